@@ -1,0 +1,508 @@
+/* ast.c: the nodes, the builder the grammar calls, and the driver that
+ * feeds tokens from the lexer to the lemon parser. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sapc.h"
+#include "grammar.h"
+
+Node *ast_node(Program *p, NodeKind k, int off)
+{
+	Node *n = xcalloc(1, sizeof *n);
+	n->kind = k;
+	n->file = p->cur;
+	n->off = off;
+	return n;
+}
+
+TypeSpec *ast_typespec(Program *p, TypeSpecKind k, int off)
+{
+	TypeSpec *t = xcalloc(1, sizeof *t);
+	t->kind = k;
+	t->file = p->cur;
+	t->off = off;
+	return t;
+}
+
+Node *ast_append(Node *list, Node *item)
+{
+	if (!list)
+		return item;
+	Node *n = list;
+	while (n->next)
+		n = n->next;
+	n->next = item;
+	return list;
+}
+
+void ast_top(Program *p, Node *item)
+{
+	if (p->trial)
+		return;
+	*p->tail = item;
+	p->tail = &item->next;
+}
+
+/* ---- expressions ---- */
+
+static void number_error(Program *p, Tok t, const char *what)
+{
+	if (!p->trial)
+		diag_error(p->cur, t.off, "%s '%.*s'", what, t.len, t.p);
+	p->failed = true;
+}
+
+Node *ast_int(Program *p, Tok t)
+{
+	Node *n = ast_node(p, N_INT, t.off);
+	char *s = xstrndup(t.p, t.len);
+	bool is_long = false;
+	if (t.len && (s[t.len - 1] == 'l' || s[t.len - 1] == 'L')) {
+		s[t.len - 1] = 0;
+		is_long = true;
+	}
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end || v > INT64_MAX)
+		number_error(p, t, "integer constant is too large:");
+	n->ival = (int64_t)v;
+	/* Like C: int if it fits, else long. */
+	n->is_float32 = false;
+	n->ty = NULL;
+	n->op = is_long || v > INT32_MAX;
+	free(s);
+	return n;
+}
+
+Node *ast_float(Program *p, Tok t)
+{
+	Node *n = ast_node(p, N_FLOAT, t.off);
+	char *s = xstrndup(t.p, t.len);
+	if (s[t.len - 1] == 'f' || s[t.len - 1] == 'F') {
+		s[t.len - 1] = 0;
+		n->is_float32 = true;
+	}
+	errno = 0;
+	n->fval = strtod(s, NULL);
+	if (errno == ERANGE && (n->fval > 1 || n->fval < -1))
+		number_error(p, t, "floating constant is out of range:");
+	n->sval = s;
+	return n;
+}
+
+Node *ast_str(Program *p, Tok t)
+{
+	Node *n = ast_node(p, N_STR, t.off);
+	Buf b = {0};
+	buf_puts(&b, "");
+	for (int i = 1; i < t.len - 1; i++) {
+		char c = t.p[i];
+		if (c != '\\') {
+			buf_putc(&b, c);
+			continue;
+		}
+		c = t.p[++i];
+		switch (c) {
+		case 'n': buf_putc(&b, '\n'); break;
+		case 't': buf_putc(&b, '\t'); break;
+		case 'r': buf_putc(&b, '\r'); break;
+		case '0': buf_putc(&b, '\0'); break;
+		case '\\': case '"': case '\'': buf_putc(&b, c); break;
+		default:
+			if (!p->trial)
+				diag_error(p->cur, t.off + i - 1, "unknown escape sequence '\\%c' in string", c);
+			p->failed = true;
+		}
+	}
+	n->sval = b.s;
+	n->ival = (int64_t)b.len;
+	return n;
+}
+
+Node *ast_bool(Program *p, Tok t, bool v)
+{
+	Node *n = ast_node(p, N_BOOL, t.off);
+	n->ival = v;
+	return n;
+}
+
+Node *ast_name(Program *p, Tok t)
+{
+	Node *n = ast_node(p, N_NAME, t.off);
+	n->name = t;
+	return n;
+}
+
+Node *ast_binary(Program *p, int op, Tok optok, Node *l, Node *r)
+{
+	Node *n = ast_node(p, N_BINARY, optok.off);
+	n->op = op;
+	n->lhs = l;
+	n->rhs = r;
+	return n;
+}
+
+Node *ast_unary(Program *p, int op, Tok optok, Node *e)
+{
+	Node *n = ast_node(p, N_UNARY, optok.off);
+	n->op = op;
+	n->lhs = e;
+	return n;
+}
+
+Node *ast_assign(Program *p, int op, Tok optok, Node *l, Node *r)
+{
+	Node *n = ast_node(p, N_ASSIGN, optok.off);
+	n->op = op;
+	n->lhs = l;
+	n->rhs = r;
+	return n;
+}
+
+Node *ast_incdec(Program *p, int op, Tok optok, Node *e, bool postfix)
+{
+	Node *n = ast_node(p, N_INCDEC, optok.off);
+	n->op = op;
+	n->lhs = e;
+	n->postfix = postfix;
+	return n;
+}
+
+Node *ast_cond(Program *p, Tok q, Node *c, Node *a, Node *b)
+{
+	Node *n = ast_node(p, N_COND, q.off);
+	n->cond = c;
+	n->then = a;
+	n->els = b;
+	return n;
+}
+
+Node *ast_call(Program *p, Tok name, Node *args)
+{
+	Node *n = ast_node(p, N_CALL, name.off);
+	n->name = name;
+	n->args = args;
+	return n;
+}
+
+Node *ast_conv(Program *p, TypeSpec *ts, Node *e)
+{
+	Node *n = ast_node(p, N_CONV, ts->off);
+	n->ts = ts;
+	n->lhs = e;
+	return n;
+}
+
+Node *ast_index(Program *p, Tok lb, Node *base, Node *idx)
+{
+	Node *n = ast_node(p, N_INDEX, lb.off);
+	n->lhs = base;
+	n->rhs = idx;
+	return n;
+}
+
+Node *ast_field(Program *p, Tok dot, Node *base, Tok name)
+{
+	Node *n = ast_node(p, N_FIELD, name.off);
+	(void)dot;
+	n->lhs = base;
+	n->name = name;
+	return n;
+}
+
+/* ---- statements ---- */
+
+Node *ast_block(Program *p, Tok lb, Node *stmts)
+{
+	Node *n = ast_node(p, N_BLOCK, lb.off);
+	n->args = stmts;
+	return n;
+}
+
+Node *ast_var(Program *p, TypeSpec *ts, Tok name, Node *size, Node *init, int vclass)
+{
+	Node *n = ast_node(p, N_VAR, name.off);
+	n->ts = ts;
+	n->name = name;
+	n->size = size;
+	n->init = init;
+	n->vclass = vclass;
+	return n;
+}
+
+Node *ast_param(Program *p, Tok kw, TypeSpec *ts, Tok name, Node *init)
+{
+	Node *n = ast_var(p, ts, name, NULL, init, V_PARAM);
+	int line, col;
+	diag_linecol(p->cur, kw.off, &line, &col);
+	n->doc = lex_doc_for(p->lx, line);
+	return n;
+}
+
+Node *ast_expr_stmt(Program *p, Node *e)
+{
+	Node *n = ast_node(p, N_EXPR, e->off);
+	n->lhs = e;
+	return n;
+}
+
+Node *ast_if(Program *p, Tok kw, Node *c, Node *then, Node *els)
+{
+	Node *n = ast_node(p, N_IF, kw.off);
+	n->cond = c;
+	n->then = then;
+	n->els = els;
+	return n;
+}
+
+Node *ast_while(Program *p, Tok kw, Node *c, Node *body)
+{
+	Node *n = ast_node(p, N_WHILE, kw.off);
+	n->cond = c;
+	n->body = body;
+	return n;
+}
+
+Node *ast_do(Program *p, Tok kw, Node *body, Node *c)
+{
+	Node *n = ast_node(p, N_DO, kw.off);
+	n->cond = c;
+	n->body = body;
+	return n;
+}
+
+Node *ast_for(Program *p, Tok kw, Node *init, Node *c, Node *step, Node *body)
+{
+	Node *n = ast_node(p, N_FOR, kw.off);
+	n->init = init;
+	n->cond = c;
+	n->step = step;
+	n->body = body;
+	return n;
+}
+
+Node *ast_jump(Program *p, NodeKind k, Tok kw)
+{
+	return ast_node(p, k, kw.off);
+}
+
+Node *ast_return(Program *p, Tok kw, Node *e)
+{
+	Node *n = ast_node(p, N_RETURN, kw.off);
+	n->lhs = e;
+	return n;
+}
+
+Node *ast_empty(Program *p, Tok semi)
+{
+	return ast_node(p, N_EMPTY, semi.off);
+}
+
+Node *ast_async(Program *p, Tok kw, Node *init, Node *cond, Node *step,
+                Node *reduce, Node *body)
+{
+	Node *n = ast_node(p, N_ASYNC, kw.off);
+	n->init = init;
+	n->cond = cond;
+	n->step = step;
+	n->args = reduce;
+	n->body = body;
+	return n;
+}
+
+Node *ast_sync(Program *p, Tok kw, TypeSpec *ts, Tok var, Node *dds, Node *with,
+               Node *reduce, Node *body)
+{
+	Node *n = ast_node(p, N_SYNC, kw.off);
+	n->init = ast_var(p, ts, var, NULL, NULL, V_LOCAL);
+	n->lhs = dds;
+	n->clauses = with;
+	n->args = reduce;
+	n->body = body;
+	return n;
+}
+
+Node *ast_reduce(Program *p, Tok op, Node *vars)
+{
+	Node *n = ast_node(p, N_REDUCE, op.off);
+	n->op = op.kind;
+	n->name = op;
+	n->lhs = vars;
+	return n;
+}
+
+Node *ast_with(Program *p, Tok name, Node *arg, bool has_eq)
+{
+	Node *n = ast_node(p, N_WITH, name.off);
+	n->name = name;
+	n->lhs = arg;
+	n->postfix = has_eq;
+	return n;
+}
+
+/* ---- declarations ---- */
+
+Node *ast_struct(Program *p, Tok name, Node *fields)
+{
+	Node *n = ast_node(p, N_STRUCT, name.off);
+	n->name = name;
+	n->args = fields;
+	return n;
+}
+
+Node *ast_field_decl(Program *p, TypeSpec *ts, Tok name)
+{
+	return ast_var(p, ts, name, NULL, NULL, V_LOCAL);
+}
+
+Node *ast_func(Program *p, TypeSpec *ret, Tok name, Node *params, Node *body)
+{
+	Node *n = ast_node(p, N_FUNC, name.off);
+	n->ts = ret;
+	n->name = name;
+	n->args = params;
+	n->body = body;
+	return n;
+}
+
+Node *ast_extern(Program *p, Tok kw, TypeSpec *ret, Tok name, Node *params)
+{
+	Node *n = ast_node(p, N_EXTERN, name.off);
+	(void)kw;
+	n->ts = ret;
+	n->name = name;
+	n->args = params;
+	return n;
+}
+
+Node *ast_arg_decl(Program *p, TypeSpec *ts, Tok name)
+{
+	return ast_var(p, ts, name, NULL, NULL, V_ARG);
+}
+
+/* ---- types ---- */
+
+TypeSpec *ast_basetype(Program *p, Tok kw, TypeSpecKind k)
+{
+	return ast_typespec(p, k, kw.off);
+}
+
+TypeSpec *ast_named_type(Program *p, Tok name)
+{
+	TypeSpec *t = ast_typespec(p, TS_NAMED, name.off);
+	t->name = name;
+	return t;
+}
+
+TypeSpec *ast_array_type(Program *p, TypeSpec *elem, Tok lb, Node *size)
+{
+	TypeSpec *t = ast_typespec(p, TS_ARRAY, lb.off);
+	(void)elem;
+	t->elem = elem;
+	t->size = size;
+	return t;
+}
+
+TypeSpec *ast_generic1(Program *p, Tok kw, TypeSpecKind k, TypeSpec *elem)
+{
+	TypeSpec *t = ast_typespec(p, k, kw.off);
+	t->elem = elem;
+	return t;
+}
+
+TypeSpec *ast_generic2(Program *p, Tok kw, TypeSpecKind k, TypeSpec *key, TypeSpec *val)
+{
+	TypeSpec *t = ast_typespec(p, k, kw.off);
+	t->key = key;
+	t->elem = val;
+	return t;
+}
+
+/* ---- syntax errors and the parse driver ---- */
+
+static const char *tokdesc(Tok t)
+{
+	if (t.kind == 0)
+		return "end of file";
+	return format("'%.*s'", t.len, t.p);
+}
+
+/* One message, suggesting the token that would let the parse go on. */
+void ast_syntax_error(Program *p, Tok t)
+{
+	if (p->trial) {
+		p->trial_failed = true;
+		return;
+	}
+	if (p->failed)
+		return;
+	p->failed = true;
+	if (!t.p) {
+		diag_error(p->cur, p->prev.off, "nesting too deep");
+		return;
+	}
+	static const struct { int kind; const char *text; } fixes[] = {
+		{TK_SEMI, ";"}, {TK_RPAREN, ")"}, {TK_RBRACKET, "]"}, {TK_RBRACE, "}"},
+		{TK_GT, ">"}, {TK_LPAREN, "("}, {TK_IDENT, "a name"},
+	};
+	if (t.kind == 0 && p->open_braces.n > 0) {
+		int off = (int)(intptr_t)p->open_braces.v[p->open_braces.n - 1];
+		diag_error(p->cur, t.off, "unexpected end of file: expected '}'");
+		diag_note(p->cur, off, "to close this '{'");
+		return;
+	}
+	for (size_t i = 0; i < sizeof fixes / sizeof fixes[0]; i++) {
+		Tok x = t;
+		if (!parse_would_accept(p->parser, fixes[i].kind, x))
+			continue;
+		const char *q = fixes[i].kind == TK_IDENT ? "" : "'";
+		/* A missing ';' belongs at the end of the previous line. */
+		int line1, line2, col;
+		diag_linecol(p->cur, p->prev.off, &line1, &col);
+		diag_linecol(p->cur, t.off, &line2, &col);
+		if (fixes[i].kind == TK_SEMI && p->prev.p && line1 < line2)
+			diag_error(p->cur, p->prev.off + p->prev.len, "expected ';' after %s",
+			           tokdesc(p->prev));
+		else
+			diag_error(p->cur, t.off, "expected %s%s%s before %s", q, fixes[i].text, q,
+			           tokdesc(t));
+		return;
+	}
+	diag_error(p->cur, t.off, "syntax error: unexpected %s", tokdesc(t));
+}
+
+bool parse_file(Program *prog, SrcFile *f)
+{
+	if (!prog->tail)
+		prog->tail = &prog->items;
+	Lexer *lx = xcalloc(1, sizeof *lx);
+	lex_init(lx, f);
+	if (prog->lx)
+		lx->typenames = prog->lx->typenames;
+	prog->lx = lx;
+	prog->cur = f;
+	prog->prev = (Tok){0};
+	prog->open_braces.n = 0;
+	vec_push(&prog->files, f);
+	void *parser = SapParseAlloc(malloc);
+	prog->parser = parser;
+	for (;;) {
+		Tok t;
+		int k = lex_next(lx, &t);
+		if (k < 0) {
+			prog->failed = true;
+			break;
+		}
+		if (k == TK_LBRACE)
+			vec_push(&prog->open_braces, (void *)(intptr_t)t.off);
+		else if (k == TK_RBRACE && prog->open_braces.n > 0)
+			prog->open_braces.n--;
+		SapParse(parser, k, t, prog);
+		if (prog->failed || k == 0)
+			break;
+		prog->prev = t;
+	}
+	SapParseFree(parser, free);
+	return !prog->failed;
+}

@@ -1,0 +1,108 @@
+/* diag.c: GNU-style diagnostics with the source line and a caret.
+ * Line and column are computed only when something is printed. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sapc.h"
+
+FILE *diag_out;
+static bool failed;
+
+SrcFile *diag_file(const char *name, const char *text, int len)
+{
+	SrcFile *f = xcalloc(1, sizeof *f);
+	f->name = name;
+	f->text = text;
+	f->len = len;
+	return f;
+}
+
+static void index_lines(SrcFile *f)
+{
+	if (f->lines)
+		return;
+	int n = 1;
+	for (int i = 0; i < f->len; i++)
+		n += f->text[i] == '\n';
+	f->lines = xcalloc(n, sizeof(int));
+	f->nlines = 0;
+	f->lines[f->nlines++] = 0;
+	for (int i = 0; i < f->len; i++)
+		if (f->text[i] == '\n' && f->nlines < n)
+			f->lines[f->nlines++] = i + 1;
+}
+
+void diag_linecol(SrcFile *f, int off, int *line, int *col)
+{
+	index_lines(f);
+	int lo = 0, hi = f->nlines - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (f->lines[mid] <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	*line = lo + 1;
+	/* Columns count characters, not bytes, as GCC does for UTF-8. */
+	int c = 1;
+	for (int i = f->lines[lo]; i < off && i < f->len; i++)
+		if (((unsigned char)f->text[i] & 0xC0) != 0x80)
+			c++;
+	*col = c;
+}
+
+static void vreport(SrcFile *f, int off, const char *kind, const char *fmt, va_list ap)
+{
+	FILE *out = diag_out ? diag_out : stderr;
+	if (!f) {
+		fprintf(out, "sapc: %s: ", kind);
+		vfprintf(out, fmt, ap);
+		fputc('\n', out);
+		return;
+	}
+	if (off > f->len)
+		off = f->len;
+	int line, col;
+	diag_linecol(f, off, &line, &col);
+	fprintf(out, "%s:%d:%d: %s: ", f->name, line, col, kind);
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
+	const char *s = f->text + f->lines[line - 1];
+	const char *e = s;
+	while (e < f->text + f->len && *e != '\n' && *e != '\r')
+		e++;
+	fprintf(out, " %5d | %.*s\n       | ", line, (int)(e - s), s);
+	for (const char *q = s; q < f->text + off && q < e; q++)
+		fputc(*q == '\t' ? '\t' : ' ', out);
+	fputs("^\n", out);
+}
+
+void diag_error(SrcFile *f, int off, const char *fmt, ...)
+{
+	if (failed)
+		return;
+	failed = true;
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(f, off, "error", fmt, ap);
+	va_end(ap);
+}
+
+void diag_note(SrcFile *f, int off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(f, off, "note", fmt, ap);
+	va_end(ap);
+}
+
+bool diag_failed(void)
+{
+	return failed;
+}
+
+void diag_reset(void)
+{
+	failed = false;
+}

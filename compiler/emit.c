@@ -1,0 +1,831 @@
+/* emit.c: the program, statements and parallel loops to C.
+ *
+ * Layout of the generated file: includes, types, helpers (generated per
+ * type), source sites, loop descriptors, prototypes, driver statics, user
+ * functions, loop bodies, main.  Driver variables are file-scope statics, so
+ * an outlined loop body reads them directly and the runtime never needs to
+ * capture an environment.  Every line that comes from the .sap source is
+ * preceded by a #line directive when the C compiler would otherwise
+ * attribute it to another line. */
+#include <string.h>
+#include "sapc.h"
+#include "grammar.h"
+
+Emitter *E;
+
+struct Scope {
+	Scope *up;
+	Vec drops;              /* char *: statements that free the scope's locals */
+	bool loop;              /* break/continue leave through here */
+	bool func;              /* return leaves through here */
+};
+
+/* ---- output ---- */
+
+char *emit_tmp(const char *prefix)
+{
+	return format("sap_%s%d", prefix, ++E->tmp);
+}
+
+const char *emit_site(Node *n)
+{
+	int line, col;
+	diag_linecol(n->file, n->off, &line, &col);
+	buf_printf(&E->sites, "\t{%s, %d, %d},\n", emit_cstr(n->file->name, strlen(n->file->name)),
+	           line, col);
+	return format("&sap_S[%d]", E->nsites++);
+}
+
+void emit_line(Node *at, const char *fmt, ...)
+{
+	Buf *b = E->out;
+	if (at && E->opts->line_directives) {
+		int line, col;
+		diag_linecol(at->file, at->off, &line, &col);
+		if (E->lfile != at->file || E->lline != line) {
+			buf_printf(b, "#line %d %s\n", line, emit_cstr(at->file->name, strlen(at->file->name)));
+			E->lfile = at->file;
+			E->lline = line;
+		}
+	}
+	for (int i = 0; i < E->indent; i++)
+		buf_putc(b, '\t');
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = vformat(fmt, ap);
+	va_end(ap);
+	buf_puts(b, s);
+	buf_putc(b, '\n');
+	/* The next line is one further on in the .sap file, as far as cc knows. */
+	if (E->lfile)
+		E->lline++;
+	for (char *q = s; *q; q++)
+		if (*q == '\n' && E->lfile)
+			E->lline++;
+}
+
+/* ---- scopes and ownership ---- */
+
+static void push_scope(bool loop, bool func)
+{
+	Scope *s = xcalloc(1, sizeof *s);
+	s->up = E->scope;
+	s->loop = loop;
+	s->func = func;
+	E->scope = s;
+}
+
+static void emit_drops_of(Node *at, Scope *s)
+{
+	for (int i = s->drops.n - 1; i >= 0; i--)
+		emit_line(at, "%s", (char *)s->drops.v[i]);
+}
+
+static void pop_scope(Node *at)
+{
+	emit_drops_of(at, E->scope);
+	E->scope = E->scope->up;
+}
+
+/* Drops for every scope a jump leaves, innermost first. */
+static void drops_until(Node *at, bool to_func)
+{
+	for (Scope *s = E->scope; s; s = s->up) {
+		emit_drops_of(at, s);
+		if (to_func ? s->func : s->loop)
+			break;
+	}
+}
+
+/* Statements run one at a time: each gets its own prelude (already
+ * written into E->out, before the statement) and its own temporaries to
+ * drop after it. */
+typedef struct StmtState {
+	Vec drops;
+	Vec *saved_drops;
+	Buf *saved_pre;
+} StmtState;
+
+static void stmt_begin(StmtState *st)
+{
+	memset(&st->drops, 0, sizeof st->drops);
+	st->saved_drops = E->drops;
+	st->saved_pre = E->pre;
+	E->drops = &st->drops;
+	E->pre = E->out;
+}
+
+static void stmt_end(StmtState *st, Node *at)
+{
+	for (int i = st->drops.n - 1; i >= 0; i--)
+		emit_line(at, "%s", (char *)st->drops.v[i]);
+	E->drops = st->saved_drops;
+	E->pre = st->saved_pre;
+}
+
+/* A condition or value that must survive the statement's drops. */
+static char *settle(Node *e, StmtState *st, const char *ctype)
+{
+	char *v = emit_expr(e);
+	if (!st->drops.n)
+		return v;
+	char *t = emit_tmp("v");
+	emit_line(e, "%s %s = %s;", ctype, t, v);
+	for (int i = st->drops.n - 1; i >= 0; i--)
+		emit_line(e, "%s", (char *)st->drops.v[i]);
+	st->drops.n = 0;
+	return t;
+}
+
+/* ---- statements ---- */
+
+static void stmt(Node *s);
+
+static void body(Node *s)
+{
+	/* Blocks stay blocks; a lone statement gets braces of its own. */
+	if (s->kind == N_BLOCK) {
+		stmt(s);
+		return;
+	}
+	emit_line(s, "{");
+	E->indent++;
+	push_scope(false, false);
+	stmt(s);
+	pop_scope(s);
+	E->indent--;
+	emit_line(s, "}");
+}
+
+static void var_decl(Node *d)
+{
+	Sym *s = d->sym;
+	Type *t = s->ty;
+	if (s->vclass == V_CONST && s->is_driver)
+		return;         /* emitted as a static const */
+	const char *ct = emit_ctype(t);
+	StmtState st;
+	stmt_begin(&st);
+	if (t->kind == TY_DVEC) {
+		const char *et = emit_ctype(t->elem);
+		Node *in = d->init;
+		const char *name = emit_cstr(s->name, strlen(s->name));
+		if (in && in->kind == N_CALL && in->builtin == B_LOAD) {
+			emit_line(d, "sap_load(&%s, %s, %s, sizeof(%s), %s, %s);", s->cname, name,
+			          emit_expr(in->args), et, emit_parse_fn(t->elem), emit_site(in));
+		} else {
+			emit_line(d, "sap_dv_create(&%s, %s, %s, sizeof(%s), %s);", s->cname, name,
+			          d->size ? emit_expr(d->size) : "0", et, emit_site(d));
+			if (in && in->kind == N_CALL && (in->builtin == B_UNIFORM || in->builtin == B_NORMAL)) {
+				emit_line(d, "sap_init_%s(&%s, %lld, %s, %s, %s);",
+				          in->builtin == B_UNIFORM ? "uniform" : "normal", s->cname,
+				          (long long)ty_ncomp(t->elem),
+				          ty_scalar_of(t->elem)->kind == TY_DOUBLE ? "true" : "false",
+				          emit_expr(in->args), emit_expr(in->args->next));
+			} else if (in) {
+				char *v = emit_tmp("fill");
+				char *i = emit_tmp("i");
+				emit_line(d, "%s %s;", et, v);
+				emit_store(in, v, t->elem, in, TK_ASSIGN);
+				emit_line(d, "for (int64_t %s = 0; %s < %s.n; %s++)", i, i, s->cname, i);
+				if (ty_needs_drop(t->elem))
+					emit_line(d, "\t((%s *)%s.data)[%s] = %s(&%s);", et, s->cname, i,
+					          emit_copy_fn(t->elem), v);
+				else
+					emit_line(d, "\t((%s *)%s.data)[%s] = %s;", et, s->cname, i, v);
+				if (ty_needs_drop(t->elem))
+					emit_line(d, "%s(&%s);", emit_drop_fn(t->elem), v);
+			}
+		}
+		stmt_end(&st, d);
+		if (E->scope->up || !s->is_driver)
+			vec_push(&E->scope->drops, format("sap_dv_free(&%s);", s->cname));
+		return;
+	}
+	if (t->kind == TY_DMAP || t->kind == TY_DMMAP) {
+		const char *kk = t->key->kind == TY_INT ? "SAP_K_INT" : t->key->kind == TY_LONG ?
+		                 "SAP_K_LONG" : "SAP_K_STRING";
+		emit_line(d, "sap_dm_create(&%s, %s, %s, sizeof(%s), %s, %s);", s->cname,
+		          emit_cstr(s->name, strlen(s->name)), kk, emit_ctype(t->elem),
+		          t->kind == TY_DMMAP ? "true" : "false",
+		          ty_needs_drop(t->elem) ? format("(void (*)(void *))%s", emit_drop_fn(t->elem)) : "NULL");
+		stmt_end(&st, d);
+		if (E->scope->up || !s->is_driver)
+			vec_push(&E->scope->drops, format("sap_dm_free(&%s);", s->cname));
+		return;
+	}
+	if (s->is_driver) {
+		if (d->init)
+			emit_store(d, s->cname, t, d->init, TK_ASSIGN);
+		else
+			emit_zero(d, s->cname, t);
+	} else if (!d->init) {
+		emit_line(d, "%s %s = {0};", ct, s->cname);
+	} else if (t->kind == TY_ARRAY && !(d->init->ty == t && emit_is_simple(d->init))) {
+		emit_line(d, "%s %s;", ct, s->cname);
+		emit_store(d, s->cname, t, d->init, TK_ASSIGN);
+	} else {
+		emit_line(d, "%s %s = %s;", ct, s->cname, emit_owned(d->init));
+	}
+	stmt_end(&st, d);
+	if (ty_needs_drop(t) && (E->scope->up || !s->is_driver))
+		vec_push(&E->scope->drops, format("%s(&%s);", emit_drop_fn(t), s->cname));
+}
+
+static void parallel(Node *s);
+
+/* Does e translate to a single C expression, with no statements before
+ * it and nothing to drop after it? */
+static bool plain_expr(Node *e, char **out)
+{
+	Buf scratch = {0};
+	Buf *so = E->out, *sp = E->pre;
+	Vec *sd = E->drops;
+	Vec drops = {0};
+	int tmp = E->tmp, nsites = E->nsites;
+	size_t sites = E->sites.len, helpers = E->helpers.len;
+	SrcFile *lf = E->lfile;
+	int ll = E->lline;
+	E->out = E->pre = &scratch;
+	E->drops = &drops;
+	char *v = emit_expr(e);
+	if (e->kind == N_ASSIGN && (e->lhs->ty->kind == TY_ARRAY || ty_needs_drop(e->lhs->ty) ||
+	                            e->lhs->ty->kind == TY_STRING))
+		scratch.len++;
+	E->out = so;
+	E->pre = sp;
+	E->drops = sd;
+	E->lfile = lf;
+	E->lline = ll;
+	/* Undo what the trial added; the real emission adds it again. */
+	E->tmp = tmp;
+	E->nsites = nsites;
+	E->sites.len = sites;
+	if (E->sites.s)
+		E->sites.s[sites] = 0;
+	(void)helpers;
+	if (out)
+		*out = v;
+	return scratch.len == 0 && drops.n == 0;
+}
+
+static void loop_cond(Node *c)
+{
+	StmtState st;
+	stmt_begin(&st);
+	char *v = settle(c, &st, "bool");
+	emit_line(c, "if (!(%s))", v);
+	emit_line(c, "\tbreak;");
+	stmt_end(&st, c);
+}
+
+static void stmt(Node *s)
+{
+	StmtState st;
+	switch (s->kind) {
+	case N_BLOCK:
+		emit_line(s, "{");
+		E->indent++;
+		push_scope(false, false);
+		for (Node *n = s->args; n; n = n->next)
+			stmt(n);
+		pop_scope(s);
+		E->indent--;
+		emit_line(s, "}");
+		return;
+	case N_VAR:
+		var_decl(s);
+		return;
+	case N_EXPR: {
+		stmt_begin(&st);
+		Node *e = s->lhs;
+		if (e->kind == N_ASSIGN) {
+			emit_store(e, emit_lvalue(e->lhs), e->lhs->ty, e->rhs, e->op);
+		} else if (e->kind == N_INCDEC) {
+			emit_line(s, "%s%s;", emit_lvalue(e->lhs), e->op == TK_INC ? "++" : "--");
+		} else {
+			char *v = emit_expr(e);
+			if (strcmp(v, "(void)0"))
+				emit_line(s, "%s%s;", e->ty->kind == TY_VOID || e->kind == N_CALL ? "" : "(void)", v);
+		}
+		stmt_end(&st, s);
+		return;
+	}
+	case N_EMPTY:
+		return;
+	case N_IF: {
+		stmt_begin(&st);
+		char *c = settle(s->cond, &st, "bool");
+		stmt_end(&st, s);
+		emit_line(s, "if (%s)", c);
+		body(s->then);
+		if (s->els) {
+			emit_line(s, "else");
+			body(s->els);
+		}
+		return;
+	}
+	case N_WHILE:
+		if (plain_expr(s->cond, NULL)) {
+			emit_line(s, "while (%s) {", emit_expr(s->cond));
+			E->indent++;
+			push_scope(true, false);
+			body(s->body);
+			pop_scope(s);
+			E->indent--;
+			emit_line(s, "}");
+			return;
+		}
+		emit_line(s, "for (;;) {");
+		E->indent++;
+		loop_cond(s->cond);
+		push_scope(true, false);
+		body(s->body);
+		pop_scope(s);
+		E->indent--;
+		emit_line(s, "}");
+		return;
+	case N_DO: {
+		/* The condition runs at the top of every pass but the first, so
+		 * continue reaches it. */
+		char *first = emit_tmp("first");
+		emit_line(s, "for (bool %s = true;; %s = false) {", first, first);
+		E->indent++;
+		emit_line(s, "if (!%s) {", first);
+		E->indent++;
+		loop_cond(s->cond);
+		E->indent--;
+		emit_line(s, "}");
+		push_scope(true, false);
+		body(s->body);
+		pop_scope(s);
+		E->indent--;
+		emit_line(s, "}");
+		return;
+	}
+	case N_FOR: {
+		emit_line(s, "{");
+		E->indent++;
+		push_scope(false, false);
+		if (s->init)
+			stmt(s->init);
+		if ((!s->cond || plain_expr(s->cond, NULL)) && (!s->step || plain_expr(s->step, NULL))) {
+			/* The common case stays a C for loop, which cc vectorises. */
+			char *c = s->cond ? emit_expr(s->cond) : "";
+			char *st = "";
+			if (s->step) {
+				Node *x = s->step;
+				if (x->kind == N_INCDEC)
+					st = format("%s%s", emit_lvalue(x->lhs), x->op == TK_INC ? "++" : "--");
+				else if (x->kind == N_ASSIGN && x->lhs->ty->kind != TY_ARRAY &&
+				         x->lhs->ty->kind != TY_STRING && !ty_needs_drop(x->lhs->ty))
+					st = emit_expr(x);
+				else
+					st = format("(void)%s", emit_expr(x));
+			}
+			emit_line(s, "for (; %s; %s) {", c, st);
+			E->indent++;
+			push_scope(true, false);
+			body(s->body);
+			pop_scope(s);
+			E->indent--;
+			emit_line(s, "}");
+			pop_scope(s);
+			E->indent--;
+			emit_line(s, "}");
+			return;
+		}
+		char *first = emit_tmp("first");
+		emit_line(s, "for (bool %s = true;; %s = false) {", first, first);
+		E->indent++;
+		if (s->step) {
+			emit_line(s, "if (!%s) {", first);
+			E->indent++;
+			Node es = {.kind = N_EXPR, .file = s->step->file, .off = s->step->off, .lhs = s->step};
+			stmt(&es);
+			E->indent--;
+			emit_line(s, "}");
+		} else {
+			emit_line(s, "(void)%s;", first);
+		}
+		if (s->cond)
+			loop_cond(s->cond);
+		push_scope(true, false);
+		body(s->body);
+		pop_scope(s);
+		E->indent--;
+		emit_line(s, "}");
+		pop_scope(s);
+		E->indent--;
+		emit_line(s, "}");
+		return;
+	}
+	case N_BREAK:
+	case N_CONTINUE:
+		drops_until(s, false);
+		emit_line(s, "%s;", s->kind == N_BREAK ? "break" : "continue");
+		return;
+	case N_RETURN: {
+		if (!s->lhs) {
+			drops_until(s, true);
+			emit_line(s, "return;");
+			return;
+		}
+		stmt_begin(&st);
+		Type *rt = s->lhs->ty;
+		Node *fn = NULL;
+		(void)fn;
+		char *v = emit_owned(s->lhs);
+		char *t = emit_tmp("ret");
+		emit_line(s, "%s %s = %s;", emit_ctype(rt), t, v);
+		stmt_end(&st, s);
+		drops_until(s, true);
+		emit_line(s, "return %s;", t);
+		return;
+	}
+	case N_ASYNC:
+	case N_SYNC:
+		parallel(s);
+		return;
+	default:
+		return;
+	}
+}
+
+/* ---- parallel loops ---- */
+
+static const char *identity(Node *r, Type *t)
+{
+	const char *op = format("%.*s", r->name.len, r->name.p);
+	switch (r->op) {
+	case TK_PLUS: case TK_OR: case TK_XOR: return "0";
+	case TK_STAR: return "1";
+	case TK_AND: return "-1";
+	case TK_ANDAND: return "true";
+	case TK_OROR: return "false";
+	default: break;
+	}
+	bool mn = !strcmp(op, "min");
+	if (mn || !strcmp(op, "max")) {
+		switch (t->kind) {
+		case TY_INT: return mn ? "INT32_MAX" : "INT32_MIN";
+		case TY_LONG: return mn ? "INT64_MAX" : "INT64_MIN";
+		default: return mn ? "INFINITY" : "-INFINITY";
+		}
+	}
+	return NULL;    /* user function: the zero value */
+}
+
+static char *combine(Node *r, Type *t, const char *a, const char *b)
+{
+	const char *op = format("%.*s", r->name.len, r->name.p);
+	const char *sfx = t->kind == TY_INT ? "i32" : t->kind == TY_LONG ? "i64" :
+	                  t->kind == TY_FLOAT ? "f" : "d";
+	switch (r->op) {
+	case TK_PLUS: return format("%s + %s", a, b);
+	case TK_STAR: return format("%s * %s", a, b);
+	case TK_AND: return format("%s & %s", a, b);
+	case TK_OR: return format("%s | %s", a, b);
+	case TK_XOR: return format("%s ^ %s", a, b);
+	case TK_ANDAND: return format("%s && %s", a, b);
+	case TK_OROR: return format("%s || %s", a, b);
+	default: break;
+	}
+	if (!strcmp(op, "min") || !strcmp(op, "max"))
+		return format("sap_%s_%s(%s, %s)", op, sfx, a, b);
+	return format("%s(%s, %s)", r->sym->cname, a, b);
+}
+
+static void parallel(Node *s)
+{
+	LoopInfo *li = s->li;
+	int id = li->id;
+	bool async = s->kind == N_ASYNC;
+	int nred = li->reduce_syms.n;
+	int line, col;
+	diag_linecol(s->file, s->off, &line, &col);
+	buf_printf(&E->protos, "static sap_loop sap_loop%d = {%d, %s, {%s, %d, %d}, 0};\n", id, id,
+	           async ? "SAP_ASYNC" : "SAP_SYNC", emit_cstr(s->file->name, strlen(s->file->name)),
+	           line, col);
+
+	/* The reduction: a struct of partial values, its identities and merge. */
+	if (nred) {
+		Buf *saved = E->out;
+		Buf rb = {0};
+		E->out = &rb;
+		int ind = E->indent;
+		E->indent = 0;
+		SrcFile *lf = E->lfile;
+		E->lfile = NULL;
+		emit_line(NULL, "struct sap_red%d {", id);
+		for (int i = 0; i < nred; i++) {
+			Sym *v = li->reduce_syms.v[i];
+			emit_line(NULL, "\t%s %s;", emit_ctype(v->ty), v->cname);
+		}
+		emit_line(NULL, "};\n");
+		emit_line(NULL, "static void sap_loop%d_init(void *red)\n{", id);
+		emit_line(NULL, "\tstruct sap_red%d *r = red;", id);
+		for (int i = 0; i < nred; i++) {
+			Sym *v = li->reduce_syms.v[i];
+			const char *z = identity(li->reduce_ops.v[i], v->ty);
+			if (z)
+				emit_line(NULL, "\tr->%s = %s;", v->cname, z);
+			else
+				emit_line(NULL, "\tmemset(&r->%s, 0, sizeof r->%s);", v->cname, v->cname);
+		}
+		emit_line(NULL, "}\n");
+		emit_line(NULL, "static void sap_loop%d_combine(void *into, const void *from)\n{", id);
+		emit_line(NULL, "\tstruct sap_red%d *r = into;", id);
+		emit_line(NULL, "\tconst struct sap_red%d *f = from;", id);
+		for (int i = 0; i < nred; i++) {
+			Sym *v = li->reduce_syms.v[i];
+			emit_line(NULL, "\tr->%s = %s;", v->cname,
+			          combine(li->reduce_ops.v[i], v->ty, format("r->%s", v->cname),
+			                  format("f->%s", v->cname)));
+		}
+		emit_line(NULL, "}\n");
+		emit_line(NULL, "static const sap_reduce sap_loop%d_reduce = {sizeof(struct sap_red%d), "
+		          "sap_loop%d_init, sap_loop%d_combine};\n", id, id, id, id);
+		E->out = saved;
+		E->indent = ind;
+		E->lfile = lf;
+		buf_puts(&E->protos, rb.s);
+	}
+
+	/* The body, outlined: iterations [lo, hi). */
+	Buf *saved = E->out;
+	Scope *saved_scope = E->scope;
+	int saved_indent = E->indent;
+	SrcFile *lf = E->lfile;
+	int ll = E->lline;
+	Buf bb = {0};
+	E->out = &bb;
+	E->scope = NULL;
+	E->indent = 0;
+	E->lfile = NULL;
+	emit_line(s, "static void sap_loop%d_body(void *env, int64_t lo, int64_t hi, void *red)", id);
+	emit_line(s, "{");
+	E->indent = 1;
+	emit_line(s, "(void)env;");
+	if (nred) {
+		emit_line(s, "struct sap_red%d *sap_red = red;", id);
+		for (int i = 0; i < nred; i++) {
+			Sym *v = li->reduce_syms.v[i];
+			emit_line(s, "%s %s = sap_red->%s;", emit_ctype(v->ty), v->cname, v->cname);
+		}
+	} else {
+		emit_line(s, "(void)red;");
+	}
+	if (li->uses_rng)
+		emit_line(s, "sap_rng *sap_saved_rng = sap_rng_cur;");
+	emit_line(s, "for (int64_t sap_i = lo; sap_i < hi; sap_i++) {");
+	E->indent++;
+	push_scope(true, true);
+	if (li->uses_rng) {
+		emit_line(s, "sap_rng sap_rng_it = sap_rng_iter(&sap_loop%d, sap_i);", id);
+		emit_line(s, "sap_rng_cur = &sap_rng_it;");
+	}
+	Sym *iv = s->init->sym;
+	if (async) {
+		emit_line(s->init, "%s %s = (%s)sap_i;", emit_ctype(iv->ty), iv->cname, emit_ctype(iv->ty));
+	} else {
+		emit_line(s->init, "const %s %s = ((const %s *)%s.data)[sap_i];", emit_ctype(iv->ty),
+		          iv->cname, emit_ctype(iv->ty), s->lhs->sym->cname);
+	}
+	body(s->body);
+	pop_scope(s);
+	E->indent--;
+	emit_line(s, "}");
+	if (li->uses_rng)
+		emit_line(s, "sap_rng_cur = sap_saved_rng;");
+	for (int i = 0; i < nred; i++) {
+		Sym *v = li->reduce_syms.v[i];
+		emit_line(s, "sap_red->%s = %s;", v->cname, v->cname);
+	}
+	E->indent = 0;
+	emit_line(s, "}");
+	buf_puts(&bb, "\n");
+	buf_puts(&E->funcs, bb.s);
+	E->out = saved;
+	E->scope = saved_scope;
+	E->indent = saved_indent;
+	E->lfile = lf;
+	E->lline = ll;
+
+	/* The call, in the driver. */
+	emit_line(s, "{");
+	E->indent++;
+	StmtState st;
+	stmt_begin(&st);
+	if (nred)
+		emit_line(s, "struct sap_red%d sap_r;", id);
+	const char *redargs = nred ? format("&sap_loop%d_reduce, &sap_r", id) : "NULL, NULL";
+	if (async) {
+		char *lo = emit_expr(s->init->init);
+		char *hi = emit_expr(s->cond->rhs);
+		emit_line(s, "sap_async_for(&sap_loop%d, %s, %s, NULL, sap_loop%d_body, %s);", id, lo, hi,
+		          id, redargs);
+	} else {
+		const char *model = li->model == 0 ? "SAP_BSP" : li->model == 1 ? "SAP_SSP" : "SAP_HYBRID";
+		char *stal = li->staleness ? emit_expr(li->staleness) : "0";
+		char *batch = emit_expr(li->batch);
+		emit_line(s, "sap_syncspec sap_spec = {%s, %s, %s, %s};", model, stal, batch,
+		          li->recon ? "true" : "false");
+		emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_spec, NULL, sap_loop%d_body, %s);", id,
+		          s->lhs->sym->cname, id, redargs);
+	}
+	for (int i = 0; i < nred; i++) {
+		Sym *v = li->reduce_syms.v[i];
+		emit_line(s, "%s = %s;", v->cname,
+		          combine(li->reduce_ops.v[i], v->ty, v->cname, format("sap_r.%s", v->cname)));
+	}
+	stmt_end(&st, s);
+	E->indent--;
+	emit_line(s, "}");
+}
+
+/* ---- functions and the program ---- */
+
+static const char *param_ctype(Sym *f, Type *t)
+{
+	if (f->is_extern && t->kind == TY_ARRAY)
+		return format("%s *", emit_ctype(ty_scalar_of(t)));
+	if (f->is_extern && t->kind == TY_STRING)
+		return "const char *";
+	return emit_ctype(t);
+}
+
+static char *signature(Node *f)
+{
+	Sym *s = f->sym;
+	Buf b = {0};
+	buf_printf(&b, "%s %s(", s->is_extern && s->ty->kind == TY_STRING ? "const char *" :
+	           emit_ctype(s->ty), s->cname);
+	if (!f->args)
+		buf_puts(&b, "void");
+	for (Node *p = f->args; p; p = p->next)
+		buf_printf(&b, "%s%s %s", p == f->args ? "" : ", ", param_ctype(s, p->sym->ty),
+		           p->sym->cname);
+	buf_puts(&b, ")");
+	return b.s;
+}
+
+static void function(Node *f)
+{
+	Buf fb = {0};
+	E->out = &fb;
+	E->indent = 0;
+	E->lfile = NULL;
+	E->scope = NULL;
+	emit_line(f, "static %s", signature(f));
+	emit_line(f, "{");
+	E->indent = 1;
+	push_scope(false, true);
+	for (Node *s = f->body->args; s; s = s->next)
+		stmt(s);
+	pop_scope(f);
+	E->indent = 0;
+	emit_line(f, "}");
+	buf_puts(&fb, "\n");
+	buf_puts(&E->funcs, fb.s);
+}
+
+static const char *prelude =
+	"/* Generated by sapc from %s. */\n"
+	"#include <stdbool.h>\n"
+	"#include <stdint.h>\n"
+	"#include <string.h>\n"
+	"#include <math.h>\n"
+	"#include \"sap.h\"\n\n"
+	"static inline int32_t sap_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }\n"
+	"static inline int64_t sap_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }\n"
+	"static inline float sap_min_f(float a, float b) { return a < b ? a : b; }\n"
+	"static inline double sap_min_d(double a, double b) { return a < b ? a : b; }\n"
+	"static inline int32_t sap_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }\n"
+	"static inline int64_t sap_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }\n"
+	"static inline float sap_max_f(float a, float b) { return a > b ? a : b; }\n"
+	"static inline double sap_max_d(double a, double b) { return a > b ? a : b; }\n"
+	"static inline int32_t sap_abs_i32(int32_t a) { return a < 0 ? -a : a; }\n"
+	"static inline int64_t sap_abs_i64(int64_t a) { return a < 0 ? -a : a; }\n"
+	"static inline float sap_abs_f(float a) { return fabsf(a); }\n"
+	"static inline double sap_abs_d(double a) { return fabs(a); }\n"
+	"static inline int32_t sap_dot_i32(const int32_t *a, const int32_t *b, int64_t n)\n"
+	"{\n\tint32_t s = 0;\n\tfor (int64_t k = 0; k < n; k++)\n\t\ts += a[k] * b[k];\n\treturn s;\n}\n"
+	"static inline int64_t sap_dot_i64(const int64_t *a, const int64_t *b, int64_t n)\n"
+	"{\n\tint64_t s = 0;\n\tfor (int64_t k = 0; k < n; k++)\n\t\ts += a[k] * b[k];\n\treturn s;\n}\n"
+	"static inline int32_t sap_div_i32(int32_t a, int32_t b, const sap_site *s)\n"
+	"{\n\tif (b == 0)\n\t\tsap_fatal(s, \"integer division by zero\");\n"
+	"\treturn b == -1 ? -a : a / b;\n}\n"
+	"static inline int64_t sap_div_i64(int64_t a, int64_t b, const sap_site *s)\n"
+	"{\n\tif (b == 0)\n\t\tsap_fatal(s, \"integer division by zero\");\n"
+	"\treturn b == -1 ? -a : a / b;\n}\n"
+	"static inline int32_t sap_mod_i32(int32_t a, int32_t b, const sap_site *s)\n"
+	"{\n\tif (b == 0)\n\t\tsap_fatal(s, \"integer remainder by zero\");\n"
+	"\treturn b == -1 ? 0 : a %% b;\n}\n"
+	"static inline int64_t sap_mod_i64(int64_t a, int64_t b, const sap_site *s)\n"
+	"{\n\tif (b == 0)\n\t\tsap_fatal(s, \"integer remainder by zero\");\n"
+	"\treturn b == -1 ? 0 : a %% b;\n}\n\n";
+
+/* Functions nobody calls (most of the prelude) are left out of the C. */
+static bool used_function(Node *f)
+{
+	return f->sym->used;
+}
+
+void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname)
+{
+	Emitter em = {0};
+	E = &em;
+	E->prog = p;
+	E->opts = o;
+	buf_puts(&E->types, "");
+	buf_puts(&E->helpers, "");
+	buf_puts(&E->sites, "");
+	buf_puts(&E->protos, "");
+	buf_puts(&E->statics, "");
+	buf_puts(&E->funcs, "");
+	buf_puts(&E->main, "");
+
+	/* Prototypes, statics for driver variables, consts and params. */
+	for (Node *n = p->items; n; n = n->next) {
+		if (n->kind == N_FUNC && used_function(n))
+			buf_printf(&E->protos, "static %s;\n", signature(n));
+		else if (n->kind == N_EXTERN && n->sym->used)
+			buf_printf(&E->protos, "extern %s;\n", signature(n));
+	}
+	emit_params(p, progname);
+
+	/* Functions. */
+	for (Node *n = p->items; n; n = n->next)
+		if (n->kind == N_FUNC && used_function(n))
+			function(n);
+
+	/* Driver code: main, with every driver variable a static. */
+	E->out = &E->main;
+	E->indent = 0;
+	E->lfile = NULL;
+	E->scope = NULL;
+	buf_puts(&E->main, "int main(int argc, char **argv)\n{\n");
+	E->indent = 1;
+	buf_puts(&E->main, "\tsap_init(&argc, &argv, &sap_prog);\n");
+	push_scope(false, true);
+	for (Node *n = p->items; n; n = n->next) {
+		if (n->kind == N_STRUCT || n->kind == N_FUNC || n->kind == N_EXTERN)
+			continue;
+		if (n->kind == N_VAR && (n->vclass == V_PARAM || n->vclass == V_CONST))
+			continue;
+		stmt(n);
+	}
+	pop_scope(NULL);
+	E->lfile = NULL;
+	buf_puts(&E->main, "\treturn sap_finalize();\n}\n");
+
+	/* Consts last: one that only sized arrays or fed other consts is not
+	 * needed in the C at all. */
+	Buf consts = {0};
+	buf_puts(&consts, "");
+	E->in_const = true;
+	E->out = &consts;
+	for (Node *n = p->items; n; n = n->next) {
+		if (n->kind != N_VAR)
+			continue;
+		Sym *s = n->sym;
+		if (s->vclass == V_CONST && s->used)
+			buf_printf(&consts, "static const %s %s = %s;\n", emit_ctype(s->ty), s->cname,
+			           emit_expr(n->init));
+		else if (s->vclass == V_PARAM)
+			buf_printf(&consts, "static %s %s = %s%s;\n", emit_ctype(s->ty), s->cname,
+			           s->ty->kind == TY_FLOAT || s->ty->kind == TY_INT ?
+			           format("(%s)", emit_ctype(s->ty)) : "", emit_expr(n->init));
+	}
+	E->in_const = false;
+	E->in_const = false;
+
+	/* Driver statics: every variable declared outside functions and loop bodies. */
+	Buf dv = {0};
+	buf_puts(&dv, "");
+	Vec vars = {0};
+	sema_driver_vars(&vars);
+	for (int i = 0; i < vars.n; i++) {
+		Sym *s = vars.v[i];
+		if (s->vclass == V_CONST || s->vclass == V_PARAM)
+			continue;
+		buf_printf(&dv, "static %s %s;\n", emit_ctype(s->ty), s->cname);
+	}
+
+	SrcFile *mainf = p->files.v[p->files.n - 1];
+	fprintf(out, prelude, mainf->name);
+	fputs(E->types.s, out);
+	if (E->types.len)
+		fputc('\n', out);
+	fprintf(out, "static const sap_site sap_S[] = {\n%s\t{NULL, 0, 0}\n};\n\n", E->sites.s);
+	fputs(consts.s, out);
+	fputs(E->statics.s, out);
+	fputs(dv.s, out);
+	fputc('\n', out);
+	fputs(E->protos.s, out);
+	fputc('\n', out);
+	fputs(E->helpers.s, out);
+	fputs(E->funcs.s, out);
+	fputs(E->main.s, out);
+}

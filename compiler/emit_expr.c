@@ -1,0 +1,537 @@
+/* emit_expr.c: expressions to C.  An expression becomes a C expression
+ * string; what cannot be one (whole-array arithmetic, list temporaries,
+ * multimap lookups) is computed by statements added to E->pre, and the
+ * lazy operators move such statements under their own condition. */
+#include <string.h>
+#include "sapc.h"
+#include "grammar.h"
+
+static const char *cop(int op)
+{
+	switch (op) {
+	case TK_PLUS: return "+"; case TK_MINUS: return "-"; case TK_STAR: return "*";
+	case TK_SLASH: return "/"; case TK_PERCENT: return "%"; case TK_EQ: return "==";
+	case TK_NE: return "!="; case TK_LT: return "<"; case TK_GT: return ">";
+	case TK_LE: return "<="; case TK_GE: return ">="; case TK_ANDAND: return "&&";
+	case TK_OROR: return "||"; case TK_AND: return "&"; case TK_OR: return "|";
+	case TK_XOR: return "^"; case TK_SHL: return "<<"; case TK_SHR: return ">>";
+	case TK_NOT: return "!"; case TK_TILDE: return "~"; case TK_INC: return "++";
+	case TK_DEC: return "--";
+	}
+	return "?";
+}
+
+bool emit_is_simple(Node *e)
+{
+	switch (e->kind) {
+	case N_INT: case N_FLOAT: case N_BOOL: case N_STR: case N_NAME:
+		return true;
+	case N_FIELD:
+		return emit_is_simple(e->lhs);
+	default:
+		return false;
+	}
+}
+
+static bool is_lvalue(Node *e)
+{
+	return e->kind == N_NAME || e->kind == N_FIELD ||
+	       (e->kind == N_INDEX && e->lhs->ty->kind != TY_DMMAP);
+}
+
+/* A value of a list-holding type that nobody owns yet goes to a temporary
+ * dropped after the statement. */
+static char *borrow_temp(Type *t, const char *value)
+{
+	char *tmp = emit_tmp("t");
+	emit_line(NULL, "%s %s = %s;", emit_ctype(t), tmp, value);
+	if (E->drops)
+		vec_push(E->drops, format("%s(&%s);", emit_drop_fn(t), tmp));
+	return tmp;
+}
+
+static char *key_ref(Type *kt, Node *k)
+{
+	return format("&(%s){%s}", emit_ctype(kt), emit_expr(k));
+}
+
+static char *lit(Node *e)
+{
+	switch (e->kind) {
+	case N_INT:
+		if (e->ty->kind == TY_LONG)
+			return format("INT64_C(%lld)", (long long)e->ival);
+		return format("%lld", (long long)e->ival);
+	case N_FLOAT:
+		return format("%s%s", e->sval, e->is_float32 ? "f" : "");
+	case N_STR:
+		return emit_cstr(e->sval, e->ival);
+	case N_BOOL:
+		return e->ival ? "true" : "false";
+	default:
+		return "0";
+	}
+}
+
+/* ---- storage ---- */
+
+static char *index_expr(Node *e, bool write)
+{
+	Type *bt = e->lhs->ty;
+	const char *site = emit_site(e);
+	switch (bt->kind) {
+	case TY_ARRAY: {
+		char *b = write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
+		Node *i = e->rhs;
+		if (i->kind == N_INT)
+			return format("%s.v[%s]", b, emit_expr(i));
+		return format("%s.v[sap_check_index(%s, %lld, \"array\", %s)]", b, emit_expr(i),
+		              (long long)bt->len, site);
+	}
+	case TY_LIST: {
+		char *b = write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
+		return format("(*(%s *)sap_list_at(&%s, %s, sizeof(%s), %s))", emit_ctype(bt->elem), b,
+		              emit_expr(e->rhs), emit_ctype(bt->elem), site);
+	}
+	case TY_DVEC:
+		return format("(*(%s *)sap_dv_at(&%s, %s, %s))", emit_ctype(bt->elem),
+		              emit_expr(e->lhs), emit_expr(e->rhs), site);
+	case TY_DMAP:
+		if (write)
+			return format("(*(%s *)sap_dm_upsert(&%s, %s))", emit_ctype(bt->elem),
+			              emit_expr(e->lhs), key_ref(bt->key, e->rhs));
+		return format("(*(%s *)sap_dm_get(&%s, %s, %s))", emit_ctype(bt->elem), emit_expr(e->lhs),
+		              key_ref(bt->key, e->rhs), site);
+	case TY_DMMAP: {
+		/* m[k] is a list of k's values, in insertion order. */
+		Type *lt = e->ty;
+		const char *vt = emit_ctype(bt->elem);
+		char *t = emit_tmp("vals");
+		char *pos = emit_tmp("pos");
+		char *slot = emit_tmp("v");
+		char *key = emit_tmp("key");
+		emit_line(e, "sap_list %s = {0};", t);
+		emit_line(e, "%s %s = %s;", emit_ctype(bt->key), key, emit_expr(e->rhs));
+		emit_line(e, "for (int64_t %s = 0;;) {", pos);
+		emit_line(e, "\t%s *%s = sap_dm_next_of(&%s, &%s, &%s);", vt, slot, emit_expr(e->lhs), key, pos);
+		emit_line(e, "\tif (!%s)", slot);
+		emit_line(e, "\t\tbreak;");
+		if (ty_needs_drop(bt->elem))
+			emit_line(e, "\t*(%s *)sap_list_push(&%s, sizeof(%s)) = %s(%s);", vt, t, vt,
+			          emit_copy_fn(bt->elem), slot);
+		else
+			emit_line(e, "\t*(%s *)sap_list_push(&%s, sizeof(%s)) = *%s;", vt, t, vt, slot);
+		emit_line(e, "}");
+		if (E->drops)
+			vec_push(E->drops, format("%s(&%s);", emit_drop_fn(lt), t));
+		return t;
+	}
+	default:
+		return "0";
+	}
+}
+
+char *emit_lvalue(Node *e)
+{
+	switch (e->kind) {
+	case N_NAME:
+		return e->sym->cname;
+	case N_FIELD:
+		return format("%s.%s", emit_lvalue(e->lhs), e->sym->cname);
+	case N_INDEX:
+		return index_expr(e, true);
+	default:
+		return emit_expr(e);
+	}
+}
+
+/* ---- whole arrays ---- */
+
+/* Element `k` of the numeric array expression e.  Storage is hoisted to a
+ * pointer and scalar operands to temporaries, so that the loop body is
+ * plain arithmetic that vectorises. */
+static char *elem(Node *e, const char *k)
+{
+	if (ty_is_num(e->ty)) {
+		if (emit_is_simple(e))
+			return emit_expr(e);
+		char *t = emit_tmp("s");
+		emit_line(e, "%s %s = %s;", emit_ctype(e->ty), t, emit_expr(e));
+		return t;
+	}
+	switch (e->kind) {
+	case N_NAME:
+	case N_FIELD:
+		if (emit_is_simple(e))
+			return format("%s.v[%s]", emit_expr(e), k);
+		/* fall through */
+	case N_INDEX: {
+		char *p = emit_tmp("p");
+		emit_line(e, "const %s *%s = &%s;", emit_ctype(e->ty), p, emit_expr(e));
+		return format("%s->v[%s]", p, k);
+	}
+	case N_BINARY:
+		if (e->lhs->ty->kind == TY_ARRAY || e->rhs->ty->kind == TY_ARRAY) {
+			char *a = elem(e->lhs, k);
+			char *b = elem(e->rhs, k);
+			return format("(%s %s %s)", a, cop(e->op), b);
+		}
+		break;
+	case N_UNARY:
+		return format("(%s%s)", cop(e->op), elem(e->lhs, k));
+	default:
+		break;
+	}
+	char *t = emit_tmp("a");
+	emit_line(e, "%s %s = %s;", emit_ctype(e->ty), t, emit_expr(e));
+	return format("%s.v[%s]", t, k);
+}
+
+/* dst op= src over whole numeric arrays, in one fused loop. */
+static void array_store(Node *at, const char *dst, Type *dt, Node *src, int op)
+{
+	char *d = emit_tmp("d");
+	emit_line(at, "%s *%s = &%s;", emit_ctype(dt), d, dst);
+	char *k = emit_tmp("k");
+	char *x = elem(src, k);
+	const char *o = op == TK_ASSIGN ? "=" : format("%s=", cop(op));
+	emit_line(at, "for (int64_t %s = 0; %s < %lld; %s++)", k, k, (long long)dt->len, k);
+	emit_line(at, "\t%s->v[%s] %s %s;", d, k, o, x);
+}
+
+static char *array_value(Node *e)
+{
+	char *t = emit_tmp("a");
+	emit_line(e, "%s %s;", emit_ctype(e->ty), t);
+	array_store(e, t, e->ty, e, TK_ASSIGN);
+	return t;
+}
+
+/* ---- stores ---- */
+
+void emit_zero(Node *at, const char *dst, Type *t)
+{
+	if (ty_is_scalar(t))
+		emit_line(at, "%s = 0;", dst);
+	else if (t->kind == TY_STRING)
+		emit_line(at, "%s = \"\";", dst);
+	else
+		emit_line(at, "memset(&%s, 0, sizeof %s);", dst, dst);
+}
+
+/* dst op= src as statements; dst is storage of type dt. */
+void emit_store(Node *at, const char *dst, Type *dt, Node *src, int op)
+{
+	if (dt->kind == TY_ARRAY && ty_is_numarray(dt) &&
+	    (op != TK_ASSIGN || src->ty != dt || !is_lvalue(src))) {
+		array_store(at, dst, dt, src, op);
+		return;
+	}
+	if (op != TK_ASSIGN) {
+		if (dt->kind == TY_STRING)
+			emit_line(at, "%s = sap_str_cat(%s, %s);", dst, dst, emit_expr(src));
+		else
+			emit_line(at, "%s %s= %s;", dst, cop(op), emit_expr(src));
+		return;
+	}
+	if (ty_needs_drop(dt)) {
+		char *t = emit_tmp("o");
+		emit_line(at, "%s %s = %s;", emit_ctype(dt), t, emit_owned(src));
+		emit_line(at, "%s(&%s);", emit_drop_fn(dt), dst);
+		emit_line(at, "%s = %s;", dst, t);
+		return;
+	}
+	emit_line(at, "%s = %s;", dst, emit_expr(src));
+}
+
+/* ---- calls ---- */
+
+static char *min_max(Node *e, const char *which)
+{
+	Type *t = e->ty;
+	const char *suffix = t->kind == TY_INT ? "i32" : t->kind == TY_LONG ? "i64" :
+	                     t->kind == TY_FLOAT ? "f" : "d";
+	return format("sap_%s_%s(%s, %s)", which, suffix, emit_expr(e->args), emit_expr(e->args->next));
+}
+
+static char *arr_ptr(Node *e)
+{
+	if (is_lvalue(e))
+		return format("%s.v", emit_expr(e));
+	return format("%s.v", array_value(e));
+}
+
+static char *builtin_call(Node *e)
+{
+	Node *a0 = e->args, *a1 = a0 ? a0->next : NULL, *a2 = a1 ? a1->next : NULL;
+	switch ((Builtin)e->builtin) {
+	case B_LEN:
+		switch (a0->ty->kind) {
+		case TY_DVEC: return format("%s.n", emit_expr(a0));
+		case TY_LIST: return format("%s.n", emit_expr(a0));
+		case TY_DMAP: case TY_DMMAP: return format("sap_dm_size(&%s)", emit_expr(a0));
+		case TY_STRING: return format("(int64_t)strlen(%s)", emit_expr(a0));
+		default: return format("INT64_C(%lld)", (long long)a0->ty->len);
+		}
+	case B_PUSH: {
+		Type *et = a0->ty->elem;
+		char *v = emit_owned(a1);
+		char *l = emit_lvalue(a0);
+		emit_line(e, "*(%s *)sap_list_push(&%s, sizeof(%s)) = %s;", emit_ctype(et), l,
+		          emit_ctype(et), v);
+		return "(void)0";
+	}
+	case B_INSERT: {
+		Type *mt = a0->ty, *vt = mt->elem;
+		char *m = emit_expr(a0);
+		char *k = key_ref(mt->key, a1);
+		if (mt->kind == TY_DMMAP) {
+			char *v = emit_owned(a2);
+			emit_line(e, "*(%s *)sap_dm_add(&%s, %s) = %s;", emit_ctype(vt), m, k, v);
+		} else {
+			char *slot = format("(*(%s *)sap_dm_upsert(&%s, %s))", emit_ctype(vt), m, k);
+			emit_store(e, slot, vt, a2, TK_ASSIGN);
+		}
+		return "(void)0";
+	}
+	case B_CONTAINS:
+		return format("(sap_dm_find(&%s, %s) != NULL)", emit_expr(a0), key_ref(a0->ty->key, a1));
+	case B_COUNT:
+		return format("sap_dm_count(&%s, %s)", emit_expr(a0), key_ref(a0->ty->key, a1));
+	case B_ERASE:
+		return format("sap_dm_erase(&%s, %s)", emit_expr(a0), key_ref(a0->ty->key, a1));
+	case B_GET: {
+		Type *vt = a0->ty->elem;
+		char *slot = emit_tmp("slot");
+		char *t = emit_tmp("got");
+		emit_line(e, "%s *%s = sap_dm_find(&%s, %s);", emit_ctype(vt), slot, emit_expr(a0),
+		          key_ref(a0->ty->key, a1));
+		emit_line(e, "%s %s;", emit_ctype(vt), t);
+		emit_line(e, "if (%s) {", slot);
+		if (ty_needs_drop(vt))
+			emit_line(e, "\t%s = %s(%s);", t, emit_copy_fn(vt), slot);
+		else
+			emit_line(e, "\t%s = *%s;", t, slot);
+		emit_line(e, "} else {");
+		E->indent++;
+		emit_store(e, t, vt, a2, TK_ASSIGN);
+		E->indent--;
+		emit_line(e, "}");
+		if (ty_needs_drop(vt) && E->drops)
+			vec_push(E->drops, format("%s(&%s);", emit_drop_fn(vt), t));
+		return t;
+	}
+	case B_MIN: return min_max(e, "min");
+	case B_MAX: return min_max(e, "max");
+	case B_ABS: {
+		Type *t = e->ty;
+		const char *suffix = t->kind == TY_INT ? "i32" : t->kind == TY_LONG ? "i64" :
+		                     t->kind == TY_FLOAT ? "f" : "d";
+		return format("sap_abs_%s(%s)", suffix, emit_expr(a0));
+	}
+	case B_DOT: {
+		Type *t = a0->ty;
+		const char *fn = t->elem->kind == TY_FLOAT ? "sap_dot_f" : t->elem->kind == TY_DOUBLE ?
+		                 "sap_dot_d" : t->elem->kind == TY_INT ? "sap_dot_i32" : "sap_dot_i64";
+		char *x = arr_ptr(a0);
+		char *y = arr_ptr(a1);
+		return format("%s(%s, %s, %lld)", fn, x, y, (long long)t->len);
+	}
+	case B_RAND: return "sap_rand(sap_rng_cur)";
+	case B_RAND_NORMAL: return "sap_rand_normal(sap_rng_cur)";
+	case B_RAND_INT: return format("sap_rand_int(sap_rng_cur, %s, %s)", emit_expr(a0), emit_site(e));
+	case B_PRINT: return emit_print(e);
+	case B_SAVE:
+		return format("sap_save(&%s, %s, %s, %s)", emit_expr(a0), emit_expr(a1),
+		              emit_format_fn(a0->ty->elem), emit_site(e));
+	default:
+		return "0";
+	}
+}
+
+static char *call(Node *e)
+{
+	if (e->builtin)
+		return builtin_call(e);
+	Sym *f = e->sym;
+	Buf b = {0};
+	buf_printf(&b, "%s(", f->cname);
+	Node *p = f->decl->args;
+	for (Node *a = e->args; a; a = a->next, p = p->next) {
+		Type *pt = p->sym->ty;
+		char *v;
+		if (f->is_extern && pt->kind == TY_ARRAY)
+			v = format("%s", arr_ptr(a));
+		else if (pt->kind == TY_ARRAY && a->ty != pt)
+			v = array_value(a);
+		else
+			v = emit_expr(a);
+		if (ty_is_num(pt) && pt != a->ty)
+			v = format("(%s)%s", emit_ctype(pt), v);
+		buf_printf(&b, "%s%s", a == e->args ? "" : ", ", v);
+	}
+	buf_puts(&b, ")");
+	return b.s;
+}
+
+/* ---- lazy operators ---- */
+
+/* Emit e into a fresh prelude; returns the expression, and the prelude
+ * (possibly empty) in *pre. */
+static char *with_pre(Node *e, Buf *pre)
+{
+	Buf *saved = E->pre;
+	Buf *savedout = E->out;
+	int savedindent = E->indent;
+	SrcFile *lf = E->lfile;
+	int ll = E->lline;
+	E->pre = pre;
+	E->out = pre;
+	E->indent = savedindent + 1;
+	E->lfile = NULL;
+	char *s = emit_expr(e);
+	E->pre = saved;
+	E->out = savedout;
+	E->indent = savedindent;
+	E->lfile = lf;
+	E->lline = ll;
+	return s;
+}
+
+static void splice(Buf *pre)
+{
+	/* Lines in pre carry one extra level of indent and their own #line. */
+	if (pre->len) {
+		buf_puts(E->out, pre->s);
+		E->lfile = NULL;
+	}
+}
+
+static char *lazy(Node *e)
+{
+	Buf pb = {0};
+	char *rhs;
+	if (e->kind == N_COND) {
+		char *c = emit_expr(e->cond);
+		Buf pa = {0};
+		char *x = with_pre(e->then, &pa);
+		char *y = with_pre(e->els, &pb);
+		if (!pa.len && !pb.len && e->ty->kind != TY_ARRAY && !ty_needs_drop(e->ty))
+			return format("(%s ? %s : %s)", c, x, y);
+		char *t = emit_tmp("c");
+		emit_line(e, "%s %s;", emit_ctype(e->ty), t);
+		emit_line(e, "if (%s) {", c);
+		splice(&pa);
+		E->indent++;
+		emit_line(e, "%s = %s;", t, ty_needs_drop(e->ty) && is_lvalue(e->then) ?
+		          format("%s(&%s)", emit_copy_fn(e->ty), x) : x);
+		E->indent--;
+		emit_line(e, "} else {");
+		splice(&pb);
+		E->indent++;
+		emit_line(e, "%s = %s;", t, ty_needs_drop(e->ty) && is_lvalue(e->els) ?
+		          format("%s(&%s)", emit_copy_fn(e->ty), y) : y);
+		E->indent--;
+		emit_line(e, "}");
+		if (ty_needs_drop(e->ty) && E->drops)
+			vec_push(E->drops, format("%s(&%s);", emit_drop_fn(e->ty), t));
+		return t;
+	}
+	char *l = emit_expr(e->lhs);
+	rhs = with_pre(e->rhs, &pb);
+	if (!pb.len)
+		return format("(%s %s %s)", l, cop(e->op), rhs);
+	char *t = emit_tmp("b");
+	emit_line(e, "bool %s = %s;", t, l);
+	emit_line(e, "if (%s%s) {", e->op == TK_ANDAND ? "" : "!", t);
+	splice(&pb);
+	E->indent++;
+	emit_line(e, "%s = %s;", t, rhs);
+	E->indent--;
+	emit_line(e, "}");
+	return t;
+}
+
+/* ---- expressions ---- */
+
+char *emit_expr(Node *e)
+{
+	switch (e->kind) {
+	case N_INT: case N_FLOAT: case N_STR: case N_BOOL:
+		return lit(e);
+	case N_NAME:
+		if (E->in_const && e->sym->vclass == V_CONST)
+			return format("(%s)", emit_expr(e->sym->decl->init));
+		e->sym->used = true;
+		return e->sym->cname;
+	case N_BINARY:
+		if (e->ty->kind == TY_ARRAY)
+			return array_value(e);
+		if (e->op == TK_ANDAND || e->op == TK_OROR)
+			return lazy(e);
+		if (e->lhs->ty->kind == TY_STRING) {
+			char *a = emit_expr(e->lhs), *b = emit_expr(e->rhs);
+			switch (e->op) {
+			case TK_PLUS: return format("sap_str_cat(%s, %s)", a, b);
+			case TK_EQ: return format("sap_str_eq(%s, %s)", a, b);
+			case TK_NE: return format("(!sap_str_eq(%s, %s))", a, b);
+			default: return format("(sap_str_cmp(%s, %s) %s 0)", a, b, cop(e->op));
+			}
+		}
+		if ((e->op == TK_SLASH || e->op == TK_PERCENT) && ty_is_int(e->ty) &&
+		    !(e->rhs->kind == N_INT && e->rhs->ival != 0)) {
+			/* Integer division by zero is an error at the .sap line, not SIGFPE. */
+			const char *suffix = e->ty->kind == TY_INT ? "i32" : "i64";
+			return format("sap_%s_%s(%s, %s, %s)", e->op == TK_SLASH ? "div" : "mod", suffix,
+			              emit_expr(e->lhs), emit_expr(e->rhs), emit_site(e));
+		}
+		{
+			char *a = emit_expr(e->lhs), *b = emit_expr(e->rhs);
+			return format("(%s %s %s)", a, cop(e->op), b);
+		}
+	case N_UNARY:
+		if (e->ty->kind == TY_ARRAY)
+			return array_value(e);
+		return format("(%s%s)", cop(e->op), emit_expr(e->lhs));
+	case N_ASSIGN: {
+		char *dst = emit_lvalue(e->lhs);
+		emit_store(e, dst, e->lhs->ty, e->rhs, e->op);
+		return dst;
+	}
+	case N_INCDEC:
+		if (e->postfix)
+			return format("(%s%s)", emit_lvalue(e->lhs), cop(e->op));
+		return format("(%s%s)", cop(e->op), emit_lvalue(e->lhs));
+	case N_COND:
+		return lazy(e);
+	case N_CALL: {
+		char *c = call(e);
+		if (!e->builtin && ty_needs_drop(e->ty))
+			return borrow_temp(e->ty, c);
+		return c;
+	}
+	case N_CONV:
+		return format("((%s)%s)", emit_ctype(e->ty), emit_expr(e->lhs));
+	case N_INDEX:
+		return index_expr(e, false);
+	case N_FIELD:
+		return format("%s.%s", emit_expr(e->lhs), e->sym->cname);
+	default:
+		return "0";
+	}
+}
+
+/* A value the receiver will own: a deep copy of storage, or a fresh
+ * temporary handed over without a copy. */
+char *emit_owned(Node *e)
+{
+	if (!ty_needs_drop(e->ty))
+		return e->ty->kind == TY_ARRAY && !is_lvalue(e) ? array_value(e) : emit_expr(e);
+	if (e->kind == N_CALL && !e->builtin)
+		return call(e);
+	char *v = emit_expr(e);
+	if (is_lvalue(e))
+		return format("%s(&%s)", emit_copy_fn(e->ty), v);
+	/* A temporary already scheduled for dropping: copy it. */
+	return format("%s(&%s)", emit_copy_fn(e->ty), v);
+}

@@ -1,0 +1,347 @@
+/* emit_io.c: C types and the per-type helpers the generated program
+ * needs (drop, copy, the text parser behind load, the formatter behind
+ * save), the param table, and print's format translation. */
+#include <string.h>
+#include "sapc.h"
+
+/* ---- C types ---- */
+
+const char *emit_ctype(Type *t)
+{
+	if (t->emitted)
+		return t->cname;
+	t->emitted = true;
+	switch (t->kind) {
+	case TY_ARRAY:
+		emit_ctype(t->elem);
+		/* A struct, so arrays are values: assignment and returns copy. */
+		buf_printf(&E->types, "typedef struct { %s v[%lld]; } %s;\n", emit_ctype(t->elem),
+		           (long long)t->len, t->cname);
+		break;
+	case TY_STRUCT: {
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			emit_ctype(f->ty);
+		buf_printf(&E->types, "typedef struct %s {\n", t->cname);
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			buf_printf(&E->types, "\t%s %s;\n", emit_ctype(f->ty), f->sym->cname);
+		buf_printf(&E->types, "} %s;\n", t->cname);
+		break;
+	}
+	case TY_LIST: case TY_DVEC: case TY_DMAP: case TY_DMMAP:
+		emit_ctype(t->elem);
+		break;
+	default:
+		break;
+	}
+	return t->cname;
+}
+
+char *emit_cstr(const char *s, size_t n)
+{
+	Buf b = {0};
+	buf_putc(&b, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		switch (c) {
+		case '"': buf_puts(&b, "\\\""); break;
+		case '\\': buf_puts(&b, "\\\\"); break;
+		case '\n': buf_puts(&b, "\\n"); break;
+		case '\t': buf_puts(&b, "\\t"); break;
+		case '\r': buf_puts(&b, "\\r"); break;
+		default:
+			if (c < 0x20 || c >= 0x7f)
+				buf_printf(&b, "\\%03o", c);
+			else
+				buf_putc(&b, c);
+		}
+	}
+	buf_putc(&b, '"');
+	return b.s;
+}
+
+/* ---- ownership helpers for list-holding types ---- */
+
+static void drop_body(Buf *b, Type *t, const char *x, int depth);
+
+static void drop_body(Buf *b, Type *t, const char *x, int depth)
+{
+	switch (t->kind) {
+	case TY_LIST:
+		if (ty_needs_drop(t->elem))
+			buf_printf(b, "\tfor (int64_t i%d = 0; i%d < (%s).n; i%d++)\n\t\t%s(&((%s *)(%s).v)[i%d]);\n",
+			           depth, depth, x, depth, emit_drop_fn(t->elem), emit_ctype(t->elem), x, depth);
+		buf_printf(b, "\tsap_list_free(&(%s));\n", x);
+		break;
+	case TY_ARRAY:
+		buf_printf(b, "\tfor (int64_t i%d = 0; i%d < %lld; i%d++)\n\t\t%s(&(%s).v[i%d]);\n", depth,
+		           depth, (long long)t->len, depth, emit_drop_fn(t->elem), x, depth);
+		break;
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (ty_needs_drop(f->ty))
+				buf_printf(b, "\t%s(&(%s).%s);\n", emit_drop_fn(f->ty), x, f->sym->cname);
+		break;
+	default:
+		break;
+	}
+}
+
+const char *emit_drop_fn(Type *t)
+{
+	char *name = format("sap_drop_%s", t->mangle);
+	if (strstr(E->helpers.s ? E->helpers.s : "", format("void %s(", name)))
+		return name;
+	const char *ct = emit_ctype(t);
+	Buf b = {0};
+	buf_printf(&b, "static void %s(%s *x)\n{\n", name, ct);
+	drop_body(&b, t, "*x", 0);
+	buf_puts(&b, "}\n\n");
+	buf_puts(&E->helpers, b.s);
+	return name;
+}
+
+const char *emit_copy_fn(Type *t)
+{
+	char *name = format("sap_copy_%s", t->mangle);
+	if (strstr(E->helpers.s ? E->helpers.s : "", format(" %s(", name)))
+		return name;
+	const char *ct = emit_ctype(t);
+	Buf b = {0};
+	buf_printf(&b, "static %s %s(const %s *x)\n{\n\t%s r = *x;\n", ct, name, ct, ct);
+	switch (t->kind) {
+	case TY_LIST: {
+		const char *et = emit_ctype(t->elem);
+		buf_printf(&b, "\tr.v = NULL;\n\tr.cap = 0;\n\tif (x->n)\n\t\tsap_list_grow(&r, x->n, sizeof(%s));\n", et);
+		if (ty_needs_drop(t->elem))
+			buf_printf(&b, "\tfor (int64_t i = 0; i < x->n; i++)\n\t\t((%s *)r.v)[i] = %s(&((const %s *)x->v)[i]);\n",
+			           et, emit_copy_fn(t->elem), et);
+		else
+			buf_printf(&b, "\tif (x->n)\n\t\tmemcpy(r.v, x->v, (size_t)x->n * sizeof(%s));\n", et);
+		break;
+	}
+	case TY_ARRAY:
+		buf_printf(&b, "\tfor (int64_t i = 0; i < %lld; i++)\n\t\tr.v[i] = %s(&x->v[i]);\n",
+		           (long long)t->len, emit_copy_fn(t->elem));
+		break;
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (ty_needs_drop(f->ty))
+				buf_printf(&b, "\tr.%s = %s(&x->%s);\n", f->sym->cname, emit_copy_fn(f->ty),
+				           f->sym->cname);
+		break;
+	default:
+		break;
+	}
+	buf_puts(&b, "\treturn r;\n}\n\n");
+	buf_puts(&E->helpers, b.s);
+	return name;
+}
+
+/* ---- load: one generated parser per element type ---- */
+
+static const char *scan_fn(Type *t)
+{
+	switch (t->kind) {
+	case TY_BOOL: return "sap_scan_bool";
+	case TY_INT: return "sap_scan_int";
+	case TY_LONG: return "sap_scan_long";
+	case TY_FLOAT: return "sap_scan_float";
+	case TY_DOUBLE: return "sap_scan_double";
+	default: return "sap_scan_str";
+	}
+}
+
+static const char *fmt_fn(Type *t)
+{
+	switch (t->kind) {
+	case TY_BOOL: return "sap_fmt_bool";
+	case TY_INT: return "sap_fmt_int";
+	case TY_LONG: return "sap_fmt_long";
+	case TY_FLOAT: return "sap_fmt_float";
+	case TY_DOUBLE: return "sap_fmt_double";
+	default: return "sap_fmt_str";
+	}
+}
+
+static const char *tabs(int n)
+{
+	static const char t[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+	return t + (n < 16 ? 16 - n : 0);
+}
+
+/* Fields in declaration order, arrays element by element, a list taking
+ * the rest of the line. */
+static void parse_fields(Buf *b, Type *t, const char *x, const char *name, int depth)
+{
+	switch (t->kind) {
+	case TY_ARRAY:
+		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++)\n", tabs(depth + 1), depth, depth,
+		           (long long)t->len, depth);
+		parse_fields(b, t->elem, format("%s.v[i%d]", x, depth), name, depth + 1);
+		break;
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			parse_fields(b, f->ty, format("%s.%s", x, f->sym->cname),
+			             *name ? format("%s.%s", name, f->sym->name) : f->sym->name, depth);
+		break;
+	case TY_LIST: {
+		const char *et = emit_ctype(t->elem);
+		buf_printf(b, "%swhile (sap_scan_more(f))\n", tabs(depth + 1));
+		buf_printf(b, "%s%s(f, (%s *)sap_list_push(&%s, sizeof(%s)), \"%s\");\n", tabs(depth + 2),
+		           scan_fn(t->elem), et, x, et, *name ? name : "element");
+		break;
+	}
+	default:
+		buf_printf(b, "%s%s(f, &%s, \"%s\");\n", tabs(depth + 1), scan_fn(t), x,
+		           *name ? name : "value");
+	}
+}
+
+const char *emit_parse_fn(Type *t)
+{
+	char *name = format("sap_parse_%s", t->mangle);
+	if (strstr(E->helpers.s ? E->helpers.s : "", format("void %s(", name)))
+		return name;
+	Buf b = {0};
+	buf_printf(&b, "static void %s(sap_fields *f, void *elem)\n{\n", name);
+	buf_printf(&b, "\t%s *x = elem;\n", emit_ctype(t));
+	parse_fields(&b, t, "(*x)", "", 0);
+	buf_printf(&b, "\tsap_scan_end(f, \"%s\");\n}\n\n", ty_str(t));
+	buf_puts(&E->helpers, b.s);
+	return name;
+}
+
+static void format_fields(Buf *b, Type *t, const char *x, int depth)
+{
+	switch (t->kind) {
+	case TY_ARRAY:
+		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++)\n", tabs(depth + 1), depth, depth,
+		           (long long)t->len, depth);
+		format_fields(b, t->elem, format("%s.v[i%d]", x, depth), depth + 1);
+		break;
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			format_fields(b, f->ty, format("%s.%s", x, f->sym->cname), depth);
+		break;
+	case TY_LIST:
+		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %s.n; i%d++)\n", tabs(depth + 1), depth, depth,
+		           x, depth);
+		buf_printf(b, "%s%s(o, ((const %s *)%s.v)[i%d]);\n", tabs(depth + 2), fmt_fn(t->elem),
+		           emit_ctype(t->elem), x, depth);
+		break;
+	default:
+		buf_printf(b, "%s%s(o, %s);\n", tabs(depth + 1), fmt_fn(t), x);
+	}
+}
+
+const char *emit_format_fn(Type *t)
+{
+	char *name = format("sap_format_%s", t->mangle);
+	if (strstr(E->helpers.s ? E->helpers.s : "", format("void %s(", name)))
+		return name;
+	Buf b = {0};
+	buf_printf(&b, "static void %s(sap_out *o, const void *elem)\n{\n", name);
+	buf_printf(&b, "\tconst %s *x = elem;\n", emit_ctype(t));
+	format_fields(&b, t, "(*x)", 0);
+	buf_puts(&b, "}\n\n");
+	buf_puts(&E->helpers, b.s);
+	return name;
+}
+
+/* ---- params ---- */
+
+static const char *ptype(Type *t)
+{
+	switch (t->kind) {
+	case TY_BOOL: return "SAP_P_BOOL";
+	case TY_INT: return "SAP_P_INT";
+	case TY_LONG: return "SAP_P_LONG";
+	case TY_FLOAT: return "SAP_P_FLOAT";
+	case TY_DOUBLE: return "SAP_P_DOUBLE";
+	default: return "SAP_P_STRING";
+	}
+}
+
+void emit_params(Program *p, const char *progname)
+{
+	Buf tab = {0};
+	int n = 0;
+	for (Node *it = p->items; it; it = it->next) {
+		if (it->kind != N_VAR || it->vclass != V_PARAM)
+			continue;
+		Node *init = it->init;
+		SrcFile *f = init->file;
+		/* The default as the user wrote it, for --help. */
+		int end = init->off;
+		const char *s = f->text + it->off;
+		while (*s && *s != '=')
+			s++;
+		if (*s == '=')
+			s++;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		const char *e = s;
+		while (*e && *e != ';' && *e != '\n')
+			e++;
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		(void)end;
+		buf_printf(&tab, "\t{%s, %s, &%s, %s, %s},\n", emit_cstr(it->sym->name, strlen(it->sym->name)),
+		           ptype(it->sym->ty), it->sym->cname, emit_cstr(s, e - s),
+		           it->doc ? emit_cstr(it->doc, strlen(it->doc)) : "NULL");
+		n++;
+	}
+	if (n)
+		buf_printf(&E->statics, "\nstatic const sap_param sap_params[] = {\n%s};\n", tab.s);
+	SrcFile *main = p->files.v[p->files.n - 1];
+	buf_printf(&E->statics, "static const sap_program sap_prog = {%s, %s, %s, %d};\n\n",
+	           emit_cstr(progname, strlen(progname)), emit_cstr(main->name, strlen(main->name)),
+	           n ? "sap_params" : "NULL", n);
+}
+
+/* ---- print ---- */
+
+/* Rewrite the format for the C types the arguments have in C: every
+ * integer is printed as long long, every number as double. */
+char *emit_print(Node *call)
+{
+	Node *f = call->args;
+	Buf fmt = {0}, args = {0};
+	buf_puts(&args, "");
+	Node *a = f->next;
+	const char *s = f->sval;
+	for (size_t i = 0; i < (size_t)f->ival; i++) {
+		if (s[i] != '%') {
+			buf_putc(&fmt, s[i]);
+			continue;
+		}
+		size_t start = i++;
+		if (s[i] == '%') {
+			buf_puts(&fmt, "%%");
+			continue;
+		}
+		while (s[i] && !strchr("diuxXocfeEgGs", s[i]))
+			i++;
+		char c = s[i];
+		Buf spec = {0};
+		buf_puts(&spec, "");
+		for (size_t j = start; j < i; j++)
+			buf_putc(&spec, s[j]);
+		char *v = emit_expr(a);
+		if (c == 'c') {
+			buf_printf(&fmt, "%sc", spec.s);
+			buf_printf(&args, ", (int)%s", v);
+		} else if (strchr("diuxXo", c)) {
+			buf_printf(&fmt, "%sll%c", spec.s, c);
+			buf_printf(&args, ", (long long)%s", v);
+		} else if (c == 's') {
+			buf_printf(&fmt, "%ss", spec.s);
+			buf_printf(&args, ", %s", v);
+		} else {
+			buf_printf(&fmt, "%s%c", spec.s, c);
+			buf_printf(&args, ", (double)%s", v);
+		}
+		a = a->next;
+	}
+	return format("sap_print(%s%s)", emit_cstr(fmt.s ? fmt.s : "", fmt.len), args.s);
+}

@@ -1,0 +1,270 @@
+/* main.c: the sapc driver.  Options follow a C compiler's; the generated
+ * C is compiled by mpicc (or $SAPC_CC) and linked with libsap. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "sapc.h"
+
+#ifndef PACKAGE_VERSION
+#include "config.h"
+#endif
+
+static const char *usage =
+	"Usage: sapc [OPTION]... FILE.sap [FILE.c|FILE.o]...\n"
+	"Compile a SAP program to a native MPI program.\n"
+	"\n"
+	"  -o FILE           write the output to FILE (default: FILE.sap without .sap)\n"
+	"  -c                compile to an object file; do not link\n"
+	"  -S                write the generated C (FILE.c) and stop\n"
+	"  -fsyntax-only     check the program and stop\n"
+	"  -O0 -O1 -O2 -O3   optimisation level of the C compiler (default -O2)\n"
+	"  -g                debug information; breakpoints work at .sap lines\n"
+	"  -P                no #line directives in the generated C\n"
+	"  -Wall -Werror -W* passed to the C compiler for the generated C\n"
+	"  -I DIR -L DIR -l LIB -D NAME  passed to the C compiler for extra C files\n"
+	"  -v                show the C compiler command\n"
+	"  --showme:compile  print the flags to compile C that uses sap.h\n"
+	"  --showme:link     print the flags to link with libsap\n"
+	"  --version         print the version and exit\n"
+	"  --help            print this help and exit\n"
+	"\n"
+	"Environment: SAPC_CC (C compiler, default mpicc), TMPDIR.\n";
+
+static const char *progname_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	const char *dot = strrchr(b, '.');
+	return dot ? xstrndup(b, dot - b) : xstrdup(b);
+}
+
+/* Running from the build tree (tests, make demo) or installed? */
+static bool in_build_tree(void)
+{
+	char exe[PATH_MAX], want[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	if (!realpath(SAPC_BUILDDIR "/sapc", want))
+		return false;
+	return strcmp(exe, want) == 0;
+}
+
+static const char *include_dir(void)
+{
+	return in_build_tree() ? SAPC_SRCDIR "/runtime" : SAPC_INCLUDEDIR;
+}
+
+static const char *stdlib_path(void)
+{
+	const char *env = getenv("SAPC_STDLIB");
+	if (env)
+		return env;
+	return in_build_tree() ? SAPC_SRCDIR "/stdlib/std.sap" : SAPC_DATADIR "/std.sap";
+}
+
+static const char *cc(void)
+{
+	const char *env = getenv("SAPC_CC");
+	return env && *env ? env : SAPC_MPICC;
+}
+
+static char *mpicc_showme(const char *what)
+{
+	char *cmd = format("%s --showme:%s 2>/dev/null", SAPC_MPICC, what);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return "";
+	Buf b = {0};
+	buf_puts(&b, "");
+	int c;
+	while ((c = fgetc(p)) != EOF)
+		if (c != '\n')
+			buf_putc(&b, (char)c);
+	pclose(p);
+	return b.s;
+}
+
+static const char *link_flags(void)
+{
+	if (in_build_tree())
+		return format("%s/.libs/libsap.a %s -lpthread", SAPC_BUILDDIR, SAPC_EXTRA_LIBS);
+	return format("-L%s -lsap %s -lpthread", SAPC_LIBDIR, SAPC_EXTRA_LIBS);
+}
+
+static char *shell_quote(const char *s)
+{
+	Buf b = {0};
+	buf_putc(&b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			buf_puts(&b, "'\\''");
+		else
+			buf_putc(&b, *s);
+	}
+	buf_putc(&b, '\'');
+	return b.s;
+}
+
+static int run(const char *cmd, bool verbose)
+{
+	if (verbose)
+		fprintf(stderr, "%s\n", cmd);
+	int st = system(cmd);
+	if (st == -1)
+		return 1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 1;
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static SrcFile *load_source(const char *path)
+{
+	size_t len;
+	char *text = read_file(path, &len);
+	if (!text) {
+		fprintf(stderr, "sapc: error: cannot read '%s': %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (len > INT_MAX / 2) {
+		fprintf(stderr, "sapc: error: '%s' is too large\n", path);
+		return NULL;
+	}
+	return diag_file(path, text, (int)len);
+}
+
+int main(int argc, char **argv)
+{
+	const char *src = NULL, *out = NULL, *opt = "-O2";
+	bool compile_only = false, c_only = false, syntax_only = false, debug = false;
+	bool verbose = false, lines = true;
+	Buf ccflags = {0}, extra = {0};
+	buf_puts(&ccflags, "");
+	buf_puts(&extra, "");
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--version")) {
+			printf("sapc %s\n", PACKAGE_VERSION);
+			return 0;
+		} else if (!strcmp(a, "--showme:compile")) {
+			printf("-I%s %s\n", include_dir(), mpicc_showme("compile"));
+			return 0;
+		} else if (!strcmp(a, "--showme:link")) {
+			printf("%s %s\n", link_flags(), mpicc_showme("link"));
+			return 0;
+		} else if (!strcmp(a, "-o")) {
+			if (++i >= argc) {
+				fprintf(stderr, "sapc: error: missing file name after '-o'\n");
+				return 1;
+			}
+			out = argv[i];
+		} else if (!strcmp(a, "-c")) {
+			compile_only = true;
+		} else if (!strcmp(a, "-S")) {
+			c_only = true;
+		} else if (!strcmp(a, "-fsyntax-only")) {
+			syntax_only = true;
+		} else if (!strcmp(a, "-g")) {
+			debug = true;
+		} else if (!strcmp(a, "-P")) {
+			lines = false;
+		} else if (!strcmp(a, "-v")) {
+			verbose = true;
+		} else if (a[0] == '-' && a[1] == 'O' && (!a[2] || (strchr("0123s", a[2]) && !a[3]))) {
+			opt = a;
+		} else if (a[0] == '-' && strchr("WIDLl", a[1]) && a[1]) {
+			Buf *b = a[1] == 'L' || a[1] == 'l' ? &extra : &ccflags;
+			if (!a[2] && a[1] != 'W') {
+				if (++i >= argc) {
+					fprintf(stderr, "sapc: error: missing argument after '%s'\n", a);
+					return 1;
+				}
+				buf_printf(b, " %s%s", a, shell_quote(argv[i]));
+			} else {
+				buf_printf(b, " %s", shell_quote(a));
+			}
+		} else if (a[0] == '-') {
+			fprintf(stderr, "sapc: error: unknown option '%s' (try --help)\n", a);
+			return 1;
+		} else if (has_suffix(a, ".sap")) {
+			if (src) {
+				fprintf(stderr, "sapc: error: more than one .sap file ('%s' and '%s')\n", src, a);
+				return 1;
+			}
+			src = a;
+		} else if (has_suffix(a, ".c") || has_suffix(a, ".o") || has_suffix(a, ".a")) {
+			buf_printf(&extra, " %s", shell_quote(a));
+		} else {
+			fprintf(stderr, "sapc: error: '%s': expected a .sap, .c, .o or .a file\n", a);
+			return 1;
+		}
+	}
+	if (!src) {
+		fprintf(stderr, "sapc: error: no .sap input file (try --help)\n");
+		return 1;
+	}
+
+	Program *prog = xcalloc(1, sizeof *prog);
+	SrcFile *std = load_source(stdlib_path());
+	SrcFile *user = load_source(src);
+	if (!std || !user)
+		return 1;
+	if (!parse_file(prog, std) || !parse_file(prog, user) || !sema_program(prog))
+		return 1;
+	if (syntax_only)
+		return 0;
+
+	const char *name = progname_of(src);
+	char *base = xstrndup(src, strlen(src) - 4);
+	char *cpath;
+	if (c_only) {
+		cpath = out ? xstrdup(out) : format("%s.c", base);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		cpath = format("%s/sapc-XXXXXX.c", tmp && *tmp ? tmp : "/tmp");
+		int fd = mkstemps(cpath, 2);
+		if (fd < 0) {
+			fprintf(stderr, "sapc: error: cannot create a temporary file: %s\n", strerror(errno));
+			return 1;
+		}
+		close(fd);
+	}
+	FILE *f = fopen(cpath, "w");
+	if (!f) {
+		fprintf(stderr, "sapc: error: cannot write '%s': %s\n", cpath, strerror(errno));
+		return 1;
+	}
+	EmitOpts eo = {.line_directives = lines};
+	emit_program(prog, f, &eo, name);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "sapc: error: cannot write '%s': %s\n", cpath, strerror(errno));
+		return 1;
+	}
+	if (c_only)
+		return 0;
+
+	/* -ffp-contract=off: no fused multiply-add, so a program gives the same
+	 * bits as its serial C twin on every machine. */
+	const char *target = out ? out : compile_only ? format("%s.o", base) : base;
+	char *cmd = format("%s -std=c11 -ffp-contract=off %s%s -I%s%s %s%s -o %s%s%s", cc(), opt,
+	                   debug ? " -g" : "", shell_quote(include_dir()), ccflags.s,
+	                   compile_only ? "-c " : "", shell_quote(cpath), shell_quote(target),
+	                   compile_only ? "" : extra.s, compile_only ? "" : format(" %s", link_flags()));
+	int rc = run(cmd, verbose);
+	unlink(cpath);
+	return rc;
+}

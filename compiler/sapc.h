@@ -1,0 +1,389 @@
+/* sapc.h: the compiler's one internal header, fenced into a section per
+ * source file.  Prefixes: lex_ (lang/lexer.re), parse_ (lang/grammar.y),
+ * ast_ (ast.c), ty_ (type.c), sema_ (sema.c), emit_ (emit*.c), diag_
+ * (diag.c); util.c has no prefix. */
+#ifndef SAPC_H
+#define SAPC_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct SrcFile SrcFile;
+typedef struct Tok Tok;
+typedef struct Type Type;
+typedef struct TypeSpec TypeSpec;
+typedef struct Node Node;
+typedef struct Sym Sym;
+typedef struct Program Program;
+
+/* ==== util.c ========================================================== */
+
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *vformat(const char *fmt, va_list ap);
+
+/* A growable string buffer. */
+typedef struct Buf {
+	char *s;
+	size_t len, cap;
+} Buf;
+void buf_putc(Buf *b, char c);
+void buf_puts(Buf *b, const char *s);
+void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A growable array of pointers. */
+typedef struct Vec {
+	void **v;
+	int n, cap;
+} Vec;
+void vec_push(Vec *v, void *p);
+
+char *read_file(const char *path, size_t *len);
+
+/* ==== diag.c ========================================================== */
+
+struct SrcFile {
+	const char *name;       /* as given on the command line */
+	const char *text;       /* NUL-terminated */
+	int len;
+	int *lines;             /* offsets of line starts, built on demand */
+	int nlines;
+};
+
+SrcFile *diag_file(const char *name, const char *text, int len);
+void diag_linecol(SrcFile *f, int off, int *line, int *col);
+/* GNU style: "file:line:col: error: msg", the source line and a caret.
+ * The first error is fatal for the compilation (no cascades): it prints
+ * and returns; callers check diag_failed() and stop. */
+void diag_error(SrcFile *f, int off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_note(SrcFile *f, int off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool diag_failed(void);
+void diag_reset(void);
+/* Where diagnostics go (stderr unless a test redirects them). */
+extern FILE *diag_out;
+
+/* ==== lang/lexer.re ==================================================== */
+
+struct Tok {
+	int kind;               /* a TK_ code from grammar.h */
+	const char *p;          /* into the source, never copied */
+	int len;
+	int off;                /* byte offset in the file */
+};
+
+typedef struct Lexer {
+	SrcFile *file;
+	const char *cur, *lim;
+	int prev;               /* kind of the previous token */
+	int angle;              /* open '<' of generic types */
+	Vec typenames;          /* struct names seen so far (the lexer hack) */
+	Vec docs;               /* doc comments: DocComment * */
+} Lexer;
+
+typedef struct DocComment {
+	int line;               /* line of the last /// line */
+	int first_line;
+	char *text;
+} DocComment;
+
+void lex_init(Lexer *lx, SrcFile *f);
+/* Next token; TK_EOF (0) at the end; -1 after reporting a lexical error. */
+int lex_next(Lexer *lx, Tok *t);
+const char *lex_token_name(int kind);
+/* The doc comment ending on the line before (or on) `line`, or NULL. */
+const char *lex_doc_for(Lexer *lx, int line);
+
+/* ==== lang/grammar.y, driven by ast.c ================================== */
+
+/* Parse one file, appending its top-level items to prog. */
+bool parse_file(Program *prog, SrcFile *f);
+int parse_would_accept(void *parser, int extra, Tok t);
+void *SapParseAlloc(void *(*malloc)(size_t));
+void SapParse(void *parser, int kind, Tok t, Program *p);
+void SapParseFree(void *parser, void (*free)(void *));
+
+/* ==== ast.c: nodes and the builder the grammar calls =================== */
+
+typedef enum TypeSpecKind {
+	TS_VOID, TS_BOOL, TS_INT, TS_LONG, TS_FLOAT, TS_DOUBLE, TS_STRING,
+	TS_NAMED, TS_ARRAY, TS_LIST, TS_DVEC, TS_DMAP, TS_DMMAP
+} TypeSpecKind;
+
+/* A type as written; sema resolves it to a Type. */
+struct TypeSpec {
+	TypeSpecKind kind;
+	SrcFile *file;
+	int off;
+	Tok name;               /* TS_NAMED */
+	TypeSpec *elem;         /* array/list/dvector elem, map value */
+	TypeSpec *key;          /* map key */
+	Node *size;             /* array size expression */
+};
+
+typedef enum NodeKind {
+	/* expressions */
+	N_INT, N_FLOAT, N_STR, N_BOOL, N_NAME, N_BINARY, N_UNARY, N_ASSIGN,
+	N_INCDEC, N_COND, N_CALL, N_CONV, N_INDEX, N_FIELD,
+	/* statements */
+	N_BLOCK, N_VAR, N_EXPR, N_IF, N_WHILE, N_DO, N_FOR, N_BREAK, N_CONTINUE,
+	N_RETURN, N_ASYNC, N_SYNC, N_EMPTY,
+	/* top level */
+	N_STRUCT, N_FUNC, N_EXTERN,
+	/* clause items */
+	N_REDUCE, N_WITH
+} NodeKind;
+
+typedef enum VarClass { V_LOCAL, V_GLOBAL, V_CONST, V_PARAM, V_ARG } VarClass;
+
+/* Analysis results for one parallel loop. */
+typedef struct LoopInfo {
+	int id;                 /* 1-based, source order */
+	Vec reduce_syms;        /* Sym * of reduce variables */
+	Vec reduce_ops;         /* Node * N_REDUCE per variable */
+	bool uses_rng;
+	/* sync for */
+	int model;              /* SAP_BSP... */
+	Node *staleness, *batch;
+	bool recon;
+} LoopInfo;
+
+struct Node {
+	NodeKind kind;
+	SrcFile *file;
+	int off;
+	Type *ty;               /* sema: the expression's type */
+	Node *next;             /* next in a list (statements, args, fields) */
+
+	int op;                 /* operator token (binary, unary, assign, incdec) */
+	bool postfix;           /* N_INCDEC */
+	Node *lhs, *rhs;        /* operands; N_INDEX base/index; N_FIELD base */
+	Node *cond, *then, *els;
+	Node *init, *step, *body;
+	Node *args;             /* call args, block statements, struct fields,
+	                           function params, reduce/with clause items */
+	Node *clauses;          /* loops: with items; N_REDUCE list in args */
+	Node *size;             /* N_VAR: dvector size argument */
+	TypeSpec *ts;           /* N_VAR, N_FUNC result, N_CONV target, N_FOR var */
+	Tok name;               /* identifier: variable, field, function, clause */
+	Sym *sym;               /* sema: what a name or declaration denotes */
+
+	int64_t ival;
+	double fval;
+	bool is_float32;        /* float literal with an f suffix */
+	char *sval;             /* decoded string literal */
+	int vclass;             /* N_VAR: VarClass */
+	const char *doc;        /* N_VAR param: its doc comment */
+	Node *loop;             /* sema: the parallel loop a statement is in */
+	LoopInfo *li;           /* N_ASYNC, N_SYNC */
+	int field_index;        /* N_FIELD: resolved field */
+	int builtin;            /* N_CALL: a Builtin, or 0 */
+};
+
+struct Program {
+	Node *items;            /* top-level items in order */
+	Node **tail;
+	Vec files;              /* SrcFile * */
+	Vec structs;            /* Node * N_STRUCT */
+	Vec funcs;              /* Node * N_FUNC and N_EXTERN */
+	Vec loops;              /* Node * N_ASYNC / N_SYNC */
+	Vec globals;            /* Sym * of driver variables, params, consts */
+	Lexer *lx;              /* while parsing */
+	SrcFile *cur;
+	bool failed;
+	int nloops;
+	/* parser driver state */
+	void *parser;
+	Tok prev;               /* the token before the current one */
+	bool trial, trial_failed;
+	Vec open_braces;        /* offsets of unclosed '{', for EOF errors */
+};
+
+Node *ast_node(Program *p, NodeKind k, int off);
+TypeSpec *ast_typespec(Program *p, TypeSpecKind k, int off);
+void ast_item(Program *p, Node *n);
+Node *ast_append(Node *list, Node *item);
+
+/* Builder: one call per grammar action. */
+Node *ast_int(Program *p, Tok t);
+Node *ast_float(Program *p, Tok t);
+Node *ast_str(Program *p, Tok t);
+Node *ast_bool(Program *p, Tok t, bool v);
+Node *ast_name(Program *p, Tok t);
+Node *ast_binary(Program *p, int op, Tok optok, Node *l, Node *r);
+Node *ast_unary(Program *p, int op, Tok optok, Node *e);
+Node *ast_assign(Program *p, int op, Tok optok, Node *l, Node *r);
+Node *ast_incdec(Program *p, int op, Tok optok, Node *e, bool postfix);
+Node *ast_cond(Program *p, Tok q, Node *c, Node *a, Node *b);
+Node *ast_call(Program *p, Tok name, Node *args);
+Node *ast_conv(Program *p, TypeSpec *ts, Node *e);
+Node *ast_index(Program *p, Tok lb, Node *base, Node *idx);
+Node *ast_field(Program *p, Tok dot, Node *base, Tok name);
+
+Node *ast_block(Program *p, Tok lb, Node *stmts);
+Node *ast_var(Program *p, TypeSpec *ts, Tok name, Node *size, Node *init, int vclass);
+Node *ast_param(Program *p, Tok kw, TypeSpec *ts, Tok name, Node *init);
+Node *ast_expr_stmt(Program *p, Node *e);
+Node *ast_if(Program *p, Tok kw, Node *c, Node *then, Node *els);
+Node *ast_while(Program *p, Tok kw, Node *c, Node *body);
+Node *ast_do(Program *p, Tok kw, Node *body, Node *c);
+Node *ast_for(Program *p, Tok kw, Node *init, Node *c, Node *step, Node *body);
+Node *ast_jump(Program *p, NodeKind k, Tok kw);
+Node *ast_return(Program *p, Tok kw, Node *e);
+Node *ast_empty(Program *p, Tok semi);
+Node *ast_async(Program *p, Tok kw, Node *init, Node *cond, Node *step,
+                Node *reduce, Node *body);
+Node *ast_sync(Program *p, Tok kw, TypeSpec *ts, Tok var, Node *dds, Node *with,
+               Node *reduce, Node *body);
+Node *ast_reduce(Program *p, Tok op, Node *vars);
+Node *ast_with(Program *p, Tok name, Node *arg, bool has_eq);
+
+Node *ast_struct(Program *p, Tok name, Node *fields);
+Node *ast_field_decl(Program *p, TypeSpec *ts, Tok name);
+Node *ast_func(Program *p, TypeSpec *ret, Tok name, Node *params, Node *body);
+Node *ast_extern(Program *p, Tok kw, TypeSpec *ret, Tok name, Node *params);
+Node *ast_arg_decl(Program *p, TypeSpec *ts, Tok name);
+void ast_top(Program *p, Node *item);
+
+TypeSpec *ast_basetype(Program *p, Tok kw, TypeSpecKind k);
+TypeSpec *ast_named_type(Program *p, Tok name);
+TypeSpec *ast_array_type(Program *p, TypeSpec *elem, Tok lb, Node *size);
+TypeSpec *ast_generic1(Program *p, Tok kw, TypeSpecKind k, TypeSpec *elem);
+TypeSpec *ast_generic2(Program *p, Tok kw, TypeSpecKind k, TypeSpec *key, TypeSpec *val);
+
+void ast_syntax_error(Program *p, Tok t);
+
+/* ==== type.c =========================================================== */
+
+typedef enum TypeKind {
+	TY_VOID, TY_BOOL, TY_INT, TY_LONG, TY_FLOAT, TY_DOUBLE, TY_STRING,
+	TY_ARRAY, TY_STRUCT, TY_LIST, TY_DVEC, TY_DMAP, TY_DMMAP
+} TypeKind;
+
+struct Type {
+	TypeKind kind;
+	Type *elem;             /* array, list, dvector element; map value */
+	Type *key;              /* map key */
+	int64_t len;            /* array length */
+	Node *sdecl;            /* TY_STRUCT: its N_STRUCT */
+	char *cname;            /* C type name */
+	char *mangle;           /* for helper names */
+	Type *link;             /* interning chain */
+	bool emitted;           /* emit: helpers written */
+};
+
+extern Type *ty_void, *ty_bool, *ty_int, *ty_long, *ty_float, *ty_double, *ty_string;
+
+Type *ty_array(Type *elem, int64_t len);
+Type *ty_list(Type *elem);
+Type *ty_dvec(Type *elem);
+Type *ty_dmap(Type *key, Type *val, bool multi);
+Type *ty_struct(Node *sdecl);
+bool ty_is_int(Type *t);
+bool ty_is_float(Type *t);
+bool ty_is_num(Type *t);        /* int, long, float, double */
+bool ty_is_scalar(Type *t);     /* num or bool */
+bool ty_is_dds(Type *t);
+bool ty_is_numarray(Type *t);   /* T[N] of a numeric T */
+bool ty_has_dds(Type *t);       /* t is or contains a DDS */
+bool ty_needs_drop(Type *t);    /* owns memory: lists, or holds them */
+/* The usual arithmetic conversions of C. */
+Type *ty_arith(Type *a, Type *b);
+/* "float[16]", "dvector<Rating>": for messages. */
+const char *ty_str(Type *t);
+/* Scalars inside one element (float[16] -> 16), 0 if not all numeric. */
+int64_t ty_ncomp(Type *t);
+Type *ty_scalar_of(Type *t);
+void ty_reset(void);
+
+/* ==== sema.c =========================================================== */
+
+typedef enum SymKind { SYM_VAR, SYM_FUNC, SYM_STRUCT } SymKind;
+
+typedef enum Builtin {
+	B_NONE, B_LEN, B_PUSH, B_INSERT, B_CONTAINS, B_COUNT, B_ERASE, B_GET,
+	B_MIN, B_MAX, B_ABS, B_DOT, B_RAND, B_RAND_INT, B_RAND_NORMAL, B_PRINT,
+	B_LOAD, B_SAVE, B_UNIFORM, B_NORMAL
+} Builtin;
+
+struct Sym {
+	SymKind kind;
+	const char *name;
+	Type *ty;               /* variables: type; functions: result */
+	Node *decl;
+	int vclass;             /* VarClass */
+	Node *loop;             /* parallel loop the variable is declared in */
+	bool in_func;           /* declared inside a function */
+	bool is_driver;         /* a driver variable (emitted as a static) */
+	bool readonly;          /* sync-for element, borrowed list params */
+	bool is_extern;
+	bool does_io, uses_rng; /* functions, transitively */
+	Node *io_site;          /* where the I/O happens */
+	Vec calls;              /* functions: the calls in the body */
+	bool used;              /* functions: reachable from driver code */
+	char *cname;            /* the name in C */
+	int64_t cval;           /* consts: folded integer value */
+	bool has_cval;
+	Sym *shadow;            /* outer symbol with the same name */
+};
+
+/* Resolve names, check types and the parallel-loop rules.  Returns false
+ * after reporting the first error. */
+bool sema_program(Program *p);
+/* Every variable of driver code, for the emitter's statics. */
+void sema_driver_vars(Vec *out);
+
+/* ==== emit*.c ========================================================== */
+
+typedef struct EmitOpts {
+	bool line_directives;
+} EmitOpts;
+
+/* Write the C translation of a checked program. */
+void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname);
+
+/* Shared by emit.c (program, statements, loops), emit_expr.c
+ * (expressions, whole-array arithmetic) and emit_io.c (types, helpers,
+ * load/save, params, print). */
+typedef struct Scope Scope;
+typedef struct Emitter {
+	Program *prog;
+	const EmitOpts *opts;
+	Buf types, helpers, sites, protos, statics, funcs, main;
+	Buf *out;               /* the function being written */
+	Buf *pre;               /* statements that must run before the current one */
+	Vec *drops;             /* temporaries to drop after the current statement */
+	int indent;
+	int tmp;                /* counter for temporaries */
+	int nsites;
+	SrcFile *lfile;         /* #line state of `out` */
+	int lline;
+	Scope *scope;
+	bool in_const;          /* expanding a const/param initialiser */
+} Emitter;
+
+extern Emitter *E;
+const char *emit_ctype(Type *t);        /* ensures the typedef exists */
+const char *emit_site(Node *n);         /* "&sap_S[12]" */
+char *emit_tmp(const char *prefix);
+void emit_line(Node *at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *emit_expr(Node *e);               /* a C expression; may add to E->pre */
+char *emit_owned(Node *e);              /* a value the receiver owns */
+char *emit_lvalue(Node *e);             /* storage that may be written */
+void emit_store(Node *at, const char *dst, Type *dt, Node *src, int op);
+void emit_zero(Node *at, const char *dst, Type *t);
+bool emit_is_simple(Node *e);
+const char *emit_drop_fn(Type *t);      /* "sap_drop_list_int" */
+const char *emit_copy_fn(Type *t);
+const char *emit_parse_fn(Type *t);
+const char *emit_format_fn(Type *t);
+char *emit_print(Node *call);
+void emit_params(Program *p, const char *progname);
+char *emit_cstr(const char *s, size_t n);
+
+#endif

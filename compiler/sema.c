@@ -1,0 +1,1413 @@
+/* sema.c: name resolution, types, and the rules of parallel loops.
+ * The first error ends the pass (longjmp back to sema_program), so a
+ * mistake is reported once and never cascades. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sapc.h"
+#include "grammar.h"
+
+typedef struct Ctx {
+	Node *func;             /* function being checked, or NULL in driver code */
+	Node *loop;             /* innermost parallel loop */
+	int seqloops;           /* sequential loops open inside func/loop body */
+} Ctx;
+
+static Program *prog;
+static jmp_buf fail_jmp;
+static Ctx ctx;
+static Vec scope;               /* Sym * visible, innermost last */
+static Vec marks;               /* scope starts (int) */
+static Vec funcs;               /* Sym * of functions */
+static Vec loop_calls;          /* calls in loop bodies: Node *, checked at the end */
+static Vec loop_of_call;
+static Vec driver_names;        /* C names taken by driver statics */
+static Vec driver_syms;
+static int uniq;
+
+static const char *S(Tok t) { return format("%.*s", t.len, t.p); }
+
+static _Noreturn void fail(Node *at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static _Noreturn void fail(Node *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = vformat(fmt, ap);
+	va_end(ap);
+	diag_error(at->file, at->off, "%s", msg);
+	longjmp(fail_jmp, 1);
+}
+
+static _Noreturn void fail_ts(TypeSpec *ts, const char *fmt, const char *arg)
+{
+	diag_error(ts->file, ts->off, fmt, arg);
+	longjmp(fail_jmp, 1);
+}
+
+/* Errors with a note are reported through this: message, then note. */
+static _Noreturn void fail_note(Node *at, const char *msg, Node *nat, const char *nmsg)
+{
+	diag_error(at->file, at->off, "%s", msg);
+	if (nat)
+		diag_note(nat->file, nat->off, "%s", nmsg);
+	longjmp(fail_jmp, 1);
+}
+
+/* ---- scopes ---- */
+
+static void open_scope(void) { vec_push(&marks, (void *)(intptr_t)scope.n); }
+static void close_scope(void) { scope.n = (int)(intptr_t)marks.v[--marks.n]; }
+
+static Sym *lookup(const char *name)
+{
+	for (int i = scope.n - 1; i >= 0; i--) {
+		Sym *s = scope.v[i];
+		if (strcmp(s->name, name) == 0)
+			return s;
+	}
+	for (int i = 0; i < funcs.n; i++) {
+		Sym *s = funcs.v[i];
+		if (strcmp(s->name, name) == 0)
+			return s;
+	}
+	return NULL;
+}
+
+static int edit_distance(const char *a, const char *b)
+{
+	int la = strlen(a), lb = strlen(b);
+	if (abs(la - lb) > 2)
+		return 99;
+	int d[la + 1][lb + 1];
+	for (int i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (int j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (int i = 1; i <= la; i++)
+		for (int j = 1; j <= lb; j++) {
+			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+			d[i][j] = c;
+		}
+	return d[la][lb];
+}
+
+static const char *suggest(const char *name)
+{
+	const char *best = NULL;
+	int bd = 3;
+	for (int i = scope.n - 1; i >= 0; i--) {
+		Sym *s = scope.v[i];
+		int d = edit_distance(name, s->name);
+		if (d < bd && d < (int)strlen(name)) {
+			bd = d;
+			best = s->name;
+		}
+	}
+	return best;
+}
+
+static bool taken_by_driver(const char *c)
+{
+	for (int i = 0; i < driver_names.n; i++)
+		if (strcmp(driver_names.v[i], c) == 0)
+			return true;
+	return false;
+}
+
+static Sym *declare(Node *decl, const char *name, SymKind k, Type *ty)
+{
+	int start = marks.n ? (int)(intptr_t)marks.v[marks.n - 1] : 0;
+	for (int i = start; i < scope.n; i++) {
+		Sym *s = scope.v[i];
+		if (strcmp(s->name, name) == 0) {
+			diag_error(decl->file, decl->off, "redefinition of '%s'", name);
+			diag_note(s->decl->file, s->decl->off, "'%s' was first defined here", name);
+			longjmp(fail_jmp, 1);
+		}
+	}
+	Sym *s = xcalloc(1, sizeof *s);
+	s->kind = k;
+	s->name = name;
+	s->ty = ty;
+	s->decl = decl;
+	s->loop = ctx.loop;
+	s->in_func = ctx.func != NULL;
+	s->is_driver = !ctx.func && !ctx.loop;
+	Sym *outer = lookup(name);
+	s->shadow = outer;
+	char *c = format("u_%s", name);
+	if (s->is_driver) {
+		while (taken_by_driver(c))
+			c = format("u_%s_%d", name, ++uniq);
+		vec_push(&driver_names, c);
+		vec_push(&driver_syms, s);
+	} else if (outer) {
+		c = format("u_%s_%d", name, ++uniq);
+	}
+	s->cname = c;
+	vec_push(&scope, s);
+	decl->sym = s;
+	return s;
+}
+
+/* ---- types as written ---- */
+
+static Type *check_expr(Node *e);
+static void check_stmt(Node *s);
+static Type *resolve(TypeSpec *ts);
+
+static bool const_int(Node *e, int64_t *v)
+{
+	switch (e->kind) {
+	case N_INT: *v = e->ival; return true;
+	case N_NAME:
+		if (e->sym && e->sym->has_cval) { *v = e->sym->cval; return true; }
+		return false;
+	case N_UNARY: {
+		int64_t a;
+		if (!const_int(e->lhs, &a)) return false;
+		if (e->op == TK_MINUS) { *v = -a; return true; }
+		if (e->op == TK_PLUS) { *v = a; return true; }
+		if (e->op == TK_TILDE) { *v = ~a; return true; }
+		return false;
+	}
+	case N_BINARY: {
+		int64_t a, b;
+		if (!const_int(e->lhs, &a) || !const_int(e->rhs, &b)) return false;
+		switch (e->op) {
+		case TK_PLUS: *v = a + b; return true;
+		case TK_MINUS: *v = a - b; return true;
+		case TK_STAR: *v = a * b; return true;
+		case TK_SLASH: if (!b) return false; *v = a / b; return true;
+		case TK_PERCENT: if (!b) return false; *v = a % b; return true;
+		case TK_SHL: *v = a << b; return true;
+		case TK_SHR: *v = a >> b; return true;
+		default: return false;
+		}
+	}
+	default:
+		return false;
+	}
+}
+
+static Type *resolve(TypeSpec *ts)
+{
+	switch (ts->kind) {
+	case TS_VOID: return ty_void;
+	case TS_BOOL: return ty_bool;
+	case TS_INT: return ty_int;
+	case TS_LONG: return ty_long;
+	case TS_FLOAT: return ty_float;
+	case TS_DOUBLE: return ty_double;
+	case TS_STRING: return ty_string;
+	case TS_NAMED: {
+		for (int i = 0; i < prog->structs.n; i++) {
+			Node *sd = prog->structs.v[i];
+			if (sd->name.len == ts->name.len && !memcmp(sd->name.p, ts->name.p, ts->name.len))
+				return ty_struct(sd);
+		}
+		fail_ts(ts, "unknown type '%s'", S(ts->name));
+	}
+	case TS_ARRAY: {
+		/* float[3][4] is three float[4], as in C: sizes are written outer first. */
+		Vec sizes = {0};
+		TypeSpec *b = ts;
+		while (b->kind == TS_ARRAY) {
+			vec_push(&sizes, b);
+			b = b->elem;
+		}
+		Type *t = resolve(b);
+		if (t->kind == TY_VOID)
+			fail_ts(b, "array of %s", "void");
+		if (ty_is_dds(t))
+			fail_ts(b, "an array cannot hold a %s: DDSs are declared only as whole variables",
+			        ty_str(t));
+		for (int i = 0; i < sizes.n; i++) {
+			TypeSpec *a = sizes.v[i];
+			check_expr(a->size);
+			int64_t n;
+			if (!ty_is_int(a->size->ty) || !const_int(a->size, &n))
+				fail(a->size, "array size must be a constant integer expression");
+			if (n <= 0)
+				fail(a->size, "array size must be positive, not %lld", (long long)n);
+			if (n > (1 << 24))
+				fail(a->size, "array size %lld is too large for a fixed array; use a dvector",
+				     (long long)n);
+			t = ty_array(t, n);
+		}
+		return t;
+	}
+	case TS_LIST: {
+		Type *e = resolve(ts->elem);
+		if (e->kind == TY_VOID)
+			fail_ts(ts->elem, "list of %s", "void");
+		if (ty_is_dds(e))
+			fail_ts(ts->elem, "a list cannot hold a %s", ty_str(e));
+		return ty_list(e);
+	}
+	case TS_DVEC: {
+		Type *e = resolve(ts->elem);
+		if (e->kind == TY_VOID)
+			fail_ts(ts->elem, "dvector of %s", "void");
+		if (ty_has_dds(e))
+			fail_ts(ts->elem, "a DDS cannot hold another DDS (%s); use a struct or an array", ty_str(e));
+		return ty_dvec(e);
+	}
+	case TS_DMAP:
+	case TS_DMMAP: {
+		Type *k = resolve(ts->key);
+		Type *v = resolve(ts->elem);
+		if (k->kind != TY_INT && k->kind != TY_LONG && k->kind != TY_STRING)
+			fail_ts(ts->key, "map keys must be int, long or string, not %s", ty_str(k));
+		if (v->kind == TY_VOID)
+			fail_ts(ts->elem, "map of %s", "void");
+		if (ty_has_dds(v))
+			fail_ts(ts->elem, "a DDS cannot hold another DDS (%s); use a struct or an array", ty_str(v));
+		return ty_dmap(k, v, ts->kind == TS_DMMAP);
+	}
+	}
+	return ty_void;
+}
+
+/* ---- expressions ---- */
+
+static const char *opname(int op)
+{
+	switch (op) {
+	case TK_PLUS: return "+"; case TK_MINUS: return "-"; case TK_STAR: return "*";
+	case TK_SLASH: return "/"; case TK_PERCENT: return "%"; case TK_EQ: return "==";
+	case TK_NE: return "!="; case TK_LT: return "<"; case TK_GT: return ">";
+	case TK_LE: return "<="; case TK_GE: return ">="; case TK_ANDAND: return "&&";
+	case TK_OROR: return "||"; case TK_AND: return "&"; case TK_OR: return "|";
+	case TK_XOR: return "^"; case TK_SHL: return "<<"; case TK_SHR: return ">>";
+	case TK_NOT: return "!"; case TK_TILDE: return "~"; case TK_INC: return "++";
+	case TK_DEC: return "--";
+	}
+	return "?";
+}
+
+/* May a value of type `from` be stored where `to` is expected? */
+static bool assignable(Type *to, Type *from)
+{
+	if (to == from)
+		return !ty_is_dds(to) && to->kind != TY_VOID;
+	if (ty_is_num(to) && ty_is_num(from))
+		return true;
+	if (ty_is_numarray(to) && ty_is_numarray(from) && to->len == from->len)
+		return true;
+	return false;
+}
+
+static void expect_assignable(Node *at, Type *to, Node *e, const char *what)
+{
+	if (!assignable(to, e->ty))
+		fail(at, "cannot %s '%s' to '%s'", what, ty_str(e->ty), ty_str(to));
+}
+
+static bool is_reduce_var(Node *loop, Sym *s)
+{
+	for (int i = 0; i < loop->li->reduce_syms.n; i++)
+		if (loop->li->reduce_syms.v[i] == s)
+			return true;
+	return false;
+}
+
+static const char *loopword(Node *loop)
+{
+	return loop->kind == N_ASYNC ? "async for" : "sync for";
+}
+
+/* Check that e denotes storage the current context may write. */
+static void check_lvalue(Node *e, const char *verb)
+{
+	Node *b = e;
+	while (b->kind == N_INDEX || b->kind == N_FIELD) {
+		if (b->kind == N_INDEX && b->lhs->ty->kind == TY_DMMAP)
+			fail(b, "a dmultimap element cannot be %s; use insert(m, key, value)", verb);
+		if (b->kind == N_INDEX && b->lhs->ty->kind == TY_STRING)
+			fail(b, "strings are immutable");
+		b = b->lhs;
+	}
+	if (b->kind != N_NAME)
+		fail(e, "expression cannot be %s", verb);
+	Sym *s = b->sym;
+	if (s->vclass == V_CONST)
+		fail_note(e, format("cannot assign to const '%s'", s->name), s->decl, "declared here");
+	if (s->vclass == V_PARAM)
+		fail_note(e, format("cannot assign to param '%s': params are set on the command line",
+		                    s->name), s->decl, "declared here");
+	if (s->readonly)
+		fail_note(e, format("'%s' is read-only here", s->name), s->decl,
+		          s->vclass == V_ARG ? "parameters holding lists are borrowed; copy into a local to change it"
+		                             : "the element variable of a sync for is a copy of the DDS element; write the DDS instead");
+	Node *loop = ctx.loop;
+	if (loop && !ty_is_dds(s->ty) && s->loop != loop && !s->in_func) {
+		if (loop->kind == N_ASYNC && loop->init && loop->init->sym == s)
+			fail(e, "the loop variable '%s' of an async for cannot be assigned", s->name);
+		if (!is_reduce_var(loop, s))
+			fail_note(e, format("%s body cannot assign driver variable '%s'", loopword(loop), s->name),
+			          loop, format("to combine values across iterations, add reduce(op: %s) to this loop, "
+			                       "or declare the variable inside the loop body", s->name));
+	}
+}
+
+static void check_args_count(Node *call, int want, const char *name)
+{
+	int n = 0;
+	for (Node *a = call->args; a; a = a->next)
+		n++;
+	if (n != want)
+		fail(call, "%s takes %d argument%s, but %d %s given", name, want, want == 1 ? "" : "s",
+		     n, n == 1 ? "was" : "were");
+}
+
+static Node *arg(Node *call, int i)
+{
+	Node *a = call->args;
+	while (i-- > 0)
+		a = a->next;
+	return a;
+}
+
+static void no_io_in_loop(Node *call, const char *what)
+{
+	if (ctx.loop)
+		fail_note(call, format("%s is not allowed in a %s body", what, loopword(ctx.loop)), ctx.loop,
+		          "iterations run on many workers in an order the runtime chooses; "
+		          "collect values with reduce(...) and use them after the loop");
+}
+
+static void check_map_key(Node *m, Node *k)
+{
+	if (!assignable(m->ty->key, k->ty) || (ty_is_int(m->ty->key) != ty_is_int(k->ty)))
+		fail(k, "key of %s must be %s, not %s", ty_str(m->ty), ty_str(m->ty->key), ty_str(k->ty));
+}
+
+static bool is_map(Type *t) { return t->kind == TY_DMAP || t->kind == TY_DMMAP; }
+
+static void check_print(Node *call)
+{
+	Node *f = call->args;
+	if (!f)
+		fail(call, "print needs a format string");
+	if (f->kind != N_STR)
+		fail(f, "the format of print must be a string literal");
+	Node *a = f->next;
+	int argno = 2;
+	for (const char *s = f->sval; *s; s++) {
+		if (*s != '%')
+			continue;
+		const char *start = s++;
+		if (*s == '%')
+			continue;
+		while (*s && strchr("-+ #0", *s)) s++;
+		while (*s >= '0' && *s <= '9') s++;
+		if (*s == '.') {
+			s++;
+			while (*s >= '0' && *s <= '9') s++;
+		}
+		if (*s == '*')
+			fail(f, "'*' widths are not supported in print formats");
+		char c = *s;
+		if (!c || !strchr("diuxXocfeEgGs", c))
+			fail(f, "unknown conversion '%.*s' in print format", (int)(s - start + (c != 0)), start);
+		if (!a)
+			fail(f, "too few arguments for the format: '%.*s' has no argument", (int)(s - start + 1), start);
+		Type *t = a->ty;
+		bool ok = strchr("diuxXoc", c) ? ty_is_int(t) || t->kind == TY_BOOL
+		        : c == 's' ? t->kind == TY_STRING : ty_is_num(t);
+		if (!ok)
+			fail(a, "'%%%c' in the format expects %s, but argument %d has type '%s'", c,
+			     strchr("diuxXoc", c) ? "an integer" : c == 's' ? "a string" : "a number",
+			     argno, ty_str(t));
+		a = a->next;
+		argno++;
+	}
+	if (a)
+		fail(a, "too many arguments for the format");
+}
+
+static void uses_rng(void)
+{
+	if (ctx.loop)
+		ctx.loop->li->uses_rng = true;
+	if (ctx.func)
+		ctx.func->sym->uses_rng = true;
+}
+
+static const struct { const char *name; Builtin b; } builtins[] = {
+	{"len", B_LEN}, {"push", B_PUSH}, {"insert", B_INSERT}, {"contains", B_CONTAINS},
+	{"count", B_COUNT}, {"erase", B_ERASE}, {"get", B_GET}, {"min", B_MIN}, {"max", B_MAX},
+	{"abs", B_ABS}, {"dot", B_DOT}, {"rand", B_RAND}, {"rand_int", B_RAND_INT},
+	{"rand_normal", B_RAND_NORMAL}, {"print", B_PRINT}, {"load", B_LOAD}, {"save", B_SAVE},
+	{"uniform", B_UNIFORM}, {"normal", B_NORMAL},
+};
+
+static Builtin find_builtin(const char *name)
+{
+	for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		if (strcmp(builtins[i].name, name) == 0)
+			return builtins[i].b;
+	return B_NONE;
+}
+
+static Type *check_builtin(Node *e, Builtin b, const char *name)
+{
+	e->builtin = b;
+	if (b == B_LOAD || b == B_UNIFORM || b == B_NORMAL)
+		fail(e, "%s(...) can only initialise a dvector: dvector<T> D%s = %s(...);", name,
+		     b == B_LOAD ? "" : "(n)", name);
+	for (Node *a = e->args; a; a = a->next)
+		check_expr(a);
+	switch (b) {
+	case B_LEN: {
+		check_args_count(e, 1, "len");
+		Type *t = e->args->ty;
+		if (t->kind != TY_DVEC && t->kind != TY_LIST && !is_map(t) && t->kind != TY_STRING &&
+		    t->kind != TY_ARRAY)
+			fail(e->args, "len needs a dvector, dmap, list, array or string, not '%s'", ty_str(t));
+		return ty_long;
+	}
+	case B_PUSH: {
+		check_args_count(e, 2, "push");
+		Node *l = arg(e, 0), *v = arg(e, 1);
+		if (l->ty->kind != TY_LIST)
+			fail(l, "push needs a list, not '%s'", ty_str(l->ty));
+		check_lvalue(l, "modified");
+		expect_assignable(v, l->ty->elem, v, "push");
+		return ty_void;
+	}
+	case B_INSERT: {
+		check_args_count(e, 3, "insert");
+		Node *m = arg(e, 0);
+		if (!is_map(m->ty))
+			fail(m, "insert needs a dmap or dmultimap, not '%s'", ty_str(m->ty));
+		check_map_key(m, arg(e, 1));
+		expect_assignable(arg(e, 2), m->ty->elem, arg(e, 2), "insert");
+		return ty_void;
+	}
+	case B_CONTAINS: case B_COUNT: case B_ERASE: {
+		check_args_count(e, 2, name);
+		Node *m = arg(e, 0);
+		if (!is_map(m->ty))
+			fail(m, "%s needs a dmap or dmultimap, not '%s'", name, ty_str(m->ty));
+		check_map_key(m, arg(e, 1));
+		return b == B_CONTAINS ? ty_bool : ty_long;
+	}
+	case B_GET: {
+		check_args_count(e, 3, "get");
+		Node *m = arg(e, 0);
+		if (m->ty->kind != TY_DMAP)
+			fail(m, "get needs a dmap, not '%s'", ty_str(m->ty));
+		check_map_key(m, arg(e, 1));
+		expect_assignable(arg(e, 2), m->ty->elem, arg(e, 2), "use");
+		return m->ty->elem;
+	}
+	case B_MIN: case B_MAX: {
+		check_args_count(e, 2, name);
+		Type *a = arg(e, 0)->ty, *c = arg(e, 1)->ty;
+		if (!ty_is_num(a) || !ty_is_num(c))
+			fail(e, "%s needs two numbers, not '%s' and '%s'", name, ty_str(a), ty_str(c));
+		return ty_arith(a, c);
+	}
+	case B_ABS: {
+		check_args_count(e, 1, "abs");
+		if (!ty_is_num(e->args->ty))
+			fail(e->args, "abs needs a number, not '%s'", ty_str(e->args->ty));
+		return e->args->ty;
+	}
+	case B_DOT: {
+		check_args_count(e, 2, "dot");
+		Type *a = arg(e, 0)->ty, *c = arg(e, 1)->ty;
+		if (!ty_is_numarray(a) || !ty_is_numarray(c) || a != c)
+			fail(e, "dot needs two numeric arrays of the same type, not '%s' and '%s'",
+			     ty_str(a), ty_str(c));
+		return a->elem;
+	}
+	case B_RAND: case B_RAND_NORMAL:
+		check_args_count(e, 0, name);
+		uses_rng();
+		return ty_double;
+	case B_RAND_INT:
+		check_args_count(e, 1, "rand_int");
+		uses_rng();
+		if (!ty_is_int(e->args->ty))
+			fail(e->args, "rand_int needs an integer bound, not '%s'", ty_str(e->args->ty));
+		return ty_long;
+	case B_PRINT:
+		no_io_in_loop(e, "print");
+		if (ctx.func && !ctx.func->sym->does_io) {
+			ctx.func->sym->does_io = true;
+			ctx.func->sym->io_site = e;
+		}
+		check_print(e);
+		return ty_void;
+	case B_SAVE: {
+		no_io_in_loop(e, "save");
+		if (ctx.func)
+			fail(e, "save is only allowed in driver code");
+		check_args_count(e, 2, "save");
+		if (arg(e, 0)->ty->kind != TY_DVEC)
+			fail(arg(e, 0), "save needs a dvector, not '%s'", ty_str(arg(e, 0)->ty));
+		if (arg(e, 1)->ty->kind != TY_STRING)
+			fail(arg(e, 1), "the file name must be a string, not '%s'", ty_str(arg(e, 1)->ty));
+		return ty_void;
+	}
+	default:
+		return ty_void;
+	}
+}
+
+static Type *check_call(Node *e)
+{
+	const char *name = S(e->name);
+	Builtin b = find_builtin(name);
+	if (b)
+		return check_builtin(e, b, name);
+	Sym *s = lookup(name);
+	if (!s) {
+		const char *sg = suggest(name);
+		if (sg)
+			fail(e, "call to undefined function '%s'; did you mean '%s'?", name, sg);
+		fail(e, "call to undefined function '%s'", name);
+	}
+	if (s->kind != SYM_FUNC)
+		fail_note(e, format("'%s' is a %s, not a function", name, ty_str(s->ty)), s->decl, "declared here");
+	e->sym = s;
+	int want = 0, have = 0;
+	for (Node *p = s->decl->args; p; p = p->next)
+		want++;
+	for (Node *a = e->args; a; a = a->next)
+		have++;
+	if (want != have)
+		fail_note(e, format("function '%s' takes %d argument%s, but %d %s given", name, want,
+		                    want == 1 ? "" : "s", have, have == 1 ? "was" : "were"),
+		          s->decl, "declared here");
+	Node *p = s->decl->args;
+	int argno = 1;
+	for (Node *a = e->args; a; a = a->next, p = p->next, argno++) {
+		check_expr(a);
+		if (!assignable(p->sym->ty, a->ty) || (p->sym->ty->kind == TY_BOOL) != (a->ty->kind == TY_BOOL))
+			fail_note(a, format("argument %d of '%s' must be '%s', not '%s'", argno, name,
+			                    ty_str(p->sym->ty), ty_str(a->ty)),
+			          p, "parameter declared here");
+	}
+	if (ctx.loop) {
+		vec_push(&loop_calls, e);
+		vec_push(&loop_of_call, ctx.loop);
+	}
+	if (ctx.func)
+		vec_push(&ctx.func->sym->calls, e);
+	else
+		s->used = true;
+	return s->ty;
+}
+
+static bool is_lvalue_expr(Node *e)
+{
+	return e->kind == N_NAME || e->kind == N_INDEX || e->kind == N_FIELD;
+}
+
+static Type *binary_type(Node *e, int op, Type *a, Type *b)
+{
+	const char *bad = format("invalid operands to '%s': '%s' and '%s'", opname(op), ty_str(a), ty_str(b));
+	if (ty_is_dds(a) || ty_is_dds(b))
+		fail(e, "%s (a DDS is used through its elements: D[i])", bad);
+	switch (op) {
+	case TK_PLUS: case TK_MINUS: case TK_STAR: case TK_SLASH:
+		if (ty_is_num(a) && ty_is_num(b))
+			return ty_arith(a, b);
+		if (op == TK_PLUS && a->kind == TY_STRING && b->kind == TY_STRING)
+			return ty_string;
+		if (ty_is_numarray(a) && ty_is_numarray(b)) {
+			if (a->len != b->len)
+				fail(e, "%s: arrays of different lengths", bad);
+			if (op == TK_SLASH)
+				fail(e, "%s: arrays divide only by a scalar", bad);
+			return ty_array(ty_arith(a->elem, b->elem), a->len);
+		}
+		if (ty_is_numarray(a) && ty_is_num(b) && (op == TK_STAR || op == TK_SLASH))
+			return ty_array(ty_arith(a->elem, b), a->len);
+		if (ty_is_num(a) && ty_is_numarray(b) && op == TK_STAR)
+			return ty_array(ty_arith(a, b->elem), b->len);
+		if ((ty_is_numarray(a) && ty_is_num(b)) || (ty_is_num(a) && ty_is_numarray(b)))
+			fail(e, "%s: an array and a scalar combine only with '*' (and '/' by the scalar)", bad);
+		fail(e, "%s", bad);
+	case TK_PERCENT: case TK_AND: case TK_OR: case TK_XOR: case TK_SHL: case TK_SHR:
+		if ((ty_is_int(a) || a->kind == TY_BOOL) && (ty_is_int(b) || b->kind == TY_BOOL))
+			return op == TK_SHL || op == TK_SHR ? ty_arith(a, ty_int) : ty_arith(a, b);
+		fail(e, "%s (integers needed)", bad);
+	case TK_LT: case TK_GT: case TK_LE: case TK_GE:
+		if ((ty_is_num(a) && ty_is_num(b)) || (a->kind == TY_STRING && b->kind == TY_STRING))
+			return ty_bool;
+		fail(e, "%s", bad);
+	case TK_EQ: case TK_NE:
+		if ((ty_is_num(a) && ty_is_num(b)) || (a->kind == TY_STRING && b->kind == TY_STRING) ||
+		    (a->kind == TY_BOOL && b->kind == TY_BOOL))
+			return ty_bool;
+		fail(e, "%s", bad);
+	case TK_ANDAND: case TK_OROR:
+		if (ty_is_scalar(a) && ty_is_scalar(b))
+			return ty_bool;
+		fail(e, "%s", bad);
+	}
+	fail(e, "%s", bad);
+}
+
+static Type *check_expr_inner(Node *e)
+{
+	switch (e->kind) {
+	case N_INT:
+		return e->op ? ty_long : ty_int;
+	case N_FLOAT:
+		return e->is_float32 ? ty_float : ty_double;
+	case N_STR:
+		return ty_string;
+	case N_BOOL:
+		return ty_bool;
+	case N_NAME: {
+		const char *name = S(e->name);
+		Sym *s = lookup(name);
+		if (!s) {
+			if (find_builtin(name))
+				fail(e, "'%s' is a built-in function; call it with %s(...)", name, name);
+			const char *sg = suggest(name);
+			if (sg)
+				fail(e, "undefined name '%s'; did you mean '%s'?", name, sg);
+			fail(e, "undefined name '%s'", name);
+		}
+		if (s->kind == SYM_FUNC)
+			fail(e, "'%s' is a function; call it with %s(...)", name, name);
+		if (ctx.func && !s->in_func && s->vclass != V_CONST && s->vclass != V_PARAM)
+			fail_note(e, format("function '%s' cannot use driver variable '%s'", S(ctx.func->name), name),
+			          s->decl, "functions see only their parameters, consts and params; pass the value as an argument");
+		e->sym = s;
+		return s->ty;
+	}
+	case N_BINARY: {
+		Type *a = check_expr(e->lhs), *b = check_expr(e->rhs);
+		return binary_type(e, e->op, a, b);
+	}
+	case N_UNARY: {
+		Type *a = check_expr(e->lhs);
+		switch (e->op) {
+		case TK_MINUS: case TK_PLUS:
+			if (ty_is_num(a) || ty_is_numarray(a))
+				return a;
+			break;
+		case TK_NOT:
+			if (ty_is_scalar(a))
+				return ty_bool;
+			break;
+		case TK_TILDE:
+			if (ty_is_int(a))
+				return a;
+			break;
+		}
+		fail(e, "invalid operand to '%s': '%s'", opname(e->op), ty_str(a));
+	}
+	case N_ASSIGN: {
+		Type *l = check_expr(e->lhs);
+		Type *r = check_expr(e->rhs);
+		if (!is_lvalue_expr(e->lhs))
+			fail(e, "the left side of an assignment must be a variable or an element");
+		if (ty_is_dds(l))
+			fail(e, "a %s cannot be assigned as a whole; assign its elements", ty_str(l));
+		check_lvalue(e->lhs, "assigned");
+		if (e->op == TK_ASSIGN) {
+			expect_assignable(e, l, e->rhs, "assign");
+			return l;
+		}
+		/* x op= y is x = x op y with x evaluated once. */
+		Type *t = binary_type(e, e->op, l, r);
+		if (!assignable(l, t))
+			fail(e, "cannot assign '%s' to '%s'", ty_str(t), ty_str(l));
+		return l;
+	}
+	case N_INCDEC: {
+		Type *t = check_expr(e->lhs);
+		if (!is_lvalue_expr(e->lhs) || !ty_is_num(t))
+			fail(e, "'%s' needs a numeric variable or element", opname(e->op));
+		check_lvalue(e->lhs, "modified");
+		return t;
+	}
+	case N_COND: {
+		Type *c = check_expr(e->cond);
+		if (!ty_is_scalar(c))
+			fail(e->cond, "condition has type '%s'", ty_str(c));
+		Type *a = check_expr(e->then), *b = check_expr(e->els);
+		if (ty_is_num(a) && ty_is_num(b))
+			return ty_arith(a, b);
+		if (a == b && !ty_is_dds(a) && a->kind != TY_VOID)
+			return a;
+		fail(e, "the branches of '?:' have different types: '%s' and '%s'", ty_str(a), ty_str(b));
+	}
+	case N_CALL:
+		return check_call(e);
+	case N_CONV: {
+		Type *to = resolve(e->ts);
+		Type *a = check_expr(e->lhs);
+		if (!ty_is_scalar(a))
+			fail(e, "cannot convert '%s' to '%s'", ty_str(a), ty_str(to));
+		return to;
+	}
+	case N_INDEX: {
+		Type *b = check_expr(e->lhs);
+		Type *i = check_expr(e->rhs);
+		if (is_map(b)) {
+			check_map_key(e->lhs, e->rhs);
+			return b->kind == TY_DMAP ? b->elem : ty_list(b->elem);
+		}
+		if (b->kind != TY_ARRAY && b->kind != TY_LIST && b->kind != TY_DVEC)
+			fail(e, "'%s' cannot be indexed", ty_str(b));
+		if (!ty_is_int(i))
+			fail(e->rhs, "index must be an integer, not '%s'", ty_str(i));
+		int64_t k;
+		if (b->kind == TY_ARRAY && const_int(e->rhs, &k) && (k < 0 || k >= b->len))
+			fail(e->rhs, "index %lld is out of range for '%s'", (long long)k, ty_str(b));
+		return b->elem;
+	}
+	case N_FIELD: {
+		Type *b = check_expr(e->lhs);
+		if (b->kind != TY_STRUCT)
+			fail(e, "'%s' has no fields ('.%s' needs a struct)", ty_str(b), S(e->name));
+		int i = 0;
+		for (Node *f = b->sdecl->args; f; f = f->next, i++)
+			if (f->name.len == e->name.len && !memcmp(f->name.p, e->name.p, f->name.len)) {
+				e->field_index = i;
+				e->sym = f->sym;
+				return f->ty;
+			}
+		fail_note(e, format("struct %s has no field '%s'", ty_str(b), S(e->name)), b->sdecl,
+		          "struct declared here");
+	}
+	default:
+		fail(e, "not an expression");
+	}
+}
+
+static Type *check_expr(Node *e)
+{
+	e->loop = ctx.loop;
+	e->ty = check_expr_inner(e);
+	return e->ty;
+}
+
+static void check_cond(Node *c)
+{
+	Type *t = check_expr(c);
+	if (!ty_is_scalar(t))
+		fail(c, "condition has type '%s'; it must be bool or a number", ty_str(t));
+}
+
+/* ---- declarations ---- */
+
+static bool is_constant(Node *e)
+{
+	switch (e->kind) {
+	case N_INT: case N_FLOAT: case N_STR: case N_BOOL:
+		return true;
+	case N_NAME:
+		return e->sym && e->sym->vclass == V_CONST;
+	case N_UNARY:
+		return is_constant(e->lhs);
+	case N_BINARY:
+		return is_constant(e->lhs) && is_constant(e->rhs);
+	default:
+		return false;
+	}
+}
+
+static void check_dvec_init(Node *d, Type *t)
+{
+	Node *in = d->init;
+	if (d->size) {
+		check_expr(d->size);
+		if (!ty_is_int(d->size->ty))
+			fail(d->size, "the size of a dvector must be an integer, not '%s'", ty_str(d->size->ty));
+	}
+	if (!in)
+		return;
+	if (in->kind == N_CALL) {
+		const char *name = S(in->name);
+		Builtin b = find_builtin(name);
+		if (b == B_LOAD) {
+			in->builtin = b;
+			if (d->size)
+				fail(d->size, "a dvector loaded from a file takes its size from the file");
+			check_args_count(in, 1, "load");
+			if (check_expr(in->args)->kind != TY_STRING)
+				fail(in->args, "load needs a file name (string), not '%s'", ty_str(in->args->ty));
+			in->ty = t;
+			return;
+		}
+		if (b == B_UNIFORM || b == B_NORMAL) {
+			in->builtin = b;
+			if (!d->size)
+				fail(in, "%s(...) needs the dvector's size: dvector<T> %s(n) = %s(...);", name,
+				     S(d->name), name);
+			if (!ty_ncomp(t->elem))
+				fail(in, "%s(...) fills float or double elements (or arrays of them), not '%s'",
+				     name, ty_str(t->elem));
+			check_args_count(in, 2, name);
+			for (Node *a = in->args; a; a = a->next)
+				if (!ty_is_num(check_expr(a)))
+					fail(a, "%s needs numbers, not '%s'", name, ty_str(a->ty));
+			in->ty = t;
+			return;
+		}
+	}
+	check_expr(in);
+	if (!d->size)
+		fail(in, "a dvector filled with a value needs its size: dvector<T> %s(n) = value;", S(d->name));
+	expect_assignable(in, t->elem, in, "fill a dvector of");
+}
+
+static void check_var(Node *d)
+{
+	Type *t = resolve(d->ts);
+	const char *name = S(d->name);
+	if (t->kind == TY_VOID)
+		fail(d, "variable '%s' declared void", name);
+	if (d->vclass == V_PARAM) {
+		if (!ty_is_scalar(t) && t->kind != TY_STRING)
+			fail_ts(d->ts, "a param must be bool, int, long, float, double or string, not '%s'", ty_str(t));
+		static const char *reserved[] = {"help", "seed", "threads", "stats", "resume", "record",
+		                                 "replay", "trace", "progress", "checkpoint-dir"};
+		for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+			if (!strcmp(name, reserved[i]))
+				fail(d, "'%s' cannot be a param: --%s is an option of every program", name, name);
+		check_expr(d->init);
+		if (!is_constant(d->init))
+			fail(d->init, "the default of param '%s' must be a constant", name);
+		if (t->kind == TY_STRING ? d->init->ty->kind != TY_STRING : !assignable(t, d->init->ty) ||
+		    (t->kind == TY_BOOL) != (d->init->ty->kind == TY_BOOL))
+			fail(d->init, "cannot initialise param '%s' of type '%s' with '%s'", name, ty_str(t),
+			     ty_str(d->init->ty));
+		Sym *s = declare(d, name, SYM_VAR, t);
+		s->vclass = V_PARAM;
+		return;
+	}
+	if (ty_is_dds(t)) {
+		if (ctx.func)
+			fail(d, "%s '%s' declared in function '%s': DDSs live in driver code", ty_str(t), name,
+			     S(ctx.func->name));
+		if (ctx.loop)
+			fail_note(d, format("%s '%s' declared in a loop body: DDSs live in driver code", ty_str(t), name),
+			          ctx.loop, "the loop starts here");
+		if (d->vclass == V_CONST)
+			fail(d, "a DDS cannot be const");
+		if (t->kind == TY_DVEC) {
+			check_dvec_init(d, t);
+		} else {
+			if (d->size)
+				fail(d->size, "only a dvector takes a size");
+			if (d->init)
+				fail(d->init, "a %s starts empty and takes no initialiser", ty_str(t));
+		}
+		declare(d, name, SYM_VAR, t);
+		return;
+	}
+	if (d->size)
+		fail(d->size, "only a dvector takes a size in parentheses");
+	if (d->init) {
+		check_expr(d->init);
+		expect_assignable(d->init, t, d->init, "initialise");
+		if (t->kind == TY_BOOL && d->init->ty->kind != TY_BOOL)
+			fail(d->init, "cannot initialise '%s' of type 'bool' with '%s'", name, ty_str(d->init->ty));
+	}
+	if (d->vclass == V_CONST) {
+		if (!ty_is_scalar(t) && t->kind != TY_STRING)
+			fail_ts(d->ts, "a const must be a scalar or a string, not '%s'", ty_str(t));
+		if (!d->init)
+			fail(d, "const '%s' needs a value", name);
+		if (!is_constant(d->init))
+			fail(d->init, "the value of const '%s' must be a constant expression", name);
+	}
+	Sym *s = declare(d, name, SYM_VAR, t);
+	s->vclass = d->vclass;
+	if (d->vclass == V_CONST && ty_is_int(t) && const_int(d->init, &s->cval))
+		s->has_cval = true;
+}
+
+static void check_assign_bool(Node *at, Type *to, Node *e)
+{
+	if ((to->kind == TY_BOOL) != (e->ty->kind == TY_BOOL) && ty_is_scalar(to))
+		fail(at, "cannot assign '%s' to '%s'", ty_str(e->ty), ty_str(to));
+}
+
+/* ---- parallel loops ---- */
+
+static const char *async_form = "an async for has the form 'async for (long i = start; i < end; i++)'";
+
+static void check_reduce(Node *loop)
+{
+	LoopInfo *li = loop->li;
+	for (Node *r = loop->args; r; r = r->next) {
+		for (Node *v = r->lhs; v; v = v->next) {
+			const char *name = S(v->name);
+			Sym *s = lookup(name);
+			if (!s || s->kind != SYM_VAR)
+				fail(v, "reduce names an undefined variable '%s'", name);
+			v->sym = s;
+			if (s->vclass == V_CONST || s->vclass == V_PARAM)
+				fail(v, "cannot reduce into %s '%s'", s->vclass == V_CONST ? "const" : "param", name);
+			Type *t = s->ty;
+			const char *op = S(r->name);
+			bool ok;
+			if (r->op == TK_PLUS || r->op == TK_STAR)
+				ok = ty_is_num(t);
+			else if (r->op == TK_ANDAND || r->op == TK_OROR)
+				ok = t->kind == TY_BOOL;
+			else if (r->op == TK_AND || r->op == TK_OR || r->op == TK_XOR)
+				ok = ty_is_int(t);
+			else if (!strcmp(op, "min") || !strcmp(op, "max"))
+				ok = ty_is_num(t);
+			else {
+				Sym *f = lookup(op);
+				if (!f || f->kind != SYM_FUNC)
+					fail(r, "unknown reduction '%s': use +, *, min, max, &&, ||, &, |, ^ or a function", op);
+				Node *p1 = f->decl->args, *p2 = p1 ? p1->next : NULL;
+				if (!p2 || p2->next || p1->sym->ty != t || p2->sym->ty != t || f->ty != t)
+					fail_note(r, format("reduction function '%s' must take two '%s' and return '%s'",
+					                    op, ty_str(t), ty_str(t)), f->decl, "declared here");
+				r->sym = f;
+				f->used = true;
+				ok = true;
+			}
+			if (!ok)
+				fail(v, "reduce(%s) cannot combine '%s' of type '%s'", op, name, ty_str(t));
+			if (is_reduce_var(loop, s))
+				fail(v, "'%s' appears twice in the reduce clauses", name);
+			vec_push(&li->reduce_syms, s);
+			vec_push(&li->reduce_ops, r);
+		}
+	}
+}
+
+static void enter_parallel(Node *loop)
+{
+	if (ctx.func)
+		fail(loop, "%s in function '%s': parallel loops may appear only in driver code", loopword(loop),
+		     S(ctx.func->name));
+	if (ctx.loop)
+		fail_note(loop, format("%s inside a %s body: parallel loops cannot be nested", loopword(loop),
+		                       loopword(ctx.loop)),
+		          ctx.loop, "the enclosing parallel loop is here; make the inner loop a plain for");
+	loop->li = xcalloc(1, sizeof *loop->li);
+	loop->li->id = ++prog->nloops;
+	vec_push(&prog->loops, loop);
+}
+
+static bool is_var(Node *e, Sym *s)
+{
+	return e && e->kind == N_NAME && e->sym == s;
+}
+
+static void check_async(Node *loop)
+{
+	enter_parallel(loop);
+	Node *init = loop->init;
+	if (!init || init->kind != N_VAR)
+		fail(loop, "%s: it must declare its loop variable", async_form);
+	open_scope();
+	check_var(init);
+	Sym *iv = init->sym;
+	if (!ty_is_int(iv->ty))
+		fail(init, "the variable of an async for must be int or long, not '%s'", ty_str(iv->ty));
+	if (!init->init)
+		fail(init, "%s", async_form);
+	Node *c = loop->cond;
+	if (!c)
+		fail(loop, "%s: the condition is missing", async_form);
+	check_expr(c);
+	if (c->kind != N_BINARY || c->op != TK_LT || !is_var(c->lhs, iv))
+		fail(c, "the condition of an async for must be '%s < end'", iv->name);
+	Node *s = loop->step;
+	if (!s)
+		fail(loop, "%s: the step is missing", async_form);
+	check_expr(s);
+	int64_t one;
+	bool ok = (s->kind == N_INCDEC && s->op == TK_INC && is_var(s->lhs, iv)) ||
+	          (s->kind == N_ASSIGN && s->op == TK_PLUS && is_var(s->lhs, iv) &&
+	           const_int(s->rhs, &one) && one == 1);
+	if (!ok)
+		fail(s, "the step of an async for must be '%s++': iterations are the integers from start to end",
+		     iv->name);
+	check_reduce(loop);
+	Ctx saved = ctx;
+	ctx.loop = loop;
+	ctx.seqloops = 0;
+	iv->loop = loop;
+	iv->is_driver = false;
+	check_stmt(loop->body);
+	ctx = saved;
+	close_scope();
+}
+
+static void check_with(Node *loop)
+{
+	LoopInfo *li = loop->li;
+	bool have_model = false, have_batch = false, have_recon = false;
+	li->recon = true;
+	for (Node *w = loop->clauses; w; w = w->next) {
+		const char *n = S(w->name);
+		if (!strcmp(n, "bsp") || !strcmp(n, "hybrid") || !strcmp(n, "ssp")) {
+			if (have_model)
+				fail(w, "the sync model is given twice (choose one of bsp, ssp(s), hybrid)");
+			have_model = true;
+			if (!strcmp(n, "ssp")) {
+				if (!w->lhs || w->postfix)
+					fail(w, "ssp needs its staleness bound: ssp(s)");
+				if (!ty_is_int(check_expr(w->lhs)))
+					fail(w->lhs, "the staleness of ssp must be an integer");
+				li->model = 1;
+				li->staleness = w->lhs;
+			} else {
+				if (w->lhs)
+					fail(w, "%s takes no argument", n);
+				li->model = !strcmp(n, "bsp") ? 0 : 2;
+			}
+		} else if (!strcmp(n, "batch")) {
+			if (!w->postfix)
+				fail(w, "write the mini-batch size as batch = M");
+			if (have_batch)
+				fail(w, "batch is given twice");
+			have_batch = true;
+			if (!ty_is_int(check_expr(w->lhs)))
+				fail(w->lhs, "batch must be an integer, not '%s'", ty_str(w->lhs->ty));
+			li->batch = w->lhs;
+		} else if (!strcmp(n, "recon")) {
+			if (!w->postfix || w->lhs->kind != N_NAME)
+				fail(w, "write recon = on or recon = off");
+			const char *v = S(w->lhs->name);
+			if (strcmp(v, "on") && strcmp(v, "off"))
+				fail(w->lhs, "recon is on or off, not '%s'", v);
+			if (have_recon)
+				fail(w, "recon is given twice");
+			have_recon = true;
+			li->recon = !strcmp(v, "on");
+		} else {
+			fail(w, "unknown sync for option '%s' (expected bsp, ssp(s), hybrid, batch = M, recon = on|off)", n);
+		}
+	}
+	if (!have_model)
+		fail(loop, "sync for needs a model in its with clause: bsp, ssp(s) or hybrid");
+	if (!have_batch)
+		fail(loop, "sync for needs a mini-batch size in its with clause: batch = M");
+}
+
+static void check_sync(Node *loop)
+{
+	enter_parallel(loop);
+	Type *d = check_expr(loop->lhs);
+	if (d->kind != TY_DVEC)
+		fail(loop->lhs, "sync for iterates over a dvector, not '%s'", ty_str(d));
+	check_with(loop);
+	open_scope();
+	Node *v = loop->init;
+	Type *t = resolve(v->ts);
+	if (t != d->elem)
+		fail(v, "the element variable has type '%s', but the dvector holds '%s'", ty_str(t),
+		     ty_str(d->elem));
+	check_reduce(loop);
+	Ctx saved = ctx;
+	ctx.loop = loop;
+	ctx.seqloops = 0;
+	Sym *s = declare(v, S(v->name), SYM_VAR, t);
+	s->readonly = true;
+	check_stmt(loop->body);
+	ctx = saved;
+	close_scope();
+}
+
+/* ---- statements ---- */
+
+static void check_stmt(Node *s)
+{
+	s->loop = ctx.loop;
+	switch (s->kind) {
+	case N_BLOCK:
+		open_scope();
+		for (Node *n = s->args; n; n = n->next)
+			check_stmt(n);
+		close_scope();
+		return;
+	case N_VAR:
+		check_var(s);
+		if (s->init && s->vclass != V_PARAM && !ty_is_dds(s->sym->ty))
+			check_assign_bool(s->init, s->sym->ty, s->init);
+		return;
+	case N_EXPR:
+		check_expr(s->lhs);
+		if (s->lhs->kind == N_ASSIGN && s->lhs->op == TK_ASSIGN)
+			check_assign_bool(s->lhs, s->lhs->lhs->ty, s->lhs->rhs);
+		return;
+	case N_EMPTY:
+		return;
+	case N_IF:
+		check_cond(s->cond);
+		check_stmt(s->then);
+		if (s->els)
+			check_stmt(s->els);
+		return;
+	case N_WHILE:
+	case N_DO:
+		check_cond(s->cond);
+		ctx.seqloops++;
+		check_stmt(s->body);
+		ctx.seqloops--;
+		return;
+	case N_FOR:
+		open_scope();
+		if (s->init)
+			check_stmt(s->init);
+		if (s->cond)
+			check_cond(s->cond);
+		if (s->step)
+			check_expr(s->step);
+		ctx.seqloops++;
+		check_stmt(s->body);
+		ctx.seqloops--;
+		close_scope();
+		return;
+	case N_BREAK:
+	case N_CONTINUE: {
+		const char *w = s->kind == N_BREAK ? "break" : "continue";
+		if (ctx.seqloops == 0) {
+			if (ctx.loop && s->kind == N_BREAK)
+				fail_note(s, format("break cannot leave a %s body", loopword(ctx.loop)), ctx.loop,
+				          "every iteration of a parallel loop runs; use continue to skip the rest of one");
+			if (!ctx.loop)
+				fail(s, "%s is not inside a loop", w);
+		}
+		return;
+	}
+	case N_RETURN:
+		if (ctx.loop)
+			fail(s, "return is not allowed in a %s body (use continue to end an iteration)",
+			     loopword(ctx.loop));
+		if (!ctx.func)
+			fail(s, "return outside a function");
+		{
+			Type *rt = ctx.func->sym->ty;
+			if (!s->lhs) {
+				if (rt->kind != TY_VOID)
+					fail(s, "function '%s' must return a '%s'", S(ctx.func->name), ty_str(rt));
+				return;
+			}
+			check_expr(s->lhs);
+			if (rt->kind == TY_VOID)
+				fail(s->lhs, "function '%s' returns void; it cannot return a value", S(ctx.func->name));
+			expect_assignable(s->lhs, rt, s->lhs, "return");
+			check_assign_bool(s->lhs, rt, s->lhs);
+		}
+		return;
+	case N_ASYNC:
+		check_async(s);
+		return;
+	case N_SYNC:
+		check_sync(s);
+		return;
+	default:
+		fail(s, "not a statement");
+	}
+}
+
+/* ---- functions and the program ---- */
+
+static bool always_returns(Node *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case N_RETURN:
+		return true;
+	case N_BLOCK:
+		for (Node *n = s->args; n; n = n->next)
+			if (always_returns(n))
+				return true;
+		return false;
+	case N_IF:
+		return s->els && always_returns(s->then) && always_returns(s->els);
+	default:
+		return false;
+	}
+}
+
+static void declare_func(Node *f)
+{
+	const char *name = S(f->name);
+	if (find_builtin(name))
+		fail(f, "'%s' is a built-in function and cannot be redefined", name);
+	for (int i = 0; i < funcs.n; i++) {
+		Sym *o = funcs.v[i];
+		if (!strcmp(o->name, name))
+			fail_note(f, format("redefinition of function '%s'", name), o->decl, "first defined here");
+	}
+	Type *rt = resolve(f->ts);
+	if (ty_is_dds(rt) || (f->kind == N_EXTERN && !ty_is_scalar(rt) && rt->kind != TY_VOID &&
+	                      rt->kind != TY_STRING))
+		fail_ts(f->ts, "a function cannot return '%s'", ty_str(rt));
+	Sym *s = xcalloc(1, sizeof *s);
+	s->kind = SYM_FUNC;
+	s->name = name;
+	s->ty = rt;
+	s->decl = f;
+	s->is_extern = f->kind == N_EXTERN;
+	s->cname = s->is_extern ? xstrdup(name) : format("u_%s", name);
+	f->sym = s;
+	vec_push(&funcs, s);
+	/* Parameter types, so calls before the definition can be checked. */
+	for (Node *p = f->args; p; p = p->next) {
+		Type *t = resolve(p->ts);
+		if (t->kind == TY_VOID)
+			fail(p, "parameter '%s' declared void", S(p->name));
+		if (ty_is_dds(t))
+			fail(p, "a function cannot take a %s; DDSs are used in driver code and loop bodies",
+			     ty_str(t));
+		if (s->is_extern && !ty_is_scalar(t) && t->kind != TY_STRING && !ty_is_numarray(t))
+			fail(p, "an extern function takes scalars, strings and numeric arrays, not '%s'", ty_str(t));
+		Sym *ps = xcalloc(1, sizeof *ps);
+		ps->kind = SYM_VAR;
+		ps->name = S(p->name);
+		ps->ty = t;
+		ps->decl = p;
+		ps->vclass = V_ARG;
+		ps->in_func = true;
+		ps->readonly = ty_needs_drop(t);
+		ps->cname = format("u_%s", ps->name);
+		p->sym = ps;
+	}
+}
+
+static void check_func(Node *f)
+{
+	if (f->kind == N_EXTERN)
+		return;
+	Ctx saved = ctx;
+	ctx.func = f;
+	ctx.loop = NULL;
+	ctx.seqloops = 0;
+	open_scope();
+	for (Node *p = f->args; p; p = p->next) {
+		int start = (int)(intptr_t)marks.v[marks.n - 1];
+		for (int i = start; i < scope.n; i++)
+			if (!strcmp(((Sym *)scope.v[i])->name, p->sym->name))
+				fail(p, "duplicate parameter '%s'", p->sym->name);
+		vec_push(&scope, p->sym);
+	}
+	check_stmt(f->body);
+	if (f->sym->ty->kind != TY_VOID && !always_returns(f->body))
+		fail(f, "function '%s' can end without returning a value", S(f->name));
+	close_scope();
+	ctx = saved;
+}
+
+static void check_struct(Node *sd)
+{
+	const char *name = S(sd->name);
+	for (int i = 0; i < prog->structs.n; i++) {
+		Node *o = prog->structs.v[i];
+		if (o->name.len == sd->name.len && !memcmp(o->name.p, sd->name.p, o->name.len))
+			fail_note(sd, format("redefinition of struct '%s'", name), o, "first defined here");
+	}
+	if (!sd->args)
+		fail(sd, "struct '%s' has no fields", name);
+	for (Node *f = sd->args; f; f = f->next) {
+		Type *t = resolve(f->ts);
+		if (t->kind == TY_VOID)
+			fail(f, "field '%s' declared void", S(f->name));
+		if (ty_is_dds(t))
+			fail(f, "a struct cannot hold a %s (a DDS cannot be inside another data structure)", ty_str(t));
+		for (Node *g = sd->args; g != f; g = g->next)
+			if (g->name.len == f->name.len && !memcmp(g->name.p, f->name.p, f->name.len))
+				fail_note(f, format("duplicate field '%s'", S(f->name)), g, "first declared here");
+		f->ty = t;
+		Sym *s = xcalloc(1, sizeof *s);
+		s->name = S(f->name);
+		s->ty = t;
+		s->cname = format("u_%s", s->name);
+		f->sym = s;
+	}
+	vec_push(&prog->structs, sd);
+}
+
+/* Functions inherit I/O and randomness from the functions they call. */
+static void propagate(void)
+{
+	bool changed = true;
+	while (changed) {
+		changed = false;
+		for (int i = 0; i < funcs.n; i++) {
+			Sym *f = funcs.v[i];
+			for (int j = 0; j < f->calls.n; j++) {
+				Node *c = f->calls.v[j];
+				Sym *g = c->sym;
+				if (g->does_io && !f->does_io) {
+					f->does_io = true;
+					f->io_site = c;
+					changed = true;
+				}
+				if (g->uses_rng && !f->uses_rng) {
+					f->uses_rng = true;
+					changed = true;
+				}
+				if (f->used && !g->used) {
+					g->used = true;
+					changed = true;
+				}
+			}
+		}
+	}
+	for (int i = 0; i < loop_calls.n; i++) {
+		Node *c = loop_calls.v[i], *loop = loop_of_call.v[i];
+		Sym *g = c->sym;
+		if (g->does_io)
+			fail_note(c, format("'%s' does I/O, which is not allowed in a %s body", g->name,
+			                    loopword(loop)), g->io_site, "the I/O happens here");
+		if (g->uses_rng)
+			loop->li->uses_rng = true;
+	}
+}
+
+void sema_driver_vars(Vec *out)
+{
+	for (int i = 0; i < driver_syms.n; i++) {
+		Sym *s = driver_syms.v[i];
+		if (s->is_driver)
+			vec_push(out, s);
+	}
+}
+
+bool sema_program(Program *p)
+{
+	prog = p;
+	memset(&ctx, 0, sizeof ctx);
+	scope.n = marks.n = funcs.n = loop_calls.n = loop_of_call.n = driver_names.n = driver_syms.n = 0;
+	if (setjmp(fail_jmp))
+		return false;
+	/* Structs and function signatures first, so any function can call any other. */
+	for (Node *n = p->items; n; n = n->next)
+		if (n->kind == N_STRUCT)
+			check_struct(n);
+	for (Node *n = p->items; n; n = n->next)
+		if (n->kind == N_FUNC || n->kind == N_EXTERN)
+			declare_func(n);
+	for (Node *n = p->items; n; n = n->next) {
+		if (n->kind == N_STRUCT)
+			continue;
+		if (n->kind == N_FUNC || n->kind == N_EXTERN) {
+			check_func(n);
+			continue;
+		}
+		check_stmt(n);
+		if (n->kind == N_VAR)
+			vec_push(&p->globals, n->sym);
+	}
+	propagate();
+	return true;
+}

@@ -1,0 +1,184 @@
+/* type.c: interned types, so that equal types are the same pointer, and
+ * their C names. */
+#include <string.h>
+#include "sapc.h"
+
+static Type t_void = {.kind = TY_VOID, .cname = "void", .mangle = "void"};
+static Type t_bool = {.kind = TY_BOOL, .cname = "bool", .mangle = "bool"};
+static Type t_int = {.kind = TY_INT, .cname = "int32_t", .mangle = "int"};
+static Type t_long = {.kind = TY_LONG, .cname = "int64_t", .mangle = "long"};
+static Type t_float = {.kind = TY_FLOAT, .cname = "float", .mangle = "float"};
+static Type t_double = {.kind = TY_DOUBLE, .cname = "double", .mangle = "double"};
+static Type t_string = {.kind = TY_STRING, .cname = "sap_str", .mangle = "string"};
+
+Type *ty_void = &t_void, *ty_bool = &t_bool, *ty_int = &t_int, *ty_long = &t_long,
+     *ty_float = &t_float, *ty_double = &t_double, *ty_string = &t_string;
+
+static Type *interned;
+
+void ty_reset(void)
+{
+	interned = NULL;
+}
+
+static Type *intern(TypeKind k, Type *elem, Type *key, int64_t len, Node *sdecl)
+{
+	for (Type *t = interned; t; t = t->link)
+		if (t->kind == k && t->elem == elem && t->key == key && t->len == len &&
+		    t->sdecl == sdecl)
+			return t;
+	Type *t = xcalloc(1, sizeof *t);
+	t->kind = k;
+	t->elem = elem;
+	t->key = key;
+	t->len = len;
+	t->sdecl = sdecl;
+	t->link = interned;
+	interned = t;
+	switch (k) {
+	case TY_ARRAY:
+		t->mangle = format("%s_%lld", elem->mangle, (long long)len);
+		t->cname = format("sap_%s", t->mangle);
+		break;
+	case TY_LIST:
+		t->mangle = format("list_%s", elem->mangle);
+		t->cname = "sap_list";
+		break;
+	case TY_STRUCT:
+		t->mangle = format("%.*s", sdecl->name.len, sdecl->name.p);
+		t->cname = format("u_%s", t->mangle);
+		break;
+	case TY_DVEC:
+		t->mangle = format("dvec_%s", elem->mangle);
+		t->cname = "sap_dvec";
+		break;
+	case TY_DMAP:
+	case TY_DMMAP:
+		t->mangle = format("%s_%s_%s", k == TY_DMAP ? "dmap" : "dmmap", key->mangle,
+		                   elem->mangle);
+		t->cname = "sap_dmap";
+		break;
+	default:
+		break;
+	}
+	return t;
+}
+
+Type *ty_array(Type *elem, int64_t len) { return intern(TY_ARRAY, elem, NULL, len, NULL); }
+Type *ty_list(Type *elem) { return intern(TY_LIST, elem, NULL, 0, NULL); }
+Type *ty_dvec(Type *elem) { return intern(TY_DVEC, elem, NULL, 0, NULL); }
+Type *ty_dmap(Type *key, Type *val, bool multi)
+{
+	return intern(multi ? TY_DMMAP : TY_DMAP, val, key, 0, NULL);
+}
+Type *ty_struct(Node *sdecl) { return intern(TY_STRUCT, NULL, NULL, 0, sdecl); }
+
+bool ty_is_int(Type *t) { return t->kind == TY_INT || t->kind == TY_LONG; }
+bool ty_is_float(Type *t) { return t->kind == TY_FLOAT || t->kind == TY_DOUBLE; }
+bool ty_is_num(Type *t) { return ty_is_int(t) || ty_is_float(t); }
+bool ty_is_scalar(Type *t) { return ty_is_num(t) || t->kind == TY_BOOL; }
+bool ty_is_dds(Type *t)
+{
+	return t->kind == TY_DVEC || t->kind == TY_DMAP || t->kind == TY_DMMAP;
+}
+bool ty_is_numarray(Type *t) { return t->kind == TY_ARRAY && ty_is_num(t->elem); }
+
+bool ty_has_dds(Type *t)
+{
+	switch (t->kind) {
+	case TY_DVEC: case TY_DMAP: case TY_DMMAP:
+		return true;
+	case TY_ARRAY: case TY_LIST:
+		return ty_has_dds(t->elem);
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (f->ty && ty_has_dds(f->ty))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+bool ty_needs_drop(Type *t)
+{
+	switch (t->kind) {
+	case TY_LIST:
+		return true;
+	case TY_ARRAY:
+		return ty_needs_drop(t->elem);
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (f->ty && ty_needs_drop(f->ty))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+static int rank(Type *t)
+{
+	switch (t->kind) {
+	case TY_BOOL: return 0;
+	case TY_INT: return 1;
+	case TY_LONG: return 2;
+	case TY_FLOAT: return 3;
+	case TY_DOUBLE: return 4;
+	default: return -1;
+	}
+}
+
+Type *ty_arith(Type *a, Type *b)
+{
+	Type *t = rank(a) >= rank(b) ? a : b;
+	return t->kind == TY_BOOL ? ty_int : t;
+}
+
+const char *ty_str(Type *t)
+{
+	switch (t->kind) {
+	case TY_VOID: return "void";
+	case TY_BOOL: return "bool";
+	case TY_INT: return "int";
+	case TY_LONG: return "long";
+	case TY_FLOAT: return "float";
+	case TY_DOUBLE: return "double";
+	case TY_STRING: return "string";
+	case TY_ARRAY: {
+		/* float[3][4]: the outer length comes first, as in C. */
+		Type *e = t;
+		Buf dims = {0};
+		buf_puts(&dims, "");
+		while (e->kind == TY_ARRAY) {
+			buf_printf(&dims, "[%lld]", (long long)e->len);
+			e = e->elem;
+		}
+		return format("%s%s", ty_str(e), dims.s);
+	}
+	case TY_STRUCT: return t->mangle;
+	case TY_LIST: return format("list<%s>", ty_str(t->elem));
+	case TY_DVEC: return format("dvector<%s>", ty_str(t->elem));
+	case TY_DMAP: return format("dmap<%s, %s>", ty_str(t->key), ty_str(t->elem));
+	case TY_DMMAP: return format("dmultimap<%s, %s>", ty_str(t->key), ty_str(t->elem));
+	}
+	return "?";
+}
+
+int64_t ty_ncomp(Type *t)
+{
+	if (ty_is_float(t))
+		return 1;
+	if (t->kind == TY_ARRAY) {
+		int64_t n = ty_ncomp(t->elem);
+		return n ? n * t->len : 0;
+	}
+	return 0;
+}
+
+Type *ty_scalar_of(Type *t)
+{
+	while (t->kind == TY_ARRAY)
+		t = t->elem;
+	return t;
+}

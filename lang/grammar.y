@@ -1,0 +1,235 @@
+/* grammar.y: SAP's syntax, for lemon.  Every action is one call into the
+ * AST builder (compiler/ast.c); nothing here checks meaning. */
+
+%name SapParse
+%token_prefix TK_
+%token_type {Tok}
+%extra_argument {Program *p}
+%default_type {Node *}
+%type type {TypeSpec *}
+%type basetype {TypeSpec *}
+%start_symbol program
+
+%include {
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sapc.h"
+/* lemon's template has parameters some grammars do not use. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#define YYNOERRORRECOVERY 1
+#define YYSTACKDEPTH 1000
+}
+
+%syntax_error { ast_syntax_error(p, TOKEN); }
+%stack_overflow { ast_syntax_error(p, (Tok){0}); }
+
+/* Token codes in a fixed order, so grammar.h is stable. */
+%token IDENT TYPENAME INTLIT FLOATLIT STRLIT
+       BOOL INT LONG FLOAT DOUBLE STRING VOID STRUCT CONST PARAM EXTERN
+       IF ELSE WHILE DO FOR BREAK CONTINUE RETURN ASYNC SYNC REDUCE WITH
+       TRUE FALSE LIST DVECTOR DMAP DMULTIMAP
+       LPAREN RPAREN LBRACE RBRACE LBRACKET RBRACKET SEMI COMMA DOT.
+
+%nonassoc IFX.
+%nonassoc ELSE.
+%right ASSIGN PLUSEQ MINUSEQ STAREQ SLASHEQ PERCENTEQ ANDEQ OREQ XOREQ SHLEQ SHREQ.
+%right QUESTION COLON.
+%left OROR.
+%left ANDAND.
+%left OR.
+%left XOR.
+%left AND.
+%left EQ NE.
+%left LT GT LE GE.
+%left SHL SHR.
+%left PLUS MINUS.
+%left STAR SLASH PERCENT.
+%right NOT TILDE UMINUS INC DEC.
+%left LBRACKET DOT.
+
+// program = item*
+program ::= items.
+items ::= .
+items ::= items item.
+
+// item = struct | function | extern | param | statement
+item ::= STRUCT IDENT(N) LBRACE fields(F) RBRACE.          { ast_top(p, ast_struct(p, N, F)); }
+item ::= type(T) IDENT(N) LPAREN params(P) RPAREN block(B). { ast_top(p, ast_func(p, T, N, P, B)); }
+item ::= EXTERN(K) type(T) IDENT(N) LPAREN params(P) RPAREN SEMI.
+                                                            { ast_top(p, ast_extern(p, K, T, N, P)); }
+item ::= PARAM(K) type(T) IDENT(N) ASSIGN expr(E) SEMI.     { ast_top(p, ast_param(p, K, T, N, E)); }
+item ::= stmt(S).                                           { ast_top(p, S); }
+
+// fields = (type IDENT ";")*
+fields(A) ::= .                                             { A = NULL; }
+fields(A) ::= fields(L) type(T) IDENT(N) SEMI.              { A = ast_append(L, ast_field_decl(p, T, N)); }
+
+// params = (type IDENT ("," type IDENT)*)?
+params(A) ::= .                                             { A = NULL; }
+params(A) ::= paramlist(L).                                 { A = L; }
+paramlist(A) ::= type(T) IDENT(N).                          { A = ast_arg_decl(p, T, N); }
+paramlist(A) ::= paramlist(L) COMMA type(T) IDENT(N).       { A = ast_append(L, ast_arg_decl(p, T, N)); }
+
+// type = basetype | TYPENAME | type "[" expr "]" | list<type> | dvector<type> | dmap<type,type> | dmultimap<type,type>
+basetype(A) ::= BOOL(K).                                    { A = ast_basetype(p, K, TS_BOOL); }
+basetype(A) ::= INT(K).                                     { A = ast_basetype(p, K, TS_INT); }
+basetype(A) ::= LONG(K).                                    { A = ast_basetype(p, K, TS_LONG); }
+basetype(A) ::= FLOAT(K).                                   { A = ast_basetype(p, K, TS_FLOAT); }
+basetype(A) ::= DOUBLE(K).                                  { A = ast_basetype(p, K, TS_DOUBLE); }
+type(A) ::= basetype(B).                                    { A = B; }
+type(A) ::= STRING(K).                                      { A = ast_basetype(p, K, TS_STRING); }
+type(A) ::= VOID(K).                                        { A = ast_basetype(p, K, TS_VOID); }
+type(A) ::= TYPENAME(N).                                    { A = ast_named_type(p, N); }
+type(A) ::= type(E) LBRACKET(B) expr(S) RBRACKET.           { A = ast_array_type(p, E, B, S); }
+type(A) ::= LIST(K) LT type(E) GT.                          { A = ast_generic1(p, K, TS_LIST, E); }
+type(A) ::= DVECTOR(K) LT type(E) GT.                       { A = ast_generic1(p, K, TS_DVEC, E); }
+type(A) ::= DMAP(K) LT type(KT) COMMA type(V) GT.           { A = ast_generic2(p, K, TS_DMAP, KT, V); }
+type(A) ::= DMULTIMAP(K) LT type(KT) COMMA type(V) GT.      { A = ast_generic2(p, K, TS_DMMAP, KT, V); }
+
+// block = "{" stmt* "}"
+block(A) ::= LBRACE(B) stmts(S) RBRACE.                     { A = ast_block(p, B, S); }
+stmts(A) ::= .                                              { A = NULL; }
+stmts(A) ::= stmts(L) stmt(S).                              { A = ast_append(L, S); }
+
+// vardecl = "const"? type IDENT ("(" expr ")")? ("=" expr)? ";"
+vardecl(A) ::= type(T) IDENT(N) SEMI.                       { A = ast_var(p, T, N, NULL, NULL, V_LOCAL); }
+vardecl(A) ::= type(T) IDENT(N) ASSIGN expr(E) SEMI.        { A = ast_var(p, T, N, NULL, E, V_LOCAL); }
+vardecl(A) ::= type(T) IDENT(N) LPAREN expr(S) RPAREN SEMI. { A = ast_var(p, T, N, S, NULL, V_LOCAL); }
+vardecl(A) ::= type(T) IDENT(N) LPAREN expr(S) RPAREN ASSIGN expr(E) SEMI.
+                                                            { A = ast_var(p, T, N, S, E, V_LOCAL); }
+vardecl(A) ::= CONST type(T) IDENT(N) ASSIGN expr(E) SEMI.  { A = ast_var(p, T, N, NULL, E, V_CONST); }
+
+// stmt = vardecl | block | expr ";" | ";" | if | while | do | for | break | continue | return | async for | sync for
+stmt(A) ::= vardecl(D).                                     { A = D; }
+stmt(A) ::= block(B).                                       { A = B; }
+stmt(A) ::= expr(E) SEMI.                                   { A = ast_expr_stmt(p, E); }
+stmt(A) ::= SEMI(S).                                        { A = ast_empty(p, S); }
+stmt(A) ::= IF(K) LPAREN expr(C) RPAREN stmt(T). [IFX]      { A = ast_if(p, K, C, T, NULL); }
+stmt(A) ::= IF(K) LPAREN expr(C) RPAREN stmt(T) ELSE stmt(E).
+                                                            { A = ast_if(p, K, C, T, E); }
+stmt(A) ::= WHILE(K) LPAREN expr(C) RPAREN stmt(B).         { A = ast_while(p, K, C, B); }
+stmt(A) ::= DO(K) stmt(B) WHILE LPAREN expr(C) RPAREN SEMI. { A = ast_do(p, K, B, C); }
+stmt(A) ::= FOR(K) LPAREN forinit(I) SEMI optexpr(C) SEMI optexpr(S) RPAREN stmt(B).
+                                                            { A = ast_for(p, K, I, C, S, B); }
+stmt(A) ::= BREAK(K) SEMI.                                  { A = ast_jump(p, N_BREAK, K); }
+stmt(A) ::= CONTINUE(K) SEMI.                               { A = ast_jump(p, N_CONTINUE, K); }
+stmt(A) ::= RETURN(K) SEMI.                                 { A = ast_return(p, K, NULL); }
+stmt(A) ::= RETURN(K) expr(E) SEMI.                         { A = ast_return(p, K, E); }
+stmt(A) ::= ASYNC(K) FOR LPAREN forinit(I) SEMI optexpr(C) SEMI optexpr(S) RPAREN reduces(R) stmt(B).
+                                                            { A = ast_async(p, K, I, C, S, R, B); }
+stmt(A) ::= SYNC(K) FOR LPAREN type(T) IDENT(V) COLON expr(D) RPAREN WITH LPAREN withs(W) RPAREN reduces(R) stmt(B).
+                                                            { A = ast_sync(p, K, T, V, D, W, R, B); }
+
+forinit(A) ::= .                                            { A = NULL; }
+forinit(A) ::= expr(E).                                     { A = ast_expr_stmt(p, E); }
+forinit(A) ::= type(T) IDENT(N) ASSIGN expr(E).             { A = ast_var(p, T, N, NULL, E, V_LOCAL); }
+optexpr(A) ::= .                                            { A = NULL; }
+optexpr(A) ::= expr(E).                                     { A = E; }
+
+// reduces = ("reduce" "(" op ":" IDENT ("," IDENT)* ")")*
+reduces(A) ::= .                                            { A = NULL; }
+reduces(A) ::= reduces(L) REDUCE LPAREN redop(O) COLON names(N) RPAREN.
+                                                            { A = ast_append(L, ast_reduce(p, O, N)); }
+redop(A) ::= PLUS(O).                                       { A = O; }
+redop(A) ::= STAR(O).                                       { A = O; }
+redop(A) ::= ANDAND(O).                                     { A = O; }
+redop(A) ::= OROR(O).                                       { A = O; }
+redop(A) ::= AND(O).                                        { A = O; }
+redop(A) ::= OR(O).                                         { A = O; }
+redop(A) ::= XOR(O).                                        { A = O; }
+redop(A) ::= IDENT(O).                                      { A = O; }
+%type redop {Tok}
+names(A) ::= IDENT(N).                                      { A = ast_name(p, N); }
+names(A) ::= names(L) COMMA IDENT(N).                       { A = ast_append(L, ast_name(p, N)); }
+
+// withs = with ("," with)*;  with = IDENT | IDENT "(" expr ")" | IDENT "=" expr
+withs(A) ::= with(W).                                       { A = W; }
+withs(A) ::= withs(L) COMMA with(W).                        { A = ast_append(L, W); }
+with(A) ::= IDENT(N).                                       { A = ast_with(p, N, NULL, false); }
+with(A) ::= IDENT(N) LPAREN expr(E) RPAREN.                 { A = ast_with(p, N, E, false); }
+with(A) ::= IDENT(N) ASSIGN expr(E).                        { A = ast_with(p, N, E, true); }
+
+// expr = C's expressions without casts, comma, pointers; conversions are written float(x)
+expr(A) ::= expr(L) ASSIGN(O) expr(R).                      { A = ast_assign(p, TK_ASSIGN, O, L, R); }
+expr(A) ::= expr(L) PLUSEQ(O) expr(R).                      { A = ast_assign(p, TK_PLUS, O, L, R); }
+expr(A) ::= expr(L) MINUSEQ(O) expr(R).                     { A = ast_assign(p, TK_MINUS, O, L, R); }
+expr(A) ::= expr(L) STAREQ(O) expr(R).                      { A = ast_assign(p, TK_STAR, O, L, R); }
+expr(A) ::= expr(L) SLASHEQ(O) expr(R).                     { A = ast_assign(p, TK_SLASH, O, L, R); }
+expr(A) ::= expr(L) PERCENTEQ(O) expr(R).                   { A = ast_assign(p, TK_PERCENT, O, L, R); }
+expr(A) ::= expr(L) ANDEQ(O) expr(R).                       { A = ast_assign(p, TK_AND, O, L, R); }
+expr(A) ::= expr(L) OREQ(O) expr(R).                        { A = ast_assign(p, TK_OR, O, L, R); }
+expr(A) ::= expr(L) XOREQ(O) expr(R).                       { A = ast_assign(p, TK_XOR, O, L, R); }
+expr(A) ::= expr(L) SHLEQ(O) expr(R).                       { A = ast_assign(p, TK_SHL, O, L, R); }
+expr(A) ::= expr(L) SHREQ(O) expr(R).                       { A = ast_assign(p, TK_SHR, O, L, R); }
+expr(A) ::= expr(C) QUESTION(Q) expr(X) COLON expr(Y).      { A = ast_cond(p, Q, C, X, Y); }
+expr(A) ::= expr(L) OROR(O) expr(R).                        { A = ast_binary(p, TK_OROR, O, L, R); }
+expr(A) ::= expr(L) ANDAND(O) expr(R).                      { A = ast_binary(p, TK_ANDAND, O, L, R); }
+expr(A) ::= expr(L) OR(O) expr(R).                          { A = ast_binary(p, TK_OR, O, L, R); }
+expr(A) ::= expr(L) XOR(O) expr(R).                         { A = ast_binary(p, TK_XOR, O, L, R); }
+expr(A) ::= expr(L) AND(O) expr(R).                         { A = ast_binary(p, TK_AND, O, L, R); }
+expr(A) ::= expr(L) EQ(O) expr(R).                          { A = ast_binary(p, TK_EQ, O, L, R); }
+expr(A) ::= expr(L) NE(O) expr(R).                          { A = ast_binary(p, TK_NE, O, L, R); }
+expr(A) ::= expr(L) LT(O) expr(R).                          { A = ast_binary(p, TK_LT, O, L, R); }
+expr(A) ::= expr(L) GT(O) expr(R).                          { A = ast_binary(p, TK_GT, O, L, R); }
+expr(A) ::= expr(L) LE(O) expr(R).                          { A = ast_binary(p, TK_LE, O, L, R); }
+expr(A) ::= expr(L) GE(O) expr(R).                          { A = ast_binary(p, TK_GE, O, L, R); }
+expr(A) ::= expr(L) SHL(O) expr(R).                         { A = ast_binary(p, TK_SHL, O, L, R); }
+expr(A) ::= expr(L) SHR(O) expr(R).                         { A = ast_binary(p, TK_SHR, O, L, R); }
+expr(A) ::= expr(L) PLUS(O) expr(R).                        { A = ast_binary(p, TK_PLUS, O, L, R); }
+expr(A) ::= expr(L) MINUS(O) expr(R).                       { A = ast_binary(p, TK_MINUS, O, L, R); }
+expr(A) ::= expr(L) STAR(O) expr(R).                        { A = ast_binary(p, TK_STAR, O, L, R); }
+expr(A) ::= expr(L) SLASH(O) expr(R).                       { A = ast_binary(p, TK_SLASH, O, L, R); }
+expr(A) ::= expr(L) PERCENT(O) expr(R).                     { A = ast_binary(p, TK_PERCENT, O, L, R); }
+expr(A) ::= MINUS(O) expr(E). [UMINUS]                      { A = ast_unary(p, TK_MINUS, O, E); }
+expr(A) ::= PLUS(O) expr(E). [UMINUS]                       { A = ast_unary(p, TK_PLUS, O, E); }
+expr(A) ::= NOT(O) expr(E).                                 { A = ast_unary(p, TK_NOT, O, E); }
+expr(A) ::= TILDE(O) expr(E).                               { A = ast_unary(p, TK_TILDE, O, E); }
+expr(A) ::= INC(O) expr(E).                                 { A = ast_incdec(p, TK_INC, O, E, false); }
+expr(A) ::= DEC(O) expr(E).                                 { A = ast_incdec(p, TK_DEC, O, E, false); }
+expr(A) ::= expr(E) INC(O).                                 { A = ast_incdec(p, TK_INC, O, E, true); }
+expr(A) ::= expr(E) DEC(O).                                 { A = ast_incdec(p, TK_DEC, O, E, true); }
+expr(A) ::= expr(B) LBRACKET(O) expr(I) RBRACKET.           { A = ast_index(p, O, B, I); }
+expr(A) ::= expr(B) DOT(O) IDENT(N).                        { A = ast_field(p, O, B, N); }
+expr(A) ::= IDENT(N) LPAREN args(L) RPAREN.                 { A = ast_call(p, N, L); }
+expr(A) ::= basetype(T) LPAREN expr(E) RPAREN.              { A = ast_conv(p, T, E); }
+expr(A) ::= LPAREN expr(E) RPAREN.                          { A = E; }
+expr(A) ::= INTLIT(T).                                      { A = ast_int(p, T); }
+expr(A) ::= FLOATLIT(T).                                    { A = ast_float(p, T); }
+expr(A) ::= STRLIT(T).                                      { A = ast_str(p, T); }
+expr(A) ::= TRUE(T).                                        { A = ast_bool(p, T, true); }
+expr(A) ::= FALSE(T).                                       { A = ast_bool(p, T, false); }
+expr(A) ::= IDENT(N).                                       { A = ast_name(p, N); }
+
+args(A) ::= .                                               { A = NULL; }
+args(A) ::= arglist(L).                                     { A = L; }
+arglist(A) ::= expr(E).                                     { A = E; }
+arglist(A) ::= arglist(L) COMMA expr(E).                    { A = ast_append(L, E); }
+
+%code {
+/* Would the parser accept `extra` and then `t` in its current state?  Run
+ * on a copy, to suggest the token a syntax error is missing. */
+int parse_would_accept(void *parser, int extra, Tok t)
+{
+	yyParser *orig = parser;
+	yyParser *cp = malloc(sizeof *cp);
+	memcpy(cp, orig, sizeof *cp);
+	cp->yytos = cp->yystack + (orig->yytos - orig->yystack);
+	cp->yystackEnd = &cp->yystack[YYSTACKDEPTH - 1];
+	Program *pp = cp->p;
+	bool saved = pp->failed;
+	pp->trial = true;
+	pp->trial_failed = false;
+	Tok x = t;
+	x.kind = extra;
+	SapParse(cp, extra, x, pp);
+	if (!pp->trial_failed)
+		SapParse(cp, t.kind, t, pp);
+	int ok = !pp->trial_failed;
+	pp->trial = false;
+	pp->failed = saved;
+	free(cp);
+	return ok;
+}
+}

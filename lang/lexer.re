@@ -1,0 +1,252 @@
+/* lexer.re: SAP's tokens, as a re2c table.  A token points into the
+ * source; the text ends in a NUL sentinel; line and column are computed
+ * only when a diagnostic is printed. */
+#include <string.h>
+#include "sapc.h"
+#include "grammar.h"
+
+/*!re2c
+	re2c:define:YYCTYPE = "unsigned char";
+	re2c:yyfill:enable = 0;
+	re2c:flags:utf-8 = 0;
+
+	digit  = [0-9];
+	hex    = [0-9a-fA-F];
+	ident  = [a-zA-Z_][a-zA-Z_0-9]*;
+	exp    = [eE] [+-]? digit+;
+	float  = (digit+ "." digit* | "." digit+) exp? | digit+ exp;
+	int    = digit+ | "0" [xX] hex+;
+	ws     = [ \t\r\v\f]+;
+*/
+
+void lex_init(Lexer *lx, SrcFile *f)
+{
+	memset(lx, 0, sizeof *lx);
+	lx->file = f;
+	lx->cur = f->text;
+	lx->lim = f->text + f->len;
+}
+
+static int lineno(Lexer *lx, const char *p)
+{
+	int line, col;
+	diag_linecol(lx->file, (int)(p - lx->file->text), &line, &col);
+	return line;
+}
+
+static void add_doc(Lexer *lx, const char *s, const char *e)
+{
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	int line = lineno(lx, s);
+	DocComment *d = lx->docs.n ? lx->docs.v[lx->docs.n - 1] : NULL;
+	if (d && d->line == line - 1) {
+		char *t = format("%s %.*s", d->text, (int)(e - s), s);
+		d->text = t;
+		d->line = line;
+		return;
+	}
+	d = xcalloc(1, sizeof *d);
+	d->line = d->first_line = line;
+	d->text = xstrndup(s, e - s);
+	vec_push(&lx->docs, d);
+}
+
+const char *lex_doc_for(Lexer *lx, int line)
+{
+	for (int i = lx->docs.n - 1; i >= 0; i--) {
+		DocComment *d = lx->docs.v[i];
+		if (d->line == line - 1 || d->first_line == line)
+			return d->text;
+	}
+	return NULL;
+}
+
+static int is_typename(Lexer *lx, const char *p, int len)
+{
+	for (int i = 0; i < lx->typenames.n; i++) {
+		const char *s = lx->typenames.v[i];
+		if ((int)strlen(s) == len && memcmp(s, p, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int error_at(Lexer *lx, const char *p, const char *msg)
+{
+	diag_error(lx->file, (int)(p - lx->file->text), "%s", msg);
+	return -1;
+}
+
+static int scan(Lexer *lx, Tok *t)
+{
+	const unsigned char *YYCURSOR, *YYMARKER, *start;
+loop:
+	YYCURSOR = (const unsigned char *)lx->cur;
+	start = YYCURSOR;
+	t->p = (const char *)start;
+	t->off = (int)((const char *)start - lx->file->text);
+#define TOK(k) do { lx->cur = (const char *)YYCURSOR; t->len = (int)(YYCURSOR - start); return (k); } while (0)
+	/*!re2c
+	"\x00" {
+		if ((const char *)start >= lx->lim) {
+			lx->cur = (const char *)start;
+			t->len = 0;
+			return 0;
+		}
+		return error_at(lx, (const char *)start, "stray NUL byte in the source");
+	}
+	ws | "\n" { lx->cur = (const char *)YYCURSOR; goto loop; }
+	"///" [^\n\x00]* {
+		add_doc(lx, (const char *)start + 3, (const char *)YYCURSOR);
+		lx->cur = (const char *)YYCURSOR;
+		goto loop;
+	}
+	"//" [^\n\x00]* { lx->cur = (const char *)YYCURSOR; goto loop; }
+	"/*" {
+		const char *e = strstr((const char *)YYCURSOR, "*/");
+		if (!e || e >= lx->lim)
+			return error_at(lx, (const char *)start, "unterminated comment: '/*' has no matching '*/'");
+		lx->cur = e + 2;
+		goto loop;
+	}
+
+	"bool"      { TOK(TK_BOOL); }
+	"int"       { TOK(TK_INT); }
+	"long"      { TOK(TK_LONG); }
+	"float"     { TOK(TK_FLOAT); }
+	"double"    { TOK(TK_DOUBLE); }
+	"string"    { TOK(TK_STRING); }
+	"void"      { TOK(TK_VOID); }
+	"struct"    { TOK(TK_STRUCT); }
+	"const"     { TOK(TK_CONST); }
+	"param"     { TOK(TK_PARAM); }
+	"extern"    { TOK(TK_EXTERN); }
+	"if"        { TOK(TK_IF); }
+	"else"      { TOK(TK_ELSE); }
+	"while"     { TOK(TK_WHILE); }
+	"do"        { TOK(TK_DO); }
+	"for"       { TOK(TK_FOR); }
+	"break"     { TOK(TK_BREAK); }
+	"continue"  { TOK(TK_CONTINUE); }
+	"return"    { TOK(TK_RETURN); }
+	"async"     { TOK(TK_ASYNC); }
+	"sync"      { TOK(TK_SYNC); }
+	"reduce"    { TOK(TK_REDUCE); }
+	"with"      { TOK(TK_WITH); }
+	"true"      { TOK(TK_TRUE); }
+	"false"     { TOK(TK_FALSE); }
+	"list"      { TOK(TK_LIST); }
+	"dvector"   { TOK(TK_DVECTOR); }
+	"dmap"      { TOK(TK_DMAP); }
+	"dmultimap" { TOK(TK_DMULTIMAP); }
+
+	ident {
+		if (lx->prev != TK_STRUCT && is_typename(lx, (const char *)start, (int)(YYCURSOR - start)))
+			TOK(TK_TYPENAME);
+		if (lx->prev == TK_STRUCT)
+			vec_push(&lx->typenames, xstrndup((const char *)start, YYCURSOR - start));
+		TOK(TK_IDENT);
+	}
+	float [fF]? { TOK(TK_FLOATLIT); }
+	int [lL]? { TOK(TK_INTLIT); }
+	(digit+ | "0" [xX] hex*) [a-zA-Z_0-9.]+ {
+		return error_at(lx, (const char *)start, "invalid number");
+	}
+	"\"" ([^"\\\n\x00] | "\\" [^\n\x00])* "\"" { TOK(TK_STRLIT); }
+	"\"" {
+		return error_at(lx, (const char *)start, "unterminated string: '\"' has no closing '\"' on this line");
+	}
+
+	"("   { TOK(TK_LPAREN); }
+	")"   { TOK(TK_RPAREN); }
+	"{"   { TOK(TK_LBRACE); }
+	"}"   { TOK(TK_RBRACE); }
+	"["   { TOK(TK_LBRACKET); }
+	"]"   { TOK(TK_RBRACKET); }
+	";"   { TOK(TK_SEMI); }
+	","   { TOK(TK_COMMA); }
+	"."   { TOK(TK_DOT); }
+	"?"   { TOK(TK_QUESTION); }
+	":"   { TOK(TK_COLON); }
+	"="   { TOK(TK_ASSIGN); }
+	"+="  { TOK(TK_PLUSEQ); }
+	"-="  { TOK(TK_MINUSEQ); }
+	"*="  { TOK(TK_STAREQ); }
+	"/="  { TOK(TK_SLASHEQ); }
+	"%="  { TOK(TK_PERCENTEQ); }
+	"&="  { TOK(TK_ANDEQ); }
+	"|="  { TOK(TK_OREQ); }
+	"^="  { TOK(TK_XOREQ); }
+	"<<=" { TOK(TK_SHLEQ); }
+	">>=" { TOK(TK_SHREQ); }
+	"||"  { TOK(TK_OROR); }
+	"&&"  { TOK(TK_ANDAND); }
+	"|"   { TOK(TK_OR); }
+	"^"   { TOK(TK_XOR); }
+	"&"   { TOK(TK_AND); }
+	"=="  { TOK(TK_EQ); }
+	"!="  { TOK(TK_NE); }
+	"<"   { TOK(TK_LT); }
+	">"   { TOK(TK_GT); }
+	"<="  { TOK(TK_LE); }
+	">="  { TOK(TK_GE); }
+	"<<"  { TOK(TK_SHL); }
+	">>"  { TOK(TK_SHR); }
+	"+"   { TOK(TK_PLUS); }
+	"-"   { TOK(TK_MINUS); }
+	"*"   { TOK(TK_STAR); }
+	"/"   { TOK(TK_SLASH); }
+	"%"   { TOK(TK_PERCENT); }
+	"!"   { TOK(TK_NOT); }
+	"~"   { TOK(TK_TILDE); }
+	"++"  { TOK(TK_INC); }
+	"--"  { TOK(TK_DEC); }
+
+	[\x80-\xff] {
+		return error_at(lx, (const char *)start, "non-ASCII character outside a string or comment");
+	}
+	* {
+		if (*start >= 0x20 && *start < 0x7f)
+			diag_error(lx->file, t->off, "unexpected character '%c'", *start);
+		else
+			diag_error(lx->file, t->off, "unexpected control character 0x%02x", *start);
+		return -1;
+	}
+	*/
+#undef TOK
+}
+
+/* Generic types close with '>' even when two close at once ('>>'). */
+int lex_next(Lexer *lx, Tok *t)
+{
+	int k = scan(lx, t);
+	if (lx->angle > 0 && k == TK_SHR) {
+		t->len = 1;
+		lx->cur = t->p + 1;
+		k = TK_GT;
+	}
+	if (lx->angle > 0 && k == TK_GT)
+		lx->angle--;
+	if (k == TK_LT && (lx->prev == TK_LIST || lx->prev == TK_DVECTOR ||
+	                   lx->prev == TK_DMAP || lx->prev == TK_DMULTIMAP))
+		lx->angle++;
+	t->kind = k;
+	lx->prev = k;
+	return k;
+}
+
+const char *lex_token_name(int kind)
+{
+	switch (kind) {
+	case 0: return "end of file";
+	case TK_IDENT: return "identifier";
+	case TK_TYPENAME: return "type name";
+	case TK_INTLIT: return "integer";
+	case TK_FLOATLIT: return "number";
+	case TK_STRLIT: return "string";
+	default: return "token";
+	}
+}

@@ -1,0 +1,371 @@
+/* dmap.c: hash maps and multimaps iterated in insertion order.
+ *
+ * Entries live in one array in insertion order, which is the iteration
+ * order.  An open-addressing index (linear probing) maps each live key to
+ * its first entry; a slot also holds the top bits of the key's hash, so
+ * probing past other keys touches no entry.  In a multimap the entries of
+ * one key form a chain through `next`, in insertion order, and the first
+ * one knows the last so that adding is O(1).  Erasing marks entries dead
+ * and leaves them in place, so erasing never moves values; dead entries
+ * are squeezed out when the array is full, and the index is rebuilt then
+ * or when it fills up.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sap-int.h"
+
+typedef struct ent {
+	union {
+		int32_t i;
+		int64_t l;
+		sap_str s;
+	} key;
+	uint64_t live;          /* 8 bytes keeps the value 8-aligned */
+} ent;
+
+/* Only multimap entries carry this, right after the ent. */
+typedef struct chain {
+	int64_t next;           /* next entry of the same key, or -1 */
+	int64_t last;           /* in the first entry of a key: its last one */
+} chain;
+
+/* An index slot: 0 when empty, TOMB when its key was erased, otherwise
+ * the entry index + 1 in the low IDX_BITS and the hash's top bits above. */
+#define IDX_BITS 40
+#define IDX_MASK (((uint64_t)1 << IDX_BITS) - 1)
+#define TAG_MASK (~IDX_MASK)
+#define EMPTY ((uint64_t)0)
+#define TOMB ((uint64_t)1 << IDX_BITS)
+
+static inline bool is_ent(uint64_t slot) { return (slot & IDX_MASK) != 0; }
+static inline int64_t ent_of(uint64_t slot) { return (int64_t)(slot & IDX_MASK) - 1; }
+
+static inline ent *E(const sap_dmap *m, int64_t i)
+{
+	return (ent *)(m->ents + (size_t)i * m->entsize);
+}
+
+static inline chain *C(const sap_dmap *m, int64_t i)
+{
+	return (chain *)(m->ents + (size_t)i * m->entsize + sizeof(ent));
+}
+
+static inline void *V(const sap_dmap *m, int64_t i)
+{
+	return m->ents + (size_t)i * m->entsize + m->valoff;
+}
+
+static uint64_t hash_key(const sap_dmap *m, const void *key)
+{
+	uint64_t x;
+	switch (m->kk) {
+	case SAP_K_INT:
+		x = (uint64_t)(int64_t)*(const int32_t *)key;
+		break;
+	case SAP_K_LONG:
+		x = (uint64_t)*(const int64_t *)key;
+		break;
+	default:
+		/* FNV-1a 64 over the bytes, then the mix below. */
+		x = 14695981039346656037u;
+		for (const unsigned char *p = *(const unsigned char *const *)key; *p; p++)
+			x = (x ^ *p) * 1099511628211u;
+		break;
+	}
+	/* splitmix64's finaliser: consecutive ints spread over the index. */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9u;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebu;
+	x ^= x >> 31;
+	return x;
+}
+
+static bool key_eq(const sap_dmap *m, const ent *e, const void *key)
+{
+	switch (m->kk) {
+	case SAP_K_INT:
+		return e->key.i == *(const int32_t *)key;
+	case SAP_K_LONG:
+		return e->key.l == *(const int64_t *)key;
+	default:
+		return strcmp(e->key.s, *(const sap_str *)key) == 0;
+	}
+}
+
+void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,
+                   bool multi, void (*drop)(void *))
+{
+	memset(m, 0, sizeof *m);
+	m->name = name;
+	m->kk = kk;
+	m->valsize = valsize;
+	m->multi = multi;
+	m->drop = drop;
+	/* Values of generated code hold nothing wider than 8 bytes (scalars,
+	 * pointers, lists), so 8-byte alignment suffices. */
+	m->valoff = sizeof(ent) + (multi ? sizeof(chain) : 0);
+	m->entsize = m->valoff + ((valsize + 7) & ~(size_t)7);
+}
+
+void sap_dm_free(sap_dmap *m)
+{
+	if (m->drop)
+		for (int64_t i = 0; i < m->nents; i++)
+			if (E(m, i)->live)
+				m->drop(V(m, i));
+	free(m->ents);
+	free(m->slots);
+	m->ents = NULL;
+	m->slots = NULL;
+	m->nents = m->capents = m->live = 0;
+	m->nslots = m->nkeys = m->nused = 0;
+}
+
+/* Index position of key's first entry, or -1. */
+static int64_t lookup(const sap_dmap *m, const void *key, uint64_t h)
+{
+	if (m->nslots == 0)
+		return -1;
+	uint64_t mask = (uint64_t)m->nslots - 1, tag = h & TAG_MASK;
+	for (uint64_t p = h & mask;; p = (p + 1) & mask) {
+		uint64_t s = m->slots[p];
+		if (s == EMPTY)
+			return -1;
+		if (is_ent(s) && (s & TAG_MASK) == tag && key_eq(m, E(m, ent_of(s)), key))
+			return (int64_t)p;
+	}
+}
+
+/* Make entry i, of hash h, the first of a key that is not in the index. */
+static void index_new(sap_dmap *m, int64_t i, uint64_t h)
+{
+	uint64_t mask = (uint64_t)m->nslots - 1;
+	uint64_t p = h & mask;
+	while (is_ent(m->slots[p]))
+		p = (p + 1) & mask;
+	if (m->slots[p] == EMPTY)
+		m->nused++;
+	m->slots[p] = (h & TAG_MASK) | (uint64_t)(i + 1);
+	m->nkeys++;
+	if (m->multi) {
+		C(m, i)->next = -1;
+		C(m, i)->last = i;
+	}
+}
+
+/* Append entry i to the chain of the key whose first entry is head. */
+static void chain_append(sap_dmap *m, int64_t head, int64_t i)
+{
+	C(m, C(m, head)->last)->next = i;
+	C(m, head)->last = i;
+	C(m, i)->next = -1;
+}
+
+/* Rebuild the index for the live entries, at most 35% full after. */
+static void reindex(sap_dmap *m)
+{
+	int64_t want = 16;
+	while (7 * want < 20 * (m->nkeys + 1))
+		want *= 2;
+	free(m->slots);
+	m->slots = sap_xcalloc((size_t)want, sizeof *m->slots);
+	m->nslots = want;
+	m->nkeys = m->nused = 0;
+	/* Hashes are not stored: recomputing them costs less memory than
+	 * keeping them, and happens O(1) times per entry overall. */
+	for (int64_t i = 0; i < m->nents; i++) {
+		ent *e = E(m, i);
+		if (!e->live)
+			continue;
+		uint64_t h = hash_key(m, &e->key);
+		int64_t p = m->multi ? lookup(m, &e->key, h) : -1;
+		if (p >= 0)
+			chain_append(m, ent_of(m->slots[p]), i);
+		else
+			index_new(m, i, h);
+	}
+}
+
+/* Room for one more entry and one more key; may move every entry. */
+static void reserve(sap_dmap *m)
+{
+	if (m->nents == m->capents) {
+		if (m->live <= m->nents / 2 && m->nents > 0) {
+			/* Mostly dead: squeeze them out rather than grow. */
+			int64_t j = 0;
+			for (int64_t i = 0; i < m->nents; i++)
+				if (E(m, i)->live) {
+					if (i != j)
+						memcpy(E(m, j), E(m, i), m->entsize);
+					j++;
+				}
+			m->nents = j;
+			reindex(m);
+		} else {
+			int64_t cap = m->capents ? m->capents * 2 : 16;
+			size_t bytes;
+			if (cap > (int64_t)IDX_MASK - 1 ||
+			    __builtin_mul_overflow((uint64_t)cap, m->entsize, &bytes))
+				sap_fatal(NULL, "out of memory");
+			m->ents = sap_xrealloc(m->ents, bytes);
+			m->capents = cap;
+		}
+	}
+	/* Linear probing stays short while the index is under 70% full,
+	 * tombstones included. */
+	if (10 * (m->nused + 1) > 7 * m->nslots)
+		reindex(m);
+}
+
+/* A new zeroed entry for key, after every existing one. */
+static int64_t append(sap_dmap *m, const void *key, uint64_t h)
+{
+	reserve(m);
+	int64_t i = m->nents++;
+	ent *e = E(m, i);
+	memset(e, 0, m->entsize);
+	switch (m->kk) {
+	case SAP_K_INT:
+		e->key.i = *(const int32_t *)key;
+		break;
+	case SAP_K_LONG:
+		e->key.l = *(const int64_t *)key;
+		break;
+	default:
+		e->key.s = *(const sap_str *)key;
+		break;
+	}
+	e->live = 1;
+	m->live++;
+	int64_t p = m->multi ? lookup(m, key, h) : -1;
+	if (p >= 0)
+		chain_append(m, ent_of(m->slots[p]), i);
+	else
+		index_new(m, i, h);
+	return i;
+}
+
+void *sap_dm_find(sap_dmap *m, const void *key)
+{
+	int64_t p = lookup(m, key, hash_key(m, key));
+	return p < 0 ? NULL : V(m, ent_of(m->slots[p]));
+}
+
+void *sap_dm_get(sap_dmap *m, const void *key, const sap_site *s)
+{
+	void *v = sap_dm_find(m, key);
+	if (v)
+		return v;
+	const char *kind = m->multi ? "dmultimap" : "dmap";
+	switch (m->kk) {
+	case SAP_K_INT:
+		sap_fatal(s, "key %d not in %s '%s'", *(const int32_t *)key, kind, m->name);
+	case SAP_K_LONG:
+		sap_fatal(s, "key %lld not in %s '%s'", (long long)*(const int64_t *)key,
+		          kind, m->name);
+	default:
+		sap_fatal(s, "key \"%s\" not in %s '%s'", *(const sap_str *)key, kind, m->name);
+	}
+}
+
+void *sap_dm_upsert(sap_dmap *m, const void *key)
+{
+	uint64_t h = hash_key(m, key);
+	int64_t p = lookup(m, key, h);
+	if (p >= 0)
+		return V(m, ent_of(m->slots[p]));
+	return V(m, append(m, key, h));
+}
+
+/* On a plain map, add replaces the value: the old one is dropped. */
+void *sap_dm_add(sap_dmap *m, const void *key)
+{
+	uint64_t h = hash_key(m, key);
+	if (!m->multi) {
+		int64_t p = lookup(m, key, h);
+		if (p >= 0) {
+			void *v = V(m, ent_of(m->slots[p]));
+			if (m->drop)
+				m->drop(v);
+			memset(v, 0, m->valsize);
+			return v;
+		}
+	}
+	return V(m, append(m, key, h));
+}
+
+int64_t sap_dm_count(sap_dmap *m, const void *key)
+{
+	int64_t p = lookup(m, key, hash_key(m, key));
+	if (p < 0)
+		return 0;
+	if (!m->multi)
+		return 1;
+	int64_t n = 0;
+	for (int64_t i = ent_of(m->slots[p]); i >= 0; i = C(m, i)->next)
+		n++;
+	return n;
+}
+
+int64_t sap_dm_erase(sap_dmap *m, const void *key)
+{
+	int64_t p = lookup(m, key, hash_key(m, key));
+	if (p < 0)
+		return 0;
+	int64_t n = 0;
+	for (int64_t i = ent_of(m->slots[p]); i >= 0; i = m->multi ? C(m, i)->next : -1) {
+		if (m->drop)
+			m->drop(V(m, i));
+		E(m, i)->live = 0;
+		n++;
+	}
+	m->slots[p] = TOMB;
+	m->live -= n;
+	m->nkeys--;
+	return n;
+}
+
+int64_t sap_dm_size(const sap_dmap *m)
+{
+	return m->live;
+}
+
+bool sap_dm_next(sap_dmap *m, int64_t *pos, const void **key, void **val)
+{
+	for (int64_t i = *pos; i < m->nents; i++) {
+		ent *e = E(m, i);
+		if (!e->live)
+			continue;
+		*pos = i + 1;
+		if (key)
+			*key = &e->key;
+		if (val)
+			*val = V(m, i);
+		return true;
+	}
+	*pos = m->nents;
+	return false;
+}
+
+/* *pos is 0 before the first value, then 1 + the entry last returned. */
+void *sap_dm_next_of(sap_dmap *m, const void *key, int64_t *pos)
+{
+	int64_t i;
+	if (*pos == 0) {
+		int64_t p = lookup(m, key, hash_key(m, key));
+		i = p < 0 ? -1 : ent_of(m->slots[p]);
+	} else {
+		int64_t prev = *pos - 1;
+		/* The key may have been erased since the last call. */
+		if (!m->multi || prev >= m->nents || !E(m, prev)->live)
+			i = -1;
+		else
+			i = C(m, prev)->next;
+	}
+	if (i < 0)
+		return NULL;
+	*pos = i + 1;
+	return V(m, i);
+}

@@ -1,0 +1,28 @@
+/* dvec.c: storage of dvectors (one rank: the whole vector is local). */
+#include <stdlib.h>
+#include "sap-int.h"
+
+void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
+                   const sap_site *s)
+{
+	if (n < 0)
+		sap_fatal(s, "negative size %lld for dvector %s", (long long)n, name);
+	if (elsize > INT64_MAX)
+		sap_fatal(s, "size overflow");
+	sap_mul_size(n, (int64_t)elsize, s);
+	/* calloc(0) may return NULL, which would read as out of memory. */
+	v->data = calloc(n ? (size_t)n : 1, elsize ? elsize : 1);
+	if (!v->data)
+		sap_fatal(s, "out of memory allocating %lld elements for dvector %s",
+		          (long long)n, name);
+	v->n = n;
+	v->elsize = elsize;
+	v->name = name;
+}
+
+void sap_dv_free(sap_dvec *v)
+{
+	free(v->data);
+	v->data = NULL;
+	v->n = 0;
+}

@@ -1,0 +1,322 @@
+/* init.c: starting and ending a program, and its command line. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include "sap-int.h"
+
+/* Defaults hold for code that never calls sap_init, like the unit tests. */
+static int rank = 0;
+static int nranks = 1;
+static uint32_t seed = 1;
+static sap_rng driver_rng;
+
+int sap_rank(void) { return rank; }
+int sap_nranks(void) { return nranks; }
+uint32_t sap_seed(void) { return seed; }
+
+static const char *const type_names[] = {
+	[SAP_P_BOOL] = "BOOL", [SAP_P_INT] = "INT", [SAP_P_LONG] = "LONG",
+	[SAP_P_FLOAT] = "FLOAT", [SAP_P_DOUBLE] = "DOUBLE", [SAP_P_STRING] = "STRING",
+};
+
+/* Every rank parses the same argv and reaches the same verdict, so each
+ * can leave on its own after a clean MPI_Finalize: nothing to abort. */
+static _Noreturn void leave(int status)
+{
+	fflush(stdout);
+	fflush(stderr);
+	MPI_Finalize();
+	exit(status);
+}
+
+static const char *progname;
+
+static _Noreturn __attribute__((format(printf, 1, 2)))
+void usage_error(const char *fmt, ...)
+{
+	if (rank == 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		fprintf(stderr, "%s: error: ", progname);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+	}
+	leave(2);
+}
+
+/* ---- --help ---- */
+
+enum { HELP_WIDTH = 79 };
+
+/* Print text from column col (the cursor is already there), wrapping words
+ * at HELP_WIDTH onto lines indented to col; explicit newlines in a doc
+ * comment are kept.  tail, if any, is kept whole on one line. */
+static void print_wrapped(const char *text, const char *tail, int col)
+{
+	int x = col;
+	bool fresh = true;      /* nothing printed on this line yet */
+	const char *p = text ? text : "";
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\n') {
+			p++;
+			if (!fresh) {
+				printf("\n%*s", col, "");
+				x = col;
+				fresh = true;
+			}
+			continue;
+		}
+		const char *w = p;
+		size_t n;
+		if (*p) {
+			while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+				p++;
+			n = (size_t)(p - w);
+		} else if (tail) {
+			w = tail;
+			n = strlen(tail);
+			tail = NULL;
+		} else {
+			break;
+		}
+		if (!fresh && x + 1 + (int)n > HELP_WIDTH) {
+			printf("\n%*s", col, "");
+			x = col;
+			fresh = true;
+		}
+		if (!fresh) {
+			putchar(' ');
+			x++;
+		}
+		printf("%.*s", (int)n, w);
+		x += (int)n;
+		fresh = false;
+	}
+	putchar('\n');
+}
+
+static void print_help(const sap_program *prog)
+{
+	char left[256];
+	int width = (int)strlen("--seed=S");
+	for (int i = 0; i < prog->nparams; i++) {
+		const sap_param *p = &prog->params[i];
+		int n = snprintf(left, sizeof left, "--%s=%s", p->name, type_names[p->type]);
+		if (n > width)
+			width = n;
+	}
+	/* A very long name would push every doc off the screen: let that one
+	 * overflow instead. */
+	if (width > 30)
+		width = 30;
+	int col = 2 + width + 4;
+
+	printf("Usage: %s [OPTION]...\n", progname);
+	printf("Program compiled by sapc from %s.\n\n", prog->source);
+	if (prog->nparams > 0)
+		printf("Parameters:\n");
+	for (int i = 0; i < prog->nparams; i++) {
+		const sap_param *p = &prog->params[i];
+		int n = snprintf(left, sizeof left, "--%s=%s", p->name, type_names[p->type]);
+		if (n > width) {
+			printf("  %s\n%*s", left, col, "");
+		} else {
+			printf("  %-*s    ", width, left);
+		}
+		size_t dn = strlen(p->defval ? p->defval : "") + sizeof "(default: )";
+		char *def = sap_xmalloc(dn);
+		snprintf(def, dn, "(default: %s)", p->defval ? p->defval : "");
+		print_wrapped(p->doc, def, col);
+		free(def);
+	}
+	printf("Options:\n");
+	printf("  %-*s    ", width, "--seed=S");
+	print_wrapped("seed of the random number generator (default: 1)", NULL, col);
+	printf("  %-*s    ", width, "--help");
+	print_wrapped("show this help and exit", NULL, col);
+}
+
+/* ---- values ---- */
+
+static const char *a_or_an(sap_ptype t)
+{
+	return t == SAP_P_INT ? "an" : "a";
+}
+
+/* A decimal integer filling the whole of s, without leading blanks. */
+static bool parse_integer(const char *s, long long *out, bool *range)
+{
+	const char *d = s + (*s == '+' || *s == '-');
+	if (*d < '0' || *d > '9')
+		return false;
+	char *end;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (*end)
+		return false;
+	*range = errno != ERANGE;
+	return true;
+}
+
+static void set_param(const sap_param *p, const char *val)
+{
+	const char *tn = type_names[p->type];
+	long long ll = 0;
+	bool inrange = true;
+	char *end;
+
+	switch (p->type) {
+	case SAP_P_BOOL:
+		if (!strcmp(val, "true") || !strcmp(val, "1"))
+			*(bool *)p->addr = true;
+		else if (!strcmp(val, "false") || !strcmp(val, "0"))
+			*(bool *)p->addr = false;
+		else
+			goto bad;
+		return;
+	case SAP_P_INT:
+	case SAP_P_LONG:
+		if (!parse_integer(val, &ll, &inrange))
+			goto bad;
+		if (!inrange || (p->type == SAP_P_INT && (ll < INT32_MIN || ll > INT32_MAX)))
+			goto range;
+		if (p->type == SAP_P_INT)
+			*(int32_t *)p->addr = (int32_t)ll;
+		else
+			*(int64_t *)p->addr = (int64_t)ll;
+		return;
+	case SAP_P_FLOAT:
+	case SAP_P_DOUBLE:
+		/* strtod would skip leading blanks: a value must be the number alone. */
+		if (!*val || sap_is_blank(*val) || *val == '\n')
+			goto bad;
+		errno = 0;
+		if (p->type == SAP_P_FLOAT) {
+			float f = strtof(val, &end);
+			if (*end)
+				goto bad;
+			if (errno == ERANGE && (f > 1 || f < -1))
+				goto range;
+			*(float *)p->addr = f;
+		} else {
+			double d = strtod(val, &end);
+			if (*end)
+				goto bad;
+			if (errno == ERANGE && (d > 1 || d < -1))
+				goto range;
+			*(double *)p->addr = d;
+		}
+		return;
+	case SAP_P_STRING:
+		*(sap_str *)p->addr = sap_str_dup(val, strlen(val));
+		return;
+	}
+bad:
+	usage_error("--%s: expected %s %s, got '%s'", p->name, a_or_an(p->type), tn, val);
+range:
+	usage_error("--%s: %s is out of range for %s", p->name, val, tn);
+}
+
+static void set_seed(const char *val)
+{
+	long long ll;
+	bool inrange;
+	if (!parse_integer(val, &ll, &inrange) || *val == '-')
+		usage_error("--seed: expected an unsigned integer, got '%s'", val);
+	if (!inrange || ll > UINT32_MAX)
+		usage_error("--seed: %s is out of range (0 to %lu)", val,
+		            (unsigned long)UINT32_MAX);
+	seed = (uint32_t)ll;
+}
+
+/* ---- the command line ---- */
+
+static const sap_param *find_param(const sap_program *prog, const char *name, size_t n)
+{
+	for (int i = 0; i < prog->nparams; i++) {
+		const char *pn = prog->params[i].name;
+		if (strlen(pn) == n && !memcmp(pn, name, n))
+			return &prog->params[i];
+	}
+	return NULL;
+}
+
+static void parse_arg(const sap_program *prog, const char *arg)
+{
+	if (arg[0] != '-' || arg[1] != '-' || arg[2] == '\0')
+		usage_error("unexpected argument '%s' (try --help)", arg);
+	const char *name = arg + 2;
+	const char *eq = strchr(name, '=');
+	size_t n = eq ? (size_t)(eq - name) : strlen(name);
+
+	if (n == 4 && !memcmp(name, "help", 4)) {
+		if (eq)
+			usage_error("--help takes no value");
+		if (rank == 0)
+			print_help(prog);
+		leave(0);
+	}
+	if (n == 4 && !memcmp(name, "seed", 4)) {
+		if (!eq)
+			usage_error("--seed needs a value: --seed=S");
+		set_seed(eq + 1);
+		return;
+	}
+	const sap_param *p = find_param(prog, name, n);
+	if (p) {
+		if (eq)
+			set_param(p, eq + 1);
+		else if (p->type == SAP_P_BOOL)
+			*(bool *)p->addr = true;
+		else
+			usage_error("--%s needs a value: --%s=%s", p->name, p->name,
+			            type_names[p->type]);
+		return;
+	}
+	if (!eq && !strncmp(name, "no-", 3)) {
+		p = find_param(prog, name + 3, n - 3);
+		if (p && p->type == SAP_P_BOOL) {
+			*(bool *)p->addr = false;
+			return;
+		}
+	}
+	usage_error("unknown option '--%.*s' (try --help)", (int)n, name);
+}
+
+void sap_init(int *argc, char ***argv, const sap_program *prog)
+{
+	int provided;
+	MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+
+	progname = prog->name;
+	if (*argc > 0 && (*argv)[0] && (*argv)[0][0]) {
+		const char *slash = strrchr((*argv)[0], '/');
+		progname = slash ? slash + 1 : (*argv)[0];
+	}
+	for (int i = 1; i < *argc; i++)
+		parse_arg(prog, (*argv)[i]);
+	if (*argc > 1) {
+		*argc = 1;
+		(*argv)[1] = NULL;
+	}
+
+	driver_rng = sap_rng_make(0, 0, 0);
+	sap_rng_cur = &driver_rng;
+}
+
+int sap_finalize(void)
+{
+	fflush(stdout);
+	int fin = 0;
+	MPI_Finalized(&fin);
+	if (!fin)
+		MPI_Finalize();
+	return 0;
+}

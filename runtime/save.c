@@ -1,0 +1,173 @@
+/* save.c: writing a dvector as text, one element per line, in the format
+ * sap_load reads back. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "sap-int.h"
+
+struct sap_out {
+	char *buf;
+	size_t n, cap;
+	bool line_start;        /* no field on this line yet */
+	int fd;
+	const char *path;       /* what the user asked for, for messages */
+	const char *tmp;        /* what is being written */
+	const sap_site *site;
+};
+
+enum { OUT_BUF = 1 << 20 };
+
+static _Noreturn void write_error(sap_out *o)
+{
+	int e = errno;
+	close(o->fd);
+	unlink(o->tmp);
+	sap_fatal(o->site, "cannot write '%s': %s", o->path, strerror(e));
+}
+
+static void write_all(sap_out *o, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(o->fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			write_error(o);
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void flush(sap_out *o)
+{
+	write_all(o, o->buf, o->n);
+	o->n = 0;
+}
+
+/* At least n free bytes at the end of the buffer (n <= OUT_BUF). */
+static char *room(sap_out *o, size_t n)
+{
+	if (o->cap - o->n < n)
+		flush(o);
+	return o->buf + o->n;
+}
+
+/* Fields are separated by one space; a line starts without one. */
+static void field(sap_out *o)
+{
+	if (!o->line_start) {
+		*room(o, 1) = ' ';
+		o->n++;
+	}
+	o->line_start = false;
+}
+
+static void put(sap_out *o, const char *s, size_t n)
+{
+	if (n > o->cap) {
+		flush(o);
+		write_all(o, s, n);
+		return;
+	}
+	memcpy(room(o, n), s, n);
+	o->n += n;
+}
+
+void sap_fmt_bool(sap_out *o, bool x)
+{
+	field(o);
+	if (x)
+		put(o, "true", 4);
+	else
+		put(o, "false", 5);
+}
+
+/* snprintf is slow for the integers that fill most data files. */
+static void put_u64(sap_out *o, uint64_t u, bool neg)
+{
+	char tmp[24];
+	char *p = tmp + sizeof tmp;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (neg)
+		*--p = '-';
+	put(o, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+void sap_fmt_int(sap_out *o, int32_t x)
+{
+	field(o);
+	put_u64(o, x < 0 ? 0 - (uint64_t)x : (uint64_t)x, x < 0);
+}
+
+void sap_fmt_long(sap_out *o, int64_t x)
+{
+	field(o);
+	put_u64(o, x < 0 ? 0 - (uint64_t)x : (uint64_t)x, x < 0);
+}
+
+void sap_fmt_float(sap_out *o, float x)
+{
+	field(o);
+	char *p = room(o, 32);
+	o->n += (size_t)snprintf(p, 32, "%.9g", (double)x);
+}
+
+void sap_fmt_double(sap_out *o, double x)
+{
+	field(o);
+	char *p = room(o, 32);
+	o->n += (size_t)snprintf(p, 32, "%.17g", x);
+}
+
+void sap_fmt_str(sap_out *o, sap_str x)
+{
+	field(o);
+	put(o, x, strlen(x));
+}
+
+void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
+{
+	if (sap_rank() != 0)
+		return;
+	size_t pn = strlen(path);
+	char *tmp = sap_xmalloc(pn + sizeof ".tmp");
+	memcpy(tmp, path, pn);
+	memcpy(tmp + pn, ".tmp", sizeof ".tmp");
+
+	sap_out o = { .cap = OUT_BUF, .path = path, .tmp = tmp, .site = s };
+	o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (o.fd < 0)
+		sap_fatal(s, "cannot write '%s': %s", path, strerror(errno));
+	o.buf = sap_xmalloc(OUT_BUF);
+	for (int64_t i = 0; i < v->n; i++) {
+		o.line_start = true;
+		fmt(&o, v->data + (size_t)i * v->elsize);
+		*room(&o, 1) = '\n';
+		o.n++;
+	}
+	flush(&o);
+	/* The rename makes the file appear complete or not at all, even
+	 * after a crash, so the data must be on disk before it. */
+	if (fsync(o.fd) < 0 && errno != EINVAL && errno != EROFS)
+		write_error(&o);
+	if (close(o.fd) < 0) {
+		int e = errno;
+		unlink(tmp);
+		sap_fatal(s, "cannot write '%s': %s", path, strerror(e));
+	}
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		sap_fatal(s, "cannot write '%s': %s", path, strerror(e));
+	}
+	free(o.buf);
+	free(tmp);
+}

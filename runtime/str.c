@@ -1,0 +1,47 @@
+/* str.c: immutable strings, carved from a chunked arena.
+ *
+ * Strings are never freed, and a large corpus makes millions of small
+ * ones: a malloc each would cost more time and memory than the text.  Each
+ * thread carves from its own chunk, so later parallel loaders need no lock.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "sap-int.h"
+
+enum { CHUNK = 1 << 20 };
+
+static _Thread_local char *chunk_p;
+static _Thread_local size_t chunk_left;
+
+char *sap_arena_alloc(size_t n)
+{
+	if (n > chunk_left) {
+		/* A big string gets its own block rather than wasting the
+		 * rest of a chunk. */
+		if (n > CHUNK / 8)
+			return sap_xmalloc(n);
+		chunk_p = sap_xmalloc(CHUNK);
+		chunk_left = CHUNK;
+	}
+	char *p = chunk_p;
+	chunk_p += n;
+	chunk_left -= n;
+	return p;
+}
+
+sap_str sap_str_dup(const char *s, size_t n)
+{
+	char *p = sap_arena_alloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+sap_str sap_str_cat(sap_str a, sap_str b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *p = sap_arena_alloc(na + nb + 1);
+	memcpy(p, a, na);
+	memcpy(p + na, b, nb + 1);
+	return p;
+}

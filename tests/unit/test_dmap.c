@@ -1,0 +1,364 @@
+/* Unit tests of dmap and dmultimap (runtime/dmap.c). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "sap.h"
+#include "suites.h"
+
+/* Run fn in a child with stderr captured into msg; returns its exit
+ * status, or -1 if it did not exit. */
+static int run_captured(void (*fn)(void), char *msg, size_t cap)
+{
+	int fd[2];
+	ck_assert_int_eq(pipe(fd), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		close(fd[0]);
+		fn();
+		_exit(0);
+	}
+	close(fd[1]);
+	size_t n = 0;
+	ssize_t r;
+	while (n + 1 < cap && (r = read(fd[0], msg + n, cap - 1 - n)) > 0)
+		n += (size_t)r;
+	msg[n] = '\0';
+	close(fd[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+typedef struct { int64_t a; double b; } val;
+
+START_TEST(basic_ops)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "M", SAP_K_INT, sizeof(val), false, NULL);
+	int32_t k = 42;
+	ck_assert_ptr_null(sap_dm_find(&m, &k));
+	ck_assert_int_eq(sap_dm_count(&m, &k), 0);
+	ck_assert_int_eq(sap_dm_erase(&m, &k), 0);
+	val *v = sap_dm_upsert(&m, &k);
+	ck_assert(v->a == 0 && v->b == 0);      /* zeroed */
+	v->a = 7;
+	v->b = 1.5;
+	ck_assert_ptr_eq(sap_dm_upsert(&m, &k), v);
+	ck_assert_ptr_eq(sap_dm_find(&m, &k), v);
+	ck_assert_ptr_eq(sap_dm_get(&m, &k, NULL), v);
+	ck_assert_int_eq(sap_dm_count(&m, &k), 1);
+	ck_assert_int_eq(sap_dm_size(&m), 1);
+	int32_t k2 = -3;
+	((val *)sap_dm_upsert(&m, &k2))->a = 9;
+	ck_assert_int_eq(sap_dm_size(&m), 2);
+	ck_assert_int_eq(((val *)sap_dm_find(&m, &k))->a, 7);
+	ck_assert_int_eq(sap_dm_erase(&m, &k), 1);
+	ck_assert_ptr_null(sap_dm_find(&m, &k));
+	ck_assert_int_eq(sap_dm_size(&m), 1);
+	/* Re-inserting an erased key gives a fresh zero value. */
+	v = sap_dm_upsert(&m, &k);
+	ck_assert_int_eq(v->a, 0);
+	ck_assert_int_eq(sap_dm_size(&m), 2);
+	/* On a plain map, add replaces. */
+	v = sap_dm_add(&m, &k2);
+	ck_assert_int_eq(v->a, 0);
+	ck_assert_int_eq(sap_dm_size(&m), 2);
+	sap_dm_free(&m);
+}
+END_TEST
+
+START_TEST(long_keys)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "L", SAP_K_LONG, sizeof(int32_t), false, NULL);
+	for (int64_t i = 0; i < 1000; i++) {
+		int64_t k = i << 33;    /* differ only above 32 bits */
+		*(int32_t *)sap_dm_upsert(&m, &k) = (int32_t)i;
+	}
+	ck_assert_int_eq(sap_dm_size(&m), 1000);
+	for (int64_t i = 0; i < 1000; i++) {
+		int64_t k = i << 33;
+		ck_assert_int_eq(*(int32_t *)sap_dm_get(&m, &k, NULL), i);
+	}
+	int64_t k = 1;
+	ck_assert_ptr_null(sap_dm_find(&m, &k));
+	sap_dm_free(&m);
+}
+END_TEST
+
+/* Iteration must follow insertion order through erases, compaction and
+ * index rebuilds. */
+START_TEST(order_after_erase_and_rehash)
+{
+	enum { N = 100000 };
+	sap_dmap m;
+	sap_dm_create(&m, "M", SAP_K_INT, sizeof(int32_t), false, NULL);
+	/* Keys in a scrambled order, so hash order differs from insertion. */
+	for (int32_t i = 0; i < N; i++) {
+		int32_t k = (int32_t)((i * 7919u) % N);
+		*(int32_t *)sap_dm_upsert(&m, &k) = i;
+	}
+	ck_assert_int_eq(sap_dm_size(&m), N);
+	/* Erase two thirds, then insert more to force compaction. */
+	for (int32_t i = 0; i < N; i++)
+		if (i % 3 != 0) {
+			int32_t k = (int32_t)((i * 7919u) % N);
+			ck_assert_int_eq(sap_dm_erase(&m, &k), 1);
+		}
+	for (int32_t i = N; i < 2 * N; i++) {
+		int32_t k = i;
+		*(int32_t *)sap_dm_upsert(&m, &k) = i;
+	}
+	int64_t pos = 0, seen = 0;
+	const void *key;
+	void *v;
+	int32_t expect = 0;
+	while (sap_dm_next(&m, &pos, &key, &v)) {
+		ck_assert_int_eq(*(int32_t *)v, expect);
+		if (expect < N)
+			ck_assert_int_eq(*(const int32_t *)key, (int32_t)((expect * 7919u) % N));
+		else
+			ck_assert_int_eq(*(const int32_t *)key, expect);
+		/* Survivors: every third of the first N, then all the rest. */
+		if (expect < N)
+			expect = expect + 3 < N ? expect + 3 : N;
+		else
+			expect++;
+		seen++;
+	}
+	ck_assert_int_eq(seen, sap_dm_size(&m));
+	ck_assert_int_eq(seen, (N + 2) / 3 + N);
+	for (int32_t i = 0; i < N; i++) {
+		int32_t k = (int32_t)((i * 7919u) % N);
+		int32_t *p = sap_dm_find(&m, &k);
+		if (i % 3 == 0)
+			ck_assert(p && *p == i);
+		else
+			ck_assert_ptr_null(p);
+	}
+	sap_dm_free(&m);
+}
+END_TEST
+
+START_TEST(erase_while_iterating)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "M", SAP_K_INT, sizeof(int32_t), false, NULL);
+	for (int32_t k = 0; k < 100; k++)
+		*(int32_t *)sap_dm_upsert(&m, &k) = k;
+	int64_t pos = 0, n = 0;
+	const void *key;
+	while (sap_dm_next(&m, &pos, &key, NULL)) {
+		int32_t k = *(const int32_t *)key;
+		ck_assert_int_eq(k, n);
+		sap_dm_erase(&m, &k);
+		int32_t next = k + 1;
+		sap_dm_erase(&m, &next);
+		n += 2;
+	}
+	ck_assert_int_eq(n, 100);
+	ck_assert_int_eq(sap_dm_size(&m), 0);
+	sap_dm_free(&m);
+}
+END_TEST
+
+/* Insert-erase churn leaves tombstones and dead entries; neither the
+ * index nor the entry array may grow without bound. */
+START_TEST(churn)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "M", SAP_K_LONG, sizeof(int64_t), false, NULL);
+	int64_t keep = -1;
+	*(int64_t *)sap_dm_upsert(&m, &keep) = 5;
+	for (int64_t k = 0; k < 100000; k++) {
+		*(int64_t *)sap_dm_upsert(&m, &k) = k;
+		ck_assert_int_eq(sap_dm_erase(&m, &k), 1);
+	}
+	ck_assert_int_eq(sap_dm_size(&m), 1);
+	ck_assert_int_eq(*(int64_t *)sap_dm_get(&m, &keep, NULL), 5);
+	ck_assert_int_le(m.nslots, 64);
+	ck_assert_int_le(m.capents, 64);
+	sap_dm_free(&m);
+}
+END_TEST
+
+START_TEST(string_keys)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "words", SAP_K_STRING, sizeof(int64_t), false, NULL);
+	const char *text[] = { "the", "cat", "sat", "on", "the", "mat", "the", "end" };
+	for (size_t i = 0; i < sizeof text / sizeof *text; i++) {
+		/* Equal content at a different address is the same key. */
+		sap_str w = sap_str_dup(text[i], strlen(text[i]));
+		(*(int64_t *)sap_dm_upsert(&m, &w))++;
+	}
+	ck_assert_int_eq(sap_dm_size(&m), 6);
+	sap_str the = "the";
+	ck_assert_int_eq(*(int64_t *)sap_dm_get(&m, &the, NULL), 3);
+	const char *order[] = { "the", "cat", "sat", "on", "mat", "end" };
+	int64_t pos = 0;
+	const void *key;
+	void *v;
+	for (int i = 0; sap_dm_next(&m, &pos, &key, &v); i++)
+		ck_assert_str_eq(*(const sap_str *)key, order[i]);
+	sap_str sat = sap_str_cat("s", "at");
+	ck_assert_int_eq(sap_dm_erase(&m, &sat), 1);
+	ck_assert_ptr_null(sap_dm_find(&m, &sat));
+	sap_dm_free(&m);
+}
+END_TEST
+
+START_TEST(multimap)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "byUser", SAP_K_INT, sizeof(int32_t), true, NULL);
+	/* Interleaved keys; each key's values must come back in order. */
+	enum { KEYS = 50, PER = 200 };
+	for (int32_t j = 0; j < PER; j++)
+		for (int32_t k = 0; k < KEYS; k++)
+			*(int32_t *)sap_dm_add(&m, &k) = k * 1000 + j;
+	ck_assert_int_eq(sap_dm_size(&m), KEYS * PER);
+	for (int32_t k = 0; k < KEYS; k++) {
+		ck_assert_int_eq(sap_dm_count(&m, &k), PER);
+		ck_assert_int_eq(*(int32_t *)sap_dm_find(&m, &k), k * 1000);
+		int64_t pos = 0;
+		int32_t *v, j = 0;
+		while ((v = sap_dm_next_of(&m, &k, &pos)))
+			ck_assert_int_eq(*v, k * 1000 + j++);
+		ck_assert_int_eq(j, PER);
+	}
+	int32_t k = 7, none = 999;
+	int64_t pos = 0;
+	ck_assert_ptr_null(sap_dm_next_of(&m, &none, &pos));
+	ck_assert_int_eq(sap_dm_erase(&m, &k), PER);
+	ck_assert_int_eq(sap_dm_count(&m, &k), 0);
+	ck_assert_int_eq(sap_dm_size(&m), (KEYS - 1) * PER);
+	/* Whole-map iteration is in global insertion order. */
+	pos = 0;
+	const void *key;
+	void *v;
+	int64_t n = 0;
+	while (sap_dm_next(&m, &pos, &key, &v)) {
+		int64_t idx = n + n / (KEYS - 1) + (n % (KEYS - 1) >= 7);
+		ck_assert_int_eq(*(const int32_t *)key, idx % KEYS);
+		ck_assert_int_eq(*(int32_t *)v, (idx % KEYS) * 1000 + idx / KEYS);
+		n++;
+	}
+	ck_assert_int_eq(n, (KEYS - 1) * PER);
+	/* Adding after an erase starts a new chain; upsert finds the first. */
+	*(int32_t *)sap_dm_add(&m, &k) = 1;
+	*(int32_t *)sap_dm_add(&m, &k) = 2;
+	ck_assert_int_eq(*(int32_t *)sap_dm_upsert(&m, &k), 1);
+	ck_assert_int_eq(sap_dm_count(&m, &k), 2);
+	/* Many erasures force compaction and a rebuilt index. */
+	for (int32_t j = 0; j < KEYS; j++)
+		if (j != 3 && j != k)
+			sap_dm_erase(&m, &j);
+	/* Enough adds to fill the entry array: compaction, not growth. */
+	for (int32_t j = 0; j < 7000; j++) {
+		int32_t key2 = 3;
+		*(int32_t *)sap_dm_add(&m, &key2) = 3000 + PER + j;
+	}
+	int32_t three = 3;
+	ck_assert_int_eq(sap_dm_count(&m, &three), PER + 7000);
+	pos = 0;
+	int32_t *p, j = 0;
+	while ((p = sap_dm_next_of(&m, &three, &pos)))
+		ck_assert_int_eq(*p, 3000 + j++);
+	ck_assert_int_eq(j, PER + 7000);
+	sap_dm_free(&m);
+}
+END_TEST
+
+/* Values that own memory: the map drops them on erase and free. */
+static int drops;
+static void drop_list(void *v)
+{
+	sap_list_free(v);
+	drops++;
+}
+
+START_TEST(drop_called)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "M", SAP_K_INT, sizeof(sap_list), false, drop_list);
+	drops = 0;
+	for (int32_t k = 0; k < 10; k++) {
+		sap_list *l = sap_dm_upsert(&m, &k);
+		for (int i = 0; i < 5; i++)
+			*(int *)sap_list_push(l, sizeof(int)) = i;
+	}
+	int32_t k = 4;
+	ck_assert_int_eq(sap_dm_erase(&m, &k), 1);
+	ck_assert_int_eq(drops, 1);
+	ck_assert_int_eq(sap_dm_erase(&m, &k), 0);
+	ck_assert_int_eq(drops, 1);
+	sap_dm_free(&m);
+	ck_assert_int_eq(drops, 10);
+
+	sap_dm_create(&m, "MM", SAP_K_INT, sizeof(sap_list), true, drop_list);
+	drops = 0;
+	for (int i = 0; i < 3; i++)
+		sap_list_push(sap_dm_add(&m, &k), sizeof(int));
+	ck_assert_int_eq(sap_dm_erase(&m, &k), 3);
+	ck_assert_int_eq(drops, 3);
+	sap_dm_free(&m);
+}
+END_TEST
+
+static void get_missing_int(void)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "M", SAP_K_INT, 4, false, NULL);
+	int32_t k = 42;
+	sap_site s = { "prog.sap", 12, 5 };
+	sap_dm_get(&m, &k, &s);
+}
+
+static void get_missing_str(void)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "idx", SAP_K_STRING, 4, true, NULL);
+	sap_str k = "zebra";
+	sap_dm_get(&m, &k, NULL);
+}
+
+START_TEST(get_missing)
+{
+	get_missing_int();
+}
+END_TEST
+
+START_TEST(get_missing_messages)
+{
+	char msg[512];
+	ck_assert_int_eq(run_captured(get_missing_int, msg, sizeof msg), 1);
+	ck_assert_str_eq(msg, "prog.sap:12:5: error: key 42 not in dmap 'M'\n");
+	ck_assert_int_eq(run_captured(get_missing_str, msg, sizeof msg), 1);
+	ck_assert_str_eq(msg, "error: key \"zebra\" not in dmultimap 'idx'\n");
+}
+END_TEST
+
+Suite *dmap_suite(void)
+{
+	Suite *s = suite_create("dmap");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, basic_ops);
+	tcase_add_test(tc, long_keys);
+	tcase_add_test(tc, order_after_erase_and_rehash);
+	tcase_add_test(tc, erase_while_iterating);
+	tcase_add_test(tc, churn);
+	tcase_add_test(tc, string_keys);
+	tcase_add_test(tc, multimap);
+	tcase_add_test(tc, drop_called);
+	tcase_add_exit_test(tc, get_missing, 1);
+	tcase_add_test(tc, get_missing_messages);
+	suite_add_tcase(s, tc);
+	return s;
+}
