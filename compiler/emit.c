@@ -592,6 +592,8 @@ static void parallel(Node *s)
 		emit_line(s->init, "const %s %s = ((const %s *)%s.data)[sap_i];", emit_ctype(iv->ty),
 		          iv->cname, emit_ctype(iv->ty), s->lhs->sym->cname);
 	}
+	if (!iv->used)
+		emit_line(s->init, "(void)%s;", iv->cname);
 	body(s->body);
 	pop_scope(s);
 	E->indent--;
@@ -818,7 +820,8 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	fputs(E->types.s, out);
 	if (E->types.len)
 		fputc('\n', out);
-	fprintf(out, "static const sap_site sap_S[] = {\n%s\t{NULL, 0, 0}\n};\n\n", E->sites.s);
+	if (E->nsites)
+		fprintf(out, "static const sap_site sap_S[] = {\n%s};\n\n", E->sites.s);
 	fputs(consts.s, out);
 	fputs(E->statics.s, out);
 	fputs(dv.s, out);

@@ -681,6 +681,7 @@ static Type *check_expr_inner(Node *e)
 		}
 		if (s->kind == SYM_FUNC)
 			fail(e, "'%s' is a function; call it with %s(...)", name, name);
+		s->used = true;
 		if (ctx.func && !s->in_func && s->vclass != V_CONST && s->vclass != V_PARAM)
 			fail_note(e, format("function '%s' cannot use driver variable '%s'", S(ctx.func->name), name),
 			          s->decl, "functions see only their parameters, consts and params; pass the value as an argument");

@@ -1,7 +1,26 @@
 ## End-to-end tests: compile a .sap program, run it under mpiexec, compare
-## its output (tests/run/X.sap, X.out, X.args, X.NAME.expect), and
-## scripts that compare whole programs.
+## its output (tests/run/X.sap with X.out, and optionally X.args, X.status,
+## X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
+## that compare whole programs.
 run_tests = \
+	tests/run/everything.sap \
+	tests/run/gdb-line.sh \
+	tests/run/index-error.sap \
+	tests/run/load-error.sap \
+	tests/run/params-bad.sap \
+	tests/run/params-set.sap \
+	tests/run/params.sap \
 	tests/run/sgdmf-twin.sh
 TESTS += $(run_tests)
-EXTRA_DIST += $(run_tests)
+EXTRA_DIST += $(run_tests) \
+	tests/run/everything.out tests/run/everything.c \
+	tests/run/everything.points.txt.in tests/run/everything.corpus.txt.in \
+	tests/run/everything.points.out.expect tests/run/everything.corpus.out.expect \
+	tests/run/everything.u.out.expect \
+	tests/run/index-error.out tests/run/index-error.err tests/run/index-error.status \
+	tests/run/load-error.out tests/run/load-error.err tests/run/load-error.status \
+	tests/run/load-error.ratings.txt.in \
+	tests/run/params-bad.args tests/run/params-bad.err tests/run/params-bad.out \
+	tests/run/params-bad.status \
+	tests/run/params-set.args tests/run/params-set.out \
+	tests/run/params.args tests/run/params.out
