@@ -97,6 +97,28 @@ void diag_note(SrcFile *f, int off, const char *fmt, ...)
 	va_end(ap);
 }
 
+int diag_distance(const char *a, const char *b)
+{
+	int la = strlen(a), lb = strlen(b);
+	if (abs(la - lb) * 3 > la)
+		return 99;
+	int d[la + 1][lb + 1];
+	for (int i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (int j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (int i = 1; i <= la; i++)
+		for (int j = 1; j <= lb; j++) {
+			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+			d[i][j] = c;
+		}
+	/* One edit in three characters at most: "totl" may be "total", but
+	 * "Foo" is not "bool". */
+	return d[la][lb] * 3 > la ? 99 : d[la][lb];
+}
+
 bool diag_failed(void)
 {
 	return failed;

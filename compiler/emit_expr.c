@@ -270,7 +270,7 @@ static char *builtin_call(Node *e)
 		case TY_DVEC: return format("%s.n", emit_expr(a0));
 		case TY_LIST: return format("%s.n", emit_expr(a0));
 		case TY_DMAP: case TY_DMMAP: return format("sap_dm_size(&%s)", emit_expr(a0));
-		case TY_STRING: return format("(int64_t)strlen(%s)", emit_expr(a0));
+		case TY_STRING: return format("sap_str_len(%s)", emit_expr(a0));
 		default: return format("INT64_C(%lld)", (long long)a0->ty->len);
 		}
 	case B_PUSH: {
@@ -362,6 +362,8 @@ static char *call(Node *e)
 		char *v;
 		if (f->is_extern && pt->kind == TY_ARRAY)
 			v = format("%s", arr_ptr(a));
+		else if (f->is_extern && pt->kind == TY_STRING)
+			v = format("sap_str_c(%s)", emit_expr(a));
 		else if (pt->kind == TY_ARRAY && a->ty != pt)
 			v = array_value(a);
 		else

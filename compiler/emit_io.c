@@ -336,7 +336,7 @@ char *emit_print(Node *call)
 			buf_printf(&args, ", (long long)%s", v);
 		} else if (c == 's') {
 			buf_printf(&fmt, "%ss", spec.s);
-			buf_printf(&args, ", %s", v);
+			buf_printf(&args, ", sap_str_c(%s)", v);
 		} else {
 			buf_printf(&fmt, "%s%c", spec.s, c);
 			buf_printf(&args, ", (double)%s", v);

@@ -63,6 +63,9 @@ void diag_linecol(SrcFile *f, int off, int *line, int *col);
  * and returns; callers check diag_failed() and stop. */
 void diag_error(SrcFile *f, int off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_note(SrcFile *f, int off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Edit distance of two names, for "did you mean"; 99 if too far apart to
+ * suggest one for the other. */
+int diag_distance(const char *a, const char *b);
 bool diag_failed(void);
 void diag_reset(void);
 /* Where diagnostics go (stderr unless a test redirects them). */
@@ -104,6 +107,10 @@ const char *lex_doc_for(Lexer *lx, int line);
 /* Parse one file, appending its top-level items to prog. */
 bool parse_file(Program *prog, SrcFile *f);
 int parse_would_accept(void *parser, int extra, Tok t);
+/* Would the parser accept a token of this kind (instead of the one in error)? */
+int parse_would_shift(void *parser, int kind, Tok t);
+/* Copy a parser's state into another (for trial parses from an earlier point). */
+void parse_copy(void *dst, void *src, Program *p);
 void *SapParseAlloc(void *(*malloc)(size_t));
 void SapParse(void *parser, int kind, Tok t, Program *p);
 void SapParseFree(void *parser, void (*free)(void *));
@@ -202,6 +209,10 @@ struct Program {
 	Tok prev;               /* the token before the current one */
 	bool trial, trial_failed;
 	Vec open_braces;        /* offsets of unclosed '{', for EOF errors */
+	void *before_tok;       /* the parser before the current token */
+	void *before_prev;      /* ... and before the previous one, */
+	int before_prev_off;    /* which is at this offset */
+	int brace_open, brace_close; /* a '{' and its '}' indented differently, or -1 */
 };
 
 Node *ast_node(Program *p, NodeKind k, int off);

@@ -74,37 +74,26 @@ static Sym *lookup(const char *name)
 	return NULL;
 }
 
-static int edit_distance(const char *a, const char *b)
+static void consider(const char *name, const char *cand, const char **best, int *bd)
 {
-	int la = strlen(a), lb = strlen(b);
-	if (abs(la - lb) > 2)
-		return 99;
-	int d[la + 1][lb + 1];
-	for (int i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (int j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (int i = 1; i <= la; i++)
-		for (int j = 1; j <= lb; j++) {
-			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
-			d[i][j] = c;
-		}
-	return d[la][lb];
+	int d = diag_distance(name, cand);
+	if (d < *bd && d < (int)strlen(name)) {
+		*bd = d;
+		*best = cand;
+	}
 }
 
+/* A visible variable whose name is close to `name`, for "did you mean". */
 static const char *suggest(const char *name)
 {
 	const char *best = NULL;
 	int bd = 3;
 	for (int i = scope.n - 1; i >= 0; i--) {
 		Sym *s = scope.v[i];
-		int d = edit_distance(name, s->name);
-		if (d < bd && d < (int)strlen(name)) {
-			bd = d;
-			best = s->name;
-		}
+		/* Functions see only their parameters, consts and params. */
+		if (ctx.func && !s->in_func && s->vclass != V_CONST && s->vclass != V_PARAM)
+			continue;
+		consider(name, s->name, &best, &bd);
 	}
 	return best;
 }
@@ -123,7 +112,9 @@ static Sym *declare(Node *decl, const char *name, SymKind k, Type *ty)
 	for (int i = start; i < scope.n; i++) {
 		Sym *s = scope.v[i];
 		if (strcmp(s->name, name) == 0) {
-			diag_error(decl->file, decl->off, "redefinition of '%s'", name);
+			diag_error(decl->file, decl->off, "redefinition of '%s'%s", name,
+			           decl->kind == N_VAR && decl->init ? "; to change its value, assign to it "
+			           "without repeating the type" : "");
 			diag_note(s->decl->file, s->decl->off, "'%s' was first defined here", name);
 			longjmp(fail_jmp, 1);
 		}
@@ -158,6 +149,36 @@ static Sym *declare(Node *decl, const char *name, SymKind k, Type *ty)
 static Type *check_expr(Node *e);
 static void check_stmt(Node *s);
 static Type *resolve(TypeSpec *ts);
+
+/* The first part of e that is not a literal or a const, or NULL. */
+static Node *non_constant_part(Node *e)
+{
+	switch (e->kind) {
+	case N_INT: case N_FLOAT: case N_STR: case N_BOOL:
+		return NULL;
+	case N_NAME:
+		return e->sym && e->sym->vclass == V_CONST ? NULL : e;
+	case N_UNARY:
+		return non_constant_part(e->lhs);
+	case N_BINARY: {
+		Node *n = non_constant_part(e->lhs);
+		return n ? n : non_constant_part(e->rhs);
+	}
+	default:
+		return e;
+	}
+}
+
+/* Why e is not a constant: ", but 'n' is a param" ("" if no name is to blame). */
+static const char *why_not_constant(Node *e)
+{
+	Node *n = non_constant_part(e);
+	if (!n || n->kind != N_NAME || !n->sym)
+		return "";
+	return format(", but '%s' is a %s", n->sym->name,
+	              n->sym->vclass == V_PARAM ? "param (set on the command line)" :
+	              n->sym->vclass == V_ARG ? "function parameter" : "variable");
+}
 
 static bool const_int(Node *e, int64_t *v)
 {
@@ -229,8 +250,15 @@ static Type *resolve(TypeSpec *ts)
 			TypeSpec *a = sizes.v[i];
 			check_expr(a->size);
 			int64_t n;
-			if (!ty_is_int(a->size->ty) || !const_int(a->size, &n))
-				fail(a->size, "array size must be a constant integer expression");
+			if (!ty_is_int(a->size->ty))
+				fail(a->size, "array size must be a constant integer expression, not '%s'",
+				     ty_str(a->size->ty));
+			if (!const_int(a->size, &n)) {
+				Node *bad = non_constant_part(a->size);
+				fail(bad ? bad : a->size, "array size must be a constant integer expression%s; "
+				     "use a const, or a list or dvector for a size known only at run time",
+				     why_not_constant(a->size));
+			}
 			if (n <= 0)
 				fail(a->size, "array size must be positive, not %lld", (long long)n);
 			if (n > (1 << 24))
@@ -253,7 +281,8 @@ static Type *resolve(TypeSpec *ts)
 		if (e->kind == TY_VOID)
 			fail_ts(ts->elem, "dvector of %s", "void");
 		if (ty_has_dds(e))
-			fail_ts(ts->elem, "a DDS cannot hold another DDS (%s); use a struct or an array", ty_str(e));
+			fail_ts(ts->elem, "a dvector cannot hold another DDS ('%s'); its elements can be scalars, "
+			        "arrays, structs or lists", ty_str(e));
 		return ty_dvec(e);
 	}
 	case TS_DMAP:
@@ -261,11 +290,15 @@ static Type *resolve(TypeSpec *ts)
 		Type *k = resolve(ts->key);
 		Type *v = resolve(ts->elem);
 		if (k->kind != TY_INT && k->kind != TY_LONG && k->kind != TY_STRING)
-			fail_ts(ts->key, "map keys must be int, long or string, not %s", ty_str(k));
+			fail_ts(ts->key, "%s", format("the keys of a %s must be int, long or string, not '%s'%s",
+			        ts->kind == TS_DMAP ? "dmap" : "dmultimap", ty_str(k),
+			        ty_is_float(k) ? "; round a float key to an integer first, as in long(x * 10)" : ""));
 		if (v->kind == TY_VOID)
 			fail_ts(ts->elem, "map of %s", "void");
 		if (ty_has_dds(v))
-			fail_ts(ts->elem, "a DDS cannot hold another DDS (%s); use a struct or an array", ty_str(v));
+			fail_ts(ts->elem, "%s", format("a %s cannot hold another DDS ('%s'); its values can be "
+			        "scalars, arrays, structs or lists", ts->kind == TS_DMAP ? "dmap" : "dmultimap",
+			        ty_str(v)));
 		return ty_dmap(k, v, ts->kind == TS_DMMAP);
 	}
 	}
@@ -301,10 +334,70 @@ static bool assignable(Type *to, Type *from)
 	return false;
 }
 
-static void expect_assignable(Node *at, Type *to, Node *e, const char *what)
+/* The first token of an expression: a message about all of it points there. */
+static Node *start_of(Node *e)
 {
-	if (!assignable(to, e->ty))
-		fail(at, "cannot %s '%s' to '%s'", what, ty_str(e->ty), ty_str(to));
+	for (;;) {
+		switch (e->kind) {
+		case N_BINARY: case N_ASSIGN: case N_INDEX: case N_FIELD:
+			e = e->lhs;
+			break;
+		case N_COND:
+			e = e->cond;
+			break;
+		case N_INCDEC:
+			if (!e->postfix)
+				return e;
+			e = e->lhs;
+			break;
+		default:
+			return e;
+		}
+	}
+}
+
+/* What to do about a `from` where a `to` is expected ("" if nothing to say). */
+static const char *mismatch_hint(Type *to, Node *e)
+{
+	Type *from = e->ty;
+	if (to->kind == TY_BOOL && ty_is_num(from))
+		return format("; compare the number to get a bool, as in '%s != 0'",
+		              e->kind == N_NAME ? S(e->name) : "x");
+	if (ty_is_num(to) && from->kind == TY_BOOL)
+		return format("; convert it with %s(...)", ty_str(to));
+	if (from->kind == TY_STRUCT) {
+		Node *best = NULL;
+		for (Node *f = from->sdecl->args; f; f = f->next)
+			if (f->ty == to || (!best && assignable(to, f->ty)))
+				best = f;
+		if (best)
+			return format("; use one of its fields, such as '.%s'", S(best->name));
+	}
+	return "";
+}
+
+/* Fail with "msg; hint" at the start of e if its value cannot be stored
+ * where a `to` is expected.  msg is built only when it is needed. */
+static void expect_assignable(Node *e, Type *to, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void expect_assignable(Node *e, Type *to, const char *fmt, ...)
+{
+	if (assignable(to, e->ty))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = vformat(fmt, ap);
+	va_end(ap);
+	fail(start_of(e), "%s%s", msg, mismatch_hint(to, e));
+}
+
+/* "'x' of type 'int'", "an element of type 'float'": the target of a store. */
+static const char *target_desc(Node *lhs)
+{
+	if (lhs->kind == N_NAME)
+		return format("'%s' of type '%s'", S(lhs->name), ty_str(lhs->ty));
+	if (lhs->kind == N_FIELD)
+		return format("field '%s' of type '%s'", S(lhs->name), ty_str(lhs->ty));
+	return format("an element of type '%s'", ty_str(lhs->ty));
 }
 
 static bool is_reduce_var(Node *loop, Sym *s)
@@ -320,8 +413,53 @@ static const char *loopword(Node *loop)
 	return loop->kind == N_ASYNC ? "async for" : "sync for";
 }
 
-/* Check that e denotes storage the current context may write. */
-static void check_lvalue(Node *e, const char *verb)
+/* "an async for", "a sync for": for messages. */
+static const char *a_loop(Node *loop)
+{
+	return loop->kind == N_ASYNC ? "an async for" : "a sync for";
+}
+
+/* The reduction that would make `how` (an assignment, ++/-- or push to
+ * the variable s) legal in a loop body, or NULL if there is no clear one. */
+static const char *guess_reduction(Node *how, Sym *s)
+{
+	if (how->kind == N_INCDEC)
+		return "+";
+	if (how->kind != N_ASSIGN)
+		return NULL;
+	switch (how->op) {
+	case TK_PLUS: case TK_MINUS: return "+";
+	case TK_STAR: return "*";
+	case TK_AND: return "&";
+	case TK_OR: return "|";
+	case TK_XOR: return "^";
+	case TK_ASSIGN: break;
+	default: return NULL;
+	}
+	Node *r = how->rhs, *x = NULL, *y = NULL;
+	if (r->kind == N_CALL && r->args) {
+		x = r->args;
+		y = x->next;
+	} else if (r->kind == N_BINARY) {
+		x = r->lhs;
+		y = r->rhs;
+	}
+	if (!(x && x->kind == N_NAME && x->sym == s) && !(y && y->kind == N_NAME && y->sym == s))
+		return NULL;
+	if (r->kind == N_CALL && (r->builtin == B_MAX || r->builtin == B_MIN))
+		return r->builtin == B_MAX ? "max" : "min";
+	if (r->kind == N_BINARY && (r->op == TK_PLUS || r->op == TK_MINUS))
+		return "+";
+	if (r->kind == N_BINARY && r->op == TK_STAR)
+		return "*";
+	if (r->kind == N_BINARY && (r->op == TK_OROR || r->op == TK_ANDAND))
+		return r->op == TK_OROR ? "||" : "&&";
+	return NULL;
+}
+
+/* Check that e denotes storage the current context may write; `how` is
+ * the assignment, ++/-- or call that writes it. */
+static void check_lvalue(Node *e, Node *how, const char *verb)
 {
 	Node *b = e;
 	while (b->kind == N_INDEX || b->kind == N_FIELD) {
@@ -338,19 +476,25 @@ static void check_lvalue(Node *e, const char *verb)
 		fail_note(e, format("cannot assign to const '%s'", s->name), s->decl, "declared here");
 	if (s->vclass == V_PARAM)
 		fail_note(e, format("cannot assign to param '%s': params are set on the command line",
-		                    s->name), s->decl, "declared here");
+		                    s->name), s->decl,
+		          format("declared here; to change the value, copy it into a variable: %s x = %s;",
+		                 ty_str(s->ty), s->name));
 	if (s->readonly)
 		fail_note(e, format("'%s' is read-only here", s->name), s->decl,
 		          s->vclass == V_ARG ? "parameters holding lists are borrowed; copy into a local to change it"
 		                             : "the element variable of a sync for is a copy of the DDS element; write the DDS instead");
 	Node *loop = ctx.loop;
-	if (loop && !ty_is_dds(s->ty) && s->loop != loop && !s->in_func) {
-		if (loop->kind == N_ASYNC && loop->init && loop->init->sym == s)
-			fail(e, "the loop variable '%s' of an async for cannot be assigned", s->name);
-		if (!is_reduce_var(loop, s))
-			fail_note(e, format("%s body cannot assign driver variable '%s'", loopword(loop), s->name),
-			          loop, format("to combine values across iterations, add reduce(op: %s) to this loop, "
-			                       "or declare the variable inside the loop body", s->name));
+	if (loop && loop->kind == N_ASYNC && loop->init && loop->init->sym == s)
+		fail_note(e, format("the loop variable '%s' of an async for cannot be %s", s->name, verb),
+		          loop->init, format("each iteration has its own '%s', and the runtime chooses the "
+		                             "worker that runs it; to step by k, loop over the number of "
+		                             "steps and use k * %s", s->name, s->name));
+	if (loop && !ty_is_dds(s->ty) && s->loop != loop && !s->in_func && !is_reduce_var(loop, s)) {
+		const char *op = guess_reduction(how, s);
+		fail_note(e, format("%s body cannot assign driver variable '%s'", a_loop(loop), s->name),
+		          loop, format("to combine '%s' across iterations, add reduce(%s: %s) to this loop; "
+		                       "for a temporary, declare it inside the loop body", s->name,
+		                       op ? op : "op", s->name));
 	}
 }
 
@@ -375,7 +519,7 @@ static Node *arg(Node *call, int i)
 static void no_io_in_loop(Node *call, const char *what)
 {
 	if (ctx.loop)
-		fail_note(call, format("%s is not allowed in a %s body", what, loopword(ctx.loop)), ctx.loop,
+		fail_note(call, format("%s is not allowed in %s body", what, a_loop(ctx.loop)), ctx.loop,
 		          "iterations run on many workers in an order the runtime chooses; "
 		          "collect values with reduce(...) and use them after the loop");
 }
@@ -383,10 +527,35 @@ static void no_io_in_loop(Node *call, const char *what)
 static void check_map_key(Node *m, Node *k)
 {
 	if (!assignable(m->ty->key, k->ty) || (ty_is_int(m->ty->key) != ty_is_int(k->ty)))
-		fail(k, "key of %s must be %s, not %s", ty_str(m->ty), ty_str(m->ty->key), ty_str(k->ty));
+		fail(start_of(k), "the key of a '%s' must be '%s', not '%s'", ty_str(m->ty), ty_str(m->ty->key),
+		     ty_str(k->ty));
 }
 
 static bool is_map(Type *t) { return t->kind == TY_DMAP || t->kind == TY_DMMAP; }
+
+/* Where character i of the decoded string literal s is in the source. */
+static Node *str_pos(Node *s, int64_t i)
+{
+	const char *p = s->file->text + s->off + 1;
+	for (int64_t k = 0; k < i && *p != '"'; k++)
+		p += *p == '\\' ? 2 : 1;
+	Node *n = xcalloc(1, sizeof *n);
+	n->file = s->file;
+	n->off = (int)(p - s->file->text);
+	return n;
+}
+
+/* The conversion that prints a value of type t, or NULL. */
+static const char *conversion_for(Type *t)
+{
+	if (ty_is_int(t) || t->kind == TY_BOOL)
+		return "%d";
+	if (ty_is_float(t))
+		return "%f";
+	if (t->kind == TY_STRING)
+		return "%s";
+	return NULL;
+}
 
 static void check_print(Node *call)
 {
@@ -394,40 +563,57 @@ static void check_print(Node *call)
 	if (!f)
 		fail(call, "print needs a format string");
 	if (f->kind != N_STR)
-		fail(f, "the format of print must be a string literal");
+		fail(f, "the format of print must be a string literal; to print a string value, write "
+		     "print(\"%%s\", value)");
 	Node *a = f->next;
 	int argno = 2;
-	for (const char *s = f->sval; *s; s++) {
-		if (*s != '%')
+	const char *fs = f->sval;
+	for (int64_t i = 0; i < f->ival; i++) {
+		if (fs[i] != '%')
 			continue;
-		const char *start = s++;
-		if (*s == '%')
+		int64_t start = i++;
+		if (fs[i] == '%')
 			continue;
-		while (*s && strchr("-+ #0", *s)) s++;
-		while (*s >= '0' && *s <= '9') s++;
-		if (*s == '.') {
-			s++;
-			while (*s >= '0' && *s <= '9') s++;
+		while (i < f->ival && strchr("-+ #0", fs[i])) i++;
+		while (fs[i] >= '0' && fs[i] <= '9') i++;
+		if (fs[i] == '.') {
+			i++;
+			while (fs[i] >= '0' && fs[i] <= '9') i++;
 		}
-		if (*s == '*')
-			fail(f, "'*' widths are not supported in print formats");
-		char c = *s;
+		if (fs[i] == '*')
+			fail(str_pos(f, i), "'*' widths are not supported in print formats");
+		char c = fs[i];
+		int len = (int)(i - start + (c != 0));
+		if (c && strchr("hlLqjzt", c)) {
+			int64_t e = i;
+			while (fs[e] && strchr("hlLqjzt", fs[e])) e++;
+			fail(str_pos(f, i), "'%.*s': print formats take no size modifiers; write '%.*s%c' for "
+			     "every integer type", (int)(e - start + (fs[e] != 0)), fs + start, (int)(i - start),
+			     fs + start, fs[e] && strchr("diuxXo", fs[e]) ? fs[e] : 'd');
+		}
 		if (!c || !strchr("diuxXocfeEgGs", c))
-			fail(f, "unknown conversion '%.*s' in print format", (int)(s - start + (c != 0)), start);
+			fail(str_pos(f, start), "unknown conversion '%.*s' in print format", len, fs + start);
 		if (!a)
-			fail(f, "too few arguments for the format: '%.*s' has no argument", (int)(s - start + 1), start);
+			fail(str_pos(f, start), "too few arguments for the format: '%.*s' has no argument", len,
+			     fs + start);
 		Type *t = a->ty;
 		bool ok = strchr("diuxXoc", c) ? ty_is_int(t) || t->kind == TY_BOOL
 		        : c == 's' ? t->kind == TY_STRING : ty_is_num(t);
+		const char *use = conversion_for(t);
 		if (!ok)
-			fail(a, "'%%%c' in the format expects %s, but argument %d has type '%s'", c,
-			     strchr("diuxXoc", c) ? "an integer" : c == 's' ? "a string" : "a number",
-			     argno, ty_str(t));
+			fail(start_of(a), "'%.*s' in the format expects %s, but argument %d has type '%s'%s", len,
+			     fs + start, strchr("diuxXoc", c) ? "an integer" : c == 's' ? "a string" : "a number",
+			     argno, ty_str(t), use ? format("; use '%s' for a '%s'", use, ty_str(t)) : "");
 		a = a->next;
 		argno++;
 	}
-	if (a)
-		fail(a, "too many arguments for the format");
+	if (a) {
+		int nconv = argno - 2, nargs = nconv;
+		for (Node *b = a; b; b = b->next)
+			nargs++;
+		fail(start_of(a), "too many arguments for the format: it has %d conversion%s, but %d value%s "
+		     "follow%s it", nconv, nconv == 1 ? "" : "s", nargs, nargs == 1 ? "" : "s", nargs == 1 ? "s" : "");
+	}
 }
 
 static void uses_rng(void)
@@ -454,12 +640,24 @@ static Builtin find_builtin(const char *name)
 	return B_NONE;
 }
 
+/* A function or built-in whose name is close to `name`. */
+static const char *suggest_func(const char *name)
+{
+	const char *best = NULL;
+	int bd = 3;
+	for (int i = 0; i < funcs.n; i++)
+		consider(name, ((Sym *)funcs.v[i])->name, &best, &bd);
+	for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		consider(name, builtins[i].name, &best, &bd);
+	return best;
+}
+
 static Type *check_builtin(Node *e, Builtin b, const char *name)
 {
 	e->builtin = b;
 	if (b == B_LOAD || b == B_UNIFORM || b == B_NORMAL)
-		fail(e, "%s(...) can only initialise a dvector: dvector<T> D%s = %s(...);", name,
-		     b == B_LOAD ? "" : "(n)", name);
+		fail(e, "%s(...) can only be the initialiser of a dvector declaration, as in: "
+		     "dvector<T> D%s = %s(...);", name, b == B_LOAD ? "" : "(n)", name);
 	for (Node *a = e->args; a; a = a->next)
 		check_expr(a);
 	switch (b) {
@@ -476,8 +674,9 @@ static Type *check_builtin(Node *e, Builtin b, const char *name)
 		Node *l = arg(e, 0), *v = arg(e, 1);
 		if (l->ty->kind != TY_LIST)
 			fail(l, "push needs a list, not '%s'", ty_str(l->ty));
-		check_lvalue(l, "modified");
-		expect_assignable(v, l->ty->elem, v, "push");
+		check_lvalue(l, e, "modified");
+		expect_assignable(v, l->ty->elem, "cannot push a value of type '%s' onto a '%s'",
+		                  ty_str(v->ty), ty_str(l->ty));
 		return ty_void;
 	}
 	case B_INSERT: {
@@ -486,7 +685,8 @@ static Type *check_builtin(Node *e, Builtin b, const char *name)
 		if (!is_map(m->ty))
 			fail(m, "insert needs a dmap or dmultimap, not '%s'", ty_str(m->ty));
 		check_map_key(m, arg(e, 1));
-		expect_assignable(arg(e, 2), m->ty->elem, arg(e, 2), "insert");
+		expect_assignable(arg(e, 2), m->ty->elem, "cannot insert a value of type '%s' into a '%s'",
+		                  ty_str(arg(e, 2)->ty), ty_str(m->ty));
 		return ty_void;
 	}
 	case B_CONTAINS: case B_COUNT: case B_ERASE: {
@@ -503,7 +703,8 @@ static Type *check_builtin(Node *e, Builtin b, const char *name)
 		if (m->ty->kind != TY_DMAP)
 			fail(m, "get needs a dmap, not '%s'", ty_str(m->ty));
 		check_map_key(m, arg(e, 1));
-		expect_assignable(arg(e, 2), m->ty->elem, arg(e, 2), "use");
+		expect_assignable(arg(e, 2), m->ty->elem, "the default of get must be a '%s' (a value of "
+		                  "the map), not '%s'", ty_str(m->ty->elem), ty_str(arg(e, 2)->ty));
 		return m->ty->elem;
 	}
 	case B_MIN: case B_MAX: {
@@ -569,13 +770,14 @@ static Type *check_call(Node *e)
 		return check_builtin(e, b, name);
 	Sym *s = lookup(name);
 	if (!s) {
-		const char *sg = suggest(name);
+		const char *sg = suggest_func(name);
 		if (sg)
 			fail(e, "call to undefined function '%s'; did you mean '%s'?", name, sg);
 		fail(e, "call to undefined function '%s'", name);
 	}
 	if (s->kind != SYM_FUNC)
-		fail_note(e, format("'%s' is a %s, not a function", name, ty_str(s->ty)), s->decl, "declared here");
+		fail_note(e, format("'%s' is a variable of type '%s', not a function", name, ty_str(s->ty)),
+		          s->decl, "declared here");
 	e->sym = s;
 	int want = 0, have = 0;
 	for (Node *p = s->decl->args; p; p = p->next)
@@ -716,23 +918,24 @@ static Type *check_expr_inner(Node *e)
 		if (!is_lvalue_expr(e->lhs))
 			fail(e, "the left side of an assignment must be a variable or an element");
 		if (ty_is_dds(l))
-			fail(e, "a %s cannot be assigned as a whole; assign its elements", ty_str(l));
-		check_lvalue(e->lhs, "assigned");
+			fail(e, "a '%s' cannot be assigned as a whole; assign its elements", ty_str(l));
+		check_lvalue(e->lhs, e, "assigned");
 		if (e->op == TK_ASSIGN) {
-			expect_assignable(e, l, e->rhs, "assign");
+			expect_assignable(e->rhs, l, "cannot assign a value of type '%s' to %s",
+			                  ty_str(r), target_desc(e->lhs));
 			return l;
 		}
 		/* x op= y is x = x op y with x evaluated once. */
 		Type *t = binary_type(e, e->op, l, r);
 		if (!assignable(l, t))
-			fail(e, "cannot assign '%s' to '%s'", ty_str(t), ty_str(l));
+			fail(e, "cannot assign the result, of type '%s', to %s", ty_str(t), target_desc(e->lhs));
 		return l;
 	}
 	case N_INCDEC: {
 		Type *t = check_expr(e->lhs);
 		if (!is_lvalue_expr(e->lhs) || !ty_is_num(t))
 			fail(e, "'%s' needs a numeric variable or element", opname(e->op));
-		check_lvalue(e->lhs, "modified");
+		check_lvalue(e->lhs, e, "modified");
 		return t;
 	}
 	case N_COND: {
@@ -768,7 +971,8 @@ static Type *check_expr_inner(Node *e)
 			fail(e->rhs, "index must be an integer, not '%s'", ty_str(i));
 		int64_t k;
 		if (b->kind == TY_ARRAY && const_int(e->rhs, &k) && (k < 0 || k >= b->len))
-			fail(e->rhs, "index %lld is out of range for '%s'", (long long)k, ty_str(b));
+			fail(e->rhs, "index %lld is out of range for '%s' (valid indices are 0 to %lld)", (long long)k,
+			     ty_str(b), (long long)b->len - 1);
 		return b->elem;
 	}
 	case N_FIELD: {
@@ -782,7 +986,12 @@ static Type *check_expr_inner(Node *e)
 				e->sym = f->sym;
 				return f->ty;
 			}
-		fail_note(e, format("struct %s has no field '%s'", ty_str(b), S(e->name)), b->sdecl,
+		const char *best = NULL;
+		int bd = 3;
+		for (Node *f = b->sdecl->args; f; f = f->next)
+			consider(S(e->name), S(f->name), &best, &bd);
+		fail_note(e, format("struct %s has no field '%s'%s", ty_str(b), S(e->name),
+		                    best ? format("; did you mean '%s'?", best) : ""), b->sdecl,
 		          "struct declared here");
 	}
 	default:
@@ -864,7 +1073,12 @@ static void check_dvec_init(Node *d, Type *t)
 	check_expr(in);
 	if (!d->size)
 		fail(in, "a dvector filled with a value needs its size: dvector<T> %s(n) = value;", S(d->name));
-	expect_assignable(in, t->elem, in, "fill a dvector of");
+	if (!assignable(t->elem, in->ty) && (t->elem->kind == TY_ARRAY || t->elem->kind == TY_STRUCT) &&
+	    ((in->kind == N_INT && in->ival == 0) || (in->kind == N_FLOAT && in->fval == 0)))
+		fail(in, "cannot fill a '%s' with a number; a dvector created with a size starts "
+		     "with all elements zero, so leave out the initialiser", ty_str(t));
+	expect_assignable(in, t->elem, "cannot fill a '%s' with a value of type '%s'", ty_str(t),
+	                  ty_str(in->ty));
 }
 
 static void check_var(Node *d)
@@ -882,12 +1096,15 @@ static void check_var(Node *d)
 			if (!strcmp(name, reserved[i]))
 				fail(d, "'%s' cannot be a param: --%s is an option of every program", name, name);
 		check_expr(d->init);
-		if (!is_constant(d->init))
-			fail(d->init, "the default of param '%s' must be a constant", name);
+		if (!is_constant(d->init)) {
+			Node *bad = non_constant_part(d->init);
+			fail(bad ? bad : d->init, "the default of param '%s' must be a constant%s", name,
+			     why_not_constant(d->init));
+		}
 		if (t->kind == TY_STRING ? d->init->ty->kind != TY_STRING : !assignable(t, d->init->ty) ||
 		    (t->kind == TY_BOOL) != (d->init->ty->kind == TY_BOOL))
-			fail(d->init, "cannot initialise param '%s' of type '%s' with '%s'", name, ty_str(t),
-			     ty_str(d->init->ty));
+			fail(d->init, "cannot initialise param '%s' of type '%s' with a value of type '%s'", name,
+			     ty_str(t), ty_str(d->init->ty));
 		Sym *s = declare(d, name, SYM_VAR, t);
 		s->vclass = V_PARAM;
 		return;
@@ -897,7 +1114,8 @@ static void check_var(Node *d)
 			fail(d, "%s '%s' declared in function '%s': DDSs live in driver code", ty_str(t), name,
 			     S(ctx.func->name));
 		if (ctx.loop)
-			fail_note(d, format("%s '%s' declared in a loop body: DDSs live in driver code", ty_str(t), name),
+			fail_note(d, format("%s '%s' declared in a loop body: DDSs live in driver code; declare it "
+			                           "before the loop", ty_str(t), name),
 			          ctx.loop, "the loop starts here");
 		if (d->vclass == V_CONST)
 			fail(d, "a DDS cannot be const");
@@ -916,7 +1134,8 @@ static void check_var(Node *d)
 		fail(d->size, "only a dvector takes a size in parentheses");
 	if (d->init) {
 		check_expr(d->init);
-		expect_assignable(d->init, t, d->init, "initialise");
+		expect_assignable(d->init, t, "cannot initialise '%s' of type '%s' with a value of type '%s'",
+		                  name, ty_str(t), ty_str(d->init->ty));
 		if (t->kind == TY_BOOL && d->init->ty->kind != TY_BOOL)
 			fail(d->init, "cannot initialise '%s' of type 'bool' with '%s'", name, ty_str(d->init->ty));
 	}
@@ -925,8 +1144,11 @@ static void check_var(Node *d)
 			fail_ts(d->ts, "a const must be a scalar or a string, not '%s'", ty_str(t));
 		if (!d->init)
 			fail(d, "const '%s' needs a value", name);
-		if (!is_constant(d->init))
-			fail(d->init, "the value of const '%s' must be a constant expression", name);
+		if (!is_constant(d->init)) {
+			Node *bad = non_constant_part(d->init);
+			fail(bad ? bad : d->init, "the value of const '%s' must be a constant expression%s", name,
+			     why_not_constant(d->init));
+		}
 	}
 	Sym *s = declare(d, name, SYM_VAR, t);
 	s->vclass = d->vclass;
@@ -942,7 +1164,8 @@ static void check_assign_bool(Node *at, Type *to, Node *e)
 
 /* ---- parallel loops ---- */
 
-static const char *async_form = "an async for has the form 'async for (long i = start; i < end; i++)'";
+#define ASYNC_SHAPE "'async for (long i = start; i < end; i++)'"
+static const char *async_form = "an async for has the form " ASYNC_SHAPE;
 
 static void check_reduce(Node *loop)
 {
@@ -951,11 +1174,20 @@ static void check_reduce(Node *loop)
 		for (Node *v = r->lhs; v; v = v->next) {
 			const char *name = S(v->name);
 			Sym *s = lookup(name);
-			if (!s || s->kind != SYM_VAR)
-				fail(v, "reduce names an undefined variable '%s'", name);
+			if (!s || s->kind != SYM_VAR) {
+				const char *sg = suggest(name);
+				if (sg)
+					fail(v, "reduce names an undefined variable '%s'; did you mean '%s'?", name, sg);
+				fail(v, "reduce names an undefined variable '%s'; declare it before the loop", name);
+			}
 			v->sym = s;
+			if (loop->kind == N_ASYNC && loop->init->sym == s)
+				fail(v, "cannot reduce into the loop variable '%s'", name);
 			if (s->vclass == V_CONST || s->vclass == V_PARAM)
-				fail(v, "cannot reduce into %s '%s'", s->vclass == V_CONST ? "const" : "param", name);
+				fail_note(v, format("cannot reduce into %s '%s': it cannot be assigned",
+				                    s->vclass == V_CONST ? "const" : "param", name), s->decl,
+				          format("declared here; reduce into a variable, as in: %s sum = %s;",
+				                 ty_str(s->ty), name));
 			Type *t = s->ty;
 			const char *op = S(r->name);
 			bool ok;
@@ -969,8 +1201,21 @@ static void check_reduce(Node *loop)
 				ok = ty_is_num(t);
 			else {
 				Sym *f = lookup(op);
-				if (!f || f->kind != SYM_FUNC)
+				if (!f || f->kind != SYM_FUNC) {
+					static const char *words[][2] = {
+						{"sum", "+"}, {"add", "+"}, {"plus", "+"}, {"prod", "*"}, {"product", "*"},
+						{"mul", "*"}, {"times", "*"}, {"and", "&&"}, {"all", "&&"}, {"or", "||"},
+						{"any", "||"}, {"maximum", "max"}, {"minimum", "min"},
+					};
+					Buf names = {0};
+					for (Node *x = r->lhs; x; x = x->next)
+						buf_printf(&names, "%s%s", x == r->lhs ? "" : ", ", S(x->name));
+					for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+						if (!strcmp(op, words[i][0]))
+							fail(r, "unknown reduction '%s'; did you mean reduce(%s: %s)?", op,
+							     words[i][1], names.s);
 					fail(r, "unknown reduction '%s': use +, *, min, max, &&, ||, &, |, ^ or a function", op);
+				}
 				Node *p1 = f->decl->args, *p2 = p1 ? p1->next : NULL;
 				if (!p2 || p2->next || p1->sym->ty != t || p2->sym->ty != t || f->ty != t)
 					fail_note(r, format("reduction function '%s' must take two '%s' and return '%s'",
@@ -992,12 +1237,12 @@ static void check_reduce(Node *loop)
 static void enter_parallel(Node *loop)
 {
 	if (ctx.func)
-		fail(loop, "%s in function '%s': parallel loops may appear only in driver code", loopword(loop),
-		     S(ctx.func->name));
+		fail(loop, "%s in function '%s': parallel loops may appear only in driver code; use a plain "
+		     "for loop here", loopword(loop), S(ctx.func->name));
 	if (ctx.loop)
-		fail_note(loop, format("%s inside a %s body: parallel loops cannot be nested", loopword(loop),
-		                       loopword(ctx.loop)),
-		          ctx.loop, "the enclosing parallel loop is here; make the inner loop a plain for");
+		fail_note(loop, format("%s inside %s body: parallel loops cannot be nested", loopword(loop),
+		                       a_loop(ctx.loop)),
+		          ctx.loop, "the enclosing parallel loop is here; make one of the two a plain for loop");
 	loop->li = xcalloc(1, sizeof *loop->li);
 	loop->li->id = ++prog->nloops;
 	vec_push(&prog->loops, loop);
@@ -1013,7 +1258,8 @@ static void check_async(Node *loop)
 	enter_parallel(loop);
 	Node *init = loop->init;
 	if (!init || init->kind != N_VAR)
-		fail(loop, "%s: it must declare its loop variable", async_form);
+		fail(init ? start_of(init->lhs) : loop, "an async for must declare its loop variable: "
+		     ASYNC_SHAPE);
 	open_scope();
 	check_var(init);
 	Sym *iv = init->sym;
@@ -1025,6 +1271,9 @@ static void check_async(Node *loop)
 	if (!c)
 		fail(loop, "%s: the condition is missing", async_form);
 	check_expr(c);
+	if (c->kind == N_BINARY && c->op == TK_LE && is_var(c->lhs, iv))
+		fail(c, "the condition of an async for must be '%s < end'; for '%s <= n', write '%s < n + 1'",
+		     iv->name, iv->name, iv->name);
 	if (c->kind != N_BINARY || c->op != TK_LT || !is_var(c->lhs, iv))
 		fail(c, "the condition of an async for must be '%s < end'", iv->name);
 	Node *s = loop->step;
@@ -1035,6 +1284,12 @@ static void check_async(Node *loop)
 	bool ok = (s->kind == N_INCDEC && s->op == TK_INC && is_var(s->lhs, iv)) ||
 	          (s->kind == N_ASSIGN && s->op == TK_PLUS && is_var(s->lhs, iv) &&
 	           const_int(s->rhs, &one) && one == 1);
+	int64_t k;
+	if (!ok && s->kind == N_ASSIGN && s->op == TK_PLUS && is_var(s->lhs, iv) && const_int(s->rhs, &k) &&
+	    k > 1)
+		fail(s, "the step of an async for must be '%s++'; to step by %lld, loop over the steps, "
+		     "'k < (end - start + %lld) / %lld', and use 'start + %lld * k' as the index", iv->name,
+		     (long long)k, (long long)k - 1, (long long)k, (long long)k);
 	if (!ok)
 		fail(s, "the step of an async for must be '%s++': iterations are the integers from start to end",
 		     iv->name);
@@ -1095,10 +1350,11 @@ static void check_with(Node *loop)
 			fail(w, "unknown sync for option '%s' (expected bsp, ssp(s), hybrid, batch = M, recon = on|off)", n);
 		}
 	}
+	/* The with clause always has an item: the grammar requires one. */
 	if (!have_model)
-		fail(loop, "sync for needs a model in its with clause: bsp, ssp(s) or hybrid");
+		fail(loop->clauses, "sync for needs a model in its with clause: bsp, ssp(s) or hybrid");
 	if (!have_batch)
-		fail(loop, "sync for needs a mini-batch size in its with clause: batch = M");
+		fail(loop->clauses, "sync for needs a mini-batch size in its with clause: batch = M");
 }
 
 static void check_sync(Node *loop)
@@ -1106,14 +1362,15 @@ static void check_sync(Node *loop)
 	enter_parallel(loop);
 	Type *d = check_expr(loop->lhs);
 	if (d->kind != TY_DVEC)
-		fail(loop->lhs, "sync for iterates over a dvector, not '%s'", ty_str(d));
+		fail(loop->lhs, "sync for iterates over a dvector, not '%s'%s", ty_str(d),
+		     d->kind == TY_LIST || d->kind == TY_ARRAY ? "; use a plain for loop" : "");
 	check_with(loop);
 	open_scope();
 	Node *v = loop->init;
 	Type *t = resolve(v->ts);
 	if (t != d->elem)
-		fail(v, "the element variable has type '%s', but the dvector holds '%s'", ty_str(t),
-		     ty_str(d->elem));
+		fail(v, "the element variable has type '%s', but the dvector holds '%s'; declare it as '%s %s'",
+		     ty_str(t), ty_str(d->elem), ty_str(d->elem), S(v->name));
 	check_reduce(loop);
 	Ctx saved = ctx;
 	ctx.loop = loop;
@@ -1180,7 +1437,7 @@ static void check_stmt(Node *s)
 		const char *w = s->kind == N_BREAK ? "break" : "continue";
 		if (ctx.seqloops == 0) {
 			if (ctx.loop && s->kind == N_BREAK)
-				fail_note(s, format("break cannot leave a %s body", loopword(ctx.loop)), ctx.loop,
+				fail_note(s, format("break cannot leave %s body", a_loop(ctx.loop)), ctx.loop,
 				          "every iteration of a parallel loop runs; use continue to skip the rest of one");
 			if (!ctx.loop)
 				fail(s, "%s is not inside a loop", w);
@@ -1189,8 +1446,8 @@ static void check_stmt(Node *s)
 	}
 	case N_RETURN:
 		if (ctx.loop)
-			fail(s, "return is not allowed in a %s body (use continue to end an iteration)",
-			     loopword(ctx.loop));
+			fail_note(s, format("return is not allowed in %s body; use continue to end an iteration",
+			                    a_loop(ctx.loop)), ctx.loop, "the loop starts here");
 		if (!ctx.func)
 			fail(s, "return outside a function");
 		{
@@ -1203,7 +1460,8 @@ static void check_stmt(Node *s)
 			check_expr(s->lhs);
 			if (rt->kind == TY_VOID)
 				fail(s->lhs, "function '%s' returns void; it cannot return a value", S(ctx.func->name));
-			expect_assignable(s->lhs, rt, s->lhs, "return");
+			expect_assignable(s->lhs, rt, "function '%s' returns '%s', not '%s'", S(ctx.func->name),
+			                  ty_str(rt), ty_str(s->lhs->ty));
 			check_assign_bool(s->lhs, rt, s->lhs);
 		}
 		return;
@@ -1323,7 +1581,8 @@ static void check_struct(Node *sd)
 		if (t->kind == TY_VOID)
 			fail(f, "field '%s' declared void", S(f->name));
 		if (ty_is_dds(t))
-			fail(f, "a struct cannot hold a %s (a DDS cannot be inside another data structure)", ty_str(t));
+			fail(f, "a struct cannot hold a '%s': a DDS cannot be inside another data structure; "
+			     "declare it as a variable of its own", ty_str(t));
 		for (Node *g = sd->args; g != f; g = g->next)
 			if (g->name.len == f->name.len && !memcmp(g->name.p, f->name.p, f->name.len))
 				fail_note(f, format("duplicate field '%s'", S(f->name)), g, "first declared here");
@@ -1368,8 +1627,8 @@ static void propagate(void)
 		Node *c = loop_calls.v[i], *loop = loop_of_call.v[i];
 		Sym *g = c->sym;
 		if (g->does_io)
-			fail_note(c, format("'%s' does I/O, which is not allowed in a %s body", g->name,
-			                    loopword(loop)), g->io_site, "the I/O happens here");
+			fail_note(c, format("'%s' does I/O, which is not allowed in %s body", g->name,
+			                    a_loop(loop)), g->io_site, "the I/O happens here");
 		if (g->uses_rng)
 			loop->li->uses_rng = true;
 	}

@@ -12,6 +12,7 @@
 
 %include {
 #include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sapc.h"
@@ -208,9 +209,10 @@ arglist(A) ::= expr(E).                                     { A = E; }
 arglist(A) ::= arglist(L) COMMA expr(E).                    { A = ast_append(L, E); }
 
 %code {
-/* Would the parser accept `extra` and then `t` in its current state?  Run
- * on a copy, to suggest the token a syntax error is missing. */
-int parse_would_accept(void *parser, int extra, Tok t)
+/* Feed tokens of the given kinds (all at t) to a copy of the parser: does
+ * it take them all without a syntax error?  For the messages of syntax
+ * errors, which suggest the token that would let the parse go on. */
+static int trial_parse(void *parser, const int *kinds, int n, Tok t)
 {
 	yyParser *orig = parser;
 	yyParser *cp = malloc(sizeof *cp);
@@ -221,15 +223,42 @@ int parse_would_accept(void *parser, int extra, Tok t)
 	bool saved = pp->failed;
 	pp->trial = true;
 	pp->trial_failed = false;
-	Tok x = t;
-	x.kind = extra;
-	SapParse(cp, extra, x, pp);
-	if (!pp->trial_failed)
-		SapParse(cp, t.kind, t, pp);
+	for (int i = 0; i < n && !pp->trial_failed; i++) {
+		Tok x = t;
+		x.kind = kinds[i];
+		SapParse(cp, kinds[i], x, pp);
+	}
 	int ok = !pp->trial_failed;
 	pp->trial = false;
 	pp->failed = saved;
 	free(cp);
 	return ok;
+}
+
+/* Would the parser accept `extra` and then `t` in its current state? */
+int parse_would_accept(void *parser, int extra, Tok t)
+{
+	int kinds[] = {extra, t.kind};
+	return trial_parse(parser, kinds, 2, t);
+}
+
+/* Copy the state of parser src, parsing for p, into dst (both from
+ * SapParseAlloc): the live part of the stack only, so it is cheap enough
+ * for every name. */
+void parse_copy(void *dst, void *src, Program *p)
+{
+	yyParser *d = dst, *s = src;
+	size_t live = (size_t)(s->yytos - s->yystack) + 1;
+	memcpy(d, s, offsetof(yyParser, yystack));
+	d->p = p;
+	memcpy(d->yystack, s->yystack, live * sizeof s->yystack[0]);
+	d->yytos = d->yystack + (live - 1);
+	d->yystackEnd = &d->yystack[YYSTACKDEPTH - 1];
+}
+
+/* Would the parser accept a token of this kind in its current state? */
+int parse_would_shift(void *parser, int kind, Tok t)
+{
+	return trial_parse(parser, &kind, 1, t);
 }
 }

@@ -153,7 +153,9 @@ loop:
 	float [fF]? { TOK(TK_FLOATLIT); }
 	int [lL]? { TOK(TK_INTLIT); }
 	(digit+ | "0" [xX] hex*) [a-zA-Z_0-9.]+ {
-		return error_at(lx, (const char *)start, "invalid number");
+		diag_error(lx->file, t->off, "invalid number '%.*s'", (int)(YYCURSOR - start),
+		           (const char *)start);
+		return -1;
 	}
 	"\"" ([^"\\\n\x00] | "\\" [^\n\x00])* "\"" { TOK(TK_STRLIT); }
 	"\"" {
@@ -209,8 +211,14 @@ loop:
 		return error_at(lx, (const char *)start, "non-ASCII character outside a string or comment");
 	}
 	* {
+		static const char *hints[128] = {
+			['#'] = "; comments start with //",
+			['@'] = "; for the dot product of two arrays, use dot(a, b)",
+			['\''] = "; strings are written in double quotes",
+		};
 		if (*start >= 0x20 && *start < 0x7f)
-			diag_error(lx->file, t->off, "unexpected character '%c'", *start);
+			diag_error(lx->file, t->off, "unexpected character '%c'%s", *start,
+			           hints[*start] ? hints[*start] : "");
 		else
 			diag_error(lx->file, t->off, "unexpected control character 0x%02x", *start);
 		return -1;

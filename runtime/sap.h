@@ -58,9 +58,9 @@ int sap_rank(void);
 int sap_nranks(void);
 uint32_t sap_seed(void);
 
-/* Report "file:line:col: error: message" (rank 0 only when every rank
- * reports the same error, otherwise with a rank tag) and end the job on
- * every rank with a non-zero status. */
+/* Report "file:line:col: error: message" (tagged "[rank R] " when the job
+ * has more than one rank) and end the job on every rank with a non-zero
+ * status. */
 _Noreturn void sap_fatal(const sap_site *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 _Noreturn void sap_oob(const sap_site *s, const char *what, int64_t i, int64_t n);
@@ -73,13 +73,17 @@ int64_t sap_mul_size(int64_t a, int64_t b, const sap_site *s);
 
 /* ==== Strings ========================================================= */
 
-/* Strings are immutable and live as long as the program. */
+/* Strings are immutable and live as long as the program.  NULL is the
+ * empty string, so zeroed storage (struct fields, new DDS elements) holds
+ * valid strings. */
 typedef const char *sap_str;
 
 sap_str sap_str_cat(sap_str a, sap_str b);
 sap_str sap_str_dup(const char *s, size_t n);
-static inline bool sap_str_eq(sap_str a, sap_str b) { return strcmp(a, b) == 0; }
-static inline int sap_str_cmp(sap_str a, sap_str b) { return strcmp(a, b); }
+static inline const char *sap_str_c(sap_str s) { return s ? s : ""; }
+static inline bool sap_str_eq(sap_str a, sap_str b) { return strcmp(sap_str_c(a), sap_str_c(b)) == 0; }
+static inline int sap_str_cmp(sap_str a, sap_str b) { return strcmp(sap_str_c(a), sap_str_c(b)); }
+static inline int64_t sap_str_len(sap_str s) { return s ? (int64_t)strlen(s) : 0; }
 
 /* ==== Local lists (list<T>) ========================================== */
 

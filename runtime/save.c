@@ -130,6 +130,7 @@ void sap_fmt_double(sap_out *o, double x)
 void sap_fmt_str(sap_out *o, sap_str x)
 {
 	field(o);
+	x = sap_str_c(x);
 	put(o, x, strlen(x));
 }
 

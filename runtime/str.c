@@ -39,6 +39,8 @@ sap_str sap_str_dup(const char *s, size_t n)
 
 sap_str sap_str_cat(sap_str a, sap_str b)
 {
+	a = sap_str_c(a);
+	b = sap_str_c(b);
 	size_t na = strlen(a), nb = strlen(b);
 	char *p = sap_arena_alloc(na + nb + 1);
 	memcpy(p, a, na);

@@ -10,6 +10,7 @@ run_tests = \
 	tests/run/params-bad.sap \
 	tests/run/params-set.sap \
 	tests/run/params.sap \
+	tests/run/sapc-options.sh \
 	tests/run/sgdmf-twin.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \

@@ -1,0 +1,1 @@
+autocmd BufRead,BufNewFile *.sap setfiletype sap

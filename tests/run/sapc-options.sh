@@ -1,0 +1,59 @@
+#!/bin/sh
+# sapc's C-compiler options: -S keeps the C, -c makes an object that links
+# with the flags --showme:compile / --showme:link print, -o names the
+# output, SAPC_CC overrides the C compiler, --version and --help work, and
+# bad usage is an error.
+set -u
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sapc-opt.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 99
+fail() { echo "FAIL: $*"; exit 1; }
+run() { $MPIEXEC -n 1 "$@"; }
+
+cat >hello.sap <<'SAP'
+param int n = 3;
+long s = 0;
+async for (long i = 0; i < n; i++) reduce(+: s) { s += i * i; }
+print("sum %d\n", s);
+SAP
+
+"$SAPC" --version | grep -q '^sapc [0-9]' || fail "--version"
+"$SAPC" --help | grep -q -- '--showme:link' || fail "--help"
+
+# -S: C with #line directives back to the .sap file, compilable by hand.
+"$SAPC" -S hello.sap || fail "-S"
+[ -f hello.c ] || fail "-S did not write hello.c"
+grep -q '^#line 3 "hello.sap"' hello.c || fail "no #line directive for hello.sap:3"
+# shellcheck disable=SC2046
+mpicc -std=c11 -Wall -Wextra -Werror $("$SAPC" --showme:compile) hello.c \
+	$("$SAPC" --showme:link) -o by-hand || fail "compiling -S output with --showme flags"
+[ "$(run ./by-hand --n=4)" = "sum 14" ] || fail "program built from -S output"
+
+# -P: no #line directives.
+"$SAPC" -S -P -o plain.c hello.sap || fail "-S -P"
+grep -q '^#line' plain.c && fail "-P left #line directives"
+
+# -c: an object file, linked separately.
+"$SAPC" -c -O3 hello.sap || fail "-c"
+[ -f hello.o ] || fail "-c did not write hello.o"
+# shellcheck disable=SC2046
+mpicc hello.o $("$SAPC" --showme:link) -o from-object || fail "linking hello.o"
+[ "$(run ./from-object)" = "sum 5" ] || fail "program linked from hello.o"
+
+# Default output name, -g, -Wall -Werror.
+"$SAPC" -g -O0 -Wall -Werror hello.sap || fail "-g -O0 -Wall -Werror"
+[ -x hello ] || fail "default output name"
+
+# SAPC_CC overrides the compiler; -v shows the command.
+SAPC_CC=false "$SAPC" -o never hello.sap 2>/dev/null && fail "SAPC_CC=false should fail"
+SAPC_CC=mpicc "$SAPC" -v -o cc hello.sap 2>cmd.txt || fail "SAPC_CC=mpicc"
+grep -q '^mpicc ' cmd.txt || fail "-v did not show the mpicc command"
+
+# Usage errors: exit status 1 and a message.
+"$SAPC" 2>err.txt && fail "no input should fail"
+grep -q 'no .sap input' err.txt || fail "message for no input"
+"$SAPC" --frobnicate hello.sap 2>err.txt && fail "unknown option should fail"
+grep -q "unknown option '--frobnicate'" err.txt || fail "message for an unknown option"
+"$SAPC" missing.sap 2>err.txt && fail "missing file should fail"
+grep -q "cannot read 'missing.sap'" err.txt || fail "message for a missing file"
+exit 0
