@@ -234,6 +234,25 @@ Node *ast_var(Program *p, TypeSpec *ts, Tok name, Node *size, Node *init, int vc
 	return n;
 }
 
+/* float w[K][M] declares w as float[K][M], as in C. */
+Node *ast_cdecl(Program *p, TypeSpec *ts, Tok name, Tok lb, Node *size)
+{
+	return ast_var(p, ast_array_type(p, ts, lb, size), name, NULL, NULL, V_LOCAL);
+}
+
+Node *ast_cdecl_dim(Program *p, Node *decl, Tok lb, Node *size)
+{
+	decl->ts = ast_array_type(p, decl->ts, lb, size);
+	return decl;
+}
+
+Node *ast_var_init(Program *p, Node *decl, Node *init)
+{
+	(void)p;
+	decl->init = init;
+	return decl;
+}
+
 Node *ast_param(Program *p, Tok kw, TypeSpec *ts, Tok name, Node *init)
 {
 	Node *n = ast_var(p, ts, name, NULL, init, V_PARAM);

@@ -92,6 +92,7 @@ typedef struct Lexer {
 typedef struct DocComment {
 	int line;               /* line of the last /// line */
 	int first_line;
+	bool trailing;          /* written after code on its line */
 	char *text;
 } DocComment;
 
@@ -238,6 +239,9 @@ Node *ast_field(Program *p, Tok dot, Node *base, Tok name);
 
 Node *ast_block(Program *p, Tok lb, Node *stmts);
 Node *ast_var(Program *p, TypeSpec *ts, Tok name, Node *size, Node *init, int vclass);
+Node *ast_cdecl(Program *p, TypeSpec *ts, Tok name, Tok lb, Node *size);
+Node *ast_cdecl_dim(Program *p, Node *decl, Tok lb, Node *size);
+Node *ast_var_init(Program *p, Node *decl, Node *init);
 Node *ast_param(Program *p, Tok kw, TypeSpec *ts, Tok name, Node *init);
 Node *ast_expr_stmt(Program *p, Node *e);
 Node *ast_if(Program *p, Tok kw, Node *c, Node *then, Node *els);

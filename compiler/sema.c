@@ -1650,10 +1650,15 @@ bool sema_program(Program *p)
 	scope.n = marks.n = funcs.n = loop_calls.n = loop_of_call.n = driver_names.n = driver_syms.n = 0;
 	if (setjmp(fail_jmp))
 		return false;
-	/* Structs and function signatures first, so any function can call any other. */
-	for (Node *n = p->items; n; n = n->next)
+	/* Consts and structs first, in source order (a struct's array sizes may
+	 * name consts), then function signatures, so any function can call any
+	 * other. */
+	for (Node *n = p->items; n; n = n->next) {
 		if (n->kind == N_STRUCT)
 			check_struct(n);
+		else if (n->kind == N_VAR && n->vclass == V_CONST)
+			check_stmt(n);
+	}
 	for (Node *n = p->items; n; n = n->next)
 		if (n->kind == N_FUNC || n->kind == N_EXTERN)
 			declare_func(n);
@@ -1664,7 +1669,8 @@ bool sema_program(Program *p)
 			check_func(n);
 			continue;
 		}
-		check_stmt(n);
+		if (!(n->kind == N_VAR && n->vclass == V_CONST))
+			check_stmt(n);
 		if (n->kind == N_VAR)
 			vec_push(&p->globals, n->sym);
 	}

@@ -66,6 +66,11 @@ item ::= stmt(S).                                           { ast_top(p, S); }
 // fields = (type IDENT ";")*
 fields(A) ::= .                                             { A = NULL; }
 fields(A) ::= fields(L) type(T) IDENT(N) SEMI.              { A = ast_append(L, ast_field_decl(p, T, N)); }
+fields(A) ::= fields(L) cdecl(D) SEMI.                      { A = ast_append(L, D); }
+
+// cdecl = type IDENT ("[" expr "]")+    C's way to declare an array: float w[K]
+cdecl(A) ::= type(T) IDENT(N) LBRACKET(B) expr(S) RBRACKET. { A = ast_cdecl(p, T, N, B, S); }
+cdecl(A) ::= cdecl(D) LBRACKET(B) expr(S) RBRACKET.         { A = ast_cdecl_dim(p, D, B, S); }
 
 // params = (type IDENT ("," type IDENT)*)?
 params(A) ::= .                                             { A = NULL; }
@@ -101,6 +106,8 @@ vardecl(A) ::= type(T) IDENT(N) LPAREN expr(S) RPAREN SEMI. { A = ast_var(p, T, 
 vardecl(A) ::= type(T) IDENT(N) LPAREN expr(S) RPAREN ASSIGN expr(E) SEMI.
                                                             { A = ast_var(p, T, N, S, E, V_LOCAL); }
 vardecl(A) ::= CONST type(T) IDENT(N) ASSIGN expr(E) SEMI.  { A = ast_var(p, T, N, NULL, E, V_CONST); }
+vardecl(A) ::= cdecl(D) SEMI.                               { A = D; }
+vardecl(A) ::= cdecl(D) ASSIGN expr(E) SEMI.                { A = ast_var_init(p, D, E); }
 
 // stmt = vardecl | block | expr ";" | ";" | if | while | do | for | break | continue | return | async for | sync for
 stmt(A) ::= vardecl(D).                                     { A = D; }

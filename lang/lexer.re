@@ -34,22 +34,31 @@ static int lineno(Lexer *lx, const char *p)
 	return line;
 }
 
+/* A "///" comment documents the declaration on the line below it, or,
+ * written after code, the declaration on its own line. */
 static void add_doc(Lexer *lx, const char *s, const char *e)
 {
+	const char *bol = s - 3;
+	while (bol > lx->file->text && bol[-1] != '\n')
+		bol--;
+	bool trailing = false;
+	for (const char *q = bol; q < s - 3; q++)
+		if (*q != ' ' && *q != '\t')
+			trailing = true;
 	while (s < e && (*s == ' ' || *s == '\t'))
 		s++;
 	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
 		e--;
 	int line = lineno(lx, s);
 	DocComment *d = lx->docs.n ? lx->docs.v[lx->docs.n - 1] : NULL;
-	if (d && d->line == line - 1) {
-		char *t = format("%s %.*s", d->text, (int)(e - s), s);
-		d->text = t;
+	if (!trailing && d && !d->trailing && d->line == line - 1) {
+		d->text = format("%s %.*s", d->text, (int)(e - s), s);
 		d->line = line;
 		return;
 	}
 	d = xcalloc(1, sizeof *d);
 	d->line = d->first_line = line;
+	d->trailing = trailing;
 	d->text = xstrndup(s, e - s);
 	vec_push(&lx->docs, d);
 }
@@ -58,7 +67,7 @@ const char *lex_doc_for(Lexer *lx, int line)
 {
 	for (int i = lx->docs.n - 1; i >= 0; i--) {
 		DocComment *d = lx->docs.v[i];
-		if (d->line == line - 1 || d->first_line == line)
+		if (d->trailing ? d->line == line : d->line == line - 1)
 			return d->text;
 	}
 	return NULL;

@@ -240,7 +240,8 @@ int main(int argc, char **argv)
 			Rating a = A[n];
 			float err = a.r - dot(W[a.i], H[a.j]);
 			float w[K];
-			memcpy(w, W[a.i], sizeof w);
+			for (int k = 0; k < K; k++)
+				w[k] = W[a.i][k];
 			for (int k = 0; k < K; k++)
 				W[a.i][k] += gamma * (err * H[a.j][k] - lambda * w[k]);
 			for (int k = 0; k < K; k++)

@@ -78,6 +78,21 @@ START_TEST(comments_and_docs)
 }
 END_TEST
 
+START_TEST(trailing_docs_stay_on_their_line)
+{
+	const char *src = "param int a = 1; /// About a.\nparam int b = 2;\n/// About c.\nparam int c = 3;";
+	Lexer lx;
+	diag_reset();
+	lex_init(&lx, diag_file("t.sap", src, (int)strlen(src)));
+	Tok t;
+	while (lex_next(&lx, &t) > 0)
+		;
+	ck_assert_str_eq(lex_doc_for(&lx, 1), "About a.");
+	ck_assert_ptr_null(lex_doc_for(&lx, 2));
+	ck_assert_str_eq(lex_doc_for(&lx, 4), "About c.");
+}
+END_TEST
+
 START_TEST(errors_are_reported_once)
 {
 	int k[8];
@@ -102,6 +117,7 @@ Suite *lexer_suite(void)
 	tcase_add_test(tc, generic_close_splits_shift);
 	tcase_add_test(tc, struct_names_become_type_names);
 	tcase_add_test(tc, comments_and_docs);
+	tcase_add_test(tc, trailing_docs_stay_on_their_line);
 	tcase_add_test(tc, errors_are_reported_once);
 	suite_add_tcase(s, tc);
 	return s;
