@@ -1,10 +1,13 @@
 #!/bin/sh
 # Golden tests, run by automake for every tests/*/X.sap:
 #   tests/compile/X.sap  sapc must fail; its diagnostics must equal X.err.
-#   tests/run/X.sap      sapc must compile it warning-free; running it under
-#                        mpiexec (with the arguments in X.args, if any) must
-#                        print X.out; for each X.NAME.expect, the file NAME
-#                        the program writes must equal it.
+#   tests/run/X.sap      sapc must compile it warning-free (with X.c, if
+#                        any); running it under mpiexec on 1, 2 and 3 ranks
+#                        (with the arguments in X.args) must print X.out and
+#                        exit 0, or, with X.status, exit with that status on
+#                        one rank and print X.err; X.NAME.in is copied in as
+#                        NAME, and each X.NAME.expect must equal the file
+#                        NAME the program writes.
 # Environment (from Makefile.am): SAPC, MPIEXEC, top_srcdir.
 set -u
 test=$1
@@ -47,16 +50,29 @@ run)
 	fi
 	args=
 	[ -f "$OLDPWD/$dir/$name.args" ] && args=$(cat "$OLDPWD/$dir/$name.args")
-	# shellcheck disable=SC2086
-	$MPIEXEC -n 1 "./$name" $args >out 2>err
-	rc=$?
 	want_rc=0
 	[ -f "$OLDPWD/$dir/$name.status" ] && want_rc=$(cat "$OLDPWD/$dir/$name.status")
-	if [ "$rc" -ne "$want_rc" ]; then
-		echo "FAIL: exit status $rc, expected $want_rc"
-		cat err
-		exit 1
-	fi
+	# Programs that succeed run on 1, 2 and 3 ranks and must write the same
+	# output every time; failing ones run on one rank, where their message
+	# is exact.
+	ranks="1 2 3"
+	[ "$want_rc" -ne 0 ] && ranks=1
+	for np in $ranks; do
+		rm -f out err
+		# shellcheck disable=SC2086
+		$MPIEXEC -n "$np" "./$name" $args >out 2>err
+		rc=$?
+		if [ "$rc" -ne "$want_rc" ]; then
+			echo "FAIL: exit status $rc on $np ranks, expected $want_rc"
+			cat err
+			exit 1
+		fi
+		if [ "$np" != 1 ] && ! diff -u out.1 out; then
+			echo "FAIL: output on $np ranks differs from one rank's"
+			exit 1
+		fi
+		[ "$np" = 1 ] && cp out out.1
+	done
 	cd "$OLDPWD" || exit 99
 	if ! diff -u "$dir/$name.out" "$tmp/out"; then
 		echo "FAIL: output differs from $dir/$name.out"
