@@ -441,6 +441,22 @@ TypeSpec *ast_generic2(Program *p, Tok kw, TypeSpecKind k, TypeSpec *key, TypeSp
 	return t;
 }
 
+/* An operator as written, for messages and for C. */
+const char *ast_opname(int op)
+{
+	switch (op) {
+	case TK_PLUS: return "+"; case TK_MINUS: return "-"; case TK_STAR: return "*";
+	case TK_SLASH: return "/"; case TK_PERCENT: return "%"; case TK_EQ: return "==";
+	case TK_NE: return "!="; case TK_LT: return "<"; case TK_GT: return ">";
+	case TK_LE: return "<="; case TK_GE: return ">="; case TK_ANDAND: return "&&";
+	case TK_OROR: return "||"; case TK_AND: return "&"; case TK_OR: return "|";
+	case TK_XOR: return "^"; case TK_SHL: return "<<"; case TK_SHR: return ">>";
+	case TK_NOT: return "!"; case TK_TILDE: return "~"; case TK_INC: return "++";
+	case TK_DEC: return "--";
+	}
+	return "?";
+}
+
 /* ---- syntax errors and the parse driver ---- */
 
 static const char *tokdesc(Tok t)

@@ -140,6 +140,17 @@ static char *settle(Node *e, StmtState *st, const char *ctype)
 /* ---- statements ---- */
 
 static void stmt(Node *s);
+static void body(Node *s);
+
+/* The body of a sequential loop, then the loop's closing brace. */
+static void loop_body(Node *s)
+{
+	push_scope(true, false);
+	body(s->body);
+	pop_scope(s);
+	E->indent--;
+	emit_line(s, "}");
+}
 
 static void body(Node *s)
 {
@@ -329,21 +340,13 @@ static void stmt(Node *s)
 		if (plain_expr(s->cond, NULL)) {
 			emit_line(s, "while (%s) {", emit_expr(s->cond));
 			E->indent++;
-			push_scope(true, false);
-			body(s->body);
-			pop_scope(s);
-			E->indent--;
-			emit_line(s, "}");
+			loop_body(s);
 			return;
 		}
 		emit_line(s, "for (;;) {");
 		E->indent++;
 		loop_cond(s->cond);
-		push_scope(true, false);
-		body(s->body);
-		pop_scope(s);
-		E->indent--;
-		emit_line(s, "}");
+		loop_body(s);
 		return;
 	case N_DO: {
 		/* The condition runs at the top of every pass but the first, so
@@ -356,11 +359,7 @@ static void stmt(Node *s)
 		loop_cond(s->cond);
 		E->indent--;
 		emit_line(s, "}");
-		push_scope(true, false);
-		body(s->body);
-		pop_scope(s);
-		E->indent--;
-		emit_line(s, "}");
+		loop_body(s);
 		return;
 	}
 	case N_FOR: {
@@ -377,19 +376,12 @@ static void stmt(Node *s)
 				Node *x = s->step;
 				if (x->kind == N_INCDEC)
 					st = format("%s%s", emit_lvalue(x->lhs), x->op == TK_INC ? "++" : "--");
-				else if (x->kind == N_ASSIGN && x->lhs->ty->kind != TY_ARRAY &&
-				         x->lhs->ty->kind != TY_STRING && !ty_needs_drop(x->lhs->ty))
-					st = emit_expr(x);
 				else
-					st = format("(void)%s", emit_expr(x));
+					st = emit_expr(x);
 			}
 			emit_line(s, "for (; %s; %s) {", c, st);
 			E->indent++;
-			push_scope(true, false);
-			body(s->body);
-			pop_scope(s);
-			E->indent--;
-			emit_line(s, "}");
+			loop_body(s);
 			pop_scope(s);
 			E->indent--;
 			emit_line(s, "}");
@@ -410,11 +402,7 @@ static void stmt(Node *s)
 		}
 		if (s->cond)
 			loop_cond(s->cond);
-		push_scope(true, false);
-		body(s->body);
-		pop_scope(s);
-		E->indent--;
-		emit_line(s, "}");
+		loop_body(s);
 		pop_scope(s);
 		E->indent--;
 		emit_line(s, "}");

@@ -6,20 +6,6 @@
 #include "sapc.h"
 #include "grammar.h"
 
-static const char *cop(int op)
-{
-	switch (op) {
-	case TK_PLUS: return "+"; case TK_MINUS: return "-"; case TK_STAR: return "*";
-	case TK_SLASH: return "/"; case TK_PERCENT: return "%"; case TK_EQ: return "==";
-	case TK_NE: return "!="; case TK_LT: return "<"; case TK_GT: return ">";
-	case TK_LE: return "<="; case TK_GE: return ">="; case TK_ANDAND: return "&&";
-	case TK_OROR: return "||"; case TK_AND: return "&"; case TK_OR: return "|";
-	case TK_XOR: return "^"; case TK_SHL: return "<<"; case TK_SHR: return ">>";
-	case TK_NOT: return "!"; case TK_TILDE: return "~"; case TK_INC: return "++";
-	case TK_DEC: return "--";
-	}
-	return "?";
-}
 
 bool emit_is_simple(Node *e)
 {
@@ -174,11 +160,11 @@ static char *elem(Node *e, const char *k)
 		if (e->lhs->ty->kind == TY_ARRAY || e->rhs->ty->kind == TY_ARRAY) {
 			char *a = elem(e->lhs, k);
 			char *b = elem(e->rhs, k);
-			return format("(%s %s %s)", a, cop(e->op), b);
+			return format("(%s %s %s)", a, ast_opname(e->op), b);
 		}
 		break;
 	case N_UNARY:
-		return format("(%s%s)", cop(e->op), elem(e->lhs, k));
+		return format("(%s%s)", ast_opname(e->op), elem(e->lhs, k));
 	default:
 		break;
 	}
@@ -194,7 +180,7 @@ static void array_store(Node *at, const char *dst, Type *dt, Node *src, int op)
 	emit_line(at, "%s *%s = &%s;", emit_ctype(dt), d, dst);
 	char *k = emit_tmp("k");
 	char *x = elem(src, k);
-	const char *o = op == TK_ASSIGN ? "=" : format("%s=", cop(op));
+	const char *o = op == TK_ASSIGN ? "=" : format("%s=", ast_opname(op));
 	emit_line(at, "for (int64_t %s = 0; %s < %lld; %s++)", k, k, (long long)dt->len, k);
 	emit_line(at, "\t%s->v[%s] %s %s;", d, k, o, x);
 }
@@ -231,7 +217,7 @@ void emit_store(Node *at, const char *dst, Type *dt, Node *src, int op)
 		if (dt->kind == TY_STRING)
 			emit_line(at, "%s = sap_str_cat(%s, %s);", dst, dst, emit_expr(src));
 		else
-			emit_line(at, "%s %s= %s;", dst, cop(op), emit_expr(src));
+			emit_line(at, "%s %s= %s;", dst, ast_opname(op), emit_expr(src));
 		return;
 	}
 	if (ty_needs_drop(dt)) {
@@ -442,7 +428,7 @@ static char *lazy(Node *e)
 	char *l = emit_expr(e->lhs);
 	rhs = with_pre(e->rhs, &pb);
 	if (!pb.len)
-		return format("(%s %s %s)", l, cop(e->op), rhs);
+		return format("(%s %s %s)", l, ast_opname(e->op), rhs);
 	char *t = emit_tmp("b");
 	emit_line(e, "bool %s = %s;", t, l);
 	emit_line(e, "if (%s%s) {", e->op == TK_ANDAND ? "" : "!", t);
@@ -477,7 +463,7 @@ char *emit_expr(Node *e)
 			case TK_PLUS: return format("sap_str_cat(%s, %s)", a, b);
 			case TK_EQ: return format("sap_str_eq(%s, %s)", a, b);
 			case TK_NE: return format("(!sap_str_eq(%s, %s))", a, b);
-			default: return format("(sap_str_cmp(%s, %s) %s 0)", a, b, cop(e->op));
+			default: return format("(sap_str_cmp(%s, %s) %s 0)", a, b, ast_opname(e->op));
 			}
 		}
 		if ((e->op == TK_SLASH || e->op == TK_PERCENT) && ty_is_int(e->ty) &&
@@ -489,21 +475,24 @@ char *emit_expr(Node *e)
 		}
 		{
 			char *a = emit_expr(e->lhs), *b = emit_expr(e->rhs);
-			return format("(%s %s %s)", a, cop(e->op), b);
+			return format("(%s %s %s)", a, ast_opname(e->op), b);
 		}
 	case N_UNARY:
 		if (e->ty->kind == TY_ARRAY)
 			return array_value(e);
-		return format("(%s%s)", cop(e->op), emit_expr(e->lhs));
+		return format("(%s%s)", ast_opname(e->op), emit_expr(e->lhs));
 	case N_ASSIGN: {
 		char *dst = emit_lvalue(e->lhs);
+		if (ty_is_scalar(e->lhs->ty))
+			return format("(%s %s%s %s)", dst, e->op == TK_ASSIGN ? "" : ast_opname(e->op),
+			              "=", emit_expr(e->rhs));
 		emit_store(e, dst, e->lhs->ty, e->rhs, e->op);
 		return dst;
 	}
 	case N_INCDEC:
 		if (e->postfix)
-			return format("(%s%s)", emit_lvalue(e->lhs), cop(e->op));
-		return format("(%s%s)", cop(e->op), emit_lvalue(e->lhs));
+			return format("(%s%s)", emit_lvalue(e->lhs), ast_opname(e->op));
+		return format("(%s%s)", ast_opname(e->op), emit_lvalue(e->lhs));
 	case N_COND:
 		return lazy(e);
 	case N_CALL: {

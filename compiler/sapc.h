@@ -272,6 +272,7 @@ TypeSpec *ast_generic1(Program *p, Tok kw, TypeSpecKind k, TypeSpec *elem);
 TypeSpec *ast_generic2(Program *p, Tok kw, TypeSpecKind k, TypeSpec *key, TypeSpec *val);
 
 void ast_syntax_error(Program *p, Tok t);
+const char *ast_opname(int op);
 
 /* ==== type.c =========================================================== */
 

@@ -307,20 +307,6 @@ static Type *resolve(TypeSpec *ts)
 
 /* ---- expressions ---- */
 
-static const char *opname(int op)
-{
-	switch (op) {
-	case TK_PLUS: return "+"; case TK_MINUS: return "-"; case TK_STAR: return "*";
-	case TK_SLASH: return "/"; case TK_PERCENT: return "%"; case TK_EQ: return "==";
-	case TK_NE: return "!="; case TK_LT: return "<"; case TK_GT: return ">";
-	case TK_LE: return "<="; case TK_GE: return ">="; case TK_ANDAND: return "&&";
-	case TK_OROR: return "||"; case TK_AND: return "&"; case TK_OR: return "|";
-	case TK_XOR: return "^"; case TK_SHL: return "<<"; case TK_SHR: return ">>";
-	case TK_NOT: return "!"; case TK_TILDE: return "~"; case TK_INC: return "++";
-	case TK_DEC: return "--";
-	}
-	return "?";
-}
 
 /* May a value of type `from` be stored where `to` is expected? */
 static bool assignable(Type *to, Type *from)
@@ -815,7 +801,7 @@ static bool is_lvalue_expr(Node *e)
 
 static Type *binary_type(Node *e, int op, Type *a, Type *b)
 {
-	const char *bad = format("invalid operands to '%s': '%s' and '%s'", opname(op), ty_str(a), ty_str(b));
+	const char *bad = format("invalid operands to '%s': '%s' and '%s'", ast_opname(op), ty_str(a), ty_str(b));
 	if (ty_is_dds(a) || ty_is_dds(b))
 		fail(e, "%s (a DDS is used through its elements: D[i])", bad);
 	switch (op) {
@@ -910,7 +896,7 @@ static Type *check_expr_inner(Node *e)
 				return a;
 			break;
 		}
-		fail(e, "invalid operand to '%s': '%s'", opname(e->op), ty_str(a));
+		fail(e, "invalid operand to '%s': '%s'", ast_opname(e->op), ty_str(a));
 	}
 	case N_ASSIGN: {
 		Type *l = check_expr(e->lhs);
@@ -934,7 +920,7 @@ static Type *check_expr_inner(Node *e)
 	case N_INCDEC: {
 		Type *t = check_expr(e->lhs);
 		if (!is_lvalue_expr(e->lhs) || !ty_is_num(t))
-			fail(e, "'%s' needs a numeric variable or element", opname(e->op));
+			fail(e, "'%s' needs a numeric variable or element", ast_opname(e->op));
 		check_lvalue(e->lhs, e, "modified");
 		return t;
 	}
