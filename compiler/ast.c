@@ -420,7 +420,6 @@ TypeSpec *ast_named_type(Program *p, Tok name)
 TypeSpec *ast_array_type(Program *p, TypeSpec *elem, Tok lb, Node *size)
 {
 	TypeSpec *t = ast_typespec(p, TS_ARRAY, lb.off);
-	(void)elem;
 	t->elem = elem;
 	t->size = size;
 	return t;

@@ -254,7 +254,7 @@ static bool plain_expr(Node *e, char **out)
 	Vec *sd = E->drops;
 	Vec drops = {0};
 	int tmp = E->tmp, nsites = E->nsites;
-	size_t sites = E->sites.len, helpers = E->helpers.len;
+	size_t sites = E->sites.len;
 	SrcFile *lf = E->lfile;
 	int ll = E->lline;
 	E->out = E->pre = &scratch;
@@ -274,7 +274,6 @@ static bool plain_expr(Node *e, char **out)
 	E->sites.len = sites;
 	if (E->sites.s)
 		E->sites.s[sites] = 0;
-	(void)helpers;
 	if (out)
 		*out = v;
 	return scratch.len == 0 && drops.n == 0;
@@ -421,8 +420,6 @@ static void stmt(Node *s)
 		}
 		stmt_begin(&st);
 		Type *rt = s->lhs->ty;
-		Node *fn = NULL;
-		(void)fn;
 		char *v = emit_owned(s->lhs);
 		char *t = emit_tmp("ret");
 		emit_line(s, "%s %s = %s;", emit_ctype(rt), t, v);

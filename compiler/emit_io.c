@@ -272,7 +272,6 @@ void emit_params(Program *p, const char *progname)
 		Node *init = it->init;
 		SrcFile *f = init->file;
 		/* The default as the user wrote it, for --help. */
-		int end = init->off;
 		const char *s = f->text + it->off;
 		while (*s && *s != '=')
 			s++;
@@ -285,7 +284,6 @@ void emit_params(Program *p, const char *progname)
 			e++;
 		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
 			e--;
-		(void)end;
 		buf_printf(&tab, "\t{%s, %s, &%s, %s, %s},\n", emit_cstr(it->sym->name, strlen(it->sym->name)),
 		           ptype(it->sym->ty), it->sym->cname, emit_cstr(s, e - s),
 		           it->doc ? emit_cstr(it->doc, strlen(it->doc)) : "NULL");

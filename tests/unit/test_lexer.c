@@ -62,16 +62,22 @@ START_TEST(struct_names_become_type_names)
 }
 END_TEST
 
-START_TEST(comments_and_docs)
+/* Lex all of src into lx; returns the number of tokens. */
+static int lex_all(Lexer *lx, const char *src)
 {
-	const char *src = "/// first line\n/// second\nparam int n = 1; // not a doc\n/* block */";
-	Lexer lx;
 	diag_reset();
-	lex_init(&lx, diag_file("t.sap", src, (int)strlen(src)));
+	lex_init(lx, diag_file("t.sap", src, (int)strlen(src)));
 	Tok t;
 	int n = 0;
-	while (lex_next(&lx, &t) > 0)
+	while (lex_next(lx, &t) > 0)
 		n++;
+	return n;
+}
+
+START_TEST(comments_and_docs)
+{
+	Lexer lx;
+	int n = lex_all(&lx, "/// first line\n/// second\nparam int n = 1; // not a doc\n/* block */");
 	ck_assert_int_eq(n, 6);
 	ck_assert_str_eq(lex_doc_for(&lx, 3), "first line second");
 	ck_assert_ptr_null(lex_doc_for(&lx, 5));
@@ -80,13 +86,8 @@ END_TEST
 
 START_TEST(trailing_docs_stay_on_their_line)
 {
-	const char *src = "param int a = 1; /// About a.\nparam int b = 2;\n/// About c.\nparam int c = 3;";
 	Lexer lx;
-	diag_reset();
-	lex_init(&lx, diag_file("t.sap", src, (int)strlen(src)));
-	Tok t;
-	while (lex_next(&lx, &t) > 0)
-		;
+	lex_all(&lx, "param int a = 1; /// About a.\nparam int b = 2;\n/// About c.\nparam int c = 3;");
 	ck_assert_str_eq(lex_doc_for(&lx, 1), "About a.");
 	ck_assert_ptr_null(lex_doc_for(&lx, 2));
 	ck_assert_str_eq(lex_doc_for(&lx, 4), "About c.");
