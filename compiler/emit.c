@@ -489,7 +489,7 @@ static void parallel(Node *s)
 	int nred = li->reduce_syms.n;
 	int line, col;
 	diag_linecol(s->file, s->off, &line, &col);
-	buf_printf(&E->protos, "static sap_loop sap_loop%d = {%d, %s, {%s, %d, %d}, 0};\n", id, id,
+	buf_printf(&E->protos, "static sap_loop sap_loop%d = {.id = %d, .kind = %s, .site = {%s, %d, %d}};\n", id, id,
 	           async ? "SAP_ASYNC" : "SAP_SYNC", emit_cstr(s->file->name, strlen(s->file->name)),
 	           line, col);
 
@@ -610,8 +610,9 @@ static void parallel(Node *s)
 	if (async) {
 		char *lo = emit_expr(s->init->init);
 		char *hi = emit_expr(s->cond->rhs);
-		emit_line(s, "sap_async_for(&sap_loop%d, %s, %s, NULL, sap_loop%d_body, %s);", id, lo, hi,
-		          id, redargs);
+		emit_line(s, "sap_async_spec sap_spec = {0};");
+		emit_line(s, "sap_async_for(&sap_loop%d, &sap_spec, %s, %s, NULL, sap_loop%d_body, %s);", id,
+		          lo, hi, id, redargs);
 	} else {
 		const char *model = li->model == 0 ? "SAP_BSP" : li->model == 1 ? "SAP_SSP" : "SAP_HYBRID";
 		char *stal = li->staleness ? emit_expr(li->staleness) : "0";

@@ -103,6 +103,7 @@ void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize
 	m->valsize = valsize;
 	m->multi = multi;
 	m->drop = drop;
+	m->version = sap_new_version();
 	/* Values of generated code hold nothing wider than 8 bytes (scalars,
 	 * pointers, lists), so 8-byte alignment suffices. */
 	m->valoff = sizeof(ent) + (multi ? sizeof(chain) : 0);

@@ -18,6 +18,14 @@ void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	v->n = n;
 	v->elsize = elsize;
 	v->name = name;
+	v->version = sap_new_version();
+}
+
+/* Atomic: loops running on several threads stamp DDSs too. */
+uint64_t sap_new_version(void)
+{
+	static _Atomic uint64_t next = 1;
+	return next++;
 }
 
 void sap_dv_free(sap_dvec *v)

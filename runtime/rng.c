@@ -99,3 +99,30 @@ void sap_init_normal(sap_dvec *v, int ncomp, bool is_double, double mean, double
 			store(v, i, c, is_double, mean + sd * sap_rand_normal(&r));
 	}
 }
+
+/* A copy of r at draw n of site s; *n moves on. */
+static sap_rng at(const sap_rng *r, uint32_t site, uint32_t *n)
+{
+	sap_rng c = *r;
+	c.ctr[3] = site << 24 | (*n)++;
+	return c;
+}
+
+double sap_rand_at(const sap_rng *r, uint32_t site, uint32_t *n)
+{
+	sap_rng c = at(r, site, n);
+	return sap_rand(&c);
+}
+
+int64_t sap_rand_int_at(const sap_rng *r, uint32_t site, uint32_t *n, int64_t bound,
+                        const sap_site *s)
+{
+	sap_rng c = at(r, site, n);
+	return sap_rand_int(&c, bound, s);
+}
+
+double sap_rand_normal_at(const sap_rng *r, uint32_t site, uint32_t *n)
+{
+	sap_rng c = at(r, site, n);
+	return sap_rand_normal(&c);
+}

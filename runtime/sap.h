@@ -126,6 +126,7 @@ typedef struct sap_dvec {
 	int64_t n;
 	size_t elsize;
 	const char *name;       /* the .sap name, for errors */
+	uint64_t version;       /* changes whenever the contents may have */
 } sap_dvec;
 
 /* Allocate n zeroed elements; n < 0 or an overflowing size is an error. */
@@ -140,6 +141,11 @@ static inline void *sap_dv_at(sap_dvec *v, int64_t i, const sap_site *s)
 	return v->data + (size_t)i * v->elsize;
 }
 
+/* A fresh version number: generated code stamps a DDS with one after
+ * driver code writes it; creating, loading and parallel loops stamp too.
+ * The reconnaissance cache compares them. */
+uint64_t sap_new_version(void);
+
 /* ==== dmap / dmultimap ================================================ */
 
 typedef enum sap_keykind { SAP_K_INT, SAP_K_LONG, SAP_K_STRING } sap_keykind;
@@ -152,6 +158,7 @@ typedef struct sap_dmap {
 	sap_keykind kk;
 	size_t valsize;
 	bool multi;
+	uint64_t version;               /* changes whenever the contents may have */
 	void (*drop)(void *val);        /* frees what a value owns, or NULL */
 	/* private */
 	char *ents;                     /* entries: key slot, live flag, value */
@@ -249,6 +256,16 @@ int64_t sap_rand_int(sap_rng *r, int64_t n, const sap_site *s);
 double sap_rand_normal(sap_rng *r);
 uint32_t sap_fnv1a(const char *s);
 
+/* In a loop body each rand call site has its own sequence of draws, so the
+ * reconnaissance slice can reproduce one site's draws without the others:
+ * draw n of site s (1-based within the loop) uses counter word 3 =
+ * s << 24 | n, with n counted in *n.  Draws through sap_rng_cur (driver
+ * code, functions called from a body) are site 0. */
+double sap_rand_at(const sap_rng *r, uint32_t site, uint32_t *n);
+int64_t sap_rand_int_at(const sap_rng *r, uint32_t site, uint32_t *n, int64_t bound,
+                        const sap_site *s);
+double sap_rand_normal_at(const sap_rng *r, uint32_t site, uint32_t *n);
+
 /* The generator rand() draws from in the current context: the driver's
  * stream, or the current iteration's in a loop body. */
 extern _Thread_local sap_rng *sap_rng_cur;
@@ -265,6 +282,8 @@ void sap_init_normal(sap_dvec *v, int ncomp, bool is_double, double mean, double
 typedef enum sap_loopkind { SAP_ASYNC, SAP_SYNC } sap_loopkind;
 typedef enum sap_syncmodel { SAP_BSP, SAP_SSP, SAP_HYBRID } sap_syncmodel;
 
+struct sap_loop_state;
+
 /* One per loop in the program, emitted by the compiler; the runtime keeps
  * per-loop state (invocation count, cached plans, stats) behind it. */
 typedef struct sap_loop {
@@ -272,6 +291,7 @@ typedef struct sap_loop {
 	sap_loopkind kind;
 	sap_site site;
 	uint32_t invocations;   /* runtime-owned */
+	struct sap_loop_state *state;   /* runtime-owned, NULL until first run */
 } sap_loop;
 
 /* A loop body runs iterations [lo, hi).  env holds the driver values the
@@ -282,14 +302,64 @@ typedef void (*sap_body_fn)(void *env, int64_t lo, int64_t hi, void *red);
 typedef struct sap_reduce {
 	size_t size;
 	void (*init)(void *red);                        /* set to identities */
-	void (*combine)(void *into, const void *from);  /* into op= from */
+	void (*combine)(void *into, const void *from);  /* into op= from; frees what from owns */
 } sap_reduce;
 
-/* Run iterations [lo, hi) with serializable semantics.  r and red are
- * NULL when the loop has no reduce clause; otherwise red holds the
- * combined partial results on return (every rank). */
-void sap_async_for(sap_loop *L, int64_t lo, int64_t hi, void *env,
-                   sap_body_fn body, const sap_reduce *r, void *red);
+/* ---- Access sets (async for) ---- */
+
+typedef enum sap_mode { SAP_READ = 1, SAP_WRITE = 2, SAP_RW = 3 } sap_mode;
+
+/* A DDS the loop body touches. */
+typedef struct sap_dds {
+	const char *name;
+	sap_dvec *dv;           /* a dvector, */
+	sap_dmap *dm;           /* or a dmap / dmultimap */
+	sap_mode mode;          /* the union of the body's accesses */
+	bool accumulate;        /* commuting updates, merged through the reduce
+	                           struct: never a conflict */
+	bool slice_reads;       /* the slice reads it: re-run when it changes */
+} sap_dds;
+
+/* A static access of a DDS the loop writes: key a * i + b in iteration i
+ * (a dvector index, or a dmap's integer key). */
+typedef struct sap_affine {
+	int dds;                /* index into sap_async_spec.dds */
+	sap_mode mode;
+	int64_t a, b;
+} sap_affine;
+
+/* Where a reconnaissance slice records the dynamic accesses of the DDSs
+ * the loop writes.  Owned by the runtime (async.c). */
+typedef struct sap_rec sap_rec;
+/* Iteration i starts; the keys recorded until the next begin (or until
+ * the slice returns) are its accesses. */
+void sap_rec_begin(sap_rec *r, int64_t i);
+/* The current iteration accesses key of spec->dds[dds] in mode: a dvector
+ * index, an integer map key, or sap_key_str(s) for a string map key.
+ * Keys out of a dvector's range are ignored (the body reports them when
+ * it runs). */
+void sap_rec_key(sap_rec *r, int dds, int64_t key, sap_mode mode);
+int64_t sap_key_str(sap_str s);
+typedef void (*sap_slice_fn)(void *env, int64_t lo, int64_t hi, sap_rec *rec);
+
+typedef struct sap_async_spec {
+	const sap_dds *dds;
+	int ndds;
+	const sap_affine *affine;       /* static accesses of written DDSs */
+	int naffine;
+	sap_slice_fn slice;             /* NULL when no access is dynamic */
+	bool slice_rng;                 /* the slice draws random numbers, so
+	                                   it runs again every invocation */
+	const char *serial;             /* compile-time verdict "serialized":
+	                                   the reason, or NULL */
+} sap_async_spec;
+
+/* Run iterations [lo, hi) with serializable semantics: the result equals
+ * running them one at a time in some order.  r and red are NULL when the
+ * loop has no reduce clause; otherwise red holds the combined partial
+ * results on return (every rank). */
+void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
+                   void *env, sap_body_fn body, const sap_reduce *r, void *red);
 
 /* Run a body over the elements of a DDS of n elements in mini-batches. */
 typedef struct sap_syncspec {

@@ -268,10 +268,11 @@ START_TEST(async_for_runs)
 	sap_reduce r = { sizeof(int64_t), zero, add };
 	chunks c = { .calls = 0 };
 	int64_t red = 99;
-	sap_async_for(&L, 5, 5, &c, record, &r, &red);
+	sap_async_spec spec = { 0 };
+	sap_async_for(&L, &spec, 5, 5, &c, record, &r, &red);
 	ck_assert_int_eq(c.calls, 0);
 	ck_assert_int_eq(red, 0);
-	sap_async_for(&L, 3, 9, &c, record, &r, &red);
+	sap_async_for(&L, &spec, 3, 9, &c, record, &r, &red);
 	ck_assert_int_eq(c.calls, 1);
 	ck_assert(c.lo[0] == 3 && c.hi[0] == 9);
 	ck_assert_int_eq(red, 6);
@@ -279,7 +280,7 @@ START_TEST(async_for_runs)
 	/* The driver's generator is current again after a body that drew. */
 	sap_rng driver = sap_rng_make(0, 0, 0);
 	sap_rng_cur = &driver;
-	sap_async_for(&L, 0, 3, &L, draw, NULL, NULL);
+	sap_async_for(&L, &spec, 0, 3, &L, draw, NULL, NULL);
 	ck_assert_ptr_eq(sap_rng_cur, &driver);
 	ck_assert_uint_eq(body_rng.ctr[2], 2);
 }
