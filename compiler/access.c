@@ -645,8 +645,8 @@ static void compute_taint(void)
 			Node *t = unit_taint(u);
 			for (int k = 0; !t && k < u->ctrl.n; k++) {
 				Ctl *c = ((Node *)u->ctrl.v[k])->aux;
-				/* A for's init runs before its condition is tested. */
-				t = c->taint;
+				if (c->taint)
+					t = c->node;
 			}
 			if (!t)
 				continue;
@@ -708,13 +708,6 @@ static void reject(Node *at, const char *reason, Node *nat, const char *note)
 	li->note_at = nat;
 }
 
-static const char *line_of(Node *n)
-{
-	int line, col;
-	diag_linecol(n->file, n->off, &line, &col);
-	return format("line %d", line);
-}
-
 /* Why key k depends on something the slice cannot know. */
 static void reject_key(Access *a, Node *why)
 {
@@ -735,9 +728,14 @@ static void reject_key(Access *a, Node *why)
 		                   "advance; use sync for, whose iterations may read stale values", w));
 		return;
 	}
-	reject(a->at, format("the index of %s depends on a condition on data this loop writes "
-	                     "(%s): its accesses cannot be known before the loop runs", d, line_of(why)),
-	       why, "the condition is here; use sync for");
+	Ctl *c = why->aux;
+	Node *r = c && c->taint ? c->taint : why;
+	const char *w = r->kind == N_INDEX ? format("%s, which this loop writes", dds_of(r->lhs)->name) :
+	                "data this loop writes";
+	reject(a->at, format("the index of %s is computed under a condition on %s: its accesses "
+	                     "cannot be known before the loop runs", d, w),
+	       why, "the condition is here; an async for must know every iteration's keys in advance; "
+	            "use sync for");
 }
 
 /* Is any of syms assigned inside control node c (its body, condition or
@@ -1014,6 +1012,7 @@ static void decide(void)
 		Access *a = li->accesses.v[i];
 		if (a->structural && !a->accumulate) {
 			li->verdict = VD_SERIAL;
+			li->has_slice = false;
 			li->reason = format("the body %s %s, and a map's structure cannot change in parallel",
 			                    a->at->kind == N_CALL && a->at->builtin == B_ERASE ? "erases keys of" :
 			                    "inserts keys into", a->dds->name);
@@ -1025,6 +1024,7 @@ static void decide(void)
 		Access *a = li->accesses.v[i];
 		if (!a->dynamic && !a->accumulate && (a->mode & ACC_WRITE) && a->aterms.n == 0) {
 			li->verdict = VD_SERIAL;
+			li->has_slice = false;
 			li->reason = format("every iteration writes %s[%s]", a->dds->name, acc_expr_str(a->key));
 			li->reason_at = a->at;
 			return;
@@ -1221,16 +1221,19 @@ static void explain_loop(FILE *out, Node *l)
 			}
 		}
 		const char *cls;
+		bool planned = L->verdict == VD_ONCE || L->verdict == VD_EACH;
 		if (a->accumulate)
 			cls = "accumulated";
+		else if (!a->dynamic && !a->aterms.n)
+			cls = "static (constant key)";
 		else if (!a->dynamic)
 			cls = format("static (affine in %s)", l->init->sym->name);
-		else if (rec)
+		else if (rec && planned)
 			cls = "dynamic, recorded by the slice";
-		else
+		else if (planned && !written(a->dds))
 			cls = "dynamic (read-only DDS: not recorded)";
-		if (!a->dynamic && !a->aterms.n)
-			cls = "static (constant)";
+		else
+			cls = "dynamic";
 		fprintf(out, "    %-20s %-10s  %s\n", text, mode_str(mode), cls);
 	}
 	if (L->reduce_syms.n) {
@@ -1249,7 +1252,9 @@ static void explain_loop(FILE *out, Node *l)
 		        "ends, so these updates never conflict)\n");
 	}
 	if (l->kind == N_ASYNC && L->verdict != VD_REJECTED) {
-		if (!L->has_slice) {
+		if (L->verdict == VD_SERIAL) {
+			fprintf(out, "  slice: none (the loop is serialized)\n");
+		} else if (!L->has_slice) {
 			fprintf(out, "  slice: none (no dynamic key of a DDS the loop writes)\n");
 		} else {
 			fprintf(out, "  slice:\n");
@@ -1311,8 +1316,8 @@ static void explain_loop(FILE *out, Node *l)
 	fprintf(out, "  verdict: ");
 	switch (L->verdict) {
 	case VD_NOWRITE:
-		fprintf(out, "parallel: writes no DDS, so the iterations are split into contiguous chunks "
-		        "with no reconnaissance\n");
+		fprintf(out, "parallel: writes no DDS%s, so the iterations are split into contiguous "
+		        "chunks with no reconnaissance\n", L->accum_syms.n ? " except by accumulation" : "");
 		break;
 	case VD_INDEPENDENT:
 		fprintf(out, "parallel: every key is static and each iteration writes keys of its own, so "
