@@ -861,8 +861,7 @@ static void parallel(Node *s)
 		emit_line(s->init, "const %s %s = ((const %s *)%s.data)[sap_i];", emit_ctype(iv->ty),
 		          iv->cname, emit_ctype(iv->ty), s->lhs->sym->cname);
 	}
-	if (!iv->used)
-		emit_line(s->init, "(void)%s;", iv->cname);
+	emit_line(s->init, "(void)%s;", iv->cname);
 	Node *saved_loop = E->loop;
 	E->loop = s;
 	body(s->body);
@@ -1131,7 +1130,7 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 			continue;
 		Sym *s = n->sym;
 		if (s->vclass == V_CONST && s->used)
-			buf_printf(&consts, "static const %s %s = %s;\n", emit_ctype(s->ty), s->cname,
+			buf_printf(&consts, "static const %s %s __attribute__((unused)) = %s;\n", emit_ctype(s->ty), s->cname,
 			           emit_expr(n->init));
 		else if (s->vclass == V_PARAM)
 			buf_printf(&consts, "static %s %s = %s%s;\n", emit_ctype(s->ty), s->cname,
