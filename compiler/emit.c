@@ -152,6 +152,137 @@ static void loop_body(Node *s)
 	emit_line(s, "}");
 }
 
+/* ---- loop-invariant element addresses ---- */
+
+static bool assigned_in(Node *e, Sym *v);
+
+static bool stmt_assigns(Node *s, Sym *v)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case N_BLOCK:
+			if (stmt_assigns(s->args, v))
+				return true;
+			break;
+		case N_VAR:
+			if (s->sym == v || assigned_in(s->init, v))
+				return true;
+			break;
+		case N_EXPR:
+			if (assigned_in(s->lhs, v))
+				return true;
+			break;
+		case N_IF:
+			if (assigned_in(s->cond, v) || stmt_assigns(s->then, v) || stmt_assigns(s->els, v))
+				return true;
+			break;
+		case N_WHILE: case N_DO: case N_FOR:
+			if (stmt_assigns(s->init, v) || assigned_in(s->cond, v) || assigned_in(s->step, v) ||
+			    stmt_assigns(s->body, v))
+				return true;
+			break;
+		default:
+			break;
+		}
+		if (s->kind != N_BLOCK && s->next == NULL)
+			break;
+	}
+	return false;
+}
+
+/* Does expression e assign v (or anything inside v)? */
+static bool assigned_in(Node *e, Sym *v)
+{
+	if (!e)
+		return false;
+	if (e->kind == N_ASSIGN || e->kind == N_INCDEC ||
+	    (e->kind == N_CALL && e->builtin == B_PUSH)) {
+		Node *b = e->kind == N_CALL ? e->args : e->lhs;
+		while (b->kind == N_FIELD || b->kind == N_INDEX)
+			b = b->lhs;
+		if (b->kind == N_NAME && b->sym == v)
+			return true;
+	}
+	if (e->kind == N_CALL) {
+		for (Node *a = e->args; a; a = a->next)
+			if (assigned_in(a, v))
+				return true;
+		return false;
+	}
+	return assigned_in(e->lhs, v) || assigned_in(e->rhs, v) || assigned_in(e->cond, v);
+}
+
+/* A key that for loop s cannot change: locals and fields it does not
+ * assign, constants, + - *. */
+static bool invariant_key(Node *e, Node *s)
+{
+	switch (e->kind) {
+	case N_INT:
+		return true;
+	case N_NAME:
+		return e->sym && e->sym->kind == SYM_VAR && !ty_is_dds(e->sym->ty) &&
+		       !assigned_in(s->cond, e->sym) && !assigned_in(s->step, e->sym) &&
+		       !stmt_assigns(s->body, e->sym);
+	case N_FIELD:
+		return invariant_key(e->lhs, s);
+	case N_BINARY:
+		return (e->op == TK_PLUS || e->op == TK_MINUS || e->op == TK_STAR) &&
+		       invariant_key(e->lhs, s) && invariant_key(e->rhs, s);
+	default:
+		return false;
+	}
+}
+
+static void hoist_in(Node *e, Node *s)
+{
+	if (!e)
+		return;
+	if (e->kind == N_INDEX && e->lhs->kind == N_NAME && e->lhs->ty->kind == TY_DVEC &&
+	    !(E->loop && acc_is_accum(E->loop->li, e->lhs->sym)) && invariant_key(e->rhs, s)) {
+		char *k = acc_expr_str(e->rhs);
+		for (int i = 0; i < E->hoisted.n; i++) {
+			Hoist *h = E->hoisted.v[i];
+			if (h->dds == e->lhs->sym && !strcmp(h->key, k))
+				return;
+		}
+		Hoist *h = xcalloc(1, sizeof *h);
+		h->dds = e->lhs->sym;
+		h->key = k;
+		h->ptr = emit_tmp("el");
+		const char *et = emit_ctype(e->lhs->ty->elem);
+		h->decl = format("%s *%s = (%s *)sap_dv_at(&%s, %s, %s);", et, h->ptr, et,
+		                 e->lhs->sym->cname, emit_expr(e->rhs), emit_site(e));
+		vec_push(&E->hoisted, h);
+		return;
+	}
+	hoist_in(e->lhs, s);
+	hoist_in(e->rhs, s);
+	hoist_in(e->cond, s);
+	if (e->kind == N_CALL)
+		for (Node *a = e->args; a; a = a->next)
+			hoist_in(a, s);
+}
+
+static void hoist_stmts(Node *b, Node *s)
+{
+	for (; b; b = b->next) {
+		switch (b->kind) {
+		case N_BLOCK: hoist_stmts(b->args, s); break;
+		case N_VAR: hoist_in(b->init, s); break;
+		case N_EXPR: hoist_in(b->lhs, s); break;
+		default: break;         /* nested control keeps its own */
+		}
+		if (b->kind != N_BLOCK && b->next == NULL)
+			break;
+	}
+}
+
+/* The dvector elements for loop s addresses with keys it cannot change. */
+static void hoist(Node *s)
+{
+	hoist_stmts(s->body, s);
+}
+
 static void body(Node *s)
 {
 	/* Blocks stay blocks; a lone statement gets braces of its own. */
@@ -384,9 +515,28 @@ static void stmt(Node *s)
 				else
 					st = emit_expr(x);
 			}
+			int nh = E->hoisted.n;
+			if (s->cond)
+				hoist(s);
+			if (E->hoisted.n > nh) {
+				/* Elements the loop addresses with invariant keys are
+				 * checked once, before the first pass, so the pass is
+				 * plain arithmetic that cc vectorises. */
+				emit_line(s, "if (%s) {", c);
+				E->indent++;
+				for (int i = nh; i < E->hoisted.n; i++) {
+					Hoist *h = E->hoisted.v[i];
+					emit_line(s, "%s", h->decl);
+				}
+			}
 			emit_line(s, "for (; %s; %s) {", c, st);
 			E->indent++;
 			loop_body(s);
+			if (E->hoisted.n > nh) {
+				E->hoisted.n = nh;
+				E->indent--;
+				emit_line(s, "}");
+			}
 			pop_scope(s);
 			E->indent--;
 			emit_line(s, "}");

@@ -85,6 +85,14 @@ static char *index_expr(Node *e, bool write)
 			              emit_ctype(bt->elem), e->lhs->sym->cname, emit_expr(e->rhs),
 			              e->lhs->sym->cname, emit_cstr(e->lhs->sym->name, strlen(e->lhs->sym->name)),
 			              site);
+		if (e->lhs->kind == N_NAME && E->hoisted.n) {
+			char *k = acc_expr_str(e->rhs);
+			for (int i = E->hoisted.n - 1; i >= 0; i--) {
+				Hoist *h = E->hoisted.v[i];
+				if (h->dds == e->lhs->sym && !strcmp(h->key, k))
+					return format("(*%s)", h->ptr);
+			}
+		}
 		return format("(*(%s *)sap_dv_at(&%s, %s, %s))", emit_ctype(bt->elem),
 		              emit_expr(e->lhs), emit_expr(e->rhs), site);
 	case TY_DMAP:

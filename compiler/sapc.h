@@ -455,7 +455,16 @@ typedef struct Emitter {
 	Scope *scope;
 	bool in_const;          /* expanding a const/param initialiser */
 	Node *loop;             /* the parallel loop whose body or slice is being written */
+	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
 } Emitter;
+
+/* A dvector element whose address a for loop computes (and checks) once. */
+typedef struct Hoist {
+	Sym *dds;
+	char *key;              /* acc_expr_str of the subscript */
+	char *ptr;              /* the C pointer variable */
+	char *decl;             /* its declaration, before the loop */
+} Hoist;
 
 extern Emitter *E;
 const char *emit_ctype(Type *t);        /* ensures the typedef exists */
