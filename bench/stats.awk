@@ -6,7 +6,9 @@
 # The table's exact layout is not fixed yet, so this reads any table whose
 # header line names a column starting with "recon" and one starting with
 # "plan" (recon, recon_s, recon(s), reconnaissance, plan, plan[ms],
-# planning, ...), with fields separated by blanks or by '|'.  The rows
+# planning, ...; not "recons" or "plans", which are counts), with fields
+# separated by blanks or by '|'.  A row may have more cells than the
+# header when its last column is free text.  The rows
 # below the header, up to a blank or non-numeric line, are loops; a row
 # whose first field is total/all/sum is skipped so it is not counted twice.
 # Cells may carry a unit (0.12s, 15ms, 40us); a header unit (ms, us)
@@ -33,7 +35,7 @@ function cells(line, c,    n, k, t, m) {
 		}
 		return m
 	}
-	return split(line, c, /[ \t]+/) - (line ~ /^[ \t]/)
+	return split(line, c, " ")     # blanks, leading ones ignored
 }
 
 function unit_scale(u) {
@@ -133,8 +135,10 @@ bad != "" { next }
 	n = cells($0, c)
 	if (tolower(c[1]) ~ /^(total|all|sum)([^a-z]|$)/)
 		next
-	r = (n == hn) ? seconds(c[rc], rscale) : ""
-	p = (n == hn) ? seconds(c[pc], pscale) : ""
+	# More cells than the header: the last column is free text (libsap's
+	# verdict, "serialized: REASON"), which comes after recon and plan.
+	r = (n >= hn) ? seconds(c[rc], rscale) : ""
+	p = (n >= hn) ? seconds(c[pc], pscale) : ""
 	if (r == "" || p == "") {
 		if (rows == 0)
 			bad = "cannot read the recon/plan cells of\n  " $0 \
