@@ -90,11 +90,14 @@ bench_has_stats "$tmp/sap-k$first" && stats=yes
 
 # run K PROG THREADS ITERS REP: one timed run, appended to $tmp/raw as
 # "K prog threads iters rep seconds test_rmse recon_s plan_s cpu_s
-# last_train_rmse".
+# last_train_rmse others", others being the share of the machine's CPUs
+# that other processes used during the run.
 run() {
 	k=$1 prog=$2 nt=$3 it=$4 rep=$5
 	out=$tmp/out err=$tmp/err
 	set -- --data="$train" --test="$test" --iters="$it" --out="$tmp/W.txt"
+	bench_quiet
+	busy0=$(bench_busy)
 	if test "$prog" = twin; then
 		bench_cpu
 		c0=$bench_cpu_s
@@ -118,6 +121,7 @@ run() {
 		bench_cpu
 		c1=$bench_cpu_s
 	fi
+	busy1=$(bench_busy)
 	rmse=$(sed -n 's/^test_rmse //p' "$out")
 	test -n "$rmse" || bench_fail "no test_rmse from $prog (K = $k)"
 	# Both programs save K factors a row: a check that K took.
@@ -135,7 +139,10 @@ run() {
 	train_rmse=$(sed -n 's/^iter [0-9]* train_rmse //p' "$out" | tail -n 1)
 	echo "$k $prog $nt $it $rep $(awk -v a="$t0" -v b="$t1" \
 		'BEGIN { printf "%.4f", b - a }') $rmse $rp $(awk -v a="$c0" -v b="$c1" \
-		'BEGIN { printf "%.3f", b - a }') ${train_rmse:--}" >>"$tmp/raw"
+		'BEGIN { printf "%.3f", b - a }') ${train_rmse:--} $(awk -v b0="$busy0" \
+		-v b1="$busy1" -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" \
+		-v n="$bench_ncpu" 'BEGIN { o = (b1 - b0 - (c1 - c0)) / (n * (t1 - t0))
+			printf "%.3f", o < 0 ? 0 : o }')" >>"$tmp/raw"
 }
 
 : >"$tmp/raw"
@@ -193,10 +200,12 @@ else
 	echo "- recon+plan: n/a, this build has no --stats option"
 fi
 echo "- RMSE vs twin: the largest |RMSE - twin's| / twin's over the runs"
-echo "- load average (1 min) before / after, other work on the machine: $load0 / $load1"
+echo "- others: the share of the $bench_ncpu CPUs that other processes used during the" \
+	"--iters=$epochs runs (median), from /proc/stat; each run waited up to" \
+	"${BENCH_QUIET_WAIT:-5} s for an idle second first; load average before / after: $load0 / $load1"
 echo
-echo "| K | program | threads | s/epoch [min-max] | CPU s/epoch | speedup vs twin | recon+plan / epoch | test RMSE | RMSE vs twin |"
-echo "|--:|---------|--:|--|--:|--:|--:|--:|--:|"
+echo "| K | program | threads | s/epoch [min-max] | CPU s/epoch | speedup vs twin | recon+plan / epoch | test RMSE | RMSE vs twin | others |"
+echo "|--:|---------|--:|--|--:|--:|--:|--:|--:|--:|"
 for k in $klist; do
 	epochs_of "$k" twin 1 >"$tmp/tw"
 	tw=$(bench_median <"$tmp/tw")
@@ -209,6 +218,8 @@ for k in $klist; do
 		epochs_of "$k" "$p" "$nt" >"$tmp/ep"
 		ep=$(bench_median <"$tmp/ep")
 		cpu=$(epochs_of "$k" "$p" "$nt" 10 | bench_median)
+		others=$(field "$k" "$p" "$nt" "$epochs" 12 | bench_median |
+			awk '{ printf "%.0f %%", $1 * 100 }')
 		range=$(sort -g "$tmp/ep" | awk 'NR == 1 { lo = $1 } { hi = $1 }
 			END { printf "%.3f-%.3f", lo, hi }')
 		speed=$(awk -v a="$tw" -v b="$ep" 'BEGIN { printf "%.2fx", a / b }')
@@ -230,14 +241,15 @@ for k in $klist; do
 				bench_median | awk '{ printf "%.1f %%", $1 }')
 		fi
 		test $p = twin && dev=-
-		printf '| %s | %s | %s | %.3f [%s] | %.3f | %s | %s | %s | %s |\n' "$k" \
-			"$label" "$nt" "$ep" "$range" "$cpu" "$speed" "$share" "$rmse" "$dev"
+		printf '| %s | %s | %s | %.3f [%s] | %.3f | %s | %s | %s | %s | %s |\n' \
+			"$k" "$label" "$nt" "$ep" "$range" "$cpu" "$speed" "$share" "$rmse" \
+			"$dev" "$others"
 	done
 done
 echo
 {
 	echo "# bench/sgdmf.sh, $(bench_commit), $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "# K program threads iters rep seconds test_rmse recon_s plan_s cpu_s last_train_rmse"
+	echo "# K program threads iters rep seconds test_rmse recon_s plan_s cpu_s last_train_rmse others"
 	cat "$tmp/raw"
 } >"$BENCH_DATA/sgdmf-last.raw"
 echo "(every run: $BENCH_DATA/sgdmf-last.raw)"

@@ -20,10 +20,12 @@ set -eu
 . "$(dirname "$0")/common.subr"
 bench_init static-loop 5
 
+# N:R, elements and repetitions: in cache (x, y and W in L2) and in memory.
+# R makes each timed loop last about a second in C.
 if test "$quick" = 1; then
-	sizes="16384 1048576" total=1000000 minreps=2
+	sizes="16384:61 1048576:2"
 else
-	sizes="16384 8388608" total=12500000 minreps=10
+	sizes="16384:7630 8388608:10"
 fi
 
 "$SAPC" -O3 -o "$tmp/sap" "$bench_dir/static-loop.sap" "$bench_dir/clock.c" ||
@@ -37,10 +39,10 @@ targs=$(bench_thread_args "$via" 1)
 # "n reps prog rep saxpy_s rows_s checksum", one line a run.
 : >"$tmp/raw"
 for rep in $(seq "$reps"); do
-	for n in $sizes; do
-		r=$((total / n))
-		test $r -ge $minreps || r=$minreps
+	for nr in $sizes; do
+		n=${nr%:*} r=${nr#*:}
 		for prog in c sap; do
+			bench_quiet
 			if test $prog = c; then
 				"$tmp/c" --n="$n" --reps="$r" >"$tmp/out" ||
 					bench_fail "static-loop.c failed"
@@ -82,15 +84,15 @@ else
 	echo "- $(bench_describe_threads "$via" | sed 's/=N/=1/')"
 fi
 echo "- seconds of the loop alone (timed inside the program), both loops updating N*R*16 floats;" \
-	"checksums equal"
+	"checksums equal; each run waited up to ${BENCH_QUIET_WAIT:-5} s for an idle second"
 echo
 echo "| loop | N | R | C s [min-max] | SAP s [min-max] | ns/float C | ns/float SAP | SAP / C |"
 echo "|------|--:|--:|--|--|--:|--:|--:|"
 for loop in saxpy rows; do
 	c=5
 	test $loop = rows && c=6
-	for n in $sizes; do
-		r=$(awk -v n="$n" '$1 == n { print $2; exit }' "$tmp/raw")
+	for nr in $sizes; do
+		n=${nr%:*} r=${nr#*:}
 		cm=$(col "$n" c $c | bench_median)
 		sm=$(col "$n" sap $c | bench_median)
 		cr=$(col "$n" c $c | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 }
