@@ -18,6 +18,7 @@ static struct {
 	pthread_t *tid;
 	int n;                  /* workers, the main thread included; 0: none */
 	uint64_t gen;           /* jobs started */
+	uint64_t gen0;          /* jobs started before these threads */
 	int pending;            /* threads still in the current job */
 	bool quit;
 	sap_job_fn fn;
@@ -42,8 +43,8 @@ double sap_now(void)
 static void *worker(void *arg)
 {
 	int w = (int)(intptr_t)arg;
-	uint64_t seen = 0;
 	pthread_mutex_lock(&P.mu);
+	uint64_t seen = P.gen0;
 	for (;;) {
 		while (P.gen == seen && !P.quit)
 			pthread_cond_wait(&P.start, &P.mu);
@@ -67,6 +68,7 @@ static void start(int n)
 {
 	P.n = n;
 	P.quit = false;
+	P.gen0 = P.gen;
 	P.tid = sap_xcalloc((size_t)n, sizeof *P.tid);
 	pthread_barrier_init(&P.bar, NULL, (unsigned)n);
 	for (int w = 1; w < n; w++)
