@@ -162,28 +162,29 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	drop_plan(st);
 	int64_t n = hi - lo;
 	sap_layout_make(&st->layout, spec, T, sap_cfg.blocks);
-	if (st->maskcap < n) {
-		free(st->masks);
-		st->masks = sap_xmalloc((size_t)n * sizeof *st->masks);
-		st->maskcap = n;
+	if (st->bufcap < n) {
+		free(st->ids);
+		free(st->order);
+		st->ids = sap_xmalloc((size_t)n * sizeof *st->ids);
+		st->order = sap_xmalloc((size_t)n * sizeof *st->order);
+		st->bufcap = n;
 	}
 
-	double t0 = sap_now();
-	sap_recon_masks(spec, &st->layout, env, lo, hi, st->masks, T);
-	double t1 = sap_now();
-	st->recon_runs++;
-	st->recon_s += t1 - t0;
-
+	/* Slicing and grouping interleave; the slicing is the recon part. */
+	double t0 = sap_now(), slicing;
 	sap_plan *p = &st->plan;
-	sap_plan_build(p, st->masks, lo, n, T, !sap_cfg.no_locks);
+	sap_plan_recon(p, spec, &st->layout, env, lo, hi, T, !sap_cfg.no_locks, st->ids,
+	               st->order, &slicing);
 	st->locked = sap_xcalloc((size_t)(p->nlocked ? p->nlocked : 1), sizeof *st->locked);
 	for (int64_t r = 0; r < p->nlocked; r++) {
 		int64_t g = p->rg[p->ro[r * T]];
 		sap_locks_prepare(&st->locked[r], spec, &st->layout, env, p->order + p->goff[g],
 		                  p->goff[g + 1] - p->goff[g], T);
 	}
+	st->recon_runs++;
+	st->recon_s += slicing;
 	st->plan_builds++;
-	st->plan_s += sap_now() - t1;
+	st->plan_s += sap_now() - t0 - slicing;
 
 	if (sap_cfg.check_plan)
 		check_plan(st, spec, env, lo, hi, T);

@@ -61,48 +61,82 @@ static inline int64_t affine_key(const sap_affine *a, int64_t i)
 
 /* ---- masks ---- */
 
+/* Iterations sliced at a time: their masks stay in L1 for the sink. */
+enum { SUB = 2048 };
+
 typedef struct mask_job {
 	const sap_async_spec *spec;
 	const sap_layout *ly;
 	void *env;
 	int64_t lo, hi;
-	uint64_t *masks;
 	int T;
+	sap_mask_sink sink;
+	void *arg;
+	double *slice_s;        /* per worker */
 } mask_job;
 
 static void mask_worker(void *arg, int w)
 {
 	mask_job *j = arg;
 	int64_t a = sap_chunk(j->lo, j->hi, j->T, w), b = sap_chunk(j->lo, j->hi, j->T, w + 1);
-	uint64_t *m = j->masks + (a - j->lo);
-	memset(m, 0, (size_t)(b - a) * sizeof *m);
-	if (a == b)
-		return;
-	if (j->spec->slice) {
-		sap_rec r = {
-			.mask = NULL, .masks = m, .lo = a, .n = b - a, .d = j->ly->d,
-		};
-		r.mask = &r.sink;
-		j->spec->slice(j->env, a, b, &r);
-	}
-	for (int k = 0; k < j->spec->naffine; k++) {
-		const sap_affine *af = &j->spec->affine[k];
-		const sap_rec_dds *d = &j->ly->d[af->dds];
-		if (!d->nblk)
-			continue;
-		for (int64_t i = a; i < b; i++) {
-			int64_t key = affine_key(af, i);
-			if ((uint64_t)key <= d->max)
-				m[i - a] |= (uint64_t)1 << (d->base + sap_key_block(key, d->nblk));
+	uint64_t m[SUB];
+	double spent = 0;
+	for (int64_t s = a; s < b; s += SUB) {
+		int64_t e = b - s < SUB ? b : s + SUB;
+		double t0 = sap_now();
+		memset(m, 0, (size_t)(e - s) * sizeof *m);
+		if (j->spec->slice) {
+			sap_rec r = { .masks = m, .lo = s, .n = e - s, .d = j->ly->d };
+			r.mask = &r.sink;
+			j->spec->slice(j->env, s, e, &r);
 		}
+		for (int k = 0; k < j->spec->naffine; k++) {
+			const sap_affine *af = &j->spec->affine[k];
+			const sap_rec_dds *d = &j->ly->d[af->dds];
+			if (!d->nblk)
+				continue;
+			for (int64_t i = s; i < e; i++) {
+				int64_t key = affine_key(af, i);
+				if ((uint64_t)key <= d->max)
+					m[i - s] |= (uint64_t)1 << (d->base + sap_key_block(key, d->nblk));
+			}
+		}
+		spent += sap_now() - t0;
+		j->sink(j->arg, w, s, m, e - s);
 	}
+	j->slice_s[w] = spent;
+}
+
+double sap_recon(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
+                 int64_t hi, int T, sap_mask_sink sink, void *arg)
+{
+	double *spent = sap_xcalloc((size_t)T, sizeof *spent);
+	mask_job j = { spec, ly, env, lo, hi, T, sink, arg, spent };
+	sap_pool_run(T, mask_worker, &j);
+	double mx = 0;
+	for (int w = 0; w < T; w++)
+		mx = spent[w] > mx ? spent[w] : mx;
+	free(spent);
+	return mx;
+}
+
+typedef struct copy_to {
+	uint64_t *masks;
+	int64_t lo;
+} copy_to;
+
+static void copy_sink(void *arg, int w, int64_t first, const uint64_t *m, int64_t n)
+{
+	(void)w;
+	copy_to *c = arg;
+	memcpy(c->masks + (first - c->lo), m, (size_t)n * sizeof *m);
 }
 
 void sap_recon_masks(const sap_async_spec *spec, const sap_layout *ly, void *env,
                      int64_t lo, int64_t hi, uint64_t *masks, int T)
 {
-	mask_job j = { spec, ly, env, lo, hi, masks, T };
-	sap_pool_run(T, mask_worker, &j);
+	copy_to c = { masks, lo };
+	sap_recon(spec, ly, env, lo, hi, T, copy_sink, &c);
 }
 
 /* ---- key logs ---- */

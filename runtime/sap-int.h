@@ -78,11 +78,18 @@ typedef struct sap_layout {
 bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int blocks);
 void sap_layout_free(sap_layout *ly);
 
-/* Block masks of iterations [lo, hi) into masks[0 .. hi - lo): the slice
- * and the affine accesses, run on T workers over contiguous chunks. */
+/* Reconnaissance of [lo, hi) on T workers over contiguous chunks: the
+ * slice and the affine forms give each iteration a block mask, and the
+ * masks of iterations first .. first + n - 1 (ascending, within worker
+ * w's chunk) go to sink while they are in cache.  Returns the seconds the
+ * slowest worker spent slicing. */
+typedef void (*sap_mask_sink)(void *arg, int w, int64_t first, const uint64_t *masks,
+                              int64_t n);
+double sap_recon(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
+                 int64_t hi, int T, sap_mask_sink sink, void *arg);
+/* The masks of [lo, hi) into masks[0 .. hi - lo). */
 void sap_recon_masks(const sap_async_spec *spec, const sap_layout *ly, void *env,
                      int64_t lo, int64_t hi, uint64_t *masks, int T);
-
 /* One access of a written DDS, as the slice or an affine form says. */
 typedef struct sap_access {
 	int64_t i;              /* the iteration */
@@ -112,6 +119,7 @@ void sap_keylog_free(sap_keylog *log);
 typedef struct sap_plan {
 	int64_t n;              /* iterations */
 	int64_t *order;         /* group g: order[goff[g] .. goff[g + 1]) */
+	bool owns_order;        /* else the caller's buffer */
 	int64_t ngroups;        /* sorted by size, largest first */
 	int64_t *goff;
 	uint64_t *gmask;
@@ -124,10 +132,19 @@ typedef struct sap_plan {
 	double balance;         /* sum of max worker loads / sum of mean loads */
 } sap_plan;
 
-/* Plan iterations lo .. lo + n - 1 from their masks, which it overwrites.
- * A group of more than 1.5 n / T iterations gets a locked round of its
- * own when locks is true. */
-void sap_plan_build(sap_plan *p, uint64_t *masks, int64_t lo, int64_t n, int T, bool locks);
+/* Plan iterations lo .. lo + n - 1 from their masks.  A group of more
+ * than 1.5 n / T iterations gets a locked round of its own when locks is
+ * true. */
+void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, int T,
+                    bool locks);
+/* The same from the reconnaissance of [lo, hi), grouping masks as the
+ * slice makes them; ids is scratch space for hi - lo ids and order, for
+ * hi - lo indices, becomes the plan's order (kept across plans, since
+ * first touching fresh pages costs as much as the planning).  *recon_s
+ * gets the slicing part of the time. */
+void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
+                    int64_t lo, int64_t hi, int T, bool locks, uint32_t *ids, int64_t *order,
+                    double *recon_s);
 void sap_plan_free(sap_plan *p);
 
 /* Two groups of one round that touch one key, at least one writing it. */
@@ -167,8 +184,9 @@ struct sap_loop_state {
 	int naffine;
 
 	sap_layout layout;
-	uint64_t *masks;                /* reused buffer, maskcap iterations */
-	int64_t maskcap;
+	uint32_t *ids;                  /* buffers for planning, bufcap entries */
+	int64_t *order;
+	int64_t bufcap;
 	sap_plan plan;
 	struct sap_locked *locked;      /* per locked round */
 

@@ -31,6 +31,10 @@ typedef struct mask_set {
 	int64_t n, cap;
 	int64_t *slot;          /* id + 1, 0 when empty */
 	int64_t nslot;          /* a power of two */
+	/* Direct-mapped in front of the index: a loop has few distinct
+	 * masks, looked up millions of times. */
+	uint64_t cmask[64];
+	int64_t cid[64];        /* -1 when empty */
 } mask_set;
 
 static void set_rehash(mask_set *s)
@@ -76,6 +80,8 @@ static int64_t set_id(mask_set *s, uint64_t m)
 static void set_init(mask_set *s)
 {
 	memset(s, 0, sizeof *s);
+	for (int k = 0; k < 64; k++)
+		s->cid[k] = -1;
 	s->nslot = 128;
 	s->slot = sap_xcalloc((size_t)s->nslot, sizeof *s->slot);
 }
@@ -88,33 +94,43 @@ static void set_free(mask_set *s)
 }
 
 typedef struct group_job {
-	uint64_t *masks;        /* per iteration: the mask, then a local id */
+	uint32_t *ids;          /* per iteration: its mask's id in its worker's set */
 	int64_t lo, n;
 	int T;
 	mask_set *local;        /* per worker */
+	const uint64_t *masks;  /* given masks, or NULL under reconnaissance */
 	int64_t **pos;          /* per worker, per local id: next order slot */
 	int64_t *order;
 } group_job;
 
+static void count(group_job *j, int w, int64_t first, const uint64_t *m, int64_t n)
+{
+	mask_set *s = &j->local[w];
+	uint32_t *ids = j->ids + (first - j->lo);
+	for (int64_t k = 0; k < n; k++) {
+		unsigned c = (unsigned)((m[k] * 0x9e3779b97f4a7c15ULL) >> 58);
+		int64_t id = s->cid[c];
+		if (id < 0 || s->cmask[c] != m[k]) {
+			id = set_id(s, m[k]);
+			s->cmask[c] = m[k];
+			s->cid[c] = id;
+		}
+		s->count[id]++;
+		ids[k] = (uint32_t)id;
+	}
+}
+
+static void count_sink(void *arg, int w, int64_t first, const uint64_t *m, int64_t n)
+{
+	count(arg, w, first, m, n);
+}
+
 static void count_worker(void *arg, int w)
 {
 	group_job *j = arg;
-	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
-	mask_set *s = &j->local[w];
-	set_init(s);
-	uint64_t last = 0;
-	int64_t id = -1;
-	for (int64_t k = a; k < b; k++) {
-		uint64_t m = j->masks[k];
-		/* Neighbouring iterations often share a mask (a user's ratings
-		 * in a row). */
-		if (m != last || id < 0) {
-			id = set_id(s, m);
-			last = m;
-		}
-		s->count[id]++;
-		j->masks[k] = (uint64_t)id;
-	}
+	int64_t a = sap_chunk(j->lo, j->lo + j->n, j->T, w);
+	int64_t b = sap_chunk(j->lo, j->lo + j->n, j->T, w + 1);
+	count(j, w, a, j->masks + (a - j->lo), b - a);
 }
 
 static void scatter_worker(void *arg, int w)
@@ -123,7 +139,7 @@ static void scatter_worker(void *arg, int w)
 	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
 	int64_t *pos = j->pos[w];
 	for (int64_t k = a; k < b; k++)
-		j->order[pos[j->masks[k]]++] = j->lo + k;
+		j->order[pos[j->ids[k]]++] = j->lo + k;
 }
 
 /* Largest first; among equal sizes, the group seen first. */
@@ -136,19 +152,29 @@ static int by_size(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-static void group(sap_plan *p, uint64_t *masks, int64_t lo, int64_t n, int T)
+static void group_begin(group_job *j, sap_plan *p, uint32_t *ids, int64_t lo, int64_t n, int T)
 {
-	group_job j = { masks, lo, n, T, NULL, NULL, NULL };
-	j.local = sap_xcalloc((size_t)T, sizeof *j.local);
-	sap_pool_run(T, count_worker, &j);
+	memset(p, 0, sizeof *p);
+	p->n = n;
+	p->nworkers = T;
+	*j = (group_job){ .ids = ids, .lo = lo, .n = n, .T = T };
+	j->local = sap_xcalloc((size_t)T, sizeof *j->local);
+	for (int w = 0; w < T; w++)
+		set_init(&j->local[w]);
+}
 
+/* The workers' sets counted: number the groups, largest first, and sort
+ * the iterations into them. */
+static void group_end(group_job *j, sap_plan *p, int64_t *order)
+{
+	int T = j->T;
 	/* Global ids in the order of first appearance, so that the plan does
 	 * not depend on how the workers were scheduled. */
 	mask_set all;
 	set_init(&all);
 	int64_t **gid = sap_xcalloc((size_t)T, sizeof *gid);
 	for (int w = 0; w < T; w++) {
-		mask_set *s = &j.local[w];
+		mask_set *s = &j->local[w];
 		gid[w] = sap_xmalloc((size_t)(s->n ? s->n : 1) * sizeof **gid);
 		for (int64_t k = 0; k < s->n; k++) {
 			int64_t g = set_id(&all, s->mask[k]);
@@ -177,23 +203,23 @@ static void group(sap_plan *p, uint64_t *masks, int64_t lo, int64_t n, int T)
 	 * each group stays in index order. */
 	int64_t *cursor = sap_xmalloc((size_t)(G ? G : 1) * sizeof *cursor);
 	memcpy(cursor, p->goff, (size_t)G * sizeof *cursor);
-	j.pos = gid;
 	for (int w = 0; w < T; w++) {
-		mask_set *s = &j.local[w];
+		mask_set *s = &j->local[w];
 		for (int64_t k = 0; k < s->n; k++) {
 			int64_t g = rank[gid[w][k]];
 			gid[w][k] = cursor[g];
 			cursor[g] += s->count[k];
 		}
 	}
-	j.order = p->order;
-	sap_pool_run(T, scatter_worker, &j);
+	j->pos = gid;
+	p->order = j->order = order;
+	sap_pool_run(T, scatter_worker, j);
 
 	for (int w = 0; w < T; w++) {
-		set_free(&j.local[w]);
+		set_free(&j->local[w]);
 		free(gid[w]);
 	}
-	free(j.local);
+	free(j->local);
 	free(gid);
 	free(cursor);
 	free(byrank);
@@ -458,19 +484,35 @@ static void pack(sap_plan *p, bool locks)
 	free(pl.r.g);
 }
 
-void sap_plan_build(sap_plan *p, uint64_t *masks, int64_t lo, int64_t n, int T, bool locks)
+void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, int T,
+                    bool locks)
 {
-	memset(p, 0, sizeof *p);
-	p->n = n;
-	p->nworkers = T;
-	p->order = sap_xmalloc((size_t)(n ? n : 1) * sizeof *p->order);
-	group(p, masks, lo, n, T);
+	group_job j;
+	uint32_t *ids = sap_xmalloc((size_t)(n ? n : 1) * sizeof *ids);
+	group_begin(&j, p, ids, lo, n, T);
+	j.masks = masks;
+	sap_pool_run(T, count_worker, &j);
+	group_end(&j, p, sap_xmalloc((size_t)(n ? n : 1) * sizeof *p->order));
+	p->owns_order = true;
+	free(ids);
+	pack(p, locks);
+}
+
+void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
+                    int64_t lo, int64_t hi, int T, bool locks, uint32_t *ids, int64_t *order,
+                    double *recon_s)
+{
+	group_job j;
+	group_begin(&j, p, ids, lo, hi - lo, T);
+	*recon_s = sap_recon(spec, ly, env, lo, hi, T, count_sink, &j);
+	group_end(&j, p, order);
 	pack(p, locks);
 }
 
 void sap_plan_free(sap_plan *p)
 {
-	free(p->order);
+	if (p->owns_order)
+		free(p->order);
 	free(p->goff);
 	free(p->gmask);
 	free(p->ro);

@@ -199,9 +199,11 @@ void plan_spec(planned *pl, const sap_async_spec *spec, void *env, int64_t n, in
 {
 	memset(pl, 0, sizeof *pl);
 	sap_layout_make(&pl->ly, spec, T, 0);
-	pl->masks = sap_xmalloc((size_t)n * sizeof *pl->masks);
-	sap_recon_masks(spec, &pl->ly, env, 0, n, pl->masks, T);
-	sap_plan_build(&pl->plan, pl->masks, 0, n, T, locks);
+	pl->ids = sap_xmalloc((size_t)n * sizeof *pl->ids);
+	pl->order = sap_xmalloc((size_t)n * sizeof *pl->order);
+	double slicing;
+	sap_plan_recon(&pl->plan, spec, &pl->ly, env, 0, n, T, locks, pl->ids, pl->order,
+	               &slicing);
 	int64_t *all = sap_xmalloc((size_t)n * sizeof *all);
 	for (int64_t i = 0; i < n; i++)
 		all[i] = i;
@@ -212,7 +214,8 @@ void plan_spec(planned *pl, const sap_async_spec *spec, void *env, int64_t n, in
 void planned_free(planned *pl)
 {
 	sap_layout_free(&pl->ly);
-	free(pl->masks);
+	free(pl->ids);
+	free(pl->order);
 	sap_plan_free(&pl->plan);
 	sap_keylog_free(&pl->log);
 }

@@ -75,10 +75,11 @@ typedef struct pattern {
 void pattern_make(pattern *m, int64_t n, int64_t nkeys, uint64_t seed);
 void pattern_free(pattern *m);
 
-/* Masks, a plan and the key log of a spec over [0, n) on T workers. */
+/* A plan and the key log of a spec over [0, n) on T workers. */
 typedef struct planned {
 	sap_layout ly;
-	uint64_t *masks;
+	uint32_t *ids;
+	int64_t *order;
 	sap_plan plan;
 	sap_keylog log;
 } planned;

@@ -51,7 +51,7 @@ static void assert_well_formed(const sap_plan *p, const uint64_t *mask_of)
 	free(placed);
 }
 
-/* The masks recon computed, before planning overwrote them. */
+/* The masks the reconnaissance gives each iteration. */
 static uint64_t *masks_of(const sap_async_spec *spec, void *env, int64_t n, int T)
 {
 	sap_layout ly;
