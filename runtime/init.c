@@ -1,5 +1,6 @@
 /* init.c: starting and ending a program, and its command line. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,7 +341,9 @@ static void read_env(void)
 }
 
 /* The node's CPUs shared by its ranks, so that ranks x threads does not
- * oversubscribe it. */
+ * oversubscribe it; but no more than the CPUs the rank may run on, since
+ * threads bound to fewer CPUs only take turns (mpiexec binds each rank to
+ * one core unless told --bind-to none). */
 static int default_threads(void)
 {
 	MPI_Comm node;
@@ -351,6 +354,9 @@ static int default_threads(void)
 		MPI_Comm_free(&node);
 	}
 	int t = online_cpus() / (local > 0 ? local : 1);
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < t)
+		t = CPU_COUNT(&set);
 	return t < 1 ? 1 : t;
 }
 
