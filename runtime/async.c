@@ -36,6 +36,12 @@ static shape shape_of(const sap_async_spec *spec, const char **why)
 		if (!(d->mode & SAP_WRITE) || d->accumulate)
 			continue;
 		parts++;
+		/* An insert may move every value of a map, under the feet of
+		 * a worker updating another key. */
+		if (d->dm) {
+			*why = "it writes a dmap, whose inserts are not thread-safe";
+			return UNKNOWN;
+		}
 		int forms = 0;
 		const sap_affine *first = NULL;
 		for (int q = 0; q < spec->naffine; q++) {

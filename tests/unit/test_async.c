@@ -132,6 +132,23 @@ START_TEST(unanalysed_spec_index_order)
 	sap_async_for(&L, &spec2, 0, 100, NULL, record_body, NULL, NULL);
 	ck_assert_int_eq(ncalls, 1);
 	ck_assert_int_eq(L.state->verdict, SAP_V_SERIAL);
+
+	/* A written dmap: an insert by one worker moves another's values. */
+	sap_dmap dm;
+	sap_dm_create(&dm, "m", SAP_K_LONG, 4, false, NULL);
+	sap_dds dd = { .name = "m", .dm = &dm, .mode = SAP_RW };
+	sap_affine af = { 0, SAP_RW, 1, 0 };
+	sap_async_spec spec3 = { .dds = &dd, .ndds = 1, .affine = &af, .naffine = 1 };
+	ncalls = nseq = 0;
+	sap_async_for(&L, &spec3, 0, 100, NULL, record_body, NULL, NULL);
+	ck_assert_int_eq(ncalls, 1);
+	ck_assert_int_eq(L.state->verdict, SAP_V_SERIAL);
+	ck_assert_str_eq(L.state->reason, "it writes a dmap, whose inserts are not thread-safe");
+	/* Accumulated, its updates merge after the loop: no obstacle. */
+	dd.accumulate = true;
+	sap_async_for(&L, &spec3, 0, 100, NULL, record_body, NULL, NULL);
+	ck_assert_int_eq(L.state->verdict, SAP_V_CHUNKS);
+	sap_dm_free(&dm);
 	sap_dv_free(&x);
 }
 END_TEST
