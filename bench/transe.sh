@@ -105,7 +105,7 @@ fi
 if $MPIEXEC -n 1 $mpi_bind "$tmp/transe" --help 2>/dev/null | grep -q -e '--threads'; then
 	threads_via=option
 elif grep -q SAP_THREADS "$tmp/transe"; then
-	threads_via=env
+	threads_via='env'
 else
 	threads_via=none
 fi
@@ -141,7 +141,7 @@ median() {
 }
 
 configs="c sap1 sap2"
-for rep in $(seq "$reps"); do
+for _ in $(seq "$reps"); do
 	for c in $configs; do
 		t0=$(seconds "$c" "$@" --epochs=0 --neval=0 --out="$tmp/E0.txt")
 		tE=$(seconds "$c" "$@" --epochs="$epochs" --neval=0 --out="$tmp/E.txt")

@@ -102,15 +102,18 @@ cat >"$tmp/expect" <<'EOF'
 EOF
 all_triples >"$tmp/got"
 cmp -s "$tmp/expect" "$tmp/got" || fail "triples: $(diff "$tmp/expect" "$tmp/got")"
-test "$(wc -l <"$tmp/out/valid.txt")" = 1 && test "$(wc -l <"$tmp/out/test.txt")" = 1 ||
+if test "$(wc -l <"$tmp/out/valid.txt")" != 1 ||
+	test "$(wc -l <"$tmp/out/test.txt")" != 1; then
 	fail "expected one valid and one test triple"
+fi
 # Held-out entities and relations all appear in train.
 awk 'FNR == NR { e[$1]; e[$3]; r[$2]; next }
 	!($1 in e) || !($3 in e) || !($2 in r) { bad = 1 }
 	END { exit bad }' "$tmp/out/train.txt" "$tmp/out/valid.txt" "$tmp/out/test.txt" ||
 	fail "a valid or test triple has an entity or relation not in train"
-grep -q '^entities 9$' "$tmp/stats" && grep -q '^train 11$' "$tmp/stats" ||
+if ! grep -q '^entities 9$' "$tmp/stats" || ! grep -q '^train 11$' "$tmp/stats"; then
 	fail "statistics: $(cat "$tmp/stats")"
+fi
 
 # The same options give the same files.
 cp "$tmp/out/train.txt" "$tmp/train-1"
