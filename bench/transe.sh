@@ -188,10 +188,6 @@ echo
 if cmp -s "$tmp/quality-c" "$tmp/quality-sap1" && cmp -s "$tmp/E-c.txt" "$tmp/E-sap1.txt"; then
 	echo "transe.sap on 1 thread reproduced the twin bit for bit (report and E)."
 else
-	echo "transe.sap on 1 thread did NOT reproduce the twin bit for bit."
-	if "$SAPC" -S -o "$tmp/gen.c" "$top_srcdir/samples/transe.sap" &&
-		grep -q 'sap_rand_int(sap_rng_cur' "$tmp/gen.c"; then
-		echo "Expected: this sapc draws a loop body's random numbers from one" \
-			"counter, and the twin follows the per-site contract."
-	fi
+	echo "WARNING: transe.sap on 1 thread did NOT reproduce the twin bit for" \
+		"bit (make check TESTS=tests/run/transe-twin.sh shows where)."
 fi

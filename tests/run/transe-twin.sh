@@ -6,9 +6,8 @@
 # tools/wordnet-triples derives from Debian's wordnet-base.
 #
 # The twin draws its random numbers by the per-site contract of
-# runtime/rng.c (draw word = site << 24 | n).  A sapc that still draws every
-# call of a body from one counter cannot match it, so the test skips when
-# the generated C shows that older scheme.
+# runtime/rng.c (draw word = site << 24 | n), so this also checks that sapc
+# numbers the rand()/rand_int() sites of a body in source order.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 # WORDNET_DIR overrides /usr/share/wordnet.  Exit status: 0 pass, 1 fail,
@@ -45,13 +44,6 @@ fail() {
 	--limit=2000 --valid=200 --test=200 --seed=3 --quiet ||
 	fail "wordnet-triples"
 
-"$SAPC" -O2 -S -o "$tmp/transe-gen.c" "$top_srcdir/samples/transe.sap" ||
-	fail "sapc could not compile samples/transe.sap"
-if grep -q 'sap_rand_int(sap_rng_cur' "$tmp/transe-gen.c"; then
-	echo "SKIP: this sapc draws a loop body's random numbers from one counter," \
-		"not per call site; the twin follows the per-site contract"
-	exit 77
-fi
 "$SAPC" -O2 -o "$tmp/transe" "$top_srcdir/samples/transe.sap" ||
 	fail "sapc could not compile samples/transe.sap"
 # -ffp-contract=off as sapc builds the generated C: no fused multiply-add.
