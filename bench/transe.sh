@@ -164,7 +164,12 @@ option) echo "- threads set with --threads=N" ;;
 env) echo "- threads set with env SAP_THREADS=N (no --threads option in this build)" ;;
 *) echo "- NOTE: this build has neither --threads nor SAP_THREADS: the 2-thread row ran on one thread" ;;
 esac
-echo "- machine: $(nproc) cores, $(uname -sr); sapc $(git -C "$top_srcdir" rev-parse --short=12 HEAD 2>/dev/null || echo '?')"
+commit=$(git -C "$top_srcdir" rev-parse --short=12 HEAD 2>/dev/null) || commit='?'
+if test "$commit" != '?' && ! git -C "$top_srcdir" diff --quiet HEAD -- 2>/dev/null; then
+	commit="$commit+uncommitted changes"
+fi
+echo "- machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)" \
+	"at the end; $(uname -sr); sapc $commit"
 echo
 echo "| program | threads | s/epoch | train triples/s | vs twin | mean rank | Hits@10 |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
