@@ -354,6 +354,15 @@ Node *ast_reduce(Program *p, Tok op, Node *vars)
 	return n;
 }
 
+Node *ast_accumulate(Program *p, Tok kw, Tok op, Node *vars)
+{
+	Node *n = ast_node(p, N_ACCUM, kw.off);
+	n->op = op.kind;
+	n->name = op;
+	n->lhs = vars;
+	return n;
+}
+
 Node *ast_with(Program *p, Tok name, Node *arg, bool has_eq)
 {
 	Node *n = ast_node(p, N_WITH, name.off);

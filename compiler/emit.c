@@ -152,6 +152,137 @@ static void loop_body(Node *s)
 	emit_line(s, "}");
 }
 
+/* ---- loop-invariant element addresses ---- */
+
+static bool assigned_in(Node *e, Sym *v);
+
+static bool stmt_assigns(Node *s, Sym *v)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case N_BLOCK:
+			if (stmt_assigns(s->args, v))
+				return true;
+			break;
+		case N_VAR:
+			if (s->sym == v || assigned_in(s->init, v))
+				return true;
+			break;
+		case N_EXPR:
+			if (assigned_in(s->lhs, v))
+				return true;
+			break;
+		case N_IF:
+			if (assigned_in(s->cond, v) || stmt_assigns(s->then, v) || stmt_assigns(s->els, v))
+				return true;
+			break;
+		case N_WHILE: case N_DO: case N_FOR:
+			if (stmt_assigns(s->init, v) || assigned_in(s->cond, v) || assigned_in(s->step, v) ||
+			    stmt_assigns(s->body, v))
+				return true;
+			break;
+		default:
+			break;
+		}
+		if (s->kind != N_BLOCK && s->next == NULL)
+			break;
+	}
+	return false;
+}
+
+/* Does expression e assign v (or anything inside v)? */
+static bool assigned_in(Node *e, Sym *v)
+{
+	if (!e)
+		return false;
+	if (e->kind == N_ASSIGN || e->kind == N_INCDEC ||
+	    (e->kind == N_CALL && e->builtin == B_PUSH)) {
+		Node *b = e->kind == N_CALL ? e->args : e->lhs;
+		while (b->kind == N_FIELD || b->kind == N_INDEX)
+			b = b->lhs;
+		if (b->kind == N_NAME && b->sym == v)
+			return true;
+	}
+	if (e->kind == N_CALL) {
+		for (Node *a = e->args; a; a = a->next)
+			if (assigned_in(a, v))
+				return true;
+		return false;
+	}
+	return assigned_in(e->lhs, v) || assigned_in(e->rhs, v) || assigned_in(e->cond, v);
+}
+
+/* A key that for loop s cannot change: locals and fields it does not
+ * assign, constants, + - *. */
+static bool invariant_key(Node *e, Node *s)
+{
+	switch (e->kind) {
+	case N_INT:
+		return true;
+	case N_NAME:
+		return e->sym && e->sym->kind == SYM_VAR && !ty_is_dds(e->sym->ty) &&
+		       !assigned_in(s->cond, e->sym) && !assigned_in(s->step, e->sym) &&
+		       !stmt_assigns(s->body, e->sym);
+	case N_FIELD:
+		return invariant_key(e->lhs, s);
+	case N_BINARY:
+		return (e->op == TK_PLUS || e->op == TK_MINUS || e->op == TK_STAR) &&
+		       invariant_key(e->lhs, s) && invariant_key(e->rhs, s);
+	default:
+		return false;
+	}
+}
+
+static void hoist_in(Node *e, Node *s)
+{
+	if (!e)
+		return;
+	if (e->kind == N_INDEX && e->lhs->kind == N_NAME && e->lhs->ty->kind == TY_DVEC &&
+	    !(E->loop && acc_is_accum(E->loop->li, e->lhs->sym)) && invariant_key(e->rhs, s)) {
+		char *k = acc_expr_str(e->rhs);
+		for (int i = 0; i < E->hoisted.n; i++) {
+			Hoist *h = E->hoisted.v[i];
+			if (h->dds == e->lhs->sym && !strcmp(h->key, k))
+				return;
+		}
+		Hoist *h = xcalloc(1, sizeof *h);
+		h->dds = e->lhs->sym;
+		h->key = k;
+		h->ptr = emit_tmp("el");
+		const char *et = emit_ctype(e->lhs->ty->elem);
+		h->decl = format("%s *%s = (%s *)sap_dv_at(&%s, %s, %s);", et, h->ptr, et,
+		                 e->lhs->sym->cname, emit_expr(e->rhs), emit_site(e));
+		vec_push(&E->hoisted, h);
+		return;
+	}
+	hoist_in(e->lhs, s);
+	hoist_in(e->rhs, s);
+	hoist_in(e->cond, s);
+	if (e->kind == N_CALL)
+		for (Node *a = e->args; a; a = a->next)
+			hoist_in(a, s);
+}
+
+static void hoist_stmts(Node *b, Node *s)
+{
+	for (; b; b = b->next) {
+		switch (b->kind) {
+		case N_BLOCK: hoist_stmts(b->args, s); break;
+		case N_VAR: hoist_in(b->init, s); break;
+		case N_EXPR: hoist_in(b->lhs, s); break;
+		default: break;         /* nested control keeps its own */
+		}
+		if (b->kind != N_BLOCK && b->next == NULL)
+			break;
+	}
+}
+
+/* The dvector elements for loop s addresses with keys it cannot change. */
+static void hoist(Node *s)
+{
+	hoist_stmts(s->body, s);
+}
+
 static void body(Node *s)
 {
 	/* Blocks stay blocks; a lone statement gets braces of its own. */
@@ -244,6 +375,7 @@ static void var_decl(Node *d)
 }
 
 static void parallel(Node *s);
+static void stamp(Node *at, Vec *dds);
 
 /* Does e translate to a single C expression, with no statements before
  * it and nothing to drop after it? */
@@ -319,6 +451,11 @@ static void stmt(Node *s)
 				emit_line(s, "%s%s;", e->ty->kind == TY_VOID || e->kind == N_CALL ? "" : "(void)", v);
 		}
 		stmt_end(&st, s);
+		if (!E->loop) {
+			Vec w = {0};
+			acc_dds_written(s, &w);
+			stamp(s, &w);
+		}
 		return;
 	}
 	case N_EMPTY:
@@ -378,9 +515,28 @@ static void stmt(Node *s)
 				else
 					st = emit_expr(x);
 			}
+			int nh = E->hoisted.n;
+			if (s->cond)
+				hoist(s);
+			if (E->hoisted.n > nh) {
+				/* Elements the loop addresses with invariant keys are
+				 * checked once, before the first pass, so the pass is
+				 * plain arithmetic that cc vectorises. */
+				emit_line(s, "if (%s) {", c);
+				E->indent++;
+				for (int i = nh; i < E->hoisted.n; i++) {
+					Hoist *h = E->hoisted.v[i];
+					emit_line(s, "%s", h->decl);
+				}
+			}
 			emit_line(s, "for (; %s; %s) {", c, st);
 			E->indent++;
 			loop_body(s);
+			if (E->hoisted.n > nh) {
+				E->hoisted.n = nh;
+				E->indent--;
+				emit_line(s, "}");
+			}
 			pop_scope(s);
 			E->indent--;
 			emit_line(s, "}");
@@ -481,78 +637,359 @@ static char *combine(Node *r, Type *t, const char *a, const char *b)
 	return format("%s(%s, %s)", r->sym->cname, a, b);
 }
 
+/* Write into a buffer of the protos section, outside any function. */
+typedef struct Aside {
+	Buf buf;
+	Buf *out;
+	int indent;
+	SrcFile *lfile;
+	int lline;
+	Scope *scope;
+} Aside;
+
+static void aside_begin(Aside *a)
+{
+	memset(&a->buf, 0, sizeof a->buf);
+	a->out = E->out;
+	a->indent = E->indent;
+	a->lfile = E->lfile;
+	a->lline = E->lline;
+	a->scope = E->scope;
+	E->out = &a->buf;
+	E->indent = 0;
+	E->lfile = NULL;
+	E->scope = NULL;
+}
+
+static char *aside_end(Aside *a)
+{
+	E->out = a->out;
+	E->indent = a->indent;
+	E->lfile = a->lfile;
+	E->lline = a->lline;
+	E->scope = a->scope;
+	return a->buf.s ? a->buf.s : xstrdup("");
+}
+
+/* The reduce struct: reduce variables, then one private buffer per
+ * accumulated DDS, with identities and merge. */
+static void reduce_struct(Node *s)
+{
+	LoopInfo *li = s->li;
+	int id = li->id;
+	Aside as;
+	aside_begin(&as);
+	emit_line(NULL, "struct sap_red%d {", id);
+	for (int i = 0; i < li->reduce_syms.n; i++) {
+		Sym *v = li->reduce_syms.v[i];
+		emit_line(NULL, "\t%s %s;", emit_ctype(v->ty), v->cname);
+	}
+	for (int i = 0; i < li->accum_syms.n; i++) {
+		Sym *d = li->accum_syms.v[i];
+		if (d->ty->kind == TY_DVEC)
+			emit_line(NULL, "\tvoid *acc_%s;", d->cname);
+		else
+			emit_line(NULL, "\tsap_dmap acc_%s;", d->cname);
+	}
+	emit_line(NULL, "};\n");
+	emit_line(NULL, "static void sap_loop%d_init(void *red)\n{", id);
+	emit_line(NULL, "\tstruct sap_red%d *r = red;", id);
+	for (int i = 0; i < li->reduce_syms.n; i++) {
+		Sym *v = li->reduce_syms.v[i];
+		const char *z = identity(li->reduce_ops.v[i], v->ty);
+		if (z)
+			emit_line(NULL, "\tr->%s = %s;", v->cname, z);
+		else
+			emit_line(NULL, "\tmemset(&r->%s, 0, sizeof r->%s);", v->cname, v->cname);
+	}
+	for (int i = 0; i < li->accum_syms.n; i++) {
+		Sym *d = li->accum_syms.v[i];
+		Type *t = d->ty;
+		if (t->kind == TY_DVEC) {
+			emit_line(NULL, "\tr->acc_%s = sap_acc_alloc(%s.n, sizeof(%s));", d->cname, d->cname,
+			          emit_ctype(t->elem));
+		} else {
+			const char *kk = t->key->kind == TY_INT ? "SAP_K_INT" : t->key->kind == TY_LONG ?
+			                 "SAP_K_LONG" : "SAP_K_STRING";
+			emit_line(NULL, "\tsap_dm_create(&r->acc_%s, %s, %s, sizeof(%s), false, NULL);", d->cname,
+			          emit_cstr(d->name, strlen(d->name)), kk, emit_ctype(t->elem));
+		}
+	}
+	emit_line(NULL, "}\n");
+	emit_line(NULL, "static void sap_loop%d_combine(void *into, const void *from)\n{", id);
+	emit_line(NULL, "\tstruct sap_red%d *r = into;", id);
+	emit_line(NULL, "\tstruct sap_red%d *f = (struct sap_red%d *)from;", id, id);
+	for (int i = 0; i < li->reduce_syms.n; i++) {
+		Sym *v = li->reduce_syms.v[i];
+		emit_line(NULL, "\tr->%s = %s;", v->cname,
+		          combine(li->reduce_ops.v[i], v->ty, format("r->%s", v->cname),
+		                  format("f->%s", v->cname)));
+	}
+	for (int i = 0; i < li->accum_syms.n; i++) {
+		Sym *d = li->accum_syms.v[i];
+		Type *t = d->ty;
+		const char *sc = emit_ctype(ty_scalar_of(t->elem));
+		long long nc = (long long)(ty_is_num(t->elem) ? 1 : ty_ncomp(t->elem));
+		if (t->kind == TY_DVEC) {
+			emit_line(NULL, "\tsap_acc_add_%s(r->acc_%s, f->acc_%s, %s.n * %lld);", sc, d->cname,
+			          d->cname, d->cname, nc);
+			emit_line(NULL, "\tsap_acc_free(f->acc_%s);", d->cname);
+		} else {
+			emit_line(NULL, "\tsap_dm_merge_%s(&r->acc_%s, &f->acc_%s, %lld);", sc, d->cname, d->cname, nc);
+			emit_line(NULL, "\tsap_dm_free(&f->acc_%s);", d->cname);
+		}
+	}
+	emit_line(NULL, "}\n");
+	emit_line(NULL, "static const sap_reduce sap_loop%d_reduce = {sizeof(struct sap_red%d), "
+	          "sap_loop%d_init, sap_loop%d_combine};\n", id, id, id, id);
+	buf_puts(&E->protos, aside_end(&as));
+}
+
+/* Per-iteration random-number state of a body or slice. */
+static void rng_setup(Node *s, bool slice)
+{
+	LoopInfo *li = s->li;
+	if (!li->uses_rng)
+		return;
+	emit_line(s, "sap_rng sap_rng_it = sap_rng_iter(&sap_loop%d, sap_i);", li->id);
+	if (!slice)
+		emit_line(s, "sap_rng_cur = &sap_rng_it;");
+	else
+		emit_line(s, "(void)sap_rng_it;");
+	for (int k = 1; k <= li->nrand; k++)
+		emit_line(s, "uint32_t sap_d%d = 0;%s", k, slice ? format(" (void)sap_d%d;", k) : "");
+}
+
+/* ---- reconnaissance slices ---- */
+
+static void slice_stmt(Node *s);
+
+static bool step_included(Node *s)
+{
+	return s->step->slice == SL_INCLUDED;
+}
+
+static Vec stable_done;         /* "ddsi:key" of stable records already made */
+
+static void records(Node *at)
+{
+	LoopInfo *li = E->loop->li;
+	/* One record per DDS and key at this point, with the modes merged:
+	 * keys have no side effects, so equal texts are equal values. */
+	Vec recs = {0}, texts = {0}, modes = {0};
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (!a->recorded || a->anchor != at)
+			continue;
+		char *t = format("%d:%s", a->ddsi, acc_expr_str(a->key));
+		if (a->stable) {
+			int j = 0;
+			while (j < stable_done.n && strcmp(stable_done.v[j], t))
+				j++;
+			if (j < stable_done.n && a->mode == ACC_READ)
+				continue;
+			if (j == stable_done.n)
+				vec_push(&stable_done, t);
+		}
+		int k = 0;
+		while (k < texts.n && strcmp(texts.v[k], t))
+			k++;
+		if (k == texts.n) {
+			vec_push(&recs, a);
+			vec_push(&texts, t);
+			vec_push(&modes, (void *)(intptr_t)a->mode);
+		} else {
+			modes.v[k] = (void *)((intptr_t)modes.v[k] | a->mode);
+		}
+	}
+	for (int i = 0; i < recs.n; i++) {
+		Access *a = recs.v[i];
+		StmtState st;
+		stmt_begin(&st);
+		char *k = emit_expr(a->key);
+		if (a->key->ty->kind == TY_STRING)
+			k = format("sap_key_str(%s)", k);
+		else
+			k = format("(int64_t)(%s)", k);
+		static const char *mname[] = {"", "SAP_READ", "SAP_WRITE", "SAP_RW"};
+		/* At the loop's line: a breakpoint on the body's line should
+		 * stop in the body, not in its reconnaissance. */
+		emit_line(E->loop, "sap_rec_key(rec, %d, %s, %s);", a->ddsi, k,
+		          mname[(intptr_t)modes.v[i]]);
+		stmt_end(&st, E->loop);
+	}
+}
+
+static void slice_block(Node *s)
+{
+	emit_line(s, "{");
+	E->indent++;
+	push_scope(false, false);
+	slice_stmt(s);
+	pop_scope(s);
+	E->indent--;
+	emit_line(s, "}");
+}
+
+static void slice_loop(Node *s)
+{
+	emit_line(s, "{");
+	E->indent++;
+	push_scope(false, false);
+	if (s->kind == N_FOR && s->init)
+		slice_stmt(s->init);
+	records(s);
+	if (s->slice == SL_FLAT) {
+		/* The trip count is unknowable: record the body's keys once. */
+		slice_block(s->body);
+	} else if (s->slice == SL_INCLUDED) {
+		char *first = emit_tmp("first");
+		emit_line(s, "for (bool %s = true;; %s = false) {", first, first);
+		E->indent++;
+		push_scope(true, false);
+		if (s->kind == N_FOR && s->step && step_included(s)) {
+			emit_line(s, "if (!%s) {", first);
+			E->indent++;
+			Node es = {.kind = N_EXPR, .file = s->step->file, .off = s->step->off, .lhs = s->step};
+			stmt(&es);
+			E->indent--;
+			emit_line(s, "}");
+		}
+		if (s->kind == N_DO) {
+			emit_line(s, "if (!%s) {", first);
+			E->indent++;
+			loop_cond(s->cond);
+			E->indent--;
+			emit_line(s, "}");
+		} else {
+			emit_line(s, "(void)%s;", first);
+			if (s->cond)
+				loop_cond(s->cond);
+		}
+		slice_block(s->body);
+		pop_scope(s);
+		E->indent--;
+		emit_line(s, "}");
+	}
+	pop_scope(s);
+	E->indent--;
+	emit_line(s, "}");
+}
+
+static void slice_stmt(Node *s)
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case N_BLOCK:
+		for (Node *n = s->args; n; n = n->next)
+			slice_stmt(n);
+		return;
+	case N_VAR: case N_EXPR:
+		records(s);
+		if (s->slice == SL_INCLUDED)
+			stmt(s);
+		return;
+	case N_IF:
+		records(s);
+		if (s->slice == SL_INCLUDED) {
+			StmtState st;
+			stmt_begin(&st);
+			char *c = settle(s->cond, &st, "bool");
+			stmt_end(&st, s);
+			emit_line(s, "if (%s)", c);
+			slice_block(s->then);
+			if (s->els) {
+				emit_line(s, "else");
+				slice_block(s->els);
+			}
+		} else if (s->slice == SL_FLAT) {
+			slice_block(s->then);
+			if (s->els)
+				slice_block(s->els);
+		}
+		return;
+	case N_WHILE: case N_DO: case N_FOR:
+		if (s->slice || (s->kind == N_FOR && s->init && s->init->slice))
+			slice_loop(s);
+		else
+			records(s);
+		return;
+	case N_BREAK: case N_CONTINUE:
+		if (s->slice == SL_INCLUDED)
+			stmt(s);
+		return;
+	default:
+		return;
+	}
+}
+
+/* void sap_loopN_slice(env, lo, hi, rec): the statements the recorded
+ * keys depend on, and the records. */
+static void slice_fn(Node *s)
+{
+	LoopInfo *li = s->li;
+	Aside as;
+	aside_begin(&as);
+	emit_line(s, "static void sap_loop%d_slice(void *env, int64_t lo, int64_t hi, sap_rec *rec)", li->id);
+	emit_line(s, "{");
+	E->indent = 1;
+	emit_line(s, "(void)env;");
+	emit_line(s, "for (int64_t sap_i = lo; sap_i < hi; sap_i++) {");
+	E->indent++;
+	push_scope(true, true);
+	emit_line(s, "sap_rec_begin(rec, sap_i);");
+	rng_setup(s, true);
+	Sym *iv = s->init->sym;
+	emit_line(s->init, "%s %s = (%s)sap_i;", emit_ctype(iv->ty), iv->cname, emit_ctype(iv->ty));
+	emit_line(s->init, "(void)%s;", iv->cname);
+	Node *saved = E->loop;
+	E->loop = s;
+	stable_done.n = 0;
+	slice_stmt(s->body);
+	E->loop = saved;
+	pop_scope(s);
+	E->indent--;
+	emit_line(s, "}");
+	E->indent = 0;
+	emit_line(s, "}");
+	buf_puts(&E->funcs, aside_end(&as));
+	buf_puts(&E->funcs, "\n");
+}
+
+/* After driver code or a loop writes DDSs, their version changes, so that
+ * cached reconnaissance reading them runs again. */
+static void stamp(Node *at, Vec *dds)
+{
+	for (int i = 0; i < dds->n; i++) {
+		Sym *d = dds->v[i];
+		emit_line(at, "%s.version = sap_new_version();", d->cname);
+	}
+}
+
 static void parallel(Node *s)
 {
 	LoopInfo *li = s->li;
 	int id = li->id;
 	bool async = s->kind == N_ASYNC;
 	int nred = li->reduce_syms.n;
+	bool has_red = nred || li->accum_syms.n;
 	int line, col;
 	diag_linecol(s->file, s->off, &line, &col);
 	buf_printf(&E->protos, "static sap_loop sap_loop%d = {.id = %d, .kind = %s, .site = {%s, %d, %d}};\n", id, id,
 	           async ? "SAP_ASYNC" : "SAP_SYNC", emit_cstr(s->file->name, strlen(s->file->name)),
 	           line, col);
-
-	/* The reduction: a struct of partial values, its identities and merge. */
-	if (nred) {
-		Buf *saved = E->out;
-		Buf rb = {0};
-		E->out = &rb;
-		int ind = E->indent;
-		E->indent = 0;
-		SrcFile *lf = E->lfile;
-		E->lfile = NULL;
-		emit_line(NULL, "struct sap_red%d {", id);
-		for (int i = 0; i < nred; i++) {
-			Sym *v = li->reduce_syms.v[i];
-			emit_line(NULL, "\t%s %s;", emit_ctype(v->ty), v->cname);
-		}
-		emit_line(NULL, "};\n");
-		emit_line(NULL, "static void sap_loop%d_init(void *red)\n{", id);
-		emit_line(NULL, "\tstruct sap_red%d *r = red;", id);
-		for (int i = 0; i < nred; i++) {
-			Sym *v = li->reduce_syms.v[i];
-			const char *z = identity(li->reduce_ops.v[i], v->ty);
-			if (z)
-				emit_line(NULL, "\tr->%s = %s;", v->cname, z);
-			else
-				emit_line(NULL, "\tmemset(&r->%s, 0, sizeof r->%s);", v->cname, v->cname);
-		}
-		emit_line(NULL, "}\n");
-		emit_line(NULL, "static void sap_loop%d_combine(void *into, const void *from)\n{", id);
-		emit_line(NULL, "\tstruct sap_red%d *r = into;", id);
-		emit_line(NULL, "\tconst struct sap_red%d *f = from;", id);
-		for (int i = 0; i < nred; i++) {
-			Sym *v = li->reduce_syms.v[i];
-			emit_line(NULL, "\tr->%s = %s;", v->cname,
-			          combine(li->reduce_ops.v[i], v->ty, format("r->%s", v->cname),
-			                  format("f->%s", v->cname)));
-		}
-		emit_line(NULL, "}\n");
-		emit_line(NULL, "static const sap_reduce sap_loop%d_reduce = {sizeof(struct sap_red%d), "
-		          "sap_loop%d_init, sap_loop%d_combine};\n", id, id, id, id);
-		E->out = saved;
-		E->indent = ind;
-		E->lfile = lf;
-		buf_puts(&E->protos, rb.s);
-	}
+	if (has_red)
+		reduce_struct(s);
 
 	/* The body, outlined: iterations [lo, hi). */
-	Buf *saved = E->out;
-	Scope *saved_scope = E->scope;
-	int saved_indent = E->indent;
-	SrcFile *lf = E->lfile;
-	int ll = E->lline;
-	Buf bb = {0};
-	E->out = &bb;
-	E->scope = NULL;
-	E->indent = 0;
-	E->lfile = NULL;
+	Aside as;
+	aside_begin(&as);
 	emit_line(s, "static void sap_loop%d_body(void *env, int64_t lo, int64_t hi, void *red)", id);
 	emit_line(s, "{");
 	E->indent = 1;
 	emit_line(s, "(void)env;");
-	if (nred) {
+	if (has_red) {
 		emit_line(s, "struct sap_red%d *sap_red = red;", id);
 		for (int i = 0; i < nred; i++) {
 			Sym *v = li->reduce_syms.v[i];
@@ -566,10 +1003,7 @@ static void parallel(Node *s)
 	emit_line(s, "for (int64_t sap_i = lo; sap_i < hi; sap_i++) {");
 	E->indent++;
 	push_scope(true, true);
-	if (li->uses_rng) {
-		emit_line(s, "sap_rng sap_rng_it = sap_rng_iter(&sap_loop%d, sap_i);", id);
-		emit_line(s, "sap_rng_cur = &sap_rng_it;");
-	}
+	rng_setup(s, false);
 	Sym *iv = s->init->sym;
 	if (async) {
 		emit_line(s->init, "%s %s = (%s)sap_i;", emit_ctype(iv->ty), iv->cname, emit_ctype(iv->ty));
@@ -577,9 +1011,11 @@ static void parallel(Node *s)
 		emit_line(s->init, "const %s %s = ((const %s *)%s.data)[sap_i];", emit_ctype(iv->ty),
 		          iv->cname, emit_ctype(iv->ty), s->lhs->sym->cname);
 	}
-	if (!iv->used)
-		emit_line(s->init, "(void)%s;", iv->cname);
+	emit_line(s->init, "(void)%s;", iv->cname);
+	Node *saved_loop = E->loop;
+	E->loop = s;
 	body(s->body);
+	E->loop = saved_loop;
 	pop_scope(s);
 	E->indent--;
 	emit_line(s, "}");
@@ -591,26 +1027,72 @@ static void parallel(Node *s)
 	}
 	E->indent = 0;
 	emit_line(s, "}");
-	buf_puts(&bb, "\n");
-	buf_puts(&E->funcs, bb.s);
-	E->out = saved;
-	E->scope = saved_scope;
-	E->indent = saved_indent;
-	E->lfile = lf;
-	E->lline = ll;
+	buf_puts(&E->funcs, aside_end(&as));
+	buf_puts(&E->funcs, "\n");
+	if (async && li->has_slice)
+		slice_fn(s);
 
 	/* The call, in the driver. */
 	emit_line(s, "{");
 	E->indent++;
 	StmtState st;
 	stmt_begin(&st);
-	if (nred)
+	if (has_red)
 		emit_line(s, "struct sap_red%d sap_r;", id);
-	const char *redargs = nred ? format("&sap_loop%d_reduce, &sap_r", id) : "NULL, NULL";
+	const char *redargs = has_red ? format("&sap_loop%d_reduce, &sap_r", id) : "NULL, NULL";
+	Vec wr = {0};
 	if (async) {
+		/* The DDSs the body touches, and the static keys of the written ones. */
+		static const char *modes[] = {"", "SAP_READ", "SAP_WRITE", "SAP_RW"};
+		emit_line(s, "static const sap_dds sap_dds[] = {");
+		for (int i = 0; i < li->dds.n; i++) {
+			Sym *d = li->dds.v[i];
+			int m = (int)(intptr_t)li->dds_mode.v[i];
+			bool reads = false;
+			for (int k = 0; k < li->slice_reads.n; k++)
+				reads |= li->slice_reads.v[k] == d;
+			bool dv = d->ty->kind == TY_DVEC;
+			emit_line(s, "\t{%s, %s%s, %s%s, %s, %s, %s},", emit_cstr(d->name, strlen(d->name)),
+			          dv ? "&" : "", dv ? d->cname : "NULL", dv ? "" : "&", dv ? "NULL" : d->cname,
+			          modes[m], acc_is_accum(li, d) ? "true" : "false", reads ? "true" : "false");
+			if (m & ACC_WRITE)
+				vec_push(&wr, d);
+		}
+		if (!li->dds.n)
+			emit_line(s, "\t{NULL, NULL, NULL, SAP_READ, false, false},");
+		emit_line(s, "};");
+		int naff = 0;
+		Buf aff = {0};
+		for (int i = 0; i < li->accesses.n; i++) {
+			Access *a = li->accesses.v[i];
+			if (a->dynamic || a->accumulate || !(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE))
+				continue;
+			Buf ab = {0}, bb = {0};
+			buf_puts(&ab, "0");
+			buf_puts(&bb, "0");
+			for (int k = 0; k < a->aterms.n; k++) {
+				AffTerm *t = a->aterms.v[k];
+				buf_printf(&ab, " + INT64_C(%lld) * (int64_t)(%s)", (long long)t->k,
+				           t->inv ? emit_expr(t->inv) : "1");
+			}
+			for (int k = 0; k < a->bterms.n; k++) {
+				AffTerm *t = a->bterms.v[k];
+				buf_printf(&bb, " + INT64_C(%lld) * (int64_t)(%s)", (long long)t->k,
+				           t->inv ? emit_expr(t->inv) : "1");
+			}
+			buf_printf(&aff, "\t\t{%d, %s, %s, %s},\n", a->ddsi, modes[a->mode], ab.s, bb.s);
+			naff++;
+		}
+		if (naff)
+			emit_line(s, "sap_affine sap_aff[] = {\n%s\t};", aff.s);
+		const char *serial = li->verdict == VD_SERIAL ? emit_cstr(li->reason, strlen(li->reason))
+		                                               : "NULL";
+		emit_line(s, "sap_async_spec sap_spec = {sap_dds, %d, %s, %d, %s, %s, %s};", li->dds.n,
+		          naff ? "sap_aff" : "NULL", naff,
+		          li->has_slice ? format("sap_loop%d_slice", id) : "NULL",
+		          li->slice_rng ? "true" : "false", serial);
 		char *lo = emit_expr(s->init->init);
 		char *hi = emit_expr(s->cond->rhs);
-		emit_line(s, "sap_async_spec sap_spec = {0};");
 		emit_line(s, "sap_async_for(&sap_loop%d, &sap_spec, %s, %s, NULL, sap_loop%d_body, %s);", id,
 		          lo, hi, id, redargs);
 	} else {
@@ -621,12 +1103,31 @@ static void parallel(Node *s)
 		          li->recon ? "true" : "false");
 		emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_spec, NULL, sap_loop%d_body, %s);", id,
 		          s->lhs->sym->cname, id, redargs);
+		for (int i = 0; i < li->dds.n; i++)
+			if ((intptr_t)li->dds_mode.v[i] & ACC_WRITE)
+				vec_push(&wr, li->dds.v[i]);
 	}
 	for (int i = 0; i < nred; i++) {
 		Sym *v = li->reduce_syms.v[i];
 		emit_line(s, "%s = %s;", v->cname,
 		          combine(li->reduce_ops.v[i], v->ty, v->cname, format("sap_r.%s", v->cname)));
 	}
+	/* Accumulated updates land in the DDSs. */
+	for (int i = 0; i < li->accum_syms.n; i++) {
+		Sym *d = li->accum_syms.v[i];
+		Type *t = d->ty;
+		const char *sc = emit_ctype(ty_scalar_of(t->elem));
+		long long nc = (long long)(ty_is_num(t->elem) ? 1 : ty_ncomp(t->elem));
+		if (t->kind == TY_DVEC) {
+			emit_line(s, "sap_acc_add_%s(%s.data, sap_r.acc_%s, %s.n * %lld);", sc, d->cname, d->cname,
+			          d->cname, nc);
+			emit_line(s, "sap_acc_free(sap_r.acc_%s);", d->cname);
+		} else {
+			emit_line(s, "sap_dm_merge_%s(&%s, &sap_r.acc_%s, %lld);", sc, d->cname, d->cname, nc);
+			emit_line(s, "sap_dm_free(&sap_r.acc_%s);", d->cname);
+		}
+	}
+	stamp(s, &wr);
 	stmt_end(&st, s);
 	E->indent--;
 	emit_line(s, "}");
@@ -779,7 +1280,7 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 			continue;
 		Sym *s = n->sym;
 		if (s->vclass == V_CONST && s->used)
-			buf_printf(&consts, "static const %s %s = %s;\n", emit_ctype(s->ty), s->cname,
+			buf_printf(&consts, "static const %s %s __attribute__((unused)) = %s;\n", emit_ctype(s->ty), s->cname,
 			           emit_expr(n->init));
 		else if (s->vclass == V_PARAM)
 			buf_printf(&consts, "static %s %s = %s%s;\n", emit_ctype(s->ty), s->cname,

@@ -80,9 +80,25 @@ static char *index_expr(Node *e, bool write)
 		              emit_expr(e->rhs), emit_ctype(bt->elem), site);
 	}
 	case TY_DVEC:
+		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
+			return format("((%s *)sap_red->acc_%s)[sap_check_index(%s, %s.n, %s, %s)]",
+			              emit_ctype(bt->elem), e->lhs->sym->cname, emit_expr(e->rhs),
+			              e->lhs->sym->cname, emit_cstr(e->lhs->sym->name, strlen(e->lhs->sym->name)),
+			              site);
+		if (e->lhs->kind == N_NAME && E->hoisted.n) {
+			char *k = acc_expr_str(e->rhs);
+			for (int i = E->hoisted.n - 1; i >= 0; i--) {
+				Hoist *h = E->hoisted.v[i];
+				if (h->dds == e->lhs->sym && !strcmp(h->key, k))
+					return format("(*%s)", h->ptr);
+			}
+		}
 		return format("(*(%s *)sap_dv_at(&%s, %s, %s))", emit_ctype(bt->elem),
 		              emit_expr(e->lhs), emit_expr(e->rhs), site);
 	case TY_DMAP:
+		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
+			return format("(*(%s *)sap_dm_upsert(&sap_red->acc_%s, %s))", emit_ctype(bt->elem),
+			              e->lhs->sym->cname, key_ref(bt->key, e->rhs));
 		if (write)
 			return format("(*(%s *)sap_dm_upsert(&%s, %s))", emit_ctype(bt->elem),
 			              emit_expr(e->lhs), key_ref(bt->key, e->rhs));
@@ -323,9 +339,19 @@ static char *builtin_call(Node *e)
 		char *y = arr_ptr(a1);
 		return format("%s(%s, %s, %lld)", fn, x, y, (long long)t->len);
 	}
-	case B_RAND: return "sap_rand(sap_rng_cur)";
-	case B_RAND_NORMAL: return "sap_rand_normal(sap_rng_cur)";
-	case B_RAND_INT: return format("sap_rand_int(sap_rng_cur, %s, %s)", emit_expr(a0), emit_site(e));
+	case B_RAND:
+		if (e->rsite && E->loop)
+			return format("sap_rand_at(&sap_rng_it, %d, &sap_d%d)", e->rsite, e->rsite);
+		return "sap_rand(sap_rng_cur)";
+	case B_RAND_NORMAL:
+		if (e->rsite && E->loop)
+			return format("sap_rand_normal_at(&sap_rng_it, %d, &sap_d%d)", e->rsite, e->rsite);
+		return "sap_rand_normal(sap_rng_cur)";
+	case B_RAND_INT:
+		if (e->rsite && E->loop)
+			return format("sap_rand_int_at(&sap_rng_it, %d, &sap_d%d, %s, %s)", e->rsite, e->rsite,
+			              emit_expr(a0), emit_site(e));
+		return format("sap_rand_int(sap_rng_cur, %s, %s)", emit_expr(a0), emit_site(e));
 	case B_PRINT: return emit_print(e);
 	case B_SAVE:
 		return format("sap_save(&%s, %s, %s, %s)", emit_expr(a0), emit_expr(a1),

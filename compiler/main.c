@@ -20,6 +20,8 @@ static const char *usage =
 	"  -c                compile to an object file; do not link\n"
 	"  -S                write the generated C (FILE.c) and stop\n"
 	"  -fsyntax-only     check the program and stop\n"
+	"  --explain         print what the compiler found about each parallel loop\n"
+	"                    (accesses, reconnaissance slice, verdict) and stop\n"
 	"  -O0 -O1 -O2 -O3   optimisation level of the C compiler (default -O2)\n"
 	"  -g                debug information; breakpoints work at .sap lines\n"
 	"  -P                no #line directives in the generated C\n"
@@ -147,7 +149,7 @@ int main(int argc, char **argv)
 {
 	const char *src = NULL, *out = NULL, *opt = "-O2";
 	bool compile_only = false, c_only = false, syntax_only = false, debug = false;
-	bool verbose = false, lines = true;
+	bool verbose = false, lines = true, explain = false;
 	Buf ccflags = {0}, extra = {0};
 	buf_puts(&ccflags, "");
 	buf_puts(&extra, "");
@@ -178,6 +180,8 @@ int main(int argc, char **argv)
 			c_only = true;
 		} else if (!strcmp(a, "-fsyntax-only")) {
 			syntax_only = true;
+		} else if (!strcmp(a, "--explain")) {
+			explain = true;
 		} else if (!strcmp(a, "-g")) {
 			debug = true;
 		} else if (!strcmp(a, "-P")) {
@@ -224,6 +228,16 @@ int main(int argc, char **argv)
 	if (!std || !user)
 		return 1;
 	if (!parse_file(prog, std) || !parse_file(prog, user) || !sema_program(prog))
+		return 1;
+	if (explain) {
+		acc_program(prog, true);
+		acc_explain(prog, stdout);
+		for (int i = 0; i < prog->loops.n; i++)
+			if (((Node *)prog->loops.v[i])->li->verdict == VD_REJECTED)
+				return 1;
+		return 0;
+	}
+	if (!acc_program(prog, false))
 		return 1;
 	if (syntax_only)
 		return 0;

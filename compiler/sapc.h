@@ -144,7 +144,7 @@ typedef enum NodeKind {
 	/* top level */
 	N_STRUCT, N_FUNC, N_EXTERN,
 	/* clause items */
-	N_REDUCE, N_WITH
+	N_REDUCE, N_ACCUM, N_WITH
 } NodeKind;
 
 typedef enum VarClass { V_LOCAL, V_GLOBAL, V_CONST, V_PARAM, V_ARG } VarClass;
@@ -159,6 +159,19 @@ typedef struct LoopInfo {
 	int model;              /* SAP_BSP... */
 	Node *staleness, *batch;
 	bool recon;
+	/* access.c */
+	Vec accum_syms;         /* Sym * of accumulate(+: X) DDSs */
+	Vec accesses;           /* Access * in source order */
+	Vec dds;                /* Sym * of the DDSs the body touches */
+	Vec dds_mode;           /* their modes (AccMode, as intptr_t) */
+	int verdict;            /* a Verdict */
+	const char *reason;     /* serialized or rejected: why */
+	Node *reason_at;
+	const char *note;       /* rejected: a note, at note_at */
+	Node *note_at;
+	bool has_slice, slice_rng;
+	Vec slice_reads;        /* Sym * of DDSs the slice reads */
+	int nrand;              /* rand call sites in the body */
 } LoopInfo;
 
 struct Node {
@@ -191,6 +204,9 @@ struct Node {
 	LoopInfo *li;           /* N_ASYNC, N_SYNC */
 	int field_index;        /* N_FIELD: resolved field */
 	int builtin;            /* N_CALL: a Builtin, or 0 */
+	int rsite;              /* N_CALL of rand in a loop body: its site, 1-based */
+	int slice;              /* access.c: the node's part in its loop's slice */
+	void *aux;              /* access.c: scratch */
 };
 
 struct Program {
@@ -256,6 +272,7 @@ Node *ast_async(Program *p, Tok kw, Node *init, Node *cond, Node *step,
 Node *ast_sync(Program *p, Tok kw, TypeSpec *ts, Tok var, Node *dds, Node *with,
                Node *reduce, Node *body);
 Node *ast_reduce(Program *p, Tok op, Node *vars);
+Node *ast_accumulate(Program *p, Tok kw, Tok op, Node *vars);
 Node *ast_with(Program *p, Tok name, Node *arg, bool has_eq);
 
 Node *ast_struct(Program *p, Tok name, Node *fields);
@@ -346,6 +363,8 @@ struct Sym {
 	int64_t cval;           /* consts: folded integer value */
 	bool has_cval;
 	Sym *shadow;            /* outer symbol with the same name */
+	Node *taint;            /* access.c: why a body local is unpredictable */
+	bool needed;            /* access.c: the slice computes it */
 };
 
 /* Resolve names, check types and the parallel-loop rules.  Returns false
@@ -353,6 +372,60 @@ struct Sym {
 bool sema_program(Program *p);
 /* Every variable of driver code, for the emitter's statics. */
 void sema_driver_vars(Vec *out);
+
+/* ==== access.c: access sets of parallel loops ========================== */
+
+typedef enum AccMode { ACC_READ = 1, ACC_WRITE = 2, ACC_RW = 3 } AccMode;
+
+typedef enum Verdict {
+	VD_NOWRITE = 1,         /* writes no DDS: contiguous chunks */
+	VD_INDEPENDENT,         /* static, each iteration its own keys: chunks */
+	VD_STATIC,              /* static keys: planned without reconnaissance */
+	VD_ONCE,                /* reconnaissance once, plan cached */
+	VD_EACH,                /* reconnaissance every invocation (RNG) */
+	VD_SERIAL,              /* serialized, for `reason` */
+	VD_REJECTED,            /* compile error, for `reason` */
+	VD_SYNC                 /* sync for: data-parallel */
+} Verdict;
+
+/* One term of an affine key: k * inv (inv NULL means 1), times the loop
+ * variable when in Access.aterms. */
+typedef struct AffTerm {
+	int64_t k;
+	Node *inv;
+} AffTerm;
+
+typedef struct Access {
+	Node *at;               /* the N_INDEX, or the N_CALL of a map builtin */
+	Node *unit;             /* the statement (or loop header) holding it */
+	Node *anchor;           /* the slice records it just before this node */
+	bool stable;            /* recorded at the body's top level with a key that
+	                           keeps its value for the rest of the iteration */
+	Sym *dds;
+	Node *key;
+	int mode;               /* AccMode */
+	int ddsi;               /* index into LoopInfo.dds */
+	bool dynamic;           /* not affine: the slice computes it */
+	bool recorded;          /* a dynamic access of a DDS the loop writes */
+	bool accumulate;
+	bool structural;        /* inserts into or erases from a map */
+	Vec aterms, bterms;     /* static: key = a * i + b, of AffTerm * */
+} Access;
+
+/* Slice roles of nodes (Node.slice). */
+enum { SL_NONE, SL_INCLUDED, SL_FLAT };
+
+/* Analyse every parallel loop of a checked program.  A loop whose access
+ * sets cannot be known is a compile error (reported, false returned),
+ * unless `explain`, which records the verdict for acc_explain instead. */
+bool acc_program(Program *p, bool explain);
+/* The report of sapc --explain. */
+void acc_explain(Program *p, FILE *out);
+/* The key's expression as .sap text. */
+char *acc_expr_str(Node *e);
+/* The DDSs statement s writes (driver code stamps their versions). */
+void acc_dds_written(Node *s, Vec *out);
+bool acc_is_accum(LoopInfo *li, Sym *dds);
 
 /* ==== emit*.c ========================================================== */
 
@@ -381,7 +454,17 @@ typedef struct Emitter {
 	int lline;
 	Scope *scope;
 	bool in_const;          /* expanding a const/param initialiser */
+	Node *loop;             /* the parallel loop whose body or slice is being written */
+	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
 } Emitter;
+
+/* A dvector element whose address a for loop computes (and checks) once. */
+typedef struct Hoist {
+	Sym *dds;
+	char *key;              /* acc_expr_str of the subscript */
+	char *ptr;              /* the C pointer variable */
+	char *decl;             /* its declaration, before the loop */
+} Hoist;
 
 extern Emitter *E;
 const char *emit_ctype(Type *t);        /* ensures the typedef exists */

@@ -1153,10 +1153,50 @@ static void check_assign_bool(Node *at, Type *to, Node *e)
 #define ASYNC_SHAPE "'async for (long i = start; i < end; i++)'"
 static const char *async_form = "an async for has the form " ASYNC_SHAPE;
 
+/* accumulate(+: X, ...): DDSs whose updates commute. */
+static void check_accum(Node *loop, Node *r)
+{
+	LoopInfo *li = loop->li;
+	if (loop->kind != N_ASYNC)
+		fail(r, "accumulate is for async for; a sync for merges its updates already "
+		     "(by averaging, or as its DDSs declare)");
+	if (r->op != TK_PLUS)
+		fail(r, "accumulate(%s: ...): only '+' is supported; the body adds to the elements with += or -=",
+		     S(r->name));
+	for (Node *v = r->lhs; v; v = v->next) {
+		const char *name = S(v->name);
+		Sym *s = lookup(name);
+		if (!s || s->kind != SYM_VAR) {
+			const char *sg = suggest(name);
+			if (sg)
+				fail(v, "accumulate names an undefined DDS '%s'; did you mean '%s'?", name, sg);
+			fail(v, "accumulate names an undefined DDS '%s'", name);
+		}
+		v->sym = s;
+		Type *t = s->ty;
+		if (t->kind != TY_DVEC && t->kind != TY_DMAP)
+			fail_note(v, format("accumulate needs a dvector or dmap, and '%s' is a '%s'", name,
+			                    ty_str(t)), s->decl,
+			          ty_is_dds(t) ? "declared here; a dmultimap keeps every value, so use insert"
+			                       : "declared here; for a driver variable, use reduce(+: ...)");
+		if (!ty_is_num(t->elem) && !ty_is_numarray(t->elem))
+			fail_note(v, format("accumulate needs numeric elements, and '%s' holds '%s'", name,
+			                    ty_str(t->elem)), s->decl, "declared here");
+		for (int i = 0; i < li->accum_syms.n; i++)
+			if (li->accum_syms.v[i] == s)
+				fail(v, "'%s' appears twice in the accumulate clauses", name);
+		vec_push(&li->accum_syms, s);
+	}
+}
+
 static void check_reduce(Node *loop)
 {
 	LoopInfo *li = loop->li;
 	for (Node *r = loop->args; r; r = r->next) {
+		if (r->kind == N_ACCUM) {
+			check_accum(loop, r);
+			continue;
+		}
 		for (Node *v = r->lhs; v; v = v->next) {
 			const char *name = S(v->name);
 			Sym *s = lookup(name);

@@ -29,7 +29,7 @@
 /* Token codes in a fixed order, so grammar.h is stable. */
 %token IDENT TYPENAME INTLIT FLOATLIT STRLIT
        BOOL INT LONG FLOAT DOUBLE STRING VOID STRUCT CONST PARAM EXTERN
-       IF ELSE WHILE DO FOR BREAK CONTINUE RETURN ASYNC SYNC REDUCE WITH
+       IF ELSE WHILE DO FOR BREAK CONTINUE RETURN ASYNC SYNC REDUCE ACCUMULATE WITH
        TRUE FALSE LIST DVECTOR DMAP DMULTIMAP
        LPAREN RPAREN LBRACE RBRACE LBRACKET RBRACKET SEMI COMMA DOT.
 
@@ -136,10 +136,12 @@ forinit(A) ::= type(T) IDENT(N) ASSIGN expr(E).             { A = ast_var(p, T, 
 optexpr(A) ::= .                                            { A = NULL; }
 optexpr(A) ::= expr(E).                                     { A = E; }
 
-// reduces = ("reduce" "(" op ":" IDENT ("," IDENT)* ")")*
+// reduces = (("reduce" | "accumulate") "(" op ":" IDENT ("," IDENT)* ")")*
 reduces(A) ::= .                                            { A = NULL; }
 reduces(A) ::= reduces(L) REDUCE LPAREN redop(O) COLON names(N) RPAREN.
                                                             { A = ast_append(L, ast_reduce(p, O, N)); }
+reduces(A) ::= reduces(L) ACCUMULATE(K) LPAREN redop(O) COLON names(N) RPAREN.
+                                                            { A = ast_append(L, ast_accumulate(p, K, O, N)); }
 redop(A) ::= PLUS(O).                                       { A = O; }
 redop(A) ::= STAR(O).                                       { A = O; }
 redop(A) ::= ANDAND(O).                                     { A = O; }

@@ -144,6 +144,7 @@ loop:
 	"async"     { TOK(TK_ASYNC); }
 	"sync"      { TOK(TK_SYNC); }
 	"reduce"    { TOK(TK_REDUCE); }
+	"accumulate" { TOK(TK_ACCUMULATE); }
 	"with"      { TOK(TK_WITH); }
 	"true"      { TOK(TK_TRUE); }
 	"false"     { TOK(TK_FALSE); }

@@ -425,6 +425,23 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
  * runtime); the body calls it only when it draws random numbers. */
 sap_rng sap_rng_iter(const sap_loop *L, int64_t i);
 
+/* ==== accumulate(+: D) ================================================ */
+
+/* Each worker adds into a private zeroed buffer of the DDS's scalars; the
+ * buffers are added together, then into the DDS, when the loop ends. */
+void *sap_acc_alloc(int64_t n, size_t elsize);
+void sap_acc_free(void *p);
+void sap_acc_add_float(void *into, const void *from, int64_t n);
+void sap_acc_add_double(void *into, const void *from, int64_t n);
+void sap_acc_add_int32_t(void *into, const void *from, int64_t n);
+void sap_acc_add_int64_t(void *into, const void *from, int64_t n);
+/* Add every value of from (ncomp scalars each) into into's value of the
+ * same key, inserting keys into lacks, in from's insertion order. */
+void sap_dm_merge_float(sap_dmap *into, sap_dmap *from, int64_t ncomp);
+void sap_dm_merge_double(sap_dmap *into, sap_dmap *from, int64_t ncomp);
+void sap_dm_merge_int32_t(sap_dmap *into, sap_dmap *from, int64_t ncomp);
+void sap_dm_merge_int64_t(sap_dmap *into, sap_dmap *from, int64_t ncomp);
+
 /* ==== Vector math ====================================================== */
 
 /* Accumulates in the element type, in index order, so results match the

@@ -1,11 +1,20 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/accumulate-assign.sap \
+	tests/compile/accumulate-driver-var.sap \
+	tests/compile/accumulate-op.sap \
+	tests/compile/accumulate-read.sap \
+	tests/compile/accumulate-sync.sap \
 	tests/compile/array-assign-length.sap \
 	tests/compile/array-length-mismatch.sap \
 	tests/compile/assign-const.sap \
 	tests/compile/assign-param.sap \
 	tests/compile/async-assigns-driver.sap \
 	tests/compile/async-assigns-loop-var.sap \
+	tests/compile/async-index-rng-func.sap \
+	tests/compile/async-index-side-effect.sap \
+	tests/compile/async-index-written-cond.sap \
+	tests/compile/async-index-written.sap \
 	tests/compile/async-le-condition.sap \
 	tests/compile/async-no-declaration.sap \
 	tests/compile/async-step-by-two.sap \

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Golden tests, run by automake for every tests/*/X.sap:
 #   tests/compile/X.sap  sapc must fail; its diagnostics must equal X.err.
+#   tests/explain/X.sap  sapc --explain must print X.out and exit 0 (or
+#                        with the status in X.status).
 #   tests/run/X.sap      sapc must compile it warning-free (with X.c, if
 #                        any); running it under mpiexec on 1, 2 and 3 ranks
 #                        (with the arguments in X.args) must print X.out and
@@ -29,6 +31,21 @@ compile)
 	fi
 	if ! diff -u "$dir/$name.err" "$tmp/out"; then
 		echo "FAIL: diagnostics differ from $dir/$name.err"
+		exit 1
+	fi
+	;;
+explain)
+	(cd "$dir" && "$SAPC" --explain "$name.sap") >"$tmp/out" 2>&1
+	rc=$?
+	want_rc=0
+	[ -f "$dir/$name.status" ] && want_rc=$(cat "$dir/$name.status")
+	if [ $rc -ne "$want_rc" ]; then
+		echo "FAIL: sapc --explain exited with $rc, expected $want_rc"
+		cat "$tmp/out"
+		exit 1
+	fi
+	if ! diff -u "$dir/$name.out" "$tmp/out"; then
+		echo "FAIL: --explain output differs from $dir/$name.out"
 		exit 1
 	fi
 	;;

@@ -3,6 +3,7 @@
 ## X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
 run_tests = \
+	tests/run/accumulate.sap \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/index-error.sap \
@@ -14,6 +15,7 @@ run_tests = \
 	tests/run/sgdmf-twin.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
+	tests/run/accumulate.out \
 	tests/run/everything.out tests/run/everything.c \
 	tests/run/everything.points.txt.in tests/run/everything.corpus.txt.in \
 	tests/run/everything.points.out.expect tests/run/everything.corpus.out.expect \

@@ -1,0 +1,1370 @@
+/* access.c: the access sets of parallel loops.
+ *
+ * For every DDS subscript in a loop body: its mode and whether its key is
+ * static (affine in the loop variable and loop invariants) or dynamic.
+ * Dynamic keys of DDSs the loop writes are what the runtime must learn
+ * before it can schedule, so for them the analysis marks a reconnaissance
+ * slice: the statements the keys depend on, and the conditions guarding
+ * them when those can be evaluated without running the loop.
+ *
+ * A body local is *tainted* when its value cannot be predicted: it is
+ * computed from a DDS the loop writes, from random numbers drawn inside a
+ * called function (those share one stream, so a slice cannot reproduce
+ * them), or under a condition that is itself tainted.  A key that depends
+ * on a tainted local makes the loop's access set unknowable: a compile
+ * error for async for.  Accesses under a tainted condition are recorded
+ * unconditionally, which over-approximates and is therefore safe.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "sapc.h"
+#include "grammar.h"
+
+/* A statement, or the condition or step of a control statement, with what
+ * it reads and writes. */
+typedef struct Unit {
+	Node *node;             /* N_VAR, N_EXPR; a control node for its cond/step */
+	bool is_step;
+	Vec ctrl;               /* enclosing control nodes in the body, outermost first */
+	Vec defs, uses;         /* Sym * of body locals */
+	Vec reads;              /* N_INDEX / N_CALL nodes reading a DDS */
+	Node *rngcall;          /* call of a function that draws random numbers */
+	Node *ddswrite;         /* a DDS write in it */
+	Node *effect;           /* an assignment to a driver variable (reduce) */
+	bool included;
+} Unit;
+
+typedef struct Ctl {
+	Node *node;
+	Unit *cond, *step;      /* step: N_FOR */
+	Vec ctrl;               /* enclosing control nodes */
+	Node *taint;            /* why the condition cannot be evaluated */
+	bool included;
+	bool is_loop;
+} Ctl;
+
+typedef struct Jump {
+	Node *node;
+	Vec ctrl;               /* enclosing control nodes */
+	Node *target;           /* the loop it leaves or continues; NULL: the body */
+} Jump;
+
+/* The loop being analysed. */
+static Node *loop;
+static LoopInfo *li;
+static Sym *iv;
+static Vec units, ctls, jumps;
+static Vec ctrl;                /* the current control stack */
+static Unit *cur;               /* unit being walked */
+static bool explain_mode;
+
+/* ---- printing expressions ---- */
+
+static void put_expr(Buf *b, Node *e, int prec);
+
+static int prec_of(int op)
+{
+	switch (op) {
+	case TK_OROR: return 1;
+	case TK_ANDAND: return 2;
+	case TK_OR: return 3;
+	case TK_XOR: return 4;
+	case TK_AND: return 5;
+	case TK_EQ: case TK_NE: return 6;
+	case TK_LT: case TK_LE: case TK_GT: case TK_GE: return 7;
+	case TK_SHL: case TK_SHR: return 8;
+	case TK_PLUS: case TK_MINUS: return 9;
+	default: return 10;
+	}
+}
+
+static void put_args(Buf *b, Node *a)
+{
+	for (; a; a = a->next) {
+		put_expr(b, a, 0);
+		if (a->next)
+			buf_puts(b, ", ");
+	}
+}
+
+static void put_expr(Buf *b, Node *e, int prec)
+{
+	switch (e->kind) {
+	case N_INT: buf_printf(b, "%lld", (long long)e->ival); return;
+	case N_FLOAT: buf_printf(b, "%s", e->sval); return;
+	case N_STR: buf_printf(b, "\"%s\"", e->sval); return;
+	case N_BOOL: buf_puts(b, e->ival ? "true" : "false"); return;
+	case N_NAME: buf_printf(b, "%.*s", e->name.len, e->name.p); return;
+	case N_FIELD:
+		put_expr(b, e->lhs, 11);
+		buf_printf(b, ".%.*s", e->name.len, e->name.p);
+		return;
+	case N_INDEX:
+		put_expr(b, e->lhs, 11);
+		buf_putc(b, '[');
+		put_expr(b, e->rhs, 0);
+		buf_putc(b, ']');
+		return;
+	case N_CALL:
+		buf_printf(b, "%.*s(", e->name.len, e->name.p);
+		put_args(b, e->args);
+		buf_putc(b, ')');
+		return;
+	case N_CONV:
+		buf_printf(b, "(%s)", ty_str(e->ty));
+		put_expr(b, e->lhs, 11);
+		return;
+	case N_UNARY:
+		buf_puts(b, ast_opname(e->op));
+		put_expr(b, e->lhs, 11);
+		return;
+	case N_INCDEC:
+		if (!e->postfix)
+			buf_puts(b, e->op == TK_INC ? "++" : "--");
+		put_expr(b, e->lhs, 11);
+		if (e->postfix)
+			buf_puts(b, e->op == TK_INC ? "++" : "--");
+		return;
+	case N_BINARY: {
+		int p = prec_of(e->op);
+		if (p < prec)
+			buf_putc(b, '(');
+		put_expr(b, e->lhs, p);
+		buf_printf(b, " %s ", ast_opname(e->op));
+		put_expr(b, e->rhs, p + 1);
+		if (p < prec)
+			buf_putc(b, ')');
+		return;
+	}
+	case N_COND:
+		if (prec > 0)
+			buf_putc(b, '(');
+		put_expr(b, e->cond, 1);
+		buf_puts(b, " ? ");
+		put_expr(b, e->lhs, 0);
+		buf_puts(b, " : ");
+		put_expr(b, e->rhs, 0);
+		if (prec > 0)
+			buf_putc(b, ')');
+		return;
+	case N_ASSIGN:
+		put_expr(b, e->lhs, 11);
+		buf_printf(b, " %s= ", e->op == TK_ASSIGN ? "" : ast_opname(e->op));
+		put_expr(b, e->rhs, 0);
+		return;
+	default:
+		buf_puts(b, "...");
+		return;
+	}
+}
+
+char *acc_expr_str(Node *e)
+{
+	Buf b = {0};
+	put_expr(&b, e, 0);
+	return b.s ? b.s : xstrdup("");
+}
+
+/* ---- small helpers ---- */
+
+static bool is_dds(Node *e) { return e->ty && ty_is_dds(e->ty); }
+
+static bool is_local(Sym *s)
+{
+	return s && s->kind == SYM_VAR && (s->loop == loop || s == iv) && !ty_is_dds(s->ty);
+}
+
+static void add_sym(Vec *v, Sym *s)
+{
+	for (int i = 0; i < v->n; i++)
+		if (v->v[i] == s)
+			return;
+	vec_push(v, s);
+}
+
+bool acc_is_accum(LoopInfo *l, Sym *dds)
+{
+	for (int i = 0; i < l->accum_syms.n; i++)
+		if (l->accum_syms.v[i] == dds)
+			return true;
+	return false;
+}
+
+static Sym *dds_of(Node *e)
+{
+	return e->kind == N_NAME ? e->sym : NULL;
+}
+
+static int dds_index(Sym *d, int mode)
+{
+	for (int i = 0; i < li->dds.n; i++)
+		if (li->dds.v[i] == d) {
+			li->dds_mode.v[i] = (void *)((intptr_t)li->dds_mode.v[i] | mode);
+			return i;
+		}
+	vec_push(&li->dds, d);
+	vec_push(&li->dds_mode, (void *)(intptr_t)mode);
+	return li->dds.n - 1;
+}
+
+static bool written(Sym *d)
+{
+	for (int i = 0; i < li->dds.n; i++)
+		if (li->dds.v[i] == d)
+			return ((intptr_t)li->dds_mode.v[i] & ACC_WRITE) && !acc_is_accum(li, d);
+	return false;
+}
+
+/* ---- affine keys ---- */
+
+static bool invariant(Node *e)
+{
+	switch (e->kind) {
+	case N_INT: case N_BOOL:
+		return true;
+	case N_NAME: {
+		Sym *s = e->sym;
+		if (!s || s->kind != SYM_VAR || is_local(s) || ty_is_dds(s->ty))
+			return false;
+		for (int i = 0; i < li->reduce_syms.n; i++)
+			if (li->reduce_syms.v[i] == s)
+				return false;
+		return ty_is_int(s->ty);
+	}
+	case N_BINARY:
+		return ty_is_int(e->ty) && invariant(e->lhs) && invariant(e->rhs);
+	case N_UNARY:
+		return ty_is_int(e->ty) && invariant(e->lhs);
+	case N_CALL:
+		if (e->builtin == B_LEN)
+			return e->args->ty->kind == TY_DVEC;
+		return false;
+	default:
+		return false;
+	}
+}
+
+static void aff_add(Vec *v, int64_t k, Node *inv)
+{
+	AffTerm *t = xcalloc(1, sizeof *t);
+	t->k = k;
+	t->inv = inv;
+	vec_push(v, t);
+}
+
+static void aff_scale(Vec *v, int64_t k)
+{
+	for (int i = 0; i < v->n; i++)
+		((AffTerm *)v->v[i])->k *= k;
+}
+
+static bool const_of(Node *e, int64_t *k)
+{
+	if (e->kind == N_INT) {
+		*k = e->ival;
+		return true;
+	}
+	if (e->kind == N_NAME && e->sym && e->sym->has_cval) {
+		*k = e->sym->cval;
+		return true;
+	}
+	return false;
+}
+
+/* key = sum(a) * i + sum(b), or false if e is not affine. */
+static bool affine(Node *e, Vec *a, Vec *b)
+{
+	if (!ty_is_int(e->ty))
+		return false;
+	if (e->kind == N_NAME && e->sym == iv) {
+		aff_add(a, 1, NULL);
+		return true;
+	}
+	int64_t k;
+	if (const_of(e, &k)) {
+		aff_add(b, k, NULL);
+		return true;
+	}
+	if (invariant(e)) {
+		aff_add(b, 1, e);
+		return true;
+	}
+	if (e->kind == N_CONV)
+		return ty_is_int(e->lhs->ty) && affine(e->lhs, a, b);
+	if (e->kind == N_UNARY && e->op == TK_MINUS) {
+		Vec a1 = {0}, b1 = {0};
+		if (!affine(e->lhs, &a1, &b1))
+			return false;
+		aff_scale(&a1, -1);
+		aff_scale(&b1, -1);
+		for (int i = 0; i < a1.n; i++) vec_push(a, a1.v[i]);
+		for (int i = 0; i < b1.n; i++) vec_push(b, b1.v[i]);
+		return true;
+	}
+	if (e->kind != N_BINARY)
+		return false;
+	if (e->op == TK_PLUS || e->op == TK_MINUS) {
+		Vec a2 = {0}, b2 = {0};
+		if (!affine(e->lhs, a, b) || !affine(e->rhs, &a2, &b2))
+			return false;
+		if (e->op == TK_MINUS) {
+			aff_scale(&a2, -1);
+			aff_scale(&b2, -1);
+		}
+		for (int i = 0; i < a2.n; i++) vec_push(a, a2.v[i]);
+		for (int i = 0; i < b2.n; i++) vec_push(b, b2.v[i]);
+		return true;
+	}
+	if (e->op == TK_STAR) {
+		Node *c = NULL, *x = NULL;
+		if (const_of(e->lhs, &k) || invariant(e->lhs))
+			c = e->lhs, x = e->rhs;
+		else if (const_of(e->rhs, &k) || invariant(e->rhs))
+			c = e->rhs, x = e->lhs;
+		else
+			return false;
+		Vec a1 = {0}, b1 = {0};
+		if (!affine(x, &a1, &b1))
+			return false;
+		if (const_of(c, &k)) {
+			aff_scale(&a1, k);
+			aff_scale(&b1, k);
+		} else {
+			/* An invariant factor: only over constant terms. */
+			for (int i = 0; i < a1.n; i++)
+				if (((AffTerm *)a1.v[i])->inv)
+					return false;
+			for (int i = 0; i < b1.n; i++)
+				if (((AffTerm *)b1.v[i])->inv)
+					return false;
+			for (int i = 0; i < a1.n; i++) ((AffTerm *)a1.v[i])->inv = c;
+			for (int i = 0; i < b1.n; i++) ((AffTerm *)b1.v[i])->inv = c;
+		}
+		for (int i = 0; i < a1.n; i++) vec_push(a, a1.v[i]);
+		for (int i = 0; i < b1.n; i++) vec_push(b, b1.v[i]);
+		return true;
+	}
+	return false;
+}
+
+/* ---- walking the body ---- */
+
+static void walk_expr(Node *e);
+
+static Access *access(Node *at, Node *base, Node *key, int mode)
+{
+	Sym *d = dds_of(base);
+	Access *a = xcalloc(1, sizeof *a);
+	a->at = at;
+	a->unit = cur->node;
+	a->dds = d;
+	a->key = key;
+	a->mode = mode;
+	a->accumulate = acc_is_accum(li, d);
+	a->ddsi = dds_index(d, mode);
+	if (!affine(key, &a->aterms, &a->bterms)) {
+		a->dynamic = true;
+		a->aterms.n = a->bterms.n = 0;
+	}
+	vec_push(&li->accesses, a);
+	if (mode & ACC_READ)
+		vec_push(&cur->reads, at);
+	if (mode & ACC_WRITE)
+		cur->ddswrite = at;
+	walk_expr(key);
+	return a;
+}
+
+/* An assignment target: whole is true when the assignment replaces it. */
+static void walk_lvalue(Node *e, bool whole)
+{
+	switch (e->kind) {
+	case N_NAME:
+		if (is_local(e->sym)) {
+			add_sym(&cur->defs, e->sym);
+			if (!whole)
+				add_sym(&cur->uses, e->sym);
+		} else if (!ty_is_dds(e->sym->ty)) {
+			cur->effect = e;
+		}
+		return;
+	case N_FIELD:
+		walk_lvalue(e->lhs, false);
+		return;
+	case N_INDEX:
+		if (is_dds(e->lhs)) {
+			Access *a = access(e, e->lhs, e->rhs, whole ? ACC_WRITE : ACC_RW);
+			if (e->lhs->ty->kind == TY_DMAP && !a->accumulate)
+				a->structural = true;
+			return;
+		}
+		walk_lvalue(e->lhs, false);
+		walk_expr(e->rhs);
+		return;
+	default:
+		walk_expr(e);
+		return;
+	}
+}
+
+static void walk_expr(Node *e)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case N_NAME:
+		if (is_local(e->sym))
+			add_sym(&cur->uses, e->sym);
+		return;
+	case N_INDEX:
+		if (is_dds(e->lhs)) {
+			access(e, e->lhs, e->rhs, ACC_READ);
+			return;
+		}
+		walk_expr(e->lhs);
+		walk_expr(e->rhs);
+		return;
+	case N_FIELD: case N_UNARY: case N_CONV:
+		walk_expr(e->lhs);
+		return;
+	case N_BINARY:
+		walk_expr(e->lhs);
+		walk_expr(e->rhs);
+		return;
+	case N_COND:
+		walk_expr(e->cond);
+		walk_expr(e->lhs);
+		walk_expr(e->rhs);
+		return;
+	case N_ASSIGN:
+		walk_lvalue(e->lhs, e->op == TK_ASSIGN);
+		walk_expr(e->rhs);
+		return;
+	case N_INCDEC:
+		walk_lvalue(e->lhs, false);
+		return;
+	case N_CALL: {
+		Node *a0 = e->args;
+		switch (e->builtin) {
+		case B_LEN:
+			if (a0 && is_dds(a0))
+				return;
+			break;
+		case B_PUSH:
+			walk_lvalue(a0, false);
+			walk_expr(a0->next);
+			return;
+		case B_INSERT: case B_ERASE: {
+			Access *a = access(e, a0, a0->next, ACC_WRITE);
+			a->structural = true;
+			walk_expr(a0->next->next);
+			return;
+		}
+		case B_CONTAINS: case B_COUNT: case B_GET:
+			access(e, a0, a0->next, ACC_READ);
+			walk_expr(a0->next->next);
+			return;
+		case B_RAND: case B_RAND_INT: case B_RAND_NORMAL:
+			e->rsite = ++li->nrand;
+			break;
+		case B_NONE:
+			if (e->sym && e->sym->uses_rng)
+				cur->rngcall = e;
+			break;
+		default:
+			break;
+		}
+		for (Node *a = e->args; a; a = a->next)
+			walk_expr(a);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+static Unit *new_unit(Node *n, bool is_step)
+{
+	Unit *u = xcalloc(1, sizeof *u);
+	u->node = n;
+	u->is_step = is_step;
+	for (int i = 0; i < ctrl.n; i++)
+		vec_push(&u->ctrl, ctrl.v[i]);
+	vec_push(&units, u);
+	return u;
+}
+
+static Unit *expr_unit(Node *n, Node *e, bool is_step)
+{
+	Unit *saved = cur;
+	cur = new_unit(n, is_step);
+	walk_expr(e);
+	Unit *u = cur;
+	cur = saved;
+	return u;
+}
+
+static Ctl *new_ctl(Node *n, bool is_loop)
+{
+	Ctl *c = xcalloc(1, sizeof *c);
+	c->node = n;
+	c->is_loop = is_loop;
+	for (int i = 0; i < ctrl.n; i++)
+		vec_push(&c->ctrl, ctrl.v[i]);
+	n->aux = c;
+	vec_push(&ctls, c);
+	return c;
+}
+
+static void walk_stmt(Node *s)
+{
+	if (!s)
+		return;
+	s->slice = SL_NONE;
+	switch (s->kind) {
+	case N_BLOCK:
+		for (Node *n = s->args; n; n = n->next)
+			walk_stmt(n);
+		return;
+	case N_VAR: {
+		Unit *saved = cur;
+		cur = new_unit(s, false);
+		add_sym(&cur->defs, s->sym);
+		walk_expr(s->init);
+		walk_expr(s->size);
+		cur = saved;
+		return;
+	}
+	case N_EXPR:
+		expr_unit(s, s->lhs, false);
+		return;
+	case N_IF: {
+		Ctl *c = new_ctl(s, false);
+		c->cond = expr_unit(s, s->cond, false);
+		vec_push(&ctrl, s);
+		walk_stmt(s->then);
+		walk_stmt(s->els);
+		ctrl.n--;
+		return;
+	}
+	case N_WHILE: case N_DO: case N_FOR: {
+		if (s->kind == N_FOR)
+			walk_stmt(s->init);
+		Ctl *c = new_ctl(s, true);
+		vec_push(&ctrl, s);
+		if (s->cond)
+			c->cond = expr_unit(s, s->cond, false);
+		if (s->step) {
+			c->step = expr_unit(s, s->step, true);
+			s->step->slice = SL_NONE;
+		}
+		walk_stmt(s->body);
+		ctrl.n--;
+		return;
+	}
+	case N_BREAK: case N_CONTINUE: {
+		Jump *j = xcalloc(1, sizeof *j);
+		j->node = s;
+		for (int i = 0; i < ctrl.n; i++)
+			vec_push(&j->ctrl, ctrl.v[i]);
+		for (int i = ctrl.n - 1; i >= 0; i--) {
+			Ctl *c = ((Node *)ctrl.v[i])->aux;
+			if (c->is_loop) {
+				j->target = c->node;
+				break;
+			}
+		}
+		vec_push(&jumps, j);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* ---- taint ---- */
+
+static Node *unit_taint(Unit *u)
+{
+	for (int i = 0; i < u->reads.n; i++) {
+		Node *r = u->reads.v[i];
+		Node *base = r->kind == N_INDEX ? r->lhs : r->args;
+		if (written(dds_of(base)))
+			return r;
+	}
+	if (u->rngcall)
+		return u->rngcall;
+	for (int i = 0; i < u->uses.n; i++) {
+		Sym *s = u->uses.v[i];
+		if (s->taint)
+			return s->taint;
+	}
+	return NULL;
+}
+
+/* Jumps between j and its target whose guards are tainted make the
+ * target's trip count unknowable. */
+static Node *jump_taint(Jump *j)
+{
+	bool inside = j->target == NULL;
+	for (int i = 0; i < j->ctrl.n; i++) {
+		Node *n = j->ctrl.v[i];
+		if (n == j->target) {
+			inside = true;
+			continue;
+		}
+		if (inside && ((Ctl *)n->aux)->taint)
+			return ((Ctl *)n->aux)->taint;
+	}
+	return NULL;
+}
+
+static void compute_taint(void)
+{
+	bool changed = true;
+	while (changed) {
+		changed = false;
+		for (int i = 0; i < ctls.n; i++) {
+			Ctl *c = ctls.v[i];
+			if (c->taint)
+				continue;
+			Node *t = c->cond ? unit_taint(c->cond) : NULL;
+			if (!t && c->is_loop)
+				for (int k = 0; !t && k < jumps.n; k++) {
+					Jump *j = jumps.v[k];
+					if (j->target == c->node && j->node->kind == N_BREAK)
+						t = jump_taint(j);
+				}
+			if (t) {
+				c->taint = t;
+				changed = true;
+			}
+		}
+		for (int i = 0; i < units.n; i++) {
+			Unit *u = units.v[i];
+			Node *t = unit_taint(u);
+			for (int k = 0; !t && k < u->ctrl.n; k++) {
+				Ctl *c = ((Node *)u->ctrl.v[k])->aux;
+				if (c->taint)
+					t = c->node;
+			}
+			if (!t)
+				continue;
+			for (int k = 0; k < u->defs.n; k++) {
+				Sym *s = u->defs.v[k];
+				if (!s->taint && s != iv) {
+					s->taint = t;
+					changed = true;
+				}
+			}
+		}
+	}
+}
+
+/* ---- the slice ---- */
+
+static bool mark_needed(Vec *syms)
+{
+	bool changed = false;
+	for (int i = 0; i < syms->n; i++) {
+		Sym *s = syms->v[i];
+		if (!s->needed) {
+			s->needed = true;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+static bool include_ctrl(Vec *cs)
+{
+	bool changed = false;
+	for (int i = 0; i < cs->n; i++) {
+		Node *n = cs->v[i];
+		Ctl *c = n->aux;
+		if (c->included)
+			continue;
+		c->included = true;
+		changed = true;
+		if (c->taint) {
+			n->slice = SL_FLAT;
+		} else {
+			n->slice = SL_INCLUDED;
+			if (c->cond)
+				mark_needed(&c->cond->uses);
+		}
+	}
+	return changed;
+}
+
+static void reject(Node *at, const char *reason, Node *nat, const char *note)
+{
+	if (li->verdict == VD_REJECTED)
+		return;
+	li->verdict = VD_REJECTED;
+	li->reason = reason;
+	li->reason_at = at;
+	li->note = note;
+	li->note_at = nat;
+}
+
+/* Why key k depends on something the slice cannot know. */
+static void reject_key(Access *a, Node *why)
+{
+	const char *d = a->dds->name;
+	if (why->kind == N_CALL && why->builtin == B_NONE) {
+		reject(a->at, format("the index of %s depends on random numbers drawn inside function '%s', "
+		                     "which a reconnaissance slice cannot predict", d, why->sym->name),
+		       why, "called here; draw with rand(), rand_int(n) or rand_normal() in the loop body "
+		            "instead, or use sync for");
+		return;
+	}
+	if (why->kind == N_INDEX || why->kind == N_CALL) {
+		Node *base = why->kind == N_INDEX ? why->lhs : why->args;
+		const char *w = dds_of(base)->name;
+		reject(a->at, format("the index of %s depends on %s, which this loop writes: its accesses "
+		                     "cannot be known before the loop runs", d, w),
+		       why, format("%s is read here; an async for must know every iteration's keys in "
+		                   "advance; use sync for, whose iterations may read stale values", w));
+		return;
+	}
+	Ctl *c = why->aux;
+	Node *r = c && c->taint ? c->taint : why;
+	const char *w = r->kind == N_INDEX ? format("%s, which this loop writes", dds_of(r->lhs)->name) :
+	                "data this loop writes";
+	reject(a->at, format("the index of %s is computed under a condition on %s: its accesses "
+	                     "cannot be known before the loop runs", d, w),
+	       why, "the condition is here; an async for must know every iteration's keys in advance; "
+	            "use sync for");
+}
+
+/* Is any of syms assigned inside control node c (its body, condition or
+ * step)? */
+static bool defined_inside(Node *c, Vec *syms)
+{
+	for (int i = 0; i < units.n; i++) {
+		Unit *u = units.v[i];
+		bool in = u->node == c && c->kind != N_IF;
+		for (int k = 0; k < u->ctrl.n && !in; k++)
+			in = u->ctrl.v[k] == c;
+		if (!in)
+			continue;
+		for (int k = 0; k < u->defs.n; k++)
+			for (int m = 0; m < syms->n; m++)
+				if (u->defs.v[k] == syms->v[m])
+					return true;
+	}
+	return false;
+}
+
+/* Assigned by one statement at the body's top level (or the loop
+ * variable): the same value wherever it is read after that. */
+static bool assigned_once(Sym *s)
+{
+	if (s == iv)
+		return true;
+	int n = 0;
+	for (int i = 0; i < units.n; i++) {
+		Unit *u = units.v[i];
+		for (int k = 0; k < u->defs.n; k++)
+			if (u->defs.v[k] == s) {
+				if (u->ctrl.n || u->is_step || u->node->aux)
+					return false;
+				n++;
+			}
+	}
+	return n == 1;
+}
+
+static void build_slice(void)
+{
+	/* Seeds: the keys of recorded accesses and their guards. */
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		a->recorded = a->dynamic && !a->accumulate && written(a->dds);
+		if (!a->recorded)
+			continue;
+		Unit *u = NULL;
+		for (int k = 0; k < units.n && !u; k++) {
+			Unit *x = units.v[k];
+			if (x->node == a->unit)
+				u = x;
+		}
+		/* The key's own locals. */
+		Unit tmp = {0};
+		Unit *saved = cur;
+		cur = &tmp;
+		int nacc = li->accesses.n;
+		walk_expr(a->key);
+		li->accesses.n = nacc;
+		cur = saved;
+		for (int k = 0; k < tmp.reads.n; k++) {
+			Node *r = tmp.reads.v[k];
+			Node *base = r->kind == N_INDEX ? r->lhs : r->args;
+			if (written(dds_of(base))) {
+				reject_key(a, r);
+				return;
+			}
+		}
+		if (tmp.rngcall) {
+			reject_key(a, tmp.rngcall);
+			return;
+		}
+		if (tmp.ddswrite || tmp.defs.n || tmp.effect) {
+			reject(a->key, format("the index of %s has a side effect: compute it into a variable "
+			                      "first", a->dds->name), NULL, NULL);
+			return;
+		}
+		for (int k = 0; k < tmp.uses.n; k++) {
+			Sym *s = tmp.uses.v[k];
+			if (s->taint) {
+				reject_key(a, s->taint);
+				return;
+			}
+		}
+		mark_needed(&tmp.uses);
+		li->has_slice = true;
+		if (!u)
+			continue;
+		/* Record it before the outermost enclosing loops that do not
+		 * change its key: once per iteration of the async for instead of
+		 * once per pass of an inner loop.  Not out of an if, which would
+		 * record keys of branches not taken. */
+		a->anchor = u->node;
+		int depth = u->ctrl.n;
+		while (depth > 0) {
+			Node *c = u->ctrl.v[depth - 1];
+			if (!((Ctl *)c->aux)->is_loop || defined_inside(c, &tmp.uses))
+				break;
+			a->anchor = c;
+			depth--;
+		}
+		if (depth == u->ctrl.n && u->node->aux && u->node->kind != N_IF) {
+			reject(a->at, format("the index of %s in a loop's header changes inside the loop; move "
+			                     "the access into the loop body", a->dds->name), NULL, NULL);
+			return;
+		}
+		Vec outer = {0};
+		for (int k = 0; k < depth; k++)
+			vec_push(&outer, u->ctrl.v[k]);
+		include_ctrl(&outer);
+		a->stable = depth == 0;
+		for (int k = 0; k < tmp.uses.n && a->stable; k++)
+			a->stable = assigned_once(tmp.uses.v[k]);
+	}
+	if (!li->has_slice)
+		return;
+	bool changed = true;
+	while (changed) {
+		changed = false;
+		for (int i = 0; i < units.n; i++) {
+			Unit *u = units.v[i];
+			if (u->included)
+				continue;
+			bool need = false;
+			for (int k = 0; k < u->defs.n && !need; k++)
+				need = ((Sym *)u->defs.v[k])->needed;
+			if (!need)
+				continue;
+			u->included = true;
+			changed = true;
+			if (u->node->kind == N_VAR || u->node->kind == N_EXPR)
+				u->node->slice = SL_INCLUDED;
+			else if (u->is_step)
+				u->node->step->slice = SL_INCLUDED;
+			mark_needed(&u->uses);
+			include_ctrl(&u->ctrl);
+		}
+		for (int i = 0; i < ctls.n; i++) {
+			Ctl *c = ctls.v[i];
+			if (c->included && !c->taint && c->cond && !c->cond->included) {
+				c->cond->included = true;
+				mark_needed(&c->cond->uses);
+				changed = true;
+			}
+		}
+		/* Jumps that decide which iterations of an included loop run. */
+		for (int i = 0; i < jumps.n; i++) {
+			Jump *j = jumps.v[i];
+			if (j->node->slice)
+				continue;
+			bool target_in = !j->target || ((Ctl *)j->target->aux)->included;
+			if (!target_in || (j->target && j->target->slice == SL_FLAT) || jump_taint(j))
+				continue;
+			j->node->slice = SL_INCLUDED;
+			Vec inner = {0};
+			bool inside = j->target == NULL;
+			for (int k = 0; k < j->ctrl.n; k++) {
+				if (j->ctrl.v[k] == j->target)
+					inside = true;
+				else if (inside)
+					vec_push(&inner, j->ctrl.v[k]);
+			}
+			include_ctrl(&inner);
+			changed = true;
+		}
+	}
+	/* What the slice must not do, and what it reads. */
+	for (int i = 0; i < units.n; i++) {
+		Unit *u = units.v[i];
+		if (!u->included)
+			continue;
+		if (u->ddswrite || u->effect) {
+			reject(u->node, "this statement both computes an index the loop needs in advance and "
+			       "writes data; split it into two statements", NULL, NULL);
+			return;
+		}
+		if (u->rngcall) {
+			reject(u->rngcall, format("an index depends on random numbers drawn inside function "
+			                          "'%s', which a reconnaissance slice cannot predict",
+			                          u->rngcall->sym->name), NULL, NULL);
+			return;
+		}
+		for (int k = 0; k < u->reads.n; k++) {
+			Node *r = u->reads.v[k];
+			add_sym(&li->slice_reads, dds_of(r->kind == N_INDEX ? r->lhs : r->args));
+		}
+	}
+	for (int i = 0; i < ctls.n; i++) {
+		Ctl *c = ctls.v[i];
+		if (!c->included || c->taint || !c->cond)
+			continue;
+		for (int k = 0; k < c->cond->reads.n; k++) {
+			Node *r = c->cond->reads.v[k];
+			add_sym(&li->slice_reads, dds_of(r->kind == N_INDEX ? r->lhs : r->args));
+		}
+	}
+}
+
+/* Does the slice draw random numbers?  Any rand call in an included unit. */
+static bool has_rand(Node *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == N_CALL && e->rsite)
+		return true;
+	if (e->kind == N_CALL) {
+		for (Node *a = e->args; a; a = a->next)
+			if (has_rand(a))
+				return true;
+		return false;
+	}
+	return has_rand(e->lhs) || has_rand(e->rhs) || has_rand(e->cond) || has_rand(e->init) ||
+	       has_rand(e->size);
+}
+
+/* ---- verdicts ---- */
+
+static bool same_terms(Vec *x, Vec *y)
+{
+	if (x->n != y->n)
+		return false;
+	for (int i = 0; i < x->n; i++) {
+		AffTerm *a = x->v[i], *b = y->v[i];
+		if (a->k != b->k || (a->inv != b->inv &&
+		    (!a->inv || !b->inv || strcmp(acc_expr_str(a->inv), acc_expr_str(b->inv)))))
+			return false;
+	}
+	return true;
+}
+
+static bool const_nonzero(Vec *a)
+{
+	int64_t k = 0;
+	for (int i = 0; i < a->n; i++) {
+		AffTerm *t = a->v[i];
+		if (t->inv)
+			return false;
+		k += t->k;
+	}
+	return k != 0;
+}
+
+static void decide(void)
+{
+	if (li->verdict == VD_REJECTED)
+		return;
+	/* Accumulated DDSs are only added to. */
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (!a->accumulate)
+			continue;
+		Node *u = a->unit;
+		Node *e = u->kind == N_EXPR ? u->lhs : NULL;
+		bool ok = a->mode == ACC_RW && e &&
+		          ((e->kind == N_ASSIGN && (e->op == TK_PLUS || e->op == TK_MINUS)) ||
+		           e->kind == N_INCDEC);
+		if (ok) {
+			Node *b = e->lhs;
+			while (b->kind == N_INDEX && !is_dds(b->lhs))
+				b = b->lhs;
+			ok = b == a->at;
+		}
+		if (!ok) {
+			reject(a->at, format("'%s' is accumulated by this loop, so the body may only add to its "
+			                     "elements ('%s[k] += x', '-=', '++', '--'), not %s them", a->dds->name,
+			                     a->dds->name, a->mode == ACC_READ ? "read" : "assign"),
+			       NULL, NULL);
+			return;
+		}
+	}
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (a->structural && !a->accumulate) {
+			li->verdict = VD_SERIAL;
+			li->has_slice = false;
+			li->reason = format("the body %s %s, and a map's structure cannot change in parallel",
+			                    a->at->kind == N_CALL && a->at->builtin == B_ERASE ? "erases keys of" :
+			                    "inserts keys into", a->dds->name);
+			li->reason_at = a->at;
+			return;
+		}
+	}
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (!a->dynamic && !a->accumulate && (a->mode & ACC_WRITE) && a->aterms.n == 0) {
+			li->verdict = VD_SERIAL;
+			li->has_slice = false;
+			li->reason = format("every iteration writes %s[%s]", a->dds->name, acc_expr_str(a->key));
+			li->reason_at = a->at;
+			return;
+		}
+	}
+	bool any_write = false;
+	for (int i = 0; i < li->dds.n; i++)
+		any_write |= written(li->dds.v[i]);
+	if (!any_write) {
+		li->verdict = VD_NOWRITE;
+		return;
+	}
+	if (li->has_slice) {
+		li->slice_rng = false;
+		for (int i = 0; i < units.n; i++) {
+			Unit *u = units.v[i];
+			Node *e = u->node->kind == N_VAR ? u->node :
+			          u->node->kind == N_EXPR ? u->node->lhs : NULL;
+			if (u->included && e && has_rand(e->kind == N_VAR ? e->init : e))
+				li->slice_rng = true;
+			if (u->included && !e && has_rand(u->is_step ? u->node->step : u->node->cond))
+				li->slice_rng = true;
+		}
+		li->verdict = li->slice_rng ? VD_EACH : VD_ONCE;
+		return;
+	}
+	/* All static: independent when each written DDS is accessed through
+	 * one injective affine key. */
+	for (int d = 0; d < li->dds.n; d++) {
+		if (!written(li->dds.v[d]))
+			continue;
+		Access *first = NULL;
+		for (int i = 0; i < li->accesses.n; i++) {
+			Access *a = li->accesses.v[i];
+			if (a->ddsi != d)
+				continue;
+			if (!first) {
+				first = a;
+				if (!const_nonzero(&a->aterms)) {
+					li->verdict = VD_STATIC;
+					return;
+				}
+			} else if (!same_terms(&a->aterms, &first->aterms) ||
+			           !same_terms(&a->bterms, &first->bterms)) {
+				li->verdict = VD_STATIC;
+				return;
+			}
+		}
+	}
+	li->verdict = VD_INDEPENDENT;
+}
+
+static void analyse(Node *l)
+{
+	loop = l;
+	li = l->li;
+	units.n = ctls.n = jumps.n = ctrl.n = 0;
+	li->accesses.n = li->dds.n = li->dds_mode.n = li->slice_reads.n = 0;
+	li->nrand = 0;
+	li->verdict = 0;
+	li->has_slice = false;
+	iv = l->init->sym;
+	Unit top = {0};
+	cur = &top;
+	walk_stmt(l->body);
+	cur = NULL;
+	if (l->kind == N_SYNC) {
+		li->verdict = VD_SYNC;
+		return;
+	}
+	compute_taint();
+	build_slice();
+	decide();
+}
+
+bool acc_program(Program *p, bool explain)
+{
+	explain_mode = explain;
+	for (int i = 0; i < p->loops.n; i++) {
+		Node *l = p->loops.v[i];
+		analyse(l);
+		if (l->li->verdict == VD_REJECTED && !explain) {
+			diag_error(l->li->reason_at->file, l->li->reason_at->off, "%s", l->li->reason);
+			if (l->li->note)
+				diag_note(l->li->note_at->file, l->li->note_at->off, "%s", l->li->note);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The DDSs a driver statement writes. */
+static void written_in(Node *e, Vec *out)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case N_ASSIGN: case N_INCDEC: {
+		Node *b = e->lhs;
+		while (b->kind == N_INDEX || b->kind == N_FIELD) {
+			if (b->kind == N_INDEX && b->lhs->kind == N_NAME && ty_is_dds(b->lhs->ty)) {
+				add_sym(out, b->lhs->sym);
+				break;
+			}
+			b = b->lhs;
+		}
+		break;
+	}
+	case N_CALL:
+		if ((e->builtin == B_INSERT || e->builtin == B_ERASE) && e->args->kind == N_NAME)
+			add_sym(out, e->args->sym);
+		break;
+	default:
+		break;
+	}
+	written_in(e->lhs, out);
+	written_in(e->rhs, out);
+	written_in(e->cond, out);
+	if (e->kind == N_CALL)
+		for (Node *a = e->args; a; a = a->next)
+			written_in(a, out);
+}
+
+void acc_dds_written(Node *s, Vec *out)
+{
+	if (s->kind == N_EXPR)
+		written_in(s->lhs, out);
+	else if (s->kind == N_VAR)
+		written_in(s->init, out);
+}
+
+/* ---- sapc --explain ---- */
+
+static const char *mode_str(int m)
+{
+	return m == ACC_READ ? "read" : m == ACC_WRITE ? "write" : "read-write";
+}
+
+static int line_no(Node *n)
+{
+	int line, col;
+	diag_linecol(n->file, n->off, &line, &col);
+	return line;
+}
+
+static void put_line(FILE *out, Node *n, const char *tag)
+{
+	SrcFile *f = n->file;
+	int line = line_no(n);
+	const char *p = f->text + f->lines[line - 1];
+	const char *e = strchr(p, '\n');
+	int len = e ? (int)(e - p) : (int)strlen(p);
+	fprintf(out, "    %4d | %.*s%s\n", line, len, p, tag);
+}
+
+static int cmp_node_off(const void *a, const void *b)
+{
+	const Node *x = *(Node *const *)a, *y = *(Node *const *)b;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+static void explain_loop(FILE *out, Node *l)
+{
+	LoopInfo *L = l->li;
+	int line, col;
+	diag_linecol(l->file, l->off, &line, &col);
+	if (l->kind == N_ASYNC)
+		fprintf(out, "%s:%d:%d: loop %d: async for (%s in [%s, %s))\n", l->file->name, line, col, L->id,
+		        l->init->sym->name, acc_expr_str(l->init->init), acc_expr_str(l->cond->rhs));
+	else
+		fprintf(out, "%s:%d:%d: loop %d: sync for (%s : %s)\n", l->file->name, line, col, L->id,
+		        l->init->sym->name, acc_expr_str(l->lhs));
+	/* Accesses, one line per DDS and key. */
+	fprintf(out, "  accesses:\n");
+	if (!L->accesses.n)
+		fprintf(out, "    (none)\n");
+	Vec seen = {0};
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		char *text = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+		bool dup = false;
+		for (int k = 0; k < seen.n && !dup; k++)
+			dup = !strcmp(seen.v[k], text);
+		if (dup)
+			continue;
+		vec_push(&seen, text);
+		int mode = 0;
+		bool rec = false;
+		for (int k = i; k < L->accesses.n; k++) {
+			Access *b = L->accesses.v[k];
+			if (b->dds == a->dds && !strcmp(acc_expr_str(b->key), acc_expr_str(a->key))) {
+				mode |= b->mode;
+				rec |= b->recorded;
+			}
+		}
+		const char *cls;
+		bool planned = L->verdict == VD_ONCE || L->verdict == VD_EACH;
+		if (a->accumulate)
+			cls = "accumulated";
+		else if (!a->dynamic && !a->aterms.n)
+			cls = "static (constant key)";
+		else if (!a->dynamic)
+			cls = format("static (affine in %s)", l->init->sym->name);
+		else if (rec && planned)
+			cls = "dynamic, recorded by the slice";
+		else if (planned && !written(a->dds))
+			cls = "dynamic (read-only DDS: not recorded)";
+		else
+			cls = "dynamic";
+		fprintf(out, "    %-20s %-10s  %s\n", text, mode_str(mode), cls);
+	}
+	if (L->reduce_syms.n) {
+		fprintf(out, "  reduce:");
+		for (int i = 0; i < L->reduce_syms.n; i++) {
+			Node *r = L->reduce_ops.v[i];
+			fprintf(out, " %.*s: %s", r->name.len, r->name.p, ((Sym *)L->reduce_syms.v[i])->name);
+		}
+		fprintf(out, "\n");
+	}
+	if (L->accum_syms.n) {
+		fprintf(out, "  accumulate:");
+		for (int i = 0; i < L->accum_syms.n; i++)
+			fprintf(out, "%s %s", i ? "," : "", ((Sym *)L->accum_syms.v[i])->name);
+		fprintf(out, " (each worker adds into its own copy; the copies are merged when the loop "
+		        "ends, so these updates never conflict)\n");
+	}
+	if (l->kind == N_ASYNC && L->verdict != VD_REJECTED) {
+		if (L->verdict == VD_SERIAL) {
+			fprintf(out, "  slice: none (the loop is serialized)\n");
+		} else if (!L->has_slice) {
+			fprintf(out, "  slice: none (no dynamic key of a DDS the loop writes)\n");
+		} else {
+			fprintf(out, "  slice:\n");
+			Vec nodes = {0};
+			/* Included statements and control headers, in source order. */
+			Vec stack = {0};
+			vec_push(&stack, l->body);
+			while (stack.n) {
+				Node *n = stack.v[--stack.n];
+				if (!n)
+					continue;
+				if (n->slice)
+					vec_push(&nodes, n);
+				switch (n->kind) {
+				case N_BLOCK:
+					for (Node *c = n->args; c; c = c->next)
+						vec_push(&stack, c);
+					break;
+				case N_IF:
+					vec_push(&stack, n->then);
+					vec_push(&stack, n->els);
+					break;
+				case N_WHILE: case N_DO: case N_FOR:
+					vec_push(&stack, n->init);
+					vec_push(&stack, n->body);
+					break;
+				default:
+					break;
+				}
+			}
+			qsort(nodes.v, (size_t)nodes.n, sizeof(void *), cmp_node_off);
+			int last = 0;
+			for (int i = 0; i < nodes.n; i++) {
+				Node *n = nodes.v[i];
+				if (line_no(n) == last)
+					continue;
+				last = line_no(n);
+				put_line(out, n, n->slice == SL_FLAT ? "    (condition not evaluated: accesses "
+				                  "under it are recorded unconditionally)" : "");
+			}
+			fprintf(out, "    record");
+			Vec rs = {0};
+			for (int i = 0; i < L->accesses.n; i++) {
+				Access *a = L->accesses.v[i];
+				if (!a->recorded)
+					continue;
+				char *text = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+				bool dup = false;
+				for (int k = 0; k < rs.n && !dup; k++)
+					dup = !strcmp(rs.v[k], text);
+				if (!dup) {
+					vec_push(&rs, text);
+					fprintf(out, "%s %s", rs.n > 1 ? "," : "", text);
+				}
+			}
+			fprintf(out, "\n");
+		}
+	}
+	fprintf(out, "  verdict: ");
+	switch (L->verdict) {
+	case VD_NOWRITE:
+		fprintf(out, "parallel: writes no DDS%s, so the iterations are split into contiguous "
+		        "chunks with no reconnaissance\n", L->accum_syms.n ? " except by accumulation" : "");
+		break;
+	case VD_INDEPENDENT:
+		fprintf(out, "parallel: every key is static and each iteration writes keys of its own, so "
+		        "the iterations are split into contiguous chunks with no reconnaissance\n");
+		break;
+	case VD_STATIC:
+		fprintf(out, "parallel: every key is static, so the plan is built from the affine keys "
+		        "with no reconnaissance\n");
+		break;
+	case VD_ONCE: {
+		fprintf(out, "parallel: reconnaissance runs once and the plan is reused while the loop "
+		        "bounds");
+		for (int i = 0; i < L->slice_reads.n; i++)
+			fprintf(out, "%s%s", i == L->slice_reads.n - 1 ? " and " : ", ",
+			        ((Sym *)L->slice_reads.v[i])->name);
+		fprintf(out, " are unchanged\n");
+		break;
+	}
+	case VD_EACH:
+		fprintf(out, "parallel, with the plan rebuilt every invocation: the slice draws random "
+		        "numbers, which differ from one invocation to the next\n");
+		break;
+	case VD_SERIAL:
+		fprintf(out, "serialized: %s (line %d)\n", L->reason, line_no(L->reason_at));
+		break;
+	case VD_REJECTED:
+		fprintf(out, "rejected: %s (line %d)\n", L->reason, line_no(L->reason_at));
+		if (L->note)
+			fprintf(out, "    note (line %d): %s\n", line_no(L->note_at), L->note);
+		break;
+	case VD_SYNC:
+		fprintf(out, "data-parallel (sync for): each worker updates its own copy of what the body "
+		        "writes, merged at synchronisation points\n");
+		break;
+	}
+}
+
+void acc_explain(Program *p, FILE *out)
+{
+	for (int i = 0; i < p->loops.n; i++) {
+		Node *l = p->loops.v[i];
+		/* The slice marks on nodes are the last analysis's: redo it. */
+		analyse(l);
+		if (i)
+			fputc('\n', out);
+		explain_loop(out, l);
+	}
+	if (!p->loops.n)
+		fprintf(out, "no parallel loops\n");
+}

@@ -1,0 +1,12 @@
+## Golden --explain tests: tests/explain/X.sap with the expected report X.out
+## (and X.status when some loop is rejected).
+explain_tests = \
+	tests/explain/affine.sap \
+	tests/explain/conditional.sap \
+	tests/explain/indirect.sap \
+	tests/explain/inner.sap \
+	tests/explain/random.sap \
+	tests/explain/rejected.sap \
+	tests/explain/serialized.sap
+TESTS += $(explain_tests)
+EXTRA_DIST += $(explain_tests) $(explain_tests:.sap=.out) tests/explain/rejected.status
