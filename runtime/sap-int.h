@@ -90,6 +90,7 @@ double sap_recon(const sap_async_spec *spec, const sap_layout *ly, void *env, in
 /* The masks of [lo, hi) into masks[0 .. hi - lo). */
 void sap_recon_masks(const sap_async_spec *spec, const sap_layout *ly, void *env,
                      int64_t lo, int64_t hi, uint64_t *masks, int T);
+
 /* One access of a written DDS, as the slice or an affine form says. */
 typedef struct sap_access {
 	int64_t i;              /* the iteration */
