@@ -1090,7 +1090,7 @@ static void parallel(Node *s)
 		emit_line(s, "sap_async_spec sap_spec = {sap_dds, %d, %s, %d, %s, %s, %s};", li->dds.n,
 		          naff ? "sap_aff" : "NULL", naff,
 		          li->has_slice ? format("sap_loop%d_slice", id) : "NULL",
-		          li->slice_rng ? "true" : "false", serial);
+		          li->slice_rng || li->slice_var ? "true" : "false", serial);
 		char *lo = emit_expr(s->init->init);
 		char *hi = emit_expr(s->cond->rhs);
 		emit_line(s, "sap_async_for(&sap_loop%d, &sap_spec, %s, %s, NULL, sap_loop%d_body, %s);", id,
