@@ -238,7 +238,8 @@ static void hoist_in(Node *e, Node *s)
 	if (!e)
 		return;
 	if (e->kind == N_INDEX && e->lhs->kind == N_NAME && e->lhs->ty->kind == TY_DVEC &&
-	    !(E->loop && acc_is_accum(E->loop->li, e->lhs->sym)) && invariant_key(e->rhs, s)) {
+	    !(E->loop && acc_is_accum(E->loop->li, e->lhs->sym)) && invariant_key(e->rhs, s) &&
+	    !stmt_assigns(s->body, e->lhs->sym)) {
 		char *k = acc_expr_str(e->rhs);
 		for (int i = 0; i < E->hoisted.n; i++) {
 			Hoist *h = E->hoisted.v[i];
