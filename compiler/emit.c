@@ -783,14 +783,22 @@ static void records(Node *at)
 		if (!a->recorded || a->anchor != at)
 			continue;
 		char *t = format("%d:%s", a->ddsi, acc_expr_str(a->key));
+		int mode = a->mode;
 		if (a->stable) {
+			/* Recorded once, at the first place, with every mode the
+			 * iteration uses it in. */
 			int j = 0;
 			while (j < stable_done.n && strcmp(stable_done.v[j], t))
 				j++;
-			if (j < stable_done.n && a->mode == ACC_READ)
+			if (j < stable_done.n)
 				continue;
-			if (j == stable_done.n)
-				vec_push(&stable_done, t);
+			vec_push(&stable_done, t);
+			for (int q = 0; q < li->accesses.n; q++) {
+				Access *b = li->accesses.v[q];
+				if (b->recorded && b->stable && b->ddsi == a->ddsi &&
+				    !strcmp(acc_expr_str(b->key), acc_expr_str(a->key)))
+					mode |= b->mode;
+			}
 		}
 		int k = 0;
 		while (k < texts.n && strcmp(texts.v[k], t))
@@ -798,9 +806,9 @@ static void records(Node *at)
 		if (k == texts.n) {
 			vec_push(&recs, a);
 			vec_push(&texts, t);
-			vec_push(&modes, (void *)(intptr_t)a->mode);
+			vec_push(&modes, (void *)(intptr_t)mode);
 		} else {
-			modes.v[k] = (void *)((intptr_t)modes.v[k] | a->mode);
+			modes.v[k] = (void *)((intptr_t)modes.v[k] | mode);
 		}
 	}
 	for (int i = 0; i < recs.n; i++) {
