@@ -936,6 +936,40 @@ static void build_slice(void)
 	}
 }
 
+/* A driver variable (not a const or param) that e reads, or NULL. */
+static Sym *driver_read(Node *e)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == N_NAME) {
+		Sym *s = e->sym;
+		if (s && s->kind == SYM_VAR && !is_local(s) && !ty_is_dds(s->ty) &&
+		    s->vclass != V_CONST && s->vclass != V_PARAM)
+			return s;
+		return NULL;
+	}
+	Sym *r = NULL;
+	if (e->kind == N_CALL) {
+		for (Node *a = e->args; a && !r; a = a->next)
+			r = driver_read(a);
+		return r;
+	}
+	if (!r) r = driver_read(e->lhs);
+	if (!r) r = driver_read(e->rhs);
+	if (!r) r = driver_read(e->cond);
+	if (!r) r = driver_read(e->init);
+	if (!r) r = driver_read(e->size);
+	return r;
+}
+
+static bool is_reduce(Sym *s)
+{
+	for (int i = 0; i < li->reduce_syms.n; i++)
+		if (li->reduce_syms.v[i] == s)
+			return true;
+	return false;
+}
+
 /* Does the slice draw random numbers?  Any rand call in an included unit. */
 static bool has_rand(Node *e)
 {
@@ -1048,7 +1082,30 @@ static void decide(void)
 			if (u->included && !e && has_rand(u->is_step ? u->node->step : u->node->cond))
 				li->slice_rng = true;
 		}
-		li->verdict = li->slice_rng ? VD_EACH : VD_ONCE;
+		/* Driver variables the slice reads may change between
+		 * invocations, which the runtime's cache does not see. */
+		li->slice_var = NULL;
+		for (int i = 0; i < units.n && !li->slice_var; i++) {
+			Unit *u = units.v[i];
+			if (!u->included)
+				continue;
+			Node *n = u->node;
+			li->slice_var = n->kind == N_VAR ? driver_read(n->init) :
+			                n->kind == N_EXPR ? driver_read(n->lhs) :
+			                driver_read(u->is_step ? n->step : n->cond);
+		}
+		for (int i = 0; i < li->accesses.n && !li->slice_var; i++) {
+			Access *a = li->accesses.v[i];
+			if (a->recorded)
+				li->slice_var = driver_read(a->key);
+		}
+		if (li->slice_var && is_reduce(li->slice_var)) {
+			reject(li->accesses.n ? ((Access *)li->accesses.v[0])->at : loop,
+			       format("an index depends on the reduce variable '%s', whose value differs "
+			              "from worker to worker", li->slice_var->name), NULL, NULL);
+			return;
+		}
+		li->verdict = li->slice_rng || li->slice_var ? VD_EACH : VD_ONCE;
 		return;
 	}
 	/* All static: independent when each written DDS is accessed through
@@ -1337,8 +1394,13 @@ static void explain_loop(FILE *out, Node *l)
 		break;
 	}
 	case VD_EACH:
-		fprintf(out, "parallel, with the plan rebuilt every invocation: the slice draws random "
-		        "numbers, which differ from one invocation to the next\n");
+		if (L->slice_rng)
+			fprintf(out, "parallel, with the plan rebuilt every invocation: the slice draws random "
+			        "numbers, which differ from one invocation to the next\n");
+		else
+			fprintf(out, "parallel, with the plan rebuilt every invocation: the slice reads the "
+			        "driver variable %s, which may change between invocations\n",
+			        L->slice_var->name);
 		break;
 	case VD_SERIAL:
 		fprintf(out, "serialized: %s (line %d)\n", L->reason, line_no(L->reason_at));

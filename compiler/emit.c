@@ -238,7 +238,8 @@ static void hoist_in(Node *e, Node *s)
 	if (!e)
 		return;
 	if (e->kind == N_INDEX && e->lhs->kind == N_NAME && e->lhs->ty->kind == TY_DVEC &&
-	    !(E->loop && acc_is_accum(E->loop->li, e->lhs->sym)) && invariant_key(e->rhs, s)) {
+	    !(E->loop && acc_is_accum(E->loop->li, e->lhs->sym)) && invariant_key(e->rhs, s) &&
+	    !stmt_assigns(s->body, e->lhs->sym)) {
 		char *k = acc_expr_str(e->rhs);
 		for (int i = 0; i < E->hoisted.n; i++) {
 			Hoist *h = E->hoisted.v[i];
@@ -782,14 +783,22 @@ static void records(Node *at)
 		if (!a->recorded || a->anchor != at)
 			continue;
 		char *t = format("%d:%s", a->ddsi, acc_expr_str(a->key));
+		int mode = a->mode;
 		if (a->stable) {
+			/* Recorded once, at the first place, with every mode the
+			 * iteration uses it in. */
 			int j = 0;
 			while (j < stable_done.n && strcmp(stable_done.v[j], t))
 				j++;
-			if (j < stable_done.n && a->mode == ACC_READ)
+			if (j < stable_done.n)
 				continue;
-			if (j == stable_done.n)
-				vec_push(&stable_done, t);
+			vec_push(&stable_done, t);
+			for (int q = 0; q < li->accesses.n; q++) {
+				Access *b = li->accesses.v[q];
+				if (b->recorded && b->stable && b->ddsi == a->ddsi &&
+				    !strcmp(acc_expr_str(b->key), acc_expr_str(a->key)))
+					mode |= b->mode;
+			}
 		}
 		int k = 0;
 		while (k < texts.n && strcmp(texts.v[k], t))
@@ -797,9 +806,9 @@ static void records(Node *at)
 		if (k == texts.n) {
 			vec_push(&recs, a);
 			vec_push(&texts, t);
-			vec_push(&modes, (void *)(intptr_t)a->mode);
+			vec_push(&modes, (void *)(intptr_t)mode);
 		} else {
-			modes.v[k] = (void *)((intptr_t)modes.v[k] | a->mode);
+			modes.v[k] = (void *)((intptr_t)modes.v[k] | mode);
 		}
 	}
 	for (int i = 0; i < recs.n; i++) {
@@ -1090,7 +1099,7 @@ static void parallel(Node *s)
 		emit_line(s, "sap_async_spec sap_spec = {sap_dds, %d, %s, %d, %s, %s, %s};", li->dds.n,
 		          naff ? "sap_aff" : "NULL", naff,
 		          li->has_slice ? format("sap_loop%d_slice", id) : "NULL",
-		          li->slice_rng ? "true" : "false", serial);
+		          li->slice_rng || li->slice_var ? "true" : "false", serial);
 		char *lo = emit_expr(s->init->init);
 		char *hi = emit_expr(s->cond->rhs);
 		emit_line(s, "sap_async_for(&sap_loop%d, &sap_spec, %s, %s, NULL, sap_loop%d_body, %s);", id,

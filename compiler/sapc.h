@@ -170,6 +170,7 @@ typedef struct LoopInfo {
 	const char *note;       /* rejected: a note, at note_at */
 	Node *note_at;
 	bool has_slice, slice_rng;
+	Sym *slice_var;         /* a driver variable the slice reads (it may change) */
 	Vec slice_reads;        /* Sym * of DDSs the slice reads */
 	int nrand;              /* rand call sites in the body */
 } LoopInfo;

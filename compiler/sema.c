@@ -1077,7 +1077,7 @@ static void check_var(Node *d)
 		if (!ty_is_scalar(t) && t->kind != TY_STRING)
 			fail_ts(d->ts, "a param must be bool, int, long, float, double or string, not '%s'", ty_str(t));
 		static const char *reserved[] = {"help", "seed", "threads", "stats", "resume", "record",
-		                                 "replay", "trace", "progress", "checkpoint-dir"};
+		                                 "replay", "trace", "progress", "locks"};
 		for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
 			if (!strcmp(name, reserved[i]))
 				fail(d, "'%s' cannot be a param: --%s is an option of every program", name, name);

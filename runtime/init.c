@@ -1,8 +1,10 @@
 /* init.c: starting and ending a program, and its command line. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <mpi.h>
 #include "sap-int.h"
 
@@ -11,10 +13,24 @@ static int rank = 0;
 static int nranks = 1;
 static uint32_t seed = 1;
 static sap_rng driver_rng;
+sap_config sap_cfg;
 
 int sap_rank(void) { return rank; }
 int sap_nranks(void) { return nranks; }
 uint32_t sap_seed(void) { return seed; }
+
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+int sap_threads(void)
+{
+	if (sap_cfg.threads <= 0)
+		sap_cfg.threads = online_cpus();
+	return sap_cfg.threads;
+}
 
 static const char *const type_names[] = {
 	[SAP_P_BOOL] = "BOOL", [SAP_P_INT] = "INT", [SAP_P_LONG] = "LONG",
@@ -100,10 +116,28 @@ static void print_wrapped(const char *text, const char *tail, int col)
 	putchar('\n');
 }
 
+/* The runtime's options, after the program's parameters. */
+static const struct {
+	const char *left, *doc;
+} options[] = {
+	{ "--seed=S", "seed of the random number generator (default: 1)" },
+	{ "--threads=N", "worker threads per rank (default: CPUs per rank)" },
+	{ "--stats", "print a table of the async loops at the end" },
+	{ "--dump-order=FILE", "write the serial order of each async loop to FILE" },
+	{ "--run-order=FILE", "run each async loop in the order read from FILE" },
+	{ "--check-plan", "check each async loop's plan against its accesses" },
+	{ "--no-locks", "never split a task group over workers with locks" },
+	{ "--help", "show this help and exit" },
+};
+enum { NOPTIONS = sizeof options / sizeof options[0] };
+
 static void print_help(const sap_program *prog)
 {
 	char left[256];
-	int width = (int)strlen("--seed=S");
+	int width = 0;
+	for (int i = 0; i < NOPTIONS; i++)
+		if ((int)strlen(options[i].left) > width)
+			width = (int)strlen(options[i].left);
 	for (int i = 0; i < prog->nparams; i++) {
 		const sap_param *p = &prog->params[i];
 		int n = snprintf(left, sizeof left, "--%s=%s", p->name, type_names[p->type]);
@@ -135,10 +169,10 @@ static void print_help(const sap_program *prog)
 		free(def);
 	}
 	printf("Options:\n");
-	printf("  %-*s    ", width, "--seed=S");
-	print_wrapped("seed of the random number generator (default: 1)", NULL, col);
-	printf("  %-*s    ", width, "--help");
-	print_wrapped("show this help and exit", NULL, col);
+	for (int i = 0; i < NOPTIONS; i++) {
+		printf("  %-*s    ", width, options[i].left);
+		print_wrapped(options[i].doc, NULL, col);
+	}
 }
 
 /* ---- values ---- */
@@ -222,6 +256,18 @@ range:
 	usage_error("--%s: %s is out of range for %s", p->name, val, tn);
 }
 
+/* A count from 1 to max, from option or environment variable what. */
+static int set_count(const char *what, const char *val, int max)
+{
+	long long ll;
+	bool inrange;
+	if (!parse_integer(val, &ll, &inrange) || ll < 1)
+		usage_error("%s: expected a positive integer, got '%s'", what, val);
+	if (!inrange || ll > max)
+		usage_error("%s: %s is out of range (1 to %d)", what, val, max);
+	return (int)ll;
+}
+
 static void set_seed(const char *val)
 {
 	long long ll;
@@ -246,6 +292,74 @@ static const sap_param *find_param(const sap_program *prog, const char *name, si
 	return NULL;
 }
 
+/* The name matches an option that takes a value, or one that takes
+ * none. */
+static bool opt_is(const char *name, size_t n, const char *want, const char *eq, bool value)
+{
+	if (strlen(want) != n || memcmp(name, want, n))
+		return false;
+	if (value && !eq)
+		usage_error("--%s needs a value: --%s=VALUE", want, want);
+	if (!value && eq)
+		usage_error("--%s takes no value", want);
+	return true;
+}
+
+enum { MAX_THREADS = 1024 };
+
+static bool runtime_option(const char *name, size_t n, const char *eq)
+{
+	if (opt_is(name, n, "threads", eq, true))
+		sap_cfg.threads = set_count("--threads", eq + 1, MAX_THREADS);
+	else if (opt_is(name, n, "stats", eq, false))
+		sap_cfg.stats = true;
+	else if (opt_is(name, n, "dump-order", eq, true))
+		sap_cfg.dump_order = eq[1] ? eq + 1 : NULL;
+	else if (opt_is(name, n, "run-order", eq, true))
+		sap_cfg.run_order = eq[1] ? eq + 1 : NULL;
+	else if (opt_is(name, n, "check-plan", eq, false))
+		sap_cfg.check_plan = true;
+	else if (opt_is(name, n, "no-locks", eq, false))
+		sap_cfg.no_locks = true;
+	else
+		return false;
+	return true;
+}
+
+/* The environment sets what options may override. */
+static void read_env(void)
+{
+	const char *v;
+	if ((v = getenv("SAP_THREADS")) && *v)
+		sap_cfg.threads = set_count("SAP_THREADS", v, MAX_THREADS);
+	if ((v = getenv("SAP_BLOCKS")) && *v)
+		sap_cfg.blocks = set_count("SAP_BLOCKS", v, 64);
+	if ((v = getenv("SAP_LOCKS")) && *v)
+		sap_cfg.no_locks = !strcmp(v, "0");
+	if ((v = getenv("SAP_CHECK_PLAN")) && *v)
+		sap_cfg.check_plan = strcmp(v, "0") != 0;
+}
+
+/* The node's CPUs shared by its ranks, so that ranks x threads does not
+ * oversubscribe it; but no more than the CPUs the rank may run on, since
+ * threads bound to fewer CPUs only take turns (mpiexec binds each rank to
+ * one core unless told --bind-to none). */
+static int default_threads(void)
+{
+	MPI_Comm node;
+	int local = 1;
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+	                        &node) == MPI_SUCCESS) {
+		MPI_Comm_size(node, &local);
+		MPI_Comm_free(&node);
+	}
+	int t = online_cpus() / (local > 0 ? local : 1);
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < t)
+		t = CPU_COUNT(&set);
+	return t < 1 ? 1 : t;
+}
+
 static void parse_arg(const sap_program *prog, const char *arg)
 {
 	if (arg[0] != '-' || arg[1] != '-' || arg[2] == '\0')
@@ -267,6 +381,8 @@ static void parse_arg(const sap_program *prog, const char *arg)
 		set_seed(eq + 1);
 		return;
 	}
+	if (runtime_option(name, n, eq))
+		return;
 	const sap_param *p = find_param(prog, name, n);
 	if (p) {
 		if (eq)
@@ -300,8 +416,11 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		const char *slash = strrchr((*argv)[0], '/');
 		progname = slash ? slash + 1 : (*argv)[0];
 	}
+	read_env();
 	for (int i = 1; i < *argc; i++)
 		parse_arg(prog, (*argv)[i]);
+	if (sap_cfg.threads <= 0)
+		sap_cfg.threads = default_threads();
 	if (*argc > 1) {
 		*argc = 1;
 		(*argv)[1] = NULL;
@@ -314,6 +433,9 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 int sap_finalize(void)
 {
 	fflush(stdout);
+	sap_stats_print();
+	sap_pool_end();
+	sap_order_end();
 	int fin = 0;
 	MPI_Finalized(&fin);
 	if (!fin)

@@ -23,4 +23,235 @@ static inline bool sap_is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* ==== Runtime options (init.c) ======================================== */
+
+/* Set from the command line and the environment by sap_init; the unit
+ * tests, which never call it, set the fields directly. */
+typedef struct sap_config {
+	int threads;            /* workers per rank; 0: not decided yet */
+	int blocks;             /* blocks per written DDS; 0: one per worker */
+	bool no_locks;          /* run an oversized group on one worker */
+	bool check_plan;        /* verify every plan against the keys */
+	bool stats;             /* print the per-loop table at the end */
+	const char *dump_order; /* write each async invocation's order here */
+	const char *run_order;  /* replay the orders of this file */
+} sap_config;
+extern sap_config sap_cfg;
+
+/* The number of workers: sap_cfg.threads once decided, otherwise the
+ * online CPUs (code that never called sap_init). */
+int sap_threads(void);
+
+/* ==== Thread pool (pool.c) ============================================ */
+
+/* fn(arg, w) runs on workers w = 0 .. nworkers - 1, worker 0 being the
+ * calling thread; returns when all are done.  Only the main thread calls
+ * it, and a job never starts another. */
+typedef void (*sap_job_fn)(void *arg, int w);
+void sap_pool_run(int nworkers, sap_job_fn fn, void *arg);
+/* Inside a job: wait until every worker of the job got here. */
+void sap_pool_barrier(void);
+/* Join the threads (sap_finalize); the next job starts them again. */
+void sap_pool_end(void);
+/* [lo, hi) cut into n near-equal contiguous chunks: chunk w's start. */
+static inline int64_t sap_chunk(int64_t lo, int64_t hi, int n, int w)
+{
+	return lo + (int64_t)((__int128)(hi - lo) * w / n);
+}
+
+/* Seconds on the monotonic clock. */
+double sap_now(void);
+
+/* ==== Reconnaissance (recon.c) ======================================== */
+
+/* How the keys of each DDS of a spec map to mask bits: every written DDS
+ * that is not accumulate gets B blocks. */
+typedef struct sap_layout {
+	sap_rec_dds *d;         /* per spec DDS */
+	int ndds;
+	int nparts;             /* DDSs that take part */
+	int B;                  /* blocks per taking part DDS */
+} sap_layout;
+
+/* B = blocks (or T when 0), reduced so that every part fits in 64 bits.
+ * Returns false when more than 64 DDSs take part. */
+bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int blocks);
+void sap_layout_free(sap_layout *ly);
+
+/* Reconnaissance of [lo, hi) on T workers over contiguous chunks: the
+ * slice and the affine forms give each iteration a block mask, and the
+ * masks of iterations first .. first + n - 1 (ascending, within worker
+ * w's chunk) go to sink while they are in cache.  Returns the seconds the
+ * slowest worker spent slicing. */
+typedef void (*sap_mask_sink)(void *arg, int w, int64_t first, const uint64_t *masks,
+                              int64_t n);
+double sap_recon(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
+                 int64_t hi, int T, sap_mask_sink sink, void *arg);
+/* The masks of [lo, hi) into masks[0 .. hi - lo). */
+void sap_recon_masks(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                     int64_t lo, int64_t hi, uint64_t *masks, int T);
+
+/* One access of a written DDS, as the slice or an affine form says. */
+typedef struct sap_access {
+	int64_t i;              /* the iteration */
+	int64_t key;
+	int32_t dds;
+	int32_t mode;
+} sap_access;
+
+typedef struct sap_keylog {
+	sap_access *v;
+	int64_t n, cap;
+} sap_keylog;
+
+/* Every access of the DDSs that take part, for the iterations idx[0 ..
+ * n) (ascending), in that order, appended to log; run on T workers. */
+void sap_recon_log(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                   const int64_t *idx, int64_t n, sap_keylog *log, int T);
+void sap_keylog_free(sap_keylog *log);
+
+/* ==== Plans (sched.c) ================================================= */
+
+/* Iterations grouped by block mask, groups packed into rounds of groups
+ * that share no block, each group on one worker.  Round r's groups are
+ * rg[ro[r * T + w] .. ro[r * T + w + 1]) for worker w = 0 .. T - 1, in
+ * the order that worker runs them; a locked round has one group, which
+ * every worker takes iterations of under key locks. */
+typedef struct sap_plan {
+	int64_t n;              /* iterations */
+	int64_t *order;         /* group g: order[goff[g] .. goff[g + 1]) */
+	bool owns_order;        /* else the caller's buffer */
+	int64_t ngroups;        /* sorted by size, largest first */
+	int64_t *goff;
+	uint64_t *gmask;
+	int nworkers;
+	int64_t nrounds;
+	int64_t *ro;            /* nrounds * T + 1 */
+	int64_t *rg;
+	bool *rlocked;          /* per round */
+	int64_t nlocked;        /* locked rounds, which come first */
+	double balance;         /* sum of max worker loads / sum of mean loads */
+} sap_plan;
+
+/* Plan iterations lo .. lo + n - 1 from their masks.  A group of more
+ * than 1.5 n / T iterations gets a locked round of its own when locks is
+ * true. */
+void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, int T,
+                    bool locks);
+/* The same from the reconnaissance of [lo, hi), grouping masks as the
+ * slice makes them; ids is scratch space for hi - lo ids and order, for
+ * hi - lo indices, becomes the plan's order (kept across plans, since
+ * first touching fresh pages costs as much as the planning).  *recon_s
+ * gets the slicing part of the time. */
+void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
+                    int64_t lo, int64_t hi, int T, bool locks, uint32_t *ids, int64_t *order,
+                    double *recon_s);
+void sap_plan_free(sap_plan *p);
+
+/* Two groups of one round that touch one key, at least one writing it. */
+typedef struct sap_conflict {
+	int64_t round, g1, g2;
+	int dds;
+	int64_t key;
+} sap_conflict;
+
+/* Check the plan of iterations lo .. lo + n - 1 against their accesses.
+ * Locked rounds are exempt: their locks serialize shared keys.  Returns
+ * false and fills *c at the first conflict. */
+bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_t nlog,
+                    sap_conflict *c);
+
+/* ==== The async engine (async.c, exec.c, order.c) ===================== */
+
+typedef enum sap_verdict {
+	SAP_V_NONE, SAP_V_INDEX, SAP_V_CHUNKS, SAP_V_PLANNED, SAP_V_SERIAL, SAP_V_LOCKED,
+	SAP_V_REPLAY,
+} sap_verdict;
+
+/* What the runtime keeps per loop: the cached reconnaissance and plan,
+ * and the numbers --stats prints. */
+struct sap_loop_state {
+	struct sap_loop_state *next;    /* every loop that ran, newest first */
+	const sap_loop *loop;
+
+	/* The cache is valid for these inputs. */
+	bool cached;
+	int64_t lo, hi;
+	int T, blocks, ndds;            /* blocks: sap_cfg.blocks */
+	int64_t *sizes;                 /* per spec DDS */
+	uint64_t *versions;             /* per spec DDS, when slice_reads */
+	const void **ptrs;              /* per spec DDS: the dvec or dmap */
+	sap_affine *affine;
+	int naffine;
+
+	sap_layout layout;
+	uint32_t *ids;                  /* buffers for planning, bufcap entries */
+	int64_t *order;
+	int64_t bufcap;
+	sap_plan plan;
+	struct sap_locked *locked;      /* per locked round */
+
+	/* --stats */
+	int64_t recon_runs, plan_builds;
+	double recon_s, plan_s, compute_s;
+	sap_verdict verdict;
+	const char *reason;             /* spec->serial */
+	bool ever_locked;
+	int64_t groups, rounds;
+	int workers;
+	double balance;
+};
+
+/* Everything a worker needs to run iterations. */
+typedef struct sap_run {
+	sap_loop *L;
+	void *env;
+	sap_body_fn body;
+	const sap_reduce *r;
+	char *reds;                     /* per worker r->size bytes, or NULL */
+	int T;
+} sap_run;
+
+static inline void *sap_run_red(const sap_run *x, int w)
+{
+	return x->reds ? x->reds + (size_t)w * x->r->size : NULL;
+}
+
+/* lock.c: for each iteration of a locked group, the lock stripes of its
+ * keys, ascending. */
+typedef struct sap_locked {
+	int64_t n;
+	int64_t *koff;          /* iteration k's: stripe[koff[k] .. koff[k + 1]) */
+	uint32_t *stripe;
+} sap_locked;
+/* The stripes of iterations idx[0 .. n) (a group, in its order). */
+void sap_locks_prepare(sap_locked *lk, const sap_async_spec *spec, const sap_layout *ly,
+                       void *env, const int64_t *idx, int64_t n, int T);
+void sap_locks_free(sap_locked *lk);
+void sap_locks_take(const sap_locked *lk, int64_t k);
+void sap_locks_give(const sap_locked *lk, int64_t k);
+/* The stripe a key of the spec's DDS dds locks. */
+uint32_t sap_stripe(int dds, int64_t key);
+
+/* exec.c: run a plan on its workers (x->reds set); order, when not NULL,
+ * gets the equivalent serial order (p->n indices). */
+void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, int64_t *order);
+/* exec.c: [lo, hi) in x->T contiguous chunks, chunk w on worker w. */
+void sap_exec_chunks(const sap_run *x, int64_t lo, int64_t hi);
+/* exec.c: on the calling thread: [lo, hi), or idx[0 .. n) in that order. */
+void sap_exec_range(const sap_run *x, int64_t lo, int64_t hi, void *red);
+void sap_exec_list(const sap_run *x, const int64_t *idx, int64_t n, void *red);
+
+/* order.c: --dump-order and --run-order. */
+void sap_order_dump(const sap_loop *L, const int64_t *idx, int64_t lo, int64_t n);
+/* The order of the next invocation in the --run-order file, checked
+ * against L, its invocation and [lo, hi); the caller frees it. */
+int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi);
+void sap_order_end(void);
+
+/* stats.c: every loop state registers when created; printed at the end
+ * with --stats. */
+void sap_stats_register(struct sap_loop_state *st);
+void sap_stats_print(void);
+
 #endif

@@ -329,19 +329,68 @@ typedef struct sap_affine {
 } sap_affine;
 
 /* Where a reconnaissance slice records the dynamic accesses of the DDSs
- * the loop writes.  Owned by the runtime (async.c). */
+ * the loop writes.  Owned by the runtime (recon.c); generated code only
+ * passes it to the two functions below, which are inline because a slice
+ * calls them a few times per iteration over millions of iterations. */
 typedef struct sap_rec sap_rec;
+
+/* private: how the keys of one DDS of the spec enter an iteration's block
+ * mask.  The block of a key is a hash of it, so that skewed ids (a few
+ * very active users) spread evenly over the blocks. */
+typedef struct sap_rec_dds {
+	uint64_t max;           /* keys above this, as unsigned, are ignored */
+	uint32_t nblk;          /* blocks; 0: the DDS takes no part */
+	uint32_t base;          /* mask bit of its block 0 */
+} sap_rec_dds;
+
+struct sap_rec {                /* private */
+	uint64_t *mask;         /* the current iteration's block mask */
+	uint64_t *masks;        /* the masks of iterations lo .. lo + n - 1 */
+	int64_t lo, n;
+	int64_t i;              /* the current iteration */
+	const sap_rec_dds *d;   /* per DDS of the spec */
+	/* Non-NULL: every key goes here instead of into a mask. */
+	void (*log)(sap_rec *r, int dds, int64_t key, sap_mode mode);
+	void *logbuf;
+	uint64_t sink;          /* the mask of an iteration outside lo .. */
+};
+
+static inline uint32_t sap_key_block(int64_t key, uint32_t nblk)
+{
+	uint64_t h = (uint64_t)key;     /* MurmurHash3's fmix64 */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return (uint32_t)(((h >> 32) * nblk) >> 32);
+}
+
 /* Iteration i starts; the keys recorded until the next begin (or until
  * the slice returns) are its accesses. */
-void sap_rec_begin(sap_rec *r, int64_t i);
+static inline void sap_rec_begin(sap_rec *r, int64_t i)
+{
+	uint64_t k = (uint64_t)(i - r->lo);
+	r->i = i;
+	r->mask = k < (uint64_t)r->n ? r->masks + k : &r->sink;
+}
+
 /* The current iteration accesses key of spec->dds[dds] in mode: a dvector
  * index, an integer map key, or sap_key_str(s) for a string map key.
  * Keys out of a dvector's range are ignored (the body reports them when
  * it runs). */
-void sap_rec_key(sap_rec *r, int dds, int64_t key, sap_mode mode);
+static inline void sap_rec_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
+{
+	const sap_rec_dds *d = &r->d[dds];
+	if (r->log)
+		r->log(r, dds, key, mode);
+	else if (d->nblk && (uint64_t)key <= d->max)
+		*r->mask |= (uint64_t)1 << (d->base + sap_key_block(key, d->nblk));
+}
 int64_t sap_key_str(sap_str s);
 typedef void (*sap_slice_fn)(void *env, int64_t lo, int64_t hi, sap_rec *rec);
 
+/* dds == NULL means the loop was not analysed: it runs in index order. */
 typedef struct sap_async_spec {
 	const sap_dds *dds;
 	int ndds;

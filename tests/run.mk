@@ -4,6 +4,7 @@
 ## that compare whole programs.
 run_tests = \
 	tests/run/accumulate.sap \
+	tests/run/async-order.sh \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/index-error.sap \

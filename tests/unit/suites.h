@@ -9,5 +9,7 @@ Suite *types_suite(void);
 Suite *rng_suite(void);
 Suite *dmap_suite(void);
 Suite *load_suite(void);
+Suite *sched_suite(void);
+Suite *async_suite(void);
 
 #endif

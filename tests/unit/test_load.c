@@ -248,7 +248,7 @@ START_TEST(save_round_trip)
 
 	/* The exact text, %.9g for floats. */
 	Rating one = { 3, -4, 0.1f };
-	v = (sap_dvec){ (char *)&one, 1, sizeof one, "one" };
+	v = (sap_dvec){ .data = (char *)&one, .n = 1, .elsize = sizeof one, .name = "one" };
 	sap_save(&v, path, format_Rating, &site);
 	FILE *fp = fopen(path, "r");
 	char line[64];
@@ -331,7 +331,7 @@ static void load_missing_file(void)
 static void save_bad_path(void)
 {
 	Rating one = { 1, 2, 3 };
-	sap_dvec v = { (char *)&one, 1, sizeof one, "one" };
+	sap_dvec v = { .data = (char *)&one, .n = 1, .elsize = sizeof one, .name = "one" };
 	sap_save(&v, "/nonexistent/out.txt", format_Rating, &site);
 }
 

@@ -1,0 +1,354 @@
+/* async.c: sap_async_for, the driver of one invocation of an async loop.
+ *
+ * It picks the cheapest way to run the invocation that stays
+ * serializable: in index order (one worker, or the compiler said every
+ * iteration writes the same key), in contiguous chunks (every written DDS
+ * is indexed a * i + b, so iterations touch disjoint keys), or by a plan
+ * from reconnaissance.  The reconnaissance and the plan are kept while
+ * their inputs stay the same, since ML loops run many times over the same
+ * data (STRADS-AP section 4.2).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "sap-int.h"
+
+static struct sap_loop_state *state_of(sap_loop *L)
+{
+	if (!L->state) {
+		struct sap_loop_state *st = sap_xcalloc(1, sizeof *st);
+		st->loop = L;
+		sap_stats_register(st);
+		L->state = st;
+	}
+	return L->state;
+}
+
+/* ---- what the spec says ---- */
+
+typedef enum shape { INDEPENDENT, NEEDS_PLAN, UNKNOWN } shape;
+
+static shape shape_of(const sap_async_spec *spec, const char **why)
+{
+	bool indep = true;
+	int parts = 0;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (!(d->mode & SAP_WRITE) || d->accumulate)
+			continue;
+		parts++;
+		/* An insert may move every value of a map, under the feet of
+		 * a worker updating another key. */
+		if (d->dm) {
+			*why = "it writes a dmap, whose inserts are not thread-safe";
+			return UNKNOWN;
+		}
+		int forms = 0;
+		const sap_affine *first = NULL;
+		for (int q = 0; q < spec->naffine; q++) {
+			const sap_affine *a = &spec->affine[q];
+			if (a->dds != k)
+				continue;
+			if (!first)
+				first = a;
+			if (a->a != first->a || a->b != first->b)
+				forms++;
+		}
+		if (!first && !spec->slice) {
+			*why = "the spec records no access of a DDS it writes";
+			return UNKNOWN;
+		}
+		if (spec->slice || !first || forms || first->a == 0)
+			indep = false;
+	}
+	if (parts > 64) {
+		*why = "it writes more than 64 DDSs";
+		return UNKNOWN;
+	}
+	return indep ? INDEPENDENT : NEEDS_PLAN;
+}
+
+static int64_t dds_size(const sap_dds *d)
+{
+	return d->dv ? d->dv->n : d->dm ? sap_dm_size(d->dm) : 0;
+}
+
+static uint64_t dds_version(const sap_dds *d)
+{
+	return d->dv ? d->dv->version : d->dm ? d->dm->version : 0;
+}
+
+static const void *dds_ptr(const sap_dds *d)
+{
+	return d->dv ? (const void *)d->dv : (const void *)d->dm;
+}
+
+/* ---- the cache ---- */
+
+/* The plan stays valid while the loop bounds, the workers, the blocks,
+ * the sizes of the DDSs, the affine forms and the DDSs the slice reads
+ * stay the same; a slice that draws random numbers sees new ones every
+ * invocation. */
+static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
+                        int64_t lo, int64_t hi, int T)
+{
+	if (!st->cached || spec->slice_rng || st->lo != lo || st->hi != hi || st->T != T ||
+	    st->blocks != sap_cfg.blocks || st->ndds != spec->ndds ||
+	    st->naffine != spec->naffine)
+		return false;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (st->ptrs[k] != dds_ptr(d) || st->sizes[k] != dds_size(d) ||
+		    (d->slice_reads && st->versions[k] != dds_version(d)))
+			return false;
+	}
+	return !spec->naffine ||
+	       !memcmp(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine);
+}
+
+static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, int64_t lo,
+                       int64_t hi, int T)
+{
+	int nd = spec->ndds ? spec->ndds : 1;
+	st->lo = lo;
+	st->hi = hi;
+	st->T = T;
+	st->blocks = sap_cfg.blocks;
+	st->ndds = spec->ndds;
+	st->ptrs = sap_xrealloc(st->ptrs, (size_t)nd * sizeof *st->ptrs);
+	st->sizes = sap_xrealloc(st->sizes, (size_t)nd * sizeof *st->sizes);
+	st->versions = sap_xrealloc(st->versions, (size_t)nd * sizeof *st->versions);
+	for (int k = 0; k < spec->ndds; k++) {
+		st->ptrs[k] = dds_ptr(&spec->dds[k]);
+		st->sizes[k] = dds_size(&spec->dds[k]);
+		st->versions[k] = dds_version(&spec->dds[k]);
+	}
+	st->naffine = spec->naffine;
+	st->affine = sap_xrealloc(st->affine, (size_t)(spec->naffine ? spec->naffine : 1) *
+	                          sizeof *st->affine);
+	if (spec->naffine)
+		memcpy(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine);
+	st->cached = true;
+}
+
+static void drop_plan(struct sap_loop_state *st)
+{
+	for (int64_t r = 0; r < st->plan.nlocked; r++)
+		sap_locks_free(&st->locked[r]);
+	free(st->locked);
+	st->locked = NULL;
+	sap_plan_free(&st->plan);
+	sap_layout_free(&st->layout);
+	st->cached = false;
+}
+
+static void check_plan(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
+                       int64_t lo, int64_t hi, int T)
+{
+	int64_t n = hi - lo;
+	int64_t *all = sap_xmalloc((size_t)n * sizeof *all);
+	for (int64_t k = 0; k < n; k++)
+		all[k] = lo + k;
+	sap_keylog log = { 0 };
+	sap_recon_log(spec, &st->layout, env, all, n, &log, T);
+	sap_conflict c;
+	if (!sap_plan_check(&st->plan, lo, log.v, log.n, &c))
+		sap_fatal(&st->loop->site, "--check-plan: the plan of loop %d puts groups %lld and "
+		          "%lld in round %lld, but both touch %s[%lld] and one of them writes it",
+		          st->loop->id, (long long)c.g1, (long long)c.g2, (long long)c.round,
+		          spec->dds[c.dds].name ? spec->dds[c.dds].name : "?", (long long)c.key);
+	sap_keylog_free(&log);
+	free(all);
+}
+
+static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
+                      int64_t lo, int64_t hi, int T)
+{
+	if (cache_valid(st, spec, lo, hi, T))
+		return;
+	drop_plan(st);
+	int64_t n = hi - lo;
+	sap_layout_make(&st->layout, spec, T, sap_cfg.blocks);
+	if (st->bufcap < n) {
+		free(st->ids);
+		free(st->order);
+		st->ids = sap_xmalloc((size_t)n * sizeof *st->ids);
+		st->order = sap_xmalloc((size_t)n * sizeof *st->order);
+		st->bufcap = n;
+	}
+
+	/* Slicing and grouping interleave; the slicing is the recon part. */
+	double t0 = sap_now(), slicing;
+	sap_plan *p = &st->plan;
+	sap_plan_recon(p, spec, &st->layout, env, lo, hi, T, !sap_cfg.no_locks, st->ids,
+	               st->order, &slicing);
+	st->locked = sap_xcalloc((size_t)(p->nlocked ? p->nlocked : 1), sizeof *st->locked);
+	for (int64_t r = 0; r < p->nlocked; r++) {
+		int64_t g = p->rg[p->ro[r * T]];
+		sap_locks_prepare(&st->locked[r], spec, &st->layout, env, p->order + p->goff[g],
+		                  p->goff[g + 1] - p->goff[g], T);
+	}
+	st->recon_runs++;
+	st->recon_s += slicing;
+	st->plan_builds++;
+	st->plan_s += sap_now() - t0 - slicing;
+
+	if (sap_cfg.check_plan)
+		check_plan(st, spec, env, lo, hi, T);
+	cache_save(st, spec, lo, hi, T);
+}
+
+/* ---- worker-private reductions ---- */
+
+static void reds_open(sap_run *x)
+{
+	if (!x->r)
+		return;
+	x->reds = sap_xmalloc((size_t)x->T * x->r->size);
+	for (int w = 0; w < x->T; w++)
+		x->r->init(sap_run_red(x, w));
+}
+
+/* In worker order, so the result depends on the plan and T only. */
+static void reds_close(sap_run *x, void *red)
+{
+	if (!x->r)
+		return;
+	for (int w = 0; w < x->T; w++)
+		x->r->combine(red, sap_run_red(x, w));
+	free(x->reds);
+	x->reds = NULL;
+}
+
+/* ---- one invocation ---- */
+
+static void stamp(const sap_async_spec *spec)
+{
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (!(d->mode & SAP_WRITE))
+			continue;
+		if (d->dv)
+			d->dv->version = sap_new_version();
+		if (d->dm)
+			d->dm->version = sap_new_version();
+	}
+}
+
+/* On the calling thread with the caller's accumulator: exactly the
+ * sequential loop. */
+static void run_serial(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_t hi,
+                       void *red, sap_verdict v, const char *reason)
+{
+	st->verdict = v;
+	st->reason = reason;
+	st->workers = 1;
+	st->groups = st->rounds = 1;
+	st->balance = 1.0;
+	double t0 = sap_now();
+	sap_exec_range(x, lo, hi, red);
+	st->compute_s += sap_now() - t0;
+	if (sap_cfg.dump_order)
+		sap_order_dump(x->L, NULL, lo, hi - lo);
+}
+
+static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_t hi, void *red)
+{
+	int T = x->T;
+	st->verdict = SAP_V_CHUNKS;
+	st->workers = T;
+	st->groups = T;
+	st->rounds = 1;
+	int64_t n = hi - lo, mx = 0;
+	for (int w = 0; w < T; w++) {
+		int64_t c = sap_chunk(lo, hi, T, w + 1) - sap_chunk(lo, hi, T, w);
+		mx = c > mx ? c : mx;
+	}
+	st->balance = (double)mx * T / (double)n;
+	double t0 = sap_now();
+	reds_open(x);
+	sap_exec_chunks(x, lo, hi);
+	reds_close(x, red);
+	st->compute_s += sap_now() - t0;
+	/* Chunks in worker order are index order. */
+	if (sap_cfg.dump_order)
+		sap_order_dump(x->L, NULL, lo, n);
+}
+
+static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
+                        int64_t lo, int64_t hi, void *red)
+{
+	make_plan(st, spec, x->env, lo, hi, x->T);
+	const sap_plan *p = &st->plan;
+	st->verdict = p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED;
+	st->ever_locked |= p->nlocked > 0;
+	st->workers = x->T;
+	st->groups = p->ngroups;
+	st->rounds = p->nrounds;
+	st->balance = p->balance;
+	int64_t *order = NULL;
+	if (sap_cfg.dump_order)
+		order = sap_xmalloc((size_t)p->n * sizeof *order);
+	double t0 = sap_now();
+	reds_open(x);
+	sap_exec_plan(x, p, st->locked, order);
+	reds_close(x, red);
+	st->compute_s += sap_now() - t0;
+	if (order) {
+		sap_order_dump(x->L, order, lo, p->n);
+		free(order);
+	}
+}
+
+static void run_replay(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_t hi, void *red)
+{
+	int64_t *idx = sap_order_next(x->L, lo, hi);
+	int64_t n = hi > lo ? hi - lo : 0;
+	st->verdict = SAP_V_REPLAY;
+	st->workers = 1;
+	st->groups = st->rounds = 1;
+	st->balance = 1.0;
+	double t0 = sap_now();
+	sap_exec_list(x, idx, n, red);
+	st->compute_s += sap_now() - t0;
+	if (sap_cfg.dump_order)
+		sap_order_dump(x->L, idx, lo, n);
+	free(idx);
+}
+
+void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
+                   void *env, sap_body_fn body, const sap_reduce *r, void *red)
+{
+	L->invocations++;
+	struct sap_loop_state *st = state_of(L);
+	sap_run x = { L, env, body, r, NULL, sap_threads() };
+	if (r)
+		r->init(red);
+
+	const char *why = NULL;
+	if (sap_cfg.run_order) {
+		run_replay(st, &x, lo, hi, red);
+	} else if (lo >= hi) {
+		if (sap_cfg.dump_order)
+			sap_order_dump(L, NULL, lo, 0);
+	} else if (!spec->dds) {
+		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, "no access spec");
+	} else if (spec->serial) {
+		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, spec->serial);
+	} else if (x.T == 1) {
+		run_serial(st, &x, lo, hi, red, SAP_V_INDEX, NULL);
+	} else {
+		switch (shape_of(spec, &why)) {
+		case UNKNOWN:
+			run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, why);
+			break;
+		case INDEPENDENT:
+			run_chunks(st, &x, lo, hi, red);
+			break;
+		case NEEDS_PLAN:
+			run_planned(st, spec, &x, lo, hi, red);
+			break;
+		}
+	}
+	if (spec->dds)
+		stamp(spec);
+}

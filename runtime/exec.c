@@ -1,0 +1,154 @@
+/* exec.c: running the iterations of an async loop on the workers: a plan
+ * round by round, contiguous chunks, or a given order on one thread. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include "sap-int.h"
+
+/* A body that draws random numbers points sap_rng_cur at its iteration's
+ * generator; the driver's must be current again afterwards. */
+static void run_range(const sap_run *x, int64_t lo, int64_t hi, void *red)
+{
+	sap_rng *saved = sap_rng_cur;
+	x->body(x->env, lo, hi, red);
+	sap_rng_cur = saved;
+}
+
+/* Iterations it[0 .. n) in that order, one body call per run of
+ * consecutive indices. */
+static void run_list(const sap_run *x, const int64_t *it, int64_t n, void *red)
+{
+	int64_t k = 0;
+	while (k < n) {
+		int64_t e = k + 1;
+		while (e < n && it[e] == it[e - 1] + 1)
+			e++;
+		run_range(x, it[k], it[e - 1] + 1, red);
+		k = e;
+	}
+}
+
+void sap_exec_range(const sap_run *x, int64_t lo, int64_t hi, void *red)
+{
+	run_range(x, lo, hi, red);
+}
+
+void sap_exec_list(const sap_run *x, const int64_t *idx, int64_t n, void *red)
+{
+	run_list(x, idx, n, red);
+}
+
+/* ---- chunks ---- */
+
+typedef struct chunk_job {
+	const sap_run *x;
+	int64_t lo, hi;
+} chunk_job;
+
+static void chunk_worker(void *arg, int w)
+{
+	chunk_job *j = arg;
+	int64_t a = sap_chunk(j->lo, j->hi, j->x->T, w), b = sap_chunk(j->lo, j->hi, j->x->T, w + 1);
+	if (a < b)
+		run_range(j->x, a, b, sap_run_red(j->x, w));
+}
+
+void sap_exec_chunks(const sap_run *x, int64_t lo, int64_t hi)
+{
+	chunk_job j = { x, lo, hi };
+	sap_pool_run(x->T, chunk_worker, &j);
+}
+
+/* ---- plans ---- */
+
+/* Workers claim iterations of a locked group this many at a time. */
+enum { CLAIM = 64 };
+
+typedef struct plan_job {
+	const sap_run *x;
+	const sap_plan *p;
+	const sap_locked *lk;           /* per locked round */
+	_Atomic int64_t *claim;         /* per locked round: next iteration */
+	_Atomic int64_t *ticket;        /* per locked round */
+	int64_t *order;                 /* the serial order, or NULL */
+	const int64_t *rstart;          /* per round: its first place in order */
+} plan_job;
+
+static void run_locked(plan_job *j, int64_t r, int w)
+{
+	const sap_plan *p = j->p;
+	const sap_locked *lk = &j->lk[r];
+	int64_t g = p->rg[p->ro[r * p->nworkers]];
+	const int64_t *it = p->order + p->goff[g];
+	int64_t n = p->goff[g + 1] - p->goff[g];
+	void *red = sap_run_red(j->x, w);
+	for (;;) {
+		int64_t a = atomic_fetch_add(&j->claim[r], CLAIM);
+		if (a >= n)
+			break;
+		int64_t b = a + CLAIM < n ? a + CLAIM : n;
+		for (int64_t k = a; k < b; k++) {
+			sap_locks_take(lk, k);
+			int64_t t = atomic_fetch_add(&j->ticket[r], 1);
+			run_range(j->x, it[k], it[k] + 1, red);
+			sap_locks_give(lk, k);
+			if (j->order)
+				j->order[j->rstart[r] + t] = it[k];
+		}
+	}
+}
+
+static void plan_worker(void *arg, int w)
+{
+	plan_job *j = arg;
+	const sap_plan *p = j->p;
+	int T = p->nworkers;
+	void *red = sap_run_red(j->x, w);
+	for (int64_t r = 0; r < p->nrounds; r++) {
+		if (p->rlocked[r]) {
+			run_locked(j, r, w);
+		} else {
+			for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++) {
+				int64_t g = p->rg[k];
+				run_list(j->x, p->order + p->goff[g], p->goff[g + 1] - p->goff[g], red);
+			}
+		}
+		/* Groups of the next round may touch what this round's wrote. */
+		if (r + 1 < p->nrounds)
+			sap_pool_barrier();
+	}
+}
+
+void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, int64_t *order)
+{
+	int T = p->nworkers;
+	int64_t nl = p->nlocked ? p->nlocked : 1;
+	_Atomic int64_t *claim = sap_xcalloc((size_t)nl, sizeof *claim);
+	_Atomic int64_t *ticket = sap_xcalloc((size_t)nl, sizeof *ticket);
+	int64_t *rstart = sap_xmalloc((size_t)(p->nrounds + 1) * sizeof *rstart);
+	rstart[0] = 0;
+	for (int64_t r = 0; r < p->nrounds; r++) {
+		int64_t sz = 0;
+		for (int64_t k = p->ro[r * T]; k < p->ro[(r + 1) * T]; k++)
+			sz += p->goff[p->rg[k] + 1] - p->goff[p->rg[k]];
+		rstart[r + 1] = rstart[r] + sz;
+	}
+
+	plan_job j = { x, p, lk, claim, ticket, order, rstart };
+	sap_pool_run(T, plan_worker, &j);
+
+	/* A plain round is equivalent to its groups one after another, in
+	 * worker order. */
+	if (order) {
+		for (int64_t r = 0; r < p->nrounds; r++) {
+			if (p->rlocked[r])
+				continue;
+			int64_t at = rstart[r];
+			for (int64_t k = p->ro[r * T]; k < p->ro[(r + 1) * T]; k++)
+				for (int64_t q = p->goff[p->rg[k]]; q < p->goff[p->rg[k] + 1]; q++)
+					order[at++] = p->order[q];
+		}
+	}
+	free(claim);
+	free(ticket);
+	free(rstart);
+}

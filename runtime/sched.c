@@ -1,0 +1,594 @@
+/* sched.c: plans for async loops: blocks to groups, groups to rounds,
+ * rounds to workers; and the checker of plans.
+ *
+ * Iterations with the same block mask form a group, run on one worker in
+ * index order.  Groups whose masks are disjoint touch disjoint keys, so a
+ * round of such groups runs in parallel without locks and the result is
+ * that of running the round's groups one after another.  For SGDMF (each
+ * iteration touches one row of W and one of H) the groups are the cells
+ * of a B x B grid and the rounds are the DSGD/Strata strata.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "sap-int.h"
+
+static inline uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* ---- grouping: a parallel counting sort by mask ---- */
+
+/* Distinct masks in the order first seen, with an open-addressing index. */
+typedef struct mask_set {
+	uint64_t *mask;
+	int64_t *count;
+	int64_t n, cap;
+	int64_t *slot;          /* id + 1, 0 when empty */
+	int64_t nslot;          /* a power of two */
+	/* Direct-mapped in front of the index: a loop has few distinct
+	 * masks, looked up millions of times. */
+	uint64_t cmask[64];
+	int64_t cid[64];        /* -1 when empty */
+} mask_set;
+
+static void set_rehash(mask_set *s)
+{
+	free(s->slot);
+	s->slot = sap_xcalloc((size_t)s->nslot, sizeof *s->slot);
+	for (int64_t id = 0; id < s->n; id++) {
+		uint64_t h = mix64(s->mask[id]) & (uint64_t)(s->nslot - 1);
+		while (s->slot[h])
+			h = (h + 1) & (uint64_t)(s->nslot - 1);
+		s->slot[h] = id + 1;
+	}
+}
+
+static int64_t set_id(mask_set *s, uint64_t m)
+{
+	uint64_t h = mix64(m) & (uint64_t)(s->nslot - 1);
+	for (;;) {
+		int64_t id = s->slot[h] - 1;
+		if (id < 0)
+			break;
+		if (s->mask[id] == m)
+			return id;
+		h = (h + 1) & (uint64_t)(s->nslot - 1);
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->mask = sap_xrealloc(s->mask, (size_t)s->cap * sizeof *s->mask);
+		s->count = sap_xrealloc(s->count, (size_t)s->cap * sizeof *s->count);
+	}
+	int64_t id = s->n++;
+	s->mask[id] = m;
+	s->count[id] = 0;
+	if (2 * s->n > s->nslot) {
+		s->nslot *= 2;
+		set_rehash(s);
+	} else {
+		s->slot[h] = id + 1;
+	}
+	return id;
+}
+
+static void set_init(mask_set *s)
+{
+	memset(s, 0, sizeof *s);
+	for (int k = 0; k < 64; k++)
+		s->cid[k] = -1;
+	s->nslot = 128;
+	s->slot = sap_xcalloc((size_t)s->nslot, sizeof *s->slot);
+}
+
+static void set_free(mask_set *s)
+{
+	free(s->mask);
+	free(s->count);
+	free(s->slot);
+}
+
+typedef struct group_job {
+	uint32_t *ids;          /* per iteration: its mask's id in its worker's set */
+	int64_t lo, n;
+	int T;
+	mask_set *local;        /* per worker */
+	const uint64_t *masks;  /* given masks, or NULL under reconnaissance */
+	int64_t **pos;          /* per worker, per local id: next order slot */
+	int64_t *order;
+} group_job;
+
+static void count(group_job *j, int w, int64_t first, const uint64_t *m, int64_t n)
+{
+	mask_set *s = &j->local[w];
+	uint32_t *ids = j->ids + (first - j->lo);
+	for (int64_t k = 0; k < n; k++) {
+		unsigned c = (unsigned)((m[k] * 0x9e3779b97f4a7c15ULL) >> 58);
+		int64_t id = s->cid[c];
+		if (id < 0 || s->cmask[c] != m[k]) {
+			id = set_id(s, m[k]);
+			s->cmask[c] = m[k];
+			s->cid[c] = id;
+		}
+		s->count[id]++;
+		ids[k] = (uint32_t)id;
+	}
+}
+
+static void count_sink(void *arg, int w, int64_t first, const uint64_t *m, int64_t n)
+{
+	count(arg, w, first, m, n);
+}
+
+static void count_worker(void *arg, int w)
+{
+	group_job *j = arg;
+	int64_t a = sap_chunk(j->lo, j->lo + j->n, j->T, w);
+	int64_t b = sap_chunk(j->lo, j->lo + j->n, j->T, w + 1);
+	count(j, w, a, j->masks + (a - j->lo), b - a);
+}
+
+static void scatter_worker(void *arg, int w)
+{
+	group_job *j = arg;
+	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
+	int64_t *pos = j->pos[w];
+	for (int64_t k = a; k < b; k++)
+		j->order[pos[j->ids[k]]++] = j->lo + k;
+}
+
+/* Largest first; among equal sizes, the group seen first. */
+static const int64_t *sort_count;
+static int by_size(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	if (sort_count[a] != sort_count[b])
+		return sort_count[a] > sort_count[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+static void group_begin(group_job *j, sap_plan *p, uint32_t *ids, int64_t lo, int64_t n, int T)
+{
+	memset(p, 0, sizeof *p);
+	p->n = n;
+	p->nworkers = T;
+	*j = (group_job){ .ids = ids, .lo = lo, .n = n, .T = T };
+	j->local = sap_xcalloc((size_t)T, sizeof *j->local);
+	for (int w = 0; w < T; w++)
+		set_init(&j->local[w]);
+}
+
+/* The workers' sets counted: number the groups, largest first, and sort
+ * the iterations into them. */
+static void group_end(group_job *j, sap_plan *p, int64_t *order)
+{
+	int T = j->T;
+	/* Global ids in the order of first appearance, so that the plan does
+	 * not depend on how the workers were scheduled. */
+	mask_set all;
+	set_init(&all);
+	int64_t **gid = sap_xcalloc((size_t)T, sizeof *gid);
+	for (int w = 0; w < T; w++) {
+		mask_set *s = &j->local[w];
+		gid[w] = sap_xmalloc((size_t)(s->n ? s->n : 1) * sizeof **gid);
+		for (int64_t k = 0; k < s->n; k++) {
+			int64_t g = set_id(&all, s->mask[k]);
+			all.count[g] += s->count[k];
+			gid[w][k] = g;
+		}
+	}
+	int64_t G = all.n;
+	int64_t *byrank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *byrank);
+	int64_t *rank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *rank);
+	for (int64_t g = 0; g < G; g++)
+		byrank[g] = g;
+	sort_count = all.count;
+	qsort(byrank, (size_t)G, sizeof *byrank, by_size);
+	p->ngroups = G;
+	p->goff = sap_xmalloc((size_t)(G + 1) * sizeof *p->goff);
+	p->gmask = sap_xmalloc((size_t)(G ? G : 1) * sizeof *p->gmask);
+	p->goff[0] = 0;
+	for (int64_t r = 0; r < G; r++) {
+		rank[byrank[r]] = r;
+		p->gmask[r] = all.mask[byrank[r]];
+		p->goff[r + 1] = p->goff[r] + all.count[byrank[r]];
+	}
+
+	/* Worker w's part of a group follows the parts of workers before it:
+	 * each group stays in index order. */
+	int64_t *cursor = sap_xmalloc((size_t)(G ? G : 1) * sizeof *cursor);
+	memcpy(cursor, p->goff, (size_t)G * sizeof *cursor);
+	for (int w = 0; w < T; w++) {
+		mask_set *s = &j->local[w];
+		for (int64_t k = 0; k < s->n; k++) {
+			int64_t g = rank[gid[w][k]];
+			gid[w][k] = cursor[g];
+			cursor[g] += s->count[k];
+		}
+	}
+	j->pos = gid;
+	p->order = j->order = order;
+	sap_pool_run(T, scatter_worker, j);
+
+	for (int w = 0; w < T; w++) {
+		set_free(&j->local[w]);
+		free(gid[w]);
+	}
+	free(j->local);
+	free(gid);
+	free(cursor);
+	free(byrank);
+	free(rank);
+	set_free(&all);
+}
+
+/* ---- rounds ---- */
+
+/* The round being built: its groups and which group holds each bit. */
+typedef struct rnd {
+	int64_t *g;
+	int64_t n;
+	uint64_t used;
+	int64_t owner[64];
+} rnd;
+
+static void round_add(rnd *r, const sap_plan *p, int64_t g)
+{
+	r->g[r->n++] = g;
+	r->used |= p->gmask[g];
+	for (uint64_t m = p->gmask[g]; m; m &= m - 1)
+		r->owner[__builtin_ctzll(m)] = g;
+}
+
+static void round_remove(rnd *r, const sap_plan *p, int64_t g)
+{
+	int64_t k = 0;
+	while (r->g[k] != g)
+		k++;
+	memmove(r->g + k, r->g + k + 1, (size_t)(r->n - k - 1) * sizeof *r->g);
+	r->n--;
+	r->used &= ~p->gmask[g];
+}
+
+/* Groups that are not placed yet, by bit: for finding the groups a
+ * removal frees bits for. */
+typedef struct planner {
+	sap_plan *p;
+	rnd r;
+	char *state;            /* per group: 0 free, 1 placed, 2 in r, 3 seen */
+	int64_t *bitg[64];      /* groups with that bit, largest first */
+	int64_t nbitg[64];
+} planner;
+
+enum { FREE, PLACED, IN_ROUND, SEEN };
+
+/* An augmenting path, as in bipartite matching: put g in the round in
+ * place of the one group it conflicts with, then find a group for the
+ * bits that frees, and so on until a group fits without displacing any;
+ * the round then has one group more.  Greedy packing alone can strand a
+ * round with fewer groups than workers (SGDMF on 3 workers: the cells
+ * (0,1) and (1,0) leave (2,2), which an earlier round took), and every
+ * short round makes one more round. */
+static bool augment(planner *pl, int64_t g)
+{
+	sap_plan *p = pl->p;
+	rnd *r = &pl->r;
+	uint64_t conf = p->gmask[g] & r->used;
+	if (!conf) {
+		round_add(r, p, g);
+		pl->state[g] = IN_ROUND;
+		return true;
+	}
+	int64_t h = r->owner[__builtin_ctzll(conf)];
+	for (uint64_t m = conf; m; m &= m - 1)
+		if (r->owner[__builtin_ctzll(m)] != h)
+			return false;
+	if (pl->state[h] != IN_ROUND)
+		return false;
+	round_remove(r, p, h);
+	round_add(r, p, g);
+	pl->state[g] = IN_ROUND;
+	pl->state[h] = SEEN;
+	uint64_t freed = p->gmask[h] & ~p->gmask[g];
+	for (uint64_t m = freed; m; m &= m - 1) {
+		int b = __builtin_ctzll(m);
+		for (int64_t k = 0; k < pl->nbitg[b]; k++) {
+			int64_t f = pl->bitg[b][k];
+			if (pl->state[f] != FREE)
+				continue;
+			pl->state[f] = SEEN;
+			if (augment(pl, f))
+				return true;
+		}
+	}
+	round_remove(r, p, g);
+	round_add(r, p, h);
+	pl->state[h] = IN_ROUND;
+	pl->state[g] = SEEN;
+	return false;
+}
+
+/* Augmenting costs up to the number of groups per group added; beyond
+ * this many groups the rounds are short anyway (many small masks). */
+enum { AUGMENT_MAX_GROUPS = 4096 };
+
+static void append_round(sap_plan *p, int64_t *cap, const int64_t *g, int64_t ng, bool locked,
+                         double *maxsum, double *meansum)
+{
+	int T = p->nworkers;
+	if (p->nrounds % 64 == 0) {
+		size_t m = (size_t)(p->nrounds + 64);
+		p->ro = sap_xrealloc(p->ro, (m * (size_t)T + 1) * sizeof *p->ro);
+		p->rlocked = sap_xrealloc(p->rlocked, m * sizeof *p->rlocked);
+	}
+	if (p->ro[p->nrounds * T] + ng > *cap) {
+		*cap = 2 * *cap + ng;
+		p->rg = sap_xrealloc(p->rg, (size_t)*cap * sizeof *p->rg);
+	}
+	int64_t r = p->nrounds++;
+	p->rlocked[r] = locked;
+	int64_t *load = sap_xcalloc((size_t)T, sizeof *load);
+	int *wk = sap_xmalloc((size_t)(ng ? ng : 1) * sizeof *wk);
+	int64_t total = 0;
+	if (locked) {
+		wk[0] = 0;
+		total = p->goff[g[0] + 1] - p->goff[g[0]];
+		for (int w = 0; w < T; w++)
+			load[w] = sap_chunk(0, total, T, w + 1) - sap_chunk(0, total, T, w);
+	} else {
+		/* g is largest first: each to the least loaded worker. */
+		for (int64_t k = 0; k < ng; k++) {
+			int best = 0;
+			for (int w = 1; w < T; w++)
+				if (load[w] < load[best])
+					best = w;
+			wk[k] = best;
+			int64_t sz = p->goff[g[k] + 1] - p->goff[g[k]];
+			load[best] += sz;
+			total += sz;
+		}
+	}
+	int64_t at = p->ro[r * T];
+	for (int w = 0; w < T; w++) {
+		p->ro[r * T + w] = at;
+		for (int64_t k = 0; k < ng; k++)
+			if (wk[k] == w)
+				p->rg[at++] = g[k];
+	}
+	p->ro[(r + 1) * T] = at;
+	int64_t mx = 0;
+	for (int w = 0; w < T; w++)
+		mx = load[w] > mx ? load[w] : mx;
+	*maxsum += (double)mx;
+	*meansum += (double)total / T;
+	free(load);
+	free(wk);
+}
+
+static int by_group(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+static void pack(sap_plan *p, bool locks)
+{
+	int T = p->nworkers;
+	int64_t G = p->ngroups;
+	int64_t cap = G + 1;
+	p->nrounds = 0;
+	p->nlocked = 0;
+	p->ro = NULL;
+	p->rlocked = NULL;
+	p->rg = sap_xmalloc((size_t)cap * sizeof *p->rg);
+	double maxsum = 0, meansum = 0;
+
+	planner pl = { .p = p };
+	pl.state = sap_xcalloc((size_t)(G ? G : 1), 1);
+	pl.r.g = sap_xmalloc((size_t)(G ? G : 1) * sizeof *pl.r.g);
+	p->ro = sap_xmalloc(((size_t)64 * (size_t)T + 1) * sizeof *p->ro);
+	p->rlocked = sap_xmalloc(64 * sizeof *p->rlocked);
+	p->ro[0] = 0;
+
+	/* A group too big to share a round fairly gets one of its own, split
+	 * over every worker under locks. */
+	if (locks && T > 1) {
+		for (int64_t g = 0; g < G; g++) {
+			if ((double)(p->goff[g + 1] - p->goff[g]) * T <= 1.5 * (double)p->n)
+				break;
+			pl.state[g] = PLACED;
+			append_round(p, &cap, &g, 1, true, &maxsum, &meansum);
+			p->nlocked++;
+		}
+	}
+
+	bool aug = G <= AUGMENT_MAX_GROUPS;
+	if (aug) {
+		for (int b = 0; b < 64; b++)
+			pl.nbitg[b] = 0;
+		for (int64_t g = 0; g < G; g++)
+			for (uint64_t m = p->gmask[g]; m; m &= m - 1)
+				pl.nbitg[__builtin_ctzll(m)]++;
+		for (int b = 0; b < 64; b++) {
+			pl.bitg[b] = sap_xmalloc((size_t)(pl.nbitg[b] ? pl.nbitg[b] : 1) * sizeof **pl.bitg);
+			pl.nbitg[b] = 0;
+		}
+		for (int64_t g = 0; g < G; g++)
+			for (uint64_t m = p->gmask[g]; m; m &= m - 1) {
+				int b = __builtin_ctzll(m);
+				pl.bitg[b][pl.nbitg[b]++] = g;
+			}
+	}
+
+	/* The groups not placed yet, largest first. */
+	int64_t *left = sap_xmalloc((size_t)(G ? G : 1) * sizeof *left);
+	int64_t nleft = 0;
+	for (int64_t g = 0; g < G; g++)
+		if (pl.state[g] == FREE)
+			left[nleft++] = g;
+
+	while (nleft > 0) {
+		rnd *r = &pl.r;
+		r->n = 0;
+		r->used = 0;
+		for (int64_t k = 0; k < nleft; k++) {
+			int64_t g = left[k];
+			if (!(p->gmask[g] & r->used)) {
+				round_add(r, p, g);
+				pl.state[g] = IN_ROUND;
+			}
+		}
+		if (aug) {
+			/* A failed search from g stays failed until the round
+			 * changes, so marks are cleared only after a success. */
+			for (int64_t k = 0; k < nleft; k++) {
+				int64_t g = left[k];
+				if (pl.state[g] != FREE)
+					continue;
+				pl.state[g] = SEEN;
+				if (augment(&pl, g)) {
+					for (int64_t q = 0; q < nleft; q++)
+						if (pl.state[left[q]] == SEEN)
+							pl.state[left[q]] = FREE;
+				}
+			}
+			for (int64_t q = 0; q < nleft; q++)
+				if (pl.state[left[q]] == SEEN)
+					pl.state[left[q]] = FREE;
+		}
+		/* Ids are ranks by size: sorting by id puts the largest first. */
+		qsort(r->g, (size_t)r->n, sizeof *r->g, by_group);
+		append_round(p, &cap, r->g, r->n, false, &maxsum, &meansum);
+		int64_t kept = 0;
+		for (int64_t k = 0; k < nleft; k++) {
+			int64_t g = left[k];
+			if (pl.state[g] == IN_ROUND)
+				pl.state[g] = PLACED;
+			else
+				left[kept++] = g;
+		}
+		nleft = kept;
+	}
+	p->balance = meansum > 0 ? maxsum / meansum : 1.0;
+
+	if (aug)
+		for (int b = 0; b < 64; b++)
+			free(pl.bitg[b]);
+	free(left);
+	free(pl.state);
+	free(pl.r.g);
+}
+
+void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, int T,
+                    bool locks)
+{
+	group_job j;
+	uint32_t *ids = sap_xmalloc((size_t)(n ? n : 1) * sizeof *ids);
+	group_begin(&j, p, ids, lo, n, T);
+	j.masks = masks;
+	sap_pool_run(T, count_worker, &j);
+	group_end(&j, p, sap_xmalloc((size_t)(n ? n : 1) * sizeof *p->order));
+	p->owns_order = true;
+	free(ids);
+	pack(p, locks);
+}
+
+void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
+                    int64_t lo, int64_t hi, int T, bool locks, uint32_t *ids, int64_t *order,
+                    double *recon_s)
+{
+	group_job j;
+	group_begin(&j, p, ids, lo, hi - lo, T);
+	*recon_s = sap_recon(spec, ly, env, lo, hi, T, count_sink, &j);
+	group_end(&j, p, order);
+	pack(p, locks);
+}
+
+void sap_plan_free(sap_plan *p)
+{
+	if (p->owns_order)
+		free(p->order);
+	free(p->goff);
+	free(p->gmask);
+	free(p->ro);
+	free(p->rg);
+	free(p->rlocked);
+	memset(p, 0, sizeof *p);
+}
+
+/* ---- the checker ---- */
+
+/* Per (round, DDS, key): the first group to touch it, another group that
+ * did, and a group that wrote it. */
+typedef struct touch {
+	int64_t round, key;
+	int32_t dds, used;
+	int64_t g0, g1, w;
+} touch;
+
+bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_t nlog,
+                    sap_conflict *c)
+{
+	int T = p->nworkers;
+	int64_t *gof = sap_xmalloc((size_t)(p->n ? p->n : 1) * sizeof *gof);
+	for (int64_t k = 0; k < p->n; k++)
+		gof[k] = -1;
+	for (int64_t g = 0; g < p->ngroups; g++)
+		for (int64_t k = p->goff[g]; k < p->goff[g + 1]; k++)
+			gof[p->order[k] - lo] = g;
+	int64_t *rof = sap_xmalloc((size_t)(p->ngroups ? p->ngroups : 1) * sizeof *rof);
+	for (int64_t g = 0; g < p->ngroups; g++)
+		rof[g] = -1;
+	for (int64_t r = 0; r < p->nrounds; r++)
+		for (int64_t k = p->ro[r * T]; k < p->ro[(r + 1) * T]; k++)
+			rof[p->rg[k]] = r;
+
+	int64_t nslot = 64;
+	while (nslot < 2 * nlog)
+		nslot *= 2;
+	touch *tab = sap_xcalloc((size_t)nslot, sizeof *tab);
+	bool ok = true;
+	for (int64_t k = 0; k < nlog && ok; k++) {
+		const sap_access *a = &log[k];
+		if (a->i < lo || a->i >= lo + p->n)
+			continue;
+		int64_t g = gof[a->i - lo];
+		int64_t r = g < 0 ? -1 : rof[g];
+		if (r < 0 || p->rlocked[r])
+			continue;
+		uint64_t h = mix64((uint64_t)a->key ^ mix64((uint64_t)r << 20 ^ (uint64_t)a->dds));
+		h &= (uint64_t)(nslot - 1);
+		while (tab[h].used && !(tab[h].round == r && tab[h].dds == a->dds &&
+		                        tab[h].key == a->key))
+			h = (h + 1) & (uint64_t)(nslot - 1);
+		touch *t = &tab[h];
+		bool wr = a->mode & SAP_WRITE;
+		if (!t->used) {
+			*t = (touch){ r, a->key, a->dds, 1, g, -1, wr ? g : -1 };
+			continue;
+		}
+		if (g != t->g0 && t->g1 < 0)
+			t->g1 = g;
+		int64_t other = -1;
+		if (wr)
+			other = t->g0 != g ? t->g0 : t->g1 != g ? t->g1 : -1;
+		else if (t->w >= 0 && t->w != g)
+			other = t->w;
+		if (wr && t->w < 0)
+			t->w = g;
+		if (other >= 0) {
+			*c = (sap_conflict){ r, other < g ? other : g, other < g ? g : other,
+			                     a->dds, a->key };
+			ok = false;
+		}
+	}
+	free(tab);
+	free(gof);
+	free(rof);
+	return ok;
+}

@@ -1,0 +1,74 @@
+/* stats.c: the --stats table, one row per async loop that ran.
+ *
+ * Scripts parse it (man/sap-run.1 documents the columns), so columns are
+ * only ever added at the end, before the verdict.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "sap-int.h"
+
+static struct sap_loop_state *loops;
+
+void sap_stats_register(struct sap_loop_state *st)
+{
+	st->next = loops;
+	loops = st;
+}
+
+static const char *verdict(const struct sap_loop_state *st, char *buf, size_t n)
+{
+	if (st->ever_locked)
+		return "locked (non-deterministic)";
+	switch (st->verdict) {
+	case SAP_V_INDEX: return "index-order";
+	case SAP_V_CHUNKS: return "chunks";
+	case SAP_V_PLANNED: return "planned";
+	case SAP_V_LOCKED: return "locked (non-deterministic)";
+	case SAP_V_REPLAY: return "replayed";
+	case SAP_V_SERIAL:
+		snprintf(buf, n, "serialized: %s", st->reason ? st->reason : "");
+		return buf;
+	case SAP_V_NONE: break;
+	}
+	return "-";
+}
+
+static int by_id(const void *x, const void *y)
+{
+	const struct sap_loop_state *a = *(struct sap_loop_state *const *)x;
+	const struct sap_loop_state *b = *(struct sap_loop_state *const *)y;
+	return (a->loop->id > b->loop->id) - (a->loop->id < b->loop->id);
+}
+
+void sap_stats_print(void)
+{
+	if (!sap_cfg.stats || sap_rank() != 0)
+		return;
+	size_t n = 0;
+	for (struct sap_loop_state *st = loops; st; st = st->next)
+		n++;
+	struct sap_loop_state **v = sap_xmalloc((n ? n : 1) * sizeof *v);
+	n = 0;
+	for (struct sap_loop_state *st = loops; st; st = st->next)
+		v[n++] = st;
+	qsort(v, n, sizeof *v, by_id);
+
+	fflush(stdout);
+	fprintf(stderr, "sap stats: async for loops, times in seconds\n");
+	fprintf(stderr, "%4s %-20s %11s %6s %8s %6s %8s %7s %7s %7s %7s %10s %s\n", "loop", "site",
+	        "invocations", "recons", "recon_s", "plans", "plan_s", "groups", "rounds",
+	        "workers", "balance", "compute_s", "verdict");
+	for (size_t k = 0; k < n; k++) {
+		const struct sap_loop_state *st = v[k];
+		char site[256], buf[256];
+		snprintf(site, sizeof site, "%s:%d", st->loop->site.file ? st->loop->site.file : "?",
+		         st->loop->site.line);
+		fprintf(stderr, "%4d %-20s %11u %6lld %8.4f %6lld %8.4f %7lld %7lld %7d %7.2f %10.4f %s\n",
+		        st->loop->id, site, st->loop->invocations, (long long)st->recon_runs,
+		        st->recon_s, (long long)st->plan_builds, st->plan_s, (long long)st->groups,
+		        (long long)st->rounds, st->workers, st->balance, st->compute_s,
+		        verdict(st, buf, sizeof buf));
+	}
+	fflush(stderr);
+	free(v);
+}

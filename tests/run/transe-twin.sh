@@ -1,0 +1,102 @@
+#!/bin/sh
+# samples/transe.sap, run on one thread (iterations in index order), and
+# its serial C twin samples/baselines/transe.c must train the same TransE
+# model bit for bit: same printed losses and metrics, and a byte-identical
+# saved E.  The data are a small WN18-style graph that
+# tools/wordnet-triples derives from Debian's wordnet-base.
+#
+# The twin draws its random numbers by the per-site contract of
+# runtime/rng.c (draw word = site << 24 | n), so this also checks that sapc
+# numbers the rand()/rand_int() sites of a body in source order.
+#
+# Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
+# WORDNET_DIR overrides /usr/share/wordnet.  Exit status: 0 pass, 1 fail,
+# 77 skip.
+
+if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
+	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
+	exit 77
+fi
+if test -z "${MPIEXEC:-}"; then
+	echo "SKIP: no mpiexec"
+	exit 77
+fi
+
+: "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
+wordnet=${WORDNET_DIR:-/usr/share/wordnet}
+if test ! -r "$wordnet/data.noun"; then
+	echo "SKIP: no WordNet database in $wordnet (apt-get install wordnet-base)"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/transe-twin.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# About 1800 entities, 17 relations and 4700 training triples: seconds to
+# train, and big enough that corrupted triples hit repeated rows.
+"$top_builddir/tools/wordnet-triples" --wordnet="$wordnet" --out="$tmp" \
+	--limit=2000 --valid=200 --test=200 --seed=3 --quiet ||
+	fail "wordnet-triples"
+
+"$SAPC" -O2 -o "$tmp/transe" "$top_srcdir/samples/transe.sap" ||
+	fail "sapc could not compile samples/transe.sap"
+# -ffp-contract=off as sapc builds the generated C: no fused multiply-add.
+${CC:-cc} -std=c11 -O2 -ffp-contract=off -o "$tmp/transe-c" \
+	"$top_srcdir/samples/baselines/transe.c" -lm ||
+	fail "could not compile samples/baselines/transe.c"
+
+# One thread runs the iterations in index order, the twin's order.
+SAP_THREADS=1
+export SAP_THREADS
+threads=
+# $MPIEXEC unquoted: it may carry its own options.
+if $MPIEXEC -n 1 "$tmp/transe" --help 2>/dev/null | grep -q -e '--threads'; then
+	threads=--threads=1
+fi
+
+status=0
+# Both distances; seeds other than the default check that --seed reaches
+# the initialisers and the loop body.
+for config in "--norm=1 --seed=3" "--norm=2 --seed=11 --margin=1 --lr=0.02"; do
+	# shellcheck disable=SC2086  # $config is several options
+	set -- --train="$tmp/train.txt" --valid="$tmp/valid.txt" \
+		--test="$tmp/test.txt" --epochs=4 --neval=100 $config
+	"$tmp/transe-c" "$@" --out="$tmp/E-c.txt" >"$tmp/out-c.txt" ||
+		fail "the C twin failed ($config)"
+	# shellcheck disable=SC2086
+	$MPIEXEC -n 1 "$tmp/transe" $threads "$@" --out="$tmp/E-sap.txt" \
+		>"$tmp/out-sap.txt" ||
+		fail "the SAP program failed ($config)"
+
+	# Guard against passing on two equally empty runs.
+	if test "$(grep -c '^epoch [0-9]* loss ' "$tmp/out-c.txt")" != 4 ||
+		! grep -q '^test 100 mean_rank ' "$tmp/out-c.txt" ||
+		! test -s "$tmp/E-c.txt"; then
+		fail "the C twin printed an unexpected report ($config):" \
+			"$(cat "$tmp/out-c.txt")"
+	fi
+	if ! cmp -s "$tmp/out-c.txt" "$tmp/out-sap.txt"; then
+		echo "FAIL: the printed reports differ ($config; < C twin, > SAP):"
+		diff "$tmp/out-c.txt" "$tmp/out-sap.txt"
+		status=1
+	fi
+	if ! cmp -s "$tmp/E-c.txt" "$tmp/E-sap.txt"; then
+		echo "FAIL: the E files differ ($config): C twin" \
+			"$(wc -l <"$tmp/E-c.txt") rows, SAP $(wc -l <"$tmp/E-sap.txt")" \
+			"rows; the first differing rows:"
+		awk -v sap="$tmp/E-sap.txt" '
+			{ if ((getline s <sap) <= 0) s = "(none)" }
+			$0 != s && shown++ < 3 {
+				print "row " NR - 1 ":\n  C:   " $0 "\n  SAP: " s
+			}' "$tmp/E-c.txt"
+		status=1
+	fi
+done
+test $status = 0 && echo "PASS: same reports and same E, bit for bit, L1 and L2"
+exit $status

@@ -1,0 +1,702 @@
+/* Unit tests of the async engine (runtime/async.c, exec.c, lock.c,
+ * order.c, stats.c): which way an invocation runs, determinism,
+ * serializability through --dump-order and --run-order, reductions in
+ * worker order, the reconnaissance cache, and locked groups. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "synth.h"
+#include "capture.h"
+#include "suites.h"
+
+/* Forked or not, every test starts from the defaults. */
+static void setup(void)
+{
+	sap_order_end();
+	memset(&sap_cfg, 0, sizeof sap_cfg);
+}
+
+static void teardown(void)
+{
+	sap_order_end();
+	sap_pool_end();
+}
+
+static sap_loop new_loop(int id)
+{
+	return (sap_loop){ .id = id, .kind = SAP_ASYNC, .site = { "test.sap", id, 1 } };
+}
+
+static char *tmpname(void)
+{
+	static char buf[8][64];
+	static int k;
+	char *s = buf[k++ % 8];
+	snprintf(s, 64, "/tmp/sap-test-XXXXXX");
+	int fd = mkstemp(s);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	return s;
+}
+
+/* ---- recording body calls ---- */
+
+typedef struct call {
+	int64_t lo, hi;
+	pthread_t thread;
+} call;
+
+static pthread_mutex_t calls_mu = PTHREAD_MUTEX_INITIALIZER;
+static call calls[1 << 16];
+static int ncalls;
+static int64_t seq[1 << 16];       /* iterations in the order they ran */
+static int nseq;
+
+static void record_body(void *env, int64_t lo, int64_t hi, void *red)
+{
+	(void)env;
+	(void)red;
+	pthread_mutex_lock(&calls_mu);
+	calls[ncalls++] = (call){ lo, hi, pthread_self() };
+	for (int64_t i = lo; i < hi; i++)
+		seq[nseq++] = i;
+	pthread_mutex_unlock(&calls_mu);
+}
+
+static int by_lo(const void *x, const void *y)
+{
+	const call *a = x, *b = y;
+	return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* ---- which way an invocation runs ---- */
+
+START_TEST(one_worker_index_order)
+{
+	sgd m;
+	sgd_make(&m, 500, 50, 50, 1);
+	sap_cfg.threads = 1;
+	ncalls = nseq = 0;
+	sap_loop L = new_loop(1);
+	sap_async_for(&L, &m.spec, 10, 500, &m, record_body, NULL, NULL);
+	ck_assert_int_eq(ncalls, 1);
+	ck_assert_int_eq(calls[0].lo, 10);
+	ck_assert_int_eq(calls[0].hi, 500);
+	ck_assert(pthread_equal(calls[0].thread, pthread_self()));
+	ck_assert_int_eq(L.state->verdict, SAP_V_INDEX);
+	ck_assert_int_eq(L.state->recon_runs, 0);
+	ck_assert_int_eq(m.sliced, 0);
+	sgd_free(&m);
+}
+END_TEST
+
+START_TEST(serial_spec_index_order)
+{
+	sgd m;
+	sgd_make(&m, 500, 50, 50, 1);
+	m.spec.serial = "every iteration writes S[0]";
+	sap_cfg.threads = 3;
+	ncalls = nseq = 0;
+	sap_loop L = new_loop(1);
+	sap_async_for(&L, &m.spec, 0, 500, &m, record_body, NULL, NULL);
+	ck_assert_int_eq(ncalls, 1);
+	ck_assert_int_eq(calls[0].lo, 0);
+	ck_assert_int_eq(calls[0].hi, 500);
+	ck_assert(pthread_equal(calls[0].thread, pthread_self()));
+	ck_assert_int_eq(L.state->verdict, SAP_V_SERIAL);
+	ck_assert_str_eq(L.state->reason, "every iteration writes S[0]");
+	ck_assert_int_eq(m.sliced, 0);
+	sgd_free(&m);
+}
+END_TEST
+
+START_TEST(unanalysed_spec_index_order)
+{
+	sap_cfg.threads = 3;
+	ncalls = nseq = 0;
+	sap_async_spec spec = { 0 };
+	sap_loop L = new_loop(1);
+	sap_async_for(&L, &spec, 0, 100, NULL, record_body, NULL, NULL);
+	ck_assert_int_eq(ncalls, 1);
+	ck_assert_int_eq(L.state->verdict, SAP_V_SERIAL);
+
+	/* A written DDS with no access recorded at all: nothing to plan by. */
+	sap_dvec x;
+	sap_dv_create(&x, "x", 10, 4, NULL);
+	sap_dds d = { .name = "x", .dv = &x, .mode = SAP_WRITE };
+	sap_async_spec spec2 = { .dds = &d, .ndds = 1 };
+	ncalls = nseq = 0;
+	sap_async_for(&L, &spec2, 0, 100, NULL, record_body, NULL, NULL);
+	ck_assert_int_eq(ncalls, 1);
+	ck_assert_int_eq(L.state->verdict, SAP_V_SERIAL);
+
+	/* A written dmap: an insert by one worker moves another's values. */
+	sap_dmap dm;
+	sap_dm_create(&dm, "m", SAP_K_LONG, 4, false, NULL);
+	sap_dds dd = { .name = "m", .dm = &dm, .mode = SAP_RW };
+	sap_affine af = { 0, SAP_RW, 1, 0 };
+	sap_async_spec spec3 = { .dds = &dd, .ndds = 1, .affine = &af, .naffine = 1 };
+	ncalls = nseq = 0;
+	sap_async_for(&L, &spec3, 0, 100, NULL, record_body, NULL, NULL);
+	ck_assert_int_eq(ncalls, 1);
+	ck_assert_int_eq(L.state->verdict, SAP_V_SERIAL);
+	ck_assert_str_eq(L.state->reason, "it writes a dmap, whose inserts are not thread-safe");
+	/* Accumulated, its updates merge after the loop: no obstacle. */
+	dd.accumulate = true;
+	sap_async_for(&L, &spec3, 0, 100, NULL, record_body, NULL, NULL);
+	ck_assert_int_eq(L.state->verdict, SAP_V_CHUNKS);
+	sap_dm_free(&dm);
+	sap_dv_free(&x);
+}
+END_TEST
+
+/* Reduce: the iterations each worker ran, concatenated by combine. */
+typedef struct seen_red {
+	int64_t n;
+	int64_t v[2048];
+} seen_red;
+
+static void seen_init(void *r) { ((seen_red *)r)->n = 0; }
+
+static void seen_combine(void *into, const void *from)
+{
+	seen_red *a = into;
+	const seen_red *b = from;
+	memcpy(a->v + a->n, b->v, (size_t)b->n * sizeof *b->v);
+	a->n += b->n;
+}
+
+static const sap_reduce seen_reduce = { sizeof(seen_red), seen_init, seen_combine };
+
+static void seen_body(void *env, int64_t lo, int64_t hi, void *red)
+{
+	seen_red *r = red;
+	if (env)
+		sgd_body(env, lo, hi, NULL);
+	for (int64_t i = lo; i < hi; i++)
+		r->v[r->n++] = i;
+}
+
+START_TEST(chunks_when_independent)
+{
+	/* X[i] = ..., reading A: iterations touch disjoint keys. */
+	sap_dvec x, a;
+	sap_dv_create(&x, "x", 30, 4, NULL);
+	sap_dv_create(&a, "a", 30, 4, NULL);
+	sap_dds d[2] = {
+		{ .name = "a", .dv = &a, .mode = SAP_READ },
+		{ .name = "x", .dv = &x, .mode = SAP_RW },
+	};
+	sap_affine af[2] = { { 1, SAP_READ, 1, 0 }, { 1, SAP_WRITE, 1, 0 } };
+	sap_async_spec spec = { .dds = d, .ndds = 2, .affine = af, .naffine = 2 };
+	sap_cfg.threads = 3;
+	ncalls = nseq = 0;
+	sap_loop L = new_loop(1);
+	sap_async_for(&L, &spec, 0, 30, NULL, record_body, NULL, NULL);
+	ck_assert_int_eq(L.state->verdict, SAP_V_CHUNKS);
+	ck_assert_int_eq(ncalls, 3);
+	qsort(calls, 3, sizeof *calls, by_lo);
+	for (int w = 0; w < 3; w++) {
+		ck_assert_int_eq(calls[w].lo, 10 * w);
+		ck_assert_int_eq(calls[w].hi, 10 * w + 10);
+	}
+	ck_assert(!pthread_equal(calls[0].thread, calls[1].thread));
+
+	/* Combined in worker order: chunks in order are index order. */
+	seen_red red;
+	sap_async_for(&L, &spec, 0, 30, NULL, seen_body, &seen_reduce, &red);
+	ck_assert_int_eq(red.n, 30);
+	for (int64_t i = 0; i < 30; i++)
+		ck_assert_int_eq(red.v[i], i);
+
+	/* Two affine forms of x: x[i] and x[i + 1] may be one key. */
+	sap_affine af2[2] = { { 1, SAP_WRITE, 1, 0 }, { 1, SAP_READ, 1, 1 } };
+	spec.affine = af2;
+	sap_async_for(&L, &spec, 0, 29, NULL, seen_body, &seen_reduce, &red);
+	ck_assert_int_eq(L.state->verdict, SAP_V_PLANNED);
+	ck_assert_int_eq(red.n, 29);
+	sap_dv_free(&x);
+	sap_dv_free(&a);
+}
+END_TEST
+
+START_TEST(reduce_in_worker_order)
+{
+	sgd m;
+	sgd_make(&m, 2000, 200, 200, 3);
+	sap_cfg.threads = 3;
+	sap_loop L = new_loop(1);
+	seen_red red = { .n = 99 };     /* init must reset it */
+	sap_async_for(&L, &m.spec, 0, 2000, &m, seen_body, &seen_reduce, &red);
+	const sap_plan *p = &L.state->plan;
+	ck_assert_int_eq(L.state->verdict, SAP_V_PLANNED);
+	ck_assert_int_eq(p->nrounds, 3);
+	/* Worker 0's iterations over all rounds, then worker 1's, ... */
+	int64_t at = 0;
+	for (int w = 0; w < 3; w++)
+		for (int64_t r = 0; r < p->nrounds; r++)
+			for (int64_t k = p->ro[r * 3 + w]; k < p->ro[r * 3 + w + 1]; k++)
+				for (int64_t q = p->goff[p->rg[k]]; q < p->goff[p->rg[k] + 1]; q++)
+					ck_assert_int_eq(red.v[at++], p->order[q]);
+	ck_assert_int_eq(at, 2000);
+	ck_assert_int_eq(red.n, 2000);
+	sgd_free(&m);
+}
+END_TEST
+
+/* ---- determinism and serializability ---- */
+
+/* W and H after iters invocations of SGD on T workers from the initial
+ * model, in fresh copies the caller frees. */
+static void train(sgd *m, int T, int iters, float **w, float **h, sap_verdict *v)
+{
+	sgd_reset(m, 7);
+	sap_cfg.threads = T;
+	sap_loop L = new_loop(3);
+	for (int it = 0; it < iters; it++)
+		sap_async_for(&L, &m->spec, 0, m->A.n, m, sgd_body, NULL, NULL);
+	size_t wn = (size_t)m->W.n * SYNTH_K * sizeof(float);
+	size_t hn = (size_t)m->H.n * SYNTH_K * sizeof(float);
+	*w = malloc(wn);
+	*h = malloc(hn);
+	memcpy(*w, m->W.data, wn);
+	memcpy(*h, m->H.data, hn);
+	*v = L.state->verdict;
+}
+
+START_TEST(deterministic)
+{
+	sgd m;
+	sgd_make(&m, 50000, 2000, 2000, 5);
+	size_t wn = (size_t)m.W.n * SYNTH_K * sizeof(float);
+	size_t hn = (size_t)m.H.n * SYNTH_K * sizeof(float);
+	float *w1, *h1, *w2, *h2, *w0, *h0;
+	sap_verdict v;
+	train(&m, 3, 4, &w1, &h1, &v);
+	ck_assert_int_eq(v, SAP_V_PLANNED);
+	train(&m, 3, 4, &w2, &h2, &v);
+	ck_assert(!memcmp(w1, w2, wn));
+	ck_assert(!memcmp(h1, h2, hn));
+	/* Another order than the index order: the plan did reorder. */
+	train(&m, 1, 4, &w0, &h0, &v);
+	ck_assert_int_eq(v, SAP_V_INDEX);
+	ck_assert(memcmp(w0, w1, wn) != 0);
+	free(w0);
+	free(h0);
+	free(w1);
+	free(h1);
+	free(w2);
+	free(h2);
+	sgd_free(&m);
+}
+END_TEST
+
+/* The dumped orders: each a permutation of [0, n), one not the identity. */
+static void assert_orders(const char *path, int invocations, int64_t n)
+{
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	char *seen = malloc((size_t)n);
+	bool reordered = false;
+	for (int inv = 1; inv <= invocations; inv++) {
+		int id;
+		unsigned k;
+		long long cnt;
+		ck_assert_int_eq(fscanf(f, "loop %d invocation %u count %lld\n", &id, &k, &cnt), 3);
+		ck_assert_int_eq(id, 3);
+		ck_assert_uint_eq(k, (unsigned)inv);
+		ck_assert_int_eq(cnt, n);
+		memset(seen, 0, (size_t)n);
+		for (int64_t q = 0; q < n; q++) {
+			long long i;
+			ck_assert_int_eq(fscanf(f, "%lld\n", &i), 1);
+			ck_assert(i >= 0 && i < n && !seen[i]);
+			seen[i] = 1;
+			reordered |= i != q;
+		}
+	}
+	ck_assert_int_eq(fgetc(f), EOF);
+	ck_assert(reordered);
+	free(seen);
+	fclose(f);
+}
+
+START_TEST(replay_equals_parallel)
+{
+	int T = 2 + _i;
+	sgd m;
+	sgd_make(&m, 30000, 1500, 1500, 8);
+	size_t wn = (size_t)m.W.n * SYNTH_K * sizeof(float);
+	size_t hn = (size_t)m.H.n * SYNTH_K * sizeof(float);
+	char *path = tmpname();
+	float *w1, *h1, *w2, *h2;
+	sap_verdict v;
+	sap_cfg.dump_order = path;
+	train(&m, T, 3, &w1, &h1, &v);
+	ck_assert_int_eq(v, SAP_V_PLANNED);
+	sap_order_end();
+	assert_orders(path, 3, m.A.n);
+
+	sap_cfg.dump_order = NULL;
+	sap_cfg.run_order = path;
+	train(&m, T, 3, &w2, &h2, &v);
+	ck_assert_int_eq(v, SAP_V_REPLAY);
+	ck_assert(!memcmp(w1, w2, wn));
+	ck_assert(!memcmp(h1, h2, hn));
+	unlink(path);
+	free(w1);
+	free(h1);
+	free(w2);
+	free(h2);
+	sgd_free(&m);
+}
+END_TEST
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(replay_follows_file)
+{
+	char *path = tmpname();
+	write_file(path, "loop 7 invocation 1 count 4\n3\n1\n2\n0\n"
+	                 "loop 7 invocation 2 count 0\n");
+	sap_cfg.run_order = path;
+	sap_cfg.threads = 3;
+	sap_loop L = new_loop(7);
+	sap_async_spec spec = { 0 };
+	ncalls = nseq = 0;
+	sap_async_for(&L, &spec, 0, 4, NULL, record_body, NULL, NULL);
+	ck_assert_int_eq(nseq, 4);
+	ck_assert_int_eq(seq[0], 3);
+	ck_assert_int_eq(seq[1], 1);
+	ck_assert_int_eq(seq[2], 2);
+	ck_assert_int_eq(seq[3], 0);
+	/* Consecutive indices run as one call. */
+	ck_assert_int_eq(ncalls, 3);
+	ck_assert_int_eq(calls[1].lo, 1);
+	ck_assert_int_eq(calls[1].hi, 3);
+	sap_async_for(&L, &spec, 5, 5, NULL, record_body, NULL, NULL);
+	ck_assert_int_eq(nseq, 4);
+	unlink(path);
+}
+END_TEST
+
+static const char *mismatch_file;
+static const char *mismatch_text;
+
+static void run_mismatch(void)
+{
+	write_file(mismatch_file, mismatch_text);
+	sap_cfg.run_order = mismatch_file;
+	sap_loop L = new_loop(7);
+	sap_async_spec spec = { 0 };
+	sap_async_for(&L, &spec, 0, 4, NULL, record_body, NULL, NULL);
+}
+
+START_TEST(replay_mismatch)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "loop 7 invocation 1 count 5\n0\n1\n2\n3\n4\n",
+		  "the program runs loop 7 invocation 1 with 4 iterations here, but the file "
+		  "has loop 7 invocation 1 count 5" },
+		{ "loop 6 invocation 1 count 4\n0\n1\n2\n3\n", "but the file has loop 6" },
+		{ "", "the file ends where invocation 1 of loop 7 (4 iterations) should start" },
+		{ "loop 7 invocation 1 count 4\n0\n1\n", "the file ends after 2 of the 4" },
+		{ "loop 7 invocation 1 count 4\n0\n1\n1\n3\n", ":4: iteration 1 comes twice" },
+		{ "loop 7 invocation 1 count 4\n0\n9\n", ":3: iteration 9 is out of the loop's "
+		  "range [0, 4)" },
+		{ "loop 7 invocation 1 count 4\n0\nx\n", ":3: expected an iteration index" },
+		{ "garbage\n", ":1: expected \"loop 7 invocation 1 count 4\", got \"garbage\"" },
+	};
+	char msg[1024];
+	mismatch_file = tmpname();
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		mismatch_text = cases[k].text;
+		ck_assert_int_eq(run_captured(run_mismatch, msg, sizeof msg), 1);
+		ck_assert_msg(strstr(msg, "test.sap:7:1: error: --run-order=") == msg, "%s", msg);
+		ck_assert_msg(strstr(msg, cases[k].want), "case %zu: %s", k, msg);
+	}
+	unlink(mismatch_file);
+}
+END_TEST
+
+/* ---- accumulate, the cache, versions ---- */
+
+/* SGD's W only, plus a counter C[0] every iteration bumps. */
+static void counted_slice(void *env, int64_t lo, int64_t hi, sap_rec *rec)
+{
+	sgd *m = env;
+	const rating *a = (const rating *)m->A.data;
+	for (int64_t i = lo; i < hi; i++) {
+		sap_rec_begin(rec, i);
+		sap_rec_key(rec, 1, a[i].u, SAP_RW);
+	}
+}
+
+START_TEST(accumulate_not_a_conflict)
+{
+	sgd m;
+	sgd_make(&m, 3000, 300, 300, 2);
+	sap_dvec c;
+	sap_dv_create(&c, "C", 1, sizeof(int64_t), NULL);
+	sap_dds d[3] = { m.dds[0], m.dds[1], { .name = "C", .dv = &c, .mode = SAP_RW,
+	                                       .accumulate = true } };
+	sap_affine af = { 2, SAP_RW, 0, 0 };
+	sap_async_spec spec = { .dds = d, .ndds = 3, .affine = &af, .naffine = 1,
+	                        .slice = counted_slice };
+	sap_cfg.threads = 3;
+	sap_loop L = new_loop(1);
+	sap_async_for(&L, &spec, 0, 3000, &m, record_body, NULL, NULL);
+	/* Groups by W's blocks alone. */
+	ck_assert_int_eq(L.state->plan.ngroups, 3);
+	ck_assert_int_eq(L.state->plan.nlocked, 0);
+	ck_assert_int_eq(L.state->plan.nrounds, 1);
+	ck_assert_int_eq(L.state->verdict, SAP_V_PLANNED);
+
+	/* Not accumulate: C[0] is in every group, so each needs a round. */
+	d[2].accumulate = false;
+	sap_loop L2 = new_loop(2);
+	sap_async_for(&L2, &spec, 0, 3000, &m, record_body, NULL, NULL);
+	ck_assert_int_eq(L2.state->plan.ngroups, 3);
+	ck_assert_int_eq(L2.state->plan.nrounds, 3);
+	sap_dv_free(&c);
+	sgd_free(&m);
+}
+END_TEST
+
+START_TEST(cache_reuse)
+{
+	sgd m;
+	sgd_make(&m, 4000, 300, 300, 6);
+	sap_cfg.threads = 2;
+	sap_loop L = new_loop(1);
+	uint64_t av = m.A.version, wv = m.W.version;
+	for (int k = 0; k < 3; k++)
+		sap_async_for(&L, &m.spec, 0, 4000, &m, sgd_body, NULL, NULL);
+	ck_assert_int_eq(m.sliced, 4000);
+	ck_assert_int_eq(L.state->recon_runs, 1);
+	ck_assert_int_eq(L.state->plan_builds, 1);
+	/* Written DDSs get new versions; read ones keep theirs. */
+	ck_assert_uint_eq(m.A.version, av);
+	ck_assert_uint_gt(m.W.version, wv);
+	ck_assert_uint_gt(m.H.version, wv);
+
+	/* The slice reads A: a new version of A means new keys. */
+	m.A.version = sap_new_version();
+	sap_async_for(&L, &m.spec, 0, 4000, &m, sgd_body, NULL, NULL);
+	ck_assert_int_eq(m.sliced, 8000);
+	sap_async_for(&L, &m.spec, 0, 4000, &m, sgd_body, NULL, NULL);
+	ck_assert_int_eq(m.sliced, 8000);
+	/* So do new bounds, and another number of workers. */
+	sap_async_for(&L, &m.spec, 0, 3999, &m, sgd_body, NULL, NULL);
+	ck_assert_int_eq(m.sliced, 8000 + 3999);
+	sap_cfg.threads = 3;
+	sap_async_for(&L, &m.spec, 0, 3999, &m, sgd_body, NULL, NULL);
+	ck_assert_int_eq(m.sliced, 8000 + 2 * 3999);
+	ck_assert_int_eq(L.state->plan.nrounds, 3);
+	/* A version change of a DDS the slice does not read changes
+	 * nothing. */
+	m.W.version = sap_new_version();
+	sap_async_for(&L, &m.spec, 0, 3999, &m, sgd_body, NULL, NULL);
+	ck_assert_int_eq(m.sliced, 8000 + 2 * 3999);
+	/* A slice drawing random numbers runs every time. */
+	m.spec.slice_rng = true;
+	sap_async_for(&L, &m.spec, 0, 3999, &m, sgd_body, NULL, NULL);
+	sap_async_for(&L, &m.spec, 0, 3999, &m, sgd_body, NULL, NULL);
+	ck_assert_int_eq(m.sliced, 8000 + 4 * 3999);
+	ck_assert_int_eq(L.state->recon_runs, 6);
+	ck_assert_uint_eq(L.invocations, 10);
+	sgd_free(&m);
+}
+END_TEST
+
+/* ---- locked groups ---- */
+
+/* Every iteration reads and bumps S[0] and stores what it read in X[i]:
+ * with one block per DDS, one group, too big for one worker. */
+typedef struct bump {
+	sap_dvec S, X;
+	sap_dds d[2];
+	sap_affine af[2];
+	sap_async_spec spec;
+} bump;
+
+/* Iterations inside S's critical section at once, beyond the first. */
+static _Atomic int bump_inside, bump_overlaps;
+
+static void bump_body(void *env, int64_t lo, int64_t hi, void *red)
+{
+	(void)red;
+	bump *b = env;
+	int64_t *s = (int64_t *)b->S.data, *x = (int64_t *)b->X.data;
+	for (int64_t i = lo; i < hi; i++) {
+		if (bump_inside++)
+			bump_overlaps++;
+		int64_t v = *s;
+		x[i] = v;
+		/* Widen the window a race would need. */
+		for (volatile int k = 0; k < 200; k++)
+			;
+		*s = v + 1;
+		bump_inside--;
+	}
+}
+
+static void bump_make(bump *b, int64_t n)
+{
+	sap_dv_create(&b->S, "S", 1, sizeof(int64_t), NULL);
+	sap_dv_create(&b->X, "X", n, sizeof(int64_t), NULL);
+	b->d[0] = (sap_dds){ .name = "S", .dv = &b->S, .mode = SAP_RW };
+	b->d[1] = (sap_dds){ .name = "X", .dv = &b->X, .mode = SAP_WRITE };
+	b->af[0] = (sap_affine){ 0, SAP_RW, 0, 0 };
+	b->af[1] = (sap_affine){ 1, SAP_WRITE, 1, 0 };
+	b->spec = (sap_async_spec){ .dds = b->d, .ndds = 2, .affine = b->af, .naffine = 2 };
+}
+
+START_TEST(locked_group_serializable)
+{
+	enum { N = 20000 };
+	int T = 2 + _i;
+	bump b;
+	bump_make(&b, N);
+	char *path = tmpname();
+	sap_cfg.threads = T;
+	sap_cfg.blocks = 1;
+	sap_cfg.dump_order = path;
+	sap_loop L = new_loop(4);
+	sap_async_for(&L, &b.spec, 0, N, &b, bump_body, NULL, NULL);
+	sap_order_end();
+	ck_assert_int_eq(L.state->verdict, SAP_V_LOCKED);
+	ck_assert(L.state->ever_locked);
+	ck_assert_int_eq(bump_overlaps, 0);
+	ck_assert_int_eq(*(int64_t *)b.S.data, N);
+	/* The ticket order is the serial order: the k-th read k. */
+	FILE *f = fopen(path, "r");
+	ck_assert_int_eq(fscanf(f, "loop 4 invocation 1 count %*d\n"), 0);
+	const int64_t *x = (const int64_t *)b.X.data;
+	for (int64_t k = 0; k < N; k++) {
+		long long i;
+		ck_assert_int_eq(fscanf(f, "%lld\n", &i), 1);
+		ck_assert_int_eq(x[i], k);
+	}
+	fclose(f);
+	unlink(path);
+
+	/* Without locks the group runs on one worker, in index order. */
+	sap_cfg.dump_order = NULL;
+	sap_cfg.no_locks = true;
+	*(int64_t *)b.S.data = 0;
+	sap_loop L2 = new_loop(5);
+	sap_async_for(&L2, &b.spec, 0, N, &b, bump_body, NULL, NULL);
+	ck_assert_int_eq(L2.state->verdict, SAP_V_PLANNED);
+	for (int64_t i = 0; i < N; i++)
+		ck_assert_int_eq(x[i], i);
+	sap_dv_free(&b.S);
+	sap_dv_free(&b.X);
+}
+END_TEST
+
+/* ---- --check-plan, --stats ---- */
+
+START_TEST(check_plan_passes)
+{
+	transe m;
+	transe_make(&m, 20000, 1500, 3);
+	sap_cfg.threads = 3;
+	sap_cfg.check_plan = true;
+	sap_loop L = new_loop(1);
+	sap_async_for(&L, &m.spec, 0, m.T.n, &m, transe_body, NULL, NULL);
+	ck_assert_int_eq(L.state->verdict, SAP_V_PLANNED);
+	transe_free(&m);
+}
+END_TEST
+
+static void print_stats(void)
+{
+	sgd m;
+	sgd_make(&m, 6000, 300, 300, 6);
+	sap_cfg.threads = 2;
+	sap_cfg.stats = true;
+	sap_loop L = new_loop(3);
+	for (int k = 0; k < 2; k++)
+		sap_async_for(&L, &m.spec, 0, m.A.n, &m, sgd_body, NULL, NULL);
+	sap_loop L2 = new_loop(5);
+	m.spec.serial = "one key";
+	sap_async_for(&L2, &m.spec, 0, m.A.n, &m, sgd_body, NULL, NULL);
+	sap_stats_print();
+}
+
+START_TEST(stats_table)
+{
+	char msg[2048];
+	ck_assert_int_eq(run_captured(print_stats, msg, sizeof msg), 0);
+	char *l1 = strchr(msg, '\n') + 1;
+	char *l2 = strchr(l1, '\n') + 1;
+	char *l3 = strchr(l2, '\n') + 1;
+	ck_assert_msg(!strncmp(l1, "loop site", 9), "%s", msg);
+	char head[12][16];
+	ck_assert_int_eq(sscanf(l1, "%15s %15s %15s %15s %15s %15s %15s %15s %15s %15s %15s %15s",
+	                        head[0], head[1], head[2], head[3], head[4], head[5], head[6],
+	                        head[7], head[8], head[9], head[10], head[11]), 12);
+	ck_assert_str_eq(head[4], "recon_s");
+	ck_assert_str_eq(head[6], "plan_s");
+	ck_assert_str_eq(head[11], "compute_s");
+	int id, groups, rounds, workers;
+	char site[64], verdict[64];
+	unsigned inv;
+	long long recons, plans;
+	double rs, ps, bal, cs;
+	ck_assert_int_eq(sscanf(l2, "%d %63s %u %lld %lf %lld %lf %d %d %d %lf %lf %63[^\n]", &id,
+	                        site, &inv, &recons, &rs, &plans, &ps, &groups, &rounds, &workers,
+	                        &bal, &cs, verdict), 13);
+	ck_assert_int_eq(id, 3);
+	ck_assert_str_eq(site, "test.sap:3");
+	ck_assert_uint_eq(inv, 2);
+	ck_assert_int_eq(recons, 1);
+	ck_assert_int_eq(plans, 1);
+	ck_assert_int_eq(groups, 4);
+	ck_assert_int_eq(rounds, 2);
+	ck_assert_int_eq(workers, 2);
+	ck_assert(rs >= 0 && ps >= 0 && cs > 0 && bal >= 1.0);
+	ck_assert_str_eq(verdict, "planned");
+	ck_assert_int_eq(sscanf(l3, "%d %63s %u %lld %lf %lld %lf %d %d %d %lf %lf %63[^\n]", &id,
+	                        site, &inv, &recons, &rs, &plans, &ps, &groups, &rounds, &workers,
+	                        &bal, &cs, verdict), 13);
+	ck_assert_int_eq(id, 5);
+	ck_assert_str_eq(verdict, "serialized: one key");
+}
+END_TEST
+
+Suite *async_suite(void)
+{
+	Suite *s = suite_create("async");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, one_worker_index_order);
+	tcase_add_test(tc, serial_spec_index_order);
+	tcase_add_test(tc, unanalysed_spec_index_order);
+	tcase_add_test(tc, chunks_when_independent);
+	tcase_add_test(tc, reduce_in_worker_order);
+	tcase_add_test(tc, deterministic);
+	tcase_add_loop_test(tc, replay_equals_parallel, 0, 2);
+	tcase_add_test(tc, replay_follows_file);
+	tcase_add_test(tc, replay_mismatch);
+	tcase_add_test(tc, accumulate_not_a_conflict);
+	tcase_add_test(tc, cache_reuse);
+	tcase_add_loop_test(tc, locked_group_serializable, 0, 2);
+	tcase_add_test(tc, check_plan_passes);
+	tcase_add_test(tc, stats_table);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,420 @@
+/* Unit tests of plans (runtime/sched.c, runtime/recon.c): layouts,
+ * grouping, the Strata shape of SGDMF's rounds, oversized groups, and
+ * the plan checker on good and broken plans. */
+#include <stdlib.h>
+#include <string.h>
+#include "synth.h"
+#include "suites.h"
+
+static int64_t gsize(const sap_plan *p, int64_t g)
+{
+	return p->goff[g + 1] - p->goff[g];
+}
+
+/* Every iteration once, each group in index order with one mask, each
+ * group in one round, and the groups of a round disjoint. */
+static void assert_well_formed(const sap_plan *p, const uint64_t *mask_of)
+{
+	int T = p->nworkers;
+	char *seen = calloc((size_t)p->n + 1, 1);
+	for (int64_t g = 0; g < p->ngroups; g++) {
+		ck_assert_int_gt(gsize(p, g), 0);
+		if (g > 0)
+			ck_assert_int_le(gsize(p, g), gsize(p, g - 1));
+		for (int64_t k = p->goff[g]; k < p->goff[g + 1]; k++) {
+			int64_t i = p->order[k];
+			ck_assert(i >= 0 && i < p->n);
+			ck_assert(!seen[i]);
+			seen[i] = 1;
+			if (k > p->goff[g])
+				ck_assert_int_lt(p->order[k - 1], i);
+			if (mask_of)
+				ck_assert(mask_of[i] == p->gmask[g]);
+		}
+	}
+	ck_assert_int_eq(p->goff[p->ngroups], p->n);
+	char *placed = calloc((size_t)p->ngroups + 1, 1);
+	for (int64_t r = 0; r < p->nrounds; r++) {
+		uint64_t used = 0;
+		for (int64_t k = p->ro[r * T]; k < p->ro[(r + 1) * T]; k++) {
+			int64_t g = p->rg[k];
+			ck_assert(!placed[g]);
+			placed[g] = 1;
+			if (!p->rlocked[r])
+				ck_assert((used & p->gmask[g]) == 0);
+			used |= p->gmask[g];
+		}
+	}
+	for (int64_t g = 0; g < p->ngroups; g++)
+		ck_assert(placed[g]);
+	free(seen);
+	free(placed);
+}
+
+/* The masks the reconnaissance gives each iteration. */
+static uint64_t *masks_of(const sap_async_spec *spec, void *env, int64_t n, int T)
+{
+	sap_layout ly;
+	sap_layout_make(&ly, spec, T, 0);
+	uint64_t *m = malloc((size_t)n * sizeof *m);
+	sap_recon_masks(spec, &ly, env, 0, n, m, T);
+	sap_layout_free(&ly);
+	return m;
+}
+
+START_TEST(layout_blocks)
+{
+	sap_dvec a, b, c;
+	sap_dv_create(&a, "a", 10, 4, NULL);
+	sap_dv_create(&b, "b", 0, 4, NULL);
+	sap_dv_create(&c, "c", 7, 4, NULL);
+	sap_dmap m;
+	sap_dm_create(&m, "m", SAP_K_LONG, 4, false, NULL);
+	sap_dds d[5] = {
+		{ .name = "a", .dv = &a, .mode = SAP_RW },
+		{ .name = "r", .dv = &c, .mode = SAP_READ },
+		{ .name = "acc", .dv = &c, .mode = SAP_RW, .accumulate = true },
+		{ .name = "m", .dm = &m, .mode = SAP_WRITE },
+		{ .name = "b", .dv = &b, .mode = SAP_RW },
+	};
+	sap_async_spec spec = { .dds = d, .ndds = 5 };
+	sap_layout ly;
+	ck_assert(sap_layout_make(&ly, &spec, 30, 0));
+	ck_assert_int_eq(ly.nparts, 3);
+	ck_assert_int_eq(ly.B, 21);     /* 3 x 30 bits do not fit in 64 */
+	ck_assert_uint_eq(ly.d[0].nblk, 21);
+	ck_assert_uint_eq(ly.d[0].base, 0);
+	ck_assert_uint_eq(ly.d[0].max, 9);
+	ck_assert_uint_eq(ly.d[1].nblk, 0);     /* read only */
+	ck_assert_uint_eq(ly.d[2].nblk, 0);     /* accumulate */
+	ck_assert_uint_eq(ly.d[3].nblk, 21);
+	ck_assert_uint_eq(ly.d[3].base, 21);
+	ck_assert(ly.d[3].max == UINT64_MAX);
+	ck_assert_uint_eq(ly.d[4].nblk, 0);     /* empty */
+	sap_layout_free(&ly);
+	ck_assert(sap_layout_make(&ly, &spec, 4, 5));
+	ck_assert_int_eq(ly.B, 5);
+	sap_layout_free(&ly);
+	sap_dv_free(&a);
+	sap_dv_free(&b);
+	sap_dv_free(&c);
+	sap_dm_free(&m);
+}
+END_TEST
+
+START_TEST(masks_of_keys)
+{
+	/* Block bits of the slice's keys and of the affine forms; keys out
+	 * of a dvector's range count for nothing. */
+	sap_dvec x, y;
+	sap_dv_create(&x, "x", 100, 4, NULL);
+	sap_dv_create(&y, "y", 100, 4, NULL);
+	sap_dds d[2] = {
+		{ .name = "x", .dv = &x, .mode = SAP_RW },
+		{ .name = "y", .dv = &y, .mode = SAP_WRITE },
+	};
+	sap_affine af[2] = { { 1, SAP_WRITE, 2, 1 }, { 1, SAP_WRITE, 1, 90 } };
+	sap_async_spec spec = { .dds = d, .ndds = 2, .affine = af, .naffine = 2 };
+	sap_layout ly;
+	sap_layout_make(&ly, &spec, 4, 0);
+	uint64_t m[20];
+	sap_recon_masks(&spec, &ly, NULL, 0, 20, m, 3);
+	for (int64_t i = 0; i < 20; i++) {
+		uint64_t want = (uint64_t)1 << (4 + sap_key_block(2 * i + 1, 4));
+		if (i + 90 < 100)
+			want |= (uint64_t)1 << (4 + sap_key_block(i + 90, 4));
+		ck_assert_uint_eq(m[i], want);
+	}
+	sap_layout_free(&ly);
+	sap_dv_free(&x);
+	sap_dv_free(&y);
+}
+END_TEST
+
+/* DSGD/Strata: T rounds of T groups, one per worker, loads within 10%. */
+START_TEST(strata_shape)
+{
+	int T = 2 + _i % 3;
+	sgd m;
+	sgd_make(&m, 200000, 20000, 20000, 11 + (uint64_t)_i);
+	uint64_t *mk = masks_of(&m.spec, &m, m.A.n, T);
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, m.A.n, T, true);
+	const sap_plan *p = &pl.plan;
+	assert_well_formed(p, mk);
+	ck_assert_int_eq(p->ngroups, T * T);
+	ck_assert_int_eq(p->nlocked, 0);
+	ck_assert_int_eq(p->nrounds, T);
+	for (int64_t r = 0; r < p->nrounds; r++) {
+		int64_t lo = INT64_MAX, hi = 0;
+		for (int w = 0; w < T; w++) {
+			ck_assert_int_eq(p->ro[r * T + w + 1] - p->ro[r * T + w], 1);
+			int64_t load = gsize(p, p->rg[p->ro[r * T + w]]);
+			lo = load < lo ? load : lo;
+			hi = load > hi ? load : hi;
+		}
+		ck_assert_msg(hi <= 1.10 * lo, "T=%d round %lld: loads %lld to %lld", T,
+		              (long long)r, (long long)lo, (long long)hi);
+	}
+	ck_assert(p->balance >= 1.0 && p->balance < 1.10);
+	sap_conflict c;
+	ck_assert(sap_plan_check(p, 0, pl.log.v, pl.log.n, &c));
+	planned_free(&pl);
+	free(mk);
+	sgd_free(&m);
+}
+END_TEST
+
+/* Iterations with the given masks, n[k] of mask[k], interleaved. */
+static uint64_t *masks_for(const uint64_t *mask, const int64_t *cnt, int ng, int64_t *n)
+{
+	int64_t total = 0;
+	for (int k = 0; k < ng; k++)
+		total += cnt[k];
+	uint64_t *m = malloc((size_t)total * sizeof *m);
+	int64_t left[64], at = 0;
+	memcpy(left, cnt, (size_t)ng * sizeof *cnt);
+	while (at < total)
+		for (int k = 0; k < ng; k++)
+			if (left[k]-- > 0)
+				m[at++] = mask[k];
+	*n = total;
+	return m;
+}
+
+START_TEST(greedy_stranded)
+{
+	/* 3 x 3 cells, the diagonal largest, then (0,1) and (1,0): greedy
+	 * packing gives the second round just those two, since (2,2) went
+	 * in the first.  Augmenting finds 3 rounds of 3. */
+	static const int cell[9][3] = {
+		{ 0, 0, 100 }, { 1, 1, 99 }, { 2, 2, 98 }, { 0, 1, 90 }, { 1, 0, 89 },
+		{ 0, 2, 50 }, { 1, 2, 49 }, { 2, 0, 48 }, { 2, 1, 47 },
+	};
+	uint64_t mask[9];
+	int64_t cnt[9];
+	for (int k = 0; k < 9; k++) {
+		mask[k] = (uint64_t)1 << cell[k][0] | (uint64_t)1 << (3 + cell[k][1]);
+		cnt[k] = cell[k][2];
+	}
+	int64_t n;
+	uint64_t *m = masks_for(mask, cnt, 9, &n);
+	uint64_t *m0 = malloc((size_t)n * sizeof *m0);
+	memcpy(m0, m, (size_t)n * sizeof *m);
+	sap_plan p;
+	sap_plan_build(&p, m, 0, n, 3, false);
+	assert_well_formed(&p, m0);
+	ck_assert_int_eq(p.nrounds, 3);
+	for (int64_t r = 0; r < 3; r++)
+		ck_assert_int_eq(p.ro[(r + 1) * 3] - p.ro[r * 3], 3);
+	sap_plan_free(&p);
+	free(m);
+	free(m0);
+}
+END_TEST
+
+START_TEST(oversized_group)
+{
+	uint64_t mask[3] = { 1, 2, 4 };
+	int64_t cnt[3] = { 800, 100, 100 };
+	int64_t n;
+	uint64_t *m = masks_for(mask, cnt, 3, &n);
+	uint64_t *m0 = malloc((size_t)n * sizeof *m0);
+	memcpy(m0, m, (size_t)n * sizeof *m);
+	sap_plan p;
+	/* 800 > 1.5 x 1000 / 2: a locked round of its own, first. */
+	sap_plan_build(&p, m, 0, n, 2, true);
+	assert_well_formed(&p, m0);
+	ck_assert_int_eq(p.nlocked, 1);
+	ck_assert(p.rlocked[0]);
+	ck_assert_int_eq(p.rg[p.ro[0]], 0);
+	ck_assert_int_eq(gsize(&p, 0), 800);
+	ck_assert_int_eq(p.nrounds, 2);
+	ck_assert(!p.rlocked[1]);
+	sap_plan_free(&p);
+
+	/* Without locks it is a group like the others; 800 on one worker. */
+	memcpy(m, m0, (size_t)n * sizeof *m);
+	sap_plan_build(&p, m, 0, n, 2, false);
+	ck_assert_int_eq(p.nlocked, 0);
+	ck_assert_int_eq(p.nrounds, 1);
+	ck_assert_int_eq(p.ro[1] - p.ro[0], 1);    /* worker 0: the 800 */
+	ck_assert_int_eq(p.ro[2] - p.ro[1], 2);    /* worker 1: the two 100s */
+	ck_assert(p.balance > 1.59 && p.balance < 1.61);
+	sap_plan_free(&p);
+
+	/* 700 of 1000 on 2 workers is not oversized. */
+	int64_t cnt2[3] = { 700, 150, 150 };
+	free(m);
+	m = masks_for(mask, cnt2, 3, &n);
+	sap_plan_build(&p, m, 0, n, 2, true);
+	ck_assert_int_eq(p.nlocked, 0);
+	sap_plan_free(&p);
+	free(m);
+	free(m0);
+}
+END_TEST
+
+START_TEST(check_transe)
+{
+	int T = 2 + _i;
+	transe m;
+	transe_make(&m, 30000, 2000, 5 + (uint64_t)_i);
+	uint64_t *mk = masks_of(&m.spec, &m, m.T.n, T);
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, m.T.n, T, false);
+	assert_well_formed(&pl.plan, mk);
+	ck_assert_int_gt(pl.plan.nrounds, 1);
+	/* 4 keys an iteration: head, relation, tail, corrupted. */
+	ck_assert_int_eq(pl.log.n, 4 * m.T.n);
+	sap_conflict c;
+	ck_assert(sap_plan_check(&pl.plan, 0, pl.log.v, pl.log.n, &c));
+	planned_free(&pl);
+	free(mk);
+	transe_free(&m);
+}
+END_TEST
+
+START_TEST(check_patterns)
+{
+	int T = 2 + _i;
+	pattern m;
+	pattern_make(&m, 20000, 500, 9 + (uint64_t)_i);
+	uint64_t *mk = masks_of(&m.spec, &m, m.n, T);
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, m.n, T, false);
+	assert_well_formed(&pl.plan, mk);
+	sap_conflict c;
+	ck_assert(sap_plan_check(&pl.plan, 0, pl.log.v, pl.log.n, &c));
+	planned_free(&pl);
+	free(mk);
+	pattern_free(&m);
+}
+END_TEST
+
+/* The conflict is real: each group has an iteration touching the key, and
+ * one of those accesses writes. */
+static void assert_real_conflict(const sap_plan *p, const sap_keylog *log, const sap_conflict *c)
+{
+	ck_assert_int_ne(c->g1, c->g2);
+	int64_t *gof = malloc((size_t)p->n * sizeof *gof);
+	for (int64_t g = 0; g < p->ngroups; g++)
+		for (int64_t k = p->goff[g]; k < p->goff[g + 1]; k++)
+			gof[p->order[k]] = g;
+	bool in1 = false, in2 = false, wr = false;
+	for (int64_t k = 0; k < log->n; k++) {
+		const sap_access *a = &log->v[k];
+		if (a->dds != c->dds || a->key != c->key)
+			continue;
+		int64_t g = gof[a->i];
+		if (g == c->g1 || g == c->g2) {
+			in1 |= g == c->g1;
+			in2 |= g == c->g2;
+			wr |= (a->mode & SAP_WRITE) != 0;
+		}
+	}
+	ck_assert(in1 && in2 && wr);
+	free(gof);
+}
+
+START_TEST(check_catches_broken)
+{
+	int T = 3;
+	sgd m;
+	sgd_make(&m, 30000, 3000, 3000, 4);
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, m.A.n, T, false);
+	sap_plan *p = &pl.plan;
+	ck_assert_int_eq(p->nrounds, 3);
+	sap_conflict c;
+	ck_assert(sap_plan_check(p, 0, pl.log.v, pl.log.n, &c));
+
+	/* Swap a group of round 0 with one of round 1: each now shares a
+	 * row or a column block, hence keys, with a group of its new round. */
+	int64_t *a = &p->rg[p->ro[0]], *b = &p->rg[p->ro[T]];
+	int64_t t = *a;
+	*a = *b;
+	*b = t;
+	ck_assert(!sap_plan_check(p, 0, pl.log.v, pl.log.n, &c));
+	ck_assert(c.round == 0 || c.round == 1);
+	ck_assert(c.dds == 1 || c.dds == 2);
+	assert_real_conflict(p, &pl.log, &c);
+	*b = *a;
+	*a = t;
+	ck_assert(sap_plan_check(p, 0, pl.log.v, pl.log.n, &c));
+
+	/* Every group in one round. */
+	int64_t ro[4] = { 0, p->ngroups, p->ngroups, p->ngroups };
+	int64_t *saved = p->ro;
+	int64_t nr = p->nrounds;
+	p->ro = ro;
+	p->nrounds = 1;
+	ck_assert(!sap_plan_check(p, 0, pl.log.v, pl.log.n, &c));
+	ck_assert_int_eq(c.round, 0);
+	assert_real_conflict(p, &pl.log, &c);
+	/* A locked round is exempt: its locks order the shared keys. */
+	p->rlocked[0] = true;
+	ck_assert(sap_plan_check(p, 0, pl.log.v, pl.log.n, &c));
+	p->rlocked[0] = false;
+	p->ro = saved;
+	p->nrounds = nr;
+	planned_free(&pl);
+	sgd_free(&m);
+}
+END_TEST
+
+START_TEST(check_modes)
+{
+	/* Three iterations, each its own group, all in one round. */
+	int64_t order[3] = { 0, 1, 2 }, goff[4] = { 0, 1, 2, 3 }, ro[4] = { 0, 1, 2, 3 };
+	int64_t rg[3] = { 0, 1, 2 };
+	uint64_t gmask[3] = { 1, 2, 4 };
+	bool rlocked[1] = { false };
+	sap_plan p = {
+		.n = 3, .order = order, .ngroups = 3, .goff = goff, .gmask = gmask,
+		.nworkers = 3, .nrounds = 1, .ro = ro, .rg = rg, .rlocked = rlocked,
+	};
+	sap_access log[4] = {
+		{ 0, 5, 0, SAP_READ }, { 1, 5, 0, SAP_READ }, { 2, 5, 1, SAP_WRITE },
+		{ 2, 5, 0, SAP_WRITE },
+	};
+	sap_conflict c;
+	/* Readers share; one key of two DDSs is two keys. */
+	ck_assert(sap_plan_check(&p, 0, log, 3, &c));
+	/* A writer does not. */
+	ck_assert(!sap_plan_check(&p, 0, log, 4, &c));
+	ck_assert_int_eq(c.round, 0);
+	ck_assert_int_eq(c.g1, 0);
+	ck_assert_int_eq(c.g2, 2);
+	ck_assert_int_eq(c.dds, 0);
+	ck_assert_int_eq(c.key, 5);
+	/* Writing first, then reading from another group. */
+	sap_access log2[2] = { { 1, 9, 0, SAP_RW }, { 2, 9, 0, SAP_READ } };
+	ck_assert(!sap_plan_check(&p, 0, log2, 2, &c));
+	ck_assert_int_eq(c.g1, 1);
+	ck_assert_int_eq(c.g2, 2);
+	/* Within a group anything goes. */
+	goff[1] = 0;
+	goff[2] = 0;            /* group 2 holds all three */
+	order[0] = 0;
+	ck_assert(sap_plan_check(&p, 0, log, 4, &c));
+}
+END_TEST
+
+Suite *sched_suite(void)
+{
+	Suite *s = suite_create("sched");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, layout_blocks);
+	tcase_add_test(tc, masks_of_keys);
+	tcase_add_loop_test(tc, strata_shape, 0, 6);
+	tcase_add_test(tc, greedy_stranded);
+	tcase_add_test(tc, oversized_group);
+	tcase_add_loop_test(tc, check_transe, 0, 2);
+	tcase_add_loop_test(tc, check_patterns, 0, 3);
+	tcase_add_test(tc, check_catches_broken);
+	tcase_add_test(tc, check_modes);
+	suite_add_tcase(s, tc);
+	return s;
+}
