@@ -202,7 +202,7 @@ fi
 echo "- RMSE vs twin: the largest |RMSE - twin's| / twin's over the runs"
 echo "- others: the share of the $bench_ncpu CPUs that other processes used during the" \
 	"--iters=$epochs runs (median), from /proc/stat; each run waited up to" \
-	"${BENCH_QUIET_WAIT:-5} s for an idle second first; load average before / after: $load0 / $load1"
+	"$bench_quiet_wait s for an idle second first; load average before / after: $load0 / $load1"
 echo
 echo "| K | program | threads | s/epoch [min-max] | CPU s/epoch | speedup vs twin | recon+plan / epoch | test RMSE | RMSE vs twin | others |"
 echo "|--:|---------|--:|--|--:|--:|--:|--:|--:|--:|"

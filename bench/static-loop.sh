@@ -84,7 +84,7 @@ else
 	echo "- $(bench_describe_threads "$via" | sed 's/=N/=1/')"
 fi
 echo "- seconds of the loop alone (timed inside the program), both loops updating N*R*16 floats;" \
-	"checksums equal; each run waited up to ${BENCH_QUIET_WAIT:-5} s for an idle second"
+	"checksums equal; each run waited up to $bench_quiet_wait s for an idle second"
 echo
 echo "| loop | N | R | C s [min-max] | SAP s [min-max] | ns/float C | ns/float SAP | SAP / C |"
 echo "|------|--:|--:|--|--|--:|--:|--:|"
