@@ -12,7 +12,9 @@
 # over the REPS runs of that time, the speedup of the twin's epoch over
 # SAP's, the test RMSE after E epochs, and, when the program has --stats,
 # the reconnaissance plus planning seconds per epoch as a share of the
-# epoch, from the same difference of the two runs.
+# epoch, from the same difference of the two runs (and their total over
+# the E epochs, which is what a plan built once and reused costs, as a
+# share of one epoch).
 #
 #   bench/sgdmf.sh                  # full: 5M ratings, K = 100 and 32, 20 epochs
 #   BENCH_QUICK=1 bench/sgdmf.sh    # smoke test: 100k ratings, 2 epochs
@@ -195,21 +197,27 @@ echo "- s/epoch = (T(--iters=$epochs) - T(--iters=0)) / $epochs per run (trainin
 echo "- CPU s/epoch: the same difference of user + system seconds (all threads)"
 if test $stats = yes; then
 	echo "- recon+plan / epoch: the recon and plan seconds of all loops in the" \
-		"--stats table, (S(--iters=$epochs) - S(--iters=0)) / $epochs, over s/epoch"
+		"--stats table, (S(--iters=$epochs) - S(--iters=0)) / $epochs, over s/epoch;" \
+		"recon+plan total: S(--iters=$epochs) - S(--iters=0) over s/epoch (what a" \
+		"plan reused over the $epochs epochs cost once)"
 else
 	echo "- recon+plan: n/a, this build has no --stats option"
 fi
+echo "- speedup vs twin: twin's s/epoch over this row's; vs SAP 1 thread: the same" \
+	"against SAP on ${threads%% *} thread(s), i.e. the scaling of the engine alone"
 echo "- RMSE vs twin: the largest |RMSE - twin's| / twin's over the runs"
 echo "- others: the share of the $bench_ncpu CPUs that other processes used during the" \
 	"--iters=$epochs runs (median), from /proc/stat; each run waited up to" \
 	"$bench_quiet_wait s for an idle second first; load average before / after: $load0 / $load1"
 echo
-echo "| K | program | threads | s/epoch [min-max] | CPU s/epoch | speedup vs twin | recon+plan / epoch | test RMSE | RMSE vs twin | others |"
-echo "|--:|---------|--:|--|--:|--:|--:|--:|--:|--:|"
+echo "| K | program | threads | s/epoch [min-max] | CPU s/epoch | speedup vs twin | vs SAP 1 thread | recon+plan / epoch | recon+plan total | test RMSE | RMSE vs twin | others |"
+echo "|--:|---------|--:|--|--:|--:|--:|--:|--:|--:|--:|--:|"
 for k in $klist; do
 	epochs_of "$k" twin 1 >"$tmp/tw"
 	tw=$(bench_median <"$tmp/tw")
 	twr=$(field "$k" twin 1 "$epochs" 7 | bench_median)
+	first_nt=${threads%% *}
+	s1=$(epochs_of "$k" sap "$first_nt" | bench_median)
 	for row in twin $(for nt in $threads; do echo "sap-$nt"; done); do
 		case $row in
 		twin) p=twin nt=1 label="C twin" ;;
@@ -229,21 +237,27 @@ for k in $klist; do
 		dev=$(field "$k" "$p" "$nt" "$epochs" 7 | awk -v t="$twr" '
 			{ d = ($1 - t) / t * 100; if (d < 0) d = -d; if (d > w) w = d }
 			END { printf "%.2f %%", w }')
-		share=-
+		self=-
+		test $p = sap && self=$(awk -v a="$s1" -v b="$ep" \
+			'BEGIN { printf "%.2fx", a / b }')
+		share=- total=-
 		if test $p = sap && test $stats = yes; then
 			for it in 0 "$epochs"; do
 				field "$k" sap "$nt" "$it" 8 >"$tmp/r$it"
 				field "$k" sap "$nt" "$it" 9 >"$tmp/p$it"
 			done
-			share=$(paste -d ' ' "$tmp/r$epochs" "$tmp/p$epochs" "$tmp/r0" \
-				"$tmp/p0" "$tmp/ep" | awk -v e="$epochs" \
-				'{ print (($1 + $2) - ($3 + $4)) / e / $5 * 100 }' |
+			paste -d ' ' "$tmp/r$epochs" "$tmp/p$epochs" "$tmp/r0" \
+				"$tmp/p0" "$tmp/ep" >"$tmp/rp"
+			share=$(awk -v e="$epochs" \
+				'{ print (($1 + $2) - ($3 + $4)) / e / $5 * 100 }' "$tmp/rp" |
+				bench_median | awk '{ printf "%.1f %%", $1 }')
+			total=$(awk '{ print (($1 + $2) - ($3 + $4)) / $5 * 100 }' "$tmp/rp" |
 				bench_median | awk '{ printf "%.1f %%", $1 }')
 		fi
 		test $p = twin && dev=-
-		printf '| %s | %s | %s | %.3f [%s] | %.3f | %s | %s | %s | %s | %s |\n' \
-			"$k" "$label" "$nt" "$ep" "$range" "$cpu" "$speed" "$share" "$rmse" \
-			"$dev" "$others"
+		printf '| %s | %s | %s | %.3f [%s] | %.3f | %s | %s | %s | %s | %s | %s | %s |\n' \
+			"$k" "$label" "$nt" "$ep" "$range" "$cpu" "$speed" "$self" "$share" \
+			"$total" "$rmse" "$dev" "$others"
 	done
 done
 echo
