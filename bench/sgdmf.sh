@@ -19,8 +19,15 @@
 #   bench/sgdmf.sh                  # full: 5M ratings, K = 100 and 32, 20 epochs
 #   BENCH_QUICK=1 bench/sgdmf.sh    # smoke test: 100k ratings, 2 epochs
 #
+# A control row runs two twins at once, each on its own copy of the data
+# and model: 2 x (twin's epoch) / (the pair's epoch) is how far this
+# machine scales two copies of this memory-bound loop on its two cores
+# (shared cache and memory bandwidth, and on a VM the host), which bounds
+# what two threads of SAP can get on it.
+#
 # Environment: see bench/common.subr; also BENCH_K (default "100 32"),
-# BENCH_EPOCHS (default 20, quick 2), BENCH_THREADS (default "1 2").
+# BENCH_EPOCHS (default 20, quick 2), BENCH_THREADS (default "1 2"),
+# BENCH_CONTROL (default yes; no leaves out the two-twins row).
 set -eu
 
 # shellcheck source=common.subr source-path=SCRIPTDIR
@@ -37,6 +44,7 @@ fi
 rank=10 noise=0.5 seed=42
 klist=${BENCH_K:-100 32}
 threads=${BENCH_THREADS:-1 2}
+control=${BENCH_CONTROL:-yes}
 case $epochs in
 '' | *[!0-9]* | 0) bench_fail "BENCH_EPOCHS=$epochs: expected a count >= 1" ;;
 esac
@@ -109,6 +117,21 @@ run() {
 		t1=$(bench_now)
 		bench_cpu
 		c1=$bench_cpu_s
+	elif test "$prog" = pair; then
+		# The control: two twins at once, timed until both are done.
+		bench_cpu
+		c0=$bench_cpu_s
+		t0=$(bench_now)
+		"$tmp/twin-k$k" --data="$train" --test="$test" --iters="$it" \
+			--out="$tmp/W2.txt" >"$out.2" 2>"$err.2" &
+		pid=$!
+		"$tmp/twin-k$k" "$@" >"$out" 2>"$err" ||
+			{ cat "$err" >&2; bench_fail "the twin failed (K = $k)"; }
+		wait "$pid" ||
+			{ cat "$err.2" >&2; bench_fail "the second twin failed (K = $k)"; }
+		t1=$(bench_now)
+		bench_cpu
+		c1=$bench_cpu_s
 	else
 		targs=$(bench_thread_args "$via" "$nt")
 		test $stats = yes && set -- "$@" --stats
@@ -153,6 +176,7 @@ for rep in $(seq "$reps"); do
 	for k in $klist; do
 		for it in 0 "$epochs"; do
 			run "$k" twin 1 "$it" "$rep"
+			test "$control" = yes && run "$k" pair 2 "$it" "$rep"
 			for nt in $threads; do
 				run "$k" sap "$nt" "$it" "$rep"
 			done
@@ -205,6 +229,9 @@ else
 fi
 echo "- speedup vs twin: twin's s/epoch over this row's; vs SAP 1 thread: the same" \
 	"against SAP on ${threads%% *} thread(s), i.e. the scaling of the engine alone"
+test "$control" = yes &&
+	echo "- control: two twins started together, timed until both end;" \
+		"its speedup is 2 x twin's s/epoch over its own, the machine's scaling"
 echo "- RMSE vs twin: the largest |RMSE - twin's| / twin's over the runs"
 echo "- others: the share of the $bench_ncpu CPUs that other processes used during the" \
 	"--iters=$epochs runs (median), from /proc/stat; each run waited up to" \
@@ -218,9 +245,12 @@ for k in $klist; do
 	twr=$(field "$k" twin 1 "$epochs" 7 | bench_median)
 	first_nt=${threads%% *}
 	s1=$(epochs_of "$k" sap "$first_nt" | bench_median)
-	for row in twin $(for nt in $threads; do echo "sap-$nt"; done); do
+	rows=twin
+	test "$control" = yes && rows="twin pair"
+	for row in $rows $(for nt in $threads; do echo "sap-$nt"; done); do
 		case $row in
 		twin) p=twin nt=1 label="C twin" ;;
+		pair) p=pair nt=2 label="2 C twins at once (control)" ;;
 		*) p=sap nt=${row#sap-} label="sgdmf.sap" ;;
 		esac
 		epochs_of "$k" "$p" "$nt" >"$tmp/ep"
@@ -231,6 +261,9 @@ for k in $klist; do
 		range=$(sort -g "$tmp/ep" | awk 'NR == 1 { lo = $1 } { hi = $1 }
 			END { printf "%.3f-%.3f", lo, hi }')
 		speed=$(awk -v a="$tw" -v b="$ep" 'BEGIN { printf "%.2fx", a / b }')
+		# Two epochs done in the pair's time: the machine's throughput.
+		test $p = pair && speed=$(awk -v a="$tw" -v b="$ep" \
+			'BEGIN { printf "%.2fx", 2 * a / b }')
 		rmse=$(field "$k" "$p" "$nt" "$epochs" 7 | bench_median)
 		# The worst of the runs, not the median: a scheduling-dependent
 		# result must stay close in every run.
@@ -254,7 +287,7 @@ for k in $klist; do
 			total=$(awk '{ print (($1 + $2) - ($3 + $4)) / $5 * 100 }' "$tmp/rp" |
 				bench_median | awk '{ printf "%.1f %%", $1 }')
 		fi
-		test $p = twin && dev=-
+		test $p != sap && dev=-
 		printf '| %s | %s | %s | %.3f [%s] | %.3f | %s | %s | %s | %s | %s | %s | %s |\n' \
 			"$k" "$label" "$nt" "$ep" "$range" "$cpu" "$speed" "$self" "$share" \
 			"$total" "$rmse" "$dev" "$others"
