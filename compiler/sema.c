@@ -1153,6 +1153,21 @@ static void check_assign_bool(Node *at, Type *to, Node *e)
 #define ASYNC_SHAPE "'async for (long i = start; i < end; i++)'"
 static const char *async_form = "an async for has the form " ASYNC_SHAPE;
 
+/* The variable a reduce or accumulate clause names. */
+static Sym *clause_var(Node *v, const char *clause, const char *what, const char *hint)
+{
+	const char *name = S(v->name);
+	Sym *s = lookup(name);
+	if (!s || s->kind != SYM_VAR) {
+		const char *sg = suggest(name);
+		if (sg)
+			fail(v, "%s names an undefined %s '%s'; did you mean '%s'?", clause, what, name, sg);
+		fail(v, "%s names an undefined %s '%s'%s", clause, what, name, hint);
+	}
+	v->sym = s;
+	return s;
+}
+
 /* accumulate(+: X, ...): DDSs whose updates commute. */
 static void check_accum(Node *loop, Node *r)
 {
@@ -1165,14 +1180,7 @@ static void check_accum(Node *loop, Node *r)
 		     S(r->name));
 	for (Node *v = r->lhs; v; v = v->next) {
 		const char *name = S(v->name);
-		Sym *s = lookup(name);
-		if (!s || s->kind != SYM_VAR) {
-			const char *sg = suggest(name);
-			if (sg)
-				fail(v, "accumulate names an undefined DDS '%s'; did you mean '%s'?", name, sg);
-			fail(v, "accumulate names an undefined DDS '%s'", name);
-		}
-		v->sym = s;
+		Sym *s = clause_var(v, "accumulate", "DDS", "");
 		Type *t = s->ty;
 		if (t->kind != TY_DVEC && t->kind != TY_DMAP)
 			fail_note(v, format("accumulate needs a dvector or dmap, and '%s' is a '%s'", name,
@@ -1199,14 +1207,7 @@ static void check_reduce(Node *loop)
 		}
 		for (Node *v = r->lhs; v; v = v->next) {
 			const char *name = S(v->name);
-			Sym *s = lookup(name);
-			if (!s || s->kind != SYM_VAR) {
-				const char *sg = suggest(name);
-				if (sg)
-					fail(v, "reduce names an undefined variable '%s'; did you mean '%s'?", name, sg);
-				fail(v, "reduce names an undefined variable '%s'; declare it before the loop", name);
-			}
-			v->sym = s;
+			Sym *s = clause_var(v, "reduce", "variable", "; declare it before the loop");
 			if (loop->kind == N_ASYNC && loop->init->sym == s)
 				fail(v, "cannot reduce into the loop variable '%s'", name);
 			if (s->vclass == V_CONST || s->vclass == V_PARAM)
