@@ -18,7 +18,10 @@
 #include <string.h>
 #include <Random123/philox.h>
 
+/* Factor length; bench/sgdmf.sh builds other lengths with -DK=N. */
+#ifndef K
 #define K 16
+#endif
 
 typedef struct Rating {
 	int i;          /* user */
