@@ -190,6 +190,16 @@ bool acc_is_accum(LoopInfo *l, Sym *dds)
 	return false;
 }
 
+Access *acc_static_dv(LoopInfo *l, Node *e)
+{
+	for (int i = 0; i < l->accesses.n; i++) {
+		Access *a = l->accesses.v[i];
+		if (a->at == e)
+			return !a->dynamic && !a->accumulate && a->dds->ty->kind == TY_DVEC ? a : NULL;
+	}
+	return NULL;
+}
+
 static Sym *dds_of(Node *e)
 {
 	return e->kind == N_NAME ? e->sym : NULL;
@@ -1143,7 +1153,9 @@ static void analyse(Node *l)
 	li->nrand = 0;
 	li->verdict = 0;
 	li->has_slice = false;
-	iv = l->init->sym;
+	/* A sync for's variable is an element, not an index: no key of it
+	 * is static. */
+	iv = l->kind == N_ASYNC ? l->init->sym : NULL;
 	Unit top = {0};
 	cur = &top;
 	walk_stmt(l->body);

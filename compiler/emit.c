@@ -976,6 +976,46 @@ static void stamp(Node *at, Vec *dds)
 	}
 }
 
+/* key = a * i + b as C, from affine terms. */
+static char *affine_c(Vec *terms)
+{
+	Buf b = {0};
+	buf_puts(&b, "0");
+	for (int k = 0; k < terms->n; k++) {
+		AffTerm *t = terms->v[k];
+		buf_printf(&b, " + INT64_C(%lld) * (int64_t)(%s)", (long long)t->k,
+		           t->inv ? emit_expr(t->inv) : "1");
+	}
+	return b.s;
+}
+
+/* The loop over a chunk's iterations, in a body function. */
+static void body_loop(Node *s)
+{
+	LoopInfo *li = s->li;
+	bool async = s->kind == N_ASYNC;
+	emit_line(s, "for (int64_t sap_i = lo; sap_i < hi; sap_i++) {");
+	E->indent++;
+	push_scope(true, true);
+	rng_setup(s, false);
+	Sym *iv = s->init->sym;
+	if (async) {
+		emit_line(s->init, "%s %s = (%s)sap_i;", emit_ctype(iv->ty), iv->cname, emit_ctype(iv->ty));
+	} else {
+		emit_line(s->init, "const %s %s = ((const %s *)%s.data)[sap_i];", emit_ctype(iv->ty),
+		          iv->cname, emit_ctype(iv->ty), s->lhs->sym->cname);
+	}
+	emit_line(s->init, "(void)%s;", iv->cname);
+	Node *saved_loop = E->loop;
+	E->loop = s;
+	body(s->body);
+	E->loop = saved_loop;
+	pop_scope(s);
+	E->indent--;
+	emit_line(s, "}");
+	(void)li;
+}
+
 static void parallel(Node *s)
 {
 	LoopInfo *li = s->li;
@@ -1009,25 +1049,41 @@ static void parallel(Node *s)
 	}
 	if (li->uses_rng)
 		emit_line(s, "sap_rng *sap_saved_rng = sap_rng_cur;");
-	emit_line(s, "for (int64_t sap_i = lo; sap_i < hi; sap_i++) {");
-	E->indent++;
-	push_scope(true, true);
-	rng_setup(s, false);
-	Sym *iv = s->init->sym;
-	if (async) {
-		emit_line(s->init, "%s %s = (%s)sap_i;", emit_ctype(iv->ty), iv->cname, emit_ctype(iv->ty));
-	} else {
-		emit_line(s->init, "const %s %s = ((const %s *)%s.data)[sap_i];", emit_ctype(iv->ty),
-		          iv->cname, emit_ctype(iv->ty), s->lhs->sym->cname);
+	/* Static keys a * i + b are in range for the whole chunk when they
+	 * are at its two ends: then the body indexes without checks, and
+	 * cc vectorises it.  Otherwise the checked body reports the error. */
+	Buf guard = {0};
+	Vec seen = {0};
+	for (int i = 0; async && i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (!acc_static_dv(li, a->at))
+			continue;
+		char *t = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+		bool dup = false;
+		for (int k = 0; k < seen.n && !dup; k++)
+			dup = !strcmp(seen.v[k], t);
+		if (dup)
+			continue;
+		vec_push(&seen, t);
+		char *ac = affine_c(&a->aterms), *bc = affine_c(&a->bterms);
+		buf_printf(&guard, " &&\n\t    sap_keys_in(%s, %s, lo, hi, %s.n)", ac, bc, a->dds->cname);
 	}
-	emit_line(s->init, "(void)%s;", iv->cname);
-	Node *saved_loop = E->loop;
-	E->loop = s;
-	body(s->body);
-	E->loop = saved_loop;
-	pop_scope(s);
-	E->indent--;
-	emit_line(s, "}");
+	int passes = guard.len ? 2 : 1;
+	if (guard.len)
+		emit_line(s, "if (true%s) {", guard.s);
+	for (int pass = 0; pass < passes; pass++) {
+		if (pass)
+			emit_line(s, "} else {");
+		E->fast = guard.len && pass == 0;
+		if (guard.len)
+			E->indent++;
+		body_loop(s);
+		if (guard.len)
+			E->indent--;
+	}
+	E->fast = false;
+	if (guard.len)
+		emit_line(s, "}");
 	if (li->uses_rng)
 		emit_line(s, "sap_rng_cur = sap_saved_rng;");
 	for (int i = 0; i < nred; i++) {
@@ -1076,20 +1132,8 @@ static void parallel(Node *s)
 			Access *a = li->accesses.v[i];
 			if (a->dynamic || a->accumulate || !(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE))
 				continue;
-			Buf ab = {0}, bb = {0};
-			buf_puts(&ab, "0");
-			buf_puts(&bb, "0");
-			for (int k = 0; k < a->aterms.n; k++) {
-				AffTerm *t = a->aterms.v[k];
-				buf_printf(&ab, " + INT64_C(%lld) * (int64_t)(%s)", (long long)t->k,
-				           t->inv ? emit_expr(t->inv) : "1");
-			}
-			for (int k = 0; k < a->bterms.n; k++) {
-				AffTerm *t = a->bterms.v[k];
-				buf_printf(&bb, " + INT64_C(%lld) * (int64_t)(%s)", (long long)t->k,
-				           t->inv ? emit_expr(t->inv) : "1");
-			}
-			buf_printf(&aff, "\t\t{%d, %s, %s, %s},\n", a->ddsi, modes[a->mode], ab.s, bb.s);
+			buf_printf(&aff, "\t\t{%d, %s, %s, %s},\n", a->ddsi, modes[a->mode], affine_c(&a->aterms),
+			           affine_c(&a->bterms));
 			naff++;
 		}
 		if (naff)

@@ -427,6 +427,8 @@ char *acc_expr_str(Node *e);
 /* The DDSs statement s writes (driver code stamps their versions). */
 void acc_dds_written(Node *s, Vec *out);
 bool acc_is_accum(LoopInfo *li, Sym *dds);
+/* The static access of a dvector at e (an N_INDEX), or NULL. */
+Access *acc_static_dv(LoopInfo *li, Node *e);
 
 /* ==== emit*.c ========================================================== */
 
@@ -457,6 +459,7 @@ typedef struct Emitter {
 	bool in_const;          /* expanding a const/param initialiser */
 	Node *loop;             /* the parallel loop whose body or slice is being written */
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
+	bool fast;              /* writing a body whose static keys are known in range */
 } Emitter;
 
 /* A dvector element whose address a for loop computes (and checks) once. */

@@ -1,5 +1,6 @@
 /* dvec.c: storage of dvectors (one rank: the whole vector is local). */
 #include <stdlib.h>
+#include <string.h>
 #include "sap-int.h"
 
 void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
@@ -10,8 +11,13 @@ void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	if (elsize > INT64_MAX)
 		sap_fatal(s, "size overflow");
 	sap_mul_size(n, (int64_t)elsize, s);
-	/* calloc(0) may return NULL, which would read as out of memory. */
-	v->data = calloc(n ? (size_t)n : 1, elsize ? elsize : 1);
+	/* Whole cache lines: elements of different workers share no line
+	 * at the ends of the array. */
+	size_t bytes = (n ? (size_t)n : 1) * (elsize ? elsize : 1);
+	bytes = (bytes + 63) & ~(size_t)63;
+	v->data = aligned_alloc(64, bytes);
+	if (v->data)
+		memset(v->data, 0, bytes);
 	if (!v->data)
 		sap_fatal(s, "out of memory allocating %lld elements for dvector %s",
 		          (long long)n, name);

@@ -146,6 +146,16 @@ static inline void *sap_dv_at(sap_dvec *v, int64_t i, const sap_site *s)
  * The reconnaissance cache compares them. */
 uint64_t sap_new_version(void);
 
+/* Are the keys a * i + b of iterations [lo, hi) all in [0, n)?  They are
+ * monotonic in i, so the two ends decide. */
+static inline bool sap_keys_in(int64_t a, int64_t b, int64_t lo, int64_t hi, int64_t n)
+{
+	if (lo >= hi)
+		return true;
+	int64_t k0 = a * lo + b, k1 = a * (hi - 1) + b;
+	return (uint64_t)k0 < (uint64_t)n && (uint64_t)k1 < (uint64_t)n;
+}
+
 /* ==== dmap / dmultimap ================================================ */
 
 typedef enum sap_keykind { SAP_K_INT, SAP_K_LONG, SAP_K_STRING } sap_keykind;
