@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <mpi.h>
-#include <sys/mman.h>
 #include "sap-int.h"
 
 _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap)
@@ -73,17 +72,7 @@ int64_t sap_mul_size(int64_t a, int64_t b, const sap_site *s)
 
 void *sap_xmalloc(size_t n)
 {
-	/* Plans and masks of millions of iterations: on huge pages, their
-	 * first touch costs hundreds of times fewer page faults. */
-	enum { HUGE = 2 << 20 };
-	void *p;
-	if (n >= 4 * (size_t)HUGE) {
-		p = aligned_alloc(HUGE, (n + HUGE - 1) & ~(size_t)(HUGE - 1));
-		if (p)
-			madvise(p, (n + HUGE - 1) & ~(size_t)(HUGE - 1), MADV_HUGEPAGE);
-	} else {
-		p = malloc(n ? n : 1);
-	}
+	void *p = malloc(n ? n : 1);
 	if (!p)
 		sap_fatal(NULL, "out of memory");
 	return p;
