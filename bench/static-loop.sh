@@ -43,6 +43,10 @@ for rep in $(seq "$reps"); do
 		n=${nr%:*} r=${nr#*:}
 		for prog in c sap; do
 			bench_quiet
+			bench_cpu
+			c0=$bench_cpu_s
+			busy0=$(bench_busy)
+			t0=$(bench_now)
 			if test $prog = c; then
 				"$tmp/c" --n="$n" --reps="$r" >"$tmp/out" ||
 					bench_fail "static-loop.c failed"
@@ -52,10 +56,19 @@ for rep in $(seq "$reps"); do
 				bench_mpirun "$tmp/sap" --n="$n" --reps="$r" $targs >"$tmp/out" ||
 					bench_fail "static-loop.sap failed"
 			fi
+			t1=$(bench_now)
+			busy1=$(bench_busy)
+			bench_cpu
+			c1=$bench_cpu_s
+			# The share of the CPUs other processes took during the run.
+			others=$(awk -v b0="$busy0" -v b1="$busy1" -v c0="$c0" -v c1="$c1" \
+				-v t0="$t0" -v t1="$t1" -v n="$bench_ncpu" 'BEGIN {
+				o = (b1 - b0 - (c1 - c0)) / (n * (t1 - t0))
+				printf "%.3f", o < 0 ? 0 : o }')
 			line=$(sed -n 's/^saxpy_s \([^ ]*\) rows_s \([^ ]*\) checksum \([^ ]*\)$/\1 \2 \3/p' \
 				"$tmp/out")
 			test -n "$line" || bench_fail "unexpected output from $prog: $(cat "$tmp/out")"
-			echo "$n $r $prog $rep $line" >>"$tmp/raw"
+			echo "$n $r $prog $rep $line $others" >>"$tmp/raw"
 		done
 	done
 done
@@ -86,8 +99,11 @@ fi
 echo "- seconds of the loop alone (timed inside the program), both loops updating N*R*16 floats;" \
 	"checksums equal; each run waited up to $bench_quiet_wait s for an idle second"
 echo
-echo "| loop | N | R | C s [min-max] | SAP s [min-max] | ns/float C | ns/float SAP | SAP / C |"
-echo "|------|--:|--:|--|--|--:|--:|--:|"
+echo "- others: the share of the $bench_ncpu CPUs other processes used during the runs" \
+	"of that size (median; from /proc/stat)"
+echo
+echo "| loop | N | R | C s [min-max] | SAP s [min-max] | ns/float C | ns/float SAP | SAP / C | others |"
+echo "|------|--:|--:|--|--|--:|--:|--:|--:|"
 for loop in saxpy rows; do
 	c=5
 	test $loop = rows && c=6
@@ -99,17 +115,18 @@ for loop in saxpy rows; do
 			END { printf "%.3f-%.3f", lo, hi }')
 		sr=$(col "$n" sap $c | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 }
 			END { printf "%.3f-%.3f", lo, hi }')
+		om=$(awk -v n="$n" '$1 == n { print $8 }' "$tmp/raw" | bench_median)
 		awk -v l="$loop" -v n="$n" -v r="$r" -v c="$cm" -v s="$sm" -v cr="$cr" -v sr="$sr" \
-			'BEGIN { f = n * r * 16
-			printf "| %s | %d | %d | %.3f [%s] | %.3f [%s] | %.3f | %.3f | %.3f |\n",
-				l, n, r, c, cr, s, sr, c / f * 1e9, s / f * 1e9, s / c }'
+			-v o="$om" 'BEGIN { f = n * r * 16
+			printf "| %s | %d | %d | %.3f [%s] | %.3f [%s] | %.3f | %.3f | %.3f | %.0f %% |\n",
+				l, n, r, c, cr, s, sr, c / f * 1e9, s / f * 1e9, s / c, o * 100 }'
 	done
 done
 echo
 mkdir -p "$BENCH_DATA"
 {
 	echo "# bench/static-loop.sh, $(bench_commit), $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "# n reps prog rep saxpy_s rows_s checksum"
+	echo "# n reps prog rep saxpy_s rows_s checksum others"
 	cat "$tmp/raw"
 } >"$BENCH_DATA/static-loop-last.raw"
 echo "(every run: $BENCH_DATA/static-loop-last.raw)"
