@@ -11,6 +11,22 @@
 #include <string.h>
 #include "sap-int.h"
 
+/* Granules of up to a page, but at least GRANULES per block, or a hash of
+ * too few granules would balance the blocks poorly.  Rows of one worker
+ * interleaved with another's would share the cache lines at their ends,
+ * and the adjacent lines that the hardware prefetches, with the other
+ * worker, which is writing them. */
+enum { GRANULE_BYTES = 4096, GRANULES = 256 };
+
+static uint32_t granule_shift(const sap_dvec *v, int B)
+{
+	uint32_t s = 0;
+	while (s < 30 && (v->elsize << (s + 1)) <= GRANULE_BYTES &&
+	       (v->n >> (s + 1)) >= (int64_t)GRANULES * B)
+		s++;
+	return s;
+}
+
 bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int blocks)
 {
 	ly->ndds = spec->ndds;
@@ -42,6 +58,7 @@ bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int bloc
 			if (d->dv->n == 0)
 				rd->nblk = 0;
 			rd->max = (uint64_t)d->dv->n - 1;
+			rd->shift = granule_shift(d->dv, ly->B);
 		}
 	}
 	return true;
@@ -98,7 +115,7 @@ static void mask_worker(void *arg, int w)
 			for (int64_t i = s; i < e; i++) {
 				int64_t key = affine_key(af, i);
 				if ((uint64_t)key <= d->max)
-					m[i - s] |= (uint64_t)1 << (d->base + sap_key_block(key, d->nblk));
+					m[i - s] |= sap_rec_bit(d, key);
 			}
 		}
 		spent += sap_now() - t0;

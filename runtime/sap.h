@@ -345,12 +345,15 @@ typedef struct sap_affine {
 typedef struct sap_rec sap_rec;
 
 /* private: how the keys of one DDS of the spec enter an iteration's block
- * mask.  The block of a key is a hash of it, so that skewed ids (a few
- * very active users) spread evenly over the blocks. */
+ * mask.  The block of a key is a hash of its granule, key >> shift, so
+ * that skewed ids (a few very active users) spread evenly over the
+ * blocks, while neighbouring elements, which share cache lines and pages,
+ * stay with one worker. */
 typedef struct sap_rec_dds {
 	uint64_t max;           /* keys above this, as unsigned, are ignored */
 	uint32_t nblk;          /* blocks; 0: the DDS takes no part */
 	uint32_t base;          /* mask bit of its block 0 */
+	uint32_t shift;         /* log2 of the keys in a granule */
 } sap_rec_dds;
 
 struct sap_rec {                /* private */
@@ -376,6 +379,12 @@ static inline uint32_t sap_key_block(int64_t key, uint32_t nblk)
 	return (uint32_t)(((h >> 32) * nblk) >> 32);
 }
 
+/* The mask bit of a key that takes part. */
+static inline uint64_t sap_rec_bit(const sap_rec_dds *d, int64_t key)
+{
+	return (uint64_t)1 << (d->base + sap_key_block(key >> d->shift, d->nblk));
+}
+
 /* Iteration i starts; the keys recorded until the next begin (or until
  * the slice returns) are its accesses. */
 static inline void sap_rec_begin(sap_rec *r, int64_t i)
@@ -395,7 +404,7 @@ static inline void sap_rec_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 	if (r->log)
 		r->log(r, dds, key, mode);
 	else if (d->nblk && (uint64_t)key <= d->max)
-		*r->mask |= (uint64_t)1 << (d->base + sap_key_block(key, d->nblk));
+		*r->mask |= sap_rec_bit(d, key);
 }
 int64_t sap_key_str(sap_str s);
 typedef void (*sap_slice_fn)(void *env, int64_t lo, int64_t hi, sap_rec *rec);

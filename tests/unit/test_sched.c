@@ -102,6 +102,35 @@ START_TEST(layout_blocks)
 }
 END_TEST
 
+START_TEST(layout_granules)
+{
+	/* Neighbouring rows share a block, up to a page of them, while each
+	 * block keeps at least 256 granules to spread ids over. */
+	struct { int64_t n; size_t elsize; int T; uint32_t shift; } c[] = {
+		{ 24000, 400, 2, 3 },   /* 8 rows of 400 bytes: 3200 */
+		{ 24000, 128, 2, 5 },   /* 32 rows of 128 bytes: a page */
+		{ 3500, 128, 2, 2 },    /* 875 granules; 437 would be too few */
+		{ 3500, 4, 4, 1 },
+		{ 1000, 4, 4, 0 },
+		{ 2000, 5000, 2, 0 },   /* a row beyond a page */
+	};
+	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+		sap_dvec v;
+		sap_dv_create(&v, "v", c[k].n, c[k].elsize, NULL);
+		sap_dds d[1] = { { .name = "v", .dv = &v, .mode = SAP_RW } };
+		sap_async_spec spec = { .dds = d, .ndds = 1 };
+		sap_layout ly;
+		ck_assert(sap_layout_make(&ly, &spec, c[k].T, 0));
+		ck_assert_uint_eq(ly.d[0].shift, c[k].shift);
+		/* Keys of a granule, and only they, share a block's hash. */
+		ck_assert_uint_eq(sap_rec_bit(&ly.d[0], 0),
+		                  sap_rec_bit(&ly.d[0], ((int64_t)1 << c[k].shift) - 1));
+		sap_layout_free(&ly);
+		sap_dv_free(&v);
+	}
+}
+END_TEST
+
 START_TEST(masks_of_keys)
 {
 	/* Block bits of the slice's keys and of the affine forms; keys out
@@ -407,6 +436,7 @@ Suite *sched_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, layout_blocks);
+	tcase_add_test(tc, layout_granules);
 	tcase_add_test(tc, masks_of_keys);
 	tcase_add_loop_test(tc, strata_shape, 0, 6);
 	tcase_add_test(tc, greedy_stranded);
