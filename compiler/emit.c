@@ -989,13 +989,14 @@ static char *affine_c(Vec *terms)
 	return b.s;
 }
 
-/* The loop over a chunk's iterations, in a body function. */
+/* The loop over a chunk's iterations, or a group's, in a body function. */
 static void body_loop(Node *s)
 {
 	LoopInfo *li = s->li;
 	bool async = s->kind == N_ASYNC;
-	emit_line(s, "for (int64_t sap_i = lo; sap_i < hi; sap_i++) {");
+	emit_line(s, "for (int64_t sap_k = lo; sap_k < hi; sap_k++) {");
 	E->indent++;
+	emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[sap_k] : sap_k;");
 	push_scope(true, true);
 	rng_setup(s, false);
 	Sym *iv = s->init->sym;
@@ -1034,10 +1035,12 @@ static void parallel(Node *s)
 	/* The body, outlined: iterations [lo, hi). */
 	Aside as;
 	aside_begin(&as);
-	emit_line(s, "static void sap_loop%d_body(void *env, int64_t lo, int64_t hi, void *red)", id);
+	emit_line(s, "static void sap_loop%d_body(void *env, const int64_t *sap_idx, int64_t lo, int64_t hi, void *red)", id);
 	emit_line(s, "{");
 	E->indent = 1;
 	emit_line(s, "(void)env;");
+	emit_line(s, "if (lo >= hi)");
+	emit_line(s, "\treturn;");
 	if (has_red) {
 		emit_line(s, "struct sap_red%d *sap_red = red;", id);
 		for (int i = 0; i < nred; i++) {
@@ -1049,9 +1052,10 @@ static void parallel(Node *s)
 	}
 	if (li->uses_rng)
 		emit_line(s, "sap_rng *sap_saved_rng = sap_rng_cur;");
-	/* Static keys a * i + b are in range for the whole chunk when they
-	 * are at its two ends: then the body indexes without checks, and
-	 * cc vectorises it.  Otherwise the checked body reports the error. */
+	/* Static keys a * i + b are in range for the whole chunk (or group,
+	 * whose iterations ascend) when they are at its two ends: then the
+	 * body indexes without checks, and cc vectorises it.  Otherwise the
+	 * checked body reports the error. */
 	Buf guard = {0};
 	Vec seen = {0};
 	for (int i = 0; async && i < li->accesses.n; i++) {
@@ -1066,11 +1070,15 @@ static void parallel(Node *s)
 			continue;
 		vec_push(&seen, t);
 		char *ac = affine_c(&a->aterms), *bc = affine_c(&a->bterms);
-		buf_printf(&guard, " &&\n\t    sap_keys_in(%s, %s, lo, hi, %s.n)", ac, bc, a->dds->cname);
+		buf_printf(&guard, " &&\n\t    sap_keys_in(%s, %s, sap_first, sap_end, %s.n)", ac, bc,
+		           a->dds->cname);
 	}
 	int passes = guard.len ? 2 : 1;
-	if (guard.len)
+	if (guard.len) {
+		emit_line(s, "int64_t sap_first = sap_idx ? sap_idx[lo] : lo;");
+		emit_line(s, "int64_t sap_end = sap_idx ? sap_idx[hi - 1] + 1 : hi;");
 		emit_line(s, "if (true%s) {", guard.s);
+	}
 	for (int pass = 0; pass < passes; pass++) {
 		if (pass)
 			emit_line(s, "} else {");

@@ -9,12 +9,22 @@
 static void run_range(const sap_run *x, int64_t lo, int64_t hi, void *red)
 {
 	sap_rng *saved = sap_rng_cur;
-	x->body(x->env, lo, hi, red);
+	x->body(x->env, NULL, lo, hi, red);
 	sap_rng_cur = saved;
 }
 
-/* Iterations it[0 .. n) in that order, one body call per run of
- * consecutive indices. */
+/* Iterations it[0 .. n), ascending: a group. */
+static void run_group(const sap_run *x, const int64_t *it, int64_t n, void *red)
+{
+	if (n <= 0)
+		return;
+	sap_rng *saved = sap_rng_cur;
+	x->body(x->env, it, 0, n, red);
+	sap_rng_cur = saved;
+}
+
+/* Iterations it[0 .. n) in that order, which may be any: one body call
+ * per run of consecutive indices. */
 static void run_list(const sap_run *x, const int64_t *it, int64_t n, void *red)
 {
 	int64_t k = 0;
@@ -109,7 +119,7 @@ static void plan_worker(void *arg, int w)
 		} else {
 			for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++) {
 				int64_t g = p->rg[k];
-				run_list(j->x, p->order + p->goff[g], p->goff[g + 1] - p->goff[g], red);
+				run_group(j->x, p->order + p->goff[g], p->goff[g + 1] - p->goff[g], red);
 			}
 		}
 		/* Groups of the next round may touch what this round's wrote. */

@@ -304,10 +304,12 @@ typedef struct sap_loop {
 	struct sap_loop_state *state;   /* runtime-owned, NULL until first run */
 } sap_loop;
 
-/* A loop body runs iterations [lo, hi).  env holds the driver values the
+/* A loop body runs iterations [lo, hi), or, when idx is not NULL, the
+ * iterations idx[lo .. hi), which ascend: a task group in one call, so
+ * that no call is paid per iteration.  env holds the driver values the
  * body reads; red, when the loop has reduce clauses, is a worker-private
  * accumulator the body updates. */
-typedef void (*sap_body_fn)(void *env, int64_t lo, int64_t hi, void *red);
+typedef void (*sap_body_fn)(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red);
 
 typedef struct sap_reduce {
 	size_t size;

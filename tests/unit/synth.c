@@ -50,11 +50,12 @@ void sgd_free(sgd *m)
 }
 
 /* As sapc emits samples/sgdmf.sap's training loop. */
-void sgd_body(void *env, int64_t lo, int64_t hi, void *red)
+void sgd_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
 {
 	(void)red;
 	sgd *m = env;
-	for (int64_t i = lo; i < hi; i++) {
+	for (int64_t k = lo; k < hi; k++) {
+		int64_t i = idx ? idx[k] : k;
 		rating a = *(rating *)sap_dv_at(&m->A, i, NULL);
 		float *w = sap_dv_at(&m->W, a.u, NULL);
 		float *h = sap_dv_at(&m->H, a.v, NULL);
@@ -96,14 +97,14 @@ static void transe_slice(void *env, int64_t lo, int64_t hi, sap_rec *rec)
 	}
 }
 
-void transe_body(void *env, int64_t lo, int64_t hi, void *red)
+void transe_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
 {
 	(void)red;
 	transe *m = env;
 	const int32_t *t = (const int32_t *)m->T.data;
 	float *e = (float *)m->E.data, *r = (float *)m->R.data;
-	for (int64_t i = lo; i < hi; i++) {
-		const int32_t *x = t + 4 * i;
+	for (int64_t k = lo; k < hi; k++) {
+		const int32_t *x = t + 4 * (idx ? idx[k] : k);
 		float d = e[x[0]] + r[x[1]] - e[x[2]];
 		float dc = e[x[0]] + r[x[1]] - e[x[3]];
 		float g = 0.01f * (d - 0.5f * dc);

@@ -42,7 +42,7 @@ void sgd_make(sgd *m, int64_t nr, int64_t nu, int64_t nv, uint64_t seed);
 void sgd_free(sgd *m);
 /* W and H as they were made. */
 void sgd_reset(sgd *m, uint64_t seed);
-void sgd_body(void *env, int64_t lo, int64_t hi, void *red);
+void sgd_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red);
 void sgd_slice(void *env, int64_t lo, int64_t hi, sap_rec *rec);
 
 /* ---- TransE: iteration i touches 3 random entities of E (head, tail,
@@ -57,7 +57,7 @@ typedef struct transe {
 
 void transe_make(transe *m, int64_t n, int64_t ne, uint64_t seed);
 void transe_free(transe *m);
-void transe_body(void *env, int64_t lo, int64_t hi, void *red);
+void transe_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red);
 
 /* ---- random patterns: iteration i touches 1 to 4 random keys of 1 to 3
  * DDSs, each read, written or both ---- */

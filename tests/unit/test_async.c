@@ -55,14 +55,15 @@ static int ncalls;
 static int64_t seq[1 << 16];       /* iterations in the order they ran */
 static int nseq;
 
-static void record_body(void *env, int64_t lo, int64_t hi, void *red)
+static void record_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
 {
 	(void)env;
 	(void)red;
 	pthread_mutex_lock(&calls_mu);
-	calls[ncalls++] = (call){ lo, hi, pthread_self() };
-	for (int64_t i = lo; i < hi; i++)
-		seq[nseq++] = i;
+	calls[ncalls++] = idx ? (call){ idx[lo], idx[hi - 1] + 1, pthread_self() }
+	                      : (call){ lo, hi, pthread_self() };
+	for (int64_t k = lo; k < hi; k++)
+		seq[nseq++] = idx ? idx[k] : k;
 	pthread_mutex_unlock(&calls_mu);
 }
 
@@ -171,13 +172,13 @@ static void seen_combine(void *into, const void *from)
 
 static const sap_reduce seen_reduce = { sizeof(seen_red), seen_init, seen_combine };
 
-static void seen_body(void *env, int64_t lo, int64_t hi, void *red)
+static void seen_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
 {
 	seen_red *r = red;
 	if (env)
-		sgd_body(env, lo, hi, NULL);
-	for (int64_t i = lo; i < hi; i++)
-		r->v[r->n++] = i;
+		sgd_body(env, idx, lo, hi, NULL);
+	for (int64_t k = lo; k < hi; k++)
+		r->v[r->n++] = idx ? idx[k] : k;
 }
 
 START_TEST(chunks_when_independent)
@@ -534,12 +535,13 @@ typedef struct bump {
 /* Iterations inside S's critical section at once, beyond the first. */
 static _Atomic int bump_inside, bump_overlaps;
 
-static void bump_body(void *env, int64_t lo, int64_t hi, void *red)
+static void bump_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
 {
 	(void)red;
 	bump *b = env;
 	int64_t *s = (int64_t *)b->S.data, *x = (int64_t *)b->X.data;
-	for (int64_t i = lo; i < hi; i++) {
+	for (int64_t q = lo; q < hi; q++) {
+		int64_t i = idx ? idx[q] : q;
 		if (bump_inside++)
 			bump_overlaps++;
 		int64_t v = *s;

@@ -207,9 +207,10 @@ END_TEST
 
 typedef struct { int64_t lo[16], hi[16]; int calls; } chunks;
 
-static void record(void *env, int64_t lo, int64_t hi, void *red)
+static void record(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
 {
 	chunks *c = env;
+	ck_assert_ptr_null(idx);        /* batches are ranges */
 	c->lo[c->calls] = lo;
 	c->hi[c->calls] = hi;
 	c->calls++;
@@ -252,12 +253,12 @@ END_TEST
 
 static sap_rng body_rng;
 
-static void draw(void *env, int64_t lo, int64_t hi, void *red)
+static void draw(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
 {
 	(void)red;
 	const sap_loop *L = env;
-	for (int64_t i = lo; i < hi; i++) {
-		body_rng = sap_rng_iter(L, i);
+	for (int64_t k = lo; k < hi; k++) {
+		body_rng = sap_rng_iter(L, idx ? idx[k] : k);
 		sap_rng_cur = &body_rng;
 	}
 }
