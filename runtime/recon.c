@@ -18,6 +18,10 @@
  * worker, which is writing them. */
 enum { GRANULE_BYTES = 4096, GRANULES = 256 };
 
+/* Fine blocks per block: enough that dealing them out evens the load,
+ * few enough that masks stay few and planning cheap. */
+enum { FINE = 8 };
+
 static uint32_t granule_shift(const sap_dvec *v, int B)
 {
 	uint32_t s = 0;
@@ -44,14 +48,20 @@ bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int bloc
 	if (ly->nparts && B > 64 / ly->nparts)
 		B = 64 / ly->nparts;
 	ly->B = B < 1 ? 1 : B;
+	ly->F = ly->B;
+	if (ly->B > 1) {
+		ly->F = FINE * ly->B;
+		if (ly->nparts && ly->F > 64 / ly->nparts)
+			ly->F = 64 / ly->nparts;
+	}
 	int part = 0;
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
 		if (!(d->mode & SAP_WRITE) || d->accumulate)
 			continue;
 		sap_rec_dds *rd = &ly->d[k];
-		rd->base = (uint32_t)(part++ * ly->B);
-		rd->nblk = (uint32_t)ly->B;
+		rd->base = (uint32_t)(part++ * ly->F);
+		rd->nblk = (uint32_t)ly->F;
 		rd->max = UINT64_MAX;
 		if (d->dv) {
 			/* An empty dvector has no key to conflict on. */

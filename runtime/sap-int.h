@@ -65,12 +65,16 @@ double sap_now(void);
 /* ==== Reconnaissance (recon.c) ======================================== */
 
 /* How the keys of each DDS of a spec map to mask bits: every written DDS
- * that is not accumulate gets B blocks. */
+ * that is not accumulate gets B blocks.  Reconnaissance hashes keys into
+ * F >= B finer blocks per DDS, part k's at bits k * F ..; planning
+ * deals each DDS's fine blocks out to its B blocks by weight, for balance
+ * when a few keys take many of the accesses. */
 typedef struct sap_layout {
 	sap_rec_dds *d;         /* per spec DDS */
 	int ndds;
 	int nparts;             /* DDSs that take part */
 	int B;                  /* blocks per taking part DDS */
+	int F;                  /* fine blocks per taking part DDS */
 } sap_layout;
 
 /* B = blocks (or T when 0), reduced so that every part fits in 64 bits.
@@ -124,6 +128,7 @@ typedef struct sap_plan {
 	int64_t ngroups;        /* sorted by size, largest first */
 	int64_t *goff;
 	uint64_t *gmask;
+	uint8_t bit[64];        /* the gmask bit of each reconnaissance bit */
 	int nworkers;
 	int64_t nrounds;
 	int64_t *ro;            /* nrounds * T + 1 */

@@ -24,6 +24,8 @@ static inline uint64_t mix64(uint64_t h)
 
 /* ---- grouping: a parallel counting sort by mask ---- */
 
+enum { CACHE_BITS = 10, CACHE = 1 << CACHE_BITS };
+
 /* Distinct masks in the order first seen, with an open-addressing index. */
 typedef struct mask_set {
 	uint64_t *mask;
@@ -32,9 +34,9 @@ typedef struct mask_set {
 	int64_t *slot;          /* id + 1, 0 when empty */
 	int64_t nslot;          /* a power of two */
 	/* Direct-mapped in front of the index: a loop has few distinct
-	 * masks, looked up millions of times. */
-	uint64_t cmask[64];
-	int64_t cid[64];        /* -1 when empty */
+	 * masks (SGDMF on T workers: (8T)^2), looked up millions of times. */
+	uint64_t cmask[CACHE];
+	int64_t cid[CACHE];     /* -1 when empty */
 } mask_set;
 
 static void set_rehash(mask_set *s)
@@ -80,7 +82,7 @@ static int64_t set_id(mask_set *s, uint64_t m)
 static void set_init(mask_set *s)
 {
 	memset(s, 0, sizeof *s);
-	for (int k = 0; k < 64; k++)
+	for (int k = 0; k < CACHE; k++)
 		s->cid[k] = -1;
 	s->nslot = 128;
 	s->slot = sap_xcalloc((size_t)s->nslot, sizeof *s->slot);
@@ -97,9 +99,11 @@ typedef struct group_job {
 	uint32_t *ids;          /* per iteration: its mask's id in its worker's set */
 	int64_t lo, n;
 	int T;
+	const sap_layout *ly;   /* fine masks to deal out, or NULL */
 	mask_set *local;        /* per worker */
 	const uint64_t *masks;  /* given masks, or NULL under reconnaissance */
-	int64_t **pos;          /* per worker, per local id: next order slot */
+	int64_t **grp;          /* per worker, per local id: its group */
+	int64_t **pos;          /* per worker, per group: next order slot */
 	int64_t *order;
 } group_job;
 
@@ -108,7 +112,7 @@ static void count(group_job *j, int w, int64_t first, const uint64_t *m, int64_t
 	mask_set *s = &j->local[w];
 	uint32_t *ids = j->ids + (first - j->lo);
 	for (int64_t k = 0; k < n; k++) {
-		unsigned c = (unsigned)((m[k] * 0x9e3779b97f4a7c15ULL) >> 58);
+		unsigned c = (unsigned)((m[k] * 0x9e3779b97f4a7c15ULL) >> (64 - CACHE_BITS));
 		int64_t id = s->cid[c];
 		if (id < 0 || s->cmask[c] != m[k]) {
 			id = set_id(s, m[k]);
@@ -138,8 +142,9 @@ static void scatter_worker(void *arg, int w)
 	group_job *j = arg;
 	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
 	int64_t *pos = j->pos[w];
+	const int64_t *grp = j->grp[w];
 	for (int64_t k = a; k < b; k++)
-		j->order[pos[j->ids[k]]++] = j->lo + k;
+		j->order[pos[grp[j->ids[k]]]++] = j->lo + k;
 }
 
 /* Largest first; among equal sizes, the group seen first. */
@@ -163,6 +168,45 @@ static void group_begin(group_job *j, sap_plan *p, uint32_t *ids, int64_t lo, in
 		set_init(&j->local[w]);
 }
 
+/* The block of each fine block (by mask bit): per DDS, heaviest first
+ * onto the lightest block, weight being the iterations that touch it. */
+static void deal_blocks(const sap_layout *ly, const mask_set *fine, int map[64])
+{
+	int64_t weight[64] = { 0 };
+	for (int64_t id = 0; id < fine->n; id++)
+		for (uint64_t m = fine->mask[id]; m; m &= m - 1)
+			weight[__builtin_ctzll(m)] += fine->count[id];
+	for (int part = 0; part < ly->nparts; part++) {
+		int f0 = part * ly->F;
+		int byw[64];
+		for (int f = 0; f < ly->F; f++) {
+			int k = f;
+			while (k > 0 && weight[f0 + byw[k - 1]] < weight[f0 + f]) {
+				byw[k] = byw[k - 1];
+				k--;
+			}
+			byw[k] = f;
+		}
+		int64_t load[64] = { 0 };
+		for (int k = 0; k < ly->F; k++) {
+			int best = 0;
+			for (int c = 1; c < ly->B; c++)
+				if (load[c] < load[best])
+					best = c;
+			load[best] += weight[f0 + byw[k]];
+			map[f0 + byw[k]] = part * ly->B + best;
+		}
+	}
+}
+
+static uint64_t coarse_mask(uint64_t m, const int map[64])
+{
+	uint64_t c = 0;
+	for (; m; m &= m - 1)
+		c |= (uint64_t)1 << map[__builtin_ctzll(m)];
+	return c;
+}
+
 /* The workers' sets counted: number the groups, largest first, and sort
  * the iterations into them. */
 static void group_end(group_job *j, sap_plan *p, int64_t *order)
@@ -182,6 +226,29 @@ static void group_end(group_job *j, sap_plan *p, int64_t *order)
 			gid[w][k] = g;
 		}
 	}
+	/* Fine masks become block masks; fine groups with one block mask
+	 * merge. */
+	int map[64];
+	for (int b = 0; b < 64; b++)
+		map[b] = b;
+	if (j->ly && j->ly->F > j->ly->B) {
+		deal_blocks(j->ly, &all, map);
+		mask_set blk;
+		set_init(&blk);
+		int64_t *to = sap_xmalloc((size_t)(all.n ? all.n : 1) * sizeof *to);
+		for (int64_t g = 0; g < all.n; g++) {
+			to[g] = set_id(&blk, coarse_mask(all.mask[g], map));
+			blk.count[to[g]] += all.count[g];
+		}
+		for (int w = 0; w < T; w++)
+			for (int64_t k = 0; k < j->local[w].n; k++)
+				gid[w][k] = to[gid[w][k]];
+		free(to);
+		set_free(&all);
+		all = blk;
+	}
+	for (int b = 0; b < 64; b++)
+		p->bit[b] = (uint8_t)map[b];
 	int64_t G = all.n;
 	int64_t *byrank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *byrank);
 	int64_t *rank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *rank);
@@ -199,28 +266,38 @@ static void group_end(group_job *j, sap_plan *p, int64_t *order)
 		p->goff[r + 1] = p->goff[r] + all.count[byrank[r]];
 	}
 
-	/* Worker w's part of a group follows the parts of workers before it:
-	 * each group stays in index order. */
+	/* Worker w's part of a group follows the parts of workers before it,
+	 * and the worker scans its iterations in index order: each group
+	 * stays in index order. */
 	int64_t *cursor = sap_xmalloc((size_t)(G ? G : 1) * sizeof *cursor);
 	memcpy(cursor, p->goff, (size_t)G * sizeof *cursor);
+	int64_t **pos = sap_xcalloc((size_t)T, sizeof *pos);
 	for (int w = 0; w < T; w++) {
 		mask_set *s = &j->local[w];
+		pos[w] = sap_xcalloc((size_t)(G ? G : 1), sizeof **pos);
 		for (int64_t k = 0; k < s->n; k++) {
-			int64_t g = rank[gid[w][k]];
-			gid[w][k] = cursor[g];
-			cursor[g] += s->count[k];
+			gid[w][k] = rank[gid[w][k]];
+			pos[w][gid[w][k]] += s->count[k];
+		}
+		for (int64_t g = 0; g < G; g++) {
+			int64_t c = pos[w][g];
+			pos[w][g] = cursor[g];
+			cursor[g] += c;
 		}
 	}
-	j->pos = gid;
+	j->grp = gid;
+	j->pos = pos;
 	p->order = j->order = order;
 	sap_pool_run(T, scatter_worker, j);
 
 	for (int w = 0; w < T; w++) {
 		set_free(&j->local[w]);
 		free(gid[w]);
+		free(pos[w]);
 	}
 	free(j->local);
 	free(gid);
+	free(pos);
 	free(cursor);
 	free(byrank);
 	free(rank);
@@ -504,6 +581,7 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
 {
 	group_job j;
 	group_begin(&j, p, ids, lo, hi - lo, T);
+	j.ly = ly;
 	*recon_s = sap_recon(spec, ly, env, lo, hi, T, count_sink, &j);
 	group_end(&j, p, order);
 	pack(p, locks);
