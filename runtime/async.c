@@ -167,6 +167,9 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 		return;
 	drop_plan(st);
 	int64_t n = hi - lo;
+	/* Slicing and grouping interleave; the slicing is the recon part,
+	 * the rest, the buffers' first touch included, planning. */
+	double t0 = sap_now(), slicing;
 	sap_layout_make(&st->layout, spec, T, sap_cfg.blocks);
 	if (st->bufcap < n) {
 		free(st->ids);
@@ -176,8 +179,6 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 		st->bufcap = n;
 	}
 
-	/* Slicing and grouping interleave; the slicing is the recon part. */
-	double t0 = sap_now(), slicing;
 	sap_plan *p = &st->plan;
 	sap_plan_recon(p, spec, &st->layout, env, lo, hi, T, !sap_cfg.no_locks, st->ids,
 	               st->order, &slicing);
