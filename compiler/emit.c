@@ -314,8 +314,9 @@ static void var_decl(Node *d)
 		Node *in = d->init;
 		const char *name = emit_cstr(s->name, strlen(s->name));
 		if (in && in->kind == N_CALL && in->builtin == B_LOAD) {
-			emit_line(d, "sap_load(&%s, %s, %s, sizeof(%s), %s, %s);", s->cname, name,
-			          emit_expr(in->args), et, emit_parse_fn(t->elem), emit_site(in));
+			emit_line(d, "sap_load(&%s, %s, %s, sizeof(%s), %s, %s, %s);", s->cname, name,
+			          emit_expr(in->args), et, emit_parse_fn(t->elem),
+			          ty_is_flat(t->elem) ? "true" : "false", emit_site(in));
 		} else {
 			emit_line(d, "sap_dv_create(&%s, %s, %s, sizeof(%s), %s);", s->cname, name,
 			          d->size ? emit_expr(d->size) : "0", et, emit_site(d));

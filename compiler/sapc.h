@@ -326,6 +326,7 @@ bool ty_is_dds(Type *t);
 bool ty_is_numarray(Type *t);   /* T[N] of a numeric T */
 bool ty_has_dds(Type *t);       /* t is or contains a DDS */
 bool ty_needs_drop(Type *t);    /* owns memory: lists, or holds them */
+bool ty_is_flat(Type *t);       /* no pointer inside: no string or list */
 /* The usual arithmetic conversions of C. */
 Type *ty_arith(Type *a, Type *b);
 /* "float[16]", "dvector<Rating>": for messages. */

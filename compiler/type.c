@@ -117,6 +117,23 @@ bool ty_needs_drop(Type *t)
 	}
 }
 
+bool ty_is_flat(Type *t)
+{
+	switch (t->kind) {
+	case TY_STRING: case TY_LIST: case TY_DVEC: case TY_DMAP: case TY_DMMAP:
+		return false;
+	case TY_ARRAY:
+		return ty_is_flat(t->elem);
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (f->ty && !ty_is_flat(f->ty))
+				return false;
+		return true;
+	default:
+		return true;
+	}
+}
+
 static int rank(Type *t)
 {
 	switch (t->kind) {

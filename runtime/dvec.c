@@ -25,6 +25,7 @@ void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	v->elsize = elsize;
 	v->name = name;
 	v->version = sap_new_version();
+	v->cuts = NULL;
 }
 
 /* Atomic: loops running on several threads stamp DDSs too. */
@@ -37,6 +38,25 @@ uint64_t sap_new_version(void)
 void sap_dv_free(sap_dvec *v)
 {
 	free(v->data);
+	free(v->cuts);
 	v->data = NULL;
+	v->cuts = NULL;
 	v->n = 0;
+}
+
+void sap_dv_set_cuts(sap_dvec *v, int64_t *cuts)
+{
+	free(v->cuts);
+	v->cuts = cuts;
+}
+
+void sap_dv_part(const sap_dvec *v, int r, int64_t *lo, int64_t *hi)
+{
+	if (v->cuts) {
+		*lo = v->cuts[r];
+		*hi = v->cuts[r + 1];
+	} else {
+		*lo = sap_chunk(0, v->n, sap_nranks(), r);
+		*hi = sap_chunk(0, v->n, sap_nranks(), r + 1);
+	}
 }

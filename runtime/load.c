@@ -1,8 +1,10 @@
 /* load.c: reading a dvector from a text file, one element per line.
  *
- * The file is read whole into one buffer (a corpus of millions of lines
- * must load in well under a second or two), counted, then parsed in
- * place by the generated per-type parser through the scanners below.
+ * On one rank the file is read whole into one buffer (a corpus of
+ * millions of lines must load in well under a second or two), counted,
+ * then parsed in place by the generated per-type parser through the
+ * scanners below.  On several ranks each reads and parses the lines that
+ * start in its share of the file's bytes; the elements keep file order.
  * Scanners never look past the end of their line.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -14,7 +16,19 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <setjmp.h>
+#include <mpi.h>
 #include "sap-int.h"
+
+/* Set while a rank parses its share of a file: the first error is kept
+ * here instead of ending the program, so that every rank can agree on
+ * the first bad line of the whole file. */
+typedef struct load_trap {
+	jmp_buf at;
+	int64_t line;
+	char msg[512];
+} load_trap;
+static load_trap *trap;
 
 /* Inside a line, '\n' can only appear in fields built by hand; treat it
  * like a blank so a token never spans lines. */
@@ -29,6 +43,12 @@ void field_error(const sap_fields *f, const char *fmt, ...)
 	sap_site s = { f->file, f->line > INT32_MAX ? INT32_MAX : (int)f->line, 0 };
 	va_list ap;
 	va_start(ap, fmt);
+	if (trap) {
+		vsnprintf(trap->msg, sizeof trap->msg, fmt, ap);
+		va_end(ap);
+		trap->line = f->line;
+		longjmp(trap->at, 1);
+	}
 	sap_vfatal(&s, fmt, ap);
 }
 
@@ -292,28 +312,13 @@ static const char *content(const char *p, const char *eol)
 	return p == eol || *p == '#' ? NULL : p;
 }
 
-void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
-              sap_parse_fn parse, const sap_site *s)
+/* Every element of buf[0 .. len), lines numbered from line0 + 1, into
+ * elems (count of them); with trap set, the first error is caught there. */
+static void parse_lines(const char *buf, size_t len, const char *path, int64_t line0,
+                        char *elems, size_t elsize, sap_parse_fn parse)
 {
-	size_t len;
-	char *buf = read_all(path, &len);
-	if (!buf)
-		sap_fatal(s, "cannot read '%s': %s", path, strerror(errno));
 	const char *end = buf + len;
-
-	int64_t count = 0;
-	for (const char *p = buf; p < end;) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		if (content(p, eol))
-			count++;
-		p = eol + 1;
-	}
-
-	sap_dv_create(v, name, count, elsize, s);
-	sap_fields f = { .file = path, .line = 0 };
-	char *elem = v->data;
+	sap_fields f = { .file = path, .line = line0 };
 	for (const char *p = buf; p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
@@ -323,10 +328,217 @@ void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
 		if (c) {
 			f.p = c;
 			f.end = eol;
-			parse(&f, elem);
-			elem += elsize;
+			parse(&f, elems);
+			elems += elsize;
 		}
 		p = eol + 1;
 	}
+}
+
+/* Physical lines (line starts) and elements in buf[0 .. len). */
+static void count_lines(const char *buf, size_t len, int64_t *lines, int64_t *elems)
+{
+	const char *end = buf + len;
+	*lines = *elems = 0;
+	for (const char *p = buf; p < end;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		++*lines;
+		if (content(p, eol))
+			++*elems;
+		p = eol + 1;
+	}
+}
+
+static void load_whole(sap_dvec *v, const char *name, const char *path, size_t elsize,
+                       sap_parse_fn parse, const sap_site *s)
+{
+	size_t len;
+	char *buf = read_all(path, &len);
+	if (!buf)
+		sap_fatal(s, "cannot read '%s': %s", path, strerror(errno));
+	int64_t lines, count;
+	count_lines(buf, len, &lines, &count);
+	sap_dv_create(v, name, count, elsize, s);
+	parse_lines(buf, len, path, 0, v->data, elsize, parse);
 	free(buf);
+}
+
+static void parse_trapped(load_trap *t, const char *buf, size_t len, const char *path,
+                          int64_t line0, char *elems, size_t elsize, sap_parse_fn parse)
+{
+	trap = t;
+	if (!setjmp(t->at))
+		parse_lines(buf, len, path, line0, elems, elsize, parse);
+	trap = NULL;
+}
+
+/* pread all of [off, off + n) or up to the end of the file; the bytes
+ * read, or -1 with errno set. */
+static ssize_t pread_full(int fd, char *p, size_t n, off_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, p + got, n - got, off + (off_t)got);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* This rank's lines: those that start in its share [lo, hi) of the file's
+ * bytes.  A line starts at byte 0 or after a '\n'; the last one runs on
+ * past hi to its end.  Returns the buffer (NUL-terminated) and its
+ * length, or NULL with errno set. */
+static char *read_share(int fd, off_t size, int r, int P, size_t *len)
+{
+	off_t per = size / P, extra = size % P;
+	off_t lo = per * r + (r < extra ? r : extra);
+	off_t hi = lo + per + (r < extra ? 1 : 0);
+	/* One byte before lo tells whether a line starts at lo. */
+	off_t a = lo > 0 ? lo - 1 : 0;
+	size_t cap = (size_t)(hi - a) + (1 << 16), n = 0;
+	char *buf = sap_xmalloc(cap + 1);
+	ssize_t got = pread_full(fd, buf, (size_t)(hi - a), a);
+	if (got < 0)
+		goto fail;
+	n = (size_t)got;
+	/* Past hi until the last line ends. */
+	while (n > (size_t)(lo - a) && buf[n - 1] != '\n' && a + (off_t)n < size) {
+		if (cap - n < (1 << 16)) {
+			cap *= 2;
+			buf = sap_xrealloc(buf, cap + 1);
+		}
+		got = pread_full(fd, buf + n, 1 << 16, a + (off_t)n);
+		if (got < 0)
+			goto fail;
+		if (got == 0)
+			break;
+		/* Only up to the first newline belongs to this rank. */
+		char *nl = memchr(buf + n, '\n', (size_t)got);
+		n = nl ? (size_t)(nl - buf) + 1 : n + (size_t)got;
+		if (nl)
+			break;
+	}
+	size_t first = 0;
+	if (lo > 0) {
+		char *nl = memchr(buf, '\n', n);
+		first = nl ? (size_t)(nl - buf) + 1 : n;
+	}
+	/* A line that starts at or after hi is the next rank's. */
+	if (a + (off_t)first >= hi)
+		first = n;
+	memmove(buf, buf + first, n - first);
+	*len = n - first;
+	buf[*len] = '\0';
+	return buf;
+fail:
+	free(buf);
+	return NULL;
+}
+
+/* Several ranks: each parses its share, then the shares are exchanged so
+ * that every rank holds every element (ranks partition only the reading
+ * for now).  All or no ranks fail, and the error reported is that of the
+ * file's first bad line. */
+static void load_shared(sap_dvec *v, const char *name, const char *path, size_t elsize,
+                        sap_parse_fn parse, const sap_site *s, int fd, off_t size)
+{
+	int P = sap_nranks(), r = sap_rank();
+	size_t len = 0;
+	char *buf = read_share(fd, size, r, P, &len);
+	int err = buf ? 0 : errno;
+	close(fd);
+	int maxerr = 0;
+	MPI_Allreduce(&err, &maxerr, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (maxerr) {
+		if (err)
+			sap_fatal(s, "cannot read '%s': %s", path, strerror(err));
+		MPI_Barrier(MPI_COMM_WORLD);    /* until the failed rank aborts */
+	}
+
+	int64_t lines, count, line0 = 0;
+	count_lines(buf, len, &lines, &count);
+	MPI_Exscan(&lines, &line0, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+	if (r == 0)
+		line0 = 0;
+	int64_t *counts = sap_xmalloc((size_t)P * sizeof *counts);
+	MPI_Allgather(&count, 1, MPI_INT64_T, counts, 1, MPI_INT64_T, MPI_COMM_WORLD);
+	int64_t *cuts = sap_xmalloc((size_t)(P + 1) * sizeof *cuts);
+	cuts[0] = 0;
+	for (int k = 0; k < P; k++) {
+		if (counts[k] > INT32_MAX)
+			sap_fatal(s, "'%s': more than %d elements on one rank; use more ranks",
+			          path, INT32_MAX);
+		cuts[k + 1] = cuts[k] + counts[k];
+	}
+	sap_dv_create(v, name, cuts[P], elsize, s);
+
+	load_trap t = { .line = INT64_MAX };
+	parse_trapped(&t, buf, len, path, line0, v->data + (size_t)cuts[r] * elsize, elsize,
+	              parse);
+	free(buf);
+	int64_t first = INT64_MAX;
+	MPI_Allreduce(&t.line, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+	if (first != INT64_MAX) {
+		if (t.line == first) {
+			sap_site at = { path, first > INT32_MAX ? INT32_MAX : (int)first, 0 };
+			sap_fatal(&at, "%s", t.msg);
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+
+	MPI_Datatype el;
+	MPI_Type_contiguous((int)elsize, MPI_BYTE, &el);
+	MPI_Type_commit(&el);
+	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt);
+	int *displ = sap_xmalloc((size_t)P * sizeof *displ);
+	bool fits = true;
+	for (int k = 0; k < P; k++) {
+		cnt[k] = (int)counts[k];
+		fits = fits && cuts[k] <= INT32_MAX;
+		displ[k] = fits ? (int)cuts[k] : 0;
+	}
+	if (fits) {
+		MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, v->data, cnt, displ, el,
+		               MPI_COMM_WORLD);
+	} else {
+		/* Displacements past INT_MAX elements: one broadcast per share. */
+		for (int k = 0; k < P; k++)
+			MPI_Bcast(v->data + (size_t)cuts[k] * elsize, cnt[k], el, k, MPI_COMM_WORLD);
+	}
+	MPI_Type_free(&el);
+	free(cnt);
+	free(displ);
+	free(counts);
+	sap_dv_set_cuts(v, cuts);
+}
+
+void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
+              sap_parse_fn parse, bool flat, const sap_site *s)
+{
+	/* Shares are byte ranges of one regular file: a pipe, or elements
+	 * holding strings, which are pointers local to a rank, are read
+	 * whole by every rank. */
+	if (sap_nranks() > 1 && flat && elsize <= INT32_MAX) {
+		int fd = open(path, O_RDONLY);
+		struct stat st;
+		int regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+		int all = 0;
+		MPI_Allreduce(&regular, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		if (all) {
+			load_shared(v, name, path, elsize, parse, s, fd, st.st_size);
+			return;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	load_whole(v, name, path, elsize, parse, s);
 }

@@ -59,6 +59,9 @@ static inline int64_t sap_chunk(int64_t lo, int64_t hi, int n, int w)
 	return lo + (int64_t)((__int128)(hi - lo) * w / n);
 }
 
+/* The partition a load found (P + 1 offsets, taken over). */
+void sap_dv_set_cuts(sap_dvec *v, int64_t *cuts);
+
 /* Seconds on the monotonic clock. */
 double sap_now(void);
 

@@ -127,12 +127,17 @@ typedef struct sap_dvec {
 	size_t elsize;
 	const char *name;       /* the .sap name, for errors */
 	uint64_t version;       /* changes whenever the contents may have */
+	/* Which rank reads, writes and (later) owns which elements: rank r
+	 * [cuts[r], cuts[r + 1]); NULL for even blocks. */
+	int64_t *cuts;
 } sap_dvec;
 
 /* Allocate n zeroed elements; n < 0 or an overflowing size is an error. */
 void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
                    const sap_site *s);
 void sap_dv_free(sap_dvec *v);
+/* Rank r's elements [*lo, *hi). */
+void sap_dv_part(const sap_dvec *v, int r, int64_t *lo, int64_t *hi);
 
 static inline void *sap_dv_at(sap_dvec *v, int64_t i, const sap_site *s)
 {
@@ -228,8 +233,10 @@ void sap_scan_end(sap_fields *f, const char *type);
 /* The compiler generates one parser per element type. Blank lines and
  * lines starting with '#' are skipped. */
 typedef void (*sap_parse_fn)(sap_fields *f, void *elem);
+/* flat: the element holds no pointer (no string or list), so ranks can
+ * parse shares of the file and exchange the bytes. */
 void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
-              sap_parse_fn parse, const sap_site *s);
+              sap_parse_fn parse, bool flat, const sap_site *s);
 
 /* Buffered output of one element per line, fields separated by a space. */
 typedef struct sap_out sap_out;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <mpi.h>
 #include "sap-int.h"
 
 struct sap_out {
@@ -45,14 +46,22 @@ static void write_all(sap_out *o, const char *p, size_t n)
 
 static void flush(sap_out *o)
 {
+	if (o->fd < 0) {
+		/* In memory: grow instead. */
+		o->cap *= 2;
+		o->buf = sap_xrealloc(o->buf, o->cap);
+		return;
+	}
 	write_all(o, o->buf, o->n);
 	o->n = 0;
 }
 
-/* At least n free bytes at the end of the buffer (n <= OUT_BUF). */
+/* At least n free bytes at the end of the buffer (n <= OUT_BUF when
+ * writing to a file). */
 static char *room(sap_out *o, size_t n)
 {
-	if (o->cap - o->n < n)
+	/* To a file, one flush empties the buffer; in memory, it doubles. */
+	while (o->cap - o->n < n)
 		flush(o);
 	return o->buf + o->n;
 }
@@ -69,7 +78,7 @@ static void field(sap_out *o)
 
 static void put(sap_out *o, const char *s, size_t n)
 {
-	if (n > o->cap) {
+	if (n > o->cap && o->fd >= 0) {
 		flush(o);
 		write_all(o, s, n);
 		return;
@@ -134,26 +143,36 @@ void sap_fmt_str(sap_out *o, sap_str x)
 	put(o, x, strlen(x));
 }
 
-void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
+/* Elements [lo, hi) as text, appended to o. */
+static void format_range(sap_out *o, const sap_dvec *v, int64_t lo, int64_t hi,
+                         sap_format_fn fmt)
 {
-	if (sap_rank() != 0)
-		return;
+	for (int64_t i = lo; i < hi; i++) {
+		o->line_start = true;
+		fmt(o, v->data + (size_t)i * v->elsize);
+		*room(o, 1) = '\n';
+		o->n++;
+	}
+}
+
+static char *tmp_name(const char *path)
+{
 	size_t pn = strlen(path);
 	char *tmp = sap_xmalloc(pn + sizeof ".tmp");
 	memcpy(tmp, path, pn);
 	memcpy(tmp + pn, ".tmp", sizeof ".tmp");
+	return tmp;
+}
 
+static void save_one(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
+{
+	char *tmp = tmp_name(path);
 	sap_out o = { .cap = OUT_BUF, .path = path, .tmp = tmp, .site = s };
 	o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 	if (o.fd < 0)
 		sap_fatal(s, "cannot write '%s': %s", path, strerror(errno));
 	o.buf = sap_xmalloc(OUT_BUF);
-	for (int64_t i = 0; i < v->n; i++) {
-		o.line_start = true;
-		fmt(&o, v->data + (size_t)i * v->elsize);
-		*room(&o, 1) = '\n';
-		o.n++;
-	}
+	format_range(&o, v, 0, v->n, fmt);
 	flush(&o);
 	/* The rename makes the file appear complete or not at all, even
 	 * after a crash, so the data must be on disk before it. */
@@ -171,4 +190,84 @@ void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *
 	}
 	free(o.buf);
 	free(tmp);
+}
+
+/* An MPI-IO failure on any rank, reported once, by the lowest such rank. */
+static void agree(int rc, const char *what, const char *path, const char *tmp,
+                  const sap_site *s)
+{
+	int r = sap_rank(), bad = rc == MPI_SUCCESS ? sap_nranks() : r, first;
+	MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == sap_nranks())
+		return;
+	if (r == first) {
+		char msg[MPI_MAX_ERROR_STRING];
+		int len = 0;
+		MPI_Error_string(rc, msg, &len);
+		unlink(tmp);
+		sap_fatal(s, "cannot write '%s': %s: %s", path, what, msg);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);    /* until that rank aborts */
+}
+
+/* Several ranks: each formats its part, then all write it at its offset
+ * in one file, which appears (by rename) complete, in element order, the
+ * same bytes for any number of ranks. */
+static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
+{
+	int r = sap_rank();
+	char *tmp = tmp_name(path);
+	int64_t lo, hi;
+	sap_dv_part(v, r, &lo, &hi);
+	sap_out o = { .cap = OUT_BUF, .fd = -1, .path = path, .tmp = tmp, .site = s };
+	o.buf = sap_xmalloc(o.cap);
+	format_range(&o, v, lo, hi, fmt);
+
+	long long mine = (long long)o.n, off = 0, total = 0;
+	MPI_Exscan(&mine, &off, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+	if (r == 0)
+		off = 0;
+	MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+
+	MPI_File fh;
+	int rc = MPI_File_open(MPI_COMM_WORLD, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+	                       MPI_INFO_NULL, &fh);
+	agree(rc, "open", path, tmp, s);
+	/* A longer file of the same name may be there from before. */
+	rc = MPI_File_set_size(fh, (MPI_Offset)total);
+	agree(rc, "set size", path, tmp, s);
+	rc = MPI_SUCCESS;
+	for (size_t at = 0; at < o.n && rc == MPI_SUCCESS;) {
+		enum { PIECE = 1 << 30 };
+		int n = o.n - at > PIECE ? PIECE : (int)(o.n - at);
+		rc = MPI_File_write_at(fh, (MPI_Offset)(off + (long long)at), o.buf + at, n,
+		                       MPI_BYTE, MPI_STATUS_IGNORE);
+		at += (size_t)n;
+	}
+	agree(rc, "write", path, tmp, s);
+	rc = MPI_File_sync(fh);
+	agree(rc, "sync", path, tmp, s);
+	rc = MPI_File_close(&fh);
+	agree(rc, "close", path, tmp, s);
+	int err = 0;
+	if (r == 0 && rename(tmp, path) < 0) {
+		err = errno;
+		unlink(tmp);
+	}
+	MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (err) {
+		if (r == 0)
+			sap_fatal(s, "cannot write '%s': %s", path, strerror(err));
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+	free(o.buf);
+	free(tmp);
+}
+
+void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
+{
+	if (sap_nranks() > 1)
+		save_shared(v, path, fmt, s);
+	else
+		save_one(v, path, fmt, s);
 }

@@ -8,6 +8,7 @@ run_tests = \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/index-error.sap \
+	tests/run/load-ranks.sh \
 	tests/run/load-error.sap \
 	tests/run/params-bad.sap \
 	tests/run/params-set.sap \
