@@ -190,6 +190,16 @@ bool acc_is_accum(LoopInfo *l, Sym *dds)
 	return false;
 }
 
+bool acc_inserts(LoopInfo *l, Sym *dds)
+{
+	for (int i = 0; i < l->accesses.n; i++) {
+		Access *a = l->accesses.v[i];
+		if (a->dds == dds && a->structural)
+			return true;
+	}
+	return false;
+}
+
 Access *acc_static_dv(LoopInfo *l, Node *e)
 {
 	for (int i = 0; i < l->accesses.n; i++) {
@@ -385,6 +395,21 @@ static Access *access(Node *at, Node *base, Node *key, int mode)
 	return a;
 }
 
+/* m[k] with k the key of a loop over m's keys (or over join(m, b)): the
+ * key is there, so writing its value inserts nothing. */
+static bool has_key(Node *m, Node *k)
+{
+	if (m->kind != N_NAME || k->kind != N_NAME || !k->sym || !k->sym->keys_of)
+		return false;
+	Node *over = k->sym->keys_of;
+	if (over->kind == N_NAME)
+		return over->sym == m->sym;
+	for (Node *a = over->args; a; a = a->next)
+		if (a->kind == N_NAME && a->sym == m->sym)
+			return true;
+	return false;
+}
+
 /* An assignment target: whole is true when the assignment replaces it. */
 static void walk_lvalue(Node *e, bool whole)
 {
@@ -404,7 +429,7 @@ static void walk_lvalue(Node *e, bool whole)
 	case N_INDEX:
 		if (is_dds(e->lhs)) {
 			Access *a = access(e, e->lhs, e->rhs, whole ? ACC_WRITE : ACC_RW);
-			if (e->lhs->ty->kind == TY_DMAP && !a->accumulate)
+			if (e->lhs->ty->kind == TY_DMAP && !a->accumulate && !has_key(e->lhs, e->rhs))
 				a->structural = true;
 			return;
 		}

@@ -333,6 +333,63 @@ Node *ast_async(Program *p, Tok kw, Node *init, Node *cond, Node *step,
 	return n;
 }
 
+/* A token for a name the compiler makes up: not an identifier, so no
+ * user name can hide it or be hidden by it. */
+static Tok made_tok(int kind, const char *text, int off)
+{
+	return (Tok){ .kind = kind, .p = text, .len = (int)strlen(text), .off = off };
+}
+
+/* "keys(m)", "join(a, b)": the name --explain shows for the keys a loop
+ * over a map runs through. */
+static const char *keys_name(Node *over)
+{
+	if (over->kind == N_NAME)
+		return format("keys(%.*s)", over->name.len, over->name.p);
+	if (over->kind == N_CALL && over->args && over->args->kind == N_NAME && over->args->next &&
+	    over->args->next->kind == N_NAME && !over->args->next->next)
+		return format("%.*s(%.*s, %.*s)", over->name.len, over->name.p, over->args->name.len,
+		              over->args->name.p, over->args->next->name.len, over->args->next->name.p);
+	return "keys";
+}
+
+/* async for (K k : m) body, over the keys of a map (or of join(a, b),
+ * the keys of both), is the counted loop over a snapshot of them:
+ *
+ *     { dvector<K> keys(m) = keys(m);
+ *       async for (long # = 0; # < len(keys(m)); #++) { K k = keys(m)[#]; body } }
+ *
+ * so that access analysis and the engines see nothing new. */
+Node *ast_async_over(Program *p, Tok kw, TypeSpec *ts, Tok var, Node *over, Node *reduce,
+                     Node *body)
+{
+	int off = kw.off;
+	/* Errors about the keys' type point at the loop variable's. */
+	Tok ks = made_tok(TK_IDENT, keys_name(over), ts->off);
+	Tok idx = made_tok(TK_IDENT, "#", off);
+	Node *init = over;
+	if (over->kind != N_CALL || over->name.len != 4 || memcmp(over->name.p, "join", 4)) {
+		init = ast_call(p, made_tok(TK_IDENT, "keys", over->off), over);
+		init->made = true;
+	}
+	init->off = over->off;
+	Node *decl = ast_var(p, ast_generic1(p, kw, TS_DVEC, ts), ks, NULL, init, V_LOCAL);
+
+	Tok lt = made_tok(TK_LT, "<", off), inc = made_tok(TK_INC, "++", off);
+	Node *i0 = ast_var(p, ast_basetype(p, made_tok(TK_LONG, "long", off), TS_LONG), idx, NULL,
+	                   ast_int(p, made_tok(TK_INTLIT, "0", off)), V_LOCAL);
+	Node *len = ast_call(p, made_tok(TK_IDENT, "len", off), ast_name(p, ks));
+	Node *cond = ast_binary(p, TK_LT, lt, ast_name(p, idx), len);
+	Node *step = ast_incdec(p, TK_INC, inc, ast_name(p, idx), true);
+	Node *k = ast_var(p, ts, var, NULL,
+	                  ast_index(p, made_tok(TK_LBRACKET, "[", var.off), ast_name(p, ks),
+	                            ast_name(p, idx)), V_LOCAL);
+	k->keys_of = over;
+	Node *inner = ast_block(p, made_tok(TK_LBRACE, "{", body->off), ast_append(k, body));
+	Node *loop = ast_async(p, kw, i0, cond, step, reduce, inner);
+	return ast_block(p, made_tok(TK_LBRACE, "{", off), ast_append(decl, loop));
+}
+
 Node *ast_sync(Program *p, Tok kw, TypeSpec *ts, Tok var, Node *dds, Node *with,
                Node *reduce, Node *body)
 {

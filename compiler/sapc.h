@@ -206,6 +206,8 @@ struct Node {
 	int field_index;        /* N_FIELD: resolved field */
 	int builtin;            /* N_CALL: a Builtin, or 0 */
 	int rsite;              /* N_CALL of rand in a loop body: its site, 1-based */
+	Node *keys_of;          /* N_VAR: the key of a loop over this map (or join) */
+	bool made;              /* written by the compiler, not the user */
 	int slice;              /* access.c: the node's part in its loop's slice */
 	void *aux;              /* access.c: scratch */
 };
@@ -270,6 +272,8 @@ Node *ast_return(Program *p, Tok kw, Node *e);
 Node *ast_empty(Program *p, Tok semi);
 Node *ast_async(Program *p, Tok kw, Node *init, Node *cond, Node *step,
                 Node *reduce, Node *body);
+Node *ast_async_over(Program *p, Tok kw, TypeSpec *ts, Tok var, Node *over, Node *reduce,
+                     Node *body);
 Node *ast_sync(Program *p, Tok kw, TypeSpec *ts, Tok var, Node *dds, Node *with,
                Node *reduce, Node *body);
 Node *ast_reduce(Program *p, Tok op, Node *vars);
@@ -343,7 +347,7 @@ typedef enum SymKind { SYM_VAR, SYM_FUNC, SYM_STRUCT } SymKind;
 typedef enum Builtin {
 	B_NONE, B_LEN, B_PUSH, B_INSERT, B_CONTAINS, B_COUNT, B_ERASE, B_GET,
 	B_MIN, B_MAX, B_ABS, B_DOT, B_RAND, B_RAND_INT, B_RAND_NORMAL, B_PRINT,
-	B_LOAD, B_SAVE, B_UNIFORM, B_NORMAL
+	B_LOAD, B_SAVE, B_UNIFORM, B_NORMAL, B_KEYS, B_JOIN
 } Builtin;
 
 struct Sym {
@@ -367,6 +371,7 @@ struct Sym {
 	Sym *shadow;            /* outer symbol with the same name */
 	Node *taint;            /* access.c: why a body local is unpredictable */
 	bool needed;            /* access.c: the slice computes it */
+	Node *keys_of;          /* read-only key of a loop over this map (or join) */
 };
 
 /* Resolve names, check types and the parallel-loop rules.  Returns false
@@ -428,6 +433,8 @@ char *acc_expr_str(Node *e);
 /* The DDSs statement s writes (driver code stamps their versions). */
 void acc_dds_written(Node *s, Vec *out);
 bool acc_is_accum(LoopInfo *li, Sym *dds);
+/* The body inserts into (or erases from) map dds. */
+bool acc_inserts(LoopInfo *li, Sym *dds);
 /* The static access of a dvector at e (an N_INDEX), or NULL. */
 Access *acc_static_dv(LoopInfo *li, Node *e);
 

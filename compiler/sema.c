@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include "sapc.h"
 #include "grammar.h"
@@ -106,6 +107,17 @@ static bool taken_by_driver(const char *c)
 	return false;
 }
 
+/* Names the compiler makes up ("keys(m)", "#") are not identifiers. */
+static bool is_ident(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
 static Sym *declare(Node *decl, const char *name, SymKind k, Type *ty)
 {
 	int start = marks.n ? (int)(intptr_t)marks.v[marks.n - 1] : 0;
@@ -130,12 +142,15 @@ static Sym *declare(Node *decl, const char *name, SymKind k, Type *ty)
 	Sym *outer = lookup(name);
 	s->shadow = outer;
 	char *c = format("u_%s", name);
+	bool made = !is_ident(name);
+	if (made)
+		c = format("sap_h%d", ++uniq);  /* made up by the compiler */
 	if (s->is_driver) {
-		while (taken_by_driver(c))
+		while (!made && taken_by_driver(c))
 			c = format("u_%s_%d", name, ++uniq);
 		vec_push(&driver_names, c);
 		vec_push(&driver_syms, s);
-	} else if (outer) {
+	} else if (outer && !made) {
 		c = format("u_%s_%d", name, ++uniq);
 	}
 	s->cname = c;
@@ -465,6 +480,10 @@ static void check_lvalue(Node *e, Node *how, const char *verb)
 		                    s->name), s->decl,
 		          format("declared here; to change the value, copy it into a variable: %s x = %s;",
 		                 ty_str(s->ty), s->name));
+	if (s->readonly && s->keys_of)
+		fail_note(e, format("the key '%s' of a loop over a map cannot be %s", s->name, verb), s->decl,
+		          format("each iteration has its own key; to change a copy: %s k2 = %s;",
+		                 ty_str(s->ty), s->name));
 	if (s->readonly)
 		fail_note(e, format("'%s' is read-only here", s->name), s->decl,
 		          s->vclass == V_ARG ? "parameters holding lists are borrowed; copy into a local to change it"
@@ -615,7 +634,7 @@ static const struct { const char *name; Builtin b; } builtins[] = {
 	{"count", B_COUNT}, {"erase", B_ERASE}, {"get", B_GET}, {"min", B_MIN}, {"max", B_MAX},
 	{"abs", B_ABS}, {"dot", B_DOT}, {"rand", B_RAND}, {"rand_int", B_RAND_INT},
 	{"rand_normal", B_RAND_NORMAL}, {"print", B_PRINT}, {"load", B_LOAD}, {"save", B_SAVE},
-	{"uniform", B_UNIFORM}, {"normal", B_NORMAL},
+	{"uniform", B_UNIFORM}, {"normal", B_NORMAL}, {"keys", B_KEYS}, {"join", B_JOIN},
 };
 
 static Builtin find_builtin(const char *name)
@@ -641,9 +660,10 @@ static const char *suggest_func(const char *name)
 static Type *check_builtin(Node *e, Builtin b, const char *name)
 {
 	e->builtin = b;
-	if (b == B_LOAD || b == B_UNIFORM || b == B_NORMAL)
+	if (b == B_LOAD || b == B_UNIFORM || b == B_NORMAL || b == B_KEYS || b == B_JOIN)
 		fail(e, "%s(...) can only be the initialiser of a dvector declaration, as in: "
-		     "dvector<T> D%s = %s(...);", name, b == B_LOAD ? "" : "(n)", name);
+		     "dvector<T> D%s = %s(...);%s", name, b == B_UNIFORM || b == B_NORMAL ? "(n)" : "",
+		     name, b == B_KEYS || b == B_JOIN ? " (or what async for (K k : ...) runs over)" : "");
 	for (Node *a = e->args; a; a = a->next)
 		check_expr(a);
 	switch (b) {
@@ -1040,6 +1060,30 @@ static void check_dvec_init(Node *d, Type *t)
 			in->ty = t;
 			return;
 		}
+		if (b == B_KEYS || b == B_JOIN) {
+			in->builtin = b;
+			if (d->size)
+				fail(d->size, "a dvector of keys takes its size from the map%s",
+				     b == B_JOIN ? "s" : "");
+			check_args_count(in, b == B_KEYS ? 1 : 2, name);
+			Type *kt = NULL;
+			for (Node *a = in->args; a; a = a->next) {
+				if (!is_map(check_expr(a)) && in->made)
+					fail(a, "an async for over keys needs a dmap, a dmultimap or join(a, b), not "
+					     "'%s'%s", ty_str(a->ty), a->ty->kind == TY_DVEC ? "; over a dvector's "
+					     "indices: async for (long i = 0; i < len(D); i++)" : "");
+				if (!is_map(a->ty))
+					fail(a, "%s needs a dmap or dmultimap, not '%s'", name, ty_str(a->ty));
+				if (kt && kt != a->ty->key)
+					fail(a, "join needs maps with one key type, not '%s' and '%s'",
+					     ty_str(kt), ty_str(a->ty->key));
+				kt = a->ty->key;
+			}
+			if (t->elem != kt)
+				fail(d, "the keys are '%s', not '%s'", ty_str(kt), ty_str(t->elem));
+			in->ty = t;
+			return;
+		}
 		if (b == B_UNIFORM || b == B_NORMAL) {
 			in->builtin = b;
 			if (!d->size)
@@ -1138,6 +1182,10 @@ static void check_var(Node *d)
 	}
 	Sym *s = declare(d, name, SYM_VAR, t);
 	s->vclass = d->vclass;
+	if (d->keys_of) {
+		s->keys_of = d->keys_of;
+		s->readonly = true;
+	}
 	if (d->vclass == V_CONST && ty_is_int(t) && const_int(d->init, &s->cval))
 		s->has_cval = true;
 }

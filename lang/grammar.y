@@ -127,6 +127,8 @@ stmt(A) ::= RETURN(K) SEMI.                                 { A = ast_return(p, 
 stmt(A) ::= RETURN(K) expr(E) SEMI.                         { A = ast_return(p, K, E); }
 stmt(A) ::= ASYNC(K) FOR LPAREN forinit(I) SEMI optexpr(C) SEMI optexpr(S) RPAREN reduces(R) stmt(B).
                                                             { A = ast_async(p, K, I, C, S, R, B); }
+stmt(A) ::= ASYNC(K) FOR LPAREN type(T) IDENT(V) COLON expr(D) RPAREN reduces(R) stmt(B).
+                                                            { A = ast_async_over(p, K, T, V, D, R, B); }
 stmt(A) ::= SYNC(K) FOR LPAREN type(T) IDENT(V) COLON expr(D) RPAREN WITH LPAREN withs(W) RPAREN reduces(R) stmt(B).
                                                             { A = ast_sync(p, K, T, V, D, W, R, B); }
 

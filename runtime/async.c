@@ -38,7 +38,7 @@ static shape shape_of(const sap_async_spec *spec, const char **why)
 		parts++;
 		/* An insert may move every value of a map, under the feet of
 		 * a worker updating another key. */
-		if (d->dm) {
+		if (d->dm && !d->keeps_keys) {
 			*why = "it writes a dmap, whose inserts are not thread-safe";
 			return UNKNOWN;
 		}

@@ -370,3 +370,58 @@ void *sap_dm_next_of(sap_dmap *m, const void *key, int64_t *pos)
 	*pos = i + 1;
 	return V(m, i);
 }
+
+/* ---- keys, for loops over maps ---- */
+
+static sap_keykind sort_kind;
+static int by_key(const void *x, const void *y)
+{
+	switch (sort_kind) {
+	case SAP_K_INT: {
+		int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+		return (a > b) - (a < b);
+	}
+	case SAP_K_LONG: {
+		int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+		return (a > b) - (a < b);
+	}
+	default:
+		return strcmp(*(const sap_str *)x, *(const sap_str *)y);
+	}
+}
+
+void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const sap_site *s)
+{
+	size_t ks = m->kk == SAP_K_INT ? sizeof(int32_t) :
+	            m->kk == SAP_K_LONG ? sizeof(int64_t) : sizeof(sap_str);
+	/* Every live entry's key, sorted; then the duplicates of a
+	 * multimap's keys, and with b the keys b lacks, squeezed out. */
+	sap_dv_create(v, name, m->live, ks, s);
+	int64_t n = 0;
+	for (int64_t i = 0; i < m->nents; i++) {
+		const ent *e = E(m, i);
+		if (e->live)
+			memcpy(v->data + (size_t)n++ * ks, &e->key, ks);
+	}
+	sort_kind = m->kk;
+	qsort(v->data, (size_t)n, ks, by_key);
+	int64_t kept = 0;
+	for (int64_t i = 0; i < n; i++) {
+		const char *k = v->data + (size_t)i * ks;
+		if (kept > 0 && by_key(v->data + (size_t)(kept - 1) * ks, k) == 0)
+			continue;
+		if (b && !sap_dm_find(b, k))
+			continue;
+		memmove(v->data + (size_t)kept++ * ks, k, ks);
+	}
+	/* Strings are the map's: copies outlive an erase. */
+	if (m->kk == SAP_K_STRING)
+		for (int64_t i = 0; i < kept; i++) {
+			sap_str *p = (sap_str *)(v->data + (size_t)i * ks);
+			*p = sap_str_dup(*p, strlen(*p));
+		}
+	v->n = kept;
+	/* The same keys while the maps are unchanged: a loop over them
+	 * keeps its plan. */
+	v->version = b && b->version > m->version ? b->version : m->version;
+}

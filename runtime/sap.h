@@ -187,6 +187,10 @@ typedef struct sap_dmap {
 void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,
                    bool multi, void (*drop)(void *));
 void sap_dm_free(sap_dmap *m);
+/* The distinct keys of m, or with b not NULL those of both m and b, in
+ * ascending order (strings by bytes), as a new dvector v of int, long or
+ * string elements. */
+void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const sap_site *s);
 /* Value slots stay where they are until the next call that inserts (upsert
  * of a missing key, add): that one may move every value of the map. */
 /* Value slot of key (first one for a multimap), or NULL. */
@@ -337,6 +341,8 @@ typedef struct sap_dds {
 	bool accumulate;        /* commuting updates, merged through the reduce
 	                           struct: never a conflict */
 	bool slice_reads;       /* the slice reads it: re-run when it changes */
+	bool keeps_keys;        /* a dmap written only at keys it has (in a
+	                           loop over them): no insert moves its values */
 } sap_dds;
 
 /* A static access of a DDS the loop writes: key a * i + b in iteration i

@@ -36,6 +36,11 @@ compile_tests = \
 	tests/compile/invalid-operands.sap \
 	tests/compile/io-through-call.sap \
 	tests/compile/load-outside-dvector.sap \
+	tests/compile/map-join-key-types.sap \
+	tests/compile/map-keys-not-init.sap \
+	tests/compile/map-loop-assign-key.sap \
+	tests/compile/map-loop-key-type.sap \
+	tests/compile/map-loop-not-map.sap \
 	tests/compile/missing-close-brace.sap \
 	tests/compile/missing-paren.sap \
 	tests/compile/missing-return.sap \

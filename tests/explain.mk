@@ -5,6 +5,7 @@ explain_tests = \
 	tests/explain/conditional.sap \
 	tests/explain/indirect.sap \
 	tests/explain/inner.sap \
+	tests/explain/maps.sap \
 	tests/explain/random.sap \
 	tests/explain/rejected.sap \
 	tests/explain/serialized.sap

@@ -26,7 +26,7 @@ syn keyword sapBoolean		true false
 
 " Built-in functions (sap(7), BUILTINS) and the extern C functions the
 " standard prelude declares.
-syn keyword sapBuiltin		len push insert count erase get
+syn keyword sapBuiltin		len push insert count erase get keys join
 " (contains is an argument of :syn keyword, so it is matched instead.)
 syn match   sapBuiltin		"\<contains\>"
 syn keyword sapBuiltin		min max abs dot print load save
