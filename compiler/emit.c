@@ -746,8 +746,12 @@ static void reduce_struct(Node *s)
 		}
 	}
 	emit_line(NULL, "}\n");
+	bool flat = li->accum_syms.n == 0;
+	for (int i = 0; i < li->reduce_syms.n; i++)
+		flat = flat && ty_is_flat(((Sym *)li->reduce_syms.v[i])->ty);
 	emit_line(NULL, "static const sap_reduce sap_loop%d_reduce = {sizeof(struct sap_red%d), "
-	          "sap_loop%d_init, sap_loop%d_combine};\n", id, id, id, id);
+	          "sap_loop%d_init, sap_loop%d_combine, %s};\n", id, id, id, id,
+	          flat ? "true" : "false");
 	buf_puts(&E->protos, aside_end(&as));
 }
 

@@ -138,6 +138,7 @@ static void drop_plan(struct sap_loop_state *st)
 	st->locked = NULL;
 	sap_plan_free(&st->plan);
 	sap_layout_free(&st->layout);
+	sap_dist_free(&st->dist);
 	st->cached = false;
 }
 
@@ -160,8 +161,9 @@ static void check_plan(struct sap_loop_state *st, const sap_async_spec *spec, vo
 	free(all);
 }
 
+/* A plan for T workers, made on `threads` threads. */
 static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
-                      int64_t lo, int64_t hi, int T)
+                      int64_t lo, int64_t hi, int T, int threads, bool locks)
 {
 	if (cache_valid(st, spec, lo, hi, T))
 		return;
@@ -180,13 +182,13 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	}
 
 	sap_plan *p = &st->plan;
-	sap_plan_recon(p, spec, &st->layout, env, lo, hi, T, !sap_cfg.no_locks, st->ids,
-	               st->order, &slicing);
+	sap_plan_recon(p, spec, &st->layout, env, lo, hi, T, threads, locks, st->ids, st->order,
+	               &slicing);
 	st->locked = sap_xcalloc((size_t)(p->nlocked ? p->nlocked : 1), sizeof *st->locked);
 	for (int64_t r = 0; r < p->nlocked; r++) {
 		int64_t g = p->rg[p->ro[r * T]];
 		sap_locks_prepare(&st->locked[r], spec, &st->layout, env, p->order + p->goff[g],
-		                  p->goff[g + 1] - p->goff[g], T);
+		                  p->goff[g + 1] - p->goff[g], threads);
 	}
 	st->recon_runs++;
 	st->recon_s += slicing;
@@ -194,7 +196,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	st->plan_s += sap_now() - t0 - slicing;
 
 	if (sap_cfg.check_plan)
-		check_plan(st, spec, env, lo, hi, T);
+		check_plan(st, spec, env, lo, hi, threads);
 	cache_save(st, spec, lo, hi, T);
 }
 
@@ -278,7 +280,7 @@ static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                         int64_t lo, int64_t hi, void *red)
 {
-	make_plan(st, spec, x->env, lo, hi, x->T);
+	make_plan(st, spec, x->env, lo, hi, x->T, x->T, !sap_cfg.no_locks);
 	const sap_plan *p = &st->plan;
 	st->verdict = p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED;
 	st->ever_locked |= p->nlocked > 0;
@@ -316,6 +318,107 @@ static void run_replay(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 	free(idx);
 }
 
+/* ---- several ranks ---- */
+
+typedef struct dist_ctx {
+	struct sap_loop_state *st;
+	const sap_async_spec *spec;
+} dist_ctx;
+
+static void dist_between(void *arg, int64_t r)
+{
+	dist_ctx *c = arg;
+	const sap_dist *d = &c->st->dist;
+	sap_dist_send(d->keys + d->off[r], d->off[r + 1] - d->off[r], c->spec, &c->st->traffic);
+}
+
+static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
+                             int64_t lo, int64_t hi, void *red)
+{
+	int me = sap_rank(), T = sap_nranks() * x->T;
+	make_plan(st, spec, x->env, lo, hi, T, x->T, false);
+	const sap_plan *p = &st->plan;
+	if (!st->dist.off) {
+		double t0 = sap_now();
+		sap_dist_build(&st->dist, p, spec, &st->layout, x->env, me, x->T);
+		st->plan_s += sap_now() - t0;
+	}
+	st->verdict = SAP_V_PLANNED;
+	st->workers = T;
+	st->groups = p->ngroups;
+	st->rounds = p->nrounds;
+	st->balance = p->balance;
+	double t0 = sap_now();
+	reds_open(x);
+	dist_ctx c = { st, spec };
+	sap_exec_plan_part(x, p, me * x->T, dist_between, &c);
+	reds_close(x, red);
+	if (x->r)
+		sap_dist_reduce(x->r, red);
+	st->compute_s += sap_now() - t0;
+	if (sap_cfg.dump_order) {
+		/* A round is its groups one after another, in worker order. */
+		int64_t *order = sap_xmalloc((size_t)(p->n ? p->n : 1) * sizeof *order), at = 0;
+		for (int64_t k = 0; k < p->ro[p->nrounds * T]; k++)
+			for (int64_t q = p->goff[p->rg[k]]; q < p->goff[p->rg[k] + 1]; q++)
+				order[at++] = p->order[q];
+		sap_order_dump(x->L, order, lo, p->n);
+		free(order);
+	}
+}
+
+/* The affine keys of written DDSs in iterations [a, b). */
+static void dist_chunk_keys(const sap_async_spec *spec, int64_t a, int64_t b, sap_keylog *log)
+{
+	for (int q = 0; q < spec->naffine; q++) {
+		const sap_affine *af = &spec->affine[q];
+		const sap_dvec *v = spec->dds[af->dds].dv;
+		if (!(af->mode & SAP_WRITE) || !v)
+			continue;
+		for (int64_t i = a; i < b; i++) {
+			int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
+			if ((uint64_t)key >= (uint64_t)v->n)
+				continue;
+			if (log->n == log->cap) {
+				log->cap = log->cap ? 2 * log->cap : 1024;
+				log->v = sap_xrealloc(log->v, (size_t)log->cap * sizeof *log->v);
+			}
+			log->v[log->n++] = (sap_access){ i, key, af->dds, SAP_WRITE };
+		}
+	}
+}
+
+static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
+                            int64_t lo, int64_t hi, void *red)
+{
+	int me = sap_rank(), T = sap_nranks() * x->T;
+	int64_t a = sap_chunk(lo, hi, T, me * x->T), b = sap_chunk(lo, hi, T, (me + 1) * x->T);
+	st->verdict = SAP_V_CHUNKS;
+	st->workers = T;
+	st->groups = T;
+	st->rounds = 1;
+	st->balance = 1.0;
+	double t0 = sap_now();
+	reds_open(x);
+	if (a < b)
+		sap_exec_chunks(x, a, b);
+	reds_close(x, red);
+	bool writes = false;
+	for (int k = 0; k < spec->ndds; k++)
+		writes |= (spec->dds[k].mode & SAP_WRITE) != 0;
+	if (writes) {
+		sap_keylog log = { 0 };
+		dist_chunk_keys(spec, a, b, &log);
+		sap_dist_send(log.v, log.n, spec, &st->traffic);
+		sap_keylog_free(&log);
+	}
+	if (x->r)
+		sap_dist_reduce(x->r, red);
+	st->compute_s += sap_now() - t0;
+	if (sap_cfg.dump_order)
+		sap_order_dump(x->L, NULL, lo, hi - lo);
+}
+
 void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
                    void *env, sap_body_fn body, const sap_reduce *r, void *red)
 {
@@ -335,6 +438,12 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, "no access spec");
 	} else if (spec->serial) {
 		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, spec->serial);
+	} else if (sap_nranks() > 1 && sap_dist_ok(spec, r, &why) &&
+	           shape_of(spec, &why) != UNKNOWN) {
+		if (shape_of(spec, &why) == INDEPENDENT)
+			run_dist_chunks(st, spec, &x, lo, hi, red);
+		else
+			run_dist_planned(st, spec, &x, lo, hi, red);
 	} else if (x.T == 1) {
 		run_serial(st, &x, lo, hi, red, SAP_V_INDEX, NULL);
 	} else {

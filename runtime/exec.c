@@ -81,6 +81,9 @@ typedef struct plan_job {
 	_Atomic int64_t *ticket;        /* per locked round */
 	int64_t *order;                 /* the serial order, or NULL */
 	const int64_t *rstart;          /* per round: its first place in order */
+	int w0;                         /* the plan's worker of thread 0 */
+	void (*between)(void *arg, int64_t round);      /* on thread 0 after a round */
+	void *between_arg;
 } plan_job;
 
 static void run_locked(plan_job *j, int64_t r, int w)
@@ -107,12 +110,12 @@ static void run_locked(plan_job *j, int64_t r, int w)
 	}
 }
 
-static void plan_worker(void *arg, int w)
+static void plan_worker(void *arg, int t)
 {
 	plan_job *j = arg;
 	const sap_plan *p = j->p;
-	int T = p->nworkers;
-	void *red = sap_run_red(j->x, w);
+	int T = p->nworkers, w = j->w0 + t;
+	void *red = sap_run_red(j->x, t);
 	for (int64_t r = 0; r < p->nrounds; r++) {
 		if (p->rlocked[r]) {
 			run_locked(j, r, w);
@@ -123,9 +126,21 @@ static void plan_worker(void *arg, int w)
 			}
 		}
 		/* Groups of the next round may touch what this round's wrote. */
-		if (r + 1 < p->nrounds)
+		if (j->between) {
+			sap_pool_barrier();
+			if (t == 0)
+				j->between(j->between_arg, r);
+		}
+		if (r + 1 < p->nrounds || j->between)
 			sap_pool_barrier();
 	}
+}
+
+void sap_exec_plan_part(const sap_run *x, const sap_plan *p, int w0,
+                        void (*between)(void *arg, int64_t round), void *arg)
+{
+	plan_job j = { .x = x, .p = p, .w0 = w0, .between = between, .between_arg = arg };
+	sap_pool_run(x->T, plan_worker, &j);
 }
 
 void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, int64_t *order)
@@ -143,7 +158,7 @@ void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, in
 		rstart[r + 1] = rstart[r] + sz;
 	}
 
-	plan_job j = { x, p, lk, claim, ticket, order, rstart };
+	plan_job j = { x, p, lk, claim, ticket, order, rstart, 0, NULL, NULL };
 	sap_pool_run(T, plan_worker, &j);
 
 	/* A plain round is equivalent to its groups one after another, in

@@ -421,6 +421,12 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		parse_arg(prog, (*argv)[i]);
 	if (sap_cfg.threads <= 0)
 		sap_cfg.threads = default_threads();
+	/* Loops spread over ranks plan for ranks x threads workers, the same
+	 * plan on every rank: the ranks must agree on their threads. */
+	if (nranks > 1) {
+		int mine = sap_cfg.threads;
+		MPI_Allreduce(&mine, &sap_cfg.threads, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	}
 	if (*argc > 1) {
 		*argc = 1;
 		(*argv)[1] = NULL;

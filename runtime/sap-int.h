@@ -146,14 +146,14 @@ typedef struct sap_plan {
  * true. */
 void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, int T,
                     bool locks);
-/* The same from the reconnaissance of [lo, hi), grouping masks as the
- * slice makes them; ids is scratch space for hi - lo ids and order, for
- * hi - lo indices, becomes the plan's order (kept across plans, since
- * first touching fresh pages costs as much as the planning).  *recon_s
- * gets the slicing part of the time. */
+/* The same from the reconnaissance of [lo, hi) on `threads` threads, for
+ * T workers, grouping masks as the slice makes them; ids is scratch space
+ * for hi - lo ids and order, for hi - lo indices, becomes the plan's
+ * order (kept across plans, since first touching fresh pages costs as
+ * much as the planning).  *recon_s gets the slicing part of the time. */
 void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
-                    int64_t lo, int64_t hi, int T, bool locks, uint32_t *ids, int64_t *order,
-                    double *recon_s);
+                    int64_t lo, int64_t hi, int T, int threads, bool locks, uint32_t *ids,
+                    int64_t *order, double *recon_s);
 void sap_plan_free(sap_plan *p);
 
 /* Two groups of one round that touch one key, at least one writing it. */
@@ -168,6 +168,36 @@ typedef struct sap_conflict {
  * false and fills *c at the first conflict. */
 bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_t nlog,
                     sap_conflict *c);
+
+/* ==== Several ranks (dist.c) ========================================== */
+
+/* Per round, the elements of written dvectors that this rank's groups
+ * write: keys[off[r] .. off[r + 1]), sorted by DDS and key. */
+typedef struct sap_dist {
+	int64_t nrounds;
+	int64_t *off;
+	sap_access *keys;
+} sap_dist;
+
+typedef struct sap_dist_stats {
+	int64_t sent, received;         /* bytes */
+} sap_dist_stats;
+
+/* Whether a loop can be spread over ranks; if not, *why says why and
+ * every rank runs all of it. */
+bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **why);
+/* The write lists of rank `rank`, whose workers are rank * threads ..,
+ * for plan p (which has no locked round). */
+void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
+                    const sap_layout *ly, void *env, int rank, int threads);
+void sap_dist_free(sap_dist *d);
+/* Collective: every rank's written elements keys[0 .. n) to every other
+ * rank. */
+void sap_dist_send(const sap_access *keys, int64_t n, const sap_async_spec *spec,
+                   sap_dist_stats *stats);
+/* Collective: the ranks' partial reductions combined in rank order, on
+ * every rank. */
+void sap_dist_reduce(const sap_reduce *r, void *red);
 
 /* ==== The async engine (async.c, exec.c, order.c) ===================== */
 
@@ -198,6 +228,8 @@ struct sap_loop_state {
 	int64_t bufcap;
 	sap_plan plan;
 	struct sap_locked *locked;      /* per locked round */
+	sap_dist dist;                  /* several ranks: what this one writes */
+	sap_dist_stats traffic;
 
 	/* --stats */
 	int64_t recon_runs, plan_builds;
@@ -243,6 +275,11 @@ uint32_t sap_stripe(int dds, int64_t key);
 
 /* exec.c: run a plan on its workers (x->reds set); order, when not NULL,
  * gets the equivalent serial order (p->n indices). */
+/* Plan p's workers w0 .. w0 + x->T - 1 on this rank's threads (no locked
+ * rounds); between(arg, r) runs on thread 0 after round r, when every
+ * thread has finished it and before any starts the next. */
+void sap_exec_plan_part(const sap_run *x, const sap_plan *p, int w0,
+                        void (*between)(void *arg, int64_t round), void *arg);
 void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, int64_t *order);
 /* exec.c: [lo, hi) in x->T contiguous chunks, chunk w on worker w. */
 void sap_exec_chunks(const sap_run *x, int64_t lo, int64_t hi);

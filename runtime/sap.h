@@ -326,6 +326,7 @@ typedef struct sap_reduce {
 	size_t size;
 	void (*init)(void *red);                        /* set to identities */
 	void (*combine)(void *into, const void *from);  /* into op= from; frees what from owns */
+	bool flat;                                      /* holds no pointer: ranks can swap it */
 } sap_reduce;
 
 /* ---- Access sets (async for) ---- */

@@ -576,13 +576,14 @@ void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, i
 }
 
 void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
-                    int64_t lo, int64_t hi, int T, bool locks, uint32_t *ids, int64_t *order,
-                    double *recon_s)
+                    int64_t lo, int64_t hi, int T, int threads, bool locks, uint32_t *ids,
+                    int64_t *order, double *recon_s)
 {
 	group_job j;
-	group_begin(&j, p, ids, lo, hi - lo, T);
+	group_begin(&j, p, ids, lo, hi - lo, threads);
+	p->nworkers = T;
 	j.ly = ly;
-	*recon_s = sap_recon(spec, ly, env, lo, hi, T, count_sink, &j);
+	*recon_s = sap_recon(spec, ly, env, lo, hi, threads, count_sink, &j);
 	group_end(&j, p, order);
 	pack(p, locks);
 }

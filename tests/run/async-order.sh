@@ -1,13 +1,15 @@
 #!/bin/sh
-# async for on several threads is deterministic and serializable, and its
-# plans are conflict-free:
-#  - two runs with the same number of threads save identical models;
+# async for on several threads and ranks is deterministic and
+# serializable, and its plans are conflict-free:
+#  - two runs with the same ranks x threads save identical models;
 #  - the order a run executed (--dump-order), replayed sequentially on one
-#    thread (--run-order), gives the same model bit for bit;
-#  - --check-plan verifies every plan against the keys the slices record.
+#    rank and thread (--run-order), gives the same model bit for bit;
+#  - --check-plan verifies every plan against the keys the slices record;
+#  - 2 ranks x 1 thread and 1 x 2 (likewise 3) save the same model, and so
+#    do 2 ranks over TCP.
 # For SGDMF (the DSGD/Strata pattern) and a TransE-like program whose
-# keys are drawn at random (the plan is rebuilt every invocation), on 2
-# and 3 threads.
+# keys are drawn at random (the plan is rebuilt every invocation), on
+# 1 x 2, 1 x 3, 2 x 1, 3 x 1 and 2 x 2.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -61,21 +63,34 @@ SAP
 "$SAPC" -O2 -o "$tmp/kg" "$tmp/kg.sap" || fail "sapc kg.sap"
 
 cd "$tmp" || exit 1
+# "ranks x threads": the plans are for ranks x threads workers; over
+# ranks, each runs its workers' groups and sends what they wrote to the
+# others after every round.
 for prog in sgdmf kg; do
 	args=
 	[ $prog = sgdmf ] && args="--data=train.txt --iters=3"
-	for t in 2 3; do
+	for pt in 1x2 1x3 2x1 3x1 2x2; do
+		np=${pt%x*} t=${pt#*x}
+		run="$MPIEXEC -n $np"
 		# shellcheck disable=SC2086
-		./$prog $args --threads=$t --check-plan --stats --dump-order=order.$t \
-			--out=a.$t >out.a 2>stats.$t || { cat stats.$t; fail "$prog on $t threads"; }
-		grep -q 'planned' stats.$t || { cat stats.$t; fail "$prog on $t threads: no loop was planned"; }
+		$run ./$prog $args --threads=$t --check-plan --stats --dump-order=order.$prog.$pt \
+			--out=a.$prog.$pt >out.a 2>stats.$pt || { cat stats.$pt; fail "$prog on $pt"; }
+		grep -q 'planned' stats.$pt || { cat stats.$pt; fail "$prog on $pt: no loop was planned"; }
 		# shellcheck disable=SC2086
-		./$prog $args --threads=$t --out=b.$t >out.b 2>/dev/null || fail "$prog rerun on $t threads"
-		cmp a.$t b.$t || fail "$prog: two runs on $t threads differ"
+		$run ./$prog $args --threads=$t --out=b.$prog.$pt >out.b 2>/dev/null || fail "$prog rerun on $pt"
+		cmp a.$prog.$pt b.$prog.$pt || fail "$prog: two runs on $pt differ"
 		# shellcheck disable=SC2086
-		./$prog $args --threads=1 --run-order=order.$t --out=c.$t >out.c 2>err.c ||
-			{ cat err.c; fail "$prog: replay of the $t-thread order"; }
-		cmp a.$t c.$t || fail "$prog: the sequential replay of the $t-thread order differs"
+		./$prog $args --threads=1 --run-order=order.$prog.$pt --out=c.$prog.$pt >out.c 2>err.c ||
+			{ cat err.c; fail "$prog: replay of the $pt order"; }
+		cmp a.$prog.$pt c.$prog.$pt || fail "$prog: the sequential replay of the $pt order differs"
 	done
+	# The same workers give the same plan and model, threads or ranks.
+	cmp a.$prog.1x2 a.$prog.2x1 || fail "$prog: 2 ranks x 1 thread differs from 1 rank x 2 threads"
+	cmp a.$prog.1x3 a.$prog.3x1 || fail "$prog: 3 ranks x 1 thread differs from 1 rank x 3 threads"
 done
+# Over TCP rather than shared memory, the same model.
+# shellcheck disable=SC2086
+$MPIEXEC --mca btl tcp,self -n 2 ./sgdmf --data=train.txt --iters=3 --threads=1 --out=tcp \
+	>/dev/null 2>err.tcp || { cat err.tcp; fail "sgdmf on 2 ranks over TCP"; }
+cmp tcp a.sgdmf.2x1 || fail "sgdmf on 2 ranks over TCP differs from shared memory"
 exit 0
