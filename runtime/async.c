@@ -340,7 +340,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	const sap_plan *p = &st->plan;
 	if (!st->dist.off) {
 		double t0 = sap_now();
-		sap_dist_build(&st->dist, p, spec, &st->layout, x->env, me, x->T);
+		sap_dist_build(&st->dist, p, spec, &st->layout, x->env, lo, me, x->T);
 		st->plan_s += sap_now() - t0;
 	}
 	st->verdict = SAP_V_PLANNED;

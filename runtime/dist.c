@@ -38,67 +38,63 @@ bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **w
 
 /* ---- the keys a rank writes ---- */
 
-static int by_key(const void *x, const void *y)
+static void grow(sap_keylog *l)
 {
-	const sap_access *a = x, *b = y;
-	if (a->dds != b->dds)
-		return a->dds < b->dds ? -1 : 1;
-	return (a->key > b->key) - (a->key < b->key);
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		l->v = sap_xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
+	}
 }
 
-static int by_index(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return (a > b) - (a < b);
-}
-
-/* Sorted, without repeats, keeping written ones only. */
-static int64_t written_keys(sap_access *v, int64_t n)
-{
-	int64_t m = 0;
-	for (int64_t k = 0; k < n; k++)
-		if (v[k].mode & SAP_WRITE)
-			v[m++] = v[k];
-	qsort(v, (size_t)m, sizeof *v, by_key);
-	int64_t u = 0;
-	for (int64_t k = 0; k < m; k++)
-		if (!u || by_key(&v[u - 1], &v[k]))
-			v[u++] = v[k];
-	return u;
-}
-
+/* Bitmaps rather than sorting: a round's iterations in ascending order,
+ * and its written keys by DDS and key, each in one pass. */
 void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
-                    const sap_layout *ly, void *env, int rank, int threads)
+                    const sap_layout *ly, void *env, int64_t lo, int rank, int threads)
 {
 	int T = p->nworkers;
 	memset(d, 0, sizeof *d);
 	d->nrounds = p->nrounds;
 	d->off = sap_xcalloc((size_t)p->nrounds + 1, sizeof *d->off);
-	sap_keylog all = { 0 };
+	uint64_t *its = sap_xcalloc((size_t)(p->n + 64) / 64, sizeof *its);
+	uint64_t **keys = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *keys);
+	for (int k = 0; k < spec->ndds; k++)
+		if ((spec->dds[k].mode & SAP_WRITE) && spec->dds[k].dv)
+			keys[k] = sap_xcalloc((size_t)(spec->dds[k].dv->n + 64) / 64, sizeof **keys);
 	int64_t *idx = sap_xmalloc((size_t)(p->n ? p->n : 1) * sizeof *idx);
+	sap_keylog all = { 0 };
 	for (int64_t r = 0; r < p->nrounds; r++) {
-		int64_t n = 0;
 		for (int w = rank * threads; w < (rank + 1) * threads; w++)
 			for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++) {
 				int64_t g = p->rg[k];
-				for (int64_t q = p->goff[g]; q < p->goff[g + 1]; q++)
-					idx[n++] = p->order[q];
+				for (int64_t q = p->goff[g]; q < p->goff[g + 1]; q++) {
+					uint64_t i = (uint64_t)(p->order[q] - lo);
+					its[i / 64] |= (uint64_t)1 << (i % 64);
+				}
 			}
-		/* The log wants ascending iterations. */
-		qsort(idx, (size_t)n, sizeof *idx, by_index);
-		sap_keylog log = { 0 };
-		sap_recon_log(spec, ly, env, idx, n, &log, threads);
-		int64_t u = written_keys(log.v, log.n);
-		for (int64_t k = 0; k < u; k++) {
-			if (all.n == all.cap) {
-				all.cap = all.cap ? 2 * all.cap : 1024;
-				all.v = sap_xrealloc(all.v, (size_t)all.cap * sizeof *all.v);
+		int64_t n = 0;
+		for (int64_t b = 0; b < (p->n + 63) / 64; b++)
+			for (uint64_t m = its[b]; m; m &= m - 1)
+				idx[n++] = lo + b * 64 + __builtin_ctzll(m);
+		memset(its, 0, (size_t)(p->n + 63) / 64 * sizeof *its);
+		sap_recon_mark(spec, ly, env, idx, n, keys);
+		for (int k = 0; k < spec->ndds; k++) {
+			if (!keys[k])
+				continue;
+			int64_t words = (spec->dds[k].dv->n + 63) / 64;
+			for (int64_t b = 0; b < words; b++) {
+				for (uint64_t m = keys[k][b]; m; m &= m - 1) {
+					grow(&all);
+					all.v[all.n++] = (sap_access){ 0, b * 64 + __builtin_ctzll(m), k, SAP_WRITE };
+				}
+				keys[k][b] = 0;
 			}
-			all.v[all.n++] = log.v[k];
 		}
 		d->off[r + 1] = all.n;
-		sap_keylog_free(&log);
 	}
+	for (int k = 0; k < spec->ndds; k++)
+		free(keys[k]);
+	free(keys);
+	free(its);
 	free(idx);
 	d->keys = all.v;
 }

@@ -266,3 +266,53 @@ void sap_keylog_free(sap_keylog *log)
 	log->v = NULL;
 	log->n = log->cap = 0;
 }
+
+/* ---- written keys as bitmaps ---- */
+
+typedef struct mark_to {
+	uint64_t **bits;
+	int64_t lo, hi;         /* the run being sliced */
+} mark_to;
+
+static inline void mark(uint64_t **bits, int dds, int64_t key)
+{
+	bits[dds][(uint64_t)key / 64] |= (uint64_t)1 << ((uint64_t)key % 64);
+}
+
+static void mark_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
+{
+	const sap_rec_dds *d = &r->d[dds];
+	mark_to *m = r->logbuf;
+	if ((mode & SAP_WRITE) && m->bits[dds] && d->nblk && (uint64_t)key <= d->max &&
+	    r->i >= m->lo && r->i < m->hi)
+		mark(m->bits, dds, key);
+}
+
+void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                    const int64_t *idx, int64_t n, uint64_t **bits)
+{
+	mark_to m = { bits, 0, 0 };
+	sap_rec r = { .d = ly->d, .log = mark_key, .logbuf = &m };
+	r.mask = &r.sink;
+	for (int64_t a = 0; a < n;) {
+		int64_t e = a + 1;
+		while (e < n && idx[e] == idx[e - 1] + 1)
+			e++;
+		m.lo = idx[a];
+		m.hi = idx[e - 1] + 1;
+		if (spec->slice)
+			spec->slice(env, m.lo, m.hi, &r);
+		for (int k = 0; k < spec->naffine; k++) {
+			const sap_affine *af = &spec->affine[k];
+			const sap_rec_dds *d = &ly->d[af->dds];
+			if (!(af->mode & SAP_WRITE) || !bits[af->dds] || !d->nblk)
+				continue;
+			for (int64_t i = m.lo; i < m.hi; i++) {
+				int64_t key = affine_key(af, i);
+				if ((uint64_t)key <= d->max)
+					mark(bits, af->dds, key);
+			}
+		}
+		a = e;
+	}
+}

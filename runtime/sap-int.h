@@ -116,6 +116,10 @@ typedef struct sap_keylog {
 void sap_recon_log(const sap_async_spec *spec, const sap_layout *ly, void *env,
                    const int64_t *idx, int64_t n, sap_keylog *log, int T);
 void sap_keylog_free(sap_keylog *log);
+/* The keys that iterations idx[0 .. n) (ascending) write, as bits set in
+ * bits[dds] (those not NULL), on the calling thread. */
+void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                    const int64_t *idx, int64_t n, uint64_t **bits);
 
 /* ==== Plans (sched.c) ================================================= */
 
@@ -187,9 +191,9 @@ typedef struct sap_dist_stats {
  * every rank runs all of it. */
 bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **why);
 /* The write lists of rank `rank`, whose workers are rank * threads ..,
- * for plan p (which has no locked round). */
+ * for plan p of iterations lo .. (which has no locked round). */
 void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
-                    const sap_layout *ly, void *env, int rank, int threads);
+                    const sap_layout *ly, void *env, int64_t lo, int rank, int threads);
 void sap_dist_free(sap_dist *d);
 /* Collective: every rank's written elements keys[0 .. n) to every other
  * rank. */
