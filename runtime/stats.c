@@ -3,8 +3,11 @@
  * Scripts parse it (man/sap-run.1 documents the columns), so columns are
  * only ever added at the end, before the verdict.
  */
+#define _POSIX_C_SOURCE 200809L     /* open_memstream */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
 #include "sap-int.h"
 
 static struct sap_loop_state *loops;
@@ -40,10 +43,9 @@ static int by_id(const void *x, const void *y)
 	return (a->loop->id > b->loop->id) - (a->loop->id < b->loop->id);
 }
 
-void sap_stats_print(void)
+/* This rank's table. */
+static char *table(void)
 {
-	if (!sap_cfg.stats || sap_rank() != 0)
-		return;
 	size_t n = 0;
 	for (struct sap_loop_state *st = loops; st; st = st->next)
 		n++;
@@ -53,22 +55,64 @@ void sap_stats_print(void)
 		v[n++] = st;
 	qsort(v, n, sizeof *v, by_id);
 
-	fflush(stdout);
-	fprintf(stderr, "sap stats: async for loops, times in seconds\n");
-	fprintf(stderr, "%4s %-20s %11s %6s %8s %6s %8s %7s %7s %7s %7s %10s %s\n", "loop", "site",
-	        "invocations", "recons", "recon_s", "plans", "plan_s", "groups", "rounds",
-	        "workers", "balance", "compute_s", "verdict");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		sap_fatal(NULL, "out of memory");
+	if (sap_nranks() > 1)
+		fprintf(f, "sap stats: async for loops on rank %d of %d, times in seconds\n",
+		        sap_rank(), sap_nranks());
+	else
+		fprintf(f, "sap stats: async for loops, times in seconds\n");
+	fprintf(f, "%4s %-20s %11s %6s %8s %6s %8s %7s %7s %7s %7s %10s %9s %9s %s\n", "loop",
+	        "site", "invocations", "recons", "recon_s", "plans", "plan_s", "groups", "rounds",
+	        "workers", "balance", "compute_s", "sent_MB", "recv_MB", "verdict");
 	for (size_t k = 0; k < n; k++) {
 		const struct sap_loop_state *st = v[k];
-		char site[256], buf[256];
+		char site[256], why[256];
 		snprintf(site, sizeof site, "%s:%d", st->loop->site.file ? st->loop->site.file : "?",
 		         st->loop->site.line);
-		fprintf(stderr, "%4d %-20s %11u %6lld %8.4f %6lld %8.4f %7lld %7lld %7d %7.2f %10.4f %s\n",
+		fprintf(f, "%4d %-20s %11u %6lld %8.4f %6lld %8.4f %7lld %7lld %7d %7.2f %10.4f "
+		        "%9.2f %9.2f %s\n",
 		        st->loop->id, site, st->loop->invocations, (long long)st->recon_runs,
 		        st->recon_s, (long long)st->plan_builds, st->plan_s, (long long)st->groups,
 		        (long long)st->rounds, st->workers, st->balance, st->compute_s,
-		        verdict(st, buf, sizeof buf));
+		        (double)st->traffic.sent / 1e6, (double)st->traffic.received / 1e6,
+		        verdict(st, why, sizeof why));
 	}
-	fflush(stderr);
+	fclose(f);
 	free(v);
+	return buf;
+}
+
+/* Every rank's table, in rank order, from rank 0: collective. */
+void sap_stats_print(void)
+{
+	if (!sap_cfg.stats)
+		return;
+	char *mine = table();
+	int P = sap_nranks(), len = (int)strlen(mine);
+	int *lens = sap_xmalloc((size_t)P * sizeof *lens), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	char *all = NULL;
+	if (P > 1) {
+		MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		int total = 0;
+		for (int r = 0; r < P; r++) {
+			dis[r] = total;
+			total += sap_rank() == 0 ? lens[r] : 0;
+		}
+		all = sap_xmalloc((size_t)total + 1);
+		MPI_Gatherv(mine, len, MPI_CHAR, all, lens, dis, MPI_CHAR, 0, MPI_COMM_WORLD);
+		all[total] = '\0';
+	}
+	if (sap_rank() == 0) {
+		fflush(stdout);
+		fputs(P > 1 ? all : mine, stderr);
+		fflush(stderr);
+	}
+	free(all);
+	free(lens);
+	free(dis);
+	free(mine);
 }
