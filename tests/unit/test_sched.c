@@ -168,20 +168,31 @@ START_TEST(masks_of_keys)
 }
 END_TEST
 
+/* SGDMF planned on T workers: well formed, conflict-free, and in the
+ * DSGD/Strata shape of T rounds of T groups. */
+static void plan_strata(sgd *m, int T, planned *pl)
+{
+	uint64_t *mk = masks_of(&m->spec, m, m->A.n, T);
+	plan_spec(pl, &m->spec, m, m->A.n, T, true);
+	const sap_plan *p = &pl->plan;
+	assert_well_formed(p, mk);
+	ck_assert_int_eq(p->ngroups, T * T);
+	ck_assert_int_eq(p->nlocked, 0);
+	ck_assert_int_eq(p->nrounds, T);
+	sap_conflict c;
+	ck_assert(sap_plan_check(p, 0, pl->log.v, pl->log.n, &c));
+	free(mk);
+}
+
 /* DSGD/Strata: T rounds of T groups, one per worker, loads within 10%. */
 START_TEST(strata_shape)
 {
 	int T = 2 + _i % 3;
 	sgd m;
 	sgd_make(&m, 200000, 20000, 20000, 11 + (uint64_t)_i);
-	uint64_t *mk = masks_of(&m.spec, &m, m.A.n, T);
 	planned pl;
-	plan_spec(&pl, &m.spec, &m, m.A.n, T, true);
+	plan_strata(&m, T, &pl);
 	const sap_plan *p = &pl.plan;
-	assert_well_formed(p, mk);
-	ck_assert_int_eq(p->ngroups, T * T);
-	ck_assert_int_eq(p->nlocked, 0);
-	ck_assert_int_eq(p->nrounds, T);
 	for (int64_t r = 0; r < p->nrounds; r++) {
 		int64_t lo = INT64_MAX, hi = 0;
 		for (int w = 0; w < T; w++) {
@@ -194,10 +205,7 @@ START_TEST(strata_shape)
 		              (long long)r, (long long)lo, (long long)hi);
 	}
 	ck_assert(p->balance >= 1.0 && p->balance < 1.10);
-	sap_conflict c;
-	ck_assert(sap_plan_check(p, 0, pl.log.v, pl.log.n, &c));
 	planned_free(&pl);
-	free(mk);
 	sgd_free(&m);
 }
 END_TEST
@@ -215,18 +223,10 @@ START_TEST(strata_skewed)
 	for (int64_t i = 0; i < m.A.n; i++)
 		if (synth_below(&s, 3) == 0)
 			a[i].v = (int32_t)synth_below(&s, 12);
-	uint64_t *mk = masks_of(&m.spec, &m, m.A.n, T);
 	planned pl;
-	plan_spec(&pl, &m.spec, &m, m.A.n, T, true);
-	const sap_plan *p = &pl.plan;
-	assert_well_formed(p, mk);
-	ck_assert_int_eq(p->ngroups, T * T);
-	ck_assert_int_eq(p->nrounds, T);
-	ck_assert_msg(p->balance < 1.03, "T=%d: balance %.3f", T, p->balance);
-	sap_conflict c;
-	ck_assert(sap_plan_check(p, 0, pl.log.v, pl.log.n, &c));
+	plan_strata(&m, T, &pl);
+	ck_assert_msg(pl.plan.balance < 1.03, "T=%d: balance %.3f", T, pl.plan.balance);
 	planned_free(&pl);
-	free(mk);
 	sgd_free(&m);
 }
 END_TEST
