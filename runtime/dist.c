@@ -28,6 +28,10 @@ bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **w
 			*why = "it writes a dmap";
 			return false;
 		}
+		if (!d->flat) {
+			*why = "it writes strings or lists, which are local to a rank";
+			return false;
+		}
 	}
 	if (r && !r->flat) {
 		*why = "a reduce variable holds a list or string";

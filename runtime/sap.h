@@ -344,6 +344,8 @@ typedef struct sap_dds {
 	bool slice_reads;       /* the slice reads it: re-run when it changes */
 	bool keeps_keys;        /* a dmap written only at keys it has (in a
 	                           loop over them): no insert moves its values */
+	bool flat;              /* its elements hold no pointer (string, list),
+	                           so their bytes can go to another rank */
 } sap_dds;
 
 /* A static access of a DDS the loop writes: key a * i + b in iteration i

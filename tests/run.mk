@@ -8,17 +8,18 @@ run_tests = \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/index-error.sap \
+	tests/run/load-error.sap \
 	tests/run/load-ranks.sh \
 	tests/run/map-keys.sap \
-	tests/run/load-error.sap \
 	tests/run/params-bad.sap \
 	tests/run/params-set.sap \
 	tests/run/params.sap \
 	tests/run/sapc-options.sh \
-	tests/run/sgdmf-twin.sh
+	tests/run/sgdmf-twin.sh \
+	tests/run/strings-ranks.sap
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
-	tests/run/accumulate.out tests/run/map-keys.out \
+	tests/run/accumulate.out tests/run/map-keys.out tests/run/strings-ranks.out \
 	tests/run/everything.out tests/run/everything.c \
 	tests/run/everything.points.txt.in tests/run/everything.corpus.txt.in \
 	tests/run/everything.points.out.expect tests/run/everything.corpus.out.expect \
