@@ -116,6 +116,7 @@ void sap_dm_free(sap_dmap *m)
 		for (int64_t i = 0; i < m->nents; i++)
 			if (E(m, i)->live)
 				m->drop(V(m, i));
+	sap_mem_dds(-(int64_t)((size_t)m->capents * m->entsize + (size_t)m->nslots * sizeof *m->slots));
 	free(m->ents);
 	free(m->slots);
 	m->ents = NULL;
@@ -172,6 +173,7 @@ static void reindex(sap_dmap *m)
 		want *= 2;
 	free(m->slots);
 	m->slots = sap_xcalloc((size_t)want, sizeof *m->slots);
+	sap_mem_dds((want - m->nslots) * (int64_t)sizeof *m->slots);
 	m->nslots = want;
 	m->nkeys = m->nused = 0;
 	/* Hashes are not stored: recomputing them costs less memory than
@@ -211,6 +213,7 @@ static void reserve(sap_dmap *m)
 			    __builtin_mul_overflow((uint64_t)cap, m->entsize, &bytes))
 				sap_fatal(NULL, "out of memory");
 			m->ents = sap_xrealloc(m->ents, bytes);
+			sap_mem_dds((int64_t)bytes - m->capents * (int64_t)m->entsize);
 			m->capents = cap;
 		}
 	}

@@ -21,6 +21,7 @@ void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	if (!v->data)
 		sap_fatal(s, "out of memory allocating %lld elements for dvector %s",
 		          (long long)n, name);
+	sap_mem_dds((int64_t)bytes);
 	v->n = n;
 	v->elsize = elsize;
 	v->name = name;
@@ -37,6 +38,9 @@ uint64_t sap_new_version(void)
 
 void sap_dv_free(sap_dvec *v)
 {
+	if (v->data)
+		sap_mem_dds(-(int64_t)(((v->n ? (size_t)v->n : 1) * (v->elsize ? v->elsize : 1) + 63) &
+		                       ~(size_t)63));
 	free(v->data);
 	free(v->cuts);
 	v->data = NULL;

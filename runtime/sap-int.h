@@ -59,6 +59,11 @@ static inline int64_t sap_chunk(int64_t lo, int64_t hi, int n, int w)
 	return lo + (int64_t)((__int128)(hi - lo) * w / n);
 }
 
+/* Bytes the DDSs of this rank hold, changed by delta (any thread), and
+ * what they hold now. */
+void sap_mem_dds(int64_t delta);
+int64_t sap_mem_dds_held(void);
+
 /* The partition a load found (P + 1 offsets, taken over). */
 void sap_dv_set_cuts(sap_dvec *v, int64_t *cuts);
 

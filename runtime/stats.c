@@ -7,10 +7,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <mpi.h>
 #include "sap-int.h"
 
 static struct sap_loop_state *loops;
+
+/* Bytes held by DDSs: now, and the most at any time. */
+static _Atomic int64_t mem_now, mem_peak;
+
+int64_t sap_mem_dds_held(void)
+{
+	return mem_now;
+}
+
+void sap_mem_dds(int64_t delta)
+{
+	int64_t now = mem_now += delta;
+	int64_t peak = mem_peak;
+	while (now > peak && !atomic_compare_exchange_weak(&mem_peak, &peak, now))
+		;
+}
 
 void sap_stats_register(struct sap_loop_state *st)
 {
@@ -81,6 +98,8 @@ static char *table(void)
 		        (double)st->traffic.sent / 1e6, (double)st->traffic.received / 1e6,
 		        verdict(st, why, sizeof why));
 	}
+	fprintf(f, "DDS memory on this rank: %.2f MB at the end, %.2f MB at most\n",
+	        (double)mem_now / 1e6, (double)mem_peak / 1e6);
 	fclose(f);
 	free(v);
 	return buf;

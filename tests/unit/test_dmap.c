@@ -2,11 +2,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sap.h"
+#include "sap-int.h"
 #include "capture.h"
 #include "suites.h"
 
 typedef struct { int64_t a; double b; } val;
+
+/* The DDS memory --stats reports: what dvectors and maps hold, back to
+ * where it was when they are freed. */
+START_TEST(memory_held)
+{
+	int64_t before = sap_mem_dds_held();
+	sap_dvec v;
+	sap_dv_create(&v, "v", 1000, 12, NULL);
+	ck_assert_int_eq(sap_mem_dds_held() - before, 12032);  /* whole cache lines */
+	sap_dmap m;
+	sap_dm_create(&m, "m", SAP_K_LONG, sizeof(double), false, NULL);
+	for (int64_t k = 0; k < 1000; k++)
+		*(double *)sap_dm_upsert(&m, &k) = 1;
+	int64_t held = sap_mem_dds_held() - before - 12032;
+	/* 1000 entries of 24 bytes (key, flag, value) and an index of 8-byte
+	 * slots, both grown by doubling. */
+	ck_assert_int_ge(held, 1000 * 24 + 1000 * 8);
+	ck_assert_int_le(held, 2 * (1000 * 24 + 4096 * 8));
+	sap_dm_free(&m);
+	sap_dv_free(&v);
+	ck_assert_int_eq(sap_mem_dds_held(), before);
+}
+END_TEST
 
 START_TEST(basic_ops)
 {
@@ -321,6 +344,7 @@ Suite *dmap_suite(void)
 	Suite *s = suite_create("dmap");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, basic_ops);
+	tcase_add_test(tc, memory_held);
 	tcase_add_test(tc, long_keys);
 	tcase_add_test(tc, order_after_erase_and_rehash);
 	tcase_add_test(tc, erase_while_iterating);
