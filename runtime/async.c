@@ -161,9 +161,10 @@ static void check_plan(struct sap_loop_state *st, const sap_async_spec *spec, vo
 	free(all);
 }
 
-/* A plan for T workers, made on `threads` threads. */
+/* A plan for T workers, made on `threads` threads (of every rank, when
+ * ranks: then collective, and each rank has its own groups' lists). */
 static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
-                      int64_t lo, int64_t hi, int T, int threads, bool locks)
+                      int64_t lo, int64_t hi, int T, int threads, bool locks, bool ranks)
 {
 	if (cache_valid(st, spec, lo, hi, T))
 		return;
@@ -182,8 +183,16 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	}
 
 	sap_plan *p = &st->plan;
-	sap_plan_recon(p, spec, &st->layout, env, lo, hi, T, threads, locks, st->ids, st->order,
-	               &slicing);
+	if (ranks) {
+		sap_plan_recon_ranks(p, spec, &st->layout, env, lo, hi, T, threads, st->ids,
+		                     st->order, &slicing);
+		/* What the order dump and the checker read. */
+		if (sap_cfg.dump_order || sap_cfg.check_plan)
+			sap_plan_share(p);
+	} else {
+		sap_plan_recon(p, spec, &st->layout, env, lo, hi, T, threads, locks, st->ids,
+		               st->order, &slicing);
+	}
 	st->locked = sap_xcalloc((size_t)(p->nlocked ? p->nlocked : 1), sizeof *st->locked);
 	for (int64_t r = 0; r < p->nlocked; r++) {
 		int64_t g = p->rg[p->ro[r * T]];
@@ -280,7 +289,7 @@ static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                         int64_t lo, int64_t hi, void *red)
 {
-	make_plan(st, spec, x->env, lo, hi, x->T, x->T, !sap_cfg.no_locks);
+	make_plan(st, spec, x->env, lo, hi, x->T, x->T, !sap_cfg.no_locks, false);
 	const sap_plan *p = &st->plan;
 	st->verdict = p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED;
 	st->ever_locked |= p->nlocked > 0;
@@ -336,7 +345,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
                              int64_t lo, int64_t hi, void *red)
 {
 	int me = sap_rank(), T = sap_nranks() * x->T;
-	make_plan(st, spec, x->env, lo, hi, T, x->T, false);
+	make_plan(st, spec, x->env, lo, hi, T, x->T, false, true);
 	const sap_plan *p = &st->plan;
 	if (!st->dist.off) {
 		double t0 = sap_now();

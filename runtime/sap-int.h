@@ -148,6 +148,8 @@ typedef struct sap_plan {
 	bool *rlocked;          /* per round */
 	int64_t nlocked;        /* locked rounds, which come first */
 	double balance;         /* sum of max worker loads / sum of mean loads */
+	int *mine;              /* over ranks: the rank running each group, whose
+	                           lists alone are in order until sap_plan_share */
 } sap_plan;
 
 /* Plan iterations lo .. lo + n - 1 from their masks.  A group of more
@@ -163,6 +165,15 @@ void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, i
 void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
                     int64_t lo, int64_t hi, int T, int threads, bool locks, uint32_t *ids,
                     int64_t *order, double *recon_s);
+/* Over ranks: each rank slices its share of [lo, hi) (the iterations of
+ * its workers' chunks), the ranks pool their masks into one plan for T =
+ * P x threads workers, and each rank receives the iterations of its
+ * workers' groups; no locked rounds.  Collective. */
+void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly,
+                          void *env, int64_t lo, int64_t hi, int T, int threads,
+                          uint32_t *ids, int64_t *order, double *recon_s);
+/* Collective: every group's list in every rank's order. */
+void sap_plan_share(sap_plan *p);
 void sap_plan_free(sap_plan *p);
 
 /* Two groups of one round that touch one key, at least one writing it. */

@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <mpi.h>
 #include "sap-int.h"
 
 static inline uint64_t mix64(uint64_t h)
@@ -207,25 +208,13 @@ static uint64_t coarse_mask(uint64_t m, const int map[64])
 	return c;
 }
 
-/* The workers' sets counted: number the groups, largest first, and sort
- * the iterations into them. */
-static void group_end(group_job *j, sap_plan *p, int64_t *order)
+/* Number the groups of `all` largest first (ids of equal size in order
+ * of first appearance), after dealing fine blocks out to blocks; gid[w][k],
+ * worker w's local id k, becomes its group's number. */
+static void number_groups(group_job *j, sap_plan *p, mask_set *all_in, int64_t **gid)
 {
 	int T = j->T;
-	/* Global ids in the order of first appearance, so that the plan does
-	 * not depend on how the workers were scheduled. */
-	mask_set all;
-	set_init(&all);
-	int64_t **gid = sap_xcalloc((size_t)T, sizeof *gid);
-	for (int w = 0; w < T; w++) {
-		mask_set *s = &j->local[w];
-		gid[w] = sap_xmalloc((size_t)(s->n ? s->n : 1) * sizeof **gid);
-		for (int64_t k = 0; k < s->n; k++) {
-			int64_t g = set_id(&all, s->mask[k]);
-			all.count[g] += s->count[k];
-			gid[w][k] = g;
-		}
-	}
+	mask_set all = *all_in;
 	/* Fine masks become block masks; fine groups with one block mask
 	 * merge. */
 	int map[64];
@@ -266,6 +255,35 @@ static void group_end(group_job *j, sap_plan *p, int64_t *order)
 		p->goff[r + 1] = p->goff[r] + all.count[byrank[r]];
 	}
 
+	for (int w = 0; w < T; w++)
+		for (int64_t k = 0; k < j->local[w].n; k++)
+			gid[w][k] = rank[gid[w][k]];
+	free(byrank);
+	free(rank);
+	*all_in = all;
+}
+
+/* The workers' sets counted: number the groups, largest first, and sort
+ * the iterations into them. */
+static void group_end(group_job *j, sap_plan *p, int64_t *order)
+{
+	int T = j->T;
+	/* Global ids in the order of first appearance, so that the plan does
+	 * not depend on how the workers were scheduled. */
+	mask_set all;
+	set_init(&all);
+	int64_t **gid = sap_xcalloc((size_t)T, sizeof *gid);
+	for (int w = 0; w < T; w++) {
+		mask_set *s = &j->local[w];
+		gid[w] = sap_xmalloc((size_t)(s->n ? s->n : 1) * sizeof **gid);
+		for (int64_t k = 0; k < s->n; k++) {
+			int64_t g = set_id(&all, s->mask[k]);
+			all.count[g] += s->count[k];
+			gid[w][k] = g;
+		}
+	}
+	number_groups(j, p, &all, gid);
+	int64_t G = p->ngroups;
 	/* Worker w's part of a group follows the parts of workers before it,
 	 * and the worker scans its iterations in index order: each group
 	 * stays in index order. */
@@ -275,10 +293,8 @@ static void group_end(group_job *j, sap_plan *p, int64_t *order)
 	for (int w = 0; w < T; w++) {
 		mask_set *s = &j->local[w];
 		pos[w] = sap_xcalloc((size_t)(G ? G : 1), sizeof **pos);
-		for (int64_t k = 0; k < s->n; k++) {
-			gid[w][k] = rank[gid[w][k]];
+		for (int64_t k = 0; k < s->n; k++)
 			pos[w][gid[w][k]] += s->count[k];
-		}
 		for (int64_t g = 0; g < G; g++) {
 			int64_t c = pos[w][g];
 			pos[w][g] = cursor[g];
@@ -299,8 +315,6 @@ static void group_end(group_job *j, sap_plan *p, int64_t *order)
 	free(gid);
 	free(pos);
 	free(cursor);
-	free(byrank);
-	free(rank);
 	set_free(&all);
 }
 
@@ -597,6 +611,7 @@ void sap_plan_free(sap_plan *p)
 	free(p->ro);
 	free(p->rg);
 	free(p->rlocked);
+	free(p->mine);
 	memset(p, 0, sizeof *p);
 }
 
@@ -670,4 +685,229 @@ bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_
 	free(gof);
 	free(rof);
 	return ok;
+}
+
+/* ---- plans over ranks ---- */
+
+/* The rank that runs group g: the owner of the worker pack gave it. */
+static int *group_ranks(const sap_plan *p, int threads)
+{
+	int T = p->nworkers;
+	int *own = sap_xmalloc((size_t)(p->ngroups ? p->ngroups : 1) * sizeof *own);
+	for (int64_t r = 0; r < p->nrounds; r++)
+		for (int w = 0; w < T; w++)
+			for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++)
+				own[p->rg[k]] = w / threads;
+	return own;
+}
+
+/* Per (rank, group) element counts to MPI's int displacements. */
+static int to_int(int64_t v)
+{
+	if (v > INT32_MAX)
+		sap_fatal(NULL, "a plan moves more than 2^31 iterations between two ranks; "
+		          "use more ranks");
+	return (int)v;
+}
+
+void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly,
+                          void *env, int64_t lo, int64_t hi, int T, int threads,
+                          uint32_t *ids, int64_t *order, double *recon_s)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t a = sap_chunk(lo, hi, T, me * threads), b = sap_chunk(lo, hi, T, (me + 1) * threads);
+	group_job j;
+	group_begin(&j, p, ids, a, b - a, threads);
+	j.ly = ly;
+	*recon_s = sap_recon(spec, ly, env, a, b, threads, count_sink, &j);
+	p->n = hi - lo;
+	p->nworkers = T;
+
+	/* Every rank's masks, in rank order and each rank's in thread order:
+	 * the order a single rank of T threads would see them in. */
+	int64_t nl = 0;
+	for (int w = 0; w < threads; w++)
+		nl += j.local[w].n;
+	uint64_t *mine = sap_xmalloc((size_t)(2 * nl + 1) * sizeof *mine);
+	int64_t at = 0;
+	for (int w = 0; w < threads; w++)
+		for (int64_t k = 0; k < j.local[w].n; k++) {
+			mine[at++] = j.local[w].mask[k];
+			mine[at++] = (uint64_t)j.local[w].count[k];
+		}
+	int cnt = to_int(2 * nl), *cnts = sap_xmalloc((size_t)P * sizeof *cnts);
+	int *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	MPI_Allgather(&cnt, 1, MPI_INT, cnts, 1, MPI_INT, MPI_COMM_WORLD);
+	int64_t total = 0;
+	for (int r = 0; r < P; r++) {
+		dis[r] = to_int(total);
+		total += cnts[r];
+	}
+	uint64_t *every = sap_xmalloc((size_t)(total ? total : 1) * sizeof *every);
+	MPI_Allgatherv(mine, cnt, MPI_UINT64_T, every, cnts, dis, MPI_UINT64_T, MPI_COMM_WORLD);
+	mask_set all;
+	set_init(&all);
+	int64_t **gid = sap_xcalloc((size_t)threads, sizeof *gid);
+	for (int w = 0; w < threads; w++)
+		gid[w] = sap_xmalloc((size_t)(j.local[w].n ? j.local[w].n : 1) * sizeof **gid);
+	/* Rank r's sets are sid[partof[r] .. partof[r + 1]). */
+	int64_t *partof = sap_xmalloc((size_t)(P + 1) * sizeof *partof);
+	partof[0] = 0;
+	for (int r = 0; r < P; r++)
+		partof[r + 1] = partof[r] + cnts[r] / 2;
+	int64_t *sid = sap_xmalloc((size_t)(partof[P] ? partof[P] : 1) * sizeof *sid);
+	for (int r = 0; r < P; r++)
+		for (int64_t q = partof[r]; q < partof[r + 1]; q++) {
+			uint64_t m = every[dis[r] + 2 * (q - partof[r])];
+			int64_t c = (int64_t)every[dis[r] + 2 * (q - partof[r]) + 1];
+			sid[q] = set_id(&all, m);
+			all.count[sid[q]] += c;
+		}
+	at = partof[me];
+	for (int w = 0; w < threads; w++)
+		for (int64_t k = 0; k < j.local[w].n; k++)
+			gid[w][k] = sid[at++];
+	/* The same numbering, blocks and rounds on every rank. */
+	{
+		/* number_groups renumbers gid; the other ranks' set ids go
+		 * through it too, as a worker of their own. */
+		group_job jj = j;
+		mask_set *sets = sap_xcalloc((size_t)threads + 1, sizeof *sets);
+		int64_t **g2 = sap_xcalloc((size_t)threads + 1, sizeof *g2);
+		for (int w = 0; w < threads; w++) {
+			sets[w].n = j.local[w].n;
+			g2[w] = gid[w];
+		}
+		sets[threads].n = partof[P];
+		g2[threads] = sid;
+		jj.local = sets;
+		jj.T = threads + 1;
+		number_groups(&jj, p, &all, g2);
+		free(sets);
+		free(g2);
+	}
+	pack(p, false);
+	int64_t G = p->ngroups;
+
+	/* Each rank's count of each group, for everyone. */
+	int64_t *cg = sap_xcalloc((size_t)P * (size_t)(G ? G : 1), sizeof *cg);
+	for (int r = 0; r < P; r++)
+		for (int64_t q = partof[r]; q < partof[r + 1]; q++)
+			cg[(size_t)r * (size_t)G + (size_t)sid[q]] +=
+				(int64_t)every[dis[r] + 2 * (q - partof[r]) + 1];
+	int *own = group_ranks(p, threads);
+
+	/* This rank's iterations to the ranks that run their groups: by
+	 * destination, then group, then index. */
+	int *scnt = sap_xcalloc((size_t)P, sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
+	int *rcnt = sap_xcalloc((size_t)P, sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
+	int64_t *gat = sap_xmalloc((size_t)(G ? G : 1) * sizeof *gat);
+	int64_t *dstat = sap_xcalloc((size_t)P, sizeof *dstat);
+	for (int64_t g = 0; g < G; g++) {
+		gat[g] = dstat[own[g]];
+		dstat[own[g]] += cg[(size_t)me * (size_t)G + (size_t)g];
+	}
+	int64_t s0 = 0;
+	for (int d = 0; d < P; d++) {
+		sdis[d] = to_int(s0);
+		scnt[d] = to_int(dstat[d]);
+		s0 += dstat[d];
+	}
+	int64_t *sendb = sap_xmalloc((size_t)(s0 ? s0 : 1) * sizeof *sendb);
+	for (int w = 0; w < threads; w++) {
+		int64_t x = sap_chunk(a, b, threads, w), y = sap_chunk(a, b, threads, w + 1);
+		for (int64_t i = x; i < y; i++) {
+			int64_t g = gid[w][ids[i - a]];
+			sendb[sdis[own[g]] + gat[g]++] = i;
+		}
+	}
+	int64_t r0 = 0;
+	for (int s = 0; s < P; s++) {
+		int64_t c = 0;
+		for (int64_t g = 0; g < G; g++)
+			if (own[g] == me)
+				c += cg[(size_t)s * (size_t)G + (size_t)g];
+		rdis[s] = to_int(r0);
+		rcnt[s] = to_int(c);
+		r0 += c;
+	}
+	int64_t *recvb = sap_xmalloc((size_t)(r0 ? r0 : 1) * sizeof *recvb);
+	MPI_Alltoallv(sendb, scnt, sdis, MPI_INT64_T, recvb, rcnt, rdis, MPI_INT64_T,
+	              MPI_COMM_WORLD);
+	/* Sources in rank order keep each group in index order. */
+	int64_t *done = sap_xcalloc((size_t)(G ? G : 1), sizeof *done);
+	for (int s = 0; s < P; s++) {
+		int64_t q = rdis[s];
+		for (int64_t g = 0; g < G; g++) {
+			if (own[g] != me)
+				continue;
+			int64_t c = cg[(size_t)s * (size_t)G + (size_t)g];
+			memcpy(order + p->goff[g] + done[g], recvb + q, (size_t)c * sizeof *order);
+			done[g] += c;
+			q += c;
+		}
+	}
+	p->order = order;
+	p->mine = own;
+
+	for (int w = 0; w < threads; w++) {
+		set_free(&j.local[w]);
+		free(gid[w]);
+	}
+	free(j.local);
+	free(gid);
+	set_free(&all);
+	free(mine);
+	free(cnts);
+	free(dis);
+	free(every);
+	free(partof);
+	free(sid);
+	free(cg);
+	free(scnt);
+	free(sdis);
+	free(rcnt);
+	free(rdis);
+	free(gat);
+	free(dstat);
+	free(sendb);
+	free(recvb);
+	free(done);
+}
+
+void sap_plan_share(sap_plan *p)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t G = p->ngroups, n = 0;
+	for (int64_t g = 0; g < G; g++)
+		if (p->mine[g] == me)
+			n += p->goff[g + 1] - p->goff[g];
+	int64_t *out = sap_xmalloc((size_t)(n ? n : 1) * sizeof *out), at = 0;
+	for (int64_t g = 0; g < G; g++)
+		if (p->mine[g] == me)
+			for (int64_t q = p->goff[g]; q < p->goff[g + 1]; q++)
+				out[at++] = p->order[q];
+	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	int c = to_int(n);
+	MPI_Allgather(&c, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
+	int64_t total = 0;
+	for (int r = 0; r < P; r++) {
+		dis[r] = to_int(total);
+		total += cnt[r];
+	}
+	int64_t *in = sap_xmalloc((size_t)(total ? total : 1) * sizeof *in);
+	MPI_Allgatherv(out, c, MPI_INT64_T, in, cnt, dis, MPI_INT64_T, MPI_COMM_WORLD);
+	for (int r = 0; r < P; r++) {
+		int64_t q = dis[r];
+		for (int64_t g = 0; g < G; g++)
+			if (p->mine[g] == r) {
+				int64_t k = p->goff[g + 1] - p->goff[g];
+				memcpy(p->order + p->goff[g], in + q, (size_t)k * sizeof *in);
+				q += k;
+			}
+	}
+	free(out);
+	free(in);
+	free(cnt);
+	free(dis);
 }
