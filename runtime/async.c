@@ -246,16 +246,24 @@ static void stamp(const sap_async_spec *spec)
 	}
 }
 
+/* How an invocation ran, for --stats. */
+static void ran(struct sap_loop_state *st, sap_verdict v, int workers, int64_t groups,
+                int64_t rounds, double balance)
+{
+	st->verdict = v;
+	st->workers = workers;
+	st->groups = groups;
+	st->rounds = rounds;
+	st->balance = balance;
+}
+
 /* On the calling thread with the caller's accumulator: exactly the
  * sequential loop. */
 static void run_serial(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_t hi,
                        void *red, sap_verdict v, const char *reason)
 {
-	st->verdict = v;
+	ran(st, v, 1, 1, 1, 1.0);
 	st->reason = reason;
-	st->workers = 1;
-	st->groups = st->rounds = 1;
-	st->balance = 1.0;
 	double t0 = sap_now();
 	sap_exec_range(x, lo, hi, red);
 	st->compute_s += sap_now() - t0;
@@ -266,16 +274,12 @@ static void run_serial(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_t hi, void *red)
 {
 	int T = x->T;
-	st->verdict = SAP_V_CHUNKS;
-	st->workers = T;
-	st->groups = T;
-	st->rounds = 1;
 	int64_t n = hi - lo, mx = 0;
 	for (int w = 0; w < T; w++) {
 		int64_t c = sap_chunk(lo, hi, T, w + 1) - sap_chunk(lo, hi, T, w);
 		mx = c > mx ? c : mx;
 	}
-	st->balance = (double)mx * T / (double)n;
+	ran(st, SAP_V_CHUNKS, T, T, 1, (double)mx * T / (double)n);
 	double t0 = sap_now();
 	reds_open(x);
 	sap_exec_chunks(x, lo, hi);
@@ -291,12 +295,10 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 {
 	make_plan(st, spec, x->env, lo, hi, x->T, x->T, !sap_cfg.no_locks, false);
 	const sap_plan *p = &st->plan;
-	st->verdict = p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED;
+	ran(st, p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED, x->T, p->ngroups, p->nrounds,
+	    p->balance);
 	st->ever_locked |= p->nlocked > 0;
-	st->workers = x->T;
-	st->groups = p->ngroups;
-	st->rounds = p->nrounds;
-	st->balance = p->balance;
+
 	int64_t *order = NULL;
 	if (sap_cfg.dump_order)
 		order = sap_xmalloc((size_t)p->n * sizeof *order);
@@ -315,10 +317,7 @@ static void run_replay(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 {
 	int64_t *idx = sap_order_next(x->L, lo, hi);
 	int64_t n = hi > lo ? hi - lo : 0;
-	st->verdict = SAP_V_REPLAY;
-	st->workers = 1;
-	st->groups = st->rounds = 1;
-	st->balance = 1.0;
+	ran(st, SAP_V_REPLAY, 1, 1, 1, 1.0);
 	double t0 = sap_now();
 	sap_exec_list(x, idx, n, red);
 	st->compute_s += sap_now() - t0;
@@ -352,11 +351,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 		sap_dist_build(&st->dist, p, spec, &st->layout, x->env, lo, me, x->T);
 		st->plan_s += sap_now() - t0;
 	}
-	st->verdict = SAP_V_PLANNED;
-	st->workers = T;
-	st->groups = p->ngroups;
-	st->rounds = p->nrounds;
-	st->balance = p->balance;
+	ran(st, SAP_V_PLANNED, T, p->ngroups, p->nrounds, p->balance);
 	double t0 = sap_now();
 	reds_open(x);
 	dist_ctx c = { st, spec };
@@ -402,11 +397,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 {
 	int me = sap_rank(), T = sap_nranks() * x->T;
 	int64_t a = sap_chunk(lo, hi, T, me * x->T), b = sap_chunk(lo, hi, T, (me + 1) * x->T);
-	st->verdict = SAP_V_CHUNKS;
-	st->workers = T;
-	st->groups = T;
-	st->rounds = 1;
-	st->balance = 1.0;
+	ran(st, SAP_V_CHUNKS, T, T, 1, 1.0);
 	double t0 = sap_now();
 	reds_open(x);
 	if (a < b)
