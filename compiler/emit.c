@@ -251,8 +251,9 @@ static void hoist_in(Node *e, Node *s)
 		h->key = k;
 		h->ptr = emit_tmp("el");
 		const char *et = emit_ctype(e->lhs->ty->elem);
-		h->decl = format("%s *%s = (%s *)sap_dv_at(&%s, %s, %s);", et, h->ptr, et,
-		                 e->lhs->sym->cname, emit_expr(e->rhs), emit_site(e));
+		h->decl = format("%s *%s = &((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)];", et, h->ptr,
+		                 et, e->lhs->sym->cname, e->lhs->sym->cname, emit_expr(e->rhs),
+		                 emit_site(e));
 		vec_push(&E->hoisted, h);
 		return;
 	}

@@ -96,6 +96,11 @@ static char *index_expr(Node *e, bool write)
 					return format("(*%s)", h->ptr);
 			}
 		}
+		if (e->lhs->kind == N_NAME) {
+			char *v = emit_expr(e->lhs);
+			return format("(((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)])", emit_ctype(bt->elem), v,
+			              v, emit_expr(e->rhs), site);
+		}
 		return format("(*(%s *)sap_dv_at(&%s, %s, %s))", emit_ctype(bt->elem),
 		              emit_expr(e->lhs), emit_expr(e->rhs), site);
 	case TY_DMAP:

@@ -146,6 +146,15 @@ static inline void *sap_dv_at(sap_dvec *v, int64_t i, const sap_site *s)
 	return v->data + (size_t)i * v->elsize;
 }
 
+/* i, checked against v's length: generated code indexes v->data with it
+ * as an array of the element type, so the stride is a constant. */
+static inline int64_t sap_dv_ix(const sap_dvec *v, int64_t i, const sap_site *s)
+{
+	if ((uint64_t)i >= (uint64_t)v->n)
+		sap_oob(s, v->name, i, v->n);
+	return i;
+}
+
 /* A fresh version number: generated code stamps a DDS with one after
  * driver code writes it; creating, loading and parallel loops stamp too.
  * The reconnaissance cache compares them. */
