@@ -1194,6 +1194,99 @@ static void analyse(Node *l)
 	decide();
 }
 
+/* ---- dvectors held in parts ---- */
+
+/* Is index node x, X[k] in loop l, a read of the iteration's own element
+ * in a loop that each rank can run on its own part of X? */
+static bool own_element(Node *x, Node *l)
+{
+	LoopInfo *L = l ? l->li : NULL;
+	if (!L || l->kind != N_ASYNC || L->verdict != VD_NOWRITE || L->accum_syms.n)
+		return false;
+	for (int i = 0; i < L->reduce_syms.n; i++)
+		if (!ty_is_flat(((Sym *)L->reduce_syms.v[i])->ty))
+			return false;
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (a->at != x)
+			continue;
+		if (a->dynamic || a->mode != ACC_READ || a->aterms.n != 1)
+			return false;
+		AffTerm *t = a->aterms.v[0];
+		for (int k = 0; k < a->bterms.n; k++)
+			if (((AffTerm *)a->bterms.v[k])->k != 0)
+				return false;
+		return t->k == 1 && !t->inv;
+	}
+	return false;
+}
+
+/* Clear `parted` on every dvector that node n, inside loop l (or driver
+ * code or a function when NULL), uses other than as its own element,
+ * len(X) or save(X, ...). */
+static void part_walk(Node *n, Node *l)
+{
+	for (; n; n = n->next) {
+		Node *inner = n->kind == N_ASYNC || n->kind == N_SYNC ? n : l;
+		if (n->kind == N_INDEX && n->lhs->kind == N_NAME && n->lhs->sym &&
+		    n->lhs->sym->parted) {
+			if (!own_element(n, l))
+				n->lhs->sym->parted = false;
+			part_walk(n->rhs, l);
+			continue;
+		}
+		if (n->kind == N_CALL && (n->builtin == B_LEN || n->builtin == B_SAVE) && n->args &&
+		    n->args->kind == N_NAME) {
+			part_walk(n->args->next, l);
+			continue;
+		}
+		if (n->kind == N_NAME && n->sym && n->sym->parted)
+			n->sym->parted = false;
+		Node *kids[] = { n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->step, n->size,
+		                 n->args, n->clauses };
+		for (size_t k = 0; k < sizeof kids / sizeof *kids; k++)
+			part_walk(kids[k], inner);
+		part_walk(n->body, inner);
+	}
+}
+
+static void part_candidates(Node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_VAR && n->sym && n->sym->ty->kind == TY_DVEC &&
+		    ty_is_flat(n->sym->ty->elem) && n->init && n->init->kind == N_CALL &&
+		    n->init->builtin == B_LOAD)
+			n->sym->parted = true;
+		Node *kids[] = { n->then, n->els, n->init, n->body, n->args };
+		for (size_t k = 0; k < sizeof kids / sizeof *kids; k++)
+			if (kids[k] && kids[k]->kind != N_CALL)
+				part_candidates(kids[k]);
+	}
+}
+
+/* A loop may follow the parts of one dvector only. */
+static void part_one_home(Program *p)
+{
+	for (int i = 0; i < p->loops.n; i++) {
+		LoopInfo *L = ((Node *)p->loops.v[i])->li;
+		int homes = 0;
+		for (int k = 0; k < L->dds.n; k++)
+			homes += ((Sym *)L->dds.v[k])->parted;
+		if (homes > 1)
+			for (int k = 0; k < L->dds.n; k++)
+				((Sym *)L->dds.v[k])->parted = false;
+	}
+}
+
+static void partition(Program *p)
+{
+	part_candidates(p->items);
+	part_walk(p->items, NULL);
+	for (int i = 0; i < p->funcs.n; i++)
+		part_walk(((Node *)p->funcs.v[i])->body, NULL);
+	part_one_home(p);
+}
+
 bool acc_program(Program *p, bool explain)
 {
 	explain_mode = explain;
@@ -1207,6 +1300,7 @@ bool acc_program(Program *p, bool explain)
 			return false;
 		}
 	}
+	partition(p);
 	return true;
 }
 

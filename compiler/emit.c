@@ -315,9 +315,10 @@ static void var_decl(Node *d)
 		Node *in = d->init;
 		const char *name = emit_cstr(s->name, strlen(s->name));
 		if (in && in->kind == N_CALL && in->builtin == B_LOAD) {
-			emit_line(d, "sap_load(&%s, %s, %s, sizeof(%s), %s, %s, %s);", s->cname, name,
+			emit_line(d, "sap_load(&%s, %s, %s, sizeof(%s), %s, %s, %s, %s);", s->cname, name,
 			          emit_expr(in->args), et, emit_parse_fn(t->elem),
-			          ty_is_flat(t->elem) ? "true" : "false", emit_site(in));
+			          ty_is_flat(t->elem) ? "true" : "false", s->parted ? "true" : "false",
+			          emit_site(in));
 		} else if (in && in->kind == N_CALL && (in->builtin == B_KEYS || in->builtin == B_JOIN)) {
 			const char *a = emit_expr(in->args);
 			const char *b = in->builtin == B_JOIN ? format("&%s", emit_expr(in->args->next)) : "NULL";
@@ -1135,16 +1136,17 @@ static void parallel(Node *s)
 			for (int k = 0; k < li->slice_reads.n; k++)
 				reads |= li->slice_reads.v[k] == d;
 			bool dv = d->ty->kind == TY_DVEC;
-			emit_line(s, "\t{%s, %s%s, %s%s, %s, %s, %s, %s, %s},", emit_cstr(d->name, strlen(d->name)),
-			          dv ? "&" : "", dv ? d->cname : "NULL", dv ? "" : "&", dv ? "NULL" : d->cname,
-			          modes[m], acc_is_accum(li, d) ? "true" : "false", reads ? "true" : "false",
+			emit_line(s, "\t{%s, %s%s, %s%s, %s, %s, %s, %s, %s, %s},",
+			          emit_cstr(d->name, strlen(d->name)), dv ? "&" : "", dv ? d->cname : "NULL",
+			          dv ? "" : "&", dv ? "NULL" : d->cname, modes[m],
+			          acc_is_accum(li, d) ? "true" : "false", reads ? "true" : "false",
 			          !dv && !acc_inserts(li, d) ? "true" : "false",
-			          ty_is_flat(d->ty->elem) ? "true" : "false");
+			          ty_is_flat(d->ty->elem) ? "true" : "false", d->parted ? "true" : "false");
 			if (m & ACC_WRITE)
 				vec_push(&wr, d);
 		}
 		if (!li->dds.n)
-			emit_line(s, "\t{NULL, NULL, NULL, SAP_READ, false, false, false, true},");
+			emit_line(s, "\t{NULL, NULL, NULL, SAP_READ, false, false, false, true, false},");
 		emit_line(s, "};");
 		int naff = 0;
 		Buf aff = {0};

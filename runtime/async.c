@@ -392,11 +392,30 @@ static void dist_chunk_keys(const sap_async_spec *spec, int64_t a, int64_t b, sa
 	}
 }
 
+/* The dvector of spec whose part this rank alone holds, or NULL. */
+static const sap_dvec *held_part(const sap_async_spec *spec)
+{
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].parted && spec->dds[k].dv && spec->dds[k].dv->part_only)
+			return spec->dds[k].dv;
+	return NULL;
+}
+
 static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                             int64_t lo, int64_t hi, void *red)
 {
 	int me = sap_rank(), T = sap_nranks() * x->T;
 	int64_t a = sap_chunk(lo, hi, T, me * x->T), b = sap_chunk(lo, hi, T, (me + 1) * x->T);
+	const sap_dvec *home = held_part(spec);
+	if (home) {
+		/* Owner computes: the iterations whose elements this rank has. */
+		int64_t pl, ph;
+		sap_dv_part(home, me, &pl, &ph);
+		a = lo > pl ? lo : pl;
+		b = hi < ph ? hi : ph;
+		if (a > b)
+			a = b;
+	}
 	ran(st, SAP_V_CHUNKS, T, T, 1, 1.0);
 	double t0 = sap_now();
 	reds_open(x);
@@ -442,8 +461,13 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 	           shape_of(spec, &why) != UNKNOWN) {
 		if (shape_of(spec, &why) == INDEPENDENT)
 			run_dist_chunks(st, spec, &x, lo, hi, red);
+		else if (held_part(spec))
+			sap_fatal(&L->site, "internal error: a planned loop reads a dvector held in parts");
 		else
 			run_dist_planned(st, spec, &x, lo, hi, red);
+	} else if (sap_nranks() > 1 && held_part(spec)) {
+		sap_fatal(&L->site, "internal error: a loop that runs whole on every rank reads a "
+		          "dvector held in parts");
 	} else if (x.T == 1) {
 		run_serial(st, &x, lo, hi, red, SAP_V_INDEX, NULL);
 	} else {

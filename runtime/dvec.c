@@ -1,7 +1,15 @@
-/* dvec.c: storage of dvectors (one rank: the whole vector is local). */
+/* dvec.c: storage of dvectors: the whole vector, or on several ranks a
+ * rank's part of it. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "sap-int.h"
+
+static size_t whole_bytes(int64_t n, size_t elsize)
+{
+	size_t bytes = (n ? (size_t)n : 1) * (elsize ? elsize : 1);
+	return (bytes + 63) & ~(size_t)63;
+}
 
 void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
                    const sap_site *s)
@@ -13,8 +21,7 @@ void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	sap_mul_size(n, (int64_t)elsize, s);
 	/* Whole cache lines: elements of different workers share no line
 	 * at the ends of the array. */
-	size_t bytes = (n ? (size_t)n : 1) * (elsize ? elsize : 1);
-	bytes = (bytes + 63) & ~(size_t)63;
+	size_t bytes = whole_bytes(n, elsize);
 	v->data = aligned_alloc(64, bytes);
 	if (v->data)
 		memset(v->data, 0, bytes);
@@ -27,6 +34,32 @@ void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	v->name = name;
 	v->version = sap_new_version();
 	v->cuts = NULL;
+	v->part_only = false;
+	v->held = bytes;
+}
+
+void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize, int64_t lo,
+                        int64_t hi, const sap_site *s)
+{
+	sap_mul_size(n, (int64_t)elsize, s);
+	/* Address space for all n, pages only for [lo, hi): anonymous
+	 * pages are zero and take no memory until written, and nothing
+	 * outside the part is ever touched. */
+	size_t bytes = whole_bytes(n, elsize);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+	               MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		sap_fatal(s, "out of address space allocating %lld elements for dvector %s",
+		          (long long)n, name);
+	v->data = p;
+	v->n = n;
+	v->elsize = elsize;
+	v->name = name;
+	v->version = sap_new_version();
+	v->cuts = NULL;
+	v->part_only = true;
+	v->held = (size_t)(hi - lo) * elsize;
+	sap_mem_dds((int64_t)v->held);
 }
 
 /* Atomic: loops running on several threads stamp DDSs too. */
@@ -39,9 +72,13 @@ uint64_t sap_new_version(void)
 void sap_dv_free(sap_dvec *v)
 {
 	if (v->data)
-		sap_mem_dds(-(int64_t)(((v->n ? (size_t)v->n : 1) * (v->elsize ? v->elsize : 1) + 63) &
-		                       ~(size_t)63));
-	free(v->data);
+		sap_mem_dds(-(int64_t)v->held);
+	if (v->part_only && v->data)
+		munmap(v->data, whole_bytes(v->n, v->elsize));
+	else
+		free(v->data);
+	v->part_only = false;
+	v->held = 0;
 	free(v->cuts);
 	v->data = NULL;
 	v->cuts = NULL;

@@ -444,12 +444,12 @@ fail:
 	return NULL;
 }
 
-/* Several ranks: each parses its share, then the shares are exchanged so
- * that every rank holds every element (ranks partition only the reading
- * for now).  All or no ranks fail, and the error reported is that of the
+/* Several ranks: each parses its share; then, unless the vector is
+ * parted, the shares are exchanged so that every rank holds every
+ * element.  All or no ranks fail, and the error reported is that of the
  * file's first bad line. */
 static void load_shared(sap_dvec *v, const char *name, const char *path, size_t elsize,
-                        sap_parse_fn parse, const sap_site *s, int fd, off_t size)
+                        sap_parse_fn parse, bool parted, const sap_site *s, int fd, off_t size)
 {
 	int P = sap_nranks(), r = sap_rank();
 	size_t len = 0;
@@ -479,7 +479,10 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 			          path, INT32_MAX);
 		cuts[k + 1] = cuts[k] + counts[k];
 	}
-	sap_dv_create(v, name, cuts[P], elsize, s);
+	if (parted)
+		sap_dv_create_part(v, name, cuts[P], elsize, cuts[r], cuts[r + 1], s);
+	else
+		sap_dv_create(v, name, cuts[P], elsize, s);
 
 	load_trap t = { .line = INT64_MAX };
 	parse_trapped(&t, buf, len, path, line0, v->data + (size_t)cuts[r] * elsize, elsize,
@@ -493,6 +496,11 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 			sap_fatal(&at, "%s", t.msg);
 		}
 		MPI_Barrier(MPI_COMM_WORLD);
+	}
+	if (parted) {
+		free(counts);
+		sap_dv_set_cuts(v, cuts);
+		return;
 	}
 
 	MPI_Datatype el;
@@ -522,7 +530,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 }
 
 void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
-              sap_parse_fn parse, bool flat, const sap_site *s)
+              sap_parse_fn parse, bool flat, bool parted, const sap_site *s)
 {
 	/* Shares are byte ranges of one regular file: a pipe, or elements
 	 * holding strings, which are pointers local to a rank, are read
@@ -534,7 +542,7 @@ void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
 		int all = 0;
 		MPI_Allreduce(&regular, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 		if (all) {
-			load_shared(v, name, path, elsize, parse, s, fd, st.st_size);
+			load_shared(v, name, path, elsize, parse, flat && parted, s, fd, st.st_size);
 			return;
 		}
 		if (fd >= 0)

@@ -66,6 +66,10 @@ int64_t sap_mem_dds_held(void);
 
 /* The partition a load found (P + 1 offsets, taken over). */
 void sap_dv_set_cuts(sap_dvec *v, int64_t *cuts);
+/* A dvector of n elements of which this rank holds [lo, hi) (zero);
+ * the rest is never to be touched. */
+void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize, int64_t lo,
+                        int64_t hi, const sap_site *s);
 
 /* Seconds on the monotonic clock. */
 double sap_now(void);

@@ -130,6 +130,11 @@ typedef struct sap_dvec {
 	/* Which rank reads, writes and (later) owns which elements: rank r
 	 * [cuts[r], cuts[r + 1]); NULL for even blocks. */
 	int64_t *cuts;
+	/* This rank holds only its part [cuts[r], cuts[r + 1]): data spans
+	 * all n elements as address space, but only the part is ever
+	 * touched, so only it takes memory. */
+	bool part_only;
+	size_t held;            /* bytes counted as DDS memory */
 } sap_dvec;
 
 /* Allocate n zeroed elements; n < 0 or an overflowing size is an error. */
@@ -247,9 +252,11 @@ void sap_scan_end(sap_fields *f, const char *type);
  * lines starting with '#' are skipped. */
 typedef void (*sap_parse_fn)(sap_fields *f, void *elem);
 /* flat: the element holds no pointer (no string or list), so ranks can
- * parse shares of the file and exchange the bytes. */
+ * parse shares of the file and exchange the bytes.  parted: the program
+ * reads the elements only in loops at their own index (the compiler
+ * checks), so on several ranks each keeps just the share it parsed. */
 void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
-              sap_parse_fn parse, bool flat, const sap_site *s);
+              sap_parse_fn parse, bool flat, bool parted, const sap_site *s);
 
 /* Buffered output of one element per line, fields separated by a space. */
 typedef struct sap_out sap_out;
@@ -355,6 +362,10 @@ typedef struct sap_dds {
 	                           loop over them): no insert moves its values */
 	bool flat;              /* its elements hold no pointer (string, list),
 	                           so their bytes can go to another rank */
+	bool parted;            /* a dvector each rank may hold only its part
+	                           of, which the loop reads at the loop
+	                           variable: each rank runs the iterations
+	                           of its part */
 } sap_dds;
 
 /* A static access of a DDS the loop writes: key a * i + b in iteration i

@@ -14,6 +14,7 @@ run_tests = \
 	tests/run/params-bad.sap \
 	tests/run/params-set.sap \
 	tests/run/params.sap \
+	tests/run/parts-ranks.sh \
 	tests/run/sapc-options.sh \
 	tests/run/sgdmf-twin.sh \
 	tests/run/strings-ranks.sap
