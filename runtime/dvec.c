@@ -11,6 +11,20 @@ static size_t whole_bytes(int64_t n, size_t elsize)
 	return (bytes + 63) & ~(size_t)63;
 }
 
+/* The fields beside data; held bytes count as DDS memory. */
+static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, bool part_only,
+                    size_t held)
+{
+	v->n = n;
+	v->elsize = elsize;
+	v->name = name;
+	v->version = sap_new_version();
+	v->cuts = NULL;
+	v->part_only = part_only;
+	v->held = held;
+	sap_mem_dds((int64_t)held);
+}
+
 void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
                    const sap_site *s)
 {
@@ -28,14 +42,7 @@ void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	if (!v->data)
 		sap_fatal(s, "out of memory allocating %lld elements for dvector %s",
 		          (long long)n, name);
-	sap_mem_dds((int64_t)bytes);
-	v->n = n;
-	v->elsize = elsize;
-	v->name = name;
-	v->version = sap_new_version();
-	v->cuts = NULL;
-	v->part_only = false;
-	v->held = bytes;
+	fill_in(v, name, n, elsize, false, bytes);
 }
 
 void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize, int64_t lo,
@@ -52,14 +59,7 @@ void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 		sap_fatal(s, "out of address space allocating %lld elements for dvector %s",
 		          (long long)n, name);
 	v->data = p;
-	v->n = n;
-	v->elsize = elsize;
-	v->name = name;
-	v->version = sap_new_version();
-	v->cuts = NULL;
-	v->part_only = true;
-	v->held = (size_t)(hi - lo) * elsize;
-	sap_mem_dds((int64_t)v->held);
+	fill_in(v, name, n, elsize, true, (size_t)(hi - lo) * elsize);
 }
 
 /* Atomic: loops running on several threads stamp DDSs too. */
