@@ -411,6 +411,12 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		/* Owner computes: the iterations whose elements this rank has. */
 		int64_t pl, ph;
 		sap_dv_part(home, me, &pl, &ph);
+		/* Iterations outside the vector (an index error when they
+		 * run) go to the first and last ranks, as on one rank. */
+		if (me == 0)
+			pl = lo;
+		if (me == sap_nranks() - 1)
+			ph = hi;
 		a = lo > pl ? lo : pl;
 		b = hi < ph ? hi : ph;
 		if (a > b)
