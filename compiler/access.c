@@ -840,6 +840,8 @@ static void build_slice(void)
 				reject_key(a, r);
 				return;
 			}
+			/* U[X[i].u]: a new X may move the keys. */
+			add_sym(&li->slice_reads, dds_of(base));
 		}
 		if (tmp.rngcall) {
 			reject_key(a, tmp.rngcall);
