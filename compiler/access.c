@@ -1196,6 +1196,37 @@ static void analyse(Node *l)
 	decide();
 }
 
+/* ---- reads of the iteration's own element ---- */
+
+/* Is a a read of X[i], i the loop variable? */
+static bool reads_own(const Access *a)
+{
+	if (a->dynamic || a->mode != ACC_READ || a->aterms.n != 1)
+		return false;
+	const AffTerm *t = a->aterms.v[0];
+	for (int k = 0; k < a->bterms.n; k++)
+		if (((AffTerm *)a->bterms.v[k])->k != 0)
+			return false;
+	return t->k == 1 && !t->inv;
+}
+
+bool acc_by_index(LoopInfo *l, Sym *d)
+{
+	if (l->verdict == VD_SYNC || d->ty->kind != TY_DVEC || !ty_is_flat(d->ty->elem) ||
+	    acc_is_accum(l, d))
+		return false;
+	bool any = false;
+	for (int i = 0; i < l->accesses.n; i++) {
+		Access *a = l->accesses.v[i];
+		if (a->dds != d)
+			continue;
+		if (!reads_own(a))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /* ---- dvectors held in parts ---- */
 
 /* Is index node x, X[k] in loop l, a read of the iteration's own element
@@ -1210,15 +1241,8 @@ static bool own_element(Node *x, Node *l)
 			return false;
 	for (int i = 0; i < L->accesses.n; i++) {
 		Access *a = L->accesses.v[i];
-		if (a->at != x)
-			continue;
-		if (a->dynamic || a->mode != ACC_READ || a->aterms.n != 1)
-			return false;
-		AffTerm *t = a->aterms.v[0];
-		for (int k = 0; k < a->bterms.n; k++)
-			if (((AffTerm *)a->bterms.v[k])->k != 0)
-				return false;
-		return t->k == 1 && !t->inv;
+		if (a->at == x)
+			return reads_own(a);
 	}
 	return false;
 }

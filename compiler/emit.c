@@ -1001,6 +1001,16 @@ static char *affine_c(Vec *terms)
 }
 
 /* The loop over a chunk's iterations, or a group's, in a body function. */
+int emit_staged(LoopInfo *li, Sym *d)
+{
+	if (!acc_by_index(li, d))
+		return -1;
+	for (int i = 0; i < li->dds.n; i++)
+		if (li->dds.v[i] == d)
+			return i;
+	return -1;
+}
+
 static void body_loop(Node *s)
 {
 	LoopInfo *li = s->li;
@@ -1086,6 +1096,15 @@ static void parallel(Node *s)
 	}
 	int passes = guard.len ? 2 : 1;
 	if (guard.len) {
+		for (int i = 0; i < li->dds.n; i++) {
+			Sym *d = li->dds.v[i];
+			if (emit_staged(li, d) < 0)
+				continue;
+			const char *et = emit_ctype(d->ty->elem);
+			emit_line(s, "const %s *sap_st%d = sap_staged(&sap_loop%d, %d, sap_idx, sizeof(%s));",
+			          et, i, id, i, et);
+			emit_line(s, "(void)sap_st%d;", i);
+		}
 		emit_line(s, "int64_t sap_first = sap_idx ? sap_idx[lo] : lo;");
 		emit_line(s, "int64_t sap_end = sap_idx ? sap_idx[hi - 1] + 1 : hi;");
 		emit_line(s, "if (true%s) {", guard.s);
@@ -1136,17 +1155,18 @@ static void parallel(Node *s)
 			for (int k = 0; k < li->slice_reads.n; k++)
 				reads |= li->slice_reads.v[k] == d;
 			bool dv = d->ty->kind == TY_DVEC;
-			emit_line(s, "\t{%s, %s%s, %s%s, %s, %s, %s, %s, %s, %s},",
+			emit_line(s, "\t{%s, %s%s, %s%s, %s, %s, %s, %s, %s, %s, %s},",
 			          emit_cstr(d->name, strlen(d->name)), dv ? "&" : "", dv ? d->cname : "NULL",
 			          dv ? "" : "&", dv ? "NULL" : d->cname, modes[m],
 			          acc_is_accum(li, d) ? "true" : "false", reads ? "true" : "false",
 			          !dv && !acc_inserts(li, d) ? "true" : "false",
-			          ty_is_flat(d->ty->elem) ? "true" : "false", d->parted ? "true" : "false");
+			          ty_is_flat(d->ty->elem) ? "true" : "false", d->parted ? "true" : "false",
+			          acc_by_index(li, d) ? "true" : "false");
 			if (m & ACC_WRITE)
 				vec_push(&wr, d);
 		}
 		if (!li->dds.n)
-			emit_line(s, "\t{NULL, NULL, NULL, SAP_READ, false, false, false, true, false},");
+			emit_line(s, "\t{NULL, NULL, NULL, SAP_READ, false, false, false, true, false, false},");
 		emit_line(s, "};");
 		int naff = 0;
 		Buf aff = {0};

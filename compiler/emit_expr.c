@@ -85,9 +85,14 @@ static char *index_expr(Node *e, bool write)
 			              emit_ctype(bt->elem), e->lhs->sym->cname, emit_expr(e->rhs),
 			              e->lhs->sym->cname, emit_cstr(e->lhs->sym->name, strlen(e->lhs->sym->name)),
 			              site);
-		if (E->fast && E->loop && acc_static_dv(E->loop->li, e))
-			return format("(((%s *)%s.data)[%s])", emit_ctype(bt->elem), e->lhs->sym->cname,
-			              emit_expr(e->rhs));
+		if (E->fast && E->loop && acc_static_dv(E->loop->li, e)) {
+			char *plain = format("(((%s *)%s.data)[%s])", emit_ctype(bt->elem),
+			                     e->lhs->sym->cname, emit_expr(e->rhs));
+			int d = emit_staged(E->loop->li, e->lhs->sym);
+			if (write || d < 0)
+				return plain;
+			return format("(sap_st%d ? sap_st%d[sap_k] : %s)", d, d, plain);
+		}
 		if (e->lhs->kind == N_NAME && E->hoisted.n) {
 			char *k = acc_expr_str(e->rhs);
 			for (int i = E->hoisted.n - 1; i >= 0; i--) {

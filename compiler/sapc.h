@@ -440,6 +440,9 @@ bool acc_is_accum(LoopInfo *li, Sym *dds);
 bool acc_inserts(LoopInfo *li, Sym *dds);
 /* The static access of a dvector at e (an N_INDEX), or NULL. */
 Access *acc_static_dv(LoopInfo *li, Node *e);
+/* Does the loop only read DDS d, and only as d[i], i the loop variable?
+ * Then the runtime may give the body d's elements in plan order. */
+bool acc_by_index(LoopInfo *li, Sym *d);
 
 /* ==== emit*.c ========================================================== */
 
@@ -499,5 +502,8 @@ const char *emit_format_fn(Type *t);
 char *emit_print(Node *call);
 void emit_params(Program *p, const char *progname);
 char *emit_cstr(const char *s, size_t n);
+/* The index of d among loop li's DDSs when the body may read it from a
+ * plan-order copy (sap_stN), else -1. */
+int emit_staged(LoopInfo *li, Sym *d);
 
 #endif

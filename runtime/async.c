@@ -132,6 +132,9 @@ static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, in
 
 static void drop_plan(struct sap_loop_state *st)
 {
+	/* The copies follow the plan's order; their buffers stay. */
+	for (int k = 0; k < st->nstage; k++)
+		st->stage[k].src = NULL;
 	for (int64_t r = 0; r < st->plan.nlocked; r++)
 		sap_locks_free(&st->locked[r]);
 	free(st->locked);
@@ -207,6 +210,90 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	if (sap_cfg.check_plan)
 		check_plan(st, spec, env, lo, hi, threads);
 	cache_save(st, spec, lo, hi, T);
+}
+
+/* ---- plan-order copies ---- */
+
+/* The dvector of spec whose part this rank alone holds, or NULL. */
+static const sap_dvec *held_part(const sap_async_spec *spec)
+{
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].parted && spec->dds[k].dv && spec->dds[k].dv->part_only)
+			return spec->dds[k].dv;
+	return NULL;
+}
+
+/* A copy and a pointer to show per spec DDS. */
+static void stage_slots(struct sap_loop_state *st, const sap_async_spec *spec)
+{
+	if (st->nstage == spec->ndds && st->stage)
+		return;
+	for (int k = 0; k < st->nstage; k++)
+		sap_stage_free(&st->stage[k]);
+	free(st->stage);
+	free(st->stage_ptr);
+	st->nstage = spec->ndds;
+	st->stage = sap_xcalloc((size_t)(st->nstage ? st->nstage : 1), sizeof *st->stage);
+	st->stage_ptr = sap_xcalloc((size_t)(st->nstage ? st->nstage : 1), sizeof *st->stage_ptr);
+}
+
+/* Copy the dvectors the body reads at its own index in the order of the
+ * plan (of which this rank runs workers w0 .. w0 + nw - 1), unless
+ * copied already, and show them to the body. */
+static void stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec,
+                         const sap_run *x, int w0, int nw)
+{
+	stage_slots(st, spec);
+	const sap_plan *p = &st->plan;
+	bool any = false;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		const sap_dvec *v = d->dv;
+		st->stage_ptr[k] = NULL;
+		/* An iteration outside v must fail in the body, as it would
+		 * without the copy. */
+		if (!d->by_index || !v || v->part_only || st->lo < 0 || st->hi > v->n)
+			continue;
+		if (!sap_stage_valid(&st->stage[k], v)) {
+			double t0 = sap_now();
+			sap_stage_fill(&st->stage[k], v, p, w0, nw, x->T);
+			st->plan_s += sap_now() - t0;
+		}
+		st->stage_ptr[k] = st->stage[k].data;
+		any = true;
+	}
+	x->L->stage_base = p->order;
+	x->L->stage = any ? st->stage_ptr : NULL;
+}
+
+/* A loop that writes no DDS may run in any order: in the plan of another
+ * loop over the same iterations that made copies of the dvectors this one
+ * reads at its own index, it reads those copies and each worker the
+ * blocks that loop gave it.  That loop's state, or NULL. */
+static struct sap_loop_state *plan_to_share(struct sap_loop_state *st,
+                                            const sap_async_spec *spec, int64_t lo,
+                                            int64_t hi, int T)
+{
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].mode & SAP_WRITE)
+			return NULL;
+	/* Its iterations must run where that vector's part is. */
+	if (held_part(spec))
+		return NULL;
+	for (struct sap_loop_state *o = sap_stats_loops(); o; o = o->next) {
+		if (o == st || !o->cached || o->lo != lo || o->hi != hi ||
+		    o->plan.nworkers != T || o->plan.nlocked || !o->plan.order)
+			continue;
+		for (int k = 0; k < spec->ndds; k++) {
+			const sap_dds *d = &spec->dds[k];
+			if (!d->by_index || !d->dv)
+				continue;
+			for (int q = 0; q < o->nstage; q++)
+				if (sap_stage_valid(&o->stage[q], d->dv))
+					return o;
+		}
+	}
+	return NULL;
 }
 
 /* ---- worker-private reductions ---- */
@@ -299,6 +386,7 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	    p->balance);
 	st->ever_locked |= p->nlocked > 0;
 
+	stage_inputs(st, spec, x, 0, x->T);
 	int64_t *order = NULL;
 	if (sap_cfg.dump_order)
 		order = sap_xmalloc((size_t)p->n * sizeof *order);
@@ -307,6 +395,7 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	sap_exec_plan(x, p, st->locked, order);
 	reds_close(x, red);
 	st->compute_s += sap_now() - t0;
+	x->L->stage = NULL;
 	if (order) {
 		sap_order_dump(x->L, order, lo, p->n);
 		free(order);
@@ -324,6 +413,49 @@ static void run_replay(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 	if (sap_cfg.dump_order)
 		sap_order_dump(x->L, idx, lo, n);
 	free(idx);
+}
+
+/* The plan order of every round's groups, in worker order: a serial
+ * order equivalent to a plan without locked rounds. */
+static void dump_plan_order(const sap_loop *L, const sap_plan *p, int64_t lo)
+{
+	int T = p->nworkers;
+	int64_t *order = sap_xmalloc((size_t)(p->n ? p->n : 1) * sizeof *order), at = 0;
+	for (int64_t k = 0; k < p->ro[p->nrounds * T]; k++)
+		for (int64_t q = p->goff[p->rg[k]]; q < p->goff[p->rg[k] + 1]; q++)
+			order[at++] = p->order[q];
+	sap_order_dump(L, order, lo, p->n);
+	free(order);
+}
+
+/* In the plan of loop o (see plan_to_share), with its copies; over ranks
+ * this rank's workers' groups. */
+static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
+                       int64_t lo, void *red, struct sap_loop_state *o)
+{
+	const sap_plan *p = &o->plan;
+	ran(st, SAP_V_SHARED, p->nworkers, p->ngroups, p->nrounds, p->balance);
+	st->shared_with = o->loop->id;
+	stage_slots(st, spec);
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		st->stage_ptr[k] = NULL;
+		for (int q = 0; d->by_index && d->dv && q < o->nstage; q++)
+			if (sap_stage_valid(&o->stage[q], d->dv))
+				st->stage_ptr[k] = o->stage[q].data;
+	}
+	x->L->stage_base = p->order;
+	x->L->stage = st->stage_ptr;
+	double t0 = sap_now();
+	reds_open(x);
+	sap_exec_plan_loose(x, p, sap_rank() * x->T);
+	reds_close(x, red);
+	if (x->r && sap_nranks() > 1)
+		sap_dist_reduce(x->r, red);
+	st->compute_s += sap_now() - t0;
+	x->L->stage = NULL;
+	if (sap_cfg.dump_order)
+		dump_plan_order(x->L, p, lo);
 }
 
 /* ---- several ranks ---- */
@@ -352,6 +484,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 		st->plan_s += sap_now() - t0;
 	}
 	ran(st, SAP_V_PLANNED, T, p->ngroups, p->nrounds, p->balance);
+	stage_inputs(st, spec, x, me * x->T, x->T);
 	double t0 = sap_now();
 	reds_open(x);
 	dist_ctx c = { st, spec };
@@ -360,15 +493,9 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	if (x->r)
 		sap_dist_reduce(x->r, red);
 	st->compute_s += sap_now() - t0;
-	if (sap_cfg.dump_order) {
-		/* A round is its groups one after another, in worker order. */
-		int64_t *order = sap_xmalloc((size_t)(p->n ? p->n : 1) * sizeof *order), at = 0;
-		for (int64_t k = 0; k < p->ro[p->nrounds * T]; k++)
-			for (int64_t q = p->goff[p->rg[k]]; q < p->goff[p->rg[k] + 1]; q++)
-				order[at++] = p->order[q];
-		sap_order_dump(x->L, order, lo, p->n);
-		free(order);
-	}
+	x->L->stage = NULL;
+	if (sap_cfg.dump_order)
+		dump_plan_order(x->L, p, lo);
 }
 
 /* The affine keys of written DDSs in iterations [a, b). */
@@ -390,15 +517,6 @@ static void dist_chunk_keys(const sap_async_spec *spec, int64_t a, int64_t b, sa
 			log->v[log->n++] = (sap_access){ i, key, af->dds, SAP_WRITE };
 		}
 	}
-}
-
-/* The dvector of spec whose part this rank alone holds, or NULL. */
-static const sap_dvec *held_part(const sap_async_spec *spec)
-{
-	for (int k = 0; k < spec->ndds; k++)
-		if (spec->dds[k].parted && spec->dds[k].dv && spec->dds[k].dv->part_only)
-			return spec->dds[k].dv;
-	return NULL;
 }
 
 static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
@@ -465,7 +583,10 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, spec->serial);
 	} else if (sap_nranks() > 1 && sap_dist_ok(spec, r, &why) &&
 	           shape_of(spec, &why) != UNKNOWN) {
-		if (shape_of(spec, &why) == INDEPENDENT)
+		struct sap_loop_state *o = plan_to_share(st, spec, lo, hi, sap_nranks() * x.T);
+		if (o)
+			run_shared(st, spec, &x, lo, red, o);
+		else if (shape_of(spec, &why) == INDEPENDENT)
 			run_dist_chunks(st, spec, &x, lo, hi, red);
 		else if (held_part(spec))
 			sap_fatal(&L->site, "internal error: a planned loop reads a dvector held in parts");
@@ -481,9 +602,14 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 		case UNKNOWN:
 			run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, why);
 			break;
-		case INDEPENDENT:
-			run_chunks(st, &x, lo, hi, red);
+		case INDEPENDENT: {
+			struct sap_loop_state *o = plan_to_share(st, spec, lo, hi, x.T);
+			if (o)
+				run_shared(st, spec, &x, lo, red, o);
+			else
+				run_chunks(st, &x, lo, hi, red);
 			break;
+		}
 		case NEEDS_PLAN:
 			run_planned(st, spec, &x, lo, hi, red);
 			break;

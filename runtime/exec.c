@@ -84,6 +84,7 @@ typedef struct plan_job {
 	int w0;                         /* the plan's worker of thread 0 */
 	void (*between)(void *arg, int64_t round);      /* on thread 0 after a round */
 	void *between_arg;
+	bool loose;                     /* no wait between rounds */
 } plan_job;
 
 static void run_locked(plan_job *j, int64_t r, int w)
@@ -131,7 +132,7 @@ static void plan_worker(void *arg, int t)
 			if (t == 0)
 				j->between(j->between_arg, r);
 		}
-		if (r + 1 < p->nrounds || j->between)
+		if ((r + 1 < p->nrounds || j->between) && !j->loose)
 			sap_pool_barrier();
 	}
 }
@@ -140,6 +141,12 @@ void sap_exec_plan_part(const sap_run *x, const sap_plan *p, int w0,
                         void (*between)(void *arg, int64_t round), void *arg)
 {
 	plan_job j = { .x = x, .p = p, .w0 = w0, .between = between, .between_arg = arg };
+	sap_pool_run(x->T, plan_worker, &j);
+}
+
+void sap_exec_plan_loose(const sap_run *x, const sap_plan *p, int w0)
+{
+	plan_job j = { .x = x, .p = p, .w0 = w0, .loose = true };
 	sap_pool_run(x->T, plan_worker, &j);
 }
 
@@ -158,7 +165,7 @@ void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, in
 		rstart[r + 1] = rstart[r] + sz;
 	}
 
-	plan_job j = { x, p, lk, claim, ticket, order, rstart, 0, NULL, NULL };
+	plan_job j = { x, p, lk, claim, ticket, order, rstart, 0, NULL, NULL, false };
 	sap_pool_run(T, plan_worker, &j);
 
 	/* A plain round is equivalent to its groups one after another, in

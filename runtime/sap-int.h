@@ -63,6 +63,8 @@ static inline int64_t sap_chunk(int64_t lo, int64_t hi, int n, int w)
  * what they hold now. */
 void sap_mem_dds(int64_t delta);
 int64_t sap_mem_dds_held(void);
+/* Bytes of plan-order copies (stage.c), changed by delta. */
+void sap_mem_copies(int64_t delta);
 
 /* The partition a load found (P + 1 offsets, taken over). */
 void sap_dv_set_cuts(sap_dvec *v, int64_t *cuts);
@@ -193,6 +195,27 @@ typedef struct sap_conflict {
 bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_t nlog,
                     sap_conflict *c);
 
+/* ==== Plan-order copies (stage.c) ===================================== */
+
+/* A copy of a dvector's elements in a plan's order: place k holds the
+ * element of iteration p->order[k] (sap_loop.stage). */
+typedef struct sap_stage {
+	const sap_dvec *src;    /* NULL: nothing copied */
+	uint64_t version;       /* src's, and its length, when copied */
+	int64_t n;
+	char *data;
+	size_t cap;             /* bytes */
+} sap_stage;
+
+/* Does s hold v as it is now? */
+bool sap_stage_valid(const sap_stage *s, const sap_dvec *v);
+/* Copy v's elements at the iterations of plan p that its workers w0 ..
+ * w0 + nw - 1 run (every iteration when they are all of them), on
+ * `threads` threads.  Every iteration of the plan must be an index of v. */
+void sap_stage_fill(sap_stage *s, const sap_dvec *v, const sap_plan *p, int w0, int nw,
+                    int threads);
+void sap_stage_free(sap_stage *s);
+
 /* ==== Several ranks (dist.c) ========================================== */
 
 /* Per round, the elements of written dvectors that this rank's groups
@@ -227,7 +250,7 @@ void sap_dist_reduce(const sap_reduce *r, void *red);
 
 typedef enum sap_verdict {
 	SAP_V_NONE, SAP_V_INDEX, SAP_V_CHUNKS, SAP_V_PLANNED, SAP_V_SERIAL, SAP_V_LOCKED,
-	SAP_V_REPLAY,
+	SAP_V_REPLAY, SAP_V_SHARED,
 } sap_verdict;
 
 /* What the runtime keeps per loop: the cached reconnaissance and plan,
@@ -254,11 +277,15 @@ struct sap_loop_state {
 	struct sap_locked *locked;      /* per locked round */
 	sap_dist dist;                  /* several ranks: what this one writes */
 	sap_dist_stats traffic;
+	sap_stage *stage;               /* per spec DDS (nstage) */
+	void **stage_ptr;               /* per spec DDS: what sap_loop.stage shows */
+	int nstage;
 
 	/* --stats */
 	int64_t recon_runs, plan_builds;
 	double recon_s, plan_s, compute_s;
 	sap_verdict verdict;
+	int shared_with;                /* SAP_V_SHARED: the loop whose plan it ran */
 	const char *reason;             /* spec->serial */
 	bool ever_locked;
 	int64_t groups, rounds;
@@ -304,6 +331,9 @@ uint32_t sap_stripe(int dds, int64_t key);
  * thread has finished it and before any starts the next. */
 void sap_exec_plan_part(const sap_run *x, const sap_plan *p, int w0,
                         void (*between)(void *arg, int64_t round), void *arg);
+/* The same with no wait between rounds, for a body that writes no DDS:
+ * each thread runs its worker's groups of every round in turn. */
+void sap_exec_plan_loose(const sap_run *x, const sap_plan *p, int w0);
 void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, int64_t *order);
 /* exec.c: [lo, hi) in x->T contiguous chunks, chunk w on worker w. */
 void sap_exec_chunks(const sap_run *x, int64_t lo, int64_t hi);
@@ -321,6 +351,8 @@ void sap_order_end(void);
 /* stats.c: every loop state registers when created; printed at the end
  * with --stats. */
 void sap_stats_register(struct sap_loop_state *st);
+/* The registered loops, newest first (linked by next). */
+struct sap_loop_state *sap_stats_loops(void);
 void sap_stats_print(void);
 
 #endif

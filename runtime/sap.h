@@ -329,6 +329,11 @@ typedef struct sap_loop {
 	sap_site site;
 	uint32_t invocations;   /* runtime-owned */
 	struct sap_loop_state *state;   /* runtime-owned, NULL until first run */
+	/* Runtime-owned, set while the body runs over a plan: per spec DDS,
+	 * NULL or a copy of its elements in plan order, the element of
+	 * iteration stage_base[k] at place k (see sap_staged). */
+	const int64_t *stage_base;
+	void *const *stage;
 } sap_loop;
 
 /* A loop body runs iterations [lo, hi), or, when idx is not NULL, the
@@ -337,6 +342,18 @@ typedef struct sap_loop {
  * body reads; red, when the loop has reduce clauses, is a worker-private
  * accumulator the body updates. */
 typedef void (*sap_body_fn)(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red);
+
+/* For a body called with the task group idx: where element j of spec DDS
+ * d's plan-order copy is the element of iteration idx[j], or NULL when
+ * the runtime made no copy.  The group then reads its elements
+ * contiguously instead of gathering them from all over the DDS. */
+static inline const void *sap_staged(const sap_loop *L, int d, const int64_t *idx,
+                                     size_t elsize)
+{
+	if (!idx || !L->stage || !L->stage[d])
+		return NULL;
+	return (const char *)L->stage[d] + (size_t)(idx - L->stage_base) * elsize;
+}
 
 typedef struct sap_reduce {
 	size_t size;
@@ -366,6 +383,9 @@ typedef struct sap_dds {
 	                           of, which the loop reads at the loop
 	                           variable: each rank runs the iterations
 	                           of its part */
+	bool by_index;          /* a dvector the loop only reads, and only at
+	                           the loop variable: the runtime may hand the
+	                           body a copy in plan order (sap_staged) */
 } sap_dds;
 
 /* A static access of a DDS the loop writes: key a * i + b in iteration i

@@ -13,8 +13,9 @@
 
 static struct sap_loop_state *loops;
 
-/* Bytes held by DDSs: now, and the most at any time. */
-static _Atomic int64_t mem_now, mem_peak;
+/* Bytes held by DDSs: now, and the most at any time; the same of the
+ * plan-order copies. */
+static _Atomic int64_t mem_now, mem_peak, copies_now, copies_peak;
 
 int64_t sap_mem_dds_held(void)
 {
@@ -29,10 +30,22 @@ void sap_mem_dds(int64_t delta)
 		;
 }
 
+void sap_mem_copies(int64_t delta)
+{
+	int64_t now = copies_now += delta;
+	if (now > copies_peak)
+		copies_peak = now;
+}
+
 void sap_stats_register(struct sap_loop_state *st)
 {
 	st->next = loops;
 	loops = st;
+}
+
+struct sap_loop_state *sap_stats_loops(void)
+{
+	return loops;
 }
 
 static const char *verdict(const struct sap_loop_state *st, char *buf, size_t n)
@@ -40,6 +53,9 @@ static const char *verdict(const struct sap_loop_state *st, char *buf, size_t n)
 	if (st->ever_locked)
 		return "locked (non-deterministic)";
 	switch (st->verdict) {
+	case SAP_V_SHARED:
+		snprintf(buf, n, "planned (loop %d's plan)", st->shared_with);
+		return buf;
 	case SAP_V_INDEX: return "index-order";
 	case SAP_V_CHUNKS: return "chunks";
 	case SAP_V_PLANNED: return "planned";
@@ -100,6 +116,9 @@ static char *table(void)
 	}
 	fprintf(f, "DDS memory on this rank: %.2f MB at the end, %.2f MB at most\n",
 	        (double)mem_now / 1e6, (double)mem_peak / 1e6);
+	if (copies_peak)
+		fprintf(f, "Plan-order copies on this rank: %.2f MB at the end, %.2f MB at most\n",
+		        (double)copies_now / 1e6, (double)copies_peak / 1e6);
 	fclose(f);
 	free(v);
 	return buf;

@@ -17,6 +17,7 @@ run_tests = \
 	tests/run/parts-ranks.sh \
 	tests/run/sapc-options.sh \
 	tests/run/sgdmf-twin.sh \
+	tests/run/staged.sap \
 	tests/run/strings-ranks.sap
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
@@ -31,4 +32,5 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/params-bad.args tests/run/params-bad.err tests/run/params-bad.out \
 	tests/run/params-bad.status \
 	tests/run/params-set.args tests/run/params-set.out \
-	tests/run/params.args tests/run/params.out
+	tests/run/params.args tests/run/params.out \
+	tests/run/staged.args tests/run/staged.out

@@ -76,6 +76,13 @@ for prog in sgdmf kg; do
 		$run ./$prog $args --threads=$t --check-plan --stats --dump-order=order.$prog.$pt \
 			--out=a.$prog.$pt >out.a 2>stats.$pt || { cat stats.$pt; fail "$prog on $pt"; }
 		grep -q 'planned' stats.$pt || { cat stats.$pt; fail "$prog on $pt: no loop was planned"; }
+		# The train-RMSE loop writes nothing: it runs in the training
+		# loop's plan, on its plan-order copy of the ratings.
+		if [ $prog = sgdmf ]; then
+			grep -q "^ *3 .* planned (loop 2's plan)\$" stats.$pt &&
+				grep -q '^Plan-order copies on this rank' stats.$pt ||
+				{ cat stats.$pt; fail "sgdmf on $pt: loop 3 did not share loop 2's plan"; }
+		fi
 		# shellcheck disable=SC2086
 		$run ./$prog $args --threads=$t --out=b.$prog.$pt >out.b 2>/dev/null || fail "$prog rerun on $pt"
 		cmp a.$prog.$pt b.$prog.$pt || fail "$prog: two runs on $pt differ"

@@ -1,0 +1,117 @@
+/* stage.c: plan-order copies of the dvectors a loop reads at its own
+ * index (sap_dds.by_index).
+ *
+ * A plan's group runs its iterations in ascending order, but they are
+ * spread over the whole index range: a body reading X[i] takes a few
+ * elements from each cache line of X, and every round streams X again.
+ * A copy in the plan's order makes each group's elements one contiguous
+ * run, which is what a hand-written Strata program gets by sorting its
+ * ratings into cells.  The copy is made once per plan and version of X.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "sap-int.h"
+
+bool sap_stage_valid(const sap_stage *s, const sap_dvec *v)
+{
+	return s->src == v && s->version == v->version && s->n == v->n;
+}
+
+void sap_stage_free(sap_stage *s)
+{
+	if (s->cap)
+		sap_mem_copies(-(int64_t)s->cap);
+	free(s->data);
+	*s = (sap_stage){ 0 };
+}
+
+/* Places [at[k], at[k] + len[k]) of the plan order, k = 0 .. nr - 1,
+ * cum[k] places before range k. */
+typedef struct fill_job {
+	char *dst;
+	const char *src;
+	size_t es;
+	const int64_t *order;
+	const int64_t *at, *cum;
+	int64_t nr, total;
+	int threads;
+} fill_job;
+
+/* Constant sizes make the copies plain moves. */
+#define GATHER(SZ)                                                                   \
+	for (int64_t q = a; q < b; q++)                                              \
+		memcpy(j->dst + (size_t)q * (SZ), j->src + (size_t)j->order[q] * (SZ), (SZ))
+
+static void gather(const fill_job *j, int64_t a, int64_t b)
+{
+	switch (j->es) {
+	case 4: GATHER(4); break;
+	case 8: GATHER(8); break;
+	case 12: GATHER(12); break;
+	case 16: GATHER(16); break;
+	default: GATHER(j->es); break;
+	}
+}
+
+static void fill_worker(void *arg, int w)
+{
+	fill_job *j = arg;
+	int64_t a = sap_chunk(0, j->total, j->threads, w), b = sap_chunk(0, j->total, j->threads, w + 1);
+	/* The range holding place a of the concatenation. */
+	int64_t lo = 0, hi = j->nr;
+	while (hi - lo > 1) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (j->cum[mid] <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (int64_t k = lo; k < j->nr && a < b; k++) {
+		int64_t s = a - j->cum[k], e = j->cum[k + 1] - j->cum[k];
+		int64_t n = b - a < e - s ? b - a : e - s;
+		gather(j, j->at[k] + s, j->at[k] + s + n);
+		a += n;
+	}
+}
+
+void sap_stage_fill(sap_stage *s, const sap_dvec *v, const sap_plan *p, int w0, int nw,
+                    int threads)
+{
+	size_t need = (size_t)(p->n ? p->n : 1) * v->elsize;
+	if (s->cap < need) {
+		sap_mem_copies((int64_t)need - (int64_t)s->cap);
+		free(s->data);
+		s->data = sap_xmalloc(need);
+		s->cap = need;
+	}
+	int T = p->nworkers;
+	int64_t nr = 0, *at, *cum;
+	if (w0 == 0 && nw == T) {
+		at = sap_xmalloc(sizeof *at);
+		cum = sap_xmalloc(2 * sizeof *cum);
+		at[0] = 0;
+		cum[0] = 0;
+		cum[1] = p->n;
+		nr = 1;
+	} else {
+		/* Over ranks, only this rank's groups have their lists. */
+		int64_t ng = p->ro[p->nrounds * T];
+		at = sap_xmalloc((size_t)(ng ? ng : 1) * sizeof *at);
+		cum = sap_xmalloc((size_t)(ng + 1) * sizeof *cum);
+		cum[0] = 0;
+		for (int64_t r = 0; r < p->nrounds; r++)
+			for (int64_t k = p->ro[r * T + w0]; k < p->ro[r * T + w0 + nw]; k++) {
+				int64_t g = p->rg[k];
+				at[nr] = p->goff[g];
+				cum[nr + 1] = cum[nr] + p->goff[g + 1] - p->goff[g];
+				nr++;
+			}
+	}
+	fill_job j = { s->data, v->data, v->elsize, p->order, at, cum, nr, cum[nr], threads };
+	sap_pool_run(threads, fill_worker, &j);
+	free(at);
+	free(cum);
+	s->src = v;
+	s->version = v->version;
+	s->n = v->n;
+}
