@@ -254,6 +254,15 @@ static void hoist_in(Node *e, Node *s)
 		h->decl = format("%s *%s = &((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)];", et, h->ptr,
 		                 et, e->lhs->sym->cname, e->lhs->sym->cname, emit_expr(e->rhs),
 		                 emit_site(e));
+		/* Only read, and from the plan-order copy when there is one. */
+		int st = E->loop && E->loop->kind == N_ASYNC ? emit_staged(E->loop->li, h->dds) : -1;
+		if (st >= 0 && E->staged_only)
+			h->decl = format("const %s *%s = &sap_st%d[sap_k];", et, h->ptr, st);
+		else if (st >= 0)
+			h->decl = format("const %s *%s = sap_st%d ? &sap_st%d[sap_k] : "
+			                 "&((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)];", et, h->ptr, st, st,
+			                 et, e->lhs->sym->cname, e->lhs->sym->cname, emit_expr(e->rhs),
+			                 emit_site(e));
 		vec_push(&E->hoisted, h);
 		return;
 	}
@@ -946,18 +955,47 @@ static void slice_stmt(Node *s)
 
 /* void sap_loopN_slice(env, lo, hi, rec): the statements the recorded
  * keys depend on, and the records. */
+int emit_staged(LoopInfo *li, Sym *d)
+{
+	if (!acc_by_index(li, d))
+		return -1;
+	for (int i = 0; i < li->dds.n; i++)
+		if (li->dds.v[i] == d)
+			return i;
+	return -1;
+}
+
+/* sap_stN, where a body or slice called with a task group finds the
+ * group's elements of the loop's DDS N in plan order, when the runtime
+ * made a copy. */
+static void stage_decls(Node *s)
+{
+	LoopInfo *li = s->li;
+	for (int i = 0; i < li->dds.n; i++) {
+		Sym *d = li->dds.v[i];
+		if (emit_staged(li, d) < 0)
+			continue;
+		const char *et = emit_ctype(d->ty->elem);
+		emit_line(s, "const %s *sap_st%d = sap_staged(&sap_loop%d, %d, sap_idx, sizeof(%s));",
+		          et, i, li->id, i, et);
+		emit_line(s, "(void)sap_st%d;", i);
+	}
+}
+
 static void slice_fn(Node *s)
 {
 	LoopInfo *li = s->li;
 	Aside as;
 	aside_begin(&as);
-	emit_line(s, "static void sap_loop%d_slice(void *env, int64_t lo, int64_t hi, sap_rec *rec)", li->id);
+	emit_line(s, "static void sap_loop%d_slice(void *env, const int64_t *sap_idx, int64_t lo, int64_t hi, sap_rec *rec)", li->id);
 	emit_line(s, "{");
 	E->indent = 1;
 	emit_line(s, "(void)env;");
-	emit_line(s, "for (int64_t sap_i = lo; sap_i < hi; sap_i++) {");
+	stage_decls(s);
+	emit_line(s, "for (int64_t sap_k = lo; sap_k < hi; sap_k++) {");
 	E->indent++;
 	push_scope(true, true);
+	emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[sap_k] : sap_k;");
 	emit_line(s, "sap_rec_begin(rec, sap_i);");
 	rng_setup(s, true);
 	Sym *iv = s->init->sym;
@@ -1001,15 +1039,6 @@ static char *affine_c(Vec *terms)
 }
 
 /* The loop over a chunk's iterations, or a group's, in a body function. */
-int emit_staged(LoopInfo *li, Sym *d)
-{
-	if (!acc_by_index(li, d))
-		return -1;
-	for (int i = 0; i < li->dds.n; i++)
-		if (li->dds.v[i] == d)
-			return i;
-	return -1;
-}
 
 static void body_loop(Node *s)
 {
@@ -1094,32 +1123,38 @@ static void parallel(Node *s)
 		buf_printf(&guard, " &&\n\t    sap_keys_in(%s, %s, sap_first, sap_end, %s.n)", ac, bc,
 		           a->dds->cname);
 	}
-	int passes = guard.len ? 2 : 1;
+	/* With every plan-order copy there, a third version reads only the
+	 * copies, so that a body using its index for nothing else never
+	 * loads it. */
+	Buf staged = {0};
+	for (int i = 0; async && i < li->dds.n; i++)
+		if (emit_staged(li, li->dds.v[i]) >= 0)
+			buf_printf(&staged, " && sap_st%d", i);
+	if (async)
+		stage_decls(s);
+	int passes = guard.len ? 2 : 1, first = guard.len && staged.len ? -1 : 0;
 	if (guard.len) {
-		for (int i = 0; i < li->dds.n; i++) {
-			Sym *d = li->dds.v[i];
-			if (emit_staged(li, d) < 0)
-				continue;
-			const char *et = emit_ctype(d->ty->elem);
-			emit_line(s, "const %s *sap_st%d = sap_staged(&sap_loop%d, %d, sap_idx, sizeof(%s));",
-			          et, i, id, i, et);
-			emit_line(s, "(void)sap_st%d;", i);
-		}
 		emit_line(s, "int64_t sap_first = sap_idx ? sap_idx[lo] : lo;");
 		emit_line(s, "int64_t sap_end = sap_idx ? sap_idx[hi - 1] + 1 : hi;");
-		emit_line(s, "if (true%s) {", guard.s);
+		if (first < 0)
+			emit_line(s, "if (true%s%s) {", staged.s, guard.s);
+		else
+			emit_line(s, "if (true%s) {", guard.s);
 	}
-	for (int pass = 0; pass < passes; pass++) {
-		if (pass)
+	for (int pass = first; pass < passes; pass++) {
+		if (pass == 0 && first < 0)
+			emit_line(s, "} else if (true%s) {", guard.s);
+		else if (pass > 0)
 			emit_line(s, "} else {");
-		E->fast = guard.len && pass == 0;
+		E->fast = guard.len && pass <= 0;
+		E->staged_only = pass < 0;
 		if (guard.len)
 			E->indent++;
 		body_loop(s);
 		if (guard.len)
 			E->indent--;
 	}
-	E->fast = false;
+	E->fast = E->staged_only = false;
 	if (guard.len)
 		emit_line(s, "}");
 	if (li->uses_rng)

@@ -85,13 +85,21 @@ static char *index_expr(Node *e, bool write)
 			              emit_ctype(bt->elem), e->lhs->sym->cname, emit_expr(e->rhs),
 			              e->lhs->sym->cname, emit_cstr(e->lhs->sym->name, strlen(e->lhs->sym->name)),
 			              site);
+		/* The iteration's own element, from the plan-order copy when
+		 * there is one (see emit_staged). */
+		int st = E->loop && !write && E->loop->kind == N_ASYNC ?
+		         emit_staged(E->loop->li, e->lhs->sym) : -1;
 		if (E->fast && E->loop && acc_static_dv(E->loop->li, e)) {
 			char *plain = format("(((%s *)%s.data)[%s])", emit_ctype(bt->elem),
 			                     e->lhs->sym->cname, emit_expr(e->rhs));
-			int d = emit_staged(E->loop->li, e->lhs->sym);
-			if (write || d < 0)
-				return plain;
-			return format("(sap_st%d ? sap_st%d[sap_k] : %s)", d, d, plain);
+			if (st >= 0 && E->staged_only)
+				return format("sap_st%d[sap_k]", st);
+			return st < 0 ? plain : format("(sap_st%d ? sap_st%d[sap_k] : %s)", st, st, plain);
+		}
+		if (st >= 0) {
+			char *v = emit_expr(e->lhs);
+			return format("(sap_st%d ? sap_st%d[sap_k] : ((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)])",
+			              st, st, emit_ctype(bt->elem), v, v, emit_expr(e->rhs), site);
 		}
 		if (e->lhs->kind == N_NAME && E->hoisted.n) {
 			char *k = acc_expr_str(e->rhs);

@@ -474,6 +474,7 @@ typedef struct Emitter {
 	Node *loop;             /* the parallel loop whose body or slice is being written */
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
 	bool fast;              /* writing a body whose static keys are known in range */
+	bool staged_only;       /* ... and that has every plan-order copy (sap_stN) */
 } Emitter;
 
 /* A dvector element whose address a for loop computes (and checks) once. */

@@ -115,7 +115,7 @@ static void mask_worker(void *arg, int w)
 		if (j->spec->slice) {
 			sap_rec r = { .masks = m, .lo = s, .n = e - s, .d = j->ly->d };
 			r.mask = &r.sink;
-			j->spec->slice(j->env, s, e, &r);
+			j->spec->slice(j->env, NULL, s, e, &r);
 		}
 		for (int k = 0; k < j->spec->naffine; k++) {
 			const sap_affine *af = &j->spec->affine[k];
@@ -219,7 +219,7 @@ static void log_worker(void *arg, int w)
 		rl.hi = j->idx[e - 1] + 1;
 		rl.keys.n = 0;
 		if (j->spec->slice)
-			j->spec->slice(j->env, rl.lo, rl.hi, &r);
+			j->spec->slice(j->env, j->idx, a, e, &r);
 		/* Merge the slice's keys with the affine ones, iteration by
 		 * iteration, so that each iteration's keys are together. */
 		int64_t s = 0;
@@ -301,7 +301,7 @@ void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
 		m.lo = idx[a];
 		m.hi = idx[e - 1] + 1;
 		if (spec->slice)
-			spec->slice(env, m.lo, m.hi, &r);
+			spec->slice(env, idx, a, e, &r);
 		for (int k = 0; k < spec->naffine; k++) {
 			const sap_affine *af = &spec->affine[k];
 			const sap_rec_dds *d = &ly->d[af->dds];

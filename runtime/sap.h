@@ -465,7 +465,11 @@ static inline void sap_rec_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 		*r->mask |= sap_rec_bit(d, key);
 }
 int64_t sap_key_str(sap_str s);
-typedef void (*sap_slice_fn)(void *env, int64_t lo, int64_t hi, sap_rec *rec);
+/* A slice records the keys of iterations [lo, hi), or, when idx is not
+ * NULL, of iterations idx[lo .. hi) (which ascend; as for a body, idx
+ * may then be a task group that sap_staged finds copies for). */
+typedef void (*sap_slice_fn)(void *env, const int64_t *idx, int64_t lo, int64_t hi,
+                             sap_rec *rec);
 
 /* dds == NULL means the loop was not analysed: it runs in index order. */
 typedef struct sap_async_spec {

@@ -70,11 +70,12 @@ void sgd_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
 	}
 }
 
-void sgd_slice(void *env, int64_t lo, int64_t hi, sap_rec *rec)
+void sgd_slice(void *env, const int64_t *idx, int64_t lo, int64_t hi, sap_rec *rec)
 {
 	sgd *m = env;
 	const rating *a = (const rating *)m->A.data;
-	for (int64_t i = lo; i < hi; i++) {
+	for (int64_t k = lo; k < hi; k++) {
+		int64_t i = idx ? idx[k] : k;
 		sap_rec_begin(rec, i);
 		sap_rec_key(rec, 1, a[i].u, SAP_RW);
 		sap_rec_key(rec, 2, a[i].v, SAP_RW);
@@ -84,11 +85,12 @@ void sgd_slice(void *env, int64_t lo, int64_t hi, sap_rec *rec)
 
 /* ---- TransE ---- */
 
-static void transe_slice(void *env, int64_t lo, int64_t hi, sap_rec *rec)
+static void transe_slice(void *env, const int64_t *idx, int64_t lo, int64_t hi, sap_rec *rec)
 {
 	transe *m = env;
 	const int32_t *t = (const int32_t *)m->T.data;
-	for (int64_t i = lo; i < hi; i++) {
+	for (int64_t k = lo; k < hi; k++) {
+		int64_t i = idx ? idx[k] : k;
 		sap_rec_begin(rec, i);
 		sap_rec_key(rec, 1, t[4 * i], SAP_RW);
 		sap_rec_key(rec, 2, t[4 * i + 1], SAP_RW);
@@ -147,14 +149,15 @@ void transe_free(transe *m)
 
 /* ---- random patterns ---- */
 
-static void pattern_slice(void *env, int64_t lo, int64_t hi, sap_rec *rec)
+static void pattern_slice(void *env, const int64_t *idx, int64_t lo, int64_t hi, sap_rec *rec)
 {
 	pattern *m = env;
-	for (int64_t i = lo; i < hi; i++) {
+	for (int64_t k = lo; k < hi; k++) {
+		int64_t i = idx ? idx[k] : k;
 		sap_rec_begin(rec, i);
-		for (int k = 0; k < m->nk[i]; k++)
-			sap_rec_key(rec, m->dds[4 * i + k], m->key[4 * i + k],
-			            (sap_mode)m->mode[4 * i + k]);
+		for (int q = 0; q < m->nk[i]; q++)
+			sap_rec_key(rec, m->dds[4 * i + q], m->key[4 * i + q],
+			            (sap_mode)m->mode[4 * i + q]);
 	}
 }
 

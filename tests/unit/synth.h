@@ -43,7 +43,7 @@ void sgd_free(sgd *m);
 /* W and H as they were made. */
 void sgd_reset(sgd *m, uint64_t seed);
 void sgd_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red);
-void sgd_slice(void *env, int64_t lo, int64_t hi, sap_rec *rec);
+void sgd_slice(void *env, const int64_t *idx, int64_t lo, int64_t hi, sap_rec *rec);
 
 /* ---- TransE: iteration i touches 3 random entities of E (head, tail,
  * corrupted) and one of 18 relations of R, all read and written ---- */

@@ -434,11 +434,12 @@ END_TEST
 /* ---- accumulate, the cache, versions ---- */
 
 /* SGD's W only, plus a counter C[0] every iteration bumps. */
-static void counted_slice(void *env, int64_t lo, int64_t hi, sap_rec *rec)
+static void counted_slice(void *env, const int64_t *idx, int64_t lo, int64_t hi, sap_rec *rec)
 {
 	sgd *m = env;
 	const rating *a = (const rating *)m->A.data;
-	for (int64_t i = lo; i < hi; i++) {
+	for (int64_t k = lo; k < hi; k++) {
+		int64_t i = idx ? idx[k] : k;
 		sap_rec_begin(rec, i);
 		sap_rec_key(rec, 1, a[i].u, SAP_RW);
 	}
