@@ -1234,7 +1234,9 @@ bool acc_by_index(LoopInfo *l, Sym *d)
 static bool own_element(Node *x, Node *l)
 {
 	LoopInfo *L = l ? l->li : NULL;
-	if (!L || l->kind != N_ASYNC || L->verdict != VD_NOWRITE || L->accum_syms.n)
+	/* Loops that run whole on every rank need every element. */
+	if (!L || l->kind != N_ASYNC || L->verdict == VD_SERIAL || L->verdict == VD_REJECTED ||
+	    L->accum_syms.n)
 		return false;
 	for (int i = 0; i < L->reduce_syms.n; i++)
 		if (!ty_is_flat(((Sym *)L->reduce_syms.v[i])->ty))

@@ -372,9 +372,10 @@ struct Sym {
 	Node *taint;            /* access.c: why a body local is unpredictable */
 	bool needed;            /* access.c: the slice computes it */
 	Node *keys_of;          /* read-only key of a loop over this map (or join) */
-	bool parted;            /* a loaded dvector read only as X[i] in loops
-	                           over i that write no DDS: on several ranks
-	                           each keeps only its part (access.c) */
+	bool parted;            /* a loaded dvector read only as X[i] in async
+	                           loops over i that run spread over ranks: on
+	                           several ranks each keeps only its part
+	                           (access.c) */
 };
 
 /* Resolve names, check types and the parallel-loop rules.  Returns false

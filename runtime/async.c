@@ -164,54 +164,6 @@ static void check_plan(struct sap_loop_state *st, const sap_async_spec *spec, vo
 	free(all);
 }
 
-/* A plan for T workers, made on `threads` threads (of every rank, when
- * ranks: then collective, and each rank has its own groups' lists). */
-static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
-                      int64_t lo, int64_t hi, int T, int threads, bool locks, bool ranks)
-{
-	if (cache_valid(st, spec, lo, hi, T))
-		return;
-	drop_plan(st);
-	int64_t n = hi - lo;
-	/* Slicing and grouping interleave; the slicing is the recon part,
-	 * the rest, the buffers' first touch included, planning. */
-	double t0 = sap_now(), slicing;
-	sap_layout_make(&st->layout, spec, T, sap_cfg.blocks);
-	if (st->bufcap < n) {
-		free(st->ids);
-		free(st->order);
-		st->ids = sap_xmalloc((size_t)n * sizeof *st->ids);
-		st->order = sap_xmalloc((size_t)n * sizeof *st->order);
-		st->bufcap = n;
-	}
-
-	sap_plan *p = &st->plan;
-	if (ranks) {
-		sap_plan_recon_ranks(p, spec, &st->layout, env, lo, hi, T, threads, st->ids,
-		                     st->order, &slicing);
-		/* What the order dump and the checker read. */
-		if (sap_cfg.dump_order || sap_cfg.check_plan)
-			sap_plan_share(p);
-	} else {
-		sap_plan_recon(p, spec, &st->layout, env, lo, hi, T, threads, locks, st->ids,
-		               st->order, &slicing);
-	}
-	st->locked = sap_xcalloc((size_t)(p->nlocked ? p->nlocked : 1), sizeof *st->locked);
-	for (int64_t r = 0; r < p->nlocked; r++) {
-		int64_t g = p->rg[p->ro[r * T]];
-		sap_locks_prepare(&st->locked[r], spec, &st->layout, env, p->order + p->goff[g],
-		                  p->goff[g + 1] - p->goff[g], threads);
-	}
-	st->recon_runs++;
-	st->recon_s += slicing;
-	st->plan_builds++;
-	st->plan_s += sap_now() - t0 - slicing;
-
-	if (sap_cfg.check_plan)
-		check_plan(st, spec, env, lo, hi, threads);
-	cache_save(st, spec, lo, hi, T);
-}
-
 /* ---- plan-order copies ---- */
 
 /* The dvector of spec whose part this rank alone holds, or NULL. */
@@ -237,6 +189,66 @@ static void stage_slots(struct sap_loop_state *st, const sap_async_spec *spec)
 	st->stage_ptr = sap_xcalloc((size_t)(st->nstage ? st->nstage : 1), sizeof *st->stage_ptr);
 }
 
+/* A plan for T workers, made on `threads` threads (of every rank, when
+ * ranks: then collective, and each rank has its own groups' lists). */
+static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
+                      int64_t lo, int64_t hi, int T, int threads, bool locks, bool ranks)
+{
+	if (cache_valid(st, spec, lo, hi, T))
+		return;
+	drop_plan(st);
+	int64_t n = hi - lo;
+	/* Slicing and grouping interleave; the slicing is the recon part,
+	 * the rest, the buffers' first touch included, planning. */
+	double t0 = sap_now(), slicing;
+	sap_layout_make(&st->layout, spec, T, sap_cfg.blocks);
+	if (st->bufcap < n) {
+		free(st->ids);
+		free(st->order);
+		st->ids = sap_xmalloc((size_t)n * sizeof *st->ids);
+		st->order = sap_xmalloc((size_t)n * sizeof *st->order);
+		st->bufcap = n;
+	}
+
+	sap_plan *p = &st->plan;
+	if (ranks) {
+		/* Inputs held in parts travel with their iterations. */
+		stage_slots(st, spec);
+		struct sap_ship *ship = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *ship);
+		int nship = 0;
+		for (int k = 0; k < spec->ndds; k++)
+			if (spec->dds[k].dv && spec->dds[k].dv->part_only)
+				ship[nship++] = (struct sap_ship){ spec->dds[k].dv, &st->stage[k], 0, 0 };
+		sap_plan_recon_ranks(p, spec, &st->layout, env, lo, hi, T, threads, st->ids,
+		                     st->order, &slicing, ship, nship);
+		for (int k = 0; k < nship; k++) {
+			st->traffic.sent += ship[k].sent;
+			st->traffic.received += ship[k].received;
+		}
+		free(ship);
+		/* What the order dump and the checker read. */
+		if (sap_cfg.dump_order || sap_cfg.check_plan)
+			sap_plan_share(p);
+	} else {
+		sap_plan_recon(p, spec, &st->layout, env, lo, hi, T, threads, locks, st->ids,
+		               st->order, &slicing);
+	}
+	st->locked = sap_xcalloc((size_t)(p->nlocked ? p->nlocked : 1), sizeof *st->locked);
+	for (int64_t r = 0; r < p->nlocked; r++) {
+		int64_t g = p->rg[p->ro[r * T]];
+		sap_locks_prepare(&st->locked[r], spec, &st->layout, env, p->order + p->goff[g],
+		                  p->goff[g + 1] - p->goff[g], threads);
+	}
+	st->recon_runs++;
+	st->recon_s += slicing;
+	st->plan_builds++;
+	st->plan_s += sap_now() - t0 - slicing;
+
+	if (sap_cfg.check_plan)
+		check_plan(st, spec, env, lo, hi, threads);
+	cache_save(st, spec, lo, hi, T);
+}
+
 /* Copy the dvectors the body reads at its own index in the order of the
  * plan (of which this rank runs workers w0 .. w0 + nw - 1), unless
  * copied already, and show them to the body. */
@@ -252,8 +264,11 @@ static void stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec,
 		st->stage_ptr[k] = NULL;
 		/* An iteration outside v must fail in the body, as it would
 		 * without the copy. */
-		if (!d->by_index || !v || v->part_only || st->lo < 0 || st->hi > v->n)
+		if (!d->by_index || !v || st->lo < 0 || st->hi > v->n)
 			continue;
+		if (!sap_stage_valid(&st->stage[k], v) && v->part_only)
+			sap_fatal(&x->L->site, "internal error: no plan-order copy of %s, which is "
+			          "held in parts", v->name);
 		if (!sap_stage_valid(&st->stage[k], v)) {
 			double t0 = sap_now();
 			sap_stage_fill(&st->stage[k], v, p, w0, nw, x->T);
@@ -277,23 +292,47 @@ static struct sap_loop_state *plan_to_share(struct sap_loop_state *st,
 	for (int k = 0; k < spec->ndds; k++)
 		if (spec->dds[k].mode & SAP_WRITE)
 			return NULL;
-	/* Its iterations must run where that vector's part is. */
-	if (held_part(spec))
-		return NULL;
 	for (struct sap_loop_state *o = sap_stats_loops(); o; o = o->next) {
 		if (o == st || !o->cached || o->lo != lo || o->hi != hi ||
 		    o->plan.nworkers != T || o->plan.nlocked || !o->plan.order)
 			continue;
+		/* Every vector held in parts must come with it. */
+		bool copies = false, parts = true;
 		for (int k = 0; k < spec->ndds; k++) {
 			const sap_dds *d = &spec->dds[k];
-			if (!d->by_index || !d->dv)
+			if (!d->dv)
 				continue;
-			for (int q = 0; q < o->nstage; q++)
-				if (sap_stage_valid(&o->stage[q], d->dv))
-					return o;
+			bool has = false;
+			for (int q = 0; d->by_index && q < o->nstage; q++)
+				has |= sap_stage_valid(&o->stage[q], d->dv);
+			copies |= has;
+			parts &= has || !d->dv->part_only;
 		}
+		if (copies && parts)
+			return o;
 	}
 	return NULL;
+}
+
+/* Every vector of spec held in parts, whole on every rank: collective. */
+static void unpart_all(const sap_async_spec *spec)
+{
+	for (int k = 0; spec->dds && k < spec->ndds; k++)
+		if (spec->dds[k].dv)
+			sap_dv_unpart(spec->dds[k].dv);
+}
+
+/* Can a plan over ranks run on the parts of spec's vectors: is each read
+ * only at the loop index, over [0, its length), which makes the shares
+ * the ranks slice its parts? */
+static bool plan_on_parts(const sap_async_spec *spec, int64_t lo, int64_t hi)
+{
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (d->dv && d->dv->part_only && (!d->by_index || lo != 0 || hi != d->dv->n))
+			return false;
+	}
+	return !sap_cfg.check_plan;
 }
 
 /* ---- worker-private reductions ---- */
@@ -476,15 +515,18 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
                              int64_t lo, int64_t hi, void *red)
 {
 	int me = sap_rank(), T = sap_nranks() * x->T;
+	/* The checker reads every iteration's keys on every rank. */
+	if (!plan_on_parts(spec, lo, hi))
+		unpart_all(spec);
 	make_plan(st, spec, x->env, lo, hi, T, x->T, false, true);
 	const sap_plan *p = &st->plan;
+	stage_inputs(st, spec, x, me * x->T, x->T);
 	if (!st->dist.off) {
 		double t0 = sap_now();
-		sap_dist_build(&st->dist, p, spec, &st->layout, x->env, lo, me, x->T);
+		sap_dist_build(&st->dist, p, spec, &st->layout, x->env, me, x->T);
 		st->plan_s += sap_now() - t0;
 	}
 	ran(st, SAP_V_PLANNED, T, p->ngroups, p->nrounds, p->balance);
-	stage_inputs(st, spec, x, me * x->T, x->T);
 	double t0 = sap_now();
 	reds_open(x);
 	dist_ctx c = { st, spec };
@@ -572,6 +614,11 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 		r->init(red);
 
 	const char *why = NULL;
+	bool ranks = sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
+	             !spec->serial && sap_dist_ok(spec, r, &why) && shape_of(spec, &why) != UNKNOWN;
+	/* Whole on every rank, so with every element. */
+	if (sap_nranks() > 1 && !ranks && lo < hi)
+		unpart_all(spec);
 	if (sap_cfg.run_order) {
 		run_replay(st, &x, lo, hi, red);
 	} else if (lo >= hi) {
@@ -581,20 +628,14 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, "no access spec");
 	} else if (spec->serial) {
 		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, spec->serial);
-	} else if (sap_nranks() > 1 && sap_dist_ok(spec, r, &why) &&
-	           shape_of(spec, &why) != UNKNOWN) {
+	} else if (ranks) {
 		struct sap_loop_state *o = plan_to_share(st, spec, lo, hi, sap_nranks() * x.T);
 		if (o)
 			run_shared(st, spec, &x, lo, red, o);
 		else if (shape_of(spec, &why) == INDEPENDENT)
 			run_dist_chunks(st, spec, &x, lo, hi, red);
-		else if (held_part(spec))
-			sap_fatal(&L->site, "internal error: a planned loop reads a dvector held in parts");
 		else
 			run_dist_planned(st, spec, &x, lo, hi, red);
-	} else if (sap_nranks() > 1 && held_part(spec)) {
-		sap_fatal(&L->site, "internal error: a loop that runs whole on every rank reads a "
-		          "dvector held in parts");
 	} else if (x.T == 1) {
 		run_serial(st, &x, lo, hi, red, SAP_V_INDEX, NULL);
 	} else {

@@ -50,37 +50,28 @@ static void grow(sap_keylog *l)
 	}
 }
 
-/* Bitmaps rather than sorting: a round's iterations in ascending order,
- * and its written keys by DDS and key, each in one pass. */
+/* A round's written keys as bitmaps, to list them by DDS and key in one
+ * pass.  The slice runs over each group's list in the plan, so that it
+ * reads the group's plan-order copies when the loop has them. */
 void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
-                    const sap_layout *ly, void *env, int64_t lo, int rank, int threads)
+                    const sap_layout *ly, void *env, int rank, int threads)
 {
 	int T = p->nworkers;
 	memset(d, 0, sizeof *d);
 	d->nrounds = p->nrounds;
 	d->off = sap_xcalloc((size_t)p->nrounds + 1, sizeof *d->off);
-	uint64_t *its = sap_xcalloc((size_t)(p->n + 64) / 64, sizeof *its);
 	uint64_t **keys = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *keys);
 	for (int k = 0; k < spec->ndds; k++)
 		if ((spec->dds[k].mode & SAP_WRITE) && spec->dds[k].dv)
 			keys[k] = sap_xcalloc((size_t)(spec->dds[k].dv->n + 64) / 64, sizeof **keys);
-	int64_t *idx = sap_xmalloc((size_t)(p->n ? p->n : 1) * sizeof *idx);
 	sap_keylog all = { 0 };
 	for (int64_t r = 0; r < p->nrounds; r++) {
 		for (int w = rank * threads; w < (rank + 1) * threads; w++)
 			for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++) {
 				int64_t g = p->rg[k];
-				for (int64_t q = p->goff[g]; q < p->goff[g + 1]; q++) {
-					uint64_t i = (uint64_t)(p->order[q] - lo);
-					its[i / 64] |= (uint64_t)1 << (i % 64);
-				}
+				sap_recon_mark(spec, ly, env, p->order + p->goff[g],
+				               p->goff[g + 1] - p->goff[g], keys);
 			}
-		int64_t n = 0;
-		for (int64_t b = 0; b < (p->n + 63) / 64; b++)
-			for (uint64_t m = its[b]; m; m &= m - 1)
-				idx[n++] = lo + b * 64 + __builtin_ctzll(m);
-		memset(its, 0, (size_t)(p->n + 63) / 64 * sizeof *its);
-		sap_recon_mark(spec, ly, env, idx, n, keys);
 		for (int k = 0; k < spec->ndds; k++) {
 			if (!keys[k])
 				continue;
@@ -98,8 +89,6 @@ void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
 	for (int k = 0; k < spec->ndds; k++)
 		free(keys[k]);
 	free(keys);
-	free(its);
-	free(idx);
 	d->keys = all.v;
 }
 

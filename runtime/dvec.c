@@ -21,6 +21,7 @@ static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, boo
 	v->version = sap_new_version();
 	v->cuts = NULL;
 	v->part_only = part_only;
+	v->mapped = false;
 	v->held = held;
 	sap_mem_dds((int64_t)held);
 }
@@ -60,6 +61,7 @@ void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 		          (long long)n, name);
 	v->data = p;
 	fill_in(v, name, n, elsize, true, (size_t)(hi - lo) * elsize);
+	v->mapped = true;
 }
 
 /* Atomic: loops running on several threads stamp DDSs too. */
@@ -73,11 +75,11 @@ void sap_dv_free(sap_dvec *v)
 {
 	if (v->data)
 		sap_mem_dds(-(int64_t)v->held);
-	if (v->part_only && v->data)
+	if (v->mapped && v->data)
 		munmap(v->data, whole_bytes(v->n, v->elsize));
 	else
 		free(v->data);
-	v->part_only = false;
+	v->part_only = v->mapped = false;
 	v->held = 0;
 	free(v->cuts);
 	v->data = NULL;

@@ -500,6 +500,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	if (parted) {
 		free(counts);
 		sap_dv_set_cuts(v, cuts);
+		sap_dv_even_parts(v);
 		return;
 	}
 

@@ -73,6 +73,12 @@ void sap_dv_set_cuts(sap_dvec *v, int64_t *cuts);
 void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize, int64_t lo,
                         int64_t hi, const sap_site *s);
 
+/* part.c, collective.  A vector held in parts: move elements so that
+ * rank r holds the even share sap_chunk(0, n, P, r); or give every rank
+ * the whole vector (nothing when it has it). */
+void sap_dv_even_parts(sap_dvec *v);
+void sap_dv_unpart(sap_dvec *v);
+
 /* Seconds on the monotonic clock. */
 double sap_now(void);
 
@@ -134,6 +140,15 @@ void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
 
 /* ==== Plans (sched.c) ================================================= */
 
+/* Over ranks, a vector held in parts whose elements travel with the
+ * iterations to the ranks that run them, into the plan-order copy s
+ * (sap_stage, below); each rank slices only iterations of its part. */
+struct sap_ship {
+	const sap_dvec *v;
+	struct sap_stage *s;
+	int64_t sent, received;         /* bytes, added */
+};
+
 /* Iterations grouped by block mask, groups packed into rounds of groups
  * that share no block, each group on one worker.  Round r's groups are
  * rg[ro[r * T + w] .. ro[r * T + w + 1]) for worker w = 0 .. T - 1, in
@@ -174,10 +189,12 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
 /* Over ranks: each rank slices its share of [lo, hi) (the iterations of
  * its workers' chunks), the ranks pool their masks into one plan for T =
  * P x threads workers, and each rank receives the iterations of its
- * workers' groups; no locked rounds.  Collective. */
+ * workers' groups, with their elements of the ship[0 .. nship) vectors
+ * (whose parts must be the shares); no locked rounds.  Collective. */
 void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly,
                           void *env, int64_t lo, int64_t hi, int T, int threads,
-                          uint32_t *ids, int64_t *order, double *recon_s);
+                          uint32_t *ids, int64_t *order, double *recon_s,
+                          struct sap_ship *ship, int nship);
 /* Collective: every group's list in every rank's order. */
 void sap_plan_share(sap_plan *p);
 void sap_plan_free(sap_plan *p);
@@ -205,7 +222,13 @@ typedef struct sap_stage {
 	int64_t n;
 	char *data;
 	size_t cap;             /* bytes */
+	size_t held;            /* bytes filled, counted in --stats */
 } sap_stage;
+
+/* Room for need bytes (the old contents are lost). */
+void sap_stage_reserve(sap_stage *s, size_t need);
+/* s now holds v as it is, filled bytes of it. */
+void sap_stage_done(sap_stage *s, const sap_dvec *v, size_t filled);
 
 /* Does s hold v as it is now? */
 bool sap_stage_valid(const sap_stage *s, const sap_dvec *v);
@@ -234,9 +257,9 @@ typedef struct sap_dist_stats {
  * every rank runs all of it. */
 bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **why);
 /* The write lists of rank `rank`, whose workers are rank * threads ..,
- * for plan p of iterations lo .. (which has no locked round). */
+ * for plan p (which has no locked round). */
 void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
-                    const sap_layout *ly, void *env, int64_t lo, int rank, int threads);
+                    const sap_layout *ly, void *env, int rank, int threads);
 void sap_dist_free(sap_dist *d);
 /* Collective: every rank's written elements keys[0 .. n) to every other
  * rank. */

@@ -134,6 +134,7 @@ typedef struct sap_dvec {
 	 * all n elements as address space, but only the part is ever
 	 * touched, so only it takes memory. */
 	bool part_only;
+	bool mapped;            /* data is a mapping of the whole length */
 	size_t held;            /* bytes counted as DDS memory */
 } sap_dvec;
 

@@ -710,9 +710,52 @@ static int to_int(int64_t v)
 	return (int)v;
 }
 
+/* The elements of sh->v at the iterations sendb[0 .. ns) that this rank
+ * sends as the plan's (counts and displacements as for them), into
+ * sh->s in plan order. */
+static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own,
+                          const int64_t *cg, const int64_t *sendb, int64_t ns, const int *scnt,
+                          const int *sdis, const int *rcnt, const int *rdis, int64_t nr)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t G = p->ngroups;
+	size_t es = sh->v->elsize;
+	char *out = sap_xmalloc((size_t)(ns ? ns : 1) * es);
+	char *in = sap_xmalloc((size_t)(nr ? nr : 1) * es);
+	for (int64_t q = 0; q < ns; q++)
+		memcpy(out + (size_t)q * es, sh->v->data + (size_t)sendb[q] * es, es);
+	MPI_Datatype el;
+	MPI_Type_contiguous((int)es, MPI_BYTE, &el);
+	MPI_Type_commit(&el);
+	MPI_Alltoallv(out, scnt, sdis, el, in, rcnt, rdis, el, MPI_COMM_WORLD);
+	MPI_Type_free(&el);
+	sap_stage_reserve(sh->s, (size_t)p->n * es);
+	int64_t *done = sap_xcalloc((size_t)(G ? G : 1), sizeof *done);
+	for (int s = 0; s < P; s++) {
+		int64_t q = rdis[s];
+		for (int64_t g = 0; g < G; g++) {
+			if (own[g] != me)
+				continue;
+			int64_t c = cg[(size_t)s * (size_t)G + (size_t)g];
+			memcpy(sh->s->data + (size_t)(p->goff[g] + done[g]) * es, in + (size_t)q * es,
+			       (size_t)c * es);
+			done[g] += c;
+			q += c;
+		}
+	}
+	sap_stage_done(sh->s, sh->v, (size_t)nr * es);
+	/* What went to other ranks and came from them. */
+	sh->sent += (int64_t)((size_t)(ns - scnt[me]) * es);
+	sh->received += (int64_t)((size_t)(nr - rcnt[me]) * es);
+	free(done);
+	free(out);
+	free(in);
+}
+
 void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly,
                           void *env, int64_t lo, int64_t hi, int T, int threads,
-                          uint32_t *ids, int64_t *order, double *recon_s)
+                          uint32_t *ids, int64_t *order, double *recon_s,
+                          struct sap_ship *ship, int nship)
 {
 	int P = sap_nranks(), me = sap_rank();
 	int64_t a = sap_chunk(lo, hi, T, me * threads), b = sap_chunk(lo, hi, T, (me + 1) * threads);
@@ -849,6 +892,8 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 	}
 	p->order = order;
 	p->mine = own;
+	for (int k = 0; k < nship; k++)
+		ship_elements(p, &ship[k], own, cg, sendb, s0, scnt, sdis, rcnt, rdis, r0);
 
 	for (int w = 0; w < threads; w++) {
 		set_free(&j.local[w]);

@@ -19,10 +19,27 @@ bool sap_stage_valid(const sap_stage *s, const sap_dvec *v)
 
 void sap_stage_free(sap_stage *s)
 {
-	if (s->cap)
-		sap_mem_copies(-(int64_t)s->cap);
+	sap_mem_copies(-(int64_t)s->held);
 	free(s->data);
 	*s = (sap_stage){ 0 };
+}
+
+void sap_stage_reserve(sap_stage *s, size_t need)
+{
+	if (s->cap >= need)
+		return;
+	free(s->data);
+	s->data = sap_xmalloc(need ? need : 1);
+	s->cap = need;
+}
+
+void sap_stage_done(sap_stage *s, const sap_dvec *v, size_t filled)
+{
+	sap_mem_copies((int64_t)filled - (int64_t)s->held);
+	s->held = filled;
+	s->src = v;
+	s->version = v->version;
+	s->n = v->n;
 }
 
 /* Places [at[k], at[k] + len[k]) of the plan order, k = 0 .. nr - 1,
@@ -77,13 +94,7 @@ static void fill_worker(void *arg, int w)
 void sap_stage_fill(sap_stage *s, const sap_dvec *v, const sap_plan *p, int w0, int nw,
                     int threads)
 {
-	size_t need = (size_t)(p->n ? p->n : 1) * v->elsize;
-	if (s->cap < need) {
-		sap_mem_copies((int64_t)need - (int64_t)s->cap);
-		free(s->data);
-		s->data = sap_xmalloc(need);
-		s->cap = need;
-	}
+	sap_stage_reserve(s, (size_t)p->n * v->elsize);
 	int T = p->nworkers;
 	int64_t nr = 0, *at, *cum;
 	if (w0 == 0 && nw == T) {
@@ -109,9 +120,7 @@ void sap_stage_fill(sap_stage *s, const sap_dvec *v, const sap_plan *p, int w0, 
 	}
 	fill_job j = { s->data, v->data, v->elsize, p->order, at, cum, nr, cum[nr], threads };
 	sap_pool_run(threads, fill_worker, &j);
+	sap_stage_done(s, v, (size_t)cum[nr] * v->elsize);
 	free(at);
 	free(cum);
-	s->src = v;
-	s->version = v->version;
-	s->n = v->n;
 }

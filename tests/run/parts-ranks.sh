@@ -1,11 +1,15 @@
 #!/bin/sh
 # A loaded dvector that the program reads only at the loop variable, in
-# loops that write no DDS, is held in parts: on P ranks each keeps the
-# elements it parsed, and each rank runs the iterations of its part.
+# async loops that run spread over ranks, is held in parts: on P ranks
+# each keeps an even share, runs the iterations of its share in loops that
+# write no DDS, and in planned loops receives the elements of its groups'
+# iterations with them (a plan-order copy, which a read-only loop then
+# shares).
 #  - on 1, 2 and 3 ranks (and 2 over TCP) the printed results and the
 #    saved file are identical;
 #  - each rank's DDS memory in --stats is its part, within 2 % (plus
-#    0.02 MB of rounding) of the 1-rank figure / P;
+#    0.02 MB of rounding) of the 1-rank figure / P, and so is the memory
+#    of the plan-order copies of the planned loop;
 #  - the same data read also in driver code is whole on every rank.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
@@ -43,23 +47,44 @@ async for (long n = 0; n < len(A); n++) reduce(+: si, sj) reduce(max: mi) {
 }
 print("n %d si %d sj %d max %d\n", len(A), si, sj, mi);
 save(A, out);'
+# Integer updates, so that any serializable order gives the same U.
+planned='dvector<long> U(500);
+for (int r = 0; r < 2; r++) {
+    async for (long n = 0; n < len(A); n++) {
+        U[A[n].i] += A[n].j + r;
+    }
+    long t = 0;
+    async for (long n = 0; n < len(A); n++) reduce(+: t) {
+        t += U[A[n].i] % 1000 * (n % 3);
+    }
+    print("round %d t %d\n", r, t);
+}'
 printf '%s\n' "$head" >"$tmp/parts.sap"
+printf '%s\n%s\n' "$head" "$planned" >"$tmp/planned.sap"
 printf '%s\n%s\n' "$head" 'print("first %d\n", A[0].i);' >"$tmp/whole.sap"
-for p in parts whole; do
+for p in parts planned whole; do
 	"$SAPC" -O2 -o "$tmp/$p" "$tmp/$p.sap" || fail "sapc $p.sap"
 done
 
 "$top_builddir/tools/genratings" --users=500 --items=300 --ratings=200000 --seed=3 \
 	--out="$tmp/in.txt" || fail "genratings"
 
-# mem FILE: the largest "at most" DDS memory of any rank, in MB; and the
-# smallest, after a space.
+# mem FILE [WHAT]: the largest "at most" memory of any rank on the WHAT
+# line (DDS memory), in MB; and the smallest, after a space.
 mem() {
-	sed -n 's/^DDS memory on this rank: .* MB at the end, \(.*\) MB at most$/\1/p' "$1" |
+	sed -n "s/^${2:-DDS memory} on this rank: .* MB at the end, \(.*\) MB at most\$/\1/p" "$1" |
 		sort -n | sed -n '1h;$p;${x;p}' | tr '\n' ' '
 }
 
-for p in parts whole; do
+# part P ONE HI LO: is every rank's figure (HI the largest, LO the
+# smallest) ONE / P?
+part() {
+	awk -v P="$1" -v one="$2" -v hi="$3" -v lo="$4" 'BEGIN {
+		want = one / P
+		exit !(hi <= want * 1.02 + 0.02 && lo >= want * 0.98 - 0.02) }'
+}
+
+for p in parts planned whole; do
 	for np in 1 2 3 tcp; do
 		case $np in
 		tcp) run="$MPIEXEC --mca btl tcp,self -n 2" P=2 ;;
@@ -80,12 +105,20 @@ for p in parts whole; do
 		cmp "$tmp/$p.1.stdout" "$tmp/$p.$np.stdout" ||
 			fail "$p: output on $np ranks differs from 1 rank's"
 		set -- $(mem "$tmp/$p.$np.err")
-		if test "$p" = parts; then
-			awk -v hi="$1" -v lo="$2" -v one="$one" -v P="$P" 'BEGIN {
-				want = one / P
-				exit !(hi <= want * 1.02 + 0.02 && lo >= want * 0.98 - 0.02) }' ||
-				fail "parts on $np ranks: DDS memory $2-$1 MB a rank, want $one / $P"
-		else
+		if test "$p" != whole; then
+			part "$P" "$one" "$1" "$2" ||
+				fail "$p on $np ranks: DDS memory $2-$1 MB a rank, want $one / $P"
+		fi
+		if test "$p" = planned; then
+			grep -q "^ *2 .* planned\$" "$tmp/$p.$np.err" &&
+				grep -q "^ *3 .* planned (loop 2's plan)\$" "$tmp/$p.$np.err" ||
+				{ cat "$tmp/$p.$np.err"; fail "planned on $np ranks: not planned, or not shared"; }
+			# The copy holds the elements of the rank's groups: A / P
+			# (balance 1.00), as much as its part.
+			set -- $(mem "$tmp/$p.$np.err" Plan-order\ copies)
+			part "$P" "$one" "$1" "$2" ||
+				fail "planned on $np ranks: copies of $2-$1 MB a rank, want $one / $P"
+		elif test "$p" = whole; then
 			awk -v lo="$2" -v one="$one" 'BEGIN { exit !(lo >= one - 0.02) }' ||
 				fail "whole on $np ranks: DDS memory $2 MB on a rank, want $one"
 		fi

@@ -1,0 +1,92 @@
+/* part.c: moving the parts of a dvector held in parts between ranks.
+ *
+ * A load leaves each rank the elements of the lines it parsed, which
+ * follow the file's bytes.  Loops over ranks give each rank an even share
+ * of the iterations to slice, so the parts are evened out to those
+ * shares, and a loop that cannot run on parts gets the whole vector.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <mpi.h>
+#include "sap-int.h"
+
+static MPI_Datatype element_type(const sap_dvec *v)
+{
+	MPI_Datatype el;
+	MPI_Type_contiguous((int)v->elsize, MPI_BYTE, &el);
+	MPI_Type_commit(&el);
+	return el;
+}
+
+/* Give the pages of elements [a, b) back: only whole pages, since the
+ * ends may share a page with elements the rank keeps. */
+static void release(sap_dvec *v, int64_t a, int64_t b)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t s = (uintptr_t)(v->data + (size_t)a * v->elsize);
+	uintptr_t e = (uintptr_t)(v->data + (size_t)b * v->elsize);
+	s = (s + page - 1) & ~(page - 1);
+	e &= ~(page - 1);
+	if (a < b && s < e)
+		madvise((void *)s, e - s, MADV_DONTNEED);
+}
+
+void sap_dv_even_parts(sap_dvec *v)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t *even = sap_xmalloc((size_t)(P + 1) * sizeof *even);
+	for (int r = 0; r <= P; r++)
+		even[r] = sap_chunk(0, v->n, P, r);
+	if (even[1] - even[0] > INT32_MAX)
+		sap_fatal(NULL, "dvector %s: more than %d elements on one rank; use more ranks",
+		          v->name, INT32_MAX);
+	int64_t ol, oh, nl = even[me], nh = even[me + 1];
+	sap_dv_part(v, me, &ol, &oh);
+	MPI_Datatype el = element_type(v);
+	MPI_Request *rq = sap_xmalloc((size_t)(2 * P) * sizeof *rq);
+	int nrq = 0;
+	for (int k = 0; k < P; k++) {
+		if (k == me)
+			continue;
+		int64_t kl, kh;
+		sap_dv_part(v, k, &kl, &kh);
+		/* Mine that k now holds, and k's that I do. */
+		int64_t sa = ol > even[k] ? ol : even[k], sb = oh < even[k + 1] ? oh : even[k + 1];
+		int64_t ra = kl > nl ? kl : nl, rb = kh < nh ? kh : nh;
+		if (sa < sb)
+			MPI_Isend(v->data + (size_t)sa * v->elsize, (int)(sb - sa), el, k, 0,
+			          MPI_COMM_WORLD, &rq[nrq++]);
+		if (ra < rb)
+			MPI_Irecv(v->data + (size_t)ra * v->elsize, (int)(rb - ra), el, k, 0,
+			          MPI_COMM_WORLD, &rq[nrq++]);
+	}
+	MPI_Waitall(nrq, rq, MPI_STATUSES_IGNORE);
+	MPI_Type_free(&el);
+	free(rq);
+	release(v, ol, oh < nl ? oh : nl);
+	release(v, ol > nh ? ol : nh, oh);
+	size_t held = (size_t)(nh - nl) * v->elsize;
+	sap_mem_dds((int64_t)held - (int64_t)v->held);
+	v->held = held;
+	sap_dv_set_cuts(v, even);
+}
+
+void sap_dv_unpart(sap_dvec *v)
+{
+	if (!v->part_only)
+		return;
+	int P = sap_nranks();
+	MPI_Datatype el = element_type(v);
+	for (int k = 0; k < P; k++) {
+		int64_t kl, kh;
+		sap_dv_part(v, k, &kl, &kh);
+		MPI_Bcast(v->data + (size_t)kl * v->elsize, (int)(kh - kl), el, k, MPI_COMM_WORLD);
+	}
+	MPI_Type_free(&el);
+	size_t held = (size_t)v->n * v->elsize;
+	sap_mem_dds((int64_t)held - (int64_t)v->held);
+	v->held = held;
+	v->part_only = false;
+}
