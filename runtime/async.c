@@ -218,12 +218,13 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 		int nship = 0;
 		for (int k = 0; k < spec->ndds; k++)
 			if (spec->dds[k].dv && spec->dds[k].dv->part_only)
-				ship[nship++] = (struct sap_ship){ spec->dds[k].dv, &st->stage[k], 0, 0 };
+				ship[nship++] = (struct sap_ship){ spec->dds[k].dv, &st->stage[k], 0, 0, 0 };
 		sap_plan_recon_ranks(p, spec, &st->layout, env, lo, hi, T, threads, st->ids,
 		                     st->order, &slicing, ship, nship);
 		for (int k = 0; k < nship; k++) {
 			st->traffic.sent += ship[k].sent;
 			st->traffic.received += ship[k].received;
+			st->fetch_s += ship[k].seconds;
 		}
 		free(ship);
 		/* What the order dump and the checker read. */
@@ -273,6 +274,7 @@ static void stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec,
 			double t0 = sap_now();
 			sap_stage_fill(&st->stage[k], v, p, w0, nw, x->T);
 			st->plan_s += sap_now() - t0;
+			st->fetch_s += sap_now() - t0;
 		}
 		st->stage_ptr[k] = st->stage[k].data;
 		any = true;
@@ -508,7 +510,9 @@ static void dist_between(void *arg, int64_t r)
 {
 	dist_ctx *c = arg;
 	const sap_dist *d = &c->st->dist;
+	double t0 = sap_now();
 	sap_dist_send(d->keys + d->off[r], d->off[r + 1] - d->off[r], c->spec, &c->st->traffic);
+	c->st->send_s += sap_now() - t0;
 }
 
 static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
@@ -592,10 +596,12 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	for (int k = 0; k < spec->ndds; k++)
 		writes |= (spec->dds[k].mode & SAP_WRITE) != 0;
 	if (writes) {
+		double t1 = sap_now();
 		sap_keylog log = { 0 };
 		dist_chunk_keys(spec, a, b, &log);
 		sap_dist_send(log.v, log.n, spec, &st->traffic);
 		sap_keylog_free(&log);
+		st->send_s += sap_now() - t1;
 	}
 	if (x->r)
 		sap_dist_reduce(x->r, red);

@@ -147,6 +147,7 @@ struct sap_ship {
 	const sap_dvec *v;
 	struct sap_stage *s;
 	int64_t sent, received;         /* bytes, added */
+	double seconds;                 /* added */
 };
 
 /* Iterations grouped by block mask, groups packed into rounds of groups
@@ -307,6 +308,8 @@ struct sap_loop_state {
 	/* --stats */
 	int64_t recon_runs, plan_builds;
 	double recon_s, plan_s, compute_s;
+	double fetch_s;                 /* of plan_s: inputs moving to their groups */
+	double send_s;                  /* of compute_s: written elements to the ranks */
 	sap_verdict verdict;
 	int shared_with;                /* SAP_V_SHARED: the loop whose plan it ran */
 	const char *reason;             /* spec->serial */

@@ -892,8 +892,11 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 	}
 	p->order = order;
 	p->mine = own;
-	for (int k = 0; k < nship; k++)
+	for (int k = 0; k < nship; k++) {
+		double t0 = sap_now();
 		ship_elements(p, &ship[k], own, cg, sendb, s0, scnt, sdis, rcnt, rdis, r0);
+		ship[k].seconds += sap_now() - t0;
+	}
 
 	for (int w = 0; w < threads; w++) {
 		set_free(&j.local[w]);

@@ -98,21 +98,22 @@ static char *table(void)
 		        sap_rank(), sap_nranks());
 	else
 		fprintf(f, "sap stats: async for loops, times in seconds\n");
-	fprintf(f, "%4s %-20s %11s %6s %8s %6s %8s %7s %7s %7s %7s %10s %9s %9s %s\n", "loop",
-	        "site", "invocations", "recons", "recon_s", "plans", "plan_s", "groups", "rounds",
-	        "workers", "balance", "compute_s", "sent_MB", "recv_MB", "verdict");
+	fprintf(f, "%4s %-20s %11s %6s %8s %6s %8s %7s %7s %7s %7s %10s %9s %9s %8s %8s %s\n",
+	        "loop", "site", "invocations", "recons", "recon_s", "plans", "plan_s", "groups",
+	        "rounds", "workers", "balance", "compute_s", "sent_MB", "recv_MB", "fetch_s",
+	        "send_s", "verdict");
 	for (size_t k = 0; k < n; k++) {
 		const struct sap_loop_state *st = v[k];
 		char site[256], why[256];
 		snprintf(site, sizeof site, "%s:%d", st->loop->site.file ? st->loop->site.file : "?",
 		         st->loop->site.line);
 		fprintf(f, "%4d %-20s %11u %6lld %8.4f %6lld %8.4f %7lld %7lld %7d %7.2f %10.4f "
-		        "%9.2f %9.2f %s\n",
+		        "%9.2f %9.2f %8.4f %8.4f %s\n",
 		        st->loop->id, site, st->loop->invocations, (long long)st->recon_runs,
 		        st->recon_s, (long long)st->plan_builds, st->plan_s, (long long)st->groups,
 		        (long long)st->rounds, st->workers, st->balance, st->compute_s,
 		        (double)st->traffic.sent / 1e6, (double)st->traffic.received / 1e6,
-		        verdict(st, why, sizeof why));
+		        st->fetch_s, st->send_s, verdict(st, why, sizeof why));
 	}
 	fprintf(f, "DDS memory on this rank: %.2f MB at the end, %.2f MB at most\n",
 	        (double)mem_now / 1e6, (double)mem_peak / 1e6);

@@ -113,6 +113,14 @@ for p in parts planned whole; do
 			grep -q "^ *2 .* planned\$" "$tmp/$p.$np.err" &&
 				grep -q "^ *3 .* planned (loop 2's plan)\$" "$tmp/$p.$np.err" ||
 				{ cat "$tmp/$p.$np.err"; fail "planned on $np ranks: not planned, or not shared"; }
+			# Half of a rank's share of A goes to the other rank of 2
+			# (the groups are balanced), and --stats counts it.
+			grep -q ' sent_MB  *recv_MB  *fetch_s  *send_s verdict$' "$tmp/$p.$np.err" ||
+				fail "planned on $np ranks: no fetch_s and send_s columns"
+			awk -v one="$one" -v P="$P" '$1 == 2 && $NF == "planned" {
+				if ($13 < one / P * (P - 1) / P * 0.9) bad = 1; n++ }
+				END { exit bad || n != P }' "$tmp/$p.$np.err" ||
+				fail "planned on $np ranks: the copies' elements are missing from sent_MB"
 			# The copy holds the elements of the rank's groups: A / P
 			# (balance 1.00), as much as its part.
 			set -- $(mem "$tmp/$p.$np.err" Plan-order\ copies)

@@ -658,11 +658,13 @@ START_TEST(stats_table)
 	char site[64], verdict[64];
 	unsigned inv;
 	long long recons, plans;
-	double rs, ps, bal, cs, sent, recv;
-	ck_assert_int_eq(sscanf(l2, "%d %63s %u %lld %lf %lld %lf %d %d %d %lf %lf %lf %lf %63[^\n]",
-	                        &id, site, &inv, &recons, &rs, &plans, &ps, &groups, &rounds,
-	                        &workers, &bal, &cs, &sent, &recv, verdict), 15);
-	ck_assert(sent == 0 && recv == 0);      /* one rank */
+	double rs, ps, bal, cs, sent, recv, fetch, send;
+	ck_assert_int_eq(sscanf(l2, "%d %63s %u %lld %lf %lld %lf %d %d %d %lf %lf %lf %lf %lf %lf "
+	                        "%63[^\n]", &id, site, &inv, &recons, &rs, &plans, &ps, &groups,
+	                        &rounds, &workers, &bal, &cs, &sent, &recv, &fetch, &send, verdict),
+	                 17);
+	ck_assert(sent == 0 && recv == 0 && send == 0);         /* one rank */
+	ck_assert(fetch >= 0 && fetch <= ps);
 	ck_assert_int_eq(id, 3);
 	ck_assert_str_eq(site, "test.sap:3");
 	ck_assert_uint_eq(inv, 2);
@@ -673,9 +675,10 @@ START_TEST(stats_table)
 	ck_assert_int_eq(workers, 2);
 	ck_assert(rs >= 0 && ps >= 0 && cs > 0 && bal >= 1.0);
 	ck_assert_str_eq(verdict, "planned");
-	ck_assert_int_eq(sscanf(l3, "%d %63s %u %lld %lf %lld %lf %d %d %d %lf %lf %lf %lf %63[^\n]",
-	                        &id, site, &inv, &recons, &rs, &plans, &ps, &groups, &rounds,
-	                        &workers, &bal, &cs, &sent, &recv, verdict), 15);
+	ck_assert_int_eq(sscanf(l3, "%d %63s %u %lld %lf %lld %lf %d %d %d %lf %lf %lf %lf %lf %lf "
+	                        "%63[^\n]", &id, site, &inv, &recons, &rs, &plans, &ps, &groups,
+	                        &rounds, &workers, &bal, &cs, &sent, &recv, &fetch, &send, verdict),
+	                 17);
 	ck_assert_int_eq(id, 5);
 	ck_assert_str_eq(verdict, "serialized: one key");
 }
