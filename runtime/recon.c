@@ -60,6 +60,8 @@ bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int bloc
 		if (!(d->mode & SAP_WRITE) || d->accumulate)
 			continue;
 		sap_rec_dds *rd = &ly->d[k];
+		ly->bytes[part] = d->dv ? (double)d->dv->n * (double)d->dv->elsize :
+		                  d->dm ? (double)sap_dm_size(d->dm) : 0;
 		rd->base = (uint32_t)(part++ * ly->F);
 		rd->nblk = (uint32_t)ly->F;
 		rd->max = UINT64_MAX;
@@ -271,6 +273,7 @@ void sap_keylog_free(sap_keylog *log)
 
 typedef struct mark_to {
 	uint64_t **bits;
+	uint64_t **touched;     /* or NULL */
 	int64_t lo, hi;         /* the run being sliced */
 } mark_to;
 
@@ -283,15 +286,18 @@ static void mark_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 {
 	const sap_rec_dds *d = &r->d[dds];
 	mark_to *m = r->logbuf;
-	if ((mode & SAP_WRITE) && m->bits[dds] && d->nblk && (uint64_t)key <= d->max &&
-	    r->i >= m->lo && r->i < m->hi)
+	if (!m->bits[dds] || !d->nblk || (uint64_t)key > d->max || r->i < m->lo || r->i >= m->hi)
+		return;
+	if (mode & SAP_WRITE)
 		mark(m->bits, dds, key);
+	if (m->touched)
+		mark(m->touched, dds, key);
 }
 
 void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
-                    const int64_t *idx, int64_t n, uint64_t **bits)
+                    const int64_t *idx, int64_t n, uint64_t **bits, uint64_t **touched)
 {
-	mark_to m = { bits, 0, 0 };
+	mark_to m = { bits, touched, 0, 0 };
 	sap_rec r = { .d = ly->d, .log = mark_key, .logbuf = &m };
 	r.mask = &r.sink;
 	for (int64_t a = 0; a < n;) {
@@ -305,12 +311,16 @@ void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
 		for (int k = 0; k < spec->naffine; k++) {
 			const sap_affine *af = &spec->affine[k];
 			const sap_rec_dds *d = &ly->d[af->dds];
-			if (!(af->mode & SAP_WRITE) || !bits[af->dds] || !d->nblk)
+			if (!bits[af->dds] || !d->nblk)
 				continue;
 			for (int64_t i = m.lo; i < m.hi; i++) {
 				int64_t key = affine_key(af, i);
-				if ((uint64_t)key <= d->max)
+				if ((uint64_t)key > d->max)
+					continue;
+				if (af->mode & SAP_WRITE)
 					mark(bits, af->dds, key);
+				if (touched)
+					mark(touched, af->dds, key);
 			}
 		}
 		a = e;

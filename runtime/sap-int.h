@@ -95,6 +95,7 @@ typedef struct sap_layout {
 	int nparts;             /* DDSs that take part */
 	int B;                  /* blocks per taking part DDS */
 	int F;                  /* fine blocks per taking part DDS */
+	double bytes[64];       /* per taking part DDS: what it holds */
 } sap_layout;
 
 /* B = blocks (or T when 0), reduced so that every part fits in 64 bits.
@@ -134,9 +135,10 @@ void sap_recon_log(const sap_async_spec *spec, const sap_layout *ly, void *env,
                    const int64_t *idx, int64_t n, sap_keylog *log, int T);
 void sap_keylog_free(sap_keylog *log);
 /* The keys that iterations idx[0 .. n) (ascending) write, as bits set in
- * bits[dds] (those not NULL), on the calling thread. */
+ * bits[dds] (those not NULL), and, when touched is not NULL, those they
+ * read or write in touched[dds]; on the calling thread. */
 void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
-                    const int64_t *idx, int64_t n, uint64_t **bits);
+                    const int64_t *idx, int64_t n, uint64_t **bits, uint64_t **touched);
 
 /* ==== Plans (sched.c) ================================================= */
 
@@ -163,6 +165,8 @@ typedef struct sap_plan {
 	int64_t *goff;
 	uint64_t *gmask;
 	uint8_t bit[64];        /* the gmask bit of each reconnaissance bit */
+	double bitw[64];        /* per gmask bit: the bytes of its block, so
+	                           that a worker keeps the heaviest blocks */
 	int nworkers;
 	int64_t nrounds;
 	int64_t *ro;            /* nrounds * T + 1 */
@@ -242,11 +246,15 @@ void sap_stage_free(sap_stage *s);
 
 /* ==== Several ranks (dist.c) ========================================== */
 
-/* Per round, the elements of written dvectors that this rank's groups
- * write: keys[off[r] .. off[r + 1]), sorted by DDS and key. */
+/* The elements of written dvectors that this rank's groups write, sorted
+ * by DDS and key: after round r it sends keys[off[r] .. off[r + 1]), those
+ * another rank touches in a later round; after the last round also
+ * keys[off[nrounds] .. off[nrounds + 1]), the final values of the rest,
+ * so that each element crosses once per invocation unless another rank
+ * needs it sooner. */
 typedef struct sap_dist {
 	int64_t nrounds;
-	int64_t *off;
+	int64_t *off;           /* nrounds + 2 */
 	sap_access *keys;
 } sap_dist;
 

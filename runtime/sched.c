@@ -236,8 +236,16 @@ static void number_groups(group_job *j, sap_plan *p, mask_set *all_in, int64_t *
 		set_free(&all);
 		all = blk;
 	}
-	for (int b = 0; b < 64; b++)
+	for (int b = 0; b < 64; b++) {
 		p->bit[b] = (uint8_t)map[b];
+		p->bitw[b] = 1;
+	}
+	/* Block bits are part * B + block once dealt, part * F + block
+	 * before: the same when F = B. */
+	if (j->ly)
+		for (int part = 0; part < j->ly->nparts; part++)
+			for (int b = 0; b < j->ly->B; b++)
+				p->bitw[part * j->ly->B + b] = 1 + j->ly->bytes[part] / j->ly->B;
 	int64_t G = all.n;
 	int64_t *byrank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *byrank);
 	int64_t *rank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *rank);
@@ -432,17 +440,34 @@ static void append_round(sap_plan *p, int64_t *cap, const int64_t *g, int64_t ng
 		for (int w = 0; w < T; w++)
 			load[w] = sap_chunk(0, total, T, w + 1) - sap_chunk(0, total, T, w);
 	} else {
-		/* g is largest first: each to the least loaded worker. */
+		/* What each worker ran in the round before. */
+		uint64_t *prev = sap_xcalloc((size_t)T, sizeof *prev);
+		for (int w = 0; r > 0 && w < T; w++)
+			for (int64_t k = p->ro[(r - 1) * T + w]; k < p->ro[(r - 1) * T + w + 1]; k++)
+				prev[w] |= p->gmask[p->rg[k]];
+		/* g is largest first: each to the least loaded worker, and
+		 * among those to the one that holds the most bytes of its
+		 * blocks already (so that over ranks, the big blocks stay). */
 		for (int64_t k = 0; k < ng; k++) {
 			int best = 0;
-			for (int w = 1; w < T; w++)
-				if (load[w] < load[best])
+			double keep = -1;
+			for (int w = 0; w < T; w++) {
+				if (load[w] > load[best])
+					continue;
+				double kw = 0;
+				for (uint64_t m = prev[w] & p->gmask[g[k]]; m; m &= m - 1)
+					kw += p->bitw[__builtin_ctzll(m)];
+				if (load[w] < load[best] || kw > keep) {
 					best = w;
+					keep = kw;
+				}
+			}
 			wk[k] = best;
 			int64_t sz = p->goff[g[k] + 1] - p->goff[g[k]];
 			load[best] += sz;
 			total += sz;
 		}
+		free(prev);
 	}
 	int64_t at = p->ro[r * T];
 	for (int w = 0; w < T; w++) {
