@@ -132,3 +132,27 @@ for p in parts planned whole; do
 		fi
 	done
 done
+
+# An index past the end of a vector held in parts fails as on one rank:
+# the iterations past its end go to the last rank, whose body reports the
+# index, and every rank exits.  For a read-only loop (owner computes) and
+# a planned one (over another range than [0, len(A)), so A is gathered).
+for kind in read planned; do
+	case $kind in
+	read) body='async for (long n = 0; n < len(A) + 1; n++) reduce(+: s) { s += A[n].j; }' ;;
+	planned) body='dvector<long> U(500);
+async for (long n = 0; n < len(A) + 1; n++) { U[A[n].i] += A[n].j; }' ;;
+	esac
+	printf '%s\nlong s = 0;\n%s\nprint("not reached %%d\\n", s);\n' "$head" "$body" \
+		>"$tmp/oob-$kind.sap"
+	"$SAPC" -O2 -o "$tmp/oob-$kind" "$tmp/oob-$kind.sap" || fail "sapc oob-$kind.sap"
+	timeout 30 $MPIEXEC -n 3 "$tmp/oob-$kind" --data="$tmp/in.txt" --out="$tmp/oob.out" \
+		>"$tmp/oob.stdout" 2>"$tmp/oob.err"
+	rc=$?
+	test $rc = 124 && fail "index past the end ($kind) on 3 ranks: still running after 30 s"
+	test $rc = 0 && fail "index past the end ($kind) on 3 ranks: exit status 0"
+	grep -q "error: index 200000 out of range for A (size 200000)" "$tmp/oob.err" ||
+		{ cat "$tmp/oob.err"; fail "index past the end ($kind) on 3 ranks: no index error"; }
+	grep -q "not reached" "$tmp/oob.stdout" && fail "index past the end ($kind): went on"
+done
+exit 0
