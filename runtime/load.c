@@ -362,7 +362,7 @@ static void load_whole(sap_dvec *v, const char *name, const char *path, size_t e
 	count_lines(buf, len, &lines, &count);
 	sap_dv_create(v, name, count, elsize, s);
 	parse_lines(buf, len, path, 0, v->data, elsize, parse);
-	free(buf);
+	sap_spare_give(buf, len);
 }
 
 static void parse_trapped(load_trap *t, const char *buf, size_t len, const char *path,
@@ -487,7 +487,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	load_trap t = { .line = INT64_MAX };
 	parse_trapped(&t, buf, len, path, line0, v->data + (size_t)cuts[r] * elsize, elsize,
 	              parse);
-	free(buf);
+	sap_spare_give(buf, len);
 	int64_t first = INT64_MAX;
 	MPI_Allreduce(&t.line, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
 	if (first != INT64_MAX) {

@@ -8,8 +8,11 @@
  * run, which is what a hand-written Strata program gets by sorting its
  * ratings into cells.  The copy is made once per plan and version of X.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "sap-int.h"
 
 bool sap_stage_valid(const sap_stage *s, const sap_dvec *v)
@@ -24,11 +27,43 @@ void sap_stage_free(sap_stage *s)
 	*s = (sap_stage){ 0 };
 }
 
+/* The largest buffer the loader gave back.  Its pages are in memory
+ * already, where a fresh allocation's are not: the first touch of each
+ * costs a page fault, several microseconds on a VM, which was most of the
+ * time a copy of SGDMF's 60 MB of ratings took.  So the first copy it can
+ * hold takes it; until then the kernel may reclaim its pages (MADV_FREE)
+ * if memory runs short. */
+static char *spare;
+static size_t spare_n;
+
+void sap_spare_give(void *p, size_t n)
+{
+	enum { SMALL = 1 << 20 };
+	if (n < SMALL || n <= spare_n) {
+		free(p);
+		return;
+	}
+	free(spare);
+	spare = p;
+	spare_n = n;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+	if (a < e)
+		madvise((void *)a, e - a, MADV_FREE);
+}
+
 void sap_stage_reserve(sap_stage *s, size_t need)
 {
 	if (s->cap >= need)
 		return;
 	free(s->data);
+	if (spare && spare_n >= need) {
+		s->data = spare;
+		s->cap = spare_n;
+		spare = NULL;
+		spare_n = 0;
+		return;
+	}
 	s->data = sap_xmalloc(need ? need : 1);
 	s->cap = need;
 }
