@@ -735,6 +735,31 @@ static int to_int(int64_t v)
 	return (int)v;
 }
 
+/* What this rank received, from each rank in rank order and each rank's
+ * by group, into dst in plan order (elements of es bytes): a group's from
+ * rank s after those from the ranks before, so that it stays in index
+ * order. */
+static void place_by_group(char *dst, const char *src, size_t es, const sap_plan *p,
+                           const int *own, const int64_t *cg, const int *rdis)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t G = p->ngroups;
+	int64_t *done = sap_xcalloc((size_t)(G ? G : 1), sizeof *done);
+	for (int s = 0; s < P; s++) {
+		int64_t q = rdis[s];
+		for (int64_t g = 0; g < G; g++) {
+			if (own[g] != me)
+				continue;
+			int64_t c = cg[(size_t)s * (size_t)G + (size_t)g];
+			memcpy(dst + (size_t)(p->goff[g] + done[g]) * es, src + (size_t)q * es,
+			       (size_t)c * es);
+			done[g] += c;
+			q += c;
+		}
+	}
+	free(done);
+}
+
 /* The elements of sh->v at the iterations sendb[0 .. ns) that this rank
  * sends as the plan's (counts and displacements as for them), into
  * sh->s in plan order. */
@@ -742,8 +767,7 @@ static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own
                           const int64_t *cg, const int64_t *sendb, int64_t ns, const int *scnt,
                           const int *sdis, const int *rcnt, const int *rdis, int64_t nr)
 {
-	int P = sap_nranks(), me = sap_rank();
-	int64_t G = p->ngroups;
+	int me = sap_rank();
 	size_t es = sh->v->elsize;
 	char *out = sap_xmalloc((size_t)(ns ? ns : 1) * es);
 	char *in = sap_xmalloc((size_t)(nr ? nr : 1) * es);
@@ -755,24 +779,11 @@ static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own
 	MPI_Alltoallv(out, scnt, sdis, el, in, rcnt, rdis, el, MPI_COMM_WORLD);
 	MPI_Type_free(&el);
 	sap_stage_reserve(sh->s, (size_t)p->n * es);
-	int64_t *done = sap_xcalloc((size_t)(G ? G : 1), sizeof *done);
-	for (int s = 0; s < P; s++) {
-		int64_t q = rdis[s];
-		for (int64_t g = 0; g < G; g++) {
-			if (own[g] != me)
-				continue;
-			int64_t c = cg[(size_t)s * (size_t)G + (size_t)g];
-			memcpy(sh->s->data + (size_t)(p->goff[g] + done[g]) * es, in + (size_t)q * es,
-			       (size_t)c * es);
-			done[g] += c;
-			q += c;
-		}
-	}
+	place_by_group(sh->s->data, in, es, p, own, cg, rdis);
 	sap_stage_done(sh->s, sh->v, (size_t)nr * es);
 	/* What went to other ranks and came from them. */
 	sh->sent += (int64_t)((size_t)(ns - scnt[me]) * es);
 	sh->received += (int64_t)((size_t)(nr - rcnt[me]) * es);
-	free(done);
 	free(out);
 	free(in);
 }
@@ -902,19 +913,7 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 	int64_t *recvb = sap_xmalloc((size_t)(r0 ? r0 : 1) * sizeof *recvb);
 	MPI_Alltoallv(sendb, scnt, sdis, MPI_INT64_T, recvb, rcnt, rdis, MPI_INT64_T,
 	              MPI_COMM_WORLD);
-	/* Sources in rank order keep each group in index order. */
-	int64_t *done = sap_xcalloc((size_t)(G ? G : 1), sizeof *done);
-	for (int s = 0; s < P; s++) {
-		int64_t q = rdis[s];
-		for (int64_t g = 0; g < G; g++) {
-			if (own[g] != me)
-				continue;
-			int64_t c = cg[(size_t)s * (size_t)G + (size_t)g];
-			memcpy(order + p->goff[g] + done[g], recvb + q, (size_t)c * sizeof *order);
-			done[g] += c;
-			q += c;
-		}
-	}
+	place_by_group((char *)order, (const char *)recvb, sizeof *order, p, own, cg, rdis);
 	p->order = order;
 	p->mine = own;
 	for (int k = 0; k < nship; k++) {
@@ -945,7 +944,6 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 	free(dstat);
 	free(sendb);
 	free(recvb);
-	free(done);
 }
 
 void sap_plan_share(sap_plan *p)
