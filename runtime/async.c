@@ -511,9 +511,12 @@ static void dist_between(void *arg, int64_t r)
 	dist_ctx *c = arg;
 	const sap_dist *d = &c->st->dist;
 	double t0 = sap_now();
-	/* After the last round, with the final values held back. */
-	int64_t end = d->off[r + 1 == d->nrounds ? r + 2 : r + 1];
-	sap_dist_send(d->keys + d->off[r], end - d->off[r], c->spec, &c->st->traffic);
+	int P = sap_nranks();
+	sap_dist_send_each(d->keys, d->off + r * P, c->spec, &c->st->traffic);
+	/* After the last round, the final values held back. */
+	if (r + 1 == d->nrounds)
+		sap_dist_send(d->keys + d->off[r * P + P], d->off[r * P + P + 1] - d->off[r * P + P],
+		              c->spec, &c->st->traffic);
 	c->st->send_s += sap_now() - t0;
 }
 

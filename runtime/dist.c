@@ -51,11 +51,13 @@ static void grow(sap_keylog *l)
 }
 
 /* Bitmaps over the keys of every written dvector of the loop, DDS k's
- * from word base[k]: one per round, for this rank's writes (wr), its
- * reads and writes (tc), and what to send after the round (now). */
+ * from word base[k]: one per round, for this rank's writes (wr) and its
+ * reads and writes (tc); one per round and rank, for what to send that
+ * rank after the round (now). */
 typedef struct key_maps {
 	int64_t *base, words;   /* base: ndds + 1 */
 	uint64_t *wr, *tc, *now;
+	uint64_t *sup;          /* per round: written again by another rank later */
 } key_maps;
 
 static void maps_make(key_maps *m, const sap_async_spec *spec, int64_t R)
@@ -71,7 +73,8 @@ static void maps_make(key_maps *m, const sap_async_spec *spec, int64_t R)
 	size_t n = (size_t)(R ? R : 1) * (size_t)(m->words ? m->words : 1);
 	m->wr = sap_xcalloc(n, sizeof *m->wr);
 	m->tc = sap_xcalloc(n, sizeof *m->tc);
-	m->now = sap_xcalloc(n, sizeof *m->now);
+	m->now = sap_xcalloc(n * (size_t)sap_nranks(), sizeof *m->now);
+	m->sup = sap_xcalloc(n, sizeof *m->sup);
 }
 
 static void maps_free(key_maps *m)
@@ -80,42 +83,53 @@ static void maps_free(key_maps *m)
 	free(m->wr);
 	free(m->tc);
 	free(m->now);
+	free(m->sup);
 }
 
-/* now[r] = the keys written in round r that another rank touches in a
- * later round: going down from the last round, one Allreduce a round
- * counts the ranks that touch each key. */
-static void decide(key_maps *m, int64_t R)
+/* Every rank's maps of one kind, rank d's round r at (d * R + r) * W. */
+static uint64_t *gather(const uint64_t *mine, int64_t R, int64_t W)
 {
 	int P = sap_nranks();
-	int64_t nk = m->words * 64;
-	uint8_t *mine = sap_xmalloc((size_t)(nk ? nk : 1));
-	uint8_t *cnt = sap_xmalloc((size_t)(nk ? nk : 1));
-	uint8_t *others = sap_xcalloc((size_t)(nk ? nk : 1), 1);   /* in rounds after r */
+	if (R * W > INT32_MAX)
+		sap_fatal(NULL, "a plan's key maps exceed 2^31 words; use fewer rounds");
+	uint64_t *all = sap_xmalloc((size_t)P * (size_t)(R * W > 0 ? R * W : 1) * sizeof *all);
+	MPI_Allgather(mine, (int)(R * W), MPI_UINT64_T, all, (int)(R * W), MPI_UINT64_T,
+	              MPI_COMM_WORLD);
+	return all;
+}
+
+/* now[r][d] = the keys written in round r that rank d touches in a later
+ * round, and sup[r] those another rank writes in a later round: every
+ * rank's maps, gathered once, swept from the last round down. */
+static void decide(key_maps *m, int64_t R)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t W = m->words;
+	uint64_t *tc = gather(m->tc, R, W), *wr = gather(m->wr, R, W);
+	uint64_t *later = sap_xcalloc((size_t)P * (size_t)(W ? W : 1), sizeof *later);
+	uint64_t *wlater = sap_xcalloc((size_t)(W ? W : 1), sizeof *wlater);
 	for (int64_t r = R - 1; r >= 0; r--) {
-		const uint64_t *wr = m->wr + r * m->words, *tc = m->tc + r * m->words;
-		uint64_t *now = m->now + r * m->words;
-		for (int64_t b = 0; b < m->words; b++)
-			for (uint64_t x = wr[b]; x; x &= x - 1)
-				if (others[b * 64 + __builtin_ctzll(x)])
-					now[b] |= x & -x;
-		for (int64_t key = 0; key < nk; key++)
-			mine[key] = (uint8_t)(tc[key / 64] >> (key % 64) & 1);
-		/* A count per key fits a byte below 256 ranks; above, any
-		 * touch counts as another rank's, which only sends more. */
-		if (P < 256) {
-			MPI_Allreduce(mine, cnt, (int)nk, MPI_UINT8_T, MPI_SUM, MPI_COMM_WORLD);
-			for (int64_t key = 0; key < nk; key++)
-				others[key] |= cnt[key] > mine[key];
-		} else {
-			MPI_Allreduce(mine, cnt, (int)nk, MPI_UINT8_T, MPI_MAX, MPI_COMM_WORLD);
-			for (int64_t key = 0; key < nk; key++)
-				others[key] |= cnt[key];
+		const uint64_t *mw = m->wr + r * W;
+		uint64_t *sup = m->sup + r * W;
+		for (int64_t b = 0; b < W; b++)
+			sup[b] = mw[b] & wlater[b];
+		for (int d = 0; d < P; d++) {
+			uint64_t *now = m->now + (r * P + d) * W, *ld = later + d * W;
+			const uint64_t *td = tc + ((int64_t)d * R + r) * W;
+			const uint64_t *wd = wr + ((int64_t)d * R + r) * W;
+			for (int64_t b = 0; b < W; b++) {
+				if (d != me) {
+					now[b] = mw[b] & ld[b];
+					wlater[b] |= wd[b];
+				}
+				ld[b] |= td[b];
+			}
 		}
 	}
-	free(mine);
-	free(cnt);
-	free(others);
+	free(tc);
+	free(wr);
+	free(later);
+	free(wlater);
 }
 
 static void list_keys(sap_keylog *all, const key_maps *m, const uint64_t *bits,
@@ -139,7 +153,7 @@ void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
 	int64_t R = p->nrounds;
 	memset(d, 0, sizeof *d);
 	d->nrounds = R;
-	d->off = sap_xcalloc((size_t)R + 2, sizeof *d->off);
+	d->off = sap_xcalloc((size_t)(R * sap_nranks()) + 2, sizeof *d->off);
 	key_maps m;
 	maps_make(&m, spec, R);
 	uint64_t **wr = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *wr);
@@ -161,20 +175,35 @@ void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
 	free(tc);
 	decide(&m, R);
 
-	/* The keys whose last write here no other rank needed before the
-	 * loop ends: their final values go after the last round. */
-	uint64_t *last = sap_xcalloc((size_t)(m.words ? m.words : 1), sizeof *last);
+	/* The keys whose last write of all, by any rank, was here, and did
+	 * not reach every other rank: their final values go to all after
+	 * the last round. */
+	int P = sap_nranks(), me = sap_rank();
+	int64_t W = m.words;
+	uint64_t *last = sap_xcalloc((size_t)(W ? W : 1), sizeof *last);
+	uint64_t *every = sap_xmalloc((size_t)(W ? W : 1) * sizeof *every);
 	sap_keylog all = { 0 };
 	for (int64_t r = 0; r < R; r++) {
-		const uint64_t *now = m.now + r * m.words, *w = m.wr + r * m.words;
-		for (int64_t b = 0; b < m.words; b++)
-			last[b] = (last[b] & ~now[b]) | (w[b] & ~now[b]);
-		list_keys(&all, &m, now, spec);
-		d->off[r + 1] = all.n;
+		const uint64_t *w = m.wr + r * W;
+		for (int64_t b = 0; b < W; b++)
+			every[b] = ~(uint64_t)0;
+		for (int q = 0; q < P; q++) {
+			const uint64_t *now = m.now + (r * P + q) * W;
+			for (int64_t b = 0; q != me && b < W; b++)
+				every[b] &= now[b];
+			list_keys(&all, &m, now, spec);
+			d->off[r * P + q + 1] = all.n;
+		}
+		const uint64_t *sup = m.sup + r * W;
+		for (int64_t b = 0; b < W; b++) {
+			uint64_t done = w[b] & (every[b] | sup[b]);
+			last[b] = (last[b] & ~done) | (w[b] & ~done);
+		}
 	}
 	list_keys(&all, &m, last, spec);
-	d->off[R + 1] = all.n;
+	d->off[R * P + 1] = all.n;
 	free(last);
+	free(every);
 	maps_free(&m);
 	d->keys = all.v;
 }
@@ -199,15 +228,17 @@ static size_t rec_size(const sap_async_spec *spec, int dds)
 	return sizeof(rec_head) + ((spec->dds[dds].dv->elsize + 7) & ~(size_t)7);
 }
 
-void sap_dist_send(const sap_access *keys, int64_t n, const sap_async_spec *spec,
-                   sap_dist_stats *stats)
+/* Bytes of the records of keys[0 .. n). */
+static size_t records(const sap_access *keys, int64_t n, const sap_async_spec *spec)
 {
-	int P = sap_nranks(), me = sap_rank();
 	size_t bytes = 0;
 	for (int64_t k = 0; k < n; k++)
 		bytes += rec_size(spec, keys[k].dds);
-	char *out = sap_xmalloc(bytes ? bytes : 1);
-	char *p = out;
+	return bytes;
+}
+
+static char *pack(char *p, const sap_access *keys, int64_t n, const sap_async_spec *spec)
+{
 	for (int64_t k = 0; k < n; k++) {
 		const sap_dvec *v = spec->dds[keys[k].dds].dv;
 		rec_head h = { keys[k].key, keys[k].dds, 0 };
@@ -215,31 +246,47 @@ void sap_dist_send(const sap_access *keys, int64_t n, const sap_async_spec *spec
 		memcpy(p + sizeof h, v->data + (size_t)keys[k].key * v->elsize, v->elsize);
 		p += rec_size(spec, keys[k].dds);
 	}
+	return p;
+}
+
+static void unpack(const char *q, const char *end, const sap_async_spec *spec)
+{
+	while (q < end) {
+		rec_head h;
+		memcpy(&h, q, sizeof h);
+		sap_dvec *v = spec->dds[h.dds].dv;
+		memcpy(v->data + (size_t)h.key * v->elsize, q + sizeof h, v->elsize);
+		q += rec_size(spec, h.dds);
+	}
+}
+
+static int fits(int64_t bytes)
+{
 	if (bytes > INT32_MAX)
-		sap_fatal(NULL, "a round writes more than 2 GiB on one rank; use more ranks");
-	int mine = (int)bytes;
+		sap_fatal(NULL, "a round moves more than 2 GiB between two ranks; use more ranks");
+	return (int)bytes;
+}
+
+void sap_dist_send(const sap_access *keys, int64_t n, const sap_async_spec *spec,
+                   sap_dist_stats *stats)
+{
+	int P = sap_nranks(), me = sap_rank();
+	size_t bytes = records(keys, n, spec);
+	char *out = sap_xmalloc(bytes ? bytes : 1);
+	pack(out, keys, n, spec);
+	int mine = fits((int64_t)bytes);
 	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
 	int64_t total = 0;
 	for (int r = 0; r < P; r++) {
-		if (total > INT32_MAX)
-			sap_fatal(NULL, "a round writes more than 2 GiB; use more ranks");
-		dis[r] = (int)total;
+		dis[r] = fits(total);
 		total += cnt[r];
 	}
 	char *in = sap_xmalloc(total ? (size_t)total : 1);
 	MPI_Allgatherv(out, mine, MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
-	for (int r = 0; r < P; r++) {
-		if (r == me)
-			continue;
-		for (char *q = in + dis[r]; q < in + dis[r] + cnt[r];) {
-			rec_head h;
-			memcpy(&h, q, sizeof h);
-			sap_dvec *v = spec->dds[h.dds].dv;
-			memcpy(v->data + (size_t)h.key * v->elsize, q + sizeof h, v->elsize);
-			q += rec_size(spec, h.dds);
-		}
-	}
+	for (int r = 0; r < P; r++)
+		if (r != me)
+			unpack(in + dis[r], in + dis[r] + cnt[r], spec);
 	if (stats) {
 		stats->sent += (int64_t)bytes * (P - 1);
 		stats->received += total - (int64_t)bytes;
@@ -248,6 +295,44 @@ void sap_dist_send(const sap_access *keys, int64_t n, const sap_async_spec *spec
 	free(in);
 	free(cnt);
 	free(dis);
+}
+
+void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_async_spec *spec,
+                        sap_dist_stats *stats)
+{
+	int P = sap_nranks();
+	int *scnt = sap_xmalloc((size_t)P * sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
+	int *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
+	int64_t sent = 0, got = 0;
+	for (int d = 0; d < P; d++) {
+		sdis[d] = fits(sent);
+		scnt[d] = fits((int64_t)records(keys + off[d], off[d + 1] - off[d], spec));
+		sent += scnt[d];
+	}
+	char *out = sap_xmalloc(sent ? (size_t)sent : 1);
+	for (int d = 0; d < P; d++)
+		pack(out + sdis[d], keys + off[d], off[d + 1] - off[d], spec);
+	MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int d = 0; d < P; d++) {
+		rdis[d] = fits(got);
+		got += rcnt[d];
+	}
+	char *in = sap_xmalloc(got ? (size_t)got : 1);
+	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
+	/* In rank order: the plan never lets two ranks write one element in
+	 * a round. */
+	for (int d = 0; d < P; d++)
+		unpack(in + rdis[d], in + rdis[d] + rcnt[d], spec);
+	if (stats) {
+		stats->sent += sent;
+		stats->received += got;
+	}
+	free(out);
+	free(in);
+	free(scnt);
+	free(sdis);
+	free(rcnt);
+	free(rdis);
 }
 
 void sap_dist_reduce(const sap_reduce *r, void *red)

@@ -250,14 +250,14 @@ void sap_stage_free(sap_stage *s);
 /* ==== Several ranks (dist.c) ========================================== */
 
 /* The elements of written dvectors that this rank's groups write, sorted
- * by DDS and key: after round r it sends keys[off[r] .. off[r + 1]), those
- * another rank touches in a later round; after the last round also
- * keys[off[nrounds] .. off[nrounds + 1]), the final values of the rest,
- * so that each element crosses once per invocation unless another rank
- * needs it sooner. */
+ * by DDS and key.  After round r it sends rank d keys[off[r * P + d] ..
+ * off[r * P + d + 1]), those d touches in a later round; after the last
+ * round, to every rank, keys[off[nrounds * P] .. off[nrounds * P + 1]),
+ * the final values that did not reach every rank yet.  So an element goes
+ * straight to the rank that needs it next, and to the others once. */
 typedef struct sap_dist {
 	int64_t nrounds;
-	int64_t *off;           /* nrounds + 2 */
+	int64_t *off;           /* nrounds * P + 2 */
 	sap_access *keys;
 } sap_dist;
 
@@ -277,6 +277,9 @@ void sap_dist_free(sap_dist *d);
  * rank. */
 void sap_dist_send(const sap_access *keys, int64_t n, const sap_async_spec *spec,
                    sap_dist_stats *stats);
+/* Collective: keys[off[d] .. off[d + 1]) to rank d, for every rank d. */
+void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_async_spec *spec,
+                        sap_dist_stats *stats);
 /* Collective: the ranks' partial reductions combined in rank order, on
  * every rank. */
 void sap_dist_reduce(const sap_reduce *r, void *red);
