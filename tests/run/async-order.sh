@@ -9,7 +9,7 @@
 #    do 2 ranks over TCP.
 # For SGDMF (the DSGD/Strata pattern) and a TransE-like program whose
 # keys are drawn at random (the plan is rebuilt every invocation), on
-# 1 x 2, 1 x 3, 1 x 4, 2 x 1, 3 x 1 and 2 x 2.
+# 1 x 2, 1 x 3, 1 x 4, 2 x 1, 3 x 1, 4 x 1 and 2 x 2.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -69,7 +69,7 @@ cd "$tmp" || exit 1
 for prog in sgdmf kg; do
 	args=
 	[ $prog = sgdmf ] && args="--data=train.txt --iters=3"
-	for pt in 1x2 1x3 1x4 2x1 3x1 2x2; do
+	for pt in 1x2 1x3 1x4 2x1 3x1 4x1 2x2; do
 		np=${pt%x*} t=${pt#*x}
 		run="$MPIEXEC -n $np"
 		# shellcheck disable=SC2086
@@ -95,6 +95,7 @@ for prog in sgdmf kg; do
 	cmp a.$prog.1x2 a.$prog.2x1 || fail "$prog: 2 ranks x 1 thread differs from 1 rank x 2 threads"
 	cmp a.$prog.1x3 a.$prog.3x1 || fail "$prog: 3 ranks x 1 thread differs from 1 rank x 3 threads"
 	cmp a.$prog.1x4 a.$prog.2x2 || fail "$prog: 2 ranks x 2 threads differs from 1 rank x 4 threads"
+	cmp a.$prog.1x4 a.$prog.4x1 || fail "$prog: 4 ranks x 1 thread differs from 1 rank x 4 threads"
 done
 # Over TCP rather than shared memory, the same model.
 # shellcheck disable=SC2086
