@@ -175,20 +175,6 @@ static const sap_dvec *held_part(const sap_async_spec *spec)
 	return NULL;
 }
 
-/* A copy and a pointer to show per spec DDS. */
-static void stage_slots(struct sap_loop_state *st, const sap_async_spec *spec)
-{
-	if (st->nstage == spec->ndds && st->stage)
-		return;
-	for (int k = 0; k < st->nstage; k++)
-		sap_stage_free(&st->stage[k]);
-	free(st->stage);
-	free(st->stage_ptr);
-	st->nstage = spec->ndds;
-	st->stage = sap_xcalloc((size_t)(st->nstage ? st->nstage : 1), sizeof *st->stage);
-	st->stage_ptr = sap_xcalloc((size_t)(st->nstage ? st->nstage : 1), sizeof *st->stage_ptr);
-}
-
 /* A plan for T workers, made on `threads` threads (of every rank, when
  * ranks: then collective, and each rank has its own groups' lists). */
 static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
@@ -213,7 +199,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	sap_plan *p = &st->plan;
 	if (ranks) {
 		/* Inputs held in parts travel with their iterations. */
-		stage_slots(st, spec);
+		sap_stage_slots(st, spec);
 		struct sap_ship *ship = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *ship);
 		int nship = 0;
 		for (int k = 0; k < spec->ndds; k++)
@@ -248,72 +234,6 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	if (sap_cfg.check_plan)
 		check_plan(st, spec, env, lo, hi, threads);
 	cache_save(st, spec, lo, hi, T);
-}
-
-/* Copy the dvectors the body reads at its own index in the order of the
- * plan (of which this rank runs workers w0 .. w0 + nw - 1), unless
- * copied already, and show them to the body. */
-static void stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec,
-                         const sap_run *x, int w0, int nw)
-{
-	stage_slots(st, spec);
-	const sap_plan *p = &st->plan;
-	bool any = false;
-	for (int k = 0; k < spec->ndds; k++) {
-		const sap_dds *d = &spec->dds[k];
-		const sap_dvec *v = d->dv;
-		st->stage_ptr[k] = NULL;
-		/* An iteration outside v must fail in the body, as it would
-		 * without the copy. */
-		if (!d->by_index || !v || st->lo < 0 || st->hi > v->n)
-			continue;
-		if (!sap_stage_valid(&st->stage[k], v) && v->part_only)
-			sap_fatal(&x->L->site, "internal error: no plan-order copy of %s, which is "
-			          "held in parts", v->name);
-		if (!sap_stage_valid(&st->stage[k], v)) {
-			double t0 = sap_now();
-			sap_stage_fill(&st->stage[k], v, p, w0, nw, x->T);
-			st->plan_s += sap_now() - t0;
-			st->fetch_s += sap_now() - t0;
-		}
-		st->stage_ptr[k] = st->stage[k].data;
-		any = true;
-	}
-	x->L->stage_base = p->order;
-	x->L->stage = any ? st->stage_ptr : NULL;
-}
-
-/* A loop that writes no DDS may run in any order: in the plan of another
- * loop over the same iterations that made copies of the dvectors this one
- * reads at its own index, it reads those copies and each worker the
- * blocks that loop gave it.  That loop's state, or NULL. */
-static struct sap_loop_state *plan_to_share(struct sap_loop_state *st,
-                                            const sap_async_spec *spec, int64_t lo,
-                                            int64_t hi, int T)
-{
-	for (int k = 0; k < spec->ndds; k++)
-		if (spec->dds[k].mode & SAP_WRITE)
-			return NULL;
-	for (struct sap_loop_state *o = sap_stats_loops(); o; o = o->next) {
-		if (o == st || !o->cached || o->lo != lo || o->hi != hi ||
-		    o->plan.nworkers != T || o->plan.nlocked || !o->plan.order)
-			continue;
-		/* Every vector held in parts must come with it. */
-		bool copies = false, parts = true;
-		for (int k = 0; k < spec->ndds; k++) {
-			const sap_dds *d = &spec->dds[k];
-			if (!d->dv)
-				continue;
-			bool has = false;
-			for (int q = 0; d->by_index && q < o->nstage; q++)
-				has |= sap_stage_valid(&o->stage[q], d->dv);
-			copies |= has;
-			parts &= has || !d->dv->part_only;
-		}
-		if (copies && parts)
-			return o;
-	}
-	return NULL;
 }
 
 /* Every vector of spec held in parts, whole on every rank: collective. */
@@ -427,7 +347,7 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	    p->balance);
 	st->ever_locked |= p->nlocked > 0;
 
-	stage_inputs(st, spec, x, 0, x->T);
+	sap_stage_inputs(st, spec, x, 0, x->T);
 	int64_t *order = NULL;
 	if (sap_cfg.dump_order)
 		order = sap_xmalloc((size_t)p->n * sizeof *order);
@@ -477,7 +397,7 @@ static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sa
 	const sap_plan *p = &o->plan;
 	ran(st, SAP_V_SHARED, p->nworkers, p->ngroups, p->nrounds, p->balance);
 	st->shared_with = o->loop->id;
-	stage_slots(st, spec);
+	sap_stage_slots(st, spec);
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
 		st->stage_ptr[k] = NULL;
@@ -529,7 +449,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 		unpart_all(spec);
 	make_plan(st, spec, x->env, lo, hi, T, x->T, false, true);
 	const sap_plan *p = &st->plan;
-	stage_inputs(st, spec, x, me * x->T, x->T);
+	sap_stage_inputs(st, spec, x, me * x->T, x->T);
 	if (!st->dist.off) {
 		double t0 = sap_now();
 		sap_dist_build(&st->dist, p, spec, &st->layout, x->env, me, x->T);
@@ -640,7 +560,7 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 	} else if (spec->serial) {
 		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, spec->serial);
 	} else if (ranks) {
-		struct sap_loop_state *o = plan_to_share(st, spec, lo, hi, sap_nranks() * x.T);
+		struct sap_loop_state *o = sap_plan_to_share(st, spec, lo, hi, sap_nranks() * x.T);
 		if (o)
 			run_shared(st, spec, &x, lo, red, o);
 		else if (shape_of(spec, &why) == INDEPENDENT)
@@ -655,7 +575,7 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 			run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, why);
 			break;
 		case INDEPENDENT: {
-			struct sap_loop_state *o = plan_to_share(st, spec, lo, hi, x.T);
+			struct sap_loop_state *o = sap_plan_to_share(st, spec, lo, hi, x.T);
 			if (o)
 				run_shared(st, spec, &x, lo, red, o);
 			else

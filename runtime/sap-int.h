@@ -247,6 +247,9 @@ void sap_stage_fill(sap_stage *s, const sap_dvec *v, const sap_plan *p, int w0, 
                     int threads);
 void sap_stage_free(sap_stage *s);
 
+/* The loop state's copy and pointer per spec DDS (stage.c). */
+void sap_stage_slots(struct sap_loop_state *st, const sap_async_spec *spec);
+
 /* ==== Several ranks (dist.c) ========================================== */
 
 /* The elements of written dvectors that this rank's groups write, sorted
@@ -363,6 +366,16 @@ void sap_locks_take(const sap_locked *lk, int64_t k);
 void sap_locks_give(const sap_locked *lk, int64_t k);
 /* The stripe a key of the spec's DDS dds locks. */
 uint32_t sap_stripe(int dds, int64_t key);
+
+/* stage.c: copy the dvectors the body reads at its own index in the
+ * order of st's plan (this rank runs its workers w0 .. w0 + nw - 1),
+ * unless copied already, and show them to the body. */
+void sap_stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec, const sap_run *x,
+                      int w0, int nw);
+/* stage.c: for a loop writing no DDS, a loop over the same iterations on
+ * T workers whose plan it can run on, with that loop's copies; or NULL. */
+struct sap_loop_state *sap_plan_to_share(struct sap_loop_state *st, const sap_async_spec *spec,
+                                         int64_t lo, int64_t hi, int T);
 
 /* exec.c: run a plan on its workers (x->reds set); order, when not NULL,
  * gets the equivalent serial order (p->n indices). */

@@ -6,7 +6,9 @@
  * elements from each cache line of X, and every round streams X again.
  * A copy in the plan's order makes each group's elements one contiguous
  * run, which is what a hand-written Strata program gets by sorting its
- * ratings into cells.  The copy is made once per plan and version of X.
+ * ratings into cells.  The copy is made once per plan and version of X,
+ * and a loop that writes nothing can run in another loop's plan to read
+ * that loop's copies.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -158,4 +160,85 @@ void sap_stage_fill(sap_stage *s, const sap_dvec *v, const sap_plan *p, int w0, 
 	sap_stage_done(s, v, (size_t)cum[nr] * v->elsize);
 	free(at);
 	free(cum);
+}
+
+/* ---- the copies of a loop ---- */
+
+/* A copy and a pointer to show per spec DDS. */
+void sap_stage_slots(struct sap_loop_state *st, const sap_async_spec *spec)
+{
+	if (st->nstage == spec->ndds && st->stage)
+		return;
+	for (int k = 0; k < st->nstage; k++)
+		sap_stage_free(&st->stage[k]);
+	free(st->stage);
+	free(st->stage_ptr);
+	st->nstage = spec->ndds;
+	st->stage = sap_xcalloc((size_t)(st->nstage ? st->nstage : 1), sizeof *st->stage);
+	st->stage_ptr = sap_xcalloc((size_t)(st->nstage ? st->nstage : 1), sizeof *st->stage_ptr);
+}
+
+/* Copy the dvectors the body reads at its own index in the order of the
+ * plan (of which this rank runs workers w0 .. w0 + nw - 1), unless
+ * copied already, and show them to the body. */
+void sap_stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec, const sap_run *x,
+                      int w0, int nw)
+{
+	sap_stage_slots(st, spec);
+	const sap_plan *p = &st->plan;
+	bool any = false;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		const sap_dvec *v = d->dv;
+		st->stage_ptr[k] = NULL;
+		/* An iteration outside v must fail in the body, as it would
+		 * without the copy. */
+		if (!d->by_index || !v || st->lo < 0 || st->hi > v->n)
+			continue;
+		if (!sap_stage_valid(&st->stage[k], v) && v->part_only)
+			sap_fatal(&x->L->site, "internal error: no plan-order copy of %s, which is "
+			          "held in parts", v->name);
+		if (!sap_stage_valid(&st->stage[k], v)) {
+			double t0 = sap_now();
+			sap_stage_fill(&st->stage[k], v, p, w0, nw, x->T);
+			st->plan_s += sap_now() - t0;
+			st->fetch_s += sap_now() - t0;
+		}
+		st->stage_ptr[k] = st->stage[k].data;
+		any = true;
+	}
+	x->L->stage_base = p->order;
+	x->L->stage = any ? st->stage_ptr : NULL;
+}
+
+/* A loop that writes no DDS may run in any order: in the plan of another
+ * loop over the same iterations that made copies of the dvectors this one
+ * reads at its own index, it reads those copies and each worker the
+ * blocks that loop gave it.  That loop's state, or NULL. */
+struct sap_loop_state *sap_plan_to_share(struct sap_loop_state *st, const sap_async_spec *spec,
+                                         int64_t lo, int64_t hi, int T)
+{
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].mode & SAP_WRITE)
+			return NULL;
+	for (struct sap_loop_state *o = sap_stats_loops(); o; o = o->next) {
+		if (o == st || !o->cached || o->lo != lo || o->hi != hi ||
+		    o->plan.nworkers != T || o->plan.nlocked || !o->plan.order)
+			continue;
+		/* Every vector held in parts must come with it. */
+		bool copies = false, parts = true;
+		for (int k = 0; k < spec->ndds; k++) {
+			const sap_dds *d = &spec->dds[k];
+			if (!d->dv)
+				continue;
+			bool has = false;
+			for (int q = 0; d->by_index && q < o->nstage; q++)
+				has |= sap_stage_valid(&o->stage[q], d->dv);
+			copies |= has;
+			parts &= has || !d->dv->part_only;
+		}
+		if (copies && parts)
+			return o;
+	}
+	return NULL;
 }
