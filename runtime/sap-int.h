@@ -233,8 +233,11 @@ typedef struct sap_stage {
 /* Room for need bytes (the old contents are lost). */
 void sap_stage_reserve(sap_stage *s, size_t need);
 /* A buffer of n bytes (from malloc) whose contents are no longer needed:
- * freed, or kept for a plan-order copy. */
+ * freed, or kept for a plan-order copy or another big buffer. */
 void sap_spare_give(void *p, size_t n);
+/* That buffer, when it holds need bytes (*got gets its size), else NULL;
+ * free it, or give it back, when done. */
+void *sap_spare_take(size_t need, size_t *got);
 /* s now holds v as it is, filled bytes of it. */
 void sap_stage_done(sap_stage *s, const sap_dvec *v, size_t filled);
 

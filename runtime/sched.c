@@ -768,8 +768,14 @@ static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own
                           const int *sdis, const int *rcnt, const int *rdis, int64_t nr)
 {
 	int me = sap_rank();
-	size_t es = sh->v->elsize;
-	char *out = sap_xmalloc((size_t)(ns ? ns : 1) * es);
+	size_t es = sh->v->elsize, got;
+	/* Over ranks the loader's buffer is a share of the file, too small
+	 * for the copy but not for what this rank sends. */
+	char *out = sap_spare_take((size_t)ns * es, &got);
+	if (!out) {
+		got = (size_t)(ns ? ns : 1) * es;
+		out = sap_xmalloc(got);
+	}
 	char *in = sap_xmalloc((size_t)(nr ? nr : 1) * es);
 	for (int64_t q = 0; q < ns; q++)
 		memcpy(out + (size_t)q * es, sh->v->data + (size_t)sendb[q] * es, es);
@@ -784,7 +790,7 @@ static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own
 	/* What went to other ranks and came from them. */
 	sh->sent += (int64_t)((size_t)(ns - scnt[me]) * es);
 	sh->received += (int64_t)((size_t)(nr - rcnt[me]) * es);
-	free(out);
+	sap_spare_give(out, got);
 	free(in);
 }
 

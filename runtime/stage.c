@@ -54,20 +54,27 @@ void sap_spare_give(void *p, size_t n)
 		madvise((void *)a, e - a, MADV_FREE);
 }
 
+void *sap_spare_take(size_t need, size_t *got)
+{
+	if (!spare || spare_n < need)
+		return NULL;
+	void *p = spare;
+	*got = spare_n;
+	spare = NULL;
+	spare_n = 0;
+	return p;
+}
+
 void sap_stage_reserve(sap_stage *s, size_t need)
 {
 	if (s->cap >= need)
 		return;
 	free(s->data);
-	if (spare && spare_n >= need) {
-		s->data = spare;
-		s->cap = spare_n;
-		spare = NULL;
-		spare_n = 0;
-		return;
+	s->data = sap_spare_take(need, &s->cap);
+	if (!s->data) {
+		s->data = sap_xmalloc(need ? need : 1);
+		s->cap = need;
 	}
-	s->data = sap_xmalloc(need ? need : 1);
-	s->cap = need;
 }
 
 void sap_stage_done(sap_stage *s, const sap_dvec *v, size_t filled)
