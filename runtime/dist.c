@@ -267,6 +267,19 @@ static int fits(int64_t bytes)
 	return (int)bytes;
 }
 
+int64_t sap_gather_counts(int n, int *cnt, int *dis)
+{
+	MPI_Allgather(&n, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
+	int64_t total = 0;
+	for (int r = 0; r < sap_nranks(); r++) {
+		if (total > INT32_MAX)
+			sap_fatal(NULL, "the ranks gather more than 2^31 items at once; use more ranks");
+		dis[r] = (int)total;
+		total += cnt[r];
+	}
+	return total;
+}
+
 void sap_dist_send(const sap_access *keys, int64_t n, const sap_async_spec *spec,
                    sap_dist_stats *stats)
 {
@@ -276,12 +289,7 @@ void sap_dist_send(const sap_access *keys, int64_t n, const sap_async_spec *spec
 	pack(out, keys, n, spec);
 	int mine = fits((int64_t)bytes);
 	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
-	MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
-	int64_t total = 0;
-	for (int r = 0; r < P; r++) {
-		dis[r] = fits(total);
-		total += cnt[r];
-	}
+	int64_t total = sap_gather_counts(mine, cnt, dis);
 	char *in = sap_xmalloc(total ? (size_t)total : 1);
 	MPI_Allgatherv(out, mine, MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
 	for (int r = 0; r < P; r++)

@@ -279,6 +279,9 @@ bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **w
 void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
                     const sap_layout *ly, void *env, int rank, int threads);
 void sap_dist_free(sap_dist *d);
+/* Collective: every rank's count n into cnt, and their running sums,
+ * the displacements of an Allgatherv, into dis; returns the total. */
+int64_t sap_gather_counts(int n, int *cnt, int *dis);
 /* Collective: every rank's written elements keys[0 .. n) to every other
  * rank. */
 void sap_dist_send(const sap_access *keys, int64_t n, const sap_async_spec *spec,

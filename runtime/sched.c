@@ -822,12 +822,7 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 		}
 	int cnt = to_int(2 * nl), *cnts = sap_xmalloc((size_t)P * sizeof *cnts);
 	int *dis = sap_xmalloc((size_t)P * sizeof *dis);
-	MPI_Allgather(&cnt, 1, MPI_INT, cnts, 1, MPI_INT, MPI_COMM_WORLD);
-	int64_t total = 0;
-	for (int r = 0; r < P; r++) {
-		dis[r] = to_int(total);
-		total += cnts[r];
-	}
+	int64_t total = sap_gather_counts(cnt, cnts, dis);
 	uint64_t *every = sap_xmalloc((size_t)(total ? total : 1) * sizeof *every);
 	MPI_Allgatherv(mine, cnt, MPI_UINT64_T, every, cnts, dis, MPI_UINT64_T, MPI_COMM_WORLD);
 	mask_set all;
@@ -966,12 +961,7 @@ void sap_plan_share(sap_plan *p)
 				out[at++] = p->order[q];
 	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	int c = to_int(n);
-	MPI_Allgather(&c, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
-	int64_t total = 0;
-	for (int r = 0; r < P; r++) {
-		dis[r] = to_int(total);
-		total += cnt[r];
-	}
+	int64_t total = sap_gather_counts(c, cnt, dis);
 	int64_t *in = sap_xmalloc((size_t)(total ? total : 1) * sizeof *in);
 	MPI_Allgatherv(out, c, MPI_INT64_T, in, cnt, dis, MPI_INT64_T, MPI_COMM_WORLD);
 	for (int r = 0; r < P; r++) {
