@@ -732,8 +732,16 @@ static bool include_ctrl(Vec *cs)
 	return changed;
 }
 
+/* Building a read slice (try_read_slice): a failure only means there is
+ * none. */
+static bool soft, soft_failed;
+
 static void reject(Node *at, const char *reason, Node *nat, const char *note)
 {
+	if (soft) {
+		soft_failed = true;
+		return;
+	}
 	if (li->verdict == VD_REJECTED)
 		return;
 	li->verdict = VD_REJECTED;
@@ -816,7 +824,8 @@ static void build_slice(void)
 	/* Seeds: the keys of recorded accesses and their guards. */
 	for (int i = 0; i < li->accesses.n; i++) {
 		Access *a = li->accesses.v[i];
-		a->recorded = a->dynamic && !a->accumulate && written(a->dds);
+		a->recorded = a->dynamic && !a->accumulate &&
+		              (soft ? a->dds->ty->kind == TY_DVEC : written(a->dds));
 		if (!a->recorded)
 			continue;
 		Unit *u = NULL;
@@ -1171,6 +1180,56 @@ static void decide(void)
 	li->verdict = VD_INDEPENDENT;
 }
 
+/* A loop that writes nothing may still read elements of a dvector that
+ * an async loop over ranks left where it wrote them (see runtime/hold.c).
+ * A slice recording its dynamic reads tells each rank which of those
+ * elements to fetch, instead of all.  Only where a slice can compute
+ * every such key exactly, from the iteration and data alone. */
+static void try_read_slice(void)
+{
+	soft = true;
+	soft_failed = false;
+	build_slice();
+	soft = false;
+	bool ok = li->has_slice && !soft_failed;
+	for (int i = 0; ok && i < units.n; i++) {
+		Unit *u = units.v[i];
+		Node *n = u->node;
+		Node *e = n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
+		          u->is_step ? n->step : n->cond;
+		if (u->included && e && (has_rand(e) || driver_read(e)))
+			ok = false;
+	}
+	for (int i = 0; ok && i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (a->recorded && driver_read(a->key))
+			ok = false;
+	}
+	li->has_slice = false;
+	li->has_reads = ok;
+	if (!ok) {
+		for (int i = 0; i < li->accesses.n; i++)
+			((Access *)li->accesses.v[i])->recorded = false;
+		li->slice_reads.n = 0;
+	}
+}
+
+bool acc_dv_recorded(LoopInfo *l, Sym *d)
+{
+	if (!l->has_reads || d->ty->kind != TY_DVEC)
+		return false;
+	bool any = false;
+	for (int i = 0; i < l->accesses.n; i++) {
+		Access *a = l->accesses.v[i];
+		if (a->dds != d)
+			continue;
+		if (!a->recorded)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 static void analyse(Node *l)
 {
 	loop = l;
@@ -1179,7 +1238,7 @@ static void analyse(Node *l)
 	li->accesses.n = li->dds.n = li->dds_mode.n = li->slice_reads.n = 0;
 	li->nrand = 0;
 	li->verdict = 0;
-	li->has_slice = false;
+	li->has_slice = li->has_reads = false;
 	/* A sync for's variable is an element, not an index: no key of it
 	 * is static. */
 	iv = l->kind == N_ASYNC ? l->init->sym : NULL;
@@ -1194,6 +1253,8 @@ static void analyse(Node *l)
 	compute_taint();
 	build_slice();
 	decide();
+	if (li->verdict == VD_NOWRITE)
+		try_read_slice();
 }
 
 /* ---- reads of the iteration's own element ---- */

@@ -237,8 +237,10 @@ static void hoist_in(Node *e, Node *s)
 {
 	if (!e)
 		return;
-	if (e->kind == N_INDEX && e->lhs->kind == N_NAME && e->lhs->ty->kind == TY_DVEC &&
-	    !(E->loop && acc_is_accum(E->loop->li, e->lhs->sym)) && invariant_key(e->rhs, s) &&
+	/* Not in driver code, whose every access may first have to make
+	 * the vector whole (sap_dv_ixd). */
+	if (e->kind == N_INDEX && e->lhs->kind == N_NAME && e->lhs->ty->kind == TY_DVEC && E->loop &&
+	    !acc_is_accum(E->loop->li, e->lhs->sym) && invariant_key(e->rhs, s) &&
 	    !stmt_assigns(s->body, e->lhs->sym)) {
 		char *k = acc_expr_str(e->rhs);
 		for (int i = 0; i < E->hoisted.n; i++) {
@@ -1167,7 +1169,7 @@ static void parallel(Node *s)
 	emit_line(s, "}");
 	buf_puts(&E->funcs, aside_end(&as));
 	buf_puts(&E->funcs, "\n");
-	if (async && li->has_slice)
+	if (async && (li->has_slice || li->has_reads))
 		slice_fn(s);
 
 	/* The call, in the driver. */
@@ -1190,18 +1192,20 @@ static void parallel(Node *s)
 			for (int k = 0; k < li->slice_reads.n; k++)
 				reads |= li->slice_reads.v[k] == d;
 			bool dv = d->ty->kind == TY_DVEC;
-			emit_line(s, "\t{%s, %s%s, %s%s, %s, %s, %s, %s, %s, %s, %s},",
+			emit_line(s, "\t{%s, %s%s, %s%s, %s, %s, %s, %s, %s, %s, %s, %s},",
 			          emit_cstr(d->name, strlen(d->name)), dv ? "&" : "", dv ? d->cname : "NULL",
 			          dv ? "" : "&", dv ? "NULL" : d->cname, modes[m],
 			          acc_is_accum(li, d) ? "true" : "false", reads ? "true" : "false",
 			          !dv && !acc_inserts(li, d) ? "true" : "false",
 			          ty_is_flat(d->ty->elem) ? "true" : "false", d->parted ? "true" : "false",
-			          acc_by_index(li, d) ? "true" : "false");
+			          acc_by_index(li, d) ? "true" : "false",
+			          acc_dv_recorded(li, d) ? "true" : "false");
 			if (m & ACC_WRITE)
 				vec_push(&wr, d);
 		}
 		if (!li->dds.n)
-			emit_line(s, "\t{NULL, NULL, NULL, SAP_READ, false, false, false, true, false, false},");
+			emit_line(s, "\t{NULL, NULL, NULL, SAP_READ, false, false, false, true, false, false, "
+			          "false},");
 		emit_line(s, "};");
 		int naff = 0;
 		Buf aff = {0};
@@ -1217,10 +1221,11 @@ static void parallel(Node *s)
 			emit_line(s, "sap_affine sap_aff[] = {\n%s\t};", aff.s);
 		const char *serial = li->verdict == VD_SERIAL ? emit_cstr(li->reason, strlen(li->reason))
 		                                               : "NULL";
-		emit_line(s, "sap_async_spec sap_spec = {sap_dds, %d, %s, %d, %s, %s, %s};", li->dds.n,
+		emit_line(s, "sap_async_spec sap_spec = {sap_dds, %d, %s, %d, %s, %s, %s, %s};", li->dds.n,
 		          naff ? "sap_aff" : "NULL", naff,
 		          li->has_slice ? format("sap_loop%d_slice", id) : "NULL",
-		          li->slice_rng || li->slice_var ? "true" : "false", serial);
+		          li->slice_rng || li->slice_var ? "true" : "false", serial,
+		          li->has_reads ? format("sap_loop%d_slice", id) : "NULL");
 		char *lo = emit_expr(s->init->init);
 		char *hi = emit_expr(s->cond->rhs);
 		emit_line(s, "sap_async_for(&sap_loop%d, &sap_spec, %s, %s, NULL, sap_loop%d_body, %s);", id,

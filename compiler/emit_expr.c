@@ -109,13 +109,15 @@ static char *index_expr(Node *e, bool write)
 					return format("(*%s)", h->ptr);
 			}
 		}
+		/* Driver code runs on every rank: it needs every rank's copy
+		 * current (sap_dv_ixd). */
 		if (e->lhs->kind == N_NAME) {
 			char *v = emit_expr(e->lhs);
-			return format("(((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)])", emit_ctype(bt->elem), v,
-			              v, emit_expr(e->rhs), site);
+			return format("(((%s *)%s.data)[sap_dv_ix%s(&%s, %s, %s)])", emit_ctype(bt->elem), v,
+			              E->loop ? "" : "d", v, emit_expr(e->rhs), site);
 		}
-		return format("(*(%s *)sap_dv_at(&%s, %s, %s))", emit_ctype(bt->elem),
-		              emit_expr(e->lhs), emit_expr(e->rhs), site);
+		return format("(*(%s *)sap_dv_at%s(&%s, %s, %s))", emit_ctype(bt->elem),
+		              E->loop ? "" : "d", emit_expr(e->lhs), emit_expr(e->rhs), site);
 	case TY_DMAP:
 		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
 			return format("(*(%s *)sap_dm_upsert(&sap_red->acc_%s, %s))", emit_ctype(bt->elem),

@@ -170,6 +170,7 @@ typedef struct LoopInfo {
 	const char *note;       /* rejected: a note, at note_at */
 	Node *note_at;
 	bool has_slice, slice_rng;
+	bool has_reads;         /* writes nothing; the slice records its reads */
 	Sym *slice_var;         /* a driver variable the slice reads (it may change) */
 	Vec slice_reads;        /* Sym * of DDSs the slice reads */
 	int nrand;              /* rand call sites in the body */
@@ -444,6 +445,8 @@ Access *acc_static_dv(LoopInfo *li, Node *e);
 /* Does the loop only read DDS d, and only as d[i], i the loop variable?
  * Then the runtime may give the body d's elements in plan order. */
 bool acc_by_index(LoopInfo *li, Sym *d);
+/* Does the read slice of li record every access of d? */
+bool acc_dv_recorded(LoopInfo *li, Sym *d);
 
 /* ==== emit*.c ========================================================== */
 

@@ -408,6 +408,10 @@ static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sa
 	x->L->stage_base = p->order;
 	x->L->stage = st->stage_ptr;
 	double t0 = sap_now();
+	if (sap_nranks() > 1) {
+		sap_reads_fetch(st, spec, x->env, p, sap_rank() * x->T, x->T, o, o->plan_builds, 0, 0);
+		st->send_s += sap_now() - t0;
+	}
 	reds_open(x);
 	sap_exec_plan_loose(x, p, sap_rank() * x->T);
 	reds_close(x, red);
@@ -432,11 +436,8 @@ static void dist_between(void *arg, int64_t r)
 	const sap_dist *d = &c->st->dist;
 	double t0 = sap_now();
 	int P = sap_nranks();
-	sap_dist_send_each(d->keys, d->off + r * P, c->spec, &c->st->traffic);
-	/* After the last round, the final values held back. */
-	if (r + 1 == d->nrounds)
-		sap_dist_send(d->keys + d->off[r * P + P], d->off[r * P + P + 1] - d->off[r * P + P],
-		              c->spec, &c->st->traffic);
+	if (r + 1 < d->nrounds)
+		sap_dist_send_each(d->keys, d->off + r * P, c->spec, &c->st->traffic);
 	c->st->send_s += sap_now() - t0;
 }
 
@@ -447,6 +448,13 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	/* The checker reads every iteration's keys on every rank. */
 	if (!plan_on_parts(spec, lo, hi))
 		unpart_all(spec);
+	/* The written vectors' elements come from their holders below; the
+	 * plan knows no other keys. */
+	bool *written = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *written);
+	for (int k = 0; k < spec->ndds; k++)
+		written[k] = spec->dds[k].dv && (spec->dds[k].mode & SAP_WRITE);
+	sap_whole_spec(spec, written, &st->traffic);
+	free(written);
 	make_plan(st, spec, x->env, lo, hi, T, x->T, false, true);
 	const sap_plan *p = &st->plan;
 	sap_stage_inputs(st, spec, x, me * x->T, x->T);
@@ -455,11 +463,16 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 		sap_dist_build(&st->dist, p, spec, &st->layout, x->env, me, x->T);
 		st->plan_s += sap_now() - t0;
 	}
+	double t1 = sap_now();
+	sap_dist_fetch(&st->dist, spec, &st->traffic);
+	st->send_s += sap_now() - t1;
+	st->compute_s += sap_now() - t1;
 	ran(st, SAP_V_PLANNED, T, p->ngroups, p->nrounds, p->balance);
 	double t0 = sap_now();
 	reds_open(x);
 	dist_ctx c = { st, spec };
 	sap_exec_plan_part(x, p, me * x->T, dist_between, &c);
+	sap_dist_settle(&st->dist, spec);
 	reds_close(x, red);
 	if (x->r)
 		sap_dist_reduce(x->r, red);
@@ -513,6 +526,8 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	}
 	ran(st, SAP_V_CHUNKS, T, T, 1, 1.0);
 	double t0 = sap_now();
+	sap_reads_fetch(st, spec, x->env, NULL, 0, 0, NULL, 0, a, b);
+	st->send_s += sap_now() - t0;
 	reds_open(x);
 	if (a < b)
 		sap_exec_chunks(x, a, b);
@@ -550,6 +565,10 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 	/* Whole on every rank, so with every element. */
 	if (sap_nranks() > 1 && !ranks && lo < hi)
 		unpart_all(spec);
+	/* Loops over ranks know which elements they need (or make whole
+	 * what they do not); others read them all on every rank. */
+	if (sap_nranks() > 1 && spec->dds && !ranks)
+		sap_whole_spec(spec, NULL, &st->traffic);
 	if (sap_cfg.run_order) {
 		run_replay(st, &x, lo, hi, red);
 	} else if (lo >= hi) {

@@ -1,10 +1,11 @@
 /* dist.c: async loops over several ranks.
  *
- * Every rank still keeps a whole copy of every DDS.  A loop is planned
- * for P x T workers, the same plan on every rank (each runs the same
- * reconnaissance); rank r runs workers r*T .. r*T + T - 1, and after each
- * round sends the elements its groups wrote to every other rank, so that
- * the copies agree again before the next round reads them.  A round's
+ * Every rank keeps address space for the whole of every DDS.  A loop is
+ * planned for P x T workers, the same plan on every rank (each runs the
+ * same reconnaissance); rank r runs workers r*T .. r*T + T - 1.  Before
+ * the first round it fetches what it needs from the elements' holders,
+ * and after each round it sends the elements its groups wrote to the
+ * ranks that touch them later, so that no round reads a stale copy.  A round's
  * groups are conflict-free across ranks as across threads, so no element
  * arrives from two ranks.  Reductions combine in worker order, rank by
  * rank: the result depends on P and T only.
@@ -57,7 +58,6 @@ static void grow(sap_keylog *l)
 typedef struct key_maps {
 	int64_t *base, words;   /* base: ndds + 1 */
 	uint64_t *wr, *tc, *now;
-	uint64_t *sup;          /* per round: written again by another rank later */
 } key_maps;
 
 static void maps_make(key_maps *m, const sap_async_spec *spec, int64_t R)
@@ -74,16 +74,13 @@ static void maps_make(key_maps *m, const sap_async_spec *spec, int64_t R)
 	m->wr = sap_xcalloc(n, sizeof *m->wr);
 	m->tc = sap_xcalloc(n, sizeof *m->tc);
 	m->now = sap_xcalloc(n * (size_t)sap_nranks(), sizeof *m->now);
-	m->sup = sap_xcalloc(n, sizeof *m->sup);
 }
 
 static void maps_free(key_maps *m)
 {
-	free(m->base);
 	free(m->wr);
 	free(m->tc);
 	free(m->now);
-	free(m->sup);
 }
 
 /* Every rank's maps of one kind, rank d's round r at (d * R + r) * W. */
@@ -99,37 +96,52 @@ static uint64_t *gather(const uint64_t *mine, int64_t R, int64_t W)
 }
 
 /* now[r][d] = the keys written in round r that rank d touches in a later
- * round, and sup[r] those another rank writes in a later round: every
- * rank's maps, gathered once, swept from the last round down. */
-static void decide(key_maps *m, int64_t R)
+ * round, swept from the last round down; and d's need and the last
+ * writers (see sap_dist), swept up.  From every rank's maps, gathered
+ * once. */
+static void decide(key_maps *m, int64_t R, sap_dist *dist)
 {
 	int P = sap_nranks(), me = sap_rank();
 	int64_t W = m->words;
 	uint64_t *tc = gather(m->tc, R, W), *wr = gather(m->wr, R, W);
 	uint64_t *later = sap_xcalloc((size_t)P * (size_t)(W ? W : 1), sizeof *later);
-	uint64_t *wlater = sap_xcalloc((size_t)(W ? W : 1), sizeof *wlater);
 	for (int64_t r = R - 1; r >= 0; r--) {
 		const uint64_t *mw = m->wr + r * W;
-		uint64_t *sup = m->sup + r * W;
-		for (int64_t b = 0; b < W; b++)
-			sup[b] = mw[b] & wlater[b];
 		for (int d = 0; d < P; d++) {
 			uint64_t *now = m->now + (r * P + d) * W, *ld = later + d * W;
 			const uint64_t *td = tc + ((int64_t)d * R + r) * W;
+			for (int64_t b = 0; b < W; b++) {
+				if (d != me)
+					now[b] = mw[b] & ld[b];
+				ld[b] |= td[b];
+			}
+		}
+	}
+	dist->need = sap_xcalloc((size_t)P * (size_t)(W ? W : 1), sizeof *dist->need);
+	dist->lastw = sap_xmalloc((size_t)(W ? W : 1) * 64 * sizeof *dist->lastw);
+	for (int64_t b = 0; b < W * 64; b++)
+		dist->lastw[b] = SAP_HOLD_ALL;
+	uint64_t *before = later;       /* written in an earlier round */
+	memset(before, 0, (size_t)(W ? W : 1) * sizeof *before);
+	for (int64_t r = 0; r < R; r++) {
+		for (int d = 0; d < P; d++) {
+			uint64_t *nd = dist->need + d * W;
+			const uint64_t *td = tc + ((int64_t)d * R + r) * W;
+			for (int64_t b = 0; b < W; b++)
+				nd[b] |= td[b] & ~before[b];
+		}
+		for (int d = 0; d < P; d++) {
 			const uint64_t *wd = wr + ((int64_t)d * R + r) * W;
 			for (int64_t b = 0; b < W; b++) {
-				if (d != me) {
-					now[b] = mw[b] & ld[b];
-					wlater[b] |= wd[b];
-				}
-				ld[b] |= td[b];
+				before[b] |= wd[b];
+				for (uint64_t x = wd[b]; x; x &= x - 1)
+					dist->lastw[b * 64 + __builtin_ctzll(x)] = (uint16_t)d;
 			}
 		}
 	}
 	free(tc);
 	free(wr);
 	free(later);
-	free(wlater);
 }
 
 static void list_keys(sap_keylog *all, const key_maps *m, const uint64_t *bits,
@@ -149,11 +161,14 @@ static void list_keys(sap_keylog *all, const key_maps *m, const uint64_t *bits,
 void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
                     const sap_layout *ly, void *env, int rank, int threads)
 {
-	int T = p->nworkers;
+	int T = p->nworkers, P = sap_nranks();
 	int64_t R = p->nrounds;
+	if (P > SAP_HOLD_ALL)
+		sap_fatal(NULL, "async loops over more than %d ranks are not supported",
+		          SAP_HOLD_ALL);
 	memset(d, 0, sizeof *d);
 	d->nrounds = R;
-	d->off = sap_xcalloc((size_t)(R * sap_nranks()) + 2, sizeof *d->off);
+	d->off = sap_xcalloc((size_t)(R * P) + 1, sizeof *d->off);
 	key_maps m;
 	maps_make(&m, spec, R);
 	uint64_t **wr = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *wr);
@@ -173,45 +188,80 @@ void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
 	}
 	free(wr);
 	free(tc);
-	decide(&m, R);
+	decide(&m, R, d);
 
-	/* The keys whose last write of all, by any rank, was here, and did
-	 * not reach every other rank: their final values go to all after
-	 * the last round. */
-	int P = sap_nranks(), me = sap_rank();
-	int64_t W = m.words;
-	uint64_t *last = sap_xcalloc((size_t)(W ? W : 1), sizeof *last);
-	uint64_t *every = sap_xmalloc((size_t)(W ? W : 1) * sizeof *every);
 	sap_keylog all = { 0 };
-	for (int64_t r = 0; r < R; r++) {
-		const uint64_t *w = m.wr + r * W;
-		for (int64_t b = 0; b < W; b++)
-			every[b] = ~(uint64_t)0;
+	for (int64_t r = 0; r < R; r++)
 		for (int q = 0; q < P; q++) {
-			const uint64_t *now = m.now + (r * P + q) * W;
-			for (int64_t b = 0; q != me && b < W; b++)
-				every[b] &= now[b];
-			list_keys(&all, &m, now, spec);
+			list_keys(&all, &m, m.now + (r * P + q) * m.words, spec);
 			d->off[r * P + q + 1] = all.n;
 		}
-		const uint64_t *sup = m.sup + r * W;
-		for (int64_t b = 0; b < W; b++) {
-			uint64_t done = w[b] & (every[b] | sup[b]);
-			last[b] = (last[b] & ~done) | (w[b] & ~done);
-		}
-	}
-	list_keys(&all, &m, last, spec);
-	d->off[R * P + 1] = all.n;
-	free(last);
-	free(every);
 	maps_free(&m);
 	d->keys = all.v;
+	d->base = m.base;
+	d->words = m.words;
+}
+
+/* Whether a DDS of spec has keys in the maps and a holder map. */
+static bool scattered(const sap_dist *d, const sap_async_spec *spec)
+{
+	for (int k = 0; k < spec->ndds; k++)
+		if (d->base[k + 1] > d->base[k] && spec->dds[k].dv->holder)
+			return true;
+	return false;
+}
+
+void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stats *stats)
+{
+	if (!scattered(d, spec))
+		return;
+	int P = sap_nranks(), me = sap_rank();
+	sap_keylog lg = { 0 };
+	int64_t *off = sap_xcalloc((size_t)P + 1, sizeof *off);
+	for (int e = 0; e < P; e++) {
+		const uint64_t *ne = d->need + (int64_t)e * d->words;
+		for (int k = 0; e != me && k < spec->ndds; k++) {
+			const uint16_t *h = spec->dds[k].dv ? spec->dds[k].dv->holder : NULL;
+			for (int64_t b = d->base[k]; h && b < d->base[k + 1]; b++)
+				for (uint64_t x = ne[b]; x; x &= x - 1) {
+					int64_t key = (b - d->base[k]) * 64 + __builtin_ctzll(x);
+					if (h[key] == me) {
+						grow(&lg);
+						lg.v[lg.n++] = (sap_access){ 0, key, k, SAP_READ };
+					}
+				}
+		}
+		off[e + 1] = lg.n;
+	}
+	sap_dist_send_each(lg.v, off, spec, stats);
+	free(lg.v);
+	free(off);
+}
+
+void sap_dist_settle(const sap_dist *d, const sap_async_spec *spec)
+{
+	for (int k = 0; k < spec->ndds; k++) {
+		if (d->base[k + 1] == d->base[k])
+			continue;
+		sap_dvec *v = spec->dds[k].dv;
+		uint16_t *h = NULL;
+		const uint16_t *lw = d->lastw + d->base[k] * 64;
+		for (int64_t key = 0; key < v->n; key++)
+			if (lw[key] != SAP_HOLD_ALL) {
+				if (!h)
+					h = sap_hold_map(v);
+				h[key] = lw[key];
+			}
+	}
 }
 
 void sap_dist_free(sap_dist *d)
 {
 	free(d->off);
 	free(d->keys);
+	free(d->base);
+	free(d->need);
+	free(d->lastw);
 	memset(d, 0, sizeof *d);
 }
 

@@ -23,6 +23,7 @@ static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, boo
 	v->part_only = part_only;
 	v->mapped = false;
 	v->held = held;
+	v->holder = NULL;
 	sap_mem_dds((int64_t)held);
 }
 
@@ -73,6 +74,7 @@ uint64_t sap_new_version(void)
 
 void sap_dv_free(sap_dvec *v)
 {
+	sap_hold_drop(v);
 	if (v->data)
 		sap_mem_dds(-(int64_t)v->held);
 	if (v->mapped && v->data)

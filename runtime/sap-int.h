@@ -257,14 +257,19 @@ void sap_stage_slots(struct sap_loop_state *st, const sap_async_spec *spec);
 
 /* The elements of written dvectors that this rank's groups write, sorted
  * by DDS and key.  After round r it sends rank d keys[off[r * P + d] ..
- * off[r * P + d + 1]), those d touches in a later round; after the last
- * round, to every rank, keys[off[nrounds * P] .. off[nrounds * P + 1]),
- * the final values that did not reach every rank yet.  So an element goes
- * straight to the rank that needs it next, and to the others once. */
+ * off[r * P + d + 1]), those d touches in a later round, so an element
+ * goes straight to the rank that needs it next.  After the last round
+ * each element stays where it was last written (hold.c): over the key
+ * maps' bits, DDS k's keys from bit 64 * base[k], lastw names that rank,
+ * and need[d] the keys rank d touches before any rank writes them in the
+ * invocation, which it fetches from their holders first. */
 typedef struct sap_dist {
 	int64_t nrounds;
-	int64_t *off;           /* nrounds * P + 2 */
+	int64_t *off;           /* nrounds * P + 1 */
 	sap_access *keys;
+	int64_t *base, words;   /* base: ndds + 1 */
+	uint64_t *need;         /* per rank, words each */
+	uint16_t *lastw;        /* per key bit: a rank, or SAP_HOLD_ALL */
 } sap_dist;
 
 typedef struct sap_dist_stats {
@@ -292,6 +297,32 @@ void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_as
 /* Collective: the ranks' partial reductions combined in rank order, on
  * every rank. */
 void sap_dist_reduce(const sap_reduce *r, void *red);
+/* Collective, before rank `me` runs its groups of the plan d was built
+ * for: the elements each rank needs first, from their holders. */
+void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stats *stats);
+/* After the invocation: each written element is held by its last writer. */
+void sap_dist_settle(const sap_dist *d, const sap_async_spec *spec);
+
+/* ==== Holders of elements (hold.c) ===================================== */
+
+/* v's holder map, made (every element held by all) if it has none. */
+uint16_t *sap_hold_map(sap_dvec *v);
+/* Forget v's holder map without moving anything (v is being freed or
+ * overwritten everywhere). */
+void sap_hold_drop(sap_dvec *v);
+/* Collective: every scattered vector of spec whole, except where skip[k]. */
+void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats *stats);
+/* Collective, before this rank runs its iterations of a loop that
+ * writes nothing: the vectors whose reads spec->reads records fetched
+ * from their holders where this rank reads them, every other one whole.
+ * The iterations are the groups of workers w0 .. w0 + threads - 1 in p
+ * (whose copies the loop's stage shows), or [a, b) when p is NULL;
+ * key1 and key2 name them for the cache. */
+void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
+                     const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
+                     int64_t a, int64_t b);
+/* Bytes that making vectors whole moved outside of loops. */
+void sap_hold_moved(int64_t *sent, int64_t *received);
 
 /* ==== The async engine (async.c, exec.c, order.c) ===================== */
 
@@ -323,6 +354,14 @@ struct sap_loop_state {
 	sap_plan plan;
 	struct sap_locked *locked;      /* per locked round */
 	sap_dist dist;                  /* several ranks: what this one writes */
+	/* Several ranks, a loop that writes nothing: what each rank reads
+	 * (need), for these iterations and inputs (sap_reads_fetch). */
+	sap_dist rdist;
+	const void *rd_key1;
+	int64_t rd_key2, rd_a, rd_b;
+	int rd_ndds;
+	uint64_t *rd_versions;
+	int64_t *rd_sizes;
 	sap_dist_stats traffic;
 	sap_stage *stage;               /* per spec DDS (nstage) */
 	void **stage_ptr;               /* per spec DDS: what sap_loop.stage shows */

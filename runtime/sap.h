@@ -136,7 +136,12 @@ typedef struct sap_dvec {
 	bool part_only;
 	bool mapped;            /* data is a mapping of the whole length */
 	size_t held;            /* bytes counted as DDS memory */
+	/* After async loops over ranks: per element, the one rank whose
+	 * copy is current, or SAP_HOLD_ALL; NULL when every copy is. */
+	uint16_t *holder;
 } sap_dvec;
+
+enum { SAP_HOLD_ALL = 0xffff };
 
 /* Allocate n zeroed elements; n < 0 or an overflowing size is an error. */
 void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
@@ -159,6 +164,28 @@ static inline int64_t sap_dv_ix(const sap_dvec *v, int64_t i, const sap_site *s)
 	if ((uint64_t)i >= (uint64_t)v->n)
 		sap_oob(s, v->name, i, v->n);
 	return i;
+}
+
+struct sap_dist_stats;
+/* Collective: every rank's copy of v current (see sap_dvec.holder). */
+void sap_dv_whole(sap_dvec *v, struct sap_dist_stats *stats);
+/* Collective: every vector whole. */
+void sap_whole_all(void);
+
+/* sap_dv_ix for driver code, which runs on every rank and reads or
+ * writes every rank's copy. */
+static inline int64_t sap_dv_ixd(sap_dvec *v, int64_t i, const sap_site *s)
+{
+	if (v->holder)
+		sap_dv_whole(v, NULL);
+	return sap_dv_ix(v, i, s);
+}
+
+static inline void *sap_dv_atd(sap_dvec *v, int64_t i, const sap_site *s)
+{
+	if (v->holder)
+		sap_dv_whole(v, NULL);
+	return sap_dv_at(v, i, s);
 }
 
 /* A fresh version number: generated code stamps a DDS with one after
@@ -387,6 +414,7 @@ typedef struct sap_dds {
 	bool by_index;          /* a dvector the loop only reads, and only at
 	                           the loop variable: the runtime may hand the
 	                           body a copy in plan order (sap_staged) */
+	bool recorded;          /* spec->reads records every access of it */
 } sap_dds;
 
 /* A static access of a DDS the loop writes: key a * i + b in iteration i
@@ -483,6 +511,9 @@ typedef struct sap_async_spec {
 	                                   it runs again every invocation */
 	const char *serial;             /* compile-time verdict "serialized":
 	                                   the reason, or NULL */
+	sap_slice_fn reads;             /* a loop that writes nothing: records
+	                                   the keys of the DDSs marked
+	                                   `recorded` it reads, or NULL */
 } sap_async_spec;
 
 /* Run iterations [lo, hi) with serializable semantics: the result equals

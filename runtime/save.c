@@ -266,8 +266,10 @@ static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 
 void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
 {
-	if (sap_nranks() > 1)
+	if (sap_nranks() > 1) {
+		sap_dv_whole(v, NULL);
 		save_shared(v, path, fmt, s);
-	else
+	} else {
 		save_one(v, path, fmt, s);
+	}
 }

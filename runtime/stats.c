@@ -117,6 +117,11 @@ static char *table(void)
 	}
 	fprintf(f, "DDS memory on this rank: %.2f MB at the end, %.2f MB at most\n",
 	        (double)mem_now / 1e6, (double)mem_peak / 1e6);
+	int64_t hs, hr;
+	sap_hold_moved(&hs, &hr);
+	if (hs || hr)
+		fprintf(f, "Made whole for driver code and save: %.2f MB sent, %.2f MB received\n",
+		        (double)hs / 1e6, (double)hr / 1e6);
 	if (copies_peak)
 		fprintf(f, "Plan-order copies on this rank: %.2f MB at the end, %.2f MB at most\n",
 		        (double)copies_now / 1e6, (double)copies_peak / 1e6);

@@ -9,6 +9,8 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 	if (spec->batch <= 0)
 		sap_fatal(&L->site, "sync for: batch must be positive, got %lld",
 		          (long long)spec->batch);
+	/* Every rank runs all of it. */
+	sap_whole_all();
 	if (r)
 		r->init(red);
 	sap_run x = { L, env, body, r, NULL, 1 };

@@ -7,6 +7,7 @@ run_tests = \
 	tests/run/async-order.sh \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
+	tests/run/holders-ranks.sh \
 	tests/run/index-error.sap \
 	tests/run/load-error.sap \
 	tests/run/load-ranks.sh \

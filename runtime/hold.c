@@ -1,0 +1,234 @@
+/* hold.c: which rank holds the current value of each element of a
+ * dvector that async loops over ranks wrote.
+ *
+ * After such a loop, an element's current value is only where it was
+ * last written: sending every written element to every rank after each
+ * invocation costs more than the loop moves within it (SGDMF's W, whose
+ * rows never leave their rank).  So the ranks instead agree on a holder
+ * per element, from the plan, which every rank knows.  The next loop in
+ * the same kind of plan fetches from the holders only what its groups
+ * need (sap_dist_fetch); anything else that reads the vector first makes
+ * it whole again, collectively: driver code, save, sync for, and loops
+ * whose keys the runtime does not know.  The holder map is the same on
+ * every rank, so every rank decides the same way when to make whole.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include "sap-int.h"
+
+/* The vectors that have a holder map, to make whole before code that may
+ * read any vector. */
+static sap_dvec **held;
+static int nheld, capheld;
+
+static int64_t moved_sent, moved_recv;
+
+void sap_hold_moved(int64_t *sent, int64_t *received)
+{
+	*sent = moved_sent;
+	*received = moved_recv;
+}
+
+uint16_t *sap_hold_map(sap_dvec *v)
+{
+	if (v->holder)
+		return v->holder;
+	v->holder = sap_xmalloc((size_t)(v->n ? v->n : 1) * sizeof *v->holder);
+	for (int64_t k = 0; k < v->n; k++)
+		v->holder[k] = SAP_HOLD_ALL;
+	if (nheld == capheld) {
+		capheld = capheld ? 2 * capheld : 8;
+		held = sap_xrealloc(held, (size_t)capheld * sizeof *held);
+	}
+	held[nheld++] = v;
+	return v->holder;
+}
+
+void sap_hold_drop(sap_dvec *v)
+{
+	if (!v->holder)
+		return;
+	free(v->holder);
+	v->holder = NULL;
+	for (int k = 0; k < nheld; k++)
+		if (held[k] == v) {
+			held[k] = held[--nheld];
+			break;
+		}
+}
+
+static int fits(int64_t bytes)
+{
+	if (bytes > INT32_MAX)
+		sap_fatal(NULL, "a rank holds more than 2 GiB of one dvector's current elements; "
+		          "use more ranks");
+	return (int)bytes;
+}
+
+/* Each rank sends the elements it holds, in key order, to all: no keys
+ * travel, since every rank knows the holder map. */
+void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
+{
+	if (!v->holder)
+		return;
+	int P = sap_nranks(), me = sap_rank();
+	const uint16_t *h = v->holder;
+	size_t es = v->elsize;
+	int64_t mine = 0;
+	for (int64_t k = 0; k < v->n; k++)
+		mine += h[k] == me;
+	char *out = sap_xmalloc(mine ? (size_t)mine * es : 1), *o = out;
+	for (int64_t k = 0; k < v->n; k++)
+		if (h[k] == me) {
+			memcpy(o, v->data + (size_t)k * es, es);
+			o += es;
+		}
+	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	int64_t total = sap_gather_counts(fits(mine * (int64_t)es), cnt, dis);
+	char *in = sap_xmalloc(total ? (size_t)total : 1);
+	MPI_Allgatherv(out, cnt[me], MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+	int64_t *at = sap_xmalloc((size_t)P * sizeof *at);
+	for (int r = 0; r < P; r++)
+		at[r] = dis[r];
+	for (int64_t k = 0; k < v->n; k++)
+		if (h[k] != SAP_HOLD_ALL && h[k] != me) {
+			memcpy(v->data + (size_t)k * es, in + at[h[k]], es);
+			at[h[k]] += (int64_t)es;
+		}
+	int64_t sent = (int64_t)cnt[me] * (P - 1), got = total - cnt[me];
+	if (stats) {
+		stats->sent += sent;
+		stats->received += got;
+	} else {
+		moved_sent += sent;
+		moved_recv += got;
+	}
+	free(at);
+	free(out);
+	free(in);
+	free(cnt);
+	free(dis);
+	sap_hold_drop(v);
+}
+
+void sap_whole_all(void)
+{
+	while (nheld)
+		sap_dv_whole(held[nheld - 1], NULL);
+}
+
+void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats *stats)
+{
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].dv && (!skip || !skip[k]))
+			sap_dv_whole(spec->dds[k].dv, stats);
+}
+
+/* ---- the keys a loop that writes nothing reads ---- */
+
+typedef struct read_marks {
+	const sap_async_spec *spec;
+	uint64_t **bits;        /* per spec DDS, or NULL */
+} read_marks;
+
+static void mark_read(sap_rec *r, int dds, int64_t key, sap_mode mode)
+{
+	(void)mode;
+	read_marks *m = r->logbuf;
+	const sap_dvec *v = m->spec->dds[dds].dv;
+	/* Out of range: the body reports it. */
+	if (m->bits[dds] && (uint64_t)key < (uint64_t)v->n)
+		m->bits[dds][(uint64_t)key / 64] |= (uint64_t)1 << ((uint64_t)key % 64);
+}
+
+/* Is the cached need of st for these iterations and inputs? */
+static bool reads_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
+                        const void *key1, int64_t key2, int64_t a, int64_t b)
+{
+	if (!st->rdist.need || st->rd_key1 != key1 || st->rd_key2 != key2 || st->rd_a != a ||
+	    st->rd_b != b || st->rd_ndds != spec->ndds)
+		return false;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		uint64_t v = d->dv ? d->dv->version : 0;
+		if (d->slice_reads && st->rd_versions[k] != v)
+			return false;
+		if (d->dv && st->rd_sizes[k] != d->dv->n)
+			return false;
+	}
+	return true;
+}
+
+void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
+                     const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
+                     int64_t a, int64_t b)
+{
+	int P = sap_nranks();
+	int n = spec->ndds;
+	bool *known = sap_xcalloc((size_t)(n ? n : 1), sizeof *known);
+	bool any = false;
+	for (int k = 0; k < n; k++) {
+		const sap_dds *d = &spec->dds[k];
+		known[k] = spec->reads && d->dv && d->recorded && !(d->mode & SAP_WRITE);
+		any |= known[k] && d->dv->holder;
+	}
+	sap_whole_spec(spec, known, &st->traffic);
+	if (!any) {
+		free(known);
+		return;
+	}
+	if (!reads_valid(st, spec, key1, key2, a, b)) {
+		sap_dist_free(&st->rdist);
+		sap_dist *d = &st->rdist;
+		d->base = sap_xcalloc((size_t)n + 1, sizeof *d->base);
+		for (int k = 0; k < n; k++) {
+			d->base[k] = d->words;
+			if (known[k])
+				d->words += (spec->dds[k].dv->n + 63) / 64;
+		}
+		d->base[n] = d->words;
+		int64_t W = d->words;
+		uint64_t *mine = sap_xcalloc((size_t)(W ? W : 1), sizeof *mine);
+		uint64_t **bits = sap_xcalloc((size_t)(n ? n : 1), sizeof *bits);
+		for (int k = 0; k < n; k++)
+			bits[k] = d->base[k + 1] > d->base[k] ? mine + d->base[k] : NULL;
+		read_marks m = { spec, bits };
+		sap_rec r = { .log = mark_read, .logbuf = &m };
+		r.mask = &r.sink;
+		if (p) {
+			int T = p->nworkers;
+			for (int64_t q = 0; q < p->nrounds; q++)
+				for (int w = w0; w < w0 + threads; w++)
+					for (int64_t k = p->ro[q * T + w]; k < p->ro[q * T + w + 1]; k++) {
+						int64_t g = p->rg[k];
+						spec->reads(env, p->order, p->goff[g], p->goff[g + 1], &r);
+					}
+		} else if (a < b) {
+			spec->reads(env, NULL, a, b, &r);
+		}
+		if ((int64_t)W > INT32_MAX)
+			sap_fatal(NULL, "a loop's read keys exceed 2^31 words");
+		d->need = sap_xmalloc((size_t)P * (size_t)(W ? W : 1) * sizeof *d->need);
+		MPI_Allgather(mine, (int)W, MPI_UINT64_T, d->need, (int)W, MPI_UINT64_T,
+		              MPI_COMM_WORLD);
+		free(mine);
+		free(bits);
+		st->rd_key1 = key1;
+		st->rd_key2 = key2;
+		st->rd_a = a;
+		st->rd_b = b;
+		st->rd_ndds = n;
+		free(st->rd_versions);
+		free(st->rd_sizes);
+		st->rd_versions = sap_xcalloc((size_t)(n ? n : 1), sizeof *st->rd_versions);
+		st->rd_sizes = sap_xcalloc((size_t)(n ? n : 1), sizeof *st->rd_sizes);
+		for (int k = 0; k < n; k++)
+			if (spec->dds[k].dv) {
+				st->rd_versions[k] = spec->dds[k].dv->version;
+				st->rd_sizes[k] = spec->dds[k].dv->n;
+			}
+	}
+	sap_dist_fetch(&st->rdist, spec, &st->traffic);
+	free(known);
+}
