@@ -37,6 +37,7 @@ uint16_t *sap_hold_map(sap_dvec *v)
 	v->holder = sap_xmalloc((size_t)(v->n ? v->n : 1) * sizeof *v->holder);
 	for (int64_t k = 0; k < v->n; k++)
 		v->holder[k] = SAP_HOLD_ALL;
+	v->fetched = 0;
 	if (nheld == capheld) {
 		capheld = capheld ? 2 * capheld : 8;
 		held = sap_xrealloc(held, (size_t)capheld * sizeof *held);
@@ -231,4 +232,108 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 	}
 	sap_dist_fetch(&st->rdist, spec, &st->traffic);
 	free(known);
+}
+
+/* ---- driver code and save ---- */
+
+/* Past this many single elements, driver code is likely walking the
+ * vector: one exchange of everything costs less than a broadcast each. */
+enum { FETCH_ONE_MAX = 64 };
+
+void sap_dv_fetch_one(sap_dvec *v, int64_t i)
+{
+	if (++v->fetched > FETCH_ONE_MAX) {
+		sap_dv_whole(v, NULL);
+		return;
+	}
+	int h = v->holder[i], P = sap_nranks();
+	MPI_Bcast(v->data + (size_t)i * v->elsize, fits((int64_t)v->elsize), MPI_BYTE, h,
+	          MPI_COMM_WORLD);
+	v->holder[i] = SAP_HOLD_ALL;
+	if (sap_rank() == h)
+		moved_sent += (int64_t)v->elsize * (P - 1);
+	else
+		moved_recv += (int64_t)v->elsize;
+}
+
+/* Which rank's part (sap_dv_part) holds key k, walking up from rank *r. */
+static int part_of(const sap_dvec *v, int64_t k, int *r, int64_t *hi)
+{
+	while (k >= *hi) {
+		int64_t lo;
+		sap_dv_part(v, ++*r, &lo, hi);
+	}
+	return *r;
+}
+
+void sap_dv_own_parts(sap_dvec *v)
+{
+	if (!v->holder)
+		return;
+	int P = sap_nranks(), me = sap_rank();
+	size_t es = v->elsize;
+	uint16_t *h = v->holder;
+	int *scnt = sap_xcalloc((size_t)P, sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
+	int *rcnt = sap_xcalloc((size_t)P, sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
+	int64_t *sn = sap_xcalloc((size_t)P, sizeof *sn), *rn = sap_xcalloc((size_t)P, sizeof *rn);
+	int64_t lo, hi;
+	sap_dv_part(v, 0, &lo, &hi);
+	int d = 0;
+	for (int64_t k = 0; k < v->n; k++) {
+		part_of(v, k, &d, &hi);
+		if (h[k] == SAP_HOLD_ALL || h[k] == d)
+			continue;
+		if (h[k] == me)
+			sn[d]++;
+		if (d == me)
+			rn[h[k]]++;
+	}
+	int64_t sent = 0, got = 0;
+	for (int q = 0; q < P; q++) {
+		sdis[q] = fits(sent);
+		scnt[q] = fits(sn[q] * (int64_t)es);
+		sent += scnt[q];
+		rdis[q] = fits(got);
+		rcnt[q] = fits(rn[q] * (int64_t)es);
+		got += rcnt[q];
+	}
+	char *out = sap_xmalloc(sent ? (size_t)sent : 1), *in = sap_xmalloc(got ? (size_t)got : 1);
+	int64_t *at = sap_xmalloc((size_t)P * sizeof *at);
+	for (int q = 0; q < P; q++)
+		at[q] = sdis[q];
+	sap_dv_part(v, 0, &lo, &hi);
+	d = 0;
+	for (int64_t k = 0; k < v->n; k++) {
+		part_of(v, k, &d, &hi);
+		if (h[k] == me && d != me) {
+			memcpy(out + at[d], v->data + (size_t)k * es, es);
+			at[d] += (int64_t)es;
+		}
+	}
+	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
+	for (int q = 0; q < P; q++)
+		at[q] = rdis[q];
+	sap_dv_part(v, 0, &lo, &hi);
+	d = 0;
+	for (int64_t k = 0; k < v->n; k++) {
+		part_of(v, k, &d, &hi);
+		if (h[k] == SAP_HOLD_ALL || h[k] == d)
+			continue;
+		if (d == me) {
+			memcpy(v->data + (size_t)k * es, in + at[h[k]], es);
+			at[h[k]] += (int64_t)es;
+		}
+		h[k] = (uint16_t)d;
+	}
+	moved_sent += sent;
+	moved_recv += got;
+	free(at);
+	free(out);
+	free(in);
+	free(scnt);
+	free(sdis);
+	free(rcnt);
+	free(rdis);
+	free(sn);
+	free(rn);
 }

@@ -321,6 +321,9 @@ void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                      const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
                      int64_t a, int64_t b);
+/* Collective: each rank's part of v (sap_dv_part) current there, as
+ * save writes it. */
+void sap_dv_own_parts(sap_dvec *v);
 /* Bytes that making vectors whole moved outside of loops. */
 void sap_hold_moved(int64_t *sent, int64_t *received);
 

@@ -139,6 +139,7 @@ typedef struct sap_dvec {
 	/* After async loops over ranks: per element, the one rank whose
 	 * copy is current, or SAP_HOLD_ALL; NULL when every copy is. */
 	uint16_t *holder;
+	uint32_t fetched;       /* single elements driver code fetched since */
 } sap_dvec;
 
 enum { SAP_HOLD_ALL = 0xffff };
@@ -174,17 +175,20 @@ void sap_whole_all(void);
 
 /* sap_dv_ix for driver code, which runs on every rank and reads or
  * writes every rank's copy. */
+/* Collective: element i from its holder to every rank. */
+void sap_dv_fetch_one(sap_dvec *v, int64_t i);
+
 static inline int64_t sap_dv_ixd(sap_dvec *v, int64_t i, const sap_site *s)
 {
-	if (v->holder)
-		sap_dv_whole(v, NULL);
+	if (v->holder && (uint64_t)i < (uint64_t)v->n && v->holder[i] != SAP_HOLD_ALL)
+		sap_dv_fetch_one(v, i);
 	return sap_dv_ix(v, i, s);
 }
 
 static inline void *sap_dv_atd(sap_dvec *v, int64_t i, const sap_site *s)
 {
-	if (v->holder)
-		sap_dv_whole(v, NULL);
+	if (v->holder && (uint64_t)i < (uint64_t)v->n && v->holder[i] != SAP_HOLD_ALL)
+		sap_dv_fetch_one(v, i);
 	return sap_dv_at(v, i, s);
 }
 

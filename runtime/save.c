@@ -267,7 +267,7 @@ static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
 {
 	if (sap_nranks() > 1) {
-		sap_dv_whole(v, NULL);
+		sap_dv_own_parts(v);
 		save_shared(v, path, fmt, s);
 	} else {
 		save_one(v, path, fmt, s);

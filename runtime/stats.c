@@ -120,7 +120,7 @@ static char *table(void)
 	int64_t hs, hr;
 	sap_hold_moved(&hs, &hr);
 	if (hs || hr)
-		fprintf(f, "Made whole for driver code and save: %.2f MB sent, %.2f MB received\n",
+		fprintf(f, "Moved for driver code and save: %.2f MB sent, %.2f MB received\n",
 		        (double)hs / 1e6, (double)hr / 1e6);
 	if (copies_peak)
 		fprintf(f, "Plan-order copies on this rank: %.2f MB at the end, %.2f MB at most\n",
