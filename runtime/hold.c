@@ -115,8 +115,13 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 
 void sap_whole_all(void)
 {
-	while (nheld)
-		sap_dv_whole(held[nheld - 1], NULL);
+	while (nheld) {
+		sap_dvec *v = held[nheld - 1];
+		if (v->holder)
+			sap_dv_whole(v, NULL);
+		else
+			nheld--;        /* created again over an old one */
+	}
 }
 
 void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats *stats)
