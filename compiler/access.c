@@ -1192,18 +1192,30 @@ static void try_read_slice(void)
 	build_slice();
 	soft = false;
 	bool ok = li->has_slice && !soft_failed;
-	for (int i = 0; ok && i < units.n; i++) {
-		Unit *u = units.v[i];
-		Node *n = u->node;
-		Node *e = n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
-		          u->is_step ? n->step : n->cond;
-		if (u->included && e && (has_rand(e) || driver_read(e)))
+	li->reads_why = !li->has_slice ? NULL : ok ? NULL : "a slice cannot compute every key";
+	for (int i = 0; ok && i < units.n + li->accesses.n; i++) {
+		Node *e = NULL;
+		if (i < units.n) {
+			Unit *u = units.v[i];
+			Node *n = u->node;
+			if (u->included)
+				e = n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
+				    u->is_step ? n->step : n->cond;
+		} else {
+			Access *a = li->accesses.v[i - units.n];
+			if (a->recorded)
+				e = a->key;
+		}
+		Sym *d = e ? driver_read(e) : NULL;
+		if (e && has_rand(e)) {
 			ok = false;
-	}
-	for (int i = 0; ok && i < li->accesses.n; i++) {
-		Access *a = li->accesses.v[i];
-		if (a->recorded && driver_read(a->key))
+			li->reads_why = "a key depends on random numbers, which differ from one invocation "
+			                "to the next";
+		} else if (d) {
 			ok = false;
+			li->reads_why = format("a key depends on the driver variable %s, which may change "
+			                       "between invocations", d->name);
+		}
 	}
 	li->has_slice = false;
 	li->has_reads = ok;
@@ -1239,6 +1251,7 @@ static void analyse(Node *l)
 	li->nrand = 0;
 	li->verdict = 0;
 	li->has_slice = li->has_reads = false;
+	li->reads_why = NULL;
 	/* A sync for's variable is an element, not an index: no key of it
 	 * is static. */
 	iv = l->kind == N_ASYNC ? l->init->sym : NULL;
@@ -1463,6 +1476,64 @@ static int cmp_node_off(const void *a, const void *b)
 	return (x->off > y->off) - (x->off < y->off);
 }
 
+/* The statements of l's slice, in source order, and what it records. */
+static void put_slice(FILE *out, Node *l, LoopInfo *L)
+{
+	Vec nodes = {0};
+	/* Included statements and control headers, in source order. */
+	Vec stack = {0};
+	vec_push(&stack, l->body);
+	while (stack.n) {
+		Node *n = stack.v[--stack.n];
+		if (!n)
+			continue;
+		if (n->slice)
+			vec_push(&nodes, n);
+		switch (n->kind) {
+		case N_BLOCK:
+			for (Node *c = n->args; c; c = c->next)
+				vec_push(&stack, c);
+			break;
+		case N_IF:
+			vec_push(&stack, n->then);
+			vec_push(&stack, n->els);
+			break;
+		case N_WHILE: case N_DO: case N_FOR:
+			vec_push(&stack, n->init);
+			vec_push(&stack, n->body);
+			break;
+		default:
+			break;
+		}
+	}
+	qsort(nodes.v, (size_t)nodes.n, sizeof(void *), cmp_node_off);
+	int last = 0;
+	for (int i = 0; i < nodes.n; i++) {
+		Node *n = nodes.v[i];
+		if (line_no(n) == last)
+			continue;
+		last = line_no(n);
+		put_line(out, n, n->slice == SL_FLAT ? "    (condition not evaluated: accesses "
+		                  "under it are recorded unconditionally)" : "");
+	}
+	fprintf(out, "    record");
+	Vec rs = {0};
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (!a->recorded)
+			continue;
+		char *text = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+		bool dup = false;
+		for (int k = 0; k < rs.n && !dup; k++)
+			dup = !strcmp(rs.v[k], text);
+		if (!dup) {
+			vec_push(&rs, text);
+			fprintf(out, "%s %s", rs.n > 1 ? "," : "", text);
+		}
+	}
+	fprintf(out, "\n");
+}
+
 static void explain_loop(FILE *out, Node *l)
 {
 	LoopInfo *L = l->li;
@@ -1533,61 +1604,17 @@ static void explain_loop(FILE *out, Node *l)
 			fprintf(out, "  slice: none (the loop is serialized)\n");
 		} else if (!L->has_slice) {
 			fprintf(out, "  slice: none (no dynamic key of a DDS the loop writes)\n");
+			if (L->has_reads) {
+				fprintf(out, "  read slice (on several ranks, each rank fetches the elements its "
+				        "iterations read):\n");
+				put_slice(out, l, L);
+			} else if (L->reads_why) {
+				fprintf(out, "  read slice: none (%s), so on several ranks the vectors it reads are "
+				        "first made whole\n", L->reads_why);
+			}
 		} else {
 			fprintf(out, "  slice:\n");
-			Vec nodes = {0};
-			/* Included statements and control headers, in source order. */
-			Vec stack = {0};
-			vec_push(&stack, l->body);
-			while (stack.n) {
-				Node *n = stack.v[--stack.n];
-				if (!n)
-					continue;
-				if (n->slice)
-					vec_push(&nodes, n);
-				switch (n->kind) {
-				case N_BLOCK:
-					for (Node *c = n->args; c; c = c->next)
-						vec_push(&stack, c);
-					break;
-				case N_IF:
-					vec_push(&stack, n->then);
-					vec_push(&stack, n->els);
-					break;
-				case N_WHILE: case N_DO: case N_FOR:
-					vec_push(&stack, n->init);
-					vec_push(&stack, n->body);
-					break;
-				default:
-					break;
-				}
-			}
-			qsort(nodes.v, (size_t)nodes.n, sizeof(void *), cmp_node_off);
-			int last = 0;
-			for (int i = 0; i < nodes.n; i++) {
-				Node *n = nodes.v[i];
-				if (line_no(n) == last)
-					continue;
-				last = line_no(n);
-				put_line(out, n, n->slice == SL_FLAT ? "    (condition not evaluated: accesses "
-				                  "under it are recorded unconditionally)" : "");
-			}
-			fprintf(out, "    record");
-			Vec rs = {0};
-			for (int i = 0; i < L->accesses.n; i++) {
-				Access *a = L->accesses.v[i];
-				if (!a->recorded)
-					continue;
-				char *text = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
-				bool dup = false;
-				for (int k = 0; k < rs.n && !dup; k++)
-					dup = !strcmp(rs.v[k], text);
-				if (!dup) {
-					vec_push(&rs, text);
-					fprintf(out, "%s %s", rs.n > 1 ? "," : "", text);
-				}
-			}
-			fprintf(out, "\n");
+			put_slice(out, l, L);
 		}
 	}
 	fprintf(out, "  verdict: ");

@@ -171,6 +171,8 @@ typedef struct LoopInfo {
 	Node *note_at;
 	bool has_slice, slice_rng;
 	bool has_reads;         /* writes nothing; the slice records its reads */
+	const char *reads_why;  /* writes nothing, reads dynamically, has no
+	                           read slice: why */
 	Sym *slice_var;         /* a driver variable the slice reads (it may change) */
 	Vec slice_reads;        /* Sym * of DDSs the slice reads */
 	int nrand;              /* rand call sites in the body */

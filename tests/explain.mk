@@ -7,6 +7,7 @@ explain_tests = \
 	tests/explain/inner.sap \
 	tests/explain/maps.sap \
 	tests/explain/random.sap \
+	tests/explain/reads.sap \
 	tests/explain/rejected.sap \
 	tests/explain/serialized.sap
 TESTS += $(explain_tests)

@@ -58,7 +58,17 @@ for (int r = 0; r < 3; r++) {
         Rating a = A[n];
         t += W[a.i][n % 16] % 1000 * (H[a.j] % 10);
     }
-    print("round %d t %d W[7][3] %d H[2] %d\n", r, t, W[7][3], H[2]);
+    // Read keys under a condition, in an inner loop, past the group's
+    // own block of H.
+    long q = 0;
+    async for (long n = 0; n < len(A); n++) reduce(+: q) {
+        Rating a = A[n];
+        if (a.j % 3 == 0) {
+            for (int k = 0; k < 2; k++)
+                q += H[(a.j + k * 7) % len(H)] % 97;
+        }
+    }
+    print("round %d t %d q %d W[7][3] %d H[2] %d\n", r, t, q, W[7][3], H[2]);
     W[7][3] = W[7][3] % 100;
 }
 // Element by element, then (past 64 elements) all at once.
