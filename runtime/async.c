@@ -482,23 +482,50 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 		dump_plan_order(x->L, p, lo);
 }
 
-/* The affine keys of written DDSs in iterations [a, b). */
-static void dist_chunk_keys(const sap_async_spec *spec, int64_t a, int64_t b, sap_keylog *log)
+/* Rank r's iterations of a chunks loop over ranks, [*a, *b): its share
+ * of the workers' chunks, or, owner computes, those of its part of a
+ * vector held in parts. */
+static void chunk_of(const sap_async_spec *spec, int64_t lo, int64_t hi, int threads, int r,
+                     int64_t *a, int64_t *b)
 {
-	for (int q = 0; q < spec->naffine; q++) {
-		const sap_affine *af = &spec->affine[q];
-		const sap_dvec *v = spec->dds[af->dds].dv;
-		if (!(af->mode & SAP_WRITE) || !v)
-			continue;
-		for (int64_t i = a; i < b; i++) {
-			int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
-			if ((uint64_t)key >= (uint64_t)v->n)
+	int T = sap_nranks() * threads;
+	*a = sap_chunk(lo, hi, T, r * threads);
+	*b = sap_chunk(lo, hi, T, (r + 1) * threads);
+	const sap_dvec *home = held_part(spec);
+	if (home) {
+		int64_t pl, ph;
+		sap_dv_part(home, r, &pl, &ph);
+		/* Iterations outside the vector (an index error when they
+		 * run) go to the first and last ranks, as on one rank. */
+		if (r == 0)
+			pl = lo;
+		if (r == sap_nranks() - 1)
+			ph = hi;
+		*a = lo > pl ? lo : pl;
+		*b = hi < ph ? hi : ph;
+		if (*a > *b)
+			*a = *b;
+	}
+}
+
+/* The keys written by a chunks loop (affine in the iteration) stay with
+ * the rank whose iterations wrote them. */
+static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, int threads)
+{
+	for (int r = 0; r < sap_nranks(); r++) {
+		int64_t a, b;
+		chunk_of(spec, lo, hi, threads, r, &a, &b);
+		for (int q = 0; q < spec->naffine; q++) {
+			const sap_affine *af = &spec->affine[q];
+			sap_dvec *v = spec->dds[af->dds].dv;
+			if (!(af->mode & SAP_WRITE) || !v || a >= b)
 				continue;
-			if (log->n == log->cap) {
-				log->cap = log->cap ? 2 * log->cap : 1024;
-				log->v = sap_xrealloc(log->v, (size_t)log->cap * sizeof *log->v);
+			uint16_t *h = sap_hold_map(v);
+			for (int64_t i = a; i < b; i++) {
+				int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
+				if ((uint64_t)key < (uint64_t)v->n)
+					h[key] = (uint16_t)r;
 			}
-			log->v[log->n++] = (sap_access){ i, key, af->dds, SAP_WRITE };
 		}
 	}
 }
@@ -506,24 +533,9 @@ static void dist_chunk_keys(const sap_async_spec *spec, int64_t a, int64_t b, sa
 static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                             int64_t lo, int64_t hi, void *red)
 {
-	int me = sap_rank(), T = sap_nranks() * x->T;
-	int64_t a = sap_chunk(lo, hi, T, me * x->T), b = sap_chunk(lo, hi, T, (me + 1) * x->T);
-	const sap_dvec *home = held_part(spec);
-	if (home) {
-		/* Owner computes: the iterations whose elements this rank has. */
-		int64_t pl, ph;
-		sap_dv_part(home, me, &pl, &ph);
-		/* Iterations outside the vector (an index error when they
-		 * run) go to the first and last ranks, as on one rank. */
-		if (me == 0)
-			pl = lo;
-		if (me == sap_nranks() - 1)
-			ph = hi;
-		a = lo > pl ? lo : pl;
-		b = hi < ph ? hi : ph;
-		if (a > b)
-			a = b;
-	}
+	int T = sap_nranks() * x->T;
+	int64_t a, b;
+	chunk_of(spec, lo, hi, x->T, sap_rank(), &a, &b);
 	ran(st, SAP_V_CHUNKS, T, T, 1, 1.0);
 	double t0 = sap_now();
 	sap_reads_fetch(st, spec, x->env, NULL, 0, 0, NULL, 0, a, b);
@@ -532,17 +544,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	if (a < b)
 		sap_exec_chunks(x, a, b);
 	reds_close(x, red);
-	bool writes = false;
-	for (int k = 0; k < spec->ndds; k++)
-		writes |= (spec->dds[k].mode & SAP_WRITE) != 0;
-	if (writes) {
-		double t1 = sap_now();
-		sap_keylog log = { 0 };
-		dist_chunk_keys(spec, a, b, &log);
-		sap_dist_send(log.v, log.n, spec, &st->traffic);
-		sap_keylog_free(&log);
-		st->send_s += sap_now() - t1;
-	}
+	settle_chunks(spec, lo, hi, x->T);
 	if (x->r)
 		sap_dist_reduce(x->r, red);
 	st->compute_s += sap_now() - t0;

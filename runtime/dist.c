@@ -330,31 +330,6 @@ int64_t sap_gather_counts(int n, int *cnt, int *dis)
 	return total;
 }
 
-void sap_dist_send(const sap_access *keys, int64_t n, const sap_async_spec *spec,
-                   sap_dist_stats *stats)
-{
-	int P = sap_nranks(), me = sap_rank();
-	size_t bytes = records(keys, n, spec);
-	char *out = sap_xmalloc(bytes ? bytes : 1);
-	pack(out, keys, n, spec);
-	int mine = fits((int64_t)bytes);
-	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
-	int64_t total = sap_gather_counts(mine, cnt, dis);
-	char *in = sap_xmalloc(total ? (size_t)total : 1);
-	MPI_Allgatherv(out, mine, MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
-	for (int r = 0; r < P; r++)
-		if (r != me)
-			unpack(in + dis[r], in + dis[r] + cnt[r], spec);
-	if (stats) {
-		stats->sent += (int64_t)bytes * (P - 1);
-		stats->received += total - (int64_t)bytes;
-	}
-	free(out);
-	free(in);
-	free(cnt);
-	free(dis);
-}
-
 void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_async_spec *spec,
                         sap_dist_stats *stats)
 {

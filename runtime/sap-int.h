@@ -287,10 +287,6 @@ void sap_dist_free(sap_dist *d);
 /* Collective: every rank's count n into cnt, and their running sums,
  * the displacements of an Allgatherv, into dis; returns the total. */
 int64_t sap_gather_counts(int n, int *cnt, int *dis);
-/* Collective: every rank's written elements keys[0 .. n) to every other
- * rank. */
-void sap_dist_send(const sap_access *keys, int64_t n, const sap_async_spec *spec,
-                   sap_dist_stats *stats);
 /* Collective: keys[off[d] .. off[d + 1]) to rank d, for every rank d. */
 void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_async_spec *spec,
                         sap_dist_stats *stats);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # After an async loop over ranks, each element of the vectors it wrote
-# stays where it was last written; a loop that writes nothing then
+# stays where it was last written (by a planned loop or a static one); a loop that writes nothing then
 # fetches only the elements its iterations read (its read slice), and
 # driver code fetches the elements it reads from their holders (every
 # element once it has fetched 64), and save each rank's part.
@@ -46,6 +46,10 @@ async for (long n = 0; n < len(A); n++) reduce(max: nu, nv) {
 }
 dvector<long[16]> W(nu);
 dvector<long> H(nv);
+// A static loop: each rank's chunk of W stays where it was written.
+async for (long u = 0; u < len(W); u++) {
+    W[u][0] = u % 13;
+}
 for (int r = 0; r < 3; r++) {
     async for (long n = 0; n < len(A); n++) {
         Rating a = A[n];
@@ -93,12 +97,15 @@ for np in 1 2 3 tcp; do
 	test "$np" = 1 && continue
 	cmp "$tmp/1.out" "$tmp/$np.out" || fail "saved W on $np ranks differs from 1 rank's"
 	cmp "$tmp/1.stdout" "$tmp/$np.stdout" || fail "output on $np ranks differs from 1 rank's"
-	grep -q "^ *3 .* planned (loop 2's plan)\$" "$tmp/$np.err" ||
+	grep -q "^ *4 .* planned (loop 3's plan)\$" "$tmp/$np.err" ||
 		{ cat "$tmp/$np.err"; fail "$np ranks: the read-only loop did not share the plan"; }
+	awk '$1 == 2 && $NF == "chunks" { n++; if ($13 != 0 || $14 != 0) bad = 1 }
+		END { exit bad || n != P }' P="$P" "$tmp/$np.err" ||
+		{ cat "$tmp/$np.err"; fail "$np ranks: the static loop sent what it wrote"; }
 	# W: 16 longs a user.
 	users=$(awk '$1 + 1 > n { n = $1 + 1 } END { print n }' "$tmp/in.txt")
 	awk -v w="$users * 128 / 1e6" -v users="$users" -v P="$P" '
-		$1 == 3 && $NF == "plan)" { n++; if ($13 >= users * 128 / 1e6 / 10) bad = 1 }
+		$1 == 4 && $NF == "plan)" { n++; if ($13 >= users * 128 / 1e6 / 10) bad = 1 }
 		END { exit bad || n != P }' "$tmp/$np.err" ||
 		{ cat "$tmp/$np.err"; fail "$np ranks: the read-only loop moved a tenth of W or more"; }
 	# save made W whole, and --stats says so.
