@@ -508,24 +508,57 @@ static void chunk_of(const sap_async_spec *spec, int64_t lo, int64_t hi, int thr
 	}
 }
 
-/* The keys written by a chunks loop (affine in the iteration) stay with
- * the rank whose iterations wrote them. */
-static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, int threads)
+/* An affine written access whose vector is held where it was written:
+ * a chunks loop over ranks runs each iteration where its element is. */
+static const sap_affine *owner_key(const sap_async_spec *spec)
 {
+	for (int q = 0; q < spec->naffine; q++) {
+		const sap_affine *af = &spec->affine[q];
+		const sap_dvec *v = spec->dds[af->dds].dv;
+		if ((af->mode & SAP_WRITE) && af->a != 0 && v && v->holder)
+			return af;
+	}
+	return NULL;
+}
+
+/* The rank of each iteration of [lo, hi): the holder of its element of
+ * af's vector, or, where every rank has it, the rank of its chunk. */
+static uint16_t *iteration_ranks(const sap_async_spec *spec, const sap_affine *af, int64_t lo,
+                                 int64_t hi, int threads)
+{
+	uint16_t *own = sap_xmalloc((size_t)(hi - lo) * sizeof *own);
 	for (int r = 0; r < sap_nranks(); r++) {
 		int64_t a, b;
 		chunk_of(spec, lo, hi, threads, r, &a, &b);
-		for (int q = 0; q < spec->naffine; q++) {
-			const sap_affine *af = &spec->affine[q];
-			sap_dvec *v = spec->dds[af->dds].dv;
-			if (!(af->mode & SAP_WRITE) || !v || a >= b)
+		for (int64_t i = a; i < b; i++)
+			own[i - lo] = (uint16_t)r;
+	}
+	const sap_dvec *v = spec->dds[af->dds].dv;
+	for (int64_t i = lo; i < hi; i++) {
+		int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
+		if ((uint64_t)key < (uint64_t)v->n && v->holder[key] != SAP_HOLD_ALL)
+			own[i - lo] = v->holder[key];
+	}
+	return own;
+}
+
+/* The keys written by a chunks loop (affine in the iteration) stay with
+ * the rank that ran the iteration, own[i - lo]. */
+static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, const uint16_t *own)
+{
+	for (int q = 0; q < spec->naffine; q++) {
+		const sap_affine *af = &spec->affine[q];
+		sap_dvec *v = spec->dds[af->dds].dv;
+		if (!(af->mode & SAP_WRITE) || !v)
+			continue;
+		uint16_t *h = NULL;
+		for (int64_t i = lo; i < hi; i++) {
+			int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
+			if ((uint64_t)key >= (uint64_t)v->n)
 				continue;
-			uint16_t *h = sap_hold_map(v);
-			for (int64_t i = a; i < b; i++) {
-				int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
-				if ((uint64_t)key < (uint64_t)v->n)
-					h[key] = (uint16_t)r;
-			}
+			if (!h)
+				h = sap_hold_map(v);
+			h[key] = own[i - lo];
 		}
 	}
 }
@@ -533,18 +566,50 @@ static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, in
 static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                             int64_t lo, int64_t hi, void *red)
 {
-	int T = sap_nranks() * x->T;
-	int64_t a, b;
-	chunk_of(spec, lo, hi, x->T, sap_rank(), &a, &b);
+	int T = sap_nranks() * x->T, me = sap_rank();
 	ran(st, SAP_V_CHUNKS, T, T, 1, 1.0);
 	double t0 = sap_now();
-	sap_reads_fetch(st, spec, x->env, NULL, 0, 0, NULL, 0, a, b);
+	/* Owner computes: where the elements it writes are, if they were
+	 * left where written; else by chunks (of a part held, if any). */
+	const sap_affine *af = held_part(spec) ? NULL : owner_key(spec);
+	uint16_t *own = NULL;
+	int64_t *idx = NULL, n = 0, a = 0, b = 0;
+	if (af) {
+		bool *skip = sap_xcalloc((size_t)spec->ndds, sizeof *skip);
+		skip[af->dds] = true;
+		sap_whole_spec(spec, skip, &st->traffic);
+		free(skip);
+		own = iteration_ranks(spec, af, lo, hi, x->T);
+		idx = sap_xmalloc((size_t)(hi - lo) * sizeof *idx);
+		for (int64_t i = lo; i < hi; i++)
+			if (own[i - lo] == me)
+				idx[n++] = i;
+	} else {
+		chunk_of(spec, lo, hi, x->T, me, &a, &b);
+		sap_reads_fetch(st, spec, x->env, NULL, 0, 0, NULL, 0, a, b);
+		bool writes = false;
+		for (int q = 0; q < spec->naffine; q++)
+			writes |= (spec->affine[q].mode & SAP_WRITE) != 0;
+		if (writes)
+			own = sap_xmalloc((size_t)(hi - lo) * sizeof *own);
+		for (int r = 0; own && r < sap_nranks(); r++) {
+			int64_t ra, rb;
+			chunk_of(spec, lo, hi, x->T, r, &ra, &rb);
+			for (int64_t i = ra; i < rb; i++)
+				own[i - lo] = (uint16_t)r;
+		}
+	}
 	st->send_s += sap_now() - t0;
 	reds_open(x);
-	if (a < b)
+	if (af && n)
+		sap_exec_list_chunks(x, idx, n);
+	else if (!af && a < b)
 		sap_exec_chunks(x, a, b);
 	reds_close(x, red);
-	settle_chunks(spec, lo, hi, x->T);
+	if (own)
+		settle_chunks(spec, lo, hi, own);
+	free(own);
+	free(idx);
 	if (x->r)
 		sap_dist_reduce(x->r, red);
 	st->compute_s += sap_now() - t0;

@@ -68,6 +68,26 @@ void sap_exec_chunks(const sap_run *x, int64_t lo, int64_t hi)
 	sap_pool_run(x->T, chunk_worker, &j);
 }
 
+typedef struct list_job {
+	const sap_run *x;
+	const int64_t *idx;
+	int64_t n;
+} list_job;
+
+static void list_worker(void *arg, int w)
+{
+	list_job *j = arg;
+	int64_t a = sap_chunk(0, j->n, j->x->T, w), b = sap_chunk(0, j->n, j->x->T, w + 1);
+	if (a < b)
+		run_list(j->x, j->idx + a, b - a, sap_run_red(j->x, w));
+}
+
+void sap_exec_list_chunks(const sap_run *x, const int64_t *idx, int64_t n)
+{
+	list_job j = { x, idx, n };
+	sap_pool_run(x->T, list_worker, &j);
+}
+
 /* ---- plans ---- */
 
 /* Workers claim iterations of a locked group this many at a time. */

@@ -434,6 +434,8 @@ void sap_exec_plan_loose(const sap_run *x, const sap_plan *p, int w0);
 void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, int64_t *order);
 /* exec.c: [lo, hi) in x->T contiguous chunks, chunk w on worker w. */
 void sap_exec_chunks(const sap_run *x, int64_t lo, int64_t hi);
+/* Iterations idx[0 .. n), ascending, split into x->T runs of the list. */
+void sap_exec_list_chunks(const sap_run *x, const int64_t *idx, int64_t n);
 /* exec.c: on the calling thread: [lo, hi), or idx[0 .. n) in that order. */
 void sap_exec_range(const sap_run *x, int64_t lo, int64_t hi, void *red);
 void sap_exec_list(const sap_run *x, const int64_t *idx, int64_t n, void *red);

@@ -8,6 +8,8 @@
 #    saved file are identical (integer updates: any serializable order
 #    gives the same model), with driver reads and writes of W between
 #    the loops;
+#  - static loops move nothing: the first leaves each rank's chunk of W
+#    there, the second runs each row's iteration where the row is;
 #  - on P ranks the read-only loop moves less than a tenth of W: the
 #    rows a rank's groups read are the rows its groups wrote.  Making W
 #    whole instead would move W / P from every rank.
@@ -72,6 +74,10 @@ for (int r = 0; r < 3; r++) {
                 q += H[(a.j + k * 7) % len(H)] % 97;
         }
     }
+    // Owner computes: each rank updates the rows it holds.
+    async for (long u = 0; u < len(W); u++) {
+        W[u][1] = W[u][1] % 1000 + r;
+    }
     print("round %d t %d q %d W[7][3] %d H[2] %d\n", r, t, q, W[7][3], H[2]);
     W[7][3] = W[7][3] % 100;
 }
@@ -102,6 +108,9 @@ for np in 1 2 3 tcp; do
 	awk '$1 == 2 && $NF == "chunks" { n++; if ($13 != 0 || $14 != 0) bad = 1 }
 		END { exit bad || n != P }' P="$P" "$tmp/$np.err" ||
 		{ cat "$tmp/$np.err"; fail "$np ranks: the static loop sent what it wrote"; }
+	awk '$1 == 6 && $NF == "chunks" { n++; if ($13 != 0 || $14 != 0) bad = 1 }
+		END { exit bad || n != P }' P="$P" "$tmp/$np.err" ||
+		{ cat "$tmp/$np.err"; fail "$np ranks: the owner-computes loop moved rows"; }
 	# W: 16 longs a user.
 	users=$(awk '$1 + 1 > n { n = $1 + 1 } END { print n }' "$tmp/in.txt")
 	awk -v w="$users * 128 / 1e6" -v users="$users" -v P="$P" '
