@@ -5,12 +5,15 @@
  * last written: sending every written element to every rank after each
  * invocation costs more than the loop moves within it (SGDMF's W, whose
  * rows never leave their rank).  So the ranks instead agree on a holder
- * per element, from the plan, which every rank knows.  The next loop in
- * the same kind of plan fetches from the holders only what its groups
- * need (sap_dist_fetch); anything else that reads the vector first makes
- * it whole again, collectively: driver code, save, sync for, and loops
- * whose keys the runtime does not know.  The holder map is the same on
- * every rank, so every rank decides the same way when to make whole.
+ * per element, from the plan or the chunks, which every rank knows.
+ * What reads the vector next gets only what it needs from the holders:
+ * a planned loop what its groups touch (sap_dist_fetch), a loop that
+ * writes nothing what its read slice records (sap_reads_fetch), driver
+ * code the element it reads (sap_dv_fetch_one), save each rank's part
+ * (sap_dv_own_parts).  Anything else first makes the vector whole,
+ * collectively: sync for, and loops whose keys the runtime does not
+ * know.  The holder map is the same on every rank, so every rank
+ * decides the same way.
  */
 #include <stdlib.h>
 #include <string.h>
