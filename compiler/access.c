@@ -1226,20 +1226,16 @@ static void try_read_slice(void)
 	}
 }
 
+static bool is_recorded(const Access *a)
+{
+	return a->recorded;
+}
+
+static bool every_access(LoopInfo *l, Sym *d, bool (*ok)(const Access *));
+
 bool acc_dv_recorded(LoopInfo *l, Sym *d)
 {
-	if (!l->has_reads || d->ty->kind != TY_DVEC)
-		return false;
-	bool any = false;
-	for (int i = 0; i < l->accesses.n; i++) {
-		Access *a = l->accesses.v[i];
-		if (a->dds != d)
-			continue;
-		if (!a->recorded)
-			return false;
-		any = true;
-	}
-	return any;
+	return l->has_reads && d->ty->kind == TY_DVEC && every_access(l, d, is_recorded);
 }
 
 static void analyse(Node *l)
@@ -1284,21 +1280,25 @@ static bool reads_own(const Access *a)
 	return t->k == 1 && !t->inv;
 }
 
-bool acc_by_index(LoopInfo *l, Sym *d)
+/* Does l access d, and is every access of it ok? */
+static bool every_access(LoopInfo *l, Sym *d, bool (*ok)(const Access *))
 {
-	if (l->verdict == VD_SYNC || d->ty->kind != TY_DVEC || !ty_is_flat(d->ty->elem) ||
-	    acc_is_accum(l, d))
-		return false;
 	bool any = false;
 	for (int i = 0; i < l->accesses.n; i++) {
 		Access *a = l->accesses.v[i];
 		if (a->dds != d)
 			continue;
-		if (!reads_own(a))
+		if (!ok(a))
 			return false;
 		any = true;
 	}
 	return any;
+}
+
+bool acc_by_index(LoopInfo *l, Sym *d)
+{
+	return l->verdict != VD_SYNC && d->ty->kind == TY_DVEC && ty_is_flat(d->ty->elem) &&
+	       !acc_is_accum(l, d) && every_access(l, d, reads_own);
 }
 
 /* ---- dvectors held in parts ---- */
