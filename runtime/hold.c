@@ -179,7 +179,10 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 	bool any = false;
 	for (int k = 0; k < n; k++) {
 		const sap_dds *d = &spec->dds[k];
-		known[k] = spec->reads && d->dv && d->recorded && !(d->mode & SAP_WRITE);
+		/* What the slice itself reads must be current before it
+		 * runs: those vectors are made whole. */
+		known[k] = spec->reads && d->dv && d->recorded && !(d->mode & SAP_WRITE) &&
+		           !d->slice_reads;
 		any |= known[k] && d->dv->holder;
 	}
 	sap_whole_spec(spec, known, &st->traffic);

@@ -59,6 +59,14 @@ for (int r = 0; r < 3; r++) {
             W[a.i][k] += a.j + k;
         H[a.j] += a.i % 5 + r;
     }
+    // Right after the loop that wrote H: a read key that depends on
+    // elements of H held elsewhere, which the read slice must see
+    // current.
+    long z2 = 0;
+    async for (long n = 0; n < len(A); n++) reduce(+: z2) {
+        Rating a = A[n];
+        z2 += W[H[a.j] % len(W)][2] % 101;
+    }
     long t = 0;
     async for (long n = 0; n < len(A); n++) reduce(+: t) {
         Rating a = A[n];
@@ -78,7 +86,7 @@ for (int r = 0; r < 3; r++) {
     async for (long u = 0; u < len(W); u++) {
         W[u][1] = W[u][1] % 1000 + r;
     }
-    print("round %d t %d q %d W[7][3] %d H[2] %d\n", r, t, q, W[7][3], H[2]);
+    print("round %d t %d q %d z2 %d W[7][3] %d H[2] %d\n", r, t, q, z2, W[7][3], H[2]);
     W[7][3] = W[7][3] % 100;
 }
 // Element by element, then (past 64 elements) all at once.
@@ -103,18 +111,18 @@ for np in 1 2 3 tcp; do
 	test "$np" = 1 && continue
 	cmp "$tmp/1.out" "$tmp/$np.out" || fail "saved W on $np ranks differs from 1 rank's"
 	cmp "$tmp/1.stdout" "$tmp/$np.stdout" || fail "output on $np ranks differs from 1 rank's"
-	grep -q "^ *4 .* planned (loop 3's plan)\$" "$tmp/$np.err" ||
+	grep -q "^ *5 .* planned (loop 3's plan)\$" "$tmp/$np.err" ||
 		{ cat "$tmp/$np.err"; fail "$np ranks: the read-only loop did not share the plan"; }
 	awk '$1 == 2 && $NF == "chunks" { n++; if ($13 != 0 || $14 != 0) bad = 1 }
 		END { exit bad || n != P }' P="$P" "$tmp/$np.err" ||
 		{ cat "$tmp/$np.err"; fail "$np ranks: the static loop sent what it wrote"; }
-	awk '$1 == 6 && $NF == "chunks" { n++; if ($13 != 0 || $14 != 0) bad = 1 }
+	awk '$1 == 7 && $NF == "chunks" { n++; if ($13 != 0 || $14 != 0) bad = 1 }
 		END { exit bad || n != P }' P="$P" "$tmp/$np.err" ||
 		{ cat "$tmp/$np.err"; fail "$np ranks: the owner-computes loop moved rows"; }
 	# W: 16 longs a user.
 	users=$(awk '$1 + 1 > n { n = $1 + 1 } END { print n }' "$tmp/in.txt")
 	awk -v w="$users * 128 / 1e6" -v users="$users" -v P="$P" '
-		$1 == 4 && $NF == "plan)" { n++; if ($13 >= users * 128 / 1e6 / 10) bad = 1 }
+		$1 == 5 && $NF == "plan)" { n++; if ($13 >= users * 128 / 1e6 / 10) bad = 1 }
 		END { exit bad || n != P }' "$tmp/$np.err" ||
 		{ cat "$tmp/$np.err"; fail "$np ranks: the read-only loop moved a tenth of W or more"; }
 	# save made W whole, and --stats says so.
