@@ -567,11 +567,11 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
                             int64_t lo, int64_t hi, void *red)
 {
 	int T = sap_nranks() * x->T, me = sap_rank();
-	ran(st, SAP_V_CHUNKS, T, T, 1, 1.0);
 	double t0 = sap_now();
 	/* Owner computes: where the elements it writes are, if they were
 	 * left where written; else by chunks (of a part held, if any). */
 	const sap_affine *af = held_part(spec) ? NULL : owner_key(spec);
+	ran(st, af ? SAP_V_OWNER : SAP_V_CHUNKS, T, T, 1, 1.0);
 	uint16_t *own = NULL;
 	int64_t *idx = NULL, n = 0, a = 0, b = 0;
 	if (af) {

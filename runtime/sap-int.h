@@ -327,7 +327,7 @@ void sap_hold_moved(int64_t *sent, int64_t *received);
 
 typedef enum sap_verdict {
 	SAP_V_NONE, SAP_V_INDEX, SAP_V_CHUNKS, SAP_V_PLANNED, SAP_V_SERIAL, SAP_V_LOCKED,
-	SAP_V_REPLAY, SAP_V_SHARED,
+	SAP_V_REPLAY, SAP_V_SHARED, SAP_V_OWNER,
 } sap_verdict;
 
 /* What the runtime keeps per loop: the cached reconnaissance and plan,

@@ -58,6 +58,7 @@ static const char *verdict(const struct sap_loop_state *st, char *buf, size_t n)
 		return buf;
 	case SAP_V_INDEX: return "index-order";
 	case SAP_V_CHUNKS: return "chunks";
+	case SAP_V_OWNER: return "chunks (owner computes)";
 	case SAP_V_PLANNED: return "planned";
 	case SAP_V_LOCKED: return "locked (non-deterministic)";
 	case SAP_V_REPLAY: return "replayed";

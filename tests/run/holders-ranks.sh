@@ -116,7 +116,7 @@ for np in 1 2 3 tcp; do
 	awk '$1 == 2 && $NF == "chunks" { n++; if ($13 != 0 || $14 != 0) bad = 1 }
 		END { exit bad || n != P }' P="$P" "$tmp/$np.err" ||
 		{ cat "$tmp/$np.err"; fail "$np ranks: the static loop sent what it wrote"; }
-	awk '$1 == 7 && $NF == "chunks" { n++; if ($13 != 0 || $14 != 0) bad = 1 }
+	awk '$1 == 7 && $NF == "computes)" { n++; if ($13 != 0 || $14 != 0) bad = 1 }
 		END { exit bad || n != P }' P="$P" "$tmp/$np.err" ||
 		{ cat "$tmp/$np.err"; fail "$np ranks: the owner-computes loop moved rows"; }
 	# W: 16 longs a user.
