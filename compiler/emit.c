@@ -348,14 +348,15 @@ static void var_decl(Node *d)
 				char *i = emit_tmp("i");
 				emit_line(d, "%s %s;", et, v);
 				emit_store(in, v, t->elem, in, TK_ASSIGN);
-				emit_line(d, "for (int64_t %s = 0; %s < %s.n; %s++)", i, i, s->cname, i);
-				if (ty_needs_drop(t->elem))
+				if (ty_needs_drop(t->elem)) {
+					emit_line(d, "for (int64_t %s = 0; %s < %s.n; %s++)", i, i,
+					          s->cname, i);
 					emit_line(d, "\t((%s *)%s.data)[%s] = %s(&%s);", et, s->cname, i,
 					          emit_copy_fn(t->elem), v);
-				else
-					emit_line(d, "\t((%s *)%s.data)[%s] = %s;", et, s->cname, i, v);
-				if (ty_needs_drop(t->elem))
 					emit_line(d, "%s(&%s);", emit_drop_fn(t->elem), v);
+				} else {
+					emit_line(d, "sap_dv_fill(&%s, &%s);", s->cname, v);
+				}
 			}
 		}
 		stmt_end(&st, d);

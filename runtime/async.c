@@ -437,7 +437,8 @@ static void dist_between(void *arg, int64_t r)
 	double t0 = sap_now();
 	int P = sap_nranks();
 	if (r + 1 < d->nrounds)
-		sap_dist_send_each(d->keys, d->off + r * P, c->spec, &c->st->traffic);
+		sap_dist_send_each(d->keys, d->off + r * P, c->spec, &c->st->traffic,
+		                   sap_dist_release_cb, &(sap_dist_at){ d, c->spec, r + 1 });
 	c->st->send_s += sap_now() - t0;
 }
 
@@ -675,4 +676,8 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 	}
 	if (spec->dds)
 		stamp(spec);
+	/* What this rank fetched or wrote and no longer holds goes. */
+	for (int k = 0; spec->dds && sap_nranks() > 1 && k < spec->ndds; k++)
+		if (spec->dds[k].dv)
+			sap_dv_trim(spec->dds[k].dv);
 }

@@ -189,6 +189,11 @@ void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
 	free(wr);
 	free(tc);
 	decide(&m, R, d);
+	d->later = sap_xcalloc((size_t)(R + 1) * (size_t)(m.words ? m.words : 1), sizeof *d->later);
+	for (int64_t r = R - 1; r >= 0; r--)
+		for (int64_t b = 0; b < m.words; b++)
+			d->later[r * m.words + b] = d->later[(r + 1) * m.words + b] |
+			                            m.tc[r * m.words + b];
 
 	sap_keylog all = { 0 };
 	for (int64_t r = 0; r < R; r++)
@@ -233,9 +238,53 @@ void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stat
 		}
 		off[e + 1] = lg.n;
 	}
-	sap_dist_send_each(lg.v, off, spec, stats);
+	/* Once packed, what this rank sends and will not touch may go
+	 * before what it receives takes room. */
+	sap_dist_send_each(lg.v, off, spec, stats, d->later ? sap_dist_release_cb : NULL,
+	                   &(sap_dist_at){ d, spec, 0 });
 	free(lg.v);
 	free(off);
+}
+
+/* A key of DDS k stays on this rank if it touches it from round `from`
+ * of the invocation on, or holds it at the end: its last writer's, or if
+ * none, its holder's now. */
+typedef struct keep_arg {
+	const sap_dist *d;
+	int k;
+	int64_t from;
+} keep_arg;
+
+static bool keep_key(const sap_dvec *v, int64_t key, void *arg)
+{
+	const keep_arg *a = arg;
+	const sap_dist *d = a->d;
+	const uint64_t *later = d->later + a->from * d->words + d->base[a->k];
+	if (later[key / 64] >> (key % 64) & 1)
+		return true;
+	uint16_t h = d->lastw[d->base[a->k] * 64 + key];
+	if (h == SAP_HOLD_ALL)
+		h = v->holder ? v->holder[key] : SAP_HOLD_ALL;
+	return h == sap_rank() || h == SAP_HOLD_ALL;
+}
+
+void sap_dist_release(const sap_dist *d, const sap_async_spec *spec, int64_t from)
+{
+	for (int k = 0; k < spec->ndds; k++) {
+		sap_dvec *v = spec->dds[k].dv;
+		if (d->base[k + 1] == d->base[k] || !v->sparse)
+			continue;
+		/* Before what goes: the most this rank held in the loop. */
+		sap_dv_recount(v);
+		keep_arg a = { d, k, from };
+		sap_dv_release(v, NULL, keep_key, &a);
+	}
+}
+
+void sap_dist_release_cb(void *arg)
+{
+	const sap_dist_at *at = arg;
+	sap_dist_release(at->d, at->spec, at->from);
 }
 
 void sap_dist_settle(const sap_dist *d, const sap_async_spec *spec)
@@ -262,6 +311,7 @@ void sap_dist_free(sap_dist *d)
 	free(d->base);
 	free(d->need);
 	free(d->lastw);
+	free(d->later);
 	memset(d, 0, sizeof *d);
 }
 
@@ -331,7 +381,7 @@ int64_t sap_gather_counts(int n, int *cnt, int *dis)
 }
 
 void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_async_spec *spec,
-                        sap_dist_stats *stats)
+                        sap_dist_stats *stats, void (*packed)(void *), void *arg)
 {
 	int P = sap_nranks();
 	int *scnt = sap_xmalloc((size_t)P * sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
@@ -352,6 +402,8 @@ void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_as
 	}
 	char *in = sap_xmalloc(got ? (size_t)got : 1);
 	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
+	if (packed)
+		packed(arg);
 	/* In rank order: the plan never lets two ranks write one element in
 	 * a round. */
 	for (int d = 0; d < P; d++)

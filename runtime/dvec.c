@@ -1,9 +1,53 @@
 /* dvec.c: storage of dvectors: the whole vector, or on several ranks a
- * rank's part of it. */
+ * rank's part of it, or the elements it holds (sap_dvec.sparse). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "sap-int.h"
+
+/* A vector this small costs a rank less than the mapping's bookkeeping
+ * would save: it is held whole on every rank. */
+enum { SPARSE_MIN = 64 << 10 };
+
+/* The live vectors, for --stats. */
+static sap_dvec **live;
+static int nlive, caplive;
+
+static void enlist(sap_dvec *v)
+{
+	for (int k = 0; k < nlive; k++)
+		if (live[k] == v)
+			return;
+	if (nlive == caplive) {
+		caplive = caplive ? 2 * caplive : 16;
+		live = sap_xrealloc(live, (size_t)caplive * sizeof *live);
+	}
+	live[nlive++] = v;
+}
+
+static void delist(sap_dvec *v)
+{
+	for (int k = 0; k < nlive; k++)
+		if (live[k] == v) {
+			live[k] = live[--nlive];
+			return;
+		}
+}
+
+int sap_dv_live(sap_dvec ***v)
+{
+	*v = live;
+	return nlive;
+}
+
+void sap_dv_account(sap_dvec *v, size_t held)
+{
+	sap_mem_dds((int64_t)held - (int64_t)v->held);
+	v->held = held;
+	if (held > v->peak)
+		v->peak = held;
+}
 
 static size_t whole_bytes(int64_t n, size_t elsize)
 {
@@ -21,10 +65,18 @@ static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, boo
 	v->version = sap_new_version();
 	v->cuts = NULL;
 	v->part_only = part_only;
-	v->mapped = false;
-	v->held = held;
+	v->mapped = v->sparse = false;
+	v->held = v->peak = 0;
 	v->holder = NULL;
-	sap_mem_dds((int64_t)held);
+	sap_dv_account(v, held);
+	enlist(v);
+}
+
+static char *map_zero(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+	               MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
 }
 
 void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
@@ -38,13 +90,19 @@ void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	/* Whole cache lines: elements of different workers share no line
 	 * at the ends of the array. */
 	size_t bytes = whole_bytes(n, elsize);
-	v->data = aligned_alloc(64, bytes);
-	if (v->data)
-		memset(v->data, 0, bytes);
+	bool sparse = sap_nranks() > 1 && bytes >= SPARSE_MIN;
+	if (sparse) {
+		v->data = map_zero(bytes);
+	} else {
+		v->data = aligned_alloc(64, bytes);
+		if (v->data)
+			memset(v->data, 0, bytes);
+	}
 	if (!v->data)
 		sap_fatal(s, "out of memory allocating %lld elements for dvector %s",
 		          (long long)n, name);
-	fill_in(v, name, n, elsize, false, bytes);
+	fill_in(v, name, n, elsize, false, sparse ? 0 : bytes);
+	v->mapped = v->sparse = sparse;
 }
 
 void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize, int64_t lo,
@@ -55,12 +113,10 @@ void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	 * pages are zero and take no memory until written, and nothing
 	 * outside the part is ever touched. */
 	size_t bytes = whole_bytes(n, elsize);
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
-	               MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	v->data = map_zero(bytes);
+	if (!v->data)
 		sap_fatal(s, "out of address space allocating %lld elements for dvector %s",
 		          (long long)n, name);
-	v->data = p;
 	fill_in(v, name, n, elsize, true, (size_t)(hi - lo) * elsize);
 	v->mapped = true;
 }
@@ -81,8 +137,9 @@ void sap_dv_free(sap_dvec *v)
 		munmap(v->data, whole_bytes(v->n, v->elsize));
 	else
 		free(v->data);
-	v->part_only = v->mapped = false;
-	v->held = 0;
+	delist(v);
+	v->part_only = v->mapped = v->sparse = false;
+	v->held = v->peak = 0;
 	free(v->cuts);
 	v->data = NULL;
 	v->cuts = NULL;
@@ -104,4 +161,106 @@ void sap_dv_part(const sap_dvec *v, int r, int64_t *lo, int64_t *hi)
 		*lo = sap_chunk(0, v->n, sap_nranks(), r);
 		*hi = sap_chunk(0, v->n, sap_nranks(), r + 1);
 	}
+}
+
+/* ---- the pages of a sparse vector ---- */
+
+static size_t page_size(void)
+{
+	static size_t pg;
+	if (!pg)
+		pg = (size_t)sysconf(_SC_PAGESIZE);
+	return pg;
+}
+
+/* mincore's map of v's pages; *np gets their number. */
+static unsigned char *resident(const sap_dvec *v, size_t *np)
+{
+	size_t pg = page_size();
+	*np = (whole_bytes(v->n, v->elsize) + pg - 1) / pg;
+	unsigned char *in = sap_xmalloc(*np ? *np : 1);
+	if (mincore(v->data, *np * pg, in) != 0)
+		memset(in, 1, *np);     /* count it all rather than guess */
+	return in;
+}
+
+static size_t holder_bytes(const sap_dvec *v)
+{
+	return v->holder ? (size_t)v->n * sizeof *v->holder : 0;
+}
+
+void sap_dv_recount(sap_dvec *v)
+{
+	if (!v->sparse)
+		return;
+	size_t np, held = 0;
+	unsigned char *in = resident(v, &np);
+	for (size_t p = 0; p < np; p++)
+		held += in[p] & 1;
+	free(in);
+	sap_dv_account(v, held * page_size() + holder_bytes(v));
+}
+
+static bool held_here(const sap_dvec *v, int64_t key, void *arg)
+{
+	(void)arg;
+	uint16_t h = v->holder[key];
+	return h == sap_rank() || h == SAP_HOLD_ALL;
+}
+
+void sap_dv_release(sap_dvec *v, const uint64_t *cand, sap_keep_fn keep, void *arg)
+{
+	if (!v->sparse)
+		return;
+	size_t pg = page_size(), es = v->elsize;
+	size_t done = 0;        /* pages below this are decided */
+	size_t run = 0, runlen = 0;
+	for (int64_t w = 0; w < (v->n + 63) / 64; w++) {
+		uint64_t bits = cand ? cand[w] : ~(uint64_t)0;
+		for (; bits; bits &= bits - 1) {
+			int64_t key = w * 64 + __builtin_ctzll(bits);
+			if (key >= v->n)
+				break;
+			size_t a = (size_t)key * es / pg, b = ((size_t)key * es + es - 1) / pg;
+			for (size_t p = a > done ? a : done; p <= b; p++) {
+				int64_t k0 = (int64_t)(p * pg / es);
+				int64_t k1 = (int64_t)(((p + 1) * pg - 1) / es);
+				if (k1 >= v->n)
+					k1 = v->n - 1;
+				bool kept = false;
+				for (int64_t k = k0; k <= k1 && !kept; k++)
+					kept = keep(v, k, arg);
+				if (kept)
+					continue;
+				if (runlen && run + runlen == p) {
+					runlen++;
+					continue;
+				}
+				if (runlen)
+					madvise(v->data + run * pg, runlen * pg, MADV_DONTNEED);
+				run = p;
+				runlen = 1;
+			}
+			if (b + 1 > done)
+				done = b + 1;
+		}
+	}
+	if (runlen)
+		madvise(v->data + run * pg, runlen * pg, MADV_DONTNEED);
+}
+
+/* The pages of elements only other ranks hold go back to the system:
+ * their contents are stale here, and anything that reads them again
+ * fetches them from their holder first.  A page that also holds an
+ * element this rank holds, or that every rank does, stays. */
+void sap_dv_trim(sap_dvec *v)
+{
+	if (!v->sparse)
+		return;
+	if (v->holder) {
+		/* What the loop left here counts first: it is the most. */
+		sap_dv_recount(v);
+		sap_dv_release(v, NULL, held_here, NULL);
+	}
+	sap_dv_recount(v);
 }

@@ -37,9 +37,12 @@ uint16_t *sap_hold_map(sap_dvec *v)
 {
 	if (v->holder)
 		return v->holder;
+	if (sap_nranks() >= SAP_HOLD_ALL)
+		sap_fatal(NULL, "more than %d ranks are not supported", SAP_HOLD_ALL - 1);
 	v->holder = sap_xmalloc((size_t)(v->n ? v->n : 1) * sizeof *v->holder);
 	for (int64_t k = 0; k < v->n; k++)
 		v->holder[k] = SAP_HOLD_ALL;
+	sap_dv_account(v, v->held + (size_t)v->n * sizeof *v->holder);
 	v->fetched = 0;
 	if (nheld == capheld) {
 		capheld = capheld ? 2 * capheld : 8;
@@ -55,6 +58,7 @@ void sap_hold_drop(sap_dvec *v)
 		return;
 	free(v->holder);
 	v->holder = NULL;
+	sap_dv_account(v, v->held - (size_t)v->n * sizeof *v->holder);
 	for (int k = 0; k < nheld; k++)
 		if (held[k] == v) {
 			held[k] = held[--nheld];
@@ -114,6 +118,7 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 	free(cnt);
 	free(dis);
 	sap_hold_drop(v);
+	sap_dv_recount(v);
 }
 
 void sap_whole_all(void)
@@ -261,6 +266,7 @@ void sap_dv_fetch_one(sap_dvec *v, int64_t i)
 	MPI_Bcast(v->data + (size_t)i * v->elsize, fits((int64_t)v->elsize), MPI_BYTE, h,
 	          MPI_COMM_WORLD);
 	v->holder[i] = SAP_HOLD_ALL;
+	sap_dv_recount(v);
 	if (sap_rank() == h)
 		moved_sent += (int64_t)v->elsize * (P - 1);
 	else
@@ -275,6 +281,12 @@ static int part_of(const sap_dvec *v, int64_t k, int *r, int64_t *hi)
 		sap_dv_part(v, ++*r, &lo, hi);
 	}
 	return *r;
+}
+
+static bool in_part(const sap_dvec *v, int64_t key, void *arg)
+{
+	const int64_t *part = arg;
+	return (key >= part[0] && key < part[1]) || v->holder[key] == SAP_HOLD_ALL;
 }
 
 void sap_dv_own_parts(sap_dvec *v)
@@ -322,6 +334,11 @@ void sap_dv_own_parts(sap_dvec *v)
 		}
 	}
 	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
+	/* What went is no longer needed here, before what came takes room. */
+	sap_dv_recount(v);
+	sap_dv_part(v, me, &lo, &hi);
+	int64_t mine[2] = { lo, hi };
+	sap_dv_release(v, NULL, in_part, mine);
 	for (int q = 0; q < P; q++)
 		at[q] = rdis[q];
 	sap_dv_part(v, 0, &lo, &hi);
@@ -347,4 +364,32 @@ void sap_dv_own_parts(sap_dvec *v)
 	free(rdis);
 	free(sn);
 	free(rn);
+	sap_dv_trim(v);
+}
+
+/* ---- initializers ---- */
+
+void sap_dv_fill_range(sap_dvec *v, int64_t *lo, int64_t *hi)
+{
+	*lo = 0;
+	*hi = v->n;
+	if (!v->sparse)
+		return;
+	uint16_t *h = sap_hold_map(v);
+	for (int r = 0; r < sap_nranks(); r++) {
+		int64_t a, b;
+		sap_dv_part(v, r, &a, &b);
+		for (int64_t k = a; k < b; k++)
+			h[k] = (uint16_t)r;
+	}
+	sap_dv_part(v, sap_rank(), lo, hi);
+}
+
+void sap_dv_fill(sap_dvec *v, const void *elem)
+{
+	int64_t lo, hi;
+	sap_dv_fill_range(v, &lo, &hi);
+	for (int64_t k = lo; k < hi; k++)
+		memcpy(v->data + (size_t)k * v->elsize, elem, v->elsize);
+	sap_dv_recount(v);
 }

@@ -504,30 +504,15 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 		return;
 	}
 
-	MPI_Datatype el;
-	MPI_Type_contiguous((int)elsize, MPI_BYTE, &el);
-	MPI_Type_commit(&el);
-	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt);
-	int *displ = sap_xmalloc((size_t)P * sizeof *displ);
-	bool fits = true;
-	for (int k = 0; k < P; k++) {
-		cnt[k] = (int)counts[k];
-		fits = fits && cuts[k] <= INT32_MAX;
-		displ[k] = fits ? (int)cuts[k] : 0;
-	}
-	if (fits) {
-		MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, v->data, cnt, displ, el,
-		               MPI_COMM_WORLD);
-	} else {
-		/* Displacements past INT_MAX elements: one broadcast per share. */
-		for (int k = 0; k < P; k++)
-			MPI_Bcast(v->data + (size_t)cuts[k] * elsize, cnt[k], el, k, MPI_COMM_WORLD);
-	}
-	MPI_Type_free(&el);
-	free(cnt);
-	free(displ);
+	/* Each rank holds the elements it parsed; what needs them elsewhere
+	 * fetches them (hold.c). */
 	free(counts);
 	sap_dv_set_cuts(v, cuts);
+	uint16_t *h = sap_hold_map(v);
+	for (int k = 0; k < P; k++)
+		for (int64_t i = cuts[k]; i < cuts[k + 1]; i++)
+			h[i] = (uint16_t)k;
+	sap_dv_recount(v);
 }
 
 void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,

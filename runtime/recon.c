@@ -11,12 +11,14 @@
 #include <string.h>
 #include "sap-int.h"
 
-/* Granules of up to a page, but at least GRANULES per block, or a hash of
- * too few granules would balance the blocks poorly.  Rows of one worker
- * interleaved with another's would share the cache lines at their ends,
- * and the adjacent lines that the hardware prefetches, with the other
- * worker, which is writing them. */
-enum { GRANULE_BYTES = 4096, GRANULES = 256 };
+/* Granules of up to GRANULE_BYTES, but at least GRANULES per block, or a
+ * hash of too few granules would balance the blocks poorly.  Rows of one
+ * worker interleaved with another's would share the cache lines at their
+ * ends, and the adjacent lines that the hardware prefetches, with the
+ * other worker, which is writing them; and on several ranks, the pages
+ * that hold them, which then take memory on both (sap_dv_trim): granules
+ * of many pages share few. */
+enum { GRANULE_BYTES = 65536, GRANULES = 256 };
 
 /* Fine blocks per block: enough that dealing them out evens the load,
  * few enough that masks stay few and planning cheap. */

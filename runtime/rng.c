@@ -83,21 +83,27 @@ static void store(sap_dvec *v, int64_t i, int c, bool is_double, double x)
 void sap_init_uniform(sap_dvec *v, int ncomp, bool is_double, double lo, double hi)
 {
 	uint32_t stream = sap_fnv1a(v->name);
-	for (int64_t i = 0; i < v->n; i++) {
+	int64_t a, b;
+	sap_dv_fill_range(v, &a, &b);
+	for (int64_t i = a; i < b; i++) {
 		sap_rng r = sap_rng_make(stream, i, 0);
 		for (int c = 0; c < ncomp; c++)
 			store(v, i, c, is_double, lo + (hi - lo) * sap_rand(&r));
 	}
+	sap_dv_recount(v);
 }
 
 void sap_init_normal(sap_dvec *v, int ncomp, bool is_double, double mean, double sd)
 {
 	uint32_t stream = sap_fnv1a(v->name);
-	for (int64_t i = 0; i < v->n; i++) {
+	int64_t a, b;
+	sap_dv_fill_range(v, &a, &b);
+	for (int64_t i = a; i < b; i++) {
 		sap_rng r = sap_rng_make(stream, i, 0);
 		for (int c = 0; c < ncomp; c++)
 			store(v, i, c, is_double, mean + sd * sap_rand_normal(&r));
 	}
+	sap_dv_recount(v);
 }
 
 /* A copy of r at draw n of site s; *n moves on. */

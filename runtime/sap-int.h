@@ -66,6 +66,25 @@ int64_t sap_mem_dds_held(void);
 /* Bytes of plan-order copies (stage.c), changed by delta. */
 void sap_mem_copies(int64_t delta);
 
+/* v now holds `held` bytes, counted in the DDS memory of --stats. */
+void sap_dv_account(sap_dvec *v, size_t held);
+/* A sparse vector's pages that this rank has touched counted as what it
+ * holds; sap_dv_trim first gives back those of elements that only other
+ * ranks hold.  Neither does anything to other vectors. */
+void sap_dv_recount(sap_dvec *v);
+void sap_dv_trim(sap_dvec *v);
+/* Of a sparse vector, give back the pages holding the keys of cand (a
+ * bitmap; every key when NULL) on which lies no key that keep(v, key,
+ * arg) keeps.  Their contents read as zero afterwards. */
+typedef bool (*sap_keep_fn)(const sap_dvec *v, int64_t key, void *arg);
+void sap_dv_release(sap_dvec *v, const uint64_t *cand, sap_keep_fn keep, void *arg);
+/* The live dvectors (*v, the count returned). */
+int sap_dv_live(sap_dvec ***v);
+/* Before filling v from an initializer: [*lo, *hi), the elements this
+ * rank fills.  On a sparse vector, its index part, the rest being held
+ * by the other ranks' parts; otherwise all of them. */
+void sap_dv_fill_range(sap_dvec *v, int64_t *lo, int64_t *hi);
+
 /* The partition a load found (P + 1 offsets, taken over). */
 void sap_dv_set_cuts(sap_dvec *v, int64_t *cuts);
 /* A dvector of n elements of which this rank holds [lo, hi) (zero);
@@ -270,6 +289,9 @@ typedef struct sap_dist {
 	int64_t *base, words;   /* base: ndds + 1 */
 	uint64_t *need;         /* per rank, words each */
 	uint16_t *lastw;        /* per key bit: a rank, or SAP_HOLD_ALL */
+	/* nrounds + 1 maps: at r, the keys this rank touches in round r or
+	 * later, so that it can give back the pages of the others. */
+	uint64_t *later;
 } sap_dist;
 
 typedef struct sap_dist_stats {
@@ -289,7 +311,18 @@ void sap_dist_free(sap_dist *d);
 int64_t sap_gather_counts(int n, int *cnt, int *dis);
 /* Collective: keys[off[d] .. off[d + 1]) to rank d, for every rank d. */
 void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_async_spec *spec,
-                        sap_dist_stats *stats);
+                        sap_dist_stats *stats, void (*packed)(void *), void *arg);
+/* Of the written sparse vectors, give back the pages of elements that
+ * this rank neither touches from round `from` on nor holds at the end;
+ * sap_dist_release_cb takes a sap_dist_at, for sap_dist_send_each to
+ * call once it has packed what it sends. */
+void sap_dist_release(const sap_dist *d, const sap_async_spec *spec, int64_t from);
+typedef struct sap_dist_at {
+	const sap_dist *d;
+	const sap_async_spec *spec;
+	int64_t from;
+} sap_dist_at;
+void sap_dist_release_cb(void *arg);
 /* Collective: the ranks' partial reductions combined in rank order, on
  * every rank. */
 void sap_dist_reduce(const sap_reduce *r, void *red);

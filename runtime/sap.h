@@ -135,7 +135,12 @@ typedef struct sap_dvec {
 	 * touched, so only it takes memory. */
 	bool part_only;
 	bool mapped;            /* data is a mapping of the whole length */
-	size_t held;            /* bytes counted as DDS memory */
+	/* On several ranks: pages are taken only where this rank has
+	 * touched elements, and given back where it no longer holds any
+	 * (sap_dv_trim), so its memory follows its share. */
+	bool sparse;
+	size_t held;            /* bytes counted as DDS memory: resident */
+	size_t peak;            /* the most held */
 	/* After async loops over ranks: per element, the one rank whose
 	 * copy is current, or SAP_HOLD_ALL; NULL when every copy is. */
 	uint16_t *holder;
@@ -148,6 +153,9 @@ enum { SAP_HOLD_ALL = 0xffff };
 void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
                    const sap_site *s);
 void sap_dv_free(sap_dvec *v);
+/* Every element of v a copy of elem (of v's element type, holding no
+ * strings or lists). */
+void sap_dv_fill(sap_dvec *v, const void *elem);
 /* Rank r's elements [*lo, *hi). */
 void sap_dv_part(const sap_dvec *v, int r, int64_t *lo, int64_t *hi);
 

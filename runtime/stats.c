@@ -77,6 +77,30 @@ static int by_id(const void *x, const void *y)
 	return (a->loop->id > b->loop->id) - (a->loop->id < b->loop->id);
 }
 
+static int by_name(const void *a, const void *b)
+{
+	const sap_dvec *x = *(sap_dvec *const *)a, *y = *(sap_dvec *const *)b;
+	return strcmp(x->name, y->name);
+}
+
+/* What each dvector takes on this rank, by name. */
+static void put_dvectors(FILE *f)
+{
+	sap_dvec **live;
+	int n = sap_dv_live(&live);
+	sap_dvec **v = sap_xmalloc((size_t)(n ? n : 1) * sizeof *v);
+	memcpy(v, live, (size_t)n * sizeof *v);
+	qsort(v, (size_t)n, sizeof *v, by_name);
+	for (int k = 0; k < n; k++) {
+		sap_dv_recount(v[k]);
+		fprintf(f, "  dvector %s: %lld x %zu B = %.2f MB, on this rank %.2f MB at the end, "
+		        "%.2f MB at most\n", v[k]->name, (long long)v[k]->n, v[k]->elsize,
+		        (double)v[k]->n * (double)v[k]->elsize / 1e6, (double)v[k]->held / 1e6,
+		        (double)v[k]->peak / 1e6);
+	}
+	free(v);
+}
+
 /* This rank's table. */
 static char *table(void)
 {
@@ -118,6 +142,7 @@ static char *table(void)
 	}
 	fprintf(f, "DDS memory on this rank: %.2f MB at the end, %.2f MB at most\n",
 	        (double)mem_now / 1e6, (double)mem_peak / 1e6);
+	put_dvectors(f);
 	int64_t hs, hr;
 	sap_hold_moved(&hs, &hr);
 	if (hs || hr)

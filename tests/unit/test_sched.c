@@ -109,15 +109,16 @@ END_TEST
 
 START_TEST(layout_granules)
 {
-	/* Neighbouring rows share a block, up to a page of them, while each
+	/* Neighbouring rows share a block, up to 64 KiB of them, while each
 	 * block keeps at least 256 granules to spread ids over. */
 	struct { int64_t n; size_t elsize; int T; uint32_t shift; } c[] = {
-		{ 24000, 400, 2, 3 },   /* 8 rows of 400 bytes: 3200 */
-		{ 24000, 128, 2, 5 },   /* 32 rows of 128 bytes: a page */
+		{ 24000, 400, 2, 5 },   /* 750 granules; 375 would be too few */
+		{ 24000, 128, 2, 5 },
 		{ 3500, 128, 2, 2 },    /* 875 granules; 437 would be too few */
 		{ 3500, 4, 4, 1 },
 		{ 1000, 4, 4, 0 },
-		{ 2000, 5000, 2, 0 },   /* a row beyond a page */
+		{ 2000, 5000, 2, 1 },
+		{ 2048, 8192, 1, 3 },   /* 8 rows of 8 KiB: 64 KiB */
 	};
 	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
 		sap_dvec v;
