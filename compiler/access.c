@@ -1295,6 +1295,20 @@ static bool every_access(LoopInfo *l, Sym *d, bool (*ok)(const Access *))
 	return any;
 }
 
+/* Is a the access of a map at the key of a loop over a map's keys, of
+ * the map's key type? */
+static bool at_loop_key(const Access *a)
+{
+	const Node *k = a->key;
+	return k && k->kind == N_NAME && k->sym && k->sym->keys_of && k->sym->ty &&
+	       a->dds->ty->key && k->sym->ty->kind == a->dds->ty->key->kind;
+}
+
+bool acc_at_key(LoopInfo *l, Sym *d)
+{
+	return l->verdict != VD_SYNC && d->ty->kind != TY_DVEC && every_access(l, d, at_loop_key);
+}
+
 bool acc_by_index(LoopInfo *l, Sym *d)
 {
 	return l->verdict != VD_SYNC && d->ty->kind == TY_DVEC && ty_is_flat(d->ty->elem) &&

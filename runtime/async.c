@@ -618,6 +618,66 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		sap_order_dump(x->L, NULL, lo, hi - lo);
 }
 
+/* ---- loops over the keys of maps, on several ranks ---- */
+
+/* The keys a loop runs over, if it is a loop over a map's keys that
+ * touches maps only at its key, inserting nothing, and writes no
+ * dvector: on several ranks, each key's rank runs it, on maps parted. */
+static const sap_dvec *map_keys(const sap_async_spec *spec, const sap_reduce *r)
+{
+	const sap_dvec *keys = NULL;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (d->dv && d->dv->keys_of && d->mode == SAP_READ)
+			keys = d->dv;
+	}
+	if (!keys || (r && !r->flat))
+		return NULL;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (d->accumulate || (d->dv && (d->mode & SAP_WRITE)))
+			return NULL;
+		if (d->dm && (!d->at_key || d->dm->drop || d->dm->kk != keys->keys_of->kk ||
+		              ((d->mode & SAP_WRITE) && !d->keeps_keys)))
+			return NULL;
+	}
+	return keys;
+}
+
+static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
+                          int64_t lo, int64_t hi, void *red, const sap_dvec *keys)
+{
+	double t0 = sap_now();
+	int me = sap_rank();
+	ran(st, SAP_V_OWNER, sap_nranks() * x->T, sap_nranks() * x->T, 1, 1.0);
+	/* The dvectors it reads, other than its keys, are read anywhere. */
+	unpart_all(spec);
+	sap_whole_spec(spec, NULL, &st->traffic);
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].dm) {
+			sap_dm_part(spec->dds[k].dm);
+			spec->dds[k].dm->local = true;
+		}
+	int64_t *idx = sap_xmalloc((size_t)(hi - lo) * sizeof *idx), n = 0;
+	for (int64_t i = lo; i < hi; i++)
+		if (sap_dm_owner(keys->keys_of, keys->data + (size_t)i * keys->elsize) == me)
+			idx[n++] = i;
+	st->send_s += sap_now() - t0;
+	reds_open(x);
+	if (n)
+		sap_exec_list_chunks(x, idx, n);
+	reds_close(x, red);
+	free(idx);
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].dm)
+			spec->dds[k].dm->local = false;
+	if (x->r)
+		sap_dist_reduce(x->r, red);
+	st->compute_s += sap_now() - t0;
+	if (sap_cfg.dump_order)
+		sap_order_dump(x->L, NULL, lo, hi - lo);
+}
+
 void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
                    void *env, sap_body_fn body, const sap_reduce *r, void *red)
 {
@@ -628,7 +688,13 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 		r->init(red);
 
 	const char *why = NULL;
-	bool ranks = sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
+	const sap_dvec *mk = sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
+	                     !spec->serial ? map_keys(spec, r) : NULL;
+	/* Any other loop reads maps whole. */
+	for (int k = 0; !mk && spec->dds && k < spec->ndds; k++)
+		if (spec->dds[k].dm)
+			sap_dm_whole(spec->dds[k].dm);
+	bool ranks = !mk && sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
 	             !spec->serial && sap_dist_ok(spec, r, &why) && shape_of(spec, &why) != UNKNOWN;
 	/* Whole on every rank, so with every element. */
 	if (sap_nranks() > 1 && !ranks && lo < hi)
@@ -637,7 +703,9 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 	 * what they do not); others read them all on every rank. */
 	if (sap_nranks() > 1 && spec->dds && !ranks)
 		sap_whole_spec(spec, NULL, &st->traffic);
-	if (sap_cfg.run_order) {
+	if (mk) {
+		run_map_owner(st, spec, &x, lo, hi, red, mk);
+	} else if (sap_cfg.run_order) {
 		run_replay(st, &x, lo, hi, red);
 	} else if (lo >= hi) {
 		if (sap_cfg.dump_order)

@@ -94,10 +94,52 @@ static bool key_eq(const sap_dmap *m, const ent *e, const void *key)
 	}
 }
 
+/* The live maps, for --stats. */
+static sap_dmap **live_maps;
+static int nmaps, capmaps;
+
+int sap_dm_live(sap_dmap ***m)
+{
+	*m = live_maps;
+	return nmaps;
+}
+
+static void enlist(sap_dmap *m)
+{
+	for (int k = 0; k < nmaps; k++)
+		if (live_maps[k] == m)
+			return;
+	if (nmaps == capmaps) {
+		capmaps = capmaps ? 2 * capmaps : 16;
+		live_maps = sap_xrealloc(live_maps, (size_t)capmaps * sizeof *live_maps);
+	}
+	live_maps[nmaps++] = m;
+}
+
+static void delist(sap_dmap *m)
+{
+	for (int k = 0; k < nmaps; k++)
+		if (live_maps[k] == m) {
+			live_maps[k] = live_maps[--nmaps];
+			return;
+		}
+}
+
+/* The bytes m holds, after its entries or index changed size. */
+static void account(sap_dmap *m)
+{
+	size_t held = (size_t)m->capents * m->entsize + (size_t)m->nslots * sizeof *m->slots;
+	sap_mem_dds((int64_t)held - (int64_t)m->held);
+	m->held = held;
+	if (held > m->peak)
+		m->peak = held;
+}
+
 void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,
                    bool multi, void (*drop)(void *))
 {
 	memset(m, 0, sizeof *m);
+	enlist(m);
 	m->name = name;
 	m->kk = kk;
 	m->valsize = valsize;
@@ -116,13 +158,22 @@ void sap_dm_free(sap_dmap *m)
 		for (int64_t i = 0; i < m->nents; i++)
 			if (E(m, i)->live)
 				m->drop(V(m, i));
-	sap_mem_dds(-(int64_t)((size_t)m->capents * m->entsize + (size_t)m->nslots * sizeof *m->slots));
+	sap_dm_clear(m);
+	sap_dm_unpart(m);
+	free(m->scratch);
+	m->scratch = NULL;
+	delist(m);
+}
+
+void sap_dm_clear(sap_dmap *m)
+{
 	free(m->ents);
 	free(m->slots);
 	m->ents = NULL;
 	m->slots = NULL;
 	m->nents = m->capents = m->live = 0;
 	m->nslots = m->nkeys = m->nused = 0;
+	account(m);
 }
 
 /* Index position of key's first entry, or -1. */
@@ -173,8 +224,8 @@ static void reindex(sap_dmap *m)
 		want *= 2;
 	free(m->slots);
 	m->slots = sap_xcalloc((size_t)want, sizeof *m->slots);
-	sap_mem_dds((want - m->nslots) * (int64_t)sizeof *m->slots);
 	m->nslots = want;
+	account(m);
 	m->nkeys = m->nused = 0;
 	/* Hashes are not stored: recomputing them costs less memory than
 	 * keeping them, and happens O(1) times per entry overall. */
@@ -213,8 +264,8 @@ static void reserve(sap_dmap *m)
 			    __builtin_mul_overflow((uint64_t)cap, m->entsize, &bytes))
 				sap_fatal(NULL, "out of memory");
 			m->ents = sap_xrealloc(m->ents, bytes);
-			sap_mem_dds((int64_t)bytes - m->capents * (int64_t)m->entsize);
 			m->capents = cap;
+			account(m);
 		}
 	}
 	/* Linear probing stays short while the index is under 70% full,
@@ -223,8 +274,8 @@ static void reserve(sap_dmap *m)
 		reindex(m);
 }
 
-/* A new zeroed entry for key, after every existing one. */
-static int64_t append(sap_dmap *m, const void *key, uint64_t h)
+/* A new zeroed entry for key, after every existing one, numbered seq. */
+static int64_t append_seq(sap_dmap *m, const void *key, uint64_t h, int64_t seq)
 {
 	reserve(m);
 	int64_t i = m->nents++;
@@ -241,7 +292,7 @@ static int64_t append(sap_dmap *m, const void *key, uint64_t h)
 		e->key.s = *(const sap_str *)key;
 		break;
 	}
-	e->live = 1;
+	e->live = (uint64_t)seq;
 	m->live++;
 	int64_t p = m->multi ? lookup(m, key, h) : -1;
 	if (p >= 0)
@@ -251,8 +302,96 @@ static int64_t append(sap_dmap *m, const void *key, uint64_t h)
 	return i;
 }
 
+static int64_t append(sap_dmap *m, const void *key, uint64_t h)
+{
+	return append_seq(m, key, h, ++m->seq);
+}
+
+/* ---- for mapparts.c ---- */
+
+uint64_t sap_dm_hash(const sap_dmap *m, const void *key)
+{
+	return hash_key(m, key);
+}
+
+void *sap_dm_put(sap_dmap *m, const void *key, int64_t seq)
+{
+	return V(m, append_seq(m, key, hash_key(m, key), seq));
+}
+
+bool sap_dm_entry(const sap_dmap *m, int64_t *pos, const void **key, void **val, int64_t *seq)
+{
+	for (int64_t i = *pos; i < m->nents; i++) {
+		ent *e = E(m, i);
+		if (!e->live)
+			continue;
+		*pos = i + 1;
+		*key = &e->key;
+		*val = V(m, i);
+		*seq = (int64_t)e->live;
+		return true;
+	}
+	*pos = m->nents;
+	return false;
+}
+
+void sap_dm_keep(sap_dmap *m, bool (*keep)(const sap_dmap *m, const void *key, void *arg),
+                 void *arg)
+{
+	int64_t j = 0;
+	for (int64_t i = 0; i < m->nents; i++) {
+		ent *e = E(m, i);
+		if (!e->live)
+			continue;
+		if (!keep(m, &e->key, arg)) {
+			if (m->drop)
+				m->drop(V(m, i));
+			m->live--;
+			continue;
+		}
+		if (i != j)
+			memcpy(E(m, j), e, m->entsize);
+		j++;
+	}
+	m->nents = j;
+	/* Room for what is left, and no more. */
+	int64_t cap = j > 16 ? j : 16;
+	if (cap < m->capents) {
+		m->ents = sap_xrealloc(m->ents, (size_t)cap * m->entsize);
+		m->capents = cap;
+	}
+	/* Sized for at most as many keys as entries. */
+	m->nkeys = m->live;
+	reindex(m);
+}
+
+int64_t sap_dm_here(sap_dmap *m, const void *key, void **val)
+{
+	int64_t p = lookup(m, key, hash_key(m, key));
+	*val = p < 0 ? NULL : V(m, ent_of(m->slots[p]));
+	if (p < 0)
+		return 0;
+	if (!m->multi)
+		return 1;
+	int64_t n = 0;
+	for (int64_t i = ent_of(m->slots[p]); i >= 0; i = C(m, i)->next)
+		n++;
+	return n;
+}
+
+/* Driver code reaching a map parted over ranks: it asks the key's owner,
+ * or brings the whole map to every rank first. */
+static inline bool driver(const sap_dmap *m)
+{
+	return m->parted && !m->local;
+}
+
 void *sap_dm_find(sap_dmap *m, const void *key)
 {
+	if (driver(m)) {
+		void *v;
+		return sap_dm_ask(m, key, &v) ? v : NULL;
+	}
 	int64_t p = lookup(m, key, hash_key(m, key));
 	return p < 0 ? NULL : V(m, ent_of(m->slots[p]));
 }
@@ -276,6 +415,8 @@ void *sap_dm_get(sap_dmap *m, const void *key, const sap_site *s)
 
 void *sap_dm_upsert(sap_dmap *m, const void *key)
 {
+	if (driver(m))
+		sap_dm_whole(m);
 	uint64_t h = hash_key(m, key);
 	int64_t p = lookup(m, key, h);
 	if (p >= 0)
@@ -286,6 +427,8 @@ void *sap_dm_upsert(sap_dmap *m, const void *key)
 /* On a plain map, add replaces the value: the old one is dropped. */
 void *sap_dm_add(sap_dmap *m, const void *key)
 {
+	if (driver(m))
+		sap_dm_whole(m);
 	uint64_t h = hash_key(m, key);
 	if (!m->multi) {
 		int64_t p = lookup(m, key, h);
@@ -302,19 +445,14 @@ void *sap_dm_add(sap_dmap *m, const void *key)
 
 int64_t sap_dm_count(sap_dmap *m, const void *key)
 {
-	int64_t p = lookup(m, key, hash_key(m, key));
-	if (p < 0)
-		return 0;
-	if (!m->multi)
-		return 1;
-	int64_t n = 0;
-	for (int64_t i = ent_of(m->slots[p]); i >= 0; i = C(m, i)->next)
-		n++;
-	return n;
+	void *v;
+	return driver(m) ? sap_dm_ask(m, key, &v) : sap_dm_here(m, key, &v);
 }
 
 int64_t sap_dm_erase(sap_dmap *m, const void *key)
 {
+	if (driver(m))
+		sap_dm_whole(m);
 	int64_t p = lookup(m, key, hash_key(m, key));
 	if (p < 0)
 		return 0;
@@ -333,11 +471,13 @@ int64_t sap_dm_erase(sap_dmap *m, const void *key)
 
 int64_t sap_dm_size(const sap_dmap *m)
 {
-	return m->live;
+	return m->parted ? m->total : m->live;
 }
 
 bool sap_dm_next(sap_dmap *m, int64_t *pos, const void **key, void **val)
 {
+	if (driver(m))
+		sap_dm_whole(m);
 	for (int64_t i = *pos; i < m->nents; i++) {
 		ent *e = E(m, i);
 		if (!e->live)
@@ -356,6 +496,8 @@ bool sap_dm_next(sap_dmap *m, int64_t *pos, const void **key, void **val)
 /* *pos is 0 before the first value, then 1 + the entry last returned. */
 void *sap_dm_next_of(sap_dmap *m, const void *key, int64_t *pos)
 {
+	if (driver(m))
+		sap_dm_whole(m);
 	int64_t i;
 	if (*pos == 0) {
 		int64_t p = lookup(m, key, hash_key(m, key));
@@ -397,33 +539,47 @@ void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const 
 {
 	size_t ks = m->kk == SAP_K_INT ? sizeof(int32_t) :
 	            m->kk == SAP_K_LONG ? sizeof(int64_t) : sizeof(sap_str);
+	/* On several ranks, a map parted stays so: each rank lists the keys
+	 * it holds (of both maps, which the same key puts on the same rank),
+	 * and the ranks pool them. */
+	bool spread = sap_dm_spread(m, b);
 	/* Every live entry's key, sorted; then the duplicates of a
 	 * multimap's keys, and with b the keys b lacks, squeezed out. */
-	sap_dv_create(v, name, m->live, ks, s);
+	char *buf = sap_xmalloc((size_t)(m->live ? m->live : 1) * ks);
 	int64_t n = 0;
 	for (int64_t i = 0; i < m->nents; i++) {
 		const ent *e = E(m, i);
 		if (e->live)
-			memcpy(v->data + (size_t)n++ * ks, &e->key, ks);
+			memcpy(buf + (size_t)n++ * ks, &e->key, ks);
 	}
 	sort_kind = m->kk;
-	qsort(v->data, (size_t)n, ks, by_key);
+	qsort(buf, (size_t)n, ks, by_key);
 	int64_t kept = 0;
 	for (int64_t i = 0; i < n; i++) {
-		const char *k = v->data + (size_t)i * ks;
-		if (kept > 0 && by_key(v->data + (size_t)(kept - 1) * ks, k) == 0)
+		const char *k = buf + (size_t)i * ks;
+		void *val;
+		if (kept > 0 && by_key(buf + (size_t)(kept - 1) * ks, k) == 0)
 			continue;
-		if (b && !sap_dm_find(b, k))
+		if (b && !sap_dm_here(b, k, &val))
 			continue;
-		memmove(v->data + (size_t)kept++ * ks, k, ks);
+		memmove(buf + (size_t)kept++ * ks, k, ks);
 	}
+	if (spread) {
+		buf = sap_dm_pool_keys(m->kk, buf, &kept);
+		sort_kind = m->kk;
+		qsort(buf, (size_t)kept, ks, by_key);
+	}
+	sap_dv_create(v, name, kept, ks, s);
+	memcpy(v->data, buf, (size_t)kept * ks);
+	free(buf);
 	/* Strings are the map's: copies outlive an erase. */
-	if (m->kk == SAP_K_STRING)
+	if (m->kk == SAP_K_STRING && !spread)
 		for (int64_t i = 0; i < kept; i++) {
 			sap_str *p = (sap_str *)(v->data + (size_t)i * ks);
 			*p = sap_str_dup(*p, strlen(*p));
 		}
-	v->n = kept;
+	sap_dv_recount(v);
+	v->keys_of = m;
 	/* The same keys while the maps are unchanged: a loop over them
 	 * keeps its plan. */
 	v->version = b && b->version > m->version ? b->version : m->version;

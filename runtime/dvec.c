@@ -68,6 +68,7 @@ static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, boo
 	v->mapped = v->sparse = false;
 	v->held = v->peak = 0;
 	v->holder = NULL;
+	v->keys_of = NULL;
 	sap_dv_account(v, held);
 	enlist(v);
 }

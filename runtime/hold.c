@@ -27,6 +27,12 @@ static int nheld, capheld;
 
 static int64_t moved_sent, moved_recv;
 
+void sap_moved_add(int64_t sent, int64_t received)
+{
+	moved_sent += sent;
+	moved_recv += received;
+}
+
 void sap_hold_moved(int64_t *sent, int64_t *received)
 {
 	*sent = moved_sent;
@@ -123,6 +129,7 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 
 void sap_whole_all(void)
 {
+	sap_dm_whole_all();
 	while (nheld) {
 		sap_dvec *v = held[nheld - 1];
 		if (v->holder)

@@ -356,6 +356,50 @@ void sap_dv_own_parts(sap_dvec *v);
 /* Bytes that making vectors whole moved outside of loops. */
 void sap_hold_moved(int64_t *sent, int64_t *received);
 
+/* Bytes moved outside of loops, counted in "Moved for driver code". */
+void sap_moved_add(int64_t sent, int64_t received);
+
+/* ==== Maps (dmap.c, mapparts.c) ======================================== */
+
+/* The live maps (*m, the count returned). */
+int sap_dm_live(sap_dmap ***m);
+/* No entries, no memory: the values are not dropped. */
+void sap_dm_clear(sap_dmap *m);
+uint64_t sap_dm_hash(const sap_dmap *m, const void *key);
+/* A new zeroed entry for key, numbered seq (which orders iteration),
+ * after every existing one; its value slot. */
+void *sap_dm_put(sap_dmap *m, const void *key, int64_t seq);
+/* The next live entry from *pos (start at 0), in order, with its number;
+ * false at the end. */
+bool sap_dm_entry(const sap_dmap *m, int64_t *pos, const void **key, void **val, int64_t *seq);
+/* Drop every entry whose key keep() refuses, and the room it took. */
+void sap_dm_keep(sap_dmap *m, bool (*keep)(const sap_dmap *m, const void *key, void *arg),
+                 void *arg);
+/* On this rank: how many values key has, *val the first (or NULL). */
+int64_t sap_dm_here(sap_dmap *m, const void *key, void **val);
+
+/* The rank that holds key when m is parted. */
+int sap_dm_owner(const sap_dmap *m, const void *key);
+/* m parted over the ranks, each keeping the keys it owns (nothing
+ * moves); false, and m untouched, on one rank or when its values hold
+ * strings or lists. */
+bool sap_dm_part(sap_dmap *m);
+/* Forget that m is parted (it is being freed, or is whole). */
+void sap_dm_unpart(sap_dmap *m);
+/* Collective: a parted m whole on every rank, in insertion order. */
+void sap_dm_whole(sap_dmap *m);
+void sap_dm_whole_all(void);
+/* Collective, for driver code on a parted m: sap_dm_here asked of
+ * key's owner; *val may point into m's scratch. */
+int64_t sap_dm_ask(sap_dmap *m, const void *key, void **val);
+/* Collective, before listing the keys of m (and b): whether the maps
+ * are parted (both made so if either was), so that each rank lists its
+ * own and sap_dm_pool_keys pools them. */
+bool sap_dm_spread(sap_dmap *m, sap_dmap *b);
+/* Collective: every rank's n keys of kind kk (from malloc, taken over)
+ * pooled into a new buffer; *n gets their number. */
+char *sap_dm_pool_keys(sap_keykind kk, char *keys, int64_t *n);
+
 /* ==== The async engine (async.c, exec.c, order.c) ===================== */
 
 typedef enum sap_verdict {

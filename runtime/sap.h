@@ -145,6 +145,8 @@ typedef struct sap_dvec {
 	 * copy is current, or SAP_HOLD_ALL; NULL when every copy is. */
 	uint16_t *holder;
 	uint32_t fetched;       /* single elements driver code fetched since */
+	/* The keys of this map, if sap_dm_keys made the vector. */
+	const struct sap_dmap *keys_of;
 } sap_dvec;
 
 enum { SAP_HOLD_ALL = 0xffff };
@@ -236,6 +238,15 @@ typedef struct sap_dmap {
 	uint64_t *slots;                /* open addressing over entry indices */
 	int64_t nslots;
 	int64_t nkeys, nused;           /* distinct live keys; non-empty slots */
+	int64_t seq;                    /* entries ever added: each has its number */
+	/* On several ranks (mapparts.c): parted, each rank holds only the
+	 * keys sap_dm_owner gives it, and the map has `total` entries in
+	 * all; local while a loop runs where its keys are. */
+	bool parted, local;
+	int64_t total;
+	uint32_t fetched;               /* keys driver code asked owners for */
+	char *scratch;                  /* such a key's value */
+	size_t held, peak;              /* bytes, for --stats */
 } sap_dmap;
 
 void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,
@@ -427,6 +438,9 @@ typedef struct sap_dds {
 	                           the loop variable: the runtime may hand the
 	                           body a copy in plan order (sap_staged) */
 	bool recorded;          /* spec->reads records every access of it */
+	bool at_key;            /* a dmap the body touches only at the key of
+	                           its loop over a map's keys (sap_dvec.keys_of):
+	                           on several ranks, where that key is */
 } sap_dds;
 
 /* A static access of a DDS the loop writes: key a * i + b in iteration i

@@ -83,7 +83,13 @@ static int by_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* What each dvector takes on this rank, by name. */
+static int map_by_name(const void *a, const void *b)
+{
+	const sap_dmap *x = *(sap_dmap *const *)a, *y = *(sap_dmap *const *)b;
+	return strcmp(x->name, y->name);
+}
+
+/* What each dvector and map takes on this rank, by name. */
 static void put_dvectors(FILE *f)
 {
 	sap_dvec **live;
@@ -99,6 +105,17 @@ static void put_dvectors(FILE *f)
 		        (double)v[k]->peak / 1e6);
 	}
 	free(v);
+	sap_dmap **maps;
+	n = sap_dm_live(&maps);
+	sap_dmap **m = sap_xmalloc((size_t)(n ? n : 1) * sizeof *m);
+	memcpy(m, maps, (size_t)n * sizeof *m);
+	qsort(m, (size_t)n, sizeof *m, map_by_name);
+	for (int k = 0; k < n; k++)
+		fprintf(f, "  %s %s: %lld entries, on this rank %.2f MB at the end, "
+		        "%.2f MB at most\n", m[k]->multi ? "dmultimap" : "dmap", m[k]->name,
+		        (long long)sap_dm_size(m[k]), (double)m[k]->held / 1e6,
+		        (double)m[k]->peak / 1e6);
+	free(m);
 }
 
 /* This rank's table. */

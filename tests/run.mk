@@ -12,6 +12,7 @@ run_tests = \
 	tests/run/load-error.sap \
 	tests/run/load-ranks.sh \
 	tests/run/map-keys.sap \
+	tests/run/maps-ranks.sh \
 	tests/run/memory-ranks.sh \
 	tests/run/params-bad.sap \
 	tests/run/params-set.sap \

@@ -1,0 +1,272 @@
+/* mapparts.c: dmaps and dmultimaps over several ranks.
+ *
+ * A map is whole on every rank while driver code and loops that run on
+ * every rank build and use it: each rank runs the same inserts in the
+ * same order.  A loop over a map's keys that touches maps only at its
+ * key runs each key on the rank that holds it; before it runs, each map
+ * it touches is parted: every rank keeps only the keys sap_dm_owner gives
+ * it, and nothing is sent, since every rank had them all.  A parted map
+ * takes about 1/P of the memory on each rank, and stays parted through
+ * further such loops and their keys().
+ *
+ * Driver code reading a key of a parted map asks the key's owner, by a
+ * broadcast.  Anything else (an insert, an erase, iterating, a loop that
+ * runs on every rank, sync for) first makes the map whole again: every
+ * rank gets every entry, in the order the entries were first inserted
+ * (each keeps its number), so that iteration order, and so results, do
+ * not depend on P.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include "sap-int.h"
+
+/* The parted maps, to make whole before code that may touch any. */
+static sap_dmap **parted;
+static int nparted, capparted;
+
+int sap_dm_owner(const sap_dmap *m, const void *key)
+{
+	/* Bits the index leaves alone: its slots take the low bits, its tags
+	 * the top 24. */
+	return (int)((sap_dm_hash(m, key) >> 32) % (uint64_t)sap_nranks());
+}
+
+static bool owned(const sap_dmap *m, const void *key, void *arg)
+{
+	(void)arg;
+	return sap_dm_owner(m, key) == sap_rank();
+}
+
+bool sap_dm_part(sap_dmap *m)
+{
+	if (m->parted)
+		return true;
+	/* Values holding strings or lists could not be sent back. */
+	if (sap_nranks() == 1 || m->drop)
+		return false;
+	m->total = m->live;
+	sap_dm_keep(m, owned, NULL);
+	m->parted = true;
+	m->fetched = 0;
+	if (nparted == capparted) {
+		capparted = capparted ? 2 * capparted : 8;
+		parted = sap_xrealloc(parted, (size_t)capparted * sizeof *parted);
+	}
+	parted[nparted++] = m;
+	return true;
+}
+
+void sap_dm_unpart(sap_dmap *m)
+{
+	m->parted = false;
+	for (int k = 0; k < nparted; k++)
+		if (parted[k] == m) {
+			parted[k] = parted[--nparted];
+			return;
+		}
+}
+
+static int fits(int64_t bytes)
+{
+	if (bytes > INT32_MAX)
+		sap_fatal(NULL, "a rank holds more than 2 GiB of one map; use more ranks");
+	return (int)bytes;
+}
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* A key as bytes that mean the same on every rank: an integer as an
+ * int64_t; a string as its length, then its bytes, to 8. */
+static size_t key_bytes(sap_keykind kk, const void *key)
+{
+	return kk == SAP_K_STRING ? 8 + pad8(strlen(*(const sap_str *)key)) : 8;
+}
+
+static char *put_key(char *p, sap_keykind kk, const void *key)
+{
+	int64_t x;
+	if (kk == SAP_K_STRING) {
+		const char *s = *(const sap_str *)key;
+		x = (int64_t)strlen(s);
+		memcpy(p, &x, 8);
+		memset(p + 8, 0, pad8((size_t)x));
+		memcpy(p + 8, s, (size_t)x);
+		return p + 8 + pad8((size_t)x);
+	}
+	x = kk == SAP_K_INT ? *(const int32_t *)key : *(const int64_t *)key;
+	memcpy(p, &x, 8);
+	return p + 8;
+}
+
+/* The key at p into *key (its type's bytes; a string copied to the
+ * arena); returns what follows it. */
+static const char *get_key(const char *p, sap_keykind kk, void *key)
+{
+	int64_t x;
+	memcpy(&x, p, 8);
+	if (kk == SAP_K_STRING) {
+		sap_str s = sap_str_dup(p + 8, (size_t)x);
+		memcpy(key, &s, sizeof s);
+		return p + 8 + pad8((size_t)x);
+	}
+	if (kk == SAP_K_INT) {
+		int32_t i = (int32_t)x;
+		memcpy(key, &i, sizeof i);
+	} else {
+		memcpy(key, &x, sizeof x);
+	}
+	return p + 8;
+}
+
+/* Every rank's bytes [out, out + n), in rank order, into a new buffer;
+ * *total gets its size. */
+static char *pool(const char *out, int64_t n, int64_t *total)
+{
+	int P = sap_nranks();
+	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	*total = sap_gather_counts(fits(n), cnt, dis);
+	char *in = sap_xmalloc(*total ? (size_t)*total : 1);
+	MPI_Allgatherv(out, cnt[sap_rank()], MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+	sap_moved_add(n * (P - 1), *total - n);
+	free(cnt);
+	free(dis);
+	return in;
+}
+
+typedef struct rec {
+	int64_t seq;
+	const char *at;         /* the key, then the value */
+} rec;
+
+static int by_seq(const void *a, const void *b)
+{
+	int64_t x = ((const rec *)a)->seq, y = ((const rec *)b)->seq;
+	return (x > y) - (x < y);
+}
+
+void sap_dm_whole(sap_dmap *m)
+{
+	if (!m->parted)
+		return;
+	size_t vs = pad8(m->valsize);
+	size_t bytes = 0;
+	int64_t pos = 0, seq;
+	const void *key;
+	void *val;
+	while (sap_dm_entry(m, &pos, &key, &val, &seq))
+		bytes += 8 + key_bytes(m->kk, key) + vs;
+	char *out = sap_xcalloc(bytes ? bytes : 1, 1), *p = out;
+	pos = 0;
+	while (sap_dm_entry(m, &pos, &key, &val, &seq)) {
+		memcpy(p, &seq, 8);
+		p = put_key(p + 8, m->kk, key);
+		memcpy(p, val, m->valsize);
+		p += vs;
+	}
+	int64_t total;
+	char *in = pool(out, (int64_t)bytes, &total);
+	free(out);
+	rec *r = sap_xmalloc((size_t)(m->total ? m->total : 1) * sizeof *r);
+	int64_t n = 0;
+	for (const char *q = in; q < in + total; n++) {
+		if (n == m->total)
+			sap_fatal(NULL, "map '%s': more entries on the ranks than it had", m->name);
+		memcpy(&r[n].seq, q, 8);
+		r[n].at = q + 8;
+		int64_t len;
+		memcpy(&len, q + 8, 8);
+		q += 8 + (m->kk == SAP_K_STRING ? 8 + pad8((size_t)len) : 8) + vs;
+	}
+	qsort(r, (size_t)n, sizeof *r, by_seq);
+	sap_dm_clear(m);
+	for (int64_t k = 0; k < n; k++) {
+		union { int32_t i; int64_t l; sap_str s; } kb;
+		const char *v = get_key(r[k].at, m->kk, &kb);
+		memcpy(sap_dm_put(m, &kb, r[k].seq), v, m->valsize);
+	}
+	free(r);
+	free(in);
+	sap_dm_unpart(m);
+}
+
+void sap_dm_whole_all(void)
+{
+	while (nparted)
+		sap_dm_whole(parted[nparted - 1]);
+}
+
+/* Past this many keys, driver code is likely walking the map: one
+ * exchange of everything costs less than a broadcast each. */
+enum { ASK_MAX = 64 };
+
+int64_t sap_dm_ask(sap_dmap *m, const void *key, void **val)
+{
+	if (++m->fetched > ASK_MAX) {
+		sap_dm_whole(m);
+		return sap_dm_here(m, key, val);
+	}
+	int o = sap_dm_owner(m, key), me = sap_rank();
+	size_t vs = pad8(m->valsize);
+	if (!m->scratch)
+		m->scratch = sap_xcalloc(1, 8 + vs);
+	void *here = NULL;
+	int64_t n = 0;
+	if (me == o) {
+		n = sap_dm_here(m, key, &here);
+		memcpy(m->scratch, &n, 8);
+		if (here)
+			memcpy(m->scratch + 8, here, m->valsize);
+	}
+	MPI_Bcast(m->scratch, fits((int64_t)(8 + vs)), MPI_BYTE, o, MPI_COMM_WORLD);
+	memcpy(&n, m->scratch, 8);
+	if (me == o)
+		sap_moved_add((int64_t)(8 + vs) * (sap_nranks() - 1), 0);
+	else
+		sap_moved_add(0, (int64_t)(8 + vs));
+	*val = !n ? NULL : me == o ? here : m->scratch + 8;
+	return n;
+}
+
+bool sap_dm_spread(sap_dmap *m, sap_dmap *b)
+{
+	if (sap_nranks() == 1 || !(m->parted || (b && b->parted)))
+		return false;
+	if (sap_dm_part(m) && (!b || sap_dm_part(b)))
+		return true;
+	sap_dm_whole(m);
+	if (b)
+		sap_dm_whole(b);
+	return false;
+}
+
+char *sap_dm_pool_keys(sap_keykind kk, char *keys, int64_t *n)
+{
+	size_t ks = kk == SAP_K_INT ? sizeof(int32_t) : kk == SAP_K_LONG ? sizeof(int64_t) :
+	            sizeof(sap_str);
+	size_t bytes = 0;
+	for (int64_t i = 0; i < *n; i++)
+		bytes += key_bytes(kk, keys + (size_t)i * ks);
+	char *out = sap_xcalloc(bytes ? bytes : 1, 1), *p = out;
+	for (int64_t i = 0; i < *n; i++)
+		p = put_key(p, kk, keys + (size_t)i * ks);
+	free(keys);
+	int64_t total, count = 0;
+	char *in = pool(out, (int64_t)bytes, &total);
+	free(out);
+	for (const char *q = in; q < in + total; count++) {
+		int64_t len;
+		memcpy(&len, q, 8);
+		q += kk == SAP_K_STRING ? 8 + pad8((size_t)len) : 8;
+	}
+	char *all = sap_xmalloc((size_t)(count ? count : 1) * ks);
+	const char *q = in;
+	for (int64_t i = 0; i < count; i++)
+		q = get_key(q, kk, all + (size_t)i * ks);
+	free(in);
+	*n = count;
+	return all;
+}
