@@ -731,7 +731,7 @@ static void reduce_struct(Node *s)
 		} else {
 			const char *kk = t->key->kind == TY_INT ? "SAP_K_INT" : t->key->kind == TY_LONG ?
 			                 "SAP_K_LONG" : "SAP_K_STRING";
-			emit_line(NULL, "\tsap_dm_create(&r->acc_%s, %s, %s, sizeof(%s), false, NULL);", d->cname,
+			emit_line(NULL, "\tsap_dm_create_buffer(&r->acc_%s, %s, %s, sizeof(%s));", d->cname,
 			          emit_cstr(d->name, strlen(d->name)), kk, emit_ctype(t->elem));
 		}
 	}
@@ -760,12 +760,25 @@ static void reduce_struct(Node *s)
 		}
 	}
 	emit_line(NULL, "}\n");
-	bool flat = li->accum_syms.n == 0;
+	bool flat = true;
 	for (int i = 0; i < li->reduce_syms.n; i++)
 		flat = flat && ty_is_flat(((Sym *)li->reduce_syms.v[i])->ty);
+	const char *acc = "NULL";
+	if (li->accum_syms.n) {
+		acc = format("sap_loop%d_acc", id);
+		emit_line(NULL, "static const sap_accum %s[] = {", acc);
+		for (int i = 0; i < li->accum_syms.n; i++) {
+			Sym *d = li->accum_syms.v[i];
+			int k = 0;
+			while (k < li->dds.n && li->dds.v[k] != d)
+				k++;
+			emit_line(NULL, "\t{offsetof(struct sap_red%d, acc_%s), %d},", id, d->cname, k);
+		}
+		emit_line(NULL, "};\n");
+	}
 	emit_line(NULL, "static const sap_reduce sap_loop%d_reduce = {sizeof(struct sap_red%d), "
-	          "sap_loop%d_init, sap_loop%d_combine, %s};\n", id, id, id, id,
-	          flat ? "true" : "false");
+	          "sap_loop%d_init, sap_loop%d_combine, %s, %s, %d};\n", id, id, id, id,
+	          flat ? "true" : "false", acc, li->accum_syms.n);
 	buf_puts(&E->protos, aside_end(&as));
 }
 

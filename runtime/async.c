@@ -416,7 +416,7 @@ static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sa
 	sap_exec_plan_loose(x, p, sap_rank() * x->T);
 	reds_close(x, red);
 	if (x->r && sap_nranks() > 1)
-		sap_dist_reduce(x->r, red);
+		sap_dist_reduce(x->r, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
 	if (sap_cfg.dump_order)
@@ -476,7 +476,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	sap_dist_settle(&st->dist, spec);
 	reds_close(x, red);
 	if (x->r)
-		sap_dist_reduce(x->r, red);
+		sap_dist_reduce(x->r, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
 	if (sap_cfg.dump_order)
@@ -612,7 +612,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	free(own);
 	free(idx);
 	if (x->r)
-		sap_dist_reduce(x->r, red);
+		sap_dist_reduce(x->r, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
 	if (sap_cfg.dump_order)
 		sap_order_dump(x->L, NULL, lo, hi - lo);
@@ -672,7 +672,7 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 		if (spec->dds[k].dm)
 			spec->dds[k].dm->local = false;
 	if (x->r)
-		sap_dist_reduce(x->r, red);
+		sap_dist_reduce(x->r, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
 	if (sap_cfg.dump_order)
 		sap_order_dump(x->L, NULL, lo, hi - lo);
@@ -696,6 +696,10 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 			sap_dm_whole(spec->dds[k].dm);
 	bool ranks = !mk && sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
 	             !spec->serial && sap_dist_ok(spec, r, &why) && shape_of(spec, &why) != UNKNOWN;
+	/* What a loop accumulates into, every rank adds the same sums to. */
+	for (int k = 0; ranks && k < spec->ndds; k++)
+		if (spec->dds[k].accumulate && spec->dds[k].dv)
+			sap_dv_whole(spec->dds[k].dv, &st->traffic);
 	/* Whole on every rank, so with every element. */
 	if (sap_nranks() > 1 && !ranks && lo < hi)
 		unpart_all(spec);

@@ -22,8 +22,15 @@ bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **w
 		if (!(d->mode & SAP_WRITE))
 			continue;
 		if (d->accumulate) {
-			*why = "it accumulates into a DDS";
-			return false;
+			/* Its buffers go to every rank with the reduce struct. */
+			bool found = false;
+			for (int a = 0; r && a < r->nacc; a++)
+				found |= r->acc[a].dds == k;
+			if (!found) {
+				*why = "it accumulates into a DDS";
+				return false;
+			}
+			continue;
 		}
 		if (!d->dv) {
 			*why = "it writes a dmap";
@@ -66,7 +73,7 @@ static void maps_make(key_maps *m, const sap_async_spec *spec, int64_t R)
 	m->words = 0;
 	for (int k = 0; k < spec->ndds; k++) {
 		m->base[k] = m->words;
-		if ((spec->dds[k].mode & SAP_WRITE) && spec->dds[k].dv)
+		if ((spec->dds[k].mode & SAP_WRITE) && spec->dds[k].dv && !spec->dds[k].accumulate)
 			m->words += (spec->dds[k].dv->n + 63) / 64;
 	}
 	m->base[spec->ndds] = m->words;
@@ -420,13 +427,82 @@ void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_as
 	free(rdis);
 }
 
-void sap_dist_reduce(const sap_reduce *r, void *red)
+/* The bytes of accumulate buffer a of red, at out if not NULL. */
+static size_t acc_pack(const sap_reduce *r, const sap_async_spec *spec, int a, const char *red,
+                       char *out)
 {
-	int P = sap_nranks();
-	char *all = sap_xmalloc((size_t)P * r->size);
-	MPI_Allgather(red, (int)r->size, MPI_BYTE, all, (int)r->size, MPI_BYTE, MPI_COMM_WORLD);
-	r->init(red);
-	for (int k = 0; k < P; k++)
-		r->combine(red, all + (size_t)k * r->size);
-	free(all);
+	const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
+	if (!v)
+		return sap_dm_pack((const sap_dmap *)(red + r->acc[a].off), out);
+	size_t bytes = (size_t)v->n * v->elsize;
+	if (out) {
+		const char *buf;
+		memcpy(&buf, red + r->acc[a].off, sizeof buf);
+		memcpy(out, buf, bytes);
+	}
+	return (bytes + 7) & ~(size_t)7;
+}
+
+void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, void *red,
+                     sap_dist_stats *stats)
+{
+	int P = sap_nranks(), me = sap_rank();
+	if (!r->nacc) {
+		char *all = sap_xmalloc((size_t)P * r->size);
+		MPI_Allgather(red, (int)r->size, MPI_BYTE, all, (int)r->size, MPI_BYTE, MPI_COMM_WORLD);
+		r->init(red);
+		for (int k = 0; k < P; k++)
+			r->combine(red, all + (size_t)k * r->size);
+		free(all);
+		return;
+	}
+	/* The struct, then each buffer: a vector's elements, a map's entries.
+	 * Combined in rank order, so the sums depend on P only. */
+	size_t bytes = (r->size + 7) & ~(size_t)7;
+	for (int a = 0; a < r->nacc; a++)
+		bytes += acc_pack(r, spec, a, red, NULL);
+	char *out = sap_xcalloc(bytes, 1), *o = out + ((r->size + 7) & ~(size_t)7);
+	memcpy(out, red, r->size);
+	for (int a = 0; a < r->nacc; a++)
+		o += acc_pack(r, spec, a, red, o);
+	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	int64_t total = sap_gather_counts(fits((int64_t)bytes), cnt, dis);
+	char *in = sap_xmalloc((size_t)total);
+	MPI_Allgatherv(out, cnt[me], MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+	free(out);
+	stats->sent += (int64_t)bytes * (P - 1);
+	stats->received += total - (int64_t)bytes;
+	char *sum = sap_xmalloc(r->size), *from = sap_xmalloc(r->size);
+	r->init(sum);
+	for (int q = 0; q < P; q++) {
+		if (q == me) {
+			r->combine(sum, red);
+			continue;
+		}
+		const char *p = in + dis[q];
+		memcpy(from, p, r->size);
+		p += (r->size + 7) & ~(size_t)7;
+		for (int a = 0; a < r->nacc; a++) {
+			const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
+			if (v) {
+				size_t vb = (size_t)v->n * v->elsize;
+				void *buf = sap_acc_alloc(v->n, v->elsize);
+				memcpy(buf, p, vb);
+				memcpy(from + r->acc[a].off, &buf, sizeof buf);
+				p += (vb + 7) & ~(size_t)7;
+			} else {
+				sap_dmap *mine = (sap_dmap *)(red + r->acc[a].off);
+				sap_dmap *m = (sap_dmap *)(from + r->acc[a].off);
+				sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize);
+				p = sap_dm_unpack(m, p);
+			}
+		}
+		r->combine(sum, from);
+	}
+	memcpy(red, sum, r->size);
+	free(sum);
+	free(from);
+	free(in);
+	free(cnt);
+	free(dis);
 }

@@ -152,6 +152,12 @@ void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize
 	m->entsize = m->valoff + ((valsize + 7) & ~(size_t)7);
 }
 
+void sap_dm_create_buffer(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize)
+{
+	sap_dm_create(m, name, kk, valsize, false, NULL);
+	delist(m);
+}
+
 void sap_dm_free(sap_dmap *m)
 {
 	if (m->drop)

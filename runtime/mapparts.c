@@ -270,3 +270,39 @@ char *sap_dm_pool_keys(sap_keykind kk, char *keys, int64_t *n)
 	*n = count;
 	return all;
 }
+
+size_t sap_dm_pack(const sap_dmap *m, char *out)
+{
+	size_t vs = pad8(m->valsize), bytes = 8;
+	int64_t pos = 0, seq, n = 0;
+	const void *key;
+	void *val;
+	char *p = out ? out + 8 : NULL;
+	while (sap_dm_entry(m, &pos, &key, &val, &seq)) {
+		bytes += key_bytes(m->kk, key) + vs;
+		n++;
+		if (p) {
+			p = put_key(p, m->kk, key);
+			memset(p, 0, vs);
+			memcpy(p, val, m->valsize);
+			p += vs;
+		}
+	}
+	if (out)
+		memcpy(out, &n, 8);
+	return bytes;
+}
+
+const char *sap_dm_unpack(sap_dmap *m, const char *in)
+{
+	int64_t n;
+	memcpy(&n, in, 8);
+	in += 8;
+	for (int64_t i = 0; i < n; i++) {
+		union { int32_t i; int64_t l; sap_str s; } kb;
+		in = get_key(in, m->kk, &kb);
+		memcpy(sap_dm_put(m, &kb, ++m->seq), in, m->valsize);
+		in += pad8(m->valsize);
+	}
+	return in;
+}

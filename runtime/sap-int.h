@@ -325,7 +325,8 @@ typedef struct sap_dist_at {
 void sap_dist_release_cb(void *arg);
 /* Collective: the ranks' partial reductions combined in rank order, on
  * every rank. */
-void sap_dist_reduce(const sap_reduce *r, void *red);
+void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, void *red,
+                     sap_dist_stats *stats);
 /* Collective, before rank `me` runs its groups of the plan d was built
  * for: the elements each rank needs first, from their holders. */
 void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stats *stats);
@@ -399,6 +400,12 @@ bool sap_dm_spread(sap_dmap *m, sap_dmap *b);
 /* Collective: every rank's n keys of kind kk (from malloc, taken over)
  * pooled into a new buffer; *n gets their number. */
 char *sap_dm_pool_keys(sap_keykind kk, char *keys, int64_t *n);
+/* m's live entries as bytes that mean the same on every rank, at out if
+ * not NULL; their size (a multiple of 8).  sap_dm_unpack adds them to a
+ * map of the same kinds (values holding no strings or lists), returning
+ * what follows. */
+size_t sap_dm_pack(const sap_dmap *m, char *out);
+const char *sap_dm_unpack(sap_dmap *m, const char *in);
 
 /* ==== The async engine (async.c, exec.c, order.c) ===================== */
 

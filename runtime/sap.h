@@ -252,6 +252,9 @@ typedef struct sap_dmap {
 void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,
                    bool multi, void (*drop)(void *));
 void sap_dm_free(sap_dmap *m);
+/* A map of accumulated sums (in a reduce struct, which may be copied):
+ * not a DDS of the program, so not listed in --stats. */
+void sap_dm_create_buffer(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize);
 /* The distinct keys of m, or with b not NULL those of both m and b, in
  * ascending order (strings by bytes), as a new dvector v of int, long or
  * string elements. */
@@ -406,11 +409,21 @@ static inline const void *sap_staged(const sap_loop *L, int d, const int64_t *id
 	return (const char *)L->stage[d] + (size_t)(idx - L->stage_base) * elsize;
 }
 
+/* An accumulate(+: D) buffer of a reduce struct: at byte off, the
+ * pointer to a dvector's buffer (n elements of its type, zeroed by init)
+ * or a sap_dmap; dds is D's index in the loop's sap_async_spec. */
+typedef struct sap_accum {
+	size_t off;
+	int dds;
+} sap_accum;
+
 typedef struct sap_reduce {
 	size_t size;
 	void (*init)(void *red);                        /* set to identities */
 	void (*combine)(void *into, const void *from);  /* into op= from; frees what from owns */
-	bool flat;                                      /* holds no pointer: ranks can swap it */
+	bool flat;              /* holds no pointer but its accumulate buffers */
+	const sap_accum *acc;
+	int nacc;
 } sap_reduce;
 
 /* ---- Access sets (async for) ---- */

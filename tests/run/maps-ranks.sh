@@ -9,6 +9,8 @@
 #    reads, len(), count(), an insert and an erase, get() at other keys,
 #    a multimap of strings;
 #  - the loops over keys run "chunks (owner computes)";
+#  - a loop accumulating into a dvector and a map runs spread over the
+#    ranks, and its sums are the same;
 #  - deg, parted at the end, holds at most 1/P of its one-rank memory on
 #    each rank.
 #
@@ -86,6 +88,15 @@ async for (string t : tags) reduce(+: nt) {
 }
 dvector<string> tk = keys(tags);
 print("tags %d, keys %d, first %s\n", nt, len(tk), tk[0]);
+// Accumulated on each rank, summed over the ranks.
+dvector<long> hist(16);
+dmap<long, long> byk;
+async for (long i = 0; i < 100000; i++) accumulate(+: hist, byk) {
+    hist[i * 31 % 16] += i % 5;
+    byk[i % 1000 * 7919 % 1000003] += 1;
+}
+print("hist %d %d %d, byk %d keys, byk[7919] %d\n", hist[0], hist[7], hist[15], len(byk),
+      byk[7919]);
 SAP
 "$SAPC" -O2 -o "$tmp/maps" "$tmp/maps.sap" || fail "sapc maps.sap"
 
@@ -99,7 +110,7 @@ for np in 1 2 3 tcp; do
 	tcp) run="$MPIEXEC --mca btl tcp,self -n 2" P=2 ;;
 	*) run="$MPIEXEC -n $np" P=$np ;;
 	esac
-	$run "$tmp/maps" --stats >"$tmp/$np.out" 2>"$tmp/$np.err" ||
+	$run "$tmp/maps" --threads=1 --stats >"$tmp/$np.out" 2>"$tmp/$np.err" ||
 		{ cat "$tmp/$np.err"; fail "$np ranks: exit status $?"; }
 	test "$(deg "$tmp/$np.err" | wc -l)" = "$P" ||
 		{ cat "$tmp/$np.err"; fail "$np ranks: not one line of deg a rank"; }
@@ -113,6 +124,10 @@ for np in 1 2 3 tcp; do
 		grep -q "^ *$l [^ ]*maps.sap:[0-9]* .* chunks (owner computes)\$" "$tmp/$np.err" ||
 			{ cat "$tmp/$np.err"; fail "loop $l on $np ranks: not run where its keys are"; }
 	done
+	# The accumulating loop runs spread: P workers, not 1 on every rank.
+	awk -v P="$P" '$1 == 7 && $2 ~ /maps.sap:/ { n++; if ($10 != P) bad = 1 }
+		END { exit bad || n != P }' "$tmp/$np.err" ||
+		{ cat "$tmp/$np.err"; fail "loop 7 on $np ranks: not spread over the ranks"; }
 	deg "$tmp/$np.err" | while read -r mb; do
 		awk -v P="$P" -v one="$one" -v mb="$mb" 'BEGIN {
 			exit !(mb > 0 && mb <= one / P * 1.05 + 0.05) }' ||
