@@ -94,36 +94,7 @@ static bool key_eq(const sap_dmap *m, const ent *e, const void *key)
 	}
 }
 
-/* The live maps, for --stats. */
-static sap_dmap **live_maps;
-static int nmaps, capmaps;
-
-int sap_dm_live(sap_dmap ***m)
-{
-	*m = live_maps;
-	return nmaps;
-}
-
-static void enlist(sap_dmap *m)
-{
-	for (int k = 0; k < nmaps; k++)
-		if (live_maps[k] == m)
-			return;
-	if (nmaps == capmaps) {
-		capmaps = capmaps ? 2 * capmaps : 16;
-		live_maps = sap_xrealloc(live_maps, (size_t)capmaps * sizeof *live_maps);
-	}
-	live_maps[nmaps++] = m;
-}
-
-static void delist(sap_dmap *m)
-{
-	for (int k = 0; k < nmaps; k++)
-		if (live_maps[k] == m) {
-			live_maps[k] = live_maps[--nmaps];
-			return;
-		}
-}
+sap_ptrs sap_live_maps;
 
 /* The bytes m holds, after its entries or index changed size. */
 static void account(sap_dmap *m)
@@ -139,7 +110,7 @@ void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize
                    bool multi, void (*drop)(void *))
 {
 	memset(m, 0, sizeof *m);
-	enlist(m);
+	sap_ptrs_add(&sap_live_maps, m);
 	m->name = name;
 	m->kk = kk;
 	m->valsize = valsize;
@@ -155,7 +126,7 @@ void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize
 void sap_dm_create_buffer(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize)
 {
 	sap_dm_create(m, name, kk, valsize, false, NULL);
-	delist(m);
+	sap_ptrs_del(&sap_live_maps, m);
 }
 
 void sap_dm_free(sap_dmap *m)
@@ -168,7 +139,7 @@ void sap_dm_free(sap_dmap *m)
 	sap_dm_unpart(m);
 	free(m->scratch);
 	m->scratch = NULL;
-	delist(m);
+	sap_ptrs_del(&sap_live_maps, m);
 }
 
 void sap_dm_clear(sap_dmap *m)

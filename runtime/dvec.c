@@ -10,36 +10,7 @@
  * would save: it is held whole on every rank. */
 enum { SPARSE_MIN = 64 << 10 };
 
-/* The live vectors, for --stats. */
-static sap_dvec **live;
-static int nlive, caplive;
-
-static void enlist(sap_dvec *v)
-{
-	for (int k = 0; k < nlive; k++)
-		if (live[k] == v)
-			return;
-	if (nlive == caplive) {
-		caplive = caplive ? 2 * caplive : 16;
-		live = sap_xrealloc(live, (size_t)caplive * sizeof *live);
-	}
-	live[nlive++] = v;
-}
-
-static void delist(sap_dvec *v)
-{
-	for (int k = 0; k < nlive; k++)
-		if (live[k] == v) {
-			live[k] = live[--nlive];
-			return;
-		}
-}
-
-int sap_dv_live(sap_dvec ***v)
-{
-	*v = live;
-	return nlive;
-}
+sap_ptrs sap_live_dvecs;
 
 void sap_dv_account(sap_dvec *v, size_t held)
 {
@@ -70,7 +41,7 @@ static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, boo
 	v->holder = NULL;
 	v->keys_of = NULL;
 	sap_dv_account(v, held);
-	enlist(v);
+	sap_ptrs_add(&sap_live_dvecs, v);
 }
 
 static char *map_zero(size_t bytes)
@@ -138,7 +109,7 @@ void sap_dv_free(sap_dvec *v)
 		munmap(v->data, whole_bytes(v->n, v->elsize));
 	else
 		free(v->data);
-	delist(v);
+	sap_ptrs_del(&sap_live_dvecs, v);
 	v->part_only = v->mapped = v->sparse = false;
 	v->held = v->peak = 0;
 	free(v->cuts);

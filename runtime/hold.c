@@ -22,8 +22,7 @@
 
 /* The vectors that have a holder map, to make whole before code that may
  * read any vector. */
-static sap_dvec **held;
-static int nheld, capheld;
+static sap_ptrs held;
 
 static int64_t moved_sent, moved_recv;
 
@@ -50,11 +49,7 @@ uint16_t *sap_hold_map(sap_dvec *v)
 		v->holder[k] = SAP_HOLD_ALL;
 	sap_dv_account(v, v->held + (size_t)v->n * sizeof *v->holder);
 	v->fetched = 0;
-	if (nheld == capheld) {
-		capheld = capheld ? 2 * capheld : 8;
-		held = sap_xrealloc(held, (size_t)capheld * sizeof *held);
-	}
-	held[nheld++] = v;
+	sap_ptrs_add(&held, v);
 	return v->holder;
 }
 
@@ -65,11 +60,7 @@ void sap_hold_drop(sap_dvec *v)
 	free(v->holder);
 	v->holder = NULL;
 	sap_dv_account(v, v->held - (size_t)v->n * sizeof *v->holder);
-	for (int k = 0; k < nheld; k++)
-		if (held[k] == v) {
-			held[k] = held[--nheld];
-			break;
-		}
+	sap_ptrs_del(&held, v);
 }
 
 static int fits(int64_t bytes)
@@ -130,12 +121,12 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 void sap_whole_all(void)
 {
 	sap_dm_whole_all();
-	while (nheld) {
-		sap_dvec *v = held[nheld - 1];
+	while (held.n) {
+		sap_dvec *v = held.v[held.n - 1];
 		if (v->holder)
 			sap_dv_whole(v, NULL);
 		else
-			nheld--;        /* created again over an old one */
+			held.n--;       /* created again over an old one */
 	}
 }
 

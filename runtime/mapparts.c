@@ -22,8 +22,7 @@
 #include "sap-int.h"
 
 /* The parted maps, to make whole before code that may touch any. */
-static sap_dmap **parted;
-static int nparted, capparted;
+static sap_ptrs parted;
 
 int sap_dm_owner(const sap_dmap *m, const void *key)
 {
@@ -49,22 +48,14 @@ bool sap_dm_part(sap_dmap *m)
 	sap_dm_keep(m, owned, NULL);
 	m->parted = true;
 	m->fetched = 0;
-	if (nparted == capparted) {
-		capparted = capparted ? 2 * capparted : 8;
-		parted = sap_xrealloc(parted, (size_t)capparted * sizeof *parted);
-	}
-	parted[nparted++] = m;
+	sap_ptrs_add(&parted, m);
 	return true;
 }
 
 void sap_dm_unpart(sap_dmap *m)
 {
 	m->parted = false;
-	for (int k = 0; k < nparted; k++)
-		if (parted[k] == m) {
-			parted[k] = parted[--nparted];
-			return;
-		}
+	sap_ptrs_del(&parted, m);
 }
 
 static int fits(int64_t bytes)
@@ -195,8 +186,8 @@ void sap_dm_whole(sap_dmap *m)
 
 void sap_dm_whole_all(void)
 {
-	while (nparted)
-		sap_dm_whole(parted[nparted - 1]);
+	while (parted.n)
+		sap_dm_whole(parted.v[parted.n - 1]);
 }
 
 /* Past this many keys, driver code is likely walking the map: one

@@ -14,6 +14,14 @@ void *sap_xrealloc(void *p, size_t n);
 /* n * size with the product checked, like calloc. */
 void *sap_xcalloc(size_t n, size_t size);
 
+/* ptrs.c: a set of pointers, in no order. */
+typedef struct sap_ptrs {
+	void **v;
+	int n, cap;
+} sap_ptrs;
+void sap_ptrs_add(sap_ptrs *s, void *p);        /* once */
+void sap_ptrs_del(sap_ptrs *s, void *p);
+
 /* str.c: n bytes from the string arena; they are never freed. */
 char *sap_arena_alloc(size_t n);
 
@@ -78,8 +86,8 @@ void sap_dv_trim(sap_dvec *v);
  * arg) keeps.  Their contents read as zero afterwards. */
 typedef bool (*sap_keep_fn)(const sap_dvec *v, int64_t key, void *arg);
 void sap_dv_release(sap_dvec *v, const uint64_t *cand, sap_keep_fn keep, void *arg);
-/* The live dvectors (*v, the count returned). */
-int sap_dv_live(sap_dvec ***v);
+/* The live dvectors and maps. */
+extern sap_ptrs sap_live_dvecs, sap_live_maps;
 /* Before filling v from an initializer: [*lo, *hi), the elements this
  * rank fills.  On a sparse vector, its index part, the rest being held
  * by the other ranks' parts; otherwise all of them. */
@@ -362,8 +370,6 @@ void sap_moved_add(int64_t sent, int64_t received);
 
 /* ==== Maps (dmap.c, mapparts.c) ======================================== */
 
-/* The live maps (*m, the count returned). */
-int sap_dm_live(sap_dmap ***m);
 /* No entries, no memory: the values are not dropped. */
 void sap_dm_clear(sap_dmap *m);
 uint64_t sap_dm_hash(const sap_dmap *m, const void *key);

@@ -92,10 +92,9 @@ static int map_by_name(const void *a, const void *b)
 /* What each dvector and map takes on this rank, by name. */
 static void put_dvectors(FILE *f)
 {
-	sap_dvec **live;
-	int n = sap_dv_live(&live);
+	int n = sap_live_dvecs.n;
 	sap_dvec **v = sap_xmalloc((size_t)(n ? n : 1) * sizeof *v);
-	memcpy(v, live, (size_t)n * sizeof *v);
+	memcpy(v, sap_live_dvecs.v, (size_t)n * sizeof *v);
 	qsort(v, (size_t)n, sizeof *v, by_name);
 	for (int k = 0; k < n; k++) {
 		sap_dv_recount(v[k]);
@@ -105,10 +104,9 @@ static void put_dvectors(FILE *f)
 		        (double)v[k]->peak / 1e6);
 	}
 	free(v);
-	sap_dmap **maps;
-	n = sap_dm_live(&maps);
+	n = sap_live_maps.n;
 	sap_dmap **m = sap_xmalloc((size_t)(n ? n : 1) * sizeof *m);
-	memcpy(m, maps, (size_t)n * sizeof *m);
+	memcpy(m, sap_live_maps.v, (size_t)n * sizeof *m);
 	qsort(m, (size_t)n, sizeof *m, map_by_name);
 	for (int k = 0; k < n; k++)
 		fprintf(f, "  %s %s: %lld entries, on this rank %.2f MB at the end, "
