@@ -325,11 +325,14 @@ static void var_decl(Node *d)
 		const char *et = emit_ctype(t->elem);
 		Node *in = d->init;
 		const char *name = emit_cstr(s->name, strlen(s->name));
-		if (in && in->kind == N_CALL && in->builtin == B_LOAD) {
-			emit_line(d, "sap_load(&%s, %s, %s, sizeof(%s), %s, %s, %s, %s);", s->cname, name,
-			          emit_expr(in->args), et, emit_parse_fn(t->elem),
-			          ty_is_flat(t->elem) ? "true" : "false", s->parted ? "true" : "false",
+		if (in && in->kind == N_CALL && in->builtin == B_LOAD && !ty_is_flat(t->elem)) {
+			emit_line(d, "sap_load_codec(&%s, %s, %s, sizeof(%s), %s, &%s, %s);", s->cname, name,
+			          emit_expr(in->args), et, emit_parse_fn(t->elem), emit_codec(t->elem),
 			          emit_site(in));
+		} else if (in && in->kind == N_CALL && in->builtin == B_LOAD) {
+			emit_line(d, "sap_load(&%s, %s, %s, sizeof(%s), %s, true, %s, %s);", s->cname, name,
+			          emit_expr(in->args), et, emit_parse_fn(t->elem),
+			          s->parted ? "true" : "false", emit_site(in));
 		} else if (in && in->kind == N_CALL && (in->builtin == B_KEYS || in->builtin == B_JOIN)) {
 			const char *a = emit_expr(in->args);
 			const char *b = in->builtin == B_JOIN ? format("&%s", emit_expr(in->args->next)) : "NULL";
@@ -337,6 +340,8 @@ static void var_decl(Node *d)
 		} else {
 			emit_line(d, "sap_dv_create(&%s, %s, %s, sizeof(%s), %s);", s->cname, name,
 			          d->size ? emit_expr(d->size) : "0", et, emit_site(d));
+			if (!ty_is_flat(t->elem))
+				emit_line(d, "sap_dv_set_codec(&%s, &%s);", s->cname, emit_codec(t->elem));
 			if (in && in->kind == N_CALL && (in->builtin == B_UNIFORM || in->builtin == B_NORMAL)) {
 				emit_line(d, "sap_init_%s(&%s, %lld, %s, %s, %s);",
 				          in->builtin == B_UNIFORM ? "uniform" : "normal", s->cname,

@@ -137,6 +137,130 @@ const char *emit_copy_fn(Type *t)
 	return name;
 }
 
+/* ---- codecs: elements holding strings or lists, as bytes ---- */
+
+/* Bytes are written and read with memcpy: a stream has no alignment.  A
+ * string is its length (-1 for none) and its bytes, a list its length
+ * and its elements. */
+static const char *pack_fn(Type *t);
+static const char *unpack_fn(Type *t);
+
+static void pack_part(Buf *b, Type *t, const char *x)
+{
+	if (ty_is_flat(t))
+		buf_printf(b, "	if (o)\n\t\tmemcpy(o + n, &(%s), sizeof(%s));\n\tn += sizeof(%s);\n", x,
+		           x, x);
+	else
+		buf_printf(b, "\tn += %s(&(%s), o ? o + n : NULL);\n", pack_fn(t), x);
+}
+
+static void unpack_part(Buf *b, Type *t, const char *x)
+{
+	if (ty_is_flat(t))
+		buf_printf(b, "\tmemcpy(&(%s), p, sizeof(%s));\n\tp += sizeof(%s);\n", x, x, x);
+	else
+		buf_printf(b, "\tp = %s(&(%s), p);\n", unpack_fn(t), x);
+}
+
+static const char *pack_fn(Type *t)
+{
+	char *name = format("sap_pack_%s", t->mangle);
+	if (strstr(E->helpers.s ? E->helpers.s : "", format(" %s(", name)))
+		return name;
+	const char *ct = emit_ctype(t);
+	Buf b = {0};
+	buf_printf(&b, "static size_t %s(const void *xv, char *o)\n{\n\tconst %s *x = xv;\n"
+	           "\tsize_t n = 0;\n", name, ct);
+	switch (t->kind) {
+	case TY_STRING:
+		buf_puts(&b, "\tint64_t len = *x ? (int64_t)strlen(*x) : -1;\n"
+		         "\tif (o)\n\t\tmemcpy(o, &len, 8);\n\tn = 8;\n\tif (len > 0) {\n"
+		         "\t\tif (o)\n\t\t\tmemcpy(o + 8, *x, (size_t)len);\n\t\tn += (size_t)len;\n\t}\n");
+		break;
+	case TY_LIST: {
+		const char *et = emit_ctype(t->elem);
+		buf_puts(&b, "\tint64_t len = x->n;\n\tif (o)\n\t\tmemcpy(o, &len, 8);\n\tn = 8;\n");
+		if (ty_is_flat(t->elem))
+			buf_printf(&b, "\tif (o && len)\n\t\tmemcpy(o + 8, x->v, (size_t)len * sizeof(%s));\n"
+			           "\tn += (size_t)len * sizeof(%s);\n", et, et);
+		else
+			buf_printf(&b, "\tfor (int64_t i = 0; i < len; i++)\n"
+			           "\t\tn += %s(&((const %s *)x->v)[i], o ? o + n : NULL);\n",
+			           pack_fn(t->elem), et);
+		break;
+	}
+	case TY_ARRAY:
+		buf_printf(&b, "\tfor (int64_t i = 0; i < %lld; i++)\n\t\tn += %s(&x->v[i], o ? o + n : NULL);\n",
+		           (long long)t->len, pack_fn(t->elem));
+		break;
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			pack_part(&b, f->ty, format("x->%s", f->sym->cname));
+		break;
+	default:
+		pack_part(&b, t, "*x");
+		break;
+	}
+	buf_puts(&b, "\treturn n;\n}\n\n");
+	buf_puts(&E->helpers, b.s);
+	return name;
+}
+
+static const char *unpack_fn(Type *t)
+{
+	char *name = format("sap_unpack_%s", t->mangle);
+	if (strstr(E->helpers.s ? E->helpers.s : "", format("*%s(", name)))
+		return name;
+	const char *ct = emit_ctype(t);
+	Buf b = {0};
+	buf_printf(&b, "static const char *%s(void *xv, const char *p)\n{\n\t%s *x = xv;\n", name, ct);
+	switch (t->kind) {
+	case TY_STRING:
+		buf_puts(&b, "\tint64_t len;\n\tmemcpy(&len, p, 8);\n\tp += 8;\n"
+		         "\t*x = len < 0 ? NULL : sap_str_dup(p, (size_t)len);\n"
+		         "\tif (len > 0)\n\t\tp += len;\n");
+		break;
+	case TY_LIST: {
+		const char *et = emit_ctype(t->elem);
+		buf_printf(&b, "\tint64_t len;\n\tmemcpy(&len, p, 8);\n\tp += 8;\n"
+		           "\tx->v = NULL;\n\tx->n = x->cap = 0;\n\tif (len)\n"
+		           "\t\tsap_list_grow(x, len, sizeof(%s));\n\tx->n = len;\n", et);
+		if (ty_is_flat(t->elem))
+			buf_printf(&b, "\tif (len)\n\t\tmemcpy(x->v, p, (size_t)len * sizeof(%s));\n"
+			           "\tp += (size_t)len * sizeof(%s);\n", et, et);
+		else
+			buf_printf(&b, "\tfor (int64_t i = 0; i < len; i++)\n\t\tp = %s(&((%s *)x->v)[i], p);\n",
+			           unpack_fn(t->elem), et);
+		break;
+	}
+	case TY_ARRAY:
+		buf_printf(&b, "\tfor (int64_t i = 0; i < %lld; i++)\n\t\tp = %s(&x->v[i], p);\n",
+		           (long long)t->len, unpack_fn(t->elem));
+		break;
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			unpack_part(&b, f->ty, format("x->%s", f->sym->cname));
+		break;
+	default:
+		unpack_part(&b, t, "*x");
+		break;
+	}
+	buf_puts(&b, "\treturn p;\n}\n\n");
+	buf_puts(&E->helpers, b.s);
+	return name;
+}
+
+const char *emit_codec(Type *t)
+{
+	char *name = format("sap_codec_%s", t->mangle);
+	if (strstr(E->helpers.s ? E->helpers.s : "", format(" %s =", name)))
+		return name;
+	const char *pk = pack_fn(t), *up = unpack_fn(t);
+	const char *drop = ty_needs_drop(t) ? format("(void (*)(void *))%s", emit_drop_fn(t)) : "NULL";
+	buf_printf(&E->helpers, "static const sap_codec %s = {%s, %s, %s};\n\n", name, pk, up, drop);
+	return name;
+}
+
 /* ---- load: one generated parser per element type ---- */
 
 static const char *scan_fn(Type *t)

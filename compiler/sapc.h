@@ -507,6 +507,9 @@ void emit_zero(Node *at, const char *dst, Type *t);
 bool emit_is_simple(Node *e);
 const char *emit_drop_fn(Type *t);      /* "sap_drop_list_int" */
 const char *emit_copy_fn(Type *t);
+/* "sap_codec_T": how elements of a type holding strings or lists travel
+ * between ranks (sap_codec). */
+const char *emit_codec(Type *t);
 const char *emit_parse_fn(Type *t);
 const char *emit_format_fn(Type *t);
 char *emit_print(Node *call);

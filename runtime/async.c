@@ -545,13 +545,24 @@ static uint16_t *iteration_ranks(const sap_async_spec *spec, const sap_affine *a
 
 /* The keys written by a chunks loop (affine in the iteration) stay with
  * the rank that ran the iteration, own[i - lo]. */
-static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, const uint16_t *own)
+static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, const uint16_t *own,
+                          sap_dist_stats *stats)
 {
 	for (int q = 0; q < spec->naffine; q++) {
 		const sap_affine *af = &spec->affine[q];
 		sap_dvec *v = spec->dds[af->dds].dv;
 		if (!(af->mode & SAP_WRITE) || !v)
 			continue;
+		/* Such elements go to every rank: one write form per vector
+		 * (the loop is independent). */
+		if (v->codec) {
+			bool first = true;
+			for (int e = 0; e < q; e++)
+				first &= spec->affine[e].dds != af->dds || !(spec->affine[e].mode & SAP_WRITE);
+			if (first)
+				sap_dv_share_written(v, af, lo, hi, own, stats);
+			continue;
+		}
 		uint16_t *h = NULL;
 		for (int64_t i = lo; i < hi; i++) {
 			int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
@@ -608,7 +619,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		sap_exec_chunks(x, a, b);
 	reds_close(x, red);
 	if (own)
-		settle_chunks(spec, lo, hi, own);
+		settle_chunks(spec, lo, hi, own, &st->traffic);
 	free(own);
 	free(idx);
 	if (x->r)
@@ -696,6 +707,12 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 			sap_dm_whole(spec->dds[k].dm);
 	bool ranks = !mk && sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
 	             !spec->serial && sap_dist_ok(spec, r, &why) && shape_of(spec, &why) != UNKNOWN;
+	/* Elements holding strings or lists travel only as whole shares of
+	 * a loop's iterations (sap_dv_share_written), not between rounds. */
+	for (int k = 0; ranks && k < spec->ndds; k++)
+		if ((spec->dds[k].mode & SAP_WRITE) && !spec->dds[k].flat &&
+		    shape_of(spec, &why) != INDEPENDENT)
+			ranks = false;
 	/* What a loop accumulates into, every rank adds the same sums to. */
 	for (int k = 0; ranks && k < spec->ndds; k++)
 		if (spec->dds[k].accumulate && spec->dds[k].dv)

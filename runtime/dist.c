@@ -36,7 +36,7 @@ bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **w
 			*why = "it writes a dmap";
 			return false;
 		}
-		if (!d->flat) {
+		if (!d->flat && !d->dv->codec) {
 			*why = "it writes strings or lists, which are local to a rank";
 			return false;
 		}

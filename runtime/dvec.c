@@ -40,6 +40,7 @@ static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, boo
 	v->held = v->peak = 0;
 	v->holder = NULL;
 	v->keys_of = NULL;
+	v->codec = NULL;
 	sap_dv_account(v, held);
 	sap_ptrs_add(&sap_live_dvecs, v);
 }

@@ -449,7 +449,8 @@ fail:
  * element.  All or no ranks fail, and the error reported is that of the
  * file's first bad line. */
 static void load_shared(sap_dvec *v, const char *name, const char *path, size_t elsize,
-                        sap_parse_fn parse, bool parted, const sap_site *s, int fd, off_t size)
+                        sap_parse_fn parse, bool parted, const sap_codec *codec,
+                        const sap_site *s, int fd, off_t size)
 {
 	int P = sap_nranks(), r = sap_rank();
 	size_t len = 0;
@@ -483,6 +484,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 		sap_dv_create_part(v, name, cuts[P], elsize, cuts[r], cuts[r + 1], s);
 	else
 		sap_dv_create(v, name, cuts[P], elsize, s);
+	v->codec = codec;
 
 	load_trap t = { .line = INT64_MAX };
 	parse_trapped(&t, buf, len, path, line0, v->data + (size_t)cuts[r] * elsize, elsize,
@@ -504,10 +506,14 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 		return;
 	}
 
-	/* Each rank holds the elements it parsed; what needs them elsewhere
-	 * fetches them (hold.c). */
 	free(counts);
 	sap_dv_set_cuts(v, cuts);
+	if (v->codec) {
+		sap_dv_share_parts(v);
+		return;
+	}
+	/* Each rank holds the elements it parsed; what needs them elsewhere
+	 * fetches them (hold.c). */
 	uint16_t *h = sap_hold_map(v);
 	for (int k = 0; k < P; k++)
 		for (int64_t i = cuts[k]; i < cuts[k + 1]; i++)
@@ -515,24 +521,43 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	sap_dv_recount(v);
 }
 
+static void load_any(sap_dvec *v, const char *name, const char *path, size_t elsize,
+                     sap_parse_fn parse, bool flat, bool parted, const sap_codec *codec,
+                     const sap_site *s);
+
 void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
               sap_parse_fn parse, bool flat, bool parted, const sap_site *s)
 {
+	load_any(v, name, path, elsize, parse, flat, parted, NULL, s);
+}
+
+void sap_load_codec(sap_dvec *v, const char *name, const char *path, size_t elsize,
+                    sap_parse_fn parse, const sap_codec *codec, const sap_site *s)
+{
+	load_any(v, name, path, elsize, parse, false, false, codec, s);
+}
+
+static void load_any(sap_dvec *v, const char *name, const char *path, size_t elsize,
+                     sap_parse_fn parse, bool flat, bool parted, const sap_codec *codec,
+                     const sap_site *s)
+{
 	/* Shares are byte ranges of one regular file: a pipe, or elements
-	 * holding strings, which are pointers local to a rank, are read
-	 * whole by every rank. */
-	if (sap_nranks() > 1 && flat && elsize <= INT32_MAX) {
+	 * holding strings with no codec to send them, are read whole by
+	 * every rank. */
+	if (sap_nranks() > 1 && (flat || codec) && elsize <= INT32_MAX) {
 		int fd = open(path, O_RDONLY);
 		struct stat st;
 		int regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 		int all = 0;
 		MPI_Allreduce(&regular, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 		if (all) {
-			load_shared(v, name, path, elsize, parse, flat && parted, s, fd, st.st_size);
+			load_shared(v, name, path, elsize, parse, flat && parted, codec, s, fd,
+			            st.st_size);
 			return;
 		}
 		if (fd >= 0)
 			close(fd);
 	}
 	load_whole(v, name, path, elsize, parse, s);
+	v->codec = codec;
 }

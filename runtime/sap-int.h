@@ -365,6 +365,20 @@ void sap_dv_own_parts(sap_dvec *v);
 /* Bytes that making vectors whole moved outside of loops. */
 void sap_hold_moved(int64_t *sent, int64_t *received);
 
+/* ==== Elements holding strings or lists (share.c) ===================== */
+
+/* Collective: every rank's n bytes at out, in rank order, in a new
+ * buffer; rank r's from at[r], at[P] in all. */
+char *sap_gather_bytes(const char *out, int64_t n, int64_t *at);
+/* Collective, after a shared load into a vector with a codec: each
+ * rank's part (sap_dv_part) to every rank. */
+void sap_dv_share_parts(sap_dvec *v);
+/* Collective, after ranks ran shares of iterations [lo, hi) of a loop
+ * that writes v (which has a codec) at af's key: the elements each rank
+ * wrote (own[i - lo] ran iteration i) to every rank. */
+void sap_dv_share_written(sap_dvec *v, const sap_affine *af, int64_t lo, int64_t hi,
+                          const uint16_t *own, struct sap_dist_stats *stats);
+
 /* Bytes moved outside of loops, counted in "Moved for driver code". */
 void sap_moved_add(int64_t sent, int64_t received);
 

@@ -121,6 +121,16 @@ static inline int64_t sap_check_index(int64_t i, int64_t n, const char *what,
 
 /* ==== dvector ========================================================= */
 
+/* How elements holding strings or lists travel between ranks, generated
+ * per element type: pack writes x as bytes at out (when not NULL) and
+ * returns how many; unpack reads them into x, returning what follows;
+ * drop, if not NULL, frees what an element owns. */
+typedef struct sap_codec {
+	size_t (*pack)(const void *x, char *out);
+	const char *(*unpack)(void *x, const char *in);
+	void (*drop)(void *x);
+} sap_codec;
+
 typedef struct sap_dvec {
 	char *data;             /* n * elsize bytes, contiguous */
 	int64_t n;
@@ -147,6 +157,8 @@ typedef struct sap_dvec {
 	uint32_t fetched;       /* single elements driver code fetched since */
 	/* The keys of this map, if sap_dm_keys made the vector. */
 	const struct sap_dmap *keys_of;
+	/* Elements holding strings or lists: how they travel, or NULL. */
+	const sap_codec *codec;
 } sap_dvec;
 
 enum { SAP_HOLD_ALL = 0xffff };
@@ -155,6 +167,11 @@ enum { SAP_HOLD_ALL = 0xffff };
 void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
                    const sap_site *s);
 void sap_dv_free(sap_dvec *v);
+/* v's elements hold strings or lists, which travel through c. */
+static inline void sap_dv_set_codec(sap_dvec *v, const sap_codec *c)
+{
+	v->codec = c;
+}
 /* Every element of v a copy of elem (of v's element type, holding no
  * strings or lists). */
 void sap_dv_fill(sap_dvec *v, const void *elem);
@@ -311,6 +328,11 @@ typedef void (*sap_parse_fn)(sap_fields *f, void *elem);
  * checks), so on several ranks each keeps just the share it parsed. */
 void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
               sap_parse_fn parse, bool flat, bool parted, const sap_site *s);
+/* The same for elements holding strings or lists: on several ranks each
+ * parses its share of the file, and the shares go to every rank through
+ * codec. */
+void sap_load_codec(sap_dvec *v, const char *name, const char *path, size_t elsize,
+                    sap_parse_fn parse, const sap_codec *codec, const sap_site *s);
 
 /* Buffered output of one element per line, fields separated by a space. */
 typedef struct sap_out sap_out;

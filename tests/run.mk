@@ -5,6 +5,7 @@
 run_tests = \
 	tests/run/accumulate.sap \
 	tests/run/async-order.sh \
+	tests/run/codec-ranks.sh \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/holders-ranks.sh \
