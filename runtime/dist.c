@@ -102,28 +102,42 @@ static uint64_t *gather(const uint64_t *mine, int64_t R, int64_t W)
 	return all;
 }
 
-/* now[r][d] = the keys written in round r that rank d touches in a later
- * round, swept from the last round down; and d's need and the last
- * writers (see sap_dist), swept up.  From every rank's maps, gathered
- * once. */
+/* now[r][d] = the keys written in round r whose next touch after round
+ * r is rank d's, before any rank writes them again (else that writer
+ * sends the newer value), swept from the last round down; and d's need
+ * and the last writers (see sap_dist), swept up.  From every rank's
+ * maps, gathered once. */
 static void decide(key_maps *m, int64_t R, sap_dist *dist)
 {
 	int P = sap_nranks(), me = sap_rank();
 	int64_t W = m->words;
 	uint64_t *tc = gather(m->tc, R, W), *wr = gather(m->wr, R, W);
 	uint64_t *later = sap_xcalloc((size_t)P * (size_t)(W ? W : 1), sizeof *later);
+	uint64_t *any = sap_xmalloc((size_t)(W ? W : 1) * sizeof *any);
 	for (int64_t r = R - 1; r >= 0; r--) {
 		const uint64_t *mw = m->wr + r * W;
 		for (int d = 0; d < P; d++) {
 			uint64_t *now = m->now + (r * P + d) * W, *ld = later + d * W;
-			const uint64_t *td = tc + ((int64_t)d * R + r) * W;
-			for (int64_t b = 0; b < W; b++) {
+			for (int64_t b = 0; b < W; b++)
 				if (d != me)
 					now[b] = mw[b] & ld[b];
-				ld[b] |= td[b];
-			}
+		}
+		/* Before round r: d needs what it touches in r, and what it
+		 * needed after r unless round r writes it anew. */
+		memset(any, 0, (size_t)W * sizeof *any);
+		for (int d = 0; d < P; d++) {
+			const uint64_t *wd = wr + ((int64_t)d * R + r) * W;
+			for (int64_t b = 0; b < W; b++)
+				any[b] |= wd[b];
+		}
+		for (int d = 0; d < P; d++) {
+			uint64_t *ld = later + d * W;
+			const uint64_t *td = tc + ((int64_t)d * R + r) * W;
+			for (int64_t b = 0; b < W; b++)
+				ld[b] = td[b] | (ld[b] & ~any[b]);
 		}
 	}
+	free(any);
 	dist->need = sap_xcalloc((size_t)P * (size_t)(W ? W : 1), sizeof *dist->need);
 	dist->lastw = sap_xmalloc((size_t)(W ? W : 1) * 64 * sizeof *dist->lastw);
 	for (int64_t b = 0; b < W * 64; b++)
