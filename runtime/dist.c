@@ -114,6 +114,7 @@ static void decide(key_maps *m, int64_t R, sap_dist *dist)
 	uint64_t *tc = gather(m->tc, R, W), *wr = gather(m->wr, R, W);
 	uint64_t *later = sap_xcalloc((size_t)P * (size_t)(W ? W : 1), sizeof *later);
 	uint64_t *any = sap_xmalloc((size_t)(W ? W : 1) * sizeof *any);
+	dist->incoming = sap_xcalloc((size_t)(R ? R : 1) * (size_t)(W ? W : 1), sizeof *dist->incoming);
 	for (int64_t r = R - 1; r >= 0; r--) {
 		const uint64_t *mw = m->wr + r * W;
 		for (int d = 0; d < P; d++) {
@@ -121,6 +122,13 @@ static void decide(key_maps *m, int64_t R, sap_dist *dist)
 			for (int64_t b = 0; b < W; b++)
 				if (d != me)
 					now[b] = mw[b] & ld[b];
+		}
+		/* What the others send this rank after round r, the same way. */
+		const uint64_t *lme = later + (int64_t)me * W;
+		for (int q = 0; q < P; q++) {
+			const uint64_t *wq = wr + ((int64_t)q * R + r) * W;
+			for (int64_t b = 0; q != me && b < W; b++)
+				dist->incoming[r * W + b] |= wq[b] & lme[b];
 		}
 		/* Before round r: d needs what it touches in r, and what it
 		 * needed after r unless round r writes it anew. */
@@ -177,6 +185,34 @@ static void list_keys(sap_keylog *all, const key_maps *m, const uint64_t *bits,
 			}
 }
 
+/* Which of this rank's threads may start round r + 1 while the rank
+ * exchanges what round r wrote: those whose groups touch no block of a
+ * key that arrives (early[r * threads + t]). */
+static void start_early(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
+                        const sap_layout *ly, int rank, int threads)
+{
+	int64_t R = d->nrounds, W = d->words;
+	int T = p->nworkers;
+	d->early = sap_xcalloc((size_t)(R ? R : 1) * (size_t)threads, sizeof *d->early);
+	for (int64_t r = 0; r + 1 < R; r++) {
+		uint64_t in = 0;
+		for (int k = 0; k < spec->ndds; k++)
+			for (int64_t b = d->base[k]; b < d->base[k + 1]; b++)
+				for (uint64_t x = d->incoming[r * W + b]; x; x &= x - 1) {
+					int64_t key = (b - d->base[k]) * 64 + __builtin_ctzll(x);
+					uint64_t bit = sap_rec_bit(&ly->d[k], key);
+					in |= (uint64_t)1 << p->bit[__builtin_ctzll(bit)];
+				}
+		for (int t = 0; t < threads; t++) {
+			int w = rank * threads + t;
+			bool ok = !p->rlocked[r + 1];
+			for (int64_t g = p->ro[(r + 1) * T + w]; ok && g < p->ro[(r + 1) * T + w + 1]; g++)
+				ok = !(p->gmask[p->rg[g]] & in);
+			d->early[r * threads + t] = ok;
+		}
+	}
+}
+
 /* The slice runs over each group's list in the plan, so that it reads the
  * group's plan-order copies when the loop has them.  Collective. */
 void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
@@ -226,6 +262,7 @@ void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
 	d->keys = all.v;
 	d->base = m.base;
 	d->words = m.words;
+	start_early(d, p, spec, ly, rank, threads);
 }
 
 /* Whether a DDS of spec has keys in the maps and a holder map. */
@@ -333,6 +370,8 @@ void sap_dist_free(sap_dist *d)
 	free(d->need);
 	free(d->lastw);
 	free(d->later);
+	free(d->incoming);
+	free(d->early);
 	memset(d, 0, sizeof *d);
 }
 

@@ -2,6 +2,7 @@
  * round by round, contiguous chunks, or a given order on one thread. */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sched.h>
 #include "sap-int.h"
 
 /* A body that draws random numbers points sap_rng_cur at its iteration's
@@ -104,6 +105,10 @@ typedef struct plan_job {
 	int w0;                         /* the plan's worker of thread 0 */
 	void (*between)(void *arg, int64_t round);      /* on thread 0 after a round */
 	void *between_arg;
+	const bool *early;              /* per round and thread: need not wait
+	                                   for between (or NULL) */
+	_Atomic int64_t passed;         /* rounds whose between has run */
+	_Atomic int64_t started;        /* thread-rounds begun during one */
 	bool loose;                     /* no wait between rounds */
 } plan_job;
 
@@ -146,22 +151,35 @@ static void plan_worker(void *arg, int t)
 				run_group(j->x, p->order + p->goff[g], p->goff[g + 1] - p->goff[g], red);
 			}
 		}
-		/* Groups of the next round may touch what this round's wrote. */
+		/* Groups of the next round may touch what this round's wrote:
+		 * after between, or before it if they touch none of what it
+		 * brings (j->early), so that it overlaps their work. */
 		if (j->between) {
 			sap_pool_barrier();
-			if (t == 0)
+			if (t == 0) {
 				j->between(j->between_arg, r);
-		}
-		if ((r + 1 < p->nrounds || j->between) && !j->loose)
+				atomic_store(&j->passed, r + 1);
+			} else if (r + 1 < p->nrounds && j->early &&
+			           j->early[r * j->x->T + t]) {
+				atomic_fetch_add(&j->started, 1);
+			} else {
+				while (atomic_load(&j->passed) <= r)
+					sched_yield();
+			}
+		} else if (r + 1 < p->nrounds && !j->loose) {
 			sap_pool_barrier();
+		}
 	}
 }
 
-void sap_exec_plan_part(const sap_run *x, const sap_plan *p, int w0,
-                        void (*between)(void *arg, int64_t round), void *arg)
+int64_t sap_exec_plan_part(const sap_run *x, const sap_plan *p, int w0,
+                           void (*between)(void *arg, int64_t round), void *arg,
+                           const bool *early)
 {
-	plan_job j = { .x = x, .p = p, .w0 = w0, .between = between, .between_arg = arg };
+	plan_job j = { .x = x, .p = p, .w0 = w0, .between = between, .between_arg = arg,
+	               .early = early };
 	sap_pool_run(x->T, plan_worker, &j);
+	return j.started;
 }
 
 void sap_exec_plan_loose(const sap_run *x, const sap_plan *p, int w0)
@@ -185,7 +203,8 @@ void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, in
 		rstart[r + 1] = rstart[r] + sz;
 	}
 
-	plan_job j = { x, p, lk, claim, ticket, order, rstart, 0, NULL, NULL, false };
+	plan_job j = { .x = x, .p = p, .lk = lk, .claim = claim, .ticket = ticket, .order = order,
+	               .rstart = rstart };
 	sap_pool_run(T, plan_worker, &j);
 
 	/* A plain round is equivalent to its groups one after another, in

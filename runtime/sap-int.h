@@ -300,6 +300,11 @@ typedef struct sap_dist {
 	/* nrounds + 1 maps: at r, the keys this rank touches in round r or
 	 * later, so that it can give back the pages of the others. */
 	uint64_t *later;
+	/* Per round: the keys other ranks send this rank after it; and per
+	 * round and thread of this rank, whether the thread may start the
+	 * next round before they arrive (it touches none of them). */
+	uint64_t *incoming;
+	bool *early;
 } sap_dist;
 
 typedef struct sap_dist_stats {
@@ -475,6 +480,10 @@ struct sap_loop_state {
 	double recon_s, plan_s, compute_s;
 	double fetch_s;                 /* of plan_s: inputs moving to their groups */
 	double send_s;                  /* of compute_s: written elements to the ranks */
+	/* Of the threads other than the one exchanging between rounds, how
+	 * many times one could start the next round during the exchange,
+	 * and how many times one might have. */
+	int64_t early_starts, thread_rounds;
 	sap_verdict verdict;
 	int shared_with;                /* SAP_V_SHARED: the loop whose plan it ran */
 	const char *reason;             /* spec->serial */
@@ -529,9 +538,12 @@ struct sap_loop_state *sap_plan_to_share(struct sap_loop_state *st, const sap_as
  * gets the equivalent serial order (p->n indices). */
 /* Plan p's workers w0 .. w0 + x->T - 1 on this rank's threads (no locked
  * rounds); between(arg, r) runs on thread 0 after round r, when every
- * thread has finished it and before any starts the next. */
-void sap_exec_plan_part(const sap_run *x, const sap_plan *p, int w0,
-                        void (*between)(void *arg, int64_t round), void *arg);
+ * thread has finished it and before any starts the next, except thread t
+ * when early[r * T + t] (early may be NULL).  Returns how many times a
+ * thread started a round while between ran. */
+int64_t sap_exec_plan_part(const sap_run *x, const sap_plan *p, int w0,
+                           void (*between)(void *arg, int64_t round), void *arg,
+                           const bool *early);
 /* The same with no wait between rounds, for a body that writes no DDS:
  * each thread runs its worker's groups of every round in turn. */
 void sap_exec_plan_loose(const sap_run *x, const sap_plan *p, int w0);

@@ -155,6 +155,11 @@ static char *table(void)
 		        (double)st->traffic.sent / 1e6, (double)st->traffic.received / 1e6,
 		        st->fetch_s, st->send_s, verdict(st, why, sizeof why));
 	}
+	for (size_t k = 0; k < n; k++)
+		if (v[k]->thread_rounds)
+			fprintf(f, "Loop %d: %lld of %lld times a thread started a round while the "
+			        "rank exchanged the last one's writes\n", v[k]->loop->id,
+			        (long long)v[k]->early_starts, (long long)v[k]->thread_rounds);
 	fprintf(f, "DDS memory on this rank: %.2f MB at the end, %.2f MB at most\n",
 	        (double)mem_now / 1e6, (double)mem_peak / 1e6);
 	put_dvectors(f);

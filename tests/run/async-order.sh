@@ -9,7 +9,8 @@
 #    do 2 ranks over TCP.
 # For SGDMF (the DSGD/Strata pattern) and a TransE-like program whose
 # keys are drawn at random (the plan is rebuilt every invocation), on
-# 1 x 2, 1 x 3, 1 x 4, 2 x 1, 3 x 1, 4 x 1 and 2 x 2.
+# 1 x 2, 1 x 3, 1 x 4, 2 x 1, 3 x 1, 4 x 1 and 2 x 2 (where a thread
+# may start a round while its rank exchanges the last one's writes).
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -82,6 +83,12 @@ for prog in sgdmf kg; do
 			grep -q "^ *3 .* planned (loop 2's plan)\$" stats.$pt &&
 				grep -q '^Plan-order copies on this rank' stats.$pt ||
 				{ cat stats.$pt; fail "sgdmf on $pt: loop 3 did not share loop 2's plan"; }
+		fi
+		# On 2 x 2 a thread whose groups need nothing from the other
+		# rank starts the next round while its rank exchanges.
+		if [ $prog = sgdmf ] && [ $pt = 2x2 ]; then
+			grep -q "^Loop 2: [1-9][0-9]* of [0-9]* times a thread started a round while" stats.$pt ||
+				{ cat stats.$pt; fail "sgdmf on 2x2: no thread started a round early"; }
 		fi
 		# shellcheck disable=SC2086
 		$run ./$prog $args --threads=$t --out=b.$prog.$pt >out.b 2>/dev/null || fail "$prog rerun on $pt"
