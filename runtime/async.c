@@ -712,8 +712,15 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 	 * a loop's iterations (sap_dv_share_written), not between rounds. */
 	for (int k = 0; ranks && k < spec->ndds; k++)
 		if ((spec->dds[k].mode & SAP_WRITE) && !spec->dds[k].flat &&
-		    shape_of(spec, &why) != INDEPENDENT)
+		    shape_of(spec, &why) != INDEPENDENT) {
+			why = "it writes strings or lists other than at its own index";
 			ranks = false;
+		}
+	/* Said in --stats: on several ranks, every rank ran all of it. */
+	st->whole_why = NULL;
+	if (sap_nranks() > 1 && !mk && !ranks && lo < hi && spec->dds && !spec->serial &&
+	    !sap_cfg.run_order)
+		st->whole_why = why ? why : "its keys are unknown";
 	/* What a loop accumulates into, every rank adds the same sums to. */
 	for (int k = 0; ranks && k < spec->ndds; k++)
 		if (spec->dds[k].accumulate && spec->dds[k].dv)

@@ -484,6 +484,9 @@ struct sap_loop_state {
 	 * many times one could start the next round during the exchange,
 	 * and how many times one might have. */
 	int64_t early_starts, thread_rounds;
+	/* On several ranks, why every rank ran all of the last invocation,
+	 * or NULL. */
+	const char *whole_why;
 	sap_verdict verdict;
 	int shared_with;                /* SAP_V_SHARED: the loop whose plan it ran */
 	const char *reason;             /* spec->serial */

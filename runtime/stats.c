@@ -48,7 +48,24 @@ struct sap_loop_state *sap_stats_loops(void)
 	return loops;
 }
 
+static const char *verdict1(const struct sap_loop_state *st, char *buf, size_t n);
+
 static const char *verdict(const struct sap_loop_state *st, char *buf, size_t n)
+{
+	const char *v = verdict1(st, buf, n);
+	if (!st->whole_why)
+		return v;
+	size_t len = strlen(v) + 1;
+	char *tmp = sap_xmalloc(len);
+	memcpy(tmp, v, len);
+	/* A verdict longer than the buffer is cut. */
+	if (snprintf(buf, n, "%s, on every rank: %s", tmp, st->whole_why) >= (int)n)
+		buf[n - 1] = '\0';
+	free(tmp);
+	return buf;
+}
+
+static const char *verdict1(const struct sap_loop_state *st, char *buf, size_t n)
 {
 	if (st->ever_locked)
 		return "locked (non-deterministic)";
