@@ -1309,10 +1309,15 @@ bool acc_at_key(LoopInfo *l, Sym *d)
 	return l->verdict != VD_SYNC && d->ty->kind != TY_DVEC && every_access(l, d, at_loop_key);
 }
 
+bool acc_reads_own(LoopInfo *l, Sym *d)
+{
+	return l->verdict != VD_SYNC && d->ty->kind == TY_DVEC && !acc_is_accum(l, d) &&
+	       every_access(l, d, reads_own);
+}
+
 bool acc_by_index(LoopInfo *l, Sym *d)
 {
-	return l->verdict != VD_SYNC && d->ty->kind == TY_DVEC && ty_is_flat(d->ty->elem) &&
-	       !acc_is_accum(l, d) && every_access(l, d, reads_own);
+	return ty_is_flat(d->ty->elem) && acc_reads_own(l, d);
 }
 
 /* ---- dvectors held in parts ---- */

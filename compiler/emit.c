@@ -1217,7 +1217,7 @@ static void parallel(Node *s)
 			          acc_is_accum(li, d) ? "true" : "false", reads ? "true" : "false",
 			          !dv && !acc_inserts(li, d) ? "true" : "false",
 			          ty_is_flat(d->ty->elem) ? "true" : "false", d->parted ? "true" : "false",
-			          acc_by_index(li, d) ? "true" : "false",
+			          acc_reads_own(li, d) ? "true" : "false",
 			          acc_dv_recorded(li, d) ? "true" : "false",
 			          acc_at_key(li, d) ? "true" : "false");
 			if (m & ACC_WRITE)

@@ -447,6 +447,9 @@ Access *acc_static_dv(LoopInfo *li, Node *e);
 /* Does the loop only read DDS d, and only as d[i], i the loop variable?
  * Then the runtime may give the body d's elements in plan order. */
 bool acc_by_index(LoopInfo *li, Sym *d);
+/* Does loop li only read dvector d, at its loop variable (acc_by_index
+ * without the copy, so also for elements holding strings or lists)? */
+bool acc_reads_own(LoopInfo *li, Sym *d);
 /* Does loop li touch map d only at the key of its loop over a map's keys
  * (so on several ranks the rank holding that key can run it)? */
 bool acc_at_key(LoopInfo *li, Sym *d);

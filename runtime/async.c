@@ -401,7 +401,7 @@ static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sa
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
 		st->stage_ptr[k] = NULL;
-		for (int q = 0; d->by_index && d->dv && q < o->nstage; q++)
+		for (int q = 0; d->by_index && d->flat && d->dv && q < o->nstage; q++)
 			if (sap_stage_valid(&o->stage[q], d->dv))
 				st->stage_ptr[k] = o->stage[q].data;
 	}
@@ -510,15 +510,23 @@ static void chunk_of(const sap_async_spec *spec, int64_t lo, int64_t hi, int thr
 	}
 }
 
-/* An affine written access whose vector is held where it was written:
- * a chunks loop over ranks runs each iteration where its element is. */
-static const sap_affine *owner_key(const sap_async_spec *spec)
+/* An affine written access whose vector is held where it was written,
+ * or else a vector read only at the loop variable that is: a chunks loop
+ * over ranks runs each iteration where its element is (into *out). */
+static const sap_affine *owner_key(const sap_async_spec *spec, sap_affine *out)
 {
 	for (int q = 0; q < spec->naffine; q++) {
 		const sap_affine *af = &spec->affine[q];
 		const sap_dvec *v = spec->dds[af->dds].dv;
 		if ((af->mode & SAP_WRITE) && af->a != 0 && v && v->holder)
 			return af;
+	}
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (d->by_index && d->dv && d->dv->holder && d->mode == SAP_READ) {
+			*out = (sap_affine){ k, SAP_READ, 1, 0 };
+			return out;
+		}
 	}
 	return NULL;
 }
@@ -546,24 +554,14 @@ static uint16_t *iteration_ranks(const sap_async_spec *spec, const sap_affine *a
 
 /* The keys written by a chunks loop (affine in the iteration) stay with
  * the rank that ran the iteration, own[i - lo]. */
-static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, const uint16_t *own,
-                          sap_dist_stats *stats)
+static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, const uint16_t *own)
 {
 	for (int q = 0; q < spec->naffine; q++) {
 		const sap_affine *af = &spec->affine[q];
 		sap_dvec *v = spec->dds[af->dds].dv;
 		if (!(af->mode & SAP_WRITE) || !v)
 			continue;
-		/* Such elements go to every rank: one write form per vector
-		 * (the loop is independent). */
-		if (v->codec) {
-			bool first = true;
-			for (int e = 0; e < q; e++)
-				first &= spec->affine[e].dds != af->dds || !(spec->affine[e].mode & SAP_WRITE);
-			if (first)
-				sap_dv_share_written(v, af, lo, hi, own, stats);
-			continue;
-		}
+
 		uint16_t *h = NULL;
 		for (int64_t i = lo; i < hi; i++) {
 			int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
@@ -583,16 +581,28 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	double t0 = sap_now();
 	/* Owner computes: where the elements it writes are, if they were
 	 * left where written; else by chunks (of a part held, if any). */
-	const sap_affine *af = held_part(spec) ? NULL : owner_key(spec);
+	sap_affine read_key;
+	const sap_affine *af = held_part(spec) ? NULL : owner_key(spec, &read_key);
 	ran(st, af ? SAP_V_OWNER : SAP_V_CHUNKS, T, T, 1, 1.0);
 	uint16_t *own = NULL;
 	int64_t *idx = NULL, n = 0, a = 0, b = 0;
 	if (af) {
+		own = iteration_ranks(spec, af, lo, hi, x->T);
+		/* The others are made whole, but for a vector read at the
+		 * loop variable that is held where the iterations run (the
+		 * same on every rank: own and the holders are). */
 		bool *skip = sap_xcalloc((size_t)spec->ndds, sizeof *skip);
 		skip[af->dds] = true;
+		for (int k = 0; k < spec->ndds; k++) {
+			const sap_dvec *v = spec->dds[k].dv;
+			if (!spec->dds[k].by_index || !v || !v->holder || hi > v->n || lo < 0)
+				continue;
+			skip[k] = true;
+			for (int64_t i = lo; i < hi && skip[k]; i++)
+				skip[k] = v->holder[i] == own[i - lo] || v->holder[i] == SAP_HOLD_ALL;
+		}
 		sap_whole_spec(spec, skip, &st->traffic);
 		free(skip);
-		own = iteration_ranks(spec, af, lo, hi, x->T);
 		idx = sap_xmalloc((size_t)(hi - lo) * sizeof *idx);
 		for (int64_t i = lo; i < hi; i++)
 			if (own[i - lo] == me)
@@ -620,7 +630,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		sap_exec_chunks(x, a, b);
 	reds_close(x, red);
 	if (own)
-		settle_chunks(spec, lo, hi, own, &st->traffic);
+		settle_chunks(spec, lo, hi, own);
 	free(own);
 	free(idx);
 	if (x->r)
@@ -708,14 +718,6 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 			sap_dm_whole(spec->dds[k].dm);
 	bool ranks = !mk && sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
 	             !spec->serial && sap_dist_ok(spec, r, &why) && shape_of(spec, &why) != UNKNOWN;
-	/* Elements holding strings or lists travel only as whole shares of
-	 * a loop's iterations (sap_dv_share_written), not between rounds. */
-	for (int k = 0; ranks && k < spec->ndds; k++)
-		if ((spec->dds[k].mode & SAP_WRITE) && !spec->dds[k].flat &&
-		    shape_of(spec, &why) != INDEPENDENT) {
-			why = "it writes strings or lists other than at its own index";
-			ranks = false;
-		}
 	/* Said in --stats: on several ranks, every rank ran all of it. */
 	st->whole_why = NULL;
 	if (sap_nranks() > 1 && !mk && !ranks && lo < hi && spec->dds && !spec->serial &&

@@ -377,15 +377,15 @@ void sap_dist_free(sap_dist *d)
 
 /* ---- exchanging written elements ---- */
 
-/* Records of (dds, key, element bytes); the key 8-aligned. */
+/* Records of (dds, key, length, element bytes to 8); the key 8-aligned. */
 typedef struct rec_head {
 	int64_t key;
-	int32_t dds, pad;
+	int32_t dds, len;
 } rec_head;
 
-static size_t rec_size(const sap_async_spec *spec, int dds)
+static size_t pad8(size_t n)
 {
-	return sizeof(rec_head) + ((spec->dds[dds].dv->elsize + 7) & ~(size_t)7);
+	return (n + 7) & ~(size_t)7;
 }
 
 /* Bytes of the records of keys[0 .. n). */
@@ -393,7 +393,7 @@ static size_t records(const sap_access *keys, int64_t n, const sap_async_spec *s
 {
 	size_t bytes = 0;
 	for (int64_t k = 0; k < n; k++)
-		bytes += rec_size(spec, keys[k].dds);
+		bytes += sizeof(rec_head) + pad8(sap_dv_put(spec->dds[keys[k].dds].dv, keys[k].key, NULL));
 	return bytes;
 }
 
@@ -401,10 +401,13 @@ static char *pack(char *p, const sap_access *keys, int64_t n, const sap_async_sp
 {
 	for (int64_t k = 0; k < n; k++) {
 		const sap_dvec *v = spec->dds[keys[k].dds].dv;
-		rec_head h = { keys[k].key, keys[k].dds, 0 };
+		size_t len = sap_dv_put(v, keys[k].key, p + sizeof(rec_head));
+		if (len > INT32_MAX)
+			sap_fatal(NULL, "an element of %s takes more than 2 GiB", v->name);
+		rec_head h = { keys[k].key, keys[k].dds, (int32_t)len };
 		memcpy(p, &h, sizeof h);
-		memcpy(p + sizeof h, v->data + (size_t)keys[k].key * v->elsize, v->elsize);
-		p += rec_size(spec, keys[k].dds);
+		memset(p + sizeof h + len, 0, pad8(len) - len);
+		p += sizeof h + pad8(len);
 	}
 	return p;
 }
@@ -414,9 +417,8 @@ static void unpack(const char *q, const char *end, const sap_async_spec *spec)
 	while (q < end) {
 		rec_head h;
 		memcpy(&h, q, sizeof h);
-		sap_dvec *v = spec->dds[h.dds].dv;
-		memcpy(v->data + (size_t)h.key * v->elsize, q + sizeof h, v->elsize);
-		q += rec_size(spec, h.dds);
+		sap_dv_take(spec->dds[h.dds].dv, h.key, q + sizeof h);
+		q += sizeof h + pad8((size_t)h.len);
 	}
 }
 

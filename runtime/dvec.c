@@ -181,6 +181,22 @@ static bool held_here(const sap_dvec *v, int64_t key, void *arg)
 	return h == sap_rank() || h == SAP_HOLD_ALL;
 }
 
+/* Pages [p, p + n) of v go back to the system.  Elements owning memory
+ * (lists) are dropped first and zeroed whole, even where they reach into
+ * a page that stays, so that every element is a value or all zero. */
+static void give_back(sap_dvec *v, size_t p, size_t n)
+{
+	size_t pg = page_size(), es = v->elsize;
+	if (v->codec && v->codec->drop) {
+		int64_t k0 = (int64_t)(p * pg / es), k1 = (int64_t)(((p + n) * pg - 1) / es);
+		for (int64_t k = k0; k <= k1 && k < v->n; k++) {
+			v->codec->drop(v->data + (size_t)k * es);
+			memset(v->data + (size_t)k * es, 0, es);
+		}
+	}
+	madvise(v->data + p * pg, n * pg, MADV_DONTNEED);
+}
+
 void sap_dv_release(sap_dvec *v, const uint64_t *cand, sap_keep_fn keep, void *arg)
 {
 	if (!v->sparse)
@@ -188,6 +204,9 @@ void sap_dv_release(sap_dvec *v, const uint64_t *cand, sap_keep_fn keep, void *a
 	size_t pg = page_size(), es = v->elsize;
 	size_t done = 0;        /* pages below this are decided */
 	size_t run = 0, runlen = 0;
+	/* Pages never touched hold nothing to drop: leave them be. */
+	size_t np;
+	unsigned char *in = v->codec && v->codec->drop ? resident(v, &np) : NULL;
 	for (int64_t w = 0; w < (v->n + 63) / 64; w++) {
 		uint64_t bits = cand ? cand[w] : ~(uint64_t)0;
 		for (; bits; bits &= bits - 1) {
@@ -200,7 +219,7 @@ void sap_dv_release(sap_dvec *v, const uint64_t *cand, sap_keep_fn keep, void *a
 				int64_t k1 = (int64_t)(((p + 1) * pg - 1) / es);
 				if (k1 >= v->n)
 					k1 = v->n - 1;
-				bool kept = false;
+				bool kept = in && !(in[p] & 1);
 				for (int64_t k = k0; k <= k1 && !kept; k++)
 					kept = keep(v, k, arg);
 				if (kept)
@@ -210,7 +229,7 @@ void sap_dv_release(sap_dvec *v, const uint64_t *cand, sap_keep_fn keep, void *a
 					continue;
 				}
 				if (runlen)
-					madvise(v->data + run * pg, runlen * pg, MADV_DONTNEED);
+					give_back(v, run, runlen);
 				run = p;
 				runlen = 1;
 			}
@@ -219,7 +238,8 @@ void sap_dv_release(sap_dvec *v, const uint64_t *cand, sap_keep_fn keep, void *a
 		}
 	}
 	if (runlen)
-		madvise(v->data + run * pg, runlen * pg, MADV_DONTNEED);
+		give_back(v, run, runlen);
+	free(in);
 }
 
 /* The pages of elements only other ranks hold go back to the system:
@@ -236,4 +256,28 @@ void sap_dv_trim(sap_dvec *v)
 		sap_dv_release(v, NULL, held_here, NULL);
 	}
 	sap_dv_recount(v);
+}
+
+/* ---- elements as they travel ---- */
+
+size_t sap_dv_put(const sap_dvec *v, int64_t key, char *out)
+{
+	const char *x = v->data + (size_t)key * v->elsize;
+	if (v->codec)
+		return v->codec->pack(x, out);
+	if (out)
+		memcpy(out, x, v->elsize);
+	return v->elsize;
+}
+
+const char *sap_dv_take(sap_dvec *v, int64_t key, const char *in)
+{
+	char *x = v->data + (size_t)key * v->elsize;
+	if (!v->codec) {
+		memcpy(x, in, v->elsize);
+		return in + v->elsize;
+	}
+	if (v->codec->drop)
+		v->codec->drop(x);
+	return v->codec->unpack(x, in);
 }

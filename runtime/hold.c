@@ -79,28 +79,24 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 		return;
 	int P = sap_nranks(), me = sap_rank();
 	const uint16_t *h = v->holder;
-	size_t es = v->elsize;
 	int64_t mine = 0;
 	for (int64_t k = 0; k < v->n; k++)
-		mine += h[k] == me;
-	char *out = sap_xmalloc(mine ? (size_t)mine * es : 1), *o = out;
+		if (h[k] == me)
+			mine += (int64_t)sap_dv_put(v, k, NULL);
+	char *out = sap_xmalloc(mine ? (size_t)mine : 1), *o = out;
 	for (int64_t k = 0; k < v->n; k++)
-		if (h[k] == me) {
-			memcpy(o, v->data + (size_t)k * es, es);
-			o += es;
-		}
+		if (h[k] == me)
+			o += sap_dv_put(v, k, o);
 	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
-	int64_t total = sap_gather_counts(fits(mine * (int64_t)es), cnt, dis);
+	int64_t total = sap_gather_counts(fits(mine), cnt, dis);
 	char *in = sap_xmalloc(total ? (size_t)total : 1);
 	MPI_Allgatherv(out, cnt[me], MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
-	int64_t *at = sap_xmalloc((size_t)P * sizeof *at);
+	const char **at = sap_xmalloc((size_t)P * sizeof *at);
 	for (int r = 0; r < P; r++)
-		at[r] = dis[r];
+		at[r] = in + dis[r];
 	for (int64_t k = 0; k < v->n; k++)
-		if (h[k] != SAP_HOLD_ALL && h[k] != me) {
-			memcpy(v->data + (size_t)k * es, in + at[h[k]], es);
-			at[h[k]] += (int64_t)es;
-		}
+		if (h[k] != SAP_HOLD_ALL && h[k] != me)
+			at[h[k]] = sap_dv_take(v, k, at[h[k]]);
 	int64_t sent = (int64_t)cnt[me] * (P - 1), got = total - cnt[me];
 	if (stats) {
 		stats->sent += sent;
@@ -261,14 +257,26 @@ void sap_dv_fetch_one(sap_dvec *v, int64_t i)
 		return;
 	}
 	int h = v->holder[i], P = sap_nranks();
-	MPI_Bcast(v->data + (size_t)i * v->elsize, fits((int64_t)v->elsize), MPI_BYTE, h,
-	          MPI_COMM_WORLD);
+	int64_t len = 0;
+	if (sap_rank() == h)
+		len = (int64_t)sap_dv_put(v, i, NULL);
+	if (v->codec)
+		MPI_Bcast(&len, 1, MPI_INT64_T, h, MPI_COMM_WORLD);
+	else
+		len = (int64_t)v->elsize;
+	char *buf = sap_xmalloc(len ? (size_t)len : 1);
+	if (sap_rank() == h)
+		sap_dv_put(v, i, buf);
+	MPI_Bcast(buf, fits(len), MPI_BYTE, h, MPI_COMM_WORLD);
+	if (sap_rank() != h)
+		sap_dv_take(v, i, buf);
+	free(buf);
 	v->holder[i] = SAP_HOLD_ALL;
 	sap_dv_recount(v);
 	if (sap_rank() == h)
-		moved_sent += (int64_t)v->elsize * (P - 1);
+		moved_sent += len * (P - 1);
 	else
-		moved_recv += (int64_t)v->elsize;
+		moved_recv += len;
 }
 
 /* Which rank's part (sap_dv_part) holds key k, walking up from rank *r. */
@@ -292,44 +300,39 @@ void sap_dv_own_parts(sap_dvec *v)
 	if (!v->holder)
 		return;
 	int P = sap_nranks(), me = sap_rank();
-	size_t es = v->elsize;
 	uint16_t *h = v->holder;
 	int *scnt = sap_xcalloc((size_t)P, sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
 	int *rcnt = sap_xcalloc((size_t)P, sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
-	int64_t *sn = sap_xcalloc((size_t)P, sizeof *sn), *rn = sap_xcalloc((size_t)P, sizeof *rn);
+	int64_t *sn = sap_xcalloc((size_t)P, sizeof *sn);
 	int64_t lo, hi;
 	sap_dv_part(v, 0, &lo, &hi);
 	int d = 0;
 	for (int64_t k = 0; k < v->n; k++) {
 		part_of(v, k, &d, &hi);
-		if (h[k] == SAP_HOLD_ALL || h[k] == d)
-			continue;
-		if (h[k] == me)
-			sn[d]++;
-		if (d == me)
-			rn[h[k]]++;
+		if (h[k] == me && d != me)
+			sn[d] += (int64_t)sap_dv_put(v, k, NULL);
 	}
 	int64_t sent = 0, got = 0;
 	for (int q = 0; q < P; q++) {
 		sdis[q] = fits(sent);
-		scnt[q] = fits(sn[q] * (int64_t)es);
+		scnt[q] = fits(sn[q]);
 		sent += scnt[q];
+	}
+	MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int q = 0; q < P; q++) {
 		rdis[q] = fits(got);
-		rcnt[q] = fits(rn[q] * (int64_t)es);
 		got += rcnt[q];
 	}
 	char *out = sap_xmalloc(sent ? (size_t)sent : 1), *in = sap_xmalloc(got ? (size_t)got : 1);
-	int64_t *at = sap_xmalloc((size_t)P * sizeof *at);
+	char **to = sap_xmalloc((size_t)P * sizeof *to);
 	for (int q = 0; q < P; q++)
-		at[q] = sdis[q];
+		to[q] = out + sdis[q];
 	sap_dv_part(v, 0, &lo, &hi);
 	d = 0;
 	for (int64_t k = 0; k < v->n; k++) {
 		part_of(v, k, &d, &hi);
-		if (h[k] == me && d != me) {
-			memcpy(out + at[d], v->data + (size_t)k * es, es);
-			at[d] += (int64_t)es;
-		}
+		if (h[k] == me && d != me)
+			to[d] += sap_dv_put(v, k, to[d]);
 	}
 	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
 	/* What went is no longer needed here, before what came takes room. */
@@ -337,23 +340,23 @@ void sap_dv_own_parts(sap_dvec *v)
 	sap_dv_part(v, me, &lo, &hi);
 	int64_t mine[2] = { lo, hi };
 	sap_dv_release(v, NULL, in_part, mine);
+	const char **at = sap_xmalloc((size_t)P * sizeof *at);
 	for (int q = 0; q < P; q++)
-		at[q] = rdis[q];
+		at[q] = in + rdis[q];
 	sap_dv_part(v, 0, &lo, &hi);
 	d = 0;
 	for (int64_t k = 0; k < v->n; k++) {
 		part_of(v, k, &d, &hi);
 		if (h[k] == SAP_HOLD_ALL || h[k] == d)
 			continue;
-		if (d == me) {
-			memcpy(v->data + (size_t)k * es, in + at[h[k]], es);
-			at[h[k]] += (int64_t)es;
-		}
+		if (d == me)
+			at[h[k]] = sap_dv_take(v, k, at[h[k]]);
 		h[k] = (uint16_t)d;
 	}
 	moved_sent += sent;
 	moved_recv += got;
 	free(at);
+	free(to);
 	free(out);
 	free(in);
 	free(scnt);
@@ -361,7 +364,6 @@ void sap_dv_own_parts(sap_dvec *v)
 	free(rcnt);
 	free(rdis);
 	free(sn);
-	free(rn);
 	sap_dv_trim(v);
 }
 

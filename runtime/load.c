@@ -508,12 +508,9 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 
 	free(counts);
 	sap_dv_set_cuts(v, cuts);
-	if (v->codec) {
-		sap_dv_share_parts(v);
-		return;
-	}
 	/* Each rank holds the elements it parsed; what needs them elsewhere
-	 * fetches them (hold.c). */
+	 * fetches them (hold.c), those holding strings or lists through
+	 * their codec. */
 	uint16_t *h = sap_hold_map(v);
 	for (int k = 0; k < P; k++)
 		for (int64_t i = cuts[k]; i < cuts[k + 1]; i++)

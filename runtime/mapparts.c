@@ -118,11 +118,13 @@ static const char *get_key(const char *p, sap_keykind kk, void *key)
 static char *pool(const char *out, int64_t n, int64_t *total)
 {
 	int P = sap_nranks();
-	int64_t *at = sap_xmalloc((size_t)(P + 1) * sizeof *at);
-	char *in = sap_gather_bytes(out, n, at);
-	*total = at[P];
+	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	*total = sap_gather_counts(fits(n), cnt, dis);
+	char *in = sap_xmalloc(*total ? (size_t)*total : 1);
+	MPI_Allgatherv(out, cnt[sap_rank()], MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
 	sap_moved_add(n * (P - 1), *total - n);
-	free(at);
+	free(cnt);
+	free(dis);
 	return in;
 }
 

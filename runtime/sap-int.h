@@ -86,6 +86,13 @@ void sap_dv_trim(sap_dvec *v);
  * arg) keeps.  Their contents read as zero afterwards. */
 typedef bool (*sap_keep_fn)(const sap_dvec *v, int64_t key, void *arg);
 void sap_dv_release(sap_dvec *v, const uint64_t *cand, sap_keep_fn keep, void *arg);
+/* Element key of v as bytes that mean the same on every rank, at out
+ * when not NULL (its storage, or what its codec packs); their number.
+ * sap_dv_take stores such bytes as element key (freeing what the old
+ * value owned) and returns what follows them. */
+size_t sap_dv_put(const sap_dvec *v, int64_t key, char *out);
+const char *sap_dv_take(sap_dvec *v, int64_t key, const char *in);
+
 /* The live dvectors and maps. */
 extern sap_ptrs sap_live_dvecs, sap_live_maps;
 /* Before filling v from an initializer: [*lo, *hi), the elements this
@@ -369,20 +376,6 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 void sap_dv_own_parts(sap_dvec *v);
 /* Bytes that making vectors whole moved outside of loops. */
 void sap_hold_moved(int64_t *sent, int64_t *received);
-
-/* ==== Elements holding strings or lists (share.c) ===================== */
-
-/* Collective: every rank's n bytes at out, in rank order, in a new
- * buffer; rank r's from at[r], at[P] in all. */
-char *sap_gather_bytes(const char *out, int64_t n, int64_t *at);
-/* Collective, after a shared load into a vector with a codec: each
- * rank's part (sap_dv_part) to every rank. */
-void sap_dv_share_parts(sap_dvec *v);
-/* Collective, after ranks ran shares of iterations [lo, hi) of a loop
- * that writes v (which has a codec) at af's key: the elements each rank
- * wrote (own[i - lo] ran iteration i) to every rank. */
-void sap_dv_share_written(sap_dvec *v, const sap_affine *af, int64_t lo, int64_t hi,
-                          const uint16_t *own, struct sap_dist_stats *stats);
 
 /* Bytes moved outside of loops, counted in "Moved for driver code". */
 void sap_moved_add(int64_t sent, int64_t received);

@@ -471,7 +471,9 @@ typedef struct sap_dds {
 	                           of its part */
 	bool by_index;          /* a dvector the loop only reads, and only at
 	                           the loop variable: the runtime may hand the
-	                           body a copy in plan order (sap_staged) */
+	                           body a copy in plan order (sap_staged) if
+	                           flat, and run each iteration where its
+	                           element is */
 	bool recorded;          /* spec->reads records every access of it */
 	bool at_key;            /* a dmap the body touches only at the key of
 	                           its loop over a map's keys (sap_dvec.keys_of):

@@ -200,7 +200,7 @@ void sap_stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec, con
 		st->stage_ptr[k] = NULL;
 		/* An iteration outside v must fail in the body, as it would
 		 * without the copy. */
-		if (!d->by_index || !v || st->lo < 0 || st->hi > v->n)
+		if (!d->by_index || !d->flat || !v || st->lo < 0 || st->hi > v->n)
 			continue;
 		if (!sap_stage_valid(&st->stage[k], v) && v->part_only)
 			sap_fatal(&x->L->site, "internal error: no plan-order copy of %s, which is "
@@ -239,7 +239,7 @@ struct sap_loop_state *sap_plan_to_share(struct sap_loop_state *st, const sap_as
 			if (!d->dv)
 				continue;
 			bool has = false;
-			for (int q = 0; d->by_index && q < o->nstage; q++)
+			for (int q = 0; d->by_index && d->flat && q < o->nstage; q++)
 				has |= sap_stage_valid(&o->stage[q], d->dv);
 			copies |= has;
 			parts &= has || !d->dv->part_only;
