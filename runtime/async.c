@@ -546,8 +546,8 @@ static uint16_t *iteration_ranks(const sap_async_spec *spec, const sap_affine *a
 	const sap_dvec *v = spec->dds[af->dds].dv;
 	for (int64_t i = lo; i < hi; i++) {
 		int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
-		if ((uint64_t)key < (uint64_t)v->n && v->holder[key] != SAP_HOLD_ALL)
-			own[i - lo] = v->holder[key];
+		if ((uint64_t)key < (uint64_t)v->n && sap_hold_get(v, key) != SAP_HOLD_ALL)
+			own[i - lo] = sap_hold_get(v, key);
 	}
 	return own;
 }
@@ -561,16 +561,14 @@ static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, co
 		sap_dvec *v = spec->dds[af->dds].dv;
 		if (!(af->mode & SAP_WRITE) || !v)
 			continue;
-
-		uint16_t *h = NULL;
 		for (int64_t i = lo; i < hi; i++) {
 			int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
 			if ((uint64_t)key >= (uint64_t)v->n)
 				continue;
-			if (!h)
-				h = sap_hold_map(v);
-			h[key] = own[i - lo];
+			sap_hold_map(v);
+			sap_hold_set(v, key, own[i - lo]);
 		}
+		sap_hold_tidy(v);
 	}
 }
 
@@ -599,7 +597,8 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 				continue;
 			skip[k] = true;
 			for (int64_t i = lo; i < hi && skip[k]; i++)
-				skip[k] = v->holder[i] == own[i - lo] || v->holder[i] == SAP_HOLD_ALL;
+				skip[k] = sap_hold_get(v, i) == own[i - lo] ||
+				          sap_hold_get(v, i) == SAP_HOLD_ALL;
 		}
 		sap_whole_spec(spec, skip, &st->traffic);
 		free(skip);

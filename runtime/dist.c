@@ -284,11 +284,11 @@ void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stat
 	for (int e = 0; e < P; e++) {
 		const uint64_t *ne = d->need + (int64_t)e * d->words;
 		for (int k = 0; e != me && k < spec->ndds; k++) {
-			const uint16_t *h = spec->dds[k].dv ? spec->dds[k].dv->holder : NULL;
-			for (int64_t b = d->base[k]; h && b < d->base[k + 1]; b++)
+			const sap_dvec *v = spec->dds[k].dv;
+			for (int64_t b = d->base[k]; v && v->holder && b < d->base[k + 1]; b++)
 				for (uint64_t x = ne[b]; x; x &= x - 1) {
 					int64_t key = (b - d->base[k]) * 64 + __builtin_ctzll(x);
-					if (h[key] == me) {
+					if (sap_hold_get(v, key) == me) {
 						grow(&lg);
 						lg.v[lg.n++] = (sap_access){ 0, key, k, SAP_READ };
 					}
@@ -322,7 +322,7 @@ static bool keep_key(const sap_dvec *v, int64_t key, void *arg)
 		return true;
 	uint16_t h = d->lastw[d->base[a->k] * 64 + key];
 	if (h == SAP_HOLD_ALL)
-		h = v->holder ? v->holder[key] : SAP_HOLD_ALL;
+		h = v->holder ? sap_hold_get(v, key) : SAP_HOLD_ALL;
 	return h == sap_rank() || h == SAP_HOLD_ALL;
 }
 
@@ -351,14 +351,13 @@ void sap_dist_settle(const sap_dist *d, const sap_async_spec *spec)
 		if (d->base[k + 1] == d->base[k])
 			continue;
 		sap_dvec *v = spec->dds[k].dv;
-		uint16_t *h = NULL;
 		const uint16_t *lw = d->lastw + d->base[k] * 64;
 		for (int64_t key = 0; key < v->n; key++)
 			if (lw[key] != SAP_HOLD_ALL) {
-				if (!h)
-					h = sap_hold_map(v);
-				h[key] = lw[key];
+				sap_hold_map(v);
+				sap_hold_set(v, key, lw[key]);
 			}
+		sap_hold_tidy(v);
 	}
 }
 

@@ -157,10 +157,6 @@ static unsigned char *resident(const sap_dvec *v, size_t *np)
 	return in;
 }
 
-static size_t holder_bytes(const sap_dvec *v)
-{
-	return v->holder ? (size_t)v->n * sizeof *v->holder : 0;
-}
 
 void sap_dv_recount(sap_dvec *v)
 {
@@ -171,13 +167,13 @@ void sap_dv_recount(sap_dvec *v)
 	for (size_t p = 0; p < np; p++)
 		held += in[p] & 1;
 	free(in);
-	sap_dv_account(v, held * page_size() + holder_bytes(v));
+	sap_dv_account(v, held * page_size() + sap_hold_bytes(v));
 }
 
 static bool held_here(const sap_dvec *v, int64_t key, void *arg)
 {
 	(void)arg;
-	uint16_t h = v->holder[key];
+	uint16_t h = sap_hold_get(v, key);
 	return h == sap_rank() || h == SAP_HOLD_ALL;
 }
 

@@ -38,29 +38,111 @@ void sap_hold_moved(int64_t *sent, int64_t *received)
 	*received = moved_recv;
 }
 
-uint16_t *sap_hold_map(sap_dvec *v)
+enum { BLOCK = 1 << SAP_HOLD_SHIFT };
+
+size_t sap_hold_bytes(const sap_dvec *v)
+{
+	const sap_holders *h = v->holder;
+	if (!h)
+		return 0;
+	return sizeof *h + (size_t)h->nblk * (sizeof *h->blk + sizeof *h->val) +
+	       (size_t)h->nmixed * BLOCK * sizeof **h->blk;
+}
+
+sap_holders *sap_hold_map(sap_dvec *v)
 {
 	if (v->holder)
 		return v->holder;
 	if (sap_nranks() >= SAP_HOLD_ALL)
 		sap_fatal(NULL, "more than %d ranks are not supported", SAP_HOLD_ALL - 1);
-	v->holder = sap_xmalloc((size_t)(v->n ? v->n : 1) * sizeof *v->holder);
-	for (int64_t k = 0; k < v->n; k++)
-		v->holder[k] = SAP_HOLD_ALL;
-	sap_dv_account(v, v->held + (size_t)v->n * sizeof *v->holder);
+	sap_holders *h = sap_xcalloc(1, sizeof *h);
+	h->nblk = (v->n + BLOCK - 1) / BLOCK;
+	h->blk = sap_xcalloc((size_t)(h->nblk ? h->nblk : 1), sizeof *h->blk);
+	h->val = sap_xmalloc((size_t)(h->nblk ? h->nblk : 1) * sizeof *h->val);
+	for (int64_t b = 0; b < h->nblk; b++)
+		h->val[b] = SAP_HOLD_ALL;
+	v->holder = h;
+	sap_dv_account(v, v->held + sap_hold_bytes(v));
 	v->fetched = 0;
 	sap_ptrs_add(&held, v);
-	return v->holder;
+	return h;
 }
 
 void sap_hold_drop(sap_dvec *v)
 {
-	if (!v->holder)
+	sap_holders *h = v->holder;
+	if (!h)
 		return;
-	free(v->holder);
+	size_t bytes = sap_hold_bytes(v);
+	for (int64_t b = 0; b < h->nblk; b++)
+		free(h->blk[b]);
+	free(h->blk);
+	free(h->val);
+	free(h);
 	v->holder = NULL;
-	sap_dv_account(v, v->held - (size_t)v->n * sizeof *v->holder);
+	sap_dv_account(v, v->held - bytes);
 	sap_ptrs_del(&held, v);
+}
+
+void sap_hold_set(sap_dvec *v, int64_t k, uint16_t r)
+{
+	sap_holders *h = v->holder;
+	int64_t b = k >> SAP_HOLD_SHIFT;
+	if (!h->blk[b]) {
+		if (h->val[b] == r)
+			return;
+		h->blk[b] = sap_xmalloc(BLOCK * sizeof **h->blk);
+		for (int i = 0; i < BLOCK; i++)
+			h->blk[b][i] = h->val[b];
+		h->nmixed++;
+		sap_dv_account(v, v->held + BLOCK * sizeof **h->blk);
+	}
+	h->blk[b][k & (BLOCK - 1)] = r;
+}
+
+void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r)
+{
+	sap_holders *h = v->holder;
+	for (int64_t k = a; k < b;) {
+		int64_t blk = k >> SAP_HOLD_SHIFT, end = (blk + 1) << SAP_HOLD_SHIFT;
+		if (k == blk << SAP_HOLD_SHIFT && (end <= b || b == v->n)) {
+			/* The whole block (the last one may be short). */
+			if (h->blk[blk]) {
+				free(h->blk[blk]);
+				h->blk[blk] = NULL;
+				h->nmixed--;
+				sap_dv_account(v, v->held - BLOCK * sizeof **h->blk);
+			}
+			h->val[blk] = r;
+			k = end;
+			continue;
+		}
+		sap_hold_set(v, k, r);
+		k++;
+	}
+}
+
+void sap_hold_tidy(sap_dvec *v)
+{
+	sap_holders *h = v->holder;
+	if (!h)
+		return;
+	for (int64_t b = 0; b < h->nblk; b++) {
+		uint16_t *a = h->blk[b];
+		if (!a)
+			continue;
+		int64_t n = v->n - b * BLOCK < BLOCK ? v->n - b * BLOCK : BLOCK;
+		bool one = true;
+		for (int64_t i = 1; i < n && one; i++)
+			one = a[i] == a[0];
+		if (!one)
+			continue;
+		h->val[b] = a[0];
+		free(a);
+		h->blk[b] = NULL;
+		h->nmixed--;
+		sap_dv_account(v, v->held - BLOCK * sizeof *a);
+	}
 }
 
 static int fits(int64_t bytes)
@@ -78,14 +160,13 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 	if (!v->holder)
 		return;
 	int P = sap_nranks(), me = sap_rank();
-	const uint16_t *h = v->holder;
 	int64_t mine = 0;
 	for (int64_t k = 0; k < v->n; k++)
-		if (h[k] == me)
+		if (sap_hold_get(v, k) == me)
 			mine += (int64_t)sap_dv_put(v, k, NULL);
 	char *out = sap_xmalloc(mine ? (size_t)mine : 1), *o = out;
 	for (int64_t k = 0; k < v->n; k++)
-		if (h[k] == me)
+		if (sap_hold_get(v, k) == me)
 			o += sap_dv_put(v, k, o);
 	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	int64_t total = sap_gather_counts(fits(mine), cnt, dis);
@@ -94,9 +175,11 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 	const char **at = sap_xmalloc((size_t)P * sizeof *at);
 	for (int r = 0; r < P; r++)
 		at[r] = in + dis[r];
-	for (int64_t k = 0; k < v->n; k++)
-		if (h[k] != SAP_HOLD_ALL && h[k] != me)
-			at[h[k]] = sap_dv_take(v, k, at[h[k]]);
+	for (int64_t k = 0; k < v->n; k++) {
+		uint16_t hk = sap_hold_get(v, k);
+		if (hk != SAP_HOLD_ALL && hk != me)
+			at[hk] = sap_dv_take(v, k, at[hk]);
+	}
 	int64_t sent = (int64_t)cnt[me] * (P - 1), got = total - cnt[me];
 	if (stats) {
 		stats->sent += sent;
@@ -256,7 +339,7 @@ void sap_dv_fetch_one(sap_dvec *v, int64_t i)
 		sap_dv_whole(v, NULL);
 		return;
 	}
-	int h = v->holder[i], P = sap_nranks();
+	int h = sap_hold_get(v, i), P = sap_nranks();
 	int64_t len = 0;
 	if (sap_rank() == h)
 		len = (int64_t)sap_dv_put(v, i, NULL);
@@ -271,7 +354,7 @@ void sap_dv_fetch_one(sap_dvec *v, int64_t i)
 	if (sap_rank() != h)
 		sap_dv_take(v, i, buf);
 	free(buf);
-	v->holder[i] = SAP_HOLD_ALL;
+	sap_hold_set(v, i, SAP_HOLD_ALL);
 	sap_dv_recount(v);
 	if (sap_rank() == h)
 		moved_sent += len * (P - 1);
@@ -292,7 +375,7 @@ static int part_of(const sap_dvec *v, int64_t k, int *r, int64_t *hi)
 static bool in_part(const sap_dvec *v, int64_t key, void *arg)
 {
 	const int64_t *part = arg;
-	return (key >= part[0] && key < part[1]) || v->holder[key] == SAP_HOLD_ALL;
+	return (key >= part[0] && key < part[1]) || sap_hold_get(v, key) == SAP_HOLD_ALL;
 }
 
 void sap_dv_own_parts(sap_dvec *v)
@@ -300,7 +383,6 @@ void sap_dv_own_parts(sap_dvec *v)
 	if (!v->holder)
 		return;
 	int P = sap_nranks(), me = sap_rank();
-	uint16_t *h = v->holder;
 	int *scnt = sap_xcalloc((size_t)P, sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
 	int *rcnt = sap_xcalloc((size_t)P, sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
 	int64_t *sn = sap_xcalloc((size_t)P, sizeof *sn);
@@ -309,7 +391,7 @@ void sap_dv_own_parts(sap_dvec *v)
 	int d = 0;
 	for (int64_t k = 0; k < v->n; k++) {
 		part_of(v, k, &d, &hi);
-		if (h[k] == me && d != me)
+		if (sap_hold_get(v, k) == me && d != me)
 			sn[d] += (int64_t)sap_dv_put(v, k, NULL);
 	}
 	int64_t sent = 0, got = 0;
@@ -331,7 +413,7 @@ void sap_dv_own_parts(sap_dvec *v)
 	d = 0;
 	for (int64_t k = 0; k < v->n; k++) {
 		part_of(v, k, &d, &hi);
-		if (h[k] == me && d != me)
+		if (sap_hold_get(v, k) == me && d != me)
 			to[d] += sap_dv_put(v, k, to[d]);
 	}
 	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
@@ -347,12 +429,14 @@ void sap_dv_own_parts(sap_dvec *v)
 	d = 0;
 	for (int64_t k = 0; k < v->n; k++) {
 		part_of(v, k, &d, &hi);
-		if (h[k] == SAP_HOLD_ALL || h[k] == d)
+		uint16_t hk = sap_hold_get(v, k);
+		if (hk == SAP_HOLD_ALL || hk == d)
 			continue;
 		if (d == me)
-			at[h[k]] = sap_dv_take(v, k, at[h[k]]);
-		h[k] = (uint16_t)d;
+			at[hk] = sap_dv_take(v, k, at[hk]);
+		sap_hold_set(v, k, (uint16_t)d);
 	}
+	sap_hold_tidy(v);
 	moved_sent += sent;
 	moved_recv += got;
 	free(at);
@@ -375,12 +459,11 @@ void sap_dv_fill_range(sap_dvec *v, int64_t *lo, int64_t *hi)
 	*hi = v->n;
 	if (!v->sparse)
 		return;
-	uint16_t *h = sap_hold_map(v);
+	sap_hold_map(v);
 	for (int r = 0; r < sap_nranks(); r++) {
 		int64_t a, b;
 		sap_dv_part(v, r, &a, &b);
-		for (int64_t k = a; k < b; k++)
-			h[k] = (uint16_t)r;
+		sap_hold_range(v, a, b, (uint16_t)r);
 	}
 	sap_dv_part(v, sap_rank(), lo, hi);
 }

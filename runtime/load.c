@@ -511,10 +511,9 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	/* Each rank holds the elements it parsed; what needs them elsewhere
 	 * fetches them (hold.c), those holding strings or lists through
 	 * their codec. */
-	uint16_t *h = sap_hold_map(v);
+	sap_hold_map(v);
 	for (int k = 0; k < P; k++)
-		for (int64_t i = cuts[k]; i < cuts[k + 1]; i++)
-			h[i] = (uint16_t)k;
+		sap_hold_range(v, cuts[k], cuts[k + 1], (uint16_t)k);
 	sap_dv_recount(v);
 }
 

@@ -356,7 +356,14 @@ void sap_dist_settle(const sap_dist *d, const sap_async_spec *spec);
 /* ==== Holders of elements (hold.c) ===================================== */
 
 /* v's holder map, made (every element held by all) if it has none. */
-uint16_t *sap_hold_map(sap_dvec *v);
+sap_holders *sap_hold_map(sap_dvec *v);
+/* Key k of v (which has a map) held by r; keys [a, b) held by r.  After
+ * many, sap_hold_tidy gives back the arrays of blocks held by one rank. */
+void sap_hold_set(sap_dvec *v, int64_t k, uint16_t r);
+void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r);
+void sap_hold_tidy(sap_dvec *v);
+/* The bytes v's holder map takes. */
+size_t sap_hold_bytes(const sap_dvec *v);
 /* Forget v's holder map without moving anything (v is being freed or
  * overwritten everywhere). */
 void sap_hold_drop(sap_dvec *v);

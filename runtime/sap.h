@@ -152,8 +152,9 @@ typedef struct sap_dvec {
 	size_t held;            /* bytes counted as DDS memory: resident */
 	size_t peak;            /* the most held */
 	/* After async loops over ranks: per element, the one rank whose
-	 * copy is current, or SAP_HOLD_ALL; NULL when every copy is. */
-	uint16_t *holder;
+	 * copy is current, or SAP_HOLD_ALL (sap_hold_get); NULL when every
+	 * copy is. */
+	struct sap_holders *holder;
 	uint32_t fetched;       /* single elements driver code fetched since */
 	/* The keys of this map, if sap_dm_keys made the vector. */
 	const struct sap_dmap *keys_of;
@@ -162,6 +163,24 @@ typedef struct sap_dvec {
 } sap_dvec;
 
 enum { SAP_HOLD_ALL = 0xffff };
+
+/* A holder map in blocks of 4096 keys: a block whose keys all have one
+ * holder is that value alone, so that the map of a vector held in long
+ * runs (parts, chunks, granules) takes little room. */
+enum { SAP_HOLD_SHIFT = 12 };
+typedef struct sap_holders {
+	int64_t nblk;
+	uint16_t **blk;         /* per block: its keys' holders, or NULL */
+	uint16_t *val;          /* per block without: the holder of them all */
+	int64_t nmixed;         /* blocks with an array */
+} sap_holders;
+
+static inline uint16_t sap_hold_get(const sap_dvec *v, int64_t k)
+{
+	const sap_holders *h = v->holder;
+	const uint16_t *a = h->blk[k >> SAP_HOLD_SHIFT];
+	return a ? a[k & ((1 << SAP_HOLD_SHIFT) - 1)] : h->val[k >> SAP_HOLD_SHIFT];
+}
 
 /* Allocate n zeroed elements; n < 0 or an overflowing size is an error. */
 void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
@@ -207,14 +226,14 @@ void sap_dv_fetch_one(sap_dvec *v, int64_t i);
 
 static inline int64_t sap_dv_ixd(sap_dvec *v, int64_t i, const sap_site *s)
 {
-	if (v->holder && (uint64_t)i < (uint64_t)v->n && v->holder[i] != SAP_HOLD_ALL)
+	if (v->holder && (uint64_t)i < (uint64_t)v->n && sap_hold_get(v, i) != SAP_HOLD_ALL)
 		sap_dv_fetch_one(v, i);
 	return sap_dv_ix(v, i, s);
 }
 
 static inline void *sap_dv_atd(sap_dvec *v, int64_t i, const sap_site *s)
 {
-	if (v->holder && (uint64_t)i < (uint64_t)v->n && v->holder[i] != SAP_HOLD_ALL)
+	if (v->holder && (uint64_t)i < (uint64_t)v->n && sap_hold_get(v, i) != SAP_HOLD_ALL)
 		sap_dv_fetch_one(v, i);
 	return sap_dv_at(v, i, s);
 }

@@ -7,7 +7,8 @@
 #    the same W and H);
 #  - the --stats line of W, written by a planned loop and read by a
 #    read-only one, the driver and save, shows on every rank at most
-#    n * s / P (within 2 %), plus its holder map (2 bytes an element),
+#    n * s / P (within 2 %), plus its holder map (at most 2 bytes an
+#    element),
 #    at the end and at its most: the runtime measures it with mincore;
 #  - X, filled by uniform() and read (fetched) by a read-only loop, is
 #    back to its share at the end.
