@@ -11,5 +11,6 @@ Suite *dmap_suite(void);
 Suite *load_suite(void);
 Suite *sched_suite(void);
 Suite *async_suite(void);
+Suite *hold_suite(void);
 
 #endif

@@ -1,0 +1,154 @@
+/* Unit tests of holder maps (runtime/hold.c) and the codec of elements
+ * holding strings or lists (runtime/dvec.c). */
+#include <stdlib.h>
+#include <string.h>
+#include "sap-int.h"
+#include "suites.h"
+
+enum { BLOCK = 1 << SAP_HOLD_SHIFT };
+
+/* Every key's holder, as the map says. */
+static void expect(const sap_dvec *v, const uint16_t *want)
+{
+	for (int64_t k = 0; k < v->n; k++)
+		ck_assert_msg(sap_hold_get(v, k) == want[k], "key %lld: holder %u, want %u",
+		              (long long)k, sap_hold_get(v, k), want[k]);
+}
+
+/* A block whose keys one rank holds is one value; a key set apart makes
+ * it an array; tidying gives the array back once the keys agree again.
+ * The bytes it takes are counted in the vector's DDS memory. */
+START_TEST(blocks)
+{
+	sap_dvec v;
+	int64_t n = 3 * BLOCK + 100;    /* the last block is short */
+	sap_dv_create(&v, "v", n, 8, NULL);
+	size_t base = v.held;
+	uint16_t *want = malloc((size_t)n * sizeof *want);
+	sap_hold_map(&v);
+	for (int64_t k = 0; k < n; k++)
+		want[k] = SAP_HOLD_ALL;
+	expect(&v, want);
+	ck_assert_int_eq(v.holder->nmixed, 0);
+
+	/* Parts [0, 5000) and [5000, n): block 1 is split, the rest whole. */
+	sap_hold_range(&v, 0, 5000, 0);
+	sap_hold_range(&v, 5000, n, 1);
+	for (int64_t k = 0; k < n; k++)
+		want[k] = k < 5000 ? 0 : 1;
+	expect(&v, want);
+	ck_assert_int_eq(v.holder->nmixed, 1);
+	ck_assert_uint_eq(v.held, base + sap_hold_bytes(&v));
+	ck_assert_uint_ge(sap_hold_bytes(&v), BLOCK * sizeof(uint16_t));
+
+	/* One key moves, then every key of block 1 goes to rank 1. */
+	sap_hold_set(&v, 3 * BLOCK + 7, 0);
+	want[3 * BLOCK + 7] = 0;
+	expect(&v, want);
+	ck_assert_int_eq(v.holder->nmixed, 2);
+	for (int64_t k = BLOCK; k < 2 * BLOCK; k++) {
+		sap_hold_set(&v, k, 1);
+		want[k] = 1;
+	}
+	sap_hold_tidy(&v);
+	expect(&v, want);
+	ck_assert_int_eq(v.holder->nmixed, 1);
+	ck_assert_uint_eq(v.held, base + sap_hold_bytes(&v));
+
+	/* The short last block is whole as a range to the end. */
+	sap_hold_range(&v, 3 * BLOCK, n, 2);
+	for (int64_t k = 3 * BLOCK; k < n; k++)
+		want[k] = 2;
+	expect(&v, want);
+	ck_assert_int_eq(v.holder->nmixed, 0);
+
+	sap_hold_drop(&v);
+	ck_assert_ptr_null(v.holder);
+	ck_assert_uint_eq(v.held, base);
+	sap_dv_free(&v);
+	free(want);
+}
+END_TEST
+
+/* An element holding a string and a list goes through its codec:
+ * sap_dv_put packs it, sap_dv_take frees the old value and unpacks. */
+typedef struct { int32_t id; sap_str name; sap_list xs; } doc;
+
+static size_t pack_doc(const void *xv, char *o)
+{
+	const doc *x = xv;
+	int64_t len = (int64_t)strlen(x->name);
+	size_t n = sizeof x->id + 8 + (size_t)len + 8 + (size_t)x->xs.n * sizeof(int64_t);
+	if (o) {
+		memcpy(o, &x->id, sizeof x->id);
+		memcpy(o + 4, &len, 8);
+		memcpy(o + 12, x->name, (size_t)len);
+		memcpy(o + 12 + len, &x->xs.n, 8);
+		memcpy(o + 20 + len, x->xs.v, (size_t)x->xs.n * sizeof(int64_t));
+	}
+	return n;
+}
+
+static const char *unpack_doc(void *xv, const char *p)
+{
+	doc *x = xv;
+	int64_t len, n;
+	memcpy(&x->id, p, 4);
+	memcpy(&len, p + 4, 8);
+	x->name = sap_str_dup(p + 12, (size_t)len);
+	memcpy(&n, p + 12 + len, 8);
+	x->xs = (sap_list){ 0 };
+	sap_list_grow(&x->xs, n, sizeof(int64_t));
+	x->xs.n = n;
+	memcpy(x->xs.v, p + 20 + len, (size_t)n * sizeof(int64_t));
+	return p + 20 + len + n * 8;
+}
+
+static int drops;
+static void drop_doc(void *xv)
+{
+	doc *x = xv;
+	sap_list_free(&x->xs);
+	drops++;
+}
+
+static const sap_codec doc_codec = { pack_doc, unpack_doc, drop_doc };
+
+START_TEST(codec_put_take)
+{
+	sap_dvec v;
+	sap_dv_create(&v, "docs", 3, sizeof(doc), NULL);
+	sap_dv_set_codec(&v, &doc_codec);
+	doc *d = (doc *)v.data;
+	d[0].id = 7;
+	d[0].name = "seven";
+	for (int64_t k = 0; k < 5; k++)
+		*(int64_t *)sap_list_push(&d[0].xs, sizeof(int64_t)) = k * k;
+	size_t n = sap_dv_put(&v, 0, NULL);
+	ck_assert_uint_eq(n, 4 + 8 + 5 + 8 + 5 * 8);
+	char *buf = malloc(n);
+	ck_assert_uint_eq(sap_dv_put(&v, 0, buf), n);
+	drops = 0;
+	ck_assert_ptr_eq(sap_dv_take(&v, 2, buf), buf + n);
+	ck_assert_int_eq(drops, 1);     /* the old (empty) value of 2 */
+	ck_assert_int_eq(d[2].id, 7);
+	ck_assert_str_eq(d[2].name, "seven");
+	ck_assert_int_eq(d[2].xs.n, 5);
+	ck_assert_int_eq(((int64_t *)d[2].xs.v)[4], 16);
+	ck_assert_ptr_ne(d[2].xs.v, d[0].xs.v);
+	free(buf);
+	sap_list_free(&d[0].xs);
+	sap_list_free(&d[2].xs);
+	sap_dv_free(&v);
+}
+END_TEST
+
+Suite *hold_suite(void)
+{
+	Suite *s = suite_create("hold");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, blocks);
+	tcase_add_test(tc, codec_put_take);
+	suite_add_tcase(s, tc);
+	return s;
+}
