@@ -552,6 +552,9 @@ static void stmt(Node *s)
 				for (int i = nh; i < E->hoisted.n; i++) {
 					Hoist *h = E->hoisted.v[i];
 					emit_line(s, "%s", h->decl);
+					/* The condition, emitted before, may be its
+					 * only use. */
+					emit_line(s, "(void)%s;", h->ptr);
 				}
 			}
 			emit_line(s, "for (; %s; %s) {", c, st);
