@@ -1257,8 +1257,29 @@ static void parallel(Node *s)
 		const char *model = li->model == 0 ? "SAP_BSP" : li->model == 1 ? "SAP_SSP" : "SAP_HYBRID";
 		char *stal = li->staleness ? emit_expr(li->staleness) : "0";
 		char *batch = emit_expr(li->batch);
-		emit_line(s, "sap_syncspec sap_spec = {%s, %s, %s, %s};", model, stal, batch,
-		          li->recon ? "true" : "false");
+		/* The written vectors of numbers, for the ranks to average. */
+		Buf wrs = {0};
+		int nwr = 0;
+		bool dense = true;
+		for (int i = 0; i < li->dds.n; i++) {
+			Sym *d = li->dds.v[i];
+			if (!((intptr_t)li->dds_mode.v[i] & ACC_WRITE))
+				continue;
+			Type *e = d->ty->kind == TY_DVEC ? d->ty->elem : NULL;
+			if (!e || !(ty_is_num(e) || ty_is_numarray(e))) {
+				dense = false;
+				continue;
+			}
+			TypeKind k = ty_scalar_of(e)->kind;
+			buf_printf(&wrs, "\t\t{&%s, %s},\n", d->cname, k == TY_FLOAT ? "SAP_S_FLOAT" :
+			           k == TY_DOUBLE ? "SAP_S_DOUBLE" : k == TY_INT ? "SAP_S_INT" : "SAP_S_LONG");
+			nwr++;
+		}
+		if (nwr)
+			emit_line(s, "static const sap_syncdds sap_wr[] = {\n%s\t};", wrs.s);
+		emit_line(s, "sap_syncspec sap_spec = {%s, %s, %s, %s, %s, %d, %s};", model, stal, batch,
+		          li->recon ? "true" : "false", nwr ? "sap_wr" : "NULL", nwr,
+		          dense ? "true" : "false");
 		emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_spec, NULL, sap_loop%d_body, %s);", id,
 		          s->lhs->sym->cname, id, redargs);
 		for (int i = 0; i < li->dds.n; i++)

@@ -606,11 +606,24 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
                    void *env, sap_body_fn body, const sap_reduce *r, void *red);
 
 /* Run a body over the elements of a DDS of n elements in mini-batches. */
+/* A dvector a sync for body writes, of numbers or arrays of them. */
+typedef enum sap_scalar { SAP_S_FLOAT, SAP_S_DOUBLE, SAP_S_INT, SAP_S_LONG } sap_scalar;
+typedef struct sap_syncdds {
+	sap_dvec *dv;
+	sap_scalar scalar;
+} sap_syncdds;
+
 typedef struct sap_syncspec {
 	sap_syncmodel model;
 	int64_t staleness;      /* ssp(s) */
 	int64_t batch;
 	bool recon;
+	/* What the body writes, when all of it is dvectors of numbers
+	 * (dense is true): on several ranks, the ranks average their
+	 * changes to them after each mini-batch. */
+	const sap_syncdds *wr;
+	int nwr;
+	bool dense;
 } sap_syncspec;
 
 void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,

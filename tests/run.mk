@@ -23,7 +23,8 @@ run_tests = \
 	tests/run/sapc-options.sh \
 	tests/run/sgdmf-twin.sh \
 	tests/run/staged.sap \
-	tests/run/strings-ranks.sap
+	tests/run/strings-ranks.sap \
+	tests/run/sync-ranks.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/map-keys.out tests/run/strings-ranks.out \
