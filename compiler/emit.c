@@ -1277,9 +1277,9 @@ static void parallel(Node *s)
 		}
 		if (nwr)
 			emit_line(s, "static const sap_syncdds sap_wr[] = {\n%s\t};", wrs.s);
-		emit_line(s, "sap_syncspec sap_spec = {%s, %s, %s, %s, %s, %d, %s};", model, stal, batch,
-		          li->recon ? "true" : "false", nwr ? "sap_wr" : "NULL", nwr,
-		          dense ? "true" : "false");
+		emit_line(s, "sap_syncspec sap_spec = {%s, %s, %s, %s, %s, %d, %s, &%s};", model, stal,
+		          batch, li->recon ? "true" : "false", nwr ? "sap_wr" : "NULL", nwr,
+		          dense ? "true" : "false", s->lhs->sym->cname);
 		emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_spec, NULL, sap_loop%d_body, %s);", id,
 		          s->lhs->sym->cname, id, redargs);
 		for (int i = 0; i < li->dds.n; i++)

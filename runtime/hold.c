@@ -199,13 +199,20 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 
 void sap_whole_all(void)
 {
+	sap_whole_all_but(NULL);
+}
+
+void sap_whole_all_but(const sap_dvec *keep)
+{
 	sap_dm_whole_all();
-	while (held.n) {
-		sap_dvec *v = held.v[held.n - 1];
+	for (int k = held.n - 1; k >= 0; k--) {
+		sap_dvec *v = held.v[k];
+		if (v == keep)
+			continue;
 		if (v->holder)
 			sap_dv_whole(v, NULL);
 		else
-			held.n--;       /* created again over an old one */
+			sap_ptrs_del(&held, v);      /* created again over an old one */
 	}
 }
 

@@ -367,6 +367,8 @@ size_t sap_hold_bytes(const sap_dvec *v);
 /* Forget v's holder map without moving anything (v is being freed or
  * overwritten everywhere). */
 void sap_hold_drop(sap_dvec *v);
+/* Collective: every vector but keep (which may be NULL) whole. */
+void sap_whole_all_but(const sap_dvec *keep);
 /* Collective: every scattered vector of spec whole, except where skip[k]. */
 void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats *stats);
 /* Collective, before this rank runs its iterations of a loop that

@@ -624,6 +624,7 @@ typedef struct sap_syncspec {
 	const sap_syncdds *wr;
 	int nwr;
 	bool dense;
+	sap_dvec *over;         /* the vector whose elements it runs over */
 } sap_syncspec;
 
 void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,

@@ -3,8 +3,9 @@
  *
  * On one rank, one worker runs the mini-batches in order.  On several
  * ranks, when everything the body writes is a dvector of numbers, each
- * rank runs a mini-batch of its own at the same time (bsp) on its own
- * copy of the vectors, then the ranks average their changes with
+ * rank runs mini-batches of the elements it holds of the vector the loop
+ * runs over (its shard), one a step (bsp), on its own copy of the
+ * written vectors; then the ranks that ran one average their changes with
  * one in-place MPI_Allreduce per vector, so that every rank starts the
  * next batch from the same values.  The changes are summed in the
  * order the Allreduce takes for a given number of ranks, so results
@@ -64,6 +65,66 @@ static void average(const sap_syncdds *w, const char *old, int P)
 	}
 }
 
+/* The rank whose shard element k of v is in: its holder, or the rank
+ * of its even chunk when every rank has it. */
+static int shard_of(const sap_dvec *v, int64_t k)
+{
+	int P = sap_nranks();
+	if (v->part_only) {
+		int r = 0;
+		int64_t lo, hi;
+		for (sap_dv_part(v, r, &lo, &hi); k >= hi && r < P - 1;)
+			sap_dv_part(v, ++r, &lo, &hi);
+		return r;
+	}
+	if (v->holder) {
+		uint16_t h = sap_hold_get(v, k);
+		if (h != SAP_HOLD_ALL)
+			return h;
+	}
+	return (int)((__int128)k * P / v->n);
+}
+
+/* Over ranks: rank r runs the elements of its shard (those it holds) in
+ * mini-batches, one a step; after each step the ranks that ran one
+ * average their changes. */
+static void run_spread(sap_run *x, const sap_syncspec *spec, void *red)
+{
+	int P = sap_nranks(), me = sap_rank();
+	sap_dvec *over = spec->over;
+	int64_t *size = sap_xcalloc((size_t)P, sizeof *size);
+	int64_t *idx = sap_xmalloc((size_t)(over->n ? over->n : 1) * sizeof *idx), mine = 0;
+	for (int64_t k = 0; k < over->n; k++) {
+		int r = shard_of(over, k);
+		size[r]++;
+		if (r == me)
+			idx[mine++] = k;
+	}
+	int64_t M = spec->batch, steps = 0;
+	for (int r = 0; r < P; r++)
+		if ((size[r] + M - 1) / M > steps)
+			steps = (size[r] + M - 1) / M;
+	char **old = sap_xcalloc((size_t)(spec->nwr ? spec->nwr : 1), sizeof *old);
+	for (int k = 0; k < spec->nwr; k++)
+		old[k] = sap_xmalloc(spec->wr[k].dv->n * spec->wr[k].dv->elsize + 1);
+	for (int64_t s = 0; s < steps; s++) {
+		int active = 0;
+		for (int r = 0; r < P; r++)
+			active += size[r] > s * M;
+		for (int k = 0; k < spec->nwr; k++)
+			memcpy(old[k], spec->wr[k].dv->data, spec->wr[k].dv->n * spec->wr[k].dv->elsize);
+		if (mine > s * M)
+			sap_exec_list(x, idx + s * M, mine - s * M < M ? mine - s * M : M, red);
+		for (int k = 0; k < spec->nwr; k++)
+			average(&spec->wr[k], old[k], active);
+	}
+	for (int k = 0; k < spec->nwr; k++)
+		free(old[k]);
+	free(old);
+	free(idx);
+	free(size);
+}
+
 void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
                   sap_body_fn body, const sap_reduce *r, void *red)
 {
@@ -71,45 +132,25 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 	if (spec->batch <= 0)
 		sap_fatal(&L->site, "sync for: batch must be positive, got %lld",
 		          (long long)spec->batch);
-	/* Every rank starts from every current value. */
-	sap_whole_all();
+	bool spread = sap_nranks() > 1 && spec->dense && spec->over && spec->over->n == n &&
+	              (!r || (r->flat && !r->nacc));
+	/* Every rank starts from every current value, but of the vector it
+	 * runs over, which each rank runs its own elements of. */
+	sap_whole_all_but(spread ? spec->over : NULL);
 	if (r)
 		r->init(red);
 	sap_run x = { L, env, body, r, NULL, 1 };
-	int P = sap_nranks(), me = sap_rank();
-	bool spread = P > 1 && spec->dense && (!r || (r->flat && !r->nacc));
-	char **old = NULL;
 	if (spread) {
-		old = sap_xcalloc((size_t)(spec->nwr ? spec->nwr : 1), sizeof *old);
-		for (int k = 0; k < spec->nwr; k++)
-			old[k] = sap_xmalloc(spec->wr[k].dv->n * spec->wr[k].dv->elsize + 1);
-	}
-	/* A step is one mini-batch on each worker: rank r takes the r-th
-	 * batch of the step's P. */
-	int W = spread ? P : 1;
-	int64_t step = spec->batch > INT64_MAX / W ? INT64_MAX : spec->batch * W;
-	for (int64_t b = 0; b < n; b = n - b < step ? n : b + step) {
-		if (!spread) {
-			sap_exec_range(&x, b, n - b < step ? n : b + step, red);
-			continue;
-		}
-		for (int k = 0; k < spec->nwr; k++)
-			memcpy(old[k], spec->wr[k].dv->data, spec->wr[k].dv->n * spec->wr[k].dv->elsize);
-		int64_t lo = n - b <= spec->batch * me ? n : b + spec->batch * me;
-		int64_t hi = n - lo < spec->batch ? n : lo + spec->batch;
-		if (lo < hi)
-			sap_exec_range(&x, lo, hi, red);
-		for (int k = 0; k < spec->nwr; k++)
-			average(&spec->wr[k], old[k], P);
-	}
-	if (spread) {
-		for (int k = 0; k < spec->nwr; k++)
-			free(old[k]);
-		free(old);
+		run_spread(&x, spec, red);
 		if (r) {
 			sap_dist_stats none = { 0, 0 };
 			sap_dist_reduce(r, NULL, red, &none);
 		}
+		return;
+	}
+	for (int64_t b = 0; b < n; b += spec->batch) {
+		int64_t e = n - b < spec->batch ? n : b + spec->batch;
+		sap_exec_range(&x, b, e, red);
 	}
 }
 

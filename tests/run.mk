@@ -15,6 +15,7 @@ run_tests = \
 	tests/run/load-ranks.sh \
 	tests/run/map-keys.sap \
 	tests/run/maps-ranks.sh \
+	tests/run/mlr-sample.sh \
 	tests/run/memory-ranks.sh \
 	tests/run/params-bad.sap \
 	tests/run/params-set.sap \
