@@ -4,7 +4,9 @@
 # test images, 3 epochs of bsp mini-batches.
 #  - on 1, 2 and 3 ranks the test accuracy after the last epoch is above
 #    75 % (it is about 80 %), and on 2 ranks two runs print the same;
-#  - each rank's memory for the training images is its share of them.
+#  - each rank's memory for the training images is its share of them;
+#  - on 1 rank it prints what its serial C twin, samples/baselines/mlr.c,
+#    prints: the same accuracies and the same model checksum.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -49,4 +51,11 @@ for run in 1 2 3 2b; do
 		{ cat "$tmp/$run.err"; fail "$np ranks: more than a share of the images on a rank"; }
 done
 cmp "$tmp/2.out" "$tmp/2b.out" || fail "two runs on 2 ranks differ"
+${CC:-cc} -std=c11 -O2 -ffp-contract=off -o "$tmp/twin" "$top_srcdir/samples/baselines/mlr.c" -lm ||
+	fail "could not compile samples/baselines/mlr.c"
+"$tmp/twin" --train="$tmp/train.txt" --test="$tmp/test.txt" --epochs=3 >"$tmp/twin.out" ||
+	fail "twin: exit status $?"
+grep -q '^model checksum ' "$tmp/twin.out" || { cat "$tmp/twin.out"; fail "twin: no checksum"; }
+cmp "$tmp/1.out" "$tmp/twin.out" ||
+	{ diff "$tmp/1.out" "$tmp/twin.out"; fail "1 rank and the serial C twin differ"; }
 exit 0

@@ -1,0 +1,145 @@
+/* mlr: the serial C twin of samples/mlr.sap.
+ *
+ * Softmax regression by SGD over the training images in file order, one
+ * image at a time, with the learning rate lr / (1 + decay * epoch); the
+ * test accuracy after each epoch.  The arithmetic is the sample's, in the
+ * same order and the same types, so that on one worker the two print the
+ * same accuracies: build with -ffp-contract=off, as sapc builds.
+ *
+ *   cc -std=c11 -O2 -ffp-contract=off -o mlr samples/baselines/mlr.c -lm
+ */
+#define _POSIX_C_SOURCE 200809L     /* getline */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { D = 784, C = 10 };
+
+typedef struct image {
+	int y;
+	float x[D];
+} image;
+
+static void die(const char *what, const char *why)
+{
+	fprintf(stderr, "mlr: %s: %s\n", what, why);
+	exit(1);
+}
+
+/* "LABEL P1 ... PD" lines, as tools/idx2txt writes them. */
+static image *load(const char *path, long *n)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		die(path, strerror(errno));
+	long cap = 1024;
+	image *v = malloc((size_t)cap * sizeof *v);
+	*n = 0;
+	char *line = NULL;
+	size_t len = 0;
+	while (getline(&line, &len, f) > 0) {
+		if (*n == cap) {
+			cap *= 2;
+			v = realloc(v, (size_t)cap * sizeof *v);
+		}
+		if (!v)
+			die(path, "out of memory");
+		char *p = line, *end;
+		image *im = &v[*n];
+		im->y = (int)strtol(p, &end, 10);
+		if (end == p)
+			die(path, "a line without a label");
+		for (int k = 0; k < D; k++) {
+			p = end;
+			im->x[k] = strtof(p, &end);
+			if (end == p)
+				die(path, "a line with too few pixels");
+		}
+		++*n;
+	}
+	free(line);
+	fclose(f);
+	return v;
+}
+
+/* Accumulated in float, in order: the SAP dot() does the same. */
+static float dot(const float *a, const float *b)
+{
+	float s = 0;
+	for (int k = 0; k < D; k++)
+		s += a[k] * b[k];
+	return s;
+}
+
+static const char *opt(int argc, char **argv, const char *name, const char *def)
+{
+	size_t n = strlen(name);
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], name, n) && argv[i][n] == '=')
+			return argv[i] + n + 1;
+	return def;
+}
+
+int main(int argc, char **argv)
+{
+	const char *train = opt(argc, argv, "--train", "samples/data/fashion-train.txt");
+	const char *test = opt(argc, argv, "--test", "samples/data/fashion-test.txt");
+	int epochs = atoi(opt(argc, argv, "--epochs", "10"));
+	float lr = strtof(opt(argc, argv, "--lr", "0.02"), NULL);
+	float decay = strtof(opt(argc, argv, "--decay", "1"), NULL);
+	long na, nt;
+	image *A = load(train, &na), *T = load(test, &nt);
+	static float W[C][D], B[C];
+	for (int ep = 0; ep < epochs; ep++) {
+		float rate = lr / (1 + decay * ep);
+		for (long n = 0; n < na; n++) {
+			const image *im = &A[n];
+			float z[C];
+			float mx = -1e30f;
+			for (int c = 0; c < C; c++) {
+				z[c] = dot(W[c], im->x) + B[c];
+				mx = mx > z[c] ? mx : z[c];
+			}
+			float sum = 0;
+			for (int c = 0; c < C; c++) {
+				z[c] = (float)exp((double)(z[c] - mx));
+				sum += z[c];
+			}
+			for (int c = 0; c < C; c++) {
+				float g = z[c] / sum;
+				if (c == im->y)
+					g -= 1;
+				for (int k = 0; k < D; k++)
+					W[c][k] -= rate * g * im->x[k];
+				B[c] -= rate * g;
+			}
+		}
+		long right = 0;
+		for (long n = 0; n < nt; n++) {
+			int best = 0;
+			float bz = -1e30f;
+			for (int c = 0; c < C; c++) {
+				float z = dot(W[c], T[n].x) + B[c];
+				if (z > bz) {
+					bz = z;
+					best = c;
+				}
+			}
+			if (best == T[n].y)
+				right++;
+		}
+		printf("epoch %d test_accuracy %.4f\n", ep, (double)right / nt);
+	}
+	double cs = 0;
+	for (int c = 0; c < C; c++) {
+		for (int k = 0; k < D; k++)
+			cs += W[c][k] * (k + 1);
+		cs += B[c];
+	}
+	printf("model checksum %.9g\n", cs);
+	free(A);
+	free(T);
+	return 0;
+}
