@@ -1238,6 +1238,14 @@ bool acc_dv_recorded(LoopInfo *l, Sym *d)
 	return l->has_reads && d->ty->kind == TY_DVEC && every_access(l, d, is_recorded);
 }
 
+static int dds_mode_of(LoopInfo *l, Sym *d)
+{
+	for (int i = 0; i < l->dds.n; i++)
+		if (l->dds.v[i] == d)
+			return (int)(intptr_t)l->dds_mode.v[i];
+	return 0;
+}
+
 static void analyse(Node *l)
 {
 	loop = l;
@@ -1257,6 +1265,16 @@ static void analyse(Node *l)
 	cur = NULL;
 	if (l->kind == N_SYNC) {
 		li->verdict = VD_SYNC;
+		for (int i = 0; i < li->merge_dds.n; i++)
+			if (!(dds_mode_of(li, li->merge_dds.v[i]) & ACC_WRITE)) {
+				Node *w = li->merge_how.v[i];
+				li->verdict = VD_REJECTED;
+				li->reason_at = w;
+				li->reason = format("merge(%s): the loop's body does not write '%s', so "
+				                    "there is nothing to merge",
+				                    ((Sym *)li->merge_dds.v[i])->name,
+				                    ((Sym *)li->merge_dds.v[i])->name);
+			}
 		return;
 	}
 	compute_taint();

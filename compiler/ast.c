@@ -429,6 +429,13 @@ Node *ast_with(Program *p, Tok name, Node *arg, bool has_eq)
 	return n;
 }
 
+Node *ast_with_merge(Program *p, Tok name, Node *arg, Node *how)
+{
+	Node *n = ast_with(p, name, arg, true);
+	n->rhs = how;
+	return n;
+}
+
 /* ---- declarations ---- */
 
 Node *ast_struct(Program *p, Tok name, Node *fields)

@@ -253,8 +253,8 @@ static void hoist_in(Node *e, Node *s)
 		h->key = k;
 		h->ptr = emit_tmp("el");
 		const char *et = emit_ctype(e->lhs->ty->elem);
-		h->decl = format("%s *%s = &((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)];", et, h->ptr,
-		                 et, e->lhs->sym->cname, e->lhs->sym->cname, emit_expr(e->rhs),
+		h->decl = format("%s *%s = &((%s *)%s)[sap_dv_ix(&%s, %s, %s)];", et, h->ptr,
+		                 et, emit_dv_data(e->lhs->sym), e->lhs->sym->cname, emit_expr(e->rhs),
 		                 emit_site(e));
 		/* Only read, and from the plan-order copy when there is one. */
 		int st = E->loop && E->loop->kind == N_ASYNC ? emit_staged(E->loop->li, h->dds) : -1;
@@ -699,6 +699,32 @@ static char *aside_end(Aside *a)
 	return a->buf.s ? a->buf.s : xstrdup("");
 }
 
+/* How a sync for merges written vector d: "SAP_M_AVG, NULL", or a
+ * function applying merge(d) = f to each scalar. */
+static char *merge_of(Node *s, Sym *d)
+{
+	LoopInfo *li = s->li;
+	for (int i = 0; i < li->merge_dds.n; i++) {
+		if (li->merge_dds.v[i] != d)
+			continue;
+		Node *h = ((Node *)li->merge_how.v[i])->rhs;
+		if (!h->sym)
+			return format("SAP_M_%s, NULL", h->name.len == 3 && !strncmp(h->name.p, "sum", 3) ? "SUM" : "AVG");
+		const char *sc = emit_ctype(ty_scalar_of(d->ty->elem));
+		char *fn = format("sap_merge%d_%s", li->id, d->cname);
+		buf_printf(&E->protos,
+		           "static void %s(void *out, const void *old, const void *total, int64_t n, int64_t workers)\n"
+		           "{\n"
+		           "\t%s *o = out;\n"
+		           "\tconst %s *a = old, *t = total;\n"
+		           "\tfor (int64_t i = 0; i < n; i++)\n"
+		           "\t\to[i] = %s(a[i], t[i], workers);\n"
+		           "}\n", fn, sc, sc, h->sym->cname);
+		return format("SAP_M_FN, %s", fn);
+	}
+	return "SAP_M_AVG, NULL";
+}
+
 /* The reduce struct: reduce variables, then one private buffer per
  * accumulated DDS, with identities and merge. */
 static void reduce_struct(Node *s)
@@ -979,6 +1005,27 @@ static void slice_stmt(Node *s)
 
 /* void sap_loopN_slice(env, lo, hi, rec): the statements the recorded
  * keys depend on, and the records. */
+/* In a sync for body, a written vector of numbers: the worker's copy of
+ * it, sap_d_NAME, which the body finds on entry (sap_sync_data). */
+bool emit_synced(LoopInfo *li, Sym *d)
+{
+	if (!E->loop || E->loop->kind != N_SYNC || d->ty->kind != TY_DVEC ||
+	    !(ty_is_num(d->ty->elem) || ty_is_numarray(d->ty->elem)))
+		return false;
+	for (int i = 0; i < li->dds.n; i++)
+		if (li->dds.v[i] == d)
+			return ((intptr_t)li->dds_mode.v[i] & ACC_WRITE) != 0;
+	return false;
+}
+
+/* Where dvector d's elements are: "NAME.data", or the worker's copy. */
+char *emit_dv_data(Sym *d)
+{
+	if (E->loop && emit_synced(E->loop->li, d))
+		return format("sap_d%s", d->cname);
+	return format("%s.data", d->cname);
+}
+
 int emit_staged(LoopInfo *li, Sym *d)
 {
 	if (!acc_by_index(li, d))
@@ -1123,6 +1170,15 @@ static void parallel(Node *s)
 		}
 	} else {
 		emit_line(s, "(void)red;");
+	}
+	for (int i = 0; !async && i < li->dds.n; i++) {
+		Sym *d = li->dds.v[i];
+		Node *saved = E->loop;
+		E->loop = s;
+		if (emit_synced(li, d))
+			emit_line(s, "void *sap_d%s = sap_sync_data(&%s);\n\t(void)sap_d%s;", d->cname,
+			          d->cname, d->cname);
+		E->loop = saved;
 	}
 	if (li->uses_rng)
 		emit_line(s, "sap_rng *sap_saved_rng = sap_rng_cur;");
@@ -1271,8 +1327,9 @@ static void parallel(Node *s)
 				continue;
 			}
 			TypeKind k = ty_scalar_of(e)->kind;
-			buf_printf(&wrs, "\t\t{&%s, %s},\n", d->cname, k == TY_FLOAT ? "SAP_S_FLOAT" :
-			           k == TY_DOUBLE ? "SAP_S_DOUBLE" : k == TY_INT ? "SAP_S_INT" : "SAP_S_LONG");
+			buf_printf(&wrs, "\t\t{&%s, %s, %s},\n", d->cname, k == TY_FLOAT ? "SAP_S_FLOAT" :
+			           k == TY_DOUBLE ? "SAP_S_DOUBLE" : k == TY_INT ? "SAP_S_INT" : "SAP_S_LONG",
+			           merge_of(s, d));
 			nwr++;
 		}
 		if (nwr)

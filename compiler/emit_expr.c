@@ -90,8 +90,8 @@ static char *index_expr(Node *e, bool write)
 		int st = E->loop && !write && E->loop->kind == N_ASYNC ?
 		         emit_staged(E->loop->li, e->lhs->sym) : -1;
 		if (E->fast && E->loop && acc_static_dv(E->loop->li, e)) {
-			char *plain = format("(((%s *)%s.data)[%s])", emit_ctype(bt->elem),
-			                     e->lhs->sym->cname, emit_expr(e->rhs));
+			char *plain = format("(((%s *)%s)[%s])", emit_ctype(bt->elem),
+			                     emit_dv_data(e->lhs->sym), emit_expr(e->rhs));
 			if (st >= 0 && E->staged_only)
 				return format("sap_st%d[sap_k]", st);
 			return st < 0 ? plain : format("(sap_st%d ? sap_st%d[sap_k] : %s)", st, st, plain);
@@ -113,8 +113,9 @@ static char *index_expr(Node *e, bool write)
 		 * current (sap_dv_ixd). */
 		if (e->lhs->kind == N_NAME) {
 			char *v = emit_expr(e->lhs);
-			return format("(((%s *)%s.data)[sap_dv_ix%s(&%s, %s, %s)])", emit_ctype(bt->elem), v,
-			              E->loop ? "" : "d", v, emit_expr(e->rhs), site);
+			return format("(((%s *)%s)[sap_dv_ix%s(&%s, %s, %s)])", emit_ctype(bt->elem),
+			              emit_dv_data(e->lhs->sym), E->loop ? "" : "d", v, emit_expr(e->rhs),
+			              site);
 		}
 		return format("(*(%s *)sap_dv_at%s(&%s, %s, %s))", emit_ctype(bt->elem),
 		              E->loop ? "" : "d", emit_expr(e->lhs), emit_expr(e->rhs), site);

@@ -158,6 +158,8 @@ typedef struct LoopInfo {
 	/* sync for */
 	int model;              /* SAP_BSP... */
 	Node *staleness, *batch;
+	Vec merge_dds;          /* sync for: Sym * of the vectors merge(D) = f names */
+	Vec merge_how;          /* their Node * f: avg, sum or a function */
 	bool recon;
 	/* access.c */
 	Vec accum_syms;         /* Sym * of accumulate(+: X) DDSs */
@@ -282,6 +284,8 @@ Node *ast_sync(Program *p, Tok kw, TypeSpec *ts, Tok var, Node *dds, Node *with,
 Node *ast_reduce(Program *p, Tok op, Node *vars);
 Node *ast_accumulate(Program *p, Tok kw, Tok op, Node *vars);
 Node *ast_with(Program *p, Tok name, Node *arg, bool has_eq);
+/* merge(D) = how */
+Node *ast_with_merge(Program *p, Tok name, Node *arg, Node *how);
 
 Node *ast_struct(Program *p, Tok name, Node *fields);
 Node *ast_field_decl(Program *p, TypeSpec *ts, Tok name);
@@ -521,5 +525,7 @@ char *emit_cstr(const char *s, size_t n);
 /* The index of d among loop li's DDSs when the body may read it from a
  * plan-order copy (sap_stN), else -1. */
 int emit_staged(LoopInfo *li, Sym *d);
+bool emit_synced(LoopInfo *li, Sym *d);
+char *emit_dv_data(Sym *d);
 
 #endif

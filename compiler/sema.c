@@ -1379,6 +1379,48 @@ static void check_async(Node *loop)
 	close_scope();
 }
 
+/* merge(D) = avg | sum | f, f taking (S old, S total, long workers) to
+ * S for D's scalar type S. */
+static void check_merge(Node *loop, Node *w)
+{
+	LoopInfo *li = loop->li;
+	if (!w->rhs || !w->lhs || w->lhs->kind != N_NAME)
+		fail(w, "write merge(D) = avg, merge(D) = sum or merge(D) = f, D a dvector the body writes");
+	Type *t = check_expr(w->lhs);
+	Sym *d = w->lhs->sym;
+	if (t->kind != TY_DVEC || !(ty_is_num(t->elem) || ty_is_numarray(t->elem)))
+		fail(w->lhs, "merge() takes a dvector of numbers or arrays of numbers, not '%s'", ty_str(t));
+	for (int i = 0; i < li->merge_dds.n; i++)
+		if (li->merge_dds.v[i] == d)
+			fail(w, "the merge of '%s' is given twice", d->name);
+	Node *h = w->rhs;
+	if (h->kind != N_NAME)
+		fail(h, "a merge is avg, sum or the name of a function");
+	const char *f = S(h->name);
+	if (strcmp(f, "avg") && strcmp(f, "sum")) {
+		Sym *fn = lookup(f);
+		if (!fn || fn->kind != SYM_FUNC) {
+			if (!strcmp(f, "mean") || !strcmp(f, "average") || !strcmp(f, "add") || !strcmp(f, "plus"))
+				fail(h, "unknown merge '%s'; did you mean merge(%s) = %s?", f, d->name,
+				     f[0] == 'm' || f[1] == 'v' ? "avg" : "sum");
+			fail(h, "unknown merge '%s': use avg, sum or a function", f);
+		}
+		Type *sc = ty_scalar_of(t->elem);
+		Node *p1 = fn->decl->args, *p2 = p1 ? p1->next : NULL, *p3 = p2 ? p2->next : NULL;
+		if (!p3 || p3->next || p1->sym->ty != sc || p2->sym->ty != sc || !ty_is_int(p3->sym->ty) ||
+		    fn->ty != sc)
+			fail_note(h, format("merge function '%s' must take '%s old, %s total, long workers' "
+			                    "and return '%s'", f, ty_str(sc), ty_str(sc), ty_str(sc)),
+			          fn->decl, "declared here");
+		if (fn->does_io)
+			fail(h, "merge function '%s' does I/O", f);
+		h->sym = fn;
+		fn->used = true;
+	}
+	vec_push(&li->merge_dds, d);
+	vec_push(&li->merge_how, w);
+}
+
 static void check_with(Node *loop)
 {
 	LoopInfo *li = loop->li;
@@ -1421,8 +1463,11 @@ static void check_with(Node *loop)
 				fail(w, "recon is given twice");
 			have_recon = true;
 			li->recon = !strcmp(v, "on");
+		} else if (!strcmp(n, "merge")) {
+			check_merge(loop, w);
 		} else {
-			fail(w, "unknown sync for option '%s' (expected bsp, ssp(s), hybrid, batch = M, recon = on|off)", n);
+			fail(w, "unknown sync for option '%s' (expected bsp, ssp(s), hybrid, batch = M, recon = on|off, "
+			     "merge(D) = avg|sum|f)", n);
 		}
 	}
 	/* The with clause always has an item: the grammar requires one. */

@@ -157,11 +157,13 @@ names(A) ::= IDENT(N).                                      { A = ast_name(p, N)
 names(A) ::= names(L) COMMA IDENT(N).                       { A = ast_append(L, ast_name(p, N)); }
 
 // withs = with ("," with)*;  with = IDENT | IDENT "(" expr ")" | IDENT "=" expr
+//   | IDENT "(" expr ")" "=" expr
 withs(A) ::= with(W).                                       { A = W; }
 withs(A) ::= withs(L) COMMA with(W).                        { A = ast_append(L, W); }
 with(A) ::= IDENT(N).                                       { A = ast_with(p, N, NULL, false); }
 with(A) ::= IDENT(N) LPAREN expr(E) RPAREN.                 { A = ast_with(p, N, E, false); }
 with(A) ::= IDENT(N) ASSIGN expr(E).                        { A = ast_with(p, N, E, true); }
+with(A) ::= IDENT(N) LPAREN expr(E) RPAREN ASSIGN expr(F).  { A = ast_with_merge(p, N, E, F); }
 
 // expr = C's expressions without casts, comma, pointers; conversions are written float(x)
 expr(A) ::= expr(L) ASSIGN(O) expr(R).                      { A = ast_assign(p, TK_ASSIGN, O, L, R); }

@@ -353,6 +353,54 @@ void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stat
 /* After the invocation: each written element is held by its last writer. */
 void sap_dist_settle(const sap_dist *d, const sap_async_spec *spec);
 
+/* ==== sync for (sync.c, ssp.c, merge.c) =============================== */
+
+/* --stats of a sync for loop on this rank, over its invocations. */
+typedef struct sap_sync_stats {
+	struct sap_sync_stats *next;    /* every sync loop that ran */
+	const sap_loop *loop;
+	sap_syncmodel model;
+	int64_t staleness;
+	int workers;                    /* of the last invocation */
+	int64_t steps;
+	double compute_s, sync_s, sync_bytes;
+	int64_t waits, max_stale;       /* ssp: clocks it waited at; the most it ran ahead */
+	double wait_s;
+	/* ssp: lead[d], the clocks this rank reached d clocks ahead of the
+	 * slowest rank (before any wait), d < nlead. */
+	int64_t *lead;
+	int nlead;
+	const char *whole_why;          /* the last invocation ran whole: why */
+} sap_sync_stats;
+/* Each sync loop's, oldest first, after the last. */
+sap_sync_stats *sap_sync_stats_all(void);
+
+/* merge.c: n scalars of type s: v += a; v -= a; v += a - old; v /= A. */
+size_t sap_scalar_size(sap_scalar s);
+void sap_sc_add(sap_scalar s, void *v, const void *a, int64_t n);
+void sap_sc_sub(sap_scalar s, void *v, const void *a, int64_t n);
+void sap_sc_delta(sap_scalar s, void *v, const void *a, const void *old, int64_t n);
+void sap_sc_div(sap_scalar s, void *v, int64_t n, int64_t A);
+/* out = w's merge of old and the workers' total change, from A workers
+ * (out may be old or total). */
+void sap_sc_merge(const sap_syncdds *w, void *out, const void *old, const void *total,
+                  int64_t n, int64_t A);
+
+/* ssp.c: stale synchronous steps over ranks.  Each rank sends its change
+ * of each clock (step) to every other rank and goes on; it waits before
+ * clock c while some rank has not finished clock c - s - 1.  A rank's
+ * vectors take the changes as they come; at the end every rank holds the
+ * clocks merged in order, the same on every rank.  A[c]: the workers
+ * that ran a batch in clock c. */
+typedef struct sap_ssp sap_ssp;
+/* Collective. */
+sap_ssp *sap_ssp_open(const sap_syncspec *spec, int64_t steps, const int64_t *A);
+void sap_ssp_wait(sap_ssp *q, int64_t clock);
+/* This rank's change to written vector k in clock c (q frees it). */
+void sap_ssp_push(sap_ssp *q, int64_t clock, int k, void *delta);
+/* Collective: the vectors synchronized; q freed. */
+void sap_ssp_close(sap_ssp *q, sap_sync_stats *st);
+
 /* ==== Holders of elements (hold.c) ===================================== */
 
 /* v's holder map, made (every element held by all) if it has none. */

@@ -605,12 +605,23 @@ typedef struct sap_async_spec {
 void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
                    void *env, sap_body_fn body, const sap_reduce *r, void *red);
 
-/* Run a body over the elements of a DDS of n elements in mini-batches. */
-/* A dvector a sync for body writes, of numbers or arrays of them. */
+/* ---- sync for ---- */
+
+/* A dvector a sync for body writes, of numbers or arrays of them, and how
+ * the workers' changes to it merge at a synchronization: avg (the
+ * default: old + total / workers), sum (old + total) or a user function
+ * of the compiler's, which sets out[i] = f(old[i], total[i], workers) for
+ * the n scalars (out may be total).  total is the sum of the workers'
+ * changes since the last synchronization. */
 typedef enum sap_scalar { SAP_S_FLOAT, SAP_S_DOUBLE, SAP_S_INT, SAP_S_LONG } sap_scalar;
+typedef enum sap_merge { SAP_M_AVG, SAP_M_SUM, SAP_M_FN } sap_merge;
+typedef void (*sap_merge_fn)(void *out, const void *old, const void *total, int64_t n,
+                             int64_t workers);
 typedef struct sap_syncdds {
 	sap_dvec *dv;
 	sap_scalar scalar;
+	sap_merge merge;
+	sap_merge_fn fn;
 } sap_syncdds;
 
 typedef struct sap_syncspec {
@@ -619,8 +630,9 @@ typedef struct sap_syncspec {
 	int64_t batch;
 	bool recon;
 	/* What the body writes, when all of it is dvectors of numbers
-	 * (dense is true): on several ranks, the ranks average their
-	 * changes to them after each mini-batch. */
+	 * (dense is true): each worker runs on its own copy of them (the
+	 * threads of a rank share one under hybrid), merged after each
+	 * mini-batch. */
 	const sap_syncdds *wr;
 	int nwr;
 	bool dense;
@@ -629,6 +641,22 @@ typedef struct sap_syncspec {
 
 void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
                   sap_body_fn body, const sap_reduce *r, void *red);
+
+/* A worker thread's copy of a written vector: the body of a sync for
+ * loop reads and writes a written vector v through sap_sync_data(v). */
+typedef struct sap_view {
+	const sap_dvec *dv;
+	void *data;
+} sap_view;
+extern _Thread_local const sap_view *sap_tview;
+
+static inline void *sap_sync_data(const sap_dvec *v)
+{
+	for (const sap_view *w = sap_tview; w && w->dv; w++)
+		if (w->dv == v)
+			return w->data;
+	return v->data;
+}
 
 /* Set up the RNG for iteration i of loop L (invocation counted by the
  * runtime); the body calls it only when it draws random numbers. */

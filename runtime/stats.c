@@ -133,6 +133,47 @@ static void put_dvectors(FILE *f)
 	free(m);
 }
 
+static const char *model_name(const sap_sync_stats *s, char *buf, size_t n)
+{
+	if (s->model == SAP_SSP)
+		snprintf(buf, n, "ssp(%lld)", (long long)s->staleness);
+	else
+		snprintf(buf, n, "%s", s->model == SAP_BSP ? "bsp" : "hybrid");
+	return buf;
+}
+
+/* The sync for loops: where their time went and, under ssp, how far
+ * this rank ran ahead of the slowest one. */
+static void put_sync(FILE *f)
+{
+	if (!sap_sync_stats_all())
+		return;
+	fprintf(f, "%4s %-20s %11s %8s %7s %8s %10s %8s %9s %6s %8s %9s\n", "sync", "site",
+	        "invocations", "model", "workers", "steps", "compute_s", "sync_s", "sync_MB",
+	        "waits", "wait_s", "staleness");
+	for (const sap_sync_stats *s = sap_sync_stats_all(); s; s = s->next) {
+		char site[256], m[32];
+		snprintf(site, sizeof site, "%s:%d", s->loop->site.file ? s->loop->site.file : "?",
+		         s->loop->site.line);
+		fprintf(f, "%4d %-20s %11u %8s %7d %8lld %10.4f %8.4f %9.2f %6lld %8.4f %9lld%s%s\n",
+		        s->loop->id, site, s->loop->invocations, model_name(s, m, sizeof m), s->workers,
+		        (long long)s->steps, s->compute_s, s->sync_s, s->sync_bytes / 1e6,
+		        (long long)s->waits, s->wait_s, (long long)s->max_stale,
+		        s->whole_why ? " one worker: " : "", s->whole_why ? s->whole_why : "");
+	}
+	for (const sap_sync_stats *s = sap_sync_stats_all(); s; s = s->next) {
+		if (!s->nlead)
+			continue;
+		fprintf(f, "Loop %d: clocks by how many this rank was ahead of the slowest on reaching "
+		        "them:", s->loop->id);
+		for (int d = 0; d < s->nlead; d++)
+			if (s->lead[d])
+				fprintf(f, " %d: %lld%s", d, (long long)s->lead[d],
+				        d > s->staleness ? " (waited)" : "");
+		fputc('\n', f);
+	}
+}
+
 /* This rank's table. */
 static char *table(void)
 {
@@ -151,10 +192,10 @@ static char *table(void)
 	if (!f)
 		sap_fatal(NULL, "out of memory");
 	if (sap_nranks() > 1)
-		fprintf(f, "sap stats: async for loops on rank %d of %d, times in seconds\n",
+		fprintf(f, "sap stats: parallel loops on rank %d of %d, times in seconds\n",
 		        sap_rank(), sap_nranks());
 	else
-		fprintf(f, "sap stats: async for loops, times in seconds\n");
+		fprintf(f, "sap stats: parallel loops, times in seconds\n");
 	fprintf(f, "%4s %-20s %11s %6s %8s %6s %8s %7s %7s %7s %7s %10s %9s %9s %8s %8s %s\n",
 	        "loop", "site", "invocations", "recons", "recon_s", "plans", "plan_s", "groups",
 	        "rounds", "workers", "balance", "compute_s", "sent_MB", "recv_MB", "fetch_s",
@@ -177,6 +218,7 @@ static char *table(void)
 			fprintf(f, "Loop %d: %lld of %lld times a thread started a round while the "
 			        "rank exchanged the last one's writes\n", v[k]->loop->id,
 			        (long long)v[k]->early_starts, (long long)v[k]->thread_rounds);
+	put_sync(f);
 	fprintf(f, "DDS memory on this rank: %.2f MB at the end, %.2f MB at most\n",
 	        (double)mem_now / 1e6, (double)mem_peak / 1e6);
 	put_dvectors(f);

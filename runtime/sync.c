@@ -1,27 +1,28 @@
 /* sync.c: sync for loops, in mini-batches; and the per-iteration random
  * numbers of every loop.
  *
- * On one rank, one worker runs the mini-batches in order.  On several
- * ranks, when everything the body writes is a dvector of numbers, each
- * rank runs mini-batches of the elements it holds of the vector the loop
- * runs over (its shard), one a step (bsp), on its own copy of the
- * written vectors; then the ranks that ran one average their changes with
- * one in-place MPI_Allreduce per vector, so that every rank starts the
- * next batch from the same values.  The changes are summed in the
- * order the Allreduce takes for a given number of ranks, so results
- * depend on P and are the same from run to run.  ssp and hybrid run as
- * bsp over ranks for now.  Anything else (a body writing a map, strings)
- * runs whole on every rank.
+ * The workers are the threads of every rank.  Each rank runs the elements
+ * it holds of the vector the loop runs over (its shard), split evenly
+ * among its threads; each worker runs one mini-batch of its part a step.
+ * Under bsp every worker runs on a copy of the written vectors of its own
+ * (thread 0 on the vector itself), and after each step the copies merge:
+ * for averaging, the ranks add their workers' copies with one in-place
+ * MPI_Allreduce per vector and divide by the number of workers that ran
+ * a batch; for sum and the program's functions, they add the changes
+ * against a copy of the old values.  Under hybrid a rank's threads share
+ * the vectors without locks and only ranks merge.  ssp runs as bsp among
+ * a rank's threads and lets ranks run ahead (ssp.c).  Sums are taken in
+ * thread order and then in the Allreduce's order for the number of
+ * ranks, so a bsp result depends on ranks x threads and is the same from
+ * run to run.  A body writing anything else (a map, strings) runs whole,
+ * one worker on every rank.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
 #include "sap-int.h"
 
-static size_t scalar_size(sap_scalar s)
-{
-	return s == SAP_S_FLOAT || s == SAP_S_INT ? 4 : 8;
-}
+_Thread_local const sap_view *sap_tview;
 
 static MPI_Datatype scalar_type(sap_scalar s)
 {
@@ -33,37 +34,18 @@ static MPI_Datatype scalar_type(sap_scalar s)
 	}
 }
 
-/* v = old + (the ranks' sum of (v - old)) / P, in place; v's scalars are
- * n of kind s. */
-#define AVERAGE(T)                                                              \
-	static void average_##T(T *v, const T *old, int64_t n, int P, MPI_Datatype t) \
-	{                                                                       \
-		for (int64_t i = 0; i < n; i++)                                 \
-			v[i] -= old[i];                                         \
-		for (int64_t at = 0; at < n; at += INT32_MAX) {                 \
-			int c = n - at < INT32_MAX ? (int)(n - at) : INT32_MAX; \
-			MPI_Allreduce(MPI_IN_PLACE, v + at, c, t, MPI_SUM, MPI_COMM_WORLD); \
-		}                                                               \
-		for (int64_t i = 0; i < n; i++)                                 \
-			v[i] = (T)(old[i] + v[i] / P);                          \
-	}
-AVERAGE(float)
-AVERAGE(double)
-AVERAGE(int32_t)
-AVERAGE(int64_t)
-
-static void average(const sap_syncdds *w, const char *old, int P)
+/* In place over ranks, in pieces an int can count. */
+static void allreduce(const sap_syncdds *w, void *v, int64_t n)
 {
-	sap_dvec *v = w->dv;
-	int64_t n = (int64_t)(v->n * v->elsize / scalar_size(w->scalar));
-	MPI_Datatype t = scalar_type(w->scalar);
-	switch (w->scalar) {
-	case SAP_S_FLOAT: average_float((float *)v->data, (const float *)old, n, P, t); break;
-	case SAP_S_DOUBLE: average_double((double *)v->data, (const double *)old, n, P, t); break;
-	case SAP_S_INT: average_int32_t((int32_t *)v->data, (const int32_t *)old, n, P, t); break;
-	case SAP_S_LONG: average_int64_t((int64_t *)v->data, (const int64_t *)old, n, P, t); break;
+	size_t sz = sap_scalar_size(w->scalar);
+	for (int64_t at = 0; at < n; at += INT32_MAX) {
+		int c = n - at < INT32_MAX ? (int)(n - at) : INT32_MAX;
+		MPI_Allreduce(MPI_IN_PLACE, (char *)v + at * sz, c, scalar_type(w->scalar), MPI_SUM,
+		              MPI_COMM_WORLD);
 	}
 }
+
+/* ---- the shards ---- */
 
 /* The rank whose shard element k of v is in: its holder, or the rank
  * of its even chunk when every rank has it. */
@@ -85,44 +67,263 @@ static int shard_of(const sap_dvec *v, int64_t k)
 	return (int)((__int128)k * P / v->n);
 }
 
-/* Over ranks: rank r runs the elements of its shard (those it holds) in
- * mini-batches, one a step; after each step the ranks that ran one
- * average their changes. */
-static void run_spread(sap_run *x, const sap_syncspec *spec, void *red)
+typedef struct sync_run {
+	sap_run x;
+	const sap_syncspec *spec;
+	int P, T;
+	bool hybrid, copies, keep_old;
+	int64_t M, steps;
+	int64_t *idx;           /* this rank's shard */
+	int64_t *tlo;           /* thread t runs idx[tlo[t] .. tlo[t + 1]) */
+	int64_t *wsize;         /* every worker's part, rank-major */
+	char **old;             /* per written vector, when keep_old */
+	char **copy;            /* [t * nwr + k], t >= 1, when copies */
+	sap_view *views;        /* thread t's at t * (nwr + 1) */
+	int64_t step;
+	sap_sync_stats *st;
+} sync_run;
+
+static int64_t nscalars(const sap_syncdds *w)
 {
-	int P = sap_nranks(), me = sap_rank();
-	sap_dvec *over = spec->over;
-	int64_t *size = sap_xcalloc((size_t)P, sizeof *size);
-	int64_t *idx = sap_xmalloc((size_t)(over->n ? over->n : 1) * sizeof *idx), mine = 0;
-	for (int64_t k = 0; k < over->n; k++) {
-		int r = shard_of(over, k);
+	return (int64_t)(w->dv->n * w->dv->elsize / sap_scalar_size(w->scalar));
+}
+
+static bool thread_active(const sync_run *s, int t, int64_t step)
+{
+	return s->tlo[t + 1] - s->tlo[t] > step * s->M;
+}
+
+/* Workers (or, under hybrid, ranks) that run a batch in step. */
+static int64_t active(const sync_run *s, int64_t step)
+{
+	int64_t a = 0;
+	for (int r = 0; r < s->P; r++) {
+		bool any = false;
+		for (int t = 0; t < s->T; t++) {
+			bool on = s->wsize[r * s->T + t] > step * s->M;
+			a += on && !s->hybrid;
+			any |= on;
+		}
+		a += any && s->hybrid;
+	}
+	return a;
+}
+
+static void layout(sync_run *s, int64_t n)
+{
+	int P = s->P, T = s->T, me = sap_rank();
+	sap_dvec *over = s->spec->over;
+	int64_t *size = sap_xcalloc((size_t)P, sizeof *size), mine = 0;
+	s->idx = sap_xmalloc((size_t)(n ? n : 1) * sizeof *s->idx);
+	for (int64_t k = 0; k < n; k++) {
+		int r = P > 1 ? shard_of(over, k) : 0;
 		size[r]++;
 		if (r == me)
-			idx[mine++] = k;
+			s->idx[mine++] = k;
 	}
-	int64_t M = spec->batch, steps = 0;
+	s->tlo = sap_xmalloc((size_t)(T + 1) * sizeof *s->tlo);
+	for (int t = 0; t <= T; t++)
+		s->tlo[t] = (int64_t)((__int128)mine * t / T);
+	s->wsize = sap_xmalloc((size_t)(P * T) * sizeof *s->wsize);
+	s->steps = 0;
 	for (int r = 0; r < P; r++)
-		if ((size[r] + M - 1) / M > steps)
-			steps = (size[r] + M - 1) / M;
-	char **old = sap_xcalloc((size_t)(spec->nwr ? spec->nwr : 1), sizeof *old);
-	for (int k = 0; k < spec->nwr; k++)
-		old[k] = sap_xmalloc(spec->wr[k].dv->n * spec->wr[k].dv->elsize + 1);
-	for (int64_t s = 0; s < steps; s++) {
-		int active = 0;
-		for (int r = 0; r < P; r++)
-			active += size[r] > s * M;
-		for (int k = 0; k < spec->nwr; k++)
-			memcpy(old[k], spec->wr[k].dv->data, spec->wr[k].dv->n * spec->wr[k].dv->elsize);
-		if (mine > s * M)
-			sap_exec_list(x, idx + s * M, mine - s * M < M ? mine - s * M : M, red);
-		for (int k = 0; k < spec->nwr; k++)
-			average(&spec->wr[k], old[k], active);
-	}
-	for (int k = 0; k < spec->nwr; k++)
-		free(old[k]);
-	free(old);
-	free(idx);
+		for (int t = 0; t < T; t++) {
+			int64_t w = (int64_t)((__int128)size[r] * (t + 1) / T - (__int128)size[r] * t / T);
+			s->wsize[r * T + t] = w;
+			if ((w + s->M - 1) / s->M > s->steps)
+				s->steps = (w + s->M - 1) / s->M;
+		}
 	free(size);
+}
+
+/* ---- a step ---- */
+
+static void step_worker(void *arg, int t)
+{
+	sync_run *s = arg;
+	const sap_syncspec *spec = s->spec;
+	bool on = thread_active(s, t, s->step);
+	if (s->copies) {
+		if (t > 0 && on)
+			for (int k = 0; k < spec->nwr; k++)
+				memcpy(s->copy[t * spec->nwr + k], spec->wr[k].dv->data,
+				       spec->wr[k].dv->n * spec->wr[k].dv->elsize);
+		/* Thread 0 writes the vectors themselves. */
+		sap_pool_barrier();
+		if (t > 0)
+			sap_tview = s->views + t * (spec->nwr + 1);
+	}
+	if (on) {
+		int64_t lo = s->tlo[t] + s->step * s->M;
+		int64_t hi = lo + s->M < s->tlo[t + 1] ? lo + s->M : s->tlo[t + 1];
+		sap_exec_list(&s->x, s->idx + lo, hi - lo, sap_run_red(&s->x, t));
+	}
+	sap_tview = NULL;
+}
+
+/* Into vector k's storage: what this rank's workers made of it in the
+ * step: the sum of their copies (avg, without old values) or of their
+ * changes.  Nothing when none ran a batch. */
+static void gather(sync_run *s, int k)
+{
+	const sap_syncdds *w = &s->spec->wr[k];
+	int64_t n = nscalars(w);
+	size_t bytes = w->dv->n * w->dv->elsize;
+	void *v = w->dv->data;
+	const void *old = s->keep_old ? s->old[k] : NULL;
+	bool have = false;
+	for (int t = 0; t < s->T; t++)
+		have |= (t == 0 || s->hybrid) && thread_active(s, t, s->step);
+	if (have && old)
+		sap_sc_sub(w->scalar, v, old, n);
+	for (int t = 1; t < s->T && s->copies; t++) {
+		if (!thread_active(s, t, s->step))
+			continue;
+		const void *c = s->copy[t * s->spec->nwr + k];
+		if (old) {
+			if (!have)
+				memset(v, 0, bytes);
+			sap_sc_delta(w->scalar, v, c, old, n);
+		} else if (have) {
+			sap_sc_add(w->scalar, v, c, n);
+		} else {
+			memcpy(v, c, bytes);
+		}
+		have = true;
+	}
+	if (!have)
+		memset(v, 0, bytes);
+}
+
+/* Every rank's workers' step merged into the written vectors. */
+static void merge(sync_run *s, sap_ssp *q)
+{
+	const sap_syncspec *spec = s->spec;
+	int64_t A = active(s, s->step);
+	for (int k = 0; k < spec->nwr; k++) {
+		const sap_syncdds *w = &spec->wr[k];
+		int64_t n = nscalars(w);
+		size_t bytes = w->dv->n * w->dv->elsize;
+		void *v = w->dv->data;
+		gather(s, k);
+		if (q) {
+			/* ssp: the change goes out; the vector goes on from the
+			 * old values plus what has come in. */
+			void *d = sap_xmalloc(bytes);
+			memcpy(d, v, bytes);
+			memcpy(v, s->old[k], bytes);
+			sap_ssp_push(q, s->step, k, d);
+			s->st->sync_bytes += (double)bytes * (s->P - 1);
+			continue;
+		}
+		if (s->P > 1)
+			allreduce(w, v, n);
+		if (s->keep_old)
+			sap_sc_merge(w, v, s->old[k], v, n, A);
+		else if (A > 1)
+			sap_sc_div(w->scalar, v, n, A);
+		s->st->sync_bytes += s->P > 1 ? (double)bytes : 0;
+	}
+}
+
+/* ---- the loop ---- */
+
+static sap_sync_stats *stats_list;
+
+static sap_sync_stats *stats_of(const sap_loop *L, const sap_syncspec *spec)
+{
+	sap_sync_stats **p = &stats_list;
+	for (; *p; p = &(*p)->next)
+		if ((*p)->loop == L)
+			return *p;
+	*p = sap_xcalloc(1, sizeof **p);
+	(*p)->loop = L;
+	(*p)->model = spec->model;
+	(*p)->staleness = spec->staleness;
+	return *p;
+}
+
+sap_sync_stats *sap_sync_stats_all(void)
+{
+	return stats_list;
+}
+
+static void run_split(sync_run *s, int64_t n, void *red)
+{
+	const sap_syncspec *spec = s->spec;
+	int nwr = spec->nwr, T = s->T;
+	bool ssp = spec->model == SAP_SSP && spec->staleness > 0 && s->P > 1 && nwr > 0;
+	s->hybrid = spec->model == SAP_HYBRID;
+	s->copies = !s->hybrid && T > 1;
+	s->keep_old = ssp;
+	for (int k = 0; k < nwr; k++)
+		s->keep_old |= spec->wr[k].merge != SAP_M_AVG;
+	layout(s, n);
+	if (s->keep_old) {
+		s->old = sap_xcalloc((size_t)nwr, sizeof *s->old);
+		for (int k = 0; k < nwr; k++)
+			s->old[k] = sap_xmalloc(spec->wr[k].dv->n * spec->wr[k].dv->elsize + 1);
+	}
+	if (s->copies) {
+		s->copy = sap_xcalloc((size_t)(T * nwr), sizeof *s->copy);
+		s->views = sap_xcalloc((size_t)(T * (nwr + 1)), sizeof *s->views);
+		for (int t = 1; t < T; t++)
+			for (int k = 0; k < nwr; k++) {
+				s->copy[t * nwr + k] = sap_xmalloc(spec->wr[k].dv->n * spec->wr[k].dv->elsize + 1);
+				s->views[t * (nwr + 1) + k] = (sap_view){ spec->wr[k].dv, s->copy[t * nwr + k] };
+			}
+	}
+	const sap_reduce *r = s->x.r;
+	if (r) {
+		s->x.reds = sap_xmalloc((size_t)T * r->size);
+		for (int t = 0; t < T; t++)
+			r->init(sap_run_red(&s->x, t));
+	}
+	sap_ssp *q = NULL;
+	if (ssp) {
+		int64_t *A = sap_xmalloc((size_t)(s->steps ? s->steps : 1) * sizeof *A);
+		for (int64_t c = 0; c < s->steps; c++)
+			A[c] = active(s, c);
+		q = sap_ssp_open(spec, s->steps, A);
+		free(A);
+	}
+	for (s->step = 0; s->step < s->steps; s->step++) {
+		if (q)
+			sap_ssp_wait(q, s->step);
+		for (int k = 0; s->keep_old && k < nwr; k++)
+			memcpy(s->old[k], spec->wr[k].dv->data, spec->wr[k].dv->n * spec->wr[k].dv->elsize);
+		double t0 = sap_now();
+		sap_pool_run(T, step_worker, s);
+		double t1 = sap_now();
+		merge(s, q);
+		s->st->compute_s += t1 - t0;
+		s->st->sync_s += sap_now() - t1;
+	}
+	if (q) {
+		double t0 = sap_now();
+		sap_ssp_close(q, s->st);
+		s->st->sync_s += sap_now() - t0;
+	}
+	s->st->steps += s->steps;
+	if (r) {
+		for (int t = 0; t < T; t++)
+			r->combine(red, sap_run_red(&s->x, t));
+		free(s->x.reds);
+		if (s->P > 1) {
+			sap_dist_stats none = { 0, 0 };
+			sap_dist_reduce(r, NULL, red, &none);
+		}
+	}
+	for (int k = 0; s->old && k < nwr; k++)
+		free(s->old[k]);
+	for (int k = 0; s->copy && k < T * nwr; k++)
+		free(s->copy[k]);
+	free(s->old);
+	free(s->copy);
+	free(s->views);
+	free(s->idx);
+	free(s->tlo);
+	free(s->wsize);
 }
 
 void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
@@ -132,26 +333,41 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 	if (spec->batch <= 0)
 		sap_fatal(&L->site, "sync for: batch must be positive, got %lld",
 		          (long long)spec->batch);
-	bool spread = sap_nranks() > 1 && spec->dense && spec->over && spec->over->n == n &&
-	              (!r || (r->flat && !r->nacc));
+	sap_sync_stats *st = stats_of(L, spec);
+	int P = sap_nranks();
+	const char *why = !spec->dense ? "the body writes something other than dvectors of numbers" :
+	                  !spec->over || spec->over->n != n ? "the loop does not run over a dvector" :
+	                  r && (!r->flat || r->nacc) ? "its reduce clause is not over numbers" : NULL;
+	int T = why ? 1 : sap_threads();
+	if (!why && P > 1)
+		MPI_Allreduce(MPI_IN_PLACE, &T, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	/* One worker needs no merging, unless by the program's function. */
+	bool fn = false;
+	for (int k = 0; k < spec->nwr; k++)
+		fn |= spec->wr[k].merge == SAP_M_FN;
+	bool split = !why && (P * T > 1 || fn);
 	/* Every rank starts from every current value, but of the vector it
 	 * runs over, which each rank runs its own elements of. */
-	sap_whole_all_but(spread ? spec->over : NULL);
+	sap_whole_all_but(split && P > 1 ? spec->over : NULL);
 	if (r)
 		r->init(red);
-	sap_run x = { L, env, body, r, NULL, 1 };
-	if (spread) {
-		run_spread(&x, spec, red);
-		if (r) {
-			sap_dist_stats none = { 0, 0 };
-			sap_dist_reduce(r, NULL, red, &none);
+	st->whole_why = P * sap_threads() > 1 ? why : NULL;
+	if (!split) {
+		sap_run x = { L, env, body, r, NULL, 1 };
+		double t0 = sap_now();
+		for (int64_t b = 0; b < n; b += spec->batch) {
+			int64_t e = n - b < spec->batch ? n : b + spec->batch;
+			sap_exec_range(&x, b, e, red);
 		}
+		st->compute_s += sap_now() - t0;
+		st->workers = 1;
+		st->steps += (n + spec->batch - 1) / spec->batch;
 		return;
 	}
-	for (int64_t b = 0; b < n; b += spec->batch) {
-		int64_t e = n - b < spec->batch ? n : b + spec->batch;
-		sap_exec_range(&x, b, e, red);
-	}
+	sync_run s = { .spec = spec, .P = P, .T = T, .M = spec->batch, .st = st };
+	s.x = (sap_run){ L, env, body, r, NULL, T };
+	st->workers = P * T;
+	run_split(&s, n, red);
 }
 
 sap_rng sap_rng_iter(const sap_loop *L, int64_t i)

@@ -75,6 +75,9 @@ compile_tests = \
 	tests/compile/sync-over-list.sap \
 	tests/compile/sync-recon-maybe.sap \
 	tests/compile/sync-ssp-no-staleness.sap \
+	tests/compile/sync-merge-signature.sap \
+	tests/compile/sync-merge-unknown.sap \
+	tests/compile/sync-merge-unwritten.sap \
 	tests/compile/sync-unknown-option.sap \
 	tests/compile/unclosed-brace.sap \
 	tests/compile/undefined-function.sap \

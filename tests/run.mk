@@ -23,6 +23,7 @@ run_tests = \
 	tests/run/parts-ranks.sh \
 	tests/run/sapc-options.sh \
 	tests/run/sgdmf-twin.sh \
+	tests/run/ssp-ranks.sh \
 	tests/run/staged.sap \
 	tests/run/strings-ranks.sap \
 	tests/run/sync-ranks.sh

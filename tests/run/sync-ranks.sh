@@ -1,13 +1,18 @@
 #!/bin/sh
-# sync for with bsp over ranks: each rank runs a mini-batch of its own on
-# its own copy of the vectors the body writes, and after each step the
-# ranks average their changes (one MPI_Allreduce per vector).
-#  - additive updates show the averaging exactly: after all the steps a
-#    vector has 1/P of the change one rank makes (250, 125, 83.3333 on
-#    1, 2, 3 ranks), integers too, and reduce sums over every element;
+# sync for with bsp over ranks and threads: each worker runs a mini-batch
+# of its own on its own copy of the vectors the body writes, and after
+# each step the workers' copies merge (one MPI_Allreduce per vector).
+#  - additive updates show the merging exactly: after all the steps an
+#    averaged vector has 1/W of the change one worker makes (W workers:
+#    250, 125, 83.3333 ...), integers too; merge(S) = sum keeps the whole
+#    change; merge(M) = tenfold applies the program's function at every
+#    step; reduce sums over every element;
+#  - under hybrid the threads of a rank share its copy: only ranks
+#    average, and they do after every sub-iteration;
 #  - least squares by SGD (8 weights, 6000 examples, 3 epochs of bsp
-#    mini-batches) gives the same weights on every run for a given P, and
-#    its error falls on every P.
+#    mini-batches) gives the same weights on every run for given ranks x
+#    threads, the same for 2 workers as threads or as ranks, and its error
+#    falls on every one.
 #
 # Run by `make check` with SAPC and MPIEXEC set.
 
@@ -31,13 +36,35 @@ async for (long i = 0; i < len(D); i++)
     D[i] = i;
 dvector<double> W(4);
 dvector<long> C(1);
+dvector<long> S(1);
+dvector<long> M(1);
+// At each step: M + (10 x the items of the step) / workers, in integers.
+long tenfold(long old, long total, long workers) {
+    return old + 10 * total / workers;
+}
 double s = 0;
-sync for (long x : D) with (bsp, batch = 12) reduce(+: s) {
+sync for (long x : D) with (bsp, batch = 12, merge(S) = sum, merge(M) = tenfold) reduce(+: s) {
     W[x % 4] += 1.0;
     C[0] += 3;
+    S[0] += 2;
+    M[0] += 1;
     s += x;
 }
-print("W %.4f %.4f %.4f %.4f C %d s %.1f\n", W[0], W[1], W[2], W[3], C[0], s);
+print("W %.4f %.4f %.4f %.4f C %d S %d M %d s %.1f\n", W[0], W[1], W[2], W[3], C[0], S[0], M[0], s);
+SAP
+
+cat >"$tmp/hyb.sap" <<'SAP'
+dvector<long> D(1000);
+async for (long i = 0; i < len(D); i++)
+    D[i] = i;
+dvector<double> W(1000);
+sync for (long x : D) with (hybrid, batch = 10) {
+    W[x] += 1;
+}
+double t = 0;
+for (long i = 0; i < len(W); i++)
+    t += W[i];
+print("hybrid %.4f\n", t);
 SAP
 
 cat >"$tmp/lsq.sap" <<'SAP'
@@ -72,27 +99,55 @@ for (int ep = 0; ep < 3; ep++) {
 print("w %.6f %.6f %.6f\n", W[0][0], W[0][3], W[0][7]);
 SAP
 
-for p in add lsq; do
+for p in add hyb lsq; do
 	"$SAPC" -O2 -o "$tmp/$p" "$tmp/$p.sap" || fail "sapc $p.sap"
 done
 
-for np in 1 2 3; do
-	$MPIEXEC -n "$np" "$tmp/add" --threads=1 >"$tmp/add.$np" 2>&1 || { cat "$tmp/add.$np"; fail "add on $np ranks"; }
-done
-grep -qx 'W 250.0000 250.0000 250.0000 250.0000 C 3000 s 499500.0' "$tmp/add.1" ||
-	{ cat "$tmp/add.1"; fail "add on 1 rank"; }
-grep -qx 'W 125.0000 125.0000 125.0000 125.0000 C 1500 s 499500.0' "$tmp/add.2" ||
-	{ cat "$tmp/add.2"; fail "add on 2 ranks: changes not averaged"; }
-grep -qx 'W 83.3333 83.3333 83.3333 83.3333 C 1000 s 499500.0' "$tmp/add.3" ||
-	{ cat "$tmp/add.3"; fail "add on 3 ranks: changes not averaged"; }
+# ranks x threads, and what the workers' changes come to.
+while read -r np nt want; do
+	$MPIEXEC --bind-to none -n "$np" "$tmp/add" --threads="$nt" >"$tmp/add.$np.$nt" 2>&1 ||
+		{ cat "$tmp/add.$np.$nt"; fail "add on $np ranks x $nt threads"; }
+	test "$(cat "$tmp/add.$np.$nt")" = "$want" ||
+		{ cat "$tmp/add.$np.$nt"; fail "add on $np ranks x $nt threads: want $want"; }
+done <<'EOF'
+1 1 W 250.0000 250.0000 250.0000 250.0000 C 3000 S 2000 M 10000 s 499500.0
+1 2 W 125.0000 125.0000 125.0000 125.0000 C 1500 S 2000 M 5000 s 499500.0
+2 1 W 125.0000 125.0000 125.0000 125.0000 C 1500 S 2000 M 5000 s 499500.0
+2 2 W 62.5000 62.5000 62.5000 62.5000 C 750 S 2000 M 2500 s 499500.0
+3 1 W 83.3333 83.3333 83.3333 83.3333 C 1000 S 2000 M 3333 s 499500.0
+3 2 W 41.6667 41.6667 41.6667 41.6667 C 500 S 2000 M 1666 s 499500.0
+EOF
+
+# hybrid: a rank's threads write one copy, so only ranks average: the
+# total is 1000 / ranks whatever the threads (bsp: / ranks x threads);
+# one synchronization per sub-iteration, each thread 10 elements in it.
+while read -r np nt want steps; do
+	$MPIEXEC --bind-to none -n "$np" "$tmp/hyb" --threads="$nt" --stats >"$tmp/hyb.$np.$nt" 2>&1 ||
+		{ cat "$tmp/hyb.$np.$nt"; fail "hybrid on $np ranks x $nt threads"; }
+	grep -qx "hybrid $want" "$tmp/hyb.$np.$nt" ||
+		{ cat "$tmp/hyb.$np.$nt"; fail "hybrid on $np ranks x $nt threads: want $want"; }
+	awk -v s="$steps" '$4 == "hybrid" && $6 != s { bad = 1 } END { exit bad }' "$tmp/hyb.$np.$nt" ||
+		{ cat "$tmp/hyb.$np.$nt"; fail "hybrid on $np ranks x $nt threads: not $steps steps"; }
+done <<'EOF'
+1 2 1000.0000 50
+2 1 500.0000 50
+2 2 500.0000 25
+3 2 333.3333 17
+EOF
 
 for np in 1 2 3; do
-	for run in a b; do
-		$MPIEXEC -n "$np" "$tmp/lsq" --threads=1 >"$tmp/lsq.$np.$run" 2>&1 ||
-			{ cat "$tmp/lsq.$np.$run"; fail "lsq on $np ranks"; }
+	for nt in 1 2; do
+		for run in a b; do
+			$MPIEXEC --bind-to none -n "$np" "$tmp/lsq" --threads=$nt >"$tmp/lsq.$np.$nt.$run" 2>&1 ||
+				{ cat "$tmp/lsq.$np.$nt.$run"; fail "lsq on $np ranks x $nt threads"; }
+		done
+		cmp "$tmp/lsq.$np.$nt.a" "$tmp/lsq.$np.$nt.b" ||
+			fail "lsq on $np ranks x $nt threads: two runs differ"
+		awk '/^epoch/ { mse[$2] = $4 } END { exit !(mse[2] < mse[1] && mse[1] < mse[0]) }' \
+			"$tmp/lsq.$np.$nt.a" ||
+			{ cat "$tmp/lsq.$np.$nt.a"; fail "lsq on $np ranks x $nt threads: error does not fall"; }
 	done
-	cmp "$tmp/lsq.$np.a" "$tmp/lsq.$np.b" || fail "lsq on $np ranks: two runs differ"
-	awk '/^epoch/ { mse[$2] = $4 } END { exit !(mse[2] < mse[0] && mse[0] < 1) }' \
-		"$tmp/lsq.$np.a" || { cat "$tmp/lsq.$np.a"; fail "lsq on $np ranks: error does not fall"; }
 done
+# Two workers are two workers, as threads or as ranks.
+cmp "$tmp/lsq.1.2.a" "$tmp/lsq.2.1.a" || fail "lsq: 1 rank x 2 threads differs from 2 ranks x 1"
 exit 0
