@@ -26,7 +26,8 @@ run_tests = \
 	tests/run/ssp-ranks.sh \
 	tests/run/staged.sap \
 	tests/run/strings-ranks.sap \
-	tests/run/sync-ranks.sh
+	tests/run/sync-ranks.sh \
+	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/map-keys.out tests/run/strings-ranks.out \
