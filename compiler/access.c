@@ -1571,6 +1571,55 @@ static void put_slice(FILE *out, Node *l, LoopInfo *L)
 	fprintf(out, "\n");
 }
 
+/* How a sync for's written DDSs are merged, each. */
+static void explain_sync(FILE *out, LoopInfo *L)
+{
+	fprintf(out, "  synchronisation: ");
+	if (L->model == 0)
+		fprintf(out, "bsp: every worker (thread of a rank) after each of its mini-batches\n");
+	else if (L->model == 1)
+		fprintf(out, "ssp(%s): ranks run up to that many steps apart; a rank's threads as bsp\n",
+		        acc_expr_str(L->staleness));
+	else
+		fprintf(out, "hybrid: a rank's threads share its copy without locks; ranks after each "
+		        "sub-iteration\n");
+	bool whole = false;
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		if (((intptr_t)L->dds_mode.v[i] & ACC_WRITE) &&
+		    (d->ty->kind != TY_DVEC || !(ty_is_num(d->ty->elem) || ty_is_numarray(d->ty->elem))))
+			whole = true;
+	}
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		if (!((intptr_t)L->dds_mode.v[i] & ACC_WRITE))
+			continue;
+		fprintf(out, "    %-12s ", d->name);
+		if (d->ty->kind != TY_DVEC || !(ty_is_num(d->ty->elem) || ty_is_numarray(d->ty->elem))) {
+			fprintf(out, "not merged: a %s; the loop runs whole on every rank, one worker each\n",
+			        d->ty->kind == TY_DVEC ? "dvector of other than numbers" : "map");
+			continue;
+		}
+		const char *how = "avg";
+		for (int k = 0; k < L->merge_dds.n; k++)
+			if (L->merge_dds.v[k] == d) {
+				Node *h = ((Node *)L->merge_how.v[k])->rhs;
+				how = format("%.*s", h->name.len, h->name.p);
+			}
+		if (whole) {
+			fprintf(out, "%s, but the loop runs whole on every rank, one worker each\n", how);
+			continue;
+		}
+		if (L->model == 1)
+			fprintf(out, "%s, dense: elements of fixed size (%s), so a rank sends each step's "
+			        "change to every rank whole, no packing\n", how, ty_str(d->ty->elem));
+		else
+			fprintf(out, "%s, dense: elements of fixed size (%s), so one MPI_Allreduce per step "
+			        "merges it in place on the vector's storage, no packing\n", how,
+			        ty_str(d->ty->elem));
+	}
+}
+
 static void explain_loop(FILE *out, Node *l)
 {
 	LoopInfo *L = l->li;
@@ -1697,6 +1746,7 @@ static void explain_loop(FILE *out, Node *l)
 	case VD_SYNC:
 		fprintf(out, "data-parallel (sync for): each worker updates its own copy of what the body "
 		        "writes, merged at synchronisation points\n");
+		explain_sync(out, L);
 		break;
 	}
 }

@@ -9,6 +9,7 @@ explain_tests = \
 	tests/explain/random.sap \
 	tests/explain/reads.sap \
 	tests/explain/rejected.sap \
-	tests/explain/serialized.sap
+	tests/explain/serialized.sap \
+	tests/explain/sync.sap
 TESTS += $(explain_tests)
 EXTRA_DIST += $(explain_tests) $(explain_tests:.sap=.out) tests/explain/rejected.status
