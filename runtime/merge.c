@@ -10,6 +10,21 @@ size_t sap_scalar_size(sap_scalar s)
 	return s == SAP_S_FLOAT || s == SAP_S_INT ? 4 : 8;
 }
 
+MPI_Datatype sap_scalar_mpi(sap_scalar s)
+{
+	switch (s) {
+	case SAP_S_FLOAT: return MPI_FLOAT;
+	case SAP_S_DOUBLE: return MPI_DOUBLE;
+	case SAP_S_INT: return MPI_INT32_T;
+	default: return MPI_INT64_T;
+	}
+}
+
+int64_t sap_sync_nscalars(const sap_syncdds *w)
+{
+	return (int64_t)(w->dv->n * w->dv->elsize / sap_scalar_size(w->scalar));
+}
+
 #define KERNELS(T)                                                               \
 	static void add_##T(T *restrict v, const T *restrict a, int64_t n)            \
 	{                                                                        \

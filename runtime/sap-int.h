@@ -3,6 +3,7 @@
 #define SAP_INT_H
 
 #include <stdarg.h>
+#include <mpi.h>
 #include "sap.h"
 
 /* error.c */
@@ -377,6 +378,9 @@ sap_sync_stats *sap_sync_stats_all(void);
 
 /* merge.c: n scalars of type s: v += a; v -= a; v += a - old; v /= A. */
 size_t sap_scalar_size(sap_scalar s);
+MPI_Datatype sap_scalar_mpi(sap_scalar s);
+/* The scalars of written vector w. */
+int64_t sap_sync_nscalars(const sap_syncdds *w);
 void sap_sc_add(sap_scalar s, void *v, const void *a, int64_t n);
 void sap_sc_sub(sap_scalar s, void *v, const void *a, int64_t n);
 void sap_sc_delta(sap_scalar s, void *v, const void *a, const void *old, int64_t n);

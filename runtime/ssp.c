@@ -36,21 +36,6 @@ struct sap_ssp {
 
 static MPI_Comm comm = MPI_COMM_NULL;
 
-static MPI_Datatype scalar_type(sap_scalar s)
-{
-	switch (s) {
-	case SAP_S_FLOAT: return MPI_FLOAT;
-	case SAP_S_DOUBLE: return MPI_DOUBLE;
-	case SAP_S_INT: return MPI_INT32_T;
-	default: return MPI_INT64_T;
-	}
-}
-
-static int64_t nscalars(const sap_syncdds *w)
-{
-	return (int64_t)(w->dv->n * w->dv->elsize / sap_scalar_size(w->scalar));
-}
-
 static size_t bytes(const sap_syncdds *w)
 {
 	return w->dv->n * w->dv->elsize;
@@ -79,7 +64,7 @@ sap_ssp *sap_ssp_open(const sap_syncspec *spec, int64_t steps, const int64_t *A)
 	size_t most = 1;
 	for (int k = 0; k < q->nwr; k++) {
 		const sap_syncdds *w = &spec->wr[k];
-		if (nscalars(w) > INT32_MAX)
+		if (sap_sync_nscalars(w) > INT32_MAX)
 			sap_fatal(NULL, "ssp: dvector %s has more than 2^31 numbers; use bsp",
 			          w->dv->name);
 		q->z[k] = sap_xmalloc(bytes(w) + 1);
@@ -117,9 +102,9 @@ static void take(sap_ssp *q, int r)
 	int k = (int)(q->got[r] % q->nwr);
 	const sap_syncdds *w = &q->spec->wr[k];
 	void *d = sap_xmalloc(bytes(w) + 1);
-	MPI_Recv(d, (int)nscalars(w), scalar_type(w->scalar), r, 0, comm, MPI_STATUS_IGNORE);
+	MPI_Recv(d, (int)sap_sync_nscalars(w), sap_scalar_mpi(w->scalar), r, 0, comm, MPI_STATUS_IGNORE);
 	*slot(q, c, r, k) = d;
-	sap_sc_merge(w, w->dv->data, w->dv->data, d, nscalars(w), q->A[c]);
+	sap_sc_merge(w, w->dv->data, w->dv->data, d, sap_sync_nscalars(w), q->A[c]);
 	q->got[r]++;
 }
 
@@ -153,8 +138,8 @@ static void settle(sap_ssp *q)
 			const sap_syncdds *w = &q->spec->wr[k];
 			memcpy(q->sum, *slot(q, c, 0, k), bytes(w));
 			for (int r = 1; r < q->P; r++)
-				sap_sc_add(w->scalar, q->sum, *slot(q, c, r, k), nscalars(w));
-			sap_sc_merge(w, q->z[k], q->z[k], q->sum, nscalars(w), q->A[c]);
+				sap_sc_add(w->scalar, q->sum, *slot(q, c, r, k), sap_sync_nscalars(w));
+			sap_sc_merge(w, q->z[k], q->z[k], q->sum, sap_sync_nscalars(w), q->A[c]);
 		}
 		size_t at = (size_t)c * (size_t)q->P * (size_t)q->nwr;
 		MPI_Waitall(q->P * q->nwr, q->req + at, MPI_STATUSES_IGNORE);
@@ -191,10 +176,10 @@ void sap_ssp_push(sap_ssp *q, int64_t clock, int k, void *delta)
 {
 	const sap_syncdds *w = &q->spec->wr[k];
 	*slot(q, clock, q->me, k) = delta;
-	sap_sc_merge(w, w->dv->data, w->dv->data, delta, nscalars(w), q->A[clock]);
+	sap_sc_merge(w, w->dv->data, w->dv->data, delta, sap_sync_nscalars(w), q->A[clock]);
 	for (int r = 0; r < q->P; r++)
 		if (r != q->me)
-			MPI_Isend(delta, (int)nscalars(w), scalar_type(w->scalar), r, 0, comm,
+			MPI_Isend(delta, (int)sap_sync_nscalars(w), sap_scalar_mpi(w->scalar), r, 0, comm,
 			          &q->req[((size_t)clock * (size_t)q->P + (size_t)r) * (size_t)q->nwr +
 			                  (size_t)k]);
 	q->got[q->me]++;

@@ -24,23 +24,13 @@
 
 _Thread_local const sap_view *sap_tview;
 
-static MPI_Datatype scalar_type(sap_scalar s)
-{
-	switch (s) {
-	case SAP_S_FLOAT: return MPI_FLOAT;
-	case SAP_S_DOUBLE: return MPI_DOUBLE;
-	case SAP_S_INT: return MPI_INT32_T;
-	default: return MPI_INT64_T;
-	}
-}
-
 /* In place over ranks, in pieces an int can count. */
 static void allreduce(const sap_syncdds *w, void *v, int64_t n)
 {
 	size_t sz = sap_scalar_size(w->scalar);
 	for (int64_t at = 0; at < n; at += INT32_MAX) {
 		int c = n - at < INT32_MAX ? (int)(n - at) : INT32_MAX;
-		MPI_Allreduce(MPI_IN_PLACE, (char *)v + at * sz, c, scalar_type(w->scalar), MPI_SUM,
+		MPI_Allreduce(MPI_IN_PLACE, (char *)v + at * sz, c, sap_scalar_mpi(w->scalar), MPI_SUM,
 		              MPI_COMM_WORLD);
 	}
 }
@@ -82,11 +72,6 @@ typedef struct sync_run {
 	int64_t step;
 	sap_sync_stats *st;
 } sync_run;
-
-static int64_t nscalars(const sap_syncdds *w)
-{
-	return (int64_t)(w->dv->n * w->dv->elsize / sap_scalar_size(w->scalar));
-}
 
 static bool thread_active(const sync_run *s, int t, int64_t step)
 {
@@ -167,7 +152,7 @@ static void step_worker(void *arg, int t)
 static void gather(sync_run *s, int k)
 {
 	const sap_syncdds *w = &s->spec->wr[k];
-	int64_t n = nscalars(w);
+	int64_t n = sap_sync_nscalars(w);
 	size_t bytes = w->dv->n * w->dv->elsize;
 	void *v = w->dv->data;
 	const void *old = s->keep_old ? s->old[k] : NULL;
@@ -202,7 +187,7 @@ static void merge(sync_run *s, sap_ssp *q)
 	int64_t A = active(s, s->step);
 	for (int k = 0; k < spec->nwr; k++) {
 		const sap_syncdds *w = &spec->wr[k];
-		int64_t n = nscalars(w);
+		int64_t n = sap_sync_nscalars(w);
 		size_t bytes = w->dv->n * w->dv->elsize;
 		void *v = w->dv->data;
 		gather(s, k);
