@@ -17,6 +17,7 @@
  * run to run.  A body writing anything else (a map, strings) runs whole,
  * one worker on every rank.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
@@ -57,6 +58,8 @@ static int shard_of(const sap_dvec *v, int64_t k)
 	return (int)((__int128)k * P / v->n);
 }
 
+enum { HOGWILD_CHUNK = 16 };
+
 typedef struct sync_run {
 	sap_run x;
 	const sap_syncspec *spec;
@@ -70,6 +73,10 @@ typedef struct sync_run {
 	char **copy;            /* [t * nwr + k], t >= 1, when copies */
 	sap_view *views;        /* thread t's at t * (nwr + 1) */
 	int64_t step;
+	/* Hogwild on one rank: the threads take chunks of the shard from
+	 * next, so that none idles while another has long sentences left. */
+	bool hogwild;
+	_Atomic int64_t next;
 	sap_sync_stats *st;
 } sync_run;
 
@@ -138,7 +145,16 @@ static void step_worker(void *arg, int t)
 		if (t > 0)
 			sap_tview = s->views + t * (spec->nwr + 1);
 	}
-	if (on) {
+	if (s->hogwild) {
+		int64_t end = s->tlo[s->T];
+		for (;;) {
+			int64_t lo = atomic_fetch_add(&s->next, HOGWILD_CHUNK);
+			if (lo >= end)
+				break;
+			int64_t hi = end - lo < HOGWILD_CHUNK ? end : lo + HOGWILD_CHUNK;
+			sap_exec_list(&s->x, s->idx + lo, hi - lo, sap_run_red(&s->x, t));
+		}
+	} else if (on) {
 		int64_t lo = s->tlo[t] + s->step * s->M;
 		int64_t hi = lo + s->M < s->tlo[t + 1] ? lo + s->M : s->tlo[t + 1];
 		sap_exec_list(&s->x, s->idx + lo, hi - lo, sap_run_red(&s->x, t));
@@ -243,6 +259,12 @@ static void run_split(sync_run *s, int64_t n, void *red)
 	s->keep_old = ssp;
 	for (int k = 0; k < nwr; k++)
 		s->keep_old |= spec->wr[k].merge != SAP_M_AVG;
+	/* Hybrid on one rank merges nothing, so its threads need not wait
+	 * for each other between mini-batches: the loop is one step, in
+	 * which they share out the elements as Hogwild's threads do. */
+	s->hogwild = s->hybrid && s->P == 1 && !s->keep_old;
+	if (s->hogwild)
+		s->M = n ? n : 1;
 	layout(s, n);
 	if (s->keep_old) {
 		s->old = sap_xcalloc((size_t)nwr, sizeof *s->old);
