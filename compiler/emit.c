@@ -27,6 +27,13 @@ char *emit_tmp(const char *prefix)
 	return format("sap_%s%d", prefix, ++E->tmp);
 }
 
+/* The runtime's name for a scalar type. */
+static const char *scalar_kind(Type *t)
+{
+	return t->kind == TY_FLOAT ? "SAP_S_FLOAT" : t->kind == TY_DOUBLE ? "SAP_S_DOUBLE" :
+	       t->kind == TY_INT ? "SAP_S_INT" : "SAP_S_LONG";
+}
+
 const char *emit_site(Node *n)
 {
 	int line, col;
@@ -333,6 +340,15 @@ static void var_decl(Node *d)
 			emit_line(d, "sap_load(&%s, %s, %s, sizeof(%s), %s, true, %s, %s);", s->cname, name,
 			          emit_expr(in->args), et, emit_parse_fn(t->elem),
 			          s->parted ? "true" : "false", emit_site(in));
+		} else if (in && in->kind == N_CALL && in->builtin == B_VOCAB) {
+			emit_line(d, "sap_vocab(&%s, %s, &%s, %s, (double)(%s), %s);", s->cname, name,
+			          emit_expr(in->args), scalar_kind(in->args->ty->elem),
+			          emit_expr(in->args->next), emit_site(in));
+		} else if (in && in->kind == N_CALL && in->builtin == B_UNIGRAM) {
+			emit_line(d, "sap_unigram(&%s, %s, &%s, %s, %s, (double)(%s), %s);", s->cname, name,
+			          emit_expr(in->args), scalar_kind(in->args->ty->elem),
+			          emit_expr(in->args->next), emit_expr(in->args->next->next),
+			          emit_site(in));
 		} else if (in && in->kind == N_CALL && (in->builtin == B_KEYS || in->builtin == B_JOIN)) {
 			const char *a = emit_expr(in->args);
 			const char *b = in->builtin == B_JOIN ? format("&%s", emit_expr(in->args->next)) : "NULL";
@@ -828,7 +844,7 @@ static void rng_setup(Node *s, bool slice)
 	else
 		emit_line(s, "(void)sap_rng_it;");
 	for (int k = 1; k <= li->nrand; k++)
-		emit_line(s, "uint32_t sap_d%d = 0;%s", k, slice ? format(" (void)sap_d%d;", k) : "");
+		emit_line(s, "uint32_t sap_draw%d = 0;%s", k, slice ? format(" (void)sap_draw%d;", k) : "");
 }
 
 /* ---- reconnaissance slices ---- */
@@ -1326,9 +1342,7 @@ static void parallel(Node *s)
 				dense = false;
 				continue;
 			}
-			TypeKind k = ty_scalar_of(e)->kind;
-			buf_printf(&wrs, "\t\t{&%s, %s, %s},\n", d->cname, k == TY_FLOAT ? "SAP_S_FLOAT" :
-			           k == TY_DOUBLE ? "SAP_S_DOUBLE" : k == TY_INT ? "SAP_S_INT" : "SAP_S_LONG",
+			buf_printf(&wrs, "\t\t{&%s, %s, %s},\n", d->cname, scalar_kind(ty_scalar_of(e)),
 			           merge_of(s, d));
 			nwr++;
 		}

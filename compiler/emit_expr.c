@@ -25,6 +25,12 @@ static bool is_lvalue(Node *e)
 	       (e->kind == N_INDEX && e->lhs->ty->kind != TY_DMMAP);
 }
 
+/* A call whose result is a new value the caller owns. */
+static bool fresh_call(Node *e)
+{
+	return !e->builtin || e->builtin == B_TOKENS;
+}
+
 /* A value of a list-holding type that nobody owns yet goes to a temporary
  * dropped after the statement. */
 static char *borrow_temp(Type *t, const char *value)
@@ -94,11 +100,13 @@ static char *index_expr(Node *e, bool write)
 			                     emit_dv_data(e->lhs->sym), emit_expr(e->rhs));
 			if (st >= 0 && E->staged_only)
 				return format("sap_st%d[sap_k]", st);
-			return st < 0 ? plain : format("(sap_st%d ? sap_st%d[sap_k] : %s)", st, st, plain);
+			/* Pointers chosen, then dereferenced: an lvalue, whose
+			 * address array code may take. */
+			return st < 0 ? plain : format("(*(sap_st%d ? &sap_st%d[sap_k] : &%s))", st, st, plain);
 		}
 		if (st >= 0) {
 			char *v = emit_expr(e->lhs);
-			return format("(sap_st%d ? sap_st%d[sap_k] : ((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)])",
+			return format("(*(sap_st%d ? &sap_st%d[sap_k] : &((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)]))",
 			              st, st, emit_ctype(bt->elem), v, v, emit_expr(e->rhs), site);
 		}
 		if (e->lhs->kind == N_NAME && E->hoisted.n) {
@@ -365,17 +373,36 @@ static char *builtin_call(Node *e)
 	}
 	case B_RAND:
 		if (e->rsite && E->loop)
-			return format("sap_rand_at(&sap_rng_it, %d, &sap_d%d)", e->rsite, e->rsite);
+			return format("sap_rand_at(&sap_rng_it, %d, &sap_draw%d)", e->rsite, e->rsite);
 		return "sap_rand(sap_rng_cur)";
 	case B_RAND_NORMAL:
 		if (e->rsite && E->loop)
-			return format("sap_rand_normal_at(&sap_rng_it, %d, &sap_d%d)", e->rsite, e->rsite);
+			return format("sap_rand_normal_at(&sap_rng_it, %d, &sap_draw%d)", e->rsite, e->rsite);
 		return "sap_rand_normal(sap_rng_cur)";
 	case B_RAND_INT:
 		if (e->rsite && E->loop)
-			return format("sap_rand_int_at(&sap_rng_it, %d, &sap_d%d, %s, %s)", e->rsite, e->rsite,
+			return format("sap_rand_int_at(&sap_rng_it, %d, &sap_draw%d, %s, %s)", e->rsite, e->rsite,
 			              emit_expr(a0), emit_site(e));
 		return format("sap_rand_int(sap_rng_cur, %s, %s)", emit_expr(a0), emit_site(e));
+	case B_TOKENS:
+		return format("sap_tokens(%s)", emit_expr(a0));
+	case B_FAST_SIGMOID:
+		return format("sap_fast_sigmoid(%s)", emit_expr(a0));
+	case B_WTIME:
+		return "sap_wtime()";
+	case B_RANKS:
+		return "sap_nranks()";
+	case B_THREADS:
+		return "sap_threads()";
+	case B_SOFTMAX: {
+		const char *ct = emit_ctype(a0->ty);
+		char *fn = format("sap_softmax_%s", a0->ty->mangle);
+		if (!strstr(E->helpers.s ? E->helpers.s : "", format(" %s(", fn)))
+			buf_printf(&E->helpers, "static %s %s(%s a)\n{\n\tsap_softmax_%c(a.v, %lld);\n"
+			           "\treturn a;\n}\n\n", ct, fn, ct,
+			           a0->ty->elem->kind == TY_FLOAT ? 'f' : 'd', (long long)a0->ty->len);
+		return format("%s(%s)", fn, emit_expr(a0));
+	}
 	case B_PRINT: return emit_print(e);
 	case B_SAVE:
 		return format("sap_save(&%s, %s, %s, %s)", emit_expr(a0), emit_expr(a1),
@@ -547,7 +574,7 @@ char *emit_expr(Node *e)
 		return lazy(e);
 	case N_CALL: {
 		char *c = call(e);
-		if (!e->builtin && ty_needs_drop(e->ty))
+		if (fresh_call(e) && ty_needs_drop(e->ty))
 			return borrow_temp(e->ty, c);
 		return c;
 	}
@@ -568,7 +595,7 @@ char *emit_owned(Node *e)
 {
 	if (!ty_needs_drop(e->ty))
 		return e->ty->kind == TY_ARRAY && !is_lvalue(e) ? array_value(e) : emit_expr(e);
-	if (e->kind == N_CALL && !e->builtin)
+	if (e->kind == N_CALL && fresh_call(e))
 		return call(e);
 	char *v = emit_expr(e);
 	if (is_lvalue(e))

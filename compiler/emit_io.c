@@ -329,7 +329,11 @@ const char *emit_parse_fn(Type *t)
 	Buf b = {0};
 	buf_printf(&b, "static void %s(sap_fields *f, void *elem)\n{\n", name);
 	buf_printf(&b, "\t%s *x = elem;\n", emit_ctype(t));
-	parse_fields(&b, t, "(*x)", "", 0);
+	/* A line of text is one string: blanks and all. */
+	if (t->kind == TY_STRING)
+		buf_puts(&b, "\tsap_scan_line(f, x);\n");
+	else
+		parse_fields(&b, t, "(*x)", "", 0);
 	buf_printf(&b, "\tsap_scan_end(f, \"%s\");\n}\n\n", ty_str(t));
 	buf_puts(&E->helpers, b.s);
 	return name;

@@ -635,6 +635,9 @@ static const struct { const char *name; Builtin b; } builtins[] = {
 	{"abs", B_ABS}, {"dot", B_DOT}, {"rand", B_RAND}, {"rand_int", B_RAND_INT},
 	{"rand_normal", B_RAND_NORMAL}, {"print", B_PRINT}, {"load", B_LOAD}, {"save", B_SAVE},
 	{"uniform", B_UNIFORM}, {"normal", B_NORMAL}, {"keys", B_KEYS}, {"join", B_JOIN},
+	{"tokens", B_TOKENS}, {"vocab", B_VOCAB}, {"unigram", B_UNIGRAM},
+	{"fast_sigmoid", B_FAST_SIGMOID}, {"softmax", B_SOFTMAX}, {"wtime", B_WTIME},
+	{"ranks", B_RANKS}, {"threads", B_THREADS},
 };
 
 static Builtin find_builtin(const char *name)
@@ -660,7 +663,8 @@ static const char *suggest_func(const char *name)
 static Type *check_builtin(Node *e, Builtin b, const char *name)
 {
 	e->builtin = b;
-	if (b == B_LOAD || b == B_UNIFORM || b == B_NORMAL || b == B_KEYS || b == B_JOIN)
+	if (b == B_LOAD || b == B_UNIFORM || b == B_NORMAL || b == B_KEYS || b == B_JOIN ||
+	    b == B_VOCAB || b == B_UNIGRAM)
 		fail(e, "%s(...) can only be the initialiser of a dvector declaration, as in: "
 		     "dvector<T> D%s = %s(...);%s", name, b == B_UNIFORM || b == B_NORMAL ? "(n)" : "",
 		     name, b == B_KEYS || b == B_JOIN ? " (or what async for (K k : ...) runs over)" : "");
@@ -734,6 +738,29 @@ static Type *check_builtin(Node *e, Builtin b, const char *name)
 			     ty_str(a), ty_str(c));
 		return a->elem;
 	}
+	case B_TOKENS:
+		check_args_count(e, 1, "tokens");
+		if (e->args->ty->kind != TY_STRING)
+			fail(e->args, "tokens needs a string, not '%s'", ty_str(e->args->ty));
+		return ty_list(ty_string);
+	case B_FAST_SIGMOID:
+		check_args_count(e, 1, "fast_sigmoid");
+		if (!ty_is_num(e->args->ty))
+			fail(e->args, "fast_sigmoid needs a number, not '%s'", ty_str(e->args->ty));
+		return ty_float;
+	case B_SOFTMAX: {
+		check_args_count(e, 1, "softmax");
+		Type *a = e->args->ty;
+		if (a->kind != TY_ARRAY || (a->elem->kind != TY_FLOAT && a->elem->kind != TY_DOUBLE))
+			fail(e->args, "softmax needs an array of float or double, not '%s'", ty_str(a));
+		return a;
+	}
+	case B_WTIME:
+		check_args_count(e, 0, "wtime");
+		return ty_double;
+	case B_RANKS: case B_THREADS:
+		check_args_count(e, 0, name);
+		return ty_int;
 	case B_RAND: case B_RAND_NORMAL:
 		check_args_count(e, 0, name);
 		uses_rng();
@@ -1081,6 +1108,41 @@ static void check_dvec_init(Node *d, Type *t)
 			}
 			if (t->elem != kt)
 				fail(d, "the keys are '%s', not '%s'", ty_str(kt), ty_str(t->elem));
+			in->ty = t;
+			return;
+		}
+		if (b == B_VOCAB) {
+			in->builtin = b;
+			if (d->size)
+				fail(d->size, "a vocabulary takes its size from the map");
+			check_args_count(in, 2, "vocab");
+			Node *m = arg(in, 0), *min = arg(in, 1);
+			Type *mt = check_expr(m);
+			if (mt->kind != TY_DMAP || mt->key != ty_string || !ty_is_num(mt->elem))
+				fail(m, "vocab needs a dmap<string, N> of counts (N a number type), not '%s'",
+				     ty_str(mt));
+			if (!ty_is_num(check_expr(min)))
+				fail(min, "the minimum count must be a number, not '%s'", ty_str(min->ty));
+			if (t->elem != ty_string)
+				fail(d, "vocab gives the words, a 'dvector<string>', not '%s'", ty_str(t));
+			in->ty = t;
+			return;
+		}
+		if (b == B_UNIGRAM) {
+			in->builtin = b;
+			if (d->size)
+				fail(d->size, "the size of a unigram table is its second argument");
+			check_args_count(in, 3, "unigram");
+			Node *c = arg(in, 0), *n = arg(in, 1), *pw = arg(in, 2);
+			Type *ct = check_expr(c);
+			if (ct->kind != TY_DVEC || !ty_is_num(ct->elem))
+				fail(c, "unigram needs a dvector of counts (numbers), not '%s'", ty_str(ct));
+			if (!ty_is_int(check_expr(n)))
+				fail(n, "the size of the table must be an integer, not '%s'", ty_str(n->ty));
+			if (!ty_is_num(check_expr(pw)))
+				fail(pw, "the power must be a number, not '%s'", ty_str(pw->ty));
+			if (t->elem != ty_int)
+				fail(d, "unigram gives word numbers, a 'dvector<int>', not '%s'", ty_str(t));
 			in->ty = t;
 			return;
 		}

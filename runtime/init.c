@@ -434,6 +434,12 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 
 	driver_rng = sap_rng_make(0, 0, 0);
 	sap_rng_cur = &driver_rng;
+	sap_vmath_init();
+}
+
+double sap_wtime(void)
+{
+	return MPI_Wtime();
 }
 
 int sap_finalize(void)

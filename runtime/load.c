@@ -238,6 +238,16 @@ void sap_scan_str(sap_fields *f, sap_str *out, const char *field)
 	*out = sap_str_dup(t, n);
 }
 
+void sap_scan_line(sap_fields *f, sap_str *out)
+{
+	sap_scan_more(f);
+	const char *q = f->end;
+	while (q > f->p && is_sep(q[-1]))
+		q--;
+	*out = sap_str_dup(f->p, (size_t)(q - f->p));
+	f->p = f->end;
+}
+
 bool sap_scan_more(sap_fields *f)
 {
 	while (f->p < f->end && is_sep(*f->p))

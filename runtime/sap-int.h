@@ -25,6 +25,8 @@ void sap_ptrs_del(sap_ptrs *s, void *p);
 
 /* str.c: n bytes from the string arena; they are never freed. */
 char *sap_arena_alloc(size_t n);
+/* The sigmoid table; BLAS on one thread. */
+void sap_vmath_init(void);
 
 /* Blanks separate fields of a data file; a newline ends the line. */
 static inline bool sap_is_blank(char c)
@@ -49,7 +51,6 @@ extern sap_config sap_cfg;
 
 /* The number of workers: sap_cfg.threads once decided, otherwise the
  * online CPUs (code that never called sap_init). */
-int sap_threads(void);
 
 /* ==== Thread pool (pool.c) ============================================ */
 

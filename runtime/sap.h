@@ -56,6 +56,8 @@ int sap_finalize(void);
 
 int sap_rank(void);
 int sap_nranks(void);
+/* Worker threads per rank (--threads). */
+int sap_threads(void);
 uint32_t sap_seed(void);
 
 /* Report "file:line:col: error: message" (tagged "[rank R] " when the job
@@ -333,6 +335,8 @@ void sap_scan_long(sap_fields *f, int64_t *out, const char *field);
 void sap_scan_float(sap_fields *f, float *out, const char *field);
 void sap_scan_double(sap_fields *f, double *out, const char *field);
 void sap_scan_str(sap_fields *f, sap_str *out, const char *field);
+/* The rest of the line, less blanks at either end. */
+void sap_scan_line(sap_fields *f, sap_str *out);
 /* True while fields remain on the line (list<T> fields take the rest). */
 bool sap_scan_more(sap_fields *f);
 /* Error if fields remain: "file:line: error: extra field \"x\" after TYPE". */
@@ -698,6 +702,51 @@ static inline double sap_dot_d(const double *a, const double *b, int64_t n)
 		s += a[k] * b[k];
 	return s;
 }
+
+/* ==== Standard library ================================================ */
+
+/* tokens(s): the words of s, lowercased (text.c). */
+sap_list sap_tokens(sap_str s);
+/* vocab(m, min): the keys of m whose counts reach min, most frequent
+ * first, ties in byte order (collective). */
+void sap_vocab(sap_dvec *v, const char *name, sap_dmap *m, sap_scalar vk, double min,
+               const sap_site *s);
+/* unigram(counts, size, power): size slots, word w filling a share of
+ * them in proportion to counts[w]^power (collective). */
+void sap_unigram(sap_dvec *v, const char *name, sap_dvec *counts, sap_scalar ck, int64_t size,
+                 double power, const sap_site *s);
+
+/* fast_sigmoid(x): word2vec's table, SAP_SIGMOID_N values over
+ * [-SAP_SIGMOID_MAX, SAP_SIGMOID_MAX], 0 and 1 beyond. */
+enum { SAP_SIGMOID_N = 1000, SAP_SIGMOID_MAX = 6 };
+extern float sap_sigmoid_tab[SAP_SIGMOID_N];
+
+static inline float sap_fast_sigmoid(double x)
+{
+	if (!(x > -SAP_SIGMOID_MAX))
+		return x != x ? x : 0.0f;
+	if (x >= SAP_SIGMOID_MAX)
+		return 1.0f;
+	int i = (int)((x + SAP_SIGMOID_MAX) * (SAP_SIGMOID_N / (2.0 * SAP_SIGMOID_MAX)));
+	return sap_sigmoid_tab[i < SAP_SIGMOID_N ? i : SAP_SIGMOID_N - 1];
+}
+
+/* softmax(a), in place: exp(a - max a) / sum. */
+void sap_softmax_f(float *a, int64_t n);
+void sap_softmax_d(double *a, int64_t n);
+/* gemv(y, W, x): y = W x for the m rows of W (wdata, the data the caller
+ * sees) of n numbers each; ger(W, a, y, x): W += a y x^T. */
+void sap_gemv_f(float *y, int64_t m, const sap_dvec *w, const void *wdata, const float *x,
+                int64_t n, const sap_site *s);
+void sap_gemv_d(double *y, int64_t m, const sap_dvec *w, const void *wdata, const double *x,
+                int64_t n, const sap_site *s);
+void sap_ger_f(const sap_dvec *w, void *wdata, float a, const float *y, int64_t m,
+               const float *x, int64_t n, const sap_site *s);
+void sap_ger_d(const sap_dvec *w, void *wdata, double a, const double *y, int64_t m,
+               const double *x, int64_t n, const sap_site *s);
+
+/* wtime(): seconds since some moment, for timing a program's phases. */
+double sap_wtime(void);
 
 #ifdef __cplusplus
 }

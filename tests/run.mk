@@ -25,6 +25,7 @@ run_tests = \
 	tests/run/sgdmf-twin.sh \
 	tests/run/ssp-ranks.sh \
 	tests/run/staged.sap \
+	tests/run/stdlib.sap \
 	tests/run/strings-ranks.sap \
 	tests/run/sync-ranks.sh \
 	tests/run/w2v-tools.sh
@@ -42,4 +43,5 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/params-bad.status \
 	tests/run/params-set.args tests/run/params-set.out \
 	tests/run/params.args tests/run/params.out \
-	tests/run/staged.args tests/run/staged.out
+	tests/run/staged.args tests/run/staged.out \
+	tests/run/stdlib.out tests/run/stdlib.text.txt.in
