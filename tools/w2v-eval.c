@@ -1,9 +1,10 @@
 /* w2v-eval: how well word vectors know WordNet's synonyms.
  *
  * Reads word vectors in word2vec's text format (a line "V D", then
- * "WORD X1 ... XD" per word; fastText's .vec files are the same) and the
- * synsets of WordNet (data.noun, data.verb, data.adj and data.adv of
- * Debian's wordnet-base; format in wndb(5)), and prints
+ * "WORD X1 ... XD" per word; fastText's .vec files are the same) or the
+ * same lines without the header, as samples/word2vec.sap writes them,
+ * and the synsets of WordNet (data.noun, data.verb, data.adj and data.adv
+ * of Debian's wordnet-base; format in wndb(5)), and prints
  *
  *   vocabulary V
  *   dimension D
@@ -35,6 +36,16 @@
  * Multi-word lemmas (with '_') are left out: a corpus tokenised on spaces
  * has no vectors for them.  Vocabulary words are matched as written, so a
  * vectors file with capitals matches only the lowercase ones.
+ *
+ * The header is optional: a first line of exactly two integers is one (so
+ * a headerless file of dimension 1 cannot start with a word written as an
+ * integer and an integer value); without it the first vector line sets
+ * the dimension.  Either way every vector must have that many numbers.
+ *
+ * With --pairs it reads no vectors and writes instead the synonym pairs
+ * it would score, by the same rules but with no vocabulary to meet, one
+ * "A B" a line in the order first met, A before B as in their synset: the
+ * list for another tool, or to see what the figures stand on.
  */
 #define _POSIX_C_SOURCE 200809L     /* getline */
 #include <errno.h>
@@ -51,12 +62,17 @@ static void usage(FILE *f)
 {
 	fputs("usage: w2v-eval [--wordnet=DIR] [--neighbours=W1,W2,...] [--k=N]\n"
 	      "                [--seed=S] VECTORS\n"
+	      "       w2v-eval [--wordnet=DIR] --pairs\n"
 	      "\n"
-	      "Evaluate word vectors (word2vec/fastText text format) against the\n"
-	      "synonyms of WordNet: the mean cosine of synonym pairs, of as many\n"
-	      "random pairs, their difference, and nearest neighbours.\n"
+	      "Evaluate word vectors (word2vec/fastText text format, the \"WORDS DIM\"\n"
+	      "header optional) against the synonyms of WordNet: the mean cosine of\n"
+	      "synonym pairs, of as many random pairs, their difference, and nearest\n"
+	      "neighbours.\n"
 	      "\n"
 	      "  --wordnet=DIR       WordNet's data.* files (default /usr/share/wordnet)\n"
+	      "  --pairs             write the synonym pairs, \"A B\" a line, instead:\n"
+	      "                      one-word lemmas of one synset, lowercased, each\n"
+	      "                      pair once, in the order first met; no VECTORS\n"
 	      "  --neighbours=LIST   words to list neighbours of, comma-separated\n"
 	      "                      (default man,government,money,city,day,war;\n"
 	      "                      empty: none)\n"
@@ -101,39 +117,112 @@ static uint64_t fnv1a(const char *s, size_t n)
 	return h;
 }
 
-/* The vectors, and an open-addressing table of their words. */
-static long V, D;
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("memory", "out of memory");
+	return p;
+}
+
+/* The words, V of them (the vocabulary, or with --pairs the lemmas), and
+ * an open-addressing table of them; the vectors, D numbers a word. */
+static long V, D, cwords;
 static char **words;
 static float *vec;
 static double *norm;
 static long *slot;              /* word index or -1; size mask + 1 */
 static uint64_t mask;
 
-static long lookup(const char *s, size_t n)
+/* The slot of S[0 .. N) in the table: its word's, or the empty one where
+ * it would go. */
+static uint64_t find(const char *s, size_t n)
 {
-	for (uint64_t h = fnv1a(s, n) & mask;; h = (h + 1) & mask) {
-		long w = slot[h];
-		if (w < 0)
-			return -1;
-		if (!strncmp(words[w], s, n) && !words[w][n])
-			return w;
-	}
+	uint64_t h = fnv1a(s, n) & mask;
+	for (; slot[h] >= 0; h = (h + 1) & mask)
+		if (!strncmp(words[slot[h]], s, n) && !words[slot[h]][n])
+			break;
+	return h;
 }
 
-static bool add_word(long w)
+static long lookup(const char *s, size_t n)
 {
-	size_t n = strlen(words[w]);
-	uint64_t h = fnv1a(words[w], n) & mask;
-	for (; slot[h] >= 0; h = (h + 1) & mask)
-		if (!strcmp(words[slot[h]], words[w]))
-			return false;
-	slot[h] = w;
-	return true;
+	return slot ? slot[find(s, n)] : -1;
+}
+
+/* S[0 .. N) as a word: its index, the new one V - 1 if it was not there
+ * yet.  The table stays under half full, so probes stay short. */
+static long intern(const char *s, size_t n)
+{
+	if (2 * (uint64_t)(V + 1) > mask) {
+		uint64_t m = slot ? 2 * (mask + 1) : 1 << 16;
+		slot = xrealloc(slot, m * sizeof *slot);
+		for (uint64_t h = 0; h < m; h++)
+			slot[h] = -1;
+		mask = m - 1;
+		for (long w = 0; w < V; w++)
+			slot[find(words[w], strlen(words[w]))] = w;
+	}
+	uint64_t h = find(s, n);
+	if (slot[h] >= 0)
+		return slot[h];
+	if (V == cwords) {
+		cwords = cwords ? 2 * cwords : 1 << 14;
+		words = xrealloc(words, (size_t)cwords * sizeof *words);
+	}
+	words[V] = xmalloc(n + 1);
+	memcpy(words[V], s, n);
+	words[V][n] = 0;
+	slot[h] = V;
+	return V++;
 }
 
 static bool space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Whether LINE is a header "V D": exactly two integer fields. */
+static bool header(const char *line, long *v, long *d)
+{
+	long x[2];
+	const char *p = line;
+	char *end;
+	for (int i = 0; i < 2; i++) {
+		while (space(*p))
+			p++;
+		errno = 0;
+		x[i] = strtol(p, &end, 10);
+		if (end == p || errno || (*end && !space(*end)))
+			return false;
+		p = end;
+	}
+	while (space(*p))
+		p++;
+	if (*p)
+		return false;
+	*v = x[0];
+	*d = x[1];
+	return true;
+}
+
+/* The numbers of a vector line after its word, from P: how many, and
+ * nothing else on the line; for the first line of a headerless file. */
+static long count_numbers(const char *path, long ln, const char *p)
+{
+	long n = 0;
+	char *end;
+	for (;;) {
+		while (space(*p))
+			p++;
+		if (!*p)
+			return n;
+		float x = strtof(p, &end);
+		if (end == p || (*end && !space(*end)) || !isfinite(x))
+			die_at(path, ln, "expected numbers after the word");
+		p = end;
+		n++;
+	}
 }
 
 static void load_vectors(const char *path)
@@ -143,45 +232,41 @@ static void load_vectors(const char *path)
 		die(path, strerror(errno));
 	char *line = NULL, *end;
 	size_t cap = 0;
-	long ln = 1;
-	if (getline(&line, &cap, f) < 0)
-		die(path, ferror(f) ? strerror(errno) : "empty file");
-	V = strtol(line, &end, 10);
-	char *p = end;
-	D = strtol(p, &end, 10);
-	while (space(*end))
-		end++;
-	if (p == end || *end || V < 1 || D < 1 || V > 100000000 || D > 100000)
-		die_at(path, ln, "expected a header \"WORDS DIMENSIONS\"");
-	words = xmalloc((size_t)V * sizeof *words);
-	vec = xmalloc((size_t)V * (size_t)D * sizeof *vec);
-	norm = xmalloc((size_t)V * sizeof *norm);
-	for (mask = 1; mask < 2 * (uint64_t)V; mask <<= 1)
-		;
-	slot = xmalloc(mask * sizeof *slot);
-	for (uint64_t h = 0; h < mask; h++)
-		slot[h] = -1;
-	mask--;
-	long n = 0, lines = 0;
+	long ln = 0, hv = -1;       /* hv: the header's word count, if any */
+	long lines = 0, crows = 0;
 	ssize_t len;
 	while ((len = getline(&line, &cap, f)) > 0) {
 		ln++;
-		p = line;
+		char *p = line;
 		while (space(*p))
 			p++;
 		if (!*p)
 			continue;
-		if (lines++ == V)
+		if (!D && hv < 0 && header(p, &hv, &D)) {
+			if (hv < 1 || D < 1 || hv > 100000000 || D > 100000)
+				die_at(path, ln, "header \"WORDS DIMENSIONS\" out of range");
+			continue;
+		}
+		if (lines++ == hv)
 			die_at(path, ln, "more vectors than the header says");
 		char *w = p;
 		while (*p && !space(*p))
 			p++;
-		if (*p)
-			*p++ = 0;
-		words[n] = strdup(w);
-		if (!words[n])
-			die(path, "out of memory");
-		float *x = vec + (size_t)n * (size_t)D;
+		size_t wlen = (size_t)(p - w);
+		if (!D) {
+			D = count_numbers(path, ln, p);
+			if (D < 1)
+				die_at(path, ln, "expected a vector: a word and its numbers");
+			if (D > 100000)
+				die_at(path, ln, "more than 100000 numbers");
+		}
+		/* Read into row V; a repeated word leaves it to the next. */
+		if (V == crows) {
+			crows = crows ? 2 * crows : 1 << 14;
+			vec = xrealloc(vec, (size_t)crows * (size_t)D * sizeof *vec);
+			norm = xrealloc(norm, (size_t)crows * sizeof *norm);
+		}
+		float *x = vec + (size_t)V * (size_t)D;
 		double s = 0;
 		for (long k = 0; k < D; k++) {
 			x[k] = strtof(p, &end);
@@ -194,23 +279,21 @@ static void load_vectors(const char *path)
 			p++;
 		if (*p)
 			die_at(path, ln, "more numbers than the dimension");
-		norm[n] = sqrt(s);
+		norm[V] = sqrt(s);
 		/* A repeated word keeps its first vector, as a lookup would. */
-		if (!add_word(n))
-			free(words[n]);
-		else
-			n++;
+		intern(w, wlen);
 	}
 	if (ferror(f))
 		die(path, strerror(errno));
 	free(line);
 	fclose(f);
-	if (lines < V) {
+	if (hv >= 0 && lines < hv) {
 		char msg[80];
-		snprintf(msg, sizeof msg, "%ld vectors, the header says %ld", lines, V);
+		snprintf(msg, sizeof msg, "%ld vectors, the header says %ld", lines, hv);
 		die(path, msg);
 	}
-	V = n;
+	if (!lines)
+		die(path, ln ? "no vectors" : "empty file");
 }
 
 static double cosine(long a, long b)
@@ -260,24 +343,32 @@ static double centred_cosine(long a, long b, double cos)
 	return (cos - proj[a] - proj[b] + mm) / sqrt(na * nb);
 }
 
-/* The synonym pairs: a set of lo << 32 | hi word indices, kept in the order
- * first seen. */
+/* The synonym pairs, a << 32 | b, in the order first seen, a before b as
+ * in that synset; and the set of them as lo << 32 | hi, each unordered
+ * pair once. */
 static uint64_t *pairs, *pset;
 static size_t npairs, cpairs, pmask;
 
+static uint64_t pair_key(uint64_t p)
+{
+	uint64_t a = p >> 32, b = p & 0xffffffffu;
+	return a < b ? p : b << 32 | a;
+}
+
 static void add_pair(long a, long b)
 {
-	uint64_t key = a < b ? (uint64_t)a << 32 | (uint64_t)b : (uint64_t)b << 32 | (uint64_t)a;
+	uint64_t key = pair_key((uint64_t)a << 32 | (uint64_t)b);
 	if (2 * (npairs + 1) > pmask) {
 		size_t m = pmask ? 2 * (pmask + 1) : 1024;
 		uint64_t *t = xmalloc(m * sizeof *t);
 		for (size_t h = 0; h < m; h++)
 			t[h] = UINT64_MAX;
 		for (size_t i = 0; i < npairs; i++) {
-			size_t h = fnv1a((const char *)&pairs[i], sizeof pairs[i]) & (m - 1);
+			uint64_t k = pair_key(pairs[i]);
+			size_t h = fnv1a((const char *)&k, sizeof k) & (m - 1);
 			while (t[h] != UINT64_MAX)
 				h = (h + 1) & (m - 1);
-			t[h] = pairs[i];
+			t[h] = k;
 		}
 		free(pset);
 		pset = t;
@@ -294,12 +385,13 @@ static void add_pair(long a, long b)
 		if (!pairs)
 			die("memory", "out of memory");
 	}
-	pairs[npairs++] = key;
+	pairs[npairs++] = (uint64_t)a << 32 | (uint64_t)b;
 }
 
 /* One wndb(5) data file: "OFFSET LEXFILE TYPE W_CNT WORD LEX_ID ... |
- * gloss", W_CNT in two hex digits; indented lines are the licence. */
-static void load_synsets(const char *dir, const char *name)
+ * gloss", W_CNT in two hex digits; indented lines are the licence.  With
+ * ALL, every lemma becomes a word; without, only the vocabulary's count. */
+static void load_synsets(const char *dir, const char *name, bool all)
 {
 	size_t plen = strlen(dir) + strlen(name) + 2;
 	char *path = xmalloc(plen);
@@ -358,7 +450,7 @@ static void load_synsets(const char *dir, const char *name)
 			for (size_t k = 0; k < len; k++)
 				if (w[k] >= 'A' && w[k] <= 'Z')
 					w[k] = (char)(w[k] - 'A' + 'a');
-			long id = lookup(w, len);
+			long id = all ? intern(w, len) : lookup(w, len);
 			bool seen = id < 0;
 			for (size_t k = 0; k < nids && !seen; k++)
 				seen = ids[k] == id;
@@ -443,12 +535,15 @@ int main(int argc, char **argv)
 	const char *path = NULL;
 	long k = 5;
 	uint64_t seed = 1;
+	bool only_pairs = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		char *end;
 		if (!strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(a, "--pairs")) {
+			only_pairs = true;
 		} else if (!strncmp(a, "--wordnet=", 10)) {
 			wordnet = a + 10;
 		} else if (!strncmp(a, "--neighbours=", 13)) {
@@ -474,20 +569,37 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	static const char *const files[] = { "data.noun", "data.verb", "data.adj", "data.adv" };
+	if (only_pairs) {
+		if (path) {
+			fprintf(stderr, "%s: --pairs reads no vectors (%s)\n", prog, path);
+			usage(stderr);
+			return 2;
+		}
+		for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+			load_synsets(wordnet, files[i], true);
+		for (size_t i = 0; i < npairs; i++)
+			printf("%s %s\n", words[pairs[i] >> 32], words[pairs[i] & 0xffffffffu]);
+		if (fflush(stdout) || ferror(stdout))
+			die("standard output", strerror(errno ? errno : EIO));
+		return 0;
+	}
 	if (!path) {
 		usage(stderr);
 		return 2;
 	}
 	load_vectors(path);
-	static const char *const files[] = { "data.noun", "data.verb", "data.adj", "data.adv" };
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-		load_synsets(wordnet, files[i]);
+		load_synsets(wordnet, files[i], false);
 
 	printf("vocabulary %ld\ndimension %ld\nsynonym_pairs %zu\n", V, D, npairs);
 	centre();
 	double syn = 0, rnd = 0, csyn = 0, crnd = 0;
 	for (size_t i = 0; i < npairs; i++) {
-		long a = (long)(pairs[i] >> 32), b = (long)(pairs[i] & 0xffffffffu);
+		/* Lower index first, whatever the synset's order: the same
+		 * roundings, so the same figures, as the unordered pair. */
+		uint64_t key = pair_key(pairs[i]);
+		long a = (long)(key >> 32), b = (long)(key & 0xffffffffu);
 		double c = cosine(a, b);
 		syn += c;
 		csyn += centred_cosine(a, b, c);

@@ -10,12 +10,12 @@
  *  - frequent words are sub-sampled with word2vec's formula: a word of
  *    count c among T kept with probability (sqrt(c / (s T)) + 1) s T / c,
  *    s = --sample, drawn again each epoch;
- *  - every word within --window positions of the centre word, in the
- *    sub-sampled sentence, is a context.  The window is fixed: word2vec
- *    and fastText shrink it at random to b in [1, window] for each centre
- *    word (a mean of (window + 1) / 2), so per word read this does about
- *    2 window / (window + 1) times their work (5/3 at window 5).  Fixed,
- *    the work per word is the same in every run and in the SAP sample;
+ *  - as in word2vec and fastText, the window shrinks at random: for each
+ *    centre word b is drawn uniformly in [1, --window], and every word
+ *    within b positions of it, in the sub-sampled sentence, is a context.
+ *    Near words are thus weighted more, and the work per word read is
+ *    that of word2vec, fastText and the SAP sample, (window + 1) / 2
+ *    contexts each side on average;
  *  - as in word2vec, the context word's input vector predicts the centre
  *    word against --negative words drawn from a table of 1e7 entries
  *    filled in proportion to count^0.75 (fastText uses count^0.5);
@@ -29,8 +29,11 @@
  *    vectors at zero.
  *
  * Random numbers come from splitmix64 seeded with --seed: the
- * initialisation, then per word read one draw for sub-sampling (when
- * --sample > 0) and one per negative.  One seed, one result.
+ * initialisation; then, for each sentence, one draw per word read for
+ * sub-sampling (when --sample > 0); then, for each centre word of the
+ * sub-sampled sentence in turn, one draw for its window
+ * (b = 1 + splitmix64() % window) before one per negative of each of its
+ * contexts.  One seed, one result.
  *
  * It prints "words/s N": the in-vocabulary words read per second of
  * training, before sub-sampling, as fastText's words/sec/thread counts
@@ -68,7 +71,8 @@ static void usage(FILE *f)
 	      "  --data=FILE     the corpus (default samples/data/brown.txt)\n"
 	      "  --out=FILE      write the vectors there, word2vec text format\n"
 	      "  --dim=N         vector size (default 100)\n"
-	      "  --window=N      context words each side, fixed (default 5)\n"
+	      "  --window=N      most context words each side; each centre word\n"
+	      "                  draws its own from 1..N (default 5)\n"
 	      "  --negative=N    negative samples (default 5)\n"
 	      "  --epochs=N      passes over the corpus (default 5)\n"
 	      "  --min-count=N   drop words seen fewer times (default 5)\n"
@@ -361,8 +365,12 @@ int main(int argc, char **argv)
 			}
 			for (long pos = 0; pos < len; pos++) {
 				long word = sen[pos];
-				long lo = pos - window > 0 ? pos - window : 0;
-				long hi = pos + window < len - 1 ? pos + window : len - 1;
+				/* Drawn before the negatives, whatever the sentence
+				 * edges leave of the window: the draws do not depend on
+				 * where the centre word sits. */
+				long b = 1 + (long)(splitmix64() % (uint64_t)window);
+				long lo = pos - b > 0 ? pos - b : 0;
+				long hi = pos + b < len - 1 ? pos + b : len - 1;
 				for (long c = lo; c <= hi; c++) {
 					if (c == pos)
 						continue;

@@ -5,12 +5,17 @@
 #    exactly the expected text (tags cut at the last '/', lowercase,
 #    punctuation-only tokens and lines dropped, CRLF taken); a directory
 #    stands for its cXNN files in name order; errors name the file.
+#  - w2v-eval --pairs: the synonym pairs of a hand-written WordNet in
+#    wndb(5) format, exactly (lowercase, no multi-word lemmas, markers
+#    off, each pair once in the order first met).
 #  - w2v-eval: two-dimensional vectors, so that every figure is worked
-#    out by hand below, scored against Debian's wordnet-base.
+#    out by hand below, scored against Debian's wordnet-base, with and
+#    without the "V D" header; and --pairs on the same WordNet agrees
+#    with the pairs it scores.
 #
 # Run by `make check` with top_builddir set.  WORDNET_DIR overrides
 # /usr/share/wordnet.  Exit status: 0 pass, 1 fail, 77 skip (no WordNet:
-# brown2txt has then been checked, w2v-eval not).
+# brown2txt and --pairs have then been checked, the scoring not).
 
 : "${top_builddir:?must be set}"
 b2t=$top_builddir/tools/brown2txt
@@ -79,6 +84,47 @@ err 1 "nodir/out: " "$b2t" -o "$tmp/nodir/out" "$tmp/corpus"
 err 2 "unknown option --bogus" "$b2t" --bogus "$tmp/corpus"
 "$b2t" --help | grep -q '^usage: brown2txt' || fail "brown2txt --help"
 
+### w2v-eval --pairs, on a WordNet of our own
+
+# Licence lines are indented; W_CNT is hex (0b = 11 below).  "Car" and
+# "car" are one word, motor_car and the one-word synset give no pair, the
+# markers (p) and (a) come off, and pairs met again, either way round,
+# are not repeated.  The files are read noun, verb, adj, adv.
+mkdir "$tmp/wn"
+cat >"$tmp/wn/data.noun" <<'EOF'
+  1 This software and database is being provided to you, the LICENSEE,
+  2 by Princeton University under the following license.
+02958343 06 n 05 car 0 auto 0 automobile 0 Car 1 motor_car 0 001 @ 03791235 n 0000 | a motor vehicle
+02958344 06 n 02 automobile 0 car 0 000 | the same two again, reversed
+02958345 06 n 01 dog 0 000 | alone
+EOF
+cat >"$tmp/wn/data.verb" <<'EOF'
+01926311 38 v 03 run 0 RUN 1 go 0 000 | move fast
+EOF
+cat >"$tmp/wn/data.adj" <<'EOF'
+01382086 00 a 0b big(p) 0 large 0 heavy(a) 0 a 0 b 0 c 0 d 0 e 0 f 0 g 0 h 0 000 | above average
+EOF
+cat >"$tmp/wn/data.adv" <<'EOF'
+00000001 02 r 02 heavy 0 big 0 000 | met before
+EOF
+{
+	printf '%s\n' 'car auto' 'car automobile' 'auto automobile' 'run go'
+	# The adjective's 11 lemmas pair in their order: 55 pairs.
+	set -- big large heavy a b c d e f g h
+	while test $# -gt 1; do
+		x=$1
+		shift
+		for y in "$@"; do
+			echo "$x $y"
+		done
+	done
+} >"$tmp/want"
+"$w2v" --wordnet="$tmp/wn" --pairs >"$tmp/out" || fail "w2v-eval --pairs: exit status $?"
+cmp "$tmp/want" "$tmp/out" || { diff "$tmp/want" "$tmp/out"; fail "w2v-eval --pairs"; }
+test "$(wc -l <"$tmp/out")" -eq 59 || fail "w2v-eval --pairs: $(wc -l <"$tmp/out") pairs, want 59"
+err 2 "reads no vectors" "$w2v" --wordnet="$tmp/wn" --pairs "$tmp/want"
+err 1 "nowordnet/data.noun: No such file" "$w2v" --wordnet="$tmp/nowordnet" --pairs
+
 ### w2v-eval
 
 wordnet=${WORDNET_DIR:-/usr/share/wordnet}
@@ -127,6 +173,17 @@ OUT
 "$w2v" --wordnet="$wordnet" --neighbours=car,big,,nothere --k=2 "$tmp/vec" >"$tmp/out" ||
 	fail "w2v-eval: exit status $?"
 cmp "$tmp/want" "$tmp/out" || { diff "$tmp/want" "$tmp/out"; fail "w2v-eval figures"; }
+# Without the header, as samples/word2vec.sap writes them: the same.
+sed 1d "$tmp/vec" >"$tmp/vec-nohead"
+"$w2v" --wordnet="$wordnet" --neighbours=car,big,,nothere --k=2 "$tmp/vec-nohead" \
+	>"$tmp/out" || fail "w2v-eval, no header: exit status $?"
+cmp "$tmp/want" "$tmp/out" || { diff "$tmp/want" "$tmp/out"; fail "w2v-eval figures, no header"; }
+# --pairs lists what the scoring counts: kept to this vocabulary, 6 pairs.
+"$w2v" --wordnet="$wordnet" --pairs >"$tmp/pairs" || fail "w2v-eval --pairs: exit status $?"
+n=$(awk 'NR == FNR { if (FNR > 1) v[$1] = 1; next } ($1 in v) && ($2 in v)' \
+	"$tmp/vec" "$tmp/pairs" | wc -l)
+test "$n" -eq 6 || fail "w2v-eval --pairs: $n pairs within the vocabulary, want 6"
+grep -qx 'car auto' "$tmp/pairs" || fail "w2v-eval --pairs: no 'car auto'"
 # Ties keep file order: car, auto, heavy and xc are all at 0 from dog.
 echo 'neighbours dog: xa 0.8000, xb 0.6000, car 0.0000' >"$tmp/want"
 "$w2v" --wordnet="$wordnet" --neighbours=dog --k=3 "$tmp/vec" >"$tmp/out" ||
@@ -155,11 +212,30 @@ cmp "$tmp/want" "$tmp/out" || { diff "$tmp/want" "$tmp/out"; fail "w2v-eval two 
 printf '3 2\ncar 1 0\n' >"$tmp/short"
 printf '1 2\ncar 1\n' >"$tmp/thin"
 printf '1 2\ncar 1 0\nauto 0 1\n' >"$tmp/long"
-printf 'car 1 0\n' >"$tmp/nohead"
+printf '0 2\n' >"$tmp/zero"
+printf '\ncar 1 0\nauto 1\n' >"$tmp/thin2"
+printf 'car 1 0\nauto 1 0 1\n' >"$tmp/wide2"
+printf 'car\n' >"$tmp/bare"
+printf 'car 1 x\n' >"$tmp/word2"
+printf '\n\n' >"$tmp/blank"
+: >"$tmp/void"
 err 1 "short: 1 vectors, the header says 3" "$w2v" --wordnet="$wordnet" "$tmp/short"
 err 1 "thin:2: expected as many numbers" "$w2v" --wordnet="$wordnet" "$tmp/thin"
 err 1 "long:3: more vectors than the header says" "$w2v" --wordnet="$wordnet" "$tmp/long"
-err 1 "nohead:1: expected a header" "$w2v" --wordnet="$wordnet" "$tmp/nohead"
+err 1 "zero:1: header .* out of range" "$w2v" --wordnet="$wordnet" "$tmp/zero"
+err 1 "thin2:3: expected as many numbers" "$w2v" --wordnet="$wordnet" "$tmp/thin2"
+err 1 "wide2:2: more numbers than the dimension" "$w2v" --wordnet="$wordnet" "$tmp/wide2"
+err 1 "bare:1: expected a vector" "$w2v" --wordnet="$wordnet" "$tmp/bare"
+err 1 "word2:1: expected numbers after the word" "$w2v" --wordnet="$wordnet" "$tmp/word2"
+err 1 "blank: no vectors" "$w2v" --wordnet="$wordnet" "$tmp/blank"
+err 1 "void: empty file" "$w2v" --wordnet="$wordnet" "$tmp/void"
+# Only a first line of exactly two integers is a header: "1 0.5" is the
+# word 1 with a vector of one number.
+printf '1 0.5\n2 0.25\n' >"$tmp/numerals"
+"$w2v" --wordnet="$wordnet" --neighbours= "$tmp/numerals" >"$tmp/out" ||
+	fail "w2v-eval numerals: exit status $?"
+sed -n 1,2p "$tmp/out" | tr '\n' ' ' | grep -qx 'vocabulary 2 dimension 1 ' ||
+	fail "w2v-eval numerals: $(sed -n 1,2p "$tmp/out" | tr '\n' ' ')"
 err 1 "missing: No such file" "$w2v" --wordnet="$wordnet" "$tmp/missing"
 err 1 "nowordnet/data.noun: No such file" "$w2v" --wordnet="$tmp/nowordnet" "$tmp/vec2"
 err 2 "unknown option --bogus" "$w2v" --bogus "$tmp/vec2"
