@@ -1,8 +1,8 @@
 #!/bin/sh
 # word2vec.sh: skip-gram word vectors on the Brown corpus: fastText, the
-# serial C twin samples/baselines/word2vec.c and, once it exists,
-# samples/word2vec.sap; training speed per thread and the quality of the
-# vectors against WordNet's synonyms (tools/w2v-eval).
+# serial C twin samples/baselines/word2vec.c and samples/word2vec.sap;
+# training speed per thread and the quality of the vectors against
+# WordNet's synonyms (tools/w2v-eval).
 #
 #   bench/word2vec.sh [--epochs=E] [--threads=T] [CORPUS]
 #   BENCH_QUICK=1 bench/word2vec.sh   # smoke test: 5000 sentences, 1 epoch
@@ -16,11 +16,19 @@
 #   subwords) on T threads; its words/sec/thread is the last figure of its
 #   progress line.  It shrinks each window at random to [1, 5] (3 on
 #   average) and draws negatives by count^0.5.
-# - the twin: the same settings, one thread, a fixed window of 5: per word
-#   read it does about 5/3 of fastText's work.  Both count the words read
-#   before sub-sampling (fastText adds an end-of-line token a sentence).
-# - the SAP sample, if $top_builddir/samples/word2vec has been built
-#   (sapc samples/word2vec.sap -o samples/word2vec), on 1 rank x T threads.
+# - the twin: the same settings on one thread; it shrinks each window at
+#   random as fastText does, so the work per word read is the same, but
+#   draws negatives by count^0.75, as word2vec does.
+# - the SAP sample: built here with sapc -O3 from samples/word2vec.sap and
+#   run on 1 rank x T threads; it prints "words/s/thread N" and writes
+#   its vectors without word2vec's header line (w2v-eval reads both).  If
+#   it does not build (it may not exist yet), its row is left out with a
+#   note; if it builds but fails, prints no speed or writes no vectors
+#   w2v-eval accepts, the table shows what it gave, with a note, and the
+#   script fails.
+# All three count the words read before sub-sampling (fastText adds an
+# end-of-line token a sentence, about 6 % more on Brown).  Speeds are
+# compared per thread: sap / fastText and sap / twin.
 #
 # Quality: tools/w2v-eval's mean cosine of WordNet synonym pairs, of as
 # many random pairs, and the margin between them, plain and centred (see
@@ -72,9 +80,13 @@ score() {
 	"$w2v_eval" "$2" >"$tmp/$1.eval" || bench_fail "w2v-eval $2"
 }
 
-# fig NAME FIGURE: one figure of $tmp/NAME.eval.
+# fig NAME FIGURE: one figure of $tmp/NAME.eval, "-" if not scored.
 fig() {
-	sed -n "s/^$2 //p" "$tmp/$1.eval"
+	if test -s "$tmp/$1.eval"; then
+		sed -n "s/^$2 //p" "$tmp/$1.eval"
+	else
+		echo -
+	fi
 }
 
 # seconds T0 T1
@@ -106,27 +118,49 @@ twin_s=$(seconds "$t0" "$t1")
 twin_wps=$(sed -n 's/^words\/s //p' "$tmp/twin.out")
 score twin "$tmp/twin.vec"
 
-# (c) samples/word2vec.sap, when built.  ADJUST HERE as the sample
-# settles: its options (--threads, --data, --out, --epochs) and the line
-# it prints ("words/s/thread N") are assumed, not yet checked.
-sap=$top_builddir/samples/word2vec
-if test -x "$sap"; then
+# (c) samples/word2vec.sap.  sap=1 once it has run and printed its speed;
+# sap_note says what went wrong, if anything.  Not building is no error
+# (the sample may not be written yet): the row is left out.  Failing once
+# built is: whatever it gave is shown, and the script fails at the end.
+sap=0 sap_note='' sap_broken=0
+sap_src=$top_srcdir/samples/word2vec.sap
+if test ! -f "$sap_src"; then
+	sap_note="does not exist: no $sap_src"
+elif ! "$SAPC" -O3 "$sap_src" -o "$tmp/w2v-sap" >"$tmp/sapc.err" 2>&1; then
+	sap_note="did not build: $(head -n 1 "$tmp/sapc.err")"
+else
 	bench_quiet
 	t0=$(bench_now)
-	bench_mpirun "$sap" --threads="$threads" --epochs="$epochs" --data="$corpus" \
-		--out="$tmp/sap.vec" >"$tmp/sap.out" || bench_fail "samples/word2vec"
+	bench_mpirun "$tmp/w2v-sap" --threads="$threads" --data="$corpus" \
+		--epochs="$epochs" --out="$tmp/sap.vec" >"$tmp/sap.out" 2>"$tmp/sap.err"
+	rc=$?
 	t1=$(bench_now)
 	sap_s=$(seconds "$t0" "$t1")
 	sap_wps=$(sed -n 's/^words\/s\/thread //p' "$tmp/sap.out" | tail -n 1)
-	test -n "$sap_wps" || bench_fail "no words/s/thread in samples/word2vec's output"
-	score sap "$tmp/sap.vec"
+	if test "$rc" != 0; then
+		sap_note="failed (exit status $rc): $(tail -n 1 "$tmp/sap.err")" sap_broken=1
+	elif test -z "$sap_wps"; then
+		sap_note="no words/s/thread in its output" sap_broken=1
+	elif test ! -s "$tmp/sap.vec"; then
+		sap_note="wrote no vectors (--out)" sap_broken=1
+	elif ! "$w2v_eval" "$tmp/sap.vec" >"$tmp/sap.eval" 2>"$tmp/sap.err"; then
+		rm -f "$tmp/sap.eval"
+		sap_note="w2v-eval rejects its vectors: $(head -n 1 "$tmp/sap.err")" sap_broken=1
+	fi
+	test -n "$sap_wps" && sap=1
 fi
+test -n "$sap_note" && echo "$bench_name: samples/word2vec.sap $sap_note" >&2
+
+# ratio A B: A / B to 2 decimals.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+}
 
 # row NAME TOOL THREADS WPS SECONDS
 row() {
-	ratio=$(awk -v a="$4" -v b="$ft_wps" 'BEGIN { printf "%.2f", a / b }')
-	echo "| $2 | $3 | $4 | $ratio | $5 | $(fig "$1" synonym_cosine) |" \
-		"$(fig "$1" random_cosine) | $(fig "$1" margin) | $(fig "$1" centred_margin) |"
+	echo "| $2 | $3 | $4 | $(ratio "$4" "$ft_wps") | $(ratio "$4" "$twin_wps") | $5 |" \
+		"$(fig "$1" synonym_cosine) | $(fig "$1" random_cosine) | $(fig "$1" margin) |" \
+		"$(fig "$1" centred_margin) |"
 }
 
 echo
@@ -135,21 +169,24 @@ echo
 bench_machine
 echo "- corpus: $stats"
 echo "- fastText: fasttext skipgram -dim 100 -ws 5 -neg 5 -epoch $epochs -minCount 5 -minn 0 -maxn 0 -thread $threads -t 1e-3 -lr 0.025 (random window 1..5, negatives by count^0.5)"
-echo "- twin: $BENCH_CC -std=c11 -O3 -ffp-contract=off samples/baselines/word2vec.c -lm; --epochs=$epochs, its defaults otherwise (fixed window 5, negatives by count^0.75)"
-test -x "$sap" &&
-	echo "- SAP: samples/word2vec, mpiexec -n 1 --threads=$threads --epochs=$epochs"
-echo "- words/s/thread: words read before sub-sampling, per second of training and per thread; s: whole run, load included"
+echo "- twin: $BENCH_CC -std=c11 -O3 -ffp-contract=off samples/baselines/word2vec.c -lm; --epochs=$epochs, its defaults otherwise (random window 1..5, negatives by count^0.75)"
+if test "$sap" = 1; then
+	echo "- SAP: sapc -O3 samples/word2vec.sap; mpiexec -n 1 $mpi_bind PROG --threads=$threads --data=CORPUS --epochs=$epochs, its defaults otherwise${sap_note:+; NOTE: it $sap_note}"
+else
+	echo "- SAP: left out: samples/word2vec.sap $sap_note"
+fi
+echo "- words/s/thread: words read before sub-sampling, per second of training and per thread (/ fastText, / twin: its ratio to theirs); s: whole run, load included"
 echo "- quality: tools/w2v-eval, mean cosine of WordNet synonym pairs and of as many random pairs; centred: less the mean direction"
 echo
-echo "| tool | threads | words/s/thread | / fastText | s | synonym cos | random cos | margin | centred margin |"
-echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
-row ft fastText "$threads" "$ft_wps" "$ft_s"
-row twin "C twin (serial)" 1 "$twin_wps" "$twin_s"
-test -x "$sap" && row sap "samples/word2vec.sap" "1 x $threads" "$sap_wps" "$sap_s"
+echo "| tool | ranks x threads | words/s/thread | / fastText | / twin | s | synonym cos | random cos | margin | centred margin |"
+echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+row ft fastText "1 x $threads" "$ft_wps" "$ft_s"
+row twin "C twin (serial)" "1 x 1" "$twin_wps" "$twin_s"
+test "$sap" = 1 && row sap "samples/word2vec.sap" "1 x $threads" "$sap_wps" "$sap_s"
 echo
 for t in ft twin sap; do
 	test -s "$tmp/$t.eval" || continue
 	echo "$t:"
 	sed -n 's/^neighbours/    /p' "$tmp/$t.eval"
 done
-exit 0
+test "$sap_broken" = 0
