@@ -84,9 +84,7 @@ void sap_vocab(sap_dvec *v, const char *name, sap_dmap *m, sap_scalar vk, double
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 1024;
-			ws = realloc(ws, (size_t)cap * sizeof *ws);
-			if (!ws)
-				sap_fatal(s, "out of memory");
+			ws = sap_xrealloc(ws, (size_t)cap * sizeof *ws);
 		}
 		ws[n].w = sap_str_c(*(const sap_str *)key);
 		ws[n++].c = c;
