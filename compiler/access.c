@@ -736,8 +736,29 @@ static bool include_ctrl(Vec *cs)
  * none. */
 static bool soft, soft_failed;
 
+/* Building a sync for's slice: the vectors it records (all their
+ * accesses, static ones too, since no key of a sync for is static in its
+ * loop variable), and why it cannot, when it cannot. */
+static Vec sync_only;
+static const char *sync_reject;
+
+static bool sync_records(Sym *d)
+{
+	for (int i = 0; i < sync_only.n; i++)
+		if (sync_only.v[i] == d)
+			return true;
+	return false;
+}
+
 static void reject(Node *at, const char *reason, Node *nat, const char *note)
 {
+	if (loop->kind == N_SYNC) {
+		/* Not an error: the vectors take the dense path. */
+		(void)at, (void)nat, (void)note;
+		if (!sync_reject)
+			sync_reject = reason;
+		return;
+	}
 	if (soft) {
 		soft_failed = true;
 		return;
@@ -824,8 +845,11 @@ static void build_slice(void)
 	/* Seeds: the keys of recorded accesses and their guards. */
 	for (int i = 0; i < li->accesses.n; i++) {
 		Access *a = li->accesses.v[i];
-		a->recorded = a->dynamic && !a->accumulate &&
-		              (soft ? a->dds->ty->kind == TY_DVEC : written(a->dds));
+		if (loop->kind == N_SYNC)
+			a->recorded = sync_records(a->dds);
+		else
+			a->recorded = a->dynamic && !a->accumulate &&
+			              (soft ? a->dds->ty->kind == TY_DVEC : written(a->dds));
 		if (!a->recorded)
 			continue;
 		Unit *u = NULL;
@@ -1246,16 +1270,15 @@ static int dds_mode_of(LoopInfo *l, Sym *d)
 	return 0;
 }
 
-static void analyse(Node *l)
+/* The body's units, controls, jumps and accesses, afresh. */
+static void walk_loop(Node *l)
 {
 	loop = l;
 	li = l->li;
 	units.n = ctls.n = jumps.n = ctrl.n = 0;
 	li->accesses.n = li->dds.n = li->dds_mode.n = li->slice_reads.n = 0;
 	li->nrand = 0;
-	li->verdict = 0;
 	li->has_slice = li->has_reads = false;
-	li->reads_why = NULL;
 	/* A sync for's variable is an element, not an index: no key of it
 	 * is static. */
 	iv = l->kind == N_ASYNC ? l->init->sym : NULL;
@@ -1263,6 +1286,85 @@ static void analyse(Node *l)
 	cur = &top;
 	walk_stmt(l->body);
 	cur = NULL;
+	/* A slice built before marked locals it needed. */
+	for (int i = 0; i < units.n; i++) {
+		Unit *u = units.v[i];
+		for (int k = 0; k < u->defs.n; k++)
+			((Sym *)u->defs.v[k])->needed = false;
+		for (int k = 0; k < u->uses.n; k++)
+			((Sym *)u->uses.v[k])->needed = false;
+	}
+}
+
+static bool dv_of_numbers(Sym *d)
+{
+	return d->ty->kind == TY_DVEC && (ty_is_num(d->ty->elem) || ty_is_numarray(d->ty->elem));
+}
+
+/* Which written vectors of a sync for take the sparse path: those whose
+ * every access a slice can record, when recon is on.  Each is tried
+ * alone, so that one vector's unknowable keys leave the others sparse;
+ * then the slice is built for all of those together. */
+static void sync_paths(Node *l)
+{
+	Vec cand = {0};
+	li->sync_why.n = 0;
+	for (int i = 0; i < li->dds.n; i++) {
+		vec_push(&li->sync_why, NULL);
+		Sym *d = li->dds.v[i];
+		if (!((intptr_t)li->dds_mode.v[i] & ACC_WRITE))
+			continue;
+		if (!dv_of_numbers(d))
+			return;         /* the loop runs whole */
+		vec_push(&cand, d);
+	}
+	const char *all = !li->recon ? "recon = off" :
+	                  li->model == 1 ? "under ssp a rank applies the others' changes as they "
+	                                   "arrive, which needs them whole" : NULL;
+	for (int c = 0; c < cand.n; c++) {
+		int i = 0;
+		while (li->dds.v[i] != cand.v[c])
+			i++;
+		if (all) {
+			li->sync_why.v[i] = (void *)all;
+			continue;
+		}
+		walk_loop(l);
+		compute_taint();
+		sync_only.n = 0;
+		vec_push(&sync_only, cand.v[c]);
+		sync_reject = NULL;
+		build_slice();
+		li->sync_why.v[i] = (void *)sync_reject;
+	}
+	Vec why = li->sync_why;
+	walk_loop(l);
+	li->sync_why = why;
+	sync_only.n = 0;
+	for (int c = 0; c < cand.n; c++) {
+		int i = 0;
+		while (li->dds.v[i] != cand.v[c])
+			i++;
+		if (!li->sync_why.v[i])
+			vec_push(&sync_only, cand.v[c]);
+	}
+	if (!sync_only.n)
+		return;
+	compute_taint();
+	sync_reject = NULL;
+	build_slice();
+	if (sync_reject) {
+		fprintf(stderr, "sapc: internal error: a sync for slice fails together: %s\n",
+		        sync_reject);
+		abort();
+	}
+}
+
+static void analyse(Node *l)
+{
+	walk_loop(l);
+	li->verdict = 0;
+	li->reads_why = NULL;
 	if (l->kind == N_SYNC) {
 		li->verdict = VD_SYNC;
 		for (int i = 0; i < li->merge_dds.n; i++)
@@ -1275,6 +1377,8 @@ static void analyse(Node *l)
 				                    ((Sym *)li->merge_dds.v[i])->name,
 				                    ((Sym *)li->merge_dds.v[i])->name);
 			}
+		if (li->verdict == VD_SYNC)
+			sync_paths(l);
 		return;
 	}
 	compute_taint();
@@ -1572,7 +1676,7 @@ static void put_slice(FILE *out, Node *l, LoopInfo *L)
 }
 
 /* How a sync for's written DDSs are merged, each. */
-static void explain_sync(FILE *out, LoopInfo *L)
+static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 {
 	fprintf(out, "  synchronisation: ");
 	if (L->model == 0)
@@ -1610,13 +1714,22 @@ static void explain_sync(FILE *out, LoopInfo *L)
 			fprintf(out, "%s, but the loop runs whole on every rank, one worker each\n", how);
 			continue;
 		}
-		if (L->model == 1)
-			fprintf(out, "%s, dense: elements of fixed size (%s), so a rank sends each step's "
-			        "change to every rank whole, no packing\n", how, ty_str(d->ty->elem));
-		else
-			fprintf(out, "%s, dense: elements of fixed size (%s), so one MPI_Allreduce per step "
-			        "merges it in place on the vector's storage, no packing\n", how,
+		const char *why = i < L->sync_why.n ? L->sync_why.v[i] : "recon = off";
+		if (!why)
+			fprintf(out, "%s, sparse: only the rows the slice records travel; each step a rank "
+			        "fetches them from their owners and sends its changes to the owners\n", how);
+		else if (L->model == 1)
+			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so a rank sends each "
+			        "step's change to every rank whole, no packing\n", how, why,
 			        ty_str(d->ty->elem));
+		else
+			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so one MPI_Allreduce "
+			        "per step merges it in place on the vector's storage, no packing\n", how,
+			        why, ty_str(d->ty->elem));
+	}
+	if (!whole && L->has_slice) {
+		fprintf(out, "  slice (each step, over the step's elements, before they run):\n");
+		put_slice(out, l, L);
 	}
 }
 
@@ -1656,8 +1769,13 @@ static void explain_loop(FILE *out, Node *l)
 		}
 		const char *cls;
 		bool planned = L->verdict == VD_ONCE || L->verdict == VD_EACH;
+		bool sync_rec = L->verdict == VD_SYNC && L->has_slice;
 		if (a->accumulate)
 			cls = "accumulated";
+		else if (sync_rec && rec)
+			cls = a->dynamic ? "dynamic, recorded by the slice" : "constant, recorded by the slice";
+		else if (sync_rec && !written(a->dds))
+			cls = "dynamic (read-only DDS: not recorded)";
 		else if (!a->dynamic && !a->aterms.n)
 			cls = "static (constant key)";
 		else if (!a->dynamic)
@@ -1746,7 +1864,7 @@ static void explain_loop(FILE *out, Node *l)
 	case VD_SYNC:
 		fprintf(out, "data-parallel (sync for): each worker updates its own copy of what the body "
 		        "writes, merged at synchronisation points\n");
-		explain_sync(out, L);
+		explain_sync(out, l, L);
 		break;
 	}
 }

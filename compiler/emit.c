@@ -1069,6 +1069,20 @@ static void stage_decls(Node *s)
 	}
 }
 
+/* The loop variable of iteration sap_i: the index, or a sync for's
+ * element. */
+static void element_var(Node *s)
+{
+	Sym *iv = s->init->sym;
+	if (s->kind == N_ASYNC) {
+		emit_line(s->init, "%s %s = (%s)sap_i;", emit_ctype(iv->ty), iv->cname, emit_ctype(iv->ty));
+	} else {
+		emit_line(s->init, "const %s %s = ((const %s *)%s.data)[sap_i];", emit_ctype(iv->ty),
+		          iv->cname, emit_ctype(iv->ty), s->lhs->sym->cname);
+	}
+	emit_line(s->init, "(void)%s;", iv->cname);
+}
+
 static void slice_fn(Node *s)
 {
 	LoopInfo *li = s->li;
@@ -1078,16 +1092,15 @@ static void slice_fn(Node *s)
 	emit_line(s, "{");
 	E->indent = 1;
 	emit_line(s, "(void)env;");
-	stage_decls(s);
+	if (s->kind == N_ASYNC)
+		stage_decls(s);
 	emit_line(s, "for (int64_t sap_k = lo; sap_k < hi; sap_k++) {");
 	E->indent++;
 	push_scope(true, true);
 	emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[sap_k] : sap_k;");
 	emit_line(s, "sap_rec_begin(rec, sap_i);");
 	rng_setup(s, true);
-	Sym *iv = s->init->sym;
-	emit_line(s->init, "%s %s = (%s)sap_i;", emit_ctype(iv->ty), iv->cname, emit_ctype(iv->ty));
-	emit_line(s->init, "(void)%s;", iv->cname);
+	element_var(s);
 	Node *saved = E->loop;
 	E->loop = s;
 	stable_done.n = 0;
@@ -1129,21 +1142,12 @@ static char *affine_c(Vec *terms)
 
 static void body_loop(Node *s)
 {
-	LoopInfo *li = s->li;
-	bool async = s->kind == N_ASYNC;
 	emit_line(s, "for (int64_t sap_k = lo; sap_k < hi; sap_k++) {");
 	E->indent++;
 	emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[sap_k] : sap_k;");
 	push_scope(true, true);
 	rng_setup(s, false);
-	Sym *iv = s->init->sym;
-	if (async) {
-		emit_line(s->init, "%s %s = (%s)sap_i;", emit_ctype(iv->ty), iv->cname, emit_ctype(iv->ty));
-	} else {
-		emit_line(s->init, "const %s %s = ((const %s *)%s.data)[sap_i];", emit_ctype(iv->ty),
-		          iv->cname, emit_ctype(iv->ty), s->lhs->sym->cname);
-	}
-	emit_line(s->init, "(void)%s;", iv->cname);
+	element_var(s);
 	Node *saved_loop = E->loop;
 	E->loop = s;
 	body(s->body);
@@ -1151,7 +1155,6 @@ static void body_loop(Node *s)
 	pop_scope(s);
 	E->indent--;
 	emit_line(s, "}");
-	(void)li;
 }
 
 static void parallel(Node *s)
@@ -1263,7 +1266,7 @@ static void parallel(Node *s)
 	emit_line(s, "}");
 	buf_puts(&E->funcs, aside_end(&as));
 	buf_puts(&E->funcs, "\n");
-	if (async && (li->has_slice || li->has_reads))
+	if (li->has_slice || li->has_reads)
 		slice_fn(s);
 
 	/* The call, in the driver. */
@@ -1342,15 +1345,28 @@ static void parallel(Node *s)
 				dense = false;
 				continue;
 			}
-			buf_printf(&wrs, "\t\t{&%s, %s, %s},\n", d->cname, scalar_kind(ty_scalar_of(e)),
-			           merge_of(s, d));
+			bool sparse = li->has_slice && i < li->sync_why.n && !li->sync_why.v[i];
+			buf_printf(&wrs, "\t\t{&%s, %s, %s, %d, %s},\n", d->cname, scalar_kind(ty_scalar_of(e)),
+			           merge_of(s, d), i, sparse ? "true" : "false");
 			nwr++;
 		}
 		if (nwr)
 			emit_line(s, "static const sap_syncdds sap_wr[] = {\n%s\t};", wrs.s);
-		emit_line(s, "sap_syncspec sap_spec = {%s, %s, %s, %s, %s, %d, %s, &%s};", model, stal,
-		          batch, li->recon ? "true" : "false", nwr ? "sap_wr" : "NULL", nwr,
-		          dense ? "true" : "false", s->lhs->sym->cname);
+		Buf uses = {0};
+		int nuses = 1;
+		buf_printf(&uses, "&%s", s->lhs->sym->cname);
+		for (int i = 0; i < li->dds.n; i++) {
+			Sym *d = li->dds.v[i];
+			if (d->ty->kind == TY_DVEC && d != s->lhs->sym) {
+				buf_printf(&uses, ", &%s", d->cname);
+				nuses++;
+			}
+		}
+		emit_line(s, "sap_dvec *const sap_uses[] = {%s};", uses.s);
+		emit_line(s, "sap_syncspec sap_spec = {%s, %s, %s, %s, %s, %d, %s, &%s, %s, sap_uses, %d};",
+		          model, stal, batch, li->recon ? "true" : "false", nwr ? "sap_wr" : "NULL", nwr,
+		          dense ? "true" : "false", s->lhs->sym->cname,
+		          li->has_slice ? format("sap_loop%d_slice", id) : "NULL", nuses);
 		emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_spec, NULL, sap_loop%d_body, %s);", id,
 		          s->lhs->sym->cname, id, redargs);
 		for (int i = 0; i < li->dds.n; i++)

@@ -161,6 +161,8 @@ typedef struct LoopInfo {
 	Vec merge_dds;          /* sync for: Sym * of the vectors merge(D) = f names */
 	Vec merge_how;          /* their Node * f: avg, sum or a function */
 	bool recon;
+	Vec sync_why;           /* per DDS: why a written vector takes the dense
+	                           path, or NULL (sparse, recorded by the slice) */
 	/* access.c */
 	Vec accum_syms;         /* Sym * of accumulate(+: X) DDSs */
 	Vec accesses;           /* Access * in source order */

@@ -204,15 +204,35 @@ void sap_whole_all(void)
 
 void sap_whole_all_but(const sap_dvec *keep)
 {
+	sap_whole_all_except(&keep, 1);
+}
+
+void sap_whole_all_except(const sap_dvec *const *keep, int nkeep)
+{
 	sap_dm_whole_all();
 	for (int k = held.n - 1; k >= 0; k--) {
 		sap_dvec *v = held.v[k];
-		if (v == keep)
+		bool kept = false;
+		for (int i = 0; i < nkeep; i++)
+			kept |= v == keep[i];
+		if (kept)
 			continue;
 		if (v->holder)
 			sap_dv_whole(v, NULL);
 		else
 			sap_ptrs_del(&held, v);      /* created again over an old one */
+	}
+}
+
+void sap_whole_these(sap_dvec *const *v, int n, const sap_dvec *const *keep, int nkeep)
+{
+	sap_dm_whole_all();
+	for (int k = 0; k < n; k++) {
+		bool kept = false;
+		for (int i = 0; i < nkeep; i++)
+			kept |= v[k] == keep[i];
+		if (!kept && v[k]->holder)
+			sap_dv_whole(v[k], NULL);
 	}
 }
 

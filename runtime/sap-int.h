@@ -373,6 +373,8 @@ typedef struct sap_sync_stats {
 	int64_t *lead;
 	int nlead;
 	const char *whole_why;          /* the last invocation ran whole: why */
+	double recon_s;                 /* sparse path: in the slice */
+	int64_t rows;                   /* sparse path: rows sent to other ranks */
 } sap_sync_stats;
 /* Each sync loop's, oldest first, after the last. */
 sap_sync_stats *sap_sync_stats_all(void);
@@ -390,6 +392,28 @@ void sap_sc_div(sap_scalar s, void *v, int64_t n, int64_t A);
  * (out may be old or total). */
 void sap_sc_merge(const sap_syncdds *w, void *out, const void *old, const void *total,
                   int64_t n, int64_t A);
+
+/* sparse.c: the written vectors whose rows travel only where a step
+ * touches them.  The rank that holds element k of v between steps (its
+ * holder, or the rank of its even chunk). */
+int sap_sync_owner(const sap_dvec *v, int64_t k);
+typedef struct sap_sparse sap_sparse;
+/* NULL when no written vector of spec is sparse. */
+sap_sparse *sap_sparse_open(const sap_syncspec *spec, int T);
+bool sap_sparse_has(const sap_sparse *sp, int k);
+/* Thread t: the keys of the elements idx[0 .. n) of its mini-batch. */
+void sap_sparse_recon(sap_sparse *sp, int t, const int64_t *idx, int64_t n);
+/* Collective: the recorded rows current from their owners, their old
+ * values kept. */
+void sap_sparse_fetch(sap_sparse *sp, sap_sync_stats *st);
+/* Thread t's recorded rows of written vector k into its copy. */
+void sap_sparse_copy_in(const sap_sparse *sp, int t, int k, char *copy);
+/* Collective: the step's changes (in the storage, and in copies[t * nwr
+ * + k] for threads t >= 1 when copies is not NULL) merged at the owners,
+ * from A workers; the storage of other rows back to the old values. */
+void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *st);
+/* Collective: the owners hold the rows; other ranks give back pages. */
+void sap_sparse_close(sap_sparse *sp);
 
 /* ssp.c: stale synchronous steps over ranks.  Each rank sends its change
  * of each clock (step) to every other rank and goes on; it waits before
@@ -422,6 +446,9 @@ size_t sap_hold_bytes(const sap_dvec *v);
 void sap_hold_drop(sap_dvec *v);
 /* Collective: every vector but keep (which may be NULL) whole. */
 void sap_whole_all_but(const sap_dvec *keep);
+void sap_whole_all_except(const sap_dvec *const *keep, int nkeep);
+/* Collective: the vectors v whole, except those in keep; every map. */
+void sap_whole_these(sap_dvec *const *v, int n, const sap_dvec *const *keep, int nkeep);
 /* Collective: every scattered vector of spec whole, except where skip[k]. */
 void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats *stats);
 /* Collective, before this rank runs its iterations of a loop that

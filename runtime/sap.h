@@ -626,6 +626,9 @@ typedef struct sap_syncdds {
 	sap_scalar scalar;
 	sap_merge merge;
 	sap_merge_fn fn;
+	int rec;                /* the index the loop's slice records it by */
+	bool sparse;            /* the slice records all its keys: only the
+	                           rows a step touches travel */
 } sap_syncdds;
 
 typedef struct sap_syncspec {
@@ -641,6 +644,13 @@ typedef struct sap_syncspec {
 	int nwr;
 	bool dense;
 	sap_dvec *over;         /* the vector whose elements it runs over */
+	/* With an element of over as the iteration, the keys of the
+	 * vectors marked sparse, or NULL. */
+	sap_slice_fn slice;
+	/* The dvectors the body reads or writes, over among them: the
+	 * others stay where they are. */
+	sap_dvec *const *uses;
+	int nuses;
 } sap_syncspec;
 
 void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,

@@ -148,17 +148,18 @@ static void put_sync(FILE *f)
 {
 	if (!sap_sync_stats_all())
 		return;
-	fprintf(f, "%4s %-20s %11s %8s %7s %8s %10s %8s %9s %6s %8s %9s\n", "sync", "site",
+	fprintf(f, "%4s %-20s %11s %8s %7s %8s %10s %8s %9s %6s %8s %9s %8s %10s\n", "sync", "site",
 	        "invocations", "model", "workers", "steps", "compute_s", "sync_s", "sync_MB",
-	        "waits", "wait_s", "staleness");
+	        "waits", "wait_s", "staleness", "recon_s", "rows_sent");
 	for (const sap_sync_stats *s = sap_sync_stats_all(); s; s = s->next) {
 		char site[256], m[32];
 		snprintf(site, sizeof site, "%s:%d", s->loop->site.file ? s->loop->site.file : "?",
 		         s->loop->site.line);
-		fprintf(f, "%4d %-20s %11u %8s %7d %8lld %10.4f %8.4f %9.2f %6lld %8.4f %9lld%s%s\n",
+		fprintf(f, "%4d %-20s %11u %8s %7d %8lld %10.4f %8.4f %9.2f %6lld %8.4f %9lld %8.4f %10lld%s%s\n",
 		        s->loop->id, site, s->loop->invocations, model_name(s, m, sizeof m), s->workers,
 		        (long long)s->steps, s->compute_s, s->sync_s, s->sync_bytes / 1e6,
-		        (long long)s->waits, s->wait_s, (long long)s->max_stale,
+		        (long long)s->waits, s->wait_s, (long long)s->max_stale, s->recon_s,
+		        (long long)s->rows,
 		        s->whole_why ? " one worker: " : "", s->whole_why ? s->whole_why : "");
 	}
 	for (const sap_sync_stats *s = sap_sync_stats_all(); s; s = s->next) {

@@ -38,26 +38,6 @@ static void allreduce(const sap_syncdds *w, void *v, int64_t n)
 
 /* ---- the shards ---- */
 
-/* The rank whose shard element k of v is in: its holder, or the rank
- * of its even chunk when every rank has it. */
-static int shard_of(const sap_dvec *v, int64_t k)
-{
-	int P = sap_nranks();
-	if (v->part_only) {
-		int r = 0;
-		int64_t lo, hi;
-		for (sap_dv_part(v, r, &lo, &hi); k >= hi && r < P - 1;)
-			sap_dv_part(v, ++r, &lo, &hi);
-		return r;
-	}
-	if (v->holder) {
-		uint16_t h = sap_hold_get(v, k);
-		if (h != SAP_HOLD_ALL)
-			return h;
-	}
-	return (int)((__int128)k * P / v->n);
-}
-
 enum { HOGWILD_CHUNK = 16 };
 
 typedef struct sync_run {
@@ -77,6 +57,7 @@ typedef struct sync_run {
 	 * next, so that none idles while another has long sentences left. */
 	bool hogwild;
 	_Atomic int64_t next;
+	sap_sparse *sp;         /* the vectors on the sparse path, or NULL */
 	sap_sync_stats *st;
 } sync_run;
 
@@ -108,7 +89,7 @@ static void layout(sync_run *s, int64_t n)
 	int64_t *size = sap_xcalloc((size_t)P, sizeof *size), mine = 0;
 	s->idx = sap_xmalloc((size_t)(n ? n : 1) * sizeof *s->idx);
 	for (int64_t k = 0; k < n; k++) {
-		int r = P > 1 ? shard_of(over, k) : 0;
+		int r = sap_sync_owner(over, k);
 		size[r]++;
 		if (r == me)
 			s->idx[mine++] = k;
@@ -137,9 +118,13 @@ static void step_worker(void *arg, int t)
 	bool on = thread_active(s, t, s->step);
 	if (s->copies) {
 		if (t > 0 && on)
-			for (int k = 0; k < spec->nwr; k++)
-				memcpy(s->copy[t * spec->nwr + k], spec->wr[k].dv->data,
-				       spec->wr[k].dv->n * spec->wr[k].dv->elsize);
+			for (int k = 0; k < spec->nwr; k++) {
+				if (sap_sparse_has(s->sp, k))
+					sap_sparse_copy_in(s->sp, t, k, s->copy[t * spec->nwr + k]);
+				else
+					memcpy(s->copy[t * spec->nwr + k], spec->wr[k].dv->data,
+					       spec->wr[k].dv->n * spec->wr[k].dv->elsize);
+			}
 		/* Thread 0 writes the vectors themselves. */
 		sap_pool_barrier();
 		if (t > 0)
@@ -160,6 +145,18 @@ static void step_worker(void *arg, int t)
 		sap_exec_list(&s->x, s->idx + lo, hi - lo, sap_run_red(&s->x, t));
 	}
 	sap_tview = NULL;
+}
+
+/* Thread t records the keys of its mini-batch (sparse path). */
+static void recon_worker(void *arg, int t)
+{
+	sync_run *s = arg;
+	int64_t lo = 0, hi = 0;
+	if (thread_active(s, t, s->step)) {
+		lo = s->tlo[t] + s->step * s->M;
+		hi = lo + s->M < s->tlo[t + 1] ? lo + s->M : s->tlo[t + 1];
+	}
+	sap_sparse_recon(s->sp, t, s->idx + lo, hi - lo);
 }
 
 /* Into vector k's storage: what this rank's workers made of it in the
@@ -206,6 +203,8 @@ static void merge(sync_run *s, sap_ssp *q)
 		int64_t n = sap_sync_nscalars(w);
 		size_t bytes = w->dv->n * w->dv->elsize;
 		void *v = w->dv->data;
+		if (sap_sparse_has(s->sp, k))
+			continue;
 		gather(s, k);
 		if (q) {
 			/* ssp: the change goes out; the vector goes on from the
@@ -225,6 +224,8 @@ static void merge(sync_run *s, sap_ssp *q)
 			sap_sc_div(w->scalar, v, n, A);
 		s->st->sync_bytes += s->P > 1 ? (double)bytes : 0;
 	}
+	if (s->sp)
+		sap_sparse_merge(s->sp, s->copies ? s->copy : NULL, A, s->st);
 }
 
 /* ---- the loop ---- */
@@ -257,8 +258,11 @@ static void run_split(sync_run *s, int64_t n, void *red)
 	s->hybrid = spec->model == SAP_HYBRID;
 	s->copies = !s->hybrid && T > 1;
 	s->keep_old = ssp;
+	/* Integers average their changes, rounded toward zero, which adding
+	 * the copies and dividing would round differently. */
 	for (int k = 0; k < nwr; k++)
-		s->keep_old |= spec->wr[k].merge != SAP_M_AVG;
+		s->keep_old |= spec->wr[k].merge != SAP_M_AVG || spec->wr[k].scalar == SAP_S_INT ||
+		               spec->wr[k].scalar == SAP_S_LONG;
 	/* Hybrid on one rank merges nothing, so its threads need not wait
 	 * for each other between mini-batches: the loop is one step, in
 	 * which they share out the elements as Hogwild's threads do. */
@@ -266,10 +270,13 @@ static void run_split(sync_run *s, int64_t n, void *red)
 	if (s->hogwild)
 		s->M = n ? n : 1;
 	layout(s, n);
+	if (spec->slice && !s->hogwild && !ssp)
+		s->sp = sap_sparse_open(spec, T);
 	if (s->keep_old) {
 		s->old = sap_xcalloc((size_t)nwr, sizeof *s->old);
 		for (int k = 0; k < nwr; k++)
-			s->old[k] = sap_xmalloc(spec->wr[k].dv->n * spec->wr[k].dv->elsize + 1);
+			if (!sap_sparse_has(s->sp, k))
+				s->old[k] = sap_xmalloc(spec->wr[k].dv->n * spec->wr[k].dv->elsize + 1);
 	}
 	if (s->copies) {
 		s->copy = sap_xcalloc((size_t)(T * nwr), sizeof *s->copy);
@@ -298,7 +305,17 @@ static void run_split(sync_run *s, int64_t n, void *red)
 		if (q)
 			sap_ssp_wait(q, s->step);
 		for (int k = 0; s->keep_old && k < nwr; k++)
-			memcpy(s->old[k], spec->wr[k].dv->data, spec->wr[k].dv->n * spec->wr[k].dv->elsize);
+			if (s->old[k])
+				memcpy(s->old[k], spec->wr[k].dv->data,
+				       spec->wr[k].dv->n * spec->wr[k].dv->elsize);
+		if (s->sp) {
+			double r0 = sap_now();
+			sap_pool_run(T, recon_worker, s);
+			s->st->recon_s += sap_now() - r0;
+			r0 = sap_now();
+			sap_sparse_fetch(s->sp, s->st);
+			s->st->sync_s += sap_now() - r0;
+		}
 		double t0 = sap_now();
 		sap_pool_run(T, step_worker, s);
 		double t1 = sap_now();
@@ -312,6 +329,8 @@ static void run_split(sync_run *s, int64_t n, void *red)
 		s->st->sync_s += sap_now() - t0;
 	}
 	s->st->steps += s->steps;
+	if (s->sp)
+		sap_sparse_close(s->sp);
 	if (r) {
 		for (int t = 0; t < T; t++)
 			r->combine(red, sap_run_red(&s->x, t));
@@ -355,7 +374,19 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 	bool split = !why && (P * T > 1 || fn);
 	/* Every rank starts from every current value, but of the vector it
 	 * runs over, which each rank runs its own elements of. */
-	sap_whole_all_but(split && P > 1 ? spec->over : NULL);
+	const sap_dvec **keep = sap_xmalloc((size_t)(spec->nwr + 1) * sizeof *keep);
+	int nkeep = 0;
+	if (split && P > 1) {
+		keep[nkeep++] = spec->over;
+		for (int k = 0; spec->slice && k < spec->nwr; k++)
+			if (spec->wr[k].sparse && !(spec->model == SAP_SSP && spec->staleness > 0))
+				keep[nkeep++] = spec->wr[k].dv;
+	}
+	if (spec->uses)
+		sap_whole_these(spec->uses, spec->nuses, keep, nkeep);
+	else
+		sap_whole_all_except(keep, nkeep);
+	free(keep);
 	if (r)
 		r->init(red);
 	st->whole_why = P * sap_threads() > 1 ? why : NULL;

@@ -28,6 +28,7 @@ run_tests = \
 	tests/run/stdlib.sap \
 	tests/run/strings-ranks.sap \
 	tests/run/sync-ranks.sh \
+	tests/run/sparse-ranks.sh \
 	tests/run/w2v-sample.sh \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)

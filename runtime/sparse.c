@@ -1,0 +1,483 @@
+/* sparse.c: the sparse path of sync for, for the written vectors whose
+ * every key the loop's reconnaissance slice records.
+ *
+ * Each row has an owner, which holds its current value between steps:
+ * its holder, or the rank of its even chunk.  Before a step, every
+ * worker runs the slice over the elements of its mini-batch; its rank
+ * fetches the rows they touch from their owners and keeps their old
+ * values.  After the step, the rank's change to each row it wrote (its
+ * storage's and its threads' copies', in thread order) goes to the
+ * owner, which adds the ranks' changes in rank order and merges the
+ * total into the row.  So only the rows a step touches travel, the
+ * other ranks never hold a whole copy, and for given ranks x threads the
+ * result is the same from run to run.  When the loop ends the owners
+ * hold the rows (hold.c), and the others give back their pages.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include "sap-int.h"
+
+/* Keys as key * 2 + 1 when written, key * 2 when only read. */
+typedef struct keys {
+	int64_t *v;
+	int64_t n, cap;
+} keys;
+
+static void push(keys *k, int64_t x)
+{
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 256;
+		k->v = sap_xrealloc(k->v, (size_t)k->cap * sizeof *k->v);
+	}
+	k->v[k->n++] = x;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Sorted, each key once, written if any copy of it was. */
+static void unique(keys *k)
+{
+	qsort(k->v, (size_t)k->n, sizeof *k->v, cmp_i64);
+	int64_t m = 0;
+	for (int64_t i = 0; i < k->n; i++) {
+		if (m && k->v[m - 1] >> 1 == k->v[i] >> 1)
+			k->v[m - 1] |= k->v[i];
+		else
+			k->v[m++] = k->v[i];
+	}
+	k->n = m;
+}
+
+struct sap_sparse {
+	const sap_syncspec *spec;
+	int T, P, me, nwr;
+	int *of_rec;            /* slice index -> written vector, or -1 */
+	int nrec;
+	keys *tk;               /* [t * nwr + k]: thread t's keys this step */
+	uint64_t **seen;        /* [t * nwr + k]: bit per row, while recording */
+	uint64_t **wrote;       /* ... of the rows written */
+	keys *uk;               /* [k]: the rank's keys this step */
+	char **old;             /* [k]: the rows of uk[k] before the step */
+	size_t *oldcap;
+};
+
+bool sap_sparse_has(const sap_sparse *sp, int k)
+{
+	return sp && sp->seen[k] != NULL;
+}
+
+int sap_sync_owner(const sap_dvec *v, int64_t k)
+{
+	int P = sap_nranks();
+	if (P == 1)
+		return 0;
+	if (v->part_only) {
+		int r = 0;
+		int64_t lo, hi;
+		for (sap_dv_part(v, r, &lo, &hi); k >= hi && r < P - 1;)
+			sap_dv_part(v, ++r, &lo, &hi);
+		return r;
+	}
+	if (v->holder) {
+		uint16_t h = sap_hold_get(v, k);
+		if (h != SAP_HOLD_ALL)
+			return h;
+	}
+	return (int)((__int128)k * P / v->n);
+}
+
+sap_sparse *sap_sparse_open(const sap_syncspec *spec, int T)
+{
+	int nwr = spec->nwr, any = 0;
+	for (int k = 0; k < nwr; k++)
+		any += spec->wr[k].sparse && spec->wr[k].dv != spec->over;
+	if (!any)
+		return NULL;
+	sap_sparse *sp = sap_xcalloc(1, sizeof *sp);
+	sp->spec = spec;
+	sp->T = T;
+	sp->P = sap_nranks();
+	sp->me = sap_rank();
+	sp->nwr = nwr;
+	for (int k = 0; k < nwr; k++)
+		if (spec->wr[k].rec >= sp->nrec)
+			sp->nrec = spec->wr[k].rec + 1;
+	sp->of_rec = sap_xmalloc((size_t)(sp->nrec ? sp->nrec : 1) * sizeof *sp->of_rec);
+	for (int i = 0; i < sp->nrec; i++)
+		sp->of_rec[i] = -1;
+	sp->tk = sap_xcalloc((size_t)(T * nwr), sizeof *sp->tk);
+	sp->seen = sap_xcalloc((size_t)(T * nwr), sizeof *sp->seen);
+	sp->wrote = sap_xcalloc((size_t)(T * nwr), sizeof *sp->wrote);
+	sp->uk = sap_xcalloc((size_t)nwr, sizeof *sp->uk);
+	sp->old = sap_xcalloc((size_t)nwr, sizeof *sp->old);
+	sp->oldcap = sap_xcalloc((size_t)nwr, sizeof *sp->oldcap);
+	for (int k = 0; k < nwr; k++) {
+		const sap_syncdds *w = &spec->wr[k];
+		if (!w->sparse || w->dv == spec->over)
+			continue;
+		sp->of_rec[w->rec] = k;
+		for (int t = 0; t < T; t++) {
+			sp->seen[t * nwr + k] = sap_xcalloc((size_t)(w->dv->n / 64 + 1), sizeof(uint64_t));
+			sp->wrote[t * nwr + k] = sap_xcalloc((size_t)(w->dv->n / 64 + 1), sizeof(uint64_t));
+		}
+	}
+	return sp;
+}
+
+/* ---- recording ---- */
+
+typedef struct rec_ctx {
+	sap_sparse *sp;
+	int t;
+} rec_ctx;
+
+static void log_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
+{
+	rec_ctx *c = r->logbuf;
+	sap_sparse *sp = c->sp;
+	int k = dds < sp->nrec ? sp->of_rec[dds] : -1;
+	if (k < 0 || (uint64_t)key >= (uint64_t)sp->spec->wr[k].dv->n)
+		return;         /* the body reports a key out of range */
+	int i = c->t * sp->nwr + k;
+	uint64_t m = (uint64_t)1 << (key & 63);
+	uint64_t *seen = &sp->seen[i][key >> 6], *wrote = &sp->wrote[i][key >> 6];
+	if (!(*seen & m)) {
+		*seen |= m;
+		push(&sp->tk[i], key);
+	}
+	if (mode & SAP_WRITE)
+		*wrote |= m;
+}
+
+void sap_sparse_recon(sap_sparse *sp, int t, const int64_t *idx, int64_t n)
+{
+	for (int k = 0; k < sp->nwr; k++)
+		sp->tk[t * sp->nwr + k].n = 0;
+	if (n <= 0)
+		return;
+	rec_ctx c = { sp, t };
+	sap_rec r = { .log = log_key, .logbuf = &c };
+	r.mask = &r.sink;
+	sp->spec->slice(NULL, idx, 0, n, &r);
+	for (int k = 0; k < sp->nwr; k++) {
+		int i = t * sp->nwr + k;
+		keys *tk = &sp->tk[i];
+		if (!sp->seen[i])
+			continue;
+		for (int64_t j = 0; j < tk->n; j++) {
+			int64_t key = tk->v[j];
+			tk->v[j] = key * 2 + (int64_t)(sp->wrote[i][key >> 6] >> (key & 63) & 1);
+		}
+		/* Whole words, once every key in them has its flag. */
+		for (int64_t j = 0; j < tk->n; j++)
+			sp->seen[i][tk->v[j] >> 7] = sp->wrote[i][tk->v[j] >> 7] = 0;
+		qsort(tk->v, (size_t)tk->n, sizeof *tk->v, cmp_i64);
+	}
+}
+
+/* ---- exchanges ---- */
+
+static int fits(int64_t n)
+{
+	if (n > INT32_MAX)
+		sap_fatal(NULL, "sync for: a step sends more than 2 GiB of rows to one rank; use "
+		          "smaller batches");
+	return (int)n;
+}
+
+/* Each rank sends scnt[r] bytes of out (in rank order) to rank r; what
+ * comes in, from each rank in rank order, is returned, its counts in
+ * rcnt and offsets in rdis (P + 1 of them). */
+static char *alltoall(const char *out, const int *scnt, int *rcnt, int *rdis, int P)
+{
+	int *sdis = sap_xmalloc((size_t)(P + 1) * sizeof *sdis);
+	sdis[0] = 0;
+	for (int r = 0; r < P; r++)
+		sdis[r + 1] = fits((int64_t)sdis[r] + scnt[r]);
+	MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, MPI_COMM_WORLD);
+	rdis[0] = 0;
+	for (int r = 0; r < P; r++)
+		rdis[r + 1] = fits((int64_t)rdis[r] + rcnt[r]);
+	char *in = sap_xmalloc((size_t)rdis[P] + 1);
+	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
+	free(sdis);
+	return in;
+}
+
+/* The keys of uk (written ones only when wonly) grouped by owner, in key
+ * order within each: into *out, with pos[j] the place in uk of the j-th,
+ * and per rank the bytes of keys in cnt. */
+static int64_t by_owner(const sap_dvec *v, const keys *uk, bool wonly, bool others, int P,
+                        int me, int64_t *out, int64_t *pos, int *cnt)
+{
+	int64_t *at = sap_xcalloc((size_t)P + 1, sizeof *at);
+	int *own = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *own);
+	for (int64_t j = 0; j < uk->n; j++) {
+		own[j] = -1;
+		if (wonly && !(uk->v[j] & 1))
+			continue;
+		int o = sap_sync_owner(v, uk->v[j] >> 1);
+		if (others && o == me)
+			continue;
+		own[j] = o;
+		at[o + 1]++;
+	}
+	for (int r = 0; r < P; r++) {
+		cnt[r] = fits(at[r + 1] * (int64_t)sizeof(int64_t));
+		at[r + 1] += at[r];
+	}
+	int64_t m = at[P];
+	for (int64_t j = 0; j < uk->n; j++)
+		if (own[j] >= 0) {
+			int64_t q = at[own[j]]++;
+			out[q] = uk->v[j] >> 1;
+			pos[q] = j;
+		}
+	free(own);
+	free(at);
+	return m;
+}
+
+void sap_sparse_fetch(sap_sparse *sp, sap_sync_stats *st)
+{
+	int P = sp->P, T = sp->T, nwr = sp->nwr;
+	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt);
+	int *rdis = sap_xmalloc((size_t)(P + 1) * sizeof *rdis);
+	for (int k = 0; k < nwr; k++) {
+		if (!sap_sparse_has(sp, k))
+			continue;
+		sap_dvec *v = sp->spec->wr[k].dv;
+		size_t es = v->elsize;
+		keys *uk = &sp->uk[k];
+		uk->n = 0;
+		for (int t = 0; t < T; t++)
+			for (int64_t j = 0; j < sp->tk[t * nwr + k].n; j++)
+				push(uk, sp->tk[t * nwr + k].v[j]);
+		if (T > 1)
+			unique(uk);
+		if (P > 1) {
+			/* The rows others own, from them. */
+			int64_t *want = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *want);
+			int64_t *pos = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *pos);
+			int64_t m = by_owner(v, uk, false, true, P, sp->me, want, pos, cnt);
+			char *asked = alltoall((char *)want, cnt, rcnt, rdis, P);
+			int64_t na = rdis[P] / (int64_t)sizeof(int64_t);
+			char *rows = sap_xmalloc((size_t)na * es + 1);
+			for (int64_t j = 0; j < na; j++) {
+				int64_t key;
+				memcpy(&key, asked + j * sizeof key, sizeof key);
+				memcpy(rows + j * es, v->data + (size_t)key * es, es);
+			}
+			for (int r = 0; r < P; r++)
+				rcnt[r] = fits(rcnt[r] / (int64_t)sizeof(int64_t) * (int64_t)es);
+			int *back = sap_xmalloc((size_t)(P + 1) * sizeof *back);
+			char *got = alltoall(rows, rcnt, cnt, back, P);
+			for (int64_t j = 0; j < m; j++)
+				memcpy(v->data + (size_t)want[j] * es, got + j * es, es);
+			st->sync_bytes += (double)(m * (int64_t)sizeof(int64_t)) + (double)na * (double)es;
+			st->rows += m;
+			free(back);
+			free(got);
+			free(rows);
+			free(asked);
+			free(pos);
+			free(want);
+		}
+		if ((size_t)uk->n * es + 1 > sp->oldcap[k]) {
+			sp->oldcap[k] = (size_t)uk->n * es * 2 + 1;
+			free(sp->old[k]);
+			sp->old[k] = sap_xmalloc(sp->oldcap[k]);
+		}
+		for (int64_t j = 0; j < uk->n; j++)
+			memcpy(sp->old[k] + j * es, v->data + (size_t)(uk->v[j] >> 1) * es, es);
+	}
+	free(cnt);
+	free(rcnt);
+	free(rdis);
+}
+
+void sap_sparse_copy_in(const sap_sparse *sp, int t, int k, char *copy)
+{
+	const sap_dvec *v = sp->spec->wr[k].dv;
+	const keys *tk = &sp->tk[t * sp->nwr + k];
+	for (int64_t j = 0; j < tk->n; j++) {
+		size_t at = (size_t)(tk->v[j] >> 1) * v->elsize;
+		memcpy(copy + at, v->data + at, v->elsize);
+	}
+}
+
+/* ---- merging ---- */
+
+typedef struct part {
+	int64_t key;
+	int rank;
+	int64_t at;             /* its row in what came in */
+} part;
+
+static int cmp_part(const void *a, const void *b)
+{
+	const part *x = a, *y = b;
+	if (x->key != y->key)
+		return (x->key > y->key) - (x->key < y->key);
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* This rank's change to the rows of uk[k] it wrote, at pos order, and
+ * its storage back to the old values. */
+static char *changes(sap_sparse *sp, int k, char **copies, const int64_t *pos, int64_t m)
+{
+	const sap_syncdds *w = &sp->spec->wr[k];
+	sap_dvec *v = w->dv;
+	size_t es = v->elsize;
+	int64_t nsc = (int64_t)(es / sap_scalar_size(w->scalar));
+	const keys *uk = &sp->uk[k];
+	/* Row j of uk's change, at d + j * es, for the written ones. */
+	char *d = sap_xmalloc((size_t)uk->n * es + 1);
+	for (int64_t j = 0; j < uk->n; j++) {
+		if (!(uk->v[j] & 1))
+			continue;
+		char *row = v->data + (size_t)(uk->v[j] >> 1) * es, *old = sp->old[k] + j * es;
+		memcpy(d + j * es, row, es);
+		sap_sc_sub(w->scalar, d + j * es, old, nsc);
+		memcpy(row, old, es);
+	}
+	for (int t = 1; copies && t < sp->T; t++) {
+		const keys *tk = &sp->tk[t * sp->nwr + k];
+		const char *c = copies[t * sp->nwr + k];
+		int64_t j = 0;
+		for (int64_t q = 0; q < tk->n; q++) {
+			if (!(tk->v[q] & 1))
+				continue;
+			while (uk->v[j] >> 1 != tk->v[q] >> 1)
+				j++;
+			sap_sc_delta(w->scalar, d + j * es, c + (size_t)(tk->v[q] >> 1) * es,
+			             sp->old[k] + j * es, nsc);
+		}
+	}
+	char *out = sap_xmalloc((size_t)m * es + 1);
+	for (int64_t q = 0; q < m; q++)
+		memcpy(out + q * es, d + pos[q] * es, es);
+	free(d);
+	return out;
+}
+
+void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *st)
+{
+	int P = sp->P;
+	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt);
+	int *rdis = sap_xmalloc((size_t)(P + 1) * sizeof *rdis);
+	int *rdis2 = sap_xmalloc((size_t)(P + 1) * sizeof *rdis2);
+	for (int k = 0; k < sp->nwr; k++) {
+		if (!sap_sparse_has(sp, k))
+			continue;
+		const sap_syncdds *w = &sp->spec->wr[k];
+		sap_dvec *v = w->dv;
+		size_t es = v->elsize;
+		int64_t nsc = (int64_t)(es / sap_scalar_size(w->scalar));
+		const keys *uk = &sp->uk[k];
+		int64_t *send = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *send);
+		int64_t *pos = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *pos);
+		int64_t m = by_owner(v, uk, true, false, P, sp->me, send, pos, cnt);
+		char *rows = changes(sp, k, copies, pos, m);
+		char *kin = alltoall((char *)send, cnt, rcnt, rdis, P);
+		for (int r = 0; r < P; r++)
+			cnt[r] = fits(cnt[r] / (int64_t)sizeof(int64_t) * (int64_t)es);
+		char *rin = alltoall(rows, cnt, rcnt, rdis2, P);
+		for (int r = 0; r < P; r++)
+			if (r != sp->me) {
+				st->sync_bytes += (double)cnt[r] + (double)cnt[r] / (double)es * sizeof(int64_t);
+				st->rows += cnt[r] / (int64_t)es;
+			}
+		/* Every rank's change to each row this rank owns, in rank order. */
+		int64_t n = rdis[P] / (int64_t)sizeof(int64_t);
+		part *pt = sap_xmalloc((size_t)(n ? n : 1) * sizeof *pt);
+		for (int r = 0; r < P; r++)
+			for (int64_t j = rdis[r] / (int64_t)sizeof(int64_t);
+			     j < rdis[r + 1] / (int64_t)sizeof(int64_t); j++) {
+				memcpy(&pt[j].key, kin + j * sizeof(int64_t), sizeof(int64_t));
+				pt[j].rank = r;
+				pt[j].at = j;
+			}
+		qsort(pt, (size_t)n, sizeof *pt, cmp_part);
+		char *tot = sap_xmalloc(es + 1);
+		for (int64_t j = 0; j < n;) {
+			int64_t e = j + 1;
+			memcpy(tot, rin + pt[j].at * es, es);
+			for (; e < n && pt[e].key == pt[j].key; e++)
+				sap_sc_add(w->scalar, tot, rin + pt[e].at * es, nsc);
+			char *row = v->data + (size_t)pt[j].key * es;
+			sap_sc_merge(w, tot, row, tot, nsc, A);
+			memcpy(row, tot, es);
+			j = e;
+		}
+		free(tot);
+		free(pt);
+		free(rin);
+		free(kin);
+		free(rows);
+		free(pos);
+		free(send);
+	}
+	free(cnt);
+	free(rcnt);
+	free(rdis);
+	free(rdis2);
+}
+
+/* ---- the end ---- */
+
+/* The rows nobody held alone go to their owners: the ranks of the even
+ * chunks. */
+static void settle(sap_dvec *v, int P)
+{
+	sap_holders *h = sap_hold_map(v);
+	for (int r = 0; r < P; r++) {
+		int64_t lo = (int64_t)(((__int128)r * v->n + P - 1) / P);
+		int64_t hi = (int64_t)(((__int128)(r + 1) * v->n + P - 1) / P);
+		for (int64_t k = lo; k < hi;) {
+			int64_t b = k >> SAP_HOLD_SHIFT, end = (b + 1) << SAP_HOLD_SHIFT;
+			if (end > hi)
+				end = hi;
+			if (!h->blk[b]) {
+				if (h->val[b] == SAP_HOLD_ALL)
+					sap_hold_range(v, k, end, (uint16_t)r);
+			} else {
+				for (int64_t q = k; q < end; q++)
+					if (h->blk[b][q & ((1 << SAP_HOLD_SHIFT) - 1)] == SAP_HOLD_ALL)
+						sap_hold_set(v, q, (uint16_t)r);
+			}
+			k = end;
+		}
+	}
+	sap_hold_tidy(v);
+	sap_dv_trim(v);
+}
+
+void sap_sparse_close(sap_sparse *sp)
+{
+	int nwr = sp->nwr;
+	for (int k = 0; k < nwr; k++) {
+		if (sap_sparse_has(sp, k) && sp->P > 1 && !sp->spec->wr[k].dv->part_only)
+			settle(sp->spec->wr[k].dv, sp->P);
+		free(sp->uk[k].v);
+		free(sp->old[k]);
+	}
+	for (int i = 0; i < sp->T * nwr; i++) {
+		free(sp->tk[i].v);
+		free(sp->seen[i]);
+		free(sp->wrote[i]);
+	}
+	free(sp->tk);
+	free(sp->seen);
+	free(sp->wrote);
+	free(sp->uk);
+	free(sp->old);
+	free(sp->oldcap);
+	free(sp->of_rec);
+	free(sp);
+}
