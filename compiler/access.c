@@ -499,6 +499,20 @@ static void walk_expr(Node *e)
 			access(e, a0, a0->next, ACC_READ);
 			walk_expr(a0->next->next);
 			return;
+		case B_GEMV:
+			dds_index(dds_of(a0->next), ACC_READ);
+			add_sym(&li->whole_dds, dds_of(a0->next));
+			walk_lvalue(a0, false);
+			walk_expr(a0->next->next);
+			return;
+		case B_GER:
+			dds_index(dds_of(a0), ACC_RW);
+			add_sym(&li->whole_dds, dds_of(a0));
+			cur->ddswrite = e;
+			walk_expr(a0->next);
+			walk_expr(a0->next->next);
+			walk_expr(a0->next->next->next);
+			return;
 		case B_RAND: case B_RAND_INT: case B_RAND_NORMAL:
 			e->rsite = ++li->nrand;
 			break;
@@ -1277,6 +1291,7 @@ static void walk_loop(Node *l)
 	li = l->li;
 	units.n = ctls.n = jumps.n = ctrl.n = 0;
 	li->accesses.n = li->dds.n = li->dds_mode.n = li->slice_reads.n = 0;
+	li->whole_dds.n = 0;
 	li->nrand = 0;
 	li->has_slice = li->has_reads = false;
 	/* A sync for's variable is an element, not an index: no key of it
@@ -1327,6 +1342,13 @@ static void sync_paths(Node *l)
 			i++;
 		if (all) {
 			li->sync_why.v[i] = (void *)all;
+			continue;
+		}
+		bool whole = false;
+		for (int k = 0; k < li->whole_dds.n; k++)
+			whole |= li->whole_dds.v[k] == cand.v[c];
+		if (whole) {
+			li->sync_why.v[i] = (void *)"gemv or ger uses every row of it";
 			continue;
 		}
 		walk_loop(l);

@@ -403,6 +403,18 @@ static char *builtin_call(Node *e)
 			           a0->ty->elem->kind == TY_FLOAT ? 'f' : 'd', (long long)a0->ty->len);
 		return format("%s(%s)", fn, emit_expr(a0));
 	}
+	case B_GEMV: case B_GER: {
+		bool gemv = e->builtin == B_GEMV;
+		Node *w = gemv ? a1 : a0, *y = gemv ? a0 : a1->next, *x = gemv ? a2 : y->next;
+		char c = w->ty->elem->elem->kind == TY_FLOAT ? 'f' : 'd';
+		if (gemv)
+			return format("sap_gemv_%c(%s.v, %lld, &%s, %s, %s.v, %lld, %s)", c, emit_lvalue(y),
+			              (long long)y->ty->len, w->sym->cname, emit_dv_data(w->sym),
+			              emit_expr(x), (long long)x->ty->len, emit_site(e));
+		return format("sap_ger_%c(&%s, %s, %s, %s.v, %lld, %s.v, %lld, %s)", c, w->sym->cname,
+		              emit_dv_data(w->sym), emit_expr(a1), emit_expr(y), (long long)y->ty->len,
+		              emit_expr(x), (long long)x->ty->len, emit_site(e));
+	}
 	case B_PRINT: return emit_print(e);
 	case B_SAVE:
 		return format("sap_save(&%s, %s, %s, %s)", emit_expr(a0), emit_expr(a1),

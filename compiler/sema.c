@@ -513,6 +513,37 @@ static void check_args_count(Node *call, int want, const char *name)
 		     n, n == 1 ? "was" : "were");
 }
 
+/* gemv(y, W, x): y = W x; ger(W, a, y, x): W += a y x^T; W a dvector of
+ * rows of n floats or doubles, y and x arrays of them.  They use every
+ * row of W, which only a sync for (whose vectors are whole on every
+ * rank) can give them. */
+static void check_blas(Node *e, const char *name)
+{
+	bool gemv = e->builtin == B_GEMV;
+	check_args_count(e, gemv ? 3 : 4, name);
+	Node *w = gemv ? e->args->next : e->args;
+	Node *y = gemv ? e->args : e->args->next->next;
+	Node *x = gemv ? e->args->next->next : e->args->next->next->next;
+	if (!ctx.loop || ctx.loop->kind != N_SYNC)
+		fail(e, "%s uses every row of a dvector, which only a sync for body may do", name);
+	Type *wt = w->ty;
+	if (w->kind != N_NAME || wt->kind != TY_DVEC || wt->elem->kind != TY_ARRAY ||
+	    (wt->elem->elem->kind != TY_FLOAT && wt->elem->elem->kind != TY_DOUBLE))
+		fail(w, "%s needs a dvector of float or double arrays (its rows), not '%s'", name,
+		     ty_str(wt));
+	Type *sc = wt->elem->elem;
+	if (y->ty->kind != TY_ARRAY || y->ty->elem != sc)
+		fail(y, "%s needs y to be an array of %s, as %s's rows are, not '%s'", name, ty_str(sc),
+		     S(w->name), ty_str(y->ty));
+	if (x->ty != wt->elem)
+		fail(x, "%s needs x to be a row of %s, '%s', not '%s'", name, S(w->name),
+		     ty_str(wt->elem), ty_str(x->ty));
+	if (gemv)
+		check_lvalue(y, e, "written");
+	else if (!ty_is_num(e->args->next->ty))
+		fail(e->args->next, "ger needs a number for a, not '%s'", ty_str(e->args->next->ty));
+}
+
 static Node *arg(Node *call, int i)
 {
 	Node *a = call->args;
@@ -637,7 +668,7 @@ static const struct { const char *name; Builtin b; } builtins[] = {
 	{"uniform", B_UNIFORM}, {"normal", B_NORMAL}, {"keys", B_KEYS}, {"join", B_JOIN},
 	{"tokens", B_TOKENS}, {"vocab", B_VOCAB}, {"unigram", B_UNIGRAM},
 	{"fast_sigmoid", B_FAST_SIGMOID}, {"softmax", B_SOFTMAX}, {"wtime", B_WTIME},
-	{"ranks", B_RANKS}, {"threads", B_THREADS},
+	{"ranks", B_RANKS}, {"threads", B_THREADS}, {"gemv", B_GEMV}, {"ger", B_GER},
 };
 
 static Builtin find_builtin(const char *name)
@@ -755,6 +786,9 @@ static Type *check_builtin(Node *e, Builtin b, const char *name)
 			fail(e->args, "softmax needs an array of float or double, not '%s'", ty_str(a));
 		return a;
 	}
+	case B_GEMV: case B_GER:
+		check_blas(e, name);
+		return ty_void;
 	case B_WTIME:
 		check_args_count(e, 0, "wtime");
 		return ty_double;

@@ -64,6 +64,8 @@ compile_tests = \
 	tests/compile/return-in-loop.sap \
 	tests/compile/return-value-from-void.sap \
 	tests/compile/save-in-loop.sap \
+	tests/compile/blas-async.sap \
+	tests/compile/blas-row-type.sap \
 	tests/compile/stdlib-unigram-counts.sap \
 	tests/compile/stdlib-vocab-type.sap \
 	tests/compile/stray-brace.sap \

@@ -51,7 +51,9 @@ for run in 1 2 3 2b; do
 		{ cat "$tmp/$run.err"; fail "$np ranks: more than a share of the images on a rank"; }
 done
 cmp "$tmp/2.out" "$tmp/2b.out" || fail "two runs on 2 ranks differ"
-${CC:-cc} -std=c11 -O2 -ffp-contract=off -o "$tmp/twin" "$top_srcdir/samples/baselines/mlr.c" -lm ||
+# shellcheck disable=SC2046
+${CC:-cc} -std=c11 -O2 -ffp-contract=off $(pkg-config --cflags openblas) -o "$tmp/twin" \
+	"$top_srcdir/samples/baselines/mlr.c" $(pkg-config --libs openblas) -lm ||
 	fail "could not compile samples/baselines/mlr.c"
 "$tmp/twin" --train="$tmp/train.txt" --test="$tmp/test.txt" --epochs=3 >"$tmp/twin.out" ||
 	fail "twin: exit status $?"
