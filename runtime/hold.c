@@ -199,24 +199,9 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 
 void sap_whole_all(void)
 {
-	sap_whole_all_but(NULL);
-}
-
-void sap_whole_all_but(const sap_dvec *keep)
-{
-	sap_whole_all_except(&keep, 1);
-}
-
-void sap_whole_all_except(const sap_dvec *const *keep, int nkeep)
-{
 	sap_dm_whole_all();
 	for (int k = held.n - 1; k >= 0; k--) {
 		sap_dvec *v = held.v[k];
-		bool kept = false;
-		for (int i = 0; i < nkeep; i++)
-			kept |= v == keep[i];
-		if (kept)
-			continue;
 		if (v->holder)
 			sap_dv_whole(v, NULL);
 		else

@@ -444,9 +444,6 @@ size_t sap_hold_bytes(const sap_dvec *v);
 /* Forget v's holder map without moving anything (v is being freed or
  * overwritten everywhere). */
 void sap_hold_drop(sap_dvec *v);
-/* Collective: every vector but keep (which may be NULL) whole. */
-void sap_whole_all_but(const sap_dvec *keep);
-void sap_whole_all_except(const sap_dvec *const *keep, int nkeep);
 /* Collective: the vectors v whole, except those in keep; every map. */
 void sap_whole_these(sap_dvec *const *v, int n, const sap_dvec *const *keep, int nkeep);
 /* Collective: every scattered vector of spec whole, except where skip[k]. */

@@ -382,10 +382,7 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 			if (spec->wr[k].sparse && !(spec->model == SAP_SSP && spec->staleness > 0))
 				keep[nkeep++] = spec->wr[k].dv;
 	}
-	if (spec->uses)
-		sap_whole_these(spec->uses, spec->nuses, keep, nkeep);
-	else
-		sap_whole_all_except(keep, nkeep);
+	sap_whole_these(spec->uses, spec->nuses, keep, nkeep);
 	free(keep);
 	if (r)
 		r->init(red);
