@@ -502,16 +502,35 @@ static void walk_expr(Node *e)
 		case B_GEMV:
 			dds_index(dds_of(a0->next), ACC_READ);
 			add_sym(&li->whole_dds, dds_of(a0->next));
+			vec_push(&cur->reads, a0->next);
 			walk_lvalue(a0, false);
 			walk_expr(a0->next->next);
 			return;
 		case B_GER:
 			dds_index(dds_of(a0), ACC_RW);
 			add_sym(&li->whole_dds, dds_of(a0));
+			vec_push(&cur->reads, a0);
 			cur->ddswrite = e;
 			walk_expr(a0->next);
 			walk_expr(a0->next->next);
 			walk_expr(a0->next->next->next);
+			return;
+		case B_GEMM:
+			/* Its first argument is the one written; dvectors are used
+			 * whole. */
+			for (Node *a = a0; a; a = a->next) {
+				if (ty_is_dds(a->ty)) {
+					dds_index(dds_of(a), a == a0 ? ACC_RW : ACC_READ);
+					add_sym(&li->whole_dds, dds_of(a));
+					vec_push(&cur->reads, a);
+					if (a == a0)
+						cur->ddswrite = e;
+				} else if (a == a0) {
+					walk_lvalue(a, false);
+				} else {
+					walk_expr(a);
+				}
+			}
 			return;
 		case B_RAND: case B_RAND_INT: case B_RAND_NORMAL:
 			e->rsite = ++li->nrand;
@@ -633,12 +652,18 @@ static void walk_stmt(Node *s)
 
 /* ---- taint ---- */
 
+/* The DDS a read names: X[k], get(X, k) and the like, or X itself, which
+ * gemv, ger and gemm read whole. */
+static Sym *read_dds(Node *r)
+{
+	return dds_of(r->kind == N_INDEX ? r->lhs : r->kind == N_CALL ? r->args : r);
+}
+
 static Node *unit_taint(Unit *u)
 {
 	for (int i = 0; i < u->reads.n; i++) {
 		Node *r = u->reads.v[i];
-		Node *base = r->kind == N_INDEX ? r->lhs : r->args;
-		if (written(dds_of(base)))
+		if (written(read_dds(r)))
 			return r;
 	}
 	if (u->rngcall)
@@ -797,9 +822,8 @@ static void reject_key(Access *a, Node *why)
 		            "instead, or use sync for");
 		return;
 	}
-	if (why->kind == N_INDEX || why->kind == N_CALL) {
-		Node *base = why->kind == N_INDEX ? why->lhs : why->args;
-		const char *w = dds_of(base)->name;
+	if (why->kind == N_INDEX || why->kind == N_CALL || why->kind == N_NAME) {
+		const char *w = read_dds(why)->name;
 		reject(a->at, format("the index of %s depends on %s, which this loop writes: its accesses "
 		                     "cannot be known before the loop runs", d, w),
 		       why, format("%s is read here; an async for must know every iteration's keys in "
@@ -882,13 +906,12 @@ static void build_slice(void)
 		cur = saved;
 		for (int k = 0; k < tmp.reads.n; k++) {
 			Node *r = tmp.reads.v[k];
-			Node *base = r->kind == N_INDEX ? r->lhs : r->args;
-			if (written(dds_of(base))) {
+			if (written(read_dds(r))) {
 				reject_key(a, r);
 				return;
 			}
 			/* U[X[i].u]: a new X may move the keys. */
-			add_sym(&li->slice_reads, dds_of(base));
+			add_sym(&li->slice_reads, read_dds(r));
 		}
 		if (tmp.rngcall) {
 			reject_key(a, tmp.rngcall);
@@ -1006,7 +1029,7 @@ static void build_slice(void)
 		}
 		for (int k = 0; k < u->reads.n; k++) {
 			Node *r = u->reads.v[k];
-			add_sym(&li->slice_reads, dds_of(r->kind == N_INDEX ? r->lhs : r->args));
+			add_sym(&li->slice_reads, read_dds(r));
 		}
 	}
 	for (int i = 0; i < ctls.n; i++) {
@@ -1015,7 +1038,7 @@ static void build_slice(void)
 			continue;
 		for (int k = 0; k < c->cond->reads.n; k++) {
 			Node *r = c->cond->reads.v[k];
-			add_sym(&li->slice_reads, dds_of(r->kind == N_INDEX ? r->lhs : r->args));
+			add_sym(&li->slice_reads, read_dds(r));
 		}
 	}
 }
@@ -1348,7 +1371,7 @@ static void sync_paths(Node *l)
 		for (int k = 0; k < li->whole_dds.n; k++)
 			whole |= li->whole_dds.v[k] == cand.v[c];
 		if (whole) {
-			li->sync_why.v[i] = (void *)"gemv or ger uses every row of it";
+			li->sync_why.v[i] = (void *)"gemv, ger or gemm uses every row of it";
 			continue;
 		}
 		walk_loop(l);
@@ -1764,11 +1787,12 @@ static void explain_loop(FILE *out, Node *l)
 		fprintf(out, "%s:%d:%d: loop %d: async for (%s in [%s, %s))\n", l->file->name, line, col, L->id,
 		        l->init->sym->name, acc_expr_str(l->init->init), acc_expr_str(l->cond->rhs));
 	else
-		fprintf(out, "%s:%d:%d: loop %d: sync for (%s : %s)\n", l->file->name, line, col, L->id,
-		        l->init->sym->name, acc_expr_str(l->lhs));
+		fprintf(out, "%s:%d:%d: loop %d: sync for (%s : %s)%s\n", l->file->name, line, col, L->id,
+		        l->init->sym->name, acc_expr_str(l->lhs),
+		        L->batched ? ", the body once per mini-batch" : "");
 	/* Accesses, one line per DDS and key. */
 	fprintf(out, "  accesses:\n");
-	if (!L->accesses.n)
+	if (!L->accesses.n && !L->whole_dds.n)
 		fprintf(out, "    (none)\n");
 	Vec seen = {0};
 	for (int i = 0; i < L->accesses.n; i++) {
@@ -1809,6 +1833,11 @@ static void explain_loop(FILE *out, Node *l)
 		else
 			cls = "dynamic";
 		fprintf(out, "    %-20s %-10s  %s\n", text, mode_str(mode), cls);
+	}
+	for (int i = 0; i < L->whole_dds.n; i++) {
+		Sym *d = L->whole_dds.v[i];
+		fprintf(out, "    %-20s %-10s  every row (gemv, ger or gemm)\n", format("%s[*]", d->name),
+		        mode_str((int)dds_mode_of(L, d)));
 	}
 	if (L->reduce_syms.n) {
 		fprintf(out, "  reduce:");

@@ -1076,11 +1076,42 @@ static void element_var(Node *s)
 	Sym *iv = s->init->sym;
 	if (s->kind == N_ASYNC) {
 		emit_line(s->init, "%s %s = (%s)sap_i;", emit_ctype(iv->ty), iv->cname, emit_ctype(iv->ty));
+	} else if (s->li->batched) {
+		emit_line(s->init, "sap_list %s = sap_sync_batch(&%s, sap_idx, lo, hi);", iv->cname,
+		          s->lhs->sym->cname);
+		vec_push(&E->scope->drops, format("sap_sync_batch_done(&%s);", iv->cname));
 	} else {
 		emit_line(s->init, "const %s %s = ((const %s *)%s.data)[sap_i];", emit_ctype(iv->ty),
 		          iv->cname, emit_ctype(iv->ty), s->lhs->sym->cname);
 	}
 	emit_line(s->init, "(void)%s;", iv->cname);
+}
+
+/* The iterations [lo, hi) of a body or slice function, sap_i each; or,
+ * for a sync for over list<T> b, one run with all of them, which the
+ * do-while lets continue end. */
+static void iterations_begin(Node *s)
+{
+	if (s->kind == N_SYNC && s->li->batched) {
+		emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[lo] : lo;");
+		emit_line(s, "(void)sap_i;");
+		emit_line(s, "do {");
+	} else {
+		emit_line(s, "for (int64_t sap_k = lo; sap_k < hi; sap_k++) {");
+		E->indent++;
+		emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[sap_k] : sap_k;");
+		E->indent--;
+	}
+	E->indent++;
+	push_scope(true, true);
+}
+
+static void iterations_end(Node *s)
+{
+	bool batched = s->kind == N_SYNC && s->li->batched;
+	pop_scope(s);
+	E->indent--;
+	emit_line(s, batched ? "} while (0);" : "}");
 }
 
 static void slice_fn(Node *s)
@@ -1094,10 +1125,7 @@ static void slice_fn(Node *s)
 	emit_line(s, "(void)env;");
 	if (s->kind == N_ASYNC)
 		stage_decls(s);
-	emit_line(s, "for (int64_t sap_k = lo; sap_k < hi; sap_k++) {");
-	E->indent++;
-	push_scope(true, true);
-	emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[sap_k] : sap_k;");
+	iterations_begin(s);
 	emit_line(s, "sap_rec_begin(rec, sap_i);");
 	rng_setup(s, true);
 	element_var(s);
@@ -1106,9 +1134,7 @@ static void slice_fn(Node *s)
 	stable_done.n = 0;
 	slice_stmt(s->body);
 	E->loop = saved;
-	pop_scope(s);
-	E->indent--;
-	emit_line(s, "}");
+	iterations_end(s);
 	E->indent = 0;
 	emit_line(s, "}");
 	buf_puts(&E->funcs, aside_end(&as));
@@ -1142,19 +1168,14 @@ static char *affine_c(Vec *terms)
 
 static void body_loop(Node *s)
 {
-	emit_line(s, "for (int64_t sap_k = lo; sap_k < hi; sap_k++) {");
-	E->indent++;
-	emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[sap_k] : sap_k;");
-	push_scope(true, true);
+	iterations_begin(s);
 	rng_setup(s, false);
 	element_var(s);
 	Node *saved_loop = E->loop;
 	E->loop = s;
 	body(s->body);
 	E->loop = saved_loop;
-	pop_scope(s);
-	E->indent--;
-	emit_line(s, "}");
+	iterations_end(s);
 }
 
 static void parallel(Node *s)
@@ -1363,10 +1384,11 @@ static void parallel(Node *s)
 			}
 		}
 		emit_line(s, "sap_dvec *const sap_uses[] = {%s};", uses.s);
-		emit_line(s, "sap_syncspec sap_spec = {%s, %s, %s, %s, %s, %d, %s, &%s, %s, sap_uses, %d};",
+		emit_line(s, "sap_syncspec sap_spec = {%s, %s, %s, %s, %s, %d, %s, &%s, %s, sap_uses, %d, %s};",
 		          model, stal, batch, li->recon ? "true" : "false", nwr ? "sap_wr" : "NULL", nwr,
 		          dense ? "true" : "false", s->lhs->sym->cname,
-		          li->has_slice ? format("sap_loop%d_slice", id) : "NULL", nuses);
+		          li->has_slice ? format("sap_loop%d_slice", id) : "NULL", nuses,
+		          li->batched ? "true" : "false");
 		emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_spec, NULL, sap_loop%d_body, %s);", id,
 		          s->lhs->sym->cname, id, redargs);
 		for (int i = 0; i < li->dds.n; i++)

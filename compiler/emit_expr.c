@@ -288,6 +288,23 @@ static char *min_max(Node *e, const char *which)
 	return format("sap_%s_%s(%s, %s)", which, suffix, emit_expr(e->args), emit_expr(e->args->next));
 }
 
+/* A gemm operand as a sap_mat: a dvector (the worker's copy in a sync for
+ * body), a list or an array of rows. */
+static char *gemm_mat(Node *e, bool written)
+{
+	Type *t = e->ty;
+	char *name = acc_expr_str(e);
+	name = emit_cstr(name, strlen(name));
+	long long cols = (long long)t->elem->len;
+	if (t->kind == TY_DVEC)
+		return format("(sap_mat){%s, %s.n, %lld, %s}", emit_dv_data(e->sym), e->sym->cname, cols,
+		              name);
+	char *v = written ? emit_lvalue(e) : emit_expr(e);
+	if (t->kind == TY_LIST)
+		return format("(sap_mat){(%s).v, (%s).n, %lld, %s}", v, v, cols, name);
+	return format("(sap_mat){(%s).v, %lld, %lld, %s}", v, (long long)t->len, cols, name);
+}
+
 static char *arr_ptr(Node *e)
 {
 	if (is_lvalue(e))
@@ -414,6 +431,21 @@ static char *builtin_call(Node *e)
 		return format("sap_ger_%c(&%s, %s, %s, %s.v, %lld, %s.v, %lld, %s)", c, w->sym->cname,
 		              emit_dv_data(w->sym), emit_expr(a1), emit_expr(y), (long long)y->ty->len,
 		              emit_expr(x), (long long)x->ty->len, emit_site(e));
+	}
+	case B_GEMM: {
+		Node *a3 = a2 ? a2->next : NULL;
+		bool upd = a3 != NULL;
+		Node *m[3] = { a0, upd ? a2 : a1, upd ? a3 : a2 };
+		char c = a0->ty->elem->elem->kind == TY_FLOAT ? 'f' : 'd';
+		char *mat[3];
+		for (int i = 0; i < 3; i++)
+			mat[i] = gemm_mat(m[i], i == 0);
+		if (upd)
+			return format("sap_gemm_upd_%c(%s, %s, %s, %s, %s)", c, mat[0], emit_expr(a1), mat[1],
+			              mat[2], emit_site(e));
+		return format("sap_gemm_%c(%s, %s, %s, %s, %s)", c, mat[0],
+		              a0->ty->kind == TY_LIST ? format("&%s", emit_lvalue(a0)) : "NULL", mat[1],
+		              mat[2], emit_site(e));
 	}
 	case B_PRINT: return emit_print(e);
 	case B_SAVE:

@@ -161,6 +161,7 @@ typedef struct LoopInfo {
 	Vec merge_dds;          /* sync for: Sym * of the vectors merge(D) = f names */
 	Vec merge_how;          /* their Node * f: avg, sum or a function */
 	bool recon;
+	bool batched;           /* the body runs once per mini-batch */
 	Vec whole_dds;          /* Sym * of vectors gemv or ger use every row of */
 	Vec sync_why;           /* per DDS: why a written vector takes the dense
 	                           path, or NULL (sparse, recorded by the slice) */
@@ -358,7 +359,8 @@ typedef enum Builtin {
 	B_NONE, B_LEN, B_PUSH, B_INSERT, B_CONTAINS, B_COUNT, B_ERASE, B_GET,
 	B_MIN, B_MAX, B_ABS, B_DOT, B_RAND, B_RAND_INT, B_RAND_NORMAL, B_PRINT,
 	B_LOAD, B_SAVE, B_UNIFORM, B_NORMAL, B_KEYS, B_JOIN,
-	B_TOKENS, B_VOCAB, B_UNIGRAM, B_FAST_SIGMOID, B_SOFTMAX, B_WTIME, B_RANKS, B_THREADS, B_GEMV, B_GER
+	B_TOKENS, B_VOCAB, B_UNIGRAM, B_FAST_SIGMOID, B_SOFTMAX, B_WTIME, B_RANKS, B_THREADS, B_GEMV, B_GER,
+	B_GEMM
 } Builtin;
 
 struct Sym {

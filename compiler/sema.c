@@ -487,6 +487,7 @@ static void check_lvalue(Node *e, Node *how, const char *verb)
 	if (s->readonly)
 		fail_note(e, format("'%s' is read-only here", s->name), s->decl,
 		          s->vclass == V_ARG ? "parameters holding lists are borrowed; copy into a local to change it"
+		          : s->ty->kind == TY_LIST ? "the mini-batch of a sync for shows the DDS's elements; write the DDS instead"
 		                             : "the element variable of a sync for is a copy of the DDS element; write the DDS instead");
 	Node *loop = ctx.loop;
 	if (loop && loop->kind == N_ASYNC && loop->init && loop->init->sym == s)
@@ -542,6 +543,95 @@ static void check_blas(Node *e, const char *name)
 		check_lvalue(y, e, "written");
 	else if (!ty_is_num(e->args->next->ty))
 		fail(e->args->next, "ger needs a number for a, not '%s'", ty_str(e->args->next->ty));
+}
+
+/* A matrix for gemm is rows of floats or doubles: a dvector of them (its
+ * every row, so only in a sync for body), a list or an array.  Their
+ * scalar type, or NULL. */
+static Type *matrix_scalar(Type *t)
+{
+	if (t->kind != TY_DVEC && t->kind != TY_LIST && t->kind != TY_ARRAY)
+		return NULL;
+	Type *row = t->elem;
+	if (row->kind != TY_ARRAY || (row->elem->kind != TY_FLOAT && row->elem->kind != TY_DOUBLE))
+		return NULL;
+	return row->elem;
+}
+
+static Sym *base_sym(Node *e)
+{
+	while (e->kind == N_FIELD || e->kind == N_INDEX)
+		e = e->lhs;
+	return e->kind == N_NAME ? e->sym : NULL;
+}
+
+/* gemm(Z, X, W): Z = X W^T, every row of Z the product of W and that row
+ * of X (a list Z gets as many rows as X); gemm(W, a, G, X): W += a G^T X,
+ * the sum over rows i of a G[i] X[i]^T.  Row lengths are checked here,
+ * numbers of rows at run time unless both are arrays. */
+static void check_gemm(Node *e)
+{
+	int n = 0;
+	for (Node *a = e->args; a; a = a->next)
+		n++;
+	if (n != 3 && n != 4)
+		fail(e, "gemm takes 3 arguments, gemm(Z, X, W) for Z = X W^T, or 4, gemm(W, a, G, X) for "
+		     "W += a G^T X; %d %s given", n, n == 1 ? "was" : "were");
+	bool upd = n == 4;
+	Node *m[3] = { e->args, upd ? e->args->next->next : e->args->next,
+	               upd ? e->args->next->next->next : e->args->next->next };
+	const char *mname[2][3] = { { "Z", "X", "W" }, { "W", "G", "X" } };
+	Type *sc = NULL;
+	for (int i = 0; i < 3; i++) {
+		Type *t = m[i]->ty, *s = matrix_scalar(t);
+		const char *nm = mname[upd][i];
+		if (!s)
+			fail(m[i], "gemm needs a matrix for %s: a dvector, list or array of float or double "
+			     "arrays (its rows), not '%s'", nm, ty_str(t));
+		if (sc && s != sc)
+			fail(m[i], "gemm needs %s to hold %s, as %s does, not '%s'", nm, ty_str(sc),
+			     mname[upd][0], ty_str(s));
+		sc = s;
+		if (t->kind == TY_DVEC && m[i]->kind != N_NAME)
+			fail(m[i], "gemm needs a dvector by its name");
+		if (t->kind == TY_DVEC && (!ctx.loop || ctx.loop->kind != N_SYNC))
+			fail(m[i], "gemm uses every row of %s, which only a sync for body may do; "
+			     "elsewhere, copy the rows into a list", S(m[i]->name));
+		if (m[i]->kind != N_NAME && m[i]->kind != N_FIELD && m[i]->kind != N_INDEX)
+			fail(m[i], "gemm needs a variable for %s (or a field or element of one), not a "
+			     "computed value", nm);
+		if (i > 0 && base_sym(m[i]) == base_sym(m[0]))
+			fail(m[i], "gemm writes %s and reads %s from the same variable, '%s'; read a copy",
+			     mname[upd][0], nm, base_sym(m[0])->name);
+	}
+	int64_t cols[3], rows[3];
+	for (int i = 0; i < 3; i++) {
+		cols[i] = m[i]->ty->elem->len;
+		rows[i] = m[i]->ty->kind == TY_ARRAY ? m[i]->ty->len : -1;
+	}
+	/* Z = X W^T: X and W have rows of the same length, Z one per row of
+	 * W; W += a G^T X: W and X the same length, W one row per G column. */
+	if (!upd && cols[1] != cols[2])
+		fail(m[1], "gemm(Z, X, W) needs rows of X as long as W's: '%s' against '%s'",
+		     ty_str(m[1]->ty->elem), ty_str(m[2]->ty->elem));
+	if (upd && cols[0] != cols[2])
+		fail(m[2], "gemm(W, a, G, X) needs rows of X as long as W's: '%s' against '%s'",
+		     ty_str(m[2]->ty->elem), ty_str(m[0]->ty->elem));
+	if (!upd && rows[2] >= 0 && cols[0] != rows[2])
+		fail(m[0], "gemm(Z, X, W) needs a row of Z per row of W: '%s' rows against %lld",
+		     ty_str(m[0]->ty->elem), (long long)rows[2]);
+	if (upd && rows[0] >= 0 && cols[1] != rows[0])
+		fail(m[1], "gemm(W, a, G, X) needs rows of G as long as W has rows: '%s' against %lld",
+		     ty_str(m[1]->ty->elem), (long long)rows[0]);
+	if (!upd && rows[0] >= 0 && rows[1] >= 0 && rows[0] != rows[1])
+		fail(m[0], "gemm(Z, X, W) needs a row of Z per row of X: %lld against %lld",
+		     (long long)rows[0], (long long)rows[1]);
+	if (upd && rows[1] >= 0 && rows[2] >= 0 && rows[1] != rows[2])
+		fail(m[2], "gemm(W, a, G, X) needs as many rows in X as in G: %lld against %lld",
+		     (long long)rows[2], (long long)rows[1]);
+	if (upd && !ty_is_num(e->args->next->ty))
+		fail(e->args->next, "gemm needs a number for a, not '%s'", ty_str(e->args->next->ty));
+	check_lvalue(m[0], e, "written");
 }
 
 static Node *arg(Node *call, int i)
@@ -669,6 +759,7 @@ static const struct { const char *name; Builtin b; } builtins[] = {
 	{"tokens", B_TOKENS}, {"vocab", B_VOCAB}, {"unigram", B_UNIGRAM},
 	{"fast_sigmoid", B_FAST_SIGMOID}, {"softmax", B_SOFTMAX}, {"wtime", B_WTIME},
 	{"ranks", B_RANKS}, {"threads", B_THREADS}, {"gemv", B_GEMV}, {"ger", B_GER},
+	{"gemm", B_GEMM},
 };
 
 static Builtin find_builtin(const char *name)
@@ -788,6 +879,9 @@ static Type *check_builtin(Node *e, Builtin b, const char *name)
 	}
 	case B_GEMV: case B_GER:
 		check_blas(e, name);
+		return ty_void;
+	case B_GEMM:
+		check_gemm(e);
 		return ty_void;
 	case B_WTIME:
 		check_args_count(e, 0, "wtime");
@@ -1584,9 +1678,12 @@ static void check_sync(Node *loop)
 	open_scope();
 	Node *v = loop->init;
 	Type *t = resolve(v->ts);
-	if (t != d->elem)
-		fail(v, "the element variable has type '%s', but the dvector holds '%s'; declare it as '%s %s'",
-		     ty_str(t), ty_str(d->elem), ty_str(d->elem), S(v->name));
+	/* list<T> b: the body runs once per mini-batch, with its elements. */
+	loop->li->batched = t->kind == TY_LIST && t->elem == d->elem;
+	if (t != d->elem && !loop->li->batched)
+		fail(v, "the element variable has type '%s', but the dvector holds '%s'; declare it as "
+		     "'%s %s', or as 'list<%s> %s' to run the body once per mini-batch", ty_str(t),
+		     ty_str(d->elem), ty_str(d->elem), S(v->name), ty_str(d->elem), S(v->name));
 	check_reduce(loop);
 	Ctx saved = ctx;
 	ctx.loop = loop;

@@ -48,6 +48,11 @@ void sap_exec_list(const sap_run *x, const int64_t *idx, int64_t n, void *red)
 	run_list(x, idx, n, red);
 }
 
+void sap_exec_group(const sap_run *x, const int64_t *idx, int64_t n, void *red)
+{
+	run_group(x, idx, n, red);
+}
+
 /* ---- chunks ---- */
 
 typedef struct chunk_job {

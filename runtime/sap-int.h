@@ -637,6 +637,9 @@ void sap_exec_list_chunks(const sap_run *x, const int64_t *idx, int64_t n);
 /* exec.c: on the calling thread: [lo, hi), or idx[0 .. n) in that order. */
 void sap_exec_range(const sap_run *x, int64_t lo, int64_t hi, void *red);
 void sap_exec_list(const sap_run *x, const int64_t *idx, int64_t n, void *red);
+/* Iterations idx[0 .. n) in one body call, which a body over mini-batches
+ * needs. */
+void sap_exec_group(const sap_run *x, const int64_t *idx, int64_t n, void *red);
 
 /* order.c: --dump-order and --run-order. */
 void sap_order_dump(const sap_loop *L, const int64_t *idx, int64_t lo, int64_t n);

@@ -651,10 +651,20 @@ typedef struct sap_syncspec {
 	 * others stay where they are. */
 	sap_dvec *const *uses;
 	int nuses;
+	/* The body takes a whole mini-batch per call (list<T> b), not
+	 * consecutive runs of one. */
+	bool batched;
 } sap_syncspec;
 
 void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
                   sap_body_fn body, const sap_reduce *r, void *red);
+
+/* The elements of iterations idx[lo .. hi) (lo .. hi when idx is NULL)
+ * of over, as the list<T> a sync for body over mini-batches sees: the
+ * vector's own storage when they are consecutive, else copies (shallow:
+ * the list is read-only), which sap_sync_batch_done frees. */
+sap_list sap_sync_batch(const sap_dvec *over, const int64_t *idx, int64_t lo, int64_t hi);
+void sap_sync_batch_done(sap_list *b);
 
 /* A worker thread's copy of a written vector: the body of a sync for
  * loop reads and writes a written vector v through sap_sync_data(v). */
@@ -754,6 +764,21 @@ void sap_ger_f(const sap_dvec *w, void *wdata, float a, const float *y, int64_t 
                const float *x, int64_t n, const sap_site *s);
 void sap_ger_d(const sap_dvec *w, void *wdata, double a, const double *y, int64_t m,
                const double *x, int64_t n, const sap_site *s);
+
+/* A matrix of gemm: rows of cols numbers, contiguous, and its name in
+ * the program for errors. */
+typedef struct sap_mat {
+	void *v;
+	int64_t rows, cols;
+	const char *name;
+} sap_mat;
+
+/* gemm(Z, X, W): Z = X W^T; a list Z (fit) first gets X's rows.
+ * gemm(W, a, G, X): W += a G^T X. */
+void sap_gemm_f(sap_mat z, sap_list *fit, sap_mat x, sap_mat w, const sap_site *s);
+void sap_gemm_d(sap_mat z, sap_list *fit, sap_mat x, sap_mat w, const sap_site *s);
+void sap_gemm_upd_f(sap_mat w, float a, sap_mat g, sap_mat x, const sap_site *s);
+void sap_gemm_upd_d(sap_mat w, double a, sap_mat g, sap_mat x, const sap_site *s);
 
 /* wtime(): seconds since some moment, for timing a program's phases. */
 double sap_wtime(void);

@@ -111,6 +111,15 @@ static void layout(sync_run *s, int64_t n)
 
 /* ---- a step ---- */
 
+/* Thread t runs idx[lo .. hi) of the shard. */
+static void run(sync_run *s, int64_t lo, int64_t hi, int t)
+{
+	if (s->spec->batched)
+		sap_exec_group(&s->x, s->idx + lo, hi - lo, sap_run_red(&s->x, t));
+	else
+		sap_exec_list(&s->x, s->idx + lo, hi - lo, sap_run_red(&s->x, t));
+}
+
 static void step_worker(void *arg, int t)
 {
 	sync_run *s = arg;
@@ -131,18 +140,19 @@ static void step_worker(void *arg, int t)
 			sap_tview = s->views + t * (spec->nwr + 1);
 	}
 	if (s->hogwild) {
-		int64_t end = s->tlo[s->T];
+		/* A body over mini-batches takes them whole. */
+		int64_t end = s->tlo[s->T], chunk = spec->batched ? spec->batch : HOGWILD_CHUNK;
 		for (;;) {
-			int64_t lo = atomic_fetch_add(&s->next, HOGWILD_CHUNK);
+			int64_t lo = atomic_fetch_add(&s->next, chunk);
 			if (lo >= end)
 				break;
-			int64_t hi = end - lo < HOGWILD_CHUNK ? end : lo + HOGWILD_CHUNK;
-			sap_exec_list(&s->x, s->idx + lo, hi - lo, sap_run_red(&s->x, t));
+			int64_t hi = end - lo < chunk ? end : lo + chunk;
+			run(s, lo, hi, t);
 		}
 	} else if (on) {
 		int64_t lo = s->tlo[t] + s->step * s->M;
 		int64_t hi = lo + s->M < s->tlo[t + 1] ? lo + s->M : s->tlo[t + 1];
-		sap_exec_list(&s->x, s->idx + lo, hi - lo, sap_run_red(&s->x, t));
+		run(s, lo, hi, t);
 	}
 	sap_tview = NULL;
 }
@@ -403,6 +413,27 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 	s.x = (sap_run){ L, env, body, r, NULL, T };
 	st->workers = P * T;
 	run_split(&s, n, red);
+}
+
+sap_list sap_sync_batch(const sap_dvec *over, const int64_t *idx, int64_t lo, int64_t hi)
+{
+	int64_t n = hi - lo, first = idx ? idx[lo] : lo;
+	bool runs = true;
+	for (int64_t k = 1; idx && k < n && runs; k++)
+		runs = idx[lo + k] == first + k;
+	size_t sz = over->elsize;
+	if (runs)
+		return (sap_list){ (char *)over->data + (size_t)first * sz, n, 0 };
+	sap_list b = { sap_xmalloc((size_t)n * sz + 1), n, n };
+	for (int64_t k = 0; k < n; k++)
+		memcpy((char *)b.v + (size_t)k * sz, (const char *)over->data + (size_t)idx[lo + k] * sz, sz);
+	return b;
+}
+
+void sap_sync_batch_done(sap_list *b)
+{
+	if (b->cap)
+		free(b->v);
 }
 
 sap_rng sap_rng_iter(const sap_loop *L, int64_t i)

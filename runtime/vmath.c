@@ -1,7 +1,9 @@
 /* vmath.c: the standard library's numerics: the sigmoid table, softmax,
- * and gemv/ger on a dvector of rows through OpenBLAS.
+ * gemv/ger on a dvector of rows and gemm on matrices of rows, through
+ * OpenBLAS.
  */
 #include <math.h>
+#include <string.h>
 #include <cblas.h>
 #include "sap-int.h"
 
@@ -78,4 +80,99 @@ void sap_ger_d(const sap_dvec *w, void *wdata, double a, const double *y, int64_
 {
 	rows(w, m, "ger", s);
 	cblas_dger(CblasRowMajor, (blasint)m, (blasint)n, a, y, 1, x, 1, wdata, (blasint)n);
+}
+
+/* ---- gemm ---- */
+
+static void too_large(const sap_mat *m, const sap_site *s)
+{
+	if (m->rows > INT32_MAX / 2 || m->cols > INT32_MAX / 2)
+		sap_fatal(s, "gemm: '%s' is too large for BLAS", m->name);
+}
+
+static void same_rows(const sap_mat *a, const char *what, int64_t want, const sap_mat *b,
+                      const sap_site *s)
+{
+	if (a->rows != want)
+		sap_fatal(s, "gemm: '%s' has %lld rows, but needs %lld, %s '%s'", a->name,
+		          (long long)a->rows, (long long)want, what, b->name);
+}
+
+/* A row of a as long as b has rows; none of the three too large. */
+static void fits(const sap_mat *a, const sap_mat *b, const sap_mat *c, const sap_site *s)
+{
+	if (a->cols != b->rows)
+		sap_fatal(s, "gemm: a row of '%s' has %lld numbers, but '%s' has %lld rows", a->name,
+		          (long long)a->cols, b->name, (long long)b->rows);
+	too_large(a, s);
+	too_large(b, s);
+	too_large(c, s);
+}
+
+/* Z's rows, after fitting a list Z to X. */
+static void gemm_shape(sap_mat *z, sap_list *fit, size_t scalar, const sap_mat *x,
+                       const sap_mat *w, const sap_site *s)
+{
+	if (fit) {
+		size_t row = (size_t)z->cols * scalar;
+		if (x->rows > fit->n) {
+			sap_list_grow(fit, x->rows, row);
+			memset((char *)fit->v + (size_t)fit->n * row, 0, (size_t)(x->rows - fit->n) * row);
+		}
+		fit->n = x->rows;
+		z->v = fit->v;
+		z->rows = x->rows;
+	}
+	same_rows(z, "one per row of", x->rows, x, s);
+	fits(z, w, x, s);
+}
+
+static void upd_shape(const sap_mat *w, const sap_mat *g, const sap_mat *x, const sap_site *s)
+{
+	same_rows(x, "as many as", g->rows, g, s);
+	fits(g, w, x, s);
+}
+
+/* One sgemm or dgemm, row-major; alpha and beta as doubles hold a float's
+ * value exactly. */
+static void blas_gemm(bool dbl, bool ta, bool tb, const sap_mat *c, int64_t k, double alpha,
+                      const sap_mat *a, const sap_mat *b, double beta)
+{
+	if (!c->rows || !c->cols || !k)
+		return;
+	enum CBLAS_TRANSPOSE A = ta ? CblasTrans : CblasNoTrans, B = tb ? CblasTrans : CblasNoTrans;
+	if (dbl)
+		cblas_dgemm(CblasRowMajor, A, B, (blasint)c->rows, (blasint)c->cols, (blasint)k, alpha,
+		            a->v, (blasint)a->cols, b->v, (blasint)b->cols, beta, c->v,
+		            (blasint)c->cols);
+	else
+		cblas_sgemm(CblasRowMajor, A, B, (blasint)c->rows, (blasint)c->cols, (blasint)k,
+		            (float)alpha, a->v, (blasint)a->cols, b->v, (blasint)b->cols, (float)beta,
+		            c->v, (blasint)c->cols);
+}
+
+/* Z = X W^T */
+void sap_gemm_f(sap_mat z, sap_list *fit, sap_mat x, sap_mat w, const sap_site *s)
+{
+	gemm_shape(&z, fit, sizeof(float), &x, &w, s);
+	blas_gemm(false, false, true, &z, x.cols, 1, &x, &w, 0);
+}
+
+void sap_gemm_d(sap_mat z, sap_list *fit, sap_mat x, sap_mat w, const sap_site *s)
+{
+	gemm_shape(&z, fit, sizeof(double), &x, &w, s);
+	blas_gemm(true, false, true, &z, x.cols, 1, &x, &w, 0);
+}
+
+/* W += a G^T X */
+void sap_gemm_upd_f(sap_mat w, float a, sap_mat g, sap_mat x, const sap_site *s)
+{
+	upd_shape(&w, &g, &x, s);
+	blas_gemm(false, true, false, &w, x.rows, a, &g, &x, 1);
+}
+
+void sap_gemm_upd_d(sap_mat w, double a, sap_mat g, sap_mat x, const sap_site *s)
+{
+	upd_shape(&w, &g, &x, s);
+	blas_gemm(true, true, false, &w, x.rows, a, &g, &x, 1);
 }

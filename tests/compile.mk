@@ -18,6 +18,9 @@ compile_tests = \
 	tests/compile/async-le-condition.sap \
 	tests/compile/async-no-declaration.sap \
 	tests/compile/async-step-by-two.sap \
+	tests/compile/batch-readonly.sap \
+	tests/compile/blas-async.sap \
+	tests/compile/blas-row-type.sap \
 	tests/compile/break-in-parallel-loop.sap \
 	tests/compile/dds-in-dds.sap \
 	tests/compile/dds-in-function.sap \
@@ -30,6 +33,9 @@ compile_tests = \
 	tests/compile/duplicate-struct.sap \
 	tests/compile/duplicate-variable.sap \
 	tests/compile/eof-in-expression.sap \
+	tests/compile/gemm-alias.sap \
+	tests/compile/gemm-driver.sap \
+	tests/compile/gemm-rows.sap \
 	tests/compile/index-out-of-range.sap \
 	tests/compile/int-to-bool.sap \
 	tests/compile/invalid-number.sap \
@@ -64,8 +70,6 @@ compile_tests = \
 	tests/compile/return-in-loop.sap \
 	tests/compile/return-value-from-void.sap \
 	tests/compile/save-in-loop.sap \
-	tests/compile/blas-async.sap \
-	tests/compile/blas-row-type.sap \
 	tests/compile/stdlib-unigram-counts.sap \
 	tests/compile/stdlib-vocab-type.sap \
 	tests/compile/stray-brace.sap \
@@ -74,14 +78,14 @@ compile_tests = \
 	tests/compile/struct-to-float.sap \
 	tests/compile/sync-assigns-driver.sap \
 	tests/compile/sync-element-type.sap \
+	tests/compile/sync-merge-signature.sap \
+	tests/compile/sync-merge-unknown.sap \
+	tests/compile/sync-merge-unwritten.sap \
 	tests/compile/sync-no-batch.sap \
 	tests/compile/sync-no-model.sap \
 	tests/compile/sync-over-list.sap \
 	tests/compile/sync-recon-maybe.sap \
 	tests/compile/sync-ssp-no-staleness.sap \
-	tests/compile/sync-merge-signature.sap \
-	tests/compile/sync-merge-unknown.sap \
-	tests/compile/sync-merge-unwritten.sap \
 	tests/compile/sync-unknown-option.sap \
 	tests/compile/unclosed-brace.sap \
 	tests/compile/undefined-function.sap \

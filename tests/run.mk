@@ -27,6 +27,7 @@ run_tests = \
 	tests/run/staged.sap \
 	tests/run/stdlib.sap \
 	tests/run/blas.sap \
+	tests/run/gemm.sap \
 	tests/run/strings-ranks.sap \
 	tests/run/sync-ranks.sh \
 	tests/run/sparse-ranks.sh \
@@ -47,4 +48,4 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/params-set.args tests/run/params-set.out \
 	tests/run/params.args tests/run/params.out \
 	tests/run/staged.args tests/run/staged.out \
-	tests/run/stdlib.out tests/run/stdlib.text.txt.in tests/run/blas.out
+	tests/run/stdlib.out tests/run/stdlib.text.txt.in tests/run/blas.out tests/run/gemm.out

@@ -12,5 +12,6 @@ Suite *load_suite(void);
 Suite *sched_suite(void);
 Suite *async_suite(void);
 Suite *hold_suite(void);
+Suite *vmath_suite(void);
 
 #endif

@@ -1,0 +1,143 @@
+/* Unit tests of the mini-batch a sync for body sees (runtime/sync.c) and
+ * of gemm on matrices of rows (runtime/vmath.c). */
+#include <stdlib.h>
+#include <string.h>
+#include "sap-int.h"
+#include "suites.h"
+
+/* Consecutive iterations are a view of the vector's storage; others are
+ * gathered, in the order given, into a list sap_sync_batch_done frees. */
+START_TEST(batch_view_and_gather)
+{
+	sap_dvec v;
+	sap_dv_create(&v, "v", 10, sizeof(int64_t), NULL);
+	for (int64_t k = 0; k < 10; k++)
+		((int64_t *)v.data)[k] = 100 + k;
+
+	sap_list b = sap_sync_batch(&v, NULL, 2, 5);
+	ck_assert_ptr_eq(b.v, v.data + 2 * sizeof(int64_t));
+	ck_assert_int_eq(b.n, 3);
+	ck_assert_int_eq(b.cap, 0);
+	sap_sync_batch_done(&b);
+
+	const int64_t run[] = { 9, 3, 4, 5, 9 };
+	b = sap_sync_batch(&v, run, 1, 4);
+	ck_assert_ptr_eq(b.v, v.data + 3 * sizeof(int64_t));
+	ck_assert_int_eq(b.n, 3);
+	sap_sync_batch_done(&b);
+
+	const int64_t scattered[] = { 7, 1, 8, 2 };
+	b = sap_sync_batch(&v, scattered, 0, 4);
+	ck_assert_int_eq(b.n, 4);
+	ck_assert_int_ne(b.cap, 0);
+	for (int k = 0; k < 4; k++)
+		ck_assert_int_eq(((int64_t *)b.v)[k], 100 + scattered[k]);
+	((int64_t *)b.v)[0] = -1;       /* a copy: the vector keeps its value */
+	ck_assert_int_eq(((int64_t *)v.data)[7], 107);
+	sap_sync_batch_done(&b);
+	sap_dv_free(&v);
+}
+END_TEST
+
+/* Small integers, so that any order of the sums gives the same floats. */
+static void fill(float *a, int64_t n, int seed)
+{
+	for (int64_t k = 0; k < n; k++)
+		a[k] = (float)((k * 7 + seed * 3) % 9 - 4);
+}
+
+/* Z = X W^T on shapes no kernel has a special case for, into a list that
+ * first has more rows than X and then fewer; and W += a G^T X. */
+START_TEST(gemm_against_loops)
+{
+	sap_vmath_init();       /* OpenBLAS on one thread */
+	enum { M = 37, N = 53, R = 11 };
+	float *x = malloc(M * N * sizeof *x), *w = malloc(R * N * sizeof *w);
+	fill(x, M * N, 1);
+	fill(w, R * N, 2);
+	for (int start = 50; start >= 5; start -= 45) {
+		sap_list z = { 0 };
+		sap_list_grow(&z, start, R * sizeof(float));
+		z.n = start;
+		memset(z.v, 0x7f, (size_t)start * R * sizeof(float));
+		sap_gemm_f((sap_mat){ NULL, 0, R, "Z" }, &z, (sap_mat){ x, M, N, "X" },
+		           (sap_mat){ w, R, N, "W" }, NULL);
+		ck_assert_int_eq(z.n, M);
+		for (int i = 0; i < M; i++)
+			for (int r = 0; r < R; r++) {
+				float s = 0;
+				for (int k = 0; k < N; k++)
+					s += x[i * N + k] * w[r * N + k];
+				ck_assert_float_eq(((float *)z.v)[i * R + r], s);
+			}
+		sap_list_free(&z);
+	}
+
+	float *g = malloc(M * R * sizeof *g), *want = malloc(R * N * sizeof *want);
+	fill(g, M * R, 3);
+	for (int r = 0; r < R; r++)
+		for (int k = 0; k < N; k++) {
+			float s = w[r * N + k];
+			for (int i = 0; i < M; i++)
+				s += -2 * g[i * R + r] * x[i * N + k];
+			want[r * N + k] = s;
+		}
+	sap_gemm_upd_f((sap_mat){ w, R, N, "W" }, -2, (sap_mat){ g, M, R, "G" },
+	               (sap_mat){ x, M, N, "X" }, NULL);
+	ck_assert_mem_eq(w, want, R * N * sizeof *w);
+	free(x);
+	free(w);
+	free(g);
+	free(want);
+}
+END_TEST
+
+START_TEST(gemm_double)
+{
+	double x[2][3] = { { 1, 2, 3 }, { -1, 0, 2 } }, w[2][3] = { { 1, 0, -1 }, { 2, 2, 2 } };
+	double z[2][2];
+	sap_gemm_d((sap_mat){ z, 2, 2, "Z" }, NULL, (sap_mat){ x, 2, 3, "X" },
+	           (sap_mat){ w, 2, 3, "W" }, NULL);
+	ck_assert_double_eq(z[0][0], -2);
+	ck_assert_double_eq(z[0][1], 12);
+	ck_assert_double_eq(z[1][0], -3);
+	ck_assert_double_eq(z[1][1], 2);
+	sap_gemm_upd_d((sap_mat){ w, 2, 3, "W" }, 0.5, (sap_mat){ z, 2, 2, "G" },
+	               (sap_mat){ x, 2, 3, "X" }, NULL);
+	/* w[0] += 0.5 (z[0][0] x[0] + z[1][0] x[1]) = 0.5 (-2 x[0] - 3 x[1]) */
+	ck_assert_double_eq(w[0][0], 1 + 0.5 * (-2 + 3));
+	ck_assert_double_eq(w[0][2], -1 + 0.5 * (-6 - 6));
+	ck_assert_double_eq(w[1][1], 2 + 0.5 * (12 * 2 + 0));
+}
+END_TEST
+
+/* A Z whose rows do not match W's rows is a run-time error. */
+START_TEST(gemm_mismatch)
+{
+	float x[2][3] = { { 0 } }, w[4][3] = { { 0 } }, z[2][3];
+	sap_gemm_f((sap_mat){ z, 2, 3, "Z" }, NULL, (sap_mat){ x, 2, 3, "X" },
+	           (sap_mat){ w, 4, 3, "W" }, NULL);
+}
+END_TEST
+
+/* So is an X with other rows than G in an update. */
+START_TEST(gemm_upd_mismatch)
+{
+	float x[3][2] = { { 0 } }, w[4][2] = { { 0 } }, g[2][4] = { { 0 } };
+	sap_gemm_upd_f((sap_mat){ w, 4, 2, "W" }, 1, (sap_mat){ g, 2, 4, "G" },
+	               (sap_mat){ x, 3, 2, "X" }, NULL);
+}
+END_TEST
+
+Suite *vmath_suite(void)
+{
+	Suite *s = suite_create("vmath");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, batch_view_and_gather);
+	tcase_add_test(tc, gemm_against_loops);
+	tcase_add_test(tc, gemm_double);
+	tcase_add_exit_test(tc, gemm_mismatch, 1);
+	tcase_add_exit_test(tc, gemm_upd_mismatch, 1);
+	suite_add_tcase(s, tc);
+	return s;
+}
