@@ -1,11 +1,12 @@
 /* mlr: the serial C twin of samples/mlr.sap.
  *
- * Softmax regression by SGD over the training images in file order, one
- * image at a time, with the learning rate lr / (1 + decay * epoch); the
- * test accuracy after each epoch.  The arithmetic is the sample's, in the
- * same order and the same types, so that on one worker the two print the
- * same accuracies: build with -ffp-contract=off, as sapc builds, and with
- * OpenBLAS, whose gemv and ger the sample calls.
+ * Softmax regression by mini-batch SGD over the training images in file
+ * order, batch images a step, with the learning rate lr / (1 + decay *
+ * epoch) on the sum of their gradients; the test accuracy after each
+ * epoch.  The arithmetic is the sample's, in the same order and the same
+ * types, so that on one worker the two print the same accuracies: build
+ * with -ffp-contract=off, as sapc builds, and with OpenBLAS, whose gemm
+ * the sample calls.
  *
  *   cc -std=c11 -O2 -ffp-contract=off $(pkg-config --cflags openblas) \
  *      -o mlr samples/baselines/mlr.c $(pkg-config --libs openblas) -lm
@@ -102,24 +103,42 @@ int main(int argc, char **argv)
 	const char *train = opt(argc, argv, "--train", "samples/data/fashion-train.txt");
 	const char *test = opt(argc, argv, "--test", "samples/data/fashion-test.txt");
 	int epochs = atoi(opt(argc, argv, "--epochs", "10"));
-	float lr = strtof(opt(argc, argv, "--lr", "0.02"), NULL);
+	float lr = strtof(opt(argc, argv, "--lr", "0.005"), NULL);
 	float decay = strtof(opt(argc, argv, "--decay", "1"), NULL);
+	long batch = atol(opt(argc, argv, "--batch", "100"));
+	if (batch <= 0)
+		die("--batch", "must be positive");
+	/* Serial, as each worker of the sample is; OpenBLAS's threads would
+	 * also split the sums differently. */
+	openblas_set_num_threads(1);
 	long na, nt;
 	image *A = load(train, &na), *T = load(test, &nt);
 	static float W[C][D], B[C];
+	float (*X)[D] = malloc((size_t)batch * sizeof *X);
+	float (*G)[C] = malloc((size_t)batch * sizeof *G);
+	if (!X || !G)
+		die("mini-batch", "out of memory");
 	for (int ep = 0; ep < epochs; ep++) {
 		float rate = lr / (1 + decay * ep);
-		for (long n = 0; n < na; n++) {
-			const image *im = &A[n];
-			float z[C];
-			cblas_sgemv(CblasRowMajor, CblasNoTrans, C, D, 1, &W[0][0], D, im->x, 1, 0, z, 1);
-			for (int c = 0; c < C; c++)
-				z[c] += B[c];
-			softmax(z, C);
-			z[im->y] -= 1;
-			cblas_sger(CblasRowMajor, C, D, -rate, z, 1, im->x, 1, &W[0][0], D);
-			for (int c = 0; c < C; c++)
-				B[c] -= rate * z[c];
+		for (long b = 0; b < na; b += batch) {
+			int m = (int)(na - b < batch ? na - b : batch);
+			for (int k = 0; k < m; k++)
+				memcpy(X[k], A[b + k].x, sizeof X[k]);
+			/* G = X W^T: the scores. */
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, C, D, 1, &X[0][0], D,
+			            &W[0][0], D, 0, &G[0][0], C);
+			for (int k = 0; k < m; k++) {
+				for (int c = 0; c < C; c++)
+					G[k][c] += B[c];
+				softmax(G[k], C);
+				G[k][A[b + k].y] -= 1;
+			}
+			for (int k = 0; k < m; k++)
+				for (int c = 0; c < C; c++)
+					B[c] -= rate * G[k][c];
+			/* W -= rate G^T X: the step. */
+			cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, C, D, m, -rate, &G[0][0], C,
+			            &X[0][0], D, 1, &W[0][0], D);
 		}
 		long right = 0;
 		for (long n = 0; n < nt; n++) {
@@ -144,6 +163,8 @@ int main(int argc, char **argv)
 		cs += B[c];
 	}
 	printf("model checksum %.9g\n", cs);
+	free(X);
+	free(G);
 	free(A);
 	free(T);
 	return 0;
