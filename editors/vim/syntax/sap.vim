@@ -31,8 +31,10 @@ syn keyword sapBuiltin		len push insert count erase get keys join
 syn match   sapBuiltin		"\<contains\>"
 syn keyword sapBuiltin		min max abs dot print load save
 syn keyword sapBuiltin		rand rand_int rand_normal uniform normal
+syn keyword sapBuiltin		tokens vocab unigram fast_sigmoid softmax
+syn keyword sapBuiltin		gemv ger gemm wtime ranks threads
 syn keyword sapPrelude		sqrt exp log pow tanh floor ceil fabs
-syn keyword sapPrelude		sqrtf expf logf sigmoid
+syn keyword sapPrelude		sqrtf expf logf sigmoid keep_prob
 
 " The with clause of a sync for: models and options are plain names there.
 " (with is matched, not a keyword, so that the region below can start on it.)
