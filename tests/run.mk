@@ -48,4 +48,4 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/params-set.args tests/run/params-set.out \
 	tests/run/params.args tests/run/params.out \
 	tests/run/staged.args tests/run/staged.out \
-	tests/run/stdlib.out tests/run/stdlib.text.txt.in tests/run/blas.out tests/run/gemm.out
+	tests/run/stdlib.out tests/run/stdlib.text.txt.in tests/run/blas.out tests/run/gemm.out tests/run/lsq.sap.in

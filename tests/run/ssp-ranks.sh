@@ -11,13 +11,14 @@
 #  - the vectors end the same on every rank (min = max over the ranks),
 #    and least squares by SGD under ssp(1) converges on 2 and 3 ranks.
 #
-# Run by `make check` with SAPC and MPIEXEC set.
+# Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
 if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
 	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
 	exit 77
 fi
 
+: "${top_srcdir:?must be set}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ssp-ranks.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
@@ -56,36 +57,7 @@ print("W %.6f %.4f agree %d\n", W[0], W[1], lo == hi);
 SAP
 sed 's/with (ssp(s), /with (bsp, /' "$tmp/slow.sap" >"$tmp/slowbsp.sap"
 
-cat >"$tmp/lsq.sap" <<'SAP'
-const int F = 8;
-struct Ex {
-    float[F] x;
-    float y;
-}
-dvector<Ex> E(6000);
-async for (long i = 0; i < len(E); i++) {
-    float y = 0;
-    for (int f = 0; f < F; f++) {
-        E[i].x[f] = rand() * 2 - 1;
-        y += E[i].x[f] * (f + 1) * 0.25;
-    }
-    E[i].y = y + (rand() - 0.5) * 0.2;
-}
-dvector<float[F]> W(1);
-for (int ep = 0; ep < 3; ep++) {
-    sync for (Ex e : E) with (ssp(1), batch = 50) {
-        float p = dot(W[0], e.x);
-        for (int f = 0; f < F; f++)
-            W[0][f] -= 0.002 * (p - e.y) * e.x[f];
-    }
-    double se = 0;
-    async for (long i = 0; i < len(E); i++) reduce(+: se) {
-        double d = dot(W[0], E[i].x) - E[i].y;
-        se += d * d;
-    }
-    print("epoch %d mse %.9g\n", ep, se / len(E));
-}
-SAP
+sed 's/@MODEL@/ssp(1)/' "$top_srcdir/tests/run/lsq.sap.in" >"$tmp/lsq.sap"
 
 for p in slow slowbsp lsq; do
 	"$SAPC" -O2 -o "$tmp/$p" "$tmp/$p.sap" || fail "sapc $p.sap"

@@ -15,13 +15,14 @@
 #    threads, the same for 2 workers as threads or as ranks, and its error
 #    falls on every one.
 #
-# Run by `make check` with SAPC and MPIEXEC set.
+# Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
 if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
 	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
 	exit 77
 fi
 
+: "${top_srcdir:?must be set}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sync-ranks.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
@@ -68,37 +69,7 @@ for (long i = 0; i < len(W); i++)
 print("hybrid %.4f\n", t);
 SAP
 
-cat >"$tmp/lsq.sap" <<'SAP'
-const int F = 8;
-struct Ex {
-    float[F] x;
-    float y;
-}
-dvector<Ex> E(6000);
-async for (long i = 0; i < len(E); i++) {
-    float y = 0;
-    for (int f = 0; f < F; f++) {
-        E[i].x[f] = rand() * 2 - 1;
-        y += E[i].x[f] * (f + 1) * 0.25;
-    }
-    E[i].y = y + (rand() - 0.5) * 0.2;
-}
-dvector<float[F]> W(1);
-for (int ep = 0; ep < 3; ep++) {
-    sync for (Ex e : E) with (bsp, batch = 50) {
-        float p = dot(W[0], e.x);
-        for (int f = 0; f < F; f++)
-            W[0][f] -= 0.002 * (p - e.y) * e.x[f];
-    }
-    double se = 0;
-    async for (long i = 0; i < len(E); i++) reduce(+: se) {
-        double d = dot(W[0], E[i].x) - E[i].y;
-        se += d * d;
-    }
-    print("epoch %d mse %.9g\n", ep, se / len(E));
-}
-print("w %.6f %.6f %.6f\n", W[0][0], W[0][3], W[0][7]);
-SAP
+sed 's/@MODEL@/bsp/' "$top_srcdir/tests/run/lsq.sap.in" >"$tmp/lsq.sap"
 
 for p in add hyb lsq; do
 	"$SAPC" -O2 -o "$tmp/$p" "$tmp/$p.sap" || fail "sapc $p.sap"
