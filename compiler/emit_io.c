@@ -282,8 +282,7 @@ static const char *fmt_fn(Type *t)
 	case TY_INT: return "sap_fmt_int";
 	case TY_LONG: return "sap_fmt_long";
 	case TY_FLOAT: return "sap_fmt_float";
-	case TY_DOUBLE: return "sap_fmt_double";
-	default: return "sap_fmt_str";
+	default: return "sap_fmt_double";
 	}
 }
 
@@ -293,15 +292,48 @@ static const char *tabs(int n)
 	return t + (n < 16 ? 16 - n : 0);
 }
 
+/* The leaf names of an element of a list, as "i:v", for messages. */
+static void leaf_names(Buf *b, Type *t, const char *name)
+{
+	switch (t->kind) {
+	case TY_ARRAY:
+		for (int64_t i = 0; i < t->len; i++)
+			leaf_names(b, t->elem, format("%s[%lld]", name, (long long)i));
+		break;
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			leaf_names(b, f->ty, *name ? format("%s.%s", name, f->sym->name) : f->sym->name);
+		break;
+	default:
+		buf_printf(b, "%s%s", b->len ? ":" : "", name);
+	}
+}
+
+/* "'P' of 2 fields (i:v)": what an element of a list of structs or
+ * arrays is, for the loader's messages. */
+static char *elem_shape(Type *t)
+{
+	int64_t nf = ty_nfields(t);
+	char *s = format("'%s' of %lld fields", ty_str(t), (long long)nf);
+	if (nf > 8)
+		return s;
+	Buf b = {0};
+	buf_puts(&b, "");
+	leaf_names(&b, t, "");
+	return format("%s (%s)", s, b.s);
+}
+
 /* Fields in declaration order, arrays element by element, a list taking
- * the rest of the line. */
+ * the rest of the line (sema has checked that it comes last), in groups
+ * of fields when its elements are structs or arrays. */
 static void parse_fields(Buf *b, Type *t, const char *x, const char *name, int depth)
 {
 	switch (t->kind) {
 	case TY_ARRAY:
-		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++)\n", tabs(depth + 1), depth, depth,
-		           (long long)t->len, depth);
+		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", tabs(depth + 1), depth,
+		           depth, (long long)t->len, depth);
 		parse_fields(b, t->elem, format("%s.v[i%d]", x, depth), name, depth + 1);
+		buf_printf(b, "%s}\n", tabs(depth + 1));
 		break;
 	case TY_STRUCT:
 		for (Node *f = t->sdecl->args; f; f = f->next)
@@ -310,9 +342,20 @@ static void parse_fields(Buf *b, Type *t, const char *x, const char *name, int d
 		break;
 	case TY_LIST: {
 		const char *et = emit_ctype(t->elem);
-		buf_printf(b, "%swhile (sap_scan_more(f))\n", tabs(depth + 1));
-		buf_printf(b, "%s%s(f, (%s *)sap_list_push(&%s, sizeof(%s)), \"%s\");\n", tabs(depth + 2),
-		           scan_fn(t->elem), et, x, et, *name ? name : "element");
+		const char *list = *name ? name : "element";
+		bool group = ty_nfields(t->elem) > 1;
+		buf_printf(b, "%swhile (sap_scan_more(f)) {\n", tabs(depth + 1));
+		buf_printf(b, "%s%s *e%d = sap_list_push(&%s, sizeof(%s));\n", tabs(depth + 2), et, depth,
+		           x, et);
+		if (group) {
+			char *shape = elem_shape(t->elem);
+			buf_printf(b, "%ssap_scan_elem(f, \"%s\", %s, %lld);\n", tabs(depth + 2), list,
+			           emit_cstr(shape, strlen(shape)), (long long)ty_nfields(t->elem));
+		}
+		parse_fields(b, t->elem, format("(*e%d)", depth), list, depth + 1);
+		if (group)
+			buf_printf(b, "%ssap_scan_elem_end(f);\n", tabs(depth + 2));
+		buf_printf(b, "%s}\n", tabs(depth + 1));
 		break;
 	}
 	default:
@@ -339,23 +382,35 @@ const char *emit_parse_fn(Type *t)
 	return name;
 }
 
-static void format_fields(Buf *b, Type *t, const char *x, int depth)
+static void format_fields(Buf *b, Type *t, const char *x, const char *name, int depth)
 {
 	switch (t->kind) {
 	case TY_ARRAY:
-		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++)\n", tabs(depth + 1), depth, depth,
-		           (long long)t->len, depth);
-		format_fields(b, t->elem, format("%s.v[i%d]", x, depth), depth + 1);
+		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", tabs(depth + 1), depth,
+		           depth, (long long)t->len, depth);
+		format_fields(b, t->elem, format("%s.v[i%d]", x, depth), name, depth + 1);
+		buf_printf(b, "%s}\n", tabs(depth + 1));
 		break;
 	case TY_STRUCT:
 		for (Node *f = t->sdecl->args; f; f = f->next)
-			format_fields(b, f->ty, format("%s.%s", x, f->sym->cname), depth);
+			format_fields(b, f->ty, format("%s.%s", x, f->sym->cname),
+			              *name ? format("%s.%s", name, f->sym->name) : f->sym->name, depth);
 		break;
-	case TY_LIST:
-		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %s.n; i%d++)\n", tabs(depth + 1), depth, depth,
-		           x, depth);
-		buf_printf(b, "%s%s(o, ((const %s *)%s.v)[i%d]);\n", tabs(depth + 2), fmt_fn(t->elem),
-		           emit_ctype(t->elem), x, depth);
+	case TY_LIST: {
+		bool group = ty_nfields(t->elem) > 1;
+		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %s.n; i%d++) {\n", tabs(depth + 1), depth,
+		           depth, x, depth);
+		if (group)
+			buf_printf(b, "%ssap_fmt_elem(o);\n", tabs(depth + 2));
+		format_fields(b, t->elem, format("((const %s *)%s.v)[i%d]", emit_ctype(t->elem), x, depth),
+		              *name ? name : "element", depth + 1);
+		if (group)
+			buf_printf(b, "%ssap_fmt_elem_end(o);\n", tabs(depth + 2));
+		buf_printf(b, "%s}\n", tabs(depth + 1));
+		break;
+	}
+	case TY_STRING:
+		buf_printf(b, "%ssap_fmt_str(o, %s, \"%s\");\n", tabs(depth + 1), x, *name ? name : "value");
 		break;
 	default:
 		buf_printf(b, "%s%s(o, %s);\n", tabs(depth + 1), fmt_fn(t), x);
@@ -370,7 +425,11 @@ const char *emit_format_fn(Type *t)
 	Buf b = {0};
 	buf_printf(&b, "static void %s(sap_out *o, const void *elem)\n{\n", name);
 	buf_printf(&b, "\tconst %s *x = elem;\n", emit_ctype(t));
-	format_fields(&b, t, "(*x)", 0);
+	/* The whole line, as load reads a dvector<string>. */
+	if (t->kind == TY_STRING)
+		buf_puts(&b, "\tsap_fmt_line(o, *x);\n");
+	else
+		format_fields(&b, t, "(*x)", "", 0);
 	buf_puts(&b, "}\n\n");
 	buf_puts(&E->helpers, b.s);
 	return name;

@@ -348,6 +348,7 @@ Type *ty_arith(Type *a, Type *b);
 const char *ty_str(Type *t);
 /* Scalars inside one element (float[16] -> 16), 0 if not all numeric. */
 int64_t ty_ncomp(Type *t);
+int64_t ty_nfields(Type *t);
 Type *ty_scalar_of(Type *t);
 void ty_reset(void);
 

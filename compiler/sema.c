@@ -782,6 +782,8 @@ static const char *suggest_func(const char *name)
 	return best;
 }
 
+static void check_text_shape(Node *at, const char *verb, Type *t);
+
 static Type *check_builtin(Node *e, Builtin b, const char *name)
 {
 	e->builtin = b;
@@ -916,6 +918,7 @@ static Type *check_builtin(Node *e, Builtin b, const char *name)
 			fail(arg(e, 0), "save needs a dvector, not '%s'", ty_str(arg(e, 0)->ty));
 		if (arg(e, 1)->ty->kind != TY_STRING)
 			fail(arg(e, 1), "the file name must be a string, not '%s'", ty_str(arg(e, 1)->ty));
+		check_text_shape(e, "save", arg(e, 0)->ty);
 		return ty_void;
 	}
 	default:
@@ -1192,6 +1195,78 @@ static bool is_constant(Node *e)
 	}
 }
 
+/* ---- the text form of load and save ---- */
+
+/* A line is fixed fields, then at most one list, last, which takes the
+ * rest of the line; the list's elements are fixed fields themselves.  The
+ * walk finds the first part of an element type that breaks this. */
+typedef struct TextShape {
+	const char *list;       /* the list met so far, if any */
+	const char *why;
+	Node *at;               /* the field declaration to point at */
+} TextShape;
+
+static const char *part_name(const char *path)
+{
+	return *path ? format("'%s'", path) : "the element";
+}
+
+static void text_walk(TextShape *st, Type *t, const char *path, Node *decl)
+{
+	if (st->why)
+		return;
+	if (ty_nfields(t) >= 0) {
+		if (st->list) {
+			st->why = format("%s comes after the list '%s', which takes the rest of the line; "
+			                 "put the list last", part_name(path), st->list);
+			st->at = decl;
+		}
+		return;
+	}
+	switch (t->kind) {
+	case TY_ARRAY:
+		if (t->len > 1) {
+			st->why = format("%s is an array of %lld lists ('%s'), but a line holds at most one "
+			                 "list, which takes the rest of it", part_name(path), (long long)t->len,
+			                 ty_str(t));
+			st->at = decl;
+			return;
+		}
+		text_walk(st, t->elem, path, decl);
+		return;
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			text_walk(st, f->ty, *path ? format("%s.%s", path, f->sym->name) : f->sym->name, f);
+		return;
+	case TY_LIST:
+		if (st->list) {
+			st->why = format("the lists '%s' and %s would both take the rest of the line; a line "
+			                 "holds at most one list", st->list, part_name(path));
+			st->at = decl;
+		} else if (ty_nfields(t->elem) < 0) {
+			st->why = format("%s is a list of '%s', which holds a list: the elements of a list are "
+			                 "read as groups of fields from the rest of the line, so they cannot "
+			                 "hold a list themselves", part_name(path), ty_str(t->elem));
+			st->at = decl;
+		}
+		st->list = *path ? path : "element";
+		return;
+	default:
+		return;
+	}
+}
+
+/* load(...) and save(D, ...) of a dvector<t> must read back what they
+ * write: any other element type is an error at `at`. */
+static void check_text_shape(Node *at, const char *verb, Type *t)
+{
+	TextShape st = {0};
+	text_walk(&st, t->elem, "", NULL);
+	if (st.why)
+		fail_note(at, format("cannot %s a '%s' as text: %s", verb, ty_str(t), st.why), st.at,
+		          "declared here");
+}
+
 static void check_dvec_init(Node *d, Type *t)
 {
 	Node *in = d->init;
@@ -1212,6 +1287,7 @@ static void check_dvec_init(Node *d, Type *t)
 			check_args_count(in, 1, "load");
 			if (check_expr(in->args)->kind != TY_STRING)
 				fail(in->args, "load needs a file name (string), not '%s'", ty_str(in->args->ty));
+			check_text_shape(in, "load", t);
 			in->ty = t;
 			return;
 		}

@@ -199,3 +199,32 @@ Type *ty_scalar_of(Type *t)
 		t = t->elem;
 	return t;
 }
+
+/* Text fields an element writes: -1 if it holds a list, whose length
+ * the type does not fix. */
+int64_t ty_nfields(Type *t)
+{
+	switch (t->kind) {
+	case TY_ARRAY: {
+		int64_t n = ty_nfields(t->elem), r;
+		if (n < 0)
+			return -1;
+		return __builtin_mul_overflow(n, t->len, &r) ? INT64_MAX : r;
+	}
+	case TY_STRUCT: {
+		int64_t n = 0;
+		for (Node *f = t->sdecl->args; f; f = f->next) {
+			int64_t k = ty_nfields(f->ty);
+			if (k < 0)
+				return -1;
+			if (__builtin_add_overflow(n, k, &n))
+				return INT64_MAX;
+		}
+		return n;
+	}
+	case TY_LIST: case TY_DVEC: case TY_DMAP: case TY_DMMAP:
+		return -1;
+	default:
+		return 1;
+	}
+}

@@ -10,7 +10,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
-#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,19 +56,68 @@ enum { SHOW = 60 };
 #define TOK_FMT "\"%.*s%s\""
 #define TOK_ARGS(p, n) (int)((n) > SHOW ? SHOW : (n)), (p), (n) > SHOW ? "..." : ""
 
+/* Inside an element of a list of structs or arrays, a ':' ends a field
+ * too, and joins it to the next field of the same element. */
+static inline bool ends_field(const sap_fields *f, char c)
+{
+	return is_sep(c) || (f->elem && c == ':');
+}
+
+static _Noreturn void elem_error(const sap_fields *f, const char *field, const char *what)
+{
+	field_error(f, "field '%s': %s; an element of list '%s' is a %s", field, what, f->elem,
+	            f->eshape);
+}
+
 static const char *next_token(sap_fields *f, const char *field, size_t *n)
 {
 	const char *p = f->p;
-	while (p < f->end && is_sep(*p))
+	if (f->elem && f->eat > 0 && p < f->end && *p == ':') {
 		p++;
-	if (p == f->end)
+		if (p == f->end || is_sep(*p) || *p == ':')
+			elem_error(f, field, "empty (nothing after ':')");
+	} else {
+		while (p < f->end && is_sep(*p))
+			p++;
+	}
+	if (p == f->end) {
+		if (f->elem && f->eat > 0)
+			field_error(f, "list '%s': the line ends inside an element, %d field%s short: "
+			            "an element is a %s", f->elem, f->enf - f->eat,
+			            f->enf - f->eat == 1 ? "" : "s", f->eshape);
 		field_error(f, "field '%s': missing (line has too few fields)", field);
+	}
 	const char *q = p;
-	while (q < f->end && !is_sep(*q))
+	while (q < f->end && !ends_field(f, *q))
 		q++;
+	if (q == p)
+		elem_error(f, field, "empty (nothing before ':')");
+	if (f->elem && f->eat++ == 0)
+		f->estart = p;
 	f->p = q;
 	*n = (size_t)(q - p);
 	return p;
+}
+
+void sap_scan_elem(sap_fields *f, const char *list, const char *shape, int nf)
+{
+	f->elem = list;
+	f->eshape = shape;
+	f->enf = nf;
+	f->eat = 0;
+}
+
+void sap_scan_elem_end(sap_fields *f)
+{
+	if (f->p < f->end && *f->p == ':') {
+		const char *q = f->p;
+		while (q < f->end && !is_sep(*q))
+			q++;
+		size_t n = (size_t)(q - f->estart);
+		field_error(f, "list '%s': " TOK_FMT " has more than the %d fields of an element, "
+		            "a %s", f->elem, TOK_ARGS(f->estart, n), f->enf, f->eshape);
+	}
+	f->elem = NULL;
 }
 
 /* A decimal integer in [lo, hi] filling the whole token. */
@@ -78,33 +126,16 @@ static int64_t scan_integer(sap_fields *f, const char *field, const char *type,
 {
 	size_t n;
 	const char *t = next_token(f, field, &n);
-	const char *p = t, *end = t + n;
-	bool neg = false;
-	if (*p == '+' || *p == '-')
-		neg = *p++ == '-';
-	if (p == end)
-		goto bad;
-	uint64_t u = 0;
-	bool over = false;
-	for (; p < end; p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (d > 9)
-			goto bad;
-		/* Keep checking digits after an overflow: "99999999999x" is
-		 * not a number at all. */
-		if (u > UINT64_MAX / 10 || (u == UINT64_MAX / 10 && d > UINT64_MAX % 10))
-			over = true;
-		else
-			u = u * 10 + d;
-	}
-	uint64_t limit = neg ? (uint64_t)-(lo + 1) + 1 : (uint64_t)hi;
-	if (over || u > limit)
+	int64_t v = 0;
+	switch (sap_parse_integer(t, n, lo, hi, &v)) {
+	case SAP_NUM_RANGE:
 		field_error(f, "field '%s': %.*s is out of range for %s", field,
 		            (int)n, t, type);
-	return neg ? (int64_t)(0 - u) : (int64_t)u;
-bad:
-	field_error(f, "field '%s': expected %s %s, got " TOK_FMT, field,
-	            type[0] == 'i' ? "an" : "a", type, TOK_ARGS(t, n));
+	case SAP_NUM_BAD:
+		field_error(f, "field '%s': expected %s %s, got " TOK_FMT, field,
+		            type[0] == 'i' ? "an" : "a", type, TOK_ARGS(t, n));
+	}
+	return v;
 }
 
 void sap_scan_int(sap_fields *f, int32_t *out, const char *field)
@@ -117,93 +148,20 @@ void sap_scan_long(sap_fields *f, int64_t *out, const char *field)
 	*out = scan_integer(f, field, "long", INT64_MIN, INT64_MAX);
 }
 
-/* Clinger's fast path: a decimal m * 10^e with m and 10^|e| both exact in
- * the target type is correctly rounded by one multiply or divide, so the
- * common "4.5" or "0.125" needs no strtof.  False sends the token to
- * strtof/strtod, which handle everything else (and the errors). */
-static bool fast_real(const char *p, const char *end, bool is_float, double *out)
-{
-#if FLT_EVAL_METHOD == 0
-	static const float p10f[] = { 1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f,
-	                              1e7f, 1e8f, 1e9f, 1e10f };
-	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
-	                              1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-	                              1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
-	bool neg = false;
-	if (p < end && (*p == '+' || *p == '-'))
-		neg = *p++ == '-';
-	uint64_t m = 0;
-	int ndig = 0, e = 0;
-	for (; p < end && (unsigned)(*p - '0') <= 9; p++, ndig++)
-		m = m * 10 + (unsigned)(*p - '0');
-	if (p < end && *p == '.')
-		for (p++; p < end && (unsigned)(*p - '0') <= 9; p++, ndig++, e--)
-			m = m * 10 + (unsigned)(*p - '0');
-	/* 19 digits cannot overflow m. */
-	if (ndig == 0 || ndig > 19)
-		return false;
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		p++;
-		bool eneg = false;
-		if (p < end && (*p == '+' || *p == '-'))
-			eneg = *p++ == '-';
-		if (p == end)
-			return false;
-		int x = 0;
-		for (; p < end && (unsigned)(*p - '0') <= 9; p++)
-			if ((x = x * 10 + (*p - '0')) > 1000)
-				return false;
-		e += eneg ? -x : x;
-	}
-	if (p != end)
-		return false;
-	if (is_float) {
-		if (m > (1u << 24) || e < -10 || e > 10)
-			return false;
-		float x = (float)m;
-		x = e < 0 ? x / p10f[-e] : x * p10f[e];
-		*out = neg ? -x : x;
-	} else {
-		if (m > ((uint64_t)1 << 53) || e < -22 || e > 22)
-			return false;
-		double x = (double)m;
-		x = e < 0 ? x / p10[-e] : x * p10[e];
-		*out = neg ? -x : x;
-	}
-	return true;
-#else
-	/* Excess precision would round twice. */
-	(void)p, (void)end, (void)is_float, (void)out;
-	return false;
-#endif
-}
-
-/* strtod skips leading white space, newlines included, and the token is
- * not NUL-terminated: hand it a terminated copy. */
 static double scan_real(sap_fields *f, const char *field, bool is_float)
 {
 	size_t n;
 	const char *t = next_token(f, field, &n);
-	double fast;
-	if (fast_real(t, t + n, is_float, &fast))
-		return fast;
-	char small[64];
-	char *buf = n < sizeof small ? small : sap_xmalloc(n + 1);
-	memcpy(buf, t, n);
-	buf[n] = '\0';
-	char *end;
-	errno = 0;
-	double x = is_float ? strtof(buf, &end) : strtod(buf, &end);
-	bool bad = end != buf + n, range = errno == ERANGE && (x > 1 || x < -1);
-	if (buf != small)
-		free(buf);
+	double x = 0;
 	const char *type = is_float ? "float" : "double";
-	if (bad)
+	switch (sap_parse_real(t, n, is_float, &x)) {
+	case SAP_NUM_BAD:
 		field_error(f, "field '%s': expected a %s, got " TOK_FMT, field, type,
 		            TOK_ARGS(t, n));
-	if (range)
+	case SAP_NUM_RANGE:
 		field_error(f, "field '%s': %.*s is out of range for %s", field,
 		            (int)n, t, type);
+	}
 	return x;
 }
 

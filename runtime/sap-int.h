@@ -23,8 +23,18 @@ typedef struct sap_ptrs {
 void sap_ptrs_add(sap_ptrs *s, void *p);        /* once */
 void sap_ptrs_del(sap_ptrs *s, void *p);
 
+/* number.c: the whole of t[0 .. n) as a decimal integer in [lo, hi], or
+ * as a float (rounded to float when is_float) in any form strtod reads.
+ * On SAP_NUM_BAD or SAP_NUM_RANGE *out is left alone. */
+enum { SAP_NUM_OK, SAP_NUM_BAD, SAP_NUM_RANGE };
+int sap_parse_integer(const char *t, size_t n, int64_t lo, int64_t hi, int64_t *out);
+int sap_parse_real(const char *t, size_t n, bool is_float, double *out);
+
 /* str.c: n bytes from the string arena; they are never freed. */
 char *sap_arena_alloc(size_t n);
+/* s for a message, in buf: at most 40 bytes of it, quotes, backslashes and
+ * control bytes escaped, "..." if cut. */
+const char *sap_shown(const char *s, char *buf, size_t size);
 /* The sigmoid table; BLAS on one thread. */
 void sap_vmath_init(void);
 

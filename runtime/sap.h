@@ -325,6 +325,12 @@ typedef struct sap_fields {
 	const char *file;
 	int64_t line;           /* 1-based line number in the whole file */
 	const char *p, *end;
+	/* Inside an element of a list of structs or arrays (see
+	 * sap_scan_elem), else NULL: */
+	const char *elem;       /* the list's name, for messages */
+	const char *eshape;     /* the element's type and fields */
+	int enf, eat;           /* its number of fields, those read so far */
+	const char *estart;     /* where its first field began */
 } sap_fields;
 
 /* Each scanner reads the next field, named `field` in error messages
@@ -341,6 +347,13 @@ void sap_scan_line(sap_fields *f, sap_str *out);
 bool sap_scan_more(sap_fields *f);
 /* Error if fields remain: "file:line: error: extra field \"x\" after TYPE". */
 void sap_scan_end(sap_fields *f, const char *type);
+/* Around the fields of one element of a list whose elements are several
+ * fields (a struct or an array): inside, fields are separated by blanks or
+ * by one ':' (LIBSVM's "7:0.25"), and the line may not end before the
+ * element does.  list names the list, shape describes the element
+ * ("'P' of 2 fields (i:v)"), nf is its number of fields. */
+void sap_scan_elem(sap_fields *f, const char *list, const char *shape, int nf);
+void sap_scan_elem_end(sap_fields *f);
 
 /* The compiler generates one parser per element type. Blank lines and
  * lines starting with '#' are skipped. */
@@ -364,7 +377,15 @@ void sap_fmt_int(sap_out *o, int32_t x);
 void sap_fmt_long(sap_out *o, int64_t x);
 void sap_fmt_float(sap_out *o, float x);        /* %.9g: round-trips */
 void sap_fmt_double(sap_out *o, double x);      /* %.17g: round-trips */
-void sap_fmt_str(sap_out *o, sap_str x);
+/* A string field: an error if it would not read back as this one field
+ * (empty, holding a blank, or ':' inside a list element, '#' first). */
+void sap_fmt_str(sap_out *o, sap_str x, const char *field);
+/* A whole line (dvector<string>): an error if load would not give it back. */
+void sap_fmt_line(sap_out *o, sap_str x);
+/* Around the fields of one element of a list of structs or arrays,
+ * which are written joined by ':'. */
+void sap_fmt_elem(sap_out *o);
+void sap_fmt_elem_end(sap_out *o);
 
 typedef void (*sap_format_fn)(sap_out *o, const void *elem);
 /* Write every element, one per line, atomically (temp file + rename). */

@@ -2,6 +2,7 @@
  * sap_load reads back. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,9 @@ struct sap_out {
 	char *buf;
 	size_t n, cap;
 	bool line_start;        /* no field on this line yet */
+	int elem;               /* in a list element: 1 before its first field, 2 after */
+	const sap_dvec *v;      /* what is written, and which element, for messages */
+	int64_t at;
 	int fd;
 	const char *path;       /* what the user asked for, for messages */
 	const char *tmp;        /* what is being written */
@@ -66,14 +70,53 @@ static char *room(sap_out *o, size_t n)
 	return o->buf + o->n;
 }
 
-/* Fields are separated by one space; a line starts without one. */
+/* Fields are separated by one space, those of one element of a list of
+ * structs or arrays by ':'; a line starts without one. */
 static void field(sap_out *o)
 {
 	if (!o->line_start) {
-		*room(o, 1) = ' ';
+		*room(o, 1) = o->elem == 2 ? ':' : ' ';
 		o->n++;
 	}
 	o->line_start = false;
+	if (o->elem)
+		o->elem = 2;
+}
+
+void sap_fmt_elem(sap_out *o)
+{
+	o->elem = 1;
+}
+
+void sap_fmt_elem_end(sap_out *o)
+{
+	o->elem = 0;
+}
+
+/* A value that load would not read back is an error, never a file that
+ * loads as something else. */
+static _Noreturn __attribute__((format(printf, 2, 3)))
+void unloadable(sap_out *o, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	if (o->fd >= 0) {
+		close(o->fd);
+		unlink(o->tmp);
+	}
+	sap_fatal(o->site, "cannot save '%s' to '%s': element %lld would not load back: %s",
+	          o->v->name, o->path, (long long)o->at, why);
+}
+
+static bool has_blank(const char *s)
+{
+	for (; *s; s++)
+		if (sap_is_blank(*s) || *s == '\n')
+			return true;
+	return false;
 }
 
 static void put(sap_out *o, const char *s, size_t n)
@@ -136,20 +179,57 @@ void sap_fmt_double(sap_out *o, double x)
 	o->n += (size_t)snprintf(p, 32, "%.17g", x);
 }
 
-void sap_fmt_str(sap_out *o, sap_str x)
+void sap_fmt_str(sap_out *o, sap_str x, const char *name)
 {
-	field(o);
 	x = sap_str_c(x);
+	char b[200];
+	if (!*x)
+		unloadable(o, "field '%s' is the empty string", name);
+	if (has_blank(x))
+		unloadable(o, "field '%s' is \"%s\", and a string field cannot hold a blank",
+		           name, sap_shown(x, b, sizeof b));
+	if (o->elem && strchr(x, ':'))
+		unloadable(o, "field '%s' is \"%s\", and a string in an element of a list of "
+		           "structs or arrays cannot hold ':'", name, sap_shown(x, b, sizeof b));
+	if (o->line_start && *x == '#')
+		unloadable(o, "field '%s' is \"%s\" at the start of the line, and a line "
+		           "starting with '#' is a comment", name, sap_shown(x, b, sizeof b));
+	field(o);
 	put(o, x, strlen(x));
+}
+
+void sap_fmt_line(sap_out *o, sap_str x)
+{
+	x = sap_str_c(x);
+	size_t n = strlen(x);
+	char b[200];
+	if (!n)
+		unloadable(o, "it is the empty string, and empty lines are skipped");
+	if (sap_is_blank(x[0]) || sap_is_blank(x[n - 1]) || x[0] == '\n' || x[n - 1] == '\n')
+		unloadable(o, "\"%s\" starts or ends with a blank, and a line is read without them",
+		           sap_shown(x, b, sizeof b));
+	if (strchr(x, '\n'))
+		unloadable(o, "\"%s\" holds a newline, and an element is one line",
+		           sap_shown(x, b, sizeof b));
+	if (*x == '#')
+		unloadable(o, "\"%s\" starts with '#', and a line starting with '#' is a comment",
+		           sap_shown(x, b, sizeof b));
+	field(o);
+	put(o, x, n);
 }
 
 /* Elements [lo, hi) as text, appended to o. */
 static void format_range(sap_out *o, const sap_dvec *v, int64_t lo, int64_t hi,
                          sap_format_fn fmt)
 {
+	o->v = v;
 	for (int64_t i = lo; i < hi; i++) {
 		o->line_start = true;
+		o->at = i;
 		fmt(o, v->data + (size_t)i * v->elsize);
+		if (o->line_start)
+			unloadable(o, "it is an empty list, which writes an empty line, and "
+			           "empty lines are skipped; a struct with a field before the list keeps its place");
 		*room(o, 1) = '\n';
 		o->n++;
 	}

@@ -4,6 +4,7 @@
  * ones: a malloc each would cost more time and memory than the text.  Each
  * thread carves from its own chunk, so later parallel loaders need no lock.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sap-int.h"
@@ -47,3 +48,20 @@ sap_str sap_str_cat(sap_str a, sap_str b)
 	memcpy(p + na, b, nb + 1);
 	return p;
 }
+
+const char *sap_shown(const char *s, char *buf, size_t size)
+{
+	size_t n = 0, i = 0;
+	for (; s[i] && i < 40 && n + 5 < size; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
+			n += (size_t)snprintf(buf + n, size - n, c == '"' || c == '\\' ? "\\%c" : "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	if (s[i] && n + 4 < size)
+		n += (size_t)snprintf(buf + n, size - n, "...");
+	buf[n] = '\0';
+	return buf;
+}
+

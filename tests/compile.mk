@@ -41,7 +41,11 @@ compile_tests = \
 	tests/compile/invalid-number.sap \
 	tests/compile/invalid-operands.sap \
 	tests/compile/io-through-call.sap \
+	tests/compile/load-array-of-lists.sap \
+	tests/compile/load-list-not-last.sap \
+	tests/compile/load-list-of-lists.sap \
 	tests/compile/load-outside-dvector.sap \
+	tests/compile/load-two-lists.sap \
 	tests/compile/map-join-key-types.sap \
 	tests/compile/map-keys-not-init.sap \
 	tests/compile/map-loop-assign-key.sap \
@@ -70,6 +74,7 @@ compile_tests = \
 	tests/compile/return-in-loop.sap \
 	tests/compile/return-value-from-void.sap \
 	tests/compile/save-in-loop.sap \
+	tests/compile/save-list-not-last.sap \
 	tests/compile/stdlib-unigram-counts.sap \
 	tests/compile/stdlib-vocab-type.sap \
 	tests/compile/stray-brace.sap \

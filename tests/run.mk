@@ -30,6 +30,7 @@ run_tests = \
 	tests/run/gemm.sap \
 	tests/run/strings-ranks.sap \
 	tests/run/sync-ranks.sh \
+	tests/run/text-roundtrip.sh \
 	tests/run/sparse-ranks.sh \
 	tests/run/w2v-sample.sh \
 	tests/run/w2v-tools.sh

@@ -134,12 +134,12 @@ static void parse_Doc(sap_fields *f, void *elem)
 static void format_Doc(sap_out *o, const void *elem)
 {
 	const Doc *e = elem;
-	sap_fmt_str(o, e->id);
+	sap_fmt_str(o, e->id, "id");
 	sap_fmt_bool(o, e->ok);
 	sap_fmt_long(o, e->n);
 	sap_fmt_double(o, e->x);
 	for (int64_t k = 0; k < e->words.n; k++)
-		sap_fmt_str(o, ((const sap_str *)e->words.v)[k]);
+		sap_fmt_str(o, ((const sap_str *)e->words.v)[k], "words");
 }
 
 START_TEST(load_all_kinds)
