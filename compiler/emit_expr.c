@@ -28,7 +28,8 @@ static bool is_lvalue(Node *e)
 /* A call whose result is a new value the caller owns. */
 static bool fresh_call(Node *e)
 {
-	return !e->builtin || e->builtin == B_TOKENS;
+	return !e->builtin || e->builtin == B_TOKENS || e->builtin == B_SPLIT ||
+	       e->builtin == B_FIELDS;
 }
 
 /* A value of a list-holding type that nobody owns yet goes to a temporary
@@ -403,6 +404,15 @@ static char *builtin_call(Node *e)
 		return format("sap_rand_int(sap_rng_cur, %s, %s)", emit_expr(a0), emit_site(e));
 	case B_TOKENS:
 		return format("sap_tokens(%s)", emit_expr(a0));
+	case B_SPLIT:
+		return format("sap_split(%s, %s, %s)", emit_expr(a0), emit_expr(a1), emit_site(e));
+	case B_FIELDS:
+		return format("sap_fields_of(%s)", emit_expr(a0));
+	case B_TO_INT: case B_TO_LONG: case B_TO_FLOAT: case B_TO_DOUBLE: {
+		const char *fn = e->builtin == B_TO_INT ? "int" : e->builtin == B_TO_LONG ? "long" :
+		                 e->builtin == B_TO_FLOAT ? "float" : "double";
+		return format("sap_to_%s(%s, %s)", fn, emit_expr(a0), emit_site(e));
+	}
 	case B_FAST_SIGMOID:
 		return format("sap_fast_sigmoid(%s)", emit_expr(a0));
 	case B_WTIME:

@@ -366,6 +366,8 @@ static const char *mismatch_hint(Type *to, Node *e)
 		              e->kind == N_NAME ? S(e->name) : "x");
 	if (ty_is_num(to) && from->kind == TY_BOOL)
 		return format("; convert it with %s(...)", ty_str(to));
+	if (ty_is_num(to) && from->kind == TY_STRING)
+		return format("; read the number it holds with to_%s(...)", ty_str(to));
 	if (from->kind == TY_STRUCT) {
 		Node *best = NULL;
 		for (Node *f = from->sdecl->args; f; f = f->next)
@@ -759,7 +761,8 @@ static const struct { const char *name; Builtin b; } builtins[] = {
 	{"tokens", B_TOKENS}, {"vocab", B_VOCAB}, {"unigram", B_UNIGRAM},
 	{"fast_sigmoid", B_FAST_SIGMOID}, {"softmax", B_SOFTMAX}, {"wtime", B_WTIME},
 	{"ranks", B_RANKS}, {"threads", B_THREADS}, {"gemv", B_GEMV}, {"ger", B_GER},
-	{"gemm", B_GEMM},
+	{"gemm", B_GEMM}, {"split", B_SPLIT}, {"fields", B_FIELDS}, {"to_int", B_TO_INT},
+	{"to_long", B_TO_LONG}, {"to_float", B_TO_FLOAT}, {"to_double", B_TO_DOUBLE},
 };
 
 static Builtin find_builtin(const char *name)
@@ -866,6 +869,21 @@ static Type *check_builtin(Node *e, Builtin b, const char *name)
 		check_args_count(e, 1, "tokens");
 		if (e->args->ty->kind != TY_STRING)
 			fail(e->args, "tokens needs a string, not '%s'", ty_str(e->args->ty));
+		return ty_list(ty_string);
+	case B_FIELDS: case B_TO_INT: case B_TO_LONG: case B_TO_FLOAT: case B_TO_DOUBLE:
+		check_args_count(e, 1, name);
+		if (e->args->ty->kind != TY_STRING)
+			fail(e->args, "%s needs a string, not '%s'", name, ty_str(e->args->ty));
+		return b == B_FIELDS ? ty_list(ty_string) : b == B_TO_INT ? ty_int : b == B_TO_LONG ?
+		       ty_long : b == B_TO_FLOAT ? ty_float : ty_double;
+	case B_SPLIT:
+		check_args_count(e, 2, "split");
+		for (Node *a = e->args; a; a = a->next)
+			if (a->ty->kind != TY_STRING)
+				fail(a, "split needs two strings, the text and the separator, not '%s'",
+				     ty_str(a->ty));
+		if (arg(e, 1)->kind == N_STR && arg(e, 1)->ival == 0)
+			fail(arg(e, 1), "the separator of split cannot be the empty string");
 		return ty_list(ty_string);
 	case B_FAST_SIGMOID:
 		check_args_count(e, 1, "fast_sigmoid");

@@ -748,6 +748,16 @@ static inline double sap_dot_d(const double *a, const double *b, int64_t n)
 
 /* tokens(s): the words of s, lowercased (text.c). */
 sap_list sap_tokens(sap_str s);
+/* split(s, sep): the pieces of s between occurrences of sep, empty ones
+ * included; fields(s): the runs of non-blanks of s, as load splits a line. */
+sap_list sap_split(sap_str s, sap_str sep, const sap_site *site);
+sap_list sap_fields_of(sap_str s);
+/* to_int(s) ...: the whole of s as a number, as load reads a field, or a
+ * fatal error naming s. */
+int32_t sap_to_int(sap_str s, const sap_site *site);
+int64_t sap_to_long(sap_str s, const sap_site *site);
+float sap_to_float(sap_str s, const sap_site *site);
+double sap_to_double(sap_str s, const sap_site *site);
 /* vocab(m, min): the keys of m whose counts reach min, most frequent
  * first, ties in byte order (collective). */
 void sap_vocab(sap_dvec *v, const char *name, sap_dmap *m, sap_scalar vk, double min,

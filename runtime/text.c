@@ -14,7 +14,12 @@
 static bool word_byte(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c >= 0x80;
+	       c == '_' || c >= 0x80;
+}
+
+static bool digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
 }
 
 /* Joiners keep "atlanta's", "term-end" and "u.s" one word; anywhere else
@@ -24,17 +29,40 @@ static bool joiner(unsigned char c)
 	return c == '\'' || c == '-' || c == '.';
 }
 
-sap_list sap_tokens(sap_str s)
+/* Where a number starts with its sign or point: "-0.613", "+5", ".5",
+ * "-.5", but not the second dash of "1990--2000". */
+static bool number_lead(const unsigned char *s, const unsigned char *p)
 {
-	const unsigned char *p = (const unsigned char *)sap_str_c(s);
+	const unsigned char *q = p;
+	if (*q == '+' || *q == '-')
+		q++;
+	if (*q == '.')
+		q++;
+	if (q == p || !digit(*q))
+		return false;
+	return p == s || !(word_byte(p[-1]) || p[-1] == '+' || p[-1] == '-' || p[-1] == '.');
+}
+
+/* The '+' of an exponent, as in "1e+5" ('-' is a joiner already). */
+static bool exponent_sign(const unsigned char *p, const unsigned char *q)
+{
+	return *q == '+' && q - p >= 2 && (q[-1] == 'e' || q[-1] == 'E') &&
+	       (digit(q[-2]) || q[-2] == '.') && digit(q[1]);
+}
+
+sap_list sap_tokens(sap_str str)
+{
+	const unsigned char *s = (const unsigned char *)sap_str_c(str), *p = s;
 	sap_list out = {0};
 	while (*p) {
-		if (!word_byte(*p)) {
+		if (!word_byte(*p) && !number_lead(s, p)) {
 			p++;
 			continue;
 		}
 		const unsigned char *q = p;
-		while (word_byte(*q) || (joiner(*q) && word_byte(q[1])))
+		if (*q == '+' || *q == '-')
+			q++;
+		while (word_byte(*q) || ((joiner(*q) || exponent_sign(p, q)) && word_byte(q[1])))
 			q++;
 		char *w = sap_arena_alloc((size_t)(q - p) + 1);
 		size_t n = 0;
@@ -44,6 +72,98 @@ sap_list sap_tokens(sap_str s)
 		*(sap_str *)sap_list_push(&out, sizeof(sap_str)) = w;
 	}
 	return out;
+}
+
+sap_list sap_split(sap_str str, sap_str sep, const sap_site *site)
+{
+	const char *s = sap_str_c(str), *d = sap_str_c(sep);
+	size_t nd = strlen(d);
+	if (!nd)
+		sap_fatal(site, "split: the separator is the empty string");
+	sap_list out = {0};
+	for (;;) {
+		const char *e = strstr(s, d);
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		*(sap_str *)sap_list_push(&out, sizeof(sap_str)) = sap_str_dup(s, n);
+		if (!e)
+			return out;
+		s = e + nd;
+	}
+}
+
+static bool blank_or_nl(char c)
+{
+	return sap_is_blank(c) || c == '\n';
+}
+
+sap_list sap_fields_of(sap_str str)
+{
+	const char *p = sap_str_c(str);
+	sap_list out = {0};
+	for (;;) {
+		while (blank_or_nl(*p))
+			p++;
+		if (!*p)
+			return out;
+		const char *q = p;
+		while (*q && !blank_or_nl(*q))
+			q++;
+		*(sap_str *)sap_list_push(&out, sizeof(sap_str)) = sap_str_dup(p, (size_t)(q - p));
+		p = q;
+	}
+}
+
+/* The whole string as a number of the type, as load reads a field: no
+ * blanks around it, and anything else is an error naming the text. */
+static _Noreturn void not_number(const sap_site *site, const char *type, const char *s, int why)
+{
+	char b[200];
+	if (why == SAP_NUM_RANGE)
+		sap_fatal(site, "to_%s: \"%s\" is out of range for %s", type, sap_shown(s, b, sizeof b),
+		          type);
+	sap_fatal(site, "to_%s: \"%s\" is not %s %s", type, sap_shown(s, b, sizeof b),
+	          type[0] == 'i' ? "an" : "a", type);
+}
+
+static int64_t to_integer(sap_str str, const char *type, int64_t lo, int64_t hi,
+                          const sap_site *site)
+{
+	const char *s = sap_str_c(str);
+	int64_t v = 0;
+	int r = sap_parse_integer(s, strlen(s), lo, hi, &v);
+	if (r != SAP_NUM_OK)
+		not_number(site, type, s, r);
+	return v;
+}
+
+int32_t sap_to_int(sap_str s, const sap_site *site)
+{
+	return (int32_t)to_integer(s, "int", INT32_MIN, INT32_MAX, site);
+}
+
+int64_t sap_to_long(sap_str s, const sap_site *site)
+{
+	return to_integer(s, "long", INT64_MIN, INT64_MAX, site);
+}
+
+static double to_real(sap_str str, bool is_float, const sap_site *site)
+{
+	const char *s = sap_str_c(str);
+	double x = 0;
+	int r = sap_parse_real(s, strlen(s), is_float, &x);
+	if (r != SAP_NUM_OK)
+		not_number(site, is_float ? "float" : "double", s, r);
+	return x;
+}
+
+float sap_to_float(sap_str s, const sap_site *site)
+{
+	return (float)to_real(s, true, site);
+}
+
+double sap_to_double(sap_str s, const sap_site *site)
+{
+	return to_real(s, false, site);
 }
 
 typedef struct vword {

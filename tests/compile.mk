@@ -75,6 +75,7 @@ compile_tests = \
 	tests/compile/return-value-from-void.sap \
 	tests/compile/save-in-loop.sap \
 	tests/compile/save-list-not-last.sap \
+	tests/compile/split-empty-separator.sap \
 	tests/compile/stdlib-unigram-counts.sap \
 	tests/compile/stdlib-vocab-type.sap \
 	tests/compile/stray-brace.sap \
@@ -92,6 +93,7 @@ compile_tests = \
 	tests/compile/sync-recon-maybe.sap \
 	tests/compile/sync-ssp-no-staleness.sap \
 	tests/compile/sync-unknown-option.sap \
+	tests/compile/to-double-not-string.sap \
 	tests/compile/unclosed-brace.sap \
 	tests/compile/undefined-function.sap \
 	tests/compile/undefined-name-plain.sap \

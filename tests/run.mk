@@ -12,6 +12,7 @@ run_tests = \
 	tests/run/idx2txt.sh \
 	tests/run/index-error.sap \
 	tests/run/load-error.sap \
+	tests/run/libsvm.sh \
 	tests/run/load-ranks.sh \
 	tests/run/map-keys.sap \
 	tests/run/maps-ranks.sh \
@@ -30,6 +31,7 @@ run_tests = \
 	tests/run/gemm.sap \
 	tests/run/strings-ranks.sap \
 	tests/run/sync-ranks.sh \
+	tests/run/text-errors.sh \
 	tests/run/text-roundtrip.sh \
 	tests/run/sparse-ranks.sh \
 	tests/run/w2v-sample.sh \

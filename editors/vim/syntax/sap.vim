@@ -32,6 +32,7 @@ syn match   sapBuiltin		"\<contains\>"
 syn keyword sapBuiltin		min max abs dot print load save
 syn keyword sapBuiltin		rand rand_int rand_normal uniform normal
 syn keyword sapBuiltin		tokens vocab unigram fast_sigmoid softmax
+syn keyword sapBuiltin		split fields to_int to_long to_float to_double
 syn keyword sapBuiltin		gemv ger gemm wtime ranks threads
 syn keyword sapPrelude		sqrt exp log pow tanh floor ceil fabs
 syn keyword sapPrelude		sqrtf expf logf sigmoid keep_prob
