@@ -38,7 +38,10 @@ typedef struct Ctl {
 	Node *node;
 	Unit *cond, *step;      /* step: N_FOR */
 	Vec ctrl;               /* enclosing control nodes */
-	Node *taint;            /* why the condition cannot be evaluated */
+	Node *taint;            /* why the condition cannot be evaluated: the
+	                           read or call at the root, */
+	Sym *from;              /* through this tainted local, */
+	Node *jump;             /* or a break under a tainted condition */
 	bool included;
 	bool is_loop;
 } Ctl;
@@ -659,19 +662,104 @@ static Sym *read_dds(Node *r)
 	return dds_of(r->kind == N_INDEX ? r->lhs : r->kind == N_CALL ? r->args : r);
 }
 
-static Node *unit_taint(Unit *u)
+/* Why a body local is tainted: the first cause found, for messages. */
+typedef struct Taint {
+	Sym *sym;
+	Unit *unit;             /* the assignment that tainted it */
+	Sym *from;              /* computed from this tainted local, */
+	Node *ctl;              /* or assigned under this tainted control node
+	                           (or after this continue), */
+	Node *root;             /* else this read of a written DDS or call */
+} Taint;
+static Vec taints;
+
+static Taint *taint_of(Sym *s)
 {
+	for (int i = 0; i < taints.n; i++)
+		if (((Taint *)taints.v[i])->sym == s)
+			return taints.v[i];
+	return NULL;
+}
+
+static Access *access_at(Node *at)
+{
+	for (int i = 0; i < li->accesses.n; i++)
+		if (((Access *)li->accesses.v[i])->at == at)
+			return li->accesses.v[i];
+	return NULL;
+}
+
+static bool same_terms(Vec *x, Vec *y);
+static bool const_nonzero(Vec *a);
+
+/* Does unit u run inside an inner loop that also holds unit w? */
+static bool share_loop(Unit *u, Unit *w)
+{
+	for (int i = 0; i < u->ctrl.n; i++) {
+		Node *n = u->ctrl.v[i];
+		if (!((Ctl *)n->aux)->is_loop)
+			continue;
+		for (int k = 0; k < w->ctrl.n; k++)
+			if (w->ctrl.v[k] == n)
+				return true;
+	}
+	return false;
+}
+
+/* Is r, read in unit ru, a read of the iteration's own element of a
+ * dvector the loop writes, before the iteration writes it?  When every
+ * access of the vector has one injective affine key, no other iteration
+ * touches that element, so the body reads the value it had before the
+ * loop, which is what the slice reads too. */
+static bool own_read(Node *r, Unit *ru)
+{
+	Access *a = access_at(r);
+	if (!a || a->dynamic || a->dds->ty->kind != TY_DVEC || !const_nonzero(&a->aterms))
+		return false;
+	for (int i = 0; i < li->whole_dds.n; i++)
+		if (li->whole_dds.v[i] == a->dds)
+			return false;
+	int rp = -1;
+	for (int i = 0; i < units.n && rp < 0; i++)
+		if (units.v[i] == ru)
+			rp = i;
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *b = li->accesses.v[i];
+		if (b->dds != a->dds)
+			continue;
+		if (b->dynamic || !same_terms(&b->aterms, &a->aterms) ||
+		    !same_terms(&b->bterms, &a->bterms))
+			return false;
+		if (!(b->mode & ACC_WRITE))
+			continue;
+		for (int k = 0; k < units.n; k++) {
+			Unit *w = units.v[k];
+			if (w->node == b->unit && (k < rp || share_loop(ru, w)))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Does unit u compute something unknowable: a read of a DDS the loop
+ * writes (not its own element, above), random numbers a called function
+ * draws, or a tainted local (*from)? */
+static Node *unit_taint(Unit *u, Sym **from)
+{
+	*from = NULL;
 	for (int i = 0; i < u->reads.n; i++) {
 		Node *r = u->reads.v[i];
-		if (written(read_dds(r)))
+		if (written(read_dds(r)) && !own_read(r, u))
 			return r;
 	}
 	if (u->rngcall)
 		return u->rngcall;
 	for (int i = 0; i < u->uses.n; i++) {
 		Sym *s = u->uses.v[i];
-		if (s->taint)
+		if (s->taint) {
+			*from = s;
 			return s->taint;
+		}
 	}
 	return NULL;
 }
@@ -693,8 +781,58 @@ static Node *jump_taint(Jump *j)
 	return NULL;
 }
 
+/* The unit declaring body local s, or NULL (the loop variable). */
+static Unit *decl_unit(Sym *s)
+{
+	for (int i = 0; i < units.n; i++) {
+		Unit *u = units.v[i];
+		if (u->node->kind == N_VAR && u->node->sym == s)
+			return u;
+	}
+	return NULL;
+}
+
+/* The tainted control node that makes s's value after unit u unknowable,
+ * or NULL.  Whether a tainted condition holds decides whether u runs, so
+ * it taints what u assigns, except variables declared inside the region
+ * that condition controls: those do not exist outside it, and inside it
+ * the slice, which runs the region as if the condition held, computes
+ * them exactly as the body would. */
+static Node *ctrl_taint(Unit *u, Sym *s)
+{
+	Unit *d = decl_unit(s);
+	for (int k = 0; k < u->ctrl.n; k++) {
+		Node *n = u->ctrl.v[k];
+		if (!((Ctl *)n->aux)->taint)
+			continue;
+		bool inside = false;
+		for (int m = 0; d && m < d->ctrl.n && !inside; m++)
+			inside = d->ctrl.v[m] == n;
+		if (!inside)
+			return n;
+	}
+	/* A continue under a tainted condition may skip the rest of an
+	 * iteration of an inner loop: what that rest assigns to variables
+	 * that outlive the iteration is unknowable from then on. */
+	for (int i = 0; i < jumps.n; i++) {
+		Jump *j = jumps.v[i];
+		if (j->node->kind != N_CONTINUE || !j->target || u->node == j->target)
+			continue;
+		bool in = false;
+		for (int k = 0; k < u->ctrl.n && !in; k++)
+			in = u->ctrl.v[k] == j->target;
+		bool inside = false;
+		for (int m = 0; d && m < d->ctrl.n && !inside; m++)
+			inside = d->ctrl.v[m] == j->target;
+		if (in && !inside && jump_taint(j))
+			return j->node;
+	}
+	return NULL;
+}
+
 static void compute_taint(void)
 {
+	taints.n = 0;
 	bool changed = true;
 	while (changed) {
 		changed = false;
@@ -702,12 +840,13 @@ static void compute_taint(void)
 			Ctl *c = ctls.v[i];
 			if (c->taint)
 				continue;
-			Node *t = c->cond ? unit_taint(c->cond) : NULL;
+			Node *t = c->cond ? unit_taint(c->cond, &c->from) : NULL;
 			if (!t && c->is_loop)
 				for (int k = 0; !t && k < jumps.n; k++) {
 					Jump *j = jumps.v[k];
-					if (j->target == c->node && j->node->kind == N_BREAK)
-						t = jump_taint(j);
+					if (j->target == c->node && j->node->kind == N_BREAK &&
+					    (t = jump_taint(j)))
+						c->jump = j->node;
 				}
 			if (t) {
 				c->taint = t;
@@ -716,20 +855,33 @@ static void compute_taint(void)
 		}
 		for (int i = 0; i < units.n; i++) {
 			Unit *u = units.v[i];
-			Node *t = unit_taint(u);
-			for (int k = 0; !t && k < u->ctrl.n; k++) {
-				Ctl *c = ((Node *)u->ctrl.v[k])->aux;
-				if (c->taint)
-					t = c->node;
-			}
-			if (!t)
-				continue;
+			Sym *from;
+			Node *t = unit_taint(u, &from);
 			for (int k = 0; k < u->defs.n; k++) {
 				Sym *s = u->defs.v[k];
-				if (!s->taint && s != iv) {
-					s->taint = t;
-					changed = true;
+				if (s->taint || s == iv)
+					continue;
+				Node *ctl = t ? NULL : ctrl_taint(u, s);
+				if (!t && !ctl)
+					continue;
+				Taint *x = xcalloc(1, sizeof *x);
+				x->sym = s;
+				x->unit = u;
+				x->from = t ? from : NULL;
+				x->ctl = ctl;
+				x->root = t;
+				if (ctl && ctl->kind == N_CONTINUE) {
+					Jump *j = NULL;
+					for (int m = 0; m < jumps.n && !j; m++)
+						if (((Jump *)jumps.v[m])->node == ctl)
+							j = jumps.v[m];
+					x->root = jump_taint(j);
+				} else if (ctl) {
+					x->root = ((Ctl *)ctl->aux)->taint;
 				}
+				vec_push(&taints, x);
+				s->taint = x->root;
+				changed = true;
 			}
 		}
 	}
@@ -811,33 +963,172 @@ static void reject(Node *at, const char *reason, Node *nat, const char *note)
 	li->note_at = nat;
 }
 
-/* Why key k depends on something the slice cannot know. */
-static void reject_key(Access *a, Node *why)
+static bool has_rand(Node *e);
+
+/* What unit u computes: its expression. */
+static Node *unit_expr(Unit *u)
 {
-	const char *d = a->dds->name;
-	if (why->kind == N_CALL && why->builtin == B_NONE) {
-		reject(a->at, format("the index of %s depends on random numbers drawn inside function '%s', "
-		                     "which a reconnaissance slice cannot predict", d, why->sym->name),
-		       why, "called here; draw with rand(), rand_int(n) or rand_normal() in the loop body "
-		            "instead, or use sync for");
+	Node *n = u->node;
+	return n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
+	       u->is_step ? n->step : n->cond;
+}
+
+static void add_name(Vec *v, const char *name)
+{
+	for (int i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], name))
+			return;
+	vec_push(v, (void *)name);
+}
+
+/* "a", "a and b", "a, b and c" */
+static char *name_list(Vec *v)
+{
+	Buf b = {0};
+	for (int i = 0; i < v->n; i++) {
+		if (i)
+			buf_puts(&b, i == v->n - 1 ? " and " : ", ");
+		buf_puts(&b, v->v[i]);
+	}
+	return b.s ? b.s : xstrdup("");
+}
+
+/* The tainted condition that decides whether a jump is taken. */
+static Ctl *jump_guard(Node *jn)
+{
+	for (int i = 0; i < jumps.n; i++) {
+		Jump *j = jumps.v[i];
+		if (j->node != jn)
+			continue;
+		bool inside = j->target == NULL;
+		for (int k = 0; k < j->ctrl.n; k++) {
+			Node *n = j->ctrl.v[k];
+			if (n == j->target)
+				inside = true;
+			else if (inside && ((Ctl *)n->aux)->taint)
+				return n->aux;
+		}
+	}
+	return NULL;
+}
+
+/* The chain of causes behind a tainted local: the locals it passes
+ * through, the written DDSs at its root (and the first read of one), the
+ * first random draw on the way. */
+typedef struct Cause {
+	Vec vars, dds;
+	Node *read, *draw;
+	Node *fn;               /* a call of a function that draws random numbers */
+	Sym *dds_of;            /* the DDS whose key this is: its read is the one to show */
+} Cause;
+
+static void cause_unit(Cause *c, Unit *u, Node *e)
+{
+	if (!c->draw && e && has_rand(e))
+		c->draw = e;
+	if (!u)
+		return;
+	for (int i = 0; i < u->reads.n; i++) {
+		Node *r = u->reads.v[i];
+		if (written(read_dds(r)) && !own_read(r, u)) {
+			add_name(&c->dds, read_dds(r)->name);
+			if (!c->read || (read_dds(r) == c->dds_of && read_dds(c->read) != c->dds_of))
+				c->read = r;
+		}
+	}
+	if (!c->dds.n && u->rngcall)
+		c->fn = u->rngcall;
+}
+
+static void cause_of(Cause *c, Sym *s)
+{
+	for (int guard = 0; s && guard < 1000; guard++) {
+		Taint *x = taint_of(s);
+		if (!x)
+			return;
+		add_name(&c->vars, s->name);
+		Sym *next;
+		if (!x->ctl) {
+			cause_unit(c, x->from ? NULL : x->unit, unit_expr(x->unit));
+			next = x->from;
+		} else {
+			Ctl *g = x->ctl->kind == N_CONTINUE ? jump_guard(x->ctl) : x->ctl->aux;
+			if (g && g->jump)
+				g = jump_guard(g->jump);
+			if (!g)
+				return;
+			cause_unit(c, g->from ? NULL : g->cond, g->cond ? unit_expr(g->cond) : NULL);
+			next = g->from;
+		}
+		s = next;
+	}
+}
+
+static const char *line_of(Node *n)
+{
+	int line, col;
+	diag_linecol(n->file, n->off, &line, &col);
+	return format("line %d", line);
+}
+
+/* Access a's key reads root, a DDS the loop writes or a function that
+ * draws random numbers, directly or through the tainted local s. */
+static void reject_key(Access *a, Node *root, Sym *s)
+{
+	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+	const char *hint = "an async for must know every iteration's keys before it runs; use sync "
+	                   "for, whose iterations may read stale values";
+	Cause c = {0};
+	c.dds_of = a->dds;
+	if (s)
+		cause_of(&c, s);
+	else
+		cause_unit(&c, NULL, a->key);
+	if (!c.read && root->kind != N_CALL && read_dds(root) && written(read_dds(root))) {
+		c.read = root;
+		add_name(&c.dds, read_dds(root)->name);
+	}
+	if (!c.read && !c.fn && root->kind == N_CALL && root->builtin == B_NONE)
+		c.fn = root;
+	if (c.fn && !c.read) {
+		reject(a->key, format("the key of %s is not known before the loop runs: %s random numbers "
+		                      "drawn inside function '%s', which a reconnaissance slice cannot "
+		                      "predict", acc, s ? format("%s depends on", s->name) : "it depends on",
+		                      c.fn->sym->name),
+		       c.fn, "called here; draw with rand(), rand_int(n) or rand_normal() in the loop body "
+		             "instead, or use sync for");
 		return;
 	}
-	if (why->kind == N_INDEX || why->kind == N_CALL || why->kind == N_NAME) {
-		const char *w = read_dds(why)->name;
-		reject(a->at, format("the index of %s depends on %s, which this loop writes: its accesses "
-		                     "cannot be known before the loop runs", d, w),
-		       why, format("%s is read here; an async for must know every iteration's keys in "
-		                   "advance; use sync for, whose iterations may read stale values", w));
+	if (!s) {
+		reject(a->key, format("the key of %s is not known before the loop runs: it reads %s, "
+		                      "which this loop writes", acc, name_list(&c.dds)),
+		       c.read, format("%s is read here; %s", read_dds(c.read)->name, hint));
 		return;
 	}
-	Ctl *c = why->aux;
-	Node *r = c && c->taint ? c->taint : why;
-	const char *w = r->kind == N_INDEX ? format("%s, which this loop writes", dds_of(r->lhs)->name) :
-	                "data this loop writes";
-	reject(a->at, format("the index of %s is computed under a condition on %s: its accesses "
-	                     "cannot be known before the loop runs", d, w),
-	       why, "the condition is here; an async for must know every iteration's keys in advance; "
-	            "use sync for");
+	Taint *x = taint_of(s);
+	Vec via = {0};
+	for (int i = 1; i < c.vars.n; i++)
+		vec_push(&via, c.vars.v[i]);
+	const char *through = via.n ? format(", through %s,", name_list(&via)) : "";
+	const char *on = c.draw ? format("a random draw (%s) and on %s", line_of(c.draw),
+	                                 name_list(&c.dds)) : name_list(&c.dds);
+	const char *what = format("%s depends%s on %s", s->name, through, on);
+	Ctl *g = x && x->ctl && x->ctl->kind != N_CONTINUE ? x->ctl->aux : NULL;
+	if (x && x->ctl && x->ctl->kind == N_CONTINUE)
+		what = format("%s is assigned after a continue (%s) whose condition depends%s on %s",
+		              s->name, line_of(x->ctl), through, on);
+	else if (g && !g->is_loop)
+		what = format("%s is assigned under a condition (%s) that depends%s on %s", s->name,
+		              line_of(x->ctl), through, on);
+	else if (g && g->jump)
+		what = format("%s is set by a loop (%s) whose break (%s) depends%s on %s", s->name,
+		              line_of(x->ctl), line_of(g->jump), through, on);
+	else if (g)
+		what = format("%s is set by a loop (%s) whose condition depends%s on %s", s->name,
+		              line_of(x->ctl), through, on);
+	reject(a->key, format("the key of %s is not known before the loop runs: %s, which this loop "
+	                      "writes", acc, what),
+	       c.read, format("%s is read here; %s", c.read ? read_dds(c.read)->name : "?", hint));
 }
 
 /* Is any of syms assigned inside control node c (its body, condition or
@@ -906,15 +1197,15 @@ static void build_slice(void)
 		cur = saved;
 		for (int k = 0; k < tmp.reads.n; k++) {
 			Node *r = tmp.reads.v[k];
-			if (written(read_dds(r))) {
-				reject_key(a, r);
+			if (written(read_dds(r)) && !(u && own_read(r, u))) {
+				reject_key(a, r, NULL);
 				return;
 			}
 			/* U[X[i].u]: a new X may move the keys. */
 			add_sym(&li->slice_reads, read_dds(r));
 		}
 		if (tmp.rngcall) {
-			reject_key(a, tmp.rngcall);
+			reject_key(a, tmp.rngcall, NULL);
 			return;
 		}
 		if (tmp.ddswrite || tmp.defs.n || tmp.effect) {
@@ -925,7 +1216,7 @@ static void build_slice(void)
 		for (int k = 0; k < tmp.uses.n; k++) {
 			Sym *s = tmp.uses.v[k];
 			if (s->taint) {
-				reject_key(a, s->taint);
+				reject_key(a, s->taint, s);
 				return;
 			}
 		}
@@ -1324,13 +1615,17 @@ static void walk_loop(Node *l)
 	cur = &top;
 	walk_stmt(l->body);
 	cur = NULL;
-	/* A slice built before marked locals it needed. */
+	/* A slice built before marked locals it needed, and tainted some. */
 	for (int i = 0; i < units.n; i++) {
 		Unit *u = units.v[i];
-		for (int k = 0; k < u->defs.n; k++)
+		for (int k = 0; k < u->defs.n; k++) {
 			((Sym *)u->defs.v[k])->needed = false;
-		for (int k = 0; k < u->uses.n; k++)
+			((Sym *)u->defs.v[k])->taint = NULL;
+		}
+		for (int k = 0; k < u->uses.n; k++) {
 			((Sym *)u->uses.v[k])->needed = false;
+			((Sym *)u->uses.v[k])->taint = NULL;
+		}
 	}
 }
 

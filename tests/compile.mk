@@ -15,6 +15,10 @@ compile_tests = \
 	tests/compile/async-index-side-effect.sap \
 	tests/compile/async-index-written-cond.sap \
 	tests/compile/async-index-written.sap \
+	tests/compile/async-key-continue.sap \
+	tests/compile/async-key-direct.sap \
+	tests/compile/async-key-loop-bound.sap \
+	tests/compile/async-key-sampled.sap \
 	tests/compile/async-le-condition.sap \
 	tests/compile/async-no-declaration.sap \
 	tests/compile/async-step-by-two.sap \
