@@ -42,6 +42,15 @@ typedef struct Ctl {
 	                           read or call at the root, */
 	Sym *from;              /* through this tainted local, */
 	Node *jump;             /* or a break under a tainted condition */
+	/* What the slice evaluates instead of a tainted condition, implied by
+	 * it: an if's then branch runs when guard holds (always when NULL),
+	 * its else branch unless skip holds; a counted loop runs while guard
+	 * holds, ignoring the tainted rest (over) of its condition and breaks
+	 * on tainted conditions. */
+	Node *guard, *skip;
+	Node *over;
+	int fork;               /* an if whose branches the slice runs both of,
+	                           one per path: its bit in the path number + 1 */
 	bool included;
 	bool is_loop;
 } Ctl;
@@ -713,7 +722,7 @@ static bool share_loop(Unit *u, Unit *w)
  * loop, which is what the slice reads too. */
 static bool own_read(Node *r, Unit *ru)
 {
-	Access *a = access_at(r);
+	Access *a = ru ? access_at(r) : NULL;
 	if (!a || a->dynamic || a->dds->ty->kind != TY_DVEC || !const_nonzero(&a->aterms))
 		return false;
 	for (int i = 0; i < li->whole_dds.n; i++)
@@ -803,12 +812,25 @@ static Node *ctrl_taint(Unit *u, Sym *s)
 	Unit *d = decl_unit(s);
 	for (int k = 0; k < u->ctrl.n; k++) {
 		Node *n = u->ctrl.v[k];
-		if (!((Ctl *)n->aux)->taint)
+		if (!((Ctl *)n->aux)->taint || ((Ctl *)n->aux)->fork)
 			continue;
 		bool inside = false;
 		for (int m = 0; d && m < d->ctrl.n && !inside; m++)
 			inside = d->ctrl.v[m] == n;
 		if (!inside)
+			return n;
+	}
+	/* A counted loop whose slice may run more iterations than the body:
+	 * what it leaves in variables that outlive it is unknowable. */
+	for (int k = 0; k < u->ctrl.n; k++) {
+		Node *n = u->ctrl.v[k];
+		Ctl *c = n->aux;
+		if (!c->over || c->taint)
+			continue;
+		bool inside = false;
+		for (int m = 0; d && m < d->ctrl.n && !inside; m++)
+			inside = d->ctrl.v[m] == n;
+		if (!inside && !(n->init && n->init->kind == N_VAR && n->init->sym == s))
 			return n;
 	}
 	/* A continue under a tainted condition may skip the rest of an
@@ -830,6 +852,159 @@ static Node *ctrl_taint(Unit *u, Sym *s)
 	return NULL;
 }
 
+static bool defined_inside(Node *c, Vec *syms);
+
+/* Can the slice compute e, in unit u, exactly as the body does: no read
+ * of a DDS the loop writes (but the iteration's own element), no tainted
+ * local, no random numbers, no side effect?  Adds the locals it uses to
+ * uses and its DDS reads to reads, when given. */
+static bool evaluable(Node *e, Unit *u, Vec *uses, Vec *reads)
+{
+	if (!e)
+		return true;
+	switch (e->kind) {
+	case N_NAME:
+		if (is_local(e->sym)) {
+			if (e->sym->taint)
+				return false;
+			if (uses)
+				add_sym(uses, e->sym);
+		}
+		return true;
+	case N_INDEX:
+		if (is_dds(e->lhs)) {
+			if (written(dds_of(e->lhs)) && !own_read(e, u))
+				return false;
+			if (reads)
+				vec_push(reads, e);
+			return evaluable(e->rhs, u, uses, reads);
+		}
+		return evaluable(e->lhs, u, uses, reads) && evaluable(e->rhs, u, uses, reads);
+	case N_ASSIGN: case N_INCDEC:
+		return false;
+	case N_CALL:
+		if (e->rsite || (e->builtin == B_NONE && (!e->sym || e->sym->uses_rng)))
+			return false;
+		switch (e->builtin) {
+		case B_PUSH: case B_INSERT: case B_ERASE: case B_GEMV: case B_GER: case B_GEMM:
+			return false;
+		case B_CONTAINS: case B_COUNT: case B_GET:
+			if (written(dds_of(e->args)))
+				return false;
+			if (reads)
+				vec_push(reads, e);
+			for (Node *a = e->args->next; a; a = a->next)
+				if (!evaluable(a, u, uses, reads))
+					return false;
+			return true;
+		case B_LEN:
+			if (e->args && is_dds(e->args))
+				return true;
+			break;
+		default:
+			break;
+		}
+		for (Node *a = e->args; a; a = a->next)
+			if (!evaluable(a, u, uses, reads))
+				return false;
+		return true;
+	default:
+		return evaluable(e->lhs, u, uses, reads) && evaluable(e->rhs, u, uses, reads) &&
+		       evaluable(e->cond, u, uses, reads);
+	}
+}
+
+/* The leading conjuncts of e the slice can evaluate: e implies them,
+ * and the body evaluates them whenever it evaluates e, so evaluating
+ * them is safe where e is. */
+static Node *then_guard(Node *e, Unit *u)
+{
+	if (evaluable(e, u, NULL, NULL))
+		return e;
+	if (e->kind == N_BINARY && e->op == TK_ANDAND)
+		return then_guard(e->lhs, u);
+	return NULL;
+}
+
+/* The leading disjuncts of e the slice can evaluate: when they hold, so
+ * does e, and an else branch is not taken. */
+static Node *else_skip(Node *e, Unit *u)
+{
+	if (e->kind != N_BINARY || e->op != TK_OROR)
+		return NULL;
+	if (evaluable(e->lhs, u, NULL, NULL))
+		return e->lhs;
+	return else_skip(e->lhs, u);
+}
+
+/* Does conjunction g hold a comparison of v with a bound that the loop c
+ * does not change, in direction up (v < b, v <= b, b > v, b >= v) or
+ * down? */
+static bool bounds(Node *g, Sym *v, bool up, Node *c)
+{
+	if (g->kind == N_BINARY && g->op == TK_ANDAND)
+		return bounds(g->lhs, v, up, c) || bounds(g->rhs, v, up, c);
+	if (g->kind != N_BINARY)
+		return false;
+	int op = g->op;
+	Node *var = g->lhs, *b = g->rhs;
+	if (op == TK_GT || op == TK_GE) {
+		var = g->rhs, b = g->lhs;
+		op = op == TK_GT ? TK_LT : TK_LE;
+	}
+	if (op != TK_LT && op != TK_LE)
+		return false;
+	bool less = true;
+	if (!(var->kind == N_NAME && var->sym == v)) {
+		/* b < v: v counts down to it */
+		Node *t = var;
+		var = b, b = t;
+		less = false;
+		if (!(var->kind == N_NAME && var->sym == v))
+			return false;
+	}
+	if (less != up)
+		return false;
+	Vec uses = {0};
+	evaluable(b, NULL, &uses, NULL);
+	for (int i = 0; i < uses.n; i++)
+		if (uses.v[i] == v)
+			return false;
+	return !defined_inside(c, &uses);
+}
+
+/* Is loop c a counted loop, for (v = a; guard && ...; v++) with guard
+ * bounding v and nothing else in the loop assigning v?  Its slice then
+ * runs while guard holds and ends. */
+static bool counted(Ctl *c, Node *guard)
+{
+	Node *n = c->node;
+	if (n->kind != N_FOR || !guard || !n->step || !n->init)
+		return false;
+	Node *st = n->step;
+	if (st->kind != N_INCDEC && !(st->kind == N_ASSIGN && (st->op == TK_PLUS || st->op == TK_MINUS)))
+		return false;
+	if (st->lhs->kind != N_NAME || !is_local(st->lhs->sym))
+		return false;
+	Sym *v = st->lhs->sym;
+	bool up = st->op == TK_INC || st->op == TK_PLUS;
+	int64_t k;
+	if (st->kind == N_ASSIGN && (!const_of(st->rhs, &k) || k <= 0))
+		return false;
+	for (int i = 0; i < units.n; i++) {
+		Unit *u = units.v[i];
+		if (u == c->step)
+			continue;
+		bool in = u->node == n;
+		for (int m = 0; m < u->ctrl.n && !in; m++)
+			in = u->ctrl.v[m] == n;
+		for (int m = 0; in && m < u->defs.n; m++)
+			if (u->defs.v[m] == v)
+				return false;
+	}
+	return bounds(guard, v, up, n);
+}
+
 static void compute_taint(void)
 {
 	taints.n = 0;
@@ -841,6 +1016,7 @@ static void compute_taint(void)
 			if (c->taint)
 				continue;
 			Node *t = c->cond ? unit_taint(c->cond, &c->from) : NULL;
+			Node *g = t && c->cond ? then_guard(c->node->cond, c->cond) : c->node->cond;
 			if (!t && c->is_loop)
 				for (int k = 0; !t && k < jumps.n; k++) {
 					Jump *j = jumps.v[k];
@@ -848,8 +1024,21 @@ static void compute_taint(void)
 					    (t = jump_taint(j)))
 						c->jump = j->node;
 				}
-			if (t) {
+			if (!t)
+				continue;
+			/* A counted loop runs in the slice while the part of its
+			 * condition it can evaluate holds: the body's iterations are
+			 * a prefix of the slice's. */
+			if (c->is_loop && counted(c, g)) {
+				if (c->guard != g || !c->over) {
+					c->guard = g;
+					c->over = t;
+					changed = true;
+				}
+			} else {
 				c->taint = t;
+				c->guard = NULL;
+				c->over = NULL;
 				changed = true;
 			}
 		}
@@ -877,7 +1066,8 @@ static void compute_taint(void)
 							j = jumps.v[m];
 					x->root = jump_taint(j);
 				} else if (ctl) {
-					x->root = ((Ctl *)ctl->aux)->taint;
+					Ctl *c = ctl->aux;
+					x->root = c->taint ? c->taint : c->over;
 				}
 				vec_push(&taints, x);
 				s->taint = x->root;
@@ -885,6 +1075,98 @@ static void compute_taint(void)
 			}
 		}
 	}
+}
+
+/* The slice runs an iteration once per combination of the branches of
+ * the forked ifs: 2^MAX_FORKS times at most. */
+enum { MAX_FORKS = 6 };
+
+static void collect_uses(Node *e, Vec *uses)
+{
+	if (!e)
+		return;
+	if (e->kind == N_NAME && is_local(e->sym))
+		add_sym(uses, e->sym);
+	collect_uses(e->lhs, uses);
+	collect_uses(e->rhs, uses);
+	collect_uses(e->cond, uses);
+	if (e->kind == N_CALL)
+		for (Node *a = e->args; a; a = a->next)
+			collect_uses(a, uses);
+}
+
+/* A local assigned under a tainted if, and used after it, has one of the
+ * values its branches leave: the slice can run the iteration once with
+ * each branch taken and record the keys of both.  That is exact when the
+ * if runs at most once an iteration (in no loop of the body), so fork the
+ * ifs whose control taints a local the recorded keys depend on. */
+static bool choose_forks(void)
+{
+	Vec rel = {0};
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (a->dynamic && !a->accumulate && written(a->dds)) {
+			Vec u = {0};
+			collect_uses(a->key, &u);
+			for (int k = 0; k < u.n; k++)
+				add_sym(&rel, u.v[k]);
+		}
+	}
+	for (int round = 0, before = -1; rel.n != before && round < 1000; round++) {
+		before = rel.n;
+		for (int i = 0; i < units.n; i++) {
+			Unit *u = units.v[i];
+			bool need = false;
+			for (int k = 0; k < u->defs.n && !need; k++)
+				for (int m = 0; m < rel.n && !need; m++)
+					need = u->defs.v[k] == rel.v[m];
+			if (!need)
+				continue;
+			for (int k = 0; k < u->uses.n; k++)
+				add_sym(&rel, u->uses.v[k]);
+		}
+	}
+	bool added = false;
+	for (int i = 0; i < taints.n; i++) {
+		Taint *x = taints.v[i];
+		if (!x->ctl || x->ctl->kind != N_IF || x->root != ((Ctl *)x->ctl->aux)->taint)
+			continue;
+		Ctl *c = x->ctl->aux;
+		bool rl = false;
+		for (int m = 0; m < rel.n && !rl; m++)
+			rl = rel.v[m] == x->sym;
+		bool in_loop = false;
+		for (int k = 0; k < c->ctrl.n && !in_loop; k++)
+			in_loop = ((Ctl *)((Node *)c->ctrl.v[k])->aux)->is_loop;
+		if (!rl || in_loop || c->fork || li->nforks == MAX_FORKS)
+			continue;
+		c->fork = ++li->nforks;
+		added = true;
+	}
+	return added;
+}
+
+/* Taint afresh, with the forks chosen. */
+static void retaint(void)
+{
+	for (int i = 0; i < units.n; i++) {
+		Unit *u = units.v[i];
+		for (int k = 0; k < u->defs.n; k++)
+			((Sym *)u->defs.v[k])->taint = NULL;
+		for (int k = 0; k < u->uses.n; k++)
+			((Sym *)u->uses.v[k])->taint = NULL;
+	}
+	for (int i = 0; i < ctls.n; i++) {
+		Ctl *c = ctls.v[i];
+		c->taint = c->over = c->guard = c->skip = c->jump = NULL;
+		c->from = NULL;
+	}
+	compute_taint();
+}
+
+int acc_slice_fork(Node *c)
+{
+	return c->kind == N_IF && c->aux ? ((Ctl *)c->aux)->fork : 0;
 }
 
 /* ---- the slice ---- */
@@ -914,6 +1196,19 @@ static bool include_ctrl(Vec *cs)
 		changed = true;
 		if (c->taint) {
 			n->slice = SL_FLAT;
+			if (n->kind == N_IF) {
+				c->guard = then_guard(n->cond, c->cond);
+				c->skip = n->els ? else_skip(n->cond, c->cond) : NULL;
+				Vec uses = {0};
+				evaluable(c->guard, c->cond, &uses, NULL);
+				evaluable(c->skip, c->cond, &uses, NULL);
+				mark_needed(&uses);
+			}
+		} else if (c->over) {
+			n->slice = SL_INCLUDED;
+			Vec uses = {0};
+			evaluable(c->guard, c->cond, &uses, NULL);
+			mark_needed(&uses);
 		} else {
 			n->slice = SL_INCLUDED;
 			if (c->cond)
@@ -938,6 +1233,36 @@ static bool sync_records(Sym *d)
 	for (int i = 0; i < sync_only.n; i++)
 		if (sync_only.v[i] == d)
 			return true;
+	return false;
+}
+
+/* The node of e that starts furthest left: where a caret under e goes. */
+static Node *leftmost(Node *e)
+{
+	Node *best = e;
+	Node *kids[] = { e->lhs, e->rhs, e->cond };
+	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+		if (kids[i] && e->kind != N_CALL) {
+			Node *k = leftmost(kids[i]);
+			if (k->off < best->off)
+				best = k;
+		}
+	return best;
+}
+
+/* Does expression e hold node x? */
+static bool holds(Node *e, Node *x)
+{
+	if (!e)
+		return false;
+	if (e == x)
+		return true;
+	if (holds(e->lhs, x) || holds(e->rhs, x) || holds(e->cond, x))
+		return true;
+	if (e->kind == N_CALL)
+		for (Node *a = e->args; a; a = a->next)
+			if (holds(a, x))
+				return true;
 	return false;
 }
 
@@ -1091,7 +1416,7 @@ static void reject_key(Access *a, Node *root, Sym *s)
 	if (!c.read && !c.fn && root->kind == N_CALL && root->builtin == B_NONE)
 		c.fn = root;
 	if (c.fn && !c.read) {
-		reject(a->key, format("the key of %s is not known before the loop runs: %s random numbers "
+		reject(leftmost(a->key), format("the key of %s is not known before the loop runs: %s random numbers "
 		                      "drawn inside function '%s', which a reconnaissance slice cannot "
 		                      "predict", acc, s ? format("%s depends on", s->name) : "it depends on",
 		                      c.fn->sym->name),
@@ -1100,7 +1425,7 @@ static void reject_key(Access *a, Node *root, Sym *s)
 		return;
 	}
 	if (!s) {
-		reject(a->key, format("the key of %s is not known before the loop runs: it reads %s, "
+		reject(leftmost(a->key), format("the key of %s is not known before the loop runs: it reads %s, "
 		                      "which this loop writes", acc, name_list(&c.dds)),
 		       c.read, format("%s is read here; %s", read_dds(c.read)->name, hint));
 		return;
@@ -1113,21 +1438,32 @@ static void reject_key(Access *a, Node *root, Sym *s)
 	const char *on = c.draw ? format("a random draw (%s) and on %s", line_of(c.draw),
 	                                 name_list(&c.dds)) : name_list(&c.dds);
 	const char *what = format("%s depends%s on %s", s->name, through, on);
+	const char *tail = "";
 	Ctl *g = x && x->ctl && x->ctl->kind != N_CONTINUE ? x->ctl->aux : NULL;
 	if (x && x->ctl && x->ctl->kind == N_CONTINUE)
 		what = format("%s is assigned after a continue (%s) whose condition depends%s on %s",
 		              s->name, line_of(x->ctl), through, on);
-	else if (g && !g->is_loop)
+	else if (g && !g->is_loop) {
+		/* Why the slice does not take each branch in turn. */
+		Node *in = NULL;
+		for (int k = 0; k < g->ctrl.n && !in; k++)
+			if (((Ctl *)((Node *)g->ctrl.v[k])->aux)->is_loop)
+				in = g->ctrl.v[k];
+		tail = in ? format("; the condition is in the loop at %s, where the slice cannot "
+		                   "take each of its branches in turn", line_of(in)) :
+		       li->nforks == MAX_FORKS ? format("; the slice takes each branch in turn of at "
+		                                        "most %d such conditions", MAX_FORKS) : "";
 		what = format("%s is assigned under a condition (%s) that depends%s on %s", s->name,
 		              line_of(x->ctl), through, on);
+	}
 	else if (g && g->jump)
 		what = format("%s is set by a loop (%s) whose break (%s) depends%s on %s", s->name,
 		              line_of(x->ctl), line_of(g->jump), through, on);
 	else if (g)
 		what = format("%s is set by a loop (%s) whose condition depends%s on %s", s->name,
 		              line_of(x->ctl), through, on);
-	reject(a->key, format("the key of %s is not known before the loop runs: %s, which this loop "
-	                      "writes", acc, what),
+	reject(leftmost(a->key), format("the key of %s is not known before the loop runs: %s, which "
+	                                "this loop writes%s", acc, what, tail),
 	       c.read, format("%s is read here; %s", c.read ? read_dds(c.read)->name : "?", hint));
 }
 
@@ -1181,10 +1517,12 @@ static void build_slice(void)
 			              (soft ? a->dds->ty->kind == TY_DVEC : written(a->dds));
 		if (!a->recorded)
 			continue;
+		/* A loop's condition and step are two units of one node. */
 		Unit *u = NULL;
 		for (int k = 0; k < units.n && !u; k++) {
 			Unit *x = units.v[k];
-			if (x->node == a->unit)
+			if (x->node == a->unit && (!x->node->aux || x->node->kind == N_IF ||
+			                           holds(x->is_step ? x->node->step : x->node->cond, a->at)))
 				u = x;
 		}
 		/* The key's own locals. */
@@ -1209,8 +1547,13 @@ static void build_slice(void)
 			return;
 		}
 		if (tmp.ddswrite || tmp.defs.n || tmp.effect) {
-			reject(a->key, format("the index of %s has a side effect: compute it into a variable "
-			                      "first", a->dds->name), NULL, NULL);
+			const char *what = tmp.defs.n ? format("it assigns %s", ((Sym *)tmp.defs.v[0])->name) :
+			                   tmp.effect ? format("it assigns %s", acc_expr_str(tmp.effect)) :
+			                   format("it writes %s", acc_expr_str(tmp.ddswrite));
+			reject(leftmost(a->key), format("the key of %s[%s] has a side effect (%s), which a slice that "
+			                      "computes keys in advance cannot repeat: compute it into a "
+			                      "variable first", a->dds->name, acc_expr_str(a->key), what),
+			       NULL, NULL);
 			return;
 		}
 		for (int k = 0; k < tmp.uses.n; k++) {
@@ -1238,8 +1581,11 @@ static void build_slice(void)
 			depth--;
 		}
 		if (depth == u->ctrl.n && u->node->aux && u->node->kind != N_IF) {
-			reject(a->at, format("the index of %s in a loop's header changes inside the loop; move "
-			                     "the access into the loop body", a->dds->name), NULL, NULL);
+			reject(leftmost(a->key), format("the key of %s[%s] in the %s of the loop changes inside that "
+			                      "loop, but a slice records the keys of a loop's header once, "
+			                      "before it: move the access into the loop body", a->dds->name,
+			                      acc_expr_str(a->key), u->is_step ? "step" : "condition"),
+			       NULL, NULL);
 			return;
 		}
 		Vec outer = {0};
@@ -1275,7 +1621,7 @@ static void build_slice(void)
 		}
 		for (int i = 0; i < ctls.n; i++) {
 			Ctl *c = ctls.v[i];
-			if (c->included && !c->taint && c->cond && !c->cond->included) {
+			if (c->included && !c->taint && !c->over && c->cond && !c->cond->included) {
 				c->cond->included = true;
 				mark_needed(&c->cond->uses);
 				changed = true;
@@ -1308,8 +1654,18 @@ static void build_slice(void)
 		if (!u->included)
 			continue;
 		if (u->ddswrite || u->effect) {
-			reject(u->node, "this statement both computes an index the loop needs in advance and "
-			       "writes data; split it into two statements", NULL, NULL);
+			Sym *k = NULL;
+			for (int m = 0; m < u->defs.n && !k; m++)
+				if (((Sym *)u->defs.v[m])->needed)
+					k = u->defs.v[m];
+			Node *w = u->ddswrite ? u->ddswrite : u->effect;
+			reject(leftmost(w), format("this statement computes %s, which a key the loop must know in "
+			                 "advance depends on, and also writes %s, which a slice computing "
+			                 "that key cannot repeat: split it into two statements",
+			                 k ? k->name : "a value",
+			                 w->kind == N_CALL ? format("%s(...)", w->sym ? w->sym->name :
+			                                            "a DDS") : acc_expr_str(w)),
+			       NULL, NULL);
 			return;
 		}
 		if (u->rngcall) {
@@ -1325,13 +1681,26 @@ static void build_slice(void)
 	}
 	for (int i = 0; i < ctls.n; i++) {
 		Ctl *c = ctls.v[i];
-		if (!c->included || c->taint || !c->cond)
+		if (!c->included || !c->cond)
 			continue;
-		for (int k = 0; k < c->cond->reads.n; k++) {
-			Node *r = c->cond->reads.v[k];
-			add_sym(&li->slice_reads, read_dds(r));
+		Vec reads = {0};
+		if (c->taint || c->over) {
+			evaluable(c->guard, c->cond, NULL, &reads);
+			evaluable(c->skip, c->cond, NULL, &reads);
+		} else {
+			reads = c->cond->reads;
 		}
+		for (int k = 0; k < reads.n; k++)
+			add_sym(&li->slice_reads, read_dds(reads.v[k]));
 	}
+}
+
+Node *acc_slice_guard(Node *c, bool skip)
+{
+	Ctl *x = c->aux;
+	if (!x->taint && !x->over)
+		return skip ? NULL : c->cond;
+	return skip ? x->skip : x->guard;
 }
 
 /* A driver variable (not a const or param) that e reads, or NULL. */
@@ -1497,10 +1866,33 @@ static void decide(void)
 			if (a->recorded)
 				li->slice_var = driver_read(a->key);
 		}
+		for (int i = 0; i < ctls.n && !li->slice_var; i++) {
+			Ctl *c = ctls.v[i];
+			if (c->included && (c->taint || c->over))
+				li->slice_var = driver_read(c->guard) ? driver_read(c->guard) :
+				                driver_read(c->skip);
+		}
 		if (li->slice_var && is_reduce(li->slice_var)) {
-			reject(li->accesses.n ? ((Access *)li->accesses.v[0])->at : loop,
-			       format("an index depends on the reduce variable '%s', whose value differs "
-			              "from worker to worker", li->slice_var->name), NULL, NULL);
+			/* At the recorded key that reads it, or else at the first
+			 * statement of the slice that does. */
+			Node *at = NULL;
+			const char *what = "a key the loop must know in advance";
+			for (int i = 0; i < li->accesses.n && !at; i++) {
+				Access *a = li->accesses.v[i];
+				if (a->recorded && driver_read(a->key) == li->slice_var) {
+					at = leftmost(a->key);
+					what = format("the key of %s[%s]", a->dds->name, acc_expr_str(a->key));
+				}
+			}
+			for (int i = 0; i < units.n && !at; i++) {
+				Unit *u = units.v[i];
+				if (u->included && driver_read(unit_expr(u)) == li->slice_var)
+					at = u->node;
+			}
+			reject(at ? at : loop, format("%s depends on the reduce variable '%s', whose value "
+			                              "differs from worker to worker while the loop runs: a "
+			                              "slice cannot know it in advance", what,
+			                              li->slice_var->name), NULL, NULL);
 			return;
 		}
 		li->verdict = li->slice_rng || li->slice_var ? VD_EACH : VD_ONCE;
@@ -1559,6 +1951,11 @@ static void try_read_slice(void)
 				e = a->key;
 		}
 		Sym *d = e ? driver_read(e) : NULL;
+		for (int k = 0; !d && i == 0 && k < ctls.n; k++) {
+			Ctl *c = ctls.v[k];
+			if (c->included && (c->taint || c->over) && !(d = driver_read(c->guard)))
+				d = driver_read(c->skip);
+		}
 		if (e && has_rand(e)) {
 			ok = false;
 			li->reads_why = "a key depends on random numbers, which differ from one invocation "
@@ -1607,6 +2004,7 @@ static void walk_loop(Node *l)
 	li->accesses.n = li->dds.n = li->dds_mode.n = li->slice_reads.n = 0;
 	li->whole_dds.n = 0;
 	li->nrand = 0;
+	li->nforks = 0;
 	li->has_slice = li->has_reads = false;
 	/* A sync for's variable is an element, not an index: no key of it
 	 * is static. */
@@ -1722,6 +2120,9 @@ static void analyse(Node *l)
 		return;
 	}
 	compute_taint();
+	li->nforks = 0;
+	while (choose_forks())
+		retaint();
 	build_slice();
 	decide();
 	if (li->verdict == VD_NOWRITE)
@@ -1957,6 +2358,38 @@ static int cmp_node_off(const void *a, const void *b)
 	return (x->off > y->off) - (x->off < y->off);
 }
 
+/* How the slice treats control node n, when not as the body does. */
+static const char *slice_note(Node *n)
+{
+	Ctl *c = n->kind == N_IF || n->kind == N_WHILE || n->kind == N_DO || n->kind == N_FOR ?
+	         n->aux : NULL;
+	if (!c || (!c->taint && !c->over))
+		return "";
+	if (c->fork)
+		return "    (condition not evaluated: the slice runs the iteration once with each branch "
+		       "taken, and records the keys of both)";
+	if (c->over && c->guard == n->cond)
+		return "    (a break on a condition not evaluated is ignored: the keys of iterations "
+		       "the body may not reach are recorded too)";
+	if (c->over)
+		return format("    (runs while %s, the part of the condition it can evaluate: the keys of "
+		              "iterations the body may not reach are recorded too)",
+		              acc_expr_str(c->guard));
+	if (n->kind != N_IF || (!c->guard && !c->skip))
+		return "    (condition not evaluated: accesses under it are recorded unconditionally)";
+	Buf b = {0};
+	buf_puts(&b, "    (condition evaluated only in part: accesses under it are recorded ");
+	if (c->guard)
+		buf_printf(&b, "when %s", acc_expr_str(c->guard));
+	else
+		buf_puts(&b, "unconditionally");
+	if (n->els)
+		buf_printf(&b, ", under else %s", c->skip ? format("unless %s", acc_expr_str(c->skip)) :
+		           "unconditionally");
+	buf_puts(&b, ")");
+	return b.s;
+}
+
 /* The statements of l's slice, in source order, and what it records. */
 static void put_slice(FILE *out, Node *l, LoopInfo *L)
 {
@@ -1994,8 +2427,7 @@ static void put_slice(FILE *out, Node *l, LoopInfo *L)
 		if (line_no(n) == last)
 			continue;
 		last = line_no(n);
-		put_line(out, n, n->slice == SL_FLAT ? "    (condition not evaluated: accesses "
-		                  "under it are recorded unconditionally)" : "");
+		put_line(out, n, slice_note(n));
 	}
 	fprintf(out, "    record");
 	Vec rs = {0};
