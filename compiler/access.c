@@ -1401,6 +1401,7 @@ static const char *line_of(Node *n)
 static void reject_key(Access *a, Node *root, Sym *s)
 {
 	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+	const char *when = loop->kind == N_SYNC ? "before each step runs" : "before the loop runs";
 	const char *hint = "an async for must know every iteration's keys before it runs; use sync "
 	                   "for, whose iterations may read stale values";
 	Cause c = {0};
@@ -1416,17 +1417,17 @@ static void reject_key(Access *a, Node *root, Sym *s)
 	if (!c.read && !c.fn && root->kind == N_CALL && root->builtin == B_NONE)
 		c.fn = root;
 	if (c.fn && !c.read) {
-		reject(leftmost(a->key), format("the key of %s is not known before the loop runs: %s random numbers "
+		reject(leftmost(a->key), format("the key of %s is not known %s: %s random numbers "
 		                      "drawn inside function '%s', which a reconnaissance slice cannot "
-		                      "predict", acc, s ? format("%s depends on", s->name) : "it depends on",
+		                      "predict", acc, when, s ? format("%s depends on", s->name) : "it depends on",
 		                      c.fn->sym->name),
 		       c.fn, "called here; draw with rand(), rand_int(n) or rand_normal() in the loop body "
 		             "instead, or use sync for");
 		return;
 	}
 	if (!s) {
-		reject(leftmost(a->key), format("the key of %s is not known before the loop runs: it reads %s, "
-		                      "which this loop writes", acc, name_list(&c.dds)),
+		reject(leftmost(a->key), format("the key of %s is not known %s: it reads %s, "
+		                      "which this loop writes", acc, when, name_list(&c.dds)),
 		       c.read, format("%s is read here; %s", read_dds(c.read)->name, hint));
 		return;
 	}
@@ -1462,8 +1463,8 @@ static void reject_key(Access *a, Node *root, Sym *s)
 	else if (g)
 		what = format("%s is set by a loop (%s) whose condition depends%s on %s", s->name,
 		              line_of(x->ctl), through, on);
-	reject(leftmost(a->key), format("the key of %s is not known before the loop runs: %s, which "
-	                                "this loop writes%s", acc, what, tail),
+	reject(leftmost(a->key), format("the key of %s is not known %s: %s, which "
+	                                "this loop writes%s", acc, when, what, tail),
 	       c.read, format("%s is read here; %s", c.read ? read_dds(c.read)->name : "?", hint));
 }
 
