@@ -31,6 +31,7 @@ typedef struct Unit {
 	Node *rngcall;          /* call of a function that draws random numbers */
 	Node *ddswrite;         /* a DDS write in it */
 	Node *effect;           /* an assignment to a driver variable (reduce) */
+	int pos;                /* in units: source order, loop headers first */
 	bool included;
 } Unit;
 
@@ -570,6 +571,7 @@ static Unit *new_unit(Node *n, bool is_step)
 	u->is_step = is_step;
 	for (int i = 0; i < ctrl.n; i++)
 		vec_push(&u->ctrl, ctrl.v[i]);
+	u->pos = units.n;
 	vec_push(&units, u);
 	return u;
 }
@@ -682,12 +684,36 @@ typedef struct Taint {
 } Taint;
 static Vec taints;
 
-static Taint *taint_of(Sym *s)
+static bool share_loop(Unit *u, Unit *w);
+
+/* Can the value unit d assigns be the one unit u reads: d comes first,
+ * or an inner loop holds both?  (Each iteration of the parallel loop
+ * starts afresh.)  Any unit when u is NULL. */
+static bool reaches(Unit *d, Unit *u)
 {
-	for (int i = 0; i < taints.n; i++)
-		if (((Taint *)taints.v[i])->sym == s)
-			return taints.v[i];
+	return !u || d->pos < u->pos || share_loop(d, u);
+}
+
+/* A tainted assignment of s that unit u may read, or NULL: a local
+ * assigned an unknowable value only after u is still known in u. */
+static Taint *taint_at(Sym *s, Unit *u)
+{
+	for (int i = 0; i < taints.n; i++) {
+		Taint *x = taints.v[i];
+		if (x->sym == s && reaches(x->unit, u))
+			return x;
+	}
 	return NULL;
+}
+
+static bool tainted_def(Sym *s, Unit *u)
+{
+	for (int i = 0; i < taints.n; i++) {
+		Taint *x = taints.v[i];
+		if (x->sym == s && x->unit == u)
+			return true;
+	}
+	return false;
 }
 
 static Access *access_at(Node *at)
@@ -765,9 +791,10 @@ static Node *unit_taint(Unit *u, Sym **from)
 		return u->rngcall;
 	for (int i = 0; i < u->uses.n; i++) {
 		Sym *s = u->uses.v[i];
-		if (s->taint) {
+		Taint *x = taint_at(s, u);
+		if (x) {
 			*from = s;
-			return s->taint;
+			return x->root;
 		}
 	}
 	return NULL;
@@ -865,7 +892,7 @@ static bool evaluable(Node *e, Unit *u, Vec *uses, Vec *reads)
 	switch (e->kind) {
 	case N_NAME:
 		if (is_local(e->sym)) {
-			if (e->sym->taint)
+			if (taint_at(e->sym, u))
 				return false;
 			if (uses)
 				add_sym(uses, e->sym);
@@ -1048,7 +1075,7 @@ static void compute_taint(void)
 			Node *t = unit_taint(u, &from);
 			for (int k = 0; k < u->defs.n; k++) {
 				Sym *s = u->defs.v[k];
-				if (s->taint || s == iv)
+				if (s == iv || tainted_def(s, u))
 					continue;
 				Node *ctl = t ? NULL : ctrl_taint(u, s);
 				if (!t && !ctl)
@@ -1365,10 +1392,10 @@ static void cause_unit(Cause *c, Unit *u, Node *e)
 		c->fn = u->rngcall;
 }
 
-static void cause_of(Cause *c, Sym *s)
+static void cause_of(Cause *c, Sym *s, Unit *at)
 {
 	for (int guard = 0; s && guard < 1000; guard++) {
-		Taint *x = taint_of(s);
+		Taint *x = taint_at(s, at);
 		if (!x)
 			return;
 		add_name(&c->vars, s->name);
@@ -1376,6 +1403,7 @@ static void cause_of(Cause *c, Sym *s)
 		if (!x->ctl) {
 			cause_unit(c, x->from ? NULL : x->unit, unit_expr(x->unit));
 			next = x->from;
+			at = x->unit;
 		} else {
 			Ctl *g = x->ctl->kind == N_CONTINUE ? jump_guard(x->ctl) : x->ctl->aux;
 			if (g && g->jump)
@@ -1384,6 +1412,7 @@ static void cause_of(Cause *c, Sym *s)
 				return;
 			cause_unit(c, g->from ? NULL : g->cond, g->cond ? unit_expr(g->cond) : NULL);
 			next = g->from;
+			at = g->cond;
 		}
 		s = next;
 	}
@@ -1398,7 +1427,7 @@ static const char *line_of(Node *n)
 
 /* Access a's key reads root, a DDS the loop writes or a function that
  * draws random numbers, directly or through the tainted local s. */
-static void reject_key(Access *a, Node *root, Sym *s)
+static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 {
 	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
 	const char *when = loop->kind == N_SYNC ? "before each step runs" : "before the loop runs";
@@ -1407,7 +1436,7 @@ static void reject_key(Access *a, Node *root, Sym *s)
 	Cause c = {0};
 	c.dds_of = a->dds;
 	if (s)
-		cause_of(&c, s);
+		cause_of(&c, s, u);
 	else
 		cause_unit(&c, NULL, a->key);
 	if (!c.read && root->kind != N_CALL && read_dds(root) && written(read_dds(root))) {
@@ -1431,7 +1460,7 @@ static void reject_key(Access *a, Node *root, Sym *s)
 		       c.read, format("%s is read here; %s", read_dds(c.read)->name, hint));
 		return;
 	}
-	Taint *x = taint_of(s);
+	Taint *x = taint_at(s, u);
 	Vec via = {0};
 	for (int i = 1; i < c.vars.n; i++)
 		vec_push(&via, c.vars.v[i]);
@@ -1537,14 +1566,14 @@ static void build_slice(void)
 		for (int k = 0; k < tmp.reads.n; k++) {
 			Node *r = tmp.reads.v[k];
 			if (written(read_dds(r)) && !(u && own_read(r, u))) {
-				reject_key(a, r, NULL);
+				reject_key(a, r, NULL, u);
 				return;
 			}
 			/* U[X[i].u]: a new X may move the keys. */
 			add_sym(&li->slice_reads, read_dds(r));
 		}
 		if (tmp.rngcall) {
-			reject_key(a, tmp.rngcall, NULL);
+			reject_key(a, tmp.rngcall, NULL, u);
 			return;
 		}
 		if (tmp.ddswrite || tmp.defs.n || tmp.effect) {
@@ -1559,8 +1588,9 @@ static void build_slice(void)
 		}
 		for (int k = 0; k < tmp.uses.n; k++) {
 			Sym *s = tmp.uses.v[k];
-			if (s->taint) {
-				reject_key(a, s->taint, s);
+			Taint *x = taint_at(s, u);
+			if (x) {
+				reject_key(a, x->root, s, u);
 				return;
 			}
 		}
@@ -1606,9 +1636,11 @@ static void build_slice(void)
 			Unit *u = units.v[i];
 			if (u->included)
 				continue;
+			/* Not an assignment of an unknowable value: every use it
+			 * reaches is tainted, so no recorded key needs it. */
 			bool need = false;
 			for (int k = 0; k < u->defs.n && !need; k++)
-				need = ((Sym *)u->defs.v[k])->needed;
+				need = ((Sym *)u->defs.v[k])->needed && !tainted_def(u->defs.v[k], u);
 			if (!need)
 				continue;
 			u->included = true;
