@@ -31,6 +31,7 @@ typedef struct Unit {
 	Node *rngcall;          /* call of a function that draws random numbers */
 	Node *ddswrite;         /* a DDS write in it */
 	Node *effect;           /* an assignment to a driver variable (reduce) */
+	int pos;                /* in units: source order, loop headers first */
 	bool included;
 } Unit;
 
@@ -38,7 +39,19 @@ typedef struct Ctl {
 	Node *node;
 	Unit *cond, *step;      /* step: N_FOR */
 	Vec ctrl;               /* enclosing control nodes */
-	Node *taint;            /* why the condition cannot be evaluated */
+	Node *taint;            /* why the condition cannot be evaluated: the
+	                           read or call at the root, */
+	Sym *from;              /* through this tainted local, */
+	Node *jump;             /* or a break under a tainted condition */
+	/* What the slice evaluates instead of a tainted condition, implied by
+	 * it: an if's then branch runs when guard holds (always when NULL),
+	 * its else branch unless skip holds; a counted loop runs while guard
+	 * holds, ignoring the tainted rest (over) of its condition and breaks
+	 * on tainted conditions. */
+	Node *guard, *skip;
+	Node *over;
+	int fork;               /* an if whose branches the slice runs both of,
+	                           one per path: its bit in the path number + 1 */
 	bool included;
 	bool is_loop;
 } Ctl;
@@ -558,6 +571,7 @@ static Unit *new_unit(Node *n, bool is_step)
 	u->is_step = is_step;
 	for (int i = 0; i < ctrl.n; i++)
 		vec_push(&u->ctrl, ctrl.v[i]);
+	u->pos = units.n;
 	vec_push(&units, u);
 	return u;
 }
@@ -659,19 +673,129 @@ static Sym *read_dds(Node *r)
 	return dds_of(r->kind == N_INDEX ? r->lhs : r->kind == N_CALL ? r->args : r);
 }
 
-static Node *unit_taint(Unit *u)
+/* Why a body local is tainted: the first cause found, for messages. */
+typedef struct Taint {
+	Sym *sym;
+	Unit *unit;             /* the assignment that tainted it */
+	Sym *from;              /* computed from this tainted local, */
+	Node *ctl;              /* or assigned under this tainted control node
+	                           (or after this continue), */
+	Node *root;             /* else this read of a written DDS or call */
+} Taint;
+static Vec taints;
+
+static bool share_loop(Unit *u, Unit *w);
+
+/* Can the value unit d assigns be the one unit u reads: d comes first,
+ * or an inner loop holds both?  (Each iteration of the parallel loop
+ * starts afresh.)  Any unit when u is NULL. */
+static bool reaches(Unit *d, Unit *u)
 {
+	return !u || d->pos < u->pos || share_loop(d, u);
+}
+
+/* A tainted assignment of s that unit u may read, or NULL: a local
+ * assigned an unknowable value only after u is still known in u. */
+static Taint *taint_at(Sym *s, Unit *u)
+{
+	for (int i = 0; i < taints.n; i++) {
+		Taint *x = taints.v[i];
+		if (x->sym == s && reaches(x->unit, u))
+			return x;
+	}
+	return NULL;
+}
+
+static bool tainted_def(Sym *s, Unit *u)
+{
+	for (int i = 0; i < taints.n; i++) {
+		Taint *x = taints.v[i];
+		if (x->sym == s && x->unit == u)
+			return true;
+	}
+	return false;
+}
+
+static Access *access_at(Node *at)
+{
+	for (int i = 0; i < li->accesses.n; i++)
+		if (((Access *)li->accesses.v[i])->at == at)
+			return li->accesses.v[i];
+	return NULL;
+}
+
+static bool same_terms(Vec *x, Vec *y);
+static bool const_nonzero(Vec *a);
+
+/* Does unit u run inside an inner loop that also holds unit w? */
+static bool share_loop(Unit *u, Unit *w)
+{
+	for (int i = 0; i < u->ctrl.n; i++) {
+		Node *n = u->ctrl.v[i];
+		if (!((Ctl *)n->aux)->is_loop)
+			continue;
+		for (int k = 0; k < w->ctrl.n; k++)
+			if (w->ctrl.v[k] == n)
+				return true;
+	}
+	return false;
+}
+
+/* Is r, read in unit ru, a read of the iteration's own element of a
+ * dvector the loop writes, before the iteration writes it?  When every
+ * access of the vector has one injective affine key, no other iteration
+ * touches that element, so the body reads the value it had before the
+ * loop, which is what the slice reads too. */
+static bool own_read(Node *r, Unit *ru)
+{
+	Access *a = ru ? access_at(r) : NULL;
+	if (!a || a->dynamic || a->dds->ty->kind != TY_DVEC || !const_nonzero(&a->aterms))
+		return false;
+	for (int i = 0; i < li->whole_dds.n; i++)
+		if (li->whole_dds.v[i] == a->dds)
+			return false;
+	int rp = -1;
+	for (int i = 0; i < units.n && rp < 0; i++)
+		if (units.v[i] == ru)
+			rp = i;
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *b = li->accesses.v[i];
+		if (b->dds != a->dds)
+			continue;
+		if (b->dynamic || !same_terms(&b->aterms, &a->aterms) ||
+		    !same_terms(&b->bterms, &a->bterms))
+			return false;
+		if (!(b->mode & ACC_WRITE))
+			continue;
+		for (int k = 0; k < units.n; k++) {
+			Unit *w = units.v[k];
+			if (w->node == b->unit && (k < rp || share_loop(ru, w)))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Does unit u compute something unknowable: a read of a DDS the loop
+ * writes (not its own element, above), random numbers a called function
+ * draws, or a tainted local (*from)? */
+static Node *unit_taint(Unit *u, Sym **from)
+{
+	*from = NULL;
 	for (int i = 0; i < u->reads.n; i++) {
 		Node *r = u->reads.v[i];
-		if (written(read_dds(r)))
+		if (written(read_dds(r)) && !own_read(r, u))
 			return r;
 	}
 	if (u->rngcall)
 		return u->rngcall;
 	for (int i = 0; i < u->uses.n; i++) {
 		Sym *s = u->uses.v[i];
-		if (s->taint)
-			return s->taint;
+		Taint *x = taint_at(s, u);
+		if (x) {
+			*from = s;
+			return x->root;
+		}
 	}
 	return NULL;
 }
@@ -693,8 +817,224 @@ static Node *jump_taint(Jump *j)
 	return NULL;
 }
 
+/* The unit declaring body local s, or NULL (the loop variable). */
+static Unit *decl_unit(Sym *s)
+{
+	for (int i = 0; i < units.n; i++) {
+		Unit *u = units.v[i];
+		if (u->node->kind == N_VAR && u->node->sym == s)
+			return u;
+	}
+	return NULL;
+}
+
+/* The tainted control node that makes s's value after unit u unknowable,
+ * or NULL.  Whether a tainted condition holds decides whether u runs, so
+ * it taints what u assigns, except variables declared inside the region
+ * that condition controls: those do not exist outside it, and inside it
+ * the slice, which runs the region as if the condition held, computes
+ * them exactly as the body would. */
+static Node *ctrl_taint(Unit *u, Sym *s)
+{
+	Unit *d = decl_unit(s);
+	for (int k = 0; k < u->ctrl.n; k++) {
+		Node *n = u->ctrl.v[k];
+		if (!((Ctl *)n->aux)->taint || ((Ctl *)n->aux)->fork)
+			continue;
+		bool inside = false;
+		for (int m = 0; d && m < d->ctrl.n && !inside; m++)
+			inside = d->ctrl.v[m] == n;
+		if (!inside)
+			return n;
+	}
+	/* A counted loop whose slice may run more iterations than the body:
+	 * what it leaves in variables that outlive it is unknowable. */
+	for (int k = 0; k < u->ctrl.n; k++) {
+		Node *n = u->ctrl.v[k];
+		Ctl *c = n->aux;
+		if (!c->over || c->taint)
+			continue;
+		bool inside = false;
+		for (int m = 0; d && m < d->ctrl.n && !inside; m++)
+			inside = d->ctrl.v[m] == n;
+		if (!inside && !(n->init && n->init->kind == N_VAR && n->init->sym == s))
+			return n;
+	}
+	/* A continue under a tainted condition may skip the rest of an
+	 * iteration of an inner loop: what that rest assigns to variables
+	 * that outlive the iteration is unknowable from then on. */
+	for (int i = 0; i < jumps.n; i++) {
+		Jump *j = jumps.v[i];
+		if (j->node->kind != N_CONTINUE || !j->target || u->node == j->target)
+			continue;
+		bool in = false;
+		for (int k = 0; k < u->ctrl.n && !in; k++)
+			in = u->ctrl.v[k] == j->target;
+		bool inside = false;
+		for (int m = 0; d && m < d->ctrl.n && !inside; m++)
+			inside = d->ctrl.v[m] == j->target;
+		if (in && !inside && jump_taint(j))
+			return j->node;
+	}
+	return NULL;
+}
+
+static bool defined_inside(Node *c, Vec *syms);
+
+/* Can the slice compute e, in unit u, exactly as the body does: no read
+ * of a DDS the loop writes (but the iteration's own element), no tainted
+ * local, no random numbers, no side effect?  Adds the locals it uses to
+ * uses and its DDS reads to reads, when given. */
+static bool evaluable(Node *e, Unit *u, Vec *uses, Vec *reads)
+{
+	if (!e)
+		return true;
+	switch (e->kind) {
+	case N_NAME:
+		if (is_local(e->sym)) {
+			if (taint_at(e->sym, u))
+				return false;
+			if (uses)
+				add_sym(uses, e->sym);
+		}
+		return true;
+	case N_INDEX:
+		if (is_dds(e->lhs)) {
+			if (written(dds_of(e->lhs)) && !own_read(e, u))
+				return false;
+			if (reads)
+				vec_push(reads, e);
+			return evaluable(e->rhs, u, uses, reads);
+		}
+		return evaluable(e->lhs, u, uses, reads) && evaluable(e->rhs, u, uses, reads);
+	case N_ASSIGN: case N_INCDEC:
+		return false;
+	case N_CALL:
+		if (e->rsite || (e->builtin == B_NONE && (!e->sym || e->sym->uses_rng)))
+			return false;
+		switch (e->builtin) {
+		case B_PUSH: case B_INSERT: case B_ERASE: case B_GEMV: case B_GER: case B_GEMM:
+			return false;
+		case B_CONTAINS: case B_COUNT: case B_GET:
+			if (written(dds_of(e->args)))
+				return false;
+			if (reads)
+				vec_push(reads, e);
+			for (Node *a = e->args->next; a; a = a->next)
+				if (!evaluable(a, u, uses, reads))
+					return false;
+			return true;
+		case B_LEN:
+			if (e->args && is_dds(e->args))
+				return true;
+			break;
+		default:
+			break;
+		}
+		for (Node *a = e->args; a; a = a->next)
+			if (!evaluable(a, u, uses, reads))
+				return false;
+		return true;
+	default:
+		return evaluable(e->lhs, u, uses, reads) && evaluable(e->rhs, u, uses, reads) &&
+		       evaluable(e->cond, u, uses, reads);
+	}
+}
+
+/* The leading conjuncts of e the slice can evaluate: e implies them,
+ * and the body evaluates them whenever it evaluates e, so evaluating
+ * them is safe where e is. */
+static Node *then_guard(Node *e, Unit *u)
+{
+	if (evaluable(e, u, NULL, NULL))
+		return e;
+	if (e->kind == N_BINARY && e->op == TK_ANDAND)
+		return then_guard(e->lhs, u);
+	return NULL;
+}
+
+/* The leading disjuncts of e the slice can evaluate: when they hold, so
+ * does e, and an else branch is not taken. */
+static Node *else_skip(Node *e, Unit *u)
+{
+	if (e->kind != N_BINARY || e->op != TK_OROR)
+		return NULL;
+	if (evaluable(e->lhs, u, NULL, NULL))
+		return e->lhs;
+	return else_skip(e->lhs, u);
+}
+
+/* Does conjunction g hold a comparison of v with a bound that the loop c
+ * does not change, in direction up (v < b, v <= b, b > v, b >= v) or
+ * down? */
+static bool bounds(Node *g, Sym *v, bool up, Node *c)
+{
+	if (g->kind == N_BINARY && g->op == TK_ANDAND)
+		return bounds(g->lhs, v, up, c) || bounds(g->rhs, v, up, c);
+	if (g->kind != N_BINARY)
+		return false;
+	int op = g->op;
+	Node *var = g->lhs, *b = g->rhs;
+	if (op == TK_GT || op == TK_GE) {
+		var = g->rhs, b = g->lhs;
+		op = op == TK_GT ? TK_LT : TK_LE;
+	}
+	if (op != TK_LT && op != TK_LE)
+		return false;
+	bool less = true;
+	if (!(var->kind == N_NAME && var->sym == v)) {
+		/* b < v: v counts down to it */
+		Node *t = var;
+		var = b, b = t;
+		less = false;
+		if (!(var->kind == N_NAME && var->sym == v))
+			return false;
+	}
+	if (less != up)
+		return false;
+	Vec uses = {0};
+	evaluable(b, NULL, &uses, NULL);
+	for (int i = 0; i < uses.n; i++)
+		if (uses.v[i] == v)
+			return false;
+	return !defined_inside(c, &uses);
+}
+
+/* Is loop c a counted loop, for (v = a; guard && ...; v++) with guard
+ * bounding v and nothing else in the loop assigning v?  Its slice then
+ * runs while guard holds and ends. */
+static bool counted(Ctl *c, Node *guard)
+{
+	Node *n = c->node;
+	if (n->kind != N_FOR || !guard || !n->step || !n->init)
+		return false;
+	Node *st = n->step;
+	if (st->kind != N_INCDEC && !(st->kind == N_ASSIGN && (st->op == TK_PLUS || st->op == TK_MINUS)))
+		return false;
+	if (st->lhs->kind != N_NAME || !is_local(st->lhs->sym))
+		return false;
+	Sym *v = st->lhs->sym;
+	bool up = st->op == TK_INC || st->op == TK_PLUS;
+	int64_t k;
+	if (st->kind == N_ASSIGN && (!const_of(st->rhs, &k) || k <= 0))
+		return false;
+	for (int i = 0; i < units.n; i++) {
+		Unit *u = units.v[i];
+		if (u == c->step)
+			continue;
+		bool in = u->node == n;
+		for (int m = 0; m < u->ctrl.n && !in; m++)
+			in = u->ctrl.v[m] == n;
+		for (int m = 0; in && m < u->defs.n; m++)
+			if (u->defs.v[m] == v)
+				return false;
+	}
+	return bounds(guard, v, up, n);
+}
+
 static void compute_taint(void)
 {
+	taints.n = 0;
 	bool changed = true;
 	while (changed) {
 		changed = false;
@@ -702,37 +1042,158 @@ static void compute_taint(void)
 			Ctl *c = ctls.v[i];
 			if (c->taint)
 				continue;
-			Node *t = c->cond ? unit_taint(c->cond) : NULL;
+			Node *t = c->cond ? unit_taint(c->cond, &c->from) : NULL;
+			Node *g = t && c->cond ? then_guard(c->node->cond, c->cond) : c->node->cond;
 			if (!t && c->is_loop)
 				for (int k = 0; !t && k < jumps.n; k++) {
 					Jump *j = jumps.v[k];
-					if (j->target == c->node && j->node->kind == N_BREAK)
-						t = jump_taint(j);
+					if (j->target == c->node && j->node->kind == N_BREAK &&
+					    (t = jump_taint(j)))
+						c->jump = j->node;
 				}
-			if (t) {
+			if (!t)
+				continue;
+			/* A counted loop runs in the slice while the part of its
+			 * condition it can evaluate holds: the body's iterations are
+			 * a prefix of the slice's. */
+			if (c->is_loop && counted(c, g)) {
+				if (c->guard != g || !c->over) {
+					c->guard = g;
+					c->over = t;
+					changed = true;
+				}
+			} else {
 				c->taint = t;
+				c->guard = NULL;
+				c->over = NULL;
 				changed = true;
 			}
 		}
 		for (int i = 0; i < units.n; i++) {
 			Unit *u = units.v[i];
-			Node *t = unit_taint(u);
-			for (int k = 0; !t && k < u->ctrl.n; k++) {
-				Ctl *c = ((Node *)u->ctrl.v[k])->aux;
-				if (c->taint)
-					t = c->node;
-			}
-			if (!t)
-				continue;
+			Sym *from;
+			Node *t = unit_taint(u, &from);
 			for (int k = 0; k < u->defs.n; k++) {
 				Sym *s = u->defs.v[k];
-				if (!s->taint && s != iv) {
-					s->taint = t;
-					changed = true;
+				if (s == iv || tainted_def(s, u))
+					continue;
+				Node *ctl = t ? NULL : ctrl_taint(u, s);
+				if (!t && !ctl)
+					continue;
+				Taint *x = xcalloc(1, sizeof *x);
+				x->sym = s;
+				x->unit = u;
+				x->from = t ? from : NULL;
+				x->ctl = ctl;
+				x->root = t;
+				if (ctl && ctl->kind == N_CONTINUE) {
+					Jump *j = NULL;
+					for (int m = 0; m < jumps.n && !j; m++)
+						if (((Jump *)jumps.v[m])->node == ctl)
+							j = jumps.v[m];
+					x->root = jump_taint(j);
+				} else if (ctl) {
+					Ctl *c = ctl->aux;
+					x->root = c->taint ? c->taint : c->over;
 				}
+				vec_push(&taints, x);
+				s->taint = x->root;
+				changed = true;
 			}
 		}
 	}
+}
+
+/* The slice runs an iteration once per combination of the branches of
+ * the forked ifs: 2^MAX_FORKS times at most. */
+enum { MAX_FORKS = 6 };
+
+static void collect_uses(Node *e, Vec *uses)
+{
+	if (!e)
+		return;
+	if (e->kind == N_NAME && is_local(e->sym))
+		add_sym(uses, e->sym);
+	collect_uses(e->lhs, uses);
+	collect_uses(e->rhs, uses);
+	collect_uses(e->cond, uses);
+	if (e->kind == N_CALL)
+		for (Node *a = e->args; a; a = a->next)
+			collect_uses(a, uses);
+}
+
+/* A local assigned under a tainted if, and used after it, has one of the
+ * values its branches leave: the slice can run the iteration once with
+ * each branch taken and record the keys of both.  That is exact when the
+ * if runs at most once an iteration (in no loop of the body), so fork the
+ * ifs whose control taints a local the recorded keys depend on. */
+static bool choose_forks(void)
+{
+	Vec rel = {0};
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (a->dynamic && !a->accumulate && written(a->dds)) {
+			Vec u = {0};
+			collect_uses(a->key, &u);
+			for (int k = 0; k < u.n; k++)
+				add_sym(&rel, u.v[k]);
+		}
+	}
+	for (int round = 0, before = -1; rel.n != before && round < 1000; round++) {
+		before = rel.n;
+		for (int i = 0; i < units.n; i++) {
+			Unit *u = units.v[i];
+			bool need = false;
+			for (int k = 0; k < u->defs.n && !need; k++)
+				for (int m = 0; m < rel.n && !need; m++)
+					need = u->defs.v[k] == rel.v[m];
+			if (!need)
+				continue;
+			for (int k = 0; k < u->uses.n; k++)
+				add_sym(&rel, u->uses.v[k]);
+		}
+	}
+	bool added = false;
+	for (int i = 0; i < taints.n; i++) {
+		Taint *x = taints.v[i];
+		if (!x->ctl || x->ctl->kind != N_IF || x->root != ((Ctl *)x->ctl->aux)->taint)
+			continue;
+		Ctl *c = x->ctl->aux;
+		bool rl = false;
+		for (int m = 0; m < rel.n && !rl; m++)
+			rl = rel.v[m] == x->sym;
+		bool in_loop = false;
+		for (int k = 0; k < c->ctrl.n && !in_loop; k++)
+			in_loop = ((Ctl *)((Node *)c->ctrl.v[k])->aux)->is_loop;
+		if (!rl || in_loop || c->fork || li->nforks == MAX_FORKS)
+			continue;
+		c->fork = ++li->nforks;
+		added = true;
+	}
+	return added;
+}
+
+/* Taint afresh, with the forks chosen. */
+static void retaint(void)
+{
+	for (int i = 0; i < units.n; i++) {
+		Unit *u = units.v[i];
+		for (int k = 0; k < u->defs.n; k++)
+			((Sym *)u->defs.v[k])->taint = NULL;
+		for (int k = 0; k < u->uses.n; k++)
+			((Sym *)u->uses.v[k])->taint = NULL;
+	}
+	for (int i = 0; i < ctls.n; i++) {
+		Ctl *c = ctls.v[i];
+		c->taint = c->over = c->guard = c->skip = c->jump = NULL;
+		c->from = NULL;
+	}
+	compute_taint();
+}
+
+int acc_slice_fork(Node *c)
+{
+	return c->kind == N_IF && c->aux ? ((Ctl *)c->aux)->fork : 0;
 }
 
 /* ---- the slice ---- */
@@ -762,6 +1223,19 @@ static bool include_ctrl(Vec *cs)
 		changed = true;
 		if (c->taint) {
 			n->slice = SL_FLAT;
+			if (n->kind == N_IF) {
+				c->guard = then_guard(n->cond, c->cond);
+				c->skip = n->els ? else_skip(n->cond, c->cond) : NULL;
+				Vec uses = {0};
+				evaluable(c->guard, c->cond, &uses, NULL);
+				evaluable(c->skip, c->cond, &uses, NULL);
+				mark_needed(&uses);
+			}
+		} else if (c->over) {
+			n->slice = SL_INCLUDED;
+			Vec uses = {0};
+			evaluable(c->guard, c->cond, &uses, NULL);
+			mark_needed(&uses);
 		} else {
 			n->slice = SL_INCLUDED;
 			if (c->cond)
@@ -789,6 +1263,36 @@ static bool sync_records(Sym *d)
 	return false;
 }
 
+/* The node of e that starts furthest left: where a caret under e goes. */
+static Node *leftmost(Node *e)
+{
+	Node *best = e;
+	Node *kids[] = { e->lhs, e->rhs, e->cond };
+	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+		if (kids[i] && e->kind != N_CALL) {
+			Node *k = leftmost(kids[i]);
+			if (k->off < best->off)
+				best = k;
+		}
+	return best;
+}
+
+/* Does expression e hold node x? */
+static bool holds(Node *e, Node *x)
+{
+	if (!e)
+		return false;
+	if (e == x)
+		return true;
+	if (holds(e->lhs, x) || holds(e->rhs, x) || holds(e->cond, x))
+		return true;
+	if (e->kind == N_CALL)
+		for (Node *a = e->args; a; a = a->next)
+			if (holds(a, x))
+				return true;
+	return false;
+}
+
 static void reject(Node *at, const char *reason, Node *nat, const char *note)
 {
 	if (loop->kind == N_SYNC) {
@@ -811,33 +1315,186 @@ static void reject(Node *at, const char *reason, Node *nat, const char *note)
 	li->note_at = nat;
 }
 
-/* Why key k depends on something the slice cannot know. */
-static void reject_key(Access *a, Node *why)
+static bool has_rand(Node *e);
+
+/* What unit u computes: its expression. */
+static Node *unit_expr(Unit *u)
 {
-	const char *d = a->dds->name;
-	if (why->kind == N_CALL && why->builtin == B_NONE) {
-		reject(a->at, format("the index of %s depends on random numbers drawn inside function '%s', "
-		                     "which a reconnaissance slice cannot predict", d, why->sym->name),
-		       why, "called here; draw with rand(), rand_int(n) or rand_normal() in the loop body "
-		            "instead, or use sync for");
+	Node *n = u->node;
+	return n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
+	       u->is_step ? n->step : n->cond;
+}
+
+static void add_name(Vec *v, const char *name)
+{
+	for (int i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], name))
+			return;
+	vec_push(v, (void *)name);
+}
+
+/* "a", "a and b", "a, b and c" */
+static char *name_list(Vec *v)
+{
+	Buf b = {0};
+	for (int i = 0; i < v->n; i++) {
+		if (i)
+			buf_puts(&b, i == v->n - 1 ? " and " : ", ");
+		buf_puts(&b, v->v[i]);
+	}
+	return b.s ? b.s : xstrdup("");
+}
+
+/* The tainted condition that decides whether a jump is taken. */
+static Ctl *jump_guard(Node *jn)
+{
+	for (int i = 0; i < jumps.n; i++) {
+		Jump *j = jumps.v[i];
+		if (j->node != jn)
+			continue;
+		bool inside = j->target == NULL;
+		for (int k = 0; k < j->ctrl.n; k++) {
+			Node *n = j->ctrl.v[k];
+			if (n == j->target)
+				inside = true;
+			else if (inside && ((Ctl *)n->aux)->taint)
+				return n->aux;
+		}
+	}
+	return NULL;
+}
+
+/* The chain of causes behind a tainted local: the locals it passes
+ * through, the written DDSs at its root (and the first read of one), the
+ * first random draw on the way. */
+typedef struct Cause {
+	Vec vars, dds;
+	Node *read, *draw;
+	Node *fn;               /* a call of a function that draws random numbers */
+	Sym *dds_of;            /* the DDS whose key this is: its read is the one to show */
+} Cause;
+
+static void cause_unit(Cause *c, Unit *u, Node *e)
+{
+	if (!c->draw && e && has_rand(e))
+		c->draw = e;
+	if (!u)
+		return;
+	for (int i = 0; i < u->reads.n; i++) {
+		Node *r = u->reads.v[i];
+		if (written(read_dds(r)) && !own_read(r, u)) {
+			add_name(&c->dds, read_dds(r)->name);
+			if (!c->read || (read_dds(r) == c->dds_of && read_dds(c->read) != c->dds_of))
+				c->read = r;
+		}
+	}
+	if (!c->dds.n && u->rngcall)
+		c->fn = u->rngcall;
+}
+
+static void cause_of(Cause *c, Sym *s, Unit *at)
+{
+	for (int guard = 0; s && guard < 1000; guard++) {
+		Taint *x = taint_at(s, at);
+		if (!x)
+			return;
+		add_name(&c->vars, s->name);
+		Sym *next;
+		if (!x->ctl) {
+			cause_unit(c, x->from ? NULL : x->unit, unit_expr(x->unit));
+			next = x->from;
+			at = x->unit;
+		} else {
+			Ctl *g = x->ctl->kind == N_CONTINUE ? jump_guard(x->ctl) : x->ctl->aux;
+			if (g && g->jump)
+				g = jump_guard(g->jump);
+			if (!g)
+				return;
+			cause_unit(c, g->from ? NULL : g->cond, g->cond ? unit_expr(g->cond) : NULL);
+			next = g->from;
+			at = g->cond;
+		}
+		s = next;
+	}
+}
+
+static const char *line_of(Node *n)
+{
+	int line, col;
+	diag_linecol(n->file, n->off, &line, &col);
+	return format("line %d", line);
+}
+
+/* Access a's key reads root, a DDS the loop writes or a function that
+ * draws random numbers, directly or through the tainted local s. */
+static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
+{
+	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+	const char *when = loop->kind == N_SYNC ? "before each step runs" : "before the loop runs";
+	const char *hint = "an async for must know every iteration's keys before it runs; use sync "
+	                   "for, whose iterations may read stale values";
+	Cause c = {0};
+	c.dds_of = a->dds;
+	if (s)
+		cause_of(&c, s, u);
+	else
+		cause_unit(&c, NULL, a->key);
+	if (!c.read && root->kind != N_CALL && read_dds(root) && written(read_dds(root))) {
+		c.read = root;
+		add_name(&c.dds, read_dds(root)->name);
+	}
+	if (!c.read && !c.fn && root->kind == N_CALL && root->builtin == B_NONE)
+		c.fn = root;
+	if (c.fn && !c.read) {
+		reject(leftmost(a->key), format("the key of %s is not known %s: %s random numbers "
+		                      "drawn inside function '%s', which a reconnaissance slice cannot "
+		                      "predict", acc, when, s ? format("%s depends on", s->name) : "it depends on",
+		                      c.fn->sym->name),
+		       c.fn, "called here; draw with rand(), rand_int(n) or rand_normal() in the loop body "
+		             "instead, or use sync for");
 		return;
 	}
-	if (why->kind == N_INDEX || why->kind == N_CALL || why->kind == N_NAME) {
-		const char *w = read_dds(why)->name;
-		reject(a->at, format("the index of %s depends on %s, which this loop writes: its accesses "
-		                     "cannot be known before the loop runs", d, w),
-		       why, format("%s is read here; an async for must know every iteration's keys in "
-		                   "advance; use sync for, whose iterations may read stale values", w));
+	if (!s) {
+		reject(leftmost(a->key), format("the key of %s is not known %s: it reads %s, "
+		                      "which this loop writes", acc, when, name_list(&c.dds)),
+		       c.read, format("%s is read here; %s", read_dds(c.read)->name, hint));
 		return;
 	}
-	Ctl *c = why->aux;
-	Node *r = c && c->taint ? c->taint : why;
-	const char *w = r->kind == N_INDEX ? format("%s, which this loop writes", dds_of(r->lhs)->name) :
-	                "data this loop writes";
-	reject(a->at, format("the index of %s is computed under a condition on %s: its accesses "
-	                     "cannot be known before the loop runs", d, w),
-	       why, "the condition is here; an async for must know every iteration's keys in advance; "
-	            "use sync for");
+	Taint *x = taint_at(s, u);
+	Vec via = {0};
+	for (int i = 1; i < c.vars.n; i++)
+		vec_push(&via, c.vars.v[i]);
+	const char *through = via.n ? format(", through %s,", name_list(&via)) : "";
+	const char *on = c.draw ? format("a random draw (%s) and on %s", line_of(c.draw),
+	                                 name_list(&c.dds)) : name_list(&c.dds);
+	const char *what = format("%s depends%s on %s", s->name, through, on);
+	const char *tail = "";
+	Ctl *g = x && x->ctl && x->ctl->kind != N_CONTINUE ? x->ctl->aux : NULL;
+	if (x && x->ctl && x->ctl->kind == N_CONTINUE)
+		what = format("%s is assigned after a continue (%s) whose condition depends%s on %s",
+		              s->name, line_of(x->ctl), through, on);
+	else if (g && !g->is_loop) {
+		/* Why the slice does not take each branch in turn. */
+		Node *in = NULL;
+		for (int k = 0; k < g->ctrl.n && !in; k++)
+			if (((Ctl *)((Node *)g->ctrl.v[k])->aux)->is_loop)
+				in = g->ctrl.v[k];
+		tail = in ? format("; the condition is in the loop at %s, where the slice cannot "
+		                   "take each of its branches in turn", line_of(in)) :
+		       li->nforks == MAX_FORKS ? format("; the slice takes each branch in turn of at "
+		                                        "most %d such conditions", MAX_FORKS) : "";
+		what = format("%s is assigned under a condition (%s) that depends%s on %s", s->name,
+		              line_of(x->ctl), through, on);
+	}
+	else if (g && g->jump)
+		what = format("%s is set by a loop (%s) whose break (%s) depends%s on %s", s->name,
+		              line_of(x->ctl), line_of(g->jump), through, on);
+	else if (g)
+		what = format("%s is set by a loop (%s) whose condition depends%s on %s", s->name,
+		              line_of(x->ctl), through, on);
+	reject(leftmost(a->key), format("the key of %s is not known %s: %s, which "
+	                                "this loop writes%s", acc, when, what, tail),
+	       c.read, format("%s is read here; %s", c.read ? read_dds(c.read)->name : "?", hint));
 }
 
 /* Is any of syms assigned inside control node c (its body, condition or
@@ -890,10 +1547,12 @@ static void build_slice(void)
 			              (soft ? a->dds->ty->kind == TY_DVEC : written(a->dds));
 		if (!a->recorded)
 			continue;
+		/* A loop's condition and step are two units of one node. */
 		Unit *u = NULL;
 		for (int k = 0; k < units.n && !u; k++) {
 			Unit *x = units.v[k];
-			if (x->node == a->unit)
+			if (x->node == a->unit && (!x->node->aux || x->node->kind == N_IF ||
+			                           holds(x->is_step ? x->node->step : x->node->cond, a->at)))
 				u = x;
 		}
 		/* The key's own locals. */
@@ -906,26 +1565,32 @@ static void build_slice(void)
 		cur = saved;
 		for (int k = 0; k < tmp.reads.n; k++) {
 			Node *r = tmp.reads.v[k];
-			if (written(read_dds(r))) {
-				reject_key(a, r);
+			if (written(read_dds(r)) && !(u && own_read(r, u))) {
+				reject_key(a, r, NULL, u);
 				return;
 			}
 			/* U[X[i].u]: a new X may move the keys. */
 			add_sym(&li->slice_reads, read_dds(r));
 		}
 		if (tmp.rngcall) {
-			reject_key(a, tmp.rngcall);
+			reject_key(a, tmp.rngcall, NULL, u);
 			return;
 		}
 		if (tmp.ddswrite || tmp.defs.n || tmp.effect) {
-			reject(a->key, format("the index of %s has a side effect: compute it into a variable "
-			                      "first", a->dds->name), NULL, NULL);
+			const char *what = tmp.defs.n ? format("it assigns %s", ((Sym *)tmp.defs.v[0])->name) :
+			                   tmp.effect ? format("it assigns %s", acc_expr_str(tmp.effect)) :
+			                   format("it writes %s", acc_expr_str(tmp.ddswrite));
+			reject(leftmost(a->key), format("the key of %s[%s] has a side effect (%s), which a slice that "
+			                      "computes keys in advance cannot repeat: compute it into a "
+			                      "variable first", a->dds->name, acc_expr_str(a->key), what),
+			       NULL, NULL);
 			return;
 		}
 		for (int k = 0; k < tmp.uses.n; k++) {
 			Sym *s = tmp.uses.v[k];
-			if (s->taint) {
-				reject_key(a, s->taint);
+			Taint *x = taint_at(s, u);
+			if (x) {
+				reject_key(a, x->root, s, u);
 				return;
 			}
 		}
@@ -947,8 +1612,11 @@ static void build_slice(void)
 			depth--;
 		}
 		if (depth == u->ctrl.n && u->node->aux && u->node->kind != N_IF) {
-			reject(a->at, format("the index of %s in a loop's header changes inside the loop; move "
-			                     "the access into the loop body", a->dds->name), NULL, NULL);
+			reject(leftmost(a->key), format("the key of %s[%s] in the %s of the loop changes inside that "
+			                      "loop, but a slice records the keys of a loop's header once, "
+			                      "before it: move the access into the loop body", a->dds->name,
+			                      acc_expr_str(a->key), u->is_step ? "step" : "condition"),
+			       NULL, NULL);
 			return;
 		}
 		Vec outer = {0};
@@ -968,9 +1636,11 @@ static void build_slice(void)
 			Unit *u = units.v[i];
 			if (u->included)
 				continue;
+			/* Not an assignment of an unknowable value: every use it
+			 * reaches is tainted, so no recorded key needs it. */
 			bool need = false;
 			for (int k = 0; k < u->defs.n && !need; k++)
-				need = ((Sym *)u->defs.v[k])->needed;
+				need = ((Sym *)u->defs.v[k])->needed && !tainted_def(u->defs.v[k], u);
 			if (!need)
 				continue;
 			u->included = true;
@@ -984,7 +1654,7 @@ static void build_slice(void)
 		}
 		for (int i = 0; i < ctls.n; i++) {
 			Ctl *c = ctls.v[i];
-			if (c->included && !c->taint && c->cond && !c->cond->included) {
+			if (c->included && !c->taint && !c->over && c->cond && !c->cond->included) {
 				c->cond->included = true;
 				mark_needed(&c->cond->uses);
 				changed = true;
@@ -1017,8 +1687,18 @@ static void build_slice(void)
 		if (!u->included)
 			continue;
 		if (u->ddswrite || u->effect) {
-			reject(u->node, "this statement both computes an index the loop needs in advance and "
-			       "writes data; split it into two statements", NULL, NULL);
+			Sym *k = NULL;
+			for (int m = 0; m < u->defs.n && !k; m++)
+				if (((Sym *)u->defs.v[m])->needed)
+					k = u->defs.v[m];
+			Node *w = u->ddswrite ? u->ddswrite : u->effect;
+			reject(leftmost(w), format("this statement computes %s, which a key the loop must know in "
+			                 "advance depends on, and also writes %s, which a slice computing "
+			                 "that key cannot repeat: split it into two statements",
+			                 k ? k->name : "a value",
+			                 w->kind == N_CALL ? format("%s(...)", w->sym ? w->sym->name :
+			                                            "a DDS") : acc_expr_str(w)),
+			       NULL, NULL);
 			return;
 		}
 		if (u->rngcall) {
@@ -1034,13 +1714,26 @@ static void build_slice(void)
 	}
 	for (int i = 0; i < ctls.n; i++) {
 		Ctl *c = ctls.v[i];
-		if (!c->included || c->taint || !c->cond)
+		if (!c->included || !c->cond)
 			continue;
-		for (int k = 0; k < c->cond->reads.n; k++) {
-			Node *r = c->cond->reads.v[k];
-			add_sym(&li->slice_reads, read_dds(r));
+		Vec reads = {0};
+		if (c->taint || c->over) {
+			evaluable(c->guard, c->cond, NULL, &reads);
+			evaluable(c->skip, c->cond, NULL, &reads);
+		} else {
+			reads = c->cond->reads;
 		}
+		for (int k = 0; k < reads.n; k++)
+			add_sym(&li->slice_reads, read_dds(reads.v[k]));
 	}
+}
+
+Node *acc_slice_guard(Node *c, bool skip)
+{
+	Ctl *x = c->aux;
+	if (!x->taint && !x->over)
+		return skip ? NULL : c->cond;
+	return skip ? x->skip : x->guard;
 }
 
 /* A driver variable (not a const or param) that e reads, or NULL. */
@@ -1206,10 +1899,33 @@ static void decide(void)
 			if (a->recorded)
 				li->slice_var = driver_read(a->key);
 		}
+		for (int i = 0; i < ctls.n && !li->slice_var; i++) {
+			Ctl *c = ctls.v[i];
+			if (c->included && (c->taint || c->over))
+				li->slice_var = driver_read(c->guard) ? driver_read(c->guard) :
+				                driver_read(c->skip);
+		}
 		if (li->slice_var && is_reduce(li->slice_var)) {
-			reject(li->accesses.n ? ((Access *)li->accesses.v[0])->at : loop,
-			       format("an index depends on the reduce variable '%s', whose value differs "
-			              "from worker to worker", li->slice_var->name), NULL, NULL);
+			/* At the recorded key that reads it, or else at the first
+			 * statement of the slice that does. */
+			Node *at = NULL;
+			const char *what = "a key the loop must know in advance";
+			for (int i = 0; i < li->accesses.n && !at; i++) {
+				Access *a = li->accesses.v[i];
+				if (a->recorded && driver_read(a->key) == li->slice_var) {
+					at = leftmost(a->key);
+					what = format("the key of %s[%s]", a->dds->name, acc_expr_str(a->key));
+				}
+			}
+			for (int i = 0; i < units.n && !at; i++) {
+				Unit *u = units.v[i];
+				if (u->included && driver_read(unit_expr(u)) == li->slice_var)
+					at = u->node;
+			}
+			reject(at ? at : loop, format("%s depends on the reduce variable '%s', whose value "
+			                              "differs from worker to worker while the loop runs: a "
+			                              "slice cannot know it in advance", what,
+			                              li->slice_var->name), NULL, NULL);
 			return;
 		}
 		li->verdict = li->slice_rng || li->slice_var ? VD_EACH : VD_ONCE;
@@ -1268,6 +1984,11 @@ static void try_read_slice(void)
 				e = a->key;
 		}
 		Sym *d = e ? driver_read(e) : NULL;
+		for (int k = 0; !d && i == 0 && k < ctls.n; k++) {
+			Ctl *c = ctls.v[k];
+			if (c->included && (c->taint || c->over) && !(d = driver_read(c->guard)))
+				d = driver_read(c->skip);
+		}
 		if (e && has_rand(e)) {
 			ok = false;
 			li->reads_why = "a key depends on random numbers, which differ from one invocation "
@@ -1316,6 +2037,7 @@ static void walk_loop(Node *l)
 	li->accesses.n = li->dds.n = li->dds_mode.n = li->slice_reads.n = 0;
 	li->whole_dds.n = 0;
 	li->nrand = 0;
+	li->nforks = 0;
 	li->has_slice = li->has_reads = false;
 	/* A sync for's variable is an element, not an index: no key of it
 	 * is static. */
@@ -1324,13 +2046,17 @@ static void walk_loop(Node *l)
 	cur = &top;
 	walk_stmt(l->body);
 	cur = NULL;
-	/* A slice built before marked locals it needed. */
+	/* A slice built before marked locals it needed, and tainted some. */
 	for (int i = 0; i < units.n; i++) {
 		Unit *u = units.v[i];
-		for (int k = 0; k < u->defs.n; k++)
+		for (int k = 0; k < u->defs.n; k++) {
 			((Sym *)u->defs.v[k])->needed = false;
-		for (int k = 0; k < u->uses.n; k++)
+			((Sym *)u->defs.v[k])->taint = NULL;
+		}
+		for (int k = 0; k < u->uses.n; k++) {
 			((Sym *)u->uses.v[k])->needed = false;
+			((Sym *)u->uses.v[k])->taint = NULL;
+		}
 	}
 }
 
@@ -1427,6 +2153,9 @@ static void analyse(Node *l)
 		return;
 	}
 	compute_taint();
+	li->nforks = 0;
+	while (choose_forks())
+		retaint();
 	build_slice();
 	decide();
 	if (li->verdict == VD_NOWRITE)
@@ -1662,6 +2391,38 @@ static int cmp_node_off(const void *a, const void *b)
 	return (x->off > y->off) - (x->off < y->off);
 }
 
+/* How the slice treats control node n, when not as the body does. */
+static const char *slice_note(Node *n)
+{
+	Ctl *c = n->kind == N_IF || n->kind == N_WHILE || n->kind == N_DO || n->kind == N_FOR ?
+	         n->aux : NULL;
+	if (!c || (!c->taint && !c->over))
+		return "";
+	if (c->fork)
+		return "    (condition not evaluated: the slice runs the iteration once with each branch "
+		       "taken, and records the keys of both)";
+	if (c->over && c->guard == n->cond)
+		return "    (a break on a condition not evaluated is ignored: the keys of iterations "
+		       "the body may not reach are recorded too)";
+	if (c->over)
+		return format("    (runs while %s, the part of the condition it can evaluate: the keys of "
+		              "iterations the body may not reach are recorded too)",
+		              acc_expr_str(c->guard));
+	if (n->kind != N_IF || (!c->guard && !c->skip))
+		return "    (condition not evaluated: accesses under it are recorded unconditionally)";
+	Buf b = {0};
+	buf_puts(&b, "    (condition evaluated only in part: accesses under it are recorded ");
+	if (c->guard)
+		buf_printf(&b, "when %s", acc_expr_str(c->guard));
+	else
+		buf_puts(&b, "unconditionally");
+	if (n->els)
+		buf_printf(&b, ", under else %s", c->skip ? format("unless %s", acc_expr_str(c->skip)) :
+		           "unconditionally");
+	buf_puts(&b, ")");
+	return b.s;
+}
+
 /* The statements of l's slice, in source order, and what it records. */
 static void put_slice(FILE *out, Node *l, LoopInfo *L)
 {
@@ -1699,8 +2460,7 @@ static void put_slice(FILE *out, Node *l, LoopInfo *L)
 		if (line_no(n) == last)
 			continue;
 		last = line_no(n);
-		put_line(out, n, n->slice == SL_FLAT ? "    (condition not evaluated: accesses "
-		                  "under it are recorded unconditionally)" : "");
+		put_line(out, n, slice_note(n));
 	}
 	fprintf(out, "    record");
 	Vec rs = {0};

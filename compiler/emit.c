@@ -915,6 +915,15 @@ static void records(Node *at)
 	}
 }
 
+static void slice_guard(Node *s, Node *g, const char *neg)
+{
+	StmtState st;
+	stmt_begin(&st);
+	char *c = settle(g, &st, "bool");
+	stmt_end(&st, s);
+	emit_line(s, "if (%s(%s))", neg, c);
+}
+
 static void slice_block(Node *s)
 {
 	emit_line(s, "{");
@@ -953,13 +962,13 @@ static void slice_loop(Node *s)
 		if (s->kind == N_DO) {
 			emit_line(s, "if (!%s) {", first);
 			E->indent++;
-			loop_cond(s->cond);
+			loop_cond(acc_slice_guard(s, false));
 			E->indent--;
 			emit_line(s, "}");
 		} else {
 			emit_line(s, "(void)%s;", first);
 			if (s->cond)
-				loop_cond(s->cond);
+				loop_cond(acc_slice_guard(s, false));
 		}
 		slice_block(s->body);
 		pop_scope(s);
@@ -999,9 +1008,25 @@ static void slice_stmt(Node *s)
 				slice_block(s->els);
 			}
 		} else if (s->slice == SL_FLAT) {
+			/* Over-approximated: each branch runs unless what the slice
+			 * can evaluate of the condition rules it out; a forked if
+			 * runs one branch per path. */
+			Node *g = acc_slice_guard(s, false), *k = acc_slice_guard(s, true);
+			int fork = acc_slice_fork(s);
+			if (fork)
+				emit_line(s, "if (sap_path >> %d & 1) {", fork - 1);
+			if (g)
+				slice_guard(s, g, "");
 			slice_block(s->then);
-			if (s->els)
+			if (fork)
+				emit_line(s, "} else {");
+			if (s->els) {
+				if (k)
+					slice_guard(s, k, "!");
 				slice_block(s->els);
+			}
+			if (fork)
+				emit_line(s, "}");
 		}
 		return;
 	case N_WHILE: case N_DO: case N_FOR:
@@ -1127,6 +1152,12 @@ static void slice_fn(Node *s)
 		stage_decls(s);
 	iterations_begin(s);
 	emit_line(s, "sap_rec_begin(rec, sap_i);");
+	/* Once per combination of the forked ifs' branches. */
+	if (li->nforks) {
+		emit_line(s, "for (int sap_path = 0; sap_path < %d; sap_path++) {", 1 << li->nforks);
+		E->indent++;
+		push_scope(true, false);
+	}
 	rng_setup(s, true);
 	element_var(s);
 	Node *saved = E->loop;
@@ -1134,6 +1165,11 @@ static void slice_fn(Node *s)
 	stable_done.n = 0;
 	slice_stmt(s->body);
 	E->loop = saved;
+	if (li->nforks) {
+		pop_scope(s);
+		E->indent--;
+		emit_line(s, "}");
+	}
 	iterations_end(s);
 	E->indent = 0;
 	emit_line(s, "}");

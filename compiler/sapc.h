@@ -182,6 +182,7 @@ typedef struct LoopInfo {
 	Sym *slice_var;         /* a driver variable the slice reads (it may change) */
 	Vec slice_reads;        /* Sym * of DDSs the slice reads */
 	int nrand;              /* rand call sites in the body */
+	int nforks;             /* ifs whose branches the slice runs each of */
 } LoopInfo;
 
 struct Node {
@@ -466,6 +467,14 @@ bool acc_reads_own(LoopInfo *li, Sym *d);
 bool acc_at_key(LoopInfo *li, Sym *d);
 /* Does the read slice of li record every access of d? */
 bool acc_dv_recorded(LoopInfo *li, Sym *d);
+/* What the slice of an included control node c evaluates: a loop's
+ * condition (or the part of it that implies the rest), an if's then
+ * guard (NULL: always), or with skip, when an if's else branch is not
+ * taken (NULL: never). */
+Node *acc_slice_guard(Node *c, bool skip);
+/* An if whose branches the slice takes one per path, sap_path: its bit
+ * + 1, or 0. */
+int acc_slice_fork(Node *c);
 
 /* ==== emit*.c ========================================================== */
 

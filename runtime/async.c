@@ -450,10 +450,13 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	if (!plan_on_parts(spec, lo, hi))
 		unpart_all(spec);
 	/* The written vectors' elements come from their holders below; the
-	 * plan knows no other keys. */
+	 * plan knows no other keys.  But one the slice reads (an iteration's
+	 * own element, before it writes it) must be current everywhere first:
+	 * every rank runs the whole slice. */
 	bool *written = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *written);
 	for (int k = 0; k < spec->ndds; k++)
-		written[k] = spec->dds[k].dv && (spec->dds[k].mode & SAP_WRITE);
+		written[k] = spec->dds[k].dv && (spec->dds[k].mode & SAP_WRITE) &&
+		             !spec->dds[k].slice_reads;
 	sap_whole_spec(spec, written, &st->traffic);
 	free(written);
 	make_plan(st, spec, x->env, lo, hi, T, x->T, false, true);

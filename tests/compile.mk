@@ -13,8 +13,17 @@ compile_tests = \
 	tests/compile/async-assigns-loop-var.sap \
 	tests/compile/async-index-rng-func.sap \
 	tests/compile/async-index-side-effect.sap \
-	tests/compile/async-index-written-cond.sap \
 	tests/compile/async-index-written.sap \
+	tests/compile/async-key-after-loop.sap \
+	tests/compile/async-key-branch-in-loop.sap \
+	tests/compile/async-key-continue.sap \
+	tests/compile/async-key-direct.sap \
+	tests/compile/async-key-header.sap \
+	tests/compile/async-key-loop-bound.sap \
+	tests/compile/async-key-many-branches.sap \
+	tests/compile/async-key-reduce-var.sap \
+	tests/compile/async-key-sampled.sap \
+	tests/compile/async-key-writes.sap \
 	tests/compile/async-le-condition.sap \
 	tests/compile/async-no-declaration.sap \
 	tests/compile/async-step-by-two.sap \

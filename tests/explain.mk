@@ -10,6 +10,7 @@ explain_tests = \
 	tests/explain/reads.sap \
 	tests/explain/rejected.sap \
 	tests/explain/serialized.sap \
-	tests/explain/sync.sap
+	tests/explain/sync.sap \
+	tests/explain/unconditional.sap
 TESTS += $(explain_tests)
 EXTRA_DIST += $(explain_tests) $(explain_tests:.sap=.out) tests/explain/rejected.status

@@ -6,6 +6,7 @@ run_tests = \
 	tests/run/accumulate.sap \
 	tests/run/async-order.sh \
 	tests/run/codec-ranks.sh \
+	tests/run/cond-keys.sap \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/holders-ranks.sh \
@@ -24,6 +25,7 @@ run_tests = \
 	tests/run/parts-ranks.sh \
 	tests/run/sapc-options.sh \
 	tests/run/sgdmf-twin.sh \
+	tests/run/slice-twins.sh \
 	tests/run/ssp-ranks.sh \
 	tests/run/staged.sap \
 	tests/run/stdlib.sap \
@@ -39,6 +41,7 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/map-keys.out tests/run/strings-ranks.out \
+	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.py \
 	tests/run/everything.out tests/run/everything.c \
 	tests/run/everything.points.txt.in tests/run/everything.corpus.txt.in \
 	tests/run/everything.points.out.expect tests/run/everything.corpus.out.expect \

@@ -114,7 +114,7 @@ SAP
 "$SAPC" --explain "$tmp/hist-on.sap" >"$tmp/explain" || fail "sapc --explain"
 grep -q '^    C            sum, sparse:' "$tmp/explain" || { cat "$tmp/explain"; fail "C not sparse"; }
 grep -q '^    W            avg, sparse:' "$tmp/explain" || { cat "$tmp/explain"; fail "W not sparse"; }
-grep -q '^    H            sum, dense (the index of H depends on C, which this loop writes' \
+grep -q '^    H            sum, dense (the key of H\[C\[e.a\] % 16\] is not known before each step runs: it reads C, which this loop writes' \
 	"$tmp/explain" || { cat "$tmp/explain"; fail "H not dense"; }
 
 # The sync table's sync_MB and rows_sent on rank 0.

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Property test of reconnaissance slices: for random loop bodies with
+# conditions a slice cannot evaluate (on w, which the loop writes), inner
+# loops bounded by them, break, continue, locals assigned in branches and
+# reads of the iteration's own element, the async for must give what the
+# same body run as a plain for gives.  On 2 and 3 ranks (and 2 ranks x 2
+# threads, with --check-plan) an element a slice failed to record would
+# not reach the rank that holds it, and the counts would differ.  The
+# seeds are fixed, chosen so that every kind of over-approximation in
+# sapc --explain occurs; most programs must be accepted.
+#
+# Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
+
+if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
+	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
+	exit 77
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "SKIP: no python3 to generate the programs"
+	exit 77
+fi
+: "${top_srcdir:?must be set}"
+: "${MPIEXEC:?must be set}"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/slice-twins.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+accepted=0
+for seed in 5005 5007 5009 5014 5022 5025 5064 5065; do
+	p="$tmp/t$seed"
+	python3 "$top_srcdir/tests/run/slice-twins.py" "$seed" >"$p.sap" ||
+		fail "seed $seed: generator failed"
+	if ! "$SAPC" -O1 -o "$p" "$p.sap" >"$p.log" 2>&1; then
+		grep -q 'error: the key of' "$p.log" || { cat "$p.log"; fail "seed $seed: sapc failed"; }
+		continue
+	fi
+	accepted=$((accepted + 1))
+	for run in "2 1" "3 1" "2 2"; do
+		set -- $run
+		out=$(SAP_THREADS=$2 $MPIEXEC -n "$1" "$p" --check-plan 2>&1)
+		test "$out" = "bad 0" || {
+			cat "$p.sap"
+			fail "seed $seed on $1 ranks x $2 threads: $out"
+		}
+	done
+done
+test "$accepted" -ge 6 || fail "only $accepted of 8 programs accepted"
+exit 0
