@@ -8,6 +8,14 @@
 
 /* error.c */
 _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap);
+/* A warning on stderr, from rank 0 only (every rank calls it). */
+void sap_warn(const sap_site *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* printf into a fresh string of the length it takes (sap_xmalloc). */
+char *sap_vstrf(const char *fmt, va_list ap);
+char *sap_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* p[0 .. n) for a message: control bytes (NUL, tab, ESC ...) as \xHH, so
+ * that bytes from a data file or a command line cannot garble or cut it. */
+char *sap_escape(const char *p, size_t n);
 /* Allocation that cannot fail: running out of memory is a fatal error, so
  * callers need no NULL checks. */
 void *sap_xmalloc(size_t n);
