@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <mpi.h>
 #include "sap-int.h"
@@ -269,7 +270,8 @@ static int finish_fd(int fd, int err)
  * any rank failed, the lowest such rank drops the temporary file and
  * reports; the others wait until its abort ends them.  No rank goes on
  * to rename a file another rank could not write. */
-static void settle(int err, const char *path, const char *tmp, const sap_site *s)
+static void settle_note(int err, const char *path, const char *tmp, const sap_site *s,
+                        const char *note)
 {
 	int P = sap_nranks(), r = sap_rank(), me = err ? r : P, first = me;
 	if (P > 1)
@@ -279,9 +281,14 @@ static void settle(int err, const char *path, const char *tmp, const sap_site *s
 	if (r == first) {
 		if (tmp)
 			unlink(tmp);
-		sap_fatal(s, "cannot write '%s': %s", path, strerror(err));
+		sap_fatal(s, "cannot write '%s': %s%s", path, strerror(err), note);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void settle(int err, const char *path, const char *tmp, const sap_site *s)
+{
+	settle_note(err, path, tmp, s, "");
 }
 
 /* The first element (over all ranks) that held nan or inf. */
@@ -392,6 +399,41 @@ static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 		err = sync_dir(&nm);
 	settle(err, path, NULL, s);
 	free(o.buf);
+	names_free(&nm);
+}
+
+/* Before the program starts its work: whether a save to path could
+ * create its file.  Rank 0 creates (and removes) the very temporary a
+ * save would, which also finds read-only file systems and permissions
+ * that root does not bypass; the other ranks, which open that file,
+ * check that the directory is there for them too. */
+void sap_check_output(sap_str file, const sap_site *s)
+{
+	const char *path = sap_str_c(file);
+	save_names nm;
+	names_make(&nm, path);
+	int err = 0;
+	struct stat st;
+	if (!*nm.base) {
+		err = *path ? EISDIR : ENOENT;
+	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err = EISDIR;
+	} else if (sap_rank() == 0) {
+		clean_stale(&nm);
+		int fd = open(nm.tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+		if (fd < 0) {
+			err = errno;
+		} else {
+			close(fd);
+			unlink(nm.tmp);
+		}
+	} else if (stat(nm.dir[0] ? nm.dir : ".", &st) < 0) {
+		err = errno;
+	} else if (!S_ISDIR(st.st_mode)) {
+		err = ENOTDIR;
+	}
+	settle_note(err, path, NULL, s, " (checked at start, before any work that the save "
+	            "would lose)");
 	names_free(&nm);
 }
 
