@@ -134,14 +134,13 @@ enum { NOPTIONS = sizeof options / sizeof options[0] };
 
 static void print_help(const sap_program *prog)
 {
-	char left[256];
 	int width = 0;
 	for (int i = 0; i < NOPTIONS; i++)
 		if ((int)strlen(options[i].left) > width)
 			width = (int)strlen(options[i].left);
 	for (int i = 0; i < prog->nparams; i++) {
 		const sap_param *p = &prog->params[i];
-		int n = snprintf(left, sizeof left, "--%s=%s", p->name, type_names[p->type]);
+		int n = (int)(strlen(p->name) + strlen(type_names[p->type])) + 3;
 		if (n > width)
 			width = n;
 	}
@@ -157,12 +156,14 @@ static void print_help(const sap_program *prog)
 		printf("Parameters:\n");
 	for (int i = 0; i < prog->nparams; i++) {
 		const sap_param *p = &prog->params[i];
-		int n = snprintf(left, sizeof left, "--%s=%s", p->name, type_names[p->type]);
-		if (n > width) {
+		/* Whole, however long the name. */
+		char *left = sap_strf("--%s=%s", p->name, type_names[p->type]);
+		if ((int)strlen(left) > width) {
 			printf("  %s\n%*s", left, col, "");
 		} else {
 			printf("  %-*s    ", width, left);
 		}
+		free(left);
 		size_t dn = strlen(p->defval ? p->defval : "") + sizeof "(default: )";
 		char *def = sap_xmalloc(dn);
 		snprintf(def, dn, "(default: %s)", p->defval ? p->defval : "");
@@ -539,6 +540,7 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		(*argv)[1] = NULL;
 	}
 
+	sap_order_start();
 	driver_rng = sap_rng_make(0, 0, 0);
 	sap_rng_cur = &driver_rng;
 	sap_vmath_init();

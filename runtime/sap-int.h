@@ -655,6 +655,8 @@ void sap_order_dump(const sap_loop *L, const int64_t *idx, int64_t lo, int64_t n
  * against L, its invocation and [lo, hi); the caller frees it. */
 int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi);
 void sap_order_end(void);
+/* Open the --dump-order and --run-order files (sap_init; collective). */
+void sap_order_start(void);
 
 /* stats.c: every loop state registers when created; printed at the end
  * with --stats. */
