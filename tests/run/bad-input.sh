@@ -6,8 +6,9 @@
 #    numbers unchanged);
 #  - a NUL byte in a line is an error naming the file, line and column;
 #  - nan and inf in a data file or in a param are errors;
-#  - control bytes from a data file or the command line are escaped in
-#    messages (\x01), and a long message is never cut short;
+#  - control bytes from a data file (a field, a map key) or the command
+#    line are escaped in messages (\x01), and a long message is never cut
+#    short;
 #  - an empty or comment-only data file loads no elements, with a warning;
 #  - a negative count param runs a counted loop no times (C's semantics);
 #  - a failed write to standard output, to --dump-order's file, and a
@@ -134,6 +135,27 @@ for np in 1 2 3; do
 			"error: --run-order=/dev/stdin: not a regular file; on several ranks every rank reads it, so it cannot be a pipe or a device" \
 			"" $run --run-order=/dev/stdin
 	fi
+done
+
+# A map key read from a data file, in a message.
+cat >k.sap <<'SAP'
+struct W { string w; }
+param string data = "w.txt";
+dvector<W> A = load(data);
+dmap<string, int> m;
+print("%d\n", m[A[0].w]);
+SAP
+"$SAPC" -O2 -o k k.sap || fail "sapc k.sap"
+printf 'a\001b\n' >w.txt
+# Driver code runs on every rank, and so may its error: each rank that
+# gets there says the same.
+for np in 1 2 3; do
+	$MPIEXEC -n $np ./k >out 2>err && fail "a map key, $np ranks: exit status 0"
+	grep -qF "k.sap:5:16: error: key \"a\\x01b\" not in dmap 'm'" err ||
+		{ cat err; fail "a map key with a control byte, $np ranks: not escaped"; }
+	test "$(grep 'error:' err | sed 's/^\[rank [0-9]*\] //' | sort -u | wc -l)" = 1 ||
+		{ cat err; fail "a map key, $np ranks: different errors"; }
+	test ! -s out || fail "a map key, $np ranks: printed '$(cat out)'"
 done
 
 # Standard output on a full disk: the program itself, not mpiexec, writes
