@@ -177,11 +177,15 @@ static void format_range(sap_out *o, const sap_dvec *v, int64_t lo, int64_t hi,
  * once its process is gone. */
 
 static const char TMP_TAG[] = ".sap-tmp.";
+/* Of FILE's name, the temporary's holds no more than this, so that it
+ * stays within NAME_MAX (255) whenever FILE does. */
+enum { TMP_BASE = 120 };
 
 typedef struct save_names {
 	char *dir;              /* "" for the working directory, else with '/' */
 	const char *base;       /* the last component of the path */
-	char host[256];
+	int bn;                 /* how much of it the temporary's name holds */
+	char host[72];          /* HOST_NAME_MAX is 64 */
 	char *tmp;
 } save_names;
 
@@ -193,15 +197,16 @@ static void names_make(save_names *nm, const char *path)
 	memcpy(nm->dir, path, dn);
 	nm->dir[dn] = '\0';
 	nm->base = path + dn;
+	nm->bn = strlen(nm->base) > TMP_BASE ? TMP_BASE : (int)strlen(nm->base);
 	if (gethostname(nm->host, sizeof nm->host) < 0)
 		strcpy(nm->host, "localhost");
 	nm->host[sizeof nm->host - 1] = '\0';
 	for (char *p = nm->host; *p; p++)
 		if (*p == '/')
 			*p = '_';
-	size_t n = dn + 1 + strlen(nm->base) + sizeof TMP_TAG + strlen(nm->host) + 24;
+	size_t n = dn + 1 + (size_t)nm->bn + sizeof TMP_TAG + strlen(nm->host) + 24;
 	nm->tmp = sap_xmalloc(n);
-	snprintf(nm->tmp, n, "%s.%s%s%s.%ld", nm->dir, nm->base, TMP_TAG, nm->host,
+	snprintf(nm->tmp, n, "%s.%.*s%s%s.%ld", nm->dir, nm->bn, nm->base, TMP_TAG, nm->host,
 	         (long)getpid());
 }
 
@@ -219,7 +224,7 @@ static void clean_stale(const save_names *nm)
 	DIR *d = opendir(nm->dir[0] ? nm->dir : ".");
 	if (!d)
 		return;
-	size_t bn = strlen(nm->base), hn = strlen(nm->host), tn = sizeof TMP_TAG - 1;
+	size_t bn = (size_t)nm->bn, hn = strlen(nm->host), tn = sizeof TMP_TAG - 1;
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		const char *p = e->d_name;

@@ -4,6 +4,7 @@
 #    the save; the temporaries of earlier runs that were killed while
 #    saving the same FILE on this host are removed; those of a process
 #    still running, of another host and of other files are not touched;
+#  - a file name of 250 bytes saves (the temporary's name is kept short);
 #  - a save whose file cannot be created (a directory that is a regular
 #    file, a missing directory, a directory as the file, an empty name)
 #    fails before the program starts its work, saying which save, which
@@ -69,6 +70,16 @@ for np in 1 2 3; do
 		".out.txt.sap-tmp.otherhost.$dead" checkpoint.txt out.txt stderr stdout |
 		LC_ALL=C sort | tr '\n' ' ')
 	test "$left" = "$want" || fail "$np ranks: directory holds '$left', expected '$want'"
+done
+
+# A name of 250 bytes: the temporary's stays within NAME_MAX too.
+long=$(printf '%0250d' 7)
+for np in 1 2 3; do
+	d=$tmp/run$np
+	$MPIEXEC -n $np "$tmp/ck" --out="$d/$long" --dir="$d" >/dev/null 2>"$d/stderr" ||
+		{ cat "$d/stderr"; fail "$np ranks, a long name: non-zero exit status"; }
+	cmp -s "$d/out.txt" "$d/$long" || fail "$np ranks, a long name: not the same file"
+	rm -f "$d/$long" "$d/stderr"
 done
 
 # Files that cannot be created: found before "training" is printed.
