@@ -678,10 +678,23 @@ static void load_any(sap_dvec *v, const char *name, const char *path, size_t els
 			err = ESPIPE;
 	}
 	settle_read(err, path, s);
+	/* Shares cut from different sizes would lose or repeat lines: a file
+	 * that differs between nodes (a stale copy, one still being written)
+	 * is an error. */
+	struct stat st;
+	long long size = fstat(fd, &st) == 0 ? (long long)st.st_size : -1, size0 = size;
+	MPI_Bcast(&size0, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+	int me = size != size0 ? r : sap_nranks(), first = me;
+	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first != sap_nranks()) {
+		if (r == first)
+			sap_fatal(s, "'%s' has %lld bytes on rank %d but %lld on rank 0: every rank "
+			          "must read the same file", path, size, r, size0);
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
 	if ((flat || codec) && elsize <= INT32_MAX) {
-		struct stat st;
-		off_t size = fstat(fd, &st) == 0 ? st.st_size : 0;
-		load_shared(v, name, path, elsize, parse, flat && parted, codec, s, fd, size);
+		load_shared(v, name, path, elsize, parse, flat && parted, codec, s, fd,
+		            (off_t)size);
 	} else {
 		/* Elements holding strings with no codec to send them: every
 		 * rank reads the whole file. */

@@ -3,7 +3,8 @@
 # /dev/stdin and a FIFO are read once, by rank 0, and sent to every rank,
 # giving the same results as the file itself; a directory, a missing file
 # and a path through a regular file fail at once with one clear error and
-# a non-zero exit; /dev/null loads no elements, with a warning.
+# a non-zero exit; /dev/null loads no elements, with a warning.  A file
+# that differs between the ranks is an error.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -92,5 +93,24 @@ for np in 1 2 3; do
 	grep -qF "in.sap:5:16: warning: '/dev/null' holds no elements: it is empty or has only blank and comment lines" "$tmp/err" ||
 		{ cat "$tmp/err"; fail "/dev/null on $np ranks: no warning"; }
 	test "$(grep -c 'warning:' "$tmp/err")" = 1 || fail "/dev/null on $np ranks: not one warning"
+done
+# A file that differs between the ranks' nodes (here: their working
+# directories): an error naming both sizes, not lines lost or repeated.
+mkdir "$tmp/r0" "$tmp/r1" || exit 1
+cp "$tmp/in.txt" "$tmp/r0/d.txt"
+head -n 500 "$tmp/in.txt" >"$tmp/r1/d.txt"
+cp "$tmp/words.txt" "$tmp/r0/words.txt"
+cp "$tmp/words.txt" "$tmp/r1/words.txt"
+big=$(wc -c <"$tmp/r0/d.txt" | tr -d ' ')
+small=$(wc -c <"$tmp/r1/d.txt" | tr -d ' ')
+for np in 2 3; do
+	timeout 120 $MPIEXEC -n $((np - 1)) sh -c "cd '$tmp/r0' && exec ../in --data=d.txt" : \
+		-n 1 sh -c "cd '$tmp/r1' && exec ../in --data=d.txt" >"$tmp/got" 2>"$tmp/err"
+	rc=$?
+	test $rc = 124 && fail "a file that differs on $np ranks: still running after 120 s"
+	test $rc = 0 && fail "a file that differs on $np ranks: exit status 0"
+	grep -qF "in.sap:5:16: error: 'd.txt' has $small bytes on rank $((np - 1)) but $big on rank 0: every rank must read the same file" "$tmp/err" ||
+		{ cat "$tmp/err"; fail "a file that differs on $np ranks: no error"; }
+	test ! -s "$tmp/got" || fail "a file that differs on $np ranks: printed something"
 done
 exit 0
