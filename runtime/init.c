@@ -418,9 +418,12 @@ static void parse_arg(const sap_program *prog, const char *arg)
 
 /* ---- every rank the same ---- */
 
-/* What a rank was started with: the program, the environment variables
- * that shape plans, then its arguments; each item "label\0value\0". */
-static const char *const plan_env[] = { "SAP_BLOCKS", "SAP_LOCKS", "SAP_CHECK_PLAN" };
+/* What a rank was started with: the program, the runtime's environment
+ * variables (those that shape plans, and SAP_THREADS, whose bad value on
+ * one rank alone would end that rank but not the others), then its
+ * arguments; each item "label\0value\0". */
+static const char *const plan_env[] = { "SAP_THREADS", "SAP_BLOCKS", "SAP_LOCKS",
+                                        "SAP_CHECK_PLAN" };
 
 static void item(char **buf, size_t *n, const char *label, const char *val)
 {
@@ -441,7 +444,12 @@ static char *started_with(int argc, char **argv, const sap_program *prog, size_t
 	item(&buf, n, "the end of the parameters", "");
 	for (size_t k = 0; k < sizeof plan_env / sizeof *plan_env; k++) {
 		const char *v = getenv(plan_env[k]);
-		item(&buf, n, plan_env[k], v ? v : "(unset)");
+		if (v) {
+			item(&buf, n, plan_env[k], v);
+		} else {
+			snprintf(label, sizeof label, "%s unset", plan_env[k]);
+			item(&buf, n, label, "");
+		}
 	}
 	for (int i = 1; i < argc; i++) {
 		snprintf(label, sizeof label, "argument %d", i);
@@ -458,6 +466,9 @@ static char *shown(const char *label, const char *val)
 		return sap_strf("no more arguments");
 	if (!strcmp(label, "the end of the parameters"))
 		return sap_strf("no more parameters");
+	size_t ln = strlen(label);
+	if (ln > 6 && !strcmp(label + ln - 6, " unset"))
+		return sap_strf("%s", label);
 	char *esc = sap_escape(val, strlen(val));
 	char *out = sap_strf("%s '%s'", label, esc);
 	free(esc);

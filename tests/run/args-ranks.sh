@@ -71,6 +71,9 @@ check "control bytes escaped" \
 check "plan-shaping environment" \
 	"p: error: the ranks were started differently: rank 1 has SAP_BLOCKS '4' where rank 0 has SAP_BLOCKS '3'; $tail" \
 	-n 1 -x SAP_BLOCKS=3 ./p : -n 2 -x SAP_BLOCKS=4 ./p
+check "a bad SAP_THREADS on one rank" \
+	"p: error: the ranks were started differently: rank 1 has SAP_THREADS unset where rank 0 has SAP_THREADS 'x'; $tail" \
+	-n 1 -x SAP_THREADS=x ./p : -n 1 ./p
 
 for np in 2 3; do
 	timeout 120 $MPIEXEC -n 1 ./p --n=10 : -n $((np - 1)) ./p --n=10 >out 2>err ||
