@@ -40,15 +40,20 @@ static const char *const type_names[] = {
 
 /* Every rank parses the same argv and reaches the same verdict, so each
  * can leave on its own after a clean MPI_Finalize: nothing to abort. */
+static const char *progname;
+
 static _Noreturn void leave(int status)
 {
-	fflush(stdout);
+	/* --help on a full disk must not look like success. */
+	if ((fflush(stdout) == EOF || ferror(stdout)) && status == 0) {
+		fprintf(stderr, "%s: error: cannot write standard output: %s\n", progname,
+		        strerror(errno ? errno : EIO));
+		status = 1;
+	}
 	fflush(stderr);
 	MPI_Finalize();
 	exit(status);
 }
-
-static const char *progname;
 
 static _Noreturn __attribute__((format(printf, 1, 2)))
 void usage_error(const char *fmt, ...)
