@@ -315,10 +315,11 @@ static char *read_fd(int fd, size_t *len)
 
 /* path opened for reading: the descriptor, or -1 with errno set.  A
  * directory is refused here, since read() would fail later with a vaguer
- * message. */
-static int open_input(const char *path, bool *regular)
+ * message.  Only to look (peek), a FIFO is opened without waiting for its
+ * writer. */
+static int open_input(const char *path, bool *regular, bool peek)
 {
-	int fd = open(path, O_RDONLY);
+	int fd = open(path, O_RDONLY | (peek ? O_NONBLOCK : 0));
 	if (fd < 0)
 		return -1;
 	struct stat st;
@@ -599,6 +600,9 @@ static void settle_read(int err, const char *path, const sap_site *s)
 	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (first == P)
 		return;
+	if (r == first && err == ESPIPE)
+		sap_fatal(s, "cannot read '%s': a regular file on rank 0 but not on rank %d", path,
+		          r);
 	if (r == first)
 		sap_fatal(s, "cannot read '%s': %s", path, strerror(err));
 	MPI_Barrier(MPI_COMM_WORLD);    /* until that rank aborts */
@@ -637,7 +641,7 @@ static void load_any(sap_dvec *v, const char *name, const char *path, size_t els
 	if (sap_nranks() == 1) {
 		bool regular;
 		size_t len;
-		int fd = open_input(path, &regular);
+		int fd = open_input(path, &regular, false);
 		char *buf = fd < 0 ? NULL : read_fd(fd, &len);
 		if (!buf)
 			sap_fatal(s, "cannot read '%s': %s", path, strerror(errno));
@@ -652,7 +656,7 @@ static void load_any(sap_dvec *v, const char *name, const char *path, size_t els
 	 * FIFO on every rank would split its bytes among them, or block. */
 	int r = sap_rank(), err = 0, fd = -1;
 	bool regular = false;
-	if (r == 0 && (fd = open_input(path, &regular)) < 0)
+	if (r == 0 && (fd = open_input(path, &regular, false)) < 0)
 		err = errno;
 	settle_read(err, path, s);
 	int reg = regular;
@@ -672,7 +676,7 @@ static void load_any(sap_dvec *v, const char *name, const char *path, size_t els
 	/* A regular file on rank 0 must be one on every rank (a shared file
 	 * system): shares are byte ranges of it. */
 	if (r != 0) {
-		if ((fd = open_input(path, &regular)) < 0)
+		if ((fd = open_input(path, &regular, true)) < 0)
 			err = errno;
 		else if (!regular)
 			err = ESPIPE;

@@ -113,4 +113,15 @@ for np in 2 3; do
 		{ cat "$tmp/err"; fail "a file that differs on $np ranks: no error"; }
 	test ! -s "$tmp/got" || fail "a file that differs on $np ranks: printed something"
 done
+# A FIFO on one rank where rank 0 has a regular file: refused at once, not
+# waited on for a writer that never comes.
+rm -f "$tmp/r1/d.txt"
+mkfifo "$tmp/r1/d.txt" || fail "mkfifo"
+timeout 120 $MPIEXEC -n 1 sh -c "cd '$tmp/r0' && exec ../in --data=d.txt" : \
+	-n 1 sh -c "cd '$tmp/r1' && exec ../in --data=d.txt" >"$tmp/got" 2>"$tmp/err"
+rc=$?
+test $rc = 124 && fail "a FIFO on rank 1 only: still running after 120 s"
+test $rc = 0 && fail "a FIFO on rank 1 only: exit status 0"
+grep -qF "in.sap:5:16: error: cannot read 'd.txt': a regular file on rank 0 but not on rank 1" \
+	"$tmp/err" || { cat "$tmp/err"; fail "a FIFO on rank 1 only: no error"; }
 exit 0
