@@ -1545,6 +1545,52 @@ static bool used_function(Node *f)
 	return f->sym->used;
 }
 
+/* A string made of literals, params and consts only: its value is known
+ * when main starts. */
+static bool known_at_start(Node *e)
+{
+	switch (e->kind) {
+	case N_STR:
+		return true;
+	case N_NAME:
+		return e->sym && (e->sym->vclass == V_PARAM || e->sym->vclass == V_CONST);
+	case N_BINARY:
+		return e->op == TK_PLUS && known_at_start(e->lhs) && known_at_start(e->rhs);
+	default:
+		return false;
+	}
+}
+
+/* A save that cannot create its file should fail before the training
+ * whose result it writes, not after: check, at the start of main, the
+ * file of each save in driver code that runs whenever the loops around it
+ * do (not under an if), when its name is known then. */
+static void check_outputs(Node *s)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case N_EXPR: {
+			Node *c = s->lhs;
+			if (c->kind == N_CALL && c->builtin == B_SAVE && c->args && c->args->next &&
+			    known_at_start(c->args->next))
+				emit_line(NULL, "sap_check_output(%s, %s);", emit_expr(c->args->next),
+				          emit_site(c));
+			break;
+		}
+		case N_BLOCK:
+			check_outputs(s->args);
+			break;
+		case N_FOR:
+		case N_WHILE:
+		case N_DO:
+			check_outputs(s->body);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname)
 {
 	Emitter em = {0};
@@ -1581,6 +1627,7 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	buf_puts(&E->main, "int main(int argc, char **argv)\n{\n");
 	E->indent = 1;
 	buf_puts(&E->main, "\tsap_init(&argc, &argv, &sap_prog);\n");
+	check_outputs(p->items);
 	push_scope(false, true);
 	for (Node *n = p->items; n; n = n->next) {
 		if (n->kind == N_STRUCT || n->kind == N_FUNC || n->kind == N_EXTERN)

@@ -385,8 +385,11 @@ void *sap_dm_get(sap_dmap *m, const void *key, const sap_site *s)
 	case SAP_K_LONG:
 		sap_fatal(s, "key %lld not in %s '%s'", (long long)*(const int64_t *)key,
 		          kind, m->name);
-	default:
-		sap_fatal(s, "key \"%s\" not in %s '%s'", *(const sap_str *)key, kind, m->name);
+	default: {
+		/* The key may come from a data file: its control bytes escaped. */
+		const char *k = sap_str_c(*(const sap_str *)key);
+		sap_fatal(s, "key \"%s\" not in %s '%s'", sap_escape(k, strlen(k)), kind, m->name);
+	}
 	}
 }
 

@@ -1,39 +1,39 @@
 /* error.c: fatal errors, printing, checked sizes and allocation. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <mpi.h>
 #include "sap-int.h"
+
+/* Whether a collective could still run: the unit tests never start MPI,
+ * and sap_finalize may have ended it. */
+static bool mpi_running(void)
+{
+	int init = 0, fin = 0;
+	MPI_Initialized(&init);
+	MPI_Finalized(&fin);
+	return init && !fin;
+}
 
 _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap)
 {
 	fflush(stdout);
 	/* Build the whole message first so that ranks writing to a shared
-	 * stderr do not interleave their pieces. */
-	char msg[1024];
-	size_t n = 0;
+	 * stderr do not interleave their pieces; sized to fit, since a message
+	 * cut short (a long path, a long token) hides what went wrong. */
+	char head[64] = "", *where = NULL;
 	int nr = sap_nranks();
 	if (nr > 1)
-		n += (size_t)snprintf(msg + n, sizeof msg - n, "[rank %d] ", sap_rank());
-	if (s && s->file) {
-		if (s->col > 0)
-			n += (size_t)snprintf(msg + n, sizeof msg - n, "%s:%d:%d: ",
-			                      s->file, s->line, s->col);
-		else
-			n += (size_t)snprintf(msg + n, sizeof msg - n, "%s:%d: ",
-			                      s->file, s->line);
-	}
-	if (n < sizeof msg)
-		n += (size_t)snprintf(msg + n, sizeof msg - n, "error: ");
-	if (n < sizeof msg)
-		vsnprintf(msg + n, sizeof msg - n, fmt, ap);
-	fprintf(stderr, "%s\n", msg);
+		snprintf(head, sizeof head, "[rank %d] ", sap_rank());
+	if (s && s->file)
+		where = s->col > 0 ? sap_strf("%s:%d:%d: ", s->file, s->line, s->col)
+		                   : sap_strf("%s:%d: ", s->file, s->line);
+	char *text = sap_vstrf(fmt, ap);
+	fprintf(stderr, "%s%serror: %s\n", head, where ? where : "", text);
 	fflush(stderr);
 
-	/* The unit tests never start MPI, so its state has to be asked. */
-	int init = 0, fin = 0;
-	MPI_Initialized(&init);
-	MPI_Finalized(&fin);
-	if (init && !fin && nr > 1)
+	if (mpi_running() && nr > 1)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	exit(1);
 }
@@ -45,6 +45,25 @@ _Noreturn void sap_fatal(const sap_site *s, const char *fmt, ...)
 	sap_vfatal(s, fmt, ap);
 }
 
+void sap_warn(const sap_site *s, const char *fmt, ...)
+{
+	if (sap_rank() != 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = sap_vstrf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	if (s && s->file && s->col > 0)
+		fprintf(stderr, "%s:%d:%d: warning: %s\n", s->file, s->line, s->col, text);
+	else if (s && s->file)
+		fprintf(stderr, "%s:%d: warning: %s\n", s->file, s->line, text);
+	else
+		fprintf(stderr, "warning: %s\n", text);
+	fflush(stderr);
+	free(text);
+}
+
 _Noreturn void sap_oob(const sap_site *s, const char *what, int64_t i, int64_t n)
 {
 	sap_fatal(s, "index %lld out of range for %s (size %lld)",
@@ -53,13 +72,62 @@ _Noreturn void sap_oob(const sap_site *s, const char *what, int64_t i, int64_t n
 
 void sap_print(const char *fmt, ...)
 {
+	/* Every rank runs the driver code and so every print; rank 0 prints
+	 * only once all have got here.  A rank that failed before never
+	 * arrives, and its abort ends rank 0 before the line is out: nothing
+	 * is printed after an error, whichever rank had it. */
+	if (sap_nranks() > 1 && mpi_running())
+		MPI_Barrier(MPI_COMM_WORLD);
 	if (sap_rank() != 0)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
-	fflush(stdout);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		sap_fatal(NULL, "cannot write standard output: %s", strerror(errno));
+}
+
+char *sap_escape(const char *p, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *out = sap_xmalloc(4 * n + 1), *q = out;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c < 0x20 || c == 0x7f) {
+			*q++ = '\\';
+			*q++ = 'x';
+			*q++ = hex[c >> 4];
+			*q++ = hex[c & 15];
+		} else {
+			*q++ = (char)c;
+		}
+	}
+	*q = '\0';
+	return out;
+}
+
+/* printf into a string just long enough. */
+char *sap_vstrf(const char *fmt, va_list ap)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		n = 0;
+	char *s = sap_xmalloc((size_t)n + 1);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
+char *sap_strf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = sap_vstrf(fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 int64_t sap_mul_size(int64_t a, int64_t b, const sap_site *s)

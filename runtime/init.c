@@ -1,5 +1,6 @@
 /* init.c: starting and ending a program, and its command line. */
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,15 +40,20 @@ static const char *const type_names[] = {
 
 /* Every rank parses the same argv and reaches the same verdict, so each
  * can leave on its own after a clean MPI_Finalize: nothing to abort. */
+static const char *progname;
+
 static _Noreturn void leave(int status)
 {
-	fflush(stdout);
+	/* --help on a full disk must not look like success. */
+	if ((fflush(stdout) == EOF || ferror(stdout)) && status == 0) {
+		fprintf(stderr, "%s: error: cannot write standard output: %s\n", progname,
+		        strerror(errno ? errno : EIO));
+		status = 1;
+	}
 	fflush(stderr);
 	MPI_Finalize();
 	exit(status);
 }
-
-static const char *progname;
 
 static _Noreturn __attribute__((format(printf, 1, 2)))
 void usage_error(const char *fmt, ...)
@@ -133,14 +139,13 @@ enum { NOPTIONS = sizeof options / sizeof options[0] };
 
 static void print_help(const sap_program *prog)
 {
-	char left[256];
 	int width = 0;
 	for (int i = 0; i < NOPTIONS; i++)
 		if ((int)strlen(options[i].left) > width)
 			width = (int)strlen(options[i].left);
 	for (int i = 0; i < prog->nparams; i++) {
 		const sap_param *p = &prog->params[i];
-		int n = snprintf(left, sizeof left, "--%s=%s", p->name, type_names[p->type]);
+		int n = (int)(strlen(p->name) + strlen(type_names[p->type])) + 3;
 		if (n > width)
 			width = n;
 	}
@@ -156,12 +161,14 @@ static void print_help(const sap_program *prog)
 		printf("Parameters:\n");
 	for (int i = 0; i < prog->nparams; i++) {
 		const sap_param *p = &prog->params[i];
-		int n = snprintf(left, sizeof left, "--%s=%s", p->name, type_names[p->type]);
-		if (n > width) {
+		/* Whole, however long the name. */
+		char *left = sap_strf("--%s=%s", p->name, type_names[p->type]);
+		if ((int)strlen(left) > width) {
 			printf("  %s\n%*s", left, col, "");
 		} else {
 			printf("  %-*s    ", width, left);
 		}
+		free(left);
 		size_t dn = strlen(p->defval ? p->defval : "") + sizeof "(default: )";
 		char *def = sap_xmalloc(dn);
 		snprintf(def, dn, "(default: %s)", p->defval ? p->defval : "");
@@ -236,6 +243,8 @@ static void set_param(const sap_param *p, const char *val)
 				goto bad;
 			if (errno == ERANGE && (f > 1 || f < -1))
 				goto range;
+			if (!isfinite(f))
+				goto nonfinite;
 			*(float *)p->addr = f;
 		} else {
 			double d = strtod(val, &end);
@@ -243,6 +252,8 @@ static void set_param(const sap_param *p, const char *val)
 				goto bad;
 			if (errno == ERANGE && (d > 1 || d < -1))
 				goto range;
+			if (!isfinite(d))
+				goto nonfinite;
 			*(double *)p->addr = d;
 		}
 		return;
@@ -251,9 +262,13 @@ static void set_param(const sap_param *p, const char *val)
 		return;
 	}
 bad:
-	usage_error("--%s: expected %s %s, got '%s'", p->name, a_or_an(p->type), tn, val);
+	usage_error("--%s: expected %s %s, got '%s'", p->name, a_or_an(p->type), tn,
+	            sap_escape(val, strlen(val)));
 range:
-	usage_error("--%s: %s is out of range for %s", p->name, val, tn);
+	usage_error("--%s: %s is out of range for %s", p->name, sap_escape(val, strlen(val)), tn);
+nonfinite:
+	usage_error("--%s: expected a finite %s, got '%s' (nan and inf are not accepted)",
+	            p->name, tn, sap_escape(val, strlen(val)));
 }
 
 /* A count from 1 to max, from option or environment variable what. */
@@ -262,7 +277,8 @@ static int set_count(const char *what, const char *val, int max)
 	long long ll;
 	bool inrange;
 	if (!parse_integer(val, &ll, &inrange) || ll < 1)
-		usage_error("%s: expected a positive integer, got '%s'", what, val);
+		usage_error("%s: expected a positive integer, got '%s'", what,
+		            sap_escape(val, strlen(val)));
 	if (!inrange || ll > max)
 		usage_error("%s: %s is out of range (1 to %d)", what, val, max);
 	return (int)ll;
@@ -273,7 +289,8 @@ static void set_seed(const char *val)
 	long long ll;
 	bool inrange;
 	if (!parse_integer(val, &ll, &inrange) || *val == '-')
-		usage_error("--seed: expected an unsigned integer, got '%s'", val);
+		usage_error("--seed: expected an unsigned integer, got '%s'",
+		            sap_escape(val, strlen(val)));
 	if (!inrange || ll > UINT32_MAX)
 		usage_error("--seed: %s is out of range (0 to %lu)", val,
 		            (unsigned long)UINT32_MAX);
@@ -363,7 +380,7 @@ static int default_threads(void)
 static void parse_arg(const sap_program *prog, const char *arg)
 {
 	if (arg[0] != '-' || arg[1] != '-' || arg[2] == '\0')
-		usage_error("unexpected argument '%s' (try --help)", arg);
+		usage_error("unexpected argument '%s' (try --help)", sap_escape(arg, strlen(arg)));
 	const char *name = arg + 2;
 	const char *eq = strchr(name, '=');
 	size_t n = eq ? (size_t)(eq - name) : strlen(name);
@@ -401,7 +418,112 @@ static void parse_arg(const sap_program *prog, const char *arg)
 			return;
 		}
 	}
-	usage_error("unknown option '--%.*s' (try --help)", (int)n, name);
+	usage_error("unknown option '--%s' (try --help)", sap_escape(name, n));
+}
+
+/* ---- every rank the same ---- */
+
+/* What a rank was started with: the program, the runtime's environment
+ * variables (those that shape plans, and SAP_THREADS, whose bad value on
+ * one rank alone would end that rank but not the others), then its
+ * arguments; each item "label\0value\0". */
+static const char *const plan_env[] = { "SAP_THREADS", "SAP_BLOCKS", "SAP_LOCKS",
+                                        "SAP_CHECK_PLAN" };
+
+static void item(char **buf, size_t *n, const char *label, const char *val)
+{
+	size_t ln = strlen(label) + 1, vn = strlen(val) + 1;
+	*buf = sap_xrealloc(*buf, *n + ln + vn);
+	memcpy(*buf + *n, label, ln);
+	memcpy(*buf + *n + ln, val, vn);
+	*n += ln + vn;
+}
+
+static char *started_with(int argc, char **argv, const sap_program *prog, size_t *n)
+{
+	char *buf = NULL, label[64];
+	*n = 0;
+	item(&buf, n, "the program", prog->source ? prog->source : "?");
+	for (int i = 0; i < prog->nparams; i++)
+		item(&buf, n, "a parameter", prog->params[i].name);
+	item(&buf, n, "the end of the parameters", "");
+	for (size_t k = 0; k < sizeof plan_env / sizeof *plan_env; k++) {
+		const char *v = getenv(plan_env[k]);
+		if (v) {
+			item(&buf, n, plan_env[k], v);
+		} else {
+			snprintf(label, sizeof label, "%s unset", plan_env[k]);
+			item(&buf, n, label, "");
+		}
+	}
+	for (int i = 1; i < argc; i++) {
+		snprintf(label, sizeof label, "argument %d", i);
+		item(&buf, n, label, argv[i]);
+	}
+	item(&buf, n, "the end of the arguments", "");
+	return buf;
+}
+
+/* An item for a message: its label and value, control bytes escaped. */
+static char *shown(const char *label, const char *val)
+{
+	if (!strcmp(label, "the end of the arguments"))
+		return sap_strf("no more arguments");
+	if (!strcmp(label, "the end of the parameters"))
+		return sap_strf("no more parameters");
+	size_t ln = strlen(label);
+	if (ln > 6 && !strcmp(label + ln - 6, " unset"))
+		return sap_strf("%s", label);
+	char *esc = sap_escape(val, strlen(val));
+	char *out = sap_strf("%s '%s'", label, esc);
+	free(esc);
+	return out;
+}
+
+/* The ranks of one run must all run the same program on the same command
+ * line: a rank that takes other params or sizes goes its own way through
+ * the collectives and hangs or crashes the run.  mpiexec's "A : B" form
+ * starts such runs; each rank compares what it was given with rank 0's,
+ * and the lowest that differs says where. */
+static void check_same_start(int argc, char **argv, const sap_program *prog)
+{
+	size_t mn, n0;
+	char *mine = started_with(argc, argv, prog, &mn);
+	long long len = (long long)mn;
+	MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+	n0 = (size_t)len;
+	char *zero = rank == 0 ? mine : sap_xmalloc(n0);
+	MPI_Bcast(zero, (int)n0, MPI_CHAR, 0, MPI_COMM_WORLD);
+	/* The first item that differs, in both lists. */
+	const char *a = mine, *b = zero;
+	bool differ = false;
+	while (a < mine + mn && b < zero + n0) {
+		const char *av = a + strlen(a) + 1, *bv = b + strlen(b) + 1;
+		if (strcmp(a, b) || strcmp(av, bv)) {
+			differ = true;
+			break;
+		}
+		a = av + strlen(av) + 1;
+		b = bv + strlen(bv) + 1;
+	}
+	int me = differ ? rank : nranks, first = nranks;
+	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == nranks) {
+		if (zero != mine)
+			free(zero);
+		free(mine);
+		return;
+	}
+	if (rank == first) {
+		const char *av = a + strlen(a) + 1, *bv = b + strlen(b) + 1;
+		char *x = shown(a, av), *y = shown(b, bv);
+		fprintf(stderr, "%s: error: the ranks were started differently: rank %d has %s "
+		        "where rank 0 has %s; every rank must run the same program with the same "
+		        "arguments\n", progname, rank, x, y);
+		free(x);
+		free(y);
+	}
+	leave(2);
 }
 
 void sap_init(int *argc, char ***argv, const sap_program *prog)
@@ -416,6 +538,8 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		const char *slash = strrchr((*argv)[0], '/');
 		progname = slash ? slash + 1 : (*argv)[0];
 	}
+	if (nranks > 1)
+		check_same_start(*argc, *argv, prog);
 	read_env();
 	for (int i = 1; i < *argc; i++)
 		parse_arg(prog, (*argv)[i]);
@@ -432,6 +556,7 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		(*argv)[1] = NULL;
 	}
 
+	sap_order_start();
 	driver_rng = sap_rng_make(0, 0, 0);
 	sap_rng_cur = &driver_rng;
 	sap_vmath_init();

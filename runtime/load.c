@@ -25,7 +25,7 @@
 typedef struct load_trap {
 	jmp_buf at;
 	int64_t line;
-	char msg[512];
+	char *msg;              /* sap_xmalloc */
 } load_trap;
 static load_trap *trap;
 
@@ -43,7 +43,7 @@ void field_error(const sap_fields *f, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	if (trap) {
-		vsnprintf(trap->msg, sizeof trap->msg, fmt, ap);
+		trap->msg = sap_vstrf(fmt, ap);
 		va_end(ap);
 		trap->line = f->line;
 		longjmp(trap->at, 1);
@@ -51,10 +51,16 @@ void field_error(const sap_fields *f, const char *fmt, ...)
 	sap_vfatal(&s, fmt, ap);
 }
 
-/* Long tokens are cut short in messages. */
+/* A token for a message, in quotes: long ones cut short, control bytes
+ * escaped (a data file may hold anything). */
 enum { SHOW = 60 };
-#define TOK_FMT "\"%.*s%s\""
-#define TOK_ARGS(p, n) (int)((n) > SHOW ? SHOW : (n)), (p), (n) > SHOW ? "..." : ""
+static char *tok(const char *p, size_t n)
+{
+	char *e = sap_escape(p, n > SHOW ? SHOW : n);
+	char *q = sap_strf("\"%s%s\"", e, n > SHOW ? "..." : "");
+	free(e);
+	return q;
+}
 
 /* Inside an element of a list of structs or arrays, a ':' ends a field
  * too, and joins it to the next field of the same element. */
@@ -114,8 +120,8 @@ void sap_scan_elem_end(sap_fields *f)
 		while (q < f->end && !is_sep(*q))
 			q++;
 		size_t n = (size_t)(q - f->estart);
-		field_error(f, "list '%s': " TOK_FMT " has more than the %d fields of an element, "
-		            "a %s", f->elem, TOK_ARGS(f->estart, n), f->enf, f->eshape);
+		field_error(f, "list '%s': %s has more than the %d fields of an element, "
+		            "a %s", f->elem, tok(f->estart, n), f->enf, f->eshape);
 	}
 	f->elem = NULL;
 }
@@ -129,11 +135,10 @@ static int64_t scan_integer(sap_fields *f, const char *field, const char *type,
 	int64_t v = 0;
 	switch (sap_parse_integer(t, n, lo, hi, &v)) {
 	case SAP_NUM_RANGE:
-		field_error(f, "field '%s': %.*s is out of range for %s", field,
-		            (int)n, t, type);
+		field_error(f, "field '%s': %s is out of range for %s", field, sap_escape(t, n), type);
 	case SAP_NUM_BAD:
-		field_error(f, "field '%s': expected %s %s, got " TOK_FMT, field,
-		            type[0] == 'i' ? "an" : "a", type, TOK_ARGS(t, n));
+		field_error(f, "field '%s': expected %s %s, got %s", field,
+		            type[0] == 'i' ? "an" : "a", type, tok(t, n));
 	}
 	return v;
 }
@@ -156,11 +161,12 @@ static double scan_real(sap_fields *f, const char *field, bool is_float)
 	const char *type = is_float ? "float" : "double";
 	switch (sap_parse_real(t, n, is_float, &x)) {
 	case SAP_NUM_BAD:
-		field_error(f, "field '%s': expected a %s, got " TOK_FMT, field, type,
-		            TOK_ARGS(t, n));
+		field_error(f, "field '%s': expected a %s, got %s", field, type, tok(t, n));
 	case SAP_NUM_RANGE:
-		field_error(f, "field '%s': %.*s is out of range for %s", field,
-		            (int)n, t, type);
+		field_error(f, "field '%s': %s is out of range for %s", field, sap_escape(t, n), type);
+	case SAP_NUM_NOTFINITE:
+		field_error(f, "field '%s': expected a finite %s, got %s (nan and inf are not "
+		            "accepted)", field, type, tok(t, n));
 	}
 	return x;
 }
@@ -185,8 +191,7 @@ void sap_scan_bool(sap_fields *f, bool *out, const char *field)
 	else if ((n == 5 && !memcmp(t, "false", 5)) || (n == 1 && *t == '0'))
 		*out = false;
 	else
-		field_error(f, "field '%s': expected a bool, got " TOK_FMT, field,
-		            TOK_ARGS(t, n));
+		field_error(f, "field '%s': expected a bool, got %s", field, tok(t, n));
 }
 
 void sap_scan_str(sap_fields *f, sap_str *out, const char *field)
@@ -221,30 +226,19 @@ void sap_scan_end(sap_fields *f, const char *type)
 	while (q < f->end && !is_sep(*q))
 		q++;
 	size_t n = (size_t)(q - f->p);
-	field_error(f, "extra field " TOK_FMT " after %s", TOK_ARGS(f->p, n), type);
+	field_error(f, "extra field %s after %s", tok(f->p, n), type);
 }
 
 /* ---- the file ---- */
 
-/* The whole file plus a NUL; NULL with errno set on failure. */
-static char *read_all(const char *path, size_t *len)
+/* All of fd (closed) plus a NUL; NULL with errno set on failure.  A
+ * regular file's size is a hint; pipes and devices grow the buffer. */
+static char *read_fd(int fd, size_t *len)
 {
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return NULL;
 	struct stat st;
 	size_t cap = 1 << 16;
-	if (fstat(fd, &st) == 0) {
-		/* read() would fail later with a vaguer message. */
-		if (S_ISDIR(st.st_mode)) {
-			close(fd);
-			errno = EISDIR;
-			return NULL;
-		}
-		/* One read fills a regular file; pipes grow the buffer. */
-		if (S_ISREG(st.st_mode) && st.st_size > 0)
-			cap = (size_t)st.st_size + 1;
-	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		cap = (size_t)st.st_size + 1;
 	char *buf = sap_xmalloc(cap);
 	size_t n = 0;
 	for (;;) {
@@ -272,6 +266,38 @@ static char *read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/* path opened for reading: the descriptor, or -1 with errno set.  A
+ * directory is refused here, since read() would fail later with a vaguer
+ * message.  Only to look (peek), a FIFO is opened without waiting for its
+ * writer. */
+static int open_input(const char *path, bool *regular, bool peek)
+{
+	int fd = open(path, O_RDONLY | (peek ? O_NONBLOCK : 0));
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = EISDIR;
+		return -1;
+	}
+	*regular = S_ISREG(st.st_mode);
+	return fd;
+}
+
+/* A UTF-8 byte-order mark, which some editors put at the start of a text
+ * file, is not data: its length at buf, or 0. */
+static size_t bom(const char *buf, size_t len)
+{
+	return len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
 /* Start of the line's content, or NULL for a blank or comment line. */
 static const char *content(const char *p, const char *eol)
 {
@@ -286,12 +312,17 @@ static void parse_lines(const char *buf, size_t len, const char *path, int64_t l
                         char *elems, size_t elsize, sap_parse_fn parse)
 {
 	const char *end = buf + len;
+	/* A NUL would end a string field early, silently: text has none. */
+	const char *nul = memchr(buf, '\0', len);
 	sap_fields f = { .file = path, .line = line0 };
 	for (const char *p = buf; p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
 			eol = end;
 		f.line++;
+		if (nul && nul < eol)
+			field_error(&f, "a NUL byte at column %lld: data files are text, "
+			            "which holds none", (long long)(nul - p + 1));
 		const char *c = content(p, eol);
 		if (c) {
 			f.p = c;
@@ -319,20 +350,6 @@ static void count_lines(const char *buf, size_t len, int64_t *lines, int64_t *el
 	}
 }
 
-static void load_whole(sap_dvec *v, const char *name, const char *path, size_t elsize,
-                       sap_parse_fn parse, const sap_site *s)
-{
-	size_t len;
-	char *buf = read_all(path, &len);
-	if (!buf)
-		sap_fatal(s, "cannot read '%s': %s", path, strerror(errno));
-	int64_t lines, count;
-	count_lines(buf, len, &lines, &count);
-	sap_dv_create(v, name, count, elsize, s);
-	parse_lines(buf, len, path, 0, v->data, elsize, parse);
-	sap_spare_give(buf, len);
-}
-
 static void parse_trapped(load_trap *t, const char *buf, size_t len, const char *path,
                           int64_t line0, char *elems, size_t elsize, sap_parse_fn parse)
 {
@@ -340,6 +357,32 @@ static void parse_trapped(load_trap *t, const char *buf, size_t len, const char 
 	if (!setjmp(t->at))
 		parse_lines(buf, len, path, line0, elems, elsize, parse);
 	trap = NULL;
+}
+
+/* The elements of buf[0 .. len), the whole file, into v.  On several
+ * ranks every rank has the same bytes and finds the same first error,
+ * which rank 0 alone reports. */
+static void load_buffer(sap_dvec *v, const char *name, const char *path, size_t elsize,
+                        sap_parse_fn parse, char *buf, size_t len, const sap_site *s)
+{
+	size_t b = bom(buf, len);
+	int64_t lines, count;
+	count_lines(buf + b, len - b, &lines, &count);
+	sap_dv_create(v, name, count, elsize, s);
+	if (sap_nranks() == 1) {
+		parse_lines(buf + b, len - b, path, 0, v->data, elsize, parse);
+	} else {
+		load_trap t = { .line = INT64_MAX };
+		parse_trapped(&t, buf + b, len - b, path, 0, v->data, elsize, parse);
+		if (t.line != INT64_MAX) {
+			if (sap_rank() == 0) {
+				sap_site at = { path, t.line > INT32_MAX ? INT32_MAX : (int)t.line, 0 };
+				sap_fatal(&at, "%s", t.msg);
+			}
+			MPI_Barrier(MPI_COMM_WORLD);
+		}
+	}
+	sap_spare_give(buf, len);
 }
 
 /* pread all of [off, off + n) or up to the end of the file; the bytes
@@ -434,7 +477,8 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	}
 
 	int64_t lines, count, line0 = 0;
-	count_lines(buf, len, &lines, &count);
+	size_t b = r == 0 ? bom(buf, len) : 0;
+	count_lines(buf + b, len - b, &lines, &count);
 	MPI_Exscan(&lines, &line0, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 	if (r == 0)
 		line0 = 0;
@@ -455,8 +499,8 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	v->codec = codec;
 
 	load_trap t = { .line = INT64_MAX };
-	parse_trapped(&t, buf, len, path, line0, v->data + (size_t)cuts[r] * elsize, elsize,
-	              parse);
+	parse_trapped(&t, buf + b, len - b, path, line0, v->data + (size_t)cuts[r] * elsize,
+	              elsize, parse);
 	sap_spare_give(buf, len);
 	int64_t first = INT64_MAX;
 	MPI_Allreduce(&t.line, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
@@ -501,27 +545,121 @@ void sap_load_codec(sap_dvec *v, const char *name, const char *path, size_t elsi
 	load_any(v, name, path, elsize, parse, false, false, codec, s);
 }
 
+/* Several ranks: fail on every rank when rank `first` (the lowest that
+ * failed, from err) could not read path. */
+static void settle_read(int err, const char *path, const sap_site *s)
+{
+	int P = sap_nranks(), r = sap_rank(), me = err ? r : P, first = P;
+	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == P)
+		return;
+	if (r == first && err == ESPIPE)
+		sap_fatal(s, "cannot read '%s': a regular file on rank 0 but not on rank %d", path,
+		          r);
+	if (r == first)
+		sap_fatal(s, "cannot read '%s': %s", path, strerror(err));
+	MPI_Barrier(MPI_COMM_WORLD);    /* until that rank aborts */
+}
+
+/* Rank 0's buffer to every rank. */
+static char *bcast_buffer(char *buf, size_t *len)
+{
+	long long n = (long long)*len;
+	MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+	if (sap_rank() != 0) {
+		buf = sap_xmalloc((size_t)n + 1);
+		buf[n] = '\0';
+	}
+	for (long long at = 0; at < n;) {
+		enum { PIECE = 1 << 30 };
+		int k = n - at > PIECE ? PIECE : (int)(n - at);
+		MPI_Bcast(buf + at, k, MPI_CHAR, 0, MPI_COMM_WORLD);
+		at += k;
+	}
+	*len = (size_t)n;
+	return buf;
+}
+
+static void warn_empty(const sap_dvec *v, const char *path, const sap_site *s)
+{
+	if (v->n == 0)
+		sap_warn(s, "'%s' holds no elements: it is empty or has only blank and comment "
+		         "lines", path);
+}
+
 static void load_any(sap_dvec *v, const char *name, const char *path, size_t elsize,
                      sap_parse_fn parse, bool flat, bool parted, const sap_codec *codec,
                      const sap_site *s)
 {
-	/* Shares are byte ranges of one regular file: a pipe, or elements
-	 * holding strings with no codec to send them, are read whole by
-	 * every rank. */
-	if (sap_nranks() > 1 && (flat || codec) && elsize <= INT32_MAX) {
-		int fd = open(path, O_RDONLY);
-		struct stat st;
-		int regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-		int all = 0;
-		MPI_Allreduce(&regular, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-		if (all) {
-			load_shared(v, name, path, elsize, parse, flat && parted, codec, s, fd,
-			            st.st_size);
-			return;
-		}
-		if (fd >= 0)
-			close(fd);
+	if (sap_nranks() == 1) {
+		bool regular;
+		size_t len;
+		int fd = open_input(path, &regular, false);
+		char *buf = fd < 0 ? NULL : read_fd(fd, &len);
+		if (!buf)
+			sap_fatal(s, "cannot read '%s': %s", path, strerror(errno));
+		load_buffer(v, name, path, elsize, parse, buf, len, s);
+		v->codec = codec;
+		warn_empty(v, path, s);
+		return;
 	}
-	load_whole(v, name, path, elsize, parse, s);
-	v->codec = codec;
+	/* Rank 0 looks first: a pipe, a FIFO or a device (/dev/stdin) can be
+	 * read only once, and only rank 0 has the terminal's or the shell's
+	 * stdin, so rank 0 reads it and sends it to the others; opening a
+	 * FIFO on every rank would split its bytes among them, or block. */
+	int r = sap_rank(), err = 0, fd = -1;
+	bool regular = false;
+	if (r == 0 && (fd = open_input(path, &regular, false)) < 0)
+		err = errno;
+	settle_read(err, path, s);
+	int reg = regular;
+	MPI_Bcast(&reg, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	size_t len = 0;
+	char *buf = NULL;
+	if (!reg) {
+		if (r == 0 && !(buf = read_fd(fd, &len)))
+			err = errno;
+		settle_read(err, path, s);
+		buf = bcast_buffer(buf, &len);
+		load_buffer(v, name, path, elsize, parse, buf, len, s);
+		v->codec = codec;
+		warn_empty(v, path, s);
+		return;
+	}
+	/* A regular file on rank 0 must be one on every rank (a shared file
+	 * system): shares are byte ranges of it. */
+	if (r != 0) {
+		if ((fd = open_input(path, &regular, true)) < 0)
+			err = errno;
+		else if (!regular)
+			err = ESPIPE;
+	}
+	settle_read(err, path, s);
+	/* Shares cut from different sizes would lose or repeat lines: a file
+	 * that differs between nodes (a stale copy, one still being written)
+	 * is an error. */
+	struct stat st;
+	long long size = fstat(fd, &st) == 0 ? (long long)st.st_size : -1, size0 = size;
+	MPI_Bcast(&size0, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+	int me = size != size0 ? r : sap_nranks(), first = me;
+	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first != sap_nranks()) {
+		if (r == first)
+			sap_fatal(s, "'%s' has %lld bytes on rank %d but %lld on rank 0: every rank "
+			          "must read the same file", path, size, r, size0);
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+	if ((flat || codec) && elsize <= INT32_MAX) {
+		load_shared(v, name, path, elsize, parse, flat && parted, codec, s, fd,
+		            (off_t)size);
+	} else {
+		/* Elements holding strings with no codec to send them: every
+		 * rank reads the whole file. */
+		if (!(buf = read_fd(fd, &len)))
+			err = errno;
+		settle_read(err, path, s);
+		load_buffer(v, name, path, elsize, parse, buf, len, s);
+		v->codec = codec;
+	}
+	warn_empty(v, path, s);
 }

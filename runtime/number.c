@@ -3,6 +3,7 @@
  * number reads the same in a data file and in a string. */
 #include <errno.h>
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sap-int.h"
@@ -119,6 +120,8 @@ int sap_parse_real(const char *t, size_t n, bool is_float, double *out)
 		return SAP_NUM_BAD;
 	if (range)
 		return SAP_NUM_RANGE;
+	if (!isfinite(x))
+		return SAP_NUM_NOTFINITE;
 	*out = x;
 	return SAP_NUM_OK;
 }

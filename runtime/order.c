@@ -6,30 +6,76 @@
  * workers and the replay of its dumped order on one must compute the same
  * DDSs bit for bit: that is what serializable means, checked.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "sap-int.h"
 
 static FILE *dumpf, *runf;
 static int64_t runline;         /* lines of runf read so far */
 
+/* Both files are opened before the program starts its work, so that a
+ * path that cannot be written or read fails at once, not after the
+ * first loop.  Collective. */
+void sap_order_start(void)
+{
+	int err = 0, P = sap_nranks();
+	if (sap_cfg.dump_order && sap_rank() == 0 && !(dumpf = fopen(sap_cfg.dump_order, "w")))
+		err = errno;
+	if (P > 1)
+		MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (err) {
+		if (sap_rank() == 0)
+			sap_fatal(NULL, "--dump-order=%s: %s", sap_cfg.dump_order, strerror(err));
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+	/* Every rank replays the order it reads itself: from a pipe or a
+	 * FIFO, the ranks would each get a different part, or nothing. */
+	const char *f = sap_cfg.run_order;
+	if (!f)
+		return;
+	struct stat st;
+	if (!(runf = fopen(f, "r")))
+		err = errno;
+	else if (P > 1 && (fstat(fileno(runf), &st) < 0 || !S_ISREG(st.st_mode)))
+		err = ESPIPE;
+	int me = err ? sap_rank() : P, first = me;
+	if (P > 1)
+		MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == P)
+		return;
+	if (sap_rank() == first) {
+		if (err == ESPIPE)
+			sap_fatal(NULL, "--run-order=%s: not a regular file; on several ranks every "
+			          "rank reads it, so it cannot be a pipe or a device", f);
+		sap_fatal(NULL, "--run-order=%s: %s", f, strerror(err));
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static _Noreturn void dump_error(const sap_loop *L)
+{
+	sap_fatal(L ? &L->site : NULL, "--dump-order=%s: cannot write: %s", sap_cfg.dump_order,
+	          strerror(errno));
+}
+
 void sap_order_dump(const sap_loop *L, const int64_t *idx, int64_t lo, int64_t n)
 {
 	if (sap_rank() != 0)
 		return;
-	if (!dumpf) {
-		dumpf = fopen(sap_cfg.dump_order, "w");
-		if (!dumpf)
-			sap_fatal(&L->site, "--dump-order=%s: %s", sap_cfg.dump_order, strerror(errno));
-	}
-	fprintf(dumpf, "loop %d invocation %u count %lld\n", L->id, L->invocations,
-	        (long long)n);
+	/* Code that never called sap_init (the unit tests) opens it here. */
+	if (!dumpf && !(dumpf = fopen(sap_cfg.dump_order, "w")))
+		sap_fatal(&L->site, "--dump-order=%s: %s", sap_cfg.dump_order, strerror(errno));
+	if (fprintf(dumpf, "loop %d invocation %u count %lld\n", L->id, L->invocations,
+	            (long long)n) < 0)
+		dump_error(L);
 	for (int64_t k = 0; k < n; k++)
-		fprintf(dumpf, "%lld\n", (long long)(idx ? idx[k] : lo + k));
-	if (ferror(dumpf))
-		sap_fatal(&L->site, "--dump-order=%s: write error", sap_cfg.dump_order);
+		if (fprintf(dumpf, "%lld\n", (long long)(idx ? idx[k] : lo + k)) < 0)
+			dump_error(L);
 }
 
 /* The next line without its newline, or NULL at the end of the file. */
@@ -47,11 +93,8 @@ static char *next_line(char **buf, size_t *cap)
 int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi)
 {
 	const char *f = sap_cfg.run_order;
-	if (!runf) {
-		runf = fopen(f, "r");
-		if (!runf)
-			sap_fatal(&L->site, "--run-order=%s: %s", f, strerror(errno));
-	}
+	if (!runf && !(runf = fopen(f, "r")))
+		sap_fatal(&L->site, "--run-order=%s: %s", f, strerror(errno));
 	long long n = hi > lo ? hi - lo : 0;
 	char *buf = NULL;
 	size_t cap = 0;
@@ -102,8 +145,17 @@ int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi)
 
 void sap_order_end(void)
 {
-	if (dumpf && fclose(dumpf))
-		sap_fatal(NULL, "--dump-order=%s: write error", sap_cfg.dump_order);
+	if (dumpf) {
+		bool bad = fflush(dumpf) != 0 || ferror(dumpf);
+		/* Pipes and terminals cannot sync (EINVAL): nothing to lose. */
+		if (!bad && fsync(fileno(dumpf)) < 0 && errno != EINVAL && errno != EROFS)
+			bad = true;
+		if (fclose(dumpf) != 0)
+			bad = true;
+		dumpf = NULL;
+		if (bad)
+			dump_error(NULL);
+	}
 	if (runf)
 		fclose(runf);
 	dumpf = runf = NULL;

@@ -8,6 +8,14 @@
 
 /* error.c */
 _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap);
+/* A warning on stderr, from rank 0 only (every rank calls it). */
+void sap_warn(const sap_site *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* printf into a fresh string of the length it takes (sap_xmalloc). */
+char *sap_vstrf(const char *fmt, va_list ap);
+char *sap_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* p[0 .. n) for a message: control bytes (NUL, tab, ESC ...) as \xHH, so
+ * that bytes from a data file or a command line cannot garble or cut it. */
+char *sap_escape(const char *p, size_t n);
 /* Allocation that cannot fail: running out of memory is a fatal error, so
  * callers need no NULL checks. */
 void *sap_xmalloc(size_t n);
@@ -25,8 +33,10 @@ void sap_ptrs_del(sap_ptrs *s, void *p);
 
 /* number.c: the whole of t[0 .. n) as a decimal integer in [lo, hi], or
  * as a float (rounded to float when is_float) in any form strtod reads.
- * On SAP_NUM_BAD or SAP_NUM_RANGE *out is left alone. */
-enum { SAP_NUM_OK, SAP_NUM_BAD, SAP_NUM_RANGE };
+ * nan and inf are SAP_NUM_NOTFINITE: no sensible value for training data,
+ * and most often a failed run's output read back by mistake.  On anything
+ * but SAP_NUM_OK *out is left alone. */
+enum { SAP_NUM_OK, SAP_NUM_BAD, SAP_NUM_RANGE, SAP_NUM_NOTFINITE };
 int sap_parse_integer(const char *t, size_t n, int64_t lo, int64_t hi, int64_t *out);
 int sap_parse_real(const char *t, size_t n, bool is_float, double *out);
 
@@ -657,6 +667,8 @@ void sap_order_dump(const sap_loop *L, const int64_t *idx, int64_t lo, int64_t n
  * against L, its invocation and [lo, hi); the caller frees it. */
 int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi);
 void sap_order_end(void);
+/* Open the --dump-order and --run-order files (sap_init; collective). */
+void sap_order_start(void);
 
 /* stats.c: every loop state registers when created; printed at the end
  * with --stats. */

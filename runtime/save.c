@@ -1,12 +1,16 @@
 /* save.c: writing a dvector as text, one element per line, in the format
  * sap_load reads back. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+#include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <mpi.h>
 #include "sap-int.h"
@@ -15,33 +19,26 @@ struct sap_out {
 	char *buf;
 	size_t n, cap;
 	bool line_start;        /* no field on this line yet */
-	int elem;               /* in a list element: 1 before its first field, 2 after */
-	const sap_dvec *v;      /* what is written, and which element, for messages */
-	int64_t at;
-	int fd;
-	const char *path;       /* what the user asked for, for messages */
-	const char *tmp;        /* what is being written */
-	const sap_site *site;
+	int fd;                 /* streaming to it, or -1: all in memory */
+	int err;                /* the first failed write's errno, or 0 */
+	int64_t elem;           /* the element being formatted */
+	int grp;                /* in a list element: 1 before its first field, 2 after */
+	int64_t bad;            /* the first element that would not load back, or INT64_MAX */
+	char *why;              /* why not, for the message */
 };
 
 enum { OUT_BUF = 1 << 20 };
 
-static _Noreturn void write_error(sap_out *o)
-{
-	int e = errno;
-	close(o->fd);
-	unlink(o->tmp);
-	sap_fatal(o->site, "cannot write '%s': %s", o->path, strerror(e));
-}
-
+/* After the first failure nothing more is written: the temporary file is
+ * dropped anyway, and the caller reports o->err. */
 static void write_all(sap_out *o, const char *p, size_t n)
 {
-	while (n > 0) {
+	while (n > 0 && !o->err) {
 		ssize_t w = write(o->fd, p, n);
 		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			write_error(o);
+			if (errno != EINTR)
+				o->err = errno;
+			continue;
 		}
 		p += w;
 		n -= (size_t)w;
@@ -75,40 +72,38 @@ static char *room(sap_out *o, size_t n)
 static void field(sap_out *o)
 {
 	if (!o->line_start) {
-		*room(o, 1) = o->elem == 2 ? ':' : ' ';
+		*room(o, 1) = o->grp == 2 ? ':' : ' ';
 		o->n++;
 	}
 	o->line_start = false;
-	if (o->elem)
-		o->elem = 2;
+	if (o->grp)
+		o->grp = 2;
 }
 
 void sap_fmt_elem(sap_out *o)
 {
-	o->elem = 1;
+	o->grp = 1;
 }
 
 void sap_fmt_elem_end(sap_out *o)
 {
-	o->elem = 0;
+	o->grp = 0;
 }
 
-/* A value that load would not read back is an error, never a file that
- * loads as something else. */
-static _Noreturn __attribute__((format(printf, 2, 3)))
+/* A value that load would not read back, or would read as something else:
+ * the first such element is reported once every rank has formatted its
+ * part (settle_loadable), and nothing is renamed into place. */
+static __attribute__((format(printf, 2, 3)))
 void unloadable(sap_out *o, const char *fmt, ...)
 {
-	char why[256];
+	if (o->elem >= o->bad)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
+	free(o->why);
+	o->why = sap_vstrf(fmt, ap);
 	va_end(ap);
-	if (o->fd >= 0) {
-		close(o->fd);
-		unlink(o->tmp);
-	}
-	sap_fatal(o->site, "cannot save '%s' to '%s': element %lld would not load back: %s",
-	          o->v->name, o->path, (long long)o->at, why);
+	o->bad = o->elem;
 }
 
 static bool has_blank(const char *s)
@@ -128,6 +123,15 @@ static void put(sap_out *o, const char *s, size_t n)
 	}
 	memcpy(room(o, n), s, n);
 	o->n += n;
+}
+
+/* sap_load rejects nan and inf, so a file holding one could not be read
+ * back; a model gone to nan is a failed training besides. */
+static void check_finite(sap_out *o, double x)
+{
+	if (!isfinite(x))
+		unloadable(o, "it holds %s, which is not a number load reads",
+		           isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
 }
 
 void sap_fmt_bool(sap_out *o, bool x)
@@ -167,6 +171,7 @@ void sap_fmt_long(sap_out *o, int64_t x)
 
 void sap_fmt_float(sap_out *o, float x)
 {
+	check_finite(o, x);
 	field(o);
 	char *p = room(o, 32);
 	o->n += (size_t)snprintf(p, 32, "%.9g", (double)x);
@@ -174,6 +179,7 @@ void sap_fmt_float(sap_out *o, float x)
 
 void sap_fmt_double(sap_out *o, double x)
 {
+	check_finite(o, x);
 	field(o);
 	char *p = room(o, 32);
 	o->n += (size_t)snprintf(p, 32, "%.17g", x);
@@ -185,13 +191,13 @@ void sap_fmt_str(sap_out *o, sap_str x, const char *name)
 	char b[200];
 	if (!*x)
 		unloadable(o, "field '%s' is the empty string", name);
-	if (has_blank(x))
+	else if (has_blank(x))
 		unloadable(o, "field '%s' is \"%s\", and a string field cannot hold a blank",
 		           name, sap_shown(x, b, sizeof b));
-	if (o->elem && strchr(x, ':'))
+	else if (o->grp && strchr(x, ':'))
 		unloadable(o, "field '%s' is \"%s\", and a string in an element of a list of "
 		           "structs or arrays cannot hold ':'", name, sap_shown(x, b, sizeof b));
-	if (o->line_start && *x == '#')
+	else if (o->line_start && *x == '#')
 		unloadable(o, "field '%s' is \"%s\" at the start of the line, and a line "
 		           "starting with '#' is a comment", name, sap_shown(x, b, sizeof b));
 	field(o);
@@ -205,13 +211,13 @@ void sap_fmt_line(sap_out *o, sap_str x)
 	char b[200];
 	if (!n)
 		unloadable(o, "it is the empty string, and empty lines are skipped");
-	if (sap_is_blank(x[0]) || sap_is_blank(x[n - 1]) || x[0] == '\n' || x[n - 1] == '\n')
+	else if (sap_is_blank(x[0]) || sap_is_blank(x[n - 1]) || x[0] == '\n' || x[n - 1] == '\n')
 		unloadable(o, "\"%s\" starts or ends with a blank, and a line is read without them",
 		           sap_shown(x, b, sizeof b));
-	if (strchr(x, '\n'))
+	else if (strchr(x, '\n'))
 		unloadable(o, "\"%s\" holds a newline, and an element is one line",
 		           sap_shown(x, b, sizeof b));
-	if (*x == '#')
+	else if (*x == '#')
 		unloadable(o, "\"%s\" starts with '#', and a line starting with '#' is a comment",
 		           sap_shown(x, b, sizeof b));
 	field(o);
@@ -222,10 +228,9 @@ void sap_fmt_line(sap_out *o, sap_str x)
 static void format_range(sap_out *o, const sap_dvec *v, int64_t lo, int64_t hi,
                          sap_format_fn fmt)
 {
-	o->v = v;
 	for (int64_t i = lo; i < hi; i++) {
+		o->elem = i;
 		o->line_start = true;
-		o->at = i;
 		fmt(o, v->data + (size_t)i * v->elsize);
 		if (o->line_start)
 			unloadable(o, "it is an empty list, which writes an empty line, and "
@@ -235,113 +240,280 @@ static void format_range(sap_out *o, const sap_dvec *v, int64_t lo, int64_t hi,
 	}
 }
 
-static char *tmp_name(const char *path)
+/* ---- the temporary file ----
+ *
+ * FILE is written as DIR/.FILE.sap-tmp.HOST.PID (HOST and PID those of
+ * rank 0) and renamed to FILE once every rank's part is on disk, so FILE
+ * is complete or as it was.  The leading dot keeps the temporary out of
+ * `ls` and of globs such as FILE*; a run killed while saving leaves it
+ * behind, and the next save of the same FILE on that host removes it
+ * once its process is gone. */
+
+static const char TMP_TAG[] = ".sap-tmp.";
+/* Of FILE's name, the temporary's holds no more than this, so that it
+ * stays within NAME_MAX (255) whenever FILE does. */
+enum { TMP_BASE = 120 };
+
+typedef struct save_names {
+	char *dir;              /* "" for the working directory, else with '/' */
+	const char *base;       /* the last component of the path */
+	int bn;                 /* how much of it the temporary's name holds */
+	char host[72];          /* HOST_NAME_MAX is 64 */
+	char *tmp;
+} save_names;
+
+static void names_make(save_names *nm, const char *path)
 {
-	size_t pn = strlen(path);
-	char *tmp = sap_xmalloc(pn + sizeof ".tmp");
-	memcpy(tmp, path, pn);
-	memcpy(tmp + pn, ".tmp", sizeof ".tmp");
-	return tmp;
+	const char *slash = strrchr(path, '/');
+	size_t dn = slash ? (size_t)(slash - path) + 1 : 0;
+	nm->dir = sap_xmalloc(dn + 1);
+	memcpy(nm->dir, path, dn);
+	nm->dir[dn] = '\0';
+	nm->base = path + dn;
+	nm->bn = strlen(nm->base) > TMP_BASE ? TMP_BASE : (int)strlen(nm->base);
+	if (gethostname(nm->host, sizeof nm->host) < 0)
+		strcpy(nm->host, "localhost");
+	nm->host[sizeof nm->host - 1] = '\0';
+	for (char *p = nm->host; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	size_t n = dn + 1 + (size_t)nm->bn + sizeof TMP_TAG + strlen(nm->host) + 24;
+	nm->tmp = sap_xmalloc(n);
+	snprintf(nm->tmp, n, "%s.%.*s%s%s.%ld", nm->dir, nm->bn, nm->base, TMP_TAG, nm->host,
+	         (long)getpid());
 }
+
+static void names_free(save_names *nm)
+{
+	free(nm->dir);
+	free(nm->tmp);
+}
+
+/* Remove the temporaries of earlier saves of this file that were killed
+ * midway: ours by name, made on this host by a process that is gone (or
+ * by one with our PID, which cannot be saving this file now). */
+static void clean_stale(const save_names *nm)
+{
+	DIR *d = opendir(nm->dir[0] ? nm->dir : ".");
+	if (!d)
+		return;
+	size_t bn = (size_t)nm->bn, hn = strlen(nm->host), tn = sizeof TMP_TAG - 1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *p = e->d_name;
+		if (p[0] != '.' || strncmp(p + 1, nm->base, bn) || strncmp(p + 1 + bn, TMP_TAG, tn))
+			continue;
+		p += 1 + bn + tn;
+		if (strncmp(p, nm->host, hn) || p[hn] != '.')
+			continue;
+		p += hn + 1;
+		char *end;
+		errno = 0;
+		long pid = strtol(p, &end, 10);
+		if (*p < '0' || *p > '9' || *end || errno || pid <= 0 || pid != (pid_t)pid)
+			continue;
+		if (pid == (long)getpid() || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* The rename is only durable once the directory is on disk. */
+static int sync_dir(const save_names *nm)
+{
+	int fd = open(nm->dir[0] ? nm->dir : ".", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return errno;
+	int err = 0;
+	if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* fsync, then close; the first errno, or 0.  File systems that cannot
+ * sync (EINVAL) have nothing to make durable. */
+static int finish_fd(int fd, int err)
+{
+	if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS && !err)
+		err = errno;
+	if (close(fd) < 0 && !err)
+		err = errno;
+	return err;
+}
+
+/* ---- agreeing on the outcome ---- */
+
+/* One step's outcome on every rank (err: this rank's errno or 0): when
+ * any rank failed, the lowest such rank drops the temporary file and
+ * reports; the others wait until its abort ends them.  No rank goes on
+ * to rename a file another rank could not write. */
+static void settle_note(int err, const char *path, const char *tmp, const sap_site *s,
+                        const char *note)
+{
+	int P = sap_nranks(), r = sap_rank(), me = err ? r : P, first = me;
+	if (P > 1)
+		MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == P)
+		return;
+	if (r == first) {
+		if (tmp)
+			unlink(tmp);
+		sap_fatal(s, "cannot write '%s': %s%s", path, strerror(err), note);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void settle(int err, const char *path, const char *tmp, const sap_site *s)
+{
+	settle_note(err, path, tmp, s, "");
+}
+
+/* The first element (over all ranks) that would not load back. */
+static void settle_loadable(const sap_out *o, const sap_dvec *v, const char *path,
+                          const char *tmp, const sap_site *s)
+{
+	int64_t first = o->bad;
+	if (sap_nranks() > 1)
+		MPI_Allreduce(&o->bad, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+	if (first == INT64_MAX)
+		return;
+	if (o->bad == first) {
+		if (tmp)
+			unlink(tmp);
+		sap_fatal(s, "cannot save '%s' to '%s': element %lld would not load back: %s; "
+		          "'%s' is left as it was", v->name ? v->name : "the vector", path,
+		          (long long)first, o->why, path);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* ---- saving ---- */
 
 static void save_one(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
 {
-	char *tmp = tmp_name(path);
-	sap_out o = { .cap = OUT_BUF, .path = path, .tmp = tmp, .site = s };
-	o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	save_names nm;
+	names_make(&nm, path);
+	clean_stale(&nm);
+	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX };
+	o.fd = open(nm.tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
 	if (o.fd < 0)
-		sap_fatal(s, "cannot write '%s': %s", path, strerror(errno));
+		settle(errno, path, NULL, s);
 	o.buf = sap_xmalloc(OUT_BUF);
 	format_range(&o, v, 0, v->n, fmt);
 	flush(&o);
-	/* The rename makes the file appear complete or not at all, even
-	 * after a crash, so the data must be on disk before it. */
-	if (fsync(o.fd) < 0 && errno != EINVAL && errno != EROFS)
-		write_error(&o);
-	if (close(o.fd) < 0) {
-		int e = errno;
-		unlink(tmp);
-		sap_fatal(s, "cannot write '%s': %s", path, strerror(e));
-	}
-	if (rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		sap_fatal(s, "cannot write '%s': %s", path, strerror(e));
-	}
+	settle(finish_fd(o.fd, o.err), path, nm.tmp, s);
+	settle_loadable(&o, v, path, nm.tmp, s);
+	if (rename(nm.tmp, path) < 0)
+		settle(errno, path, nm.tmp, s);
+	settle(sync_dir(&nm), path, NULL, s);
 	free(o.buf);
-	free(tmp);
+	free(o.why);
+	names_free(&nm);
 }
 
-/* An MPI-IO failure on any rank, reported once, by the lowest such rank. */
-static void agree(int rc, const char *what, const char *path, const char *tmp,
-                  const sap_site *s)
+/* pwrite all of p[0 .. n) at off: 0 or an errno. */
+static int pwrite_all(int fd, const char *p, size_t n, off_t off)
 {
-	int r = sap_rank(), bad = rc == MPI_SUCCESS ? sap_nranks() : r, first;
-	MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	if (first == sap_nranks())
-		return;
-	if (r == first) {
-		char msg[MPI_MAX_ERROR_STRING];
-		int len = 0;
-		MPI_Error_string(rc, msg, &len);
-		unlink(tmp);
-		sap_fatal(s, "cannot write '%s': %s: %s", path, what, msg);
+	while (n > 0) {
+		ssize_t w = pwrite(fd, p, n, off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += w;
+		n -= (size_t)w;
+		off += w;
 	}
-	MPI_Barrier(MPI_COMM_WORLD);    /* until that rank aborts */
+	return 0;
 }
 
-/* Several ranks: each formats its part, then all write it at its offset
- * in one file, which appears (by rename) complete, in element order, the
- * same bytes for any number of ranks. */
+/* Several ranks: each formats its part, then writes it at its offset in
+ * one temporary file; once all parts are on disk, rank 0 renames it, so
+ * FILE appears complete, in element order, the same bytes for any number
+ * of ranks.  Plain POSIX I/O reports each rank's errno, which MPI-IO
+ * gave only as a generic class (and a short write not at all). */
 static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
 {
 	int r = sap_rank();
-	char *tmp = tmp_name(path);
 	int64_t lo, hi;
 	sap_dv_part(v, r, &lo, &hi);
-	sap_out o = { .cap = OUT_BUF, .fd = -1, .path = path, .tmp = tmp, .site = s };
+	sap_out o = { .cap = OUT_BUF, .fd = -1, .bad = INT64_MAX };
 	o.buf = sap_xmalloc(o.cap);
 	format_range(&o, v, lo, hi, fmt);
+	settle_loadable(&o, v, path, NULL, s);
 
-	long long mine = (long long)o.n, off = 0, total = 0;
+	long long mine = (long long)o.n, off = 0;
 	MPI_Exscan(&mine, &off, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
 	if (r == 0)
 		off = 0;
-	MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
 
-	MPI_File fh;
-	int rc = MPI_File_open(MPI_COMM_WORLD, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY,
-	                       MPI_INFO_NULL, &fh);
-	agree(rc, "open", path, tmp, s);
-	/* A longer file of the same name may be there from before. */
-	rc = MPI_File_set_size(fh, (MPI_Offset)total);
-	agree(rc, "set size", path, tmp, s);
-	rc = MPI_SUCCESS;
-	for (size_t at = 0; at < o.n && rc == MPI_SUCCESS;) {
-		enum { PIECE = 1 << 30 };
-		int n = o.n - at > PIECE ? PIECE : (int)(o.n - at);
-		rc = MPI_File_write_at(fh, (MPI_Offset)(off + (long long)at), o.buf + at, n,
-		                       MPI_BYTE, MPI_STATUS_IGNORE);
-		at += (size_t)n;
-	}
-	agree(rc, "write", path, tmp, s);
-	rc = MPI_File_sync(fh);
-	agree(rc, "sync", path, tmp, s);
-	rc = MPI_File_close(&fh);
-	agree(rc, "close", path, tmp, s);
+	/* Rank 0 names and creates the file, the others open it. */
+	save_names nm;
+	names_make(&nm, path);
 	int err = 0;
-	if (r == 0 && rename(tmp, path) < 0) {
+	if (r == 0) {
+		clean_stale(&nm);
+		o.fd = open(nm.tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+		if (o.fd < 0)
+			err = errno;
+	}
+	settle(err, path, NULL, s);
+	int tn = (int)strlen(nm.tmp);
+	MPI_Bcast(&tn, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	nm.tmp = sap_xrealloc(nm.tmp, (size_t)tn + 1);
+	MPI_Bcast(nm.tmp, tn + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+	if (r != 0 && (o.fd = open(nm.tmp, O_WRONLY)) < 0)
 		err = errno;
-		unlink(tmp);
-	}
-	MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	if (err) {
-		if (r == 0)
-			sap_fatal(s, "cannot write '%s': %s", path, strerror(err));
-		MPI_Barrier(MPI_COMM_WORLD);
-	}
+	settle(err, path, nm.tmp, s);
+
+	err = finish_fd(o.fd, pwrite_all(o.fd, o.buf, o.n, (off_t)off));
+	settle(err, path, nm.tmp, s);
+	if (r == 0 && rename(nm.tmp, path) < 0)
+		err = errno;
+	settle(err, path, nm.tmp, s);
+	if (r == 0)
+		err = sync_dir(&nm);
+	settle(err, path, NULL, s);
 	free(o.buf);
-	free(tmp);
+	free(o.why);
+	names_free(&nm);
+}
+
+/* Before the program starts its work: whether a save to path could
+ * create its file.  Rank 0 creates (and removes) the very temporary a
+ * save would, which also finds read-only file systems and permissions
+ * that root does not bypass; the other ranks, which open that file,
+ * check that the directory is there for them too. */
+void sap_check_output(sap_str file, const sap_site *s)
+{
+	const char *path = sap_str_c(file);
+	save_names nm;
+	names_make(&nm, path);
+	int err = 0;
+	struct stat st;
+	if (!*nm.base) {
+		err = *path ? EISDIR : ENOENT;
+	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err = EISDIR;
+	} else if (sap_rank() == 0) {
+		clean_stale(&nm);
+		int fd = open(nm.tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+		if (fd < 0) {
+			err = errno;
+		} else {
+			close(fd);
+			unlink(nm.tmp);
+		}
+	} else if (stat(nm.dir[0] ? nm.dir : ".", &st) < 0) {
+		err = errno;
+	} else if (!S_ISDIR(st.st_mode)) {
+		err = ENOTDIR;
+	}
+	settle_note(err, path, NULL, s, " (checked at start, before any work that the save "
+	            "would lose)");
+	names_free(&nm);
 }
 
 void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)

@@ -48,43 +48,36 @@ struct sap_loop_state *sap_stats_loops(void)
 	return loops;
 }
 
-static const char *verdict1(const struct sap_loop_state *st, char *buf, size_t n);
+static char *verdict1(const struct sap_loop_state *st);
 
-static const char *verdict(const struct sap_loop_state *st, char *buf, size_t n)
+/* The verdict, whole however long its reasons (the caller frees it). */
+static char *verdict(const struct sap_loop_state *st)
 {
-	const char *v = verdict1(st, buf, n);
+	char *v = verdict1(st);
 	if (!st->whole_why)
 		return v;
-	size_t len = strlen(v) + 1;
-	char *tmp = sap_xmalloc(len);
-	memcpy(tmp, v, len);
-	/* A verdict longer than the buffer is cut. */
-	if (snprintf(buf, n, "%s, on every rank: %s", tmp, st->whole_why) >= (int)n)
-		buf[n - 1] = '\0';
-	free(tmp);
-	return buf;
+	char *w = sap_strf("%s, on every rank: %s", v, st->whole_why);
+	free(v);
+	return w;
 }
 
-static const char *verdict1(const struct sap_loop_state *st, char *buf, size_t n)
+static char *verdict1(const struct sap_loop_state *st)
 {
 	if (st->ever_locked)
-		return "locked (non-deterministic)";
+		return sap_strf("locked (non-deterministic)");
 	switch (st->verdict) {
 	case SAP_V_SHARED:
-		snprintf(buf, n, "planned (loop %d's plan)", st->shared_with);
-		return buf;
-	case SAP_V_INDEX: return "index-order";
-	case SAP_V_CHUNKS: return "chunks";
-	case SAP_V_OWNER: return "chunks (owner computes)";
-	case SAP_V_PLANNED: return "planned";
-	case SAP_V_LOCKED: return "locked (non-deterministic)";
-	case SAP_V_REPLAY: return "replayed";
-	case SAP_V_SERIAL:
-		snprintf(buf, n, "serialized: %s", st->reason ? st->reason : "");
-		return buf;
+		return sap_strf("planned (loop %d's plan)", st->shared_with);
+	case SAP_V_INDEX: return sap_strf("index-order");
+	case SAP_V_CHUNKS: return sap_strf("chunks");
+	case SAP_V_OWNER: return sap_strf("chunks (owner computes)");
+	case SAP_V_PLANNED: return sap_strf("planned");
+	case SAP_V_LOCKED: return sap_strf("locked (non-deterministic)");
+	case SAP_V_REPLAY: return sap_strf("replayed");
+	case SAP_V_SERIAL: return sap_strf("serialized: %s", st->reason ? st->reason : "");
 	case SAP_V_NONE: break;
 	}
-	return "-";
+	return sap_strf("-");
 }
 
 static int by_id(const void *x, const void *y)
@@ -152,15 +145,16 @@ static void put_sync(FILE *f)
 	        "invocations", "model", "workers", "steps", "compute_s", "sync_s", "sync_MB",
 	        "waits", "wait_s", "staleness", "recon_s", "rows_sent");
 	for (const sap_sync_stats *s = sap_sync_stats_all(); s; s = s->next) {
-		char site[256], m[32];
-		snprintf(site, sizeof site, "%s:%d", s->loop->site.file ? s->loop->site.file : "?",
-		         s->loop->site.line);
+		char m[32];
+		char *site = sap_strf("%s:%d", s->loop->site.file ? s->loop->site.file : "?",
+		                      s->loop->site.line);
 		fprintf(f, "%4d %-20s %11u %8s %7d %8lld %10.4f %8.4f %9.2f %6lld %8.4f %9lld %8.4f %10lld%s%s\n",
 		        s->loop->id, site, s->loop->invocations, model_name(s, m, sizeof m), s->workers,
 		        (long long)s->steps, s->compute_s, s->sync_s, s->sync_bytes / 1e6,
 		        (long long)s->waits, s->wait_s, (long long)s->max_stale, s->recon_s,
 		        (long long)s->rows,
 		        s->whole_why ? " one worker: " : "", s->whole_why ? s->whole_why : "");
+		free(site);
 	}
 	for (const sap_sync_stats *s = sap_sync_stats_all(); s; s = s->next) {
 		if (!s->nlead)
@@ -203,16 +197,18 @@ static char *table(void)
 	        "send_s", "verdict");
 	for (size_t k = 0; k < n; k++) {
 		const struct sap_loop_state *st = v[k];
-		char site[256], why[256];
-		snprintf(site, sizeof site, "%s:%d", st->loop->site.file ? st->loop->site.file : "?",
-		         st->loop->site.line);
+		char *site = sap_strf("%s:%d", st->loop->site.file ? st->loop->site.file : "?",
+		                      st->loop->site.line);
+		char *why = verdict(st);
 		fprintf(f, "%4d %-20s %11u %6lld %8.4f %6lld %8.4f %7lld %7lld %7d %7.2f %10.4f "
 		        "%9.2f %9.2f %8.4f %8.4f %s\n",
 		        st->loop->id, site, st->loop->invocations, (long long)st->recon_runs,
 		        st->recon_s, (long long)st->plan_builds, st->plan_s, (long long)st->groups,
 		        (long long)st->rounds, st->workers, st->balance, st->compute_s,
 		        (double)st->traffic.sent / 1e6, (double)st->traffic.received / 1e6,
-		        st->fetch_s, st->send_s, verdict(st, why, sizeof why));
+		        st->fetch_s, st->send_s, why);
+		free(site);
+		free(why);
 	}
 	for (size_t k = 0; k < n; k++)
 		if (v[k]->thread_rounds)

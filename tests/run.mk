@@ -4,9 +4,12 @@
 ## that compare whole programs.
 run_tests = \
 	tests/run/accumulate.sap \
+	tests/run/args-ranks.sh \
 	tests/run/async-order.sh \
+	tests/run/bad-input.sh \
 	tests/run/codec-ranks.sh \
 	tests/run/cond-keys.sap \
+	tests/run/error-stops.sh \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/holders-ranks.sh \
@@ -24,6 +27,8 @@ run_tests = \
 	tests/run/params.sap \
 	tests/run/parts-ranks.sh \
 	tests/run/sapc-options.sh \
+	tests/run/save-full.sh \
+	tests/run/save-temp.sh \
 	tests/run/sgdmf-twin.sh \
 	tests/run/slice-twins.sh \
 	tests/run/ssp-ranks.sh \
@@ -36,6 +41,7 @@ run_tests = \
 	tests/run/text-errors.sh \
 	tests/run/text-roundtrip.sh \
 	tests/run/sparse-ranks.sh \
+	tests/run/stdin-ranks.sh \
 	tests/run/w2v-sample.sh \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)

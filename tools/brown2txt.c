@@ -27,10 +27,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *prog = "brown2txt";
 static const char *outname = "standard output";
 static FILE *out;
+/* -o OUT is written to this name beside it and renamed when complete, so
+ * a failure (a full disk, a bad input file) leaves the old OUT as it was. */
+static char *outtmp;
+
+static void drop_tmp(void)
+{
+	if (outtmp)
+		unlink(outtmp);
+}
 
 static void usage(FILE *f)
 {
@@ -107,6 +117,9 @@ static void convert(FILE *f, const char *path)
 		}
 		if (!first)
 			putc('\n', out);
+		/* While the failed write's errno is still there. */
+		if (ferror(out))
+			die(outname, strerror(errno ? errno : EIO));
 		errno = 0;
 	}
 	if (ferror(f))
@@ -219,8 +232,16 @@ int main(int argc, char **argv)
 	out = stdout;
 	if (outpath) {
 		outname = outpath;
-		if (!(out = fopen(outpath, "w")))
+		const char *slash = strrchr(outpath, '/');
+		int dn = slash ? (int)(slash - outpath) + 1 : 0;
+		size_t n = strlen(outpath) + 64;
+		if (!(outtmp = malloc(n)))
+			die("arguments", "out of memory");
+		snprintf(outtmp, n, "%.*s.%s.brown2txt-tmp.%ld", dn, outpath, outpath + dn,
+		         (long)getpid());
+		if (!(out = fopen(outtmp, "w")))
 			die(outpath, strerror(errno));
+		atexit(drop_tmp);
 	}
 	for (int i = 0; i < nfiles; i++) {
 		struct stat st;
@@ -230,7 +251,15 @@ int main(int argc, char **argv)
 			convert_file(files[i]);
 	}
 	free(files);
-	if (fflush(out) || ferror(out) || (out != stdout && fclose(out)))
+	if (fflush(out) || ferror(out))
 		die(outname, strerror(errno ? errno : EIO));
+	if (outtmp) {
+		if ((fsync(fileno(out)) && errno != EINVAL) || fclose(out))
+			die(outname, strerror(errno ? errno : EIO));
+		if (rename(outtmp, outpath))
+			die(outname, strerror(errno));
+		free(outtmp);
+		outtmp = NULL;
+	}
 	return 0;
 }

@@ -12,6 +12,7 @@
  * The output is a pure function of the options: the generator is our own
  * (xoshiro256** seeded by splitmix64), not the C library's.
  */
+#define _POSIX_C_SOURCE 200809L     /* fsync, fileno */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define USER_SKEW 0.5
 #define ITEM_SKEW 0.8
@@ -224,8 +226,14 @@ static outfile out_open(const char *path)
 static void out_close(outfile *o)
 {
 	if (o->path) {
-		if (fclose(o->f) != 0)
-			fail(1, "cannot write %s: %s", o->tmp, strerror(errno));
+		/* On disk before the rename, or a crash could leave the new
+		 * name on an empty file. */
+		if (fflush(o->f) != 0 || ferror(o->f) ||
+		    (fsync(fileno(o->f)) != 0 && errno != EINVAL) || fclose(o->f) != 0) {
+			int e = errno;
+			unlink(o->tmp);
+			fail(1, "cannot write %s: %s", o->path, strerror(e ? e : EIO));
+		}
 		if (rename(o->tmp, o->path) != 0)
 			fail(1, "cannot create %s: %s", o->path, strerror(errno));
 		free(o->tmp);
@@ -268,9 +276,13 @@ static void write_ratings(outfile *o, const rating *a, int64_t n)
 		*p++ = '\n';
 	}
 	fwrite(buf, 1, (size_t)(p - buf), o->f);
-	if (ferror(o->f))
-		fail(1, "cannot write %s: %s", o->path ? o->tmp : "standard output",
-		     strerror(errno));
+	if (ferror(o->f)) {
+		int e = errno;
+		if (o->path)
+			unlink(o->tmp);
+		fail(1, "cannot write %s: %s", o->path ? o->path : "standard output",
+		     strerror(e));
+	}
 }
 
 /* ==== Options =========================================================== */

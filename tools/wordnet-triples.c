@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *prog = "wordnet-triples";
 
@@ -456,8 +457,14 @@ static outfile out_open(const char *dir, const char *name)
 
 static void out_close(outfile *o)
 {
-	if (ferror(o->f) | (fclose(o->f) != 0))
-		fail(1, "cannot write %s: %s", o->tmp, strerror(errno));
+	/* On disk before the rename, or a crash could leave the new name on
+	 * an empty file. */
+	if (fflush(o->f) != 0 || ferror(o->f) ||
+	    (fsync(fileno(o->f)) != 0 && errno != EINVAL) || fclose(o->f) != 0) {
+		int e = errno;
+		unlink(o->tmp);
+		fail(1, "cannot write %s: %s", o->path, strerror(e ? e : EIO));
+	}
 	if (rename(o->tmp, o->path) != 0)
 		fail(1, "cannot create %s: %s", o->path, strerror(errno));
 	free(o->path);

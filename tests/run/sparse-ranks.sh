@@ -128,8 +128,8 @@ for np in 1 2 3; do
 	for nt in 1 2; do
 		for recon in on off; do
 			out="$tmp/hist.$np.$nt.$recon"
-			$MPIEXEC --bind-to none -n "$np" "$tmp/hist-$recon" --threads="$nt" --stats >"$out" 2>&1 ||
-				{ cat "$out"; fail "hist recon=$recon on $np ranks x $nt threads"; }
+			$MPIEXEC --bind-to none -n "$np" "$tmp/hist-$recon" --threads="$nt" --stats >"$out" \
+				2>"$out.stats" || { cat "$out" "$out.stats"; fail "hist recon=$recon on $np ranks x $nt threads"; }
 			c=$(grep '^C ' "$out")
 			test -n "$c" || { cat "$out"; fail "hist recon=$recon on $np x $nt: no result"; }
 			if test -z "$want"; then
@@ -165,16 +165,16 @@ cmp "$tmp/w1" "$tmp/w2" || fail "hist on 2 x 2: two runs differ"
 
 # Traffic: the sparse path moves rows, the dense path vectors.
 for np in 2 3; do
-	set -- $(moved "$tmp/hist.$np.1.on") $(moved "$tmp/hist.$np.1.off")
-	test $# -eq 4 || { cat "$tmp/hist.$np.1.on"; fail "no sync row in --stats on $np ranks"; }
+	set -- $(moved "$tmp/hist.$np.1.on.stats") $(moved "$tmp/hist.$np.1.off.stats")
+	test $# -eq 4 || { cat "$tmp/hist.$np.1.on.stats"; fail "no sync row in --stats on $np ranks"; }
 	awk -v s="$1" -v r="$2" -v d="$3" -v rd="$4" \
 		'BEGIN { exit !(s > 0 && r > 0 && rd == 0 && s * 10 < d) }' ||
 		fail "on $np ranks: sparse moved $1 MB in $2 rows, dense $3 MB ($4 rows)"
 done
 
 for np in 1 2 3; do
-	$MPIEXEC --bind-to none -n "$np" "$tmp/hyb" --stats >"$tmp/hyb.$np" 2>&1 ||
-		{ cat "$tmp/hyb.$np"; fail "hybrid on $np ranks"; }
+	$MPIEXEC --bind-to none -n "$np" "$tmp/hyb" --stats >"$tmp/hyb.$np" 2>"$tmp/hyb.$np.stats" ||
+		{ cat "$tmp/hyb.$np" "$tmp/hyb.$np.stats"; fail "hybrid on $np ranks"; }
 	grep -qx 'hybrid 9000 13495500' "$tmp/hyb.$np" ||
 		{ cat "$tmp/hyb.$np"; fail "hybrid on $np ranks: want 9000 13501500"; }
 done

@@ -89,6 +89,7 @@ line|#c|39:5: error: cannot save '"'S'"' to '"'out.txt'"': element 1 would not l
 to_double|0.5x|43:16: error: to_double: "0.5x" is not a double
 to_double|1e400|43:16: error: to_double: "1e400" is out of range for double
 to_double| 1|43:16: error: to_double: " 1" is not a double
+to_double|nan|43:16: error: to_double: "nan" is not a finite double (nan and inf are not accepted)
 to_int|3000000000|45:16: error: to_int: "3000000000" is out of range for int
 to_int|1.5|45:16: error: to_int: "1.5" is not an int
 to_long||47:16: error: to_long: "" is not a long
@@ -103,8 +104,8 @@ echo "$cases" | while IFS='|' read -r mode text want; do
 		grep -qF "t.sap:$want" "$tmp/err" ||
 			{ cat "$tmp/err"; fail "$mode '$text' on $np ranks: no 't.sap:$want'"; }
 		test "$(cat "$tmp/out.txt")" = old || fail "$mode '$text' on $np ranks: old file changed"
-		if test -e "$tmp/out.txt.tmp"; then
-			fail "$mode '$text' on $np ranks: out.txt.tmp left behind"
+		if ls -A "$tmp" | grep -q 'out\.txt.*sap-tmp'; then
+			fail "$mode '$text' on $np ranks: a temporary of out.txt left behind"
 		fi
 		if grep -q done "$tmp/out"; then
 			fail "$mode '$text' on $np ranks: went on after the error"

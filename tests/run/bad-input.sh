@@ -1,0 +1,173 @@
+#!/bin/sh
+# Bad input, on 1, 2 and 3 ranks: each case is a clear error (one
+# message, non-zero exit, nothing printed after it) or the documented
+# behaviour of sap-run(1):
+#  - a UTF-8 byte-order mark at the start of a data file is skipped (line
+#    numbers unchanged);
+#  - a NUL byte in a line is an error naming the file, line and column;
+#  - nan and inf in a data file or in a param are errors;
+#  - control bytes from a data file (a field, a map key) or the command
+#    line are escaped in messages (\x01), and a long message is never cut
+#    short;
+#  - an empty or comment-only data file loads no elements, with a warning;
+#  - a negative count param runs a counted loop no times (C's semantics);
+#  - a failed write to standard output, to --dump-order's file, and a
+#    --dump-order file that cannot be created (found at start), and a
+#    --run-order that is a pipe on several ranks, are errors.
+#
+# Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
+
+if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
+	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bad-input.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+cd "$tmp" || exit 1
+cat >p.sap <<'SAP'
+struct R { int i; string s; float r; }
+param string data = "good.txt";
+param double gamma = 0.5;
+param long iters = 3;
+dvector<R> A = load(data);
+dvector<double> w(4);
+print("loaded\n");
+async for (long n = 0; n < len(A); n++)
+    w[A[n].i % 4] += A[n].r;
+double sum = 0;
+long chars = 0;
+for (long n = 0; n < len(A); n++) {
+    sum += A[n].i * A[n].r;
+    chars += len(A[n].s);
+}
+long runs = 0;
+for (long k = 0; k < iters; k++)
+    runs += 1;
+print("n %d sum %g chars %d gamma %g runs %d w %g\n", len(A), sum, chars, gamma, runs,
+      w[1] + w[2]);
+SAP
+"$SAPC" -O2 -o p p.sap || fail "sapc p.sap"
+
+printf '1 a 2.5\n# c\n2 bb 3\n' >good.txt
+printf '\357\273\277' | cat - good.txt >bom.txt
+printf '\357\273\2771 a 2.5\n2 bb x\n' >bomerr.txt
+printf '1 a 2.5\n# c\n2 b\000b 3\n' >nul.txt
+printf '1 a 2.5\n2 b nan\n' >nan.txt
+printf '1 a -inf\n' >inf.txt
+printf '1 a \001\033[2J\n' >ctl.txt
+: >empty.txt
+printf '# nothing\n\n   \n' >comment.txt
+# Longer than any fixed message buffer of 1 KiB, in components of 150.
+long=$tmp/$(printf '%0150d/' 1 2 3 4 5 6 7 8 9 10)data.txt
+
+$MPIEXEC -n 1 ./p >want 2>err || { cat err; fail "good.txt: non-zero exit status"; }
+test "$(sed -n 2p want)" = "n 2 sum 8.5 chars 3 gamma 0.5 runs 3 w 5.5" ||
+	fail "good.txt: printed '$(sed -n 2p want)'"
+
+# An error: exit status, the one message (grep -F), the output before it.
+error() {
+	name=$1 status=$2 msg=$3 out=$4
+	shift 4
+	timeout 120 $MPIEXEC "$@" >out 2>err
+	rc=$?
+	test $rc = 124 && fail "$name: still running after 120 s"
+	test $rc = "$status" || { cat err; fail "$name: exit status $rc, expected $status"; }
+	grep -qF -- "$msg" err || { cat err; fail "$name: no '$msg'"; }
+	test "$(grep -c 'error:' err)" = 1 || { cat err; fail "$name: not exactly one error"; }
+	test "$(cat out)" = "$out" || fail "$name: printed '$(cat out)', expected '$out'"
+}
+
+for np in 1 2 3; do
+	run="-n $np ./p"
+	$MPIEXEC $run --data=bom.txt >got 2>err || { cat err; fail "BOM on $np ranks: non-zero exit status"; }
+	cmp -s want got || fail "BOM on $np ranks: not the results without it"
+	test ! -s err || { cat err; fail "BOM on $np ranks: a message"; }
+	error "BOM, bad line 2, $np ranks" 1 \
+		"bomerr.txt:2: error: field 'r': expected a float, got \"x\"" "" $run --data=bomerr.txt
+	error "NUL, $np ranks" 1 \
+		"nul.txt:3: error: a NUL byte at column 4: data files are text, which holds none" "" \
+		$run --data=nul.txt
+	error "nan, $np ranks" 1 \
+		"nan.txt:2: error: field 'r': expected a finite float, got \"nan\" (nan and inf are not accepted)" \
+		"" $run --data=nan.txt
+	error "inf, $np ranks" 1 \
+		"inf.txt:1: error: field 'r': expected a finite float, got \"-inf\" (nan and inf are not accepted)" \
+		"" $run --data=inf.txt
+	error "control bytes, $np ranks" 1 \
+		"ctl.txt:1: error: field 'r': expected a float, got \"\\x01\\x1b[2J\"" "" $run --data=ctl.txt
+	error "a long path, $np ranks" 1 \
+		"p.sap:5:16: error: cannot read '$long': No such file or directory" "" $run --data="$long"
+	grep -q "directory\$" err || fail "a long path, $np ranks: the message is cut short"
+	for f in empty comment; do
+		$MPIEXEC $run --data=$f.txt >got 2>err || { cat err; fail "$f on $np ranks: non-zero exit status"; }
+		test "$(sed -n 2p got)" = "n 0 sum 0 chars 0 gamma 0.5 runs 3 w 0" ||
+			fail "$f on $np ranks: printed '$(sed -n 2p got)'"
+		test "$(cat err)" = "p.sap:5:16: warning: '$f.txt' holds no elements: it is empty or has only blank and comment lines" ||
+			{ cat err; fail "$f on $np ranks: not the one warning"; }
+	done
+	for v in nan inf -inf NAN; do
+		error "--gamma=$v, $np ranks" 2 \
+			"p: error: --gamma: expected a finite DOUBLE, got '$v' (nan and inf are not accepted)" \
+			"" $run --gamma=$v
+	done
+	error "--gamma with a control byte, $np ranks" 2 \
+		"p: error: --gamma: expected a DOUBLE, got '1\\x01'" "" $run "$(printf -- '--gamma=1\001')"
+	$MPIEXEC $run --iters=-5 >got 2>err || { cat err; fail "--iters=-5 on $np ranks: non-zero exit status"; }
+	test "$(sed -n 2p got)" = "n 2 sum 8.5 chars 3 gamma 0.5 runs 0 w 5.5" ||
+		fail "--iters=-5 on $np ranks: printed '$(sed -n 2p got)'"
+	error "--dump-order that cannot be created, $np ranks" 1 \
+		"error: --dump-order=/etc/passwd/x: Not a directory" "" $run --dump-order=/etc/passwd/x
+	if test -w /dev/full; then
+		error "--dump-order=/dev/full, $np ranks" 1 \
+			"error: --dump-order=/dev/full: cannot write: No space left on device" \
+			"$(cat want)" $run --dump-order=/dev/full
+	fi
+	if test $np -gt 1; then
+		echo "loop 1 invocation 1 count 2" | error "--run-order from a pipe, $np ranks" 1 \
+			"error: --run-order=/dev/stdin: not a regular file; on several ranks every rank reads it, so it cannot be a pipe or a device" \
+			"" $run --run-order=/dev/stdin
+	fi
+done
+
+# A map key read from a data file, in a message.
+cat >k.sap <<'SAP'
+struct W { string w; }
+param string data = "w.txt";
+dvector<W> A = load(data);
+dmap<string, int> m;
+print("%d\n", m[A[0].w]);
+SAP
+"$SAPC" -O2 -o k k.sap || fail "sapc k.sap"
+printf 'a\001b\n' >w.txt
+# Driver code runs on every rank, and so may its error: each rank that
+# gets there says the same.
+for np in 1 2 3; do
+	$MPIEXEC -n $np ./k >out 2>err && fail "a map key, $np ranks: exit status 0"
+	grep -qF "k.sap:5:16: error: key \"a\\x01b\" not in dmap 'm'" err ||
+		{ cat err; fail "a map key with a control byte, $np ranks: not escaped"; }
+	test "$(grep 'error:' err | sed 's/^\[rank [0-9]*\] //' | sort -u | wc -l)" = 1 ||
+		{ cat err; fail "a map key, $np ranks: different errors"; }
+	test ! -s out || fail "a map key, $np ranks: printed '$(cat out)'"
+done
+
+# Standard output on a full disk: the program itself, not mpiexec, writes
+# it when started alone.
+if test -w /dev/full; then
+	./p >/dev/full 2>err
+	rc=$?
+	test $rc = 0 && fail "stdout on /dev/full: exit status 0"
+	grep -qxF "error: cannot write standard output: No space left on device" err ||
+		{ cat err; fail "stdout on /dev/full: no error"; }
+	./p --help >/dev/full 2>err && fail "--help on /dev/full: exit status 0"
+	grep -qxF "p: error: cannot write standard output: No space left on device" err ||
+		{ cat err; fail "--help on /dev/full: no error"; }
+fi
+exit 0

@@ -1,0 +1,50 @@
+#!/bin/sh
+# A runtime error on one rank stops every rank before any further output:
+# rank 0 prints a line only once every rank has got there, so a line
+# printed after the failing statement never appears, whichever rank
+# fails.  Run 5 times on 2 and 3 ranks (the failing iteration is the last
+# rank's), once on 1.
+#
+# Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
+
+if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
+	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/error-stops.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+cat >"$tmp/e.sap" <<'SAP'
+param long n = 1000;
+dvector<double> a(n);
+dvector<double> b(3);
+print("start\n");
+async for (long i = 0; i < n; i++) {
+    if (i == n - 1)
+        a[i] = b[i];
+    else
+        a[i] = i;
+}
+print("done\n");
+print("sum %g\n", a[0] + a[1]);
+SAP
+"$SAPC" -O2 -o "$tmp/e" "$tmp/e.sap" || fail "sapc e.sap"
+
+for np in 1 2 2 2 2 2 3 3 3 3 3; do
+	timeout 120 $MPIEXEC -n $np "$tmp/e" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	test $rc = 124 && fail "$np ranks: still running after 120 s"
+	test $rc = 0 && fail "$np ranks: exit status 0"
+	test "$(cat "$tmp/out")" = start ||
+		fail "$np ranks: printed '$(cat "$tmp/out")' where only 'start' comes before the error"
+	grep -q "e.sap:7:17: error: index 999 out of range for b (size 3)" "$tmp/err" ||
+		{ cat "$tmp/err"; fail "$np ranks: no error"; }
+done
+exit 0
