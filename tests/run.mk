@@ -43,7 +43,7 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/map-keys.out tests/run/strings-ranks.out \
-	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.py \
+	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.awk \
 	tests/run/slice-bounds.out tests/run/slice-bounds.args \
 	tests/run/everything.out tests/run/everything.c \
 	tests/run/everything.points.txt.in tests/run/everything.corpus.txt.in \
