@@ -1322,12 +1322,15 @@ static void slice_fn(Node *s)
 	iterations_end(s);
 	E->indent = 0;
 	emit_line(s, "}");
-	/* GCC warns of every variable live across a setjmp; the ones the
-	 * slice reads after a longjmp are volatile. */
+	/* GCC warns of every variable live across a setjmp, and setjmp
+	 * blurs its view of what is initialised; the variables the slice
+	 * reads after a longjmp are volatile, and the body, compiled from
+	 * the same statements, gets the warnings about the program. */
 	if (clobber)
 		buf_puts(&E->funcs, "#if defined __GNUC__ && !defined __clang__\n"
 		         "#pragma GCC diagnostic push\n"
 		         "#pragma GCC diagnostic ignored \"-Wclobbered\"\n"
+		         "#pragma GCC diagnostic ignored \"-Wmaybe-uninitialized\"\n"
 		         "#endif\n");
 	buf_puts(&E->funcs, aside_end(&as));
 	if (clobber)
