@@ -1736,6 +1736,12 @@ Node *acc_slice_guard(Node *c, bool skip)
 	return skip ? x->skip : x->guard;
 }
 
+bool acc_slice_over(Node *c)
+{
+	Ctl *x = c->aux;
+	return x && (x->taint || x->over);
+}
+
 /* A driver variable (not a const or param) that e reads, or NULL. */
 static Sym *driver_read(Node *e)
 {

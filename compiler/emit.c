@@ -319,6 +319,10 @@ static void body(Node *s)
 	emit_line(s, "}");
 }
 
+/* In a slice with speculative regions, scalar locals are volatile: after
+ * a region is dropped (longjmp), each holds the value last stored. */
+static bool slice_volatile;
+
 static void var_decl(Node *d)
 {
 	Sym *s = d->sym;
@@ -326,6 +330,8 @@ static void var_decl(Node *d)
 	if (s->vclass == V_CONST && s->is_driver)
 		return;         /* emitted as a static const */
 	const char *ct = emit_ctype(t);
+	if (slice_volatile && !s->is_driver && (ty_is_num(t) || t->kind == TY_BOOL))
+		ct = format("volatile %s", ct);
 	StmtState st;
 	stmt_begin(&st);
 	if (t->kind == TY_DVEC) {
@@ -858,6 +864,78 @@ static bool step_included(Node *s)
 
 static Vec stable_done;         /* "ddsi:key" of stable records already made */
 
+/* Speculative regions (sap_spec in sap.h): what the slice runs where the
+ * body may not go, so that an error there drops the region instead of
+ * stopping the job.  Each open region with the depth of inner loops it
+ * was opened at, so that a break or continue leaving it restores the
+ * enclosing one. */
+typedef struct Spec {
+	char *name;
+	int depth;
+} Spec;
+static Vec spec_open;
+static int slice_depth;
+
+static void spec_begin(Node *at)
+{
+	Spec *sp = xcalloc(1, sizeof *sp);
+	sp->name = emit_tmp("sp");
+	sp->depth = slice_depth;
+	vec_push(&spec_open, sp);
+	emit_line(at, "{");
+	E->indent++;
+	emit_line(at, "sap_spec %s;", sp->name);
+	emit_line(at, "%s.up = sap_spec_cur;", sp->name);
+	emit_line(at, "if (!setjmp(%s.jb)) {", sp->name);
+	E->indent++;
+	emit_line(at, "sap_spec_cur = &%s;", sp->name);
+}
+
+static void spec_end(Node *at)
+{
+	Spec *sp = spec_open.v[--spec_open.n];
+	E->indent--;
+	emit_line(at, "}");
+	emit_line(at, "sap_spec_cur = %s.up;", sp->name);
+	E->indent--;
+	emit_line(at, "}");
+}
+
+/* Before a break or continue: leave the regions opened inside the loop
+ * it leaves or continues. */
+static void spec_leave(Node *at)
+{
+	for (int i = 0; i < spec_open.n; i++) {
+		Spec *sp = spec_open.v[i];
+		if (sp->depth == slice_depth) {
+			emit_line(at, "sap_spec_cur = %s.up;", sp->name);
+			return;
+		}
+	}
+}
+
+/* A break or continue in s that the slice drops (its condition cannot be
+ * evaluated), outside inner loops: after it, the slice runs what the body
+ * may skip. */
+static bool dropped_jump(Node *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case N_BLOCK:
+		for (Node *n = s->args; n; n = n->next)
+			if (dropped_jump(n))
+				return true;
+		return false;
+	case N_IF:
+		return dropped_jump(s->then) || dropped_jump(s->els);
+	case N_BREAK: case N_CONTINUE:
+		return s->slice != SL_INCLUDED;
+	default:
+		return false;
+	}
+}
+
 static void records(Node *at)
 {
 	LoopInfo *li = E->loop->li;
@@ -899,6 +977,11 @@ static void records(Node *at)
 	}
 	for (int i = 0; i < recs.n; i++) {
 		Access *a = recs.v[i];
+		/* Recorded before an inner loop, which may make no pass or
+		 * none that reaches the access: its own region. */
+		bool spec = at->kind == N_WHILE || at->kind == N_DO || at->kind == N_FOR;
+		if (spec)
+			spec_begin(E->loop);
 		StmtState st;
 		stmt_begin(&st);
 		char *k = emit_expr(a->key);
@@ -912,6 +995,8 @@ static void records(Node *at)
 		emit_line(E->loop, "sap_rec_key(rec, %d, %s, %s);", a->ddsi, k,
 		          mname[(intptr_t)modes.v[i]]);
 		stmt_end(&st, E->loop);
+		if (spec)
+			spec_end(E->loop);
 	}
 }
 
@@ -922,6 +1007,26 @@ static void slice_guard(Node *s, Node *g, const char *neg)
 	char *c = settle(g, &st, "bool");
 	stmt_end(&st, s);
 	emit_line(s, "if (%s(%s))", neg, c);
+}
+
+/* Might the slice of s open a speculative region? */
+static bool has_spec(Node *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case N_BLOCK:
+		for (Node *n = s->args; n; n = n->next)
+			if (has_spec(n))
+				return true;
+		return false;
+	case N_IF:
+		return s->slice == SL_FLAT || has_spec(s->then) || has_spec(s->els);
+	case N_WHILE: case N_DO: case N_FOR:
+		return true;    /* keys recorded before it, each in a region */
+	default:
+		return false;
+	}
 }
 
 static void slice_block(Node *s)
@@ -935,6 +1040,18 @@ static void slice_block(Node *s)
 	emit_line(s, "}");
 }
 
+/* A block the body may not run. */
+static void spec_block(Node *s)
+{
+	emit_line(s, "{");
+	E->indent++;
+	spec_begin(s);
+	slice_block(s);
+	spec_end(s);
+	E->indent--;
+	emit_line(s, "}");
+}
+
 static void slice_loop(Node *s)
 {
 	emit_line(s, "{");
@@ -943,9 +1060,10 @@ static void slice_loop(Node *s)
 	if (s->kind == N_FOR && s->init)
 		slice_stmt(s->init);
 	records(s);
+	slice_depth++;
 	if (s->slice == SL_FLAT) {
 		/* The trip count is unknowable: record the body's keys once. */
-		slice_block(s->body);
+		spec_block(s->body);
 	} else if (s->slice == SL_INCLUDED) {
 		char *first = emit_tmp("first");
 		emit_line(s, "for (bool %s = true;; %s = false) {", first, first);
@@ -970,11 +1088,17 @@ static void slice_loop(Node *s)
 			if (s->cond)
 				loop_cond(acc_slice_guard(s, false));
 		}
-		slice_block(s->body);
+		/* Passes past a condition or break the slice cannot evaluate,
+		 * or past a continue it drops. */
+		if (acc_slice_over(s) || dropped_jump(s->body))
+			spec_block(s->body);
+		else
+			slice_block(s->body);
 		pop_scope(s);
 		E->indent--;
 		emit_line(s, "}");
 	}
+	slice_depth--;
 	pop_scope(s);
 	E->indent--;
 	emit_line(s, "}");
@@ -1015,15 +1139,24 @@ static void slice_stmt(Node *s)
 			int fork = acc_slice_fork(s);
 			if (fork)
 				emit_line(s, "if (sap_path >> %d & 1) {", fork - 1);
+			/* An error in a forked branch drops the rest of the path
+			 * (the region of the whole path), in another branch the
+			 * rest of the branch. */
 			if (g)
 				slice_guard(s, g, "");
-			slice_block(s->then);
+			if (fork)
+				slice_block(s->then);
+			else
+				spec_block(s->then);
 			if (fork)
 				emit_line(s, "} else {");
 			if (s->els) {
 				if (k)
 					slice_guard(s, k, "!");
-				slice_block(s->els);
+				if (fork)
+					slice_block(s->els);
+				else
+					spec_block(s->els);
 			}
 			if (fork)
 				emit_line(s, "}");
@@ -1036,8 +1169,10 @@ static void slice_stmt(Node *s)
 			records(s);
 		return;
 	case N_BREAK: case N_CONTINUE:
-		if (s->slice == SL_INCLUDED)
+		if (s->slice == SL_INCLUDED) {
+			spec_leave(s);
 			stmt(s);
+		}
 		return;
 	default:
 		return;
@@ -1163,7 +1298,21 @@ static void slice_fn(Node *s)
 	Node *saved = E->loop;
 	E->loop = s;
 	stable_done.n = 0;
+	slice_depth = 0;
+	spec_open.n = 0;
+	/* A path of forked ifs, or the rest of an iteration after a continue
+	 * the slice drops, may be one the body does not take.  Before the
+	 * first of them the body runs what the slice runs, and stops at the
+	 * same error. */
+	bool spec = li->nforks || dropped_jump(s->body);
+	slice_volatile = spec || has_spec(s->body);
+	if (spec)
+		spec_begin(s);
 	slice_stmt(s->body);
+	if (spec)
+		spec_end(s);
+	bool clobber = slice_volatile;
+	slice_volatile = false;
 	E->loop = saved;
 	if (li->nforks) {
 		pop_scope(s);
@@ -1173,7 +1322,21 @@ static void slice_fn(Node *s)
 	iterations_end(s);
 	E->indent = 0;
 	emit_line(s, "}");
+	/* GCC warns of every variable live across a setjmp, and setjmp
+	 * blurs its view of what is initialised; the variables the slice
+	 * reads after a longjmp are volatile, and the body, compiled from
+	 * the same statements, gets the warnings about the program. */
+	if (clobber)
+		buf_puts(&E->funcs, "#if defined __GNUC__ && !defined __clang__\n"
+		         "#pragma GCC diagnostic push\n"
+		         "#pragma GCC diagnostic ignored \"-Wclobbered\"\n"
+		         "#pragma GCC diagnostic ignored \"-Wmaybe-uninitialized\"\n"
+		         "#endif\n");
 	buf_puts(&E->funcs, aside_end(&as));
+	if (clobber)
+		buf_puts(&E->funcs, "#if defined __GNUC__ && !defined __clang__\n"
+		         "#pragma GCC diagnostic pop\n"
+		         "#endif\n");
 	buf_puts(&E->funcs, "\n");
 }
 

@@ -472,6 +472,9 @@ bool acc_dv_recorded(LoopInfo *li, Sym *d);
  * guard (NULL: always), or with skip, when an if's else branch is not
  * taken (NULL: never). */
 Node *acc_slice_guard(Node *c, bool skip);
+/* Does the slice run control node c's region (an if's branches, a loop's
+ * iterations) where the body may not go? */
+bool acc_slice_over(Node *c);
 /* An if whose branches the slice takes one per path, sap_path: its bit
  * + 1, or 0. */
 int acc_slice_fork(Node *c);

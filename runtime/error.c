@@ -38,8 +38,14 @@ _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap)
 	exit(1);
 }
 
+_Thread_local sap_spec *sap_spec_cur;
+
 _Noreturn void sap_fatal(const sap_site *s, const char *fmt, ...)
 {
+	/* Errors without a position are the machine's (memory, limits),
+	 * not the data's: they stop a slice's speculative region too. */
+	if (s && sap_spec_cur)
+		longjmp(sap_spec_cur->jb, 1);
 	va_list ap;
 	va_start(ap, fmt);
 	sap_vfatal(s, fmt, ap);

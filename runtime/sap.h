@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
+#include <setjmp.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,20 @@ uint32_t sap_seed(void);
 _Noreturn void sap_fatal(const sap_site *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 _Noreturn void sap_oob(const sap_site *s, const char *what, int64_t i, int64_t n);
+
+/* A region of a reconnaissance slice that runs under a condition the slice
+ * cannot evaluate, so perhaps where the body never goes (sap(7)).  While
+ * sap_spec_cur points at one, an error at a .sap position (an index out of
+ * range, a missing key, a division by zero) does not end the job: the
+ * slice resumes after the region, which it opened with
+ * `if (!setjmp(sp.jb))`.  Nothing the region would have recorded is lost:
+ * were the body to get there it would compute the same values and stop
+ * with that error itself. */
+typedef struct sap_spec {
+	jmp_buf jb;
+	struct sap_spec *up;    /* the enclosing region, restored on leaving */
+} sap_spec;
+extern _Thread_local sap_spec *sap_spec_cur;
 
 /* `print`: printf from rank 0 only, flushed. */
 void sap_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -30,6 +30,8 @@ run_tests = \
 	tests/run/save-full.sh \
 	tests/run/save-temp.sh \
 	tests/run/sgdmf-twin.sh \
+	tests/run/slice-bounds.sap \
+	tests/run/slice-errors.sh \
 	tests/run/slice-twins.sh \
 	tests/run/ssp-ranks.sh \
 	tests/run/staged.sap \
@@ -47,7 +49,8 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/map-keys.out tests/run/strings-ranks.out \
-	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.py \
+	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.awk \
+	tests/run/slice-bounds.out tests/run/slice-bounds.args \
 	tests/run/everything.out tests/run/everything.c \
 	tests/run/everything.points.txt.in tests/run/everything.corpus.txt.in \
 	tests/run/everything.points.out.expect tests/run/everything.corpus.out.expect \

@@ -9,14 +9,11 @@
 # seeds are fixed, chosen so that every kind of over-approximation in
 # sapc --explain occurs; most programs must be accepted.
 #
-# Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
+# The programs come from slice-twins.awk (any POSIX awk writes the same
+# ones).  Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
 if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
 	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "SKIP: no python3 to generate the programs"
 	exit 77
 fi
 : "${top_srcdir:?must be set}"
@@ -32,9 +29,9 @@ fail() {
 }
 
 accepted=0
-for seed in 5005 5007 5009 5014 5022 5025 5064 5065; do
+for seed in 4 6 17 26 27 28 33 40; do
 	p="$tmp/t$seed"
-	python3 "$top_srcdir/tests/run/slice-twins.py" "$seed" >"$p.sap" ||
+	awk -v seed="$seed" -f "$top_srcdir/tests/run/slice-twins.awk" >"$p.sap" ||
 		fail "seed $seed: generator failed"
 	if ! "$SAPC" -O1 -o "$p" "$p.sap" >"$p.log" 2>&1; then
 		grep -q 'error: the key of' "$p.log" || { cat "$p.log"; fail "seed $seed: sapc failed"; }
