@@ -1137,7 +1137,7 @@ static void decide(void)
 		           e->kind == N_INCDEC);
 		if (ok) {
 			Node *b = e->lhs;
-			while (b->kind == N_INDEX && !is_dds(b->lhs))
+			while ((b->kind == N_INDEX && !is_dds(b->lhs)) || b->kind == N_FIELD)
 				b = b->lhs;
 			ok = b == a->at;
 		}
@@ -1336,7 +1336,7 @@ static void walk_loop(Node *l)
 
 static bool dv_of_numbers(Sym *d)
 {
-	return d->ty->kind == TY_DVEC && (ty_is_num(d->ty->elem) || ty_is_numarray(d->ty->elem));
+	return d->ty->kind == TY_DVEC && ty_is_numeric(d->ty->elem);
 }
 
 /* Which written vectors of a sync for take the sparse path: those whose
@@ -1736,7 +1736,7 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 	for (int i = 0; i < L->dds.n; i++) {
 		Sym *d = L->dds.v[i];
 		if (((intptr_t)L->dds_mode.v[i] & ACC_WRITE) &&
-		    (d->ty->kind != TY_DVEC || !(ty_is_num(d->ty->elem) || ty_is_numarray(d->ty->elem))))
+		    (d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem)))
 			whole = true;
 	}
 	for (int i = 0; i < L->dds.n; i++) {
@@ -1744,7 +1744,7 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 		if (!((intptr_t)L->dds_mode.v[i] & ACC_WRITE))
 			continue;
 		fprintf(out, "    %-12s ", d->name);
-		if (d->ty->kind != TY_DVEC || !(ty_is_num(d->ty->elem) || ty_is_numarray(d->ty->elem))) {
+		if (d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem)) {
 			fprintf(out, "not merged: a %s; the loop runs whole on every rank, one worker each\n",
 			        d->ty->kind == TY_DVEC ? "dvector of other than numbers" : "map");
 			continue;

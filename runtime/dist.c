@@ -497,64 +497,65 @@ static size_t acc_pack(const sap_reduce *r, const sap_async_spec *spec, int a, c
 	return (bytes + 7) & ~(size_t)7;
 }
 
-void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, void *red,
-                     sap_dist_stats *stats)
+void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds, int T,
+                     void *red, sap_dist_stats *stats)
 {
 	int P = sap_nranks(), me = sap_rank();
-	if (!r->nacc) {
-		char *all = sap_xmalloc((size_t)P * r->size);
-		MPI_Allgather(red, (int)r->size, MPI_BYTE, all, (int)r->size, MPI_BYTE, MPI_COMM_WORLD);
-		r->init(red);
-		for (int k = 0; k < P; k++)
-			r->combine(red, all + (size_t)k * r->size);
-		free(all);
-		return;
+	size_t rs = (r->size + 7) & ~(size_t)7;
+	/* Each worker's struct, then each of its buffers: a vector's
+	 * elements, a map's entries. */
+	size_t bytes = 0;
+	for (int w = 0; w < T; w++) {
+		bytes += rs;
+		for (int a = 0; a < r->nacc; a++)
+			bytes += acc_pack(r, spec, a, reds + (size_t)w * r->size, NULL);
 	}
-	/* The struct, then each buffer: a vector's elements, a map's entries.
-	 * Combined in rank order, so the sums depend on P only. */
-	size_t bytes = (r->size + 7) & ~(size_t)7;
-	for (int a = 0; a < r->nacc; a++)
-		bytes += acc_pack(r, spec, a, red, NULL);
-	char *out = sap_xcalloc(bytes, 1), *o = out + ((r->size + 7) & ~(size_t)7);
-	memcpy(out, red, r->size);
-	for (int a = 0; a < r->nacc; a++)
-		o += acc_pack(r, spec, a, red, o);
+	char *out = sap_xcalloc(bytes ? bytes : 1, 1), *o = out;
+	for (int w = 0; w < T; w++) {
+		const char *wr = reds + (size_t)w * r->size;
+		memcpy(o, wr, r->size);
+		o += rs;
+		for (int a = 0; a < r->nacc; a++)
+			o += acc_pack(r, spec, a, wr, o);
+	}
 	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	int64_t total = sap_gather_counts(fits((int64_t)bytes), cnt, dis);
-	char *in = sap_xmalloc((size_t)total);
+	char *in = sap_xmalloc(total ? (size_t)total : 1);
 	MPI_Allgatherv(out, cnt[me], MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
 	free(out);
 	stats->sent += (int64_t)bytes * (P - 1);
 	stats->received += total - (int64_t)bytes;
-	char *sum = sap_xmalloc(r->size), *from = sap_xmalloc(r->size);
-	r->init(sum);
+	/* Every worker of every rank in order onto red: the sums a single
+	 * rank with all the workers takes. */
+	char *from = sap_xmalloc(r->size);
 	for (int q = 0; q < P; q++) {
 		if (q == me) {
-			r->combine(sum, red);
+			for (int w = 0; w < T; w++)
+				r->combine(red, reds + (size_t)w * r->size);
 			continue;
 		}
-		const char *p = in + dis[q];
-		memcpy(from, p, r->size);
-		p += (r->size + 7) & ~(size_t)7;
-		for (int a = 0; a < r->nacc; a++) {
-			const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
-			if (v) {
-				size_t vb = (size_t)v->n * v->elsize;
-				void *buf = sap_acc_alloc(v->n, v->elsize);
-				memcpy(buf, p, vb);
-				memcpy(from + r->acc[a].off, &buf, sizeof buf);
-				p += (vb + 7) & ~(size_t)7;
-			} else {
-				sap_dmap *mine = (sap_dmap *)(red + r->acc[a].off);
-				sap_dmap *m = (sap_dmap *)(from + r->acc[a].off);
-				sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize);
-				p = sap_dm_unpack(m, p);
+		const char *p = in + dis[q], *end = p + cnt[q];
+		while (p < end) {
+			memcpy(from, p, r->size);
+			p += rs;
+			for (int a = 0; a < r->nacc; a++) {
+				const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
+				if (v) {
+					size_t vb = (size_t)v->n * v->elsize;
+					void *buf = sap_acc_alloc(v->n, v->elsize);
+					memcpy(buf, p, vb);
+					memcpy(from + r->acc[a].off, &buf, sizeof buf);
+					p += (vb + 7) & ~(size_t)7;
+				} else {
+					sap_dmap *mine = (sap_dmap *)((char *)red + r->acc[a].off);
+					sap_dmap *m = (sap_dmap *)(from + r->acc[a].off);
+					sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize);
+					p = sap_dm_unpack(m, p);
+				}
 			}
+			r->combine(red, from);
 		}
-		r->combine(sum, from);
 	}
-	memcpy(red, sum, r->size);
-	free(sum);
 	free(from);
 	free(in);
 	free(cnt);

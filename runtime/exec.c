@@ -55,43 +55,81 @@ void sap_exec_group(const sap_run *x, const int64_t *idx, int64_t n, void *red)
 
 /* ---- chunks ---- */
 
+/* Thread t of a rank whose first worker is w0 runs [cut[t], cut[t + 1]). */
 typedef struct chunk_job {
 	const sap_run *x;
-	int64_t lo, hi;
+	int64_t *cut;
+	const int64_t *idx;     /* a list's, or NULL */
 } chunk_job;
 
 static void chunk_worker(void *arg, int w)
 {
 	chunk_job *j = arg;
-	int64_t a = sap_chunk(j->lo, j->hi, j->x->T, w), b = sap_chunk(j->lo, j->hi, j->x->T, w + 1);
-	if (a < b)
+	int64_t a = j->cut[w], b = j->cut[w + 1];
+	if (a >= b)
+		return;
+	if (j->idx)
+		run_list(j->x, j->idx + a, b - a, sap_run_red(j->x, w));
+	else
 		run_range(j->x, a, b, sap_run_red(j->x, w));
+}
+
+/* Worker k of W's chunk of [lo, hi) starts at sap_chunk(lo, hi, W, k),
+ * clamped to [a, b). */
+static int64_t clamp_chunk(int64_t lo, int64_t hi, int W, int k, int64_t a, int64_t b)
+{
+	int64_t c = sap_chunk(lo, hi, W, k);
+	return c < a ? a : c > b ? b : c;
 }
 
 void sap_exec_chunks(const sap_run *x, int64_t lo, int64_t hi)
 {
-	chunk_job j = { x, lo, hi };
-	sap_pool_run(x->T, chunk_worker, &j);
+	sap_exec_chunks_of(x, lo, hi, lo, hi, x->T, 0);
 }
 
-typedef struct list_job {
-	const sap_run *x;
-	const int64_t *idx;
-	int64_t n;
-} list_job;
-
-static void list_worker(void *arg, int w)
+void sap_exec_chunks_of(const sap_run *x, int64_t a, int64_t b, int64_t lo, int64_t hi, int W,
+                        int w0)
 {
-	list_job *j = arg;
-	int64_t a = sap_chunk(0, j->n, j->x->T, w), b = sap_chunk(0, j->n, j->x->T, w + 1);
-	if (a < b)
-		run_list(j->x, j->idx + a, b - a, sap_run_red(j->x, w));
+	int64_t *cut = sap_xmalloc((size_t)(x->T + 1) * sizeof *cut);
+	cut[0] = a;
+	cut[x->T] = b;
+	for (int t = 1; t < x->T; t++)
+		cut[t] = clamp_chunk(lo, hi, W, w0 + t, a, b);
+	chunk_job j = { x, cut, NULL };
+	sap_pool_run(x->T, chunk_worker, &j);
+	free(cut);
+}
+
+void sap_exec_lists(const sap_run *x, const int64_t *idx, int64_t *cut)
+{
+	chunk_job j = { x, cut, idx };
+	sap_pool_run(x->T, chunk_worker, &j);
 }
 
 void sap_exec_list_chunks(const sap_run *x, const int64_t *idx, int64_t n)
 {
-	list_job j = { x, idx, n };
-	sap_pool_run(x->T, list_worker, &j);
+	sap_exec_list_chunks_of(x, idx, n, 0, 0, 0, 0);
+}
+
+void sap_exec_list_chunks_of(const sap_run *x, const int64_t *idx, int64_t n, int64_t lo,
+                             int64_t hi, int W, int w0)
+{
+	int64_t *cut = sap_xmalloc((size_t)(x->T + 1) * sizeof *cut);
+	cut[0] = 0;
+	cut[x->T] = n;
+	for (int t = 1, q = 0; t < x->T; t++) {
+		if (!W) {
+			cut[t] = sap_chunk(0, n, x->T, t);
+			continue;
+		}
+		int64_t c = sap_chunk(lo, hi, W, w0 + t);
+		while (q < n && idx[q] < c)
+			q++;
+		cut[t] = q;
+	}
+	chunk_job j = { x, cut, idx };
+	sap_pool_run(x->T, chunk_worker, &j);
+	free(cut);
 }
 
 /* ---- plans ---- */

@@ -334,7 +334,6 @@ static char *changes(sap_sparse *sp, int k, char **copies, const int64_t *pos, i
 	const sap_syncdds *w = &sp->spec->wr[k];
 	sap_dvec *v = w->dv;
 	size_t es = v->elsize;
-	int64_t nsc = (int64_t)(es / sap_scalar_size(w->scalar));
 	const keys *uk = &sp->uk[k];
 	/* Row j of uk's change, at d + j * es, for the written ones. */
 	char *d = sap_xmalloc((size_t)uk->n * es + 1);
@@ -343,7 +342,7 @@ static char *changes(sap_sparse *sp, int k, char **copies, const int64_t *pos, i
 			continue;
 		char *row = v->data + (size_t)(uk->v[j] >> 1) * es, *old = sp->old[k] + j * es;
 		memcpy(d + j * es, row, es);
-		sap_sc_sub(w->scalar, d + j * es, old, nsc);
+		sap_sc_sub(w->num, d + j * es, old, 1);
 		memcpy(row, old, es);
 	}
 	for (int t = 1; copies && t < sp->T; t++) {
@@ -355,8 +354,8 @@ static char *changes(sap_sparse *sp, int k, char **copies, const int64_t *pos, i
 				continue;
 			while (uk->v[j] >> 1 != tk->v[q] >> 1)
 				j++;
-			sap_sc_delta(w->scalar, d + j * es, c + (size_t)(tk->v[q] >> 1) * es,
-			             sp->old[k] + j * es, nsc);
+			sap_sc_delta(w->num, d + j * es, c + (size_t)(tk->v[q] >> 1) * es,
+			             sp->old[k] + j * es, 1);
 		}
 	}
 	char *out = sap_xmalloc((size_t)m * es + 1);
@@ -378,8 +377,7 @@ void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *
 		const sap_syncdds *w = &sp->spec->wr[k];
 		sap_dvec *v = w->dv;
 		size_t es = v->elsize;
-		int64_t nsc = (int64_t)(es / sap_scalar_size(w->scalar));
-		const keys *uk = &sp->uk[k];
+			const keys *uk = &sp->uk[k];
 		int64_t *send = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *send);
 		int64_t *pos = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *pos);
 		int64_t m = by_owner(v, uk, true, false, P, sp->me, send, pos, cnt);
@@ -409,9 +407,9 @@ void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *
 			int64_t e = j + 1;
 			memcpy(tot, rin + pt[j].at * es, es);
 			for (; e < n && pt[e].key == pt[j].key; e++)
-				sap_sc_add(w->scalar, tot, rin + pt[e].at * es, nsc);
+				sap_sc_add(w->num, tot, rin + pt[e].at * es, 1);
 			char *row = v->data + (size_t)pt[j].key * es;
-			sap_sc_merge(w, tot, row, tot, nsc, A);
+			sap_sc_merge(w, tot, row, tot, 1, A);
 			memcpy(row, tot, es);
 			j = e;
 		}

@@ -6,12 +6,14 @@ run_tests = \
 	tests/run/accumulate.sap \
 	tests/run/async-order.sh \
 	tests/run/codec-ranks.sh \
+	tests/run/elem-types.sap \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/holders-ranks.sh \
 	tests/run/idx2txt.sh \
 	tests/run/index-error.sap \
 	tests/run/load-error.sap \
+	tests/run/layout-ranks.sh \
 	tests/run/load-ranks.sh \
 	tests/run/map-keys.sap \
 	tests/run/maps-ranks.sh \
@@ -21,6 +23,7 @@ run_tests = \
 	tests/run/params-set.sap \
 	tests/run/params.sap \
 	tests/run/parts-ranks.sh \
+	tests/run/reduce-grid.sh \
 	tests/run/sapc-options.sh \
 	tests/run/sgdmf-twin.sh \
 	tests/run/ssp-ranks.sh \
@@ -36,6 +39,7 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/map-keys.out tests/run/strings-ranks.out \
+	tests/run/elem-types.out tests/run/reduce-grid.gen \
 	tests/run/everything.out tests/run/everything.c \
 	tests/run/everything.points.txt.in tests/run/everything.corpus.txt.in \
 	tests/run/everything.points.out.expect tests/run/everything.corpus.out.expect \
