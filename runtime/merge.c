@@ -25,6 +25,18 @@ bool sap_nt_has_int(const sap_numtype *t)
 	return false;
 }
 
+bool sap_nt_zero(const sap_numtype *t, const void *p)
+{
+	for (int k = 0; k < t->nf; k++) {
+		const unsigned char *b = (const unsigned char *)p + t->f[k].off;
+		size_t n = (size_t)t->f[k].n * sap_scalar_size(t->f[k].kind);
+		for (size_t i = 0; i < n; i++)
+			if (b[i])
+				return false;
+	}
+	return true;
+}
+
 typedef enum op { OP_ADD, OP_SUB, OP_DELTA, OP_DIV, OP_AVG, OP_SUM } op;
 
 /* n scalars of type T: v and a, b the operands (out, old, total for the

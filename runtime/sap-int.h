@@ -387,6 +387,8 @@ size_t sap_scalar_size(sap_scalar s);
 /* One kind of scalar and no padding: the elements are an array of it. */
 bool sap_nt_flat(const sap_numtype *t);
 bool sap_nt_has_int(const sap_numtype *t);
+/* Whether every scalar of the element at p is all zero bits (+0). */
+bool sap_nt_zero(const sap_numtype *t, const void *p);
 void sap_sc_add(const sap_numtype *t, void *v, const void *a, int64_t n);
 void sap_sc_sub(const sap_numtype *t, void *v, const void *a, int64_t n);
 void sap_sc_delta(const sap_numtype *t, void *v, const void *a, const void *old, int64_t n);
