@@ -497,27 +497,127 @@ static size_t acc_pack(const sap_reduce *r, const sap_async_spec *spec, int a, c
 	return (bytes + 7) & ~(size_t)7;
 }
 
+/* Struct red (of reduce r) and its accumulate buffers as bytes: the
+ * struct, then each buffer, a vector's elements or a map's entries. */
+static char *pack_red(const sap_reduce *r, const sap_async_spec *spec, const char *red,
+                      int64_t *bytes)
+{
+	size_t rs = (r->size + 7) & ~(size_t)7, n = rs;
+	for (int a = 0; a < r->nacc; a++)
+		n += acc_pack(r, spec, a, red, NULL);
+	char *out = sap_xcalloc(n, 1), *o = out + rs;
+	memcpy(out, red, r->size);
+	for (int a = 0; a < r->nacc; a++)
+		o += acc_pack(r, spec, a, red, o);
+	*bytes = (int64_t)n;
+	return out;
+}
+
+/* The struct packed at p into `into`, with buffers of its own (like
+ * gives the maps' names and kinds); what follows it. */
+static const char *unpack_red(const sap_reduce *r, const sap_async_spec *spec, const char *like,
+                              const char *p, char *into)
+{
+	memcpy(into, p, r->size);
+	p += (r->size + 7) & ~(size_t)7;
+	for (int a = 0; a < r->nacc; a++) {
+		const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
+		if (v) {
+			size_t vb = (size_t)v->n * v->elsize;
+			void *buf = sap_acc_alloc(v->n, v->elsize);
+			memcpy(buf, p, vb);
+			memcpy(into + r->acc[a].off, &buf, sizeof buf);
+			p += (vb + 7) & ~(size_t)7;
+		} else {
+			const sap_dmap *mine = (const sap_dmap *)(like + r->acc[a].off);
+			sap_dmap *m = (sap_dmap *)(into + r->acc[a].off);
+			sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize);
+			p = sap_dm_unpack(m, p);
+		}
+	}
+	return p;
+}
+
+/* red becomes the struct packed at p, its own buffers freed. */
+static void replace_red(const sap_reduce *r, const sap_async_spec *spec, char *red, const char *p)
+{
+	char *in = sap_xmalloc(r->size);
+	unpack_red(r, spec, red, p, in);
+	for (int a = 0; a < r->nacc; a++) {
+		if (spec->dds[r->acc[a].dds].dv) {
+			void *buf;
+			memcpy(&buf, red + r->acc[a].off, sizeof buf);
+			sap_acc_free(buf);
+		} else {
+			sap_dm_free((sap_dmap *)(red + r->acc[a].off));
+		}
+	}
+	memcpy(red, in, r->size);
+	free(in);
+}
+
+static void big_send(const char *b, int64_t n, int to)
+{
+	MPI_Send(&n, 1, MPI_INT64_T, to, 0, MPI_COMM_WORLD);
+	for (int64_t at = 0; at < n; at += INT32_MAX)
+		MPI_Send(b + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX, MPI_BYTE, to, 0,
+		         MPI_COMM_WORLD);
+}
+
+static char *big_recv(int from, int64_t *n)
+{
+	MPI_Recv(n, 1, MPI_INT64_T, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	char *b = sap_xmalloc((size_t)*n + 1);
+	for (int64_t at = 0; at < *n; at += INT32_MAX)
+		MPI_Recv(b + at, *n - at < INT32_MAX ? (int)(*n - at) : INT32_MAX, MPI_BYTE, from, 0,
+		         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	return b;
+}
+
 void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds, int T,
                      void *red, sap_dist_stats *stats)
 {
 	int P = sap_nranks(), me = sap_rank();
-	size_t rs = (r->size + 7) & ~(size_t)7;
-	/* Each worker's struct, then each of its buffers: a vector's
-	 * elements, a map's entries. */
-	size_t bytes = 0;
-	for (int w = 0; w < T; w++) {
-		bytes += rs;
-		for (int a = 0; a < r->nacc; a++)
-			bytes += acc_pack(r, spec, a, reds + (size_t)w * r->size, NULL);
+	if (r->nacc) {
+		/* Accumulate buffers may be large: a chain, rank r adding its
+		 * workers to the sum of ranks 0 .. r - 1, and the last rank's
+		 * total to every rank, holds two at a time. */
+		int64_t n;
+		if (me > 0) {
+			char *in = big_recv(me - 1, &n);
+			replace_red(r, spec, red, in);
+			stats->received += n;
+			free(in);
+		}
+		for (int w = 0; w < T; w++)
+			r->combine(red, reds + (size_t)w * r->size);
+		char *out = pack_red(r, spec, red, &n);
+		if (me < P - 1) {
+			big_send(out, n, me + 1);
+			stats->sent += n;
+		}
+		MPI_Bcast(&n, 1, MPI_INT64_T, P - 1, MPI_COMM_WORLD);
+		if (me != P - 1) {
+			free(out);
+			out = sap_xmalloc((size_t)n + 1);
+		}
+		for (int64_t at = 0; at < n; at += INT32_MAX)
+			MPI_Bcast(out + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX, MPI_BYTE, P - 1,
+			          MPI_COMM_WORLD);
+		if (me != P - 1) {
+			replace_red(r, spec, red, out);
+			stats->received += n;
+		} else {
+			stats->sent += n * (P - 1);
+		}
+		free(out);
+		return;
 	}
-	char *out = sap_xcalloc(bytes ? bytes : 1, 1), *o = out;
-	for (int w = 0; w < T; w++) {
-		const char *wr = reds + (size_t)w * r->size;
-		memcpy(o, wr, r->size);
-		o += rs;
-		for (int a = 0; a < r->nacc; a++)
-			o += acc_pack(r, spec, a, wr, o);
-	}
+	/* Small structs: every worker's to every rank. */
+	size_t rs = (r->size + 7) & ~(size_t)7, bytes = (size_t)T * rs;
+	char *out = sap_xcalloc(bytes ? bytes : 1, 1);
+	for (int w = 0; w < T; w++)
+		memcpy(out + (size_t)w * rs, reds + (size_t)w * r->size, r->size);
 	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	int64_t total = sap_gather_counts(fits((int64_t)bytes), cnt, dis);
 	char *in = sap_xmalloc(total ? (size_t)total : 1);
@@ -534,25 +634,8 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
 				r->combine(red, reds + (size_t)w * r->size);
 			continue;
 		}
-		const char *p = in + dis[q], *end = p + cnt[q];
-		while (p < end) {
+		for (const char *p = in + dis[q], *end = p + cnt[q]; p < end; p += rs) {
 			memcpy(from, p, r->size);
-			p += rs;
-			for (int a = 0; a < r->nacc; a++) {
-				const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
-				if (v) {
-					size_t vb = (size_t)v->n * v->elsize;
-					void *buf = sap_acc_alloc(v->n, v->elsize);
-					memcpy(buf, p, vb);
-					memcpy(from + r->acc[a].off, &buf, sizeof buf);
-					p += (vb + 7) & ~(size_t)7;
-				} else {
-					sap_dmap *mine = (sap_dmap *)((char *)red + r->acc[a].off);
-					sap_dmap *m = (sap_dmap *)(from + r->acc[a].off);
-					sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize);
-					p = sap_dm_unpack(m, p);
-				}
-			}
 			r->combine(red, from);
 		}
 	}
