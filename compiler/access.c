@@ -1768,8 +1768,9 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 			        "step's change to every rank whole, no packing\n", how, why,
 			        ty_str(d->ty->elem));
 		else
-			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so one MPI_Allreduce "
-			        "per step merges it in place on the vector's storage, no packing\n", how,
+			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so each step the "
+			        "ranks add their workers' changes in turn on the vector's storage, no "
+			        "packing, and the last broadcasts the sum\n", how,
 			        why, ty_str(d->ty->elem));
 	}
 	if (!whole && L->has_slice) {
