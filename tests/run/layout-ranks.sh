@@ -7,7 +7,8 @@
 # (whose lines the ranks parse in byte ranges, not in even shares).
 # Each form: chunks over the parts of a loaded vector, accumulate and
 # owner computes over a loaded vector held where parsed, owner computes
-# over a vector held where a loop wrote it, planned, sync for (merge sum on the sparse path, avg on the
+# over a vector held where a loop wrote it, planned, a loop run in
+# another's plan, sync for (merge sum on the sparse path, avg on the
 # dense one, a reduce), and a loop over a map's keys.  On one worker
 # every result is the sequential loop's.
 #
@@ -65,6 +66,10 @@ async for (long i = 0; i < n; i++) reduce(+: s3) {
     Z[K[i]] += 1;
     s3 += X[i];
 }
+double s6 = 0;
+async for (long i = 0; i < n; i++) reduce(+: s6) {
+    s6 += X[i] + Z[K[i]] * 0;
+}
 dvector<double> G(3);
 double s4 = 0;
 sync for (double x : X) with (bsp, batch = 7, merge(G) = sum) reduce(+: s4) {
@@ -94,6 +99,7 @@ print("accumulate %.17g %.17g\n", acc[0], acc[1]);
 print("owner-loaded %.17g\n", s0);
 print("owner %.17g\n", s2 / 2);
 print("planned %.17g\n", s3);
+print("shared-plan %.17g\n", s6);
 print("sync-sum %.17g %.17g %.17g\n", s4, G[0], G[2]);
 print("sync-avg %.17g %.17g\n", V[0] * V[1] / 1000 * 1000 / V[1], V[1]);
 print("map %.17g\n", s5);
@@ -111,7 +117,7 @@ done
 
 # One worker: the sequential loop's sums, loop by loop.
 seq=$(sed -n 's/^seq \([^ ]*\)$/\1/p' "$tmp/1.1")
-for form in chunks accumulate owner-loaded owner planned sync-sum sync-avg map; do
+for form in chunks accumulate owner-loaded owner planned shared-plan sync-sum sync-avg map; do
 	v=$(sed -n "s/^$form \([^ ]*\).*/\1/p" "$tmp/1.1")
 	test "$v" = "$seq" || { cat "$tmp/1.1"; fail "$form on one worker: $v, not the sequential $seq"; }
 done
@@ -124,7 +130,8 @@ done
 # The forms are the ones named (on 2 ranks; on 1 rank the loop over the
 # map's keys runs where its keys fall, too).
 for l in "1 chunks" "2 chunks (owner computes)" "3 chunks (owner computes)" \
-	"5 chunks (owner computes)" "6 planned" "9 chunks (owner computes)"; do
+	"5 chunks (owner computes)" "6 planned" "7 planned (loop 6's plan)" \
+	"10 chunks (owner computes)"; do
 	n=${l%% *} how=${l#* }
 	grep -q "^ *$n [^ ]*forms.sap:[0-9]* .* $how\$" "$tmp/2.1.err" ||
 		{ cat "$tmp/2.1.err"; fail "loop $n on 2 ranks: not $how"; }
