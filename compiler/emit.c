@@ -985,13 +985,13 @@ static void reduce_struct(Node *s)
 	for (int i = 0; i < li->reduce_syms.n; i++) {
 		Node *r = li->reduce_ops.v[i];
 		Type *t = ((Sym *)li->reduce_syms.v[i])->ty;
-		bool ints = ty_all_of(t, ty_scalar_of(t)) && ty_is_int(ty_scalar_of(t));
+		bool ints = ty_all_of(t, ty_first_scalar(t)) && ty_is_int(ty_first_scalar(t));
 		if (r->sym || ((r->op == TK_PLUS || r->op == TK_STAR) && !ints))
 			exact = false;
 	}
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Type *e = ((Sym *)li->accum_syms.v[i])->ty->elem;
-		exact = exact && ty_all_of(e, ty_scalar_of(e)) && ty_is_int(ty_scalar_of(e));
+		exact = exact && ty_all_of(e, ty_first_scalar(e)) && ty_is_int(ty_first_scalar(e));
 	}
 	emit_line(NULL, "static const sap_reduce sap_loop%d_reduce = {sizeof(struct sap_red%d), "
 	          "sap_loop%d_init, sap_loop%d_combine, %s, %s, %d, %s};\n", id, id, id, id,

@@ -356,8 +356,9 @@ bool ty_is_numeric(Type *t);
 /* Its size and alignment as the C compiler lays out the emitted type. */
 int64_t ty_csize(Type *t);
 int64_t ty_calign(Type *t);
-/* Whether every scalar inside t has type s. */
+/* Whether every scalar inside t has type s; the first scalar inside t. */
 bool ty_all_of(Type *t, Type *s);
+Type *ty_first_scalar(Type *t);
 Type *ty_scalar_of(Type *t);
 void ty_reset(void);
 

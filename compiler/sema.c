@@ -1600,7 +1600,7 @@ static void check_merge(Node *loop, Node *w)
 		}
 		/* Applied to each scalar, when they all have one type, or to
 		 * each element of a struct type. */
-		Type *et = t->elem, *sc = ty_scalar_of(et);
+		Type *et = t->elem, *sc = ty_first_scalar(et);
 		if (!ty_all_of(et, sc))
 			sc = et;
 		Node *p1 = fn->decl->args, *p2 = p1 ? p1->next : NULL, *p3 = p2 ? p2->next : NULL;

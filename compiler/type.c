@@ -207,6 +207,13 @@ bool ty_is_numeric(Type *t)
 	return t->sdecl->args != NULL;
 }
 
+Type *ty_first_scalar(Type *t)
+{
+	while (t->kind == TY_ARRAY || (t->kind == TY_STRUCT && t->sdecl->args))
+		t = t->kind == TY_ARRAY ? t->elem : t->sdecl->args->ty;
+	return t;
+}
+
 bool ty_all_of(Type *t, Type *s)
 {
 	if (t->kind == TY_ARRAY)

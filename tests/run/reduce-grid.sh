@@ -4,9 +4,10 @@
 # max, a function; over indices and over a map's keys), sync for merges
 # (avg, sum, a function; recon on and off), a reduce in a sync for and a
 # dmap a sync for writes, for {int, long, float, double} x {scalar, T[3],
-# T[2][2], a struct of numbers with padding, an array of such structs},
-# each result equal to the sequential loop's in the same program (the
-# values are exact).  It runs on 1, 2 and 3 ranks x 1 and 2 threads.
+# T[2][2], a struct of numbers with padding, a struct of T only, an array
+# of structs}, each result equal to the sequential loop's in the same
+# program (the values are exact).  It runs on 1, 2 and 3 ranks x 1 and 2
+# threads.
 #
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
