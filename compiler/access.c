@@ -141,9 +141,9 @@ static void put_expr(Buf *b, Node *e, int prec)
 			buf_putc(b, '(');
 		put_expr(b, e->cond, 1);
 		buf_puts(b, " ? ");
-		put_expr(b, e->lhs, 0);
+		put_expr(b, e->then, 0);
 		buf_puts(b, " : ");
-		put_expr(b, e->rhs, 0);
+		put_expr(b, e->els, 0);
 		if (prec > 0)
 			buf_putc(b, ')');
 		return;
@@ -468,8 +468,8 @@ static void walk_expr(Node *e)
 		return;
 	case N_COND:
 		walk_expr(e->cond);
-		walk_expr(e->lhs);
-		walk_expr(e->rhs);
+		walk_expr(e->then);
+		walk_expr(e->els);
 		return;
 	case N_ASSIGN:
 		walk_lvalue(e->lhs, e->op == TK_ASSIGN);
@@ -1064,6 +1064,8 @@ static Sym *driver_read(Node *e)
 	if (!r) r = driver_read(e->lhs);
 	if (!r) r = driver_read(e->rhs);
 	if (!r) r = driver_read(e->cond);
+	if (!r && e->kind == N_COND) r = driver_read(e->then);
+	if (!r && e->kind == N_COND) r = driver_read(e->els);
 	if (!r) r = driver_read(e->init);
 	if (!r) r = driver_read(e->size);
 	return r;
@@ -1090,6 +1092,8 @@ static bool has_rand(Node *e)
 				return true;
 		return false;
 	}
+	if (e->kind == N_COND && (has_rand(e->then) || has_rand(e->els)))
+		return true;
 	return has_rand(e->lhs) || has_rand(e->rhs) || has_rand(e->cond) || has_rand(e->init) ||
 	       has_rand(e->size);
 }
@@ -1619,6 +1623,10 @@ static void written_in(Node *e, Vec *out)
 	written_in(e->lhs, out);
 	written_in(e->rhs, out);
 	written_in(e->cond, out);
+	if (e->kind == N_COND) {
+		written_in(e->then, out);
+		written_in(e->els, out);
+	}
 	if (e->kind == N_CALL)
 		for (Node *a = e->args; a; a = a->next)
 			written_in(a, out);

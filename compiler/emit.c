@@ -217,6 +217,8 @@ static bool assigned_in(Node *e, Sym *v)
 				return true;
 		return false;
 	}
+	if (e->kind == N_COND && (assigned_in(e->then, v) || assigned_in(e->els, v)))
+		return true;
 	return assigned_in(e->lhs, v) || assigned_in(e->rhs, v) || assigned_in(e->cond, v);
 }
 

@@ -6,6 +6,7 @@ run_tests = \
 	tests/run/accumulate.sap \
 	tests/run/async-order.sh \
 	tests/run/codec-ranks.sh \
+	tests/run/cond-access.sap \
 	tests/run/elem-types.sap \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
@@ -39,7 +40,7 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/map-keys.out tests/run/strings-ranks.out \
-	tests/run/elem-types.out tests/run/reduce-grid.gen \
+	tests/run/elem-types.out tests/run/reduce-grid.gen tests/run/cond-access.out \
 	tests/run/everything.out tests/run/everything.c \
 	tests/run/everything.points.txt.in tests/run/everything.corpus.txt.in \
 	tests/run/everything.points.out.expect tests/run/everything.corpus.out.expect \

@@ -89,6 +89,16 @@ double s5 = 0;
 async for (long k : m) reduce(+: s5) {
     s5 += m[k];
 }
+// Owner computes where a planned loop left the elements: not in the
+// workers' chunks, so a loop that reduces runs the chunks instead.
+dvector<double> Y2(n);
+async for (long i = 0; i < n; i++) {
+    Y2[K[i] * 10 % n] = 1;
+}
+double s7 = 0;
+async for (long i = 0; i < n; i++) reduce(+: s7) {
+    s7 += i == 0 ? 9007199254740992.0 : Y2[i];
+}
 // The sequential loop, last: driver reads make X whole.
 double seq = 0;
 for (long i = 0; i < n; i++)
@@ -103,6 +113,7 @@ print("shared-plan %.17g\n", s6);
 print("sync-sum %.17g %.17g %.17g\n", s4, G[0], G[2]);
 print("sync-avg %.17g %.17g\n", V[0] * V[1] / 1000 * 1000 / V[1], V[1]);
 print("map %.17g\n", s5);
+print("owner-after-plan %.17g\n", s7);
 SAP
 "$SAPC" -O2 -o "$tmp/forms" "$tmp/forms.sap" || fail "sapc forms.sap"
 
@@ -131,7 +142,7 @@ done
 # map's keys runs where its keys fall, too).
 for l in "1 chunks" "2 chunks (owner computes)" "3 chunks (owner computes)" \
 	"5 chunks (owner computes)" "6 planned" "7 planned (loop 6's plan)" \
-	"10 chunks (owner computes)"; do
+	"10 chunks (owner computes)" "11 planned" "12 chunks"; do
 	n=${l%% *} how=${l#* }
 	grep -q "^ *$n [^ ]*forms.sap:[0-9]* .* $how\$" "$tmp/2.1.err" ||
 		{ cat "$tmp/2.1.err"; fail "loop $n on 2 ranks: not $how"; }
