@@ -647,18 +647,19 @@ static void stmt(Node *s)
  * checks. */
 static const char *numtype_of(Type *t)
 {
-	const char *name = format("sap_nt_%s", t->mangle);
+	/* By C name: mangled names of a struct and an array may meet. */
+	const char *ct = emit_ctype(t);
+	const char *name = format("sap_nt_%s", ct);
 	for (int i = 0; i < E->numtypes.n; i++)
 		if (E->numtypes.v[i] == t)
 			return format("&%s", name);
 	vec_push(&E->numtypes, t);
-	const char *ct = emit_ctype(t);
 	/* Flatten: (offset, kind) of each scalar, merged into runs. */
 	typedef struct { int64_t off, n; Type *k; } Run;
 	Run *runs = NULL;
 	int nr = 0, cap = 0;
 	Buf out = {0};
-	buf_printf(&out, "static const sap_numfield sap_nf_%s[] = {", t->mangle);
+	buf_printf(&out, "static const sap_numfield sap_nf_%s[] = {", ct);
 	/* Depth-first in memory order, on a stack: arrays element by
 	 * element, structs field by field at their aligned offsets. */
 	Type **ts = NULL;
@@ -735,7 +736,7 @@ static const char *numtype_of(Type *t)
 		           (long long)runs[i].n, scalar_kind(runs[i].k));
 	buf_printf(&out, "};\nstatic const sap_numtype %s = {sizeof(%s), %d, sap_nf_%s};\n"
 	           "_Static_assert(sizeof(%s) == %lld, \"the layout of %s\");\n", name, ct, nr,
-	           t->mangle, ct, (long long)ty_csize(t), ct);
+	           ct, ct, (long long)ty_csize(t), ct);
 	buf_puts(&E->types, out.s);
 	free(runs);
 	free(ts);
@@ -772,7 +773,7 @@ static const char *red_helper(Node *r, Type *t, bool ident)
 {
 	const char *op = format("%.*s", r->name.len, r->name.p);
 	const char *opn = r->op == TK_PLUS ? "add" : r->op == TK_STAR ? "mul" : op;
-	const char *fn = format("sap_%s_%s_%s", ident ? "id" : "red", opn, t->mangle);
+	const char *fn = format("sap_%s_%s_%s", ident ? "id" : "red", opn, emit_ctype(t));
 	for (int i = 0; i < E->redfns.n; i++)
 		if (!strcmp(E->redfns.v[i], fn))
 			return fn;
