@@ -8,7 +8,7 @@
 # Each form: chunks over the parts of a loaded vector, accumulate and
 # owner computes over a loaded vector held where parsed, owner computes
 # over a vector held where a loop wrote it, planned, a loop run in
-# another's plan, sync for (merge sum on the sparse path, avg on the
+# another's plan, one every rank runs whole, sync for (merge sum on the sparse path, avg on the
 # dense one, a reduce), and a loop over a map's keys.  On one worker
 # every result is the sequential loop's.
 #
@@ -99,6 +99,18 @@ double s7 = 0;
 async for (long i = 0; i < n; i++) reduce(+: s7) {
     s7 += i == 0 ? 9007199254740992.0 : Y2[i];
 }
+// A loop every rank runs whole (it writes a map's values), which runs
+// there as one rank of P x T threads would.
+dmap<long, double> wm;
+for (long i = 0; i < n; i++)
+    wm[i] = i == 0 ? 9007199254740992.0 : 1.0;
+dvector<double> Zw(101);
+double s9 = 0;
+async for (long k : wm) reduce(+: s9) {
+    wm[k] = wm[k] * 2;
+    Zw[k % 101] += 1;
+    s9 += wm[k] / 2;
+}
 // The sequential loop, last: driver reads make X whole.
 double seq = 0;
 for (long i = 0; i < n; i++)
@@ -114,6 +126,7 @@ print("sync-sum %.17g %.17g %.17g\n", s4, G[0], G[2]);
 print("sync-avg %.17g %.17g\n", V[0] * V[1] / 1000 * 1000 / V[1], V[1]);
 print("map %.17g\n", s5);
 print("owner-after-plan %.17g\n", s7);
+print("whole %.17g\n", s9);
 SAP
 "$SAPC" -O2 -o "$tmp/forms" "$tmp/forms.sap" || fail "sapc forms.sap"
 
@@ -128,7 +141,7 @@ done
 
 # One worker: the sequential loop's sums, loop by loop.
 seq=$(sed -n 's/^seq \([^ ]*\)$/\1/p' "$tmp/1.1")
-for form in chunks accumulate owner-loaded owner planned shared-plan sync-sum sync-avg map; do
+for form in chunks accumulate owner-loaded owner planned shared-plan sync-sum sync-avg map whole; do
 	v=$(sed -n "s/^$form \([^ ]*\).*/\1/p" "$tmp/1.1")
 	test "$v" = "$seq" || { cat "$tmp/1.1"; fail "$form on one worker: $v, not the sequential $seq"; }
 done
