@@ -979,7 +979,8 @@ static void reduce_struct(Node *s)
 			int k = 0;
 			while (k < li->dds.n && li->dds.v[k] != d)
 				k++;
-			emit_line(NULL, "\t{offsetof(struct sap_red%d, acc_%s), %d},", id, d->cname, k);
+			emit_line(NULL, "\t{offsetof(struct sap_red%d, acc_%s), %d, %s},", id, d->cname, k,
+			          numtype_of(d->ty->elem));
 		}
 		emit_line(NULL, "};\n");
 	}

@@ -481,24 +481,137 @@ void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_as
 	free(rdis);
 }
 
-/* The bytes of accumulate buffer a of red, at out if not NULL. */
+/* ---- the chain over ranks ---- */
+
+/* The chain moves a vector in pieces of about this many bytes (whole
+ * elements, at least one): rank r adds its workers' terms to piece k + 1
+ * while rank r + 1 adds its own to piece k, so that the sum over P ranks
+ * takes about N/B + (P - 1) * CHAIN_PIECE/B instead of (P - 1) * N/B.
+ * 256 KiB is past Open MPI's eager limits, so a piece goes by one
+ * rendezvous without staging copies, yet small enough that the pipeline
+ * fills at once and that a piece stays in cache while the workers' terms
+ * are added to it. */
+enum { CHAIN_PIECE = 256 << 10 };
+/* Pieces a rank has sent on and not seen arrive: enough to cover the
+ * latency of a handshake, few enough to keep the MPI library's queues
+ * short. */
+enum { CHAIN_FLIGHT = 4 };
+
+/* One element of es bytes as an MPI type; over INT_MAX bytes, GiB blocks
+ * and the rest. */
+static MPI_Datatype elem_type(size_t es)
+{
+	MPI_Datatype t;
+	if (es <= INT32_MAX) {
+		MPI_Type_contiguous((int)es, MPI_BYTE, &t);
+	} else {
+		const size_t G = (size_t)1 << 30;
+		MPI_Datatype g, parts[2], s;
+		MPI_Type_contiguous((int)G, MPI_BYTE, &g);
+		MPI_Type_contiguous((int)(es / G), g, &parts[0]);
+		MPI_Type_contiguous((int)(es % G), MPI_BYTE, &parts[1]);
+		int len[2] = { 1, 1 };
+		MPI_Aint at[2] = { 0, (MPI_Aint)(es / G * G) };
+		MPI_Type_create_struct(2, len, at, parts, &s);
+		MPI_Type_create_resized(s, 0, (MPI_Aint)es, &t);
+		MPI_Type_free(&g);
+		MPI_Type_free(&parts[0]);
+		MPI_Type_free(&parts[1]);
+		MPI_Type_free(&s);
+	}
+	MPI_Type_commit(&t);
+	return t;
+}
+
+bool sap_chain_sum(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add, void *arg,
+                   sap_dist_stats *stats)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t m = es < CHAIN_PIECE ? (int64_t)(CHAIN_PIECE / es) : 1;
+	if (P == 1) {
+		for (int64_t e0 = 0; mine && e0 < n; e0 += m)
+			add(arg, e0, n - e0 < m ? n : e0 + m, NULL);
+		if (!mine)
+			memset(buf, 0, (size_t)n * es);
+		return mine;
+	}
+	/* First whether the ranks so far had any term, then, if so, their
+	 * sum piece by piece. */
+	int in = 0, have;
+	if (me > 0)
+		MPI_Recv(&in, 1, MPI_INT, me - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	have = in || mine;
+	bool next = me < P - 1;
+	if (next)
+		MPI_Send(&have, 1, MPI_INT, me + 1, 0, MPI_COMM_WORLD);
+	if (have && n > 0) {
+		MPI_Datatype t = elem_type(es);
+		size_t pb = (size_t)m * es;
+		char *pre[2] = { NULL, NULL };
+		MPI_Request rq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL }, sq[CHAIN_FLIGHT];
+		for (int f = 0; f < CHAIN_FLIGHT; f++)
+			sq[f] = MPI_REQUEST_NULL;
+		if (in) {
+			pre[0] = sap_xmalloc(pb);
+			pre[1] = sap_xmalloc(pb);
+			MPI_Irecv(pre[0], (int)(n < m ? n : m), t, me - 1, 0, MPI_COMM_WORLD, &rq[0]);
+		}
+		for (int64_t k = 0, e0 = 0; e0 < n; k++, e0 += m) {
+			int64_t e1 = n - e0 < m ? n : e0 + m;
+			if (in) {
+				/* The next piece comes in while this one is added. */
+				if (e1 < n)
+					MPI_Irecv(pre[(k + 1) % 2], (int)(n - e1 < m ? n - e1 : m), t, me - 1, 0,
+					          MPI_COMM_WORLD, &rq[(k + 1) % 2]);
+				MPI_Wait(&rq[k % 2], MPI_STATUS_IGNORE);
+			}
+			add(arg, e0, e1, in ? pre[k % 2] : NULL);
+			if (next) {
+				MPI_Request *s = &sq[k % CHAIN_FLIGHT];
+				MPI_Wait(s, MPI_STATUS_IGNORE);
+				MPI_Isend(buf + (size_t)e0 * es, (int)(e1 - e0), t, me + 1, 0, MPI_COMM_WORLD, s);
+			}
+		}
+		MPI_Waitall(CHAIN_FLIGHT, sq, MPI_STATUSES_IGNORE);
+		free(pre[0]);
+		free(pre[1]);
+		MPI_Type_free(&t);
+		if (in)
+			stats->received += (int64_t)((size_t)n * es);
+		if (next)
+			stats->sent += (int64_t)((size_t)n * es);
+	}
+	/* The last rank's total to every rank; Open MPI pipelines a large
+	 * broadcast itself. */
+	int any = have;
+	MPI_Bcast(&any, 1, MPI_INT, P - 1, MPI_COMM_WORLD);
+	size_t bytes = (size_t)n * es;
+	if (!any) {
+		memset(buf, 0, bytes);
+		return false;
+	}
+	for (size_t at = 0; at < bytes; at += INT32_MAX)
+		MPI_Bcast(buf + at, bytes - at < INT32_MAX ? (int)(bytes - at) : INT32_MAX, MPI_BYTE, P - 1,
+		          MPI_COMM_WORLD);
+	if (me == P - 1)
+		stats->sent += (int64_t)bytes * (P - 1);
+	else
+		stats->received += (int64_t)bytes;
+	return true;
+}
+
+/* The bytes of map accumulate buffer a of red, at out if not NULL; a
+ * vector's buffer goes by sap_chain_sum, so none. */
 static size_t acc_pack(const sap_reduce *r, const sap_async_spec *spec, int a, const char *red,
                        char *out)
 {
-	const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
-	if (!v)
-		return sap_dm_pack((const sap_dmap *)(red + r->acc[a].off), out);
-	size_t bytes = (size_t)v->n * v->elsize;
-	if (out) {
-		const char *buf;
-		memcpy(&buf, red + r->acc[a].off, sizeof buf);
-		memcpy(out, buf, bytes);
-	}
-	return (bytes + 7) & ~(size_t)7;
+	if (spec->dds[r->acc[a].dds].dv)
+		return 0;
+	return sap_dm_pack((const sap_dmap *)(red + r->acc[a].off), out);
 }
 
-/* Struct red (of reduce r) and its accumulate buffers as bytes: the
- * struct, then each buffer, a vector's elements or a map's entries. */
+/* Struct red (of reduce r) and its map accumulate buffers as bytes: the
+ * struct, then each map's entries. */
 static char *pack_red(const sap_reduce *r, const sap_async_spec *spec, const char *red,
                       int64_t *bytes)
 {
@@ -513,43 +626,22 @@ static char *pack_red(const sap_reduce *r, const sap_async_spec *spec, const cha
 	return out;
 }
 
-/* The struct packed at p into `into`, with buffers of its own (like
- * gives the maps' names and kinds); what follows it. */
-static const char *unpack_red(const sap_reduce *r, const sap_async_spec *spec, const char *like,
-                              const char *p, char *into)
-{
-	memcpy(into, p, r->size);
-	p += (r->size + 7) & ~(size_t)7;
-	for (int a = 0; a < r->nacc; a++) {
-		const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
-		if (v) {
-			size_t vb = (size_t)v->n * v->elsize;
-			void *buf = sap_acc_alloc(v->n, v->elsize);
-			memcpy(buf, p, vb);
-			memcpy(into + r->acc[a].off, &buf, sizeof buf);
-			p += (vb + 7) & ~(size_t)7;
-		} else {
-			const sap_dmap *mine = (const sap_dmap *)(like + r->acc[a].off);
-			sap_dmap *m = (sap_dmap *)(into + r->acc[a].off);
-			sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize);
-			p = sap_dm_unpack(m, p);
-		}
-	}
-	return p;
-}
-
-/* red becomes the struct packed at p, its own buffers freed. */
+/* red becomes the struct packed at p, with maps of its own in place of
+ * its old ones (freed), and its own vector buffers. */
 static void replace_red(const sap_reduce *r, const sap_async_spec *spec, char *red, const char *p)
 {
 	char *in = sap_xmalloc(r->size);
-	unpack_red(r, spec, red, p, in);
+	memcpy(in, p, r->size);
+	p += (r->size + 7) & ~(size_t)7;
 	for (int a = 0; a < r->nacc; a++) {
+		size_t off = r->acc[a].off;
 		if (spec->dds[r->acc[a].dds].dv) {
-			void *buf;
-			memcpy(&buf, red + r->acc[a].off, sizeof buf);
-			sap_acc_free(buf);
+			memcpy(in + off, red + off, sizeof(void *));
 		} else {
-			sap_dm_free((sap_dmap *)(red + r->acc[a].off));
+			sap_dmap *mine = (sap_dmap *)(red + off), *m = (sap_dmap *)(in + off);
+			sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize);
+			p = sap_dm_unpack(m, p);
+			sap_dm_free(mine);
 		}
 	}
 	memcpy(red, in, r->size);
@@ -574,14 +666,55 @@ static char *big_recv(int from, int64_t *n)
 	return b;
 }
 
+/* A vector accumulate buffer's piece in the chain: pre's elements, or
+ * the zeros of init on rank 0, then each worker's, in order. */
+typedef struct acc_job {
+	const sap_numtype *num;
+	size_t es;
+	const char *reds;
+	size_t rsize, off;
+	int T;
+	char *into;
+} acc_job;
+
+static void acc_add(void *arg, int64_t e0, int64_t e1, const void *pre)
+{
+	acc_job *j = arg;
+	char *d = j->into + (size_t)e0 * j->es;
+	if (pre)
+		memcpy(d, pre, (size_t)(e1 - e0) * j->es);
+	for (int w = 0; w < j->T; w++) {
+		const char *b;
+		memcpy(&b, j->reds + (size_t)w * j->rsize + j->off, sizeof b);
+		sap_acc_add(j->num, d, b + (size_t)e0 * j->es, e1 - e0);
+	}
+}
+
 void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds, int T,
                      void *red, sap_dist_stats *stats)
 {
 	int P = sap_nranks(), me = sap_rank();
 	if (r->nacc) {
 		/* Accumulate buffers may be large: a chain, rank r adding its
-		 * workers to the sum of ranks 0 .. r - 1, and the last rank's
-		 * total to every rank, holds two at a time. */
+		 * workers' to the sum of ranks 0 .. r - 1, and the last rank's
+		 * total to every rank.  A vector's buffer goes piece by piece
+		 * (sap_chain_sum); the struct, with the maps' buffers, whole
+		 * after it, the workers' vector buffers being gone. */
+		for (int a = 0; a < r->nacc; a++) {
+			const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
+			if (!v)
+				continue;
+			char *buf;
+			memcpy(&buf, (char *)red + r->acc[a].off, sizeof buf);
+			acc_job j = { r->acc[a].num, v->elsize, reds, r->size, r->acc[a].off, T, buf };
+			sap_chain_sum(buf, v->n, v->elsize, true, acc_add, &j, stats);
+			for (int w = 0; w < T; w++) {
+				char *wr = reds + (size_t)w * r->size + j.off, *wb, *none = NULL;
+				memcpy(&wb, wr, sizeof wb);
+				sap_acc_free(wb);
+				memcpy(wr, &none, sizeof none);
+			}
+		}
 		int64_t n;
 		if (me > 0) {
 			char *in = big_recv(me - 1, &n);

@@ -148,5 +148,7 @@ void sap_sc_merge(const sap_syncdds *w, void *out, const void *old, const void *
 
 void sap_acc_add(const sap_numtype *t, void *into, const void *from, int64_t n)
 {
+	if (!from)
+		return;
 	apply(t, OP_ADD, into, from, NULL, n, 1);
 }

@@ -345,6 +345,17 @@ typedef struct sap_dist_at {
 	int64_t from;
 } sap_dist_at;
 void sap_dist_release_cb(void *arg);
+/* Collective: the sum over ranks, in rank order, of n elements of es
+ * bytes in buf, pipelined in pieces along the ranks (a chain): for each
+ * piece [e0, e1) of elements, add(arg, e0, e1, pre) sets buf's elements
+ * to pre's (the sum of the ranks before this one; NULL on rank 0 or when
+ * none of them had a term), followed by this rank's terms in order, if
+ * mine (this rank has some).  Then the last rank's buf goes to every
+ * rank.  False, buf zeroed, when no rank had a term.  With one rank,
+ * add runs piece by piece and nothing is sent. */
+typedef void (*sap_chain_fn)(void *arg, int64_t e0, int64_t e1, const void *pre);
+bool sap_chain_sum(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add, void *arg,
+                   sap_dist_stats *stats);
 /* Collective: the partial reductions of this rank's T workers, reds
  * (taken over), and those of every other rank combined into red in
  * worker order, rank after rank, on every rank: what one rank running

@@ -456,10 +456,14 @@ static inline const void *sap_staged(const sap_loop *L, int d, const int64_t *id
 
 /* An accumulate(+: D) buffer of a reduce struct: at byte off, the
  * pointer to a dvector's buffer (n elements of its type, zeroed by init)
- * or a sap_dmap; dds is D's index in the loop's sap_async_spec. */
+ * or a sap_dmap; dds is D's index in the loop's sap_async_spec, num its
+ * element (value) type.  combine skips a NULL vector buffer, which the
+ * runtime leaves where it has added a buffer up itself (sap_dist_reduce
+ * does, piece by piece). */
 typedef struct sap_accum {
 	size_t off;
 	int dds;
+	const struct sap_numtype *num;
 } sap_accum;
 
 typedef struct sap_reduce {

@@ -25,28 +25,6 @@
 
 _Thread_local const sap_view *sap_tview;
 
-/* n bytes between ranks, in pieces an int can count. */
-static void send_bytes(const void *v, size_t n, int to)
-{
-	for (size_t at = 0; at < n; at += INT32_MAX)
-		MPI_Send((const char *)v + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX, MPI_BYTE,
-		         to, 0, MPI_COMM_WORLD);
-}
-
-static void recv_bytes(void *v, size_t n, int from)
-{
-	for (size_t at = 0; at < n; at += INT32_MAX)
-		MPI_Recv((char *)v + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX, MPI_BYTE, from,
-		         0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-}
-
-static void bcast_bytes(void *v, size_t n, int root)
-{
-	for (size_t at = 0; at < n; at += INT32_MAX)
-		MPI_Bcast((char *)v + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX, MPI_BYTE, root,
-		          MPI_COMM_WORLD);
-}
-
 /* ---- the shards ---- */
 
 enum { HOGWILD_CHUNK = 16 };
@@ -177,29 +155,48 @@ static void recon_worker(void *arg, int t)
 	sap_sparse_recon(s->sp, t, s->idx + lo, hi - lo);
 }
 
-/* Into vector k's storage: pre (when have) followed by what this rank's
- * workers made of it in the step, the sum of their copies (avg, without
- * old values) or of their changes, added in worker order.  The first
- * term is taken as it is, not added to zero, so the sums are the same
- * however the workers fall on ranks.  False when there is nothing. */
-static bool gather(sync_run *s, int k, const void *pre, bool have)
+/* Whether this rank's workers have a term in the step: the vector
+ * itself (thread 0's, or all threads' under hybrid), or a copy of a
+ * worker that ran a batch. */
+static bool has_terms(const sync_run *s)
 {
-	const sap_syncdds *w = &s->spec->wr[k];
-	int64_t n = w->dv->n;
-	size_t bytes = n * w->dv->elsize;
-	void *v = w->dv->data;
-	const void *old = s->keep_old ? s->old[k] : NULL;
+	for (int t = 0; t < s->T; t++)
+		if (thread_active(s, t, s->step) && (t == 0 || s->hybrid || s->copies))
+			return true;
+	return false;
+}
+
+typedef struct gather_job {
+	sync_run *s;
+	int k;
+} gather_job;
+
+/* Into elements [e0, e1) of vector k's storage: pre (if not NULL)
+ * followed by what this rank's workers made of them in the step, the
+ * sum of their copies (avg, without old values) or of their changes,
+ * added in worker order.  The first term is taken as it is, not added
+ * to zero, so the sums are the same however the workers fall on ranks.
+ * Zeros when there is nothing. */
+static void gather(void *arg, int64_t e0, int64_t e1, const void *pre)
+{
+	gather_job *g = arg;
+	sync_run *s = g->s;
+	const sap_syncdds *w = &s->spec->wr[g->k];
+	int64_t n = e1 - e0;
+	size_t es = w->dv->elsize, at = (size_t)e0 * es, bytes = (size_t)n * es;
+	char *v = (char *)w->dv->data + at;
+	const char *old = s->keep_old ? s->old[g->k] + at : NULL;
 	bool own = false, first = true;
 	for (int t = 0; t < s->T; t++)
 		own |= (t == 0 || s->hybrid) && thread_active(s, t, s->step);
 	for (int t = 0; t < s->T; t++) {
-		const void *c = v;
+		const char *c = v;
 		if (t == 0 && !own)
 			continue;
 		if (t > 0) {
 			if (!s->copies || !thread_active(s, t, s->step))
 				continue;
-			c = s->copy[t * s->spec->nwr + k];
+			c = (const char *)s->copy[t * s->spec->nwr + g->k] + at;
 		}
 		if (!first) {
 			if (old)
@@ -212,28 +209,28 @@ static bool gather(sync_run *s, int k, const void *pre, bool have)
 			memcpy(v, c, bytes);
 		if (old)
 			sap_sc_sub(w->num, v, old, n);
-		if (have)
+		if (pre)
 			sap_sc_add(w->num, v, pre, n);
 		first = false;
 	}
 	if (first) {
-		if (have)
+		if (pre)
 			memcpy(v, pre, bytes);
 		else
 			memset(v, 0, bytes);
 	}
-	return have || !first;
 }
 
 /* Every rank's workers' step merged into the written vectors.  The
- * ranks add their workers' terms in a chain, rank r onto the sum of
- * ranks 0 .. r - 1, and the last rank's total goes to all: one sum in
- * worker order, the one a single rank of P x T threads takes. */
+ * ranks add their workers' terms in a chain (sap_chain_sum), rank r
+ * onto the sum of ranks 0 .. r - 1, piece by piece, so that rank r + 1
+ * adds to one piece while rank r adds to the next; the last rank's
+ * total goes to all.  Each element is one sum in worker order, the one
+ * a single rank of P x T threads takes. */
 static void merge(sync_run *s, sap_ssp *q)
 {
 	const sap_syncspec *spec = s->spec;
 	int64_t A = active(s, s->step);
-	int me = sap_rank();
 	for (int k = 0; k < spec->nwr; k++) {
 		const sap_syncdds *w = &spec->wr[k];
 		int64_t n = w->dv->n;
@@ -241,10 +238,11 @@ static void merge(sync_run *s, sap_ssp *q)
 		void *v = w->dv->data;
 		if (sap_sparse_has(s->sp, k))
 			continue;
+		gather_job g = { s, k };
 		if (q) {
 			/* ssp: the change goes out; the vector goes on from the
 			 * old values plus what has come in. */
-			gather(s, k, NULL, false);
+			gather(&g, 0, n, NULL);
 			void *d = sap_xmalloc(bytes);
 			memcpy(d, v, bytes);
 			memcpy(v, s->old[k], bytes);
@@ -252,31 +250,8 @@ static void merge(sync_run *s, sap_ssp *q)
 			s->st->sync_bytes += (double)bytes * (s->P - 1);
 			continue;
 		}
-		if (s->P > 1) {
-			int have = 0;
-			char *pre = NULL;
-			if (me > 0) {
-				MPI_Recv(&have, 1, MPI_INT, me - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-				if (have) {
-					pre = sap_xmalloc(bytes + 1);
-					recv_bytes(pre, bytes, me - 1);
-				}
-			}
-			have = gather(s, k, pre, have);
-			free(pre);
-			if (me < s->P - 1) {
-				MPI_Send(&have, 1, MPI_INT, me + 1, 0, MPI_COMM_WORLD);
-				if (have)
-					send_bytes(v, bytes, me + 1);
-			}
-			MPI_Bcast(&have, 1, MPI_INT, s->P - 1, MPI_COMM_WORLD);
-			if (have)
-				bcast_bytes(v, bytes, s->P - 1);
-			else
-				memset(v, 0, bytes);
-		} else {
-			gather(s, k, NULL, false);
-		}
+		sap_dist_stats moved = { 0, 0 };
+		sap_chain_sum(v, n, w->dv->elsize, has_terms(s), gather, &g, &moved);
 		if (s->keep_old)
 			sap_sc_merge(w, v, s->old[k], v, n, A);
 		else if (A > 1)
@@ -471,7 +446,7 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 		r->init(red);
 	st->whole_why = P * sap_threads() > 1 ? why : NULL;
 	if (!split) {
-		sap_run x = { L, env, body, r, NULL, 1 };
+		sap_run x = { L, env, body, r, NULL, 1, 1 };
 		double t0 = sap_now();
 		for (int64_t b = 0; b < n; b += spec->batch) {
 			int64_t e = n - b < spec->batch ? n : b + spec->batch;
@@ -483,7 +458,7 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 		return;
 	}
 	sync_run s = { .spec = spec, .P = P, .T = T, .M = spec->batch, .st = st };
-	s.x = (sap_run){ L, env, body, r, NULL, T };
+	s.x = (sap_run){ L, env, body, r, NULL, T, T };
 	st->workers = P * T;
 	run_split(&s, n, red);
 }

@@ -6,6 +6,7 @@ run_tests = \
 	tests/run/accumulate.sap \
 	tests/run/async-order.sh \
 	tests/run/codec-ranks.sh \
+	tests/run/chain-pieces.sh \
 	tests/run/cond-access.sap \
 	tests/run/elem-types.sap \
 	tests/run/everything.sap \
