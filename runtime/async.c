@@ -263,8 +263,8 @@ static void reds_open(sap_run *x)
 {
 	if (!x->r)
 		return;
-	x->reds = sap_xmalloc((size_t)x->T * x->r->size);
-	for (int w = 0; w < x->T; w++)
+	x->reds = sap_xmalloc((size_t)x->V * x->r->size);
+	for (int w = 0; w < x->V; w++)
 		x->r->init(sap_run_red(x, w));
 }
 
@@ -273,7 +273,7 @@ static void reds_close(sap_run *x, void *red)
 {
 	if (!x->r)
 		return;
-	for (int w = 0; w < x->T; w++)
+	for (int w = 0; w < x->V; w++)
 		x->r->combine(red, sap_run_red(x, w));
 	free(x->reds);
 	x->reds = NULL;
@@ -287,7 +287,7 @@ static void reds_close_ranks(sap_run *x, const sap_async_spec *spec, void *red,
 		reds_close(x, red);
 		return;
 	}
-	sap_dist_reduce(x->r, spec, x->reds, x->T, red, stats);
+	sap_dist_reduce(x->r, spec, x->reds, x->V, red, stats);
 	free(x->reds);
 	x->reds = NULL;
 }
@@ -334,7 +334,7 @@ static void run_serial(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 
 static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_t hi, void *red)
 {
-	int T = x->T;
+	int T = x->V;
 	int64_t n = hi - lo, mx = 0;
 	for (int w = 0; w < T; w++) {
 		int64_t c = sap_chunk(lo, hi, T, w + 1) - sap_chunk(lo, hi, T, w);
@@ -354,13 +354,13 @@ static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                         int64_t lo, int64_t hi, void *red)
 {
-	make_plan(st, spec, x->env, lo, hi, x->T, x->T, !sap_cfg.no_locks, false);
+	make_plan(st, spec, x->env, lo, hi, x->V, x->T, !sap_cfg.no_locks, false);
 	const sap_plan *p = &st->plan;
-	ran(st, p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED, x->T, p->ngroups, p->nrounds,
+	ran(st, p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED, x->V, p->ngroups, p->nrounds,
 	    p->balance);
 	st->ever_locked |= p->nlocked > 0;
 
-	sap_stage_inputs(st, spec, x, 0, x->T);
+	sap_stage_inputs(st, spec, x, 0, x->V);
 	int64_t *order = NULL;
 	if (sap_cfg.dump_order)
 		order = sap_xmalloc((size_t)p->n * sizeof *order);
@@ -745,7 +745,7 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 {
 	L->invocations++;
 	struct sap_loop_state *st = state_of(L);
-	sap_run x = { L, env, body, r, NULL, sap_threads() };
+	sap_run x = { L, env, body, r, NULL, sap_threads(), sap_threads() };
 	if (r)
 		r->init(red);
 
@@ -761,10 +761,10 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 			sap_dm_whole(spec->dds[k].dm);
 	bool ranks = !mk && sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
 	             !spec->serial && sap_dist_ok(spec, r, &why) && shape_of(spec, &why) != UNKNOWN;
-	/* Every rank runs all of it: then as one rank of P x T threads, so
-	 * that the partial results combine as there. */
+	/* Every rank runs all of it: then as one rank of P x T workers, so
+	 * that the partial results combine as there, on its T threads. */
 	if (sap_nranks() > 1 && !mk && !ranks && r && !r->exact && !sap_cfg.run_order)
-		x.T *= sap_nranks();
+		x.V = x.T * sap_nranks();
 	/* Said in --stats: on several ranks, every rank ran all of it. */
 	st->whole_why = NULL;
 	if (sap_nranks() > 1 && !mk && !ranks && lo < hi && spec->dds && !spec->serial &&
@@ -800,7 +800,7 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 			run_dist_chunks(st, spec, &x, lo, hi, red);
 		else
 			run_dist_planned(st, spec, &x, lo, hi, red);
-	} else if (x.T == 1) {
+	} else if (x.V == 1) {
 		run_serial(st, &x, lo, hi, red, SAP_V_INDEX, NULL);
 	} else {
 		switch (shape_of(spec, &why)) {
@@ -808,7 +808,7 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 			run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, why);
 			break;
 		case INDEPENDENT: {
-			struct sap_loop_state *o = sap_plan_to_share(st, spec, lo, hi, x.T);
+			struct sap_loop_state *o = sap_plan_to_share(st, spec, lo, hi, x.V);
 			if (o)
 				run_shared(st, spec, &x, lo, red, o);
 			else

@@ -601,8 +601,19 @@ typedef struct sap_run {
 	sap_body_fn body;
 	const sap_reduce *r;
 	char *reds;                     /* per worker r->size bytes, or NULL */
-	int T;
+	int T;                          /* threads */
+	/* Workers, each with its partial result (reds), a multiple of T:
+	 * thread t runs workers t * V/T .. (t + 1) * V/T - 1 in turn.  A
+	 * loop every rank runs whole as one rank of P x T workers would has
+	 * V = P x T on its T threads, rather than P x T threads. */
+	int V;
 } sap_run;
+
+/* Thread t's first worker, of x->V. */
+static inline int sap_run_first(const sap_run *x, int t)
+{
+	return t * (x->V / x->T);
+}
 
 static inline void *sap_run_red(const sap_run *x, int w)
 {
