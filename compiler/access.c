@@ -1777,9 +1777,10 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 			        ty_str(d->ty->elem));
 		else
 			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so each step the "
-			        "ranks add their workers' changes in turn on the vector's storage, no "
-			        "packing, and the last broadcasts the sum\n", how,
-			        why, ty_str(d->ty->elem));
+			        "ranks add their workers' changes on the vector's storage, no packing, "
+			        "in a chain: the running sum goes from rank to rank in 256 KiB pieces, "
+			        "each rank adding to one while the next adds to the one before, and the "
+			        "last broadcasts the sum\n", how, why, ty_str(d->ty->elem));
 	}
 	if (!whole && L->has_slice) {
 		fprintf(out, "  slice (each step, over the step's elements, before they run):\n");
