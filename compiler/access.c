@@ -1778,7 +1778,7 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 		else
 			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so each step the "
 			        "ranks add their workers' changes on the vector's storage, no packing, "
-			        "in a chain: the running sum goes from rank to rank in 256 KiB pieces, "
+			        "in a chain: the running sum goes from rank to rank in pieces of at least 256 KiB, "
 			        "each rank adding to one while the next adds to the one before, and the "
 			        "last broadcasts the sum\n", how, why, ty_str(d->ty->elem));
 	}

@@ -483,15 +483,22 @@ void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_as
 
 /* ---- the chain over ranks ---- */
 
-/* The chain moves a vector in pieces of about this many bytes (whole
- * elements, at least one): rank r adds its workers' terms to piece k + 1
- * while rank r + 1 adds its own to piece k, so that the sum over P ranks
- * takes about N/B + (P - 1) * CHAIN_PIECE/B instead of (P - 1) * N/B.
- * 256 KiB is past Open MPI's eager limits, so a piece goes by one
- * rendezvous without staging copies, yet small enough that the pipeline
- * fills at once and that a piece stays in cache while the workers' terms
- * are added to it. */
-enum { CHAIN_PIECE = 256 << 10 };
+/* The chain moves a vector in pieces of whole elements: rank r adds its
+ * workers' terms to piece k + 1 while rank r + 1 adds its own to piece
+ * k, so that P ranks take about (k + P - 2) piece times for k pieces
+ * instead of (P - 1) whole vectors.  A piece is at least CHAIN_PIECE
+ * bytes: past Open MPI's eager limits, so it goes by one rendezvous
+ * without staging copies, and small enough to stay in cache while the
+ * workers' terms are added to it.  But each piece costs a handshake
+ * between two ranks, which on busy or shared cores waits for the other
+ * rank to be scheduled: a vector is cut in at most CHAIN_PER_HOP pieces
+ * per hop of the chain, which keeps the pipeline's fill, (P - 2) pieces,
+ * within about a quarter of the vector while bounding the handshakes (on
+ * 2 ranks, with no fill to hide, 256 KiB pieces of a 4 MB vector took
+ * twice as long as 1 MiB ones on a loaded machine). */
+enum { CHAIN_PIECE = 256 << 10, CHAIN_PER_HOP = 4 };
+/* and at most a GiB, so that a piece's bytes fit an int count. */
+#define CHAIN_PIECE_MAX ((size_t)1 << 30)
 /* Pieces a rank has sent on and not seen arrive: enough to cover the
  * latency of a handshake, few enough to keep the MPI library's queues
  * short. */
@@ -527,7 +534,12 @@ bool sap_chain_sum(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add,
                    sap_dist_stats *stats)
 {
 	int P = sap_nranks(), me = sap_rank();
-	int64_t m = es < CHAIN_PIECE ? (int64_t)(CHAIN_PIECE / es) : 1;
+	size_t piece = (size_t)n * es / ((size_t)CHAIN_PER_HOP * (size_t)(P > 1 ? P - 1 : 1)) + 1;
+	if (piece > CHAIN_PIECE_MAX)
+		piece = CHAIN_PIECE_MAX;
+	if (piece < CHAIN_PIECE)
+		piece = CHAIN_PIECE;
+	int64_t m = es < piece ? (int64_t)(piece / es) : 1;
 	if (P == 1) {
 		for (int64_t e0 = 0; mine && e0 < n; e0 += m)
 			add(arg, e0, n - e0 < m ? n : e0 + m, NULL);
@@ -545,7 +557,11 @@ bool sap_chain_sum(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add,
 	if (next)
 		MPI_Send(&have, 1, MPI_INT, me + 1, 0, MPI_COMM_WORLD);
 	if (have && n > 0) {
-		MPI_Datatype t = elem_type(es);
+		/* Bytes where a piece's can be counted by an int, which Open MPI
+		 * moves by its fastest path; an element type past that. */
+		bool raw = es <= INT32_MAX / (size_t)m;
+		MPI_Datatype t = raw ? MPI_BYTE : elem_type(es);
+		int64_t per = raw ? (int64_t)es : 1;
 		size_t pb = (size_t)m * es;
 		char *pre[2] = { NULL, NULL };
 		MPI_Request rq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL }, sq[CHAIN_FLIGHT];
@@ -554,28 +570,30 @@ bool sap_chain_sum(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add,
 		if (in) {
 			pre[0] = sap_xmalloc(pb);
 			pre[1] = sap_xmalloc(pb);
-			MPI_Irecv(pre[0], (int)(n < m ? n : m), t, me - 1, 0, MPI_COMM_WORLD, &rq[0]);
+			MPI_Irecv(pre[0], (int)((n < m ? n : m) * per), t, me - 1, 0, MPI_COMM_WORLD, &rq[0]);
 		}
 		for (int64_t k = 0, e0 = 0; e0 < n; k++, e0 += m) {
 			int64_t e1 = n - e0 < m ? n : e0 + m;
 			if (in) {
 				/* The next piece comes in while this one is added. */
 				if (e1 < n)
-					MPI_Irecv(pre[(k + 1) % 2], (int)(n - e1 < m ? n - e1 : m), t, me - 1, 0,
-					          MPI_COMM_WORLD, &rq[(k + 1) % 2]);
+					MPI_Irecv(pre[(k + 1) % 2], (int)((n - e1 < m ? n - e1 : m) * per), t, me - 1,
+					          0, MPI_COMM_WORLD, &rq[(k + 1) % 2]);
 				MPI_Wait(&rq[k % 2], MPI_STATUS_IGNORE);
 			}
 			add(arg, e0, e1, in ? pre[k % 2] : NULL);
 			if (next) {
 				MPI_Request *s = &sq[k % CHAIN_FLIGHT];
 				MPI_Wait(s, MPI_STATUS_IGNORE);
-				MPI_Isend(buf + (size_t)e0 * es, (int)(e1 - e0), t, me + 1, 0, MPI_COMM_WORLD, s);
+				MPI_Isend(buf + (size_t)e0 * es, (int)((e1 - e0) * per), t, me + 1, 0, MPI_COMM_WORLD,
+				          s);
 			}
 		}
 		MPI_Waitall(CHAIN_FLIGHT, sq, MPI_STATUSES_IGNORE);
 		free(pre[0]);
 		free(pre[1]);
-		MPI_Type_free(&t);
+		if (!raw)
+			MPI_Type_free(&t);
 		if (in)
 			stats->received += (int64_t)((size_t)n * es);
 		if (next)
