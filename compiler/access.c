@@ -154,9 +154,9 @@ static void put_expr(Buf *b, Node *e, int prec)
 			buf_putc(b, '(');
 		put_expr(b, e->cond, 1);
 		buf_puts(b, " ? ");
-		put_expr(b, e->lhs, 0);
+		put_expr(b, e->then, 0);
 		buf_puts(b, " : ");
-		put_expr(b, e->rhs, 0);
+		put_expr(b, e->els, 0);
 		if (prec > 0)
 			buf_putc(b, ')');
 		return;
@@ -481,8 +481,8 @@ static void walk_expr(Node *e)
 		return;
 	case N_COND:
 		walk_expr(e->cond);
-		walk_expr(e->lhs);
-		walk_expr(e->rhs);
+		walk_expr(e->then);
+		walk_expr(e->els);
 		return;
 	case N_ASSIGN:
 		walk_lvalue(e->lhs, e->op == TK_ASSIGN);
@@ -1763,6 +1763,8 @@ static Sym *driver_read(Node *e)
 	if (!r) r = driver_read(e->lhs);
 	if (!r) r = driver_read(e->rhs);
 	if (!r) r = driver_read(e->cond);
+	if (!r && e->kind == N_COND) r = driver_read(e->then);
+	if (!r && e->kind == N_COND) r = driver_read(e->els);
 	if (!r) r = driver_read(e->init);
 	if (!r) r = driver_read(e->size);
 	return r;
@@ -1789,6 +1791,8 @@ static bool has_rand(Node *e)
 				return true;
 		return false;
 	}
+	if (e->kind == N_COND && (has_rand(e->then) || has_rand(e->els)))
+		return true;
 	return has_rand(e->lhs) || has_rand(e->rhs) || has_rand(e->cond) || has_rand(e->init) ||
 	       has_rand(e->size);
 }
@@ -1836,7 +1840,7 @@ static void decide(void)
 		           e->kind == N_INCDEC);
 		if (ok) {
 			Node *b = e->lhs;
-			while (b->kind == N_INDEX && !is_dds(b->lhs))
+			while ((b->kind == N_INDEX && !is_dds(b->lhs)) || b->kind == N_FIELD)
 				b = b->lhs;
 			ok = b == a->at;
 		}
@@ -2068,7 +2072,7 @@ static void walk_loop(Node *l)
 
 static bool dv_of_numbers(Sym *d)
 {
-	return d->ty->kind == TY_DVEC && (ty_is_num(d->ty->elem) || ty_is_numarray(d->ty->elem));
+	return d->ty->kind == TY_DVEC && ty_is_numeric(d->ty->elem);
 }
 
 /* Which written vectors of a sync for take the sparse path: those whose
@@ -2354,6 +2358,10 @@ static void written_in(Node *e, Vec *out)
 	written_in(e->lhs, out);
 	written_in(e->rhs, out);
 	written_in(e->cond, out);
+	if (e->kind == N_COND) {
+		written_in(e->then, out);
+		written_in(e->els, out);
+	}
 	if (e->kind == N_CALL)
 		for (Node *a = e->args; a; a = a->next)
 			written_in(a, out);
@@ -2502,7 +2510,7 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 	for (int i = 0; i < L->dds.n; i++) {
 		Sym *d = L->dds.v[i];
 		if (((intptr_t)L->dds_mode.v[i] & ACC_WRITE) &&
-		    (d->ty->kind != TY_DVEC || !(ty_is_num(d->ty->elem) || ty_is_numarray(d->ty->elem))))
+		    (d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem)))
 			whole = true;
 	}
 	for (int i = 0; i < L->dds.n; i++) {
@@ -2510,7 +2518,7 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 		if (!((intptr_t)L->dds_mode.v[i] & ACC_WRITE))
 			continue;
 		fprintf(out, "    %-12s ", d->name);
-		if (d->ty->kind != TY_DVEC || !(ty_is_num(d->ty->elem) || ty_is_numarray(d->ty->elem))) {
+		if (d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem)) {
 			fprintf(out, "not merged: a %s; the loop runs whole on every rank, one worker each\n",
 			        d->ty->kind == TY_DVEC ? "dvector of other than numbers" : "map");
 			continue;
@@ -2534,9 +2542,11 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 			        "step's change to every rank whole, no packing\n", how, why,
 			        ty_str(d->ty->elem));
 		else
-			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so one MPI_Allreduce "
-			        "per step merges it in place on the vector's storage, no packing\n", how,
-			        why, ty_str(d->ty->elem));
+			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so each step the "
+			        "ranks add their workers' changes on the vector's storage, no packing, "
+			        "in a chain: the running sum goes from rank to rank in pieces of at least 256 KiB, "
+			        "each rank adding to one while the next adds to the one before, and the "
+			        "last broadcasts the sum\n", how, why, ty_str(d->ty->elem));
 	}
 	if (!whole && L->has_slice) {
 		fprintf(out, "  slice (each step, over the step's elements, before they run):\n");

@@ -7,6 +7,7 @@
  * capture an environment.  Every line that comes from the .sap source is
  * preceded by a #line directive when the C compiler would otherwise
  * attribute it to another line. */
+#include <stdlib.h>
 #include <string.h>
 #include "sapc.h"
 #include "grammar.h"
@@ -216,6 +217,8 @@ static bool assigned_in(Node *e, Sym *v)
 				return true;
 		return false;
 	}
+	if (e->kind == N_COND && (assigned_in(e->then, v) || assigned_in(e->els, v)))
+		return true;
 	return assigned_in(e->lhs, v) || assigned_in(e->rhs, v) || assigned_in(e->cond, v);
 }
 
@@ -645,8 +648,158 @@ static void stmt(Node *s)
 
 /* ---- parallel loops ---- */
 
+/* The sap_numtype of element type t (emitted once): the runs of its
+ * scalars, as the C compiler lays them out, which a static assertion
+ * checks. */
+static const char *numtype_of(Type *t)
+{
+	/* By C name: mangled names of a struct and an array may meet. */
+	const char *ct = emit_ctype(t);
+	const char *name = format("sap_nt_%s", ct);
+	for (int i = 0; i < E->numtypes.n; i++)
+		if (E->numtypes.v[i] == t)
+			return format("&%s", name);
+	vec_push(&E->numtypes, t);
+	/* Flatten: (offset, kind) of each scalar, merged into runs. */
+	typedef struct { int64_t off, n; Type *k; } Run;
+	Run *runs = NULL;
+	int nr = 0, cap = 0;
+	Buf out = {0};
+	buf_printf(&out, "static const sap_numfield sap_nf_%s[] = {", ct);
+	/* Depth-first in memory order, on a stack: arrays element by
+	 * element, structs field by field at their aligned offsets. */
+	Type **ts = NULL;
+	int64_t *offs = NULL;
+	int nts = 0, tcap = 0;
+#define PUSH(T_, O_)                                                            \
+	do {                                                                    \
+		if (nts == tcap) {                                              \
+			tcap = tcap ? 2 * tcap : 16;                            \
+			ts = xrealloc(ts, (size_t)tcap * sizeof *ts);           \
+			offs = xrealloc(offs, (size_t)tcap * sizeof *offs);     \
+		}                                                               \
+		ts[nts] = (T_);                                                 \
+		offs[nts++] = (O_);                                             \
+	} while (0)
+	PUSH(t, 0);
+	while (nts) {
+		Type *u = ts[--nts];
+		int64_t off = offs[nts];
+		if (u->kind == TY_ARRAY) {
+			int64_t es = ty_csize(u->elem);
+			if (ty_is_num(u->elem)) {
+				if (nr && runs[nr - 1].k == u->elem &&
+				    runs[nr - 1].off + runs[nr - 1].n * es == off) {
+					runs[nr - 1].n += u->len;
+				} else {
+					if (nr == cap) {
+						cap = cap ? 2 * cap : 8;
+						runs = xrealloc(runs, (size_t)cap * sizeof *runs);
+					}
+					runs[nr++] = (Run){ off, u->len, u->elem };
+				}
+				continue;
+			}
+			for (int64_t i = u->len; i-- > 0;)
+				PUSH(u->elem, off + i * es);
+			continue;
+		}
+		if (u->kind == TY_STRUCT) {
+			int nf = 0;
+			for (Node *f = u->sdecl->args; f; f = f->next)
+				nf++;
+			int64_t *fo = xcalloc((size_t)(nf ? nf : 1), sizeof *fo);
+			Type **ft = xcalloc((size_t)(nf ? nf : 1), sizeof *ft);
+			int64_t at = 0;
+			int k = 0;
+			for (Node *f = u->sdecl->args; f; f = f->next, k++) {
+				int64_t fa = ty_calign(f->ty);
+				at = (at + fa - 1) / fa * fa;
+				fo[k] = at;
+				ft[k] = f->ty;
+				at += ty_csize(f->ty);
+			}
+			while (k-- > 0)
+				PUSH(ft[k], off + fo[k]);
+			free(fo);
+			free(ft);
+			continue;
+		}
+		int64_t es = ty_csize(u);
+		if (nr && runs[nr - 1].k == u && runs[nr - 1].off + runs[nr - 1].n * es == off) {
+			runs[nr - 1].n++;
+		} else {
+			if (nr == cap) {
+				cap = cap ? 2 * cap : 8;
+				runs = xrealloc(runs, (size_t)cap * sizeof *runs);
+			}
+			runs[nr++] = (Run){ off, 1, u };
+		}
+	}
+#undef PUSH
+	for (int i = 0; i < nr; i++)
+		buf_printf(&out, "%s{%lld, %lld, %s}", i ? ", " : "", (long long)runs[i].off,
+		           (long long)runs[i].n, scalar_kind(runs[i].k));
+	buf_printf(&out, "};\nstatic const sap_numtype %s = {sizeof(%s), %d, sap_nf_%s};\n"
+	           "_Static_assert(sizeof(%s) == %lld, \"the layout of %s\");\n", name, ct, nr,
+	           ct, ct, (long long)ty_csize(t), ct);
+	buf_puts(&E->types, out.s);
+	free(runs);
+	free(ts);
+	free(offs);
+	return format("&%s", name);
+}
+
+static const char *identity(Node *r, Type *t);
+static char *combine(Node *r, Type *t, const char *a, const char *b);
+
+/* Statements applying reduction r to each scalar of a and b (of type t)
+ * into a, or setting each scalar of a to r's identity when b is NULL. */
+static void leafwise(Buf *o, Node *r, Type *t, const char *a, const char *b, int depth)
+{
+	if (t->kind == TY_ARRAY) {
+		buf_printf(o, "%*sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", depth * 8, "", depth, depth,
+		           (long long)t->len, depth);
+		leafwise(o, r, t->elem, format("%s.v[i%d]", a, depth), b ? format("%s.v[i%d]", b, depth) : NULL,
+		         depth + 1);
+		buf_printf(o, "%*s}\n", depth * 8, "");
+	} else if (t->kind == TY_STRUCT) {
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			leafwise(o, r, f->ty, format("%s.%s", a, f->sym->cname),
+			         b ? format("%s.%s", b, f->sym->cname) : NULL, depth);
+	} else {
+		buf_printf(o, "%*s%s = %s;\n", depth * 8, "", a, b ? combine(r, t, a, b) : identity(r, t));
+	}
+}
+
+/* For an array or struct of numbers under a built-in reduction: the
+ * name of the helper that combines two values (ident false) or returns
+ * the identity, written once. */
+static const char *red_helper(Node *r, Type *t, bool ident)
+{
+	const char *op = format("%.*s", r->name.len, r->name.p);
+	const char *opn = r->op == TK_PLUS ? "add" : r->op == TK_STAR ? "mul" : op;
+	const char *fn = format("sap_%s_%s_%s", ident ? "id" : "red", opn, emit_ctype(t));
+	for (int i = 0; i < E->redfns.n; i++)
+		if (!strcmp(E->redfns.v[i], fn))
+			return fn;
+	vec_push(&E->redfns, (void *)fn);
+	const char *ct = emit_ctype(t);
+	Buf o = {0};
+	if (ident)
+		buf_printf(&o, "static %s %s(void)\n{\n\t%s a;\n\tmemset(&a, 0, sizeof a);\n", ct, fn, ct);
+	else
+		buf_printf(&o, "static %s %s(%s a, %s b)\n{\n", ct, fn, ct, ct);
+	leafwise(&o, r, t, "a", ident ? NULL : "b", 1);
+	buf_printf(&o, "\treturn a;\n}\n");
+	buf_puts(&E->types, o.s);
+	return fn;
+}
+
 static const char *identity(Node *r, Type *t)
 {
+	if (!ty_is_scalar(t) && !r->sym)
+		return format("%s()", red_helper(r, t, true));
 	const char *op = format("%.*s", r->name.len, r->name.p);
 	switch (r->op) {
 	case TK_PLUS: case TK_OR: case TK_XOR: return "0";
@@ -669,6 +822,8 @@ static const char *identity(Node *r, Type *t)
 
 static char *combine(Node *r, Type *t, const char *a, const char *b)
 {
+	if (!ty_is_scalar(t) && !r->sym)
+		return format("%s(%s, %s)", red_helper(r, t, false), a, b);
 	const char *op = format("%.*s", r->name.len, r->name.p);
 	const char *sfx = t->kind == TY_INT ? "i32" : t->kind == TY_LONG ? "i64" :
 	                  t->kind == TY_FLOAT ? "f" : "d";
@@ -732,16 +887,19 @@ static char *merge_of(Node *s, Sym *d)
 		Node *h = ((Node *)li->merge_how.v[i])->rhs;
 		if (!h->sym)
 			return format("SAP_M_%s, NULL", h->name.len == 3 && !strncmp(h->name.p, "sum", 3) ? "SUM" : "AVG");
-		const char *sc = emit_ctype(ty_scalar_of(d->ty->elem));
+		/* f of each scalar, or of each element (its parameter type). */
+		Type *pt = h->sym->decl->args->sym->ty;
+		const char *sc = emit_ctype(pt), *et = emit_ctype(d->ty->elem);
 		char *fn = format("sap_merge%d_%s", li->id, d->cname);
 		buf_printf(&E->protos,
 		           "static void %s(void *out, const void *old, const void *total, int64_t n, int64_t workers)\n"
 		           "{\n"
 		           "\t%s *o = out;\n"
 		           "\tconst %s *a = old, *t = total;\n"
+		           "\tn *= (int64_t)(sizeof(%s) / sizeof(%s));\n"
 		           "\tfor (int64_t i = 0; i < n; i++)\n"
 		           "\t\to[i] = %s(a[i], t[i], workers);\n"
-		           "}\n", fn, sc, sc, h->sym->cname);
+		           "}\n", fn, sc, sc, et, sc, h->sym->cname);
 		return format("SAP_M_FN, %s", fn);
 	}
 	return "SAP_M_AVG, NULL";
@@ -804,14 +962,13 @@ static void reduce_struct(Node *s)
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Sym *d = li->accum_syms.v[i];
 		Type *t = d->ty;
-		const char *sc = emit_ctype(ty_scalar_of(t->elem));
-		long long nc = (long long)(ty_is_num(t->elem) ? 1 : ty_ncomp(t->elem));
+		const char *nt = numtype_of(t->elem);
 		if (t->kind == TY_DVEC) {
-			emit_line(NULL, "\tsap_acc_add_%s(r->acc_%s, f->acc_%s, %s.n * %lld);", sc, d->cname,
-			          d->cname, d->cname, nc);
+			emit_line(NULL, "\tsap_acc_add(%s, r->acc_%s, f->acc_%s, %s.n);", nt, d->cname,
+			          d->cname, d->cname);
 			emit_line(NULL, "\tsap_acc_free(f->acc_%s);", d->cname);
 		} else {
-			emit_line(NULL, "\tsap_dm_merge_%s(&r->acc_%s, &f->acc_%s, %lld);", sc, d->cname, d->cname, nc);
+			emit_line(NULL, "\tsap_dm_merge(%s, &r->acc_%s, &f->acc_%s);", nt, d->cname, d->cname);
 			emit_line(NULL, "\tsap_dm_free(&f->acc_%s);", d->cname);
 		}
 	}
@@ -828,13 +985,27 @@ static void reduce_struct(Node *s)
 			int k = 0;
 			while (k < li->dds.n && li->dds.v[k] != d)
 				k++;
-			emit_line(NULL, "\t{offsetof(struct sap_red%d, acc_%s), %d},", id, d->cname, k);
+			emit_line(NULL, "\t{offsetof(struct sap_red%d, acc_%s), %d, %s},", id, d->cname, k,
+			          numtype_of(d->ty->elem));
 		}
 		emit_line(NULL, "};\n");
 	}
+	/* Exact: every combination gives the same bits in any grouping. */
+	bool exact = true;
+	for (int i = 0; i < li->reduce_syms.n; i++) {
+		Node *r = li->reduce_ops.v[i];
+		Type *t = ((Sym *)li->reduce_syms.v[i])->ty;
+		bool ints = ty_all_of(t, ty_first_scalar(t)) && ty_is_int(ty_first_scalar(t));
+		if (r->sym || ((r->op == TK_PLUS || r->op == TK_STAR) && !ints))
+			exact = false;
+	}
+	for (int i = 0; i < li->accum_syms.n; i++) {
+		Type *e = ((Sym *)li->accum_syms.v[i])->ty->elem;
+		exact = exact && ty_all_of(e, ty_first_scalar(e)) && ty_is_int(ty_first_scalar(e));
+	}
 	emit_line(NULL, "static const sap_reduce sap_loop%d_reduce = {sizeof(struct sap_red%d), "
-	          "sap_loop%d_init, sap_loop%d_combine, %s, %s, %d};\n", id, id, id, id,
-	          flat ? "true" : "false", acc, li->accum_syms.n);
+	          "sap_loop%d_init, sap_loop%d_combine, %s, %s, %d, %s};\n", id, id, id, id,
+	          flat ? "true" : "false", acc, li->accum_syms.n, exact ? "true" : "false");
 	buf_puts(&E->protos, aside_end(&as));
 }
 
@@ -1186,7 +1357,7 @@ static void slice_stmt(Node *s)
 bool emit_synced(LoopInfo *li, Sym *d)
 {
 	if (!E->loop || E->loop->kind != N_SYNC || d->ty->kind != TY_DVEC ||
-	    !(ty_is_num(d->ty->elem) || ty_is_numarray(d->ty->elem)))
+	    !ty_is_numeric(d->ty->elem))
 		return false;
 	for (int i = 0; i < li->dds.n; i++)
 		if (li->dds.v[i] == d)
@@ -1561,12 +1732,12 @@ static void parallel(Node *s)
 			if (!((intptr_t)li->dds_mode.v[i] & ACC_WRITE))
 				continue;
 			Type *e = d->ty->kind == TY_DVEC ? d->ty->elem : NULL;
-			if (!e || !(ty_is_num(e) || ty_is_numarray(e))) {
+			if (!e || !ty_is_numeric(e)) {
 				dense = false;
 				continue;
 			}
 			bool sparse = li->has_slice && i < li->sync_why.n && !li->sync_why.v[i];
-			buf_printf(&wrs, "\t\t{&%s, %s, %s, %d, %s},\n", d->cname, scalar_kind(ty_scalar_of(e)),
+			buf_printf(&wrs, "\t\t{&%s, %s, %s, %d, %s},\n", d->cname, numtype_of(e),
 			           merge_of(s, d), i, sparse ? "true" : "false");
 			nwr++;
 		}
@@ -1603,14 +1774,13 @@ static void parallel(Node *s)
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Sym *d = li->accum_syms.v[i];
 		Type *t = d->ty;
-		const char *sc = emit_ctype(ty_scalar_of(t->elem));
-		long long nc = (long long)(ty_is_num(t->elem) ? 1 : ty_ncomp(t->elem));
+		const char *nt = numtype_of(t->elem);
 		if (t->kind == TY_DVEC) {
-			emit_line(s, "sap_acc_add_%s(%s.data, sap_r.acc_%s, %s.n * %lld);", sc, d->cname, d->cname,
-			          d->cname, nc);
+			emit_line(s, "sap_acc_add(%s, %s.data, sap_r.acc_%s, %s.n);", nt, d->cname, d->cname,
+			          d->cname);
 			emit_line(s, "sap_acc_free(sap_r.acc_%s);", d->cname);
 		} else {
-			emit_line(s, "sap_dm_merge_%s(&%s, &sap_r.acc_%s, %lld);", sc, d->cname, d->cname, nc);
+			emit_line(s, "sap_dm_merge(%s, &%s, &sap_r.acc_%s);", nt, d->cname, d->cname);
 			emit_line(s, "sap_dm_free(&sap_r.acc_%s);", d->cname);
 		}
 	}

@@ -347,9 +347,20 @@ bool ty_is_flat(Type *t);       /* no pointer inside: no string or list */
 Type *ty_arith(Type *a, Type *b);
 /* "float[16]", "dvector<Rating>": for messages. */
 const char *ty_str(Type *t);
-/* Scalars inside one element (float[16] -> 16), 0 if not all numeric. */
+/* Floating scalars inside one element (float[16] -> 16), 0 if not all
+ * floating (what uniform() and normal() fill). */
 int64_t ty_ncomp(Type *t);
 int64_t ty_nfields(Type *t);
+/* A number, or an array or struct of them, nested in any way: what
+ * accumulate, reduce(+ ...) and sync for merges combine scalar by
+ * scalar. */
+bool ty_is_numeric(Type *t);
+/* Its size and alignment as the C compiler lays out the emitted type. */
+int64_t ty_csize(Type *t);
+int64_t ty_calign(Type *t);
+/* Whether every scalar inside t has type s; the first scalar inside t. */
+bool ty_all_of(Type *t, Type *s);
+Type *ty_first_scalar(Type *t);
 Type *ty_scalar_of(Type *t);
 void ty_reset(void);
 
@@ -510,6 +521,8 @@ typedef struct Emitter {
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
 	bool fast;              /* writing a body whose static keys are known in range */
 	bool staged_only;       /* ... and that has every plan-order copy (sap_stN) */
+	Vec numtypes;           /* Type *: element types whose sap_numtype is written */
+	Vec redfns;             /* char *: reduction helpers written */
 } Emitter;
 
 /* A dvector element whose address a for loop computes (and checks) once. */

@@ -1519,8 +1519,8 @@ static void check_accum(Node *loop, Node *r)
 			                    ty_str(t)), s->decl,
 			          ty_is_dds(t) ? "declared here; a dmultimap keeps every value, so use insert"
 			                       : "declared here; for a driver variable, use reduce(+: ...)");
-		if (!ty_is_num(t->elem) && !ty_is_numarray(t->elem))
-			fail_note(v, format("accumulate needs numeric elements, and '%s' holds '%s'", name,
+		if (!ty_is_numeric(t->elem))
+			fail_note(v, format("accumulate needs elements that are numbers, or arrays or structs of numbers, and '%s' holds '%s'", name,
 			                    ty_str(t->elem)), s->decl, "declared here");
 		for (int i = 0; i < li->accum_syms.n; i++)
 			if (li->accum_syms.v[i] == s)
@@ -1550,14 +1550,15 @@ static void check_reduce(Node *loop)
 			Type *t = s->ty;
 			const char *op = S(r->name);
 			bool ok;
+			/* Arrays and structs of numbers combine scalar by scalar. */
 			if (r->op == TK_PLUS || r->op == TK_STAR)
-				ok = ty_is_num(t);
+				ok = ty_is_numeric(t);
 			else if (r->op == TK_ANDAND || r->op == TK_OROR)
 				ok = t->kind == TY_BOOL;
 			else if (r->op == TK_AND || r->op == TK_OR || r->op == TK_XOR)
 				ok = ty_is_int(t);
 			else if (!strcmp(op, "min") || !strcmp(op, "max"))
-				ok = ty_is_num(t);
+				ok = ty_is_numeric(t);
 			else {
 				Sym *f = lookup(op);
 				if (!f || f->kind != SYM_FUNC) {
@@ -1584,7 +1585,9 @@ static void check_reduce(Node *loop)
 				ok = true;
 			}
 			if (!ok)
-				fail(v, "reduce(%s) cannot combine '%s' of type '%s'", op, name, ty_str(t));
+				fail(v, "reduce(%s) cannot combine '%s' of type '%s'%s", op, name, ty_str(t),
+				     ty_is_numeric(t) && !ty_is_num(t) ? "; arrays and structs of numbers "
+				     "combine with +, *, min, max or a function" : "");
 			if (is_reduce_var(loop, s))
 				fail(v, "'%s' appears twice in the reduce clauses", name);
 			vec_push(&li->reduce_syms, s);
@@ -1672,8 +1675,8 @@ static void check_merge(Node *loop, Node *w)
 		fail(w, "write merge(D) = avg, merge(D) = sum or merge(D) = f, D a dvector the body writes");
 	Type *t = check_expr(w->lhs);
 	Sym *d = w->lhs->sym;
-	if (t->kind != TY_DVEC || !(ty_is_num(t->elem) || ty_is_numarray(t->elem)))
-		fail(w->lhs, "merge() takes a dvector of numbers or arrays of numbers, not '%s'", ty_str(t));
+	if (t->kind != TY_DVEC || !ty_is_numeric(t->elem))
+		fail(w->lhs, "merge() takes a dvector of numbers, or of arrays or structs of numbers, not '%s'", ty_str(t));
 	for (int i = 0; i < li->merge_dds.n; i++)
 		if (li->merge_dds.v[i] == d)
 			fail(w, "the merge of '%s' is given twice", d->name);
@@ -1689,12 +1692,21 @@ static void check_merge(Node *loop, Node *w)
 				     f[0] == 'm' || f[1] == 'v' ? "avg" : "sum");
 			fail(h, "unknown merge '%s': use avg, sum or a function", f);
 		}
-		Type *sc = ty_scalar_of(t->elem);
+		/* Applied to each scalar, when they all have one type, or to
+		 * each element of a struct type. */
+		Type *et = t->elem, *sc = ty_first_scalar(et);
+		if (!ty_all_of(et, sc))
+			sc = et;
 		Node *p1 = fn->decl->args, *p2 = p1 ? p1->next : NULL, *p3 = p2 ? p2->next : NULL;
-		if (!p3 || p3->next || p1->sym->ty != sc || p2->sym->ty != sc || !ty_is_int(p3->sym->ty) ||
-		    fn->ty != sc)
+		Type *pt = p1 ? p1->sym->ty : NULL;
+		if (pt != sc && pt != et)
+			pt = sc;
+		if (!p3 || p3->next || p1->sym->ty != pt || p2->sym->ty != pt || !ty_is_int(p3->sym->ty) ||
+		    fn->ty != pt)
 			fail_note(h, format("merge function '%s' must take '%s old, %s total, long workers' "
-			                    "and return '%s'", f, ty_str(sc), ty_str(sc), ty_str(sc)),
+			                    "and return '%s'%s", f, ty_str(sc), ty_str(sc), ty_str(sc),
+			                    sc != et && et->kind == TY_STRUCT ?
+			                    format(" (or '%s' for each element)", ty_str(et)) : ""),
 			          fn->decl, "declared here");
 		if (fn->does_io)
 			fail(h, "merge function '%s' does I/O", f);

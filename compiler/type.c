@@ -193,6 +193,69 @@ int64_t ty_ncomp(Type *t)
 	return 0;
 }
 
+bool ty_is_numeric(Type *t)
+{
+	if (ty_is_num(t))
+		return true;
+	if (t->kind == TY_ARRAY)
+		return ty_is_numeric(t->elem);
+	if (t->kind != TY_STRUCT)
+		return false;
+	for (Node *f = t->sdecl->args; f; f = f->next)
+		if (!ty_is_numeric(f->ty))
+			return false;
+	return t->sdecl->args != NULL;
+}
+
+Type *ty_first_scalar(Type *t)
+{
+	while (t->kind == TY_ARRAY || (t->kind == TY_STRUCT && t->sdecl->args))
+		t = t->kind == TY_ARRAY ? t->elem : t->sdecl->args->ty;
+	return t;
+}
+
+bool ty_all_of(Type *t, Type *s)
+{
+	if (t->kind == TY_ARRAY)
+		return ty_all_of(t->elem, s);
+	if (t->kind == TY_STRUCT) {
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (!ty_all_of(f->ty, s))
+				return false;
+		return true;
+	}
+	return t == s;
+}
+
+int64_t ty_calign(Type *t)
+{
+	if (t->kind == TY_ARRAY)
+		return ty_calign(t->elem);
+	if (t->kind == TY_STRUCT) {
+		int64_t a = 1;
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (ty_calign(f->ty) > a)
+				a = ty_calign(f->ty);
+		return a;
+	}
+	return t->kind == TY_INT || t->kind == TY_FLOAT ? 4 : t->kind == TY_BOOL ? 1 : 8;
+}
+
+int64_t ty_csize(Type *t)
+{
+	if (t->kind == TY_ARRAY)
+		return t->len * ty_csize(t->elem);
+	if (t->kind == TY_STRUCT) {
+		int64_t at = 0, a = ty_calign(t);
+		for (Node *f = t->sdecl->args; f; f = f->next) {
+			int64_t fa = ty_calign(f->ty);
+			at = (at + fa - 1) / fa * fa + ty_csize(f->ty);
+		}
+		return (at + a - 1) / a * a;
+	}
+	return ty_calign(t);
+}
+
 Type *ty_scalar_of(Type *t)
 {
 	while (t->kind == TY_ARRAY)

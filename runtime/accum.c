@@ -2,7 +2,8 @@
  *
  * Updates that commute are not conflicts: each worker adds into its own
  * buffer and the buffers are summed in worker order, so the result is
- * deterministic for a given number of workers. */
+ * deterministic for a given number of workers.  The sums themselves are
+ * sap_acc_add's (merge.c), scalar by scalar of each element. */
 #include <stdlib.h>
 #include "sap-int.h"
 
@@ -16,27 +17,11 @@ void sap_acc_free(void *p)
 	free(p);
 }
 
-#define ADD(T)                                                                  \
-	void sap_acc_add_##T(void *into, const void *from, int64_t n)           \
-	{                                                                       \
-		T *a = into;                                                    \
-		const T *b = from;                                              \
-		for (int64_t i = 0; i < n; i++)                                 \
-			a[i] += b[i];                                           \
-	}                                                                       \
-	void sap_dm_merge_##T(sap_dmap *into, sap_dmap *from, int64_t ncomp)    \
-	{                                                                       \
-		int64_t pos = 0;                                                \
-		const void *key;                                                \
-		void *val;                                                      \
-		while (sap_dm_next(from, &pos, &key, &val)) {                   \
-			T *d = sap_dm_upsert(into, key);                        \
-			const T *s = val;                                       \
-			for (int64_t c = 0; c < ncomp; c++)                     \
-				d[c] += s[c];                                   \
-		}                                                               \
-	}
-ADD(float)
-ADD(double)
-ADD(int32_t)
-ADD(int64_t)
+void sap_dm_merge(const sap_numtype *t, sap_dmap *into, sap_dmap *from)
+{
+	int64_t pos = 0;
+	const void *key;
+	void *val;
+	while (sap_dm_next(from, &pos, &key, &val))
+		sap_acc_add(t, sap_dm_upsert(into, key), val, 1);
+}

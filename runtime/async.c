@@ -263,8 +263,8 @@ static void reds_open(sap_run *x)
 {
 	if (!x->r)
 		return;
-	x->reds = sap_xmalloc((size_t)x->T * x->r->size);
-	for (int w = 0; w < x->T; w++)
+	x->reds = sap_xmalloc((size_t)x->V * x->r->size);
+	for (int w = 0; w < x->V; w++)
 		x->r->init(sap_run_red(x, w));
 }
 
@@ -273,8 +273,21 @@ static void reds_close(sap_run *x, void *red)
 {
 	if (!x->r)
 		return;
-	for (int w = 0; w < x->T; w++)
+	for (int w = 0; w < x->V; w++)
 		x->r->combine(red, sap_run_red(x, w));
+	free(x->reds);
+	x->reds = NULL;
+}
+
+/* On several ranks, every rank's workers in order (sap_dist_reduce). */
+static void reds_close_ranks(sap_run *x, const sap_async_spec *spec, void *red,
+                             sap_dist_stats *stats)
+{
+	if (!x->r || sap_nranks() == 1) {
+		reds_close(x, red);
+		return;
+	}
+	sap_dist_reduce(x->r, spec, x->reds, x->V, red, stats);
 	free(x->reds);
 	x->reds = NULL;
 }
@@ -321,7 +334,7 @@ static void run_serial(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 
 static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_t hi, void *red)
 {
-	int T = x->T;
+	int T = x->V;
 	int64_t n = hi - lo, mx = 0;
 	for (int w = 0; w < T; w++) {
 		int64_t c = sap_chunk(lo, hi, T, w + 1) - sap_chunk(lo, hi, T, w);
@@ -341,13 +354,13 @@ static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                         int64_t lo, int64_t hi, void *red)
 {
-	make_plan(st, spec, x->env, lo, hi, x->T, x->T, !sap_cfg.no_locks, false);
+	make_plan(st, spec, x->env, lo, hi, x->V, x->T, !sap_cfg.no_locks, false);
 	const sap_plan *p = &st->plan;
-	ran(st, p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED, x->T, p->ngroups, p->nrounds,
+	ran(st, p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED, x->V, p->ngroups, p->nrounds,
 	    p->balance);
 	st->ever_locked |= p->nlocked > 0;
 
-	sap_stage_inputs(st, spec, x, 0, x->T);
+	sap_stage_inputs(st, spec, x, 0, x->V);
 	int64_t *order = NULL;
 	if (sap_cfg.dump_order)
 		order = sap_xmalloc((size_t)p->n * sizeof *order);
@@ -414,9 +427,7 @@ static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sa
 	}
 	reds_open(x);
 	sap_exec_plan_loose(x, p, sap_rank() * x->T);
-	reds_close(x, red);
-	if (x->r && sap_nranks() > 1)
-		sap_dist_reduce(x->r, spec, red, &st->traffic);
+	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
 	if (sap_cfg.dump_order)
@@ -478,9 +489,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	st->early_starts += sap_exec_plan_part(x, p, me * x->T, dist_between, &c, st->dist.early);
 	st->thread_rounds += (p->nrounds - 1) * (x->T - 1);
 	sap_dist_settle(&st->dist, spec);
-	reds_close(x, red);
-	if (x->r)
-		sap_dist_reduce(x->r, spec, red, &st->traffic);
+	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
 	if (sap_cfg.dump_order)
@@ -584,9 +593,25 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	 * left where written; else by chunks (of a part held, if any). */
 	sap_affine read_key;
 	const sap_affine *af = held_part(spec) ? NULL : owner_key(spec, &read_key);
-	ran(st, af ? SAP_V_OWNER : SAP_V_CHUNKS, T, T, 1, 1.0);
 	uint16_t *own = NULL;
 	int64_t *idx = NULL, n = 0, a = 0, b = 0;
+	if (af && x->r && !x->r->exact) {
+		/* Partial results combine per worker, so a loop that reduces
+		 * runs each worker's even chunk, as on one rank, even where
+		 * the elements are elsewhere: those are made whole. */
+		own = iteration_ranks(spec, af, lo, hi, x->T);
+		for (int r = 0; af && r < sap_nranks(); r++) {
+			int64_t ra = sap_chunk(lo, hi, T, r * x->T), rb = sap_chunk(lo, hi, T, (r + 1) * x->T);
+			for (int64_t i = ra; i < rb && af; i++)
+				if (own[i - lo] != r)
+					af = NULL;
+		}
+		free(own);
+		own = NULL;
+		if (!af)
+			sap_whole_spec(spec, NULL, &st->traffic);
+	}
+	ran(st, af ? SAP_V_OWNER : SAP_V_CHUNKS, T, T, 1, 1.0);
 	if (af) {
 		own = iteration_ranks(spec, af, lo, hi, x->T);
 		/* The others are made whole, but for a vector read at the
@@ -627,16 +652,14 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	st->send_s += sap_now() - t0;
 	reds_open(x);
 	if (af && n)
-		sap_exec_list_chunks(x, idx, n);
+		sap_exec_list_chunks_of(x, idx, n, lo, hi, T, me * x->T);
 	else if (!af && a < b)
-		sap_exec_chunks(x, a, b);
-	reds_close(x, red);
+		sap_exec_chunks_of(x, a, b, lo, hi, T, me * x->T);
 	if (own)
 		settle_chunks(spec, lo, hi, own);
 	free(own);
 	free(idx);
-	if (x->r)
-		sap_dist_reduce(x->r, spec, red, &st->traffic);
+	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
 	if (sap_cfg.dump_order)
 		sap_order_dump(x->L, NULL, lo, hi - lo);
@@ -682,21 +705,39 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 			sap_dm_part(spec->dds[k].dm);
 			spec->dds[k].dm->local = true;
 		}
-	int64_t *idx = sap_xmalloc((size_t)(hi - lo) * sizeof *idx), n = 0;
+	/* Each key on its worker of the P x T (sap_dm_key_worker), so that
+	 * partial results are the same whatever P and T: thread t of this
+	 * rank runs the keys of worker me * T + t, ascending. */
+	int T = x->T, W = sap_nranks() * T;
+	int *wk = sap_xmalloc((size_t)(hi - lo) * sizeof *wk);
+	int64_t *cut = sap_xcalloc((size_t)T + 1, sizeof *cut);
+	for (int64_t i = lo; i < hi; i++) {
+		wk[i - lo] = sap_dm_key_worker(keys->keys_of, keys->data + (size_t)i * keys->elsize, W) -
+		             me * T;
+		if (wk[i - lo] >= 0 && wk[i - lo] < T)
+			cut[wk[i - lo] + 1]++;
+	}
+	for (int t = 0; t < T; t++)
+		cut[t + 1] += cut[t];
+	int64_t *idx = sap_xmalloc((size_t)(cut[T] ? cut[T] : 1) * sizeof *idx);
+	int64_t *at = sap_xmalloc((size_t)T * sizeof *at);
+	for (int t = 0; t < T; t++)
+		at[t] = cut[t];
 	for (int64_t i = lo; i < hi; i++)
-		if (sap_dm_owner(keys->keys_of, keys->data + (size_t)i * keys->elsize) == me)
-			idx[n++] = i;
+		if (wk[i - lo] >= 0 && wk[i - lo] < T)
+			idx[at[wk[i - lo]]++] = i;
+	free(wk);
+	free(at);
 	st->send_s += sap_now() - t0;
 	reds_open(x);
-	if (n)
-		sap_exec_list_chunks(x, idx, n);
-	reds_close(x, red);
+	if (cut[T])
+		sap_exec_lists(x, idx, cut);
 	free(idx);
+	free(cut);
 	for (int k = 0; k < spec->ndds; k++)
 		if (spec->dds[k].dm)
 			spec->dds[k].dm->local = false;
-	if (x->r)
-		sap_dist_reduce(x->r, spec, red, &st->traffic);
+	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
 	if (sap_cfg.dump_order)
 		sap_order_dump(x->L, NULL, lo, hi - lo);
@@ -707,19 +748,26 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 {
 	L->invocations++;
 	struct sap_loop_state *st = state_of(L);
-	sap_run x = { L, env, body, r, NULL, sap_threads() };
+	sap_run x = { L, env, body, r, NULL, sap_threads(), sap_threads() };
 	if (r)
 		r->init(red);
 
 	const char *why = NULL;
-	const sap_dvec *mk = sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
-	                     !spec->serial ? map_keys(spec, r) : NULL;
+	/* A loop over a map's keys runs each key where the map holds it;
+	 * one whose partial results depend on grouping does so on one rank
+	 * too, so that they are the same whatever the ranks. */
+	const sap_dvec *mk = (sap_nranks() > 1 || (r && !r->exact && x.T > 1)) && !sap_cfg.run_order &&
+	                     lo < hi && spec->dds && !spec->serial ? map_keys(spec, r) : NULL;
 	/* Any other loop reads maps whole. */
 	for (int k = 0; !mk && spec->dds && k < spec->ndds; k++)
 		if (spec->dds[k].dm)
 			sap_dm_whole(spec->dds[k].dm);
 	bool ranks = !mk && sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
 	             !spec->serial && sap_dist_ok(spec, r, &why) && shape_of(spec, &why) != UNKNOWN;
+	/* Every rank runs all of it: then as one rank of P x T workers, so
+	 * that the partial results combine as there, on its T threads. */
+	if (sap_nranks() > 1 && !mk && !ranks && r && !r->exact && !sap_cfg.run_order)
+		x.V = x.T * sap_nranks();
 	/* Said in --stats: on several ranks, every rank ran all of it. */
 	st->whole_why = NULL;
 	if (sap_nranks() > 1 && !mk && !ranks && lo < hi && spec->dds && !spec->serial &&
@@ -755,7 +803,7 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 			run_dist_chunks(st, spec, &x, lo, hi, red);
 		else
 			run_dist_planned(st, spec, &x, lo, hi, red);
-	} else if (x.T == 1) {
+	} else if (x.V == 1) {
 		run_serial(st, &x, lo, hi, red, SAP_V_INDEX, NULL);
 	} else {
 		switch (shape_of(spec, &why)) {
@@ -763,7 +811,7 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 			run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, why);
 			break;
 		case INDEPENDENT: {
-			struct sap_loop_state *o = sap_plan_to_share(st, spec, lo, hi, x.T);
+			struct sap_loop_state *o = sap_plan_to_share(st, spec, lo, hi, x.V);
 			if (o)
 				run_shared(st, spec, &x, lo, red, o);
 			else

@@ -481,80 +481,315 @@ void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_as
 	free(rdis);
 }
 
-/* The bytes of accumulate buffer a of red, at out if not NULL. */
+/* ---- the chain over ranks ---- */
+
+/* The chain moves a vector in pieces of whole elements: rank r adds its
+ * workers' terms to piece k + 1 while rank r + 1 adds its own to piece
+ * k, so that P ranks take about (k + P - 2) piece times for k pieces
+ * instead of (P - 1) whole vectors.  A piece is at least CHAIN_PIECE
+ * bytes: past Open MPI's eager limits, so it goes by one rendezvous
+ * without staging copies, and small enough to stay in cache while the
+ * workers' terms are added to it.  But each piece costs a handshake
+ * between two ranks, which on busy or shared cores waits for the other
+ * rank to be scheduled: a vector is cut in at most CHAIN_PER_HOP pieces
+ * per hop of the chain, which keeps the pipeline's fill, (P - 2) pieces,
+ * within about a quarter of the vector while bounding the handshakes (on
+ * 2 ranks, with no fill to hide, 256 KiB pieces of a 4 MB vector took
+ * twice as long as 1 MiB ones on a loaded machine). */
+enum { CHAIN_PIECE = 256 << 10, CHAIN_PER_HOP = 4 };
+/* and at most a GiB, so that a piece's bytes fit an int count. */
+#define CHAIN_PIECE_MAX ((size_t)1 << 30)
+/* Pieces a rank has sent on and not seen arrive: enough to cover the
+ * latency of a handshake, few enough to keep the MPI library's queues
+ * short. */
+enum { CHAIN_FLIGHT = 4 };
+
+/* One element of es bytes as an MPI type; over INT_MAX bytes, GiB blocks
+ * and the rest. */
+static MPI_Datatype elem_type(size_t es)
+{
+	MPI_Datatype t;
+	if (es <= INT32_MAX) {
+		MPI_Type_contiguous((int)es, MPI_BYTE, &t);
+	} else {
+		const size_t G = (size_t)1 << 30;
+		MPI_Datatype g, parts[2], s;
+		MPI_Type_contiguous((int)G, MPI_BYTE, &g);
+		MPI_Type_contiguous((int)(es / G), g, &parts[0]);
+		MPI_Type_contiguous((int)(es % G), MPI_BYTE, &parts[1]);
+		int len[2] = { 1, 1 };
+		MPI_Aint at[2] = { 0, (MPI_Aint)(es / G * G) };
+		MPI_Type_create_struct(2, len, at, parts, &s);
+		MPI_Type_create_resized(s, 0, (MPI_Aint)es, &t);
+		MPI_Type_free(&g);
+		MPI_Type_free(&parts[0]);
+		MPI_Type_free(&parts[1]);
+		MPI_Type_free(&s);
+	}
+	MPI_Type_commit(&t);
+	return t;
+}
+
+bool sap_chain_sum(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add, void *arg,
+                   sap_dist_stats *stats)
+{
+	int P = sap_nranks(), me = sap_rank();
+	size_t piece = (size_t)n * es / ((size_t)CHAIN_PER_HOP * (size_t)(P > 1 ? P - 1 : 1)) + 1;
+	if (piece > CHAIN_PIECE_MAX)
+		piece = CHAIN_PIECE_MAX;
+	if (piece < CHAIN_PIECE)
+		piece = CHAIN_PIECE;
+	int64_t m = es < piece ? (int64_t)(piece / es) : 1;
+	if (P == 1) {
+		for (int64_t e0 = 0; mine && e0 < n; e0 += m)
+			add(arg, e0, n - e0 < m ? n : e0 + m, NULL);
+		if (!mine)
+			memset(buf, 0, (size_t)n * es);
+		return mine;
+	}
+	/* First whether the ranks so far had any term, then, if so, their
+	 * sum piece by piece. */
+	int in = 0, have;
+	if (me > 0)
+		MPI_Recv(&in, 1, MPI_INT, me - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	have = in || mine;
+	bool next = me < P - 1;
+	if (next)
+		MPI_Send(&have, 1, MPI_INT, me + 1, 0, MPI_COMM_WORLD);
+	if (have && n > 0) {
+		/* Bytes where a piece's can be counted by an int, which Open MPI
+		 * moves by its fastest path; an element type past that. */
+		bool raw = es <= INT32_MAX / (size_t)m;
+		MPI_Datatype t = raw ? MPI_BYTE : elem_type(es);
+		int64_t per = raw ? (int64_t)es : 1;
+		size_t pb = (size_t)m * es;
+		char *pre[2] = { NULL, NULL };
+		MPI_Request rq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL }, sq[CHAIN_FLIGHT];
+		for (int f = 0; f < CHAIN_FLIGHT; f++)
+			sq[f] = MPI_REQUEST_NULL;
+		if (in) {
+			pre[0] = sap_xmalloc(pb);
+			pre[1] = sap_xmalloc(pb);
+			MPI_Irecv(pre[0], (int)((n < m ? n : m) * per), t, me - 1, 0, MPI_COMM_WORLD, &rq[0]);
+		}
+		for (int64_t k = 0, e0 = 0; e0 < n; k++, e0 += m) {
+			int64_t e1 = n - e0 < m ? n : e0 + m;
+			if (in) {
+				/* The next piece comes in while this one is added. */
+				if (e1 < n)
+					MPI_Irecv(pre[(k + 1) % 2], (int)((n - e1 < m ? n - e1 : m) * per), t, me - 1,
+					          0, MPI_COMM_WORLD, &rq[(k + 1) % 2]);
+				MPI_Wait(&rq[k % 2], MPI_STATUS_IGNORE);
+			}
+			add(arg, e0, e1, in ? pre[k % 2] : NULL);
+			if (next) {
+				MPI_Request *s = &sq[k % CHAIN_FLIGHT];
+				MPI_Wait(s, MPI_STATUS_IGNORE);
+				MPI_Isend(buf + (size_t)e0 * es, (int)((e1 - e0) * per), t, me + 1, 0, MPI_COMM_WORLD,
+				          s);
+			}
+		}
+		MPI_Waitall(CHAIN_FLIGHT, sq, MPI_STATUSES_IGNORE);
+		free(pre[0]);
+		free(pre[1]);
+		if (!raw)
+			MPI_Type_free(&t);
+		if (in)
+			stats->received += (int64_t)((size_t)n * es);
+		if (next)
+			stats->sent += (int64_t)((size_t)n * es);
+	}
+	/* The last rank's total to every rank; Open MPI pipelines a large
+	 * broadcast itself. */
+	int any = have;
+	MPI_Bcast(&any, 1, MPI_INT, P - 1, MPI_COMM_WORLD);
+	size_t bytes = (size_t)n * es;
+	if (!any) {
+		memset(buf, 0, bytes);
+		return false;
+	}
+	for (size_t at = 0; at < bytes; at += INT32_MAX)
+		MPI_Bcast(buf + at, bytes - at < INT32_MAX ? (int)(bytes - at) : INT32_MAX, MPI_BYTE, P - 1,
+		          MPI_COMM_WORLD);
+	if (me == P - 1)
+		stats->sent += (int64_t)bytes * (P - 1);
+	else
+		stats->received += (int64_t)bytes;
+	return true;
+}
+
+/* The bytes of map accumulate buffer a of red, at out if not NULL; a
+ * vector's buffer goes by sap_chain_sum, so none. */
 static size_t acc_pack(const sap_reduce *r, const sap_async_spec *spec, int a, const char *red,
                        char *out)
 {
-	const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
-	if (!v)
-		return sap_dm_pack((const sap_dmap *)(red + r->acc[a].off), out);
-	size_t bytes = (size_t)v->n * v->elsize;
-	if (out) {
-		const char *buf;
-		memcpy(&buf, red + r->acc[a].off, sizeof buf);
-		memcpy(out, buf, bytes);
-	}
-	return (bytes + 7) & ~(size_t)7;
+	if (spec->dds[r->acc[a].dds].dv)
+		return 0;
+	return sap_dm_pack((const sap_dmap *)(red + r->acc[a].off), out);
 }
 
-void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, void *red,
-                     sap_dist_stats *stats)
+/* Struct red (of reduce r) and its map accumulate buffers as bytes: the
+ * struct, then each map's entries. */
+static char *pack_red(const sap_reduce *r, const sap_async_spec *spec, const char *red,
+                      int64_t *bytes)
 {
-	int P = sap_nranks(), me = sap_rank();
-	if (!r->nacc) {
-		char *all = sap_xmalloc((size_t)P * r->size);
-		MPI_Allgather(red, (int)r->size, MPI_BYTE, all, (int)r->size, MPI_BYTE, MPI_COMM_WORLD);
-		r->init(red);
-		for (int k = 0; k < P; k++)
-			r->combine(red, all + (size_t)k * r->size);
-		free(all);
-		return;
-	}
-	/* The struct, then each buffer: a vector's elements, a map's entries.
-	 * Combined in rank order, so the sums depend on P only. */
-	size_t bytes = (r->size + 7) & ~(size_t)7;
+	size_t rs = (r->size + 7) & ~(size_t)7, n = rs;
 	for (int a = 0; a < r->nacc; a++)
-		bytes += acc_pack(r, spec, a, red, NULL);
-	char *out = sap_xcalloc(bytes, 1), *o = out + ((r->size + 7) & ~(size_t)7);
+		n += acc_pack(r, spec, a, red, NULL);
+	char *out = sap_xcalloc(n, 1), *o = out + rs;
 	memcpy(out, red, r->size);
 	for (int a = 0; a < r->nacc; a++)
 		o += acc_pack(r, spec, a, red, o);
+	*bytes = (int64_t)n;
+	return out;
+}
+
+/* red becomes the struct packed at p, with maps of its own in place of
+ * its old ones (freed), and its own vector buffers. */
+static void replace_red(const sap_reduce *r, const sap_async_spec *spec, char *red, const char *p)
+{
+	char *in = sap_xmalloc(r->size);
+	memcpy(in, p, r->size);
+	p += (r->size + 7) & ~(size_t)7;
+	for (int a = 0; a < r->nacc; a++) {
+		size_t off = r->acc[a].off;
+		if (spec->dds[r->acc[a].dds].dv) {
+			memcpy(in + off, red + off, sizeof(void *));
+		} else {
+			sap_dmap *mine = (sap_dmap *)(red + off), *m = (sap_dmap *)(in + off);
+			sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize);
+			p = sap_dm_unpack(m, p);
+			sap_dm_free(mine);
+		}
+	}
+	memcpy(red, in, r->size);
+	free(in);
+}
+
+static void big_send(const char *b, int64_t n, int to)
+{
+	MPI_Send(&n, 1, MPI_INT64_T, to, 0, MPI_COMM_WORLD);
+	for (int64_t at = 0; at < n; at += INT32_MAX)
+		MPI_Send(b + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX, MPI_BYTE, to, 0,
+		         MPI_COMM_WORLD);
+}
+
+static char *big_recv(int from, int64_t *n)
+{
+	MPI_Recv(n, 1, MPI_INT64_T, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	char *b = sap_xmalloc((size_t)*n + 1);
+	for (int64_t at = 0; at < *n; at += INT32_MAX)
+		MPI_Recv(b + at, *n - at < INT32_MAX ? (int)(*n - at) : INT32_MAX, MPI_BYTE, from, 0,
+		         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	return b;
+}
+
+/* A vector accumulate buffer's piece in the chain: pre's elements, or
+ * the zeros of init on rank 0, then each worker's, in order. */
+typedef struct acc_job {
+	const sap_numtype *num;
+	size_t es;
+	const char *reds;
+	size_t rsize, off;
+	int T;
+	char *into;
+} acc_job;
+
+static void acc_add(void *arg, int64_t e0, int64_t e1, const void *pre)
+{
+	acc_job *j = arg;
+	char *d = j->into + (size_t)e0 * j->es;
+	if (pre)
+		memcpy(d, pre, (size_t)(e1 - e0) * j->es);
+	for (int w = 0; w < j->T; w++) {
+		const char *b;
+		memcpy(&b, j->reds + (size_t)w * j->rsize + j->off, sizeof b);
+		sap_acc_add(j->num, d, b + (size_t)e0 * j->es, e1 - e0);
+	}
+}
+
+void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds, int T,
+                     void *red, sap_dist_stats *stats)
+{
+	int P = sap_nranks(), me = sap_rank();
+	if (r->nacc) {
+		/* Accumulate buffers may be large: a chain, rank r adding its
+		 * workers' to the sum of ranks 0 .. r - 1, and the last rank's
+		 * total to every rank.  A vector's buffer goes piece by piece
+		 * (sap_chain_sum); the struct, with the maps' buffers, whole
+		 * after it, the workers' vector buffers being gone. */
+		for (int a = 0; a < r->nacc; a++) {
+			const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
+			if (!v)
+				continue;
+			char *buf;
+			memcpy(&buf, (char *)red + r->acc[a].off, sizeof buf);
+			acc_job j = { r->acc[a].num, v->elsize, reds, r->size, r->acc[a].off, T, buf };
+			sap_chain_sum(buf, v->n, v->elsize, true, acc_add, &j, stats);
+			for (int w = 0; w < T; w++) {
+				char *wr = reds + (size_t)w * r->size + j.off, *wb, *none = NULL;
+				memcpy(&wb, wr, sizeof wb);
+				sap_acc_free(wb);
+				memcpy(wr, &none, sizeof none);
+			}
+		}
+		int64_t n;
+		if (me > 0) {
+			char *in = big_recv(me - 1, &n);
+			replace_red(r, spec, red, in);
+			stats->received += n;
+			free(in);
+		}
+		for (int w = 0; w < T; w++)
+			r->combine(red, reds + (size_t)w * r->size);
+		char *out = pack_red(r, spec, red, &n);
+		if (me < P - 1) {
+			big_send(out, n, me + 1);
+			stats->sent += n;
+		}
+		MPI_Bcast(&n, 1, MPI_INT64_T, P - 1, MPI_COMM_WORLD);
+		if (me != P - 1) {
+			free(out);
+			out = sap_xmalloc((size_t)n + 1);
+		}
+		for (int64_t at = 0; at < n; at += INT32_MAX)
+			MPI_Bcast(out + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX, MPI_BYTE, P - 1,
+			          MPI_COMM_WORLD);
+		if (me != P - 1) {
+			replace_red(r, spec, red, out);
+			stats->received += n;
+		} else {
+			stats->sent += n * (P - 1);
+		}
+		free(out);
+		return;
+	}
+	/* Small structs: every worker's to every rank. */
+	size_t rs = (r->size + 7) & ~(size_t)7, bytes = (size_t)T * rs;
+	char *out = sap_xcalloc(bytes ? bytes : 1, 1);
+	for (int w = 0; w < T; w++)
+		memcpy(out + (size_t)w * rs, reds + (size_t)w * r->size, r->size);
 	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	int64_t total = sap_gather_counts(fits((int64_t)bytes), cnt, dis);
-	char *in = sap_xmalloc((size_t)total);
+	char *in = sap_xmalloc(total ? (size_t)total : 1);
 	MPI_Allgatherv(out, cnt[me], MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
 	free(out);
 	stats->sent += (int64_t)bytes * (P - 1);
 	stats->received += total - (int64_t)bytes;
-	char *sum = sap_xmalloc(r->size), *from = sap_xmalloc(r->size);
-	r->init(sum);
+	/* Every worker of every rank in order onto red: the sums a single
+	 * rank with all the workers takes. */
+	char *from = sap_xmalloc(r->size);
 	for (int q = 0; q < P; q++) {
 		if (q == me) {
-			r->combine(sum, red);
+			for (int w = 0; w < T; w++)
+				r->combine(red, reds + (size_t)w * r->size);
 			continue;
 		}
-		const char *p = in + dis[q];
-		memcpy(from, p, r->size);
-		p += (r->size + 7) & ~(size_t)7;
-		for (int a = 0; a < r->nacc; a++) {
-			const sap_dvec *v = spec->dds[r->acc[a].dds].dv;
-			if (v) {
-				size_t vb = (size_t)v->n * v->elsize;
-				void *buf = sap_acc_alloc(v->n, v->elsize);
-				memcpy(buf, p, vb);
-				memcpy(from + r->acc[a].off, &buf, sizeof buf);
-				p += (vb + 7) & ~(size_t)7;
-			} else {
-				sap_dmap *mine = (sap_dmap *)(red + r->acc[a].off);
-				sap_dmap *m = (sap_dmap *)(from + r->acc[a].off);
-				sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize);
-				p = sap_dm_unpack(m, p);
-			}
+		for (const char *p = in + dis[q], *end = p + cnt[q]; p < end; p += rs) {
+			memcpy(from, p, r->size);
+			r->combine(red, from);
 		}
-		r->combine(sum, from);
 	}
-	memcpy(red, sum, r->size);
-	free(sum);
 	free(from);
 	free(in);
 	free(cnt);

@@ -55,43 +55,84 @@ void sap_exec_group(const sap_run *x, const int64_t *idx, int64_t n, void *red)
 
 /* ---- chunks ---- */
 
+/* Worker w of the rank runs [cut[w], cut[w + 1]); thread t its workers
+ * (sap_run_first) one after another, each into its own partial result. */
 typedef struct chunk_job {
 	const sap_run *x;
-	int64_t lo, hi;
+	int64_t *cut;           /* x->V + 1 */
+	const int64_t *idx;     /* a list's, or NULL */
 } chunk_job;
 
-static void chunk_worker(void *arg, int w)
+static void chunk_worker(void *arg, int t)
 {
 	chunk_job *j = arg;
-	int64_t a = sap_chunk(j->lo, j->hi, j->x->T, w), b = sap_chunk(j->lo, j->hi, j->x->T, w + 1);
-	if (a < b)
-		run_range(j->x, a, b, sap_run_red(j->x, w));
+	for (int w = sap_run_first(j->x, t); w < sap_run_first(j->x, t + 1); w++) {
+		int64_t a = j->cut[w], b = j->cut[w + 1];
+		if (a >= b)
+			continue;
+		if (j->idx)
+			run_list(j->x, j->idx + a, b - a, sap_run_red(j->x, w));
+		else
+			run_range(j->x, a, b, sap_run_red(j->x, w));
+	}
+}
+
+/* Worker k of W's chunk of [lo, hi) starts at sap_chunk(lo, hi, W, k),
+ * clamped to [a, b). */
+static int64_t clamp_chunk(int64_t lo, int64_t hi, int W, int k, int64_t a, int64_t b)
+{
+	int64_t c = sap_chunk(lo, hi, W, k);
+	return c < a ? a : c > b ? b : c;
 }
 
 void sap_exec_chunks(const sap_run *x, int64_t lo, int64_t hi)
 {
-	chunk_job j = { x, lo, hi };
-	sap_pool_run(x->T, chunk_worker, &j);
+	sap_exec_chunks_of(x, lo, hi, lo, hi, x->V, 0);
 }
 
-typedef struct list_job {
-	const sap_run *x;
-	const int64_t *idx;
-	int64_t n;
-} list_job;
-
-static void list_worker(void *arg, int w)
+void sap_exec_chunks_of(const sap_run *x, int64_t a, int64_t b, int64_t lo, int64_t hi, int W,
+                        int w0)
 {
-	list_job *j = arg;
-	int64_t a = sap_chunk(0, j->n, j->x->T, w), b = sap_chunk(0, j->n, j->x->T, w + 1);
-	if (a < b)
-		run_list(j->x, j->idx + a, b - a, sap_run_red(j->x, w));
+	int64_t *cut = sap_xmalloc((size_t)(x->V + 1) * sizeof *cut);
+	cut[0] = a;
+	cut[x->V] = b;
+	for (int w = 1; w < x->V; w++)
+		cut[w] = clamp_chunk(lo, hi, W, w0 + w, a, b);
+	chunk_job j = { x, cut, NULL };
+	sap_pool_run(x->T, chunk_worker, &j);
+	free(cut);
+}
+
+void sap_exec_lists(const sap_run *x, const int64_t *idx, int64_t *cut)
+{
+	chunk_job j = { x, cut, idx };
+	sap_pool_run(x->T, chunk_worker, &j);
 }
 
 void sap_exec_list_chunks(const sap_run *x, const int64_t *idx, int64_t n)
 {
-	list_job j = { x, idx, n };
-	sap_pool_run(x->T, list_worker, &j);
+	sap_exec_list_chunks_of(x, idx, n, 0, 0, 0, 0);
+}
+
+void sap_exec_list_chunks_of(const sap_run *x, const int64_t *idx, int64_t n, int64_t lo,
+                             int64_t hi, int W, int w0)
+{
+	int64_t *cut = sap_xmalloc((size_t)(x->V + 1) * sizeof *cut);
+	cut[0] = 0;
+	cut[x->V] = n;
+	for (int w = 1, q = 0; w < x->V; w++) {
+		if (!W) {
+			cut[w] = sap_chunk(0, n, x->V, w);
+			continue;
+		}
+		int64_t c = sap_chunk(lo, hi, W, w0 + w);
+		while (q < n && idx[q] < c)
+			q++;
+		cut[w] = q;
+	}
+	chunk_job j = { x, cut, idx };
+	sap_pool_run(x->T, chunk_worker, &j);
+	free(cut);
 }
 
 /* ---- plans ---- */
@@ -141,19 +182,26 @@ static void run_locked(plan_job *j, int64_t r, int w)
 	}
 }
 
+/* Thread t runs its workers' groups of a round one worker after
+ * another (sap_run_first), each into its own partial result; a locked
+ * round's iterations it claims as one worker. */
 static void plan_worker(void *arg, int t)
 {
 	plan_job *j = arg;
 	const sap_plan *p = j->p;
-	int T = p->nworkers, w = j->w0 + t;
-	void *red = sap_run_red(j->x, t);
+	int T = p->nworkers, v0 = sap_run_first(j->x, t), v1 = sap_run_first(j->x, t + 1);
 	for (int64_t r = 0; r < p->nrounds; r++) {
 		if (p->rlocked[r]) {
-			run_locked(j, r, w);
+			run_locked(j, r, v0);
 		} else {
-			for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++) {
-				int64_t g = p->rg[k];
-				run_group(j->x, p->order + p->goff[g], p->goff[g + 1] - p->goff[g], red);
+			for (int v = v0; v < v1; v++) {
+				int w = j->w0 + v;
+				void *red = sap_run_red(j->x, v);
+				for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++) {
+					int64_t g = p->rg[k];
+					run_group(j->x, p->order + p->goff[g], p->goff[g + 1] - p->goff[g],
+					          red);
+				}
 			}
 		}
 		/* Groups of the next round may touch what this round's wrote:
@@ -210,7 +258,7 @@ void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, in
 
 	plan_job j = { .x = x, .p = p, .lk = lk, .claim = claim, .ticket = ticket, .order = order,
 	               .rstart = rstart };
-	sap_pool_run(T, plan_worker, &j);
+	sap_pool_run(x->T, plan_worker, &j);
 
 	/* A plain round is equivalent to its groups one after another, in
 	 * worker order. */

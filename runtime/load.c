@@ -519,14 +519,18 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	}
 
 	free(counts);
-	sap_dv_set_cuts(v, cuts);
 	/* Each rank holds the elements it parsed; what needs them elsewhere
 	 * fetches them (hold.c), those holding strings or lists through
-	 * their codec. */
+	 * their codec.  They move to the even shares at once, where loops
+	 * run them, so that the work splits the same way whatever the
+	 * ranks and threads (the lines' byte ranges do not). */
 	sap_hold_map(v);
 	for (int k = 0; k < P; k++)
 		sap_hold_range(v, cuts[k], cuts[k + 1], (uint16_t)k);
+	free(cuts);
+	sap_dv_set_cuts(v, NULL);
 	sap_dv_recount(v);
+	sap_dv_own_parts(v);
 }
 
 static void load_any(sap_dvec *v, const char *name, const char *path, size_t elsize,

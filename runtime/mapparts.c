@@ -24,11 +24,18 @@
 /* The parted maps, to make whole before code that may touch any. */
 static sap_ptrs parted;
 
+int sap_dm_key_worker(const sap_dmap *m, const void *key, int W)
+{
+	/* Bits the index leaves alone (its slots take the low bits, its tags
+	 * the top 24), mixed and cut in W ranges: rank r's keys are those
+	 * of the workers r * T .. r * T + T - 1 of W = P x T, whatever T. */
+	uint32_t g = (uint32_t)(sap_dm_hash(m, key) >> 32) * 0x9e3779b1u;
+	return (int)(((uint64_t)g * (uint64_t)W) >> 32);
+}
+
 int sap_dm_owner(const sap_dmap *m, const void *key)
 {
-	/* Bits the index leaves alone: its slots take the low bits, its tags
-	 * the top 24. */
-	return (int)((sap_dm_hash(m, key) >> 32) % (uint64_t)sap_nranks());
+	return sap_dm_key_worker(m, key, sap_nranks());
 }
 
 static bool owned(const sap_dmap *m, const void *key, void *arg)

@@ -1,7 +1,8 @@
-/* merge.c: the arithmetic of sync for synchronizations, on the scalars
- * of a written vector, for each scalar type: adding the workers' copies
- * or changes together, and merging the total into the old values
- * (avg, sum or the program's function). */
+/* merge.c: the arithmetic of accumulate and of sync for synchronizations,
+ * on the scalars of elements (numbers, arrays and structs of numbers,
+ * through their sap_numtype): adding the workers' copies or changes
+ * together, and merging the total into the old values (avg, sum or the
+ * program's function). */
 #include <string.h>
 #include "sap-int.h"
 
@@ -10,88 +11,123 @@ size_t sap_scalar_size(sap_scalar s)
 	return s == SAP_S_FLOAT || s == SAP_S_INT ? 4 : 8;
 }
 
-MPI_Datatype sap_scalar_mpi(sap_scalar s)
+bool sap_nt_flat(const sap_numtype *t)
+{
+	return t->nf == 1 && t->f[0].off == 0 &&
+	       (size_t)t->f[0].n * sap_scalar_size(t->f[0].kind) == t->size;
+}
+
+bool sap_nt_has_int(const sap_numtype *t)
+{
+	for (int k = 0; k < t->nf; k++)
+		if (t->f[k].kind == SAP_S_INT || t->f[k].kind == SAP_S_LONG)
+			return true;
+	return false;
+}
+
+bool sap_nt_zero(const sap_numtype *t, const void *p)
+{
+	for (int k = 0; k < t->nf; k++) {
+		const unsigned char *b = (const unsigned char *)p + t->f[k].off;
+		size_t n = (size_t)t->f[k].n * sap_scalar_size(t->f[k].kind);
+		for (size_t i = 0; i < n; i++)
+			if (b[i])
+				return false;
+	}
+	return true;
+}
+
+typedef enum op { OP_ADD, OP_SUB, OP_DELTA, OP_DIV, OP_AVG, OP_SUM } op;
+
+/* n scalars of type T: v and a, b the operands (out, old, total for the
+ * merges; out may be either). */
+#define KERNEL(T)                                                                \
+	static void k_##T(op o, void *vv, const void *va, const void *vb, int64_t n, \
+	                  int64_t A)                                             \
+	{                                                                        \
+		T *v = vv;                                                       \
+		const T *a = va, *b = vb;                                        \
+		switch (o) {                                                     \
+		case OP_ADD:                                                     \
+			for (int64_t i = 0; i < n; i++)                          \
+				v[i] += a[i];                                    \
+			break;                                                   \
+		case OP_SUB:                                                     \
+			for (int64_t i = 0; i < n; i++)                          \
+				v[i] -= a[i];                                    \
+			break;                                                   \
+		case OP_DELTA:                                                   \
+			for (int64_t i = 0; i < n; i++)                          \
+				v[i] += a[i] - b[i];                             \
+			break;                                                   \
+		case OP_DIV:                                                     \
+			for (int64_t i = 0; i < n; i++)                          \
+				v[i] /= (T)A;                                    \
+			break;                                                   \
+		case OP_AVG:                                                     \
+			for (int64_t i = 0; i < n; i++)                          \
+				v[i] = (T)(a[i] + b[i] / (T)A);                  \
+			break;                                                   \
+		case OP_SUM:                                                     \
+			for (int64_t i = 0; i < n; i++)                          \
+				v[i] = (T)(a[i] + b[i]);                         \
+			break;                                                   \
+		}                                                                \
+	}
+KERNEL(float)
+KERNEL(double)
+KERNEL(int32_t)
+KERNEL(int64_t)
+
+static void kernel(op o, sap_scalar s, void *v, const void *a, const void *b, int64_t n,
+                   int64_t A)
 {
 	switch (s) {
-	case SAP_S_FLOAT: return MPI_FLOAT;
-	case SAP_S_DOUBLE: return MPI_DOUBLE;
-	case SAP_S_INT: return MPI_INT32_T;
-	default: return MPI_INT64_T;
+	case SAP_S_FLOAT: k_float(o, v, a, b, n, A); break;
+	case SAP_S_DOUBLE: k_double(o, v, a, b, n, A); break;
+	case SAP_S_INT: k_int32_t(o, v, a, b, n, A); break;
+	case SAP_S_LONG: k_int64_t(o, v, a, b, n, A); break;
 	}
 }
 
-int64_t sap_sync_nscalars(const sap_syncdds *w)
+/* o on n elements of type t, run by run; a and b may be NULL where o
+ * does not read them.  An element of one kind of scalar and no padding
+ * is one run over all of them. */
+static void apply(const sap_numtype *t, op o, void *v, const void *a, const void *b,
+                  int64_t n, int64_t A)
 {
-	return (int64_t)(w->dv->n * w->dv->elsize / sap_scalar_size(w->scalar));
-}
-
-#define KERNELS(T)                                                               \
-	static void add_##T(T *restrict v, const T *restrict a, int64_t n)            \
-	{                                                                        \
-		for (int64_t i = 0; i < n; i++)                                  \
-			v[i] += a[i];                                            \
-	}                                                                        \
-	static void sub_##T(T *restrict v, const T *restrict a, int64_t n)            \
-	{                                                                        \
-		for (int64_t i = 0; i < n; i++)                                  \
-			v[i] -= a[i];                                            \
-	}                                                                        \
-	static void delta_##T(T *restrict v, const T *restrict a, const T *restrict old, \
-	                      int64_t n)                                         \
-	{                                                                        \
-		for (int64_t i = 0; i < n; i++)                                  \
-			v[i] += a[i] - old[i];                                   \
-	}                                                                        \
-	static void div_##T(T *v, int64_t n, int64_t A)                          \
-	{                                                                        \
-		for (int64_t i = 0; i < n; i++)                                  \
-			v[i] /= (T)A;                                            \
-	}                                                                        \
-	static void avg_##T(T *out, const T *old, const T *tot, int64_t n, int64_t A) \
-	{                                                                        \
-		for (int64_t i = 0; i < n; i++)                                  \
-			out[i] = (T)(old[i] + tot[i] / (T)A);                    \
-	}                                                                        \
-	static void sum_##T(T *out, const T *old, const T *tot, int64_t n)       \
-	{                                                                        \
-		for (int64_t i = 0; i < n; i++)                                  \
-			out[i] = (T)(old[i] + tot[i]);                           \
+	if (sap_nt_flat(t)) {
+		kernel(o, t->f[0].kind, v, a, b, n * t->f[0].n, A);
+		return;
 	}
-KERNELS(float)
-KERNELS(double)
-KERNELS(int32_t)
-KERNELS(int64_t)
-
-#define DISPATCH(s, call_f, call_d, call_i, call_l) \
-	switch (s) {                               \
-	case SAP_S_FLOAT: call_f; break;           \
-	case SAP_S_DOUBLE: call_d; break;          \
-	case SAP_S_INT: call_i; break;             \
-	case SAP_S_LONG: call_l; break;            \
+	for (int64_t i = 0; i < n; i++) {
+		size_t at = (size_t)i * t->size;
+		for (int k = 0; k < t->nf; k++) {
+			const sap_numfield *f = &t->f[k];
+			kernel(o, f->kind, (char *)v + at + f->off, a ? (const char *)a + at + f->off : NULL,
+			       b ? (const char *)b + at + f->off : NULL, f->n, A);
+		}
 	}
-
-void sap_sc_add(sap_scalar s, void *v, const void *a, int64_t n)
-{
-	DISPATCH(s, add_float(v, a, n), add_double(v, a, n), add_int32_t(v, a, n),
-	         add_int64_t(v, a, n))
 }
 
-void sap_sc_sub(sap_scalar s, void *v, const void *a, int64_t n)
+void sap_sc_add(const sap_numtype *t, void *v, const void *a, int64_t n)
 {
-	DISPATCH(s, sub_float(v, a, n), sub_double(v, a, n), sub_int32_t(v, a, n),
-	         sub_int64_t(v, a, n))
+	apply(t, OP_ADD, v, a, NULL, n, 1);
 }
 
-void sap_sc_delta(sap_scalar s, void *v, const void *a, const void *old, int64_t n)
+void sap_sc_sub(const sap_numtype *t, void *v, const void *a, int64_t n)
 {
-	DISPATCH(s, delta_float(v, a, old, n), delta_double(v, a, old, n),
-	         delta_int32_t(v, a, old, n), delta_int64_t(v, a, old, n))
+	apply(t, OP_SUB, v, a, NULL, n, 1);
 }
 
-void sap_sc_div(sap_scalar s, void *v, int64_t n, int64_t A)
+void sap_sc_delta(const sap_numtype *t, void *v, const void *a, const void *old, int64_t n)
 {
-	DISPATCH(s, div_float(v, n, A), div_double(v, n, A), div_int32_t(v, n, A),
-	         div_int64_t(v, n, A))
+	apply(t, OP_DELTA, v, a, old, n, 1);
+}
+
+void sap_sc_div(const sap_numtype *t, void *v, int64_t n, int64_t A)
+{
+	apply(t, OP_DIV, v, NULL, NULL, n, A);
 }
 
 void sap_sc_merge(const sap_syncdds *w, void *out, const void *old, const void *total,
@@ -99,16 +135,20 @@ void sap_sc_merge(const sap_syncdds *w, void *out, const void *old, const void *
 {
 	switch (w->merge) {
 	case SAP_M_AVG:
-		DISPATCH(w->scalar, avg_float(out, old, total, n, A),
-		         avg_double(out, old, total, n, A), avg_int32_t(out, old, total, n, A),
-		         avg_int64_t(out, old, total, n, A))
+		apply(w->num, OP_AVG, out, old, total, n, A);
 		break;
 	case SAP_M_SUM:
-		DISPATCH(w->scalar, sum_float(out, old, total, n), sum_double(out, old, total, n),
-		         sum_int32_t(out, old, total, n), sum_int64_t(out, old, total, n))
+		apply(w->num, OP_SUM, out, old, total, n, 1);
 		break;
 	case SAP_M_FN:
 		w->fn(out, old, total, n, A);
 		break;
 	}
+}
+
+void sap_acc_add(const sap_numtype *t, void *into, const void *from, int64_t n)
+{
+	if (!from)
+		return;
+	apply(t, OP_ADD, into, from, NULL, n, 1);
 }

@@ -94,6 +94,12 @@ void sap_pool_end(void)
 
 void sap_pool_run(int nworkers, sap_job_fn fn, void *arg)
 {
+	/* A rank starts no more threads than --threads says: more workers
+	 * than that take turns on them (sap_run.V); P x T threads on each
+	 * rank would oversubscribe the cores P times. */
+	if (nworkers > sap_threads())
+		sap_fatal(NULL, "internal error: a job of %d threads, more than the %d of --threads",
+		          nworkers, sap_threads());
 	if (nworkers <= 1) {
 		fn(arg, 0);
 		return;

@@ -365,10 +365,23 @@ typedef struct sap_dist_at {
 	int64_t from;
 } sap_dist_at;
 void sap_dist_release_cb(void *arg);
-/* Collective: the ranks' partial reductions combined in rank order, on
- * every rank. */
-void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, void *red,
-                     sap_dist_stats *stats);
+/* Collective: the sum over ranks, in rank order, of n elements of es
+ * bytes in buf, pipelined in pieces along the ranks (a chain): for each
+ * piece [e0, e1) of elements, add(arg, e0, e1, pre) sets buf's elements
+ * to pre's (the sum of the ranks before this one; NULL on rank 0 or when
+ * none of them had a term), followed by this rank's terms in order, if
+ * mine (this rank has some).  Then the last rank's buf goes to every
+ * rank.  False, buf zeroed, when no rank had a term.  With one rank,
+ * add runs piece by piece and nothing is sent. */
+typedef void (*sap_chain_fn)(void *arg, int64_t e0, int64_t e1, const void *pre);
+bool sap_chain_sum(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add, void *arg,
+                   sap_dist_stats *stats);
+/* Collective: the partial reductions of this rank's T workers, reds
+ * (taken over), and those of every other rank combined into red in
+ * worker order, rank after rank, on every rank: what one rank running
+ * all the workers computes. */
+void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds, int T,
+                     void *red, sap_dist_stats *stats);
 /* Collective, before rank `me` runs its groups of the plan d was built
  * for: the elements each rank needs first, from their holders. */
 void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stats *stats);
@@ -399,17 +412,20 @@ typedef struct sap_sync_stats {
 /* Each sync loop's, oldest first, after the last. */
 sap_sync_stats *sap_sync_stats_all(void);
 
-/* merge.c: n scalars of type s: v += a; v -= a; v += a - old; v /= A. */
+/* merge.c: n elements of type t, scalar by scalar: v += a; v -= a;
+ * v += a - old; v /= A. */
 size_t sap_scalar_size(sap_scalar s);
-MPI_Datatype sap_scalar_mpi(sap_scalar s);
-/* The scalars of written vector w. */
-int64_t sap_sync_nscalars(const sap_syncdds *w);
-void sap_sc_add(sap_scalar s, void *v, const void *a, int64_t n);
-void sap_sc_sub(sap_scalar s, void *v, const void *a, int64_t n);
-void sap_sc_delta(sap_scalar s, void *v, const void *a, const void *old, int64_t n);
-void sap_sc_div(sap_scalar s, void *v, int64_t n, int64_t A);
-/* out = w's merge of old and the workers' total change, from A workers
- * (out may be old or total). */
+/* One kind of scalar and no padding: the elements are an array of it. */
+bool sap_nt_flat(const sap_numtype *t);
+bool sap_nt_has_int(const sap_numtype *t);
+/* Whether every scalar of the element at p is all zero bits (+0). */
+bool sap_nt_zero(const sap_numtype *t, const void *p);
+void sap_sc_add(const sap_numtype *t, void *v, const void *a, int64_t n);
+void sap_sc_sub(const sap_numtype *t, void *v, const void *a, int64_t n);
+void sap_sc_delta(const sap_numtype *t, void *v, const void *a, const void *old, int64_t n);
+void sap_sc_div(const sap_numtype *t, void *v, int64_t n, int64_t A);
+/* out = w's merge of old and the workers' total change of n elements,
+ * from A workers (out may be old or total). */
 void sap_sc_merge(const sap_syncdds *w, void *out, const void *old, const void *total,
                   int64_t n, int64_t A);
 
@@ -503,8 +519,11 @@ void sap_dm_keep(sap_dmap *m, bool (*keep)(const sap_dmap *m, const void *key, v
 /* On this rank: how many values key has, *val the first (or NULL). */
 int64_t sap_dm_here(sap_dmap *m, const void *key, void **val);
 
-/* The rank that holds key when m is parted. */
+/* The rank that holds key when m is parted; the one of W workers whose
+ * keys key is among (rank r's keys: those of workers r * T .. r * T + T
+ * - 1, for W = P x T). */
 int sap_dm_owner(const sap_dmap *m, const void *key);
+int sap_dm_key_worker(const sap_dmap *m, const void *key, int W);
 /* m parted over the ranks, each keeping the keys it owns (nothing
  * moves); false, and m untouched, on one rank or when its values hold
  * strings or lists. */
@@ -602,8 +621,19 @@ typedef struct sap_run {
 	sap_body_fn body;
 	const sap_reduce *r;
 	char *reds;                     /* per worker r->size bytes, or NULL */
-	int T;
+	int T;                          /* threads */
+	/* Workers, each with its partial result (reds), a multiple of T:
+	 * thread t runs workers t * V/T .. (t + 1) * V/T - 1 in turn.  A
+	 * loop every rank runs whole as one rank of P x T workers would has
+	 * V = P x T on its T threads, rather than P x T threads. */
+	int V;
 } sap_run;
+
+/* Thread t's first worker, of x->V. */
+static inline int sap_run_first(const sap_run *x, int t)
+{
+	return t * (x->V / x->T);
+}
 
 static inline void *sap_run_red(const sap_run *x, int w)
 {
@@ -652,8 +682,19 @@ void sap_exec_plan_loose(const sap_run *x, const sap_plan *p, int w0);
 void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, int64_t *order);
 /* exec.c: [lo, hi) in x->T contiguous chunks, chunk w on worker w. */
 void sap_exec_chunks(const sap_run *x, int64_t lo, int64_t hi);
-/* Iterations idx[0 .. n), ascending, split into x->T runs of the list. */
+/* A rank's part [a, b) of [lo, hi), its threads being workers w0 ..
+ * w0 + x->T - 1 of W: each thread the iterations of its worker's chunk
+ * of [lo, hi) in W even chunks, as on one rank of W threads (the first
+ * and last threads also those of [a, b) outside the rank's chunks). */
+void sap_exec_chunks_of(const sap_run *x, int64_t a, int64_t b, int64_t lo, int64_t hi, int W,
+                        int w0);
+/* Iterations idx[0 .. n), ascending, split into x->T runs of the list:
+ * even runs, or, _of, at the boundaries of those chunks. */
 void sap_exec_list_chunks(const sap_run *x, const int64_t *idx, int64_t n);
+void sap_exec_list_chunks_of(const sap_run *x, const int64_t *idx, int64_t n, int64_t lo,
+                             int64_t hi, int W, int w0);
+/* Thread t the iterations idx[cut[t] .. cut[t + 1]), in that order. */
+void sap_exec_lists(const sap_run *x, const int64_t *idx, int64_t *cut);
 /* exec.c: on the calling thread: [lo, hi), or idx[0 .. n) in that order. */
 void sap_exec_range(const sap_run *x, int64_t lo, int64_t hi, void *red);
 void sap_exec_list(const sap_run *x, const int64_t *idx, int64_t n, void *red);

@@ -496,10 +496,14 @@ static inline const void *sap_staged(const sap_loop *L, int d, const int64_t *id
 
 /* An accumulate(+: D) buffer of a reduce struct: at byte off, the
  * pointer to a dvector's buffer (n elements of its type, zeroed by init)
- * or a sap_dmap; dds is D's index in the loop's sap_async_spec. */
+ * or a sap_dmap; dds is D's index in the loop's sap_async_spec, num its
+ * element (value) type.  combine skips a NULL vector buffer, which the
+ * runtime leaves where it has added a buffer up itself (sap_dist_reduce
+ * does, piece by piece). */
 typedef struct sap_accum {
 	size_t off;
 	int dds;
+	const struct sap_numtype *num;
 } sap_accum;
 
 typedef struct sap_reduce {
@@ -509,6 +513,9 @@ typedef struct sap_reduce {
 	bool flat;              /* holds no pointer but its accumulate buffers */
 	const sap_accum *acc;
 	int nacc;
+	/* Every combination is exact (integers, min, max, logic), so the
+	 * result does not depend on how iterations fall on workers. */
+	bool exact;
 } sap_reduce;
 
 /* ---- Access sets (async for) ---- */
@@ -651,19 +658,33 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 
 /* ---- sync for ---- */
 
-/* A dvector a sync for body writes, of numbers or arrays of them, and how
- * the workers' changes to it merge at a synchronization: avg (the
- * default: old + total / workers), sum (old + total) or a user function
- * of the compiler's, which sets out[i] = f(old[i], total[i], workers) for
- * the n scalars (out may be total).  total is the sum of the workers'
- * changes since the last synchronization. */
+/* The numbers of an element type that is a number, an array or a struct
+ * of numbers (nested in any way): runs of n scalars of one kind at byte
+ * offset off, in order.  Padding lies outside every run.  Reductions,
+ * accumulate and sync for merges work on each scalar through it. */
 typedef enum sap_scalar { SAP_S_FLOAT, SAP_S_DOUBLE, SAP_S_INT, SAP_S_LONG } sap_scalar;
+typedef struct sap_numfield {
+	uint32_t off, n;
+	sap_scalar kind;
+} sap_numfield;
+typedef struct sap_numtype {
+	size_t size;            /* the element's, padding included */
+	int nf;
+	const sap_numfield *f;
+} sap_numtype;
+
+/* A dvector a sync for body writes, of such elements, and how the
+ * workers' changes to it merge at a synchronization: avg (the default:
+ * old + total / workers, for each scalar), sum (old + total) or a user
+ * function of the compiler's, which sets out[i] = f(old[i], total[i],
+ * workers) for the n elements (out may be total).  total is the sum of
+ * the workers' changes since the last synchronization. */
 typedef enum sap_merge { SAP_M_AVG, SAP_M_SUM, SAP_M_FN } sap_merge;
 typedef void (*sap_merge_fn)(void *out, const void *old, const void *total, int64_t n,
                              int64_t workers);
 typedef struct sap_syncdds {
 	sap_dvec *dv;
-	sap_scalar scalar;
+	const sap_numtype *num;
 	sap_merge merge;
 	sap_merge_fn fn;
 	int rec;                /* the index the loop's slice records it by */
@@ -728,20 +749,15 @@ sap_rng sap_rng_iter(const sap_loop *L, int64_t i);
 
 /* ==== accumulate(+: D) ================================================ */
 
-/* Each worker adds into a private zeroed buffer of the DDS's scalars; the
- * buffers are added together, then into the DDS, when the loop ends. */
+/* Each worker adds into a private zeroed buffer of the DDS's elements;
+ * the buffers are added together, then into the DDS, when the loop ends. */
 void *sap_acc_alloc(int64_t n, size_t elsize);
 void sap_acc_free(void *p);
-void sap_acc_add_float(void *into, const void *from, int64_t n);
-void sap_acc_add_double(void *into, const void *from, int64_t n);
-void sap_acc_add_int32_t(void *into, const void *from, int64_t n);
-void sap_acc_add_int64_t(void *into, const void *from, int64_t n);
-/* Add every value of from (ncomp scalars each) into into's value of the
- * same key, inserting keys into lacks, in from's insertion order. */
-void sap_dm_merge_float(sap_dmap *into, sap_dmap *from, int64_t ncomp);
-void sap_dm_merge_double(sap_dmap *into, sap_dmap *from, int64_t ncomp);
-void sap_dm_merge_int32_t(sap_dmap *into, sap_dmap *from, int64_t ncomp);
-void sap_dm_merge_int64_t(sap_dmap *into, sap_dmap *from, int64_t ncomp);
+/* into[i] += from[i] for n elements of type t, scalar by scalar. */
+void sap_acc_add(const sap_numtype *t, void *into, const void *from, int64_t n);
+/* Add every value of from (of type t) into into's value of the same
+ * key, inserting keys into lacks, in from's insertion order. */
+void sap_dm_merge(const sap_numtype *t, sap_dmap *into, sap_dmap *from);
 
 /* ==== Vector math ====================================================== */
 

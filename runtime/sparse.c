@@ -327,23 +327,25 @@ static int cmp_part(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* This rank's change to the rows of uk[k] it wrote, at pos order, and
- * its storage back to the old values. */
+/* Each of this rank's threads' changes to the rows of uk[k] it wrote,
+ * at pos order, T rows a row (all zero for a thread that did not write
+ * it), and its storage back to the old values.  The owner adds them up
+ * worker by worker, so that the sum is the one a single rank of P x T
+ * threads takes. */
 static char *changes(sap_sparse *sp, int k, char **copies, const int64_t *pos, int64_t m)
 {
 	const sap_syncdds *w = &sp->spec->wr[k];
 	sap_dvec *v = w->dv;
-	size_t es = v->elsize;
-	int64_t nsc = (int64_t)(es / sap_scalar_size(w->scalar));
+	size_t es = v->elsize, rs = es * (size_t)sp->T;
 	const keys *uk = &sp->uk[k];
-	/* Row j of uk's change, at d + j * es, for the written ones. */
-	char *d = sap_xmalloc((size_t)uk->n * es + 1);
+	/* Row j of uk's change by thread t at d + j * rs + t * es. */
+	char *d = sap_xcalloc((size_t)uk->n * rs + 1, 1);
 	for (int64_t j = 0; j < uk->n; j++) {
 		if (!(uk->v[j] & 1))
 			continue;
 		char *row = v->data + (size_t)(uk->v[j] >> 1) * es, *old = sp->old[k] + j * es;
-		memcpy(d + j * es, row, es);
-		sap_sc_sub(w->scalar, d + j * es, old, nsc);
+		memcpy(d + j * rs, row, es);
+		sap_sc_sub(w->num, d + j * rs, old, 1);
 		memcpy(row, old, es);
 	}
 	for (int t = 1; copies && t < sp->T; t++) {
@@ -355,13 +357,14 @@ static char *changes(sap_sparse *sp, int k, char **copies, const int64_t *pos, i
 				continue;
 			while (uk->v[j] >> 1 != tk->v[q] >> 1)
 				j++;
-			sap_sc_delta(w->scalar, d + j * es, c + (size_t)(tk->v[q] >> 1) * es,
-			             sp->old[k] + j * es, nsc);
+			char *at = d + j * rs + (size_t)t * es;
+			memcpy(at, c + (size_t)(tk->v[q] >> 1) * es, es);
+			sap_sc_sub(w->num, at, sp->old[k] + j * es, 1);
 		}
 	}
-	char *out = sap_xmalloc((size_t)m * es + 1);
+	char *out = sap_xmalloc((size_t)m * rs + 1);
 	for (int64_t q = 0; q < m; q++)
-		memcpy(out + q * es, d + pos[q] * es, es);
+		memcpy(out + q * rs, d + pos[q] * rs, rs);
 	free(d);
 	return out;
 }
@@ -378,20 +381,20 @@ void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *
 		const sap_syncdds *w = &sp->spec->wr[k];
 		sap_dvec *v = w->dv;
 		size_t es = v->elsize;
-		int64_t nsc = (int64_t)(es / sap_scalar_size(w->scalar));
-		const keys *uk = &sp->uk[k];
+			const keys *uk = &sp->uk[k];
 		int64_t *send = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *send);
 		int64_t *pos = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *pos);
 		int64_t m = by_owner(v, uk, true, false, P, sp->me, send, pos, cnt);
 		char *rows = changes(sp, k, copies, pos, m);
 		char *kin = alltoall((char *)send, cnt, rcnt, rdis, P);
+		size_t rs = es * (size_t)sp->T;
 		for (int r = 0; r < P; r++)
-			cnt[r] = fits(cnt[r] / (int64_t)sizeof(int64_t) * (int64_t)es);
+			cnt[r] = fits(cnt[r] / (int64_t)sizeof(int64_t) * (int64_t)rs);
 		char *rin = alltoall(rows, cnt, rcnt, rdis2, P);
 		for (int r = 0; r < P; r++)
 			if (r != sp->me) {
-				st->sync_bytes += (double)cnt[r] + (double)cnt[r] / (double)es * sizeof(int64_t);
-				st->rows += cnt[r] / (int64_t)es;
+				st->sync_bytes += (double)cnt[r] + (double)cnt[r] / (double)rs * sizeof(int64_t);
+				st->rows += cnt[r] / (int64_t)rs;
 			}
 		/* Every rank's change to each row this rank owns, in rank order. */
 		int64_t n = rdis[P] / (int64_t)sizeof(int64_t);
@@ -404,14 +407,28 @@ void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *
 				pt[j].at = j;
 			}
 		qsort(pt, (size_t)n, sizeof *pt, cmp_part);
+		/* Worker by worker, rank after rank; a change that is all zero
+		 * is left out, since a worker that did not write the row sends
+		 * one on some layouts and nothing on others. */
 		char *tot = sap_xmalloc(es + 1);
 		for (int64_t j = 0; j < n;) {
-			int64_t e = j + 1;
-			memcpy(tot, rin + pt[j].at * es, es);
+			int64_t e = j;
+			bool have = false;
 			for (; e < n && pt[e].key == pt[j].key; e++)
-				sap_sc_add(w->scalar, tot, rin + pt[e].at * es, nsc);
+				for (int t = 0; t < sp->T; t++) {
+					const char *c = rin + pt[e].at * rs + (size_t)t * es;
+					if (sap_nt_zero(w->num, c))
+						continue;
+					if (have)
+						sap_sc_add(w->num, tot, c, 1);
+					else
+						memcpy(tot, c, es);
+					have = true;
+				}
+			if (!have)
+				memset(tot, 0, es);
 			char *row = v->data + (size_t)pt[j].key * es;
-			sap_sc_merge(w, tot, row, tot, nsc, A);
+			sap_sc_merge(w, tot, row, tot, 1, A);
 			memcpy(row, tot, es);
 			j = e;
 		}

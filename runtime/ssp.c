@@ -27,6 +27,7 @@ struct sap_ssp {
 	int64_t *got;           /* per rank: messages in (this rank: pushed) */
 	MPI_Request *req;       /* [(c * P + r) * nwr + k]: the send to rank r */
 	char **z;               /* per vector */
+	MPI_Datatype *dt;       /* per vector: one element, as bytes */
 	void *sum;
 	int64_t done;           /* clocks merged into z */
 	int64_t waits, max_stale;
@@ -61,13 +62,16 @@ sap_ssp *sap_ssp_open(const sap_syncspec *spec, int64_t steps, const int64_t *A)
 		q->req[i] = MPI_REQUEST_NULL;
 	q->got = sap_xcalloc((size_t)q->P, sizeof *q->got);
 	q->z = sap_xcalloc((size_t)(q->nwr ? q->nwr : 1), sizeof *q->z);
+	q->dt = sap_xcalloc((size_t)(q->nwr ? q->nwr : 1), sizeof *q->dt);
 	size_t most = 1;
 	for (int k = 0; k < q->nwr; k++) {
 		const sap_syncdds *w = &spec->wr[k];
-		if (sap_sync_nscalars(w) > INT32_MAX)
-			sap_fatal(NULL, "ssp: dvector %s has more than 2^31 numbers; use bsp",
+		if (w->dv->n > INT32_MAX)
+			sap_fatal(NULL, "ssp: dvector %s has more than 2^31 elements; use bsp",
 			          w->dv->name);
 		q->z[k] = sap_xmalloc(bytes(w) + 1);
+		MPI_Type_contiguous((int)w->dv->elsize, MPI_BYTE, &q->dt[k]);
+		MPI_Type_commit(&q->dt[k]);
 		memcpy(q->z[k], w->dv->data, bytes(w));
 		if (bytes(w) > most)
 			most = bytes(w);
@@ -102,9 +106,9 @@ static void take(sap_ssp *q, int r)
 	int k = (int)(q->got[r] % q->nwr);
 	const sap_syncdds *w = &q->spec->wr[k];
 	void *d = sap_xmalloc(bytes(w) + 1);
-	MPI_Recv(d, (int)sap_sync_nscalars(w), sap_scalar_mpi(w->scalar), r, 0, comm, MPI_STATUS_IGNORE);
+	MPI_Recv(d, (int)w->dv->n, q->dt[k], r, 0, comm, MPI_STATUS_IGNORE);
 	*slot(q, c, r, k) = d;
-	sap_sc_merge(w, w->dv->data, w->dv->data, d, sap_sync_nscalars(w), q->A[c]);
+	sap_sc_merge(w, w->dv->data, w->dv->data, d, w->dv->n, q->A[c]);
 	q->got[r]++;
 }
 
@@ -138,8 +142,8 @@ static void settle(sap_ssp *q)
 			const sap_syncdds *w = &q->spec->wr[k];
 			memcpy(q->sum, *slot(q, c, 0, k), bytes(w));
 			for (int r = 1; r < q->P; r++)
-				sap_sc_add(w->scalar, q->sum, *slot(q, c, r, k), sap_sync_nscalars(w));
-			sap_sc_merge(w, q->z[k], q->z[k], q->sum, sap_sync_nscalars(w), q->A[c]);
+				sap_sc_add(w->num, q->sum, *slot(q, c, r, k), w->dv->n);
+			sap_sc_merge(w, q->z[k], q->z[k], q->sum, w->dv->n, q->A[c]);
 		}
 		size_t at = (size_t)c * (size_t)q->P * (size_t)q->nwr;
 		MPI_Waitall(q->P * q->nwr, q->req + at, MPI_STATUSES_IGNORE);
@@ -176,10 +180,10 @@ void sap_ssp_push(sap_ssp *q, int64_t clock, int k, void *delta)
 {
 	const sap_syncdds *w = &q->spec->wr[k];
 	*slot(q, clock, q->me, k) = delta;
-	sap_sc_merge(w, w->dv->data, w->dv->data, delta, sap_sync_nscalars(w), q->A[clock]);
+	sap_sc_merge(w, w->dv->data, w->dv->data, delta, w->dv->n, q->A[clock]);
 	for (int r = 0; r < q->P; r++)
 		if (r != q->me)
-			MPI_Isend(delta, (int)sap_sync_nscalars(w), sap_scalar_mpi(w->scalar), r, 0, comm,
+			MPI_Isend(delta, (int)w->dv->n, q->dt[k], r, 0, comm,
 			          &q->req[((size_t)clock * (size_t)q->P + (size_t)r) * (size_t)q->nwr +
 			                  (size_t)k]);
 	q->got[q->me]++;
@@ -195,6 +199,7 @@ void sap_ssp_close(sap_ssp *q, sap_sync_stats *st)
 	for (int k = 0; k < q->nwr; k++) {
 		memcpy(q->spec->wr[k].dv->data, q->z[k], bytes(&q->spec->wr[k]));
 		free(q->z[k]);
+		MPI_Type_free(&q->dt[k]);
 	}
 	int nl = (int)((q->s < q->steps ? q->s : q->steps) + 2);
 	if (nl > st->nlead) {
@@ -210,6 +215,7 @@ void sap_ssp_close(sap_ssp *q, sap_sync_stats *st)
 	if (q->max_stale > st->max_stale)
 		st->max_stale = q->max_stale;
 	free(q->z);
+	free(q->dt);
 	free(q->sum);
 	free(q->d);
 	free(q->req);

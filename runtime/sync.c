@@ -1,20 +1,20 @@
 /* sync.c: sync for loops, in mini-batches; and the per-iteration random
  * numbers of every loop.
  *
- * The workers are the threads of every rank.  Each rank runs the elements
- * it holds of the vector the loop runs over (its shard), split evenly
- * among its threads; each worker runs one mini-batch of its part a step.
+ * The workers are the threads of every rank.  Worker r * T + t (rank r,
+ * thread t) runs the (r * T + t)-th of P x T even chunks of the vector
+ * the loop runs over, so each rank its even share (its shard), the
+ * elements being moved there first; each worker runs one mini-batch of
+ * its part a step.
  * Under bsp every worker runs on a copy of the written vectors of its own
  * (thread 0 on the vector itself), and after each step the copies merge:
- * for averaging, the ranks add their workers' copies with one in-place
- * MPI_Allreduce per vector and divide by the number of workers that ran
- * a batch; for sum and the program's functions, they add the changes
- * against a copy of the old values.  Under hybrid a rank's threads share
+ * for averaging, the ranks add their workers' copies and divide by the
+ * number of workers that ran a batch; for sum, the program's functions
+ * and integers, they add the changes against a copy of the old values.  Under hybrid a rank's threads share
  * the vectors without locks and only ranks merge.  ssp runs as bsp among
  * a rank's threads and lets ranks run ahead (ssp.c).  Sums are taken in
- * thread order and then in the Allreduce's order for the number of
- * ranks, so a bsp result depends on ranks x threads and is the same from
- * run to run.  A body writing anything else (a map, strings) runs whole,
+ * worker order, rank after rank (see merge), so a bsp result depends on
+ * ranks x threads only and is the same from run to run.  A body writing anything else (a map, strings) runs whole,
  * one worker on every rank.
  */
 #include <stdatomic.h>
@@ -24,17 +24,6 @@
 #include "sap-int.h"
 
 _Thread_local const sap_view *sap_tview;
-
-/* In place over ranks, in pieces an int can count. */
-static void allreduce(const sap_syncdds *w, void *v, int64_t n)
-{
-	size_t sz = sap_scalar_size(w->scalar);
-	for (int64_t at = 0; at < n; at += INT32_MAX) {
-		int c = n - at < INT32_MAX ? (int)(n - at) : INT32_MAX;
-		MPI_Allreduce(MPI_IN_PLACE, (char *)v + at * sz, c, sap_scalar_mpi(w->scalar), MPI_SUM,
-		              MPI_COMM_WORLD);
-	}
-}
 
 /* ---- the shards ---- */
 
@@ -82,31 +71,28 @@ static int64_t active(const sync_run *s, int64_t step)
 	return a;
 }
 
+/* Worker w = r * T + t of the P x T runs the w-th of P x T even chunks
+ * of the elements, whatever P and T are, so that 1 x 2 and 2 x 1 split
+ * them alike; rank r's shard, the union of its workers', is its even
+ * share. */
 static void layout(sync_run *s, int64_t n)
 {
-	int P = s->P, T = s->T, me = sap_rank();
-	sap_dvec *over = s->spec->over;
-	int64_t *size = sap_xcalloc((size_t)P, sizeof *size), mine = 0;
-	s->idx = sap_xmalloc((size_t)(n ? n : 1) * sizeof *s->idx);
-	for (int64_t k = 0; k < n; k++) {
-		int r = sap_sync_owner(over, k);
-		size[r]++;
-		if (r == me)
-			s->idx[mine++] = k;
-	}
+	int P = s->P, T = s->T, me = sap_rank(), W = P * T;
+	int64_t a = sap_chunk(0, n, W, me * T), mine = sap_chunk(0, n, W, (me + 1) * T) - a;
+	s->idx = sap_xmalloc((size_t)(mine ? mine : 1) * sizeof *s->idx);
+	for (int64_t k = 0; k < mine; k++)
+		s->idx[k] = a + k;
 	s->tlo = sap_xmalloc((size_t)(T + 1) * sizeof *s->tlo);
 	for (int t = 0; t <= T; t++)
-		s->tlo[t] = (int64_t)((__int128)mine * t / T);
-	s->wsize = sap_xmalloc((size_t)(P * T) * sizeof *s->wsize);
+		s->tlo[t] = sap_chunk(0, n, W, me * T + t) - a;
+	s->wsize = sap_xmalloc((size_t)W * sizeof *s->wsize);
 	s->steps = 0;
-	for (int r = 0; r < P; r++)
-		for (int t = 0; t < T; t++) {
-			int64_t w = (int64_t)((__int128)size[r] * (t + 1) / T - (__int128)size[r] * t / T);
-			s->wsize[r * T + t] = w;
-			if ((w + s->M - 1) / s->M > s->steps)
-				s->steps = (w + s->M - 1) / s->M;
-		}
-	free(size);
+	for (int w = 0; w < W; w++) {
+		int64_t c = sap_chunk(0, n, W, w + 1) - sap_chunk(0, n, W, w);
+		s->wsize[w] = c;
+		if ((c + s->M - 1) / s->M > s->steps)
+			s->steps = (c + s->M - 1) / s->M;
+	}
 }
 
 /* ---- a step ---- */
@@ -169,56 +155,94 @@ static void recon_worker(void *arg, int t)
 	sap_sparse_recon(s->sp, t, s->idx + lo, hi - lo);
 }
 
-/* Into vector k's storage: what this rank's workers made of it in the
- * step: the sum of their copies (avg, without old values) or of their
- * changes.  Nothing when none ran a batch. */
-static void gather(sync_run *s, int k)
+/* Whether this rank's workers have a term in the step: the vector
+ * itself (thread 0's, or all threads' under hybrid), or a copy of a
+ * worker that ran a batch. */
+static bool has_terms(const sync_run *s)
 {
-	const sap_syncdds *w = &s->spec->wr[k];
-	int64_t n = sap_sync_nscalars(w);
-	size_t bytes = w->dv->n * w->dv->elsize;
-	void *v = w->dv->data;
-	const void *old = s->keep_old ? s->old[k] : NULL;
-	bool have = false;
 	for (int t = 0; t < s->T; t++)
-		have |= (t == 0 || s->hybrid) && thread_active(s, t, s->step);
-	if (have && old)
-		sap_sc_sub(w->scalar, v, old, n);
-	for (int t = 1; t < s->T && s->copies; t++) {
-		if (!thread_active(s, t, s->step))
-			continue;
-		const void *c = s->copy[t * s->spec->nwr + k];
-		if (old) {
-			if (!have)
-				memset(v, 0, bytes);
-			sap_sc_delta(w->scalar, v, c, old, n);
-		} else if (have) {
-			sap_sc_add(w->scalar, v, c, n);
-		} else {
-			memcpy(v, c, bytes);
-		}
-		have = true;
-	}
-	if (!have)
-		memset(v, 0, bytes);
+		if (thread_active(s, t, s->step) && (t == 0 || s->hybrid || s->copies))
+			return true;
+	return false;
 }
 
-/* Every rank's workers' step merged into the written vectors. */
+typedef struct gather_job {
+	sync_run *s;
+	int k;
+} gather_job;
+
+/* Into elements [e0, e1) of vector k's storage: pre (if not NULL)
+ * followed by what this rank's workers made of them in the step, the
+ * sum of their copies (avg, without old values) or of their changes,
+ * added in worker order.  The first term is taken as it is, not added
+ * to zero, so the sums are the same however the workers fall on ranks.
+ * Zeros when there is nothing. */
+static void gather(void *arg, int64_t e0, int64_t e1, const void *pre)
+{
+	gather_job *g = arg;
+	sync_run *s = g->s;
+	const sap_syncdds *w = &s->spec->wr[g->k];
+	int64_t n = e1 - e0;
+	size_t es = w->dv->elsize, at = (size_t)e0 * es, bytes = (size_t)n * es;
+	char *v = (char *)w->dv->data + at;
+	const char *old = s->keep_old ? s->old[g->k] + at : NULL;
+	bool own = false, first = true;
+	for (int t = 0; t < s->T; t++)
+		own |= (t == 0 || s->hybrid) && thread_active(s, t, s->step);
+	for (int t = 0; t < s->T; t++) {
+		const char *c = v;
+		if (t == 0 && !own)
+			continue;
+		if (t > 0) {
+			if (!s->copies || !thread_active(s, t, s->step))
+				continue;
+			c = (const char *)s->copy[t * s->spec->nwr + g->k] + at;
+		}
+		if (!first) {
+			if (old)
+				sap_sc_delta(w->num, v, c, old, n);
+			else
+				sap_sc_add(w->num, v, c, n);
+			continue;
+		}
+		if (c != v)
+			memcpy(v, c, bytes);
+		if (old)
+			sap_sc_sub(w->num, v, old, n);
+		if (pre)
+			sap_sc_add(w->num, v, pre, n);
+		first = false;
+	}
+	if (first) {
+		if (pre)
+			memcpy(v, pre, bytes);
+		else
+			memset(v, 0, bytes);
+	}
+}
+
+/* Every rank's workers' step merged into the written vectors.  The
+ * ranks add their workers' terms in a chain (sap_chain_sum), rank r
+ * onto the sum of ranks 0 .. r - 1, piece by piece, so that rank r + 1
+ * adds to one piece while rank r adds to the next; the last rank's
+ * total goes to all.  Each element is one sum in worker order, the one
+ * a single rank of P x T threads takes. */
 static void merge(sync_run *s, sap_ssp *q)
 {
 	const sap_syncspec *spec = s->spec;
 	int64_t A = active(s, s->step);
 	for (int k = 0; k < spec->nwr; k++) {
 		const sap_syncdds *w = &spec->wr[k];
-		int64_t n = sap_sync_nscalars(w);
-		size_t bytes = w->dv->n * w->dv->elsize;
+		int64_t n = w->dv->n;
+		size_t bytes = n * w->dv->elsize;
 		void *v = w->dv->data;
 		if (sap_sparse_has(s->sp, k))
 			continue;
-		gather(s, k);
+		gather_job g = { s, k };
 		if (q) {
 			/* ssp: the change goes out; the vector goes on from the
 			 * old values plus what has come in. */
+			gather(&g, 0, n, NULL);
 			void *d = sap_xmalloc(bytes);
 			memcpy(d, v, bytes);
 			memcpy(v, s->old[k], bytes);
@@ -226,13 +250,13 @@ static void merge(sync_run *s, sap_ssp *q)
 			s->st->sync_bytes += (double)bytes * (s->P - 1);
 			continue;
 		}
-		if (s->P > 1)
-			allreduce(w, v, n);
+		sap_dist_stats moved = { 0, 0 };
+		sap_chain_sum(v, n, w->dv->elsize, has_terms(s), gather, &g, &moved);
 		if (s->keep_old)
 			sap_sc_merge(w, v, s->old[k], v, n, A);
 		else if (A > 1)
-			sap_sc_div(w->scalar, v, n, A);
-		s->st->sync_bytes += s->P > 1 ? (double)bytes : 0;
+			sap_sc_div(w->num, v, n, A);
+		s->st->sync_bytes += s->P > 1 ? (double)bytes * 2 : 0;
 	}
 	if (s->sp)
 		sap_sparse_merge(s->sp, s->copies ? s->copy : NULL, A, s->st);
@@ -241,6 +265,23 @@ static void merge(sync_run *s, sap_ssp *q)
 /* ---- the loop ---- */
 
 static sap_sync_stats *stats_list;
+
+/* Whether every rank's part of v (sap_dv_part) is its even share, so
+ * that each rank can run its workers' elements where they are once each
+ * holds its part; a vector every rank has whole is. */
+static bool parts_even(const sap_dvec *v)
+{
+	int P = sap_nranks();
+	if (!v->part_only && !v->holder)
+		return true;
+	for (int r = 0; r < P; r++) {
+		int64_t lo, hi;
+		sap_dv_part(v, r, &lo, &hi);
+		if (lo != sap_chunk(0, v->n, P, r) || hi != sap_chunk(0, v->n, P, r + 1))
+			return false;
+	}
+	return true;
+}
 
 static sap_sync_stats *stats_of(const sap_loop *L, const sap_syncspec *spec)
 {
@@ -271,8 +312,7 @@ static void run_split(sync_run *s, int64_t n, void *red)
 	/* Integers average their changes, rounded toward zero, which adding
 	 * the copies and dividing would round differently. */
 	for (int k = 0; k < nwr; k++)
-		s->keep_old |= spec->wr[k].merge != SAP_M_AVG || spec->wr[k].scalar == SAP_S_INT ||
-		               spec->wr[k].scalar == SAP_S_LONG;
+		s->keep_old |= spec->wr[k].merge != SAP_M_AVG || sap_nt_has_int(spec->wr[k].num);
 	/* Hybrid on one rank merges nothing, so its threads need not wait
 	 * for each other between mini-batches: the loop is one step, in
 	 * which they share out the elements as Hogwild's threads do. */
@@ -342,13 +382,15 @@ static void run_split(sync_run *s, int64_t n, void *red)
 	if (s->sp)
 		sap_sparse_close(s->sp);
 	if (r) {
-		for (int t = 0; t < T; t++)
-			r->combine(red, sap_run_red(&s->x, t));
-		free(s->x.reds);
+		/* Every worker in order, as one rank of P x T threads would. */
 		if (s->P > 1) {
 			sap_dist_stats none = { 0, 0 };
-			sap_dist_reduce(r, NULL, red, &none);
+			sap_dist_reduce(r, NULL, s->x.reds, T, red, &none);
+		} else {
+			for (int t = 0; t < T; t++)
+				r->combine(red, sap_run_red(&s->x, t));
 		}
+		free(s->x.reds);
 	}
 	for (int k = 0; s->old && k < nwr; k++)
 		free(s->old[k]);
@@ -387,7 +429,13 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 	const sap_dvec **keep = sap_xmalloc((size_t)(spec->nwr + 1) * sizeof *keep);
 	int nkeep = 0;
 	if (split && P > 1) {
-		keep[nkeep++] = spec->over;
+		/* Ranks run even shares: elements the load or an earlier loop
+		 * left elsewhere come to them, or the vector is made whole. */
+		if (spec->over && parts_even(spec->over)) {
+			if (spec->over->holder)
+				sap_dv_own_parts(spec->over);
+			keep[nkeep++] = spec->over;
+		}
 		for (int k = 0; spec->slice && k < spec->nwr; k++)
 			if (spec->wr[k].sparse && !(spec->model == SAP_SSP && spec->staleness > 0))
 				keep[nkeep++] = spec->wr[k].dv;
@@ -398,7 +446,7 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 		r->init(red);
 	st->whole_why = P * sap_threads() > 1 ? why : NULL;
 	if (!split) {
-		sap_run x = { L, env, body, r, NULL, 1 };
+		sap_run x = { L, env, body, r, NULL, 1, 1 };
 		double t0 = sap_now();
 		for (int64_t b = 0; b < n; b += spec->batch) {
 			int64_t e = n - b < spec->batch ? n : b + spec->batch;
@@ -410,7 +458,7 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 		return;
 	}
 	sync_run s = { .spec = spec, .P = P, .T = T, .M = spec->batch, .st = st };
-	s.x = (sap_run){ L, env, body, r, NULL, T };
+	s.x = (sap_run){ L, env, body, r, NULL, T, T };
 	st->workers = P * T;
 	run_split(&s, n, red);
 }

@@ -4,6 +4,7 @@ compile_tests = \
 	tests/compile/accumulate-driver-var.sap \
 	tests/compile/accumulate-op.sap \
 	tests/compile/accumulate-read.sap \
+	tests/compile/accumulate-string-field.sap \
 	tests/compile/accumulate-sync.sap \
 	tests/compile/array-assign-length.sap \
 	tests/compile/array-length-mismatch.sap \
@@ -77,6 +78,7 @@ compile_tests = \
 	tests/compile/print-too-few-args.sap \
 	tests/compile/print-too-many-args.sap \
 	tests/compile/python-comment.sap \
+	tests/compile/reduce-array-bits.sap \
 	tests/compile/reduce-bad-operator.sap \
 	tests/compile/reduce-param.sap \
 	tests/compile/reduce-undefined.sap \
@@ -94,6 +96,7 @@ compile_tests = \
 	tests/compile/sync-assigns-driver.sap \
 	tests/compile/sync-element-type.sap \
 	tests/compile/sync-merge-signature.sap \
+	tests/compile/sync-merge-struct.sap \
 	tests/compile/sync-merge-unknown.sap \
 	tests/compile/sync-merge-unwritten.sap \
 	tests/compile/sync-no-batch.sap \

@@ -10,6 +10,9 @@ run_tests = \
 	tests/run/codec-ranks.sh \
 	tests/run/cond-keys.sap \
 	tests/run/error-stops.sh \
+	tests/run/chain-pieces.sh \
+	tests/run/cond-access.sap \
+	tests/run/elem-types.sap \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/holders-ranks.sh \
@@ -17,6 +20,7 @@ run_tests = \
 	tests/run/index-error.sap \
 	tests/run/load-error.sap \
 	tests/run/libsvm.sh \
+	tests/run/layout-ranks.sh \
 	tests/run/load-ranks.sh \
 	tests/run/map-keys.sap \
 	tests/run/maps-ranks.sh \
@@ -26,6 +30,7 @@ run_tests = \
 	tests/run/params-set.sap \
 	tests/run/params.sap \
 	tests/run/parts-ranks.sh \
+	tests/run/reduce-grid.sh \
 	tests/run/sapc-options.sh \
 	tests/run/save-full.sh \
 	tests/run/save-temp.sh \
@@ -51,6 +56,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/map-keys.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.awk \
 	tests/run/slice-bounds.out tests/run/slice-bounds.args \
+	tests/run/elem-types.out tests/run/reduce-grid.gen tests/run/cond-access.out \
 	tests/run/everything.out tests/run/everything.c \
 	tests/run/everything.points.txt.in tests/run/everything.corpus.txt.in \
 	tests/run/everything.points.out.expect tests/run/everything.corpus.out.expect \

@@ -468,11 +468,19 @@ START_TEST(check_modes)
 }
 END_TEST
 
+/* These tests run plans of up to 4 workers on as many threads, which
+ * the pool starts only when --threads allows them. */
+static void allow_threads(void)
+{
+	sap_cfg.threads = 4;
+}
+
 Suite *sched_suite(void)
 {
 	Suite *s = suite_create("sched");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, allow_threads, NULL);
 	tcase_add_test(tc, layout_blocks);
 	tcase_add_test(tc, layout_granules);
 	tcase_add_test(tc, masks_of_keys);
