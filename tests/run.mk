@@ -6,6 +6,7 @@ run_tests = \
 	tests/run/accumulate.sap \
 	tests/run/async-order.sh \
 	tests/run/codec-ranks.sh \
+	tests/run/empty.sap \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/holders-ranks.sh \
@@ -36,7 +37,7 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/map-keys.out tests/run/strings-ranks.out \
-	tests/run/everything.out tests/run/everything.c \
+	tests/run/everything.out tests/run/everything.c tests/run/empty.out tests/run/empty.args \
 	tests/run/everything.points.txt.in tests/run/everything.corpus.txt.in \
 	tests/run/everything.points.out.expect tests/run/everything.corpus.out.expect \
 	tests/run/everything.u.out.expect \
