@@ -92,11 +92,15 @@ static char *mpicc_showme(const char *what)
 	return b.s;
 }
 
+/* A libsap built with sanitizers (configure --enable-asan/--enable-ubsan)
+ * needs their runtimes, and the programs are checked with them too. */
 static const char *link_flags(void)
 {
 	if (in_build_tree())
-		return format("%s/.libs/libsap.a %s -lpthread", SAPC_BUILDDIR, SAPC_EXTRA_LIBS);
-	return format("-L%s -lsap %s -lpthread", SAPC_LIBDIR, SAPC_EXTRA_LIBS);
+		return format("%s/.libs/libsap.a %s -lpthread%s%s", SAPC_BUILDDIR, SAPC_EXTRA_LIBS,
+		              *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS);
+	return format("-L%s -lsap %s -lpthread%s%s", SAPC_LIBDIR, SAPC_EXTRA_LIBS,
+	              *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS);
 }
 
 static char *shell_quote(const char *s)
@@ -164,7 +168,8 @@ int main(int argc, char **argv)
 			printf("sapc %s\n", PACKAGE_VERSION);
 			return 0;
 		} else if (!strcmp(a, "--showme:compile")) {
-			printf("-I%s %s\n", include_dir(), mpicc_showme("compile"));
+			printf("-I%s %s%s%s\n", include_dir(), mpicc_showme("compile"),
+			       *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS);
 			return 0;
 		} else if (!strcmp(a, "--showme:link")) {
 			printf("%s %s\n", link_flags(), mpicc_showme("link"));
@@ -292,8 +297,9 @@ int main(int argc, char **argv)
 	/* -ffp-contract=off: no fused multiply-add, so a program gives the same
 	 * bits as its serial C twin on every machine. */
 	const char *target = out ? out : compile_only ? format("%s.o", base) : base;
-	char *cmd = format("%s -std=c11 -ffp-contract=off %s%s -I%s%s %s%s -o %s%s%s", cc(), opt,
-	                   debug ? " -g" : "", shell_quote(include_dir()), ccflags.s,
+	char *cmd = format("%s -std=c11 -ffp-contract=off %s%s%s%s -I%s%s %s%s -o %s%s%s", cc(), opt,
+	                   debug ? " -g" : "", *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS,
+	                   shell_quote(include_dir()), ccflags.s,
 	                   compile_only ? "-c " : "", shell_quote(cpath), shell_quote(target),
 	                   compile_only ? "" : extra.s, compile_only ? "" : format(" %s", link_flags()));
 	int rc = run(cmd, verbose);
