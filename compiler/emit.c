@@ -56,7 +56,8 @@ void emit_line(Node *at, const char *fmt, ...)
 		diag_linecol(at->file, at->off, &line, &col);
 		while (f < E->prog->files.n && E->prog->files.v[f] != at->file)
 			f++;
-		mark = format("\001%d:%d\002", f, line);
+		if (f < E->prog->files.n)
+			mark = format("\001%d:%d\002", f, line);
 	}
 	va_list ap;
 	va_start(ap, fmt);
@@ -94,11 +95,10 @@ static void write_lines(const char *text, FILE *out, const char *cname)
 		return;
 	}
 	const char *qc = emit_cstr(cname, strlen(cname));
-	long phys = 1;          /* the output line being written */
+	fprintf(out, "#line 2 %s\n", qc);
+	long phys = 2;          /* the output line being written */
 	int cur = -1, line = 0; /* the .sap file and line cc assumes; -1: the C file */
 	bool open = false;      /* the output line has no newline yet */
-	fprintf(out, "#line 2 %s\n", qc);
-	phys = 2;
 	for (const char *p = text; *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -106,9 +106,9 @@ static void write_lines(const char *text, FILE *out, const char *cname)
 		if (*p == '\001' && sscanf(p, "\001%d:%d\002%n", &f, &l, &used) == 2 && used > 0) {
 			p += used;
 			len -= used;
-		} else {
-			f = -1;
 		}
+		if (!used || f < 0 || f >= E->prog->files.n)
+			f = -1;
 		if (f >= 0 && open && f == cur && l == line) {
 			/* Same .sap line as the line before: join it on. */
 			while (len && (*p == '\t' || *p == ' '))
