@@ -4,9 +4,9 @@
  * type), source sites, loop descriptors, prototypes, driver statics, user
  * functions, loop bodies, main.  Driver variables are file-scope statics, so
  * an outlined loop body reads them directly and the runtime never needs to
- * capture an environment.  Every line that comes from the .sap source is
- * preceded by a #line directive when the C compiler would otherwise
- * attribute it to another line. */
+ * capture an environment.  #line directives (write_lines) attribute the C
+ * of each .sap line to that line, and everything else to the generated
+ * file itself. */
 #include <stdlib.h>
 #include <string.h>
 #include "sapc.h"
@@ -44,32 +44,107 @@ const char *emit_site(Node *n)
 	return format("&sap_S[%d]", E->nsites++);
 }
 
+/* A line that comes from the .sap source starts with a mark naming its
+ * place, "\001FILE:LINE\002", which write_lines() turns into #line
+ * directives once the whole file is assembled and its own line numbers
+ * are known. */
 void emit_line(Node *at, const char *fmt, ...)
 {
 	Buf *b = E->out;
+	char *mark = NULL;
 	if (at && E->opts->line_directives) {
-		int line, col;
+		int line, col, f = 0;
 		diag_linecol(at->file, at->off, &line, &col);
-		if (E->lfile != at->file || E->lline != line) {
-			buf_printf(b, "#line %d %s\n", line, emit_cstr(at->file->name, strlen(at->file->name)));
-			E->lfile = at->file;
-			E->lline = line;
-		}
+		while (f < E->prog->files.n && E->prog->files.v[f] != at->file)
+			f++;
+		if (f < E->prog->files.n)
+			mark = format("\001%d:%d\002", f, line);
 	}
-	for (int i = 0; i < E->indent; i++)
-		buf_putc(b, '\t');
 	va_list ap;
 	va_start(ap, fmt);
 	char *s = vformat(fmt, ap);
 	va_end(ap);
-	buf_puts(b, s);
-	buf_putc(b, '\n');
-	/* The next line is one further on in the .sap file, as far as cc knows. */
-	if (E->lfile)
-		E->lline++;
-	for (char *q = s; *q; q++)
-		if (*q == '\n' && E->lfile)
-			E->lline++;
+	for (char *q = s;;) {
+		char *nl = strchr(q, '\n');
+		if (mark)
+			buf_puts(b, mark);
+		if (q == s)
+			for (int i = 0; i < E->indent; i++)
+				buf_putc(b, '\t');
+		if (!nl) {
+			buf_puts(b, q);
+			buf_putc(b, '\n');
+			break;
+		}
+		*nl = 0;
+		buf_puts(b, q);
+		buf_putc(b, '\n');
+		q = nl + 1;
+	}
+}
+
+/* Copy the assembled C to out, turning marks into #line directives.  A
+ * directive is written only where the place the C compiler assumes
+ * differs from the line's own: the C of one .sap line is kept on one
+ * line (so gdb never attributes it to the .sap lines after it), and the
+ * lines sapc makes up itself return to the generated file under its real
+ * line numbers, named cname. */
+static void write_lines(const char *text, FILE *out, const char *cname)
+{
+	if (!E->opts->line_directives) {
+		fputs(text, out);
+		return;
+	}
+	const char *qc = emit_cstr(cname, strlen(cname));
+	fprintf(out, "#line 2 %s\n", qc);
+	long phys = 2;          /* the output line being written */
+	int cur = -1, line = 0; /* the .sap file and line cc assumes; -1: the C file */
+	bool open = false;      /* the output line has no newline yet */
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		int f = -1, l = 0, used = 0;
+		if (*p == '\001' && sscanf(p, "\001%d:%d\002%n", &f, &l, &used) == 2 && used > 0) {
+			p += used;
+			len -= used;
+		}
+		if (!used || f < 0 || f >= E->prog->files.n)
+			f = -1;
+		if (f >= 0 && open && f == cur && l == line) {
+			/* Same .sap line as the line before: join it on. */
+			while (len && (*p == '\t' || *p == ' '))
+				p++, len--;
+			fputc(' ', out);
+			fwrite(p, 1, len, out);
+		} else {
+			if (open) {
+				fputc('\n', out);
+				phys++;
+				if (cur >= 0)
+					line++;
+			}
+			if (f >= 0 && (f != cur || l != line)) {
+				SrcFile *sf = E->prog->files.v[f];
+				fprintf(out, "#line %d %s\n", l, emit_cstr(sf->name, strlen(sf->name)));
+				phys++;
+			} else if (f < 0 && cur >= 0) {
+				fprintf(out, "#line %ld %s\n", phys + 1, qc);
+				phys++;
+			}
+			cur = f;
+			line = l;
+			fwrite(p, 1, len, out);
+			open = true;
+			/* Only a marked line may have others joined on. */
+			if (f < 0)
+				line = -1;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	if (open)
+		fputc('\n', out);
 }
 
 /* ---- scopes and ownership ---- */
@@ -437,8 +512,6 @@ static bool plain_expr(Node *e, char **out)
 	Vec drops = {0};
 	int tmp = E->tmp, nsites = E->nsites;
 	size_t sites = E->sites.len;
-	SrcFile *lf = E->lfile;
-	int ll = E->lline;
 	E->out = E->pre = &scratch;
 	E->drops = &drops;
 	char *v = emit_expr(e);
@@ -448,8 +521,6 @@ static bool plain_expr(Node *e, char **out)
 	E->out = so;
 	E->pre = sp;
 	E->drops = sd;
-	E->lfile = lf;
-	E->lline = ll;
 	/* Undo what the trial added; the real emission adds it again. */
 	E->tmp = tmp;
 	E->nsites = nsites;
@@ -847,8 +918,6 @@ typedef struct Aside {
 	Buf buf;
 	Buf *out;
 	int indent;
-	SrcFile *lfile;
-	int lline;
 	Scope *scope;
 } Aside;
 
@@ -857,12 +926,9 @@ static void aside_begin(Aside *a)
 	memset(&a->buf, 0, sizeof a->buf);
 	a->out = E->out;
 	a->indent = E->indent;
-	a->lfile = E->lfile;
-	a->lline = E->lline;
 	a->scope = E->scope;
 	E->out = &a->buf;
 	E->indent = 0;
-	E->lfile = NULL;
 	E->scope = NULL;
 }
 
@@ -870,8 +936,6 @@ static char *aside_end(Aside *a)
 {
 	E->out = a->out;
 	E->indent = a->indent;
-	E->lfile = a->lfile;
-	E->lline = a->lline;
 	E->scope = a->scope;
 	return a->buf.s ? a->buf.s : xstrdup("");
 }
@@ -1821,7 +1885,6 @@ static void function(Node *f)
 	Buf fb = {0};
 	E->out = &fb;
 	E->indent = 0;
-	E->lfile = NULL;
 	E->scope = NULL;
 	emit_line(f, "static %s", signature(f));
 	emit_line(f, "{");
@@ -1955,7 +2018,6 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	/* Driver code: main, with every driver variable a static. */
 	E->out = &E->main;
 	E->indent = 0;
-	E->lfile = NULL;
 	E->scope = NULL;
 	buf_puts(&E->main, "int main(int argc, char **argv)\n{\n");
 	E->indent = 1;
@@ -1970,7 +2032,6 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 		stmt(n);
 	}
 	pop_scope(NULL);
-	E->lfile = NULL;
 	buf_puts(&E->main, "\treturn sap_finalize();\n}\n");
 
 	/* Consts last: one that only sized arrays or fed other consts is not
@@ -2007,19 +2068,21 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	}
 
 	SrcFile *mainf = p->files.v[p->files.n - 1];
-	fprintf(out, prelude, mainf->name);
-	fputs(E->types.s, out);
+	Buf all = {0};
+	buf_printf(&all, prelude, mainf->name);
+	buf_puts(&all, E->types.s);
 	if (E->types.len)
-		fputc('\n', out);
+		buf_putc(&all, '\n');
 	if (E->nsites)
-		fprintf(out, "static const sap_site sap_S[] = {\n%s};\n\n", E->sites.s);
-	fputs(consts.s, out);
-	fputs(E->statics.s, out);
-	fputs(dv.s, out);
-	fputc('\n', out);
-	fputs(E->protos.s, out);
-	fputc('\n', out);
-	fputs(E->helpers.s, out);
-	fputs(E->funcs.s, out);
-	fputs(E->main.s, out);
+		buf_printf(&all, "static const sap_site sap_S[] = {\n%s};\n\n", E->sites.s);
+	buf_puts(&all, consts.s);
+	buf_puts(&all, E->statics.s);
+	buf_puts(&all, dv.s);
+	buf_putc(&all, '\n');
+	buf_puts(&all, E->protos.s);
+	buf_putc(&all, '\n');
+	buf_puts(&all, E->helpers.s);
+	buf_puts(&all, E->funcs.s);
+	buf_puts(&all, E->main.s);
+	write_lines(all.s, out, o->c_name ? o->c_name : format("%s.c", mainf->name));
 }

@@ -502,28 +502,20 @@ static char *with_pre(Node *e, Buf *pre)
 	Buf *saved = E->pre;
 	Buf *savedout = E->out;
 	int savedindent = E->indent;
-	SrcFile *lf = E->lfile;
-	int ll = E->lline;
 	E->pre = pre;
 	E->out = pre;
 	E->indent = savedindent + 1;
-	E->lfile = NULL;
 	char *s = emit_expr(e);
 	E->pre = saved;
 	E->out = savedout;
 	E->indent = savedindent;
-	E->lfile = lf;
-	E->lline = ll;
 	return s;
 }
 
 static void splice(Buf *pre)
 {
-	/* Lines in pre carry one extra level of indent and their own #line. */
-	if (pre->len) {
-		buf_puts(E->out, pre->s);
-		E->lfile = NULL;
-	}
+	/* Lines in pre carry one extra level of indent and their own marks. */
+	buf_puts(E->out, pre->s ? pre->s : "");
 }
 
 static char *lazy(Node *e)

@@ -25,6 +25,7 @@ static const char *usage =
 	"  -O0 -O1 -O2 -O3   optimisation level of the C compiler (default -O2)\n"
 	"  -g                debug information; breakpoints work at .sap lines\n"
 	"  -P                no #line directives in the generated C\n"
+	"  -save-temps       keep the generated C as FILE.sap.c\n"
 	"  -Wall -Werror -W* passed to the C compiler for the generated C\n"
 	"  -I DIR -L DIR -l LIB -D NAME  passed to the C compiler for extra C files\n"
 	"  -v                show the C compiler command\n"
@@ -91,11 +92,15 @@ static char *mpicc_showme(const char *what)
 	return b.s;
 }
 
+/* A libsap built with sanitizers (configure --enable-asan/--enable-ubsan)
+ * needs their runtimes, and the programs are checked with them too. */
 static const char *link_flags(void)
 {
 	if (in_build_tree())
-		return format("%s/.libs/libsap.a %s -lpthread", SAPC_BUILDDIR, SAPC_EXTRA_LIBS);
-	return format("-L%s -lsap %s -lpthread", SAPC_LIBDIR, SAPC_EXTRA_LIBS);
+		return format("%s/.libs/libsap.a %s -lpthread%s%s", SAPC_BUILDDIR, SAPC_EXTRA_LIBS,
+		              *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS);
+	return format("-L%s -lsap %s -lpthread%s%s", SAPC_LIBDIR, SAPC_EXTRA_LIBS,
+	              *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS);
 }
 
 static char *shell_quote(const char *s)
@@ -149,7 +154,7 @@ int main(int argc, char **argv)
 {
 	const char *src = NULL, *out = NULL, *opt = "-O2";
 	bool compile_only = false, c_only = false, syntax_only = false, debug = false;
-	bool verbose = false, lines = true, explain = false;
+	bool verbose = false, lines = true, explain = false, keep = false;
 	Buf ccflags = {0}, extra = {0};
 	buf_puts(&ccflags, "");
 	buf_puts(&extra, "");
@@ -163,7 +168,8 @@ int main(int argc, char **argv)
 			printf("sapc %s\n", PACKAGE_VERSION);
 			return 0;
 		} else if (!strcmp(a, "--showme:compile")) {
-			printf("-I%s %s\n", include_dir(), mpicc_showme("compile"));
+			printf("-I%s %s%s%s\n", include_dir(), mpicc_showme("compile"),
+			       *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS);
 			return 0;
 		} else if (!strcmp(a, "--showme:link")) {
 			printf("%s %s\n", link_flags(), mpicc_showme("link"));
@@ -186,6 +192,8 @@ int main(int argc, char **argv)
 			debug = true;
 		} else if (!strcmp(a, "-P")) {
 			lines = false;
+		} else if (!strcmp(a, "-save-temps")) {
+			keep = true;
 		} else if (!strcmp(a, "-v")) {
 			verbose = true;
 		} else if (a[0] == '-' && a[1] == 'O' && (!a[2] || (strchr("0123s", a[2]) && !a[3]))) {
@@ -244,28 +252,43 @@ int main(int argc, char **argv)
 
 	const char *name = progname_of(src);
 	char *base = xstrndup(src, strlen(src) - 4);
-	char *cpath;
+	/* The generated C is called FILE.sap.c in the debug information (and
+	 * kept under that name with -save-temps); otherwise it is written
+	 * into a private directory that the C compiler's file names are
+	 * mapped out of, so no deleted path is left in the program. */
+	char *cpath, *cname, *tmpdir = NULL;
 	if (c_only) {
-		cpath = out ? xstrdup(out) : format("%s.c", base);
+		cpath = cname = out ? xstrdup(out) : format("%s.c", base);
+	} else if (keep) {
+		cpath = cname = format("%s.c", src);
 	} else {
 		const char *tmp = getenv("TMPDIR");
-		cpath = format("%s/sapc-XXXXXX.c", tmp && *tmp ? tmp : "/tmp");
-		int fd = mkstemps(cpath, 2);
-		if (fd < 0) {
-			fprintf(stderr, "sapc: error: cannot create a temporary file: %s\n", strerror(errno));
+		tmpdir = format("%s/sapc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(tmpdir)) {
+			fprintf(stderr, "sapc: error: cannot create a temporary directory: %s\n", strerror(errno));
 			return 1;
 		}
-		close(fd);
+		cname = format("%s.c", src);
+		const char *slash = strrchr(cname, '/');
+		cpath = format("%s/%s", tmpdir, slash ? slash + 1 : cname);
+		char *dir = slash ? xstrndup(cname, slash - cname) : xstrdup(".");
+		buf_printf(&ccflags, " %s", shell_quote(format("-ffile-prefix-map=%s=%s", tmpdir,
+		                                                *dir ? dir : "/")));
 	}
 	FILE *f = fopen(cpath, "w");
 	if (!f) {
 		fprintf(stderr, "sapc: error: cannot write '%s': %s\n", cpath, strerror(errno));
+		if (tmpdir)
+			rmdir(tmpdir);
 		return 1;
 	}
-	EmitOpts eo = {.line_directives = lines};
+	EmitOpts eo = {.line_directives = lines, .c_name = cname};
 	emit_program(prog, f, &eo, name);
 	if (fclose(f) != 0) {
 		fprintf(stderr, "sapc: error: cannot write '%s': %s\n", cpath, strerror(errno));
+		unlink(cpath);
+		if (tmpdir)
+			rmdir(tmpdir);
 		return 1;
 	}
 	if (c_only)
@@ -274,11 +297,15 @@ int main(int argc, char **argv)
 	/* -ffp-contract=off: no fused multiply-add, so a program gives the same
 	 * bits as its serial C twin on every machine. */
 	const char *target = out ? out : compile_only ? format("%s.o", base) : base;
-	char *cmd = format("%s -std=c11 -ffp-contract=off %s%s -I%s%s %s%s -o %s%s%s", cc(), opt,
-	                   debug ? " -g" : "", shell_quote(include_dir()), ccflags.s,
+	char *cmd = format("%s -std=c11 -ffp-contract=off %s%s%s%s -I%s%s %s%s -o %s%s%s", cc(), opt,
+	                   debug ? " -g" : "", *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS,
+	                   shell_quote(include_dir()), ccflags.s,
 	                   compile_only ? "-c " : "", shell_quote(cpath), shell_quote(target),
 	                   compile_only ? "" : extra.s, compile_only ? "" : format(" %s", link_flags()));
 	int rc = run(cmd, verbose);
-	unlink(cpath);
+	if (tmpdir) {
+		unlink(cpath);
+		rmdir(tmpdir);
+	}
 	return rc;
 }

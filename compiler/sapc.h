@@ -494,6 +494,9 @@ int acc_slice_fork(Node *c);
 
 typedef struct EmitOpts {
 	bool line_directives;
+	/* What #line directives call the generated C (default: the main
+	 * .sap file's name with ".c" appended). */
+	const char *c_name;
 } EmitOpts;
 
 /* Write the C translation of a checked program. */
@@ -513,8 +516,6 @@ typedef struct Emitter {
 	int indent;
 	int tmp;                /* counter for temporaries */
 	int nsites;
-	SrcFile *lfile;         /* #line state of `out` */
-	int lline;
 	Scope *scope;
 	bool in_const;          /* expanding a const/param initialiser */
 	Node *loop;             /* the parallel loop whose body or slice is being written */

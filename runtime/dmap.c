@@ -533,7 +533,8 @@ void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const 
 			memcpy(buf + (size_t)n++ * ks, &e->key, ks);
 	}
 	sort_kind = m->kk;
-	qsort(buf, (size_t)n, ks, by_key);
+	if (n > 1)
+		qsort(buf, (size_t)n, ks, by_key);
 	int64_t kept = 0;
 	for (int64_t i = 0; i < n; i++) {
 		const char *k = buf + (size_t)i * ks;
@@ -547,7 +548,8 @@ void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const 
 	if (spread) {
 		buf = sap_dm_pool_keys(m->kk, buf, &kept);
 		sort_kind = m->kk;
-		qsort(buf, (size_t)kept, ks, by_key);
+		if (kept > 1)
+			qsort(buf, (size_t)kept, ks, by_key);
 	}
 	sap_dv_create(v, name, kept, ks, s);
 	memcpy(v->data, buf, (size_t)kept * ks);

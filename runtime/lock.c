@@ -54,7 +54,8 @@ void sap_locks_prepare(sap_locked *lk, const sap_async_spec *spec, const sap_lay
 		int64_t first = at;
 		for (; e < log.n && log.v[e].i == idx[k]; e++)
 			lk->stripe[at++] = sap_stripe(log.v[e].dds, log.v[e].key);
-		qsort(lk->stripe + first, (size_t)(at - first), sizeof *lk->stripe, by_stripe);
+		if (at - first > 1)
+			qsort(lk->stripe + first, (size_t)(at - first), sizeof *lk->stripe, by_stripe);
 		int64_t u = first;
 		for (int64_t q = first; q < at; q++)
 			if (q == first || lk->stripe[q] != lk->stripe[u - 1])

@@ -179,7 +179,8 @@ void sap_dm_whole(sap_dmap *m)
 		memcpy(&len, q + 8, 8);
 		q += 8 + (m->kk == SAP_K_STRING ? 8 + pad8((size_t)len) : 8) + vs;
 	}
-	qsort(r, (size_t)n, sizeof *r, by_seq);
+	if (n > 1)
+		qsort(r, (size_t)n, sizeof *r, by_seq);
 	sap_dm_clear(m);
 	for (int64_t k = 0; k < n; k++) {
 		union { int32_t i; int64_t l; sap_str s; } kb;

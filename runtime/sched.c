@@ -252,7 +252,8 @@ static void number_groups(group_job *j, sap_plan *p, mask_set *all_in, int64_t *
 	for (int64_t g = 0; g < G; g++)
 		byrank[g] = g;
 	sort_count = all.count;
-	qsort(byrank, (size_t)G, sizeof *byrank, by_size);
+	if (G > 1)
+		qsort(byrank, (size_t)G, sizeof *byrank, by_size);
 	p->ngroups = G;
 	p->goff = sap_xmalloc((size_t)(G + 1) * sizeof *p->goff);
 	p->gmask = sap_xmalloc((size_t)(G ? G : 1) * sizeof *p->gmask);
@@ -578,7 +579,8 @@ static void pack(sap_plan *p, bool locks)
 					pl.state[left[q]] = FREE;
 		}
 		/* Ids are ranks by size: sorting by id puts the largest first. */
-		qsort(r->g, (size_t)r->n, sizeof *r->g, by_group);
+		if (r->n > 1)
+			qsort(r->g, (size_t)r->n, sizeof *r->g, by_group);
 		append_round(p, &cap, r->g, r->n, false, &maxsum, &meansum);
 		int64_t kept = 0;
 		for (int64_t k = 0; k < nleft; k++) {

@@ -42,7 +42,8 @@ static int cmp_i64(const void *a, const void *b)
 /* Sorted, each key once, written if any copy of it was. */
 static void unique(keys *k)
 {
-	qsort(k->v, (size_t)k->n, sizeof *k->v, cmp_i64);
+	if (k->n > 1)
+		qsort(k->v, (size_t)k->n, sizeof *k->v, cmp_i64);
 	int64_t m = 0;
 	for (int64_t i = 0; i < k->n; i++) {
 		if (m && k->v[m - 1] >> 1 == k->v[i] >> 1)
@@ -176,7 +177,8 @@ void sap_sparse_recon(sap_sparse *sp, int t, const int64_t *idx, int64_t n)
 		/* Whole words, once every key in them has its flag. */
 		for (int64_t j = 0; j < tk->n; j++)
 			sp->seen[i][tk->v[j] >> 7] = sp->wrote[i][tk->v[j] >> 7] = 0;
-		qsort(tk->v, (size_t)tk->n, sizeof *tk->v, cmp_i64);
+		if (tk->n > 1)
+			qsort(tk->v, (size_t)tk->n, sizeof *tk->v, cmp_i64);
 	}
 }
 
@@ -406,7 +408,8 @@ void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *
 				pt[j].rank = r;
 				pt[j].at = j;
 			}
-		qsort(pt, (size_t)n, sizeof *pt, cmp_part);
+		if (n > 1)
+			qsort(pt, (size_t)n, sizeof *pt, cmp_part);
 		/* Worker by worker, rank after rank; a change that is all zero
 		 * is left out, since a worker that did not write the row sends
 		 * one on some layouts and nothing on others. */

@@ -104,8 +104,10 @@ static void put_dvectors(FILE *f)
 {
 	int n = sap_live_dvecs.n;
 	sap_dvec **v = sap_xmalloc((size_t)(n ? n : 1) * sizeof *v);
-	memcpy(v, sap_live_dvecs.v, (size_t)n * sizeof *v);
-	qsort(v, (size_t)n, sizeof *v, by_name);
+	if (n)
+		memcpy(v, sap_live_dvecs.v, (size_t)n * sizeof *v);
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof *v, by_name);
 	for (int k = 0; k < n; k++) {
 		sap_dv_recount(v[k]);
 		fprintf(f, "  dvector %s: %lld x %zu B = %.2f MB, on this rank %.2f MB at the end, "
@@ -116,8 +118,10 @@ static void put_dvectors(FILE *f)
 	free(v);
 	n = sap_live_maps.n;
 	sap_dmap **m = sap_xmalloc((size_t)(n ? n : 1) * sizeof *m);
-	memcpy(m, sap_live_maps.v, (size_t)n * sizeof *m);
-	qsort(m, (size_t)n, sizeof *m, map_by_name);
+	if (n)
+		memcpy(m, sap_live_maps.v, (size_t)n * sizeof *m);
+	if (n > 1)
+		qsort(m, (size_t)n, sizeof *m, map_by_name);
 	for (int k = 0; k < n; k++)
 		fprintf(f, "  %s %s: %lld entries, on this rank %.2f MB at the end, "
 		        "%.2f MB at most\n", m[k]->multi ? "dmultimap" : "dmap", m[k]->name,
@@ -179,7 +183,8 @@ static char *table(void)
 	n = 0;
 	for (struct sap_loop_state *st = loops; st; st = st->next)
 		v[n++] = st;
-	qsort(v, n, sizeof *v, by_id);
+	if (n > 1)
+		qsort(v, n, sizeof *v, by_id);
 
 	char *buf = NULL;
 	size_t len = 0;

@@ -212,7 +212,8 @@ void sap_vocab(sap_dvec *v, const char *name, sap_dmap *m, sap_scalar vk, double
 		ws[n].w = sap_str_c(*(const sap_str *)key);
 		ws[n++].c = c;
 	}
-	qsort(ws, (size_t)n, sizeof *ws, by_count);
+	if (n > 1)
+		qsort(ws, (size_t)n, sizeof *ws, by_count);
 	sap_dv_create(v, name, n, sizeof(sap_str), s);
 	for (int64_t i = 0; i < n; i++)
 		((sap_str *)v->data)[i] = sap_str_dup(ws[i].w, strlen(ws[i].w));

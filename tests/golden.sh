@@ -13,7 +13,9 @@
 # Environment (from Makefile.am): SAPC, MPIEXEC, top_srcdir.
 set -u
 test=$1
-dir=$(dirname "$test")
+# Absolute, so that it stays right after a cd (VPATH builds and distcheck
+# give a relative or an absolute path).
+dir=$(cd "$(dirname "$test")" && pwd) || exit 99
 name=$(basename "$test" .sap)
 kind=$(basename "$dir")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sapc-test.XXXXXX") || exit 99
@@ -56,8 +58,8 @@ run)
 	done
 	cd "$tmp" || exit 99
 	extra=
-	if [ -f "$OLDPWD/$dir/$name.c" ]; then
-		cp "$OLDPWD/$dir/$name.c" helpers.c && extra=helpers.c
+	if [ -f "$dir/$name.c" ]; then
+		cp "$dir/$name.c" helpers.c && extra=helpers.c
 	fi
 	# shellcheck disable=SC2086
 	if ! "$SAPC" -O2 -Wall -Wextra -Werror -o "$name" "$name.sap" $extra >cc.log 2>&1; then
@@ -66,9 +68,9 @@ run)
 		exit 1
 	fi
 	args=
-	[ -f "$OLDPWD/$dir/$name.args" ] && args=$(cat "$OLDPWD/$dir/$name.args")
+	[ -f "$dir/$name.args" ] && args=$(cat "$dir/$name.args")
 	want_rc=0
-	[ -f "$OLDPWD/$dir/$name.status" ] && want_rc=$(cat "$OLDPWD/$dir/$name.status")
+	[ -f "$dir/$name.status" ] && want_rc=$(cat "$dir/$name.status")
 	# Programs that succeed run on 1, 2 and 3 ranks and must write the same
 	# output every time; failing ones run on one rank, where their message
 	# is exact.

@@ -13,6 +13,7 @@ run_tests = \
 	tests/run/chain-pieces.sh \
 	tests/run/cond-access.sap \
 	tests/run/elem-types.sap \
+	tests/run/empty.sap \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/holders-ranks.sh \
@@ -57,7 +58,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.awk \
 	tests/run/slice-bounds.out tests/run/slice-bounds.args \
 	tests/run/elem-types.out tests/run/reduce-grid.gen tests/run/cond-access.out \
-	tests/run/everything.out tests/run/everything.c \
+	tests/run/everything.out tests/run/everything.c tests/run/empty.out tests/run/empty.args \
 	tests/run/everything.points.txt.in tests/run/everything.corpus.txt.in \
 	tests/run/everything.points.out.expect tests/run/everything.corpus.out.expect \
 	tests/run/everything.u.out.expect \

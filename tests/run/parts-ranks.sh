@@ -150,10 +150,10 @@ async for (long n = 0; n < len(A) + 1; n++) { U[A[n].i] += A[n].j; }' ;;
 	printf '%s\nlong s = 0;\n%s\nprint("not reached %%d\\n", s);\n' "$head" "$body" \
 		>"$tmp/oob-$kind.sap"
 	"$SAPC" -O2 -o "$tmp/oob-$kind" "$tmp/oob-$kind.sap" || fail "sapc oob-$kind.sap"
-	timeout 30 $MPIEXEC -n 3 "$tmp/oob-$kind" --data="$tmp/in.txt" --out="$tmp/oob.out" \
+	timeout 300 $MPIEXEC -n 3 "$tmp/oob-$kind" --data="$tmp/in.txt" --out="$tmp/oob.out" \
 		>"$tmp/oob.stdout" 2>"$tmp/oob.err"
 	rc=$?
-	test $rc = 124 && fail "index past the end ($kind) on 3 ranks: still running after 30 s"
+	test $rc = 124 && fail "index past the end ($kind) on 3 ranks: still running after 300 s"
 	test $rc = 0 && fail "index past the end ($kind) on 3 ranks: exit status 0"
 	grep -q "error: index 200000 out of range for A (size 200000)" "$tmp/oob.err" ||
 		{ cat "$tmp/oob.err"; fail "index past the end ($kind) on 3 ranks: no index error"; }

@@ -49,6 +49,13 @@ SAPC_CC=false "$SAPC" -o never hello.sap 2>/dev/null && fail "SAPC_CC=false shou
 SAPC_CC=mpicc "$SAPC" -v -o cc hello.sap 2>cmd.txt || fail "SAPC_CC=mpicc"
 grep -q '^mpicc ' cmd.txt || fail "-v did not show the mpicc command"
 
+# Nothing of sapc's is left in TMPDIR, whether the C compiler succeeds or
+# fails.
+mkdir t || exit 99
+TMPDIR=$tmp/t "$SAPC" -o t1 hello.sap || fail "TMPDIR=$tmp/t"
+TMPDIR=$tmp/t SAPC_CC=false "$SAPC" -o never hello.sap 2>/dev/null
+[ -z "$(ls -A t)" ] || fail "sapc left temporaries in TMPDIR: $(ls -A t)"
+
 # Usage errors: exit status 1 and a message.
 "$SAPC" 2>err.txt && fail "no input should fail"
 grep -q 'no .sap input' err.txt || fail "message for no input"

@@ -61,7 +61,8 @@ for run in 1x1 1x1b 2x1 2x1b 3x1 1x2; do
 	nt=${nt%b}
 	$MPIEXEC --bind-to none -n "$np" "$tmp/w2v" --threads="$nt" --data="$tmp/corpus.txt" \
 		--pairs="$tmp/pairs.txt" --epochs=3 --batch=200 --probe="t0w1 t1w1 t2w1 t3w1" \
-		--out="$tmp/vec.$run" >"$tmp/out.$run" 2>&1 || { cat "$tmp/out.$run"; fail "$run: run"; }
+		--out="$tmp/vec.$run" >"$tmp/out.$run" 2>"$tmp/err.$run" ||
+		{ cat "$tmp/out.$run" "$tmp/err.$run"; fail "$run: run"; }
 	head -n 3 "$tmp/out.$run" | cmp -s - "$tmp/counts" ||
 		{ cat "$tmp/counts" "$tmp/out.$run"; fail "$run: counts differ from awk's"; }
 	for t in 0 1 2 3; do
