@@ -38,8 +38,6 @@ Node *ast_append(Node *list, Node *item)
 
 void ast_top(Program *p, Node *item)
 {
-	if (p->trial)
-		return;
 	*p->tail = item;
 	p->tail = &item->next;
 }
@@ -48,8 +46,7 @@ void ast_top(Program *p, Node *item)
 
 static void number_error(Program *p, Tok t, const char *what)
 {
-	if (!p->trial)
-		diag_error(p->cur, t.off, "%s '%.*s'", what, t.len, t.p);
+	diag_error(p->cur, t.off, "%s '%.*s'", what, t.len, t.p);
 	p->failed = true;
 }
 
@@ -74,7 +71,7 @@ Node *ast_int(Program *p, Tok t)
 	n->is_float32 = false;
 	n->ty = NULL;
 	n->op = is_long || v > INT32_MAX;
-	free(s);
+	xfree(s);
 	return n;
 }
 
@@ -113,8 +110,7 @@ Node *ast_str(Program *p, Tok t)
 		case '0': buf_putc(&b, '\0'); break;
 		case '\\': case '"': case '\'': buf_putc(&b, c); break;
 		default:
-			if (!p->trial)
-				diag_error(p->cur, t.off + i - 1, "unknown escape sequence '\\%c' in string", c);
+			diag_error(p->cur, t.off + i - 1, "unknown escape sequence '\\%c' in string", c);
 			p->failed = true;
 		}
 	}
@@ -634,10 +630,6 @@ static void eof_error(Program *p, Tok t)
 /* One message, suggesting the token that would let the parse go on. */
 void ast_syntax_error(Program *p, Tok t)
 {
-	if (p->trial) {
-		p->trial_failed = true;
-		return;
-	}
 	if (p->failed)
 		return;
 	p->failed = true;

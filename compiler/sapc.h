@@ -23,6 +23,10 @@ typedef struct Program Program;
 
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
+void xfree(void *p);
+/* Free every block the x* functions gave out (between compilations in
+ * one process; every pass starts from zeroed state). */
+void xfree_all(void);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -236,7 +240,6 @@ struct Program {
 	/* parser driver state */
 	void *parser;
 	Tok prev;               /* the token before the current one */
-	bool trial, trial_failed;
 	Vec open_braces;        /* offsets of unclosed '{', for EOF errors */
 	void *before_tok;       /* the parser before the current token */
 	void *before_prev;      /* ... and before the previous one, */

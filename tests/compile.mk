@@ -88,6 +88,8 @@ compile_tests = \
 	tests/compile/sync-ssp-no-staleness.sap \
 	tests/compile/sync-unknown-option.sap \
 	tests/compile/unclosed-brace.sap \
+	tests/compile/unclosed-call-at-eof.sap \
+	tests/compile/unclosed-paren-in-args.sap \
 	tests/compile/undefined-function.sap \
 	tests/compile/undefined-name-plain.sap \
 	tests/compile/undefined-name.sap \
