@@ -1513,6 +1513,7 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 {
 	Emitter em = {0};
 	E = &em;
+	stable_done = (Vec){0};     /* its memory went with the last program's */
 	E->prog = p;
 	E->opts = o;
 	buf_puts(&E->types, "");

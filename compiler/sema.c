@@ -1960,7 +1960,12 @@ bool sema_program(Program *p)
 {
 	prog = p;
 	memset(&ctx, 0, sizeof ctx);
-	scope.n = marks.n = funcs.n = loop_calls.n = loop_of_call.n = driver_names.n = driver_syms.n = 0;
+	/* Zeroed, not just emptied: between two programs in one process
+	 * xfree_all() frees what the vectors held. */
+	Vec *vecs[] = {&scope, &marks, &funcs, &loop_calls, &loop_of_call, &driver_names, &driver_syms};
+	for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
+		*vecs[i] = (Vec){0};
+	uniq = 0;
 	if (setjmp(fail_jmp))
 		return false;
 	/* Consts and structs first, in source order (a struct's array sizes may
