@@ -1695,7 +1695,8 @@ static void put_slice(FILE *out, Node *l, LoopInfo *L)
 			break;
 		}
 	}
-	qsort(nodes.v, (size_t)nodes.n, sizeof(void *), cmp_node_off);
+	if (nodes.n > 1)
+		qsort(nodes.v, (size_t)nodes.n, sizeof(void *), cmp_node_off);
 	int last = 0;
 	for (int i = 0; i < nodes.n; i++) {
 		Node *n = nodes.v[i];
