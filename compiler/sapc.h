@@ -48,6 +48,17 @@ typedef struct Vec {
 } Vec;
 void vec_push(Vec *v, void *p);
 
+/* A hash map from strings (not copied) to pointers; NULL is no value. */
+typedef struct Map {
+	const char **keys;
+	void **vals;
+	int n, cap;
+} Map;
+void *map_get(const Map *m, const char *key);
+/* The same for the n bytes at key. */
+void *map_getn(const Map *m, const char *key, size_t n);
+void map_put(Map *m, const char *key, void *val);
+
 char *read_file(const char *path, size_t *len);
 
 /* ==== diag.c ========================================================== */
@@ -62,6 +73,8 @@ struct SrcFile {
 
 SrcFile *diag_file(const char *name, const char *text, int len);
 void diag_linecol(SrcFile *f, int off, int *line, int *col);
+/* Only the line: no scan of a long line for the column. */
+int diag_line(SrcFile *f, int off);
 /* GNU style: "file:line:col: error: msg", the source line and a caret.
  * The first error is fatal for the compilation (no cascades): it prints
  * and returns; callers check diag_failed() and stop. */
@@ -90,6 +103,7 @@ typedef struct Lexer {
 	int prev;               /* kind of the previous token */
 	int angle;              /* open '<' of generic types */
 	Vec typenames;          /* struct names seen so far (the lexer hack) */
+	Map typeset;            /* the same, for lookups */
 	Vec docs;               /* doc comments: DocComment * */
 } Lexer;
 
@@ -194,6 +208,7 @@ struct Node {
 	int off;
 	Type *ty;               /* sema: the expression's type */
 	Node *next;             /* next in a list (statements, args, fields) */
+	Node *last;             /* the head of a list: its last node (ast_append) */
 
 	int op;                 /* operator token (binary, unary, assign, incdec) */
 	bool postfix;           /* N_INCDEC */
@@ -209,6 +224,8 @@ struct Node {
 	Sym *sym;               /* sema: what a name or declaration denotes */
 
 	int64_t ival;
+	bool has_cval;          /* sema: an integer constant expression, */
+	int64_t cval;           /* of this value */
 	double fval;
 	bool is_float32;        /* float literal with an f suffix */
 	char *sval;             /* decoded string literal */
@@ -246,6 +263,9 @@ struct Program {
 	int before_prev_off;    /* which is at this offset */
 	int brace_open, brace_close; /* a '{' and its '}' indented differently, or -1 */
 };
+
+/* The deepest syntax tree the compiler takes (parse_file checks it). */
+#define AST_MAX_DEPTH 1000
 
 Node *ast_node(Program *p, NodeKind k, int off);
 TypeSpec *ast_typespec(Program *p, TypeSpecKind k, int off);
@@ -325,7 +345,6 @@ struct Type {
 	Node *sdecl;            /* TY_STRUCT: its N_STRUCT */
 	char *cname;            /* C type name */
 	char *mangle;           /* for helper names */
-	Type *link;             /* interning chain */
 	bool emitted;           /* emit: helpers written */
 };
 
@@ -385,6 +404,8 @@ struct Sym {
 	int64_t cval;           /* consts: folded integer value */
 	bool has_cval;
 	Sym *shadow;            /* outer symbol with the same name */
+	Sym *hidden;            /* sema: the symbol of this name it hides while in scope */
+	int scope_at;           /* sema: its index in the scope stack */
 	Node *taint;            /* access.c: why a body local is unpredictable */
 	bool needed;            /* access.c: the slice computes it */
 	Node *keys_of;          /* read-only key of a loop over this map (or join) */

@@ -162,6 +162,53 @@ void vec_push(Vec *v, void *p)
 	v->v[v->n++] = p;
 }
 
+static unsigned hash_str(const char *s, size_t n)
+{
+	unsigned h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+void *map_getn(const Map *m, const char *key, size_t n)
+{
+	if (!m->cap)
+		return NULL;
+	unsigned mask = (unsigned)m->cap - 1;
+	for (unsigned i = hash_str(key, n) & mask; m->keys[i]; i = (i + 1) & mask)
+		if (strncmp(m->keys[i], key, n) == 0 && !m->keys[i][n])
+			return m->vals[i];
+	return NULL;
+}
+
+void *map_get(const Map *m, const char *key)
+{
+	return map_getn(m, key, strlen(key));
+}
+
+void map_put(Map *m, const char *key, void *val)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		Map g = {.cap = m->cap ? 2 * m->cap : 64};
+		g.keys = xcalloc((size_t)g.cap, sizeof *g.keys);
+		g.vals = xcalloc((size_t)g.cap, sizeof *g.vals);
+		for (int i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				map_put(&g, m->keys[i], m->vals[i]);
+		xfree(m->keys);
+		xfree(m->vals);
+		*m = g;
+	}
+	unsigned i = hash_str(key, strlen(key)) & (unsigned)(m->cap - 1);
+	while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+		i = (i + 1) & (unsigned)(m->cap - 1);
+	if (!m->keys[i]) {
+		m->keys[i] = key;
+		m->n++;
+	}
+	m->vals[i] = val;
+}
+
 /* The whole file, NUL-terminated; NULL with errno set on failure. */
 char *read_file(const char *path, size_t *len)
 {

@@ -20,7 +20,9 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wunused-variable"
 #define YYNOERRORRECOVERY 1
-#define YYSTACKDEPTH 1000
+/* Roomy enough that the tree's depth limit (AST_MAX_DEPTH), with its
+ * clear message, is met first. */
+#define YYSTACKDEPTH (16 * AST_MAX_DEPTH)
 }
 
 %syntax_error { ast_syntax_error(p, TOKEN); }
