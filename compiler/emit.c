@@ -844,7 +844,9 @@ static void rng_setup(Node *s, bool slice)
 	else
 		emit_line(s, "(void)sap_rng_it;");
 	for (int k = 1; k <= li->nrand; k++)
-		emit_line(s, "uint32_t sap_draw%d = 0;%s", k, slice ? format(" (void)sap_draw%d;", k) : "");
+		/* A body may not draw at every site (a key read from a plan-order
+		 * copy is not computed again). */
+		emit_line(s, "uint32_t sap_draw%d = 0; (void)sap_draw%d;", k, k);
 }
 
 /* ---- reconnaissance slices ---- */
@@ -1457,6 +1459,10 @@ static void function(Node *f)
 	emit_line(f, "static %s", signature(f));
 	emit_line(f, "{");
 	E->indent = 1;
+	/* SAP has no unused-parameter warning (a merge function takes three
+	 * whether it needs them or not); neither has its C. */
+	for (Node *a = f->args; a; a = a->next)
+		emit_line(f, "(void)%s;", a->sym->cname);
 	push_scope(false, true);
 	for (Node *s = f->body->args; s; s = s->next)
 		stmt(s);
