@@ -120,9 +120,11 @@ void diag_note(SrcFile *f, int off, const char *fmt, ...)
 int diag_distance(const char *a, const char *b)
 {
 	int la = strlen(a), lb = strlen(b);
-	if (abs(la - lb) * 3 > la)
+	/* Nobody mistypes a name that long; and the table is on the stack. */
+	enum { LONGEST = 64 };
+	if (abs(la - lb) * 3 > la || la > LONGEST || lb > LONGEST)
 		return 99;
-	int d[la + 1][lb + 1];
+	int d[LONGEST + 1][LONGEST + 1];
 	for (int i = 0; i <= la; i++)
 		d[i][0] = i;
 	for (int j = 0; j <= lb; j++)

@@ -39,6 +39,7 @@ gen() {
 	else if (k == "params") { for (i = 0; i < n; i++) printf "/// p%d\nparam int p%d = %d;\n", i, i, i; print "print(\"%d\\n\", p0);" }
 	else if (k == "args") printf "print(\"%%d\\n\", max(1%s));\n", rep(", 1", n)
 	else if (k == "string") printf "string s = \"%s\";\nprint(\"%%d\\n\", len(s));\n", rep("a", n)
+	else if (k == "longname") printf "int %s = 1;\nint y = %sb;\n", rep("a", n), rep("a", n - 1)
 	else if (k == "longline") printf "int x = 1;%sint y = ;\n", rep(" ", n)
 	}'
 }
@@ -104,6 +105,10 @@ check args 200000 "args.sap:1:15: error: max takes 2 arguments, but 200001 were 
 check string 1000000 ok
 # A megabyte line: the message and its caret, once.
 check longline 1000000 "longline.sap:1:1000019: error: expected an expression before ';'"
+# A misspelt name thousands of characters long: no "did you mean" (whose
+# table was on the stack, and overflowed it).
+name=$(awk 'BEGIN { for (i = 1; i < 3000; i++) printf "a"; print "b" }')
+check longname 3000 "longname.sap:2:9: error: undefined name '$name'"
 if [ "$(wc -l <longline.log)" -ne 3 ]; then
 	echo "FAIL: longline: the message is not three lines"
 	status=1
