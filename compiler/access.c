@@ -158,11 +158,17 @@ static void put_expr(Buf *b, Node *e, int prec)
 	}
 }
 
+/* Written once per node: keys are compared by their text, pair by pair,
+ * and a copy per comparison filled gigabytes for a loop of 2000 accesses.
+ * The tree no longer changes once analysis starts. */
 char *acc_expr_str(Node *e)
 {
-	Buf b = {0};
-	put_expr(&b, e, 0);
-	return b.s ? b.s : xstrdup("");
+	if (!e->text) {
+		Buf b = {0};
+		put_expr(&b, e, 0);
+		e->text = b.s ? b.s : xstrdup("");
+	}
+	return e->text;
 }
 
 /* ---- small helpers ---- */

@@ -240,6 +240,7 @@ struct Node {
 	bool made;              /* written by the compiler, not the user */
 	int slice;              /* access.c: the node's part in its loop's slice */
 	void *aux;              /* access.c: scratch */
+	char *text;             /* access.c: acc_expr_str's text, once made */
 };
 
 struct Program {

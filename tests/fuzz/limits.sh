@@ -40,6 +40,7 @@ gen() {
 	else if (k == "args") printf "print(\"%%d\\n\", max(1%s));\n", rep(", 1", n)
 	else if (k == "string") printf "string s = \"%s\";\nprint(\"%%d\\n\", len(s));\n", rep("a", n)
 	else if (k == "longname") printf "int %s = 1;\nint y = %sb;\n", rep("a", n), rep("a", n - 1)
+	else if (k == "loopbody") { print "dvector<double> d(100);\nasync for (long i = 0; i < 100; i++) {"; for (i = 0; i < n; i++) printf "d[(i + %d) %% 100] += 1;\n", i; print "}" }
 	else if (k == "longline") printf "int x = 1;%sint y = ;\n", rep(" ", n)
 	}'
 }
@@ -101,6 +102,9 @@ check funcs 200000 ok
 check fields 200000 ok
 check structs 200000 ok
 check params 200000 ok
+# One parallel loop of many accesses (records of each key's text were
+# compared pair by pair, a copy of both texts each time: gigabytes).
+check loopbody 5000 ok
 check args 200000 "args.sap:1:15: error: max takes 2 arguments, but 200001 were given"
 check string 1000000 ok
 # A megabyte line: the message and its caret, once.
