@@ -2052,27 +2052,61 @@ static void check_struct(Node *sd)
 /* Functions inherit I/O and randomness from the functions they call. */
 static void propagate(void)
 {
-	bool changed = true;
-	while (changed) {
-		changed = false;
-		for (int i = 0; i < funcs.n; i++) {
+	/* Worklists over the call graph, not passes until nothing changes:
+	 * a chain of n calls took n passes over every call. */
+	int n = funcs.n;
+	Map index = {0};
+	for (int i = 0; i < n; i++)
+		map_put(&index, ((Sym *)funcs.v[i])->name, (void *)(intptr_t)(i + 1));
+	Vec *callers = xcalloc((size_t)n + 1, sizeof *callers);   /* by callee: caller, call */
+	Vec work = {0};
+	for (int i = 0; i < n; i++) {
+		Sym *f = funcs.v[i];
+		for (int j = 0; j < f->calls.n; j++) {
+			Node *c = f->calls.v[j];
+			int g = (int)(intptr_t)map_get(&index, c->sym->name) - 1;
+			if (g < 0)
+				continue;
+			vec_push(&callers[g], f);
+			vec_push(&callers[g], c);
+		}
+	}
+	/* I/O and randomness go from callee to caller. */
+	for (int what = 0; what < 2; what++) {
+		work.n = 0;
+		for (int i = 0; i < n; i++) {
 			Sym *f = funcs.v[i];
-			for (int j = 0; j < f->calls.n; j++) {
-				Node *c = f->calls.v[j];
-				Sym *g = c->sym;
-				if (g->does_io && !f->does_io) {
-					f->does_io = true;
-					f->io_site = c;
-					changed = true;
-				}
-				if (g->uses_rng && !f->uses_rng) {
+			if (what ? f->uses_rng : f->does_io)
+				vec_push(&work, (void *)(intptr_t)i);
+		}
+		while (work.n > 0) {
+			int g = (int)(intptr_t)work.v[--work.n];
+			for (int j = 0; j < callers[g].n; j += 2) {
+				Sym *f = callers[g].v[j];
+				if (what ? f->uses_rng : f->does_io)
+					continue;
+				if (what) {
 					f->uses_rng = true;
-					changed = true;
+				} else {
+					f->does_io = true;
+					f->io_site = callers[g].v[j + 1];
 				}
-				if (f->used && !g->used) {
-					g->used = true;
-					changed = true;
-				}
+				vec_push(&work, (void *)((intptr_t)map_get(&index, f->name) - 1));
+			}
+		}
+	}
+	/* Use goes from caller to callee. */
+	work.n = 0;
+	for (int i = 0; i < n; i++)
+		if (((Sym *)funcs.v[i])->used)
+			vec_push(&work, funcs.v[i]);
+	while (work.n > 0) {
+		Sym *f = work.v[--work.n];
+		for (int j = 0; j < f->calls.n; j++) {
+			Sym *g = ((Node *)f->calls.v[j])->sym;
+			if (!g->used) {
+				g->used = true;
+				vec_push(&work, g);
 			}
 		}
 	}

@@ -41,6 +41,7 @@ gen() {
 	else if (k == "string") printf "string s = \"%s\";\nprint(\"%%d\\n\", len(s));\n", rep("a", n)
 	else if (k == "longname") printf "int %s = 1;\nint y = %sb;\n", rep("a", n), rep("a", n - 1)
 	else if (k == "loopbody") { print "dvector<double> d(100);\nasync for (long i = 0; i < 100; i++) {"; for (i = 0; i < n; i++) printf "d[(i + %d) %% 100] += 1;\n", i; print "}" }
+	else if (k == "callchain") { printf "double f%d(double x) { print(\"x\\n\"); return x; }\n", n - 1; for (i = n - 2; i >= 0; i--) printf "double f%d(double x) { return f%d(x) + 1; }\n", i, i + 1; print "print(\"%g\\n\", f0(1.0));" }
 	else if (k == "longline") printf "int x = 1;%sint y = ;\n", rep(" ", n)
 	}'
 }
@@ -105,6 +106,8 @@ check params 200000 ok
 # One parallel loop of many accesses (records of each key's text were
 # compared pair by pair, a copy of both texts each time: gigabytes).
 check loopbody 5000 ok
+# I/O and use spread along a chain of calls (one pass per link before).
+check callchain 100000 ok
 check args 200000 "args.sap:1:15: error: max takes 2 arguments, but 200001 were given"
 check string 1000000 ok
 # A megabyte line: the message and its caret, once.
