@@ -278,10 +278,13 @@ static void aff_add(Vec *v, int64_t k, Node *inv)
 	vec_push(v, t);
 }
 
-static void aff_scale(Vec *v, int64_t k)
+/* False if a coefficient overflows: the key is then not treated as affine. */
+static bool aff_scale(Vec *v, int64_t k)
 {
 	for (int i = 0; i < v->n; i++)
-		((AffTerm *)v->v[i])->k *= k;
+		if (__builtin_mul_overflow(((AffTerm *)v->v[i])->k, k, &((AffTerm *)v->v[i])->k))
+			return false;
+	return true;
 }
 
 static bool const_of(Node *e, int64_t *k)
@@ -321,8 +324,8 @@ static bool affine(Node *e, Vec *a, Vec *b)
 		Vec a1 = {0}, b1 = {0};
 		if (!affine(e->lhs, &a1, &b1))
 			return false;
-		aff_scale(&a1, -1);
-		aff_scale(&b1, -1);
+		if (!aff_scale(&a1, -1) || !aff_scale(&b1, -1))
+			return false;
 		for (int i = 0; i < a1.n; i++) vec_push(a, a1.v[i]);
 		for (int i = 0; i < b1.n; i++) vec_push(b, b1.v[i]);
 		return true;
@@ -334,8 +337,8 @@ static bool affine(Node *e, Vec *a, Vec *b)
 		if (!affine(e->lhs, a, b) || !affine(e->rhs, &a2, &b2))
 			return false;
 		if (e->op == TK_MINUS) {
-			aff_scale(&a2, -1);
-			aff_scale(&b2, -1);
+			if (!aff_scale(&a2, -1) || !aff_scale(&b2, -1))
+				return false;
 		}
 		for (int i = 0; i < a2.n; i++) vec_push(a, a2.v[i]);
 		for (int i = 0; i < b2.n; i++) vec_push(b, b2.v[i]);
@@ -353,8 +356,8 @@ static bool affine(Node *e, Vec *a, Vec *b)
 		if (!affine(x, &a1, &b1))
 			return false;
 		if (const_of(c, &k)) {
-			aff_scale(&a1, k);
-			aff_scale(&b1, k);
+			if (!aff_scale(&a1, k) || !aff_scale(&b1, k))
+				return false;
 		} else {
 			/* An invariant factor: only over constant terms. */
 			for (int i = 0; i < a1.n; i++)
@@ -1120,9 +1123,8 @@ static bool const_nonzero(Vec *a)
 	int64_t k = 0;
 	for (int i = 0; i < a->n; i++) {
 		AffTerm *t = a->v[i];
-		if (t->inv)
+		if (t->inv || __builtin_add_overflow(k, t->k, &k))
 			return false;
-		k += t->k;
 	}
 	return k != 0;
 }

@@ -252,7 +252,8 @@ static void fold(Node *e)
 	bool ca = false, cb = false;
 	if (e->kind == N_UNARY || e->kind == N_BINARY)
 		ca = const_int(e->lhs, &a);
-	if (e->kind == N_BINARY) {
+	/* x / 0 and x <<= 40 as well as 1 / 0. */
+	if (e->kind == N_BINARY || e->kind == N_ASSIGN) {
 		cb = const_int(e->rhs, &b);
 		if ((e->op == TK_SLASH || e->op == TK_PERCENT) && cb && b == 0)
 			fail(e, "division by zero");

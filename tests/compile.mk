@@ -24,6 +24,8 @@ compile_tests = \
 	tests/compile/break-in-parallel-loop.sap \
 	tests/compile/byte-order-mark.sap \
 	tests/compile/const-array-size-overflow.sap \
+	tests/compile/const-compound-division.sap \
+	tests/compile/const-compound-shift.sap \
 	tests/compile/const-division-by-zero.sap \
 	tests/compile/const-float-range.sap \
 	tests/compile/const-float-to-int.sap \
