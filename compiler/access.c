@@ -171,11 +171,17 @@ static void put_expr(Buf *b, Node *e, int prec)
 	}
 }
 
+/* Written once per node: keys are compared by their text, pair by pair,
+ * and a copy per comparison filled gigabytes for a loop of 2000 accesses.
+ * The tree no longer changes once analysis starts. */
 char *acc_expr_str(Node *e)
 {
-	Buf b = {0};
-	put_expr(&b, e, 0);
-	return b.s ? b.s : xstrdup("");
+	if (!e->text) {
+		Buf b = {0};
+		put_expr(&b, e, 0);
+		e->text = b.s ? b.s : xstrdup("");
+	}
+	return e->text;
 }
 
 /* ---- small helpers ---- */
@@ -285,10 +291,13 @@ static void aff_add(Vec *v, int64_t k, Node *inv)
 	vec_push(v, t);
 }
 
-static void aff_scale(Vec *v, int64_t k)
+/* False if a coefficient overflows: the key is then not treated as affine. */
+static bool aff_scale(Vec *v, int64_t k)
 {
 	for (int i = 0; i < v->n; i++)
-		((AffTerm *)v->v[i])->k *= k;
+		if (__builtin_mul_overflow(((AffTerm *)v->v[i])->k, k, &((AffTerm *)v->v[i])->k))
+			return false;
+	return true;
 }
 
 static bool const_of(Node *e, int64_t *k)
@@ -328,8 +337,8 @@ static bool affine(Node *e, Vec *a, Vec *b)
 		Vec a1 = {0}, b1 = {0};
 		if (!affine(e->lhs, &a1, &b1))
 			return false;
-		aff_scale(&a1, -1);
-		aff_scale(&b1, -1);
+		if (!aff_scale(&a1, -1) || !aff_scale(&b1, -1))
+			return false;
 		for (int i = 0; i < a1.n; i++) vec_push(a, a1.v[i]);
 		for (int i = 0; i < b1.n; i++) vec_push(b, b1.v[i]);
 		return true;
@@ -341,8 +350,8 @@ static bool affine(Node *e, Vec *a, Vec *b)
 		if (!affine(e->lhs, a, b) || !affine(e->rhs, &a2, &b2))
 			return false;
 		if (e->op == TK_MINUS) {
-			aff_scale(&a2, -1);
-			aff_scale(&b2, -1);
+			if (!aff_scale(&a2, -1) || !aff_scale(&b2, -1))
+				return false;
 		}
 		for (int i = 0; i < a2.n; i++) vec_push(a, a2.v[i]);
 		for (int i = 0; i < b2.n; i++) vec_push(b, b2.v[i]);
@@ -360,8 +369,8 @@ static bool affine(Node *e, Vec *a, Vec *b)
 		if (!affine(x, &a1, &b1))
 			return false;
 		if (const_of(c, &k)) {
-			aff_scale(&a1, k);
-			aff_scale(&b1, k);
+			if (!aff_scale(&a1, k) || !aff_scale(&b1, k))
+				return false;
 		} else {
 			/* An invariant factor: only over constant terms. */
 			for (int i = 0; i < a1.n; i++)
@@ -1817,9 +1826,8 @@ static bool const_nonzero(Vec *a)
 	int64_t k = 0;
 	for (int i = 0; i < a->n; i++) {
 		AffTerm *t = a->v[i];
-		if (t->inv)
+		if (t->inv || __builtin_add_overflow(k, t->k, &k))
 			return false;
-		k += t->k;
 	}
 	return k != 0;
 }
@@ -2317,6 +2325,9 @@ static void partition(Program *p)
 bool acc_program(Program *p, bool explain)
 {
 	explain_mode = explain;
+	/* Zeroed, not just emptied: between two programs in one process
+	 * xfree_all() frees what the vectors held. */
+	units = ctls = jumps = ctrl = sync_only = (Vec){0};
 	for (int i = 0; i < p->loops.n; i++) {
 		Node *l = p->loops.v[i];
 		analyse(l);

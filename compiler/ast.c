@@ -2,6 +2,7 @@
  * feeds tokens from the lexer to the lemon parser. */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sapc.h"
@@ -25,21 +26,27 @@ TypeSpec *ast_typespec(Program *p, TypeSpecKind k, int off)
 	return t;
 }
 
+/* The head of a list remembers its last node, so that building a list of
+ * n statements takes O(n), not O(n^2). */
 Node *ast_append(Node *list, Node *item)
 {
-	if (!list)
-		return item;
-	Node *n = list;
+	if (!list) {
+		list = item;
+	} else {
+		Node *n = list->last ? list->last : list;
+		while (n->next)
+			n = n->next;
+		n->next = item;
+	}
+	Node *n = item;
 	while (n->next)
 		n = n->next;
-	n->next = item;
+	list->last = n;
 	return list;
 }
 
 void ast_top(Program *p, Node *item)
 {
-	if (p->trial)
-		return;
 	*p->tail = item;
 	p->tail = &item->next;
 }
@@ -48,8 +55,7 @@ void ast_top(Program *p, Node *item)
 
 static void number_error(Program *p, Tok t, const char *what)
 {
-	if (!p->trial)
-		diag_error(p->cur, t.off, "%s '%.*s'", what, t.len, t.p);
+	diag_error(p->cur, t.off, "%s '%.*s'", what, t.len, t.p);
 	p->failed = true;
 }
 
@@ -74,7 +80,7 @@ Node *ast_int(Program *p, Tok t)
 	n->is_float32 = false;
 	n->ty = NULL;
 	n->op = is_long || v > INT32_MAX;
-	free(s);
+	xfree(s);
 	return n;
 }
 
@@ -90,6 +96,8 @@ Node *ast_float(Program *p, Tok t)
 	n->fval = strtod(s, NULL);
 	if (errno == ERANGE && (n->fval > 1 || n->fval < -1))
 		number_error(p, t, "floating constant is out of range:");
+	else if (n->is_float32 && (n->fval > FLT_MAX || n->fval < -FLT_MAX))
+		number_error(p, t, "floating constant is out of the range of float:");
 	n->sval = s;
 	return n;
 }
@@ -113,8 +121,7 @@ Node *ast_str(Program *p, Tok t)
 		case '0': buf_putc(&b, '\0'); break;
 		case '\\': case '"': case '\'': buf_putc(&b, c); break;
 		default:
-			if (!p->trial)
-				diag_error(p->cur, t.off + i - 1, "unknown escape sequence '\\%c' in string", c);
+			diag_error(p->cur, t.off + i - 1, "unknown escape sequence '\\%c' in string", c);
 			p->failed = true;
 		}
 	}
@@ -256,9 +263,7 @@ Node *ast_var_init(Program *p, Node *decl, Node *init)
 Node *ast_param(Program *p, Tok kw, TypeSpec *ts, Tok name, Node *init)
 {
 	Node *n = ast_var(p, ts, name, NULL, init, V_PARAM);
-	int line, col;
-	diag_linecol(p->cur, kw.off, &line, &col);
-	n->doc = lex_doc_for(p->lx, line);
+	n->doc = lex_doc_for(p->lx, diag_line(p->cur, kw.off));
 	return n;
 }
 
@@ -634,15 +639,11 @@ static void eof_error(Program *p, Tok t)
 /* One message, suggesting the token that would let the parse go on. */
 void ast_syntax_error(Program *p, Tok t)
 {
-	if (p->trial) {
-		p->trial_failed = true;
-		return;
-	}
 	if (p->failed)
 		return;
 	p->failed = true;
 	if (!t.p) {
-		diag_error(p->cur, p->prev.off, "nesting too deep");
+		diag_error(p->cur, p->prev.off, "nested too deeply; split it up");
 		return;
 	}
 	if (t.kind == 0) {
@@ -705,6 +706,75 @@ void ast_syntax_error(Program *p, Tok t)
 		diag_error(p->cur, t.off, "syntax error: unexpected %s", tokdesc(t));
 }
 
+/* Every pass after the parser walks the tree recursively; a tree deeper
+ * than this is an error here, before any of them could overflow the
+ * stack.  Left-associative chains (a + b + c ...) are as deep as they are
+ * long, which the parser's own stack does not bound. */
+typedef struct DepthItem {
+	Node *n;
+	TypeSpec *ts;
+	Node *stmt;             /* the innermost statement around it */
+	int depth;
+} DepthItem;
+
+static bool is_stmt(Node *n)
+{
+	return n->kind >= N_BLOCK && n->kind <= N_EMPTY;
+}
+
+static bool check_depth(Node *items)
+{
+	DepthItem *st = NULL;
+	int n = 0, cap = 0;
+#define PUSH(N, TS, STMT, D)                                                        \
+	do {                                                                         \
+		if ((N) || (TS)) {                                                   \
+			if (n == cap) {                                              \
+				cap = cap ? cap * 2 : 256;                           \
+				st = xrealloc(st, (size_t)cap * sizeof *st);         \
+			}                                                            \
+			st[n++] = (DepthItem){(N), (TS), (STMT), (D)};               \
+		}                                                                    \
+	} while (0)
+	PUSH(items, NULL, NULL, 1);
+	bool ok = true;
+	while (n > 0 && ok) {
+		DepthItem it = st[--n];
+		int d = it.depth;
+		if (it.ts) {
+			TypeSpec *t = it.ts;
+			if (d > AST_MAX_DEPTH) {
+				diag_error(t->file, t->off, "type nested too deeply: more than %d levels",
+				           AST_MAX_DEPTH);
+				ok = false;
+				break;
+			}
+			PUSH(NULL, t->elem, it.stmt, d + 1);
+			PUSH(NULL, t->key, it.stmt, d + 1);
+			PUSH(t->size, NULL, it.stmt, d + 1);
+			continue;
+		}
+		Node *x = it.n;
+		PUSH(x->next, NULL, it.stmt, d);
+		Node *stmt = is_stmt(x) ? x : it.stmt;
+		if (d > AST_MAX_DEPTH) {
+			Node *at = stmt ? stmt : x;
+			diag_error(at->file, at->off, "%s nested too deeply: more than %d levels; split it "
+			           "up", stmt == x || !stmt ? "statements" : "expression", AST_MAX_DEPTH);
+			ok = false;
+			break;
+		}
+		Node *kids[] = {x->lhs, x->rhs, x->cond, x->then, x->els, x->init, x->step, x->body,
+		                x->args, x->clauses, x->size};
+		for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+			PUSH(kids[i], NULL, stmt, d + 1);
+		PUSH(NULL, x->ts, stmt, d + 1);
+	}
+#undef PUSH
+	xfree(st);
+	return ok;
+}
+
 /* The indentation of the line holding offset off, and whether off is the
  * first thing on it. */
 static int indent_of(SrcFile *f, int off, bool *first)
@@ -723,10 +793,11 @@ bool parse_file(Program *prog, SrcFile *f)
 {
 	if (!prog->tail)
 		prog->tail = &prog->items;
+	Node **first = prog->tail;
 	Lexer *lx = xcalloc(1, sizeof *lx);
 	lex_init(lx, f);
 	if (prog->lx)
-		lx->typenames = prog->lx->typenames;
+		lx->typenames = prog->lx->typenames, lx->typeset = prog->lx->typeset;
 	prog->lx = lx;
 	prog->cur = f;
 	prog->prev = (Tok){0};
@@ -774,5 +845,7 @@ bool parse_file(Program *prog, SrcFile *f)
 	SapParseFree(prog->before_tok, free);
 	SapParseFree(prog->before_prev, free);
 	prog->before_tok = prog->before_prev = NULL;
+	if (!prog->failed && !check_depth(*first))
+		prog->failed = true;
 	return !prog->failed;
 }

@@ -32,7 +32,7 @@ static void index_lines(SrcFile *f)
 			f->lines[f->nlines++] = i + 1;
 }
 
-void diag_linecol(SrcFile *f, int off, int *line, int *col)
+int diag_line(SrcFile *f, int off)
 {
 	index_lines(f);
 	int lo = 0, hi = f->nlines - 1;
@@ -43,6 +43,12 @@ void diag_linecol(SrcFile *f, int off, int *line, int *col)
 		else
 			hi = mid - 1;
 	}
+	return lo + 1;
+}
+
+void diag_linecol(SrcFile *f, int off, int *line, int *col)
+{
+	int lo = diag_line(f, off) - 1;
 	*line = lo + 1;
 	/* Columns count characters, not bytes, as GCC does for UTF-8. */
 	int c = 1;
@@ -72,10 +78,24 @@ static void vreport(SrcFile *f, int off, const char *kind, const char *fmt, va_l
 	const char *e = s;
 	while (e < f->text + f->len && *e != '\n' && *e != '\r')
 		e++;
-	fprintf(out, " %5d | %.*s\n       | ", line, (int)(e - s), s);
+	fprintf(out, " %5d | ", line);
+	/* The line as it is, but a NUL byte would end it early. */
+	for (const char *q = s, *z; q < e; q = z + 1) {
+		z = memchr(q, 0, (size_t)(e - q));
+		if (!z)
+			z = e;
+		fwrite(q, 1, (size_t)(z - q), out);
+		if (z < e)
+			fputc(' ', out);
+	}
+	fputs("\n       | ", out);
+	/* Built first: stderr is unbuffered, and a line may be a megabyte. */
+	Buf caret = {0};
 	for (const char *q = s; q < f->text + off && q < e; q++)
-		fputc(*q == '\t' ? '\t' : ' ', out);
-	fputs("^\n", out);
+		buf_putc(&caret, *q == '\t' ? '\t' : ' ');
+	buf_puts(&caret, "^\n");
+	fputs(caret.s, out);
+	xfree(caret.s);
 }
 
 void diag_error(SrcFile *f, int off, const char *fmt, ...)
@@ -100,9 +120,11 @@ void diag_note(SrcFile *f, int off, const char *fmt, ...)
 int diag_distance(const char *a, const char *b)
 {
 	int la = strlen(a), lb = strlen(b);
-	if (abs(la - lb) * 3 > la)
+	/* Nobody mistypes a name that long; and the table is on the stack. */
+	enum { LONGEST = 64 };
+	if (abs(la - lb) * 3 > la || la > LONGEST || lb > LONGEST)
 		return 99;
-	int d[la + 1][lb + 1];
+	int d[LONGEST + 1][LONGEST + 1];
 	for (int i = 0; i <= la; i++)
 		d[i][0] = i;
 	for (int j = 0; j <= lb; j++)

@@ -1085,7 +1085,9 @@ static void rng_setup(Node *s, bool slice)
 	else
 		emit_line(s, "(void)sap_rng_it;");
 	for (int k = 1; k <= li->nrand; k++)
-		emit_line(s, "uint32_t sap_draw%d = 0;%s", k, slice ? format(" (void)sap_draw%d;", k) : "");
+		/* A body may not draw at every site (a key read from a plan-order
+		 * copy is not computed again). */
+		emit_line(s, "uint32_t sap_draw%d = 0; (void)sap_draw%d;", k, k);
 }
 
 /* ---- reconnaissance slices ---- */
@@ -1097,7 +1099,15 @@ static bool step_included(Node *s)
 	return s->step->slice == SL_INCLUDED;
 }
 
-static Vec stable_done;         /* "ddsi:key" of stable records already made */
+/* The slice being written: "ddsi:key" of each stable record already made,
+ * and the modes of every stable access by that text, merged.  Maps, not
+ * scans, so that a body of n accesses takes O(n), not O(n^2). */
+static Map stable_done, stable_modes;
+
+static const char *rec_text(Access *a)
+{
+	return format("%d:%s", a->ddsi, acc_expr_str(a->key));
+}
 
 /* Speculative regions (sap_spec in sap.h): what the slice runs where the
  * body may not go, so that an error there drops the region instead of
@@ -1176,36 +1186,28 @@ static void records(Node *at)
 	LoopInfo *li = E->loop->li;
 	/* One record per DDS and key at this point, with the modes merged:
 	 * keys have no side effects, so equal texts are equal values. */
-	Vec recs = {0}, texts = {0}, modes = {0};
+	Vec recs = {0}, modes = {0};
+	Map here = {0};
 	for (int i = 0; i < li->accesses.n; i++) {
 		Access *a = li->accesses.v[i];
 		if (!a->recorded || a->anchor != at)
 			continue;
-		char *t = format("%d:%s", a->ddsi, acc_expr_str(a->key));
+		const char *t = rec_text(a);
 		int mode = a->mode;
 		if (a->stable) {
 			/* Recorded once, at the first place, with every mode the
 			 * iteration uses it in. */
-			int j = 0;
-			while (j < stable_done.n && strcmp(stable_done.v[j], t))
-				j++;
-			if (j < stable_done.n)
+			if (map_get(&stable_done, t))
 				continue;
-			vec_push(&stable_done, t);
-			for (int q = 0; q < li->accesses.n; q++) {
-				Access *b = li->accesses.v[q];
-				if (b->recorded && b->stable && b->ddsi == a->ddsi &&
-				    !strcmp(acc_expr_str(b->key), acc_expr_str(a->key)))
-					mode |= b->mode;
-			}
+			map_put(&stable_done, t, (void *)t);
+			mode |= (int)(intptr_t)map_get(&stable_modes, t);
 		}
-		int k = 0;
-		while (k < texts.n && strcmp(texts.v[k], t))
-			k++;
-		if (k == texts.n) {
+		/* Index + 1 of its record here, so that 0 is none. */
+		int k = (int)(intptr_t)map_get(&here, t) - 1;
+		if (k < 0) {
 			vec_push(&recs, a);
-			vec_push(&texts, t);
 			vec_push(&modes, (void *)(intptr_t)mode);
+			map_put(&here, t, (void *)(intptr_t)recs.n);
 		} else {
 			modes.v[k] = (void *)((intptr_t)modes.v[k] | mode);
 		}
@@ -1532,7 +1534,14 @@ static void slice_fn(Node *s)
 	element_var(s);
 	Node *saved = E->loop;
 	E->loop = s;
-	stable_done.n = 0;
+	stable_done = stable_modes = (Map){0};
+	for (int i = 0; i < s->li->accesses.n; i++) {
+		Access *a = s->li->accesses.v[i];
+		if (a->recorded && a->stable) {
+			const char *t = rec_text(a);
+			map_put(&stable_modes, t, (void *)((intptr_t)map_get(&stable_modes, t) | a->mode));
+		}
+	}
 	slice_depth = 0;
 	spec_open.n = 0;
 	/* A path of forked ifs, or the rest of an iteration after a continue
@@ -1889,6 +1898,10 @@ static void function(Node *f)
 	emit_line(f, "static %s", signature(f));
 	emit_line(f, "{");
 	E->indent = 1;
+	/* SAP has no unused-parameter warning (a merge function takes three
+	 * whether it needs them or not); neither has its C. */
+	for (Node *a = f->args; a; a = a->next)
+		emit_line(f, "(void)%s;", a->sym->cname);
 	push_scope(false, true);
 	for (Node *s = f->body->args; s; s = s->next)
 		stmt(s);
@@ -1991,6 +2004,7 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 {
 	Emitter em = {0};
 	E = &em;
+	stable_done = stable_modes = (Map){0};  /* their memory went with the last program's */
 	E->prog = p;
 	E->opts = o;
 	buf_puts(&E->types, "");

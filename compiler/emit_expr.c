@@ -71,7 +71,7 @@ static char *lit(Node *e)
 static char *index_expr(Node *e, bool write)
 {
 	Type *bt = e->lhs->ty;
-	const char *site = emit_site(e);
+	/* Sites are registered only where used: sap_S must not hold unused ones. */
 	switch (bt->kind) {
 	case TY_ARRAY: {
 		char *b = write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
@@ -79,19 +79,19 @@ static char *index_expr(Node *e, bool write)
 		if (i->kind == N_INT)
 			return format("%s.v[%s]", b, emit_expr(i));
 		return format("%s.v[sap_check_index(%s, %lld, \"array\", %s)]", b, emit_expr(i),
-		              (long long)bt->len, site);
+		              (long long)bt->len, emit_site(e));
 	}
 	case TY_LIST: {
 		char *b = write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
 		return format("(*(%s *)sap_list_at(&%s, %s, sizeof(%s), %s))", emit_ctype(bt->elem), b,
-		              emit_expr(e->rhs), emit_ctype(bt->elem), site);
+		              emit_expr(e->rhs), emit_ctype(bt->elem), emit_site(e));
 	}
 	case TY_DVEC:
 		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
 			return format("((%s *)sap_red->acc_%s)[sap_check_index(%s, %s.n, %s, %s)]",
 			              emit_ctype(bt->elem), e->lhs->sym->cname, emit_expr(e->rhs),
 			              e->lhs->sym->cname, emit_cstr(e->lhs->sym->name, strlen(e->lhs->sym->name)),
-			              site);
+			              emit_site(e));
 		/* The iteration's own element, from the plan-order copy when
 		 * there is one (see emit_staged). */
 		int st = E->loop && !write && E->loop->kind == N_ASYNC ?
@@ -108,7 +108,7 @@ static char *index_expr(Node *e, bool write)
 		if (st >= 0) {
 			char *v = emit_expr(e->lhs);
 			return format("(*(sap_st%d ? &sap_st%d[sap_k] : &((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)]))",
-			              st, st, emit_ctype(bt->elem), v, v, emit_expr(e->rhs), site);
+			              st, st, emit_ctype(bt->elem), v, v, emit_expr(e->rhs), emit_site(e));
 		}
 		if (e->lhs->kind == N_NAME && E->hoisted.n) {
 			char *k = acc_expr_str(e->rhs);
@@ -124,10 +124,10 @@ static char *index_expr(Node *e, bool write)
 			char *v = emit_expr(e->lhs);
 			return format("(((%s *)%s)[sap_dv_ix%s(&%s, %s, %s)])", emit_ctype(bt->elem),
 			              emit_dv_data(e->lhs->sym), E->loop ? "" : "d", v, emit_expr(e->rhs),
-			              site);
+			              emit_site(e));
 		}
 		return format("(*(%s *)sap_dv_at%s(&%s, %s, %s))", emit_ctype(bt->elem),
-		              E->loop ? "" : "d", emit_expr(e->lhs), emit_expr(e->rhs), site);
+		              E->loop ? "" : "d", emit_expr(e->lhs), emit_expr(e->rhs), emit_site(e));
 	case TY_DMAP:
 		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
 			return format("(*(%s *)sap_dm_upsert(&sap_red->acc_%s, %s))", emit_ctype(bt->elem),
@@ -136,7 +136,7 @@ static char *index_expr(Node *e, bool write)
 			return format("(*(%s *)sap_dm_upsert(&%s, %s))", emit_ctype(bt->elem),
 			              emit_expr(e->lhs), key_ref(bt->key, e->rhs));
 		return format("(*(%s *)sap_dm_get(&%s, %s, %s))", emit_ctype(bt->elem), emit_expr(e->lhs),
-		              key_ref(bt->key, e->rhs), site);
+		              key_ref(bt->key, e->rhs), emit_site(e));
 	case TY_DMMAP: {
 		/* m[k] is a list of k's values, in insertion order. */
 		Type *lt = e->ty;

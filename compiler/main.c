@@ -34,7 +34,8 @@ static const char *usage =
 	"  --version         print the version and exit\n"
 	"  --help            print this help and exit\n"
 	"\n"
-	"Environment: SAPC_CC (C compiler, default mpicc), TMPDIR.\n";
+	"Environment: SAPC_CC (C compiler, default mpicc), SAPC_CFLAGS (more options\n"
+	"for it, after sapc's own), TMPDIR.\n";
 
 static const char *progname_of(const char *path)
 {
@@ -297,6 +298,10 @@ int main(int argc, char **argv)
 	/* -ffp-contract=off: no fused multiply-add, so a program gives the same
 	 * bits as its serial C twin on every machine. */
 	const char *target = out ? out : compile_only ? format("%s.o", base) : base;
+	/* SAPC_CFLAGS goes through the shell as it is, like CFLAGS in make. */
+	const char *envflags = getenv("SAPC_CFLAGS");
+	if (envflags && *envflags)
+		buf_printf(&ccflags, " %s", envflags);
 	char *cmd = format("%s -std=c11 -ffp-contract=off %s%s%s%s -I%s%s %s%s -o %s%s%s", cc(), opt,
 	                   debug ? " -g" : "", *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS,
 	                   shell_quote(include_dir()), ccflags.s,

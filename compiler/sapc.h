@@ -23,6 +23,10 @@ typedef struct Program Program;
 
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
+void xfree(void *p);
+/* Free every block the x* functions gave out (between compilations in
+ * one process; every pass starts from zeroed state). */
+void xfree_all(void);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -44,6 +48,17 @@ typedef struct Vec {
 } Vec;
 void vec_push(Vec *v, void *p);
 
+/* A hash map from strings (not copied) to pointers; NULL is no value. */
+typedef struct Map {
+	const char **keys;
+	void **vals;
+	int n, cap;
+} Map;
+void *map_get(const Map *m, const char *key);
+/* The same for the n bytes at key. */
+void *map_getn(const Map *m, const char *key, size_t n);
+void map_put(Map *m, const char *key, void *val);
+
 char *read_file(const char *path, size_t *len);
 
 /* ==== diag.c ========================================================== */
@@ -58,6 +73,8 @@ struct SrcFile {
 
 SrcFile *diag_file(const char *name, const char *text, int len);
 void diag_linecol(SrcFile *f, int off, int *line, int *col);
+/* Only the line: no scan of a long line for the column. */
+int diag_line(SrcFile *f, int off);
 /* GNU style: "file:line:col: error: msg", the source line and a caret.
  * The first error is fatal for the compilation (no cascades): it prints
  * and returns; callers check diag_failed() and stop. */
@@ -86,6 +103,7 @@ typedef struct Lexer {
 	int prev;               /* kind of the previous token */
 	int angle;              /* open '<' of generic types */
 	Vec typenames;          /* struct names seen so far (the lexer hack) */
+	Map typeset;            /* the same, for lookups */
 	Vec docs;               /* doc comments: DocComment * */
 } Lexer;
 
@@ -191,6 +209,7 @@ struct Node {
 	int off;
 	Type *ty;               /* sema: the expression's type */
 	Node *next;             /* next in a list (statements, args, fields) */
+	Node *last;             /* the head of a list: its last node (ast_append) */
 
 	int op;                 /* operator token (binary, unary, assign, incdec) */
 	bool postfix;           /* N_INCDEC */
@@ -206,6 +225,8 @@ struct Node {
 	Sym *sym;               /* sema: what a name or declaration denotes */
 
 	int64_t ival;
+	bool has_cval;          /* sema: an integer constant expression, */
+	int64_t cval;           /* of this value */
 	double fval;
 	bool is_float32;        /* float literal with an f suffix */
 	char *sval;             /* decoded string literal */
@@ -220,6 +241,7 @@ struct Node {
 	bool made;              /* written by the compiler, not the user */
 	int slice;              /* access.c: the node's part in its loop's slice */
 	void *aux;              /* access.c: scratch */
+	char *text;             /* access.c: acc_expr_str's text, once made */
 };
 
 struct Program {
@@ -237,13 +259,15 @@ struct Program {
 	/* parser driver state */
 	void *parser;
 	Tok prev;               /* the token before the current one */
-	bool trial, trial_failed;
 	Vec open_braces;        /* offsets of unclosed '{', for EOF errors */
 	void *before_tok;       /* the parser before the current token */
 	void *before_prev;      /* ... and before the previous one, */
 	int before_prev_off;    /* which is at this offset */
 	int brace_open, brace_close; /* a '{' and its '}' indented differently, or -1 */
 };
+
+/* The deepest syntax tree the compiler takes (parse_file checks it). */
+#define AST_MAX_DEPTH 1000
 
 Node *ast_node(Program *p, NodeKind k, int off);
 TypeSpec *ast_typespec(Program *p, TypeSpecKind k, int off);
@@ -323,7 +347,6 @@ struct Type {
 	Node *sdecl;            /* TY_STRUCT: its N_STRUCT */
 	char *cname;            /* C type name */
 	char *mangle;           /* for helper names */
-	Type *link;             /* interning chain */
 	bool emitted;           /* emit: helpers written */
 };
 
@@ -395,6 +418,8 @@ struct Sym {
 	int64_t cval;           /* consts: folded integer value */
 	bool has_cval;
 	Sym *shadow;            /* outer symbol with the same name */
+	Sym *hidden;            /* sema: the symbol of this name it hides while in scope */
+	int scope_at;           /* sema: its index in the scope stack */
 	Node *taint;            /* access.c: why a body local is unpredictable */
 	bool needed;            /* access.c: the slice computes it */
 	Node *keys_of;          /* read-only key of a loop over this map (or join) */

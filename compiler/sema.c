@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <ctype.h>
+#include <float.h>
 #include <string.h>
 #include "sapc.h"
 #include "grammar.h"
@@ -24,6 +25,10 @@ static Vec funcs;               /* Sym * of functions */
 static Vec loop_calls;          /* calls in loop bodies: Node *, checked at the end */
 static Vec loop_of_call;
 static Vec driver_names;        /* C names taken by driver statics */
+/* For lookups in constant time: the innermost visible symbol of each name
+ * (each hides the one before it in Sym.hidden), functions by name, and
+ * driver_names as a set. */
+static Map names, fnames, driver_set, snames;
 static Vec driver_syms;
 static int uniq;
 
@@ -58,21 +63,36 @@ static _Noreturn void fail_note(Node *at, const char *msg, Node *nat, const char
 /* ---- scopes ---- */
 
 static void open_scope(void) { vec_push(&marks, (void *)(intptr_t)scope.n); }
-static void close_scope(void) { scope.n = (int)(intptr_t)marks.v[--marks.n]; }
+
+static void close_scope(void)
+{
+	int to = (int)(intptr_t)marks.v[--marks.n];
+	while (scope.n > to) {
+		Sym *s = scope.v[--scope.n];
+		map_put(&names, s->name, s->hidden);
+	}
+}
+
+static void scope_push(Sym *s)
+{
+	s->scope_at = scope.n;
+	s->hidden = map_get(&names, s->name);
+	map_put(&names, s->name, s);
+	vec_push(&scope, s);
+}
+
+/* The symbol of this name declared in the innermost scope, or NULL. */
+static Sym *in_this_scope(const char *name)
+{
+	int start = marks.n ? (int)(intptr_t)marks.v[marks.n - 1] : 0;
+	Sym *s = map_get(&names, name);
+	return s && s->scope_at >= start ? s : NULL;
+}
 
 static Sym *lookup(const char *name)
 {
-	for (int i = scope.n - 1; i >= 0; i--) {
-		Sym *s = scope.v[i];
-		if (strcmp(s->name, name) == 0)
-			return s;
-	}
-	for (int i = 0; i < funcs.n; i++) {
-		Sym *s = funcs.v[i];
-		if (strcmp(s->name, name) == 0)
-			return s;
-	}
-	return NULL;
+	Sym *s = map_get(&names, name);
+	return s ? s : map_get(&fnames, name);
 }
 
 static void consider(const char *name, const char *cand, const char **best, int *bd)
@@ -101,10 +121,7 @@ static const char *suggest(const char *name)
 
 static bool taken_by_driver(const char *c)
 {
-	for (int i = 0; i < driver_names.n; i++)
-		if (strcmp(driver_names.v[i], c) == 0)
-			return true;
-	return false;
+	return map_get(&driver_set, c) != NULL;
 }
 
 /* Names the compiler makes up ("keys(m)", "#") are not identifiers. */
@@ -120,18 +137,15 @@ static bool is_ident(const char *s)
 
 static Sym *declare(Node *decl, const char *name, SymKind k, Type *ty)
 {
-	int start = marks.n ? (int)(intptr_t)marks.v[marks.n - 1] : 0;
-	for (int i = start; i < scope.n; i++) {
-		Sym *s = scope.v[i];
-		if (strcmp(s->name, name) == 0) {
-			diag_error(decl->file, decl->off, "redefinition of '%s'%s", name,
-			           decl->kind == N_VAR && decl->init ? "; to change its value, assign to it "
-			           "without repeating the type" : "");
-			diag_note(s->decl->file, s->decl->off, "'%s' was first defined here", name);
-			longjmp(fail_jmp, 1);
-		}
+	Sym *s = in_this_scope(name);
+	if (s) {
+		diag_error(decl->file, decl->off, "redefinition of '%s'%s", name,
+		           decl->kind == N_VAR && decl->init ? "; to change its value, assign to it "
+		           "without repeating the type" : "");
+		diag_note(s->decl->file, s->decl->off, "'%s' was first defined here", name);
+		longjmp(fail_jmp, 1);
 	}
-	Sym *s = xcalloc(1, sizeof *s);
+	s = xcalloc(1, sizeof *s);
 	s->kind = k;
 	s->name = name;
 	s->ty = ty;
@@ -149,12 +163,13 @@ static Sym *declare(Node *decl, const char *name, SymKind k, Type *ty)
 		while (!made && taken_by_driver(c))
 			c = format("u_%s_%d", name, ++uniq);
 		vec_push(&driver_names, c);
+		map_put(&driver_set, c, c);
 		vec_push(&driver_syms, s);
 	} else if (outer && !made) {
 		c = format("u_%s_%d", name, ++uniq);
 	}
 	s->cname = c;
-	vec_push(&scope, s);
+	scope_push(s);
 	decl->sym = s;
 	return s;
 }
@@ -195,39 +210,141 @@ static const char *why_not_constant(Node *e)
 	              n->sym->vclass == V_ARG ? "function parameter" : "variable");
 }
 
+/* The value of an integer constant expression (folded by check_expr). */
 static bool const_int(Node *e, int64_t *v)
 {
-	switch (e->kind) {
-	case N_INT: *v = e->ival; return true;
-	case N_NAME:
-		if (e->sym && e->sym->has_cval) { *v = e->sym->cval; return true; }
+	if (!e->has_cval)
 		return false;
-	case N_UNARY: {
-		int64_t a;
-		if (!const_int(e->lhs, &a)) return false;
-		if (e->op == TK_MINUS) { *v = -a; return true; }
-		if (e->op == TK_PLUS) { *v = a; return true; }
-		if (e->op == TK_TILDE) { *v = ~a; return true; }
-		return false;
+	*v = e->cval;
+	return true;
+}
+
+/* A floating constant as written: a literal, maybe with a sign. */
+static bool const_float(Node *e, double *v)
+{
+	if (e->kind == N_FLOAT) {
+		*v = e->fval;
+		return true;
 	}
-	case N_BINARY: {
-		int64_t a, b;
-		if (!const_int(e->lhs, &a) || !const_int(e->rhs, &b)) return false;
-		switch (e->op) {
-		case TK_PLUS: *v = a + b; return true;
-		case TK_MINUS: *v = a - b; return true;
-		case TK_STAR: *v = a * b; return true;
-		case TK_SLASH: if (!b) return false; *v = a / b; return true;
-		case TK_PERCENT: if (!b) return false; *v = a % b; return true;
-		case TK_SHL: *v = a << b; return true;
-		case TK_SHR: *v = a >> b; return true;
-		default: return false;
+	if (e->kind == N_UNARY && (e->op == TK_MINUS || e->op == TK_PLUS) && const_float(e->lhs, v)) {
+		if (e->op == TK_MINUS)
+			*v = -*v;
+		return true;
+	}
+	return false;
+}
+
+static int64_t int_min(Type *t) { return t->kind == TY_INT ? INT32_MIN : INT64_MIN; }
+static int64_t int_max(Type *t) { return t->kind == TY_INT ? INT32_MAX : INT64_MAX; }
+
+/* Fold an integer expression just checked, in the width of its type, as
+ * C would compute it.  Where C has no value (overflow, a division by zero,
+ * a shift by a negative count or by the width or more), it is an error
+ * here rather than a surprise in the generated program; the division and
+ * the shift are errors with a constant right operand alone. */
+static void fold(Node *e)
+{
+	Type *t = e->ty;
+	e->has_cval = false;
+	if (!t || !ty_is_int(t))
+		return;
+	int64_t lo = int_min(t), hi = int_max(t), a = 0, b = 0, v;
+	bool ca = false, cb = false;
+	if (e->kind == N_UNARY || e->kind == N_BINARY)
+		ca = const_int(e->lhs, &a);
+	/* x / 0 and x <<= 40 as well as 1 / 0. */
+	if (e->kind == N_BINARY || e->kind == N_ASSIGN) {
+		cb = const_int(e->rhs, &b);
+		if ((e->op == TK_SLASH || e->op == TK_PERCENT) && cb && b == 0)
+			fail(e, "division by zero");
+		if ((e->op == TK_SHL || e->op == TK_SHR) && cb && (b < 0 || b >= (t->kind == TY_INT ? 32 : 64)))
+			fail(e, "shift count %lld is %s", (long long)b, b < 0 ? "negative" :
+			     format("not less than the width of '%s' (%d bits)", ty_str(t),
+			            t->kind == TY_INT ? 32 : 64));
+	}
+	switch (e->kind) {
+	case N_INT:
+		v = e->ival;
+		break;
+	case N_NAME:
+		if (!e->sym || !e->sym->has_cval)
+			return;
+		v = e->sym->cval;
+		break;
+	case N_UNARY:
+		if (!ca)
+			return;
+		if (e->op == TK_MINUS) {
+			if (a == lo)
+				fail(e, "integer overflow in a constant expression: -(%lld) does not fit in '%s'",
+				     (long long)a, ty_str(t));
+			v = -a;
+		} else if (e->op == TK_PLUS) {
+			v = a;
+		} else if (e->op == TK_TILDE) {
+			v = ~a;
+		} else {
+			return;
 		}
+		break;
+	case N_BINARY: {
+		if (!ca || !cb)
+			return;
+		bool over = false;
+		switch (e->op) {
+		case TK_PLUS: over = __builtin_add_overflow(a, b, &v); break;
+		case TK_MINUS: over = __builtin_sub_overflow(a, b, &v); break;
+		case TK_STAR: over = __builtin_mul_overflow(a, b, &v); break;
+		case TK_SLASH:
+			over = a == lo && b == -1;
+			v = over ? 0 : a / b;
+			break;
+		case TK_PERCENT:
+			over = a == lo && b == -1;
+			v = over ? 0 : a % b;
+			break;
+		case TK_SHL:
+			if (a < 0)
+				fail(e, "left shift of the negative value %lld", (long long)a);
+			over = a > (hi >> b);
+			v = over ? 0 : (int64_t)((uint64_t)a << b);
+			break;
+		case TK_SHR: v = a >> b; break;
+		case TK_AND: v = a & b; break;
+		case TK_OR: v = a | b; break;
+		case TK_XOR: v = a ^ b; break;
+		default: return;
+		}
+		if (over || v < lo || v > hi)
+			fail(e, "integer overflow in a constant expression: %lld %s %lld does not fit in '%s'",
+			     (long long)a, ast_opname(e->op), (long long)b, ty_str(t));
+		break;
 	}
 	default:
-		return false;
+		return;
 	}
+	e->has_cval = true;
+	e->cval = v;
 }
+
+static Node *start_of(Node *e);
+
+/* A constant stored where a `to` is expected must keep its value:
+ * int x = 2147483648 is an error, as is float f = 1e39. */
+static void check_constant_fits(Node *e, Type *to)
+{
+	int64_t v;
+	double d;
+	if (ty_is_int(to) && const_int(e, &v) && (v < int_min(to) || v > int_max(to)))
+		fail(start_of(e), "the constant %lld does not fit in '%s'", (long long)v, ty_str(to));
+	/* Converting a floating value out of the target's range is undefined in C. */
+	if (ty_is_int(to) && const_float(e, &d) &&
+	    !(d > (double)int_min(to) - 1 && d < -(double)int_min(to)))
+		fail(start_of(e), "the constant %g does not fit in '%s'", d, ty_str(to));
+	if (to->kind == TY_FLOAT && const_float(e, &d) && (d > FLT_MAX || d < -FLT_MAX))
+		fail(start_of(e), "the constant %g is out of the range of 'float'", d);
+}
+
 
 static Type *resolve(TypeSpec *ts)
 {
@@ -240,11 +357,9 @@ static Type *resolve(TypeSpec *ts)
 	case TS_DOUBLE: return ty_double;
 	case TS_STRING: return ty_string;
 	case TS_NAMED: {
-		for (int i = 0; i < prog->structs.n; i++) {
-			Node *sd = prog->structs.v[i];
-			if (sd->name.len == ts->name.len && !memcmp(sd->name.p, ts->name.p, ts->name.len))
-				return ty_struct(sd);
-		}
+		Node *sd = map_get(&snames, S(ts->name));
+		if (sd)
+			return ty_struct(sd);
 		fail_ts(ts, "unknown type '%s'", S(ts->name));
 	}
 	case TS_ARRAY: {
@@ -384,8 +499,10 @@ static const char *mismatch_hint(Type *to, Node *e)
 static void expect_assignable(Node *e, Type *to, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void expect_assignable(Node *e, Type *to, const char *fmt, ...)
 {
-	if (assignable(to, e->ty))
+	if (assignable(to, e->ty)) {
+		check_constant_fits(e, to);
 		return;
+	}
 	va_list ap;
 	va_start(ap, fmt);
 	char *msg = vformat(fmt, ap);
@@ -1138,6 +1255,8 @@ static Type *check_expr_inner(Node *e)
 		Type *a = check_expr(e->lhs);
 		if (!ty_is_scalar(a))
 			fail(e, "cannot convert '%s' to '%s'", ty_str(a), ty_str(to));
+		if (ty_is_float(a))
+			check_constant_fits(e->lhs, to);
 		return to;
 	}
 	case N_INDEX: {
@@ -1185,6 +1304,7 @@ static Type *check_expr(Node *e)
 {
 	e->loop = ctx.loop;
 	e->ty = check_expr_inner(e);
+	fold(e);
 	return e->ty;
 }
 
@@ -1921,11 +2041,9 @@ static void declare_func(Node *f)
 	const char *name = S(f->name);
 	if (find_builtin(name))
 		fail(f, "'%s' is a built-in function and cannot be redefined", name);
-	for (int i = 0; i < funcs.n; i++) {
-		Sym *o = funcs.v[i];
-		if (!strcmp(o->name, name))
-			fail_note(f, format("redefinition of function '%s'", name), o->decl, "first defined here");
-	}
+	Sym *o = map_get(&fnames, name);
+	if (o)
+		fail_note(f, format("redefinition of function '%s'", name), o->decl, "first defined here");
 	Type *rt = resolve(f->ts);
 	if (ty_is_dds(rt) || (f->kind == N_EXTERN && !ty_is_scalar(rt) && rt->kind != TY_VOID &&
 	                      rt->kind != TY_STRING))
@@ -1939,6 +2057,7 @@ static void declare_func(Node *f)
 	s->cname = s->is_extern ? xstrdup(name) : format("u_%s", name);
 	f->sym = s;
 	vec_push(&funcs, s);
+	map_put(&fnames, name, s);
 	/* Parameter types, so calls before the definition can be checked. */
 	for (Node *p = f->args; p; p = p->next) {
 		Type *t = resolve(p->ts);
@@ -1972,11 +2091,9 @@ static void check_func(Node *f)
 	ctx.seqloops = 0;
 	open_scope();
 	for (Node *p = f->args; p; p = p->next) {
-		int start = (int)(intptr_t)marks.v[marks.n - 1];
-		for (int i = start; i < scope.n; i++)
-			if (!strcmp(((Sym *)scope.v[i])->name, p->sym->name))
-				fail(p, "duplicate parameter '%s'", p->sym->name);
-		vec_push(&scope, p->sym);
+		if (in_this_scope(p->sym->name))
+			fail(p, "duplicate parameter '%s'", p->sym->name);
+		scope_push(p->sym);
 	}
 	check_stmt(f->body);
 	if (f->sym->ty->kind != TY_VOID && !always_returns(f->body))
@@ -1985,16 +2102,34 @@ static void check_func(Node *f)
 	ctx = saved;
 }
 
+/* How deeply structs nest in a type: a struct's fields' types are
+ * walked recursively by every later pass. */
+static int64_t struct_depth(Type *t)
+{
+	switch (t->kind) {
+	case TY_STRUCT:
+		return t->sdecl->ival;
+	case TY_ARRAY: case TY_LIST: case TY_DVEC:
+		return struct_depth(t->elem);
+	case TY_DMAP: case TY_DMMAP: {
+		int64_t a = struct_depth(t->key), b = struct_depth(t->elem);
+		return a > b ? a : b;
+	}
+	default:
+		return 0;
+	}
+}
+
 static void check_struct(Node *sd)
 {
 	const char *name = S(sd->name);
-	for (int i = 0; i < prog->structs.n; i++) {
-		Node *o = prog->structs.v[i];
-		if (o->name.len == sd->name.len && !memcmp(o->name.p, sd->name.p, o->name.len))
-			fail_note(sd, format("redefinition of struct '%s'", name), o, "first defined here");
-	}
+	Node *o = map_get(&snames, name);
+	if (o)
+		fail_note(sd, format("redefinition of struct '%s'", name), o, "first defined here");
 	if (!sd->args)
 		fail(sd, "struct '%s' has no fields", name);
+	sd->ival = 1;           /* N_STRUCT: how deeply structs nest in it */
+	Map fields = {0};
 	for (Node *f = sd->args; f; f = f->next) {
 		Type *t = resolve(f->ts);
 		if (t->kind == TY_VOID)
@@ -2002,43 +2137,83 @@ static void check_struct(Node *sd)
 		if (ty_is_dds(t))
 			fail(f, "a struct cannot hold a '%s': a DDS cannot be inside another data structure; "
 			     "declare it as a variable of its own", ty_str(t));
-		for (Node *g = sd->args; g != f; g = g->next)
-			if (g->name.len == f->name.len && !memcmp(g->name.p, f->name.p, f->name.len))
-				fail_note(f, format("duplicate field '%s'", S(f->name)), g, "first declared here");
-		f->ty = t;
 		Sym *s = xcalloc(1, sizeof *s);
 		s->name = S(f->name);
+		Node *g = map_get(&fields, s->name);
+		if (g)
+			fail_note(f, format("duplicate field '%s'", s->name), g, "first declared here");
+		map_put(&fields, s->name, f);
+		if (struct_depth(t) >= sd->ival)
+			sd->ival = struct_depth(t) + 1;
+		if (sd->ival > AST_MAX_DEPTH)
+			fail(f, "structs nested too deeply: more than %d levels", AST_MAX_DEPTH);
+		f->ty = t;
 		s->ty = t;
 		s->cname = format("u_%s", s->name);
 		f->sym = s;
 	}
 	vec_push(&prog->structs, sd);
+	map_put(&snames, name, sd);
 }
 
 /* Functions inherit I/O and randomness from the functions they call. */
 static void propagate(void)
 {
-	bool changed = true;
-	while (changed) {
-		changed = false;
-		for (int i = 0; i < funcs.n; i++) {
+	/* Worklists over the call graph, not passes until nothing changes:
+	 * a chain of n calls took n passes over every call. */
+	int n = funcs.n;
+	Map index = {0};
+	for (int i = 0; i < n; i++)
+		map_put(&index, ((Sym *)funcs.v[i])->name, (void *)(intptr_t)(i + 1));
+	Vec *callers = xcalloc((size_t)n + 1, sizeof *callers);   /* by callee: caller, call */
+	Vec work = {0};
+	for (int i = 0; i < n; i++) {
+		Sym *f = funcs.v[i];
+		for (int j = 0; j < f->calls.n; j++) {
+			Node *c = f->calls.v[j];
+			int g = (int)(intptr_t)map_get(&index, c->sym->name) - 1;
+			if (g < 0)
+				continue;
+			vec_push(&callers[g], f);
+			vec_push(&callers[g], c);
+		}
+	}
+	/* I/O and randomness go from callee to caller. */
+	for (int what = 0; what < 2; what++) {
+		work.n = 0;
+		for (int i = 0; i < n; i++) {
 			Sym *f = funcs.v[i];
-			for (int j = 0; j < f->calls.n; j++) {
-				Node *c = f->calls.v[j];
-				Sym *g = c->sym;
-				if (g->does_io && !f->does_io) {
-					f->does_io = true;
-					f->io_site = c;
-					changed = true;
-				}
-				if (g->uses_rng && !f->uses_rng) {
+			if (what ? f->uses_rng : f->does_io)
+				vec_push(&work, (void *)(intptr_t)i);
+		}
+		while (work.n > 0) {
+			int g = (int)(intptr_t)work.v[--work.n];
+			for (int j = 0; j < callers[g].n; j += 2) {
+				Sym *f = callers[g].v[j];
+				if (what ? f->uses_rng : f->does_io)
+					continue;
+				if (what) {
 					f->uses_rng = true;
-					changed = true;
+				} else {
+					f->does_io = true;
+					f->io_site = callers[g].v[j + 1];
 				}
-				if (f->used && !g->used) {
-					g->used = true;
-					changed = true;
-				}
+				vec_push(&work, (void *)((intptr_t)map_get(&index, f->name) - 1));
+			}
+		}
+	}
+	/* Use goes from caller to callee. */
+	work.n = 0;
+	for (int i = 0; i < n; i++)
+		if (((Sym *)funcs.v[i])->used)
+			vec_push(&work, funcs.v[i]);
+	while (work.n > 0) {
+		Sym *f = work.v[--work.n];
+		for (int j = 0; j < f->calls.n; j++) {
+			Sym *g = ((Node *)f->calls.v[j])->sym;
+			if (!g->used) {
+				g->used = true;
+				vec_push(&work, g);
 			}
 		}
 	}
@@ -2066,7 +2241,13 @@ bool sema_program(Program *p)
 {
 	prog = p;
 	memset(&ctx, 0, sizeof ctx);
-	scope.n = marks.n = funcs.n = loop_calls.n = loop_of_call.n = driver_names.n = driver_syms.n = 0;
+	/* Zeroed, not just emptied: between two programs in one process
+	 * xfree_all() frees what the vectors held. */
+	Vec *vecs[] = {&scope, &marks, &funcs, &loop_calls, &loop_of_call, &driver_names, &driver_syms};
+	for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
+		*vecs[i] = (Vec){0};
+	names = fnames = driver_set = snames = (Map){0};
+	uniq = 0;
 	if (setjmp(fail_jmp))
 		return false;
 	/* Consts and structs first, in source order (a struct's array sizes may

@@ -14,27 +14,65 @@ static Type t_string = {.kind = TY_STRING, .cname = "sap_str", .mangle = "string
 Type *ty_void = &t_void, *ty_bool = &t_bool, *ty_int = &t_int, *ty_long = &t_long,
      *ty_float = &t_float, *ty_double = &t_double, *ty_string = &t_string;
 
-static Type *interned;
+/* Interned types in a hash table, so a program with thousands of types
+ * does not take quadratic time. */
+static Type **table;
+static int ntypes, cap;
 
 void ty_reset(void)
 {
-	interned = NULL;
+	table = NULL;
+	ntypes = cap = 0;
+}
+
+static unsigned type_hash(TypeKind k, Type *elem, Type *key, int64_t len, Node *sdecl)
+{
+	uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15u;
+	h = (h ^ (uintptr_t)elem) * 0x9E3779B97F4A7C15u;
+	h = (h ^ (uintptr_t)key) * 0x9E3779B97F4A7C15u;
+	h = (h ^ (uint64_t)len) * 0x9E3779B97F4A7C15u;
+	h = (h ^ (uintptr_t)sdecl) * 0x9E3779B97F4A7C15u;
+	return (unsigned)(h >> 32);
+}
+
+static void table_add(Type *t)
+{
+	unsigned m = (unsigned)cap - 1;
+	unsigned i = type_hash(t->kind, t->elem, t->key, t->len, t->sdecl) & m;
+	while (table[i])
+		i = (i + 1) & m;
+	table[i] = t;
 }
 
 static Type *intern(TypeKind k, Type *elem, Type *key, int64_t len, Node *sdecl)
 {
-	for (Type *t = interned; t; t = t->link)
-		if (t->kind == k && t->elem == elem && t->key == key && t->len == len &&
-		    t->sdecl == sdecl)
-			return t;
+	if (cap) {
+		unsigned m = (unsigned)cap - 1;
+		for (unsigned i = type_hash(k, elem, key, len, sdecl) & m; table[i]; i = (i + 1) & m) {
+			Type *t = table[i];
+			if (t->kind == k && t->elem == elem && t->key == key && t->len == len &&
+			    t->sdecl == sdecl)
+				return t;
+		}
+	}
+	if (2 * (ntypes + 1) > cap) {
+		Type **old = table;
+		int ocap = cap;
+		cap = cap ? 2 * cap : 64;
+		table = xcalloc((size_t)cap, sizeof *table);
+		for (int i = 0; i < ocap; i++)
+			if (old[i])
+				table_add(old[i]);
+		xfree(old);
+	}
 	Type *t = xcalloc(1, sizeof *t);
 	t->kind = k;
 	t->elem = elem;
 	t->key = key;
 	t->len = len;
 	t->sdecl = sdecl;
-	t->link = interned;
-	interned = t;
+	table_add(t);
+	ntypes++;
 	switch (k) {
 	case TY_ARRAY:
 		t->mangle = format("%s_%lld", elem->mangle, (long long)len);

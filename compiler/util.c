@@ -1,6 +1,9 @@
 /* util.c: allocation that cannot fail, strings, buffers, file reading.
- * The compiler is a short-lived process: it does not free its AST. */
+ * The compiler is a short-lived process: it does not free its AST one
+ * node at a time, but xfree_all() releases everything at once. */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,20 +15,76 @@ static void oom(void)
 	exit(1);
 }
 
+/* Every block is on one list, so that a process compiling many programs
+ * (the fuzz target) can release a whole compilation at once. */
+typedef union Hdr {
+	struct {
+		union Hdr *prev, *next;
+	} l;
+	max_align_t align;
+} Hdr;
+static Hdr live = {.l = {&live, &live}};
+
+static void *link_block(Hdr *h)
+{
+	h->l.prev = &live;
+	h->l.next = live.l.next;
+	live.l.next->l.prev = h;
+	live.l.next = h;
+	return h + 1;
+}
+
+static void unlink_block(Hdr *h)
+{
+	h->l.prev->l.next = h->l.next;
+	h->l.next->l.prev = h->l.prev;
+}
+
 void *xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
+	n = n ? n : 1;
+	size = size ? size : 1;
+	if (n > (SIZE_MAX - sizeof(Hdr)) / size)
 		oom();
-	return p;
+	Hdr *h = calloc(1, sizeof(Hdr) + n * size);
+	if (!h)
+		oom();
+	return link_block(h);
 }
 
 void *xrealloc(void *p, size_t size)
 {
-	p = realloc(p, size ? size : 1);
 	if (!p)
+		return xcalloc(1, size);
+	if (size > SIZE_MAX - sizeof(Hdr))
 		oom();
-	return p;
+	Hdr *h = (Hdr *)p - 1;
+	unlink_block(h);
+	Hdr *q = realloc(h, sizeof(Hdr) + (size ? size : 1));
+	if (!q) {
+		link_block(h);
+		oom();
+	}
+	return link_block(q);
+}
+
+void xfree(void *p)
+{
+	if (!p)
+		return;
+	Hdr *h = (Hdr *)p - 1;
+	unlink_block(h);
+	free(h);
+}
+
+void xfree_all(void)
+{
+	for (Hdr *h = live.l.next; h != &live;) {
+		Hdr *next = h->l.next;
+		free(h);
+		h = next;
+	}
+	live.l.prev = live.l.next = &live;
 }
 
 char *xstrndup(const char *s, size_t n)
@@ -91,7 +150,7 @@ void buf_printf(Buf *b, const char *fmt, ...)
 	char *s = vformat(fmt, ap);
 	va_end(ap);
 	buf_puts(b, s);
-	free(s);
+	xfree(s);
 }
 
 void vec_push(Vec *v, void *p)
@@ -101,6 +160,53 @@ void vec_push(Vec *v, void *p)
 		v->v = xrealloc(v->v, v->cap * sizeof *v->v);
 	}
 	v->v[v->n++] = p;
+}
+
+static unsigned hash_str(const char *s, size_t n)
+{
+	unsigned h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+void *map_getn(const Map *m, const char *key, size_t n)
+{
+	if (!m->cap)
+		return NULL;
+	unsigned mask = (unsigned)m->cap - 1;
+	for (unsigned i = hash_str(key, n) & mask; m->keys[i]; i = (i + 1) & mask)
+		if (strncmp(m->keys[i], key, n) == 0 && !m->keys[i][n])
+			return m->vals[i];
+	return NULL;
+}
+
+void *map_get(const Map *m, const char *key)
+{
+	return map_getn(m, key, strlen(key));
+}
+
+void map_put(Map *m, const char *key, void *val)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		Map g = {.cap = m->cap ? 2 * m->cap : 64};
+		g.keys = xcalloc((size_t)g.cap, sizeof *g.keys);
+		g.vals = xcalloc((size_t)g.cap, sizeof *g.vals);
+		for (int i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				map_put(&g, m->keys[i], m->vals[i]);
+		xfree(m->keys);
+		xfree(m->vals);
+		*m = g;
+	}
+	unsigned i = hash_str(key, strlen(key)) & (unsigned)(m->cap - 1);
+	while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+		i = (i + 1) & (unsigned)(m->cap - 1);
+	if (!m->keys[i]) {
+		m->keys[i] = key;
+		m->n++;
+	}
+	m->vals[i] = val;
 }
 
 /* The whole file, NUL-terminated; NULL with errno set on failure. */
@@ -124,7 +230,7 @@ char *read_file(const char *path, size_t *len)
 	int err = ferror(f);
 	fclose(f);
 	if (err) {
-		free(b.s);
+		xfree(b.s);
 		errno = EIO;
 		return NULL;
 	}

@@ -20,7 +20,9 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wunused-variable"
 #define YYNOERRORRECOVERY 1
-#define YYSTACKDEPTH 1000
+/* Roomy enough that the tree's depth limit (AST_MAX_DEPTH), with its
+ * clear message, is met first. */
+#define YYSTACKDEPTH (16 * AST_MAX_DEPTH)
 }
 
 %syntax_error { ast_syntax_error(p, TOKEN); }
@@ -222,37 +224,51 @@ arglist(A) ::= expr(E).                                     { A = E; }
 arglist(A) ::= arglist(L) COMMA expr(E).                    { A = ast_append(L, E); }
 
 %code {
-/* Feed tokens of the given kinds (all at t) to a copy of the parser: does
- * it take them all without a syntax error?  For the messages of syntax
- * errors, which suggest the token that would let the parse go on. */
-static int trial_parse(void *parser, const int *kinds, int n, Tok t)
+/* Feed tokens of the given kinds to a simulation of the parser from its
+ * current state: does it take them all without a syntax error?  For the
+ * messages of syntax errors, which suggest the token that would let the
+ * parse go on.  Only the automaton's states move: no action runs, so a
+ * trial cannot touch the syntax tree (a trial reduction through
+ * `arglist ::= arglist COMMA expr` once linked a node to itself). */
+static int trial_parse(void *parser, const int *kinds, int n)
 {
 	yyParser *orig = parser;
-	yyParser *cp = malloc(sizeof *cp);
-	memcpy(cp, orig, sizeof *cp);
-	cp->yytos = cp->yystack + (orig->yytos - orig->yystack);
-	cp->yystackEnd = &cp->yystack[YYSTACKDEPTH - 1];
-	Program *pp = cp->p;
-	bool saved = pp->failed;
-	pp->trial = true;
-	pp->trial_failed = false;
-	for (int i = 0; i < n && !pp->trial_failed; i++) {
-		Tok x = t;
-		x.kind = kinds[i];
-		SapParse(cp, kinds[i], x, pp);
+	YYACTIONTYPE st[YYSTACKDEPTH];
+	int top = (int)(orig->yytos - orig->yystack);
+	for (int i = 0; i <= top; i++)
+		st[i] = orig->yystack[i].stateno;
+	for (int i = 0; i < n; i++) {
+		YYACTIONTYPE act = st[top];
+		for (;;) {
+			act = yy_find_shift_action((YYCODETYPE)kinds[i], act);
+			if (act >= YY_MIN_REDUCE) {
+				unsigned rule = act - YY_MIN_REDUCE;
+				int size = yyRuleInfoNRhs[rule];
+				if (size == 0 && top >= YYSTACKDEPTH - 1)
+					return 0;
+				top += size;
+				act = yy_find_reduce_action(st[top], (YYCODETYPE)yyRuleInfoLhs[rule]);
+				st[++top] = act;
+			} else if (act <= YY_MAX_SHIFTREDUCE) {
+				if (top >= YYSTACKDEPTH - 1)
+					return 0;
+				if (act > YY_MAX_SHIFT)
+					act += YY_MIN_REDUCE - YY_MIN_SHIFTREDUCE;
+				st[++top] = act;
+				break;
+			} else {
+				return act == YY_ACCEPT_ACTION;
+			}
+		}
 	}
-	int ok = !pp->trial_failed;
-	pp->trial = false;
-	pp->failed = saved;
-	free(cp);
-	return ok;
+	return 1;
 }
 
 /* Would the parser accept `extra` and then `t` in its current state? */
 int parse_would_accept(void *parser, int extra, Tok t)
 {
 	int kinds[] = {extra, t.kind};
-	return trial_parse(parser, kinds, 2, t);
+	return trial_parse(parser, kinds, 2);
 }
 
 /* Copy the state of parser src, parsing for p, into dst (both from
@@ -272,6 +288,7 @@ void parse_copy(void *dst, void *src, Program *p)
 /* Would the parser accept a token of this kind in its current state? */
 int parse_would_shift(void *parser, int kind, Tok t)
 {
-	return trial_parse(parser, &kind, 1, t);
+	(void)t;
+	return trial_parse(parser, &kind, 1);
 }
 }

@@ -24,14 +24,15 @@ void lex_init(Lexer *lx, SrcFile *f)
 	memset(lx, 0, sizeof *lx);
 	lx->file = f;
 	lx->cur = f->text;
+	/* A UTF-8 byte-order mark, as some editors write: not part of the program. */
+	if (f->len >= 3 && !memcmp(f->text, "\xEF\xBB\xBF", 3))
+		lx->cur += 3;
 	lx->lim = f->text + f->len;
 }
 
 static int lineno(Lexer *lx, const char *p)
 {
-	int line, col;
-	diag_linecol(lx->file, (int)(p - lx->file->text), &line, &col);
-	return line;
+	return diag_line(lx->file, (int)(p - lx->file->text));
 }
 
 /* A "///" comment documents the declaration on the line below it, or,
@@ -69,18 +70,15 @@ const char *lex_doc_for(Lexer *lx, int line)
 		DocComment *d = lx->docs.v[i];
 		if (d->trailing ? d->line == line : d->line == line - 1)
 			return d->text;
+		if (d->line < line - 1)         /* in line order: none before it fits */
+			break;
 	}
 	return NULL;
 }
 
 static int is_typename(Lexer *lx, const char *p, int len)
 {
-	for (int i = 0; i < lx->typenames.n; i++) {
-		const char *s = lx->typenames.v[i];
-		if ((int)strlen(s) == len && memcmp(s, p, len) == 0)
-			return 1;
-	}
-	return 0;
+	return map_getn(&lx->typeset, p, (size_t)len) != NULL;
 }
 
 static int error_at(Lexer *lx, const char *p, const char *msg)
@@ -115,9 +113,14 @@ loop:
 	}
 	"//" [^\n\x00]* { lx->cur = (const char *)YYCURSOR; goto loop; }
 	"/*" {
-		const char *e = strstr((const char *)YYCURSOR, "*/");
-		if (!e || e >= lx->lim)
+		/* memmem, not strstr: a NUL byte inside is an error of its own. */
+		const char *b = (const char *)YYCURSOR;
+		const char *e = memmem(b, (size_t)(lx->lim - b), "*/", 2);
+		if (!e)
 			return error_at(lx, (const char *)start, "unterminated comment: '/*' has no matching '*/'");
+		const char *nul = memchr(b, 0, (size_t)(e - b));
+		if (nul)
+			return error_at(lx, nul, "stray NUL byte in the source");
 		lx->cur = e + 2;
 		goto loop;
 	}
@@ -156,8 +159,11 @@ loop:
 	ident {
 		if (lx->prev != TK_STRUCT && is_typename(lx, (const char *)start, (int)(YYCURSOR - start)))
 			TOK(TK_TYPENAME);
-		if (lx->prev == TK_STRUCT)
-			vec_push(&lx->typenames, xstrndup((const char *)start, YYCURSOR - start));
+		if (lx->prev == TK_STRUCT) {
+			char *name = xstrndup((const char *)start, YYCURSOR - start);
+			vec_push(&lx->typenames, name);
+			map_put(&lx->typeset, name, name);
+		}
 		TOK(TK_IDENT);
 	}
 	float [fF]? { TOK(TK_FLOATLIT); }
@@ -168,6 +174,11 @@ loop:
 		return -1;
 	}
 	"\"" ([^"\\\n\x00] | "\\" [^\n\x00])* "\"" { TOK(TK_STRLIT); }
+	"\"" ([^"\\\n\x00] | "\\" [^\n\x00])* "\\"? "\x00" {
+		if ((const char *)YYCURSOR - 1 < lx->lim)
+			return error_at(lx, (const char *)YYCURSOR - 1, "NUL byte in a string; write \\0");
+		return error_at(lx, (const char *)start, "unterminated string: '\"' has no closing '\"' on this line");
+	}
 	"\"" {
 		return error_at(lx, (const char *)start, "unterminated string: '\"' has no closing '\"' on this line");
 	}

@@ -32,6 +32,20 @@ compile_tests = \
 	tests/compile/blas-async.sap \
 	tests/compile/blas-row-type.sap \
 	tests/compile/break-in-parallel-loop.sap \
+	tests/compile/byte-order-mark.sap \
+	tests/compile/const-array-size-overflow.sap \
+	tests/compile/const-compound-division.sap \
+	tests/compile/const-compound-shift.sap \
+	tests/compile/const-division-by-zero.sap \
+	tests/compile/const-float-range.sap \
+	tests/compile/const-float-to-int.sap \
+	tests/compile/const-float32-literal.sap \
+	tests/compile/const-float32-range.sap \
+	tests/compile/const-fold-overflow.sap \
+	tests/compile/const-int-too-large.sap \
+	tests/compile/const-long-overflow.sap \
+	tests/compile/const-shift-negative.sap \
+	tests/compile/const-shift-width.sap \
 	tests/compile/dds-in-dds.sap \
 	tests/compile/dds-in-function.sap \
 	tests/compile/dds-in-loop-body.sap \
@@ -68,6 +82,8 @@ compile_tests = \
 	tests/compile/nested-async.sap \
 	tests/compile/nested-sync-in-async.sap \
 	tests/compile/non-constant-array-size.sap \
+	tests/compile/nul-in-comment.sap \
+	tests/compile/nul-in-string.sap \
 	tests/compile/parallel-loop-in-function.sap \
 	tests/compile/param-named-seed.sap \
 	tests/compile/param-non-constant-default.sap \
@@ -107,6 +123,8 @@ compile_tests = \
 	tests/compile/sync-unknown-option.sap \
 	tests/compile/to-double-not-string.sap \
 	tests/compile/unclosed-brace.sap \
+	tests/compile/unclosed-call-at-eof.sap \
+	tests/compile/unclosed-paren-in-args.sap \
 	tests/compile/undefined-function.sap \
 	tests/compile/undefined-name-plain.sap \
 	tests/compile/undefined-name.sap \

@@ -24,7 +24,8 @@ trap 'rm -rf "$tmp"' EXIT
 case $kind in
 compile)
 	# Run from the test's directory so messages name "X.sap".
-	(cd "$dir" && "$SAPC" -fsyntax-only "$name.sap") >"$tmp/out" 2>&1
+	# A time limit, so that a compiler that never ends fails the test.
+	(cd "$dir" && timeout 120 "$SAPC" -fsyntax-only "$name.sap") >"$tmp/out" 2>&1
 	rc=$?
 	if [ $rc -ne 1 ]; then
 		echo "FAIL: sapc exited with $rc, expected 1"
