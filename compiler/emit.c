@@ -792,8 +792,8 @@ static const char *numtype_of(Type *t)
 			}
 			while (k-- > 0)
 				PUSH(ft[k], off + fo[k]);
-			free(fo);
-			free(ft);
+			xfree(fo);
+			xfree(ft);
 			continue;
 		}
 		int64_t es = ty_csize(u);
@@ -815,9 +815,9 @@ static const char *numtype_of(Type *t)
 	           "_Static_assert(sizeof(%s) == %lld, \"the layout of %s\");\n", name, ct, nr,
 	           ct, ct, (long long)ty_csize(t), ct);
 	buf_puts(&E->types, out.s);
-	free(runs);
-	free(ts);
-	free(offs);
+	xfree(runs);
+	xfree(ts);
+	xfree(offs);
 	return format("&%s", name);
 }
 
