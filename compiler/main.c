@@ -296,13 +296,15 @@ int main(int argc, char **argv)
 		return 0;
 
 	/* -ffp-contract=off: no fused multiply-add, so a program gives the same
-	 * bits as its serial C twin on every machine. */
+	 * bits as its serial C twin on every machine.  -fwrapv: integer
+	 * overflow wraps around, as sap(7) says, instead of being undefined
+	 * behaviour the C compiler may optimise on. */
 	const char *target = out ? out : compile_only ? format("%s.o", base) : base;
 	/* SAPC_CFLAGS goes through the shell as it is, like CFLAGS in make. */
 	const char *envflags = getenv("SAPC_CFLAGS");
 	if (envflags && *envflags)
 		buf_printf(&ccflags, " %s", envflags);
-	char *cmd = format("%s -std=c11 -ffp-contract=off %s%s%s%s -I%s%s %s%s -o %s%s%s", cc(), opt,
+	char *cmd = format("%s -std=c11 -ffp-contract=off -fwrapv %s%s%s%s -I%s%s %s%s -o %s%s%s", cc(), opt,
 	                   debug ? " -g" : "", *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS,
 	                   shell_quote(include_dir()), ccflags.s,
 	                   compile_only ? "-c " : "", shell_quote(cpath), shell_quote(target),

@@ -19,6 +19,7 @@ run_tests = \
 	tests/run/holders-ranks.sh \
 	tests/run/idx2txt.sh \
 	tests/run/index-error.sap \
+	tests/run/int-wrap.sap \
 	tests/run/load-error.sap \
 	tests/run/libsvm.sh \
 	tests/run/layout-ranks.sh \
@@ -54,7 +55,7 @@ run_tests = \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
-	tests/run/accumulate.out tests/run/map-keys.out tests/run/strings-ranks.out \
+	tests/run/accumulate.out tests/run/int-wrap.out tests/run/map-keys.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.awk \
 	tests/run/slice-bounds.out tests/run/slice-bounds.args \
 	tests/run/elem-types.out tests/run/reduce-grid.gen tests/run/cond-access.out \

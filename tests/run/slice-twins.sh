@@ -33,7 +33,10 @@ for seed in 4 6 17 26 27 28 33 40; do
 	p="$tmp/t$seed"
 	awk -v seed="$seed" -f "$top_srcdir/tests/run/slice-twins.awk" >"$p.sap" ||
 		fail "seed $seed: generator failed"
-	if ! "$SAPC" -O1 -o "$p" "$p.sap" >"$p.log" 2>&1; then
+	# The generator declares locals it never reads, as a user might: their
+	# warnings are the program's, not sapc's.
+	if ! SAPC_CFLAGS="${SAPC_CFLAGS:-} -Wno-unused-variable -Wno-unused-but-set-variable" \
+		"$SAPC" -O1 -o "$p" "$p.sap" >"$p.log" 2>&1; then
 		grep -q 'error: the key of' "$p.log" || { cat "$p.log"; fail "seed $seed: sapc failed"; }
 		continue
 	fi
