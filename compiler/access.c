@@ -2327,7 +2327,7 @@ bool acc_program(Program *p, bool explain)
 	explain_mode = explain;
 	/* Zeroed, not just emptied: between two programs in one process
 	 * xfree_all() frees what the vectors held. */
-	units = ctls = jumps = ctrl = sync_only = (Vec){0};
+	units = ctls = jumps = ctrl = sync_only = taints = (Vec){0};
 	for (int i = 0; i < p->loops.n; i++) {
 		Node *l = p->loops.v[i];
 		analyse(l);

@@ -2005,6 +2005,9 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	Emitter em = {0};
 	E = &em;
 	stable_done = stable_modes = (Map){0};  /* their memory went with the last program's */
+	spec_open = (Vec){0};
+	slice_depth = 0;
+	slice_volatile = false;
 	E->prog = p;
 	E->opts = o;
 	buf_puts(&E->types, "");
