@@ -2229,6 +2229,16 @@ bool acc_reads_own(LoopInfo *l, Sym *d)
 	       every_access(l, d, reads_own);
 }
 
+static bool is_static(const Access *a)
+{
+	return !a->dynamic;
+}
+
+bool acc_no_slice(LoopInfo *l, Sym *d)
+{
+	return l->verdict != VD_SYNC && every_access(l, d, is_static);
+}
+
 bool acc_by_index(LoopInfo *l, Sym *d)
 {
 	return ty_is_flat(d->ty->elem) && acc_reads_own(l, d);

@@ -1753,7 +1753,7 @@ static void parallel(Node *s)
 			for (int k = 0; k < li->slice_reads.n; k++)
 				reads |= li->slice_reads.v[k] == d;
 			bool dv = d->ty->kind == TY_DVEC;
-			emit_line(s, "\t{%s, %s%s, %s%s, %s, %s, %s, %s, %s, %s, %s, %s, %s},",
+			emit_line(s, "\t{%s, %s%s, %s%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s},",
 			          emit_cstr(d->name, strlen(d->name)), dv ? "&" : "", dv ? d->cname : "NULL",
 			          dv ? "" : "&", dv ? "NULL" : d->cname, modes[m],
 			          acc_is_accum(li, d) ? "true" : "false", reads ? "true" : "false",
@@ -1761,13 +1761,14 @@ static void parallel(Node *s)
 			          ty_is_flat(d->ty->elem) ? "true" : "false", d->parted ? "true" : "false",
 			          acc_reads_own(li, d) ? "true" : "false",
 			          acc_dv_recorded(li, d) ? "true" : "false",
-			          acc_at_key(li, d) ? "true" : "false");
+			          acc_at_key(li, d) ? "true" : "false",
+			          acc_no_slice(li, d) ? "true" : "false");
 			if (m & ACC_WRITE)
 				vec_push(&wr, d);
 		}
 		if (!li->dds.n)
 			emit_line(s, "\t{NULL, NULL, NULL, SAP_READ, false, false, false, true, false, false, "
-			          "false, false},");
+			          "false, false, false},");
 		emit_line(s, "};");
 		int naff = 0;
 		Buf aff = {0};

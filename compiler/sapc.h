@@ -503,6 +503,8 @@ bool acc_reads_own(LoopInfo *li, Sym *d);
 bool acc_at_key(LoopInfo *li, Sym *d);
 /* Does the read slice of li record every access of d? */
 bool acc_dv_recorded(LoopInfo *li, Sym *d);
+/* Every access of d in li is static: its slice records none. */
+bool acc_no_slice(LoopInfo *li, Sym *d);
 /* What the slice of an included control node c evaluates: a loop's
  * condition (or the part of it that implies the rest), an if's then
  * guard (NULL: always), or with skip, when an if's else branch is not

@@ -188,6 +188,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	 * the rest, the buffers' first touch included, planning. */
 	double t0 = sap_now(), slicing;
 	sap_layout_make(&st->layout, spec, T, sap_cfg.blocks);
+	sap_layout_weigh(&st->layout, spec, env, lo, hi, threads, ranks);
 	if (st->bufcap < n) {
 		free(st->ids);
 		free(st->order);

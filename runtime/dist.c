@@ -197,7 +197,7 @@ static void start_early(sap_dist *d, const sap_plan *p, const sap_async_spec *sp
 	for (int64_t r = 0; r + 1 < R; r++) {
 		uint64_t in = 0;
 		for (int k = 0; k < spec->ndds; k++)
-			for (int64_t b = d->base[k]; b < d->base[k + 1]; b++)
+			for (int64_t b = d->base[k]; !ly->d[k].own && b < d->base[k + 1]; b++)
 				for (uint64_t x = d->incoming[r * W + b]; x; x &= x - 1) {
 					int64_t key = (b - d->base[k]) * 64 + __builtin_ctzll(x);
 					uint64_t bit = sap_rec_bit(&ly->d[k], key);

@@ -7,40 +7,69 @@
  * allocation while the slice runs.  The full list of keys is needed only
  * to lock keys and to check a plan, which log them (sap_recon_log).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <mpi.h>
 #include "sap-int.h"
 
-/* Granules of up to GRANULE_BYTES, but at least GRANULES per block, or a
- * hash of too few granules would balance the blocks poorly.  Rows of one
- * worker interleaved with another's would share the cache lines at their
- * ends, and the adjacent lines that the hardware prefetches, with the
- * other worker, which is writing them; and on several ranks, the pages
- * that hold them, which then take memory on both (sap_dv_trim): granules
- * of many pages share few. */
-enum { GRANULE_BYTES = 65536, GRANULES = 256 };
+/* A dvector's keys fall into at most this many granules, the unit of the
+ * table that maps them to blocks: 64 KiB of table per DDS, which stays
+ * in cache while the slice runs. */
+enum { GRANULES = 65536 };
 
 /* Fine blocks per block: enough that dealing them out evens the load,
  * few enough that masks stay few and planning cheap. */
 enum { FINE = 8 };
 
-static uint32_t granule_shift(const sap_dvec *v, int B)
+/* Iterations whose keys are sampled to weigh the granules: a quarter of
+ * them, up to this many. */
+enum { SAMPLE = 65536 };
+
+/* Is every access of written DDS k the iteration's own key a i + b? */
+static bool own_key(const sap_async_spec *spec, int k)
 {
-	uint32_t s = 0;
-	while (s < 30 && (v->elsize << (s + 1)) <= GRANULE_BYTES &&
-	       (v->n >> (s + 1)) >= (int64_t)GRANULES * B)
-		s++;
-	return s;
+	const sap_dds *d = &spec->dds[k];
+	if (!d->no_slice || !d->dv)
+		return false;
+	const sap_affine *first = NULL;
+	for (int q = 0; q < spec->naffine; q++) {
+		const sap_affine *a = &spec->affine[q];
+		if (a->dds != k)
+			continue;
+		if (!first)
+			first = a;
+		if (a->a != first->a || a->b != first->b)
+			return false;
+	}
+	return first && first->a != 0;
+}
+
+/* The granule table of the cuts of d, a dvector of n keys. */
+static void fill_table(const sap_rec_dds *d, uint8_t *tab, int64_t n)
+{
+	int64_t ng = (int64_t)(d->max >> d->shift) + 1;
+	uint32_t b = 0;
+	for (int64_t g = 0; g < ng; g++) {
+		int64_t first = g << d->shift, last = ((g + 1) << d->shift) - 1;
+		if (last > n - 1)
+			last = n - 1;
+		while (b + 1 < d->nblk && d->cut[b + 1] <= first)
+			b++;
+		tab[g] = b + 1 < d->nblk && d->cut[b + 1] <= last ? SAP_SPLIT : (uint8_t)b;
+	}
 }
 
 bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int blocks)
 {
+	memset(ly, 0, sizeof *ly);
 	ly->ndds = spec->ndds;
 	ly->d = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *ly->d);
-	ly->nparts = 0;
+	ly->tabs = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *ly->tabs);
+	ly->cuts = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *ly->cuts);
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
-		if ((d->mode & SAP_WRITE) && !d->accumulate)
+		if ((d->mode & SAP_WRITE) && !d->accumulate && !own_key(spec, k))
 			ly->nparts++;
 	}
 	ly->B = 0;
@@ -62,25 +91,207 @@ bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int bloc
 		if (!(d->mode & SAP_WRITE) || d->accumulate)
 			continue;
 		sap_rec_dds *rd = &ly->d[k];
+		rd->max = d->dv ? (uint64_t)d->dv->n - 1 : UINT64_MAX;
+		if (own_key(spec, k)) {
+			rd->own = true;
+			rd->nblk = d->dv->n > 0;
+			continue;
+		}
+		ly->part[part] = k;
 		ly->bytes[part] = d->dv ? (double)d->dv->n * (double)d->dv->elsize :
 		                  d->dm ? (double)sap_dm_size(d->dm) : 0;
 		rd->base = (uint32_t)(part++ * ly->F);
 		rd->nblk = (uint32_t)ly->F;
-		rd->max = UINT64_MAX;
 		if (d->dv) {
 			/* An empty dvector has no key to conflict on. */
-			if (d->dv->n == 0)
+			if (d->dv->n == 0) {
 				rd->nblk = 0;
-			rd->max = (uint64_t)d->dv->n - 1;
-			rd->shift = granule_shift(d->dv, ly->B);
+				continue;
+			}
+			while ((rd->max >> rd->shift) + 1 > GRANULES)
+				rd->shift++;
+			int64_t ng = (int64_t)(rd->max >> rd->shift) + 1;
+			ly->tabs[k] = sap_xmalloc((size_t)ng);
+			ly->cuts[k] = sap_xmalloc(((size_t)ly->F + 1) * sizeof **ly->cuts);
+			for (int b = 0; b <= ly->F; b++)
+				ly->cuts[k][b] = (int64_t)((unsigned __int128)b * (uint64_t)d->dv->n / (uint64_t)ly->F);
+			rd->tab = ly->tabs[k];
+			rd->cut = ly->cuts[k];
+			fill_table(rd, ly->tabs[k], d->dv->n);
 		}
 	}
 	return true;
 }
 
+static int by_key(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* Cut keys 0 .. n - 1 into F contiguous blocks of about equal weight, a
+ * key's weight being its count among the sampled keys key[0 .. m)
+ * (ascending) plus an even prior: each block takes keys until it has
+ * its share of what is left, so a key heavier than a share is a block of
+ * its own and the rest is shared evenly by the blocks after it. */
+static void cut_keys(int64_t *cut, int F, int64_t n, const int64_t *key, int64_t m)
+{
+	/* A fifth of the weight spread evenly: keys the sample missed are
+	 * not all free. */
+	double prior = (double)m / (4.0 * (double)n);
+	double left = (double)m + prior * (double)n;
+	int64_t k = 0, q = 0;
+	cut[0] = 0;
+	for (int b = 0; b < F - 1; b++) {
+		double share = left / (F - b), have = 0;
+		/* Leave a key for each block after this one, when there are. */
+		int64_t last = n - (F - 1 - b);
+		while (k < n && k < last) {
+			int64_t next = q < m ? key[q] : n;
+			/* The keys before the next sampled one weigh the prior. */
+			if (next > k) {
+				double gap = prior * (double)(next - k);
+				if (have + gap >= share) {
+					int64_t take = (int64_t)ceil((share - have) / prior);
+					take = take < 1 ? 1 : take;
+					take = take > last - k ? last - k : take;
+					have += prior * (double)take;
+					k += take;
+					break;
+				}
+				int64_t stop = next < last ? next : last;
+				have += prior * (double)(stop - k);
+				k = stop;
+				continue;
+			}
+			int64_t c = 0;
+			while (q < m && key[q] == k) {
+				c++;
+				q++;
+			}
+			double w = (double)c + prior;
+			/* Stop before a key that overshoots the share by more than
+			 * the block falls short without it. */
+			if (have > 0 && have + w - share > share - have) {
+				q -= c;
+				break;
+			}
+			have += w;
+			k++;
+			if (have >= share)
+				break;
+		}
+		cut[b + 1] = k;
+		left -= have;
+	}
+	cut[F] = n;
+}
+
+void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int64_t lo,
+                      int64_t hi, int threads, bool ranks)
+{
+	int64_t n = hi - lo;
+	bool any = false;
+	for (int p = 0; p < ly->nparts; p++)
+		any |= ly->tabs[ly->part[p]] != NULL;
+	if (!any || n <= 0 || !spec->slice)
+		return;
+	/* One iteration of each of S equal strides, at a pseudo-random
+	 * place in it, so that a period in the data does not alias; over
+	 * ranks each rank slices those of its share and every rank gets all
+	 * the keys, so that every rank cuts the same blocks whatever the
+	 * number of ranks. */
+	int64_t S = n / 4 < SAMPLE ? n / 4 : SAMPLE;
+	if (S < 1)
+		S = 1;
+	int64_t a = lo, b = hi;
+	if (ranks) {
+		int me = sap_rank(), T = sap_nranks() * threads;
+		a = sap_chunk(lo, hi, T, me * threads);
+		b = sap_chunk(lo, hi, T, (me + 1) * threads);
+	}
+	int64_t *idx = sap_xmalloc((size_t)S * sizeof *idx), m = 0;
+	for (int64_t q = 0; q < S; q++) {
+		int64_t x = (int64_t)((unsigned __int128)q * (uint64_t)n / (uint64_t)S);
+		int64_t y = (int64_t)((unsigned __int128)(q + 1) * (uint64_t)n / (uint64_t)S);
+		int64_t i = lo + x + (int64_t)(sap_key_block(q, UINT32_MAX) % (uint64_t)(y - x));
+		if (i >= a && i < b)
+			idx[m++] = i;
+	}
+	sap_keylog log = { 0 };
+	if (m)
+		sap_recon_log(spec, ly, env, idx, m, &log, threads);
+	free(idx);
+	/* Part p's keys, then its count, per part. */
+	int64_t nk = 0, cnt[64] = { 0 };
+	int64_t *keys = sap_xmalloc((size_t)(log.n ? log.n : 1) * sizeof *keys);
+	for (int p = 0; p < ly->nparts; p++)
+		for (int64_t q = 0; q < log.n; q++)
+			if (log.v[q].dds == ly->part[p] && ly->tabs[ly->part[p]]) {
+				keys[nk++] = log.v[q].key;
+				cnt[p]++;
+			}
+	sap_keylog_free(&log);
+	if (ranks) {
+		int P = sap_nranks();
+		int64_t *all = sap_xmalloc((size_t)P * 64 * sizeof *all);
+		MPI_Allgather(cnt, 64, MPI_INT64_T, all, 64, MPI_INT64_T, MPI_COMM_WORLD);
+		/* Gathered part by part, so that each part's keys are
+		 * together. */
+		int64_t tot = 0;
+		for (int r = 0; r < P; r++)
+			for (int p = 0; p < 64; p++)
+				tot += all[r * 64 + p];
+		int64_t *every = sap_xmalloc((size_t)(tot ? tot : 1) * sizeof *every);
+		int *rc = sap_xmalloc((size_t)P * sizeof *rc), *rd = sap_xmalloc((size_t)P * sizeof *rd);
+		int64_t at = 0, from = 0;
+		for (int p = 0; p < ly->nparts; p++) {
+			int64_t off = 0;
+			for (int r = 0; r < P; r++) {
+				if (all[r * 64 + p] > INT32_MAX || at + off > INT32_MAX)
+					sap_fatal(NULL, "internal error: too many sampled keys");
+				rc[r] = (int)all[r * 64 + p];
+				rd[r] = (int)(at + off);
+				off += all[r * 64 + p];
+			}
+			MPI_Allgatherv(keys + from, (int)cnt[p], MPI_INT64_T, every, rc, rd, MPI_INT64_T,
+			               MPI_COMM_WORLD);
+			from += cnt[p];
+			cnt[p] = off;
+			at += off;
+		}
+		free(keys);
+		free(all);
+		free(rc);
+		free(rd);
+		keys = every;
+	}
+	int64_t from = 0;
+	for (int p = 0; p < ly->nparts; p++) {
+		int k = ly->part[p];
+		int64_t *kp = keys + from;
+		from += cnt[p];
+		if (!ly->tabs[k] || !cnt[p])
+			continue;
+		qsort(kp, (size_t)cnt[p], sizeof *kp, by_key);
+		const sap_dvec *v = spec->dds[k].dv;
+		cut_keys(ly->cuts[k], ly->F, v->n, kp, cnt[p]);
+		fill_table(&ly->d[k], ly->tabs[k], v->n);
+	}
+	free(keys);
+}
+
 void sap_layout_free(sap_layout *ly)
 {
+	for (int k = 0; ly->tabs && k < ly->ndds; k++) {
+		free(ly->tabs[k]);
+		free(ly->cuts[k]);
+	}
+	free(ly->tabs);
+	free(ly->cuts);
+	ly->cuts = NULL;
 	free(ly->d);
+	ly->tabs = NULL;
 	ly->d = NULL;
 }
 

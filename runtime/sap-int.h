@@ -141,10 +141,12 @@ double sap_now(void);
 /* ==== Reconnaissance (recon.c) ======================================== */
 
 /* How the keys of each DDS of a spec map to mask bits: every written DDS
- * that is not accumulate gets B blocks.  Reconnaissance hashes keys into
- * F >= B finer blocks per DDS, part k's at bits k * F ..; planning
- * deals each DDS's fine blocks out to its B blocks by weight, for balance
- * when a few keys take many of the accesses. */
+ * that is not accumulate, and not only written at the iteration's own
+ * key, takes part with F >= B fine blocks, part k's at bits k * F ..: a
+ * dvector's are contiguous ranges of keys cut by weight, a dmap's are
+ * hashed.  Planning then tries the fine blocks as they are, and merged
+ * into B blocks per DDS in two ways (dealt out by weight; contiguous
+ * runs), and keeps the plan with the shortest critical path. */
 typedef struct sap_layout {
 	sap_rec_dds *d;         /* per spec DDS */
 	int ndds;
@@ -152,11 +154,20 @@ typedef struct sap_layout {
 	int B;                  /* blocks per taking part DDS */
 	int F;                  /* fine blocks per taking part DDS */
 	double bytes[64];       /* per taking part DDS: what it holds */
+	int part[64];           /* per taking part DDS: its index in the spec */
+	uint8_t **tabs;         /* per spec DDS: its granule table, or NULL */
+	int64_t **cuts;         /* and its cuts */
 } sap_layout;
 
 /* B = blocks (or T when 0), reduced so that every part fits in 64 bits.
  * Returns false when more than 64 DDSs take part. */
 bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int blocks);
+/* Cut each dvector's blocks where a sample of the iterations' keys,
+ * sliced on `threads` threads, makes them equally busy; over ranks when
+ * ranks (collective: each rank slices the sample in its share of
+ * [lo, hi)). */
+void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int64_t lo,
+                      int64_t hi, int threads, bool ranks);
 void sap_layout_free(sap_layout *ly);
 
 /* Reconnaissance of [lo, hi) on T workers over contiguous chunks: the
@@ -230,6 +241,8 @@ typedef struct sap_plan {
 	bool *rlocked;          /* per round */
 	int64_t nlocked;        /* locked rounds, which come first */
 	double balance;         /* sum of max worker loads / sum of mean loads */
+	bool level;             /* rounds packed to their largest group's size
+	                           (see pack in sched.c) */
 	int *mine;              /* over ranks: the rank running each group, whose
 	                           lists alone are in order until sap_plan_share */
 } sap_plan;

@@ -548,6 +548,8 @@ typedef struct sap_dds {
 	bool at_key;            /* a dmap the body touches only at the key of
 	                           its loop over a map's keys (sap_dvec.keys_of):
 	                           on several ranks, where that key is */
+	bool no_slice;          /* the slice records none of its accesses:
+	                           the affine forms are all of them */
 } sap_dds;
 
 /* A static access of a DDS the loop writes: key a * i + b in iteration i
@@ -565,15 +567,24 @@ typedef struct sap_affine {
 typedef struct sap_rec sap_rec;
 
 /* private: how the keys of one DDS of the spec enter an iteration's block
- * mask.  The block of a key is a hash of its granule, key >> shift, so
- * that skewed ids (a few very active users) spread evenly over the
- * blocks, while neighbouring elements, which share cache lines and pages,
- * stay with one worker. */
+ * mask.  A dvector's blocks are contiguous ranges of keys, block b being
+ * [cut[b], cut[b + 1]), cut where the accesses sampled before planning
+ * make the blocks equally busy: so keys used together (the rows of a
+ * banded matrix's column) stay in one block, and one very popular key
+ * gets a block of its own.  A table by granule, key >> shift, gives the
+ * block of a key at once, unless a cut splits the granule (SAP_SPLIT).
+ * Map keys, which have no useful order, are hashed. */
+#define SAP_SPLIT 255
 typedef struct sap_rec_dds {
 	uint64_t max;           /* keys above this, as unsigned, are ignored */
 	uint32_t nblk;          /* blocks; 0: the DDS takes no part */
 	uint32_t base;          /* mask bit of its block 0 */
 	uint32_t shift;         /* log2 of the keys in a granule */
+	bool own;               /* every access is the iteration's own key
+	                           (a i + b, a != 0): tracked for moving
+	                           data, but never a conflict, so no bit */
+	const uint8_t *tab;     /* per granule: its block; NULL: hashed */
+	const int64_t *cut;     /* nblk + 1 ascending keys, cut[0] = 0 */
 } sap_rec_dds;
 
 struct sap_rec {                /* private */
@@ -599,10 +610,25 @@ static inline uint32_t sap_key_block(int64_t key, uint32_t nblk)
 	return (uint32_t)(((h >> 32) * nblk) >> 32);
 }
 
-/* The mask bit of a key that takes part. */
+/* The mask bit of a key that takes part (none for an own key). */
 static inline uint64_t sap_rec_bit(const sap_rec_dds *d, int64_t key)
 {
-	return (uint64_t)1 << (d->base + sap_key_block(key >> d->shift, d->nblk));
+	if (d->own)
+		return 0;
+	if (!d->tab)
+		return (uint64_t)1 << (d->base + sap_key_block(key >> d->shift, d->nblk));
+	uint32_t b = d->tab[(uint64_t)key >> d->shift];
+	if (b == SAP_SPLIT) {
+		/* The last block starting at or before key. */
+		uint32_t lo = 0, n = d->nblk;
+		while (n > 1) {
+			uint32_t half = n / 2;
+			lo = d->cut[lo + half] <= key ? lo + half : lo;
+			n -= half;
+		}
+		b = lo;
+	}
+	return (uint64_t)1 << (d->base + b);
 }
 
 /* Iteration i starts; the keys recorded until the next begin (or until

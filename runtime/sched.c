@@ -8,6 +8,7 @@
  * iteration touches one row of W and one of H) the groups are the cells
  * of a B x B grid and the rounds are the DSGD/Strata strata.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
@@ -197,8 +198,84 @@ static void deal_blocks(const sap_layout *ly, const mask_set *fine, int map[64])
 			load[best] += weight[f0 + byw[k]];
 			map[f0 + byw[k]] = part * ly->B + best;
 		}
+		/* Largest first leaves a block up to one fine block over;
+		 * moves and swaps from the fullest block to another even that
+		 * out when fine blocks differ in size (one very popular key). */
+		for (int step = 0; step < 4 * ly->F; step++) {
+			int hi = 0;
+			for (int c = 1; c < ly->B; c++)
+				hi = load[c] > load[hi] ? c : hi;
+			int64_t gain = 0, d = 0;
+			int fa = -1, fb = -1, to = -1;
+			for (int x = 0; x < ly->F; x++) {
+				if (map[f0 + x] != part * ly->B + hi)
+					continue;
+				/* x moves alone (y = -1), or swaps with y. */
+				for (int y = -1; y < ly->F; y++) {
+					int c = y >= 0 ? map[f0 + y] - part * ly->B : -1;
+					if (y >= 0 && c == hi)
+						continue;
+					int c0 = y >= 0 ? c : 0, c1 = y >= 0 ? c + 1 : ly->B;
+					for (int cc = c0; cc < c1; cc++) {
+						if (cc == hi)
+							continue;
+						int64_t gap = load[hi] - load[cc];
+						int64_t dd = weight[f0 + x] - (y >= 0 ? weight[f0 + y] : 0);
+						if (dd <= 0 || dd >= gap)
+							continue;
+						int64_t g = gap - (gap - dd > dd ? gap - dd : dd);
+						if (g > gain) {
+							gain = g;
+							fa = x;
+							fb = y;
+							to = cc;
+							d = dd;
+						}
+					}
+				}
+			}
+			if (fa < 0)
+				break;
+			map[f0 + fa] = part * ly->B + to;
+			if (fb >= 0)
+				map[f0 + fb] = part * ly->B + hi;
+			load[hi] -= d;
+			load[to] += d;
+		}
 	}
 }
+
+/* Fine blocks to B blocks in contiguous runs, per DDS, cutting where
+ * the runs carry about equal weight: blocks of keys used together stay
+ * together (a banded matrix's neighbouring columns). */
+static void run_blocks(const sap_layout *ly, const mask_set *fine, int B, int map[64])
+{
+	double weight[64] = { 0 };
+	for (int64_t id = 0; id < fine->n; id++)
+		for (uint64_t m = fine->mask[id]; m; m &= m - 1)
+			weight[__builtin_ctzll(m)] += (double)fine->count[id];
+	for (int part = 0; part < ly->nparts; part++) {
+		int f0 = part * ly->F;
+		double left = 0;
+		for (int f = 0; f < ly->F; f++)
+			left += weight[f0 + f];
+		int f = 0;
+		for (int b = 0; b < B; b++) {
+			double share = left / (B - b), have = 0;
+			while (f < ly->F && (b == B - 1 || f < ly->F - (B - 1 - b) || have == 0)) {
+				if (b < B - 1 && have > 0 && have + weight[f0 + f] - share > share - have)
+					break;
+				have += weight[f0 + f];
+				map[f0 + f++] = part * B + b;
+				if (b < B - 1 && have >= share)
+					break;
+			}
+			left -= have;
+		}
+	}
+}
+
+static bool pack(sap_plan *p, bool locks, int64_t max_rounds);
 
 static uint64_t coarse_mask(uint64_t m, const int map[64])
 {
@@ -208,8 +285,124 @@ static uint64_t coarse_mask(uint64_t m, const int map[64])
 	return c;
 }
 
+/* The groups of `all` under map, sorted largest first into p (goff,
+ * gmask, ngroups); byrank[r] is the id in `blk` of group r. */
+static void sorted_groups(sap_plan *p, const mask_set *blk, int64_t *byrank)
+{
+	int64_t G = blk->n;
+	for (int64_t g = 0; g < G; g++)
+		byrank[g] = g;
+	sort_count = blk->count;
+	if (G > 1)
+		qsort(byrank, (size_t)G, sizeof *byrank, by_size);
+	p->ngroups = G;
+	p->goff = sap_xmalloc((size_t)(G + 1) * sizeof *p->goff);
+	p->gmask = sap_xmalloc((size_t)(G ? G : 1) * sizeof *p->gmask);
+	p->goff[0] = 0;
+	for (int64_t r = 0; r < G; r++) {
+		p->gmask[r] = blk->mask[byrank[r]];
+		p->goff[r + 1] = p->goff[r] + blk->count[byrank[r]];
+	}
+}
+
+static void merge_masks(const mask_set *fine, const int map[64], mask_set *blk, int64_t *to)
+{
+	set_init(blk);
+	for (int64_t g = 0; g < fine->n; g++) {
+		to[g] = set_id(blk, coarse_mask(fine->mask[g], map));
+		blk->count[to[g]] += fine->count[g];
+	}
+}
+
+/* Packing costs about the number of groups times the rounds: a map
+ * that makes more groups than this is not tried. */
+enum { TRY_GROUPS = 4096 };
+
+/* A plan of more rounds than this spends more than a tenth of a
+ * worker's share on barriers: a tried map whose plan gets there is
+ * dropped before it costs the packing of them all. */
+enum { TRY_ROUNDS = 200 };
+
+/* What running a plan costs, in iterations of one worker: its critical
+ * path, the sum over rounds of the busiest worker's iterations, plus a
+ * barrier per round, charged as 1/2000 of a worker's share. */
+static double plan_cost(const sap_plan *p)
+{
+	double share = (double)p->n / p->nworkers;
+	return p->balance * share + (double)p->nrounds * (share / 2000.0 + 1.0);
+}
+
+/* The plan for map without locks: its cost, the cheaper of the two ways
+ * of packing, which goes to *levelp. */
+static double try_map(const sap_plan *base, const mask_set *fine, const int map[64],
+                      bool *levelp)
+{
+	mask_set blk;
+	int64_t *to = sap_xmalloc((size_t)(fine->n ? fine->n : 1) * sizeof *to);
+	merge_masks(fine, map, &blk, to);
+	if (blk.n > TRY_GROUPS) {
+		free(to);
+		set_free(&blk);
+		return INFINITY;
+	}
+	int64_t *byrank = sap_xmalloc((size_t)(blk.n ? blk.n : 1) * sizeof *byrank);
+	sap_plan t = { .n = base->n, .nworkers = base->nworkers };
+	for (int b = 0; b < 64; b++)
+		t.bitw[b] = 1;
+	sorted_groups(&t, &blk, byrank);
+	double c = INFINITY;
+	for (int level = 0; level < 2; level++) {
+		t.level = level;
+		if (pack(&t, false, TRY_ROUNDS) && plan_cost(&t) < c) {
+			c = plan_cost(&t);
+			*levelp = level;
+		}
+		free(t.ro);
+		free(t.rg);
+		free(t.rlocked);
+		t.ro = t.rg = NULL;
+		t.rlocked = NULL;
+	}
+	sap_plan_free(&t);
+	free(byrank);
+	free(to);
+	set_free(&blk);
+	return c;
+}
+
+/* The map of fine blocks to blocks whose plan costs least: dealt out
+ * by weight to B blocks (SGDMF's strata: few rounds, balanced when a few
+ * keys are popular), or contiguous runs of B, 2B, 3B ... (a banded
+ * matrix: runs of twice the band let every other run go at once), or the
+ * fine blocks themselves.  Returns the blocks per DDS of the map. */
+static int choose_map(const sap_layout *ly, sap_plan *p, const mask_set *fine, int map[64])
+{
+	int try[64], best = ly->B;
+	for (int b = 0; b < 64; b++)
+		try[b] = map[b] = b;
+	deal_blocks(ly, fine, map);
+	bool lv = false;
+	double c = try_map(p, fine, map, &p->level);
+	for (int B = ly->B; B <= ly->F; B += ly->B) {
+		if (B == ly->F)
+			for (int b = 0; b < 64; b++)
+				try[b] = b;
+		else
+			run_blocks(ly, fine, B, try);
+		/* Fewer rounds and groups unless more of them gain 1%. */
+		double cr = try_map(p, fine, try, &lv);
+		if (cr < 0.99 * c) {
+			c = cr;
+			best = B;
+			p->level = lv;
+			memcpy(map, try, sizeof try);
+		}
+	}
+	return best;
+}
+
 /* Number the groups of `all` largest first (ids of equal size in order
- * of first appearance), after dealing fine blocks out to blocks; gid[w][k],
+ * of first appearance), after mapping fine blocks to blocks; gid[w][k],
  * worker w's local id k, becomes its group's number. */
 static void number_groups(group_job *j, sap_plan *p, mask_set *all_in, int64_t **gid)
 {
@@ -220,15 +413,13 @@ static void number_groups(group_job *j, sap_plan *p, mask_set *all_in, int64_t *
 	int map[64];
 	for (int b = 0; b < 64; b++)
 		map[b] = b;
-	if (j->ly && j->ly->F > j->ly->B) {
-		deal_blocks(j->ly, &all, map);
+	int nb = j->ly ? j->ly->F : 0;
+	if (j->ly && j->ly->F > j->ly->B && all.n > 1)
+		nb = choose_map(j->ly, p, &all, map);
+	if (j->ly && nb != j->ly->F) {
 		mask_set blk;
-		set_init(&blk);
 		int64_t *to = sap_xmalloc((size_t)(all.n ? all.n : 1) * sizeof *to);
-		for (int64_t g = 0; g < all.n; g++) {
-			to[g] = set_id(&blk, coarse_mask(all.mask[g], map));
-			blk.count[to[g]] += all.count[g];
-		}
+		merge_masks(&all, map, &blk, to);
 		for (int w = 0; w < T; w++)
 			for (int64_t k = 0; k < j->local[w].n; k++)
 				gid[w][k] = to[gid[w][k]];
@@ -240,29 +431,17 @@ static void number_groups(group_job *j, sap_plan *p, mask_set *all_in, int64_t *
 		p->bit[b] = (uint8_t)map[b];
 		p->bitw[b] = 1;
 	}
-	/* Block bits are part * B + block once dealt, part * F + block
-	 * before: the same when F = B. */
+	/* Block bits are part * nb + block. */
 	if (j->ly)
 		for (int part = 0; part < j->ly->nparts; part++)
-			for (int b = 0; b < j->ly->B; b++)
-				p->bitw[part * j->ly->B + b] = 1 + j->ly->bytes[part] / j->ly->B;
+			for (int b = 0; b < nb; b++)
+				p->bitw[part * nb + b] = 1 + j->ly->bytes[part] / nb;
 	int64_t G = all.n;
 	int64_t *byrank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *byrank);
 	int64_t *rank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *rank);
-	for (int64_t g = 0; g < G; g++)
-		byrank[g] = g;
-	sort_count = all.count;
-	if (G > 1)
-		qsort(byrank, (size_t)G, sizeof *byrank, by_size);
-	p->ngroups = G;
-	p->goff = sap_xmalloc((size_t)(G + 1) * sizeof *p->goff);
-	p->gmask = sap_xmalloc((size_t)(G ? G : 1) * sizeof *p->gmask);
-	p->goff[0] = 0;
-	for (int64_t r = 0; r < G; r++) {
+	sorted_groups(p, &all, byrank);
+	for (int64_t r = 0; r < G; r++)
 		rank[byrank[r]] = r;
-		p->gmask[r] = all.mask[byrank[r]];
-		p->goff[r + 1] = p->goff[r] + all.count[byrank[r]];
-	}
 
 	for (int w = 0; w < T; w++)
 		for (int64_t k = 0; k < j->local[w].n; k++)
@@ -493,7 +672,15 @@ static int by_group(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-static void pack(sap_plan *p, bool locks)
+/* Rounds take groups largest first.  By default a round takes every
+ * group that fits beside the ones it has, and augmenting paths add more;
+ * with p->level, only those that the least loaded worker can take
+ * without going over the round's first group, which keeps a worker that
+ * runs a long chain of conflicting groups (one very popular key) from
+ * waiting in rounds that others finish early.  Returns false, the plan
+ * unfinished, when it would take more than max_rounds rounds (0: no
+ * limit). */
+static bool pack(sap_plan *p, bool locks, int64_t max_rounds)
 {
 	int T = p->nworkers;
 	int64_t G = p->ngroups;
@@ -549,18 +736,59 @@ static void pack(sap_plan *p, bool locks)
 		if (pl.state[g] == FREE)
 			left[nleft++] = g;
 
+	bool done = true;
+	int64_t *lload = sap_xmalloc((size_t)T * sizeof *lload), bitload[64] = { 0 };
+	for (int64_t k = 0; k < nleft; k++)
+		for (uint64_t m = p->gmask[left[k]]; m; m &= m - 1)
+			bitload[__builtin_ctzll(m)] += p->goff[left[k] + 1] - p->goff[left[k]];
 	while (nleft > 0) {
+		if (max_rounds && p->nrounds >= max_rounds) {
+			done = false;
+			break;
+		}
 		rnd *r = &pl.r;
 		r->n = 0;
 		r->used = 0;
-		for (int64_t k = 0; k < nleft; k++) {
+		if (p->level) {
+			for (int w = 0; w < T; w++)
+				lload[w] = 0;
+			/* The first group: the largest with the busiest bit,
+			 * whose groups make the longest chain. */
+			int hot = 0;
+			for (int b = 1; b < 64; b++)
+				hot = bitload[b] > bitload[hot] ? b : hot;
+			int64_t lead = left[0];
+			for (int64_t k = 0; k < nleft; k++)
+				if (p->gmask[left[k]] >> hot & 1) {
+					lead = left[k];
+					break;
+				}
+			int64_t top = p->goff[lead + 1] - p->goff[lead];
+			lload[0] = top;
+			round_add(r, p, lead);
+			pl.state[lead] = IN_ROUND;
+			for (int64_t k = 0; k < nleft; k++) {
+				int64_t g = left[k], sz = p->goff[g + 1] - p->goff[g];
+				if (p->gmask[g] & r->used)
+					continue;
+				int w = 0;
+				for (int x = 1; x < T; x++)
+					w = lload[x] < lload[w] ? x : w;
+				if (r->n && lload[w] + sz > top)
+					continue;
+				lload[w] += sz;
+				round_add(r, p, g);
+				pl.state[g] = IN_ROUND;
+			}
+		}
+		for (int64_t k = 0; !p->level && k < nleft; k++) {
 			int64_t g = left[k];
 			if (!(p->gmask[g] & r->used)) {
 				round_add(r, p, g);
 				pl.state[g] = IN_ROUND;
 			}
 		}
-		if (aug) {
+		if (aug && !p->level) {
 			/* A failed search from g stays failed until the round
 			 * changes, so marks are cleared only after a success. */
 			for (int64_t k = 0; k < nleft; k++) {
@@ -585,9 +813,11 @@ static void pack(sap_plan *p, bool locks)
 		int64_t kept = 0;
 		for (int64_t k = 0; k < nleft; k++) {
 			int64_t g = left[k];
-			if (pl.state[g] == IN_ROUND)
+			if (pl.state[g] == IN_ROUND) {
 				pl.state[g] = PLACED;
-			else
+				for (uint64_t m = p->gmask[g]; m; m &= m - 1)
+					bitload[__builtin_ctzll(m)] -= p->goff[g + 1] - p->goff[g];
+			} else
 				left[kept++] = g;
 		}
 		nleft = kept;
@@ -597,9 +827,11 @@ static void pack(sap_plan *p, bool locks)
 	if (aug)
 		for (int b = 0; b < 64; b++)
 			free(pl.bitg[b]);
+	free(lload);
 	free(left);
 	free(pl.state);
 	free(pl.r.g);
+	return done;
 }
 
 void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, int T,
@@ -613,7 +845,7 @@ void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, i
 	group_end(&j, p, sap_xmalloc((size_t)(n ? n : 1) * sizeof *p->order));
 	p->owns_order = true;
 	free(ids);
-	pack(p, locks);
+	pack(p, locks, 0);
 }
 
 void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
@@ -626,7 +858,7 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
 	j.ly = ly;
 	*recon_s = sap_recon(spec, ly, env, lo, hi, threads, count_sink, &j);
 	group_end(&j, p, order);
-	pack(p, locks);
+	pack(p, locks, 0);
 }
 
 void sap_plan_free(sap_plan *p)
@@ -868,7 +1100,7 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 		free(sets);
 		free(g2);
 	}
-	pack(p, false);
+	pack(p, false, 0);
 	int64_t G = p->ngroups;
 
 	/* Each rank's count of each group, for everyone. */

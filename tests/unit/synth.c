@@ -203,6 +203,7 @@ void plan_spec(planned *pl, const sap_async_spec *spec, void *env, int64_t n, in
 {
 	memset(pl, 0, sizeof *pl);
 	sap_layout_make(&pl->ly, spec, T, 0);
+	sap_layout_weigh(&pl->ly, spec, env, 0, n, T, false);
 	pl->ids = sap_xmalloc((size_t)n * sizeof *pl->ids);
 	pl->order = sap_xmalloc((size_t)n * sizeof *pl->order);
 	double slicing;

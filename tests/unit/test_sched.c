@@ -61,6 +61,7 @@ static uint64_t *masks_of(const sap_async_spec *spec, void *env, int64_t n, int 
 {
 	sap_layout ly;
 	sap_layout_make(&ly, spec, T, 0);
+	sap_layout_weigh(&ly, spec, env, 0, n, T, false);
 	uint64_t *m = malloc((size_t)n * sizeof *m);
 	sap_recon_masks(spec, &ly, env, 0, n, m, T);
 	sap_layout_free(&ly);
@@ -109,33 +110,133 @@ END_TEST
 
 START_TEST(layout_granules)
 {
-	/* Neighbouring rows share a block, up to 64 KiB of them, while each
-	 * block keeps at least 256 granules to spread ids over. */
-	struct { int64_t n; size_t elsize; int T; uint32_t shift; } c[] = {
-		{ 24000, 400, 2, 5 },   /* 750 granules; 375 would be too few */
-		{ 24000, 128, 2, 5 },
-		{ 3500, 128, 2, 2 },    /* 875 granules; 437 would be too few */
-		{ 3500, 4, 4, 1 },
-		{ 1000, 4, 4, 0 },
-		{ 2000, 5000, 2, 1 },
-		{ 2048, 8192, 1, 3 },   /* 8 rows of 8 KiB: 64 KiB */
+	/* A dvector's keys fall into at most 65536 granules, cut into
+	 * contiguous blocks: before weighing, of equal numbers of keys. */
+	struct { int64_t n; uint32_t shift; } c[] = {
+		{ 1000, 0 }, { 65536, 0 }, { 65537, 1 }, { 1 << 20, 4 }, { 3000000, 6 },
 	};
 	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
 		sap_dvec v;
-		sap_dv_create(&v, "v", c[k].n, c[k].elsize, NULL);
+		sap_dv_create(&v, "v", c[k].n, 4, NULL);
 		sap_dds d[1] = { { .name = "v", .dv = &v, .mode = SAP_RW } };
 		sap_async_spec spec = { .dds = d, .ndds = 1 };
 		sap_layout ly;
-		ck_assert(sap_layout_make(&ly, &spec, c[k].T, 0));
+		ck_assert(sap_layout_make(&ly, &spec, 2, 0));
+		ck_assert_int_eq(ly.F, 16);
 		ck_assert_uint_eq(ly.d[0].shift, c[k].shift);
-		/* Keys of a granule, and only they, share a block's hash. */
-		ck_assert_uint_eq(sap_rec_bit(&ly.d[0], 0),
-		                  sap_rec_bit(&ly.d[0], ((int64_t)1 << c[k].shift) - 1));
+		uint64_t prev = 1;
+		for (int64_t key = 0; key < c[k].n; key += 1 + c[k].n / 997) {
+			uint64_t b = sap_rec_bit(&ly.d[0], key);
+			ck_assert(b == prev || b == prev << 1);
+			prev = b;
+		}
+		ck_assert_uint_eq(sap_rec_bit(&ly.d[0], c[k].n - 1), (uint64_t)1 << 15);
 		sap_layout_free(&ly);
 		sap_dv_free(&v);
 	}
 }
 END_TEST
+
+/* Iteration i writes key[i] of X; the keys from a table. */
+typedef struct one_key {
+	sap_dvec X;
+	const int64_t *key;
+	sap_dds d[1];
+	sap_async_spec spec;
+} one_key;
+
+static void one_key_slice(void *env, const int64_t *idx, int64_t lo, int64_t hi, sap_rec *rec)
+{
+	one_key *m = env;
+	for (int64_t k = lo; k < hi; k++) {
+		int64_t i = idx ? idx[k] : k;
+		sap_rec_begin(rec, i);
+		sap_rec_key(rec, 0, m->key[i], SAP_RW);
+	}
+}
+
+START_TEST(layout_weighed)
+{
+	/* Half the iterations write key 0: it gets a block of its own, and
+	 * the other blocks share the rest evenly. */
+	enum { N = 40000, KEYS = 1000 };
+	int64_t *key = malloc(N * sizeof *key);
+	uint64_t s = 7;
+	for (int64_t i = 0; i < N; i++)
+		key[i] = i % 2 ? 0 : 1 + synth_below(&s, KEYS - 1);
+	one_key m = { .key = key };
+	sap_dv_create(&m.X, "X", KEYS, 8, NULL);
+	m.d[0] = (sap_dds){ .name = "X", .dv = &m.X, .mode = SAP_RW };
+	m.spec = (sap_async_spec){ .dds = m.d, .ndds = 1, .slice = one_key_slice };
+	sap_layout ly;
+	sap_layout_make(&ly, &m.spec, 2, 0);
+	sap_layout_weigh(&ly, &m.spec, &m, 0, N, 2, false);
+	ck_assert_uint_eq(sap_rec_bit(&ly.d[0], 0), 1);
+	ck_assert_uint_eq(sap_rec_bit(&ly.d[0], 1), 2);
+	ck_assert_uint_eq(sap_rec_bit(&ly.d[0], KEYS - 1), (uint64_t)1 << 15);
+	/* Blocks 1 .. 15 hold about 999 / 15 keys each. */
+	int64_t per[16] = { 0 };
+	for (int64_t k = 1; k < KEYS; k++)
+		per[__builtin_ctzll(sap_rec_bit(&ly.d[0], k))]++;
+	for (int b = 1; b < 16; b++)
+		ck_assert(per[b] > 50 && per[b] < 85);
+	/* The plan: key 0's iterations in one group, the rest spread. */
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, N, 2, false);
+	assert_well_formed(&pl.plan, NULL);
+	ck_assert(pl.plan.balance < 1.05);
+	sap_conflict c;
+	ck_assert(sap_plan_check(&pl.plan, 0, pl.log.v, pl.log.n, &c));
+	planned_free(&pl);
+	sap_layout_free(&ly);
+	sap_dv_free(&m.X);
+	free(key);
+}
+END_TEST
+
+START_TEST(layout_split_granule)
+{
+	/* Keys 0 and 1, each written by a quarter of the iterations, share a
+	 * granule of 8 keys: the cut splits it, and the keys get blocks of
+	 * their own. */
+	enum { N = 40000, KEYS = 300000 };
+	int64_t *key = malloc(N * sizeof *key);
+	uint64_t s = 9;
+	for (int64_t i = 0; i < N; i++)
+		key[i] = i % 4 == 1 ? 0 : i % 4 == 3 ? 1 : 2 + synth_below(&s, KEYS - 2);
+	one_key m = { .key = key };
+	sap_dv_create(&m.X, "X", KEYS, 8, NULL);
+	m.d[0] = (sap_dds){ .name = "X", .dv = &m.X, .mode = SAP_RW };
+	m.spec = (sap_async_spec){ .dds = m.d, .ndds = 1, .slice = one_key_slice };
+	sap_layout ly;
+	sap_layout_make(&ly, &m.spec, 2, 0);
+	ck_assert_uint_eq(ly.d[0].shift, 3);
+	sap_layout_weigh(&ly, &m.spec, &m, 0, N, 2, false);
+	ck_assert_uint_eq(ly.d[0].tab[0], SAP_SPLIT);
+	ck_assert_uint_eq(sap_rec_bit(&ly.d[0], 0), 1);
+	ck_assert_uint_eq(sap_rec_bit(&ly.d[0], 1), 2);
+	ck_assert_uint_eq(sap_rec_bit(&ly.d[0], 2), 4);
+	ck_assert_uint_eq(sap_rec_bit(&ly.d[0], KEYS - 1), (uint64_t)1 << 15);
+	/* Every key's block by the table agrees with the cuts. */
+	for (int64_t k = 0; k < KEYS; k += 7) {
+		int b = 0;
+		while (b + 1 < 16 && ly.d[0].cut[b + 1] <= k)
+			b++;
+		ck_assert_uint_eq(sap_rec_bit(&ly.d[0], k), (uint64_t)1 << b);
+	}
+	sap_layout_free(&ly);
+	sap_dv_free(&m.X);
+	free(key);
+}
+END_TEST
+
+static int blk_of(int64_t key, int64_t n, int F)
+{
+	int b = 0;
+	while (b + 1 < F && (b + 1) * n / F <= key)
+		b++;
+	return b;
+}
 
 START_TEST(masks_of_keys)
 {
@@ -158,9 +259,10 @@ START_TEST(masks_of_keys)
 	uint64_t m[20];
 	sap_recon_masks(&spec, &ly, NULL, 0, 20, m, 3);
 	for (int64_t i = 0; i < 20; i++) {
-		uint64_t want = (uint64_t)1 << (32 + sap_key_block(2 * i + 1, 32));
+		/* 100 keys in 32 contiguous blocks, block b from b 100 / 32. */
+		uint64_t want = (uint64_t)1 << (32 + blk_of(2 * i + 1, 100, 32));
 		if (i + 90 < 100)
-			want |= (uint64_t)1 << (32 + sap_key_block(i + 90, 32));
+			want |= (uint64_t)1 << (32 + blk_of(i + 90, 100, 32));
 		ck_assert_uint_eq(m[i], want);
 	}
 	sap_layout_free(&ly);
@@ -483,6 +585,8 @@ Suite *sched_suite(void)
 	tcase_add_checked_fixture(tc, allow_threads, NULL);
 	tcase_add_test(tc, layout_blocks);
 	tcase_add_test(tc, layout_granules);
+	tcase_add_test(tc, layout_weighed);
+	tcase_add_test(tc, layout_split_granule);
 	tcase_add_test(tc, masks_of_keys);
 	tcase_add_loop_test(tc, strata_skewed, 0, 3);
 	tcase_add_loop_test(tc, strata_shape, 0, 6);
