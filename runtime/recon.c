@@ -123,10 +123,28 @@ bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int bloc
 	return true;
 }
 
-static int by_key(const void *x, const void *y)
+/* Sort keys v[0 .. n), each in [0, 2^bits), by radix: a sample holds
+ * hundreds of thousands, and a comparison sort of them costs more than
+ * the rest of the planning. */
+static void sort_keys(int64_t *v, int64_t n, int bits)
 {
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return (a > b) - (a < b);
+	enum { D = 11 };
+	int64_t *tmp = sap_xmalloc((size_t)(n ? n : 1) * sizeof *tmp), *from = v, *to = tmp;
+	for (int sh = 0; sh < bits; sh += D) {
+		int64_t cnt[(1 << D) + 1] = { 0 };
+		for (int64_t k = 0; k < n; k++)
+			cnt[((uint64_t)from[k] >> sh & ((1 << D) - 1)) + 1]++;
+		for (int d = 0; d < 1 << D; d++)
+			cnt[d + 1] += cnt[d];
+		for (int64_t k = 0; k < n; k++)
+			to[cnt[(uint64_t)from[k] >> sh & ((1 << D) - 1)]++] = from[k];
+		int64_t *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != v)
+		memcpy(v, from, (size_t)n * sizeof *v);
+	free(tmp);
 }
 
 /* Cut keys 0 .. n - 1 into F contiguous blocks of about equal weight, a
@@ -273,8 +291,11 @@ void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int
 		from += cnt[p];
 		if (!ly->tabs[k] || !cnt[p])
 			continue;
-		qsort(kp, (size_t)cnt[p], sizeof *kp, by_key);
 		const sap_dvec *v = spec->dds[k].dv;
+		int bits = 1;
+		while (bits < 63 && (v->n - 1) >> bits)
+			bits++;
+		sort_keys(kp, cnt[p], bits);
 		cut_keys(ly->cuts[k], ly->F, v->n, kp, cnt[p]);
 		fill_table(&ly->d[k], ly->tabs[k], v->n);
 	}
