@@ -61,7 +61,9 @@ static inline bool sap_is_blank(char c)
 typedef struct sap_config {
 	int threads;            /* workers per rank; 0: not decided yet */
 	int blocks;             /* blocks per written DDS; 0: one per worker */
-	bool no_locks;          /* run an oversized group on one worker */
+	/* Split an oversized group over every worker under locks, which
+	 * makes the order depend on timing: only when the user asks. */
+	bool locks;
 	bool check_plan;        /* verify every plan against the keys */
 	bool stats;             /* print the per-loop table at the end */
 	const char *dump_order; /* write each async invocation's order here */

@@ -576,6 +576,7 @@ START_TEST(locked_group_serializable)
 	sap_cfg.threads = T;
 	sap_cfg.blocks = 1;
 	sap_cfg.dump_order = path;
+	sap_cfg.locks = true;
 	sap_loop L = new_loop(4);
 	sap_async_for(&L, &b.spec, 0, N, &b, bump_body, NULL, NULL);
 	sap_order_end();
@@ -595,9 +596,10 @@ START_TEST(locked_group_serializable)
 	fclose(f);
 	unlink(path);
 
-	/* Without locks the group runs on one worker, in index order. */
+	/* Without locks (the default) the group runs on one worker, in
+	 * index order. */
 	sap_cfg.dump_order = NULL;
-	sap_cfg.no_locks = true;
+	sap_cfg.locks = false;
 	*(int64_t *)b.S.data = 0;
 	sap_loop L2 = new_loop(5);
 	sap_async_for(&L2, &b.spec, 0, N, &b, bump_body, NULL, NULL);
