@@ -234,6 +234,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	if (sap_cfg.check_plan)
 		check_plan(st, spec, env, lo, hi, threads);
 	cache_save(st, spec, lo, hi, T);
+	sap_hot_warn(st, spec, env, lo, hi, threads, ranks);
 }
 
 /* Every vector of spec held in parts, whole on every rank: collective. */

@@ -135,6 +135,7 @@ static const struct {
 	{ "--locks", "split a task group too big for one worker over every worker under locks "
 	  "(not deterministic)" },
 	{ "--no-locks", "run each task group on one worker (the default)" },
+	{ "--quiet-plans", "do not warn of plans that run serially or locked" },
 	{ "--help", "show this help and exit" },
 };
 enum { NOPTIONS = sizeof options / sizeof options[0] };
@@ -342,6 +343,8 @@ static bool runtime_option(const char *name, size_t n, const char *eq)
 		sap_cfg.locks = true;
 	else if (opt_is(name, n, "no-locks", eq, false))
 		sap_cfg.locks = false;
+	else if (opt_is(name, n, "quiet-plans", eq, false))
+		sap_cfg.quiet_plans = true;
 	else
 		return false;
 	return true;
