@@ -2621,17 +2621,26 @@ static int additive(LoopInfo *L, Sym *d)
 	return reads ? 2 : 1;
 }
 
-/* For a loop whose parallelism depends on its keys, or that is
- * serialized: the DDSs whose updates could leave the plan. */
+/* For a loop whose parallelism depends on its keys: the DDSs whose
+ * updates could leave the plan, any of which may hold the hot elements;
+ * for a serialized loop, the one that serializes it, if that would do. */
 static void explain_additive(FILE *out, LoopInfo *L)
 {
 	if (L->verdict != VD_STATIC && L->verdict != VD_ONCE && L->verdict != VD_EACH &&
 	    L->verdict != VD_SERIAL)
 		return;
+	Sym *only = NULL;
+	for (int i = 0; L->verdict == VD_SERIAL && i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (a->at == L->reason_at)
+			only = a->dds;
+	}
+	if (L->verdict == VD_SERIAL && !only)
+		return;
 	for (int kind = 1; kind <= 2; kind++) {
 		Vec ds = {0};
 		for (int i = 0; i < L->dds.n; i++)
-			if (additive(L, L->dds.v[i]) == kind)
+			if ((!only || L->dds.v[i] == only) && additive(L, L->dds.v[i]) == kind)
 				add_name(&ds, ((Sym *)L->dds.v[i])->name);
 		if (!ds.n)
 			continue;

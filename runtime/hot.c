@@ -1,9 +1,9 @@
 /* hot.c: the warning a loop gets when its plan gives its workers
  * nothing to do in parallel, or takes locks.
  *
- * Such a plan is almost always the work of a few hot keys (the bias of a
- * linear model, TransE's relation rows, LDA's topic totals) that most
- * iterations write, or of iterations that each write so many elements
+ * Such a plan is almost always the work of a few hot keys (the weights
+ * of frequent features, TransE's relation rows, LDA's topic totals) that
+ * most iterations write, or of iterations that each write so many elements
  * that every task group meets every other.  Both are easy to miss: the
  * program is correct, only slow, and with --locks not deterministic.
  * So when a plan is built, one line on stderr says which, from the keys
