@@ -182,11 +182,10 @@ static char *element_name(const sap_dds *d, int64_t key)
 }
 
 /* The cause, from the sample's counts v[0 .. n) (merged, by key) over ns
- * iterations, the DDS whose updates could stop conflicting (its index,
- * or -1 for each of them) and the element blamed (*what: its name, or
- * "" for none). */
+ * iterations, and the DDS whose updates could stop conflicting (its
+ * index, or -1 for each of them). */
 static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int64_t ns,
-                   int *dds, char **what)
+                   int *dds)
 {
 	const hot_key *top = NULL;
 	int64_t writes = 0;
@@ -202,11 +201,11 @@ static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int6
 		if (!el)
 			el = sap_strf("one element of %s", d->name ? d->name : "?");
 		*dds = (int)top->dds;
-		*what = el;
-		return sap_strf("%.0f%% of its iterations write %s", 100 * share, el);
+		char *c = sap_strf("%.0f%% of its iterations write %s", 100 * share, el);
+		free(el);
+		return c;
 	}
 	*dds = n ? (int)v[0].dds : -1;
-	*what = sap_strf("%s", "");
 	if (!writes)
 		return sap_strf("none of the sampled iterations writes an element the plan knows of");
 	/* No element is hot: the groups meet through many elements each,
@@ -219,35 +218,24 @@ static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int6
 	                "with the others", 100 * share, (double)writes / (double)(ns ? ns : 1));
 }
 
-/* The loops warned about, with what the last warning of each said:
- * locked or serial, and the element it blamed. */
+/* The loops warned about, and whether the plan was locked.  A loop
+ * warns once, and again only when its plans change from serial to
+ * locked or back: a plan rebuilt every invocation (its slice draws
+ * random numbers) varies a little in balance and shares, which is no
+ * news, and is not worth sampling again. */
 typedef struct warned {
 	const sap_loop *loop;
-	char *text;
+	bool locked;
 } warned;
 static warned *seen;
 static int nseen, capseen;
 
-/* True the first time loop L gets a warning that says this.  A plan
- * rebuilt every invocation (its slice draws random numbers) varies a
- * little in balance and shares, which is no news. */
-static bool fresh(const sap_loop *L, const char *text)
+static warned *warned_of(const sap_loop *L)
 {
-	for (int k = 0; k < nseen; k++) {
-		if (seen[k].loop != L)
-			continue;
-		if (!strcmp(seen[k].text, text))
-			return false;
-		free(seen[k].text);
-		seen[k].text = sap_strf("%s", text);
-		return true;
-	}
-	if (nseen == capseen) {
-		capseen = capseen ? 2 * capseen : 16;
-		seen = sap_xrealloc(seen, (size_t)capseen * sizeof *seen);
-	}
-	seen[nseen++] = (warned){ L, sap_strf("%s", text) };
-	return true;
+	for (int k = 0; k < nseen; k++)
+		if (seen[k].loop == L)
+			return &seen[k];
+	return NULL;
 }
 
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
@@ -256,9 +244,23 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	const sap_plan *p = &st->plan;
 	int T = p->nworkers;
 	bool locked = p->nlocked > 0;
-	if (sap_cfg.quiet_plans || T < 2 || hi <= lo ||
+	/* Fewer iterations than twice the workers leave some idle in any
+	 * plan; such a loop is too short to matter. */
+	if (sap_cfg.quiet_plans || T < 2 || hi - lo < 2 * (int64_t)T ||
 	    (!locked && !(p->balance > 0.8 * T)))
 		return;
+	warned *w = warned_of(st->loop);
+	if (w && w->locked == locked)
+		return;
+	if (!w) {
+		if (nseen == capseen) {
+			capseen = capseen ? 2 * capseen : 16;
+			seen = sap_xrealloc(seen, (size_t)capseen * sizeof *seen);
+		}
+		w = &seen[nseen++];
+		w->loop = st->loop;
+	}
+	w->locked = locked;
 
 	/* Evenly spaced iterations of [lo, hi); over ranks, each rank
 	 * slices those of its share, as it did for the plan. */
@@ -285,17 +287,8 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	}
 
 	int dds;
-	char *what;
-	char *why = cause(spec, v, nk, ns, &dds, &what);
+	char *why = cause(spec, v, nk, ns, &dds);
 	free(v);
-	char *says = sap_strf("%s %s", locked ? "locked" : "serial", what);
-	free(what);
-	if (!fresh(st->loop, says)) {
-		free(says);
-		free(why);
-		return;
-	}
-	free(says);
 	char *how = locked ? sap_strf("runs locked on %d workers (not deterministic)", T) :
 	            sap_strf("runs serially on %d workers (balance %.1f)", T, p->balance);
 	char *fix;

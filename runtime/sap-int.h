@@ -280,7 +280,8 @@ bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_
  * the ranks, when ranks: then collective), a warning at the loop if the
  * plan runs serially on more than one worker (balance above 0.8 x
  * workers) or has locked rounds, naming the element most iterations
- * write and what to do; once per loop, until a plan blames another. */
+ * write and what to do; once per loop, and again only when its plans
+ * change from serial to locked or back. */
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                   int64_t lo, int64_t hi, int threads, bool ranks);
 

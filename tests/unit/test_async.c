@@ -720,20 +720,28 @@ static void words_warn(void)
 	sap_async_spec spec = { .dds = &d, .ndds = 1, .slice = words_slice };
 	sap_cfg.threads = 2;
 	sap_loop L = new_loop(7);
-	/* Once, however many invocations, and not again for a new plan
-	 * (of 15 iterations, 87% of which write "the") that blames the same
-	 * element. */
+	/* Once, however many invocations, and not again for a new serial
+	 * plan (of 15 iterations, 87% of which write "the"). */
 	for (int k = 0; k < 3; k++)
 		sap_async_for(&L, &spec, 0, 1000, NULL, no_body, NULL, NULL);
 	sap_async_for(&L, &spec, 0, 15, NULL, no_body, NULL, NULL);
-	/* A new plan whose hot key the map does not hold: the map alone is
-	 * named. */
+	/* Too short for a warning: fewer iterations than twice the workers. */
+	sap_loop L2 = new_loop(8);
+	sap_async_for(&L2, &spec, 0, 3, NULL, no_body, NULL, NULL);
+	/* Serial, then, for a new plan, locked: a warning each. */
+	sap_loop L3 = new_loop(9);
+	sap_async_for(&L3, &spec, 0, 1000, NULL, no_body, NULL, NULL);
+	sap_cfg.locks = true;
+	sap_async_for(&L3, &spec, 0, 999, NULL, no_body, NULL, NULL);
+	sap_cfg.locks = false;
+	/* A hot key the map does not hold: the map alone is named. */
 	hot_word = "dog";
-	sap_async_for(&L, &spec, 0, 1000, NULL, no_body, NULL, NULL);
+	sap_loop L4 = new_loop(10);
+	sap_async_for(&L4, &spec, 0, 1000, NULL, no_body, NULL, NULL);
 	/* Quiet. */
 	sap_cfg.quiet_plans = true;
-	sap_loop L2 = new_loop(8);
-	sap_async_for(&L2, &spec, 0, 1000, NULL, no_body, NULL, NULL);
+	sap_loop L5 = new_loop(11);
+	sap_async_for(&L5, &spec, 0, 1000, NULL, no_body, NULL, NULL);
 	sap_dm_free(&m);
 }
 
@@ -741,13 +749,16 @@ START_TEST(serial_plan_warns)
 {
 	char msg[4096];
 	ck_assert_int_eq(run_captured(words_warn, msg, sizeof msg), 0);
-	const char *fix = "make M's additive updates 'accumulate(+: M)' or 'relaxed(+: M)', or "
-	                  "run with --locks (not deterministic)\n";
-	char *want = sap_strf("test.sap:7:1: warning: async for runs serially on 2 workers "
-	                      "(balance 2.0): 80%% of its iterations write M[\"the\"]; %s"
-	                      "test.sap:7:1: warning: async for runs serially on 2 workers "
-	                      "(balance 2.0): 80%% of its iterations write one element of M; %s",
-	                      fix, fix);
+	const char *serial = "warning: async for runs serially on 2 workers (balance 2.0)";
+	const char *fix = "make M's additive updates 'accumulate(+: M)' or 'relaxed(+: M)'";
+	const char *locks = ", or run with --locks (not deterministic)\n";
+	char *want = sap_strf("test.sap:7:1: %s: 80%% of its iterations write M[\"the\"]; %s%s"
+	                      "test.sap:9:1: %s: 80%% of its iterations write M[\"the\"]; %s%s"
+	                      "test.sap:9:1: warning: async for runs locked on 2 workers (not "
+	                      "deterministic): 80%% of its iterations write M[\"the\"]; %s to run "
+	                      "it in parallel deterministically\n"
+	                      "test.sap:10:1: %s: 80%% of its iterations write one element of M; "
+	                      "%s%s", serial, fix, locks, serial, fix, locks, fix, serial, fix, locks);
 	ck_assert_str_eq(msg, want);
 	free(want);
 }
