@@ -2576,6 +2576,103 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 	}
 }
 
+/* Access a adds to its element: 'D[k] += x', '-=', '++' or '--' as a
+ * statement of its own (as accumulate requires). */
+static bool adds_to(const Access *a)
+{
+	Node *u = a->unit;
+	Node *e = u->kind == N_EXPR ? u->lhs : NULL;
+	if (a->mode != ACC_RW || !e ||
+	    !((e->kind == N_ASSIGN && (e->op == TK_PLUS || e->op == TK_MINUS)) || e->kind == N_INCDEC))
+		return false;
+	Node *b = e->lhs;
+	while ((b->kind == N_INDEX && !is_dds(b->lhs)) || b->kind == N_FIELD)
+		b = b->lhs;
+	return b == a->at;
+}
+
+static bool at_loop_key(const Access *a);
+
+/* What DDS d, which loop L writes, is to a hint: 0 when it is not only
+ * added to (or cannot be accumulated, or each iteration touches elements
+ * of its own, so it never conflicts), else 1 when the body never reads
+ * it otherwise (accumulate), 2 when it does (relaxed). */
+static int additive(LoopInfo *L, Sym *d)
+{
+	if (!written(d) || !ty_is_numeric(d->ty->elem) ||
+	    (d->ty->kind != TY_DVEC && d->ty->kind != TY_DMAP))
+		return 0;
+	for (int i = 0; i < L->whole_dds.n; i++)
+		if (L->whole_dds.v[i] == d)
+			return 0;
+	bool reads = false, adds = false, own = true, own_key = true;
+	Access *first = NULL;
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (a->dds != d)
+			continue;
+		/* An insert by +=, which accumulate allows, but not insert(). */
+		if (a->at->kind == N_CALL && a->structural)
+			return 0;
+		if (adds_to(a))
+			adds = true;
+		else if (a->mode == ACC_READ)
+			reads = true;
+		else
+			return 0;
+		if (!first)
+			first = a;
+		own = own && !a->dynamic && const_nonzero(&a->aterms) &&
+		      same_terms(&a->aterms, &first->aterms) && same_terms(&a->bterms, &first->bterms);
+		own_key = own_key && at_loop_key(a);
+	}
+	if (!adds || own || own_key)
+		return 0;
+	return reads ? 2 : 1;
+}
+
+/* For a loop whose parallelism depends on its keys: the DDSs whose
+ * updates could leave the plan, any of which may hold the hot elements;
+ * for a serialized loop, the one that serializes it, if that would do. */
+static void explain_additive(FILE *out, LoopInfo *L)
+{
+	if (L->verdict != VD_STATIC && L->verdict != VD_ONCE && L->verdict != VD_EACH &&
+	    L->verdict != VD_SERIAL)
+		return;
+	Sym *only = NULL;
+	for (int i = 0; L->verdict == VD_SERIAL && i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (a->at == L->reason_at)
+			only = a->dds;
+	}
+	if (L->verdict == VD_SERIAL && !only)
+		return;
+	for (int kind = 1; kind <= 2; kind++) {
+		Vec ds = {0};
+		for (int i = 0; i < L->dds.n; i++)
+			if ((!only || L->dds.v[i] == only) && additive(L, L->dds.v[i]) == kind)
+				add_name(&ds, ((Sym *)L->dds.v[i])->name);
+		if (!ds.n)
+			continue;
+		char *names = name_list(&ds);
+		Buf clause = {0};
+		for (int i = 0; i < ds.n; i++)
+			buf_printf(&clause, "%s%s", i ? ", " : "", (const char *)ds.v[i]);
+		bool one = ds.n == 1;
+		fprintf(out, "  hint: %s %s only added to ('+=', '-=', '++', '--') and %s: ", names,
+		        one ? "is" : "are", kind == 1 ? "never read otherwise" : "read");
+		if (L->verdict == VD_SERIAL)
+			fprintf(out, "with '%s(+: %s)' these updates never conflict",
+			        kind == 1 ? "accumulate" : "relaxed", clause.s);
+		else
+			fprintf(out, "if most iterations write a few of %s elements, which makes the plan "
+			        "serial, '%s(+: %s)' takes these updates out of the plan", one ? "its" : "their",
+			        kind == 1 ? "accumulate" : "relaxed", clause.s);
+		fprintf(out, "%s\n", kind == 1 ? "" : "; a read then sees the value at the start of the "
+		        "round plus the worker's own updates");
+	}
+}
+
 static void explain_loop(FILE *out, Node *l)
 {
 	LoopInfo *L = l->li;
@@ -2716,6 +2813,7 @@ static void explain_loop(FILE *out, Node *l)
 		explain_sync(out, l, L);
 		break;
 	}
+	explain_additive(out, L);
 }
 
 void acc_explain(Program *p, FILE *out)

@@ -235,6 +235,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	if (sap_cfg.check_plan)
 		check_plan(st, spec, env, lo, hi, threads);
 	cache_save(st, spec, lo, hi, T);
+	sap_hot_warn(st, spec, env, lo, hi, threads, ranks);
 }
 
 /* Every vector of spec held in parts, whole on every rank: collective. */
@@ -355,7 +356,7 @@ static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                         int64_t lo, int64_t hi, void *red)
 {
-	make_plan(st, spec, x->env, lo, hi, x->V, x->T, !sap_cfg.no_locks, false);
+	make_plan(st, spec, x->env, lo, hi, x->V, x->T, sap_cfg.locks, false);
 	const sap_plan *p = &st->plan;
 	ran(st, p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED, x->V, p->ngroups, p->nrounds,
 	    p->balance);

@@ -132,7 +132,10 @@ static const struct {
 	{ "--dump-order=FILE", "write the serial order of each async loop to FILE" },
 	{ "--run-order=FILE", "run each async loop in the order read from FILE" },
 	{ "--check-plan", "check each async loop's plan against its accesses" },
-	{ "--no-locks", "never split a task group over workers with locks" },
+	{ "--locks", "split a task group too big for one worker over every worker under locks "
+	  "(not deterministic)" },
+	{ "--no-locks", "run each task group on one worker (the default)" },
+	{ "--quiet-plans", "do not warn of plans that run serially or locked" },
 	{ "--help", "show this help and exit" },
 };
 enum { NOPTIONS = sizeof options / sizeof options[0] };
@@ -336,8 +339,12 @@ static bool runtime_option(const char *name, size_t n, const char *eq)
 		sap_cfg.run_order = eq[1] ? eq + 1 : NULL;
 	else if (opt_is(name, n, "check-plan", eq, false))
 		sap_cfg.check_plan = true;
+	else if (opt_is(name, n, "locks", eq, false))
+		sap_cfg.locks = true;
 	else if (opt_is(name, n, "no-locks", eq, false))
-		sap_cfg.no_locks = true;
+		sap_cfg.locks = false;
+	else if (opt_is(name, n, "quiet-plans", eq, false))
+		sap_cfg.quiet_plans = true;
 	else
 		return false;
 	return true;
@@ -352,7 +359,7 @@ static void read_env(void)
 	if ((v = getenv("SAP_BLOCKS")) && *v)
 		sap_cfg.blocks = set_count("SAP_BLOCKS", v, 64);
 	if ((v = getenv("SAP_LOCKS")) && *v)
-		sap_cfg.no_locks = !strcmp(v, "0");
+		sap_cfg.locks = strcmp(v, "0") != 0;
 	if ((v = getenv("SAP_CHECK_PLAN")) && *v)
 		sap_cfg.check_plan = strcmp(v, "0") != 0;
 }

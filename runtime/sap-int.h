@@ -61,7 +61,10 @@ static inline bool sap_is_blank(char c)
 typedef struct sap_config {
 	int threads;            /* workers per rank; 0: not decided yet */
 	int blocks;             /* blocks per written DDS; 0: one per worker */
-	bool no_locks;          /* run an oversized group on one worker */
+	/* Split an oversized group over every worker under locks, which
+	 * makes the order depend on timing: only when the user asks. */
+	bool locks;
+	bool quiet_plans;       /* no warning of serial or locked plans */
 	bool check_plan;        /* verify every plan against the keys */
 	bool stats;             /* print the per-loop table at the end */
 	const char *dump_order; /* write each async invocation's order here */
@@ -285,6 +288,15 @@ typedef struct sap_conflict {
  * false and fills *c at the first conflict. */
 bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_t nlog,
                     sap_conflict *c);
+
+/* hot.c: after st's plan of [lo, hi) was built on `threads` threads (and
+ * the ranks, when ranks: then collective), a warning at the loop if the
+ * plan runs serially on more than one worker (balance above 0.8 x
+ * workers) or has locked rounds, naming the element most iterations
+ * write and what to do; once per loop, and again only when its plans
+ * change from serial to locked or back. */
+void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
+                  int64_t lo, int64_t hi, int threads, bool ranks);
 
 /* ==== Plan-order copies (stage.c) ===================================== */
 

@@ -17,6 +17,7 @@ run_tests = \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/holders-ranks.sh \
+	tests/run/hot-keys.sh \
 	tests/run/idx2txt.sh \
 	tests/run/index-error.sap \
 	tests/run/int-wrap.sap \

@@ -43,7 +43,9 @@ for seed in 4 6 17 26 27 28 33 40; do
 	accepted=$((accepted + 1))
 	for run in "2 1" "3 1" "2 2"; do
 		set -- $run
-		out=$(SAP_THREADS=$2 $MPIEXEC -n "$1" "$p" --check-plan 2>&1)
+		# Random bodies often make serial plans, whose warning is
+		# not what this test is about.
+		out=$(SAP_THREADS=$2 $MPIEXEC -n "$1" "$p" --check-plan --quiet-plans 2>&1)
 		test "$out" = "bad 0" || {
 			cat "$p.sap"
 			fail "seed $seed on $1 ranks x $2 threads: $out"

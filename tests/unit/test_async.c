@@ -578,6 +578,7 @@ START_TEST(locked_group_serializable)
 	sap_cfg.threads = T;
 	sap_cfg.blocks = 1;
 	sap_cfg.dump_order = path;
+	sap_cfg.locks = true;
 	sap_loop L = new_loop(4);
 	sap_async_for(&L, &b.spec, 0, N, &b, bump_body, NULL, NULL);
 	sap_order_end();
@@ -597,9 +598,10 @@ START_TEST(locked_group_serializable)
 	fclose(f);
 	unlink(path);
 
-	/* Without locks the group runs on one worker, in index order. */
+	/* Without locks (the default) the group runs on one worker, in
+	 * index order. */
 	sap_cfg.dump_order = NULL;
-	sap_cfg.no_locks = true;
+	sap_cfg.locks = false;
 	*(int64_t *)b.S.data = 0;
 	sap_loop L2 = new_loop(5);
 	sap_async_for(&L2, &b.spec, 0, N, &b, bump_body, NULL, NULL);
@@ -686,6 +688,84 @@ START_TEST(stats_table)
 }
 END_TEST
 
+/* ---- the warning of serial plans (hot.c) ---- */
+
+/* Every iteration writes two of the words of a string map, {the, cat} x 5,
+ * {the, sat} x 3 and {cat, sat} x 2 in every 10 (or "dog" for "the"):
+ * any two share one, so every plan is serial, and 80% write "the". */
+static const char *hot_word = "the";
+
+static void words_slice(void *env, const int64_t *idx, int64_t lo, int64_t hi, sap_rec *rec)
+{
+	(void)env;
+	for (int64_t k = lo; k < hi; k++) {
+		int64_t i = idx ? idx[k] : k, c = i % 10;
+		sap_rec_begin(rec, i);
+		sap_rec_key(rec, 0, sap_key_str(c < 8 ? hot_word : "cat"), SAP_RW);
+		sap_rec_key(rec, 0, sap_key_str(c < 5 ? "cat" : "sat"), SAP_RW);
+	}
+}
+
+static void no_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
+{
+	(void)env, (void)idx, (void)lo, (void)hi, (void)red;
+}
+
+static void words_warn(void)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "M", SAP_K_STRING, sizeof(double), false, NULL);
+	const char *words[] = { "the", "cat", "sat" };
+	for (int k = 0; k < 3; k++)
+		sap_dm_upsert(&m, &words[k]);
+	sap_dds d = { .name = "M", .dm = &m, .mode = SAP_RW, .keeps_keys = true };
+	sap_async_spec spec = { .dds = &d, .ndds = 1, .slice = words_slice };
+	sap_cfg.threads = 2;
+	sap_loop L = new_loop(7);
+	/* Once, however many invocations, and not again for a new serial
+	 * plan (of 15 iterations, 87% of which write "the"). */
+	for (int k = 0; k < 3; k++)
+		sap_async_for(&L, &spec, 0, 1000, NULL, no_body, NULL, NULL);
+	sap_async_for(&L, &spec, 0, 15, NULL, no_body, NULL, NULL);
+	/* Too short for a warning: fewer iterations than twice the workers. */
+	sap_loop L2 = new_loop(8);
+	sap_async_for(&L2, &spec, 0, 3, NULL, no_body, NULL, NULL);
+	/* Serial, then, for a new plan, locked: a warning each. */
+	sap_loop L3 = new_loop(9);
+	sap_async_for(&L3, &spec, 0, 1000, NULL, no_body, NULL, NULL);
+	sap_cfg.locks = true;
+	sap_async_for(&L3, &spec, 0, 999, NULL, no_body, NULL, NULL);
+	sap_cfg.locks = false;
+	/* A hot key the map does not hold: the map alone is named. */
+	hot_word = "dog";
+	sap_loop L4 = new_loop(10);
+	sap_async_for(&L4, &spec, 0, 1000, NULL, no_body, NULL, NULL);
+	/* Quiet. */
+	sap_cfg.quiet_plans = true;
+	sap_loop L5 = new_loop(11);
+	sap_async_for(&L5, &spec, 0, 1000, NULL, no_body, NULL, NULL);
+	sap_dm_free(&m);
+}
+
+START_TEST(serial_plan_warns)
+{
+	char msg[4096];
+	ck_assert_int_eq(run_captured(words_warn, msg, sizeof msg), 0);
+	const char *serial = "warning: async for runs serially on 2 workers (balance 2.0)";
+	const char *fix = "make M's additive updates 'accumulate(+: M)' or 'relaxed(+: M)'";
+	const char *locks = ", or run with --locks (not deterministic)\n";
+	char *want = sap_strf("test.sap:7:1: %s: 80%% of its iterations write M[\"the\"]; %s%s"
+	                      "test.sap:9:1: %s: 80%% of its iterations write M[\"the\"]; %s%s"
+	                      "test.sap:9:1: warning: async for runs locked on 2 workers (not "
+	                      "deterministic): 80%% of its iterations write M[\"the\"]; %s to run "
+	                      "it in parallel deterministically\n"
+	                      "test.sap:10:1: %s: 80%% of its iterations write one element of M; "
+	                      "%s%s", serial, fix, locks, serial, fix, locks, fix, serial, fix, locks);
+	ck_assert_str_eq(msg, want);
+	free(want);
+}
+END_TEST
+
 Suite *async_suite(void)
 {
 	Suite *s = suite_create("async");
@@ -706,6 +786,7 @@ Suite *async_suite(void)
 	tcase_add_loop_test(tc, locked_group_serializable, 0, 2);
 	tcase_add_test(tc, check_plan_passes);
 	tcase_add_test(tc, stats_table);
+	tcase_add_test(tc, serial_plan_warns);
 	suite_add_tcase(s, tc);
 	return s;
 }

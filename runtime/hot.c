@@ -1,0 +1,312 @@
+/* hot.c: the warning a loop gets when its plan gives its workers
+ * nothing to do in parallel, or takes locks.
+ *
+ * Such a plan is almost always the work of a few hot keys (the weights
+ * of frequent features, TransE's relation rows, LDA's topic totals) that
+ * most iterations write, or of iterations that each write so many elements
+ * that every task group meets every other.  Both are easy to miss: the
+ * program is correct, only slow, and with --locks not deterministic.
+ * So when a plan is built, one line on stderr says which, from the keys
+ * of an evenly spaced sample of the iterations, and what to do.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "sap-int.h"
+
+/* Iterations sampled: a share is then exact to a fraction of a percent,
+ * and logging them costs less than the plan did. */
+enum { SAMPLE = 65536 };
+
+/* A key written by at least this share of the iterations is named as the
+ * cause: it alone keeps that share of the work on one worker at a time. */
+#define HOT_SHARE 0.1
+
+/* Iterations logged at a time: the log holds every key they touch, so
+ * only the counts of the elements, which are at most the DDSs' sizes,
+ * grow with the sample. */
+enum { CHUNK = 4096 };
+
+/* One element written by some sampled iterations, and by how many. */
+typedef struct hot_key {
+	int64_t dds, key, count;
+} hot_key;
+
+static int by_key(const void *x, const void *y)
+{
+	const hot_key *a = x, *b = y;
+	if (a->dds != b->dds)
+		return (a->dds > b->dds) - (a->dds < b->dds);
+	return (a->key > b->key) - (a->key < b->key);
+}
+
+/* v[0 .. n) sorted by element, each element once with the counts of its
+ * entries summed; the entries left. */
+static int64_t merge_runs(hot_key *v, int64_t n)
+{
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof *v, by_key);
+	int64_t m = 0;
+	for (int64_t k = 0; k < n; k++) {
+		if (m && !by_key(&v[m - 1], &v[k]))
+			v[m - 1].count += v[k].count;
+		else
+			v[m++] = v[k];
+	}
+	return m;
+}
+
+/* The distinct elements each iteration of the log writes, one entry of
+ * count 1 each (an iteration writing an element twice counts once). */
+static hot_key *written_keys(const sap_keylog *log, int64_t *nout)
+{
+	hot_key *v = sap_xmalloc((size_t)(log->n ? log->n : 1) * sizeof *v);
+	int64_t n = 0;
+	for (int64_t s = 0; s < log->n;) {
+		int64_t e = s, first = n;
+		while (e < log->n && log->v[e].i == log->v[s].i) {
+			const sap_access *x = &log->v[e++];
+			if (x->mode & SAP_WRITE)
+				v[n++] = (hot_key){ x->dds, x->key, 1 };
+		}
+		int64_t m = merge_runs(v + first, n - first);
+		for (int64_t k = first; k < first + m; k++)
+			v[k].count = 1;
+		n = first + m;
+		s = e;
+	}
+	*nout = n;
+	return v;
+}
+
+/* a[0 .. na) and b[0 .. nb), both sorted by element with each once, as
+ * one such array (a new one; both freed). */
+static hot_key *merge_sorted(hot_key *a, int64_t na, hot_key *b, int64_t nb, int64_t *n)
+{
+	hot_key *v = sap_xmalloc((size_t)(na + nb ? na + nb : 1) * sizeof *v);
+	int64_t i = 0, j = 0, m = 0;
+	while (i < na || j < nb) {
+		int c = i == na ? 1 : j == nb ? -1 : by_key(&a[i], &b[j]);
+		if (c < 0) {
+			v[m++] = a[i++];
+		} else if (c > 0) {
+			v[m++] = b[j++];
+		} else {
+			v[m] = a[i++];
+			v[m++].count += b[j++].count;
+		}
+	}
+	free(a);
+	free(b);
+	*n = m;
+	return v;
+}
+
+/* How many of the iterations idx[0 .. n) write each element, sorted by
+ * element. */
+static hot_key *count_writes(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                             const int64_t *idx, int64_t n, int threads, int64_t *nout)
+{
+	hot_key *all = NULL;
+	int64_t nall = 0;
+	for (int64_t s = 0; s < n; s += CHUNK) {
+		int64_t e = n - s < CHUNK ? n : s + CHUNK, nk;
+		sap_keylog log = { 0 };
+		sap_recon_log(spec, ly, env, idx + s, e - s, &log, threads);
+		hot_key *v = written_keys(&log, &nk);
+		sap_keylog_free(&log);
+		nk = merge_runs(v, nk);
+		all = merge_sorted(all, nall, v, nk, &nall);
+	}
+	*nout = nall;
+	return all;
+}
+
+/* Over ranks, every rank's entries on rank 0 (collective); elsewhere v
+ * as it is. */
+static hot_key *gather_keys(hot_key *v, int64_t *n)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t mine = *n * 3, *all = NULL;
+	int64_t *cnt64 = sap_xmalloc((size_t)P * sizeof *cnt64);
+	MPI_Gather(&mine, 1, MPI_INT64_T, cnt64, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+	int *cnts = NULL, *dis = NULL;
+	int64_t total = 0;
+	if (me == 0) {
+		cnts = sap_xmalloc((size_t)P * sizeof *cnts);
+		dis = sap_xmalloc((size_t)P * sizeof *dis);
+		for (int r = 0; r < P; r++) {
+			if (total + cnt64[r] > INT32_MAX)
+				sap_fatal(NULL, "too many keys in the sample of a serial loop's iterations");
+			dis[r] = (int)total;
+			cnts[r] = (int)cnt64[r];
+			total += cnt64[r];
+		}
+		all = sap_xmalloc((size_t)(total ? total : 1) * sizeof *all);
+	}
+	/* hot_key is three int64_t, no padding. */
+	MPI_Gatherv(v, (int)mine, MPI_INT64_T, all, cnts, dis, MPI_INT64_T, 0, MPI_COMM_WORLD);
+	free(cnts);
+	free(dis);
+	free(cnt64);
+	free(v);
+	*n = total / 3;
+	return me == 0 ? (hot_key *)all : NULL;
+}
+
+/* The element as the program would write it: D[17], or m["word"] for a
+ * string key of a map when exactly one of its keys has that hash; NULL
+ * when it cannot be named. */
+static char *element_name(const sap_dds *d, int64_t key)
+{
+	const char *name = d->name ? d->name : "?";
+	if (d->dv || (d->dm && d->dm->kk != SAP_K_STRING))
+		return sap_strf("%s[%lld]", name, (long long)key);
+	if (!d->dm)
+		return NULL;
+	const char *found = NULL;
+	int64_t pos = 0, seq;
+	const void *k;
+	void *val;
+	while (sap_dm_entry(d->dm, &pos, &k, &val, &seq)) {
+		const char *s = sap_str_c(*(const sap_str *)k);
+		if ((int64_t)sap_fnv1a(s) != key)
+			continue;
+		if (found && strcmp(found, s))
+			return NULL;
+		found = s;
+	}
+	if (!found)
+		return NULL;
+	char buf[200];
+	return sap_strf("%s[\"%s\"]", name, sap_shown(found, buf, sizeof buf));
+}
+
+/* The cause, from the sample's counts v[0 .. n) (merged, by key) over ns
+ * iterations, and the DDS whose updates could stop conflicting (its
+ * index, or -1 for each of them). */
+static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int64_t ns,
+                   int *dds)
+{
+	const hot_key *top = NULL;
+	int64_t writes = 0;
+	for (int64_t k = 0; k < n; k++) {
+		writes += v[k].count;
+		if (!top || v[k].count > top->count)
+			top = &v[k];
+	}
+	double share = top ? (double)top->count / (double)ns : 0;
+	if (top && share >= HOT_SHARE) {
+		const sap_dds *d = &spec->dds[top->dds];
+		char *el = element_name(d, top->key);
+		if (!el)
+			el = sap_strf("one element of %s", d->name ? d->name : "?");
+		*dds = (int)top->dds;
+		char *c = sap_strf("%.0f%% of its iterations write %s", 100 * share, el);
+		free(el);
+		return c;
+	}
+	*dds = n ? (int)v[0].dds : -1;
+	if (!writes)
+		return sap_strf("none of the sampled iterations writes an element the plan knows of");
+	/* No element is hot: the groups meet through many elements each,
+	 * of one DDS, or of several. */
+	for (int64_t k = 1; k < n; k++)
+		if (v[k].dds != v[0].dds)
+			*dds = -1;
+	return sap_strf("no element is written by more than %.0f%% of its iterations, but they "
+	                "write %.1f elements each on average, so every task group shares blocks "
+	                "with the others", 100 * share, (double)writes / (double)(ns ? ns : 1));
+}
+
+/* The loops warned about, and whether the plan was locked.  A loop
+ * warns once, and again only when its plans change from serial to
+ * locked or back: a plan rebuilt every invocation (its slice draws
+ * random numbers) varies a little in balance and shares, which is no
+ * news, and is not worth sampling again. */
+typedef struct warned {
+	const sap_loop *loop;
+	bool locked;
+} warned;
+static warned *seen;
+static int nseen, capseen;
+
+static warned *warned_of(const sap_loop *L)
+{
+	for (int k = 0; k < nseen; k++)
+		if (seen[k].loop == L)
+			return &seen[k];
+	return NULL;
+}
+
+void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
+                  int64_t lo, int64_t hi, int threads, bool ranks)
+{
+	const sap_plan *p = &st->plan;
+	int T = p->nworkers;
+	bool locked = p->nlocked > 0;
+	/* Fewer iterations than twice the workers leave some idle in any
+	 * plan; such a loop is too short to matter. */
+	if (sap_cfg.quiet_plans || T < 2 || hi - lo < 2 * (int64_t)T ||
+	    (!locked && !(p->balance > 0.8 * T)))
+		return;
+	warned *w = warned_of(st->loop);
+	if (w && w->locked == locked)
+		return;
+	if (!w) {
+		if (nseen == capseen) {
+			capseen = capseen ? 2 * capseen : 16;
+			seen = sap_xrealloc(seen, (size_t)capseen * sizeof *seen);
+		}
+		w = &seen[nseen++];
+		w->loop = st->loop;
+	}
+	w->locked = locked;
+
+	/* Evenly spaced iterations of [lo, hi); over ranks, each rank
+	 * slices those of its share, as it did for the plan. */
+	int64_t n = hi - lo, ns = n < SAMPLE ? n : SAMPLE;
+	int64_t a = lo, b = hi;
+	if (ranks) {
+		a = sap_chunk(lo, hi, T, sap_rank() * threads);
+		b = sap_chunk(lo, hi, T, (sap_rank() + 1) * threads);
+	}
+	int64_t *idx = sap_xmalloc((size_t)ns * sizeof *idx), m = 0;
+	for (int64_t k = 0; k < ns; k++) {
+		int64_t i = lo + (int64_t)((__int128)n * k / ns);
+		if (i >= a && i < b)
+			idx[m++] = i;
+	}
+	int64_t nk;
+	hot_key *v = count_writes(spec, &st->layout, env, idx, m, threads, &nk);
+	free(idx);
+	if (ranks && sap_nranks() > 1) {
+		v = gather_keys(v, &nk);
+		if (!v)
+			return;
+		nk = merge_runs(v, nk);
+	}
+
+	int dds;
+	char *why = cause(spec, v, nk, ns, &dds);
+	free(v);
+	char *how = locked ? sap_strf("runs locked on %d workers (not deterministic)", T) :
+	            sap_strf("runs serially on %d workers (balance %.1f)", T, p->balance);
+	char *fix;
+	if (dds >= 0) {
+		const char *d = spec->dds[dds].name ? spec->dds[dds].name : "?";
+		fix = sap_strf("make %s's additive updates 'accumulate(+: %s)' or 'relaxed(+: %s)'",
+		               d, d, d);
+	} else {
+		fix = sap_strf("make additive updates of the DDSs it writes 'accumulate(+: D)' or "
+		               "'relaxed(+: D)' (sapc --explain names them)");
+	}
+	/* Over ranks no group is locked: --locks would change nothing. */
+	char *text = sap_strf("async for %s: %s; %s%s", how, why, fix,
+	                      locked ? " to run it in parallel deterministically" :
+	                      ranks ? "" : ", or run with --locks (not deterministic)");
+	sap_warn(&st->loop->site, "%s", text);
+	free(text);
+	free(fix);
+	free(how);
+	free(why);
+}

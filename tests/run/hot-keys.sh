@@ -1,0 +1,259 @@
+#!/bin/sh
+# Hot keys neither go non-deterministic nor serialize silently:
+#  - by default a loop whose plan cannot be parallel (every two of its
+#    iterations write a common element) runs deterministically, two runs
+#    printing the same bits, and rank 0 warns once, at the loop, naming
+#    the element most iterations write and its share, or, when no element
+#    is hot, how many elements each iteration writes;
+#  - --locks (or SAP_LOCKS=1) locks the oversized group, which --stats
+#    and the warning call non-deterministic; --no-locks undoes it;
+#  - --quiet-plans silences the warning;
+#  - a parallel plan (random bipartite keys, as SGDMF's) gets no warning.
+# On 1 to 3 ranks of 1 or 2 threads.  Every two iterations conflicting
+# makes the plan serial whatever the scheduler, so the balance is exactly
+# the number of workers.
+#
+# Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
+
+if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
+	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hot-keys.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+cd "$tmp" || exit 1
+
+# 60% of the iterations write W[0], and the sets of elements they write
+# meet pairwise: a 20-iteration cycle of {0, 1, 2} x 3, {0, 3, 4} x 3,
+# {0, 5, 6} x 3, {0, 7, 8} x 3, {1, 3, 5, 7} x 4 and {2, 4, 6, 7} x 4,
+# so W[1] to W[7] are written by 35% at most.  The first invocation's
+# 100000 iterations are sampled (65536 of them, evenly spaced); the next
+# ones get a new plan, serial again, which is not news.
+cat >hot.sap <<'SAP'
+param int n = 2500;
+param int epochs = 3;
+dvector<double> W(9);
+
+long key(long i, int j) {
+    long c = i % 20;
+    if (c < 12) {
+        long s = c / 3;
+        if (j == 0)
+            return 0;
+        if (j == 1)
+            return 2 * s + 1;
+        return 2 * s + 2;
+    }
+    if (c < 16)
+        return 2 * j + 1;
+    if (j == 3)
+        return 7;
+    return 2 * j + 2;
+}
+
+for (int ep = 0; ep < epochs; ep++) {
+    long m = ep == 0 ? 40 * n : n;
+    async for (long i = 0; i < m; i++) {
+        for (int j = 0; j < 4; j++)
+            W[key(i, j)] += 1.0 / (i + 1 + j);
+    }
+}
+for (int k = 0; k < 9; k++)
+    print("W[%d] = %.17g\n", k, W[k]);
+SAP
+
+# No element is hot: iteration i writes the 12 points of line i % 133 of
+# the projective plane over F_11, each on 12 of the 133 lines (9%), and
+# any two lines meet; of W, or with --two of W and V.
+cat >spread.sap <<'SAP'
+param int n = 1330;
+param bool two = false;
+dvector<double> W(133);
+dvector<double> V(133);
+
+// Coordinate c of the k-th of the 133 normalised vectors of F_11^3.
+long coord(long k, int c) {
+    if (k < 121) {
+        if (c == 0)
+            return 1;
+        if (c == 1)
+            return k / 11;
+        return k % 11;
+    }
+    if (k < 132) {
+        if (c == 0)
+            return 0;
+        if (c == 1)
+            return 1;
+        return k - 121;
+    }
+    return c == 2 ? 1 : 0;
+}
+
+async for (long i = 0; i < n; i++) {
+    long l = i % 133;
+    for (long p = 0; p < 133; p++)
+        if ((coord(l, 0) * coord(p, 0) + coord(l, 1) * coord(p, 1) +
+             coord(l, 2) * coord(p, 2)) % 11 == 0) {
+            W[p] += 1.0 / (i + 1);
+            if (two)
+                V[p] -= W[p];
+        }
+}
+double s = 0;
+for (int k = 0; k < 133; k++)
+    s += (W[k] + V[k]) * (k + 1);
+print("checksum %.17g\n", s);
+SAP
+
+# SGDMF's shape: users and items drawn at random, so the plan is the
+# DSGD one, balanced.
+cat >bipartite.sap <<'SAP'
+struct Rating { int u; int v; }
+dvector<Rating> A(6000);
+async for (long i = 0; i < len(A); i++) {
+    A[i].u = int(rand_int(300));
+    A[i].v = int(rand_int(200));
+}
+dvector<double> W(300);
+dvector<double> H(200);
+for (int ep = 0; ep < 2; ep++) {
+    async for (long i = 0; i < len(A); i++) {
+        Rating r = A[i];
+        double e = 1 - W[r.u] * H[r.v];
+        W[r.u] += 0.01 * e;
+        H[r.v] += 0.01 * e;
+    }
+}
+print("W[0] %.17g H[0] %.17g\n", W[0], H[0]);
+SAP
+
+# Keys drawn at random: a new plan every invocation, each serial (every
+# iteration writes B[0], which the slice learns by drawing), and one
+# warning for them all.
+cat >rng.sap <<'SAP'
+dvector<double> B(4);
+dvector<double> W(100);
+for (int ep = 0; ep < 4; ep++) {
+    async for (long i = 0; i < 1000; i++) {
+        long z = rand_int(1);
+        B[z] += 1;
+        W[rand_int(len(W))] += B[z];
+    }
+}
+print("B[0] %.17g W[0] %.17g\n", B[0], W[0]);
+SAP
+
+for p in hot spread bipartite rng; do
+	"$SAPC" -o $p $p.sap || fail "sapc $p.sap"
+done
+
+hot_warning() {
+	echo "hot.sap:24:5: warning: async for runs $1: 60% of its iterations write W[0];" \
+		"make W's additive updates 'accumulate(+: W)' or 'relaxed(+: W)'$2"
+}
+
+for pt in 1x1 1x2 2x1 2x2 3x1 3x2; do
+	np=${pt%x*} t=${pt#*x}
+	w=$((np * t))
+	# shellcheck disable=SC2086
+	$MPIEXEC -n $np ./hot --threads=$t --stats >hot.$pt.out 2>hot.$pt.err ||
+		{ cat hot.$pt.err; fail "hot on $pt"; }
+	# shellcheck disable=SC2086
+	$MPIEXEC -n $np ./hot --threads=$t >hot.$pt.out2 2>hot.$pt.err2 ||
+		{ cat hot.$pt.err2; fail "hot rerun on $pt"; }
+	cmp hot.$pt.out hot.$pt.out2 || fail "hot: two runs on $pt print different results"
+	grep 'warning' hot.$pt.err >warned
+	if [ $w = 1 ]; then
+		# One worker runs in index order: no plan, nothing to say.
+		[ -s warned ] && { cat hot.$pt.err; fail "hot on $pt: a warning on one worker"; }
+		continue
+	fi
+	if [ $np = 1 ]; then
+		hot_warning "serially on $w workers (balance $w.0)" \
+			", or run with --locks (not deterministic)" >want
+	else
+		hot_warning "serially on $w workers (balance $w.0)" "" >want
+	fi
+	diff want warned || { cat hot.$pt.err; fail "hot on $pt: not the one warning expected"; }
+	grep 'warning' hot.$pt.err2 | diff want - || fail "hot on $pt: the rerun warns differently"
+	grep -q "^ *1 hot.sap:24 .* planned\$" hot.$pt.err ||
+		{ cat hot.$pt.err; fail "hot on $pt: not planned"; }
+	grep -q 'locked' hot.$pt.err && { cat hot.$pt.err; fail "hot on $pt: locked by default"; }
+
+	# shellcheck disable=SC2086
+	$MPIEXEC -n $np ./spread --threads=$t >spread.$pt.out 2>spread.$pt.err ||
+		{ cat spread.$pt.err; fail "spread on $pt"; }
+	# shellcheck disable=SC2086
+	$MPIEXEC -n $np ./spread --threads=$t >spread.$pt.out2 2>/dev/null || fail "spread rerun on $pt"
+	cmp spread.$pt.out spread.$pt.out2 || fail "spread: two runs on $pt print different results"
+	locks=", or run with --locks (not deterministic)"
+	[ $np = 1 ] || locks=
+	echo "spread.sap:25:1: warning: async for runs serially on $w workers (balance $w.0):" \
+		"no element is written by more than 9% of its iterations, but they write 12.0" \
+		"elements each on average, so every task group shares blocks with the others;" \
+		"make W's additive updates 'accumulate(+: W)' or 'relaxed(+: W)'$locks" >want
+	diff want spread.$pt.err || fail "spread on $pt: not the one warning expected"
+
+	# shellcheck disable=SC2086
+	$MPIEXEC -n $np ./bipartite --threads=$t --stats >bip.$pt.out 2>bip.$pt.err ||
+		{ cat bip.$pt.err; fail "bipartite on $pt"; }
+	grep -q 'planned' bip.$pt.err || { cat bip.$pt.err; fail "bipartite on $pt: not planned"; }
+	grep 'warning' bip.$pt.err && fail "bipartite on $pt: a warning for a parallel plan"
+done
+
+for pt in 1x2 2x1; do
+	np=${pt%x*} t=${pt#*x}
+	$MPIEXEC -n $np ./rng --threads=$t --stats >rng.out 2>rng.err || { cat rng.err; fail "rng on $pt"; }
+	grep -q "^ *1 rng.sap:4 *4 *4 .*planned\$" rng.err ||
+		{ cat rng.err; fail "rng on $pt: not planned 4 times"; }
+	locks=", or run with --locks (not deterministic)"
+	[ $np = 1 ] || locks=
+	echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
+		"100% of its iterations write B[0];" \
+		"make B's additive updates 'accumulate(+: B)' or 'relaxed(+: B)'$locks" >want
+	grep warning rng.err | diff want - || fail "rng on $pt: not the one warning expected"
+done
+
+# Of two DDSs, the warning names neither.
+$MPIEXEC -n 1 ./spread --threads=2 --two >/dev/null 2>two.err || fail "spread --two"
+echo "spread.sap:25:1: warning: async for runs serially on 2 workers (balance 2.0):" \
+	"no element is written by more than 9% of its iterations, but they write 24.0" \
+	"elements each on average, so every task group shares blocks with the others;" \
+	"make additive updates of the DDSs it writes 'accumulate(+: D)' or 'relaxed(+: D)'" \
+	"(sapc --explain names them), or run with --locks (not deterministic)" >want
+diff want two.err || fail "spread --two: not the one warning expected"
+
+# --locks, or SAP_LOCKS=1, locks the group: said by the warning and --stats.
+hot_warning "locked on 2 workers (not deterministic)" \
+	" to run it in parallel deterministically" >want
+$MPIEXEC -n 1 ./hot --threads=2 --locks --stats >/dev/null 2>locks.err || fail "hot --locks"
+grep warning locks.err | diff want - || { cat locks.err; fail "hot --locks: not the one warning expected"; }
+grep -q "^ *1 hot.sap:24 .* locked (non-deterministic)\$" locks.err ||
+	{ cat locks.err; fail "hot --locks: not locked"; }
+SAP_LOCKS=1 $MPIEXEC -x SAP_LOCKS -n 1 ./hot --threads=2 --stats >/dev/null 2>locks.err ||
+	fail "hot with SAP_LOCKS=1"
+grep -q "^ *1 hot.sap:24 .* locked (non-deterministic)\$" locks.err ||
+	{ cat locks.err; fail "SAP_LOCKS=1: not locked"; }
+SAP_LOCKS=1 $MPIEXEC -x SAP_LOCKS -n 1 ./hot --threads=2 --no-locks --stats >/dev/null 2>locks.err ||
+	fail "hot with SAP_LOCKS=1 --no-locks"
+grep -q "^ *1 hot.sap:24 .* planned\$" locks.err ||
+	{ cat locks.err; fail "SAP_LOCKS=1 --no-locks: not planned"; }
+$MPIEXEC -n 1 ./hot --threads=2 --locks --no-locks --stats >/dev/null 2>locks.err ||
+	fail "hot --locks --no-locks"
+grep -q "^ *1 hot.sap:24 .* planned\$" locks.err ||
+	{ cat locks.err; fail "--locks --no-locks: not planned"; }
+
+# --quiet-plans, and the results stay those of the default.
+$MPIEXEC -n 2 ./hot --threads=1 --quiet-plans >quiet.out 2>quiet.err || fail "hot --quiet-plans"
+[ -s quiet.err ] && { cat quiet.err; fail "--quiet-plans still warns"; }
+cmp quiet.out hot.2x1.out || fail "--quiet-plans changed the results"
+exit 0
