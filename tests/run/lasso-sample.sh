@@ -7,7 +7,8 @@
 #    sweep's objective and nonzero count, and saves the same b, bit for
 #    bit (the "time" fields aside);
 #  - on 1, 2 and 3 ranks x 1 and 2 threads two runs print the same and
-#    save the same b, bit for bit;
+#    save the same b, bit for bit, the second with --check-plan, which
+#    checks every plan against the keys the iterations touch;
 #  - there the final objective is within 1e-11 of the twin's, relatively.
 #    With several workers the iterations run in another serializable
 #    order, a coordinate descent that visits the features in another
@@ -87,8 +88,12 @@ for spread in 0.01 1; do
 		for nt in 1 2; do
 			for run in a b; do
 				o=$d/$np-$nt$run
-				# $MPIEXEC unquoted: it may carry its own options.
-				$MPIEXEC -n $np "$tmp/lasso" "$@" --threads=$nt --out="$o.beta" \
+				# The second run checks each plan against the keys.
+				check=
+				test $run = b && check=--check-plan
+				# $MPIEXEC unquoted: it may carry its own options;
+				# $check: empty or one word.
+				$MPIEXEC -n $np "$tmp/lasso" "$@" --threads=$nt $check --out="$o.beta" \
 					>"$o.out" 2>"$o.err" ||
 					{ cat "$o.err"; fail "spread $spread, $np ranks x $nt threads: exit status $?"; }
 				strip_time "$o.out" >"$o.cmp"
