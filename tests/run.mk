@@ -23,6 +23,8 @@ run_tests = \
 	tests/run/int-wrap.sap \
 	tests/run/load-error.sap \
 	tests/run/libsvm.sh \
+	tests/run/genlasso.sh \
+	tests/run/lasso-sample.sh \
 	tests/run/layout-ranks.sh \
 	tests/run/load-ranks.sh \
 	tests/run/map-keys.sap \
