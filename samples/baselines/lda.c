@@ -327,6 +327,10 @@ int main(int argc, char **argv)
 			printf("sweep %d loglik/token %.12f\n", it + 1, ll / ntok);
 		}
 	}
+	printf("tokens per topic:");
+	for (int j = 0; j < K; j++)
+		printf(" %d", nk[j]);
+	printf("\n");
 	printf("tokens/s %.0f\n", secs > 0 ? (double)ntok * sweeps / secs : 0.0);
 
 	if (strcmp(out, "") != 0) {
