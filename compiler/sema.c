@@ -1646,8 +1646,8 @@ static void check_accum(Node *loop, Node *r)
 		 * the workers' inserts would make differ. */
 		if (relaxed && t->kind == TY_DMAP)
 			fail_note(v, format("relaxed needs a dvector, and '%s' is a '%s'", name, ty_str(t)),
-			          s->decl, "declared here; a dmap can be accumulate(+: ...)d, but not read "
-			                   "while the loop adds to it");
+			          s->decl, "declared here; accumulate(+: ...) takes a dmap, but then the "
+			                   "body cannot read it");
 		if (!ty_is_numeric(t->elem))
 			fail_note(v, format("%s needs elements that are numbers, or arrays or structs of numbers, and '%s' holds '%s'",
 			                    cl, name, ty_str(t->elem)), s->decl, "declared here");
