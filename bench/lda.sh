@@ -140,10 +140,10 @@ run() {
 	fi
 	rate=$(sed -n 's/^tokens\/s //p' "$tmp/out")
 	ll=$(sed -n "s/^sweep $s loglik\\/token //p" "$tmp/out")
-	test -n "$rate" && test -n "$ll" || {
+	if test -z "$rate" || test -z "$ll"; then
 		cat "$tmp/out" >&2
 		bench_fail "$prog printed no tokens/s or no final log-likelihood ($c)"
-	}
+	fi
 	echo "$c $prog $np $nt $seed $rep $rate $ll $plan" >>"$tmp/raw"
 }
 

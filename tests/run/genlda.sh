@@ -99,6 +99,7 @@ grep -q '3 documents, 2 words, 7 tokens' "$tmp/err" || { cat "$tmp/err"; fail "g
 
 mkdir "$tmp/corpus"
 printf '\tThe/at jury/nn said/vbd ./.\n\n\tIt/pps ran/vbd ./.\n' >"$tmp/corpus/ca01"
+# shellcheck disable=SC2016  # the backquotes are Brown's opening quote
 printf '\t``/`` ./.\n' >"$tmp/corpus/ca02"
 printf '\tA/at dog/nn\n\n\n\tbarked/vbd\n' >"$tmp/corpus/cb01"
 printf '%s\n' 'the jury said it ran' 'a dog barked' >"$tmp/want"
