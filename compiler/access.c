@@ -201,12 +201,20 @@ static void add_sym(Vec *v, Sym *s)
 	vec_push(v, s);
 }
 
+bool acc_is_relaxed(LoopInfo *l, Sym *dds)
+{
+	for (int i = 0; i < l->relax_syms.n; i++)
+		if (l->relax_syms.v[i] == dds)
+			return true;
+	return false;
+}
+
 bool acc_is_accum(LoopInfo *l, Sym *dds)
 {
 	for (int i = 0; i < l->accum_syms.n; i++)
 		if (l->accum_syms.v[i] == dds)
 			return true;
-	return false;
+	return acc_is_relaxed(l, dds);
 }
 
 bool acc_inserts(LoopInfo *l, Sym *dds)
@@ -252,6 +260,18 @@ static bool written(Sym *d)
 		if (li->dds.v[i] == d)
 			return ((intptr_t)li->dds_mode.v[i] & ACC_WRITE) && !acc_is_accum(li, d);
 	return false;
+}
+
+/* Does read r (in unit u) see a value that can change while the loop
+ * runs: of a DDS the loop writes, other than the iteration's own element,
+ * or of a relaxed DDS, whose reads see the worker's round (a slice, which
+ * runs before, cannot)? */
+static bool own_read(Node *r, Unit *u);
+static Sym *read_dds(Node *r);
+static bool changing(Node *r, Unit *u)
+{
+	Sym *d = read_dds(r);
+	return d && ((written(d) && !(u && own_read(r, u))) || acc_is_relaxed(li, d));
 }
 
 /* ---- affine keys ---- */
@@ -793,7 +813,7 @@ static Node *unit_taint(Unit *u, Sym **from)
 	*from = NULL;
 	for (int i = 0; i < u->reads.n; i++) {
 		Node *r = u->reads.v[i];
-		if (written(read_dds(r)) && !own_read(r, u))
+		if (changing(r, u))
 			return r;
 	}
 	if (u->rngcall)
@@ -909,7 +929,7 @@ static bool evaluable(Node *e, Unit *u, Vec *uses, Vec *reads)
 		return true;
 	case N_INDEX:
 		if (is_dds(e->lhs)) {
-			if (written(dds_of(e->lhs)) && !own_read(e, u))
+			if (changing(e, u))
 				return false;
 			if (reads)
 				vec_push(reads, e);
@@ -1391,7 +1411,7 @@ static void cause_unit(Cause *c, Unit *u, Node *e)
 		return;
 	for (int i = 0; i < u->reads.n; i++) {
 		Node *r = u->reads.v[i];
-		if (written(read_dds(r)) && !own_read(r, u)) {
+		if (changing(r, u)) {
 			add_name(&c->dds, read_dds(r)->name);
 			if (!c->read || (read_dds(r) == c->dds_of && read_dds(c->read) != c->dds_of))
 				c->read = r;
@@ -1436,19 +1456,67 @@ static const char *line_of(Node *n)
 
 /* Access a's key reads root, a DDS the loop writes or a function that
  * draws random numbers, directly or through the tainted local s. */
+/* Is access a an addition to an element: 'D[k] += x', '-=', '++', '--'
+ * (of the element or of a scalar inside it)? */
+static bool adds_only(Access *a)
+{
+	Node *u = a->unit;
+	Node *e = u->kind == N_EXPR ? u->lhs : NULL;
+	bool ok = a->mode == ACC_RW && e &&
+	          ((e->kind == N_ASSIGN && (e->op == TK_PLUS || e->op == TK_MINUS)) ||
+	           e->kind == N_INCDEC);
+	if (ok) {
+		Node *b = e->lhs;
+		while ((b->kind == N_INDEX && !is_dds(b->lhs)) || b->kind == N_FIELD)
+			b = b->lhs;
+		ok = b == a->at;
+	}
+	return ok;
+}
+
+/* Could d be relaxed(+: d) in this loop: a dvector of numbers it only
+ * reads and adds to, doing both? */
+static bool could_relax(Sym *d)
+{
+	if (!d || d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem) || acc_is_accum(li, d))
+		return false;
+	bool adds = false, reads = false;
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (a->dds != d)
+			continue;
+		if (a->mode != ACC_READ && !adds_only(a))
+			return false;
+		adds |= a->mode != ACC_READ;
+		reads |= a->mode == ACC_READ;
+	}
+	return adds && reads;
+}
+
 static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 {
 	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
 	const char *when = loop->kind == N_SYNC ? "before each step runs" : "before the loop runs";
 	const char *hint = "an async for must know every iteration's keys before it runs; use sync "
 	                   "for, whose iterations may read stale values";
+	/* The straight port of LDA, a count drawn by weights from counts:
+	 * analyse_loop says so if relaxing the count makes the loop run. */
+	const char *relax_hint = NULL;
+	if (loop->kind == N_ASYNC && could_relax(a->dds)) {
+		li->relax_hint = a->dds;
+		relax_hint = format("the loop only reads %s and adds to it: declared relaxed(+: %s), "
+		                    "it runs in parallel, its reads of %s seeing the values at the start "
+		                    "of the round plus this worker's own updates (stale by at most one "
+		                    "round); or use sync for, whose iterations may read stale values",
+		                    a->dds->name, a->dds->name, a->dds->name);
+	}
 	Cause c = {0};
 	c.dds_of = a->dds;
 	if (s)
 		cause_of(&c, s, u);
 	else
 		cause_unit(&c, NULL, a->key);
-	if (!c.read && root->kind != N_CALL && read_dds(root) && written(read_dds(root))) {
+	if (!c.read && root->kind != N_CALL && read_dds(root) && changing(root, NULL)) {
 		c.read = root;
 		add_name(&c.dds, read_dds(root)->name);
 	}
@@ -1463,6 +1531,14 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		             "instead, or use sync for");
 		return;
 	}
+	/* A relaxed read: the slice cannot know the worker's round. */
+	if (c.read && acc_is_relaxed(li, read_dds(c.read)) && !could_relax(a->dds))
+		hint = format("%s is relaxed, so its reads see this worker's round, which no slice can "
+		              "know before the loop runs; only the key of a relaxed or accumulated DDS, "
+		              "or an index inside an element, may depend on them",
+		              read_dds(c.read)->name);
+	if (relax_hint && c.read)
+		li->relax_note = format("%s is read here; %s", read_dds(c.read)->name, relax_hint);
 	if (!s) {
 		reject(leftmost(a->key), format("the key of %s is not known %s: it reads %s, "
 		                      "which this loop writes", acc, when, name_list(&c.dds)),
@@ -1574,7 +1650,7 @@ static void build_slice(void)
 		cur = saved;
 		for (int k = 0; k < tmp.reads.n; k++) {
 			Node *r = tmp.reads.v[k];
-			if (written(read_dds(r)) && !(u && own_read(r, u))) {
+			if (changing(r, u)) {
 				reject_key(a, r, NULL, u);
 				return;
 			}
@@ -1836,29 +1912,31 @@ static void decide(void)
 {
 	if (li->verdict == VD_REJECTED)
 		return;
-	/* Accumulated DDSs are only added to. */
+	/* Accumulated DDSs are only added to; relaxed ones also read. */
 	for (int i = 0; i < li->accesses.n; i++) {
 		Access *a = li->accesses.v[i];
 		if (!a->accumulate)
 			continue;
-		Node *u = a->unit;
-		Node *e = u->kind == N_EXPR ? u->lhs : NULL;
-		bool ok = a->mode == ACC_RW && e &&
-		          ((e->kind == N_ASSIGN && (e->op == TK_PLUS || e->op == TK_MINUS)) ||
-		           e->kind == N_INCDEC);
-		if (ok) {
-			Node *b = e->lhs;
-			while ((b->kind == N_INDEX && !is_dds(b->lhs)) || b->kind == N_FIELD)
-				b = b->lhs;
-			ok = b == a->at;
-		}
-		if (!ok) {
+		bool relaxed = acc_is_relaxed(li, a->dds);
+		if (relaxed && a->mode == ACC_READ)
+			continue;
+		if (adds_only(a))
+			continue;
+		const char *d = a->dds->name;
+		if (relaxed)
+			reject(a->at, format("'%s' is relaxed in this loop, so the body may only read its "
+			                     "elements and add to them ('%s[k] += x', '-=', '++', '--'), not "
+			                     "assign them", d, d), NULL, NULL);
+		else if (a->mode == ACC_READ)
+			reject(a->at, format("'%s' is accumulated by this loop, so the body may only add to "
+			                     "its elements ('%s[k] += x', '-=', '++', '--'), not read them; to "
+			                     "read them as of the start of the round plus this worker's own "
+			                     "updates, use relaxed(+: %s)", d, d, d), NULL, NULL);
+		else
 			reject(a->at, format("'%s' is accumulated by this loop, so the body may only add to its "
-			                     "elements ('%s[k] += x', '-=', '++', '--'), not %s them", a->dds->name,
-			                     a->dds->name, a->mode == ACC_READ ? "read" : "assign"),
+			                     "elements ('%s[k] += x', '-=', '++', '--'), not assign them", d, d),
 			       NULL, NULL);
-			return;
-		}
+		return;
 	}
 	for (int i = 0; i < li->accesses.n; i++) {
 		Access *a = li->accesses.v[i];
@@ -2154,6 +2232,8 @@ static void analyse(Node *l)
 	walk_loop(l);
 	li->verdict = 0;
 	li->reads_why = NULL;
+	li->relax_hint = NULL;
+	li->relax_note = NULL;
 	if (l->kind == N_SYNC) {
 		li->verdict = VD_SYNC;
 		for (int i = 0; i < li->merge_dds.n; i++)
@@ -2178,6 +2258,25 @@ static void analyse(Node *l)
 	decide();
 	if (li->verdict == VD_NOWRITE)
 		try_read_slice();
+}
+
+/* analyse, and when a key is rejected for reading a DDS that the loop
+ * only reads and adds to, and the loop runs with that DDS relaxed, the
+ * note says so. */
+static void analyse_loop(Node *l)
+{
+	analyse(l);
+	LoopInfo *L = l->li;
+	if (L->verdict != VD_REJECTED || !L->relax_hint || !L->relax_note)
+		return;
+	const char *note = L->relax_note;
+	vec_push(&L->relax_syms, L->relax_hint);
+	analyse(l);
+	bool runs = L->verdict != VD_REJECTED;
+	L->relax_syms.n--;
+	analyse(l);
+	if (runs)
+		L->note = note;
 }
 
 /* ---- reads of the iteration's own element ---- */
@@ -2253,7 +2352,7 @@ static bool own_element(Node *x, Node *l)
 	LoopInfo *L = l ? l->li : NULL;
 	/* Loops that run whole on every rank need every element. */
 	if (!L || l->kind != N_ASYNC || L->verdict == VD_SERIAL || L->verdict == VD_REJECTED ||
-	    L->accum_syms.n)
+	    L->accum_syms.n || L->relax_syms.n)
 		return false;
 	for (int i = 0; i < L->reduce_syms.n; i++)
 		if (!ty_is_flat(((Sym *)L->reduce_syms.v[i])->ty))
@@ -2340,7 +2439,7 @@ bool acc_program(Program *p, bool explain)
 	units = ctls = jumps = ctrl = sync_only = taints = (Vec){0};
 	for (int i = 0; i < p->loops.n; i++) {
 		Node *l = p->loops.v[i];
-		analyse(l);
+		analyse_loop(l);
 		if (l->li->verdict == VD_REJECTED && !explain) {
 			diag_error(l->li->reason_at->file, l->li->reason_at->off, "%s", l->li->reason);
 			if (l->li->note)
@@ -2712,7 +2811,7 @@ static void explain_loop(FILE *out, Node *l)
 		bool planned = L->verdict == VD_ONCE || L->verdict == VD_EACH;
 		bool sync_rec = L->verdict == VD_SYNC && L->has_slice;
 		if (a->accumulate)
-			cls = "accumulated";
+			cls = acc_is_relaxed(L, a->dds) ? "relaxed" : "accumulated";
 		else if (sync_rec && rec)
 			cls = a->dynamic ? "dynamic, recorded by the slice" : "constant, recorded by the slice";
 		else if (sync_rec && !written(a->dds))
@@ -2749,6 +2848,22 @@ static void explain_loop(FILE *out, Node *l)
 		fprintf(out, " (each worker adds into its own copy; the copies are merged when the loop "
 		        "ends, so these updates never conflict)\n");
 	}
+	if (L->relax_syms.n) {
+		fprintf(out, "  relaxed:");
+		for (int i = 0; i < L->relax_syms.n; i++)
+			fprintf(out, "%s %s", i ? "," : "", ((Sym *)L->relax_syms.v[i])->name);
+		fprintf(out, " (never a conflict: reads see the values at the start of the round plus "
+		        "this worker's own updates; the other workers' updates of the round are added, "
+		        "in worker order, when it ends: stale by at most one round, exact on one "
+		        "worker)\n");
+		const char *rounds = L->verdict == VD_SERIAL ? "none: the loop is serialized, so its "
+		                                               "reads are exact" :
+		                     L->verdict == VD_NOWRITE || L->verdict == VD_INDEPENDENT ?
+		                     "one per invocation (the iterations run in contiguous chunks)" :
+		                     "the plan's";
+		if (L->verdict != VD_REJECTED)
+			fprintf(out, "  relaxed rounds: %s\n", rounds);
+	}
 	if (l->kind == N_ASYNC && L->verdict != VD_REJECTED) {
 		if (L->verdict == VD_SERIAL) {
 			fprintf(out, "  slice: none (the loop is serialized)\n");
@@ -2771,7 +2886,8 @@ static void explain_loop(FILE *out, Node *l)
 	switch (L->verdict) {
 	case VD_NOWRITE:
 		fprintf(out, "parallel: writes no DDS%s, so the iterations are split into contiguous "
-		        "chunks with no reconnaissance\n", L->accum_syms.n ? " except by accumulation" : "");
+		        "chunks with no reconnaissance\n", L->accum_syms.n || L->relax_syms.n ?
+		        " except by accumulation" : "");
 		break;
 	case VD_INDEPENDENT:
 		fprintf(out, "parallel: every key is static and each iteration writes keys of its own, so "
@@ -2821,7 +2937,7 @@ void acc_explain(Program *p, FILE *out)
 	for (int i = 0; i < p->loops.n; i++) {
 		Node *l = p->loops.v[i];
 		/* The slice marks on nodes are the last analysis's: redo it. */
-		analyse(l);
+		analyse_loop(l);
 		if (i)
 			fputc('\n', out);
 		explain_loop(out, l);

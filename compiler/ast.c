@@ -425,6 +425,13 @@ Node *ast_accumulate(Program *p, Tok kw, Tok op, Node *vars)
 	return n;
 }
 
+Node *ast_relaxed(Program *p, Tok kw, Tok op, Node *vars)
+{
+	Node *n = ast_accumulate(p, kw, op, vars);
+	n->kind = N_RELAX;
+	return n;
+}
+
 Node *ast_with(Program *p, Tok name, Node *arg, bool has_eq)
 {
 	Node *n = ast_node(p, N_WITH, name.off);

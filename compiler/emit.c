@@ -989,6 +989,10 @@ static void reduce_struct(Node *s)
 		else
 			emit_line(NULL, "\tsap_dmap acc_%s;", d->cname);
 	}
+	/* A relaxed vector's worker view, which the body reads and adds
+	 * to as an accumulate buffer (the runtime sets it). */
+	for (int i = 0; i < li->relax_syms.n; i++)
+		emit_line(NULL, "\tvoid *acc_%s;", ((Sym *)li->relax_syms.v[i])->cname);
 	emit_line(NULL, "};\n");
 	emit_line(NULL, "static void sap_loop%d_init(void *red)\n{", id);
 	emit_line(NULL, "\tstruct sap_red%d *r = red;", id);
@@ -1013,10 +1017,14 @@ static void reduce_struct(Node *s)
 			          emit_cstr(d->name, strlen(d->name)), kk, emit_ctype(t->elem));
 		}
 	}
+	for (int i = 0; i < li->relax_syms.n; i++)
+		emit_line(NULL, "\tr->acc_%s = NULL;", ((Sym *)li->relax_syms.v[i])->cname);
 	emit_line(NULL, "}\n");
 	emit_line(NULL, "static void sap_loop%d_combine(void *into, const void *from)\n{", id);
 	emit_line(NULL, "\tstruct sap_red%d *r = into;", id);
 	emit_line(NULL, "\tstruct sap_red%d *f = (struct sap_red%d *)from;", id, id);
+	if (!li->reduce_syms.n && !li->accum_syms.n)
+		emit_line(NULL, "\t(void)r, (void)f;");
 	for (int i = 0; i < li->reduce_syms.n; i++) {
 		Sym *v = li->reduce_syms.v[i];
 		emit_line(NULL, "\tr->%s = %s;", v->cname,
@@ -1054,8 +1062,21 @@ static void reduce_struct(Node *s)
 		}
 		emit_line(NULL, "};\n");
 	}
-	/* Exact: every combination gives the same bits in any grouping. */
-	bool exact = true;
+	const char *rel = "NULL";
+	if (li->relax_syms.n) {
+		rel = format("sap_loop%d_rel", id);
+		emit_line(NULL, "static const sap_relaxed %s[] = {", rel);
+		for (int i = 0; i < li->relax_syms.n; i++) {
+			Sym *d = li->relax_syms.v[i];
+			emit_line(NULL, "\t{offsetof(struct sap_red%d, acc_%s), &%s, %s},", id, d->cname,
+			          d->cname, numtype_of(d->ty->elem));
+		}
+		emit_line(NULL, "};\n");
+	}
+	/* Exact: every combination gives the same bits in any grouping.
+	 * Relaxed reads see the other workers' updates a round late, so
+	 * the result depends on the workers. */
+	bool exact = li->relax_syms.n == 0;
 	for (int i = 0; i < li->reduce_syms.n; i++) {
 		Node *r = li->reduce_ops.v[i];
 		Type *t = ((Sym *)li->reduce_syms.v[i])->ty;
@@ -1068,8 +1089,9 @@ static void reduce_struct(Node *s)
 		exact = exact && ty_all_of(e, ty_first_scalar(e)) && ty_is_int(ty_first_scalar(e));
 	}
 	emit_line(NULL, "static const sap_reduce sap_loop%d_reduce = {sizeof(struct sap_red%d), "
-	          "sap_loop%d_init, sap_loop%d_combine, %s, %s, %d, %s};\n", id, id, id, id,
-	          flat ? "true" : "false", acc, li->accum_syms.n, exact ? "true" : "false");
+	          "sap_loop%d_init, sap_loop%d_combine, %s, %s, %d, %s, %s, %d};\n", id, id, id, id,
+	          flat ? "true" : "false", acc, li->accum_syms.n, exact ? "true" : "false", rel,
+	          li->relax_syms.n);
 	buf_puts(&E->protos, aside_end(&as));
 }
 
@@ -1627,7 +1649,7 @@ static void parallel(Node *s)
 	int id = li->id;
 	bool async = s->kind == N_ASYNC;
 	int nred = li->reduce_syms.n;
-	bool has_red = nred || li->accum_syms.n;
+	bool has_red = nred || li->accum_syms.n || li->relax_syms.n;
 	int line, col;
 	diag_linecol(s->file, s->off, &line, &col);
 	buf_printf(&E->protos, "static sap_loop sap_loop%d = {.id = %d, .kind = %s, .site = {%s, %d, %d}};\n", id, id,

@@ -162,7 +162,7 @@ typedef enum NodeKind {
 	/* top level */
 	N_STRUCT, N_FUNC, N_EXTERN,
 	/* clause items */
-	N_REDUCE, N_ACCUM, N_WITH
+	N_REDUCE, N_ACCUM, N_RELAX, N_WITH
 } NodeKind;
 
 typedef enum VarClass { V_LOCAL, V_GLOBAL, V_CONST, V_PARAM, V_ARG } VarClass;
@@ -185,6 +185,7 @@ typedef struct LoopInfo {
 	                           path, or NULL (sparse, recorded by the slice) */
 	/* access.c */
 	Vec accum_syms;         /* Sym * of accumulate(+: X) DDSs */
+	Vec relax_syms;         /* Sym * of relaxed(+: X) DDSs (not in accum_syms) */
 	Vec accesses;           /* Access * in source order */
 	Vec dds;                /* Sym * of the DDSs the body touches */
 	Vec dds_mode;           /* their modes (AccMode, as intptr_t) */
@@ -192,6 +193,10 @@ typedef struct LoopInfo {
 	const char *reason;     /* serialized or rejected: why */
 	Node *reason_at;
 	const char *note;       /* rejected: a note, at note_at */
+	Sym *relax_hint;        /* rejected for a key of it: a DDS the loop only
+	                           reads and adds to, with relax_note the note
+	                           that suggests relaxed(+: it) */
+	const char *relax_note;
 	Node *note_at;
 	bool has_slice, slice_rng;
 	bool has_reads;         /* writes nothing; the slice records its reads */
@@ -312,6 +317,7 @@ Node *ast_sync(Program *p, Tok kw, TypeSpec *ts, Tok var, Node *dds, Node *with,
                Node *reduce, Node *body);
 Node *ast_reduce(Program *p, Tok op, Node *vars);
 Node *ast_accumulate(Program *p, Tok kw, Tok op, Node *vars);
+Node *ast_relaxed(Program *p, Tok kw, Tok op, Node *vars);
 Node *ast_with(Program *p, Tok name, Node *arg, bool has_eq);
 /* merge(D) = how */
 Node *ast_with_merge(Program *p, Tok name, Node *arg, Node *how);
@@ -487,7 +493,10 @@ void acc_explain(Program *p, FILE *out);
 char *acc_expr_str(Node *e);
 /* The DDSs statement s writes (driver code stamps their versions). */
 void acc_dds_written(Node *s, Vec *out);
+/* Is dds accumulated or relaxed: only added to (and, when relaxed, read
+ * as of its round), so never a conflict? */
 bool acc_is_accum(LoopInfo *li, Sym *dds);
+bool acc_is_relaxed(LoopInfo *li, Sym *dds);
 /* The body inserts into (or erases from) map dds. */
 bool acc_inserts(LoopInfo *li, Sym *dds);
 /* The static access of a dvector at e (an N_INDEX), or NULL. */

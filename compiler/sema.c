@@ -1620,32 +1620,46 @@ static Sym *clause_var(Node *v, const char *clause, const char *what, const char
 	return s;
 }
 
-/* accumulate(+: X, ...): DDSs whose updates commute. */
+/* accumulate(+: X, ...): DDSs whose updates commute; relaxed(+: X, ...)
+ * the same, and the body may read them, one round stale. */
 static void check_accum(Node *loop, Node *r)
 {
 	LoopInfo *li = loop->li;
+	bool relaxed = r->kind == N_RELAX;
+	const char *cl = relaxed ? "relaxed" : "accumulate";
 	if (loop->kind != N_ASYNC)
-		fail(r, "accumulate is for async for; a sync for merges its updates already "
-		     "(by averaging, or as its DDSs declare)");
+		fail(r, "%s is for async for; a sync for merges its updates already "
+		     "(by averaging, or as its DDSs declare)", cl);
 	if (r->op != TK_PLUS)
-		fail(r, "accumulate(%s: ...): only '+' is supported; the body adds to the elements with += or -=",
-		     S(r->name));
+		fail(r, "%s(%s: ...): only '+' is supported; the body adds to the elements with += or -=",
+		     cl, S(r->name));
 	for (Node *v = r->lhs; v; v = v->next) {
 		const char *name = S(v->name);
-		Sym *s = clause_var(v, "accumulate", "DDS", "");
+		Sym *s = clause_var(v, cl, "DDS", "");
 		Type *t = s->ty;
 		if (t->kind != TY_DVEC && t->kind != TY_DMAP)
-			fail_note(v, format("accumulate needs a dvector or dmap, and '%s' is a '%s'", name,
-			                    ty_str(t)), s->decl,
+			fail_note(v, format("%s needs a dvector%s, and '%s' is a '%s'", cl,
+			                    relaxed ? "" : " or dmap", name, ty_str(t)), s->decl,
 			          ty_is_dds(t) ? "declared here; a dmultimap keeps every value, so use insert"
 			                       : "declared here; for a driver variable, use reduce(+: ...)");
+		/* Every worker would read a whole copy of a map, whose keys
+		 * the workers' inserts would make differ. */
+		if (relaxed && t->kind == TY_DMAP)
+			fail_note(v, format("relaxed needs a dvector, and '%s' is a '%s'", name, ty_str(t)),
+			          s->decl, "declared here; accumulate(+: ...) takes a dmap, but then the "
+			                   "body cannot read it");
 		if (!ty_is_numeric(t->elem))
-			fail_note(v, format("accumulate needs elements that are numbers, or arrays or structs of numbers, and '%s' holds '%s'", name,
-			                    ty_str(t->elem)), s->decl, "declared here");
+			fail_note(v, format("%s needs elements that are numbers, or arrays or structs of numbers, and '%s' holds '%s'",
+			                    cl, name, ty_str(t->elem)), s->decl, "declared here");
 		for (int i = 0; i < li->accum_syms.n; i++)
 			if (li->accum_syms.v[i] == s)
-				fail(v, "'%s' appears twice in the accumulate clauses", name);
-		vec_push(&li->accum_syms, s);
+				fail(v, "'%s' appears twice in the accumulate%s clauses", name,
+				     relaxed ? " and relaxed" : "");
+		for (int i = 0; i < li->relax_syms.n; i++)
+			if (li->relax_syms.v[i] == s)
+				fail(v, "'%s' appears twice in the %srelaxed clauses", name,
+				     relaxed ? "" : "accumulate and ");
+		vec_push(relaxed ? &li->relax_syms : &li->accum_syms, s);
 	}
 }
 
@@ -1653,7 +1667,7 @@ static void check_reduce(Node *loop)
 {
 	LoopInfo *li = loop->li;
 	for (Node *r = loop->args; r; r = r->next) {
-		if (r->kind == N_ACCUM) {
+		if (r->kind == N_ACCUM || r->kind == N_RELAX) {
 			check_accum(loop, r);
 			continue;
 		}

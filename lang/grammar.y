@@ -34,6 +34,8 @@
        IF ELSE WHILE DO FOR BREAK CONTINUE RETURN ASYNC SYNC REDUCE ACCUMULATE WITH
        TRUE FALSE LIST DVECTOR DMAP DMULTIMAP
        LPAREN RPAREN LBRACE RBRACE LBRACKET RBRACKET SEMI COMMA DOT.
+/* Added later, after the rest, so that the codes above stay. */
+%token RELAXED.
 
 %nonassoc IFX.
 %nonassoc ELSE.
@@ -140,12 +142,14 @@ forinit(A) ::= type(T) IDENT(N) ASSIGN expr(E).             { A = ast_var(p, T, 
 optexpr(A) ::= .                                            { A = NULL; }
 optexpr(A) ::= expr(E).                                     { A = E; }
 
-// reduces = (("reduce" | "accumulate") "(" op ":" IDENT ("," IDENT)* ")")*
+// reduces = (("reduce" | "accumulate" | "relaxed") "(" op ":" IDENT ("," IDENT)* ")")*
 reduces(A) ::= .                                            { A = NULL; }
 reduces(A) ::= reduces(L) REDUCE LPAREN redop(O) COLON names(N) RPAREN.
                                                             { A = ast_append(L, ast_reduce(p, O, N)); }
 reduces(A) ::= reduces(L) ACCUMULATE(K) LPAREN redop(O) COLON names(N) RPAREN.
                                                             { A = ast_append(L, ast_accumulate(p, K, O, N)); }
+reduces(A) ::= reduces(L) RELAXED(K) LPAREN redop(O) COLON names(N) RPAREN.
+                                                            { A = ast_append(L, ast_relaxed(p, K, O, N)); }
 redop(A) ::= PLUS(O).                                       { A = O; }
 redop(A) ::= STAR(O).                                       { A = O; }
 redop(A) ::= ANDAND(O).                                     { A = O; }

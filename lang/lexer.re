@@ -148,6 +148,7 @@ loop:
 	"sync"      { TOK(TK_SYNC); }
 	"reduce"    { TOK(TK_REDUCE); }
 	"accumulate" { TOK(TK_ACCUMULATE); }
+	"relaxed"   { TOK(TK_RELAXED); }
 	"with"      { TOK(TK_WITH); }
 	"true"      { TOK(TK_TRUE); }
 	"false"     { TOK(TK_FALSE); }

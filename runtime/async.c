@@ -268,6 +268,7 @@ static void reds_open(sap_run *x)
 	x->reds = sap_xmalloc((size_t)x->V * x->r->size);
 	for (int w = 0; w < x->V; w++)
 		x->r->init(sap_run_red(x, w));
+	sap_rel_open(x);
 }
 
 /* In worker order, so the result depends on the plan and T only. */
@@ -275,6 +276,7 @@ static void reds_close(sap_run *x, void *red)
 {
 	if (!x->r)
 		return;
+	sap_rel_close(x, false, NULL);
 	for (int w = 0; w < x->V; w++)
 		x->r->combine(red, sap_run_red(x, w));
 	free(x->reds);
@@ -289,6 +291,7 @@ static void reds_close_ranks(sap_run *x, const sap_async_spec *spec, void *red,
 		reds_close(x, red);
 		return;
 	}
+	sap_rel_close(x, true, stats);
 	sap_dist_reduce(x->r, spec, x->reds, x->V, red, stats);
 	free(x->reds);
 	x->reds = NULL;
@@ -753,6 +756,8 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 	sap_run x = { L, env, body, r, NULL, sap_threads(), sap_threads() };
 	if (r)
 		r->init(red);
+	/* One worker reads and adds to relaxed vectors in place. */
+	sap_rel_direct(r, red);
 
 	const char *why = NULL;
 	/* A loop over a map's keys runs each key where the map holds it;

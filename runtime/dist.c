@@ -26,6 +26,9 @@ bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **w
 			bool found = false;
 			for (int a = 0; r && a < r->nacc; a++)
 				found |= r->acc[a].dds == k;
+			/* A relaxed one's views fold along the ranks. */
+			for (int a = 0; r && a < r->nrel; a++)
+				found |= r->rel[a].dv == d->dv;
 			if (!found) {
 				*why = "it accumulates into a DDS";
 				return false;

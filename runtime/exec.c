@@ -190,6 +190,9 @@ static void plan_worker(void *arg, int t)
 	plan_job *j = arg;
 	const sap_plan *p = j->p;
 	int T = p->nworkers, v0 = sap_run_first(j->x, t), v1 = sap_run_first(j->x, t + 1);
+	/* Relaxed vectors take in every worker's updates after each round
+	 * (the last one's when the reductions close). */
+	bool rel = j->x->r && j->x->r->nrel;
 	for (int64_t r = 0; r < p->nrounds; r++) {
 		if (p->rlocked[r]) {
 			run_locked(j, r, v0);
@@ -211,8 +214,12 @@ static void plan_worker(void *arg, int t)
 			sap_pool_barrier();
 			if (t == 0) {
 				j->between(j->between_arg, r);
+				if (rel && r + 1 < p->nrounds) {
+					sap_dist_stats moved = { 0 };
+					sap_rel_fold_ranks(j->x, &moved);
+				}
 				atomic_store(&j->passed, r + 1);
-			} else if (r + 1 < p->nrounds && j->early &&
+			} else if (r + 1 < p->nrounds && j->early && !rel &&
 			           j->early[r * j->x->T + t]) {
 				atomic_fetch_add(&j->started, 1);
 			} else {
@@ -221,6 +228,10 @@ static void plan_worker(void *arg, int t)
 			}
 		} else if (r + 1 < p->nrounds && !j->loose) {
 			sap_pool_barrier();
+			if (rel) {
+				sap_rel_fold(j->x, t, j->x->T);
+				sap_pool_barrier();
+			}
 		}
 	}
 }

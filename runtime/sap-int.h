@@ -691,6 +691,20 @@ void sap_stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec, con
 struct sap_loop_state *sap_plan_to_share(struct sap_loop_state *st, const sap_async_spec *spec,
                                          int64_t lo, int64_t hi, int T);
 
+/* relaxed.c: the views of the relaxed vectors of reduce r (see
+ * sap_relaxed).  direct: red's are the vectors' own elements, made
+ * whole on every rank (collective).  open: each worker of x gets a copy.
+ * fold: at the end of a round, thread t of nt adds its share of the
+ * elements of every worker's view into the vector, and renews the views;
+ * fold_ranks: the same over the ranks (collective, on one thread), x's
+ * workers being this rank's, in order.  close: the last fold (over the
+ * ranks or not), and the copies go. */
+void sap_rel_direct(const sap_reduce *r, void *red);
+void sap_rel_open(const sap_run *x);
+void sap_rel_fold(const sap_run *x, int t, int nt);
+void sap_rel_fold_ranks(const sap_run *x, sap_dist_stats *stats);
+void sap_rel_close(const sap_run *x, bool ranks, sap_dist_stats *stats);
+
 /* exec.c: run a plan on its workers (x->reds set); order, when not NULL,
  * gets the equivalent serial order (p->n indices). */
 /* Plan p's workers w0 .. w0 + x->T - 1 on this rank's threads (no locked

@@ -506,16 +506,31 @@ typedef struct sap_accum {
 	const struct sap_numtype *num;
 } sap_accum;
 
+/* A relaxed(+: D) vector of a reduce struct: at byte off, the pointer to
+ * the worker's view of D's elements (of type num), which the body reads
+ * and adds to.  init sets it NULL; the runtime points it at D's own
+ * elements when one worker runs the loop, else at a copy per worker,
+ * which it adds into D and renews at the end of every round
+ * (relaxed.c).  combine leaves it alone. */
+typedef struct sap_relaxed {
+	size_t off;
+	sap_dvec *dv;
+	const struct sap_numtype *num;
+} sap_relaxed;
+
 typedef struct sap_reduce {
 	size_t size;
 	void (*init)(void *red);                        /* set to identities */
 	void (*combine)(void *into, const void *from);  /* into op= from; frees what from owns */
-	bool flat;              /* holds no pointer but its accumulate buffers */
+	bool flat;              /* holds no pointer but its accumulate buffers
+	                           and relaxed views */
 	const sap_accum *acc;
 	int nacc;
 	/* Every combination is exact (integers, min, max, logic), so the
 	 * result does not depend on how iterations fall on workers. */
 	bool exact;
+	const sap_relaxed *rel;
+	int nrel;
 } sap_reduce;
 
 /* ---- Access sets (async for) ---- */
@@ -529,7 +544,7 @@ typedef struct sap_dds {
 	sap_dmap *dm;           /* or a dmap / dmultimap */
 	sap_mode mode;          /* the union of the body's accesses */
 	bool accumulate;        /* commuting updates, merged through the reduce
-	                           struct: never a conflict */
+	                           struct: never a conflict (relaxed too) */
 	bool slice_reads;       /* the slice reads it: re-run when it changes */
 	bool keeps_keys;        /* a dmap written only at keys it has (in a
 	                           loop over them): no insert moves its values */

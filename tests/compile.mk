@@ -98,6 +98,17 @@ compile_tests = \
 	tests/compile/reduce-bad-operator.sap \
 	tests/compile/reduce-param.sap \
 	tests/compile/reduce-undefined.sap \
+	tests/compile/relaxed-assign.sap \
+	tests/compile/relaxed-dmap.sap \
+	tests/compile/relaxed-driver-var.sap \
+	tests/compile/relaxed-key-direct.sap \
+	tests/compile/relaxed-key.sap \
+	tests/compile/relaxed-keyword.sap \
+	tests/compile/relaxed-multiply.sap \
+	tests/compile/relaxed-op.sap \
+	tests/compile/relaxed-string-field.sap \
+	tests/compile/relaxed-sync.sap \
+	tests/compile/relaxed-twice.sap \
 	tests/compile/return-in-loop.sap \
 	tests/compile/return-value-from-void.sap \
 	tests/compile/save-in-loop.sap \

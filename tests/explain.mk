@@ -9,6 +9,7 @@ explain_tests = \
 	tests/explain/maps.sap \
 	tests/explain/random.sap \
 	tests/explain/reads.sap \
+	tests/explain/relaxed.sap \
 	tests/explain/rejected.sap \
 	tests/explain/serialized.sap \
 	tests/explain/sync.sap \

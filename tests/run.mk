@@ -36,6 +36,8 @@ run_tests = \
 	tests/run/params.sap \
 	tests/run/parts-ranks.sh \
 	tests/run/reduce-grid.sh \
+	tests/run/relaxed.sap \
+	tests/run/relaxed-ranks.sh \
 	tests/run/sapc-options.sh \
 	tests/run/save-full.sh \
 	tests/run/save-temp.sh \
@@ -74,4 +76,5 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/params-set.args tests/run/params-set.out \
 	tests/run/params.args tests/run/params.out \
 	tests/run/staged.args tests/run/staged.out \
-	tests/run/stdlib.out tests/run/stdlib.text.txt.in tests/run/blas.out tests/run/gemm.out tests/run/lsq.sap.in
+	tests/run/stdlib.out tests/run/stdlib.text.txt.in tests/run/blas.out tests/run/gemm.out tests/run/lsq.sap.in \
+	tests/run/relaxed.out tests/run/relaxed-lda.sap.in

@@ -14,6 +14,11 @@
  *    tokens are frequent and carry no meaning for embeddings;
  *  - a line left with no word is dropped.
  *
+ * With -d each input file becomes one line, its sentences joined by a
+ * space: one document a line, as tools/genlda --text reads them for LDA
+ * (a Brown file is one 2000-word sample of one text).  A file with no word
+ * gives no line.
+ *
  * A directory argument stands for its corpus files, the names of the form
  * cXNN, in name order; the package's README, CONTENTS, cats.txt and
  * categories.pickle are skipped that way.  Files named one by one are
@@ -32,6 +37,9 @@
 static const char *prog = "brown2txt";
 static const char *outname = "standard output";
 static FILE *out;
+/* -d: one line a file; whether the current file has written a word yet. */
+static bool docs;
+static bool doc_started;
 /* -o OUT is written to this name beside it and renamed when complete, so
  * a failure (a full disk, a bad input file) leaves the old OUT as it was. */
 static char *outtmp;
@@ -44,7 +52,7 @@ static void drop_tmp(void)
 
 static void usage(FILE *f)
 {
-	fputs("usage: brown2txt [-o OUT] FILE|DIR...\n"
+	fputs("usage: brown2txt [-d] [-o OUT] FILE|DIR...\n"
 	      "\n"
 	      "Write the tagged Brown corpus (word/tag tokens, one sentence a line)\n"
 	      "as plain text: one sentence a line, words lowercased, tags and\n"
@@ -52,6 +60,7 @@ static void usage(FILE *f)
 	      "stands for its files named cXNN (ca01 ... cr09), in name order; - is\n"
 	      "standard input.\n"
 	      "\n"
+	      "  -d      one line per input file (a document), not per sentence\n"
 	      "  -o OUT  write to OUT instead of standard output\n", f);
 }
 
@@ -103,8 +112,9 @@ static void convert(FILE *f, const char *path)
 	size_t cap = 0;
 	ssize_t len;
 	errno = 0;
+	doc_started = false;
 	while ((len = getline(&line, &cap, f)) > 0) {
-		bool first = true;
+		bool first = !doc_started;
 		for (ssize_t i = 0; i < len;) {
 			while (i < len && is_space((unsigned char)line[i]))
 				i++;
@@ -115,7 +125,9 @@ static void convert(FILE *f, const char *path)
 				first = false;
 			i = j;
 		}
-		if (!first)
+		if (docs)
+			doc_started = !first;
+		else if (!first)
 			putc('\n', out);
 		/* While the failed write's errno is still there. */
 		if (ferror(out))
@@ -124,6 +136,8 @@ static void convert(FILE *f, const char *path)
 	}
 	if (ferror(f))
 		die(path, strerror(errno ? errno : EIO));
+	if (docs && doc_started)
+		putc('\n', out);
 	free(line);
 	if (ferror(out))
 		die(outname, strerror(errno ? errno : EIO));
@@ -200,6 +214,8 @@ int main(int argc, char **argv)
 		if (opts && !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (opts && !strcmp(a, "-d")) {
+			docs = true;
 		} else if (opts && !strcmp(a, "-o")) {
 			if (++i == argc) {
 				usage(stderr);

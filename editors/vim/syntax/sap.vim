@@ -14,7 +14,7 @@ set cpo&vim
 syn keyword sapConditional	if else
 syn keyword sapRepeat		while do for
 syn keyword sapStatement	break continue return
-syn keyword sapParallel		async sync reduce accumulate
+syn keyword sapParallel		async sync reduce accumulate relaxed
 syn keyword sapStorageClass	const param extern
 syn keyword sapStructure	struct nextgroup=sapStructName skipwhite
 syn match   sapStructName	"\h\w*" contained

@@ -1,0 +1,180 @@
+/* relaxed.c: the worker views of relaxed(+: D).
+ *
+ * The body reads and adds to D through a view: D's own elements when one
+ * worker runs the invocation (exactly the serial loop), else a copy per
+ * worker, taken at the start of a round.  At the end of every round the
+ * views are added into D in global worker order (the ranks in order, each
+ * rank's workers in order, as on one rank of P x T workers):
+ *
+ *     D' = view_0 + (view_1 - D) + (view_2 - D) + ...
+ *
+ * scalar by scalar, a view whose scalar has D's bits adding nothing (so
+ * an untouched infinity stays one, and -0 stays -0).  Every rank then
+ * holds D', and every view starts the next round as a copy of it.  The
+ * result depends on the workers and the plan only. */
+#include <stdlib.h>
+#include <string.h>
+#include "sap-int.h"
+
+static void **view_at(const sap_run *x, int w, int i)
+{
+	return (void **)((char *)sap_run_red(x, w) + x->r->rel[i].off);
+}
+
+void sap_rel_direct(const sap_reduce *r, void *red)
+{
+	for (int i = 0; r && i < r->nrel; i++) {
+		sap_dvec *v = r->rel[i].dv;
+		/* Every element, current on every rank: collective, as the
+		 * loop is. */
+		sap_dv_unpart(v);
+		if (sap_nranks() > 1)
+			sap_dv_whole(v, NULL);
+		void *d = v->data;
+		memcpy((char *)red + r->rel[i].off, &d, sizeof d);
+	}
+}
+
+void sap_rel_open(const sap_run *x)
+{
+	if (!x->r || !x->reds)
+		return;
+	for (int i = 0; i < x->r->nrel; i++) {
+		const sap_dvec *v = x->r->rel[i].dv;
+		size_t bytes = (size_t)v->n * v->elsize;
+		for (int w = 0; w < x->V; w++) {
+			void *c = sap_xmalloc(bytes ? bytes : 1);
+			memcpy(c, v->data, bytes);
+			*view_at(x, w, i) = c;
+		}
+	}
+}
+
+/* out[k] += v[k] - d[k] for the n scalars of one kind whose bits differ. */
+#define ADD_RUN(T)                                                              \
+	static void add_##T(void *vo, const void *vv, const void *vd, int64_t n)    \
+	{                                                                       \
+		T *o = vo;                                                      \
+		const T *v = vv, *d = vd;                                       \
+		for (int64_t k = 0; k < n; k++)                                 \
+			if (memcmp(&v[k], &d[k], sizeof(T)))                    \
+				o[k] += v[k] - d[k];                            \
+	}
+ADD_RUN(float)
+ADD_RUN(double)
+ADD_RUN(int32_t)
+ADD_RUN(int64_t)
+
+static void add_run(sap_scalar s, void *o, const void *v, const void *d, int64_t n)
+{
+	switch (s) {
+	case SAP_S_FLOAT: add_float(o, v, d, n); break;
+	case SAP_S_DOUBLE: add_double(o, v, d, n); break;
+	case SAP_S_INT: add_int32_t(o, v, d, n); break;
+	case SAP_S_LONG: add_int64_t(o, v, d, n); break;
+	}
+}
+
+/* out (elements e0 .. e1 of D) += view - D, run by run of t's scalars. */
+static void add_view(const sap_numtype *t, char *out, const char *view, const char *d,
+                     int64_t e0, int64_t e1)
+{
+	size_t at = (size_t)e0 * t->size;
+	if (sap_nt_flat(t)) {
+		add_run(t->f[0].kind, out, view + at, d + at, (e1 - e0) * t->f[0].n);
+		return;
+	}
+	for (int64_t e = e0; e < e1; e++, at += t->size, out += t->size)
+		for (int k = 0; k < t->nf; k++) {
+			const sap_numfield *f = &t->f[k];
+			add_run(f->kind, out + f->off, view + at + f->off, d + at + f->off, f->n);
+		}
+}
+
+typedef struct fold_job {
+	const sap_run *x;
+	int i;                  /* the relaxed vector */
+	char *into;             /* the sum of elements base .. */
+	int64_t base;
+} fold_job;
+
+/* Elements [e0, e1) of the sum: pre's (the workers before this rank's),
+ * or the first worker's view; then every other worker's change. */
+static void fold_piece(void *arg, int64_t e0, int64_t e1, const void *pre)
+{
+	fold_job *j = arg;
+	const sap_relaxed *rl = &j->x->r->rel[j->i];
+	size_t es = rl->dv->elsize;
+	char *out = j->into + (size_t)(e0 - j->base) * es;
+	int w = 0;
+	if (pre) {
+		memcpy(out, pre, (size_t)(e1 - e0) * es);
+	} else {
+		memcpy(out, (char *)*view_at(j->x, 0, j->i) + (size_t)e0 * es, (size_t)(e1 - e0) * es);
+		w = 1;
+	}
+	for (; w < j->x->V; w++)
+		add_view(rl->num, out, *view_at(j->x, w, j->i), rl->dv->data, e0, e1);
+}
+
+/* D's elements [e0, e1) and every view's become the sum. */
+static void renew(const sap_run *x, int i, const char *sum, int64_t e0, int64_t e1)
+{
+	sap_dvec *v = x->r->rel[i].dv;
+	size_t es = v->elsize, off = (size_t)e0 * es, bytes = (size_t)(e1 - e0) * es;
+	memcpy(v->data + off, sum, bytes);
+	for (int w = 0; w < x->V; w++)
+		memcpy((char *)*view_at(x, w, i) + off, sum, bytes);
+}
+
+/* Elements at a time, so that the sum stays in cache. */
+enum { PIECE = 4096 };
+
+void sap_rel_fold(const sap_run *x, int t, int nt)
+{
+	if (!x->r || !x->reds)
+		return;
+	for (int i = 0; i < x->r->nrel; i++) {
+		const sap_dvec *v = x->r->rel[i].dv;
+		int64_t lo = sap_chunk(0, v->n, nt, t), hi = sap_chunk(0, v->n, nt, t + 1);
+		if (lo >= hi)
+			continue;
+		char *sum = sap_xmalloc((size_t)PIECE * v->elsize);
+		for (int64_t e0 = lo; e0 < hi; e0 += PIECE) {
+			int64_t e1 = hi - e0 < PIECE ? hi : e0 + PIECE;
+			fold_job j = { x, i, sum, e0 };
+			fold_piece(&j, e0, e1, NULL);
+			renew(x, i, sum, e0, e1);
+		}
+		free(sum);
+	}
+}
+
+void sap_rel_fold_ranks(const sap_run *x, sap_dist_stats *stats)
+{
+	if (!x->r || !x->reds)
+		return;
+	for (int i = 0; i < x->r->nrel; i++) {
+		const sap_dvec *v = x->r->rel[i].dv;
+		char *sum = sap_xmalloc(v->n ? (size_t)v->n * v->elsize : 1);
+		fold_job j = { x, i, sum, 0 };
+		sap_chain_sum(sum, v->n, v->elsize, true, fold_piece, &j, stats);
+		renew(x, i, sum, 0, v->n);
+		free(sum);
+	}
+}
+
+void sap_rel_close(const sap_run *x, bool ranks, sap_dist_stats *stats)
+{
+	if (!x->r || !x->reds || !x->r->nrel)
+		return;
+	if (ranks)
+		sap_rel_fold_ranks(x, stats);
+	else
+		sap_rel_fold(x, 0, 1);
+	for (int i = 0; i < x->r->nrel; i++)
+		for (int w = 0; w < x->V; w++) {
+			free(*view_at(x, w, i));
+			*view_at(x, w, i) = NULL;
+		}
+}
