@@ -481,6 +481,15 @@ static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 	names_free(&nm);
 }
 
+/* Is path something other than a regular file or a directory: a device
+ * (/dev/null, /dev/stdout) or a FIFO?  Renaming a temporary file over
+ * such a path would replace it, so a save writes into it in place. */
+static bool is_stream(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 /* Before the program starts its work: whether a save to path could
  * create its file.  Rank 0 creates (and removes) the very temporary a
  * save would, which also finds read-only file systems and permissions
@@ -497,6 +506,11 @@ void sap_check_output(sap_str file, const sap_site *s)
 		err = *path ? EISDIR : ENOENT;
 	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		err = EISDIR;
+	} else if (is_stream(path)) {
+		/* Written in place by rank 0; opening a FIFO here would wait
+		 * for its reader, so only the permission is checked. */
+		if (sap_rank() == 0 && access(path, W_OK) < 0)
+			err = errno;
 	} else if (sap_rank() == 0) {
 		clean_stale(&nm);
 		int fd = open(nm.tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
@@ -516,9 +530,46 @@ void sap_check_output(sap_str file, const sap_site *s)
 	names_free(&nm);
 }
 
+/* Rank 0 writes the whole vector into the stream at path; nothing can be
+ * left as it was there, so an element that would not load back is
+ * reported before the first byte. */
+static void save_stream(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
+{
+	if (sap_nranks() > 1)
+		sap_dv_whole(v, NULL);
+	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX, .fd = -1 };
+	int err = 0;
+	if (sap_rank() == 0) {
+		/* Formatted in memory first (fd -1 grows the buffer). */
+		o.buf = sap_xmalloc(OUT_BUF);
+		format_range(&o, v, 0, v->n, fmt);
+	}
+	settle_loadable(&o, v, path, NULL, s);
+	if (sap_rank() == 0) {
+		o.fd = open(path, O_WRONLY);
+		if (o.fd < 0) {
+			err = errno;
+		} else {
+			write_all(&o, o.buf, o.n);
+			err = o.err;
+			if (close(o.fd) < 0 && !err)
+				err = errno;
+		}
+	}
+	settle(err, path, NULL, s);
+	free(o.buf);
+	free(o.why);
+}
+
 void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
 {
-	if (sap_nranks() > 1) {
+	/* Every rank decides alike: rank 0's view of path. */
+	int stream = sap_rank() == 0 && is_stream(path);
+	if (sap_nranks() > 1)
+		MPI_Bcast(&stream, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (stream) {
+		save_stream(v, path, fmt, s);
+	} else if (sap_nranks() > 1) {
 		sap_dv_own_parts(v);
 		save_shared(v, path, fmt, s);
 	} else {

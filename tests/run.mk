@@ -41,6 +41,7 @@ run_tests = \
 	tests/run/sapc-options.sh \
 	tests/run/save-full.sh \
 	tests/run/save-temp.sh \
+	tests/run/save-stream.sh \
 	tests/run/sgdmf-twin.sh \
 	tests/run/slice-bounds.sap \
 	tests/run/slice-errors.sh \
