@@ -2779,8 +2779,10 @@ static void explain_loop(FILE *out, Node *l)
 	switch (L->verdict) {
 	case VD_NOWRITE:
 		fprintf(out, "parallel: writes no DDS%s, so the iterations are split into contiguous "
-		        "chunks with no reconnaissance\n", L->accum_syms.n || L->relax_syms.n ?
-		        " except by accumulation" : "");
+		        "chunks with no reconnaissance\n",
+		        L->accum_syms.n && L->relax_syms.n ? " except by accumulation and relaxed updates" :
+		        L->accum_syms.n ? " except by accumulation" :
+		        L->relax_syms.n ? " except by relaxed updates" : "");
 		break;
 	case VD_INDEPENDENT:
 		fprintf(out, "parallel: every key is static and each iteration writes keys of its own, so "
