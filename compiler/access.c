@@ -1454,8 +1454,6 @@ static const char *line_of(Node *n)
 	return format("line %d", line);
 }
 
-/* Access a's key reads root, a DDS the loop writes or a function that
- * draws random numbers, directly or through the tainted local s. */
 /* Is access a an addition to an element: 'D[k] += x', '-=', '++', '--'
  * (of the element or of a scalar inside it)? */
 static bool adds_only(Access *a)
@@ -1493,6 +1491,8 @@ static bool could_relax(Sym *d)
 	return adds && reads;
 }
 
+/* Access a's key reads root, a DDS the loop writes or a function that
+ * draws random numbers, directly or through the tainted local s. */
 static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 {
 	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
@@ -2272,7 +2272,7 @@ static void analyse_loop(Node *l)
 	const char *note = L->relax_note;
 	vec_push(&L->relax_syms, L->relax_hint);
 	analyse(l);
-	bool runs = L->verdict != VD_REJECTED;
+	bool runs = L->verdict != VD_REJECTED && L->verdict != VD_SERIAL;
 	L->relax_syms.n--;
 	analyse(l);
 	if (runs)
