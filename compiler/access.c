@@ -1454,8 +1454,6 @@ static const char *line_of(Node *n)
 	return format("line %d", line);
 }
 
-/* Access a's key reads root, a DDS the loop writes or a function that
- * draws random numbers, directly or through the tainted local s. */
 /* Is access a an addition to an element: 'D[k] += x', '-=', '++', '--'
  * (of the element or of a scalar inside it)? */
 static bool adds_only(Access *a)
@@ -1493,6 +1491,8 @@ static bool could_relax(Sym *d)
 	return adds && reads;
 }
 
+/* Access a's key reads root, a DDS the loop writes or a function that
+ * draws random numbers, directly or through the tainted local s. */
 static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 {
 	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
@@ -2272,7 +2272,7 @@ static void analyse_loop(Node *l)
 	const char *note = L->relax_note;
 	vec_push(&L->relax_syms, L->relax_hint);
 	analyse(l);
-	bool runs = L->verdict != VD_REJECTED;
+	bool runs = L->verdict != VD_REJECTED && L->verdict != VD_SERIAL;
 	L->relax_syms.n--;
 	analyse(l);
 	if (runs)
@@ -2886,8 +2886,10 @@ static void explain_loop(FILE *out, Node *l)
 	switch (L->verdict) {
 	case VD_NOWRITE:
 		fprintf(out, "parallel: writes no DDS%s, so the iterations are split into contiguous "
-		        "chunks with no reconnaissance\n", L->accum_syms.n || L->relax_syms.n ?
-		        " except by accumulation" : "");
+		        "chunks with no reconnaissance\n",
+		        L->accum_syms.n && L->relax_syms.n ? " except by accumulation and relaxed updates" :
+		        L->accum_syms.n ? " except by accumulation" :
+		        L->relax_syms.n ? " except by relaxed updates" : "");
 		break;
 	case VD_INDEPENDENT:
 		fprintf(out, "parallel: every key is static and each iteration writes keys of its own, so "

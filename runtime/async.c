@@ -491,7 +491,8 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	double t0 = sap_now();
 	reds_open(x);
 	dist_ctx c = { st, spec };
-	st->early_starts += sap_exec_plan_part(x, p, me * x->T, dist_between, &c, st->dist.early);
+	st->early_starts += sap_exec_plan_part(x, p, me * x->T, dist_between, &c, st->dist.early,
+	                                      &st->traffic);
 	st->thread_rounds += (p->nrounds - 1) * (x->T - 1);
 	sap_dist_settle(&st->dist, spec);
 	reds_close_ranks(x, spec, red, &st->traffic);

@@ -155,6 +155,7 @@ typedef struct plan_job {
 	                                   for between (or NULL) */
 	_Atomic int64_t passed;         /* rounds whose between has run */
 	_Atomic int64_t started;        /* thread-rounds begun during one */
+	sap_dist_stats *moved;          /* relaxed folds along the ranks */
 	bool loose;                     /* no wait between rounds */
 } plan_job;
 
@@ -214,10 +215,8 @@ static void plan_worker(void *arg, int t)
 			sap_pool_barrier();
 			if (t == 0) {
 				j->between(j->between_arg, r);
-				if (rel && r + 1 < p->nrounds) {
-					sap_dist_stats moved = { 0 };
-					sap_rel_fold_ranks(j->x, &moved);
-				}
+				if (rel && r + 1 < p->nrounds)
+					sap_rel_fold_ranks(j->x, j->moved);
 				atomic_store(&j->passed, r + 1);
 			} else if (r + 1 < p->nrounds && j->early && !rel &&
 			           j->early[r * j->x->T + t]) {
@@ -238,10 +237,10 @@ static void plan_worker(void *arg, int t)
 
 int64_t sap_exec_plan_part(const sap_run *x, const sap_plan *p, int w0,
                            void (*between)(void *arg, int64_t round), void *arg,
-                           const bool *early)
+                           const bool *early, sap_dist_stats *moved)
 {
 	plan_job j = { .x = x, .p = p, .w0 = w0, .between = between, .between_arg = arg,
-	               .early = early };
+	               .early = early, .moved = moved };
 	sap_pool_run(x->T, plan_worker, &j);
 	return j.started;
 }

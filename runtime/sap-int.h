@@ -710,11 +710,13 @@ void sap_rel_close(const sap_run *x, bool ranks, sap_dist_stats *stats);
 /* Plan p's workers w0 .. w0 + x->T - 1 on this rank's threads (no locked
  * rounds); between(arg, r) runs on thread 0 after round r, when every
  * thread has finished it and before any starts the next, except thread t
- * when early[r * T + t] (early may be NULL).  Returns how many times a
- * thread started a round while between ran. */
+ * when early[r * T + t] (early may be NULL; none when the loop has relaxed
+ * vectors), and then folds the relaxed vectors along the ranks, counting
+ * their bytes in moved.  Returns how many times a thread started a round
+ * while between ran. */
 int64_t sap_exec_plan_part(const sap_run *x, const sap_plan *p, int w0,
                            void (*between)(void *arg, int64_t round), void *arg,
-                           const bool *early);
+                           const bool *early, sap_dist_stats *moved);
 /* The same with no wait between rounds, for a body that writes no DDS:
  * each thread runs its worker's groups of every round in turn. */
 void sap_exec_plan_loose(const sap_run *x, const sap_plan *p, int w0);

@@ -101,6 +101,7 @@ compile_tests = \
 	tests/compile/relaxed-assign.sap \
 	tests/compile/relaxed-dmap.sap \
 	tests/compile/relaxed-driver-var.sap \
+	tests/compile/relaxed-hint-serialized.sap \
 	tests/compile/relaxed-key-direct.sap \
 	tests/compile/relaxed-key.sap \
 	tests/compile/relaxed-keyword.sap \

@@ -170,7 +170,7 @@ static void seen_combine(void *into, const void *from)
 	a->n += b->n;
 }
 
-static const sap_reduce seen_reduce = { sizeof(seen_red), seen_init, seen_combine, true, NULL, 0, false };
+static const sap_reduce seen_reduce = { sizeof(seen_red), seen_init, seen_combine, true, NULL, 0, false, NULL, 0 };
 
 static void seen_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
 {

@@ -225,7 +225,7 @@ START_TEST(sync_for_batches)
 {
 	sap_loop L = { .id = 1, .kind = SAP_SYNC };
 	sap_syncspec spec = { .model = SAP_BSP, .batch = 4 };
-	sap_reduce r = { sizeof(int64_t), zero, add, true, NULL, 0, false };
+	sap_reduce r = { sizeof(int64_t), zero, add, true, NULL, 0, false, NULL, 0 };
 	chunks c = { .calls = 0 };
 	int64_t red = 99;
 	sap_sync_for(&L, 10, &spec, &c, record, &r, &red);
@@ -266,7 +266,7 @@ static void draw(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *re
 START_TEST(async_for_runs)
 {
 	sap_loop L = { .id = 2, .kind = SAP_ASYNC };
-	sap_reduce r = { sizeof(int64_t), zero, add, true, NULL, 0, false };
+	sap_reduce r = { sizeof(int64_t), zero, add, true, NULL, 0, false, NULL, 0 };
 	chunks c = { .calls = 0 };
 	int64_t red = 99;
 	sap_async_spec spec = { 0 };
