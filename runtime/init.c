@@ -12,13 +12,13 @@
 /* Defaults hold for code that never calls sap_init, like the unit tests. */
 static int rank = 0;
 static int nranks = 1;
-static uint32_t seed = 1;
+uint32_t sap_seed_value = 1;
 static sap_rng driver_rng;
 sap_config sap_cfg;
 
 int sap_rank(void) { return rank; }
 int sap_nranks(void) { return nranks; }
-uint32_t sap_seed(void) { return seed; }
+uint32_t sap_seed(void) { return sap_seed_value; }
 
 static int online_cpus(void)
 {
@@ -297,7 +297,7 @@ static void set_seed(const char *val)
 	if (!inrange || ll > UINT32_MAX)
 		usage_error("--seed: %s is out of range (0 to %lu)", val,
 		            (unsigned long)UINT32_MAX);
-	seed = (uint32_t)ll;
+	sap_seed_value = (uint32_t)ll;
 }
 
 /* ---- the command line ---- */

@@ -3,7 +3,6 @@
  * The formulas here are part of the contract: a serial C twin of a program
  * reproduces them bit for bit, so change none without changing it.
  */
-#include <Random123/philox.h>
 #include "sap-int.h"
 
 _Thread_local sap_rng *sap_rng_cur;
@@ -45,7 +44,7 @@ double sap_rand(sap_rng *r)
 int64_t sap_rand_int(sap_rng *r, int64_t n, const sap_site *s)
 {
 	if (n <= 0)
-		sap_fatal(s, "rand_int: bound must be positive, got %lld", (long long)n);
+		sap_rand_int_bad(n, s);
 	philox4x32_ctr_t w = block(r);
 	uint64_t x = (uint64_t)w.v[0] << 32 | w.v[1];
 	/* Multiply-shift: no division, and no bias worth measuring. */
@@ -114,17 +113,9 @@ static sap_rng at(const sap_rng *r, uint32_t site, uint32_t *n)
 	return c;
 }
 
-double sap_rand_at(const sap_rng *r, uint32_t site, uint32_t *n)
+_Noreturn void sap_rand_int_bad(int64_t bound, const sap_site *s)
 {
-	sap_rng c = at(r, site, n);
-	return sap_rand(&c);
-}
-
-int64_t sap_rand_int_at(const sap_rng *r, uint32_t site, uint32_t *n, int64_t bound,
-                        const sap_site *s)
-{
-	sap_rng c = at(r, site, n);
-	return sap_rand_int(&c, bound, s);
+	sap_fatal(s, "rand_int: bound must be positive, got %lld", (long long)bound);
 }
 
 double sap_rand_normal_at(const sap_rng *r, uint32_t site, uint32_t *n)

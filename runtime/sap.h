@@ -15,6 +15,7 @@
 #include <string.h>
 #include <math.h>
 #include <setjmp.h>
+#include <Random123/philox.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -437,10 +438,37 @@ uint32_t sap_fnv1a(const char *s);
  * draw n of site s (1-based within the loop) uses counter word 3 =
  * s << 24 | n, with n counted in *n.  Draws through sap_rng_cur (driver
  * code, functions called from a body) are site 0. */
-double sap_rand_at(const sap_rng *r, uint32_t site, uint32_t *n);
-int64_t sap_rand_int_at(const sap_rng *r, uint32_t site, uint32_t *n, int64_t bound,
-                        const sap_site *s);
 double sap_rand_normal_at(const sap_rng *r, uint32_t site, uint32_t *n);
+/* private */
+extern uint32_t sap_seed_value;
+_Noreturn void sap_rand_int_bad(int64_t bound, const sap_site *s);
+
+/* The two draws a body makes most, inline: a Gibbs sampler or a negative
+ * sampler draws once or more per iteration, and a call each costs it as
+ * much as the arithmetic around the draw.  The same formulas as sap_rand
+ * and sap_rand_int. */
+static inline philox4x32_ctr_t sap_rng_block(const sap_rng *r, uint32_t site, uint32_t *n)
+{
+	philox4x32_ctr_t c = { { r->ctr[0], r->ctr[1], r->ctr[2], site << 24 | (*n)++ } };
+	philox4x32_key_t k = { { r->key[0], r->key[1] } };
+	return philox4x32(c, k);
+}
+
+static inline double sap_rand_at(const sap_rng *r, uint32_t site, uint32_t *n)
+{
+	philox4x32_ctr_t w = sap_rng_block(r, site, n);
+	return ((w.v[0] >> 5) * 67108864.0 + (w.v[1] >> 6)) * (1.0 / 9007199254740992.0);
+}
+
+static inline int64_t sap_rand_int_at(const sap_rng *r, uint32_t site, uint32_t *n,
+                                      int64_t bound, const sap_site *s)
+{
+	if (bound <= 0)
+		sap_rand_int_bad(bound, s);
+	philox4x32_ctr_t w = sap_rng_block(r, site, n);
+	uint64_t x = (uint64_t)w.v[0] << 32 | w.v[1];
+	return (int64_t)(((unsigned __int128)x * (uint64_t)bound) >> 64);
+}
 
 /* The generator rand() draws from in the current context: the driver's
  * stream, or the current iteration's in a loop body. */
@@ -786,7 +814,16 @@ static inline void *sap_sync_data(const sap_dvec *v)
 
 /* Set up the RNG for iteration i of loop L (invocation counted by the
  * runtime); the body calls it only when it draws random numbers. */
-sap_rng sap_rng_iter(const sap_loop *L, int64_t i);
+/* The generator of iteration i of loop L's current invocation:
+ * sap_rng_make(L->id, i, invocation), inline for the same reason. */
+static inline sap_rng sap_rng_iter(const sap_loop *L, int64_t i)
+{
+	sap_rng r = {
+		.key = { sap_seed_value, (uint32_t)L->id },
+		.ctr = { (uint32_t)i, (uint32_t)((uint64_t)i >> 32), L->invocations - 1, 0 },
+	};
+	return r;
+}
 
 /* ==== accumulate(+: D) ================================================ */
 

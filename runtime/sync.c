@@ -484,9 +484,4 @@ void sap_sync_batch_done(sap_list *b)
 		free(b->v);
 }
 
-sap_rng sap_rng_iter(const sap_loop *L, int64_t i)
-{
-	return sap_rng_make((uint32_t)L->id, i, L->invocations - 1);
-}
-
 int64_t sap_key_str(sap_str s) { return (int64_t)sap_fnv1a(sap_str_c(s)); }
