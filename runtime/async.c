@@ -614,8 +614,8 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		}
 		free(own);
 		own = NULL;
-		if (!af)
-			sap_whole_spec(spec, NULL, &st->traffic);
+		/* Then as chunks below: the vectors read at the loop
+		 * variable are fetched for the chunk, the others made whole. */
 	}
 	ran(st, af ? SAP_V_OWNER : SAP_V_CHUNKS, T, T, 1, 1.0);
 	if (af) {

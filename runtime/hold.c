@@ -270,6 +270,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 	int P = sap_nranks();
 	int n = spec->ndds;
 	bool *known = sap_xcalloc((size_t)(n ? n : 1), sizeof *known);
+	bool *span = sap_xcalloc((size_t)(n ? n : 1), sizeof *span);
 	bool any = false;
 	for (int k = 0; k < n; k++) {
 		const sap_dds *d = &spec->dds[k];
@@ -277,11 +278,16 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		 * runs: those vectors are made whole. */
 		known[k] = spec->reads && d->dv && d->recorded && !(d->mode & SAP_WRITE) &&
 		           !d->slice_reads;
+		/* A vector read only at the loop variable, in a run of
+		 * iterations [a, b): those keys, not the whole vector. */
+		span[k] = !p && d->dv && d->by_index && !(d->mode & SAP_WRITE);
+		known[k] |= span[k];
 		any |= known[k] && d->dv->holder;
 	}
 	sap_whole_spec(spec, known, &st->traffic);
 	if (!any) {
 		free(known);
+		free(span);
 		return;
 	}
 	if (!reads_valid(st, spec, key1, key2, a, b)) {
@@ -310,8 +316,13 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 						int64_t g = p->rg[k];
 						spec->reads(env, p->order, p->goff[g], p->goff[g + 1], &r);
 					}
-		} else if (a < b) {
+		} else if (a < b && spec->reads) {
 			spec->reads(env, NULL, a, b, &r);
+		}
+		for (int k = 0; k < n; k++) {
+			int64_t x = a < 0 ? 0 : a, y = span[k] && b > spec->dds[k].dv->n ? spec->dds[k].dv->n : b;
+			for (; span[k] && x < y; x++)
+				bits[k][(uint64_t)x / 64] |= (uint64_t)1 << ((uint64_t)x % 64);
 		}
 		if ((int64_t)W > INT32_MAX)
 			sap_fatal(NULL, "a loop's read keys exceed 2^31 words");
@@ -337,6 +348,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 	}
 	sap_dist_fetch(&st->rdist, spec, &st->traffic);
 	free(known);
+	free(span);
 }
 
 /* ---- driver code and save ---- */

@@ -235,6 +235,10 @@ typedef struct sap_plan {
 	int64_t *goff;
 	uint64_t *gmask;
 	uint8_t bit[64];        /* the gmask bit of each reconnaissance bit */
+	uint8_t home[64];       /* per gmask bit: the worker whose even share
+	                           of the DDS's keys holds the block's middle
+	                           (where loops in chunks use those keys), or
+	                           255 when keys are hashed */
 	double bitw[64];        /* per gmask bit: the bytes of its block, so
 	                           that a worker keeps the heaviest blocks */
 	int nworkers;

@@ -349,6 +349,7 @@ static double try_map(const sap_plan *base, const mask_set *fine, const int map[
 	sap_plan t = { .n = base->n, .nworkers = base->nworkers };
 	for (int b = 0; b < 64; b++)
 		t.bitw[b] = 1;
+	memset(t.home, 255, sizeof t.home);
 	sorted_groups(&t, &blk, byrank);
 	double c = INFINITY;
 	for (int level = 0; level < 2; level++) {
@@ -370,20 +371,29 @@ static double try_map(const sap_plan *base, const mask_set *fine, const int map[
 	return c;
 }
 
-/* The map of fine blocks to blocks whose plan costs least: dealt out
- * by weight to B blocks (SGDMF's strata: few rounds, balanced when a few
- * keys are popular), or contiguous runs of B, 2B, 3B ... (a banded
- * matrix: runs of twice the band let every other run go at once), or the
- * fine blocks themselves.  Returns the blocks per DDS of the map. */
+/* The map of fine blocks to blocks whose plan costs least: contiguous
+ * runs of B, 2B, 3B ... (a banded matrix: runs of twice the band let
+ * every other run go at once), or dealt out by weight to B blocks
+ * (SGDMF's strata when a few keys are popular), or the fine blocks
+ * themselves.  Returns the blocks per DDS of the map. */
 static int choose_map(const sap_layout *ly, sap_plan *p, const mask_set *fine, int map[64])
 {
 	int try[64], best = ly->B;
+	bool lv = false;
+	/* Contiguous runs first: on a tie they keep the keys of a block
+	 * where loops in chunks over them will look. */
 	for (int b = 0; b < 64; b++)
 		try[b] = map[b] = b;
-	deal_blocks(ly, fine, map);
-	bool lv = false;
+	run_blocks(ly, fine, ly->B, map);
 	double c = try_map(p, fine, map, &p->level);
-	for (int B = ly->B; B <= ly->F; B += ly->B) {
+	deal_blocks(ly, fine, try);
+	double cd = try_map(p, fine, try, &lv);
+	if (cd < 0.99 * c) {
+		c = cd;
+		p->level = lv;
+		memcpy(map, try, sizeof try);
+	}
+	for (int B = 2 * ly->B; B <= ly->F; B += ly->B) {
 		if (B == ly->F)
 			for (int b = 0; b < 64; b++)
 				try[b] = b;
@@ -399,6 +409,38 @@ static int choose_map(const sap_layout *ly, sap_plan *p, const mask_set *fine, i
 		}
 	}
 	return best;
+}
+
+/* p->home of each block bit under map, when one DDS takes part: the
+ * middle of the keys of the fine blocks mapped to it, as a worker's even
+ * share of the DDS. */
+static void set_homes(const sap_layout *ly, sap_plan *p, const int map[64], int nb)
+{
+	int T = p->nworkers;
+	memset(p->home, 255, sizeof p->home);
+	/* With several DDSs no one placement suits them all, and keeping
+	 * each worker's blocks from round to round matters more. */
+	if (!ly || ly->nparts != 1)
+		return;
+	for (int part = 0; part < ly->nparts; part++) {
+		const sap_rec_dds *d = &ly->d[ly->part[part]];
+		if (!d->tab)
+			continue;
+		int64_t n = (int64_t)d->max + 1;
+		for (int b = 0; b < nb; b++) {
+			int64_t lo = INT64_MAX, hi = -1;
+			for (int f = 0; f < ly->F; f++)
+				if (map[part * ly->F + f] == part * nb + b) {
+					lo = d->cut[f] < lo ? d->cut[f] : lo;
+					hi = d->cut[f + 1] > hi ? d->cut[f + 1] : hi;
+				}
+			if (hi < 0 || n <= 0)
+				continue;
+			int64_t mid = lo + (hi - lo) / 2;
+			int w = (int)((unsigned __int128)(uint64_t)mid * (uint64_t)T / (uint64_t)n);
+			p->home[part * nb + b] = (uint8_t)(w < T ? w : T - 1);
+		}
+	}
 }
 
 /* Number the groups of `all` largest first (ids of equal size in order
@@ -436,6 +478,7 @@ static void number_groups(group_job *j, sap_plan *p, mask_set *all_in, int64_t *
 		for (int part = 0; part < j->ly->nparts; part++)
 			for (int b = 0; b < nb; b++)
 				p->bitw[part * nb + b] = 1 + j->ly->bytes[part] / nb;
+	set_homes(j->ly, p, map, nb);
 	int64_t G = all.n;
 	int64_t *byrank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *byrank);
 	int64_t *rank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *rank);
@@ -596,6 +639,18 @@ static bool augment(planner *pl, int64_t g)
  * this many groups the rounds are short anyway (many small masks). */
 enum { AUGMENT_MAX_GROUPS = 4096 };
 
+/* The home worker of the group of mask m: its heaviest block's, or -1. */
+static int group_home(const sap_plan *p, uint64_t m)
+{
+	int bit = -1;
+	for (; m; m &= m - 1) {
+		int b = __builtin_ctzll(m);
+		if (p->home[b] != 255 && (bit < 0 || p->bitw[b] > p->bitw[bit]))
+			bit = b;
+	}
+	return bit < 0 ? -1 : p->home[bit];
+}
+
 static void append_round(sap_plan *p, int64_t *cap, const int64_t *g, int64_t ng, bool locked,
                          double *maxsum, double *meansum)
 {
@@ -629,7 +684,9 @@ static void append_round(sap_plan *p, int64_t *cap, const int64_t *g, int64_t ng
 		 * among those to the one that holds the most bytes of its
 		 * blocks already (so that over ranks, the big blocks stay). */
 		for (int64_t k = 0; k < ng; k++) {
-			int best = 0;
+			/* The first round places groups by where their keys
+			 * are; later ones keep blocks with their workers. */
+			int best = 0, home = r == 0 ? group_home(p, p->gmask[g[k]]) : -1;
 			double keep = -1;
 			for (int w = 0; w < T; w++) {
 				if (load[w] > load[best])
@@ -637,7 +694,11 @@ static void append_round(sap_plan *p, int64_t *cap, const int64_t *g, int64_t ng
 				double kw = 0;
 				for (uint64_t m = prev[w] & p->gmask[g[k]]; m; m &= m - 1)
 					kw += p->bitw[__builtin_ctzll(m)];
-				if (load[w] < load[best] || kw > keep) {
+				/* Among those, in the first round, the worker whose
+				 * share of the keys the group's largest block is in,
+				 * so that loops over chunks find the elements written
+				 * where they are. */
+				if (load[w] < load[best] || kw > keep || (kw == keep && w == home)) {
 					best = w;
 					keep = kw;
 				}

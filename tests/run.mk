@@ -42,6 +42,7 @@ run_tests = \
 	tests/run/save-full.sh \
 	tests/run/save-temp.sh \
 	tests/run/save-stream.sh \
+	tests/run/chunk-traffic.sh \
 	tests/run/sgdmf-twin.sh \
 	tests/run/slice-bounds.sap \
 	tests/run/slice-errors.sh \
