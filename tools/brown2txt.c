@@ -246,7 +246,13 @@ int main(int argc, char **argv)
 			die(files[i], strerror(errno));
 	}
 	out = stdout;
-	if (outpath) {
+	struct stat ost;
+	if (outpath && stat(outpath, &ost) == 0 && !S_ISREG(ost.st_mode) && !S_ISDIR(ost.st_mode)) {
+		/* A FIFO or a device is written in place, not replaced. */
+		outname = outpath;
+		if (!(out = fopen(outpath, "w")))
+			die(outpath, strerror(errno));
+	} else if (outpath) {
 		outname = outpath;
 		const char *slash = strrchr(outpath, '/');
 		int dn = slash ? (int)(slash - outpath) + 1 : 0;

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "gen.h"
 
@@ -90,6 +91,15 @@ outfile out_open(const char *path)
 	outfile o = { path, NULL, stdout };
 	if (!path)
 		return o;
+	/* A FIFO or a device (/dev/null) is written in place: renaming a
+	 * temporary over it would replace it with a regular file. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		o.f = fopen(path, "w");
+		if (!o.f)
+			fail(1, "cannot write %s: %s", path, strerror(errno));
+		return o;
+	}
 	o.tmp = xmalloc(strlen(path) + 5, 1);
 	strcpy(o.tmp, path);
 	strcat(o.tmp, ".tmp");
@@ -103,7 +113,7 @@ void out_check(outfile *o)
 {
 	if (ferror(o->f)) {
 		int e = errno;
-		if (o->path)
+		if (o->tmp)
 			unlink(o->tmp);
 		fail(1, "cannot write %s: %s", o->path ? o->path : "standard output",
 		     strerror(e ? e : EIO));
@@ -112,7 +122,10 @@ void out_check(outfile *o)
 
 void out_close(outfile *o)
 {
-	if (o->path) {
+	if (o->path && !o->tmp) {
+		if (fflush(o->f) != 0 || ferror(o->f) || fclose(o->f) != 0)
+			fail(1, "cannot write %s: %s", o->path, strerror(errno ? errno : EIO));
+	} else if (o->path) {
 		/* On disk before the rename, or a crash could leave the new
 		 * name on an empty file. */
 		if (fflush(o->f) != 0 || ferror(o->f) ||

@@ -125,4 +125,14 @@ err "unknown option" --bogus=1
 "$gen" --text="$tmp/missing" >/dev/null 2>"$tmp/err" && fail "genlda read a missing file"
 grep -q 'missing: No such file' "$tmp/err" || { cat "$tmp/err"; fail "no message for a missing file"; }
 
+# A FIFO (or /dev/null) as --out is written in place, not replaced by a
+# renamed temporary; the same code writes every generator's files.
+mkfifo "$tmp/fifo" || fail "mkfifo"
+timeout 60 cat "$tmp/fifo" >"$tmp/fifo.out" &
+"$gen" --docs=20 --out="$tmp/fifo" 2>/dev/null || fail "genlda --out=FIFO"
+wait $! || fail "the FIFO's reader failed"
+test -p "$tmp/fifo" || fail "genlda replaced the FIFO"
+"$gen" --docs=20 --out="$tmp/plain.txt" 2>/dev/null || fail "genlda --docs=20"
+cmp -s "$tmp/fifo.out" "$tmp/plain.txt" || fail "the FIFO got other lines"
+
 echo "PASS: genlda and brown2txt -d"
