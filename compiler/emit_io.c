@@ -250,6 +250,65 @@ static const char *unpack_fn(Type *t)
 	return name;
 }
 
+static const char *tabs(int n);
+
+/* Whether t holds, through structs and arrays, a list of flat elements:
+ * what load settles into its vector's arena. */
+static bool has_flat_list(Type *t)
+{
+	switch (t->kind) {
+	case TY_LIST:
+		return ty_is_flat(t->elem);
+	case TY_ARRAY:
+		return has_flat_list(t->elem);
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (has_flat_list(f->ty))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+static void settle_body(Buf *b, Type *t, const char *x, int depth)
+{
+	switch (t->kind) {
+	case TY_LIST:
+		if (ty_is_flat(t->elem))
+			buf_printf(b, "%sused += sap_list_settle(&(%s), sizeof(%s), at ? at + used : NULL);\n",
+			           tabs(depth + 1), x, emit_ctype(t->elem));
+		break;
+	case TY_ARRAY:
+		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", tabs(depth + 1), depth,
+		           depth, (long long)t->len, depth);
+		settle_body(b, t->elem, format("(%s).v[i%d]", x, depth), depth + 1);
+		buf_printf(b, "%s}\n", tabs(depth + 1));
+		break;
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (has_flat_list(f->ty))
+				settle_body(b, f->ty, format("(%s).%s", x, f->sym->cname), depth);
+		break;
+	default:
+		break;
+	}
+}
+
+static const char *settle_fn(Type *t)
+{
+	char *name = format("sap_settle_%s", t->mangle);
+	if (strstr(E->helpers.s ? E->helpers.s : "", format(" %s(", name)))
+		return name;
+	Buf b = {0};
+	buf_printf(&b, "static size_t %s(void *xv, char *at)\n{\n\t%s *x = xv;\n\tsize_t used = 0;\n",
+	           name, emit_ctype(t));
+	settle_body(&b, t, "*x", 0);
+	buf_puts(&b, "\treturn used;\n}\n\n");
+	buf_puts(&E->helpers, b.s);
+	return name;
+}
+
 const char *emit_codec(Type *t)
 {
 	char *name = format("sap_codec_%s", t->mangle);
@@ -257,7 +316,9 @@ const char *emit_codec(Type *t)
 		return name;
 	const char *pk = pack_fn(t), *up = unpack_fn(t);
 	const char *drop = ty_needs_drop(t) ? format("(void (*)(void *))%s", emit_drop_fn(t)) : "NULL";
-	buf_printf(&E->helpers, "static const sap_codec %s = {%s, %s, %s};\n\n", name, pk, up, drop);
+	const char *settle = has_flat_list(t) ? settle_fn(t) : "NULL";
+	buf_printf(&E->helpers, "static const sap_codec %s = {%s, %s, %s, %s};\n\n", name, pk, up,
+	           drop, settle);
 	return name;
 }
 

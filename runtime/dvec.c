@@ -114,8 +114,10 @@ void sap_dv_free(sap_dvec *v)
 	v->part_only = v->mapped = v->sparse = false;
 	v->held = v->peak = 0;
 	free(v->cuts);
+	free(v->arena);
 	v->data = NULL;
 	v->cuts = NULL;
+	v->arena = NULL;
 	v->n = 0;
 }
 

@@ -1,5 +1,6 @@
 /* list.c: storage of local lists; the generated code handles elements. */
 #include <stdlib.h>
+#include <string.h>
 #include "sap-int.h"
 
 void sap_list_grow(sap_list *l, int64_t need, size_t elsize)
@@ -14,13 +15,37 @@ void sap_list_grow(sap_list *l, int64_t need, size_t elsize)
 	size_t bytes;
 	if (__builtin_mul_overflow((uint64_t)cap, elsize, &bytes))
 		sap_fatal(NULL, "out of memory");
-	l->v = sap_xrealloc(l->v, bytes);
+	if (l->cap == 0 && l->v) {
+		/* Borrowed storage is copied out, never reallocated. */
+		void *v = sap_xmalloc(bytes);
+		memcpy(v, l->v, (size_t)l->n * elsize);
+		l->v = v;
+	} else {
+		l->v = sap_xrealloc(l->v, bytes);
+	}
 	l->cap = cap;
 }
 
 void sap_list_free(sap_list *l)
 {
-	free(l->v);
+	if (l->cap)
+		free(l->v);
 	l->v = NULL;
 	l->n = l->cap = 0;
+}
+
+size_t sap_list_settle(sap_list *l, size_t elsize, char *at)
+{
+	if (l->n == 0)
+		return 0;
+	size_t bytes = (size_t)l->n * elsize;
+	if (at) {
+		memcpy(at, l->v, bytes);
+		if (l->cap)
+			free(l->v);
+		l->v = at;
+		l->cap = 0;
+	}
+	/* Whole 8-byte words keep every list's elements aligned. */
+	return (bytes + 7) & ~(size_t)7;
 }

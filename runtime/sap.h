@@ -105,7 +105,10 @@ static inline int64_t sap_str_len(sap_str s) { return s ? (int64_t)strlen(s) : 0
 
 /* ==== Local lists (list<T>) ========================================== */
 
-/* A list owns its elements; the compiler generates element copy/drop. */
+/* A list owns its elements; the compiler generates element copy/drop.
+ * One with cap 0 but storage (v not NULL) borrows it: a mini-batch's view
+ * of its vector, or a list that load settled into its vector's arena.
+ * Such storage is never freed or grown in place; a push copies it out. */
 typedef struct sap_list {
 	void *v;
 	int64_t n, cap;
@@ -113,10 +116,13 @@ typedef struct sap_list {
 
 void sap_list_grow(sap_list *l, int64_t need, size_t elsize);
 void sap_list_free(sap_list *l);
+/* Moves l's storage to at (when not NULL), where l borrows it; returns the
+ * bytes it takes there.  For a codec's settle. */
+size_t sap_list_settle(sap_list *l, size_t elsize, char *at);
 
 static inline void *sap_list_push(sap_list *l, size_t elsize)
 {
-	if (l->n == l->cap)
+	if (l->n >= l->cap)
 		sap_list_grow(l, l->n + 1, elsize);
 	return (char *)l->v + (size_t)l->n++ * elsize;
 }
@@ -142,11 +148,14 @@ static inline int64_t sap_check_index(int64_t i, int64_t n, const char *what,
 /* How elements holding strings or lists travel between ranks, generated
  * per element type: pack writes x as bytes at out (when not NULL) and
  * returns how many; unpack reads them into x, returning what follows;
- * drop, if not NULL, frees what an element owns. */
+ * drop, if not NULL, frees what an element owns; settle, if not NULL,
+ * moves the storage of x's lists of flat elements to at (when not NULL),
+ * where they borrow it (see sap_list), and returns its bytes. */
 typedef struct sap_codec {
 	size_t (*pack)(const void *x, char *out);
 	const char *(*unpack)(void *x, const char *in);
 	void (*drop)(void *x);
+	size_t (*settle)(void *x, char *at);
 } sap_codec;
 
 typedef struct sap_dvec {
@@ -178,6 +187,10 @@ typedef struct sap_dvec {
 	const struct sap_dmap *keys_of;
 	/* Elements holding strings or lists: how they travel, or NULL. */
 	const sap_codec *codec;
+	/* The lists of the elements load parsed, one after another in
+	 * element order, so that a loop over the elements streams through
+	 * memory as it would through a flat array (codec->settle). */
+	char *arena;
 } sap_dvec;
 
 enum { SAP_HOLD_ALL = 0xffff };

@@ -22,6 +22,7 @@ run_tests = \
 	tests/run/index-error.sap \
 	tests/run/int-wrap.sap \
 	tests/run/load-error.sap \
+	tests/run/load-lists.sap \
 	tests/run/libsvm.sh \
 	tests/run/genlasso.sh \
 	tests/run/lasso-sample.sh \
@@ -73,6 +74,8 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/index-error.out tests/run/index-error.err tests/run/index-error.status \
 	tests/run/load-error.out tests/run/load-error.err tests/run/load-error.status \
 	tests/run/load-error.ratings.txt.in \
+	tests/run/load-lists.out tests/run/load-lists.cols.txt.in \
+	tests/run/load-lists.ints.txt.in \
 	tests/run/params-bad.args tests/run/params-bad.err tests/run/params-bad.out \
 	tests/run/params-bad.status \
 	tests/run/params-set.args tests/run/params-set.out \

@@ -112,7 +112,7 @@ static void drop_doc(void *xv)
 	drops++;
 }
 
-static const sap_codec doc_codec = { pack_doc, unpack_doc, drop_doc };
+static const sap_codec doc_codec = { pack_doc, unpack_doc, drop_doc, NULL };
 
 START_TEST(codec_put_take)
 {
