@@ -473,10 +473,22 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	for (int k = 0; k < spec->ndds; k++)
 		written[k] = spec->dds[k].dv && (spec->dds[k].mode & SAP_WRITE) &&
 		             !spec->dds[k].slice_reads;
+	/* Inputs read only at the loop variable come where the iterations
+	 * are: the slice's here, the plan's after it. */
+	bool *by_index = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *by_index);
+	bool any = plan_on_parts(spec, lo, hi) && sap_index_inputs(spec, lo, hi, by_index);
+	for (int k = 0; any && k < spec->ndds; k++)
+		written[k] |= by_index[k];
 	sap_whole_spec(spec, written, &st->traffic);
 	free(written);
+	if (any && !cache_valid(st, spec, lo, hi, T))
+		sap_index_fetch(st, spec, by_index, NULL, sap_chunk(lo, hi, T, me * x->T),
+		                sap_chunk(lo, hi, T, (me + 1) * x->T));
 	make_plan(st, spec, x->env, lo, hi, T, x->T, false, true);
 	const sap_plan *p = &st->plan;
+	if (any)
+		sap_index_fetch(st, spec, by_index, p, 0, 0);
+	free(by_index);
 	sap_stage_inputs(st, spec, x, me * x->T, x->T);
 	if (!st->dist.off) {
 		double t0 = sap_now();

@@ -351,6 +351,77 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 	free(span);
 }
 
+/* ---- inputs of planned loops read at the loop variable ---- */
+
+bool sap_index_inputs(const sap_async_spec *spec, int64_t lo, int64_t hi, bool *which)
+{
+	bool any = false;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		which[k] = d->dv && d->by_index && !(d->mode & SAP_WRITE) && !d->accumulate &&
+		           d->dv->holder && lo >= 0 && hi <= d->dv->n;
+		any |= which[k];
+	}
+	return any;
+}
+
+/* Such a vector made whole would move all of it to every rank (the lists
+ * of a sparse matrix's columns, say), where the iterations a rank runs
+ * need only their own elements, which the plan mostly puts where they are
+ * held.  What a rank fetches goes again at the end of the invocation
+ * (sap_dv_trim), so the plan's are fetched every invocation; which they
+ * are is kept with the plan. */
+static void index_need(sap_dist *d, const sap_async_spec *spec, const bool *which,
+                       const sap_plan *p, int64_t a, int64_t b)
+{
+	int n = spec->ndds, P = sap_nranks(), me = sap_rank();
+	sap_dist_free(d);
+	d->base = sap_xcalloc((size_t)n + 1, sizeof *d->base);
+	for (int k = 0; k < n; k++) {
+		d->base[k] = d->words;
+		if (which[k])
+			d->words += (spec->dds[k].dv->n + 63) / 64;
+	}
+	d->base[n] = d->words;
+	if (d->words > INT32_MAX)
+		sap_fatal(NULL, "a loop's input keys exceed 2^31 words");
+	uint64_t *mine = sap_xcalloc((size_t)(d->words ? d->words : 1), sizeof *mine);
+	for (int k = 0; k < n; k++) {
+		if (!which[k])
+			continue;
+		uint64_t *bits = mine + d->base[k];
+		for (int64_t i = a; !p && i < b; i++)
+			bits[(uint64_t)i / 64] |= (uint64_t)1 << ((uint64_t)i % 64);
+		for (int64_t g = 0; p && g < p->ngroups; g++)
+			for (int64_t q = p->goff[g]; p->mine[g] == me && q < p->goff[g + 1]; q++) {
+				uint64_t i = (uint64_t)p->order[q];
+				bits[i / 64] |= (uint64_t)1 << (i % 64);
+			}
+	}
+	d->need = sap_xmalloc((size_t)P * (size_t)(d->words ? d->words : 1) * sizeof *d->need);
+	MPI_Allgather(mine, (int)d->words, MPI_UINT64_T, d->need, (int)d->words, MPI_UINT64_T,
+	              MPI_COMM_WORLD);
+	free(mine);
+}
+
+void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const bool *which,
+                     const sap_plan *p, int64_t a, int64_t b)
+{
+	double t0 = sap_now();
+	if (!p) {
+		sap_dist d = { 0 };
+		index_need(&d, spec, which, NULL, a, b);
+		sap_dist_fetch(&d, spec, &st->traffic);
+		sap_dist_free(&d);
+	} else {
+		if (!st->idist.need || st->id_builds != st->plan_builds)
+			index_need(&st->idist, spec, which, p, 0, 0);
+		st->id_builds = st->plan_builds;
+		sap_dist_fetch(&st->idist, spec, &st->traffic);
+	}
+	st->fetch_s += sap_now() - t0;
+}
+
 /* ---- driver code and save ---- */
 
 /* Past this many single elements, driver code is likely walking the

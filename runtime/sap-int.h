@@ -522,6 +522,14 @@ void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                      const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
                      int64_t a, int64_t b);
+/* Collective, for a planned loop over ranks: of the vectors the loop
+ * only reads, and only at the loop variable (sap_index_inputs), the
+ * elements at [a, b) (the iterations this rank slices) when p is NULL,
+ * else at the iterations of this rank's groups in p (st's plan), from
+ * their holders. */
+bool sap_index_inputs(const sap_async_spec *spec, int64_t lo, int64_t hi, bool *which);
+void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const bool *which,
+                     const sap_plan *p, int64_t a, int64_t b);
 /* Collective: each rank's part of v (sap_dv_part) current there, as
  * save writes it. */
 void sap_dv_own_parts(sap_dvec *v);
@@ -617,6 +625,10 @@ struct sap_loop_state {
 	int rd_ndds;
 	uint64_t *rd_versions;
 	int64_t *rd_sizes;
+	/* Planned loops over ranks: which inputs read at the loop variable
+	 * this rank's groups need, for plan id_builds (sap_index_fetch). */
+	sap_dist idist;
+	int64_t id_builds;
 	sap_dist_stats traffic;
 	sap_stage *stage;               /* per spec DDS (nstage) */
 	void **stage_ptr;               /* per spec DDS: what sap_loop.stage shows */

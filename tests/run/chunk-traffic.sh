@@ -12,7 +12,13 @@
 #    loop variable, not the whole vector.
 # Together: over 4 sweeps the sum of squares moves less than a tenth of
 # r (1.6 MB) a sweep, where making r whole moved half of it every sweep.
-# The count comes from --stats, which is exact, not a timing.
+# And the features' loop fetches only the columns of X (and norms) its
+# rank's groups need, every sweep (what a rank fetched goes at the end of
+# each invocation), where making X whole moved half of it (8 MB): less
+# than a tenth of that over 4 sweeps.  Its results are those of 1 rank x
+# 2 threads bit for bit: the same plan, and every column where it is
+# needed in every sweep (fetching them in the first sweep only fails).
+# The counts come from --stats, which is exact, not a timing.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -44,4 +50,25 @@ sent=$(awk -v site="lasso.sap:$loop" '$2 ~ site"$" { print $13; exit }' "$tmp/er
 test -n "$sent" || { cat "$tmp/err"; fail "no --stats line for lasso.sap:$loop"; }
 awk -v s="$sent" 'BEGIN { exit !(s < 4 * 0.16) }' ||
 	fail "the sum of squares sent $sent MB over 4 sweeps (r is 1.6 MB)"
+# The features' loop, on data where columns near the middle have rows on
+# both sides of the ranks' shares of r, so that the rank running them
+# must fetch some columns from the other.
+"$top_builddir/tools/genlasso" --rows=50000 --features=100000 --nnz=10 --spread=0.002 \
+	--out="$tmp/X2.txt" --y-out="$tmp/y2.txt" || fail "genlasso"
+set -- --data="$tmp/X2.txt" --y="$tmp/y2.txt" --lambda=0.003 --sweeps=4
+timeout 300 $MPIEXEC -n 2 "$tmp/lasso" --threads=1 "$@" --out="$tmp/beta1.txt" --stats \
+	>"$tmp/out1" 2>"$tmp/err1" || { cat "$tmp/err1"; fail "lasso on 2 ranks"; }
+line=$(grep -n '^    async for (long j = 0; j < p; j++) {$' "$top_srcdir/samples/lasso.sap" | cut -d: -f1)
+moved=$(awk -v site="lasso.sap:$line" '$2 ~ site"$" { print $12 + $13 }' "$tmp/err1")
+test -n "$moved" || { cat "$tmp/err1"; fail "no --stats line for lasso.sap:$line"; }
+for m in $moved; do
+	awk -v s="$m" 'BEGIN { exit !(s < 0.8) }' ||
+		fail "the features' loop moved $m MB over 4 sweeps (half of X is 8 MB)"
+done
+timeout 300 $MPIEXEC -n 1 "$tmp/lasso" --threads=2 "$@" --out="$tmp/beta2.txt" \
+	>"$tmp/out2" 2>"$tmp/err2" || { cat "$tmp/err2"; fail "lasso on 1 rank x 2 threads"; }
+sed 's/ time .*//' "$tmp/out1" >"$tmp/o1"
+sed 's/ time .*//' "$tmp/out2" >"$tmp/o2"
+cmp -s "$tmp/o1" "$tmp/o2" || { diff "$tmp/o1" "$tmp/o2"; fail "2 x 1 and 1 x 2 printed different objectives"; }
+cmp -s "$tmp/beta1.txt" "$tmp/beta2.txt" || fail "2 ranks x 1 thread and 1 x 2 saved different b"
 exit 0
