@@ -574,9 +574,23 @@ static uint16_t *iteration_ranks(const sap_async_spec *spec, const sap_affine *a
 			own[i - lo] = (uint16_t)r;
 	}
 	const sap_dvec *v = spec->dds[af->dds].dv;
+	const sap_holders *h = v->holder;
 	for (int64_t i = lo; i < hi; i++) {
 		int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
-		if ((uint64_t)key < (uint64_t)v->n && sap_hold_get(v, key) != SAP_HOLD_ALL)
+		if ((uint64_t)key >= (uint64_t)v->n)
+			continue;
+		int64_t blk = key >> SAP_HOLD_SHIFT;
+		if (af->a == 1 && !h->blk[blk]) {
+			/* A block with one holder: its keys at once. */
+			int64_t end = (blk + 1) << SAP_HOLD_SHIFT, j = i + (end - key);
+			if (j > hi)
+				j = hi;
+			for (int64_t q = i; h->val[blk] != SAP_HOLD_ALL && q < j; q++)
+				own[q - lo] = h->val[blk];
+			i = j - 1;
+			continue;
+		}
+		if (sap_hold_get(v, key) != SAP_HOLD_ALL)
 			own[i - lo] = sap_hold_get(v, key);
 	}
 	return own;
@@ -591,12 +605,22 @@ static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, co
 		sap_dvec *v = spec->dds[af->dds].dv;
 		if (!(af->mode & SAP_WRITE) || !v)
 			continue;
+		sap_hold_map(v);
 		for (int64_t i = lo; i < hi; i++) {
 			int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
 			if ((uint64_t)key >= (uint64_t)v->n)
 				continue;
-			sap_hold_map(v);
-			sap_hold_set(v, key, own[i - lo]);
+			if (af->a != 1) {
+				sap_hold_set(v, key, own[i - lo]);
+				continue;
+			}
+			/* A run of one rank's iterations at once: their keys
+			 * are a range. */
+			int64_t j = i + 1;
+			while (j < hi && own[j - lo] == own[i - lo] && key + (j - i) < v->n)
+				j++;
+			sap_hold_range(v, key, key + (j - i), own[i - lo]);
+			i = j - 1;
 		}
 		sap_hold_tidy(v);
 	}

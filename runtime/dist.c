@@ -288,7 +288,14 @@ void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stat
 		const uint64_t *ne = d->need + (int64_t)e * d->words;
 		for (int k = 0; e != me && k < spec->ndds; k++) {
 			const sap_dvec *v = spec->dds[k].dv;
-			for (int64_t b = d->base[k]; v && v->holder && b < d->base[k + 1]; b++)
+			for (int64_t b = d->base[k]; v && v->holder && b < d->base[k + 1]; b++) {
+				/* A block of the holder map that is all another
+				 * rank's (or every rank's) sends nothing. */
+				int64_t blk = ((b - d->base[k]) * 64) >> SAP_HOLD_SHIFT;
+				if (!v->holder->blk[blk] && v->holder->val[blk] != me) {
+					b = d->base[k] + (((blk + 1) << SAP_HOLD_SHIFT) / 64) - 1;
+					continue;
+				}
 				for (uint64_t x = ne[b]; x; x &= x - 1) {
 					int64_t key = (b - d->base[k]) * 64 + __builtin_ctzll(x);
 					if (sap_hold_get(v, key) == me) {
@@ -296,6 +303,7 @@ void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stat
 						lg.v[lg.n++] = (sap_access){ 0, key, k, SAP_READ };
 					}
 				}
+			}
 		}
 		off[e + 1] = lg.n;
 	}
@@ -338,7 +346,7 @@ void sap_dist_release(const sap_dist *d, const sap_async_spec *spec, int64_t fro
 		/* Before what goes: the most this rank held in the loop. */
 		sap_dv_recount(v);
 		keep_arg a = { d, k, from };
-		sap_dv_release(v, NULL, keep_key, &a);
+		sap_dv_release(v, keep_key, &a);
 	}
 }
 
@@ -355,11 +363,16 @@ void sap_dist_settle(const sap_dist *d, const sap_async_spec *spec)
 			continue;
 		sap_dvec *v = spec->dds[k].dv;
 		const uint16_t *lw = d->lastw + d->base[k] * 64;
-		for (int64_t key = 0; key < v->n; key++)
-			if (lw[key] != SAP_HOLD_ALL) {
-				sap_hold_map(v);
-				sap_hold_set(v, key, lw[key]);
-			}
+		for (int64_t key = 0; key < v->n; key++) {
+			if (lw[key] == SAP_HOLD_ALL)
+				continue;
+			int64_t end = key + 1;
+			while (end < v->n && lw[end] == lw[key])
+				end++;
+			sap_hold_map(v);
+			sap_hold_range(v, key, end, lw[key]);
+			key = end - 1;
+		}
 		sap_hold_tidy(v);
 	}
 }

@@ -195,45 +195,38 @@ static void give_back(sap_dvec *v, size_t p, size_t n)
 	madvise(v->data + p * pg, n * pg, MADV_DONTNEED);
 }
 
-void sap_dv_release(sap_dvec *v, const uint64_t *cand, sap_keep_fn keep, void *arg)
+/* Pages not resident hold nothing to give back: only the others are
+ * looked at, so that after every loop over ranks this costs what the
+ * rank holds, not the vector's length. */
+void sap_dv_release(sap_dvec *v, sap_keep_fn keep, void *arg)
 {
-	if (!v->sparse)
+	if (!v->sparse || v->n == 0)
 		return;
-	size_t pg = page_size(), es = v->elsize;
-	size_t done = 0;        /* pages below this are decided */
+	size_t pg = page_size(), es = v->elsize, np;
+	unsigned char *in = resident(v, &np);
 	size_t run = 0, runlen = 0;
-	/* Pages never touched hold nothing to drop: leave them be. */
-	size_t np;
-	unsigned char *in = v->codec && v->codec->drop ? resident(v, &np) : NULL;
-	for (int64_t w = 0; w < (v->n + 63) / 64; w++) {
-		uint64_t bits = cand ? cand[w] : ~(uint64_t)0;
-		for (; bits; bits &= bits - 1) {
-			int64_t key = w * 64 + __builtin_ctzll(bits);
-			if (key >= v->n)
-				break;
-			size_t a = (size_t)key * es / pg, b = ((size_t)key * es + es - 1) / pg;
-			for (size_t p = a > done ? a : done; p <= b; p++) {
-				int64_t k0 = (int64_t)(p * pg / es);
-				int64_t k1 = (int64_t)(((p + 1) * pg - 1) / es);
-				if (k1 >= v->n)
-					k1 = v->n - 1;
-				bool kept = in && !(in[p] & 1);
-				for (int64_t k = k0; k <= k1 && !kept; k++)
-					kept = keep(v, k, arg);
-				if (kept)
-					continue;
-				if (runlen && run + runlen == p) {
-					runlen++;
-					continue;
-				}
-				if (runlen)
-					give_back(v, run, runlen);
-				run = p;
-				runlen = 1;
-			}
-			if (b + 1 > done)
-				done = b + 1;
+	for (size_t p = 0; p < np; p++) {
+		if (!(in[p] & 1))
+			continue;
+		int64_t k0 = (int64_t)(p * pg / es);
+		int64_t k1 = (int64_t)(((p + 1) * pg - 1) / es);
+		if (k0 >= v->n)
+			break;
+		if (k1 >= v->n)
+			k1 = v->n - 1;
+		bool kept = false;
+		for (int64_t k = k0; k <= k1 && !kept; k++)
+			kept = keep(v, k, arg);
+		if (kept)
+			continue;
+		if (runlen && run + runlen == p) {
+			runlen++;
+			continue;
 		}
+		if (runlen)
+			give_back(v, run, runlen);
+		run = p;
+		runlen = 1;
 	}
 	if (runlen)
 		give_back(v, run, runlen);
@@ -251,7 +244,7 @@ void sap_dv_trim(sap_dvec *v)
 	if (v->holder) {
 		/* What the loop left here counts first: it is the most. */
 		sap_dv_recount(v);
-		sap_dv_release(v, NULL, held_here, NULL);
+		sap_dv_release(v, held_here, NULL);
 	}
 	sap_dv_recount(v);
 }

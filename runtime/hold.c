@@ -516,7 +516,7 @@ void sap_dv_own_parts(sap_dvec *v)
 	sap_dv_recount(v);
 	sap_dv_part(v, me, &lo, &hi);
 	int64_t mine[2] = { lo, hi };
-	sap_dv_release(v, NULL, in_part, mine);
+	sap_dv_release(v, in_part, mine);
 	const char **at = sap_xmalloc((size_t)P * sizeof *at);
 	for (int q = 0; q < P; q++)
 		at[q] = in + rdis[q];

@@ -106,11 +106,10 @@ void sap_dv_account(sap_dvec *v, size_t held);
  * ranks hold.  Neither does anything to other vectors. */
 void sap_dv_recount(sap_dvec *v);
 void sap_dv_trim(sap_dvec *v);
-/* Of a sparse vector, give back the pages holding the keys of cand (a
- * bitmap; every key when NULL) on which lies no key that keep(v, key,
- * arg) keeps.  Their contents read as zero afterwards. */
+/* Of a sparse vector, give back the pages on which lies no key that
+ * keep(v, key, arg) keeps.  Their contents read as zero afterwards. */
 typedef bool (*sap_keep_fn)(const sap_dvec *v, int64_t key, void *arg);
-void sap_dv_release(sap_dvec *v, const uint64_t *cand, sap_keep_fn keep, void *arg);
+void sap_dv_release(sap_dvec *v, sap_keep_fn keep, void *arg);
 /* Element key of v as bytes that mean the same on every rank, at out
  * when not NULL (its storage, or what its codec packs); their number.
  * sap_dv_take stores such bytes as element key (freeing what the old
