@@ -371,8 +371,8 @@ bool sap_index_inputs(const sap_async_spec *spec, int64_t lo, int64_t hi, bool *
  * held.  What a rank fetches goes again at the end of the invocation
  * (sap_dv_trim), so the plan's are fetched every invocation; which they
  * are is kept with the plan. */
-static void index_need(sap_dist *d, const sap_async_spec *spec, const bool *which,
-                       const sap_plan *p, int64_t a, int64_t b)
+static void index_need(struct sap_loop_state *st, sap_dist *d, const sap_async_spec *spec,
+                       const bool *which, const sap_plan *p, int64_t a, int64_t b)
 {
 	int n = spec->ndds, P = sap_nranks(), me = sap_rank();
 	sap_dist_free(d);
@@ -386,6 +386,7 @@ static void index_need(sap_dist *d, const sap_async_spec *spec, const bool *whic
 	if (d->words > INT32_MAX)
 		sap_fatal(NULL, "a loop's input keys exceed 2^31 words");
 	uint64_t *mine = sap_xcalloc((size_t)(d->words ? d->words : 1), sizeof *mine);
+	int64_t *far = sap_xcalloc((size_t)(n ? n : 1), sizeof *far);
 	for (int k = 0; k < n; k++) {
 		if (!which[k])
 			continue;
@@ -397,7 +398,27 @@ static void index_need(sap_dist *d, const sap_async_spec *spec, const bool *whic
 				uint64_t i = (uint64_t)p->order[q];
 				bits[i / 64] |= (uint64_t)1 << (i % 64);
 			}
+		const sap_dvec *v = spec->dds[k].dv;
+		for (int64_t w = d->base[k]; w < d->base[k + 1]; w++)
+			for (uint64_t x = mine[w]; x; x &= x - 1) {
+				uint16_t h = sap_hold_get(v, (w - d->base[k]) * 64 + __builtin_ctzll(x));
+				far[k] += h != me && h != SAP_HOLD_ALL;
+			}
 	}
+	/* Fetched elements go at the end of the invocation, so they come
+	 * again in every one; a vector of which some rank needs more than a
+	 * sixteenth from others (the tokens of a plan that runs documents
+	 * and words in turn) is made whole once instead, and then costs
+	 * nothing more until it changes.  Every rank decides the same. */
+	MPI_Allreduce(MPI_IN_PLACE, far, n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+	for (int k = 0; k < n; k++) {
+		sap_dvec *v = spec->dds[k].dv;
+		if (!which[k] || far[k] * 16 <= v->n)
+			continue;
+		sap_dv_whole(v, &st->traffic);
+		memset(mine + d->base[k], 0, (size_t)(d->base[k + 1] - d->base[k]) * sizeof *mine);
+	}
+	free(far);
 	d->need = sap_xmalloc((size_t)P * (size_t)(d->words ? d->words : 1) * sizeof *d->need);
 	MPI_Allgather(mine, (int)d->words, MPI_UINT64_T, d->need, (int)d->words, MPI_UINT64_T,
 	              MPI_COMM_WORLD);
@@ -410,12 +431,12 @@ void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, cons
 	double t0 = sap_now();
 	if (!p) {
 		sap_dist d = { 0 };
-		index_need(&d, spec, which, NULL, a, b);
+		index_need(st, &d, spec, which, NULL, a, b);
 		sap_dist_fetch(&d, spec, &st->traffic);
 		sap_dist_free(&d);
 	} else {
 		if (!st->idist.need || st->id_builds != st->plan_builds)
-			index_need(&st->idist, spec, which, p, 0, 0);
+			index_need(st, &st->idist, spec, which, p, 0, 0);
 		st->id_builds = st->plan_builds;
 		sap_dist_fetch(&st->idist, spec, &st->traffic);
 	}
