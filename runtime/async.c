@@ -323,6 +323,85 @@ static void ran(struct sap_loop_state *st, sap_verdict v, int workers, int64_t g
 	st->balance = balance;
 }
 
+static bool relaxed_run(const sap_run *x, int V)
+{
+	return x->r && x->r->nrel && V > 1;
+}
+
+/* A relaxed loop's plan, round by round and worker by worker (every
+ * group's list in order: over ranks, after sap_plan_share). */
+static void dump_plan_rounds(const sap_loop *L, const sap_plan *p)
+{
+	int T = p->nworkers;
+	int64_t *idx = sap_xmalloc((size_t)(p->n ? p->n : 1) * sizeof *idx), at = 0;
+	int64_t *cnt = sap_xcalloc((size_t)(p->nrounds * T), sizeof *cnt);
+	for (int64_t r = 0; r < p->nrounds; r++)
+		for (int w = 0; w < T; w++)
+			for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++) {
+				int64_t g = p->rg[k];
+				for (int64_t q = p->goff[g]; q < p->goff[g + 1]; q++)
+					idx[at++] = p->order[q];
+				cnt[r * T + w] += p->goff[g + 1] - p->goff[g];
+			}
+	sap_order_dump_rounds(L, idx, cnt, T, p->nrounds);
+	free(idx);
+	free(cnt);
+}
+
+/* A relaxed loop run in chunks: one round, worker w's iterations
+ * [cut[w], cut[w + 1]). */
+static void dump_chunk_rounds(const sap_loop *L, const int64_t *cut, int V)
+{
+	int64_t n = cut[V] - cut[0];
+	int64_t *idx = sap_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *idx);
+	int64_t *cnt = sap_xmalloc((size_t)V * sizeof *cnt), at = 0;
+	for (int w = 0; w < V; w++) {
+		cnt[w] = cut[w + 1] > cut[w] ? cut[w + 1] - cut[w] : 0;
+		for (int64_t i = cut[w]; i < cut[w + 1]; i++)
+			idx[at++] = i;
+	}
+	sap_order_dump_rounds(L, idx, cnt, V, 1);
+	free(idx);
+	free(cnt);
+}
+
+/* The rounds of a relaxed loop's run, as its workers ran them, one worker
+ * after another on this thread, each with its view and partial result,
+ * the views folded after every round: what the run computed. */
+static void replay_rounds(sap_run *x, const int64_t *idx, const int64_t *cnt, int V, int64_t R,
+                          void *red)
+{
+	sap_plan p = { 0 };
+	int64_t G = R * V;
+	p.n = 0;
+	p.order = (int64_t *)idx;
+	p.ngroups = G;
+	p.goff = sap_xmalloc((size_t)(G + 1) * sizeof *p.goff);
+	p.ro = sap_xmalloc((size_t)(G + 1) * sizeof *p.ro);
+	p.rg = sap_xmalloc((size_t)(G ? G : 1) * sizeof *p.rg);
+	p.rlocked = sap_xcalloc((size_t)R, sizeof *p.rlocked);
+	p.goff[0] = 0;
+	for (int64_t k = 0; k < G; k++) {
+		p.goff[k + 1] = p.goff[k] + cnt[k];
+		p.ro[k] = k;
+		p.rg[k] = k;
+	}
+	p.ro[G] = G;
+	p.n = p.goff[G];
+	p.nworkers = V;
+	p.nrounds = R;
+	sap_run y = *x;
+	y.V = V;
+	y.T = 1;
+	reds_open(&y);
+	sap_exec_plan(&y, &p, NULL, NULL);
+	reds_close(&y, red);
+	free(p.goff);
+	free(p.ro);
+	free(p.rg);
+	free(p.rlocked);
+}
+
 /* On the calling thread with the caller's accumulator: exactly the
  * sequential loop. */
 static void run_serial(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_t hi,
@@ -351,9 +430,17 @@ static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 	sap_exec_chunks(x, lo, hi);
 	reds_close(x, red);
 	st->compute_s += sap_now() - t0;
-	/* Chunks in worker order are index order. */
-	if (sap_cfg.dump_order)
+	/* Chunks in worker order are index order, but for a relaxed loop
+	 * which worker ran which matters. */
+	if (sap_cfg.dump_order && relaxed_run(x, T)) {
+		int64_t *cut = sap_xmalloc((size_t)(T + 1) * sizeof *cut);
+		for (int w = 0; w <= T; w++)
+			cut[w] = sap_chunk(lo, hi, T, w);
+		dump_chunk_rounds(x->L, cut, T);
+		free(cut);
+	} else if (sap_cfg.dump_order) {
 		sap_order_dump(x->L, NULL, lo, n);
+	}
 }
 
 static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
@@ -375,23 +462,32 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	reds_close(x, red);
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
-	if (order) {
+	if (order && relaxed_run(x, x->V) && !p->nlocked)
+		dump_plan_rounds(x->L, p);
+	else if (order)
 		sap_order_dump(x->L, order, lo, p->n);
-		free(order);
-	}
+	free(order);
 }
 
 static void run_replay(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_t hi, void *red)
 {
-	int64_t *idx = sap_order_next(x->L, lo, hi);
+	int V;
+	int64_t R, *cnt;
+	int64_t *idx = sap_order_next(x->L, lo, hi, &V, &R, &cnt);
 	int64_t n = hi > lo ? hi - lo : 0;
 	ran(st, SAP_V_REPLAY, 1, 1, 1, 1.0);
 	double t0 = sap_now();
-	sap_exec_list(x, idx, n, red);
+	if (cnt)
+		replay_rounds(x, idx, cnt, V, R, red);
+	else
+		sap_exec_list(x, idx, n, red);
 	st->compute_s += sap_now() - t0;
-	if (sap_cfg.dump_order)
+	if (sap_cfg.dump_order && cnt)
+		sap_order_dump_rounds(x->L, idx, cnt, V, R);
+	else if (sap_cfg.dump_order)
 		sap_order_dump(x->L, idx, lo, n);
 	free(idx);
+	free(cnt);
 }
 
 /* The plan order of every round's groups, in worker order: a serial
@@ -510,7 +606,9 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
-	if (sap_cfg.dump_order)
+	if (sap_cfg.dump_order && relaxed_run(x, T))
+		dump_plan_rounds(x->L, p);
+	else if (sap_cfg.dump_order)
 		dump_plan_order(x->L, p, lo);
 }
 
@@ -703,8 +801,24 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	free(idx);
 	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
-	if (sap_cfg.dump_order)
+	if (sap_cfg.dump_order && relaxed_run(x, T)) {
+		/* Each rank's range, cut among its workers as
+		 * sap_exec_chunks_of cuts it. */
+		int64_t *cut = sap_xmalloc((size_t)(T + 1) * sizeof *cut);
+		for (int r = 0; r < sap_nranks(); r++) {
+			int64_t ra, rb;
+			chunk_of(spec, lo, hi, x->T, r, &ra, &rb);
+			for (int v = 0; v < x->T; v++) {
+				int64_t c = sap_chunk(lo, hi, T, r * x->T + v);
+				cut[r * x->T + v] = v == 0 ? ra : c < ra ? ra : c > rb ? rb : c;
+			}
+			cut[(r + 1) * x->T] = rb;
+		}
+		dump_chunk_rounds(x->L, cut, T);
+		free(cut);
+	} else if (sap_cfg.dump_order) {
 		sap_order_dump(x->L, NULL, lo, hi - lo);
+	}
 }
 
 /* ---- loops over the keys of maps, on several ranks ---- */

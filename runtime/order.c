@@ -5,6 +5,13 @@
  * count N", then N lines of one iteration index each.  A run on many
  * workers and the replay of its dumped order on one must compute the same
  * DDSs bit for bit: that is what serializable means, checked.
+ *
+ * A relaxed loop is not serializable: what its iterations read depends on
+ * the rounds and on which worker ran them.  Its invocations on several
+ * workers are written as "loop L invocation I count N workers V rounds
+ * R", then for each round and worker "round r worker w count c" and c
+ * indices; the replay runs those rounds with V workers' views one after
+ * another on one thread, and so computes what the run did, bit for bit.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -78,6 +85,31 @@ void sap_order_dump(const sap_loop *L, const int64_t *idx, int64_t lo, int64_t n
 			dump_error(L);
 }
 
+void sap_order_dump_rounds(const sap_loop *L, const int64_t *idx, const int64_t *cnt, int V,
+                           int64_t R)
+{
+	if (sap_rank() != 0)
+		return;
+	if (!dumpf && !(dumpf = fopen(sap_cfg.dump_order, "w")))
+		sap_fatal(&L->site, "--dump-order=%s: %s", sap_cfg.dump_order, strerror(errno));
+	int64_t n = 0;
+	for (int64_t k = 0; k < R * V; k++)
+		n += cnt[k];
+	if (fprintf(dumpf, "loop %d invocation %u count %lld workers %d rounds %lld\n", L->id,
+	            L->invocations, (long long)n, V, (long long)R) < 0)
+		dump_error(L);
+	for (int64_t r = 0, at = 0; r < R; r++)
+		for (int w = 0; w < V; w++) {
+			int64_t c = cnt[r * V + w];
+			if (fprintf(dumpf, "round %lld worker %d count %lld\n", (long long)r, w,
+			            (long long)c) < 0)
+				dump_error(L);
+			for (int64_t k = 0; k < c; k++)
+				if (fprintf(dumpf, "%lld\n", (long long)idx[at++]) < 0)
+					dump_error(L);
+		}
+}
+
 /* The next line without its newline, or NULL at the end of the file. */
 static char *next_line(char **buf, size_t *cap)
 {
@@ -90,7 +122,8 @@ static char *next_line(char **buf, size_t *cap)
 	return *buf;
 }
 
-int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi)
+int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi, int *V, int64_t *R,
+                        int64_t **cnt)
 {
 	const char *f = sap_cfg.run_order;
 	if (!runf && !(runf = fopen(f, "r")))
@@ -99,25 +132,52 @@ int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi)
 	char *buf = NULL;
 	size_t cap = 0;
 	char *line = next_line(&buf, &cap);
-	int id;
+	int id, nw = 1, used = 0;
 	unsigned inv;
-	long long cnt;
-	char extra;
+	long long count, nr = 1;
 	if (!line)
 		sap_fatal(&L->site, "--run-order=%s: the file ends where invocation %u of "
 		          "loop %d (%lld iterations) should start", f, L->invocations, L->id, n);
-	if (sscanf(line, "loop %d invocation %u count %lld %c", &id, &inv, &cnt, &extra) != 3)
+	bool ok = sscanf(line, "loop %d invocation %u count %lld%n", &id, &inv, &count, &used) == 3;
+	const char *rest = ok ? line + used : "";
+	if (ok && *rest) {
+		int u = 0;
+		ok = sscanf(rest, " workers %d rounds %lld%n", &nw, &nr, &u) == 2 && !rest[u] &&
+		     nw >= 1 && nw <= 65535 && nr >= 1 && nr <= count + 1 &&
+		     (int64_t)nr * nw <= (int64_t)1 << 28;
+	}
+	if (!ok)
 		sap_fatal(&L->site, "--run-order=%s:%lld: expected \"loop %d invocation %u count "
 		          "%lld\", got \"%.60s\"", f, (long long)runline, L->id, L->invocations, n,
 		          line);
-	if (id != L->id || inv != L->invocations || cnt != n)
+	if (id != L->id || inv != L->invocations || count != n)
 		sap_fatal(&L->site, "--run-order=%s:%lld: the program runs loop %d invocation %u "
 		          "with %lld iterations here, but the file has loop %d invocation %u count "
 		          "%lld: it was written by another program or other inputs", f,
-		          (long long)runline, L->id, L->invocations, n, id, inv, cnt);
+		          (long long)runline, L->id, L->invocations, n, id, inv, count);
+	*V = nw;
+	*R = nr;
+	*cnt = NULL;
 	int64_t *idx = sap_xmalloc((size_t)(n ? n : 1) * sizeof *idx);
 	unsigned char *seen = sap_xcalloc((size_t)(n ? n : 1), 1);
+	int64_t *c = nw > 1 || nr > 1 ? sap_xcalloc((size_t)(nr * nw), sizeof *c) : NULL;
+	int64_t cell = -1, left = 0;
 	for (int64_t k = 0; k < n; k++) {
+		/* Each round and worker's list opens with its line. */
+		while (c && left == 0) {
+			line = next_line(&buf, &cap);
+			long long r, cc;
+			int w, u = 0;
+			if (!line || sscanf(line, "round %lld worker %d count %lld%n", &r, &w, &cc, &u) != 3 ||
+			    line[u] || r * nw + w != cell + 1 || cc < 0 || cc > n - k)
+				sap_fatal(&L->site, "--run-order=%s:%lld: expected \"round %lld worker %d "
+				          "count C\" of loop %d invocation %u", f, (long long)runline,
+				          (long long)((cell + 1) / nw), (int)((cell + 1) % nw), L->id,
+				          L->invocations);
+			cell++;
+			c[cell] = left = cc;
+		}
+		left--;
 		line = next_line(&buf, &cap);
 		if (!line)
 			sap_fatal(&L->site, "--run-order=%s: the file ends after %lld of the %lld "
@@ -138,8 +198,22 @@ int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi)
 			          (long long)runline, i);
 		idx[k] = i;
 	}
+	/* Empty lists at the end have their lines too. */
+	while (c && cell + 1 < nr * nw) {
+		line = next_line(&buf, &cap);
+		long long r, cc;
+		int w, u = 0;
+		if (!line || sscanf(line, "round %lld worker %d count %lld%n", &r, &w, &cc, &u) != 3 ||
+		    line[u] || r * nw + w != cell + 1 || cc != 0)
+			sap_fatal(&L->site, "--run-order=%s:%lld: expected \"round %lld worker %d count "
+			          "0\" of loop %d invocation %u", f, (long long)runline,
+			          (long long)((cell + 1) / nw), (int)((cell + 1) % nw), L->id,
+			          L->invocations);
+		cell++;
+	}
 	free(seen);
 	free(buf);
+	*cnt = c;
 	return idx;
 }
 

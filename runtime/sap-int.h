@@ -760,9 +760,18 @@ void sap_exec_group(const sap_run *x, const int64_t *idx, int64_t n, void *red);
 
 /* order.c: --dump-order and --run-order. */
 void sap_order_dump(const sap_loop *L, const int64_t *idx, int64_t lo, int64_t n);
+/* A relaxed loop's invocation on V workers in R rounds: round r's
+ * worker w ran cnt[r * V + w] iterations, listed in idx round by round
+ * and worker by worker. */
+void sap_order_dump_rounds(const sap_loop *L, const int64_t *idx, const int64_t *cnt, int V,
+                           int64_t R);
 /* The order of the next invocation in the --run-order file, checked
- * against L, its invocation and [lo, hi); the caller frees it. */
-int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi);
+ * against L, its invocation and [lo, hi); the caller frees it.  *V and
+ * *R get its workers and rounds, and *cnt (to free, or NULL when one
+ * worker ran it in one round) the counts as sap_order_dump_rounds takes
+ * them. */
+int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi, int *V, int64_t *R,
+                        int64_t **cnt);
 void sap_order_end(void);
 /* Open the --dump-order and --run-order files (sap_init; collective). */
 void sap_order_start(void);

@@ -11,7 +11,10 @@
 #  - reads are stale by at most one round: in chunks each worker's reads
 #    are the invocation's start plus its own updates; by a plan no worker
 #    reads the same value of a total twice, and of two iterations that
-#    conflict the later one reads more; totals are exact.
+#    conflict the later one reads more; totals are exact;
+#  - a run on several workers, dumped with --dump-order, replays on one
+#    process with --run-order to the same output, bit for bit (its rounds
+#    and workers are in the file).
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -90,4 +93,13 @@ for x in "2 2" "3 1"; do
 	run $x --check-plan
 	same "$tmp/x" "$tmp/out" "$x (ranks threads) with --check-plan differs"
 done
-echo "PASS: one worker is the serial loop; P x T workers are deterministic and the same for the same P*T; reads at most one round stale"
+for x in "1 2" "2 1" "3 1" "2 2"; do
+	# shellcheck disable=SC2086
+	set -- $x
+	run "$1" "$2" --dump-order="$tmp/order"
+	cp "$tmp/out" "$tmp/x"
+	$MPIEXEC -n 1 "$tmp/lda" --threads=1 --W=$(($1 * $2)) --run-order="$tmp/order" \
+		>"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "the replay of $x failed"; }
+	same "$tmp/x" "$tmp/out" "$x (ranks threads) and its replay on one worker differ"
+done
+echo "PASS: one worker is the serial loop; P x T workers are deterministic and the same for the same P*T; reads at most one round stale; replays exact"
