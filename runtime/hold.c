@@ -263,6 +263,20 @@ static bool reads_valid(const struct sap_loop_state *st, const sap_async_spec *s
 	return true;
 }
 
+/* d's key maps: a bit per key of each DDS k with which[k], DDS k's from
+ * word base[k]. */
+static void key_maps(sap_dist *d, const sap_async_spec *spec, const bool *which)
+{
+	int n = spec->ndds;
+	d->base = sap_xcalloc((size_t)n + 1, sizeof *d->base);
+	for (int k = 0; k < n; k++) {
+		d->base[k] = d->words;
+		if (which[k])
+			d->words += (spec->dds[k].dv->n + 63) / 64;
+	}
+	d->base[n] = d->words;
+}
+
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                      const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
                      int64_t a, int64_t b)
@@ -293,13 +307,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 	if (!reads_valid(st, spec, key1, key2, a, b)) {
 		sap_dist_free(&st->rdist);
 		sap_dist *d = &st->rdist;
-		d->base = sap_xcalloc((size_t)n + 1, sizeof *d->base);
-		for (int k = 0; k < n; k++) {
-			d->base[k] = d->words;
-			if (known[k])
-				d->words += (spec->dds[k].dv->n + 63) / 64;
-		}
-		d->base[n] = d->words;
+		key_maps(d, spec, known);
 		int64_t W = d->words;
 		uint64_t *mine = sap_xcalloc((size_t)(W ? W : 1), sizeof *mine);
 		uint64_t **bits = sap_xcalloc((size_t)(n ? n : 1), sizeof *bits);
@@ -376,13 +384,7 @@ static void index_need(struct sap_loop_state *st, sap_dist *d, const sap_async_s
 {
 	int n = spec->ndds, P = sap_nranks(), me = sap_rank();
 	sap_dist_free(d);
-	d->base = sap_xcalloc((size_t)n + 1, sizeof *d->base);
-	for (int k = 0; k < n; k++) {
-		d->base[k] = d->words;
-		if (which[k])
-			d->words += (spec->dds[k].dv->n + 63) / 64;
-	}
-	d->base[n] = d->words;
+	key_maps(d, spec, which);
 	if (d->words > INT32_MAX)
 		sap_fatal(NULL, "a loop's input keys exceed 2^31 words");
 	uint64_t *mine = sap_xcalloc((size_t)(d->words ? d->words : 1), sizeof *mine);

@@ -42,6 +42,16 @@ fail() {
 	exit 1
 }
 
+# below LIMIT FILE SITE AWKEXPR WHAT: every rank's AWKEXPR of --stats
+# line SITE in FILE is below LIMIT, or fail saying WHAT.
+below() {
+	got=$(awk -v site="$3" '$2 ~ site"$" { print '"$4"' }' "$2")
+	test -n "$got" || { cat "$2"; fail "no --stats line for $3"; }
+	for m in $got; do
+		awk -v s="$m" -v l="$1" 'BEGIN { exit !(s < l) }' || fail "$5: $m MB"
+	done
+}
+
 "$top_builddir/tools/genlasso" --rows=200000 --features=100000 --nnz=10 --spread=0.0005 \
 	--out="$tmp/X.txt" --y-out="$tmp/y.txt" --beta-out="$tmp/b.txt" || fail "genlasso"
 "$SAPC" -O2 -o "$tmp/lasso" "$top_srcdir/samples/lasso.sap" || fail "sapc lasso.sap"
@@ -64,12 +74,8 @@ set -- --data="$tmp/X2.txt" --y="$tmp/y2.txt" --lambda=0.003 --sweeps=4
 timeout 300 $MPIEXEC -n 2 "$tmp/lasso" --threads=1 "$@" --out="$tmp/beta1.txt" --stats \
 	>"$tmp/out1" 2>"$tmp/err1" || { cat "$tmp/err1"; fail "lasso on 2 ranks"; }
 line=$(grep -n '^    async for (long j = 0; j < p; j++) {$' "$top_srcdir/samples/lasso.sap" | cut -d: -f1)
-moved=$(awk -v site="lasso.sap:$line" '$2 ~ site"$" { print $13 + $14 }' "$tmp/err1")
-test -n "$moved" || { cat "$tmp/err1"; fail "no --stats line for lasso.sap:$line"; }
-for m in $moved; do
-	awk -v s="$m" 'BEGIN { exit !(s < 0.8) }' ||
-		fail "the features' loop moved $m MB over 4 sweeps (half of X is 8 MB)"
-done
+below 0.8 "$tmp/err1" "lasso.sap:$line" '$13 + $14' \
+	"the features' loop moved too much over 4 sweeps (half of X is 8 MB)"
 timeout 300 $MPIEXEC -n 1 "$tmp/lasso" --threads=2 "$@" --out="$tmp/beta2.txt" \
 	>"$tmp/out2" 2>"$tmp/err2" || { cat "$tmp/err2"; fail "lasso on 1 rank x 2 threads"; }
 sed 's/ time .*//' "$tmp/out1" >"$tmp/o1"
@@ -83,10 +89,6 @@ cmp -s "$tmp/beta1.txt" "$tmp/beta2.txt" || fail "2 ranks x 1 thread and 1 x 2 s
 timeout 300 $MPIEXEC -n 2 "$tmp/lda" --threads=1 --data="$tmp/tok.txt" --sweeps=4 --every=1000 \
 	--stats >"$tmp/out3" 2>"$tmp/err3" || { cat "$tmp/err3"; fail "lda on 2 ranks"; }
 line=$(grep -n 'async for (long t = 0; t < len(tok); t++) relaxed' "$top_srcdir/samples/lda.sap" | cut -d: -f1)
-moved=$(awk -v site="lda.sap:$line" '$2 ~ site"$" { print $13 }' "$tmp/err3")
-test -n "$moved" || { cat "$tmp/err3"; fail "no --stats line for lda.sap:$line"; }
-for m in $moved; do
-	awk -v s="$m" 'BEGIN { exit !(s < 4) }' ||
-		fail "the sampling loop sent $m MB over 4 sweeps of 200000 tokens"
-done
+below 4 "$tmp/err3" "lda.sap:$line" '$13' \
+	"the sampling loop sent too much over 4 sweeps of 200000 tokens"
 exit 0
