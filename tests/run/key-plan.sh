@@ -3,7 +3,8 @@
 # drawn uniformly from its data meets 8 of the 64 blocks per iteration,
 # so a plan by blocks is serial; at key level its conflicts are few.
 #  - on 1 rank of 2 and 3 threads --stats says "planned (key-level)",
-#    built once for both invocations, with balance below 1.1;
+#    built once for both invocations, with balance below 1.1, and no
+#    hot-key warning;
 #  - the output equals the 1-worker run bit for bit, though the order of
 #    two updates of an element matters (X[k] = X[k] / 2 + term); so do
 #    the sequential replays of --dump-order (--run-order);
@@ -86,6 +87,8 @@ for t in 2 3; do
 	awk -v t=$t '$1 == 3 && $3 == 2 && $4 == 1 && $6 == 1 && $10 == t && $11 < 1.1 &&
 		/planned \(key-level\)$/ { ok = 1 } END { exit !ok }' stats.$t ||
 		{ cat stats.$t; fail "$t threads: loop 3 has no key-level plan"; }
+	# A plan that keeps the workers busy is no hot-key news.
+	! grep -q 'warning' stats.$t || { cat stats.$t; fail "$t threads: a warning"; }
 	cmp X.1 X.$t || fail "$t threads: X differs from 1 worker"
 	cmp C.1 C.$t || fail "$t threads: C differs from 1 worker"
 	cmp out.1 out.$t || fail "$t threads: the reduction differs from 1 worker"
@@ -110,6 +113,7 @@ for pt in 2x1 3x1 2x2; do
 	awk -v w=$((np * t)) '$1 == 3 && $3 == 2 && $4 == 1 && $6 == 1 && $10 == w &&
 		$11 < 1.1 && /planned \(key-level\)$/ { n++ } END { exit n != '"$np"' }' stats.$pt ||
 		{ cat stats.$pt; fail "on $pt: loop 3 has no key-level plan on every rank"; }
+	! grep -q 'warning' stats.$pt || { cat stats.$pt; fail "on $pt: a warning"; }
 	cmp X.1 X.$pt || fail "on $pt: X differs from 1 worker"
 	cmp C.1 C.$pt || fail "on $pt: C differs from 1 worker"
 	cmp out.1 out.$pt || fail "on $pt: the reduction differs from 1 worker"
