@@ -317,6 +317,7 @@ static void ran(struct sap_loop_state *st, sap_verdict v, int workers, int64_t g
                 int64_t rounds, double balance)
 {
 	st->verdict = v;
+	st->key_level = false;
 	st->workers = workers;
 	st->groups = groups;
 	st->rounds = rounds;
@@ -450,6 +451,7 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	const sap_plan *p = &st->plan;
 	ran(st, p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED, x->V, p->ngroups, p->nrounds,
 	    p->balance);
+	st->key_level = p->keys;
 	st->ever_locked |= p->nlocked > 0;
 
 	sap_stage_inputs(st, spec, x, 0, x->V);
@@ -596,6 +598,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	st->send_s += sap_now() - t1;
 	st->compute_s += sap_now() - t1;
 	ran(st, SAP_V_PLANNED, T, p->ngroups, p->nrounds, p->balance);
+	st->key_level = p->keys;
 	double t0 = sap_now();
 	reds_open(x);
 	dist_ctx c = { st, spec };

@@ -230,7 +230,7 @@ typedef struct sap_plan {
 	int64_t n;              /* iterations */
 	int64_t *order;         /* group g: order[goff[g] .. goff[g + 1]) */
 	bool owns_order;        /* else the caller's buffer */
-	int64_t ngroups;        /* sorted by size, largest first */
+	int64_t ngroups;        /* sorted by size, largest first (block plans) */
 	int64_t *goff;
 	uint64_t *gmask;
 	uint8_t bit[64];        /* the gmask bit of each reconnaissance bit */
@@ -249,6 +249,9 @@ typedef struct sap_plan {
 	double balance;         /* sum of max worker loads / sum of mean loads */
 	bool level;             /* rounds packed to their largest group's size
 	                           (see pack in sched.c) */
+	bool keys;              /* key level: a wavefront of iterations (see
+	                           sap_plan_wave), groups in round and worker
+	                           order rather than by size, gmask all ones */
 	int *mine;              /* over ranks: the rank running each group, whose
 	                           lists alone are in order until sap_plan_share */
 } sap_plan;
@@ -266,6 +269,21 @@ void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, i
 void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
                     int64_t lo, int64_t hi, int T, int threads, bool locks, uint32_t *ids,
                     int64_t *order, double *recon_s);
+/* sap_plan_recon and sap_plan_recon_ranks build the block plan, and when
+ * that leaves the workers idle a fifth of the time or more, the
+ * key-level plan too (within bounds on its memory: sched.c; over ranks
+ * every rank slices every iteration for it, unless vectors held in parts
+ * travel with the iterations), keeping the cheaper. */
+
+/* The key-level (wavefront) plan of iterations lo .. lo + n - 1 from
+ * their accesses log[0 .. nlog) (each iteration's together, ascending):
+ * an iteration goes in round 1 + the latest round of an earlier one that
+ * touches a key it touches, one of them writing it; each round in index
+ * order cut into T contiguous groups, one per worker.  Running it equals
+ * the serial loop.  order: n places for the plan's order, or NULL (the
+ * plan allocates it).  False past the bounds on keys held. */
+bool sap_plan_wave(sap_plan *p, const sap_access *log, int64_t nlog, int64_t lo, int64_t n,
+                   int T, int64_t *order);
 /* Over ranks: each rank slices its share of [lo, hi) (the iterations of
  * its workers' chunks), the ranks pool their masks into one plan for T =
  * P x threads workers, and each rank receives the iterations of its
@@ -647,6 +665,7 @@ struct sap_loop_state {
 	const char *whole_why;
 	sap_verdict verdict;
 	int shared_with;                /* SAP_V_SHARED: the loop whose plan it ran */
+	bool key_level;                 /* SAP_V_PLANNED: a key-level plan */
 	const char *reason;             /* spec->serial */
 	bool ever_locked;
 	int64_t groups, rounds;

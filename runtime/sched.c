@@ -909,6 +909,349 @@ void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, i
 	pack(p, locks, 0);
 }
 
+/* ---- key-level plans ---- */
+
+/* When blocks cannot separate iterations that touch few keys each (8
+ * random keys of 10^6: every iteration meets 8 of the 64 blocks, so every
+ * group meets nearly every other), a plan at key level can: the
+ * wavefront.  In index order, iteration i goes in round 1 + the latest
+ * round of an earlier iteration it conflicts with on some key (one of the
+ * two writes it).  So iterations of one round touch disjoint keys but
+ * for reads, and of two that conflict the earlier runs in an earlier
+ * round: running the rounds in order, each round's iterations in any
+ * order, conflicts the same as running them in index order, and every
+ * key ends as the serial loop leaves it, whatever the workers. */
+
+/* Per key: the round that last wrote it, the latest that read it. */
+typedef struct key_rounds {
+	uint32_t w, r;
+} key_rounds;
+
+typedef struct key_slot {
+	int64_t key;
+	key_rounds kr;          /* both 0: the slot is empty */
+} key_slot;
+
+/* One DDS's keys: a dense array for a dvector of at most DENSE_KEYS
+ * elements, else an open-addressing table. */
+typedef struct key_table {
+	bool skip;              /* never a conflict: the iteration's own key */
+	key_rounds *dense;
+	int64_t ndense;
+	key_slot *slot;
+	int64_t nslot, used;
+} key_table;
+
+/* Bounds on what the wavefront holds, so that trying it costs little
+ * beside the block plan: a dvector of at most DENSE_KEYS elements gets 8
+ * bytes per element, up to DENSE_TOTAL elements over the DDSs (64 MiB);
+ * other keys go to hash tables of at most HASHED_KEYS distinct keys in
+ * all (a table at most four slots of 16 bytes per key: 64 MiB), and a
+ * loop that touches more gets no key-level plan.  The key log is read LOG_ACCESSES accesses at
+ * a time (24 MiB). */
+enum { DENSE_KEYS = 1 << 22, DENSE_TOTAL = 1 << 23, HASHED_KEYS = 1 << 20,
+       LOG_ACCESSES = 1 << 20 };
+
+typedef struct wave {
+	key_table *t;
+	int ndds;
+	uint32_t *round;        /* per iteration, from 1; 0 when not seen */
+	int64_t lo, n;
+	uint32_t top;
+	int64_t hashed;
+	int64_t last;           /* the last iteration fed */
+} wave;
+
+static void wave_init(wave *v, int ndds, int64_t lo, int64_t n, uint32_t *round)
+{
+	memset(v, 0, sizeof *v);
+	v->ndds = ndds;
+	v->t = sap_xcalloc((size_t)(ndds ? ndds : 1), sizeof *v->t);
+	v->lo = lo;
+	v->n = n;
+	v->round = round;
+	v->last = lo - 1;
+	memset(round, 0, (size_t)n * sizeof *round);
+}
+
+static void wave_free(wave *v)
+{
+	for (int k = 0; k < v->ndds; k++) {
+		free(v->t[k].dense);
+		free(v->t[k].slot);
+	}
+	free(v->t);
+}
+
+static key_slot *slot_of(key_table *t, int64_t key)
+{
+	uint64_t h = mix64((uint64_t)key) & (uint64_t)(t->nslot - 1);
+	while ((t->slot[h].kr.w | t->slot[h].kr.r) && t->slot[h].key != key)
+		h = (h + 1) & (uint64_t)(t->nslot - 1);
+	return &t->slot[h];
+}
+
+/* The rounds of key, or NULL when none touched it yet. */
+static const key_rounds *kr_find(const key_table *t, int64_t key)
+{
+	if (t->dense)
+		return (uint64_t)key < (uint64_t)t->ndense ? &t->dense[key] : NULL;
+	if (!t->slot)
+		return NULL;
+	key_slot *s = slot_of((key_table *)t, key);
+	return s->kr.w | s->kr.r ? &s->kr : NULL;
+}
+
+/* The rounds of key, made if new; NULL past HASHED_KEYS. */
+static key_rounds *kr_make(wave *v, key_table *t, int64_t key)
+{
+	if (t->dense)
+		return (uint64_t)key < (uint64_t)t->ndense ? &t->dense[key] : NULL;
+	if (!t->slot || 2 * (t->used + 1) > t->nslot) {
+		if (v->hashed >= HASHED_KEYS)
+			return NULL;
+		key_slot *old = t->slot;
+		int64_t nold = t->nslot;
+		t->nslot = t->nslot ? 2 * t->nslot : 1024;
+		t->slot = sap_xcalloc((size_t)t->nslot, sizeof *t->slot);
+		for (int64_t k = 0; k < nold; k++)
+			if (old[k].kr.w | old[k].kr.r)
+				*slot_of(t, old[k].key) = old[k];
+		free(old);
+	}
+	key_slot *s = slot_of(t, key);
+	if (!(s->kr.w | s->kr.r)) {
+		if (v->hashed >= HASHED_KEYS)
+			return NULL;
+		s->key = key;
+		t->used++;
+		v->hashed++;
+	}
+	return &s->kr;
+}
+
+/* Feed the accesses a[0 .. na), each iteration's together, iterations
+ * ascending and after those fed before.  False past the bounds. */
+static bool wave_feed(wave *v, const sap_access *a, int64_t na)
+{
+	for (int64_t s = 0; s < na;) {
+		int64_t i = a[s].i, e = s;
+		if (i <= v->last || i >= v->lo + v->n)
+			sap_fatal(NULL, "internal error: a key log out of iteration order at %lld",
+			          (long long)i);
+		uint32_t r = 0;
+		for (; e < na && a[e].i == i; e++) {
+			if (a[e].dds < 0 || a[e].dds >= v->ndds)
+				sap_fatal(NULL, "internal error: a key log names DDS %d", (int)a[e].dds);
+			const key_table *t = &v->t[a[e].dds];
+			if (t->skip)
+				continue;
+			const key_rounds *kr = kr_find(t, a[e].key);
+			if (!kr)
+				continue;
+			r = kr->w > r ? kr->w : r;
+			if ((a[e].mode & SAP_WRITE) && kr->r > r)
+				r = kr->r;
+		}
+		if (r == UINT32_MAX - 1)
+			return false;
+		r++;
+		for (int64_t q = s; q < e; q++) {
+			key_table *t = &v->t[a[q].dds];
+			if (t->skip)
+				continue;
+			key_rounds *kr = kr_make(v, t, a[q].key);
+			if (!kr)
+				return false;
+			if (a[q].mode & SAP_WRITE)
+				kr->w = r;
+			if ((a[q].mode & SAP_READ) && kr->r < r)
+				kr->r = r;
+		}
+		v->round[i - v->lo] = r;
+		v->top = r > v->top ? r : v->top;
+		v->last = i;
+		s = e;
+	}
+	return true;
+}
+
+/* Iterations of round r: size[r], r = 1 .. top; an iteration without
+ * accesses conflicts with none and goes in round 1. */
+static int64_t *wave_sizes(wave *v)
+{
+	if (!v->top)
+		v->top = 1;
+	int64_t *size = sap_xcalloc((size_t)v->top + 1, sizeof *size);
+	for (int64_t k = 0; k < v->n; k++) {
+		if (!v->round[k])
+			v->round[k] = 1;
+		size[v->round[k]]++;
+	}
+	return size;
+}
+
+/* What a plan with these rounds costs (plan_cost): each round split
+ * evenly over T workers, its busiest worker takes ceil(size / T). */
+static double wave_cost(const int64_t *size, uint32_t top, int64_t n, int T)
+{
+	double steps = 0, share = (double)n / T;
+	for (uint32_t r = 1; r <= top; r++)
+		steps += (double)((size[r] + T - 1) / T);
+	return steps + (double)top * (share / 2000.0 + 1.0);
+}
+
+/* The plan of the wavefront's rounds: each round's iterations in index
+ * order, cut into T contiguous runs (a worker's keys stay near each
+ * other), each run a group. */
+static void wave_plan(sap_plan *p, const wave *v, const int64_t *size, int T, int64_t *order)
+{
+	int64_t n = v->n;
+	uint32_t R = v->top;
+	memset(p, 0, sizeof *p);
+	p->n = n;
+	p->nworkers = T;
+	p->keys = true;
+	if (order) {
+		p->order = order;
+	} else {
+		p->order = sap_xmalloc((size_t)(n ? n : 1) * sizeof *p->order);
+		p->owns_order = true;
+	}
+	int64_t *at = sap_xmalloc(((size_t)R + 2) * sizeof *at);
+	at[1] = 0;
+	for (uint32_t r = 1; r <= R; r++)
+		at[r + 1] = at[r] + size[r];
+	for (int64_t k = 0; k < n; k++)
+		p->order[at[v->round[k]]++] = v->lo + k;
+	int64_t G = 0;
+	for (uint32_t r = 1; r <= R; r++)
+		G += size[r] < T ? size[r] : T;
+	p->ngroups = G;
+	p->goff = sap_xmalloc((size_t)(G + 1) * sizeof *p->goff);
+	p->gmask = sap_xmalloc((size_t)(G ? G : 1) * sizeof *p->gmask);
+	p->rg = sap_xmalloc((size_t)(G ? G : 1) * sizeof *p->rg);
+	p->nrounds = R;
+	p->ro = sap_xmalloc(((size_t)R * (size_t)T + 1) * sizeof *p->ro);
+	p->rlocked = sap_xcalloc((size_t)(R ? R : 1), sizeof *p->rlocked);
+	/* Blocks mean nothing here: every group may touch any of them. */
+	for (int b = 0; b < 64; b++) {
+		p->bit[b] = (uint8_t)b;
+		p->bitw[b] = 1;
+	}
+	memset(p->home, 255, sizeof p->home);
+	int64_t g = 0, base = 0;
+	double maxsum = 0;
+	for (uint32_t r = 1; r <= R; r++) {
+		for (int w = 0; w < T; w++) {
+			int64_t a = sap_chunk(base, base + size[r], T, w);
+			int64_t b = sap_chunk(base, base + size[r], T, w + 1);
+			p->ro[(int64_t)(r - 1) * T + w] = g;
+			if (b > a) {
+				p->goff[g] = a;
+				p->gmask[g] = ~(uint64_t)0;
+				p->rg[g] = g;
+				g++;
+			}
+		}
+		maxsum += (double)((size[r] + T - 1) / T);
+		base += size[r];
+	}
+	p->goff[G] = n;
+	p->ro[(int64_t)R * T] = G;
+	p->balance = n ? maxsum * T / (double)n : 1.0;
+	free(at);
+}
+
+bool sap_plan_wave(sap_plan *p, const sap_access *log, int64_t nlog, int64_t lo, int64_t n,
+                   int T, int64_t *order)
+{
+	int ndds = 0;
+	for (int64_t k = 0; k < nlog; k++)
+		ndds = log[k].dds + 1 > ndds ? log[k].dds + 1 : ndds;
+	if (n <= 0 || n >= UINT32_MAX)
+		return false;
+	uint32_t *round = sap_xmalloc((size_t)n * sizeof *round);
+	wave v;
+	wave_init(&v, ndds, lo, n, round);
+	bool ok = wave_feed(&v, log, nlog);
+	if (ok) {
+		int64_t *size = wave_sizes(&v);
+		wave_plan(p, &v, size, T, order);
+		free(size);
+	}
+	wave_free(&v);
+	free(round);
+	return ok;
+}
+
+/* The wavefront plan of [lo, hi) for T workers from the key log, sliced
+ * on `threads` threads, into p, when it costs less than max_cost; round
+ * is scratch for hi - lo rounds.  False, p untouched, when it does not,
+ * or when the keys exceed the bounds above: it stops as soon as its
+ * rounds alone cost max_cost, so a loop whose iterations form long
+ * chains (a hot key) pays for a little of its log only. */
+static bool plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly,
+                      void *env, int64_t lo, int64_t hi, int T, int threads, uint32_t *round,
+                      int64_t *order, double max_cost)
+{
+	int64_t n = hi - lo;
+	if (n <= 0 || n >= UINT32_MAX || !ly->nparts)
+		return false;
+	wave v;
+	wave_init(&v, spec->ndds, lo, n, round);
+	int64_t dense = 0;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		key_table *t = &v.t[k];
+		t->skip = ly->d[k].own || !ly->d[k].nblk;
+		if (!t->skip && d->dv && d->dv->n <= DENSE_KEYS && dense + d->dv->n <= DENSE_TOTAL) {
+			t->ndense = d->dv->n;
+			t->dense = sap_xcalloc((size_t)(t->ndense ? t->ndense : 1), sizeof *t->dense);
+			dense += t->ndense;
+		}
+	}
+	double share = (double)n / T, charge = share / 2000.0 + 1.0;
+	int64_t chunk = 1024, nacc = 0;
+	int64_t *idx = sap_xmalloc(65536 * sizeof *idx);
+	bool ok = true;
+	for (int64_t s = lo; s < hi && ok;) {
+		int64_t e = hi - s < chunk ? hi : s + chunk;
+		for (int64_t i = s; i < e; i++)
+			idx[i - s] = i;
+		sap_keylog log = { 0 };
+		sap_recon_log(spec, ly, env, idx, e - s, &log, threads);
+		ok = wave_feed(&v, log.v, log.n);
+		nacc += log.n;
+		sap_keylog_free(&log);
+		/* Its rounds and the work so far are a lower bound of the
+		 * cost. */
+		ok = ok && (double)v.top * charge + (double)(e - lo) / T < max_cost;
+		/* About LOG_ACCESSES accesses per piece of the log. */
+		int64_t per = nacc / (e - lo) + 1;
+		chunk = LOG_ACCESSES / per;
+		chunk = chunk < 1 ? 1 : chunk > 65536 ? 65536 : chunk;
+		s = e;
+	}
+	free(idx);
+	if (ok) {
+		int64_t *size = wave_sizes(&v);
+		ok = wave_cost(size, v.top, n, T) < max_cost;
+		if (ok) {
+			sap_plan_free(p);
+			wave_plan(p, &v, size, T, order);
+		}
+		free(size);
+	}
+	wave_free(&v);
+	return ok;
+}
+
+/* A block plan whose critical path and barriers take longer than this
+ * share of the workers' even share leaves them idle a fifth of the
+ * time or more: only then is a key-level plan tried. */
+#define KEYS_WORTH 1.25
+
 void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
                     int64_t lo, int64_t hi, int T, int threads, bool locks, uint32_t *ids,
                     int64_t *order, double *recon_s)
@@ -920,6 +1263,13 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
 	*recon_s = sap_recon(spec, ly, env, lo, hi, threads, count_sink, &j);
 	group_end(&j, p, order);
 	pack(p, locks, 0);
+	/* ids is free again: the rounds of the iterations.  A locked plan
+	 * costs more than its even load says, and is not deterministic: a
+	 * key-level plan that keeps the workers busy enough replaces it. */
+	double c = plan_cost(p), share = (double)(hi - lo) / T;
+	if (T > 1 && (c > KEYS_WORTH * share || p->nlocked))
+		plan_keys(p, spec, ly, env, lo, hi, T, threads, ids, order,
+		          p->nlocked ? fmax(0.99 * c, KEYS_WORTH * share) : 0.99 * c);
 }
 
 void sap_plan_free(sap_plan *p)
@@ -1162,6 +1512,42 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 		free(g2);
 	}
 	pack(p, false, 0);
+	/* The key-level plan, as on one rank of T threads: every rank slices
+	 * every iteration and makes the same wavefront, so the plan, and the
+	 * result, depend on the workers only, however spread over ranks;
+	 * every rank then has every group's list, and no iteration moves.
+	 * Vectors held in parts, which only their holders could slice, are
+	 * made whole for it first (the block plan, if kept, still finds its
+	 * elements where they were). */
+	double c = plan_cost(p), share = (double)(hi - lo) / T;
+	/* ids still holds this rank's groups. */
+	uint32_t *round = NULL;
+	bool keyed = false;
+	if (T > 1 && c > KEYS_WORTH * share) {
+		for (int k = 0; k < spec->ndds; k++)
+			if (spec->dds[k].dv && spec->dds[k].dv->part_only)
+				sap_dv_unpart(spec->dds[k].dv);
+		round = sap_xmalloc((size_t)(hi - lo) * sizeof *round);
+		keyed = plan_keys(p, spec, ly, env, lo, hi, T, threads, round, order, 0.99 * c);
+		free(round);
+	}
+	if (keyed) {
+		p->mine = group_ranks(p, threads);
+		for (int w = 0; w < threads; w++) {
+			set_free(&j.local[w]);
+			free(gid[w]);
+		}
+		free(j.local);
+		free(gid);
+		set_free(&all);
+		free(mine);
+		free(cnts);
+		free(dis);
+		free(every);
+		free(partof);
+		free(sid);
+		return;
+	}
 	int64_t G = p->ngroups;
 
 	/* Each rank's count of each group, for everyone. */

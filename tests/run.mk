@@ -18,6 +18,7 @@ run_tests = \
 	tests/run/gdb-line.sh \
 	tests/run/holders-ranks.sh \
 	tests/run/hot-keys.sh \
+	tests/run/key-plan.sh \
 	tests/run/idx2txt.sh \
 	tests/run/index-error.sap \
 	tests/run/int-wrap.sap \

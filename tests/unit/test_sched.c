@@ -1,6 +1,7 @@
 /* Unit tests of plans (runtime/sched.c, runtime/recon.c): layouts,
  * grouping, the Strata shape of SGDMF's rounds, oversized groups, and
  * the plan checker on good and broken plans. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "synth.h"
@@ -12,14 +13,15 @@ static int64_t gsize(const sap_plan *p, int64_t g)
 }
 
 /* Every iteration once, each group in index order with one mask, each
- * group in one round, and the groups of a round disjoint. */
+ * group in one round, and the groups of a round disjoint (by masks: a
+ * key-level plan's groups have none, sap_plan_check is their test). */
 static void assert_well_formed(const sap_plan *p, const uint64_t *mask_of)
 {
 	int T = p->nworkers;
 	char *seen = calloc((size_t)p->n + 1, 1);
 	for (int64_t g = 0; g < p->ngroups; g++) {
 		ck_assert_int_gt(gsize(p, g), 0);
-		if (g > 0)
+		if (g > 0 && !p->keys)
 			ck_assert_int_le(gsize(p, g), gsize(p, g - 1));
 		for (int64_t k = p->goff[g]; k < p->goff[g + 1]; k++) {
 			int64_t i = p->order[k];
@@ -28,7 +30,7 @@ static void assert_well_formed(const sap_plan *p, const uint64_t *mask_of)
 			seen[i] = 1;
 			if (k > p->goff[g])
 				ck_assert_int_lt(p->order[k - 1], i);
-			if (mask_of) {
+			if (mask_of && !p->keys) {
 				uint64_t m = 0;
 				for (int b = 0; b < 64; b++)
 					if (mask_of[i] >> b & 1)
@@ -45,7 +47,7 @@ static void assert_well_formed(const sap_plan *p, const uint64_t *mask_of)
 			int64_t g = p->rg[k];
 			ck_assert(!placed[g]);
 			placed[g] = 1;
-			if (!p->rlocked[r])
+			if (!p->rlocked[r] && !p->keys)
 				ck_assert((used & p->gmask[g]) == 0);
 			used |= p->gmask[g];
 		}
@@ -570,6 +572,250 @@ START_TEST(check_modes)
 }
 END_TEST
 
+/* ---- key-level plans ---- */
+
+/* The round of each iteration of p. */
+static int64_t *rounds_of(const sap_plan *p, int64_t lo)
+{
+	int T = p->nworkers;
+	int64_t *r = malloc((size_t)p->n * sizeof *r);
+	for (int64_t k = 0; k < p->n; k++)
+		r[k] = -1;
+	for (int64_t q = 0; q < p->nrounds; q++)
+		for (int64_t k = p->ro[q * T]; k < p->ro[(q + 1) * T]; k++)
+			for (int64_t x = p->goff[p->rg[k]]; x < p->goff[p->rg[k] + 1]; x++)
+				r[p->order[x] - lo] = q;
+	return r;
+}
+
+/* The shape of a key-level plan: well formed, each round's iterations
+ * ascending over its groups in worker order, cut evenly (sizes differ
+ * by at most one), a worker's group contiguous in index order. */
+static void assert_wave_shape(const sap_plan *p)
+{
+	int T = p->nworkers;
+	ck_assert(p->keys);
+	assert_well_formed(p, NULL);
+	ck_assert_int_eq(p->nlocked, 0);
+	int64_t maxsum = 0;
+	for (int64_t r = 0; r < p->nrounds; r++) {
+		int64_t prev = -1, mn = INT64_MAX, mx = 0, size = 0, ng = 0;
+		for (int w = 0; w < T; w++) {
+			int64_t c = 0;
+			for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++) {
+				int64_t g = p->rg[k];
+				ng++;
+				c += gsize(p, g);
+				for (int64_t x = p->goff[g]; x < p->goff[g + 1]; x++) {
+					ck_assert_int_gt(p->order[x], prev);
+					prev = p->order[x];
+				}
+			}
+			ck_assert_int_le(p->ro[r * T + w + 1] - p->ro[r * T + w], 1);
+			mn = c < mn ? c : mn;
+			mx = c > mx ? c : mx;
+			size += c;
+		}
+		ck_assert_int_gt(size, 0);
+		ck_assert_int_le(mx - mn, 1);
+		ck_assert_int_eq(ng, size < T ? size : T);
+		maxsum += mx;
+	}
+	ck_assert(fabs(p->balance - (double)maxsum * T / (double)p->n) < 1e-9);
+}
+
+/* No two iterations of a round conflict, and of two that conflict the
+ * earlier one's round comes first; by every pair. */
+static void assert_wave_order(const sap_plan *p, const sap_access *log, int64_t nlog)
+{
+	int64_t *r = rounds_of(p, 0);
+	for (int64_t a = 0; a < nlog; a++)
+		for (int64_t b = 0; b < nlog; b++) {
+			const sap_access *x = &log[a], *y = &log[b];
+			if (x->i >= y->i || x->dds != y->dds || x->key != y->key ||
+			    !((x->mode | y->mode) & SAP_WRITE))
+				continue;
+			ck_assert_int_lt(r[x->i], r[y->i]);
+		}
+	free(r);
+}
+
+START_TEST(wave_rounds)
+{
+	/* Iterations 0 .. 7 over keys of DDSs 0 and 1. */
+	sap_access log[] = {
+		{ 0, 1, 0, SAP_WRITE },
+		{ 1, 1, 0, SAP_READ },          /* after 0's write: round 2 */
+		{ 2, 1, 0, SAP_READ },          /* readers share: round 2 */
+		{ 2, 4, 0, SAP_RW },
+		{ 3, 2, 0, SAP_WRITE },         /* nothing before: round 1 */
+		{ 4, 1, 0, SAP_WRITE },         /* after the reads: round 3 */
+		{ 4, 1, 0, SAP_READ },          /* its own read: no conflict */
+		/* 5 touches nothing: round 1 */
+		{ 6, 2, 1, SAP_RW },            /* key 2 of DDS 1 is not of DDS 0 */
+		{ 7, 4, 0, SAP_READ },          /* after 2's write: round 3 */
+		{ 7, 2, 1, SAP_READ },          /* and 6's */
+	};
+	int64_t nlog = sizeof log / sizeof log[0];
+	static const int64_t want[8] = { 0, 1, 1, 0, 2, 0, 0, 2 };
+	for (int T = 1; T <= 4; T++) {
+		sap_plan p;
+		ck_assert(sap_plan_wave(&p, log, nlog, 0, 8, T, NULL));
+		ck_assert_int_eq(p.nrounds, 3);
+		assert_wave_shape(&p);
+		int64_t *r = rounds_of(&p, 0);
+		for (int i = 0; i < 8; i++)
+			ck_assert_int_eq(r[i], want[i]);
+		free(r);
+		/* Round 1 holds 0, 3, 5, 6: cut into T runs in that order. */
+		ck_assert_int_eq(p.order[0], 0);
+		ck_assert_int_eq(p.order[1], 3);
+		ck_assert_int_eq(p.order[2], 5);
+		ck_assert_int_eq(p.order[3], 6);
+		assert_wave_order(&p, log, nlog);
+		sap_conflict c;
+		ck_assert(sap_plan_check(&p, 0, log, nlog, &c));
+		/* Moving 4 into round 2 puts it beside the readers of key 1. */
+		if (T == 2) {
+			/* Round 3 is groups of 4 and of 7; round 2 of 1 and 2. */
+			ck_assert_int_eq(p.ro[2 * T], p.ro[3 * T] - 2);
+			int64_t g4 = p.rg[p.ro[2 * T]], g1 = p.rg[p.ro[1 * T]];
+			ck_assert_int_eq(p.order[p.goff[g4]], 4);
+			ck_assert_int_eq(p.order[p.goff[g1]], 1);
+			p.rg[p.ro[2 * T]] = g1;
+			p.rg[p.ro[1 * T]] = g4;
+			ck_assert(!sap_plan_check(&p, 0, log, nlog, &c));
+			ck_assert_int_eq(c.key, 1);
+			ck_assert_int_eq(c.dds, 0);
+		}
+		sap_plan_free(&p);
+	}
+	/* Iterations numbered from lo, into the caller's order buffer. */
+	sap_access two[] = { { 100, 7, 0, SAP_WRITE }, { 101, 7, 0, SAP_WRITE } };
+	int64_t order[3];
+	sap_plan p;
+	ck_assert(sap_plan_wave(&p, two, 2, 100, 3, 2, order));
+	ck_assert(p.order == order && !p.owns_order);
+	ck_assert_int_eq(p.nrounds, 2);
+	ck_assert_int_eq(order[0], 100);
+	ck_assert_int_eq(order[1], 102);
+	ck_assert_int_eq(order[2], 101);
+	sap_plan_free(&p);
+}
+END_TEST
+
+START_TEST(wave_random)
+{
+	/* 1 to 4 keys of 3 DDSs, read, written or both, from 30 keys:
+	 * dense conflicts. */
+	pattern m;
+	pattern_make(&m, 400, 30, 21 + (uint64_t)_i);
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, m.n, 3, false);
+	for (int T = 1; T <= 5; T++) {
+		sap_plan p;
+		ck_assert(sap_plan_wave(&p, pl.log.v, pl.log.n, 0, m.n, T, NULL));
+		assert_wave_shape(&p);
+		assert_wave_order(&p, pl.log.v, pl.log.n);
+		sap_conflict c;
+		ck_assert(sap_plan_check(&p, 0, pl.log.v, pl.log.n, &c));
+		sap_plan_free(&p);
+	}
+	planned_free(&pl);
+	pattern_free(&m);
+}
+END_TEST
+
+START_TEST(wave_bounds)
+{
+	/* Hashed keys are bounded (2^20 in all): one iteration more, each
+	 * writing a key of its own, and there is no key-level plan. */
+	int64_t n = ((int64_t)1 << 20) + 1;
+	sap_access *log = malloc((size_t)n * sizeof *log);
+	for (int64_t i = 0; i < n; i++)
+		log[i] = (sap_access){ i, 3 * i, 0, SAP_WRITE };
+	sap_plan p;
+	ck_assert(!sap_plan_wave(&p, log, n, 0, n, 2, NULL));
+	ck_assert(sap_plan_wave(&p, log, n - 1, 0, n - 1, 2, NULL));
+	ck_assert_int_eq(p.nrounds, 1);
+	ck_assert_int_eq(p.ngroups, 2);
+	sap_plan_free(&p);
+	free(log);
+}
+END_TEST
+
+/* Iteration i reads and writes 8 keys of X, uniformly random. */
+typedef struct eight {
+	sap_dvec X;
+	int64_t *key;
+	sap_dds d[1];
+	sap_async_spec spec;
+} eight;
+
+static void eight_slice(void *env, const int64_t *idx, int64_t lo, int64_t hi, sap_rec *rec)
+{
+	eight *m = env;
+	for (int64_t k = lo; k < hi; k++) {
+		int64_t i = idx ? idx[k] : k;
+		sap_rec_begin(rec, i);
+		for (int q = 0; q < 8; q++)
+			sap_rec_key(rec, 0, m->key[8 * i + q], SAP_RW);
+	}
+}
+
+START_TEST(wave_chosen)
+{
+	/* Every iteration meets 8 of the 64 blocks, so block plans are
+	 * serial; at key level the conflicts are few. */
+	enum { N = 20000, KEYS = 200000 };
+	int T = 2 + _i;
+	eight m = { .key = malloc(8 * N * sizeof *m.key) };
+	uint64_t s = 11;
+	for (int64_t k = 0; k < 8 * N; k++)
+		m.key[k] = synth_below(&s, KEYS);
+	sap_dv_create(&m.X, "X", KEYS, 8, NULL);
+	m.d[0] = (sap_dds){ .name = "X", .dv = &m.X, .mode = SAP_RW };
+	m.spec = (sap_async_spec){ .dds = m.d, .ndds = 1, .slice = eight_slice };
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, N, T, false);
+	ck_assert(pl.plan.keys);
+	assert_wave_shape(&pl.plan);
+	ck_assert(pl.plan.balance < 1.1);
+	sap_conflict c;
+	ck_assert(sap_plan_check(&pl.plan, 0, pl.log.v, pl.log.n, &c));
+	/* The same rounds as the wavefront of the whole log. */
+	sap_plan w;
+	ck_assert(sap_plan_wave(&w, pl.log.v, pl.log.n, 0, N, T, NULL));
+	ck_assert_int_eq(w.nrounds, pl.plan.nrounds);
+	ck_assert_int_eq(w.ngroups, pl.plan.ngroups);
+	ck_assert(!memcmp(w.order, pl.plan.order, N * sizeof *w.order));
+	sap_plan_free(&w);
+	planned_free(&pl);
+	/* With --locks the block plan would lock; the key-level plan,
+	 * cheaper, needs none. */
+	plan_spec(&pl, &m.spec, &m, N, T, true);
+	ck_assert(pl.plan.keys);
+	ck_assert_int_eq(pl.plan.nlocked, 0);
+	planned_free(&pl);
+	sap_dv_free(&m.X);
+	free(m.key);
+}
+END_TEST
+
+START_TEST(wave_not_for_sgdmf)
+{
+	/* A block plan near T workers' worth is kept as it is. */
+	int T = 2 + _i;
+	sgd m;
+	sgd_make(&m, 30000, 3000, 3000, 4);
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, m.A.n, T, false);
+	ck_assert(!pl.plan.keys);
+	planned_free(&pl);
+	sgd_free(&m);
+}
+END_TEST
+
 /* These tests run plans of up to 4 workers on as many threads, which
  * the pool starts only when --threads allows them. */
 static void allow_threads(void)
@@ -596,6 +842,11 @@ Suite *sched_suite(void)
 	tcase_add_loop_test(tc, check_patterns, 0, 3);
 	tcase_add_test(tc, check_catches_broken);
 	tcase_add_test(tc, check_modes);
+	tcase_add_test(tc, wave_rounds);
+	tcase_add_loop_test(tc, wave_random, 0, 3);
+	tcase_add_test(tc, wave_bounds);
+	tcase_add_loop_test(tc, wave_chosen, 0, 3);
+	tcase_add_loop_test(tc, wave_not_for_sgdmf, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
