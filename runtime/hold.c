@@ -427,9 +427,18 @@ static void index_need(struct sap_loop_state *st, sap_dist *d, const sap_async_s
 	free(mine);
 }
 
-void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const bool *which,
+void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const bool *which_in,
                      const sap_plan *p, int64_t a, int64_t b)
 {
+	/* Planning may have made some whole since (a key-level plan slices
+	 * every iteration on every rank). */
+	bool *which = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *which), any = false;
+	for (int k = 0; k < spec->ndds; k++)
+		any |= which[k] = which_in[k] && spec->dds[k].dv->holder;
+	if (!any) {
+		free(which);
+		return;
+	}
 	double t0 = sap_now();
 	if (!p) {
 		sap_dist d = { 0 };
@@ -437,12 +446,21 @@ void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, cons
 		sap_dist_fetch(&d, spec, &st->traffic);
 		sap_dist_free(&d);
 	} else {
-		if (!st->idist.need || st->id_builds != st->plan_builds)
+		/* The need is the plan's, for these vectors. */
+		bool same = st->idist.need && st->id_builds == st->plan_builds && st->id_which;
+		for (int k = 0; same && k < spec->ndds; k++)
+			same = st->id_which[k] == which[k];
+		if (!same) {
 			index_need(st, &st->idist, spec, which, p, 0, 0);
+			free(st->id_which);
+			st->id_which = sap_xmalloc((size_t)(spec->ndds ? spec->ndds : 1) * sizeof *which);
+			memcpy(st->id_which, which, (size_t)spec->ndds * sizeof *which);
+		}
 		st->id_builds = st->plan_builds;
 		sap_dist_fetch(&st->idist, spec, &st->traffic);
 	}
 	st->fetch_s += sap_now() - t0;
+	free(which);
 }
 
 /* ---- driver code and save ---- */

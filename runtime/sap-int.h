@@ -646,6 +646,7 @@ struct sap_loop_state {
 	 * this rank's groups need, for plan id_builds (sap_index_fetch). */
 	sap_dist idist;
 	int64_t id_builds;
+	bool *id_which;                 /* per spec DDS: in idist */
 	sap_dist_stats traffic;
 	sap_stage *stage;               /* per spec DDS (nstage) */
 	void **stage_ptr;               /* per spec DDS: what sap_loop.stage shows */

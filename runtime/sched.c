@@ -1524,9 +1524,15 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 	uint32_t *round = NULL;
 	bool keyed = false;
 	if (T > 1 && c > KEYS_WORTH * share) {
-		for (int k = 0; k < spec->ndds; k++)
-			if (spec->dds[k].dv && spec->dds[k].dv->part_only)
-				sap_dv_unpart(spec->dds[k].dv);
+		/* So must a vector the slice reads that only some ranks hold
+		 * current (an input fetched by iteration, sap_index_fetch). */
+		for (int k = 0; k < spec->ndds; k++) {
+			sap_dvec *v = spec->dds[k].dv;
+			if (v && v->part_only)
+				sap_dv_unpart(v);
+			if (v && v->holder && spec->dds[k].slice_reads)
+				sap_dv_whole(v, NULL);
+		}
 		round = sap_xmalloc((size_t)(hi - lo) * sizeof *round);
 		keyed = plan_keys(p, spec, ly, env, lo, hi, T, threads, round, order, 0.99 * c);
 		free(round);

@@ -13,7 +13,9 @@
 #  - on 2 and 3 ranks of 1 thread and 2 of 2 the same: a key-level plan
 #    on every rank, the output of 1 worker; the relaxed variant's equals
 #    1 rank's of as many threads;
-#  - so with keys loaded from a file, held in parts over ranks.
+#  - so with keys loaded from a file, held in parts over ranks, and with
+#    keys in lists loaded from a file (a vector with a holder map, which
+#    a planned loop over ranks otherwise fetches by iteration).
 #
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
@@ -164,6 +166,35 @@ for pt in 1x2 2x1 3x1; do
 	grep -q '^ *1 .*planned (key-level)$' stats.$pt ||
 		{ cat stats.$pt; fail "kpl on $pt: no key-level plan"; }
 	cmp L.1 L.$pt || fail "kpl on $pt: X differs from 1 worker"
+done
+# Keys in lists, loaded: the vector has a holder map and is read only at
+# the loop variable, so a planned loop over ranks fetches each rank's
+# elements rather than making it whole; the key-level plan slices every
+# iteration on every rank, so it must have them all first.  Without
+# --check-plan, which makes every vector whole.
+cat >kpv.sap <<'SAP'
+struct Row { list<long> k; }
+param string data = "keys.txt";
+param string out = "V.txt";
+dvector<Row> K = load(data);
+dvector<double> X(20000);
+for (int ep = 0; ep < 2; ep++) {
+    async for (long i = 0; i < len(K); i++) {
+        for (long j = 0; j < len(K[i].k); j++)
+            X[K[i].k[j]] = 0.5 * X[K[i].k[j]] + 0.001 * (i + 1) + j;
+    }
+}
+save(X, out);
+SAP
+"$SAPC" -O2 -o kpv kpv.sap || fail "sapc kpv.sap"
+./kpv --threads=1 --out=V.1 >/dev/null 2>err.1 || { cat err.1; fail "kpv on 1 worker"; }
+for pt in 2x1 3x1 2x2; do
+	np=${pt%x*} t=${pt#*x}
+	$MPIEXEC -n "$np" ./kpv --threads="$t" --stats --out=V.$pt >/dev/null 2>stats.$pt ||
+		{ cat stats.$pt; fail "kpv on $pt"; }
+	grep -q '^ *1 .*planned (key-level)$' stats.$pt ||
+		{ cat stats.$pt; fail "kpv on $pt: no key-level plan"; }
+	cmp V.1 V.$pt || fail "kpv on $pt: X differs from 1 worker"
 done
 # Relaxed results depend on the workers only, not on how they are spread.
 cmp XR.2.1 XR.2x1 || fail "relaxed: 2 ranks x 1 thread differs from 1 rank x 2 threads"
