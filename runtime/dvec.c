@@ -41,6 +41,7 @@ static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, boo
 	v->holder = NULL;
 	v->keys_of = NULL;
 	v->codec = NULL;
+	v->arena = NULL;
 	sap_dv_account(v, held);
 	sap_ptrs_add(&sap_live_dvecs, v);
 }
