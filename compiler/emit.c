@@ -400,6 +400,186 @@ static void body(Node *s)
 /* In a slice with speculative regions, scalar locals are volatile: after
  * a region is dropped (longjmp), each holds the value last stored. */
 static bool slice_volatile;
+/* Writing a slice, which runs only part of the body's statements. */
+static bool in_slice;
+
+/* ---- definite assignment of local arrays ----
+ *
+ * The language zeroes every local; an array that a loop fills before
+ * anything reads it need not be, and a body that declares one per
+ * iteration (a sampler's weights) then does not clear it every time.
+ * The proof is syntactic and conservative: the declaration is followed,
+ * in its own block, by statements that never name the array, then by
+ *     for (j = 0; j < LEN; j++) { ...; a[j] = e; ... }
+ * with LEN the array's length, whose body before the write neither names
+ * a nor jumps (break, continue, return), whose write is a statement of
+ * the body itself (not under a condition), and which never assigns j,
+ * never breaks out of the loop or returns, and after the write names a
+ * only as a[j].  Every element is then written before any can be read.
+ * Where the proof does not go through, the array is zeroed as before. */
+
+/* Does n, or anything under it, satisfy f?  f says 1 for yes, 0 to look
+ * under the node, -1 not to.  Follows statement and argument lists, not
+ * the next of n itself. */
+static bool any_node(Node *n, int (*f)(Node *, void *), void *arg)
+{
+	if (!n)
+		return false;
+	int r = f(n, arg);
+	if (r)
+		return r > 0;
+	Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->step, n->body,
+	                n->size};
+	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+		if (any_node(kids[i], f, arg))
+			return true;
+	for (Node *a = n->args; a; a = a->next)
+		if (any_node(a, f, arg))
+			return true;
+	for (Node *a = n->clauses; a; a = a->next)
+		if (any_node(a, f, arg))
+			return true;
+	return false;
+}
+
+static int names_sym(Node *n, void *s)
+{
+	return n->kind == N_NAME && n->sym == s;
+}
+
+static int assigns_sym(Node *n, void *s)
+{
+	return (n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->lhs->kind == N_NAME &&
+	       n->lhs->sym == s;
+}
+
+static int is_return(Node *n, void *unused)
+{
+	(void)unused;
+	return n->kind == N_RETURN;
+}
+
+static int is_jump(Node *n, void *unused)
+{
+	(void)unused;
+	return n->kind == N_BREAK || n->kind == N_CONTINUE || n->kind == N_RETURN;
+}
+
+/* A return anywhere, or a break out of the loop whose body n is (one not
+ * inside a loop of its own). */
+static bool leaves_loop(Node *n)
+{
+	if (!n)
+		return false;
+	switch (n->kind) {
+	case N_RETURN:
+		return true;
+	case N_BREAK:
+		return true;
+	case N_WHILE: case N_DO: case N_FOR: case N_ASYNC: case N_SYNC:
+		return any_node(n->body, is_return, NULL);
+	default:
+		break;
+	}
+	Node *kids[] = {n->then, n->els, n->body};
+	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+		if (leaves_loop(kids[i]))
+			return true;
+	if (n->kind == N_BLOCK)
+		for (Node *a = n->args; a; a = a->next)
+			if (leaves_loop(a))
+				return true;
+	return false;
+}
+
+typedef struct FillUse {
+	Sym *a, *j;
+} FillUse;
+
+/* A use of a other than a[j]. */
+static int other_use(Node *n, void *arg)
+{
+	FillUse *u = arg;
+	if (n->kind == N_INDEX && n->lhs->kind == N_NAME && n->lhs->sym == u->a &&
+	    n->rhs->kind == N_NAME && n->rhs->sym == u->j)
+		return -1;
+	return n->kind == N_NAME && n->sym == u->a;
+}
+
+/* e's integer constant value, through widening conversions. */
+static bool const_val(Node *e, int64_t *v)
+{
+	while (e->kind == N_CONV && ty_is_int(e->ty) && e->lhs->ty && ty_is_int(e->lhs->ty) &&
+	       (e->ty == e->lhs->ty || e->ty->kind == TY_LONG))
+		e = e->lhs;
+	if (!e->has_cval)
+		return false;
+	*v = e->cval;
+	return true;
+}
+
+/* Is f a loop that writes every element of the array a (of length len)
+ * before it reads any, and ends only after the last write? */
+static bool fill_loop(Node *f, Sym *a, int64_t len)
+{
+	if (f->kind != N_FOR || !f->init || !f->cond || !f->step || !f->body)
+		return false;
+	Sym *j = NULL;
+	int64_t v;
+	if (f->init->kind == N_VAR && f->init->init && const_val(f->init->init, &v) && v == 0)
+		j = f->init->sym;
+	else if (f->init->kind == N_EXPR && f->init->lhs->kind == N_ASSIGN &&
+	         f->init->lhs->op == TK_ASSIGN && f->init->lhs->lhs->kind == N_NAME &&
+	         const_val(f->init->lhs->rhs, &v) && v == 0)
+		j = f->init->lhs->lhs->sym;
+	/* A local: no function called in the body can assign it. */
+	if (!j || !j->ty || !ty_is_int(j->ty) || j->vclass != V_LOCAL || j->is_driver)
+		return false;
+	Node *c = f->cond;
+	if (c->kind != N_BINARY || c->lhs->kind != N_NAME || c->lhs->sym != j ||
+	    !const_val(c->rhs, &v) || !((c->op == TK_LT && v == len) || (c->op == TK_LE && v == len - 1)))
+		return false;
+	Node *st = f->step;
+	if (st->kind != N_INCDEC || st->op != TK_INC || st->lhs->kind != N_NAME || st->lhs->sym != j)
+		return false;
+	if (any_node(f->body, assigns_sym, j) || leaves_loop(f->body))
+		return false;
+	Node *list = f->body->kind == N_BLOCK ? f->body->args : f->body;
+	FillUse u = {a, j};
+	for (Node *s = list; s; s = f->body->kind == N_BLOCK ? s->next : NULL) {
+		Node *e = s->kind == N_EXPR ? s->lhs : NULL;
+		if (e && e->kind == N_ASSIGN && e->op == TK_ASSIGN && e->lhs->kind == N_INDEX &&
+		    e->lhs->lhs->kind == N_NAME && e->lhs->lhs->sym == a &&
+		    e->lhs->rhs->kind == N_NAME && e->lhs->rhs->sym == j &&
+		    !any_node(e->rhs, names_sym, a)) {
+			/* a[j] is written: the rest may read it, and nothing else of a. */
+			for (Node *r = s->next; r && f->body->kind == N_BLOCK; r = r->next)
+				if (any_node(r, other_use, &u))
+					return false;
+			return true;
+		}
+		if (any_node(s, names_sym, a) || any_node(s, is_jump, NULL))
+			return false;
+	}
+	return false;
+}
+
+/* Is local array d (declared without an initialiser) written all over
+ * before any of it can be read? */
+static bool filled_before_read(Node *d)
+{
+	Sym *a = d->sym;
+	Type *t = a->ty;
+	if (t->kind != TY_ARRAY || t->len <= 0 || ty_needs_drop(t) || in_slice)
+		return false;
+	for (Node *s = d->next; s; s = s->next) {
+		if (fill_loop(s, a, t->len))
+			return true;
+		if (any_node(s, names_sym, a))
+			return false;
+	}
+	return false;
+}
 
 static void var_decl(Node *d)
 {
@@ -486,6 +666,8 @@ static void var_decl(Node *d)
 			emit_store(d, s->cname, t, d->init, TK_ASSIGN);
 		else
 			emit_zero(d, s->cname, t);
+	} else if (!d->init && filled_before_read(d)) {
+		emit_line(d, "%s %s;", ct, s->cname);
 	} else if (!d->init) {
 		emit_line(d, "%s %s = {0};", ct, s->cname);
 	} else if (t->kind == TY_ARRAY && !(d->init->ty == t && emit_is_simple(d->init))) {
@@ -1574,7 +1756,9 @@ static void slice_fn(Node *s)
 	slice_volatile = spec || has_spec(s->body);
 	if (spec)
 		spec_begin(s);
+	in_slice = true;
 	slice_stmt(s->body);
+	in_slice = false;
 	if (spec)
 		spec_end(s);
 	bool clobber = slice_volatile;
