@@ -1857,6 +1857,21 @@ static void parallel(Node *s)
 			Sym *v = li->reduce_syms.v[i];
 			emit_line(s, "%s %s = sap_red->%s;", emit_ctype(v->ty), v->cname, v->cname);
 		}
+		/* The buffers stay put for the call.  Held in locals, they are
+		 * not loaded again through sap_red after every store the body
+		 * makes, which cc cannot tell apart from a store to *sap_red. */
+		for (int k = 0; k < 2; k++) {
+			Vec *v = k ? &li->relax_syms : &li->accum_syms;
+			for (int i = 0; i < v->n; i++) {
+				Sym *d = v->v[i];
+				if (d->ty->kind != TY_DVEC)
+					continue;
+				emit_line(s, "%s *const sap_acc_%s = sap_red->acc_%s;", emit_ctype(d->ty->elem),
+				          d->cname, d->cname);
+				emit_line(s, "(void)sap_acc_%s;", d->cname);
+			}
+		}
+		E->acc_locals = true;
 	} else {
 		emit_line(s, "(void)red;");
 	}
@@ -1923,7 +1938,7 @@ static void parallel(Node *s)
 		if (guard.len)
 			E->indent--;
 	}
-	E->fast = E->staged_only = false;
+	E->fast = E->staged_only = E->acc_locals = false;
 	if (guard.len)
 		emit_line(s, "}");
 	if (li->uses_rng)
