@@ -1277,6 +1277,27 @@ static void reduce_struct(Node *s)
 	buf_puts(&E->protos, aside_end(&as));
 }
 
+/* A draw that goes through sap_rng_cur: in a function the body calls (or
+ * C code it calls, which may use libsap's generator), or at a call with
+ * no site of its own. */
+static int draws_through_cur(Node *n, void *unused)
+{
+	(void)unused;
+	if (n->kind != N_CALL)
+		return 0;
+	if (n->builtin == B_RAND || n->builtin == B_RAND_INT || n->builtin == B_RAND_NORMAL)
+		return !n->rsite;
+	return !n->builtin && (!n->sym || n->sym->uses_rng || n->sym->is_extern);
+}
+
+/* Does loop s's body point sap_rng_cur at its iteration's generator?
+ * Only when something draws through it: otherwise the generator stays in
+ * registers, not in memory that every int store of the body may alias. */
+static bool rng_cur_needed(Node *s)
+{
+	return s->li->uses_rng && any_node(s, draws_through_cur, NULL);
+}
+
 /* Per-iteration random-number state of a body or slice. */
 static void rng_setup(Node *s, bool slice)
 {
@@ -1284,7 +1305,7 @@ static void rng_setup(Node *s, bool slice)
 	if (!li->uses_rng)
 		return;
 	emit_line(s, "sap_rng sap_rng_it = sap_rng_iter(&sap_loop%d, sap_i);", li->id);
-	if (!slice)
+	if (!slice && rng_cur_needed(s))
 		emit_line(s, "sap_rng_cur = &sap_rng_it;");
 	else
 		emit_line(s, "(void)sap_rng_it;");
@@ -1884,7 +1905,7 @@ static void parallel(Node *s)
 			          d->cname, d->cname);
 		E->loop = saved;
 	}
-	if (li->uses_rng)
+	if (rng_cur_needed(s))
 		emit_line(s, "sap_rng *sap_saved_rng = sap_rng_cur;");
 	/* Static keys a * i + b are in range for the whole chunk (or group,
 	 * whose iterations ascend) when they are at its two ends: then the
@@ -1941,7 +1962,7 @@ static void parallel(Node *s)
 	E->fast = E->staged_only = E->acc_locals = false;
 	if (guard.len)
 		emit_line(s, "}");
-	if (li->uses_rng)
+	if (rng_cur_needed(s))
 		emit_line(s, "sap_rng_cur = sap_saved_rng;");
 	for (int i = 0; i < nred; i++) {
 		Sym *v = li->reduce_syms.v[i];

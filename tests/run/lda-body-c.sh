@@ -4,6 +4,10 @@
 # weights p[K], filled by a counted loop before any read, are not zeroed
 # per token, and the relaxed totals nk are addressed through a local
 # pointer taken once per body call, not through sap_red after every store.
+# The body draws only inline (rand() at its own site), so it does not
+# point sap_rng_cur at its generator, which keeps the generator out of
+# memory that the counts' int stores may alias (tests/run/rng-calls.sap
+# checks bodies whose functions draw).
 # tests/run/lda-twin.sh checks that the results stay the twin's bit for bit.
 set -u
 : "${SAPC:?must be set}" "${top_srcdir:?must be set}"
@@ -21,4 +25,6 @@ grep -q 'u_p = {0}' "$tmp/body.c" && fail "p is zeroed per token"
 grep -q 'int32_t \*const sap_acc_u_nk = sap_red->acc_u_nk;' "$tmp/body.c" ||
 	fail "nk's buffer is not held in a local"
 grep -q 'sap_red->acc_u_nk)\[' "$tmp/body.c" && fail "nk is indexed through sap_red"
+grep -q 'sap_rng_cur' "$tmp/body.c" && fail "the body sets sap_rng_cur but calls nothing that draws"
+grep -q 'sap_rand_at(&sap_rng_it, 1,' "$tmp/body.c" || fail "the body does not draw inline"
 exit 0
