@@ -1657,9 +1657,22 @@ bool emit_synced(LoopInfo *li, Sym *d)
 }
 
 /* Where dvector d's elements are: "NAME.data", or the worker's copy. */
+/* Does the body function being written hold d's data pointer in the
+ * local sap_dX?  A driver vector the loop touches: its buffer stays put
+ * while the body runs. */
+static bool dv_local(Node *loop, Sym *d)
+{
+	if (!E->dv_locals || loop->kind != N_ASYNC || d->ty->kind != TY_DVEC || !d->is_driver)
+		return false;
+	for (int i = 0; i < loop->li->dds.n; i++)
+		if (loop->li->dds.v[i] == d)
+			return true;
+	return false;
+}
+
 char *emit_dv_data(Sym *d)
 {
-	if (E->loop && emit_synced(E->loop->li, d))
+	if (E->loop && (emit_synced(E->loop->li, d) || dv_local(E->loop, d)))
 		return format("sap_d%s", d->cname);
 	return format("%s.data", d->cname);
 }
@@ -1896,6 +1909,16 @@ static void parallel(Node *s)
 	} else {
 		emit_line(s, "(void)red;");
 	}
+	/* Vectors' buffers in locals too: a call to a function, in C as much
+	 * as in the program, may store to any global for all cc knows, and
+	 * u_X.data would be loaded again after every one. */
+	E->dv_locals = true;
+	for (int i = 0; async && i < li->dds.n; i++) {
+		Sym *d = li->dds.v[i];
+		if (dv_local(s, d))
+			emit_line(s, "char *const sap_d%s = %s.data;\n\t(void)sap_d%s;", d->cname, d->cname,
+			          d->cname);
+	}
 	for (int i = 0; !async && i < li->dds.n; i++) {
 		Sym *d = li->dds.v[i];
 		Node *saved = E->loop;
@@ -1959,7 +1982,7 @@ static void parallel(Node *s)
 		if (guard.len)
 			E->indent--;
 	}
-	E->fast = E->staged_only = E->acc_locals = false;
+	E->fast = E->staged_only = E->acc_locals = E->dv_locals = false;
 	if (guard.len)
 		emit_line(s, "}");
 	if (rng_cur_needed(s))

@@ -7,7 +7,8 @@
 # The body draws only inline (rand() at its own site), so it does not
 # point sap_rng_cur at its generator, which keeps the generator out of
 # memory that the counts' int stores may alias (tests/run/rng-calls.sap
-# checks bodies whose functions draw).
+# checks bodies whose functions draw).  The vectors' buffers are locals
+# too, taken once per call.
 # tests/run/lda-twin.sh checks that the results stay the twin's bit for bit.
 set -u
 : "${SAPC:?must be set}" "${top_srcdir:?must be set}"
@@ -27,4 +28,8 @@ grep -q 'int32_t \*const sap_acc_u_nk = sap_red->acc_u_nk;' "$tmp/body.c" ||
 grep -q 'sap_red->acc_u_nk)\[' "$tmp/body.c" && fail "nk is indexed through sap_red"
 grep -q 'sap_rng_cur' "$tmp/body.c" && fail "the body sets sap_rng_cur but calls nothing that draws"
 grep -q 'sap_rand_at(&sap_rng_it, 1,' "$tmp/body.c" || fail "the body does not draw inline"
+for v in tok z ndk nwk; do
+	grep -q "char \*const sap_du_$v = u_$v.data;" "$tmp/body.c" || fail "$v's buffer is not held in a local"
+done
+grep -q 'u_ndk\.data)\[' "$tmp/body.c" && fail "ndk is indexed through u_ndk.data"
 exit 0
