@@ -400,6 +400,186 @@ static void body(Node *s)
 /* In a slice with speculative regions, scalar locals are volatile: after
  * a region is dropped (longjmp), each holds the value last stored. */
 static bool slice_volatile;
+/* Writing a slice, which runs only part of the body's statements. */
+static bool in_slice;
+
+/* ---- definite assignment of local arrays ----
+ *
+ * The language zeroes every local; an array that a loop fills before
+ * anything reads it need not be, and a body that declares one per
+ * iteration (a sampler's weights) then does not clear it every time.
+ * The proof is syntactic and conservative: the declaration is followed,
+ * in its own block, by statements that never name the array, then by
+ *     for (j = 0; j < LEN; j++) { ...; a[j] = e; ... }
+ * with LEN the array's length, whose body before the write neither names
+ * a nor jumps (break, continue, return), whose write is a statement of
+ * the body itself (not under a condition), and which never assigns j,
+ * never breaks out of the loop or returns, and after the write names a
+ * only as a[j].  Every element is then written before any can be read.
+ * Where the proof does not go through, the array is zeroed as before. */
+
+/* Does n, or anything under it, satisfy f?  f says 1 for yes, 0 to look
+ * under the node, -1 not to.  Follows statement and argument lists, not
+ * the next of n itself. */
+static bool any_node(Node *n, int (*f)(Node *, void *), void *arg)
+{
+	if (!n)
+		return false;
+	int r = f(n, arg);
+	if (r)
+		return r > 0;
+	Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->step, n->body,
+	                n->size};
+	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+		if (any_node(kids[i], f, arg))
+			return true;
+	for (Node *a = n->args; a; a = a->next)
+		if (any_node(a, f, arg))
+			return true;
+	for (Node *a = n->clauses; a; a = a->next)
+		if (any_node(a, f, arg))
+			return true;
+	return false;
+}
+
+static int names_sym(Node *n, void *s)
+{
+	return n->kind == N_NAME && n->sym == s;
+}
+
+static int assigns_sym(Node *n, void *s)
+{
+	return (n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->lhs->kind == N_NAME &&
+	       n->lhs->sym == s;
+}
+
+static int is_return(Node *n, void *unused)
+{
+	(void)unused;
+	return n->kind == N_RETURN;
+}
+
+static int is_jump(Node *n, void *unused)
+{
+	(void)unused;
+	return n->kind == N_BREAK || n->kind == N_CONTINUE || n->kind == N_RETURN;
+}
+
+/* A return anywhere, or a break out of the loop whose body n is (one not
+ * inside a loop of its own). */
+static bool leaves_loop(Node *n)
+{
+	if (!n)
+		return false;
+	switch (n->kind) {
+	case N_RETURN:
+		return true;
+	case N_BREAK:
+		return true;
+	case N_WHILE: case N_DO: case N_FOR: case N_ASYNC: case N_SYNC:
+		return any_node(n->body, is_return, NULL);
+	default:
+		break;
+	}
+	Node *kids[] = {n->then, n->els, n->body};
+	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+		if (leaves_loop(kids[i]))
+			return true;
+	if (n->kind == N_BLOCK)
+		for (Node *a = n->args; a; a = a->next)
+			if (leaves_loop(a))
+				return true;
+	return false;
+}
+
+typedef struct FillUse {
+	Sym *a, *j;
+} FillUse;
+
+/* A use of a other than a[j]. */
+static int other_use(Node *n, void *arg)
+{
+	FillUse *u = arg;
+	if (n->kind == N_INDEX && n->lhs->kind == N_NAME && n->lhs->sym == u->a &&
+	    n->rhs->kind == N_NAME && n->rhs->sym == u->j)
+		return -1;
+	return n->kind == N_NAME && n->sym == u->a;
+}
+
+/* e's integer constant value, through widening conversions. */
+static bool const_val(Node *e, int64_t *v)
+{
+	while (e->kind == N_CONV && ty_is_int(e->ty) && e->lhs->ty && ty_is_int(e->lhs->ty) &&
+	       (e->ty == e->lhs->ty || e->ty->kind == TY_LONG))
+		e = e->lhs;
+	if (!e->has_cval)
+		return false;
+	*v = e->cval;
+	return true;
+}
+
+/* Is f a loop that writes every element of the array a (of length len)
+ * before it reads any, and ends only after the last write? */
+static bool fill_loop(Node *f, Sym *a, int64_t len)
+{
+	if (f->kind != N_FOR || !f->init || !f->cond || !f->step || !f->body)
+		return false;
+	Sym *j = NULL;
+	int64_t v;
+	if (f->init->kind == N_VAR && f->init->init && const_val(f->init->init, &v) && v == 0)
+		j = f->init->sym;
+	else if (f->init->kind == N_EXPR && f->init->lhs->kind == N_ASSIGN &&
+	         f->init->lhs->op == TK_ASSIGN && f->init->lhs->lhs->kind == N_NAME &&
+	         const_val(f->init->lhs->rhs, &v) && v == 0)
+		j = f->init->lhs->lhs->sym;
+	/* A local: no function called in the body can assign it. */
+	if (!j || !j->ty || !ty_is_int(j->ty) || j->vclass != V_LOCAL || j->is_driver)
+		return false;
+	Node *c = f->cond;
+	if (c->kind != N_BINARY || c->lhs->kind != N_NAME || c->lhs->sym != j ||
+	    !const_val(c->rhs, &v) || !((c->op == TK_LT && v == len) || (c->op == TK_LE && v == len - 1)))
+		return false;
+	Node *st = f->step;
+	if (st->kind != N_INCDEC || st->op != TK_INC || st->lhs->kind != N_NAME || st->lhs->sym != j)
+		return false;
+	if (any_node(f->body, assigns_sym, j) || leaves_loop(f->body))
+		return false;
+	Node *list = f->body->kind == N_BLOCK ? f->body->args : f->body;
+	FillUse u = {a, j};
+	for (Node *s = list; s; s = f->body->kind == N_BLOCK ? s->next : NULL) {
+		Node *e = s->kind == N_EXPR ? s->lhs : NULL;
+		if (e && e->kind == N_ASSIGN && e->op == TK_ASSIGN && e->lhs->kind == N_INDEX &&
+		    e->lhs->lhs->kind == N_NAME && e->lhs->lhs->sym == a &&
+		    e->lhs->rhs->kind == N_NAME && e->lhs->rhs->sym == j &&
+		    !any_node(e->rhs, names_sym, a)) {
+			/* a[j] is written: the rest may read it, and nothing else of a. */
+			for (Node *r = s->next; r && f->body->kind == N_BLOCK; r = r->next)
+				if (any_node(r, other_use, &u))
+					return false;
+			return true;
+		}
+		if (any_node(s, names_sym, a) || any_node(s, is_jump, NULL))
+			return false;
+	}
+	return false;
+}
+
+/* Is local array d (declared without an initialiser) written all over
+ * before any of it can be read? */
+static bool filled_before_read(Node *d)
+{
+	Sym *a = d->sym;
+	Type *t = a->ty;
+	if (t->kind != TY_ARRAY || t->len <= 0 || ty_needs_drop(t) || in_slice)
+		return false;
+	for (Node *s = d->next; s; s = s->next) {
+		if (fill_loop(s, a, t->len))
+			return true;
+		if (any_node(s, names_sym, a))
+			return false;
+	}
+	return false;
+}
 
 static void var_decl(Node *d)
 {
@@ -486,6 +666,8 @@ static void var_decl(Node *d)
 			emit_store(d, s->cname, t, d->init, TK_ASSIGN);
 		else
 			emit_zero(d, s->cname, t);
+	} else if (!d->init && filled_before_read(d)) {
+		emit_line(d, "%s %s;", ct, s->cname);
 	} else if (!d->init) {
 		emit_line(d, "%s %s = {0};", ct, s->cname);
 	} else if (t->kind == TY_ARRAY && !(d->init->ty == t && emit_is_simple(d->init))) {
@@ -1095,6 +1277,27 @@ static void reduce_struct(Node *s)
 	buf_puts(&E->protos, aside_end(&as));
 }
 
+/* A draw that goes through sap_rng_cur: in a function the body calls (or
+ * C code it calls, which may use libsap's generator), or at a call with
+ * no site of its own. */
+static int draws_through_cur(Node *n, void *unused)
+{
+	(void)unused;
+	if (n->kind != N_CALL)
+		return 0;
+	if (n->builtin == B_RAND || n->builtin == B_RAND_INT || n->builtin == B_RAND_NORMAL)
+		return !n->rsite;
+	return !n->builtin && (!n->sym || n->sym->uses_rng || n->sym->is_extern);
+}
+
+/* Does loop s's body point sap_rng_cur at its iteration's generator?
+ * Only when something draws through it: otherwise the generator stays in
+ * registers, not in memory that every int store of the body may alias. */
+static bool rng_cur_needed(Node *s)
+{
+	return s->li->uses_rng && any_node(s, draws_through_cur, NULL);
+}
+
 /* Per-iteration random-number state of a body or slice. */
 static void rng_setup(Node *s, bool slice)
 {
@@ -1102,7 +1305,7 @@ static void rng_setup(Node *s, bool slice)
 	if (!li->uses_rng)
 		return;
 	emit_line(s, "sap_rng sap_rng_it = sap_rng_iter(&sap_loop%d, sap_i);", li->id);
-	if (!slice)
+	if (!slice && rng_cur_needed(s))
 		emit_line(s, "sap_rng_cur = &sap_rng_it;");
 	else
 		emit_line(s, "(void)sap_rng_it;");
@@ -1454,9 +1657,22 @@ bool emit_synced(LoopInfo *li, Sym *d)
 }
 
 /* Where dvector d's elements are: "NAME.data", or the worker's copy. */
+/* Does the body function being written hold d's data pointer in the
+ * local sap_dX?  A driver vector the loop touches: its buffer stays put
+ * while the body runs. */
+static bool dv_local(Node *loop, Sym *d)
+{
+	if (!E->dv_locals || loop->kind != N_ASYNC || d->ty->kind != TY_DVEC || !d->is_driver)
+		return false;
+	for (int i = 0; i < loop->li->dds.n; i++)
+		if (loop->li->dds.v[i] == d)
+			return true;
+	return false;
+}
+
 char *emit_dv_data(Sym *d)
 {
-	if (E->loop && emit_synced(E->loop->li, d))
+	if (E->loop && (emit_synced(E->loop->li, d) || dv_local(E->loop, d)))
 		return format("sap_d%s", d->cname);
 	return format("%s.data", d->cname);
 }
@@ -1574,7 +1790,9 @@ static void slice_fn(Node *s)
 	slice_volatile = spec || has_spec(s->body);
 	if (spec)
 		spec_begin(s);
+	in_slice = true;
 	slice_stmt(s->body);
+	in_slice = false;
 	if (spec)
 		spec_end(s);
 	bool clobber = slice_volatile;
@@ -1673,8 +1891,33 @@ static void parallel(Node *s)
 			Sym *v = li->reduce_syms.v[i];
 			emit_line(s, "%s %s = sap_red->%s;", emit_ctype(v->ty), v->cname, v->cname);
 		}
+		/* The buffers stay put for the call.  Held in locals, they are
+		 * not loaded again through sap_red after every store the body
+		 * makes, which cc cannot tell apart from a store to *sap_red. */
+		for (int k = 0; k < 2; k++) {
+			Vec *v = k ? &li->relax_syms : &li->accum_syms;
+			for (int i = 0; i < v->n; i++) {
+				Sym *d = v->v[i];
+				if (d->ty->kind != TY_DVEC)
+					continue;
+				emit_line(s, "%s *const sap_acc_%s = sap_red->acc_%s;", emit_ctype(d->ty->elem),
+				          d->cname, d->cname);
+				emit_line(s, "(void)sap_acc_%s;", d->cname);
+			}
+		}
+		E->acc_locals = true;
 	} else {
 		emit_line(s, "(void)red;");
+	}
+	/* Vectors' buffers in locals too: a call to a function, in C as much
+	 * as in the program, may store to any global for all cc knows, and
+	 * u_X.data would be loaded again after every one. */
+	E->dv_locals = true;
+	for (int i = 0; async && i < li->dds.n; i++) {
+		Sym *d = li->dds.v[i];
+		if (dv_local(s, d))
+			emit_line(s, "char *const sap_d%s = %s.data;\n\t(void)sap_d%s;", d->cname, d->cname,
+			          d->cname);
 	}
 	for (int i = 0; !async && i < li->dds.n; i++) {
 		Sym *d = li->dds.v[i];
@@ -1685,7 +1928,7 @@ static void parallel(Node *s)
 			          d->cname, d->cname);
 		E->loop = saved;
 	}
-	if (li->uses_rng)
+	if (rng_cur_needed(s))
 		emit_line(s, "sap_rng *sap_saved_rng = sap_rng_cur;");
 	/* Static keys a * i + b are in range for the whole chunk (or group,
 	 * whose iterations ascend) when they are at its two ends: then the
@@ -1739,10 +1982,10 @@ static void parallel(Node *s)
 		if (guard.len)
 			E->indent--;
 	}
-	E->fast = E->staged_only = false;
+	E->fast = E->staged_only = E->acc_locals = E->dv_locals = false;
 	if (guard.len)
 		emit_line(s, "}");
-	if (li->uses_rng)
+	if (rng_cur_needed(s))
 		emit_line(s, "sap_rng_cur = sap_saved_rng;");
 	for (int i = 0; i < nred; i++) {
 		Sym *v = li->reduce_syms.v[i];

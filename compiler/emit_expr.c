@@ -87,6 +87,10 @@ static char *index_expr(Node *e, bool write)
 		              emit_expr(e->rhs), emit_ctype(bt->elem), emit_site(e));
 	}
 	case TY_DVEC:
+		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym) && E->acc_locals)
+			return format("sap_acc_%s[sap_check_index(%s, %s.n, %s, %s)]", e->lhs->sym->cname,
+			              emit_expr(e->rhs), e->lhs->sym->cname,
+			              emit_cstr(e->lhs->sym->name, strlen(e->lhs->sym->name)), emit_site(e));
 		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
 			return format("((%s *)sap_red->acc_%s)[sap_check_index(%s, %s.n, %s, %s)]",
 			              emit_ctype(bt->elem), e->lhs->sym->cname, emit_expr(e->rhs),

@@ -558,6 +558,8 @@ typedef struct Emitter {
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
 	bool fast;              /* writing a body whose static keys are known in range */
 	bool staged_only;       /* ... and that has every plan-order copy (sap_stN) */
+	bool acc_locals;        /* ... which holds its accumulate buffers in sap_acc_X */
+	bool dv_locals;         /* ... and its driver vectors' data in sap_dX */
 	Vec numtypes;           /* Type *: element types whose sap_numtype is written */
 	Vec redfns;             /* char *: reduction helpers written */
 } Emitter;

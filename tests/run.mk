@@ -4,6 +4,8 @@
 ## that compare whole programs.
 run_tests = \
 	tests/run/accumulate.sap \
+	tests/run/array-fill.sap \
+	tests/run/array-fill-c.sh \
 	tests/run/args-ranks.sh \
 	tests/run/async-order.sh \
 	tests/run/bad-input.sh \
@@ -38,6 +40,7 @@ run_tests = \
 	tests/run/params.sap \
 	tests/run/parts-ranks.sh \
 	tests/run/reduce-grid.sh \
+	tests/run/rng-calls.sap \
 	tests/run/relaxed.sap \
 	tests/run/relaxed-ranks.sh \
 	tests/run/sapc-options.sh \
@@ -64,7 +67,7 @@ run_tests = \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
-	tests/run/accumulate.out tests/run/int-wrap.out tests/run/map-keys.out tests/run/strings-ranks.out \
+	tests/run/accumulate.out tests/run/array-fill.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.awk \
 	tests/run/slice-bounds.out tests/run/slice-bounds.args \
 	tests/run/elem-types.out tests/run/reduce-grid.gen tests/run/cond-access.out \
