@@ -1304,7 +1304,10 @@ static void rng_setup(Node *s, bool slice)
 	LoopInfo *li = s->li;
 	if (!li->uses_rng)
 		return;
-	emit_line(s, "sap_rng sap_rng_it = sap_rng_iter(&sap_loop%d, sap_i);", li->id);
+	if (slice)
+		emit_line(s, "sap_rng sap_rng_it = sap_rng_iter(&sap_loop%d, sap_i);", li->id);
+	else
+		emit_line(s, "sap_rng sap_rng_it = sap_rng_index(sap_rng_base, sap_i);");
 	if (!slice && rng_cur_needed(s))
 		emit_line(s, "sap_rng_cur = &sap_rng_it;");
 	else
@@ -1928,6 +1931,8 @@ static void parallel(Node *s)
 			          d->cname, d->cname);
 		E->loop = saved;
 	}
+	if (li->uses_rng)
+		emit_line(s, "const sap_rng sap_rng_base = sap_rng_iter(&sap_loop%d, 0);", id);
 	if (rng_cur_needed(s))
 		emit_line(s, "sap_rng *sap_saved_rng = sap_rng_cur;");
 	/* Static keys a * i + b are in range for the whole chunk (or group,

@@ -838,6 +838,17 @@ static inline sap_rng sap_rng_iter(const sap_loop *L, int64_t i)
 	return r;
 }
 
+/* The generator of iteration i, from base = sap_rng_iter(L, 0) taken once
+ * per body call: the seed and the invocation count are globals that every
+ * int store of the body might change for all cc knows, so reading them per
+ * iteration reloads them after the body's stores. */
+static inline sap_rng sap_rng_index(sap_rng base, int64_t i)
+{
+	base.ctr[0] = (uint32_t)i;
+	base.ctr[1] = (uint32_t)((uint64_t)i >> 32);
+	return base;
+}
+
 /* ==== accumulate(+: D) ================================================ */
 
 /* Each worker adds into a private zeroed buffer of the DDS's elements;

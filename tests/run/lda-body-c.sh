@@ -8,7 +8,8 @@
 # point sap_rng_cur at its generator, which keeps the generator out of
 # memory that the counts' int stores may alias (tests/run/rng-calls.sap
 # checks bodies whose functions draw).  The vectors' buffers are locals
-# too, taken once per call.
+# too, taken once per call, and so is the generator's seed and invocation
+# (sap_rng_base), which a store to the counts might change for all cc knows.
 # tests/run/lda-twin.sh checks that the results stay the twin's bit for bit.
 set -u
 : "${SAPC:?must be set}" "${top_srcdir:?must be set}"
@@ -28,6 +29,8 @@ grep -q 'int32_t \*const sap_acc_u_nk = sap_red->acc_u_nk;' "$tmp/body.c" ||
 grep -q 'sap_red->acc_u_nk)\[' "$tmp/body.c" && fail "nk is indexed through sap_red"
 grep -q 'sap_rng_cur' "$tmp/body.c" && fail "the body sets sap_rng_cur but calls nothing that draws"
 grep -q 'sap_rand_at(&sap_rng_it, 1,' "$tmp/body.c" || fail "the body does not draw inline"
+grep -q 'sap_rng_iter(&sap_loop3, sap_i)' "$tmp/body.c" && fail "the body reads the seed per iteration"
+grep -q 'sap_rng_index(sap_rng_base, sap_i)' "$tmp/body.c" || fail "no per-call generator base"
 for v in tok z ndk nwk; do
 	grep -q "char \*const sap_du_$v = u_$v.data;" "$tmp/body.c" || fail "$v's buffer is not held in a local"
 done
