@@ -239,13 +239,13 @@ END_TEST
 static void check_real(const char *tok)
 {
 	size_t n = strlen(tok);
-	sap_fields f = { "t", 1, tok, tok + n };
+	sap_fields f = { .file = "t", .line = 1, .p = tok, .end = tok + n };
 	float x;
 	sap_scan_float(&f, &x, "x");
 	float wantf = strtof(tok, NULL);
 	ck_assert_msg(memcmp(&x, &wantf, sizeof x) == 0, "float %s: %a != %a",
 	              tok, (double)x, (double)wantf);
-	f = (sap_fields){ "t", 1, tok, tok + n };
+	f = (sap_fields){ .file = "t", .line = 1, .p = tok, .end = tok + n };
 	double y;
 	sap_scan_double(&f, &y, "y");
 	double want = strtod(tok, NULL);
