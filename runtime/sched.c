@@ -1539,20 +1539,7 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 	}
 	if (keyed) {
 		p->mine = group_ranks(p, threads);
-		for (int w = 0; w < threads; w++) {
-			set_free(&j.local[w]);
-			free(gid[w]);
-		}
-		free(j.local);
-		free(gid);
-		set_free(&all);
-		free(mine);
-		free(cnts);
-		free(dis);
-		free(every);
-		free(partof);
-		free(sid);
-		return;
+		goto done;
 	}
 	int64_t G = p->ngroups;
 
@@ -1609,7 +1596,16 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 		ship_elements(p, &ship[k], own, cg, sendb, s0, scnt, sdis, rcnt, rdis, r0);
 		ship[k].seconds += sap_now() - t0;
 	}
-
+	free(cg);
+	free(scnt);
+	free(sdis);
+	free(rcnt);
+	free(rdis);
+	free(gat);
+	free(dstat);
+	free(sendb);
+	free(recvb);
+done:
 	for (int w = 0; w < threads; w++) {
 		set_free(&j.local[w]);
 		free(gid[w]);
@@ -1623,15 +1619,6 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 	free(every);
 	free(partof);
 	free(sid);
-	free(cg);
-	free(scnt);
-	free(sdis);
-	free(rcnt);
-	free(rdis);
-	free(gat);
-	free(dstat);
-	free(sendb);
-	free(recvb);
 }
 
 void sap_plan_share(sap_plan *p)
