@@ -22,9 +22,10 @@ enum { GRANULES = 65536 };
  * few enough that masks stay few and planning cheap. */
 enum { FINE = 8 };
 
-/* Iterations whose keys are sampled to weigh the granules: a quarter of
- * them, up to this many. */
-enum { SAMPLE = 65536 };
+/* Iterations whose keys are sampled to weigh the granules: SAMPLE_PER
+ * per fine block (a block's weight then errs by a few percent), at
+ * least SAMPLE_MIN, at most SAMPLE, and at most a quarter of them. */
+enum { SAMPLE_PER = 1024, SAMPLE_MIN = 8192, SAMPLE = 65536 };
 
 /* Is every access of written DDS k the iteration's own key a i + b? */
 static bool own_key(const sap_async_spec *spec, int k)
@@ -43,6 +44,12 @@ static bool own_key(const sap_async_spec *spec, int k)
 			return false;
 	}
 	return first && first->a != 0;
+}
+
+static inline int64_t affine_key(const sap_affine *a, int64_t i)
+{
+	/* Wrapping arithmetic: an overflowing key is out of range anyway. */
+	return (int64_t)((uint64_t)a->a * (uint64_t)i + (uint64_t)a->b);
 }
 
 /* The granule table of the cuts of d, a dvector of n keys. */
@@ -205,6 +212,113 @@ static void cut_keys(int64_t *cut, int F, int64_t n, const int64_t *key, int64_t
 	cut[F] = n;
 }
 
+/* The keys of the parts that the sampled iterations idx[0 .. m) touch:
+ * each key of each access, read or written, as a unit of weight; part
+ * p's keys together, cnt[p] of them, nk in all.  Only the keys are kept,
+ * not the iterations or modes of a key log: a sample's slicing is most of
+ * what planning a loop the first time costs. */
+typedef struct weigh_buf {
+	int64_t *v[64];
+	int64_t n[64], cap[64];
+	int64_t lo, hi;         /* the run being sliced */
+	const int *part_of;     /* per DDS: its part, or -1 */
+} weigh_buf;
+
+static void weigh_push(weigh_buf *wb, int p, int64_t key)
+{
+	if (wb->n[p] == wb->cap[p]) {
+		wb->cap[p] = wb->cap[p] ? 2 * wb->cap[p] : 4096;
+		wb->v[p] = sap_xrealloc(wb->v[p], (size_t)wb->cap[p] * sizeof *wb->v[p]);
+	}
+	wb->v[p][wb->n[p]++] = key;
+}
+
+static void weigh_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
+{
+	(void)mode;
+	weigh_buf *wb = r->logbuf;
+	int p = wb->part_of[dds];
+	if (p >= 0 && (uint64_t)key <= r->d[dds].max && r->i >= wb->lo && r->i < wb->hi)
+		weigh_push(wb, p, key);
+}
+
+typedef struct weigh_job {
+	const sap_async_spec *spec;
+	const sap_layout *ly;
+	void *env;
+	const int64_t *idx;
+	int64_t n;
+	int T;
+	const int *part_of;
+	weigh_buf *out;         /* per worker */
+} weigh_job;
+
+static void weigh_worker(void *arg, int w)
+{
+	weigh_job *j = arg;
+	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
+	weigh_buf *wb = &j->out[w];
+	wb->part_of = j->part_of;
+	sap_rec r = { .d = j->ly->d, .log = weigh_key, .logbuf = wb };
+	r.mask = &r.sink;
+	while (a < b) {
+		int64_t e = a + 1;
+		while (e < b && j->idx[e] == j->idx[e - 1] + 1)
+			e++;
+		wb->lo = j->idx[a];
+		wb->hi = j->idx[e - 1] + 1;
+		if (j->spec->slice)
+			j->spec->slice(j->env, j->idx, a, e, &r);
+		for (int k = 0; k < j->spec->naffine; k++) {
+			const sap_affine *af = &j->spec->affine[k];
+			int p = j->part_of[af->dds];
+			if (p < 0)
+				continue;
+			for (int64_t i = wb->lo; i < wb->hi; i++) {
+				int64_t key = affine_key(af, i);
+				if ((uint64_t)key <= j->ly->d[af->dds].max)
+					weigh_push(wb, p, key);
+			}
+		}
+		a = e;
+	}
+}
+
+static int64_t *sample_keys(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                            const int64_t *idx, int64_t m, int T, int64_t *cnt, int64_t *nk)
+{
+	int *part_of = sap_xmalloc((size_t)(spec->ndds ? spec->ndds : 1) * sizeof *part_of);
+	for (int k = 0; k < spec->ndds; k++)
+		part_of[k] = -1;
+	for (int p = 0; p < ly->nparts; p++)
+		if (ly->tabs[ly->part[p]])
+			part_of[ly->part[p]] = p;
+	weigh_buf *out = sap_xcalloc((size_t)T, sizeof *out);
+	if (m) {
+		weigh_job j = { spec, ly, env, idx, m, T, part_of, out };
+		sap_pool_run(T, weigh_worker, &j);
+	}
+	int64_t tot = 0;
+	for (int w = 0; w < T; w++)
+		for (int p = 0; p < ly->nparts; p++)
+			tot += out[w].n[p];
+	int64_t *keys = sap_xmalloc((size_t)(tot ? tot : 1) * sizeof *keys);
+	*nk = 0;
+	for (int p = 0; p < ly->nparts; p++)
+		for (int w = 0; w < T; w++) {
+			if (out[w].n[p])
+				memcpy(keys + *nk, out[w].v[p], (size_t)out[w].n[p] * sizeof *keys);
+			*nk += out[w].n[p];
+			cnt[p] += out[w].n[p];
+		}
+	for (int w = 0; w < T; w++)
+		for (int p = 0; p < ly->nparts; p++)
+			free(out[w].v[p]);
+	free(out);
+	free(part_of);
+	return keys;
+}
+
 void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int64_t lo,
                       int64_t hi, int threads, bool ranks)
 {
@@ -219,7 +333,9 @@ void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int
 	 * ranks each rank slices those of its share and every rank gets all
 	 * the keys, so that every rank cuts the same blocks whatever the
 	 * number of ranks. */
-	int64_t S = n / 4 < SAMPLE ? n / 4 : SAMPLE;
+	int64_t S = SAMPLE_PER * ly->F;
+	S = S < SAMPLE_MIN ? SAMPLE_MIN : S > SAMPLE ? SAMPLE : S;
+	S = n / 4 < S ? n / 4 : S;
 	if (S < 1)
 		S = 1;
 	int64_t a = lo, b = hi;
@@ -236,20 +352,10 @@ void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int
 		if (i >= a && i < b)
 			idx[m++] = i;
 	}
-	sap_keylog log = { 0 };
-	if (m)
-		sap_recon_log(spec, ly, env, idx, m, &log, threads);
-	free(idx);
 	/* Part p's keys, then its count, per part. */
 	int64_t nk = 0, cnt[64] = { 0 };
-	int64_t *keys = sap_xmalloc((size_t)(log.n ? log.n : 1) * sizeof *keys);
-	for (int p = 0; p < ly->nparts; p++)
-		for (int64_t q = 0; q < log.n; q++)
-			if (log.v[q].dds == ly->part[p] && ly->tabs[ly->part[p]]) {
-				keys[nk++] = log.v[q].key;
-				cnt[p]++;
-			}
-	sap_keylog_free(&log);
+	int64_t *keys = sample_keys(spec, ly, env, idx, m, threads, cnt, &nk);
+	free(idx);
 	if (ranks) {
 		int P = sap_nranks();
 		int64_t *all = sap_xmalloc((size_t)P * 64 * sizeof *all);
@@ -314,12 +420,6 @@ void sap_layout_free(sap_layout *ly)
 	free(ly->d);
 	ly->tabs = NULL;
 	ly->d = NULL;
-}
-
-static inline int64_t affine_key(const sap_affine *a, int64_t i)
-{
-	/* Wrapping arithmetic: an overflowing key is out of range anyway. */
-	return (int64_t)((uint64_t)a->a * (uint64_t)i + (uint64_t)a->b);
 }
 
 /* ---- masks ---- */
