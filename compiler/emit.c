@@ -398,8 +398,13 @@ static void body(Node *s)
 }
 
 /* In a slice with speculative regions, scalar locals are volatile: after
- * a region is dropped (longjmp), each holds the value last stored. */
+ * a region is dropped (longjmp), each holds the value last stored.  Only
+ * a local whose scope holds a region's setjmp needs it (spec_ahead): one
+ * declared inside a region, or in a block or loop with none after it,
+ * is out of scope or untouched when a longjmp lands, and stays in a
+ * register (the loop counters of a slice's key loops). */
 static bool slice_volatile;
+static bool spec_ahead = true;
 /* Writing a slice, which runs only part of the body's statements. */
 static bool in_slice;
 
@@ -588,7 +593,7 @@ static void var_decl(Node *d)
 	if (s->vclass == V_CONST && s->is_driver)
 		return;         /* emitted as a static const */
 	const char *ct = emit_ctype(t);
-	if (slice_volatile && !s->is_driver && (ty_is_num(t) || t->kind == TY_BOOL))
+	if (slice_volatile && spec_ahead && !s->is_driver && (ty_is_num(t) || t->kind == TY_BOOL))
 		ct = format("volatile %s", ct);
 	StmtState st;
 	stmt_begin(&st);
@@ -1522,8 +1527,13 @@ static void slice_loop(Node *s)
 	emit_line(s, "{");
 	E->indent++;
 	push_scope(false, false);
-	if (s->kind == N_FOR && s->init)
+	if (s->kind == N_FOR && s->init) {
+		spec_ahead = s->slice == SL_FLAT ||
+		             (s->slice == SL_INCLUDED && (acc_slice_over(s) || dropped_jump(s->body))) ||
+		             has_spec(s->body);
 		slice_stmt(s->init);
+		spec_ahead = true;
+	}
 	records(s);
 	slice_depth++;
 	if (s->slice == SL_FLAT) {
@@ -1575,8 +1585,15 @@ static void slice_stmt(Node *s)
 		return;
 	switch (s->kind) {
 	case N_BLOCK:
-		for (Node *n = s->args; n; n = n->next)
+		for (Node *n = s->args; n; n = n->next) {
+			if (n->kind == N_VAR) {
+				spec_ahead = false;
+				for (Node *m = n->next; m && !spec_ahead; m = m->next)
+					spec_ahead = has_spec(m);
+			}
 			slice_stmt(n);
+			spec_ahead = true;
+		}
 		return;
 	case N_VAR: case N_EXPR:
 		records(s);
