@@ -902,11 +902,45 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 		sap_order_dump(x->L, NULL, lo, hi - lo);
 }
 
+/* A vector of elements with lists that this loop only reads, and that has
+ * not changed since its previous run, is likely read many times more:
+ * its lists, wherever pushes left them, are packed in element order
+ * once.  Not one whose elements move between ranks (holder maps, pages
+ * given back), where some lists are copies fetched for a loop. */
+static void pack_lists(struct sap_loop_state *st, const sap_async_spec *spec)
+{
+	if (st->nseen != spec->ndds) {
+		st->seen = sap_xrealloc(st->seen, (size_t)(spec->ndds ? spec->ndds : 1) *
+		                        sizeof *st->seen);
+		memset(st->seen, 0, (size_t)(spec->ndds ? spec->ndds : 1) * sizeof *st->seen);
+		st->nseen = spec->ndds;
+	}
+	for (int k = 0; k < spec->ndds; k++) {
+		sap_dvec *v = spec->dds[k].dv;
+		if (!v) {
+			st->seen[k] = 0;
+			continue;
+		}
+		if (spec->dds[k].mode == SAP_READ && v->codec && v->codec->settle &&
+		    st->seen[k] == v->version && v->packed != v->version && !v->holder &&
+		    !v->sparse && (!v->part_only || v->cuts)) {
+			int64_t a = 0, b = v->n;
+			if (v->part_only && v->cuts) {
+				a = v->cuts[sap_rank()];
+				b = v->cuts[sap_rank() + 1];
+			}
+			sap_dv_pack_lists(v, a, b);
+		}
+		st->seen[k] = v->version;
+	}
+}
+
 void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
                    void *env, sap_body_fn body, const sap_reduce *r, void *red)
 {
 	L->invocations++;
 	struct sap_loop_state *st = state_of(L);
+	pack_lists(st, spec);
 	sap_run x = { L, env, body, r, NULL, sap_threads(), sap_threads() };
 	if (r)
 		r->init(red);

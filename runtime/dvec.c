@@ -42,6 +42,7 @@ static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, boo
 	v->keys_of = NULL;
 	v->codec = NULL;
 	v->arena = NULL;
+	v->packed = 0;
 	sap_dv_account(v, held);
 	sap_ptrs_add(&sap_live_dvecs, v);
 }
@@ -272,4 +273,26 @@ const char *sap_dv_take(sap_dvec *v, int64_t key, const char *in)
 	if (v->codec->drop)
 		v->codec->drop(x);
 	return v->codec->unpack(x, in);
+}
+
+/* Lists parsed or pushed one element at a time lie wherever realloc left
+ * them, and a loop over the elements chases pointers across the heap
+ * rather than streaming (on the Lasso sample, a tenth of its time on one
+ * thread, more on two, which share the memory bus). */
+void sap_dv_pack_lists(sap_dvec *v, int64_t lo, int64_t hi)
+{
+	if (!v->codec || !v->codec->settle)
+		return;
+	size_t bytes = 0;
+	for (int64_t i = lo; i < hi; i++)
+		bytes += v->codec->settle(v->data + (size_t)i * v->elsize, NULL);
+	char *old = v->arena;
+	v->arena = NULL;
+	if (bytes) {
+		char *at = v->arena = sap_xmalloc(bytes);
+		for (int64_t i = lo; i < hi; i++)
+			at += v->codec->settle(v->data + (size_t)i * v->elsize, at);
+	}
+	free(old);
+	v->packed = v->version;
 }

@@ -359,25 +359,6 @@ static void parse_trapped(load_trap *t, const char *buf, size_t len, const char 
 	trap = NULL;
 }
 
-/* Load's lists of elements [lo, hi) of v into one block, in element
- * order: parsed one push at a time, each list's storage would be wherever
- * realloc left it, and a loop over the elements would chase pointers
- * across the heap rather than stream (on the Lasso sample, a tenth of
- * its time on one thread, more on two, which share the memory bus). */
-static void settle_lists(sap_dvec *v, int64_t lo, int64_t hi)
-{
-	if (!v->codec || !v->codec->settle || v->arena)
-		return;
-	size_t bytes = 0;
-	for (int64_t i = lo; i < hi; i++)
-		bytes += v->codec->settle(v->data + (size_t)i * v->elsize, NULL);
-	if (bytes == 0)
-		return;
-	char *at = v->arena = sap_xmalloc(bytes);
-	for (int64_t i = lo; i < hi; i++)
-		at += v->codec->settle(v->data + (size_t)i * v->elsize, at);
-}
-
 /* The elements of buf[0 .. len), the whole file, into v.  On several
  * ranks every rank has the same bytes and finds the same first error,
  * which rank 0 alone reports. */
@@ -404,7 +385,7 @@ static void load_buffer(sap_dvec *v, const char *name, const char *path, size_t 
 	}
 	sap_spare_give(buf, len);
 	v->codec = codec;
-	settle_lists(v, 0, v->n);
+	sap_dv_pack_lists(v, 0, v->n);
 }
 
 /* pread all of [off, off + n) or up to the end of the file; the bytes
@@ -533,7 +514,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 		}
 		MPI_Barrier(MPI_COMM_WORLD);
 	}
-	settle_lists(v, cuts[r], cuts[r + 1]);
+	sap_dv_pack_lists(v, cuts[r], cuts[r + 1]);
 	if (parted) {
 		free(counts);
 		sap_dv_set_cuts(v, cuts);

@@ -106,6 +106,10 @@ void sap_dv_account(sap_dvec *v, size_t held);
  * ranks hold.  Neither does anything to other vectors. */
 void sap_dv_recount(sap_dvec *v);
 void sap_dv_trim(sap_dvec *v);
+/* Move the lists of elements [lo, hi) into one new arena, in element
+ * order, freeing the old one: every element whose lists the old arena
+ * held must be in [lo, hi). */
+void sap_dv_pack_lists(sap_dvec *v, int64_t lo, int64_t hi);
 /* Of a sparse vector, give back the pages on which lies no key that
  * keep(v, key, arg) keeps.  Their contents read as zero afterwards. */
 typedef bool (*sap_keep_fn)(const sap_dvec *v, int64_t key, void *arg);
@@ -623,6 +627,9 @@ struct sap_loop_state {
 	int T, blocks, ndds;            /* blocks: sap_cfg.blocks */
 	int64_t *sizes;                 /* per spec DDS */
 	uint64_t *versions;             /* per spec DDS, when slice_reads */
+	/* Per spec DDS, its version when the loop last ran (pack_lists). */
+	uint64_t *seen;
+	int nseen;
 	const void **ptrs;              /* per spec DDS: the dvec or dmap */
 	sap_affine *affine;
 	int naffine;

@@ -187,10 +187,13 @@ typedef struct sap_dvec {
 	const struct sap_dmap *keys_of;
 	/* Elements holding strings or lists: how they travel, or NULL. */
 	const sap_codec *codec;
-	/* The lists of the elements load parsed, one after another in
-	 * element order, so that a loop over the elements streams through
-	 * memory as it would through a flat array (codec->settle). */
+	/* The lists of the elements, one after another in element order,
+	 * so that a loop over the elements streams through memory as it
+	 * would through a flat array (codec->settle): packed by load, and
+	 * again by an async for that finds the vector changed since it was
+	 * packed but not since its previous run (sap_dv_pack_lists). */
 	char *arena;
+	uint64_t packed;        /* the version the arena was made at */
 } sap_dvec;
 
 enum { SAP_HOLD_ALL = 0xffff };

@@ -26,6 +26,7 @@ run_tests = \
 	tests/run/int-wrap.sap \
 	tests/run/load-error.sap \
 	tests/run/load-lists.sap \
+	tests/run/pack-lists.sap \
 	tests/run/libsvm.sh \
 	tests/run/genlasso.sh \
 	tests/run/lasso-sample.sh \
@@ -80,6 +81,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/load-error.ratings.txt.in \
 	tests/run/load-lists.out tests/run/load-lists.cols.txt.in \
 	tests/run/load-lists.ints.txt.in \
+	tests/run/pack-lists.out tests/run/pack-lists.args \
 	tests/run/params-bad.args tests/run/params-bad.err tests/run/params-bad.out \
 	tests/run/params-bad.status \
 	tests/run/params-set.args tests/run/params-set.out \
