@@ -254,8 +254,12 @@ typedef struct sap_plan {
 	bool level;             /* rounds packed to their largest group's size
 	                           (see pack in sched.c) */
 	bool keys;              /* key level: a wavefront of iterations (see
-	                           sap_plan_wave), groups in round and worker
-	                           order rather than by size, gmask all ones */
+	                           sap_plan_wave) or strips, groups in round and
+	                           worker order rather than by size, gmask all
+	                           ones */
+	bool strips;            /* key level by strips (sap_plan_strips):
+	                           conflicting iterations in different rounds,
+	                           not always in index order */
 	int *mine;              /* over ranks: the rank running each group, whose
 	                           lists alone are in order until sap_plan_share */
 } sap_plan;
@@ -275,9 +279,10 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
                     int64_t *order, double *recon_s);
 /* sap_plan_recon and sap_plan_recon_ranks build the block plan, and when
  * that leaves the workers idle a fifth of the time or more, the
- * key-level plan too (within bounds on its memory: sched.c; over ranks
- * every rank slices every iteration for it, unless vectors held in parts
- * travel with the iterations), keeping the cheaper. */
+ * key-level plans too, the wavefront and strips (within bounds on their
+ * memory: sched.c; over ranks every rank slices every iteration for
+ * them, unless vectors held in parts travel with the iterations),
+ * keeping the cheapest. */
 
 /* The key-level (wavefront) plan of iterations lo .. lo + n - 1 from
  * their accesses log[0 .. nlog) (each iteration's together, ascending):
@@ -288,6 +293,15 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
  * plan allocates it).  False past the bounds on keys held. */
 bool sap_plan_wave(sap_plan *p, const sap_access *log, int64_t nlog, int64_t lo, int64_t n,
                    int T, int64_t *order);
+/* The key-level plan by strips of the same: the iterations cut into T m
+ * contiguous runs, run s in round s mod m (worker w runs run j + w m in
+ * round j), m the fewest rounds up to 64 such that no written key is
+ * touched by iterations of two runs of one round.  Conflicting
+ * iterations run in different rounds, but a later one may run first:
+ * the result depends on T, as a block plan's does.  False when no m
+ * fits (a written key's iterations span n / T or more). */
+bool sap_plan_strips(sap_plan *p, const sap_access *log, int64_t nlog, int64_t lo, int64_t n,
+                     int T, int64_t *order);
 /* Over ranks: each rank slices its share of [lo, hi) (the iterations of
  * its workers' chunks), the ranks pool their masks into one plan for T =
  * P x threads workers, and each rank receives the iterations of its
@@ -674,6 +688,7 @@ struct sap_loop_state {
 	sap_verdict verdict;
 	int shared_with;                /* SAP_V_SHARED: the loop whose plan it ran */
 	bool key_level;                 /* SAP_V_PLANNED: a key-level plan */
+	bool strips;                    /* which is by strips */
 	const char *reason;             /* spec->serial */
 	bool ever_locked;
 	int64_t groups, rounds;

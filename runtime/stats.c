@@ -71,7 +71,9 @@ static char *verdict1(const struct sap_loop_state *st)
 	case SAP_V_INDEX: return sap_strf("index-order");
 	case SAP_V_CHUNKS: return sap_strf("chunks");
 	case SAP_V_OWNER: return sap_strf("chunks (owner computes)");
-	case SAP_V_PLANNED: return sap_strf(st->key_level ? "planned (key-level)" : "planned");
+	case SAP_V_PLANNED:
+		return sap_strf(st->strips ? "planned (key-level strips)" :
+		                st->key_level ? "planned (key-level)" : "planned");
 	case SAP_V_LOCKED: return sap_strf("locked (non-deterministic)");
 	case SAP_V_REPLAY: return sap_strf("replayed");
 	case SAP_V_SERIAL: return sap_strf("serialized: %s", st->reason ? st->reason : "");

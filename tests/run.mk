@@ -21,6 +21,7 @@ run_tests = \
 	tests/run/holders-ranks.sh \
 	tests/run/hot-keys.sh \
 	tests/run/key-plan.sh \
+	tests/run/strips.sh \
 	tests/run/idx2txt.sh \
 	tests/run/index-error.sap \
 	tests/run/int-wrap.sap \

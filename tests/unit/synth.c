@@ -196,6 +196,43 @@ void pattern_free(pattern *m)
 		sap_dv_free(&m->X[d]);
 }
 
+/* ---- banded ---- */
+
+static void band_slice(void *env, const int64_t *idx, int64_t lo, int64_t hi, sap_rec *rec)
+{
+	band *m = env;
+	for (int64_t k = lo; k < hi; k++) {
+		int64_t i = idx ? idx[k] : k;
+		sap_rec_begin(rec, i);
+		for (int q = 0; q < 10; q++)
+			sap_rec_key(rec, 0, m->key[10 * i + q], SAP_RW);
+	}
+}
+
+void band_make(band *m, int64_t n, int64_t rows, int64_t w, uint64_t seed)
+{
+	memset(m, 0, sizeof *m);
+	m->n = n;
+	m->key = sap_xmalloc((size_t)(10 * n) * sizeof *m->key);
+	uint64_t s = seed;
+	for (int64_t j = 0; j < n; j++) {
+		int64_t c = j * rows / n;
+		for (int q = 0; q < 10; q++) {
+			int64_t r = c - w + synth_below(&s, 2 * w + 1);
+			m->key[10 * j + q] = r < 0 ? 0 : r >= rows ? rows - 1 : r;
+		}
+	}
+	dv_make(&m->X, "X", rows, sizeof(double));
+	m->d[0] = (sap_dds){ .name = "X", .dv = &m->X, .mode = SAP_RW };
+	m->spec = (sap_async_spec){ .dds = m->d, .ndds = 1, .slice = band_slice };
+}
+
+void band_free(band *m)
+{
+	free(m->key);
+	sap_dv_free(&m->X);
+}
+
 /* ---- planning a spec as the engine does ---- */
 
 void plan_spec(planned *pl, const sap_async_spec *spec, void *env, int64_t n, int T,

@@ -75,6 +75,20 @@ typedef struct pattern {
 void pattern_make(pattern *m, int64_t n, int64_t nkeys, uint64_t seed);
 void pattern_free(pattern *m);
 
+/* ---- banded: Lasso's columns; iteration j reads and writes 10 keys of
+ * X (of `rows`) within +-w of j rows / n ---- */
+
+typedef struct band {
+	int64_t n;
+	int64_t *key;           /* iteration j's: key[10 j .. 10 j + 10) */
+	sap_dvec X;
+	sap_dds d[1];
+	sap_async_spec spec;
+} band;
+
+void band_make(band *m, int64_t n, int64_t rows, int64_t w, uint64_t seed);
+void band_free(band *m);
+
 /* A plan and the key log of a spec over [0, n) on T workers. */
 typedef struct planned {
 	sap_layout ly;

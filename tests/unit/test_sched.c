@@ -816,6 +816,259 @@ START_TEST(wave_not_for_sgdmf)
 }
 END_TEST
 
+/* ---- strips ---- */
+
+/* The shape of a strips plan of n iterations in m rounds for T workers:
+ * round j, worker w runs run j + w m of T m, [s n / R, (s + 1) n / R),
+ * in index order, one group. */
+static void assert_strips_shape(const sap_plan *p, int64_t lo, int64_t n, int T, int m)
+{
+	ck_assert(p->keys && p->strips);
+	ck_assert_int_eq(p->nworkers, T);
+	ck_assert_int_eq(p->nrounds, m);
+	ck_assert_int_eq(p->ngroups, (int64_t)T * m);
+	ck_assert_int_eq(p->nlocked, 0);
+	if (!lo)
+		assert_well_formed(p, NULL);
+	int64_t R = (int64_t)T * m, maxsum = 0;
+	for (int j = 0; j < m; j++) {
+		int64_t most = 0;
+		for (int w = 0; w < T; w++) {
+			ck_assert_int_eq(p->ro[j * T + w + 1] - p->ro[j * T + w], 1);
+			int64_t g = p->rg[p->ro[j * T + w]], s = j + (int64_t)w * m;
+			int64_t a = s * n / R, b = (s + 1) * n / R;
+			ck_assert_int_eq(gsize(p, g), b - a);
+			for (int64_t x = 0; x < b - a; x++)
+				ck_assert_int_eq(p->order[p->goff[g] + x], lo + a + x);
+			most = b - a > most ? b - a : most;
+		}
+		maxsum += most;
+	}
+	ck_assert(fabs(p->balance - (double)maxsum * T / (double)n) < 1e-9);
+}
+
+START_TEST(strips_by_hand)
+{
+	/* 12 iterations on 2 workers.  Written keys' iterations: A 2-4,
+	 * B 5-6, C 2-6 (read by 2, written by 6); D is only read, by 0
+	 * and 11, which is no conflict.  One round of halves splits B; two
+	 * rounds of 4 runs of 3 put C's 2 (run 0) and 6 (run 2) in round
+	 * 0; three rounds of 6 runs of 2 hold every span within 2 runs. */
+	sap_access log[] = {
+		{ 100, 9, 0, SAP_READ },        /* D */
+		{ 102, 1, 0, SAP_RW },          /* A */
+		{ 102, 3, 1, SAP_READ },        /* C, of DDS 1 */
+		{ 104, 1, 0, SAP_WRITE },
+		{ 105, 2, 0, SAP_READ },        /* B */
+		{ 106, 2, 0, SAP_WRITE },
+		{ 106, 3, 1, SAP_WRITE },
+		{ 107, 3, 0, SAP_WRITE },       /* key 3 of DDS 0 is not C */
+		{ 111, 9, 0, SAP_READ },
+	};
+	int64_t nlog = sizeof log / sizeof log[0];
+	sap_plan p;
+	ck_assert(sap_plan_strips(&p, log, nlog, 100, 12, 2, NULL));
+	assert_strips_shape(&p, 100, 12, 2, 3);
+	/* Rounds: runs 0 and 3, 1 and 4, 2 and 5. */
+	static const int64_t want[12] = { 0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11 };
+	for (int k = 0; k < 12; k++)
+		ck_assert_int_eq(p.order[k], 100 + want[k]);
+	sap_conflict c;
+	ck_assert(sap_plan_check(&p, 100, log, nlog, &c));
+	/* C's 6 runs before its 2: not index order. */
+	int64_t *r = rounds_of(&p, 100);
+	ck_assert_int_lt(r[6], r[2]);
+	free(r);
+	sap_plan_free(&p);
+	/* Colour by hand with m = 2: runs 0 ([0,3)) and 2 ([6,9)) in round
+	 * 0 share C. */
+	sap_plan h = { 0 };
+	ck_assert(sap_plan_strips(&h, log, nlog, 100, 12, 2, NULL));
+	int64_t two[12] = { 0, 1, 2, 6, 7, 8, 3, 4, 5, 9, 10, 11 };
+	for (int k = 0; k < 12; k++)
+		h.order[k] = 100 + two[k];
+	int64_t goff[5] = { 0, 3, 6, 9, 12 };
+	h.ngroups = 4;
+	h.nrounds = 2;
+	memcpy(h.goff, goff, sizeof goff);
+	h.ro[4] = 4;
+	ck_assert(!sap_plan_check(&h, 100, log, nlog, &c));
+	ck_assert_int_eq(c.dds, 1);
+	ck_assert_int_eq(c.key, 3);
+	sap_plan_free(&h);
+	/* A written key over n / T = 6 iterations fits no m. */
+	sap_access wide[] = { { 0, 5, 0, SAP_WRITE }, { 6, 5, 0, SAP_READ } };
+	ck_assert(!sap_plan_strips(&p, wide, 2, 0, 12, 2, NULL));
+	/* Over 5 it fits, in four rounds: 1 and 6 are in runs 0 and 1 of
+	 * 2, 0 and 2 of 4, 0 and 3 of 6, 1 and 4 of 8 (cut at 0, 1, 3, 4,
+	 * 6, ...). */
+	wide[0].i = 1;
+	ck_assert(sap_plan_strips(&p, wide, 2, 0, 12, 2, NULL));
+	assert_strips_shape(&p, 0, 12, 2, 4);
+	ck_assert(sap_plan_check(&p, 0, wide, 2, &c));
+	sap_plan_free(&p);
+	/* Within a worker's share, one round. */
+	wide[1].i = 5;
+	ck_assert(sap_plan_strips(&p, wide, 2, 0, 12, 2, NULL));
+	ck_assert_int_eq(p.nrounds, 1);
+	sap_plan_free(&p);
+	/* Read-only, it conflicts with nothing: one round, two halves. */
+	wide[0].mode = SAP_READ;
+	wide[1].i = 11;
+	ck_assert(sap_plan_strips(&p, wide, 2, 0, 12, 2, NULL));
+	assert_strips_shape(&p, 0, 12, 2, 1);
+	sap_plan_free(&p);
+}
+END_TEST
+
+/* Iteration i touches 1 to 4 keys of 3 DDSs near i (i / 2 - 6 ..
+ * i / 2 + 6), read, written or both: strips fit, and whichever m they
+ * take, no run of a round meets another. */
+START_TEST(strips_local)
+{
+	enum { N = 600 };
+	int T = 2 + _i;
+	uint64_t s = 31 + (uint64_t)_i;
+	sap_access *log = malloc(4 * N * sizeof *log);
+	int64_t nlog = 0;
+	for (int64_t i = 0; i < N; i++) {
+		int nk = 1 + (int)synth_below(&s, 4);
+		for (int k = 0; k < nk; k++) {
+			int64_t key = i / 2 - 6 + synth_below(&s, 13);
+			log[nlog++] = (sap_access){ i, key < 0 ? 0 : key, (int32_t)synth_below(&s, 3),
+			                            1 + (int32_t)synth_below(&s, 3) };
+		}
+	}
+	sap_plan p;
+	ck_assert(sap_plan_strips(&p, log, nlog, 0, N, T, NULL));
+	ck_assert_int_ge(p.nrounds, 2);
+	assert_strips_shape(&p, 0, N, T, (int)p.nrounds);
+	sap_conflict c;
+	ck_assert(sap_plan_check(&p, 0, log, nlog, &c));
+	/* By every pair: conflicting iterations in different rounds, or in
+	 * one group. */
+	int64_t *r = rounds_of(&p, 0), grp[N];
+	for (int64_t g = 0; g < p.ngroups; g++)
+		for (int64_t x = p.goff[g]; x < p.goff[g + 1]; x++)
+			grp[p.order[x]] = g;
+	for (int64_t a = 0; a < nlog; a++)
+		for (int64_t b = a + 1; b < nlog; b++)
+			if (log[a].i != log[b].i && log[a].dds == log[b].dds &&
+			    log[a].key == log[b].key && ((log[a].mode | log[b].mode) & SAP_WRITE))
+				ck_assert(r[log[a].i] != r[log[b].i] || grp[log[a].i] == grp[log[b].i]);
+	free(r);
+	/* m is the fewest rounds whose runs of T m hold every written key's
+	 * iterations, first to last, within m runs. */
+	int m = (int)p.nrounds;
+	for (int mm = m - 1; mm <= m; mm++) {
+		int64_t R = (int64_t)T * mm, widest = 0;
+		for (int64_t a = 0; a < nlog; a++) {
+			int64_t first = -1, last = -1;
+			bool wr = false;
+			for (int64_t b = 0; b < nlog; b++)
+				if (log[b].dds == log[a].dds && log[b].key == log[a].key) {
+					first = first < 0 ? log[b].i : first;
+					last = log[b].i;
+					wr |= (log[b].mode & SAP_WRITE) != 0;
+				}
+			/* The run of x: the last s with s N / R <= x. */
+			int64_t rf = (first * R + R - 1) / N, rl = (last * R + R - 1) / N;
+			while (rf * N / R > first)
+				rf--;
+			while (rl * N / R > last)
+				rl--;
+			if (wr && rl - rf > widest)
+				widest = rl - rf;
+		}
+		if (mm == m)
+			ck_assert_int_lt(widest, m);
+		else
+			ck_assert_int_ge(widest, mm);
+	}
+	sap_plan_free(&p);
+	free(log);
+}
+END_TEST
+
+/* Plan a spec as plan_spec does, for T workers on `threads` threads. */
+static void plan_workers(planned *pl, const sap_async_spec *spec, void *env, int64_t n, int T,
+                         int threads)
+{
+	memset(pl, 0, sizeof *pl);
+	sap_layout_make(&pl->ly, spec, T, 0);
+	sap_layout_weigh(&pl->ly, spec, env, 0, n, threads, false);
+	pl->ids = sap_xmalloc((size_t)n * sizeof *pl->ids);
+	pl->order = sap_xmalloc((size_t)n * sizeof *pl->order);
+	double slicing;
+	sap_plan_recon(&pl->plan, spec, &pl->ly, env, 0, n, T, threads, false, pl->ids,
+	               pl->order, &slicing);
+	int64_t *all = sap_xmalloc((size_t)n * sizeof *all);
+	for (int64_t i = 0; i < n; i++)
+		all[i] = i;
+	sap_recon_log(spec, &pl->ly, env, all, n, &pl->log, threads);
+	free(all);
+}
+
+START_TEST(strips_banded)
+{
+	/* Lasso's columns over a band of +-2% of the rows: on 16 workers
+	 * the band spans 3 of the 64 blocks, and blocks fall short; strips
+	 * keep nearly all 16 busy. */
+	band m;
+	band_make(&m, 20000, 200000, 4000, 7);
+	planned pl;
+	plan_workers(&pl, &m.spec, &m, m.n, 16, 4);
+	ck_assert(pl.plan.strips);
+	ck_assert(16 / pl.plan.balance >= 0.9 * 16);
+	assert_strips_shape(&pl.plan, 0, m.n, 16, (int)pl.plan.nrounds);
+	sap_conflict c;
+	ck_assert(sap_plan_check(&pl.plan, 0, pl.log.v, pl.log.n, &c));
+	/* The same plan as from the whole log. */
+	sap_plan w;
+	ck_assert(sap_plan_strips(&w, pl.log.v, pl.log.n, 0, m.n, 16, NULL));
+	ck_assert_int_eq(w.nrounds, pl.plan.nrounds);
+	ck_assert(!memcmp(w.order, pl.plan.order, (size_t)m.n * sizeof *w.order));
+	sap_plan_free(&w);
+	planned_free(&pl);
+	band_free(&m);
+}
+END_TEST
+
+START_TEST(strips_not_random)
+{
+	/* 8 random keys of 200000 per iteration: a written key's
+	 * iterations span most of the loop, so no strips; the wavefront. */
+	enum { N = 20000, KEYS = 200000 };
+	int T = 2 + _i;
+	eight m = { .key = malloc(8 * N * sizeof *m.key) };
+	uint64_t s = 11;
+	for (int64_t k = 0; k < 8 * N; k++)
+		m.key[k] = synth_below(&s, KEYS);
+	sap_dv_create(&m.X, "X", KEYS, 8, NULL);
+	m.d[0] = (sap_dds){ .name = "X", .dv = &m.X, .mode = SAP_RW };
+	m.spec = (sap_async_spec){ .dds = m.d, .ndds = 1, .slice = eight_slice };
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, N, T, false);
+	ck_assert(pl.plan.keys && !pl.plan.strips);
+	sap_plan w;
+	ck_assert(!sap_plan_strips(&w, pl.log.v, pl.log.n, 0, N, T, NULL));
+	planned_free(&pl);
+	/* A hot key, written by every iteration beside its own: no
+	 * key-level plan at all. */
+	for (int64_t i = 0; i < N; i++) {
+		m.key[8 * i] = 0;
+		for (int q = 1; q < 8; q++)
+			m.key[8 * i + q] = i * 8 + q;
+	}
+	plan_spec(&pl, &m.spec, &m, N, T, false);
+	ck_assert(!pl.plan.keys && !pl.plan.strips);
+	ck_assert(!sap_plan_strips(&w, pl.log.v, pl.log.n, 0, N, T, NULL));
+	planned_free(&pl);
+	sap_dv_free(&m.X);
+	free(m.key);
+}
+END_TEST
+
 /* These tests run plans of up to 4 workers on as many threads, which
  * the pool starts only when --threads allows them. */
 static void allow_threads(void)
@@ -847,6 +1100,10 @@ Suite *sched_suite(void)
 	tcase_add_test(tc, wave_bounds);
 	tcase_add_loop_test(tc, wave_chosen, 0, 3);
 	tcase_add_loop_test(tc, wave_not_for_sgdmf, 0, 3);
+	tcase_add_test(tc, strips_by_hand);
+	tcase_add_loop_test(tc, strips_local, 0, 3);
+	tcase_add_test(tc, strips_banded);
+	tcase_add_loop_test(tc, strips_not_random, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
