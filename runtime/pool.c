@@ -7,26 +7,43 @@
  * more than a short loop.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 #include "sap-int.h"
 
+/* A thread that waits for the next job, for a barrier or for the end of
+ * a job spins this long before it sleeps: a loop's rounds and its
+ * invocations follow each other within microseconds, and waking a
+ * sleeping thread costs tens of them.  Spinning yields the core when
+ * another thread wants it (more ranks and threads than cores). */
+#define SPIN_NS 50000
+
+/* Every wait here is "until *word != old": spin, then sleep on the
+ * pool's one condition variable; whoever changes a word another thread
+ * may sleep on broadcasts if anyone sleeps.  sleepers and the words are
+ * sequentially consistent, so a waiter that counts itself in before its
+ * last look and a waker that changes the word before it looks at
+ * sleepers cannot both miss each other. */
 static struct {
 	pthread_mutex_t mu;
-	pthread_cond_t start, done;
-	pthread_barrier_t bar;
+	pthread_cond_t cv;
+	_Atomic int sleepers;
 	pthread_t *tid;
 	int n;                  /* workers, the main thread included; 0: none */
-	uint64_t gen;           /* jobs started */
+	_Atomic uint64_t gen;   /* jobs started */
 	uint64_t gen0;          /* jobs started before these threads */
-	int pending;            /* threads still in the current job */
-	bool quit;
+	_Atomic int pending;    /* threads still in the current job */
+	_Atomic uint64_t done;  /* jobs finished */
+	_Atomic int arrived;    /* threads at the barrier */
+	_Atomic uint64_t bgen;  /* barriers passed */
+	_Atomic bool quit;
 	sap_job_fn fn;
 	void *arg;
 } P = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
-	.start = PTHREAD_COND_INITIALIZER,
-	.done = PTHREAD_COND_INITIALIZER,
+	.cv = PTHREAD_COND_INITIALIZER,
 };
 
 /* The workers of the job this thread is running: a job of one worker runs
@@ -40,37 +57,71 @@ double sap_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static inline void relax(void)
+{
+#if defined __x86_64__ || defined __i386__
+	__builtin_ia32_pause();
+#endif
+}
+
+static void wait_change(_Atomic uint64_t *word, uint64_t old)
+{
+	double end = 0;
+	for (unsigned k = 0;; k++) {
+		if (atomic_load(word) != old || atomic_load(&P.quit))
+			return;
+		relax();
+		if (k % 64 == 63) {
+			double now = sap_now();
+			if (!end)
+				end = now + SPIN_NS * 1e-9;
+			else if (now > end)
+				break;
+			sched_yield();
+		}
+	}
+	pthread_mutex_lock(&P.mu);
+	atomic_fetch_add(&P.sleepers, 1);
+	while (atomic_load(word) == old && !atomic_load(&P.quit))
+		pthread_cond_wait(&P.cv, &P.mu);
+	atomic_fetch_sub(&P.sleepers, 1);
+	pthread_mutex_unlock(&P.mu);
+}
+
+static void bump(_Atomic uint64_t *word)
+{
+	atomic_fetch_add(word, 1);
+	if (atomic_load(&P.sleepers)) {
+		pthread_mutex_lock(&P.mu);
+		pthread_cond_broadcast(&P.cv);
+		pthread_mutex_unlock(&P.mu);
+	}
+}
+
 static void *worker(void *arg)
 {
 	int w = (int)(intptr_t)arg;
-	pthread_mutex_lock(&P.mu);
 	uint64_t seen = P.gen0;
 	for (;;) {
-		while (P.gen == seen && !P.quit)
-			pthread_cond_wait(&P.start, &P.mu);
-		if (P.quit)
+		wait_change(&P.gen, seen);
+		if (atomic_load(&P.quit))
 			break;
-		seen = P.gen;
-		sap_job_fn fn = P.fn;
-		void *a = P.arg;
+		seen = atomic_load(&P.gen);
 		job_workers = P.n;
-		pthread_mutex_unlock(&P.mu);
-		fn(a, w);
-		pthread_mutex_lock(&P.mu);
-		if (--P.pending == 0)
-			pthread_cond_signal(&P.done);
+		P.fn(P.arg, w);
+		if (atomic_fetch_sub(&P.pending, 1) == 1)
+			bump(&P.done);
 	}
-	pthread_mutex_unlock(&P.mu);
 	return NULL;
 }
 
 static void start(int n)
 {
 	P.n = n;
-	P.quit = false;
-	P.gen0 = P.gen;
+	atomic_store(&P.quit, false);
+	P.gen0 = atomic_load(&P.gen);
+	atomic_store(&P.arrived, 0);
 	P.tid = sap_xcalloc((size_t)n, sizeof *P.tid);
-	pthread_barrier_init(&P.bar, NULL, (unsigned)n);
 	for (int w = 1; w < n; w++)
 		if (pthread_create(&P.tid[w], NULL, worker, (void *)(intptr_t)w))
 			sap_fatal(NULL, "cannot start worker thread %d of %d", w, n);
@@ -80,13 +131,12 @@ void sap_pool_end(void)
 {
 	if (!P.n)
 		return;
+	atomic_store(&P.quit, true);
 	pthread_mutex_lock(&P.mu);
-	P.quit = true;
-	pthread_cond_broadcast(&P.start);
+	pthread_cond_broadcast(&P.cv);
 	pthread_mutex_unlock(&P.mu);
 	for (int w = 1; w < P.n; w++)
 		pthread_join(P.tid[w], NULL);
-	pthread_barrier_destroy(&P.bar);
 	free(P.tid);
 	P.tid = NULL;
 	P.n = 0;
@@ -108,26 +158,28 @@ void sap_pool_run(int nworkers, sap_job_fn fn, void *arg)
 		sap_pool_end();
 		start(nworkers);
 	}
-	pthread_mutex_lock(&P.mu);
 	P.fn = fn;
 	P.arg = arg;
-	P.pending = nworkers - 1;
-	P.gen++;
-	pthread_cond_broadcast(&P.start);
-	pthread_mutex_unlock(&P.mu);
+	atomic_store(&P.pending, nworkers - 1);
+	uint64_t done = atomic_load(&P.done);
+	bump(&P.gen);
 
 	job_workers = nworkers;
 	fn(arg, 0);
 	job_workers = 1;
 
-	pthread_mutex_lock(&P.mu);
-	while (P.pending)
-		pthread_cond_wait(&P.done, &P.mu);
-	pthread_mutex_unlock(&P.mu);
+	wait_change(&P.done, done);
 }
 
 void sap_pool_barrier(void)
 {
-	if (job_workers > 1)
-		pthread_barrier_wait(&P.bar);
+	if (job_workers <= 1)
+		return;
+	uint64_t g = atomic_load(&P.bgen);
+	if (atomic_fetch_add(&P.arrived, 1) == job_workers - 1) {
+		atomic_store(&P.arrived, 0);
+		bump(&P.bgen);
+	} else {
+		wait_change(&P.bgen, g);
+	}
 }
