@@ -27,6 +27,7 @@ static const char *usage =
 	"  -P                no #line directives in the generated C\n"
 	"  -save-temps       keep the generated C as FILE.sap.c\n"
 	"  -Wall -Werror -W* passed to the C compiler for the generated C\n"
+	"  -march=CPU -mtune=CPU -m* -f*  passed to the C compiler (code generation)\n"
 	"  -I DIR -L DIR -l LIB -D NAME  passed to the C compiler for extra C files\n"
 	"  -v                show the C compiler command\n"
 	"  --showme:compile  print the flags to compile C that uses sap.h\n"
@@ -199,6 +200,12 @@ int main(int argc, char **argv)
 			verbose = true;
 		} else if (a[0] == '-' && a[1] == 'O' && (!a[2] || (strchr("0123s", a[2]) && !a[3]))) {
 			opt = a;
+		} else if (a[0] == '-' && (a[1] == 'm' || a[1] == 'f') && a[2]) {
+			/* Code generation: -march=, -mtune=, -mavx2, -fno-tree-vectorize...
+			 * After sapc's own flags, so they win: -ffp-contract=fast or
+			 * -ffast-math is the user's to ask for (sapc(1) says what it
+			 * costs). */
+			buf_printf(&ccflags, " %s", shell_quote(a));
 		} else if (a[0] == '-' && strchr("WIDLl", a[1]) && a[1]) {
 			Buf *b = a[1] == 'L' || a[1] == 'l' ? &extra : &ccflags;
 			if (!a[2] && a[1] != 'W') {

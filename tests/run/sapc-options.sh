@@ -49,6 +49,15 @@ SAPC_CC=false "$SAPC" -o never hello.sap 2>/dev/null && fail "SAPC_CC=false shou
 SAPC_CC=mpicc "$SAPC" -v -o cc hello.sap 2>cmd.txt || fail "SAPC_CC=mpicc"
 grep -q '^mpicc ' cmd.txt || fail "-v did not show the mpicc command"
 
+# Code generation options reach the C compiler after sapc's own, so that
+# they win; the program still runs.
+"$SAPC" -v -O3 -march=native -mtune=native -fno-unroll-loops -o native hello.sap 2>cmd.txt ||
+	fail "-march=native -mtune=native -fno-unroll-loops"
+tr -d "'" <cmd.txt | grep -q -- '-ffp-contract=off .*-march=native -mtune=native -fno-unroll-loops' ||
+	fail "the code generation options are not passed on after sapc's: $(cat cmd.txt)"
+[ "$(run ./native)" = "sum 5" ] || fail "program built with -march=native"
+"$SAPC" -fsyntax-only hello.sap || fail "-fsyntax-only is still sapc's own"
+
 # Nothing of sapc's is left in TMPDIR, whether the C compiler succeeds or
 # fails.
 mkdir t || exit 99
