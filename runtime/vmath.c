@@ -20,24 +20,27 @@ void sap_vmath_init(void)
 	openblas_set_num_threads(1);
 }
 
+/* The sum in the lane order of sap_dot_f and sap_dot_d. */
 void sap_softmax_f(float *a, int64_t n)
 {
-	float mx = a[0], sum = 0;
+	float mx = a[0], s[SAP_LANES_F] = {0};
 	for (int64_t k = 1; k < n; k++)
 		mx = a[k] > mx ? a[k] : mx;
 	for (int64_t k = 0; k < n; k++)
-		sum += a[k] = expf(a[k] - mx);
+		s[k % SAP_LANES_F] += a[k] = expf(a[k] - mx);
+	float sum = sap_lanes_f(s);
 	for (int64_t k = 0; k < n; k++)
 		a[k] /= sum;
 }
 
 void sap_softmax_d(double *a, int64_t n)
 {
-	double mx = a[0], sum = 0;
+	double mx = a[0], s[SAP_LANES_D] = {0};
 	for (int64_t k = 1; k < n; k++)
 		mx = a[k] > mx ? a[k] : mx;
 	for (int64_t k = 0; k < n; k++)
-		sum += a[k] = exp(a[k] - mx);
+		s[k % SAP_LANES_D] += a[k] = exp(a[k] - mx);
+	double sum = sap_lanes_d(s);
 	for (int64_t k = 0; k < n; k++)
 		a[k] /= sum;
 }

@@ -25,6 +25,8 @@ run_tests = \
 	tests/run/idx2txt.sh \
 	tests/run/index-error.sap \
 	tests/run/int-wrap.sap \
+	tests/run/lanes.sap \
+	tests/run/lanes-order.sh \
 	tests/run/load-error.sap \
 	tests/run/load-lists.sap \
 	tests/run/pack-lists.sap \
@@ -89,4 +91,5 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/params.args tests/run/params.out \
 	tests/run/staged.args tests/run/staged.out \
 	tests/run/stdlib.out tests/run/stdlib.text.txt.in tests/run/blas.out tests/run/gemm.out tests/run/lsq.sap.in \
-	tests/run/relaxed.out tests/run/relaxed-lda.sap.in
+	tests/run/relaxed.out tests/run/relaxed-lda.sap.in \
+	tests/run/lanes.out tests/run/lanes-check.c

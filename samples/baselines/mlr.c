@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cblas.h>
+#include "lanes.h"
 
 enum { D = 784, C = 10 };
 
@@ -68,23 +69,22 @@ static image *load(const char *path, long *n)
 	return v;
 }
 
-/* Accumulated in float, in order: the SAP dot() does the same. */
+/* The SAP dot(): in float, in sap(7)'s lane order (lanes.h). */
 static float dot(const float *a, const float *b)
 {
-	float s = 0;
-	for (int k = 0; k < D; k++)
-		s += a[k] * b[k];
-	return s;
+	return lanes_dot_f(a, b, D);
 }
 
-/* As the sample's softmax (runtime/vmath.c): exp(a - max) / sum. */
+/* As the sample's softmax (runtime/vmath.c): exp(a - max) / sum, the
+ * sum in sap(7)'s lane order (lanes.h). */
 static void softmax(float *a, int n)
 {
-	float mx = a[0], sum = 0;
+	float mx = a[0], s[16] = {0};
 	for (int k = 1; k < n; k++)
 		mx = a[k] > mx ? a[k] : mx;
 	for (int k = 0; k < n; k++)
-		sum += a[k] = expf(a[k] - mx);
+		s[k % 16] += a[k] = expf(a[k] - mx);
+	float sum = lanes_sum_f(s);
 	for (int k = 0; k < n; k++)
 		a[k] /= sum;
 }

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <Random123/philox.h>
+#include "lanes.h"
 
 #define D 20
 
@@ -179,13 +180,10 @@ static void init_uniform(float (*X)[D], long rows, const char *name, double lo,
 
 /* ==== The model ========================================================== */
 
-/* sapc's dot(): accumulated in float, in index order. */
+/* sapc's dot(): in float, in sap(7)'s lane order (lanes.h). */
 static float dot(const float *a, const float *b)
 {
-	float s = 0;
-	for (int k = 0; k < D; k++)
-		s += a[k] * b[k];
-	return s;
+	return lanes_dot_f(a, b, D);
 }
 
 static float dist(const float *x)

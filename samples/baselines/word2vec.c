@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "lanes.h"
 
 #define EXP_TABLE_SIZE 1000
 #define MAX_EXP 6
@@ -386,9 +387,7 @@ int main(int argc, char **argv)
 							label = 0;
 						}
 						float *y = outv + (size_t)target * (size_t)dim;
-						float f = 0, g;
-						for (long k = 0; k < dim; k++)
-							f += x[k] * y[k];
+						float f = lanes_dot_f(x, y, dim), g;
 						if (f >= MAX_EXP)
 							g = (label - 1) * alpha;
 						else if (f <= -MAX_EXP)

@@ -1,5 +1,6 @@
 /* Unit tests of the mini-batch a sync for body sees (runtime/sync.c) and
  * of gemm on matrices of rows (runtime/vmath.c). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sap-int.h"
@@ -129,6 +130,97 @@ START_TEST(gemm_upd_mismatch)
 }
 END_TEST
 
+
+/* The lane order of sap(7) written another way: lane l is the sum of
+ * terms l, l + L, l + 2L ... from +0; the tree adds the two halves of
+ * the lanes' sums, each half a tree itself, the lower half first. */
+static float tree_f(const float *lane, int w, int stride)
+{
+	if (w == 1)
+		return lane[0];
+	return tree_f(lane, w / 2, stride * 2) + tree_f(lane + stride, w / 2, stride * 2);
+}
+
+static double tree_d(const double *lane, int w, int stride)
+{
+	if (w == 1)
+		return lane[0];
+	return tree_d(lane, w / 2, stride * 2) + tree_d(lane + stride, w / 2, stride * 2);
+}
+
+/* Values spread over many magnitudes, so that another order of the sum
+ * would give other bits. */
+static double spread(uint64_t *x)
+{
+	*x = *x * 6364136223846793005u + 1442695040888963407u;
+	int e = (int)(*x >> 59) - 16;
+	double m = (double)((*x >> 11) & 0xfffff) / 1048576.0 - 0.5;
+	return ldexp(m, e);
+}
+
+START_TEST(dot_lane_order)
+{
+	enum { N = 70 };
+	float af[N], bf[N];
+	double ad[N], bd[N];
+	uint64_t x = 42;
+	for (int k = 0; k < N; k++) {
+		af[k] = (float)spread(&x);
+		bf[k] = (float)spread(&x);
+		ad[k] = spread(&x);
+		bd[k] = spread(&x);
+	}
+	int differs = 0;
+	for (int n = 0; n <= N; n++) {
+		float lf[SAP_LANES_F] = {0}, strict_f = 0;
+		double ld[SAP_LANES_D] = {0};
+		for (int k = 0; k < n; k++) {
+			lf[k % SAP_LANES_F] += af[k] * bf[k];
+			ld[k % SAP_LANES_D] += ad[k] * bd[k];
+			strict_f += af[k] * bf[k];
+		}
+		float want_f = tree_f(lf, SAP_LANES_F, 1);
+		double want_d = tree_d(ld, SAP_LANES_D, 1);
+		float got_f = sap_dot_f(af, bf, n);
+		double got_d = sap_dot_d(ad, bd, n);
+		ck_assert_msg(memcmp(&got_f, &want_f, sizeof got_f) == 0,
+		              "float n=%d: %a, want %a", n, got_f, want_f);
+		ck_assert_msg(memcmp(&got_d, &want_d, sizeof got_d) == 0,
+		              "double n=%d: %a, want %a", n, got_d, want_d);
+		differs += got_f != strict_f;
+	}
+	/* The data tell the lane order from index order. */
+	ck_assert_int_gt(differs, N / 2);
+
+	/* One that cancels: index order loses the 1 to rounding. */
+	const float c[3] = { 1e8f, 1, -1e8f }, one[3] = { 1, 1, 1 };
+	ck_assert(sap_dot_f(c, one, 3) == 1.0f);
+}
+END_TEST
+
+/* softmax sums in the same lanes. */
+START_TEST(softmax_lane_order)
+{
+	enum { N = 37 };
+	float a[N], e[N], lane[SAP_LANES_F] = {0};
+	uint64_t x = 7;
+	for (int k = 0; k < N; k++)
+		a[k] = (float)spread(&x) * 64;
+	float mx = a[0];
+	for (int k = 1; k < N; k++)
+		mx = a[k] > mx ? a[k] : mx;
+	for (int k = 0; k < N; k++)
+		lane[k % SAP_LANES_F] += e[k] = expf(a[k] - mx);
+	float sum = tree_f(lane, SAP_LANES_F, 1);
+	sap_softmax_f(a, N);
+	for (int k = 0; k < N; k++) {
+		float want = e[k] / sum;
+		ck_assert_msg(memcmp(&a[k], &want, sizeof want) == 0, "k=%d: %a, want %a", k, a[k],
+		              want);
+	}
+}
+END_TEST
+
 Suite *vmath_suite(void)
 {
 	Suite *s = suite_create("vmath");
@@ -136,6 +228,8 @@ Suite *vmath_suite(void)
 	tcase_add_test(tc, batch_view_and_gather);
 	tcase_add_test(tc, gemm_against_loops);
 	tcase_add_test(tc, gemm_double);
+	tcase_add_test(tc, dot_lane_order);
+	tcase_add_test(tc, softmax_lane_order);
 	tcase_add_exit_test(tc, gemm_mismatch, 1);
 	tcase_add_exit_test(tc, gemm_upd_mismatch, 1);
 	suite_add_tcase(s, tc);

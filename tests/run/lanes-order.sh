@@ -1,0 +1,28 @@
+#!/bin/sh
+# dot() and softmax() sum in sap(7)'s lane order, which does not depend on
+# the optimisation level or the CPU's vector width: tests/run/lanes.sap
+# built with -O0, -O2 and -O3 -march=native prints the same bits, and
+# samples/baselines/lanes.h, the twins' copy of the order, computes the
+# same sums from the vectors it prints (tests/run/lanes-check.c).
+set -u
+: "${SAPC:?must be set}" "${top_srcdir:?must be set}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lanes-order.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+for flags in "-O0" "-O2" "-O3 -march=native"; do
+	# shellcheck disable=SC2086  # $flags: one or two options
+	"$SAPC" $flags -o "$tmp/lanes" "$top_srcdir/tests/run/lanes.sap" || fail "sapc $flags"
+	"$tmp/lanes" >"$tmp/out" || fail "the program built with $flags failed"
+	cmp -s "$tmp/out" "$top_srcdir/tests/run/lanes.out" ||
+		fail "built with $flags, it prints other sums: $(diff "$top_srcdir/tests/run/lanes.out" "$tmp/out" | head -5)"
+done
+grep -qx 'cancel 1' "$tmp/out" || fail "dot(1e8 1 -1e8, 1 1 1) is not 1"
+
+${CC:-cc} -std=c11 -O2 -ffp-contract=off -I"$top_srcdir/samples/baselines" -o "$tmp/check" \
+	"$top_srcdir/tests/run/lanes-check.c" -lm || fail "cannot build lanes-check.c"
+"$tmp/check" <"$tmp/out" >"$tmp/c.out" || fail "lanes-check could not read the vectors"
+grep -v '^a \|^cancel ' "$tmp/out" >"$tmp/sap.out"
+cmp -s "$tmp/sap.out" "$tmp/c.out" ||
+	fail "lanes.h sums differently: $(diff "$tmp/sap.out" "$tmp/c.out" | head -5)"
+exit 0
