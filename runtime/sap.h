@@ -866,60 +866,8 @@ void sap_dm_merge(const sap_numtype *t, sap_dmap *into, sap_dmap *from);
 
 /* ==== Vector math ====================================================== */
 
-/* The lane order of sap(7), "Arithmetic": a float sum runs in
- * SAP_LANES_F lanes, a double sum in SAP_LANES_D (64 bytes of either):
- * term k goes into lane k % L, each lane adds its terms in index order
- * starting from +0, and the lanes are added as a halving tree, lane l
- * taking lane l + h for h = L/2, L/4, ... 1.  The order is fixed, so the
- * result is the same bits on every machine, and it is a vector sum: gcc
- * makes it SIMD code at -O2 without -ffast-math, whatever the width the
- * CPU has.  samples/baselines/lanes.h is the same code for the twins. */
-#define SAP_LANES_F 16
-#define SAP_LANES_D 8
-
-static inline float sap_lanes_f(float *s)
-{
-	for (int l = 0; l < 8; l++)
-		s[l] += s[l + 8];
-	for (int l = 0; l < 4; l++)
-		s[l] += s[l + 4];
-	for (int l = 0; l < 2; l++)
-		s[l] += s[l + 2];
-	return s[0] + s[1];
-}
-
-static inline double sap_lanes_d(double *s)
-{
-	for (int l = 0; l < 4; l++)
-		s[l] += s[l + 4];
-	for (int l = 0; l < 2; l++)
-		s[l] += s[l + 2];
-	return s[0] + s[1];
-}
-
-static inline float sap_dot_f(const float *a, const float *b, int64_t n)
-{
-	float s[SAP_LANES_F] = {0};
-	int64_t k = 0;
-	for (; k + SAP_LANES_F <= n; k += SAP_LANES_F)
-		for (int l = 0; l < SAP_LANES_F; l++)
-			s[l] += a[k + l] * b[k + l];
-	for (int l = 0; k + l < n; l++)
-		s[l] += a[k + l] * b[k + l];
-	return sap_lanes_f(s);
-}
-
-static inline double sap_dot_d(const double *a, const double *b, int64_t n)
-{
-	double s[SAP_LANES_D] = {0};
-	int64_t k = 0;
-	for (; k + SAP_LANES_D <= n; k += SAP_LANES_D)
-		for (int l = 0; l < SAP_LANES_D; l++)
-			s[l] += a[k + l] * b[k + l];
-	for (int l = 0; k + l < n; l++)
-		s[l] += a[k + l] * b[k + l];
-	return sap_lanes_d(s);
-}
+/* dot() and the sum of softmax() in the lane order of sap(7). */
+#include "sap-lanes.h"
 
 /* ==== Standard library ================================================ */
 
