@@ -146,7 +146,7 @@ static float dot(const float *a, const float *b)
 
 static const char usage[] =
 	"usage: sgdmf [--data=FILE] [--test=FILE] [--out=FILE] [--iters=N]\n"
-	"             [--gamma=F] [--lambda=F] [--seed=S]\n";
+	"             [--gamma=F] [--lambda=F] [--seed=S] [--rmse_pass=BOOL]\n";
 
 static _Noreturn void bad_option(const char *arg)
 {
@@ -194,6 +194,7 @@ int main(int argc, char **argv)
 	float gamma = 0.01f;            /* learning rate */
 	float lambda = 0.05f;           /* L2 regularisation */
 	uint32_t seed = 1;
+	int rmse_pass = 0;              /* the training RMSE in a pass of its own */
 
 	for (int k = 1; k < argc; k++) {
 		const char *a = argv[k], *v;
@@ -214,6 +215,10 @@ int main(int argc, char **argv)
 			lambda = float_option(a, v);
 		else if ((v = value(a, "seed")))
 			seed = (uint32_t)int_option(a, v, 0, UINT32_MAX);
+		else if ((v = value(a, "rmse_pass")))
+			rmse_pass = strcmp(v, "true") == 0 || strcmp(v, "1") == 0 ? 1
+			            : strcmp(v, "false") == 0 || strcmp(v, "0") == 0 ? 0
+			            : (bad_option(a), 0);
 		else
 			bad_option(a);
 	}
@@ -237,9 +242,11 @@ int main(int argc, char **argv)
 	init_uniform(H, nv, seed, "H", 0, 0.1);
 
 	for (int it = 0; it < iters; it++) {
+		double se = 0;
 		for (long n = 0; n < nA; n++) {
 			Rating a = A[n];
 			float err = a.r - dot(W[a.i], H[a.j]);
+			se += err * err;
 			float w[K];
 			for (int k = 0; k < K; k++)
 				w[k] = W[a.i][k];
@@ -248,11 +255,13 @@ int main(int argc, char **argv)
 			for (int k = 0; k < K; k++)
 				H[a.j][k] += gamma * (err * w[k] - lambda * H[a.j][k]);
 		}
-		double se = 0;
-		for (long n = 0; n < nA; n++) {
-			Rating a = A[n];
-			double e = a.r - dot(W[a.i], H[a.j]);
-			se += e * e;
+		if (rmse_pass) {
+			se = 0;
+			for (long n = 0; n < nA; n++) {
+				Rating a = A[n];
+				double e = a.r - dot(W[a.i], H[a.j]);
+				se += e * e;
+			}
 		}
 		printf("iter %d train_rmse %.4f\n", it, sqrt(se / nA));
 	}

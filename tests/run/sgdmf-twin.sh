@@ -70,5 +70,20 @@ if ! cmp -s "$tmp/W-c.txt" "$tmp/W-sap.txt"; then
 		}' "$tmp/W-c.txt"
 	status=1
 fi
+
+# The training RMSE from a pass of its own after each epoch: the same in
+# both, and not the RMSE the updates saw.
+set -- --data="$tmp/train.txt" --iters=3 --seed=3 --rmse_pass=true
+"$tmp/sgdmf-c" "$@" --out="$tmp/W-c2.txt" >"$tmp/pass-c.txt" ||
+	fail "the C baseline failed with --rmse_pass=true"
+$MPIEXEC -n 1 "$tmp/sgdmf" "$@" --threads=1 --out="$tmp/W-sap2.txt" >"$tmp/pass-sap.txt" ||
+	fail "the SAP program failed with --rmse_pass=true"
+if ! cmp -s "$tmp/pass-c.txt" "$tmp/pass-sap.txt"; then
+	echo "FAIL: the reports with --rmse_pass=true differ (< C baseline, > SAP):"
+	diff "$tmp/pass-c.txt" "$tmp/pass-sap.txt"
+	status=1
+fi
+head -n 3 "$tmp/out-c.txt" | cmp -s - "$tmp/pass-c.txt" &&
+	fail "--rmse_pass=true prints the RMSE of the update pass"
 test $status = 0 && echo "PASS: same report and same W, bit for bit"
 exit $status
