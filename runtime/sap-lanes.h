@@ -65,12 +65,24 @@ static inline float sap_dot_f(const float *a, const float *b, int64_t n)
 		s0 += x0 * y0;
 		s1 += x1 * y1;
 	}
-	float s[16];
-	memcpy(s, &s0, sizeof s0);
-	memcpy(s + 8, &s1, sizeof s1);
-	for (int l = 0; k + l < n; l++)
-		s[l] += a[k + l] * b[k + l];
-	return sap_lanes_f(s);
+	if (k < n) {
+		/* The last terms as vectors too, not through memory (a store of
+		 * scalars that a vector load reads back stalls): the lanes with
+		 * no term add -0, which leaves every value as it is. */
+		sap_vf8 t0 = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f}, t1 = t0;
+		for (int l = 0; l < 8 && k + l < n; l++)
+			t0[l] = a[k + l] * b[k + l];
+		for (int l = 8; k + l < n; l++)
+			t1[l - 8] = a[k + l] * b[k + l];
+		s0 += t0;
+		s1 += t1;
+	}
+	s0 += s1;
+	sap_vf4 x, y;
+	memcpy(&x, &s0, sizeof x);
+	memcpy(&y, (const char *)&s0 + sizeof x, sizeof y);
+	x += y;
+	return (x[0] + x[2]) + (x[1] + x[3]);
 }
 
 static inline double sap_dot_d(const double *a, const double *b, int64_t n)
@@ -86,12 +98,17 @@ static inline double sap_dot_d(const double *a, const double *b, int64_t n)
 		s0 += x0 * y0;
 		s1 += x1 * y1;
 	}
-	double s[8];
-	memcpy(s, &s0, sizeof s0);
-	memcpy(s + 4, &s1, sizeof s1);
-	for (int l = 0; k + l < n; l++)
-		s[l] += a[k + l] * b[k + l];
-	return sap_lanes_d(s);
+	if (k < n) {
+		sap_vd4 t0 = {-0.0, -0.0, -0.0, -0.0}, t1 = t0;
+		for (int l = 0; l < 4 && k + l < n; l++)
+			t0[l] = a[k + l] * b[k + l];
+		for (int l = 4; k + l < n; l++)
+			t1[l - 4] = a[k + l] * b[k + l];
+		s0 += t0;
+		s1 += t1;
+	}
+	s0 += s1;
+	return (s0[0] + s0[2]) + (s0[1] + s0[3]);
 }
 #else
 static inline float sap_lanes_f(const float *s0)
