@@ -53,6 +53,7 @@ run_tests = \
 	tests/run/save-stream.sh \
 	tests/run/chunk-traffic.sh \
 	tests/run/sgdmf-twin.sh \
+	tests/run/sgdmf-adaptive.sh \
 	tests/run/slice-bounds.sap \
 	tests/run/slice-errors.sh \
 	tests/run/slice-twins.sh \

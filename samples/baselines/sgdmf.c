@@ -6,16 +6,20 @@
  * model bit for bit: same initial factors, same update order, same float
  * arithmetic.  Keep them in step when changing either.
  *
+ * With --adaptive=true it is instead the program samples/sgdmf-adaptive.sap
+ * was ported from: LIBMF's per-row learning rates (see that file).
+ *
  *   gcc -std=c11 -O2 -Wall -Wextra samples/baselines/sgdmf.c -lm
  *   ./a.out --data=samples/data/ratings-small.txt --iters=10
  */
-#define _POSIX_C_SOURCE 200809L     /* getline */
+#define _POSIX_C_SOURCE 200809L     /* getline, clock_gettime */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <Random123/philox.h>
 #include "lanes.h"
 
@@ -142,11 +146,88 @@ static float dot(const float *a, const float *b)
 	return lanes_dot_f(a, b, K);
 }
 
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static double rmse_of(const Rating *T, long nT, float (*W)[K], float (*H)[K], float scale)
+{
+	double se = 0;
+	for (long n = 0; n < nT; n++) {
+		Rating a = T[n];
+		double e = a.r - scale * dot(W[a.i], H[a.j]);
+		se += e * e;
+	}
+	return sqrt(se / nT);
+}
+
+/* LIBMF's schedule (samples/sgdmf-adaptive.sap): row i of W learns at
+ * eta / sqrt(WG[i]), WG[i] summing from 1 the mean squared gradients it
+ * has seen; the ratings are divided by their standard deviation. */
+static void train_adaptive(const Rating *A, long nA, const Rating *T, long nT, int nu,
+                           int nv, int iters, float eta, float lambda, uint32_t seed,
+                           float (*W)[K], float (*H)[K])
+{
+	double s1 = 0, s2 = 0;
+	for (long n = 0; n < nA; n++) {
+		s1 += A[n].r;
+		s2 += (double)A[n].r * A[n].r;
+	}
+	double mean = s1 / nA;
+	double sd = sqrt(s2 / nA - mean * mean);
+	float scale = (float)(sd > 1e-4 ? sd : 1e-4);
+	float inv = 1 / scale;
+	float lam = lambda / scale;
+	init_uniform(W, nu, seed, "W", 0, (float)sqrt(1.0 / K));
+	init_uniform(H, nv, seed, "H", 0, (float)sqrt(1.0 / K));
+	float *WG = xmalloc((size_t)nu * sizeof *WG), *HG = xmalloc((size_t)nv * sizeof *HG);
+	for (int i = 0; i < nu; i++)
+		WG[i] = 1;
+	for (int j = 0; j < nv; j++)
+		HG[j] = 1;
+
+	double t0 = now();
+	for (int it = 0; it < iters; it++) {
+		double se = 0;
+		for (long n = 0; n < nA; n++) {
+			Rating a = A[n];
+			float err = a.r * inv - dot(W[a.i], H[a.j]);
+			se += err * err;
+			float w[K], h[K], gw[K], gh[K];
+			memcpy(w, W[a.i], sizeof w);
+			memcpy(h, H[a.j], sizeof h);
+			for (int k = 0; k < K; k++)
+				gw[k] = lam * w[k] - err * h[k];
+			for (int k = 0; k < K; k++)
+				gh[k] = lam * h[k] - err * w[k];
+			float rw = eta / sqrtf(WG[a.i]), rh = eta / sqrtf(HG[a.j]);
+			for (int k = 0; k < K; k++)
+				W[a.i][k] -= rw * gw[k];
+			for (int k = 0; k < K; k++)
+				H[a.j][k] -= rh * gh[k];
+			WG[a.i] += dot(gw, gw) / K;
+			HG[a.j] += dot(gh, gh) / K;
+		}
+		printf("iter %d train_rmse %.4f test_rmse %.4f time %.3f\n", it,
+		       scale * sqrt(se / nA), rmse_of(T, nT, W, H, scale), now() - t0);
+	}
+	float root = sqrtf(scale);
+	for (int i = 0; i < nu; i++)
+		for (int k = 0; k < K; k++)
+			W[i][k] *= root;
+	free(WG);
+	free(HG);
+}
+
 /* ==== Options ========================================================== */
 
 static const char usage[] =
 	"usage: sgdmf [--data=FILE] [--test=FILE] [--out=FILE] [--iters=N]\n"
-	"             [--gamma=F] [--lambda=F] [--seed=S] [--rmse_pass=BOOL]\n";
+	"             [--gamma=F] [--lambda=F] [--seed=S] [--rmse_pass=BOOL]\n"
+	"             [--adaptive=BOOL --eta=F]\n";
 
 static _Noreturn void bad_option(const char *arg)
 {
@@ -175,6 +256,15 @@ static long long int_option(const char *arg, const char *v, long long lo,
 	return x;
 }
 
+static int bool_option(const char *arg, const char *v)
+{
+	if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+		return 1;
+	if (strcmp(v, "false") != 0 && strcmp(v, "0") != 0)
+		bad_option(arg);
+	return 0;
+}
+
 static float float_option(const char *arg, const char *v)
 {
 	char *end;
@@ -195,6 +285,8 @@ int main(int argc, char **argv)
 	float lambda = 0.05f;           /* L2 regularisation */
 	uint32_t seed = 1;
 	int rmse_pass = 0;              /* the training RMSE in a pass of its own */
+	int adaptive = 0;               /* LIBMF's schedule, as sgdmf-adaptive.sap */
+	float eta = 0.1f;               /* its base learning rate */
 
 	for (int k = 1; k < argc; k++) {
 		const char *a = argv[k], *v;
@@ -216,9 +308,11 @@ int main(int argc, char **argv)
 		else if ((v = value(a, "seed")))
 			seed = (uint32_t)int_option(a, v, 0, UINT32_MAX);
 		else if ((v = value(a, "rmse_pass")))
-			rmse_pass = strcmp(v, "true") == 0 || strcmp(v, "1") == 0 ? 1
-			            : strcmp(v, "false") == 0 || strcmp(v, "0") == 0 ? 0
-			            : (bad_option(a), 0);
+			rmse_pass = bool_option(a, v);
+		else if ((v = value(a, "adaptive")))
+			adaptive = bool_option(a, v);
+		else if ((v = value(a, "eta")))
+			eta = float_option(a, v);
 		else
 			bad_option(a);
 	}
@@ -238,8 +332,21 @@ int main(int argc, char **argv)
 
 	float (*W)[K] = xmalloc((size_t)nu * sizeof *W);
 	float (*H)[K] = xmalloc((size_t)nv * sizeof *H);
-	init_uniform(W, nu, seed, "W", 0, 0.1);
-	init_uniform(H, nv, seed, "H", 0, 0.1);
+	if (adaptive) {
+		if (strcmp(test, "") == 0) {
+			fprintf(stderr, "sgdmf: --adaptive=true needs --test=FILE\n");
+			return 2;
+		}
+		long nT;
+		Rating *T = load(test, &nT);
+		train_adaptive(A, nA, T, nT, nu, nv, iters, eta, lambda, seed, W, H);
+		free(T);
+		test = "";
+		iters = 0;
+	} else {
+		init_uniform(W, nu, seed, "W", 0, 0.1);
+		init_uniform(H, nv, seed, "H", 0, 0.1);
+	}
 
 	for (int it = 0; it < iters; it++) {
 		double se = 0;
