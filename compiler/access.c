@@ -1620,6 +1620,66 @@ static bool assigned_once(Sym *s)
 	return n == 1;
 }
 
+/* The unit holding access a: a loop's condition and step are two units
+ * of one node. */
+static Unit *access_unit(const Access *a)
+{
+	for (int k = 0; k < units.n; k++) {
+		Unit *x = units.v[k];
+		if (x->node == a->unit && (!x->node->aux || x->node->kind == N_IF ||
+		                           holds(x->is_step ? x->node->step : x->node->cond, a->at)))
+			return x;
+	}
+	return NULL;
+}
+
+/* Do x and y compute the same value from the same variables?  Keys have
+ * no side effects and draw no random numbers (build_slice rejects those). */
+static bool same_expr(const Node *x, const Node *y)
+{
+	if (!x || !y)
+		return x == y;
+	if (x->kind != y->kind || x->op != y->op || x->postfix != y->postfix || x->sym != y->sym ||
+	    x->field_index != y->field_index || x->builtin != y->builtin || x->ival != y->ival ||
+	    x->fval != y->fval || x->rsite || y->rsite ||
+	    (x->kind == N_CONV && x->ty != y->ty) ||
+	    ((x->sval || y->sval) && (!x->sval || !y->sval || strcmp(x->sval, y->sval) != 0)))
+		return false;
+	if (!same_expr(x->lhs, y->lhs) || !same_expr(x->rhs, y->rhs) ||
+	    !same_expr(x->cond, y->cond) || !same_expr(x->then, y->then) || !same_expr(x->els, y->els))
+		return false;
+	const Node *p = x->args, *q = y->args;
+	for (; p && q; p = p->next, q = q->next)
+		if (!same_expr(p, q))
+			return false;
+	return !p && !q;
+}
+
+/* An access the slice records anyway, before a, at the body's top level,
+ * with the same key (whose variables keep one value in an iteration):
+ * every iteration that runs a has run it, so recording a adds no key,
+ * only the conditions a is under, which would make the slice read what
+ * decides them (a pass counter of the driver, say) and plan again
+ * whenever that changes. */
+static Access *recorded_before(const Access *a, const Unit *u, const Vec *uses)
+{
+	if (!u || !u->ctrl.n || u->is_step || u->node->aux)
+		return NULL;
+	for (int k = 0; k < uses->n; k++)
+		if (!assigned_once(uses->v[k]))
+			return NULL;
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *b = li->accesses.v[i];
+		if (b == a || b->dds != a->dds || !b->dynamic || b->accumulate)
+			continue;
+		const Unit *ub = access_unit(b);
+		if (ub && !ub->ctrl.n && !ub->is_step && !ub->node->aux && ub->pos < u->pos &&
+		    same_expr(a->key, b->key))
+			return b;
+	}
+	return NULL;
+}
+
 static void build_slice(void)
 {
 	/* Seeds: the keys of recorded accesses and their guards. */
@@ -1632,14 +1692,7 @@ static void build_slice(void)
 			              (soft ? a->dds->ty->kind == TY_DVEC : written(a->dds));
 		if (!a->recorded)
 			continue;
-		/* A loop's condition and step are two units of one node. */
-		Unit *u = NULL;
-		for (int k = 0; k < units.n && !u; k++) {
-			Unit *x = units.v[k];
-			if (x->node == a->unit && (!x->node->aux || x->node->kind == N_IF ||
-			                           holds(x->is_step ? x->node->step : x->node->cond, a->at)))
-				u = x;
-		}
+		Unit *u = access_unit(a);
 		/* The key's own locals. */
 		Unit tmp = {0};
 		Unit *saved = cur;
@@ -1678,6 +1731,12 @@ static void build_slice(void)
 				reject_key(a, x->root, s, u);
 				return;
 			}
+		}
+		Access *b = loop->kind == N_SYNC ? NULL : recorded_before(a, u, &tmp.uses);
+		if (b) {
+			b->folded |= a->mode;
+			a->recorded = false;
+			continue;
 		}
 		mark_needed(&tmp.uses);
 		li->has_slice = true;

@@ -1426,7 +1426,7 @@ static void records(Node *at)
 		if (!a->recorded || a->anchor != at)
 			continue;
 		const char *t = rec_text(a);
-		int mode = a->mode;
+		int mode = a->mode | a->folded;
 		if (a->stable) {
 			/* Recorded once, at the first place, with every mode the
 			 * iteration uses it in. */
@@ -1797,7 +1797,8 @@ static void slice_fn(Node *s)
 		Access *a = s->li->accesses.v[i];
 		if (a->recorded && a->stable) {
 			const char *t = rec_text(a);
-			map_put(&stable_modes, t, (void *)((intptr_t)map_get(&stable_modes, t) | a->mode));
+			map_put(&stable_modes, t,
+			        (void *)((intptr_t)map_get(&stable_modes, t) | a->mode | a->folded));
 		}
 	}
 	slice_depth = 0;

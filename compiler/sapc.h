@@ -472,6 +472,8 @@ typedef struct Access {
 	Sym *dds;
 	Node *key;
 	int mode;               /* AccMode */
+	int folded;             /* modes of later accesses of the same key whose
+	                           record this one's stands for (recorded_before) */
 	int ddsi;               /* index into LoopInfo.dds */
 	bool dynamic;           /* not affine: the slice computes it */
 	bool recorded;          /* a dynamic access of a DDS the loop writes */

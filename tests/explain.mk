@@ -3,6 +3,7 @@
 explain_tests = \
 	tests/explain/affine.sap \
 	tests/explain/conditional.sap \
+	tests/explain/folded-keys.sap \
 	tests/explain/hotkeys.sap \
 	tests/explain/indirect.sap \
 	tests/explain/inner.sap \

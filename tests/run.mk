@@ -12,6 +12,7 @@ run_tests = \
 	tests/run/codec-ranks.sh \
 	tests/run/cond-keys.sap \
 	tests/run/error-stops.sh \
+	tests/run/folded-keys.sh \
 	tests/run/chain-pieces.sh \
 	tests/run/cond-access.sap \
 	tests/run/elem-types.sap \
