@@ -153,23 +153,63 @@ static double now(void)
 	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static double rmse_of(const Rating *T, long nT, float (*W)[K], float (*H)[K], float scale)
+/* sgdmf-adaptive.sap's row: LIBMF's two parts, each with its own rate. */
+#define S 8
+typedef struct Factors {
+	float s[S];             /* the first S dimensions */
+	float f[K - S];         /* the others */
+	float gs, gf;           /* the sums of the mean squared gradients, from 1 */
+} Factors;
+
+static float predict(const Factors *w, const Factors *h)
+{
+	return lanes_dot_f(w->s, h->s, S) + lanes_dot_f(w->f, h->f, K - S);
+}
+
+static double rmse_of(const Rating *T, long nT, const Factors *W, const Factors *H, float scale)
 {
 	double se = 0;
 	for (long n = 0; n < nT; n++) {
 		Rating a = T[n];
-		double e = a.r - scale * dot(W[a.i], H[a.j]);
+		double e = a.r - scale * predict(&W[a.i], &H[a.j]);
 		se += e * e;
 	}
 	return sqrt(se / nT);
 }
 
-/* LIBMF's schedule (samples/sgdmf-adaptive.sap): row i of W learns at
- * eta / sqrt(WG[i]), WG[i] summing from 1 the mean squared gradients it
- * has seen; the ratings are divided by their standard deviation. */
+/* One part of rows w and h: g = lam x - err y for each, x -= eta /
+ * sqrt(G) g, G += mean(g^2). */
+static void step(float *x, float *y, float *gx, float *gy, int n, float lam, float err,
+                 float eta)
+{
+	float dx[K], dy[K];
+	for (int k = 0; k < n; k++)
+		dx[k] = lam * x[k] - err * y[k];
+	for (int k = 0; k < n; k++)
+		dy[k] = lam * y[k] - err * x[k];
+	float rx = eta / sqrtf(*gx), ry = eta / sqrtf(*gy);
+	for (int k = 0; k < n; k++)
+		x[k] -= rx * dx[k];
+	for (int k = 0; k < n; k++)
+		y[k] -= ry * dy[k];
+	*gx += lanes_dot_f(dx, dx, n) / n;
+	*gy += lanes_dot_f(dy, dy, n) / n;
+}
+
+static void split(Factors *X, float (*X0)[K], long rows)
+{
+	for (long i = 0; i < rows; i++) {
+		memcpy(X[i].s, X0[i], sizeof X[i].s);
+		memcpy(X[i].f, X0[i] + S, sizeof X[i].f);
+		X[i].gs = X[i].gf = 1;
+	}
+}
+
+/* LIBMF's schedule (samples/sgdmf-adaptive.sap), into W0 on the ratings'
+ * scale. */
 static void train_adaptive(const Rating *A, long nA, const Rating *T, long nT, int nu,
                            int nv, int iters, float eta, float lambda, uint32_t seed,
-                           float (*W)[K], float (*H)[K])
+                           float (*W0)[K], float (*H0)[K])
 {
 	double s1 = 0, s2 = 0;
 	for (long n = 0; n < nA; n++) {
@@ -181,45 +221,37 @@ static void train_adaptive(const Rating *A, long nA, const Rating *T, long nT, i
 	float scale = (float)(sd > 1e-4 ? sd : 1e-4);
 	float inv = 1 / scale;
 	float lam = lambda / scale;
-	init_uniform(W, nu, seed, "W", 0, (float)sqrt(1.0 / K));
-	init_uniform(H, nv, seed, "H", 0, (float)sqrt(1.0 / K));
-	float *WG = xmalloc((size_t)nu * sizeof *WG), *HG = xmalloc((size_t)nv * sizeof *HG);
-	for (int i = 0; i < nu; i++)
-		WG[i] = 1;
-	for (int j = 0; j < nv; j++)
-		HG[j] = 1;
+	init_uniform(W0, nu, seed, "W0", 0, (float)sqrt(1.0 / K));
+	init_uniform(H0, nv, seed, "H0", 0, (float)sqrt(1.0 / K));
+	Factors *W = xmalloc((size_t)nu * sizeof *W), *H = xmalloc((size_t)nv * sizeof *H);
+	split(W, W0, nu);
+	split(H, H0, nv);
 
 	double t0 = now();
 	for (int it = 0; it < iters; it++) {
 		double se = 0;
 		for (long n = 0; n < nA; n++) {
 			Rating a = A[n];
-			float err = a.r * inv - dot(W[a.i], H[a.j]);
+			Factors *w = &W[a.i], *h = &H[a.j];
+			float err = a.r * inv - predict(w, h);
 			se += err * err;
-			float w[K], h[K], gw[K], gh[K];
-			memcpy(w, W[a.i], sizeof w);
-			memcpy(h, H[a.j], sizeof h);
-			for (int k = 0; k < K; k++)
-				gw[k] = lam * w[k] - err * h[k];
-			for (int k = 0; k < K; k++)
-				gh[k] = lam * h[k] - err * w[k];
-			float rw = eta / sqrtf(WG[a.i]), rh = eta / sqrtf(HG[a.j]);
-			for (int k = 0; k < K; k++)
-				W[a.i][k] -= rw * gw[k];
-			for (int k = 0; k < K; k++)
-				H[a.j][k] -= rh * gh[k];
-			WG[a.i] += dot(gw, gw) / K;
-			HG[a.j] += dot(gh, gh) / K;
+			step(w->s, h->s, &w->gs, &h->gs, S, lam, err, eta);
+			/* LIBMF's first pass learns the first part only. */
+			if (it > 0)
+				step(w->f, h->f, &w->gf, &h->gf, K - S, lam, err, eta);
 		}
 		printf("iter %d train_rmse %.4f test_rmse %.4f time %.3f\n", it,
 		       scale * sqrt(se / nA), rmse_of(T, nT, W, H, scale), now() - t0);
 	}
 	float root = sqrtf(scale);
-	for (int i = 0; i < nu; i++)
-		for (int k = 0; k < K; k++)
-			W[i][k] *= root;
-	free(WG);
-	free(HG);
+	for (int i = 0; i < nu; i++) {
+		for (int k = 0; k < S; k++)
+			W0[i][k] = W[i].s[k] * root;
+		for (int k = S; k < K; k++)
+			W0[i][k] = W[i].f[k - S] * root;
+	}
+	free(W);
+	free(H);
 }
 
 /* ==== Options ========================================================== */

@@ -3,7 +3,9 @@
 # serial twin, samples/baselines/sgdmf.c --adaptive=true, train the same
 # model bit for bit on one worker: the same printed RMSEs and W file.  On
 # 1-3 ranks and 2 threads the runs are deterministic for a given layout,
-# the same for 1 x 2 and 2 x 1, and reach the twin's test RMSE within 1 %.
+# the same for 1 x 2 and 2 x 1, and end within 2 % of the twin's test RMSE
+# after 20 passes (on these 20000 ratings another order of the updates
+# moves it by about 1 %).
 set -u
 : "${SAPC:?must be set}" "${MPIEXEC:?must be set}" "${top_srcdir:?must be set}" \
 	"${top_builddir:?must be set}"
@@ -20,11 +22,11 @@ k=$(sed -n 's/^const int K = \([0-9]*\);$/\1/p' "$top_srcdir/samples/sgdmf-adapt
 ${CC:-cc} -std=c11 -O2 -DK="$k" -o "$tmp/twin" "$top_srcdir/samples/baselines/sgdmf.c" -lm ||
 	fail "could not compile samples/baselines/sgdmf.c"
 
-set -- --data="$tmp/train.txt" --test="$tmp/test.txt" --iters=8 --seed=4
+set -- --data="$tmp/train.txt" --test="$tmp/test.txt" --iters=20 --seed=4
 "$tmp/twin" --adaptive=true "$@" --out="$tmp/W-c.txt" >"$tmp/c.out" || fail "the twin failed"
 # The time column is each program's own clock.
 strip() { sed 's/ time [0-9.]*$//' "$1"; }
-[ "$(grep -c '^iter [0-9]* train_rmse [0-9.]* test_rmse [0-9.]*' "$tmp/c.out")" = 8 ] ||
+[ "$(grep -c '^iter [0-9]* train_rmse [0-9.]* test_rmse [0-9.]*' "$tmp/c.out")" = 20 ] ||
 	fail "the twin printed an unexpected report: $(cat "$tmp/c.out")"
 $MPIEXEC -n 1 "$tmp/sap" "$@" --threads=1 --out="$tmp/W-1x1.txt" >"$tmp/1x1.out" ||
 	fail "the SAP program failed on 1 x 1"
@@ -42,8 +44,8 @@ for pt in 1x2 2x1 3x1 2x2; do
 	done
 	cmp -s "$tmp/W-${pt}a.txt" "$tmp/W-${pt}b.txt" || fail "two runs on $pt differ"
 	rmse=$(tail -n 1 "$tmp/${pt}a.out" | sed 's/.* test_rmse \([0-9.]*\).*/\1/')
-	awk -v a="$rmse" -v b="$twin_rmse" 'BEGIN { exit !(a <= b * 1.01) }' ||
-		fail "$pt ends at test RMSE $rmse, more than 1 % above the twin's $twin_rmse"
+	awk -v a="$rmse" -v b="$twin_rmse" 'BEGIN { exit !(a <= b * 1.02) }' ||
+		fail "$pt ends at test RMSE $rmse, more than 2 % above the twin's $twin_rmse"
 done
 cmp -s "$tmp/W-1x2a.txt" "$tmp/W-2x1a.txt" || fail "1 x 2 and 2 x 1 differ"
 exit 0
