@@ -17,6 +17,11 @@
  *   centred_synonym_cosine, centred_random_cosine, centred_margin
  *                        the same after centring: each vector scaled to
  *                        length 1, less the mean of those unit vectors
+ *   centred_auc A        the chance that a synonym pair's centred cosine
+ *                        is above a random pair's (ties count half): 0.5
+ *                        for vectors that know nothing, 1 for a perfect
+ *                        ranking; the figure least moved by the scale of
+ *                        the vectors
  *   neighbours W: W1 C1, W2 C2, ...   the --k nearest words to W by
  *                        (plain) cosine
  *
@@ -487,6 +492,32 @@ static void print_means(const char *prefix, double syn, double rnd, size_t ns, s
 		printf("%smargin nan\n", prefix);
 }
 
+static int by_value(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* The chance that a value of p is above one of q, ties half (the
+ * Mann-Whitney U over |p| |q|): both sorted, one merge. */
+static double auc(double *p, size_t np, double *q, size_t nq)
+{
+	qsort(p, np, sizeof *p, by_value);
+	qsort(q, nq, sizeof *q, by_value);
+	double u = 0;
+	size_t below = 0, eq = 0;
+	for (size_t i = 0; i < np; i++) {
+		while (below < nq && q[below] < p[i])
+			below++;
+		if (eq < below)
+			eq = below;
+		while (eq < nq && q[eq] == p[i])
+			eq++;
+		u += (double)below + 0.5 * (double)(eq - below);
+	}
+	return u / ((double)np * (double)nq);
+}
+
 static void neighbours(const char *list, long k)
 {
 	long *best = xmalloc((size_t)k * sizeof *best);
@@ -595,6 +626,8 @@ int main(int argc, char **argv)
 	printf("vocabulary %ld\ndimension %ld\nsynonym_pairs %zu\n", V, D, npairs);
 	centre();
 	double syn = 0, rnd = 0, csyn = 0, crnd = 0;
+	double *cs = xmalloc((npairs ? npairs : 1) * sizeof *cs);
+	double *cr = xmalloc((npairs ? npairs : 1) * sizeof *cr);
 	for (size_t i = 0; i < npairs; i++) {
 		/* Lower index first, whatever the synset's order: the same
 		 * roundings, so the same figures, as the unordered pair. */
@@ -602,7 +635,7 @@ int main(int argc, char **argv)
 		long a = (long)(key >> 32), b = (long)(key & 0xffffffffu);
 		double c = cosine(a, b);
 		syn += c;
-		csyn += centred_cosine(a, b, c);
+		csyn += cs[i] = centred_cosine(a, b, c);
 	}
 	size_t nrnd = V > 1 ? npairs : 0;
 	for (size_t i = 0; i < nrnd; i++) {
@@ -612,10 +645,16 @@ int main(int argc, char **argv)
 		b += b >= a;
 		double c = cosine(a, b);
 		rnd += c;
-		crnd += centred_cosine(a, b, c);
+		crnd += cr[i] = centred_cosine(a, b, c);
 	}
 	print_means("", syn, rnd, npairs, nrnd);
 	print_means("centred_", csyn, crnd, npairs, nrnd);
+	if (npairs && nrnd)
+		printf("centred_auc %.4f\n", auc(cs, npairs, cr, nrnd));
+	else
+		printf("centred_auc nan\n");
+	free(cs);
+	free(cr);
 	neighbours(nb, k);
 	if (fflush(stdout) || ferror(stdout))
 		die("standard output", strerror(errno ? errno : EIO));

@@ -155,7 +155,10 @@ EOF
 # 24/25, big-heavy -3/5, large-heavy -4/5: 0.56 / 6.  Random pairs, as
 # splitmix64 from seed 1 draws them (index mod 10, then mod 9 skipping
 # the first): heavy-xb 4/5, car-big 3/5, auto-dog 0, heavy-big -3/5,
-# car-automobile 0, xa-xb 24/25: 1.76 / 6.
+# car-automobile 0, xa-xb 24/25: 1.76 / 6.  AUC: of the 36 (synonym,
+# random) pairs the synonym's cosine is above in 13 and equal in 6 (0 and
+# 0 four times, 24/25, -3/5), 16 / 36 exactly; in doubles big-large's
+# 24/25 comes out just above xa-xb's, so 16.5 / 36.
 cat >"$tmp/want" <<'OUT'
 vocabulary 10
 dimension 2
@@ -166,6 +169,7 @@ margin -0.2000
 centred_synonym_cosine 0.0933
 centred_random_cosine 0.2933
 centred_margin -0.2000
+centred_auc 0.4583
 neighbours car: auto 1.0000, large 0.8000
 neighbours big: large 0.9600, automobile 0.8000
 neighbours nothere: not in the vocabulary
@@ -204,6 +208,7 @@ margin 0.0000
 centred_synonym_cosine -1.0000
 centred_random_cosine -1.0000
 centred_margin 0.0000
+centred_auc 0.5000
 OUT
 "$w2v" --wordnet="$wordnet" --neighbours= "$tmp/vec2" >"$tmp/out" ||
 	fail "w2v-eval two words: exit status $?"
