@@ -86,12 +86,12 @@ static const void *dds_ptr(const sap_dds *d)
 
 /* The plan stays valid while the loop bounds, the workers, the blocks,
  * the sizes of the DDSs, the affine forms and the DDSs the slice reads
- * stay the same; a slice that draws random numbers sees new ones every
- * invocation. */
-static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
+ * stay the same (same_inputs); a slice that draws random numbers sees new
+ * ones every invocation, so its plan never is (cache_valid). */
+static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *spec,
                         int64_t lo, int64_t hi, int T)
 {
-	if (!st->cached || spec->slice_rng || st->lo != lo || st->hi != hi || st->T != T ||
+	if (!st->cached || st->lo != lo || st->hi != hi || st->T != T ||
 	    st->blocks != sap_cfg.blocks || st->ndds != spec->ndds ||
 	    st->naffine != spec->naffine)
 		return false;
@@ -103,6 +103,12 @@ static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *s
 	}
 	return !spec->naffine ||
 	       !memcmp(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine);
+}
+
+static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
+                        int64_t lo, int64_t hi, int T)
+{
+	return !spec->slice_rng && same_inputs(st, spec, lo, hi, T);
 }
 
 static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, int64_t lo,
@@ -182,13 +188,25 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 {
 	if (cache_valid(st, spec, lo, hi, T))
 		return;
+	/* Only the random numbers changed: the keys are as many and as
+	 * spread as before, so the blocks' cuts and the plan's search
+	 * (ly->memo) stay. */
+	bool again = same_inputs(st, spec, lo, hi, T);
+	sap_layout kept = st->layout;
+	if (again)
+		st->layout = (sap_layout){ 0 };
 	drop_plan(st);
 	int64_t n = hi - lo;
 	/* Slicing and grouping interleave; the slicing is the recon part,
 	 * the rest, the buffers' first touch included, planning. */
 	double t0 = sap_now(), slicing;
-	sap_layout_make(&st->layout, spec, T, sap_cfg.blocks);
-	sap_layout_weigh(&st->layout, spec, env, lo, hi, threads, ranks);
+	if (again) {
+		st->layout = kept;
+	} else {
+		sap_layout_make(&st->layout, spec, T, sap_cfg.blocks);
+		sap_layout_weigh(&st->layout, spec, env, lo, hi, threads, ranks);
+		st->layout.memo = sap_xcalloc(1, sizeof *st->layout.memo);
+	}
 	if (st->bufcap < n) {
 		free(st->ids);
 		free(st->order);

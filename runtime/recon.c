@@ -418,8 +418,10 @@ void sap_layout_free(sap_layout *ly)
 	free(ly->cuts);
 	ly->cuts = NULL;
 	free(ly->d);
+	free(ly->memo);
 	ly->tabs = NULL;
 	ly->d = NULL;
+	ly->memo = NULL;
 }
 
 /* ---- masks ---- */

@@ -153,7 +153,22 @@ double sap_now(void);
  * hashed.  Planning then tries the fine blocks as they are, and merged
  * into B blocks per DDS in two ways (dealt out by weight; contiguous
  * runs), and keeps the plan with the shortest critical path. */
+/* The choices of a plan's search (choose_map's map of fine blocks to
+ * blocks, whether a key-level plan won) kept for the next plan made with
+ * the same layout: a loop whose slice draws random numbers plans again
+ * every invocation, on keys whose statistics do not change, and the
+ * search costs many times one packing. */
+typedef struct sap_plan_memo {
+	bool mapped;            /* map, nb and level hold choose_map's choice */
+	int nb;
+	int map[64];
+	bool level;
+	bool keys_tried;        /* plan_keys ran, */
+	bool keys_won;          /* and its plan replaced the blocks' */
+} sap_plan_memo;
+
 typedef struct sap_layout {
+	sap_plan_memo *memo;    /* NULL: search every time */
 	sap_rec_dds *d;         /* per spec DDS */
 	int ndds;
 	int nparts;             /* DDSs that take part */

@@ -378,6 +378,12 @@ static double try_map(const sap_plan *base, const mask_set *fine, const int map[
  * themselves.  Returns the blocks per DDS of the map. */
 static int choose_map(const sap_layout *ly, sap_plan *p, const mask_set *fine, int map[64])
 {
+	sap_plan_memo *memo = ly->memo;
+	if (memo && memo->mapped) {
+		memcpy(map, memo->map, sizeof memo->map);
+		p->level = memo->level;
+		return memo->nb;
+	}
 	int try[64], best = ly->B;
 	bool lv = false;
 	/* Contiguous runs first: on a tie they keep the keys of a block
@@ -407,6 +413,12 @@ static int choose_map(const sap_layout *ly, sap_plan *p, const mask_set *fine, i
 			p->level = lv;
 			memcpy(map, try, sizeof try);
 		}
+	}
+	if (memo) {
+		memo->mapped = true;
+		memo->nb = best;
+		memo->level = p->level;
+		memcpy(memo->map, map, sizeof memo->map);
 	}
 	return best;
 }
@@ -1371,6 +1383,21 @@ bool sap_plan_strips(sap_plan *p, const sap_access *log, int64_t nlog, int64_t l
 	return m > 0;
 }
 
+/* Did the last plan made with this layout try a key-level plan and keep
+ * the blocks'?  Then this one does not try (a locked plan always does). */
+static bool keys_lost(const sap_layout *ly, const sap_plan *p)
+{
+	return ly->memo && ly->memo->keys_tried && !ly->memo->keys_won && !p->nlocked;
+}
+
+static void keys_tried(const sap_layout *ly, bool won)
+{
+	if (ly->memo) {
+		ly->memo->keys_tried = true;
+		ly->memo->keys_won = won;
+	}
+}
+
 /* The key-level plan of [lo, hi) for T workers from the key log, sliced
  * on `threads` threads, into p: the cheaper of the wavefront and strips,
  * when it costs less than max_cost; round is scratch for hi - lo rounds.
@@ -1469,9 +1496,9 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
 	 * costs more than its even load says, and is not deterministic: a
 	 * key-level plan that keeps the workers busy enough replaces it. */
 	double c = plan_cost(p), share = (double)(hi - lo) / T;
-	if (T > 1 && (c > KEYS_WORTH * share || p->nlocked))
-		plan_keys(p, spec, ly, env, lo, hi, T, threads, ids, order,
-		          p->nlocked ? fmax(0.99 * c, KEYS_WORTH * share) : 0.99 * c);
+	if (T > 1 && (c > KEYS_WORTH * share || p->nlocked) && !keys_lost(ly, p))
+		keys_tried(ly, plan_keys(p, spec, ly, env, lo, hi, T, threads, ids, order,
+		                         p->nlocked ? fmax(0.99 * c, KEYS_WORTH * share) : 0.99 * c));
 }
 
 void sap_plan_free(sap_plan *p)
@@ -1725,7 +1752,7 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 	/* ids still holds this rank's groups. */
 	uint32_t *round = NULL;
 	bool keyed = false;
-	if (T > 1 && c > KEYS_WORTH * share) {
+	if (T > 1 && c > KEYS_WORTH * share && !keys_lost(ly, p)) {
 		/* So must a vector the slice reads that only some ranks hold
 		 * current (an input fetched by iteration, sap_index_fetch). */
 		for (int k = 0; k < spec->ndds; k++) {
@@ -1737,6 +1764,7 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 		}
 		round = sap_xmalloc((size_t)(hi - lo) * sizeof *round);
 		keyed = plan_keys(p, spec, ly, env, lo, hi, T, threads, round, order, 0.99 * c);
+		keys_tried(ly, keyed);
 		free(round);
 	}
 	if (keyed) {

@@ -513,11 +513,17 @@ START_TEST(cache_reuse)
 	m.W.version = sap_new_version();
 	sap_async_for(&L, &m.spec, 0, 3999, &m, sgd_body, NULL, NULL);
 	ck_assert_int_eq(m.sliced, 10000 + 2 * 4998);
-	/* A slice drawing random numbers runs every time. */
+	/* A slice drawing random numbers runs every time, on the blocks of
+	 * the plan before, which draws were the only change to: the sample
+	 * that weighs them is not sliced again. */
 	m.spec.slice_rng = true;
 	sap_async_for(&L, &m.spec, 0, 3999, &m, sgd_body, NULL, NULL);
 	sap_async_for(&L, &m.spec, 0, 3999, &m, sgd_body, NULL, NULL);
-	ck_assert_int_eq(m.sliced, 10000 + 4 * 4998);
+	ck_assert_int_eq(m.sliced, 10000 + 2 * 4998 + 2 * 3999);
+	/* And the map of fine blocks to blocks is the one chosen before. */
+	ck_assert(L.state->layout.memo && L.state->layout.memo->mapped);
+	for (int b = 0; b < 64; b++)
+		ck_assert_int_eq(L.state->plan.bit[b], L.state->layout.memo->map[b]);
 	ck_assert_int_eq(L.state->recon_runs, 6);
 	ck_assert_uint_eq(L.invocations, 10);
 	sgd_free(&m);
