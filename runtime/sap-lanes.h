@@ -52,9 +52,13 @@ static inline double sap_lanes_d(const double *s)
 	return (lo[0] + lo[2]) + (lo[1] + lo[3]);
 }
 
+/* The last n - k < 16 terms of a float sum go into lanes 0, 1, ... as
+ * vectors too, by 8, then 4, then one by one, not through memory (a
+ * store of scalars that a vector load reads back stalls): the lanes a
+ * vector has no term for add -0, which leaves every value as it is. */
 static inline float sap_dot_f(const float *a, const float *b, int64_t n)
 {
-	sap_vf8 s0 = {0}, s1 = {0};
+	sap_vf8 s[2] = { { 0 }, { 0 } };
 	int64_t k = 0;
 	for (; k + 16 <= n; k += 16) {
 		sap_vf8 x0, x1, y0, y1;
@@ -62,32 +66,41 @@ static inline float sap_dot_f(const float *a, const float *b, int64_t n)
 		memcpy(&x1, a + k + 8, sizeof x1);
 		memcpy(&y0, b + k, sizeof y0);
 		memcpy(&y1, b + k + 8, sizeof y1);
-		s0 += x0 * y0;
-		s1 += x1 * y1;
+		s[0] += x0 * y0;
+		s[1] += x1 * y1;
 	}
-	if (k < n) {
-		/* The last terms as vectors too, not through memory (a store of
-		 * scalars that a vector load reads back stalls): the lanes with
-		 * no term add -0, which leaves every value as it is. */
-		sap_vf8 t0 = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f}, t1 = t0;
-		for (int l = 0; l < 8 && k + l < n; l++)
-			t0[l] = a[k + l] * b[k + l];
-		for (int l = 8; k + l < n; l++)
-			t1[l - 8] = a[k + l] * b[k + l];
-		s0 += t0;
-		s1 += t1;
+	int l = 0;              /* the lane of term k */
+	if (k + 8 <= n) {
+		sap_vf8 x, y;
+		memcpy(&x, a + k, sizeof x);
+		memcpy(&y, b + k, sizeof y);
+		s[0] += x * y;
+		k += 8;
+		l = 8;
 	}
-	s0 += s1;
+	if (k + 4 <= n) {
+		sap_vf4 x, y;
+		memcpy(&x, a + k, sizeof x);
+		memcpy(&y, b + k, sizeof y);
+		sap_vf4 p = x * y;
+		s[l / 8] += (sap_vf8){ p[0], p[1], p[2], p[3], -0.0f, -0.0f, -0.0f, -0.0f };
+		k += 4;
+		l += 4;
+	}
+	for (; k < n; k++, l++)
+		s[l / 8][l % 8] += a[k] * b[k];
+	s[0] += s[1];
 	sap_vf4 x, y;
-	memcpy(&x, &s0, sizeof x);
-	memcpy(&y, (const char *)&s0 + sizeof x, sizeof y);
+	memcpy(&x, &s[0], sizeof x);
+	memcpy(&y, (const char *)&s[0] + sizeof x, sizeof y);
 	x += y;
 	return (x[0] + x[2]) + (x[1] + x[3]);
 }
 
+/* The same for doubles: 8 lanes, the last terms by 4, 2, then one. */
 static inline double sap_dot_d(const double *a, const double *b, int64_t n)
 {
-	sap_vd4 s0 = {0}, s1 = {0};
+	sap_vd4 s[2] = { { 0 }, { 0 } };
 	int64_t k = 0;
 	for (; k + 8 <= n; k += 8) {
 		sap_vd4 x0, x1, y0, y1;
@@ -95,20 +108,31 @@ static inline double sap_dot_d(const double *a, const double *b, int64_t n)
 		memcpy(&x1, a + k + 4, sizeof x1);
 		memcpy(&y0, b + k, sizeof y0);
 		memcpy(&y1, b + k + 4, sizeof y1);
-		s0 += x0 * y0;
-		s1 += x1 * y1;
+		s[0] += x0 * y0;
+		s[1] += x1 * y1;
 	}
-	if (k < n) {
-		sap_vd4 t0 = {-0.0, -0.0, -0.0, -0.0}, t1 = t0;
-		for (int l = 0; l < 4 && k + l < n; l++)
-			t0[l] = a[k + l] * b[k + l];
-		for (int l = 4; k + l < n; l++)
-			t1[l - 4] = a[k + l] * b[k + l];
-		s0 += t0;
-		s1 += t1;
+	int l = 0;
+	if (k + 4 <= n) {
+		sap_vd4 x, y;
+		memcpy(&x, a + k, sizeof x);
+		memcpy(&y, b + k, sizeof y);
+		s[0] += x * y;
+		k += 4;
+		l = 4;
 	}
-	s0 += s1;
-	return (s0[0] + s0[2]) + (s0[1] + s0[3]);
+	if (k + 2 <= n) {
+		sap_vd2 x, y;
+		memcpy(&x, a + k, sizeof x);
+		memcpy(&y, b + k, sizeof y);
+		sap_vd2 p = x * y;
+		s[l / 4] += (sap_vd4){ p[0], p[1], -0.0, -0.0 };
+		k += 2;
+		l += 2;
+	}
+	for (; k < n; k++, l++)
+		s[l / 4][l % 4] += a[k] * b[k];
+	s[0] += s[1];
+	return (s[0][0] + s[0][2]) + (s[0][1] + s[0][3]);
 }
 #else
 static inline float sap_lanes_f(const float *s0)
