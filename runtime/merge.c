@@ -146,9 +146,30 @@ void sap_sc_merge(const sap_syncdds *w, void *out, const void *old, const void *
 	}
 }
 
+typedef struct add_job {
+	const sap_numtype *t;
+	char *into;
+	const char *from;
+	int64_t n;
+	int T;
+} add_job;
+
+static void add_part(void *arg, int w)
+{
+	add_job *j = arg;
+	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
+	apply(j->t, OP_ADD, j->into + (size_t)a * j->t->size, j->from + (size_t)a * j->t->size,
+	      NULL, b - a, 1);
+}
+
+/* Element by element, so the pool's threads take parts of a large one
+ * when they are free: the same sums. */
 void sap_acc_add(const sap_numtype *t, void *into, const void *from, int64_t n)
 {
 	if (!from)
 		return;
-	apply(t, OP_ADD, into, from, NULL, n, 1);
+	add_job j = { t, into, from, n, 1 };
+	if ((size_t)n * t->size >= SAP_PAR_BYTES && sap_pool_free())
+		j.T = sap_threads();
+	sap_pool_run(j.T, add_part, &j);
 }

@@ -171,6 +171,11 @@ void sap_pool_run(int nworkers, sap_job_fn fn, void *arg)
 	wait_change(&P.done, done);
 }
 
+bool sap_pool_free(void)
+{
+	return job_workers <= 1;
+}
+
 void sap_pool_barrier(void)
 {
 	if (job_workers <= 1)

@@ -84,6 +84,11 @@ typedef void (*sap_job_fn)(void *arg, int w);
 void sap_pool_run(int nworkers, sap_job_fn fn, void *arg);
 /* Inside a job: wait until every worker of the job got here. */
 void sap_pool_barrier(void);
+/* Is this thread in no job of several workers, so that it may start one
+ * (a large elementwise operation split over the threads)? */
+bool sap_pool_free(void);
+/* Elementwise operations on at least this many bytes go to the pool. */
+#define SAP_PAR_BYTES ((size_t)1 << 20)
 /* Join the threads (sap_finalize); the next job starts them again. */
 void sap_pool_end(void);
 /* [lo, hi) cut into n near-equal contiguous chunks: chunk w's start. */

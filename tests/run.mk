@@ -4,6 +4,7 @@
 ## that compare whole programs.
 run_tests = \
 	tests/run/accumulate.sap \
+	tests/run/accumulate-large.sap \
 	tests/run/array-fill.sap \
 	tests/run/array-fill-c.sh \
 	tests/run/args-ranks.sh \
@@ -73,7 +74,8 @@ run_tests = \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
-	tests/run/accumulate.out tests/run/array-fill.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/strings-ranks.out \
+	tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
+	tests/run/array-fill.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.awk \
 	tests/run/slice-bounds.out tests/run/slice-bounds.args \
 	tests/run/elem-types.out tests/run/reduce-grid.gen tests/run/cond-access.out \

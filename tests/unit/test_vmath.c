@@ -221,6 +221,40 @@ START_TEST(softmax_lane_order)
 }
 END_TEST
 
+
+/* accumulate's buffers: a freed one is kept and comes back zeroed, for
+ * its size only; a large sap_acc_add is the same sums in parts. */
+START_TEST(acc_buffers)
+{
+	enum { N = 300000 };
+	double *a = sap_acc_alloc(N, sizeof *a);
+	for (int64_t k = 0; k < N; k++)
+		ck_assert(a[k] == 0);
+	for (int64_t k = 0; k < N; k++)
+		a[k] = (double)k + 0.5;
+	sap_acc_free(a);
+	double *b = sap_acc_alloc(N, sizeof *b);
+	ck_assert_ptr_eq(b, a);         /* kept, and zeroed again */
+	for (int64_t k = 0; k < N; k++)
+		ck_assert(b[k] == 0);
+	float *c = sap_acc_alloc(N, sizeof *c);
+	ck_assert_ptr_ne(c, b);
+	static const sap_numfield f = { .off = 0, .n = 1, .kind = SAP_S_DOUBLE };
+	sap_numtype t = { .size = sizeof(double), .nf = 1, .f = &f };
+	double *x = sap_acc_alloc(N, sizeof *x);
+	for (int64_t k = 0; k < N; k++) {
+		b[k] = (double)k / 3;
+		x[k] = (double)(N - k) / 7;
+	}
+	sap_acc_add(&t, b, x, N);
+	for (int64_t k = 0; k < N; k++)
+		ck_assert(b[k] == (double)k / 3 + (double)(N - k) / 7);
+	sap_acc_free(b);
+	sap_acc_free(c);
+	sap_acc_free(x);
+}
+END_TEST
+
 Suite *vmath_suite(void)
 {
 	Suite *s = suite_create("vmath");
@@ -230,6 +264,7 @@ Suite *vmath_suite(void)
 	tcase_add_test(tc, gemm_double);
 	tcase_add_test(tc, dot_lane_order);
 	tcase_add_test(tc, softmax_lane_order);
+	tcase_add_test(tc, acc_buffers);
 	tcase_add_exit_test(tc, gemm_mismatch, 1);
 	tcase_add_exit_test(tc, gemm_upd_mismatch, 1);
 	suite_add_tcase(s, tc);
