@@ -759,25 +759,29 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	const sap_affine *af = held_part(spec) ? NULL : owner_key(spec, &read_key);
 	uint16_t *own = NULL;
 	int64_t *idx = NULL, n = 0, a = 0, b = 0;
+	if (af)
+		own = iteration_ranks(spec, af, lo, hi, x->T);
 	if (af && x->r && !x->r->exact) {
 		/* Partial results combine per worker, so a loop that reduces
 		 * runs each worker's even chunk, as on one rank, even where
 		 * the elements are elsewhere: those are made whole. */
-		own = iteration_ranks(spec, af, lo, hi, x->T);
 		for (int r = 0; af && r < sap_nranks(); r++) {
 			int64_t ra = sap_chunk(lo, hi, T, r * x->T), rb = sap_chunk(lo, hi, T, (r + 1) * x->T);
-			for (int64_t i = ra; i < rb && af; i++)
-				if (own[i - lo] != r)
+			for (int64_t i = ra; i < rb; i++)
+				if (own[i - lo] != r) {
 					af = NULL;
+					break;
+				}
 		}
-		free(own);
-		own = NULL;
+		if (!af) {
+			free(own);
+			own = NULL;
+		}
 		/* Then as chunks below: the vectors read at the loop
 		 * variable are fetched for the chunk, the others made whole. */
 	}
 	ran(st, af ? SAP_V_OWNER : SAP_V_CHUNKS, T, T, 1, 1.0);
 	if (af) {
-		own = iteration_ranks(spec, af, lo, hi, x->T);
 		/* The others are made whole, but for a vector read at the
 		 * loop variable that is held where the iterations run (the
 		 * same on every rank: own and the holders are). */
