@@ -2138,8 +2138,7 @@ static void parallel(Node *s)
 		Type *t = d->ty;
 		const char *nt = numtype_of(t->elem);
 		if (t->kind == TY_DVEC) {
-			emit_line(s, "sap_acc_add(%s, %s.data, sap_r.acc_%s, %s.n);", nt, d->cname, d->cname,
-			          d->cname);
+			emit_line(s, "sap_acc_apply(%s, &%s, sap_r.acc_%s);", nt, d->cname, d->cname);
 			emit_line(s, "sap_acc_free(sap_r.acc_%s);", d->cname);
 		} else {
 			emit_line(s, "sap_dm_merge(%s, &%s, &sap_r.acc_%s);", nt, d->cname, d->cname);

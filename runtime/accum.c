@@ -83,6 +83,29 @@ void sap_acc_free(void *q)
 	free(p);
 }
 
+bool sap_acc_in_place(const sap_dvec *v)
+{
+	return v->holder && !v->part_only && !v->codec;
+}
+
+void sap_acc_apply(const sap_numtype *t, sap_dvec *v, const void *buf)
+{
+	const char *b = buf;
+	size_t es = v->elsize;
+	if (!sap_acc_in_place(v)) {
+		sap_acc_add(t, v->data, b, v->n);
+		return;
+	}
+	/* Only the elements this rank holds had their sums sent here. */
+	int me = sap_rank();
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		uint16_t h;
+		j = sap_hold_run(v, k, v->n, &h);
+		if (h == me || h == SAP_HOLD_ALL)
+			sap_acc_add(t, v->data + (size_t)k * es, b + (size_t)k * es, j - k);
+	}
+}
+
 void sap_dm_merge(const sap_numtype *t, sap_dmap *into, sap_dmap *from)
 {
 	int64_t pos = 0;

@@ -683,44 +683,83 @@ static const sap_affine *owner_key(const sap_async_spec *spec, sap_affine *out)
 	return NULL;
 }
 
-/* The rank of each iteration of [lo, hi): the holder of its element of
- * af's vector, or, where every rank has it, the rank of its chunk. */
-static uint16_t *iteration_ranks(const sap_async_spec *spec, const sap_affine *af, int64_t lo,
-                                 int64_t hi, int threads)
+/* The ranks of a chunks loop's iterations as runs, in ascending order of
+ * iteration: one rank's chunk, or a block of keys with one holder, is
+ * one run, so that deciding where iterations go costs what the holder
+ * map has of blocks, not the loop's length. */
+typedef struct own_run {
+	int64_t a, b;
+	uint16_t r;
+} own_run;
+
+typedef struct owners {
+	own_run *run;
+	int64_t n, cap;
+} owners;
+
+static void owners_add(owners *o, int64_t a, int64_t b, uint16_t r)
 {
-	uint16_t *own = sap_xmalloc((size_t)(hi - lo) * sizeof *own);
+	if (a >= b)
+		return;
+	if (o->n && o->run[o->n - 1].b == a && o->run[o->n - 1].r == r) {
+		o->run[o->n - 1].b = b;
+		return;
+	}
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 16;
+		o->run = sap_xrealloc(o->run, (size_t)o->cap * sizeof *o->run);
+	}
+	o->run[o->n++] = (own_run){ a, b, r };
+}
+
+/* Each rank's chunk of [lo, hi). */
+static owners chunk_owners(const sap_async_spec *spec, int64_t lo, int64_t hi, int threads)
+{
+	owners o = { 0 };
 	for (int r = 0; r < sap_nranks(); r++) {
 		int64_t a, b;
 		chunk_of(spec, lo, hi, threads, r, &a, &b);
-		for (int64_t i = a; i < b; i++)
-			own[i - lo] = (uint16_t)r;
+		owners_add(&o, a, b, (uint16_t)r);
 	}
+	return o;
+}
+
+/* The rank of each iteration of [lo, hi): the holder of its element of
+ * af's vector, or, where every rank has it, the rank of its chunk. */
+static owners iteration_ranks(const sap_async_spec *spec, const sap_affine *af, int64_t lo,
+                              int64_t hi, int threads)
+{
 	const sap_dvec *v = spec->dds[af->dds].dv;
-	const sap_holders *h = v->holder;
-	for (int64_t i = lo; i < hi; i++) {
-		int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
-		if ((uint64_t)key >= (uint64_t)v->n)
-			continue;
-		int64_t blk = key >> SAP_HOLD_SHIFT;
-		if (af->a == 1 && !h->blk[blk]) {
-			/* A block with one holder: its keys at once. */
-			int64_t end = (blk + 1) << SAP_HOLD_SHIFT, j = i + (end - key);
-			if (j > hi)
-				j = hi;
-			for (int64_t q = i; h->val[blk] != SAP_HOLD_ALL && q < j; q++)
-				own[q - lo] = h->val[blk];
-			i = j - 1;
-			continue;
+	owners o = { 0 };
+	for (int r = 0; r < sap_nranks(); r++) {
+		int64_t a, b;
+		chunk_of(spec, lo, hi, threads, r, &a, &b);
+		for (int64_t i = a, j; i < b; i = j) {
+			int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
+			uint16_t h = SAP_HOLD_ALL;
+			j = i + 1;
+			if (af->a != 1) {
+				if ((uint64_t)key < (uint64_t)v->n)
+					h = sap_hold_get(v, key);
+			} else if (key < 0) {
+				/* Keys below the vector (an index error when run),
+				 * up to the iteration of key 0. */
+				j = -af->b < b ? -af->b : b;
+			} else if (key >= v->n) {
+				j = b;
+			} else {
+				int64_t end = v->n - key < b - i ? v->n : key + (b - i);
+				j = i + (sap_hold_run(v, key, end, &h) - key);
+			}
+			owners_add(&o, i, j, h == SAP_HOLD_ALL ? (uint16_t)r : h);
 		}
-		if (sap_hold_get(v, key) != SAP_HOLD_ALL)
-			own[i - lo] = sap_hold_get(v, key);
 	}
-	return own;
+	return o;
 }
 
 /* The keys written by a chunks loop (affine in the iteration) stay with
- * the rank that ran the iteration, own[i - lo]. */
-static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, const uint16_t *own)
+ * the rank that ran the iteration. */
+static void settle_chunks(const sap_async_spec *spec, const owners *o)
 {
 	for (int q = 0; q < spec->naffine; q++) {
 		const sap_affine *af = &spec->affine[q];
@@ -728,24 +767,38 @@ static void settle_chunks(const sap_async_spec *spec, int64_t lo, int64_t hi, co
 		if (!(af->mode & SAP_WRITE) || !v)
 			continue;
 		sap_hold_map(v);
-		for (int64_t i = lo; i < hi; i++) {
-			int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
-			if ((uint64_t)key >= (uint64_t)v->n)
-				continue;
-			if (af->a != 1) {
-				sap_hold_set(v, key, own[i - lo]);
+		for (int64_t u = 0; u < o->n; u++) {
+			const own_run *w = &o->run[u];
+			if (af->a == 1) {
+				/* A run of one rank's iterations: their keys are a
+				 * range. */
+				int64_t k0 = w->a + af->b, k1 = w->b + af->b;
+				k0 = k0 < 0 ? 0 : k0;
+				k1 = k1 > v->n ? v->n : k1;
+				if (k0 < k1)
+					sap_hold_range(v, k0, k1, w->r);
 				continue;
 			}
-			/* A run of one rank's iterations at once: their keys
-			 * are a range. */
-			int64_t j = i + 1;
-			while (j < hi && own[j - lo] == own[i - lo] && key + (j - i) < v->n)
-				j++;
-			sap_hold_range(v, key, key + (j - i), own[i - lo]);
-			i = j - 1;
+			for (int64_t i = w->a; i < w->b; i++) {
+				int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
+				if ((uint64_t)key < (uint64_t)v->n)
+					sap_hold_set(v, key, w->r);
+			}
 		}
 		sap_hold_tidy(v);
 	}
+}
+
+/* Whether v's elements [a, b) are held by r or by every rank. */
+static bool held_by(const sap_dvec *v, int64_t a, int64_t b, uint16_t r)
+{
+	for (int64_t k = a; k < b;) {
+		uint16_t h;
+		k = sap_hold_run(v, k, b, &h);
+		if (h != r && h != SAP_HOLD_ALL)
+			return false;
+	}
+	return true;
 }
 
 static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
@@ -757,30 +810,29 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	 * left where written; else by chunks (of a part held, if any). */
 	sap_affine read_key;
 	const sap_affine *af = held_part(spec) ? NULL : owner_key(spec, &read_key);
-	uint16_t *own = NULL;
-	int64_t *idx = NULL, n = 0, a = 0, b = 0;
+	owners own = { 0 };
+	int64_t a = 0, b = 0;
 	if (af)
 		own = iteration_ranks(spec, af, lo, hi, x->T);
 	if (af && x->r && !x->r->exact) {
 		/* Partial results combine per worker, so a loop that reduces
 		 * runs each worker's even chunk, as on one rank, even where
 		 * the elements are elsewhere: those are made whole. */
-		for (int r = 0; af && r < sap_nranks(); r++) {
-			int64_t ra = sap_chunk(lo, hi, T, r * x->T), rb = sap_chunk(lo, hi, T, (r + 1) * x->T);
-			for (int64_t i = ra; i < rb; i++)
-				if (own[i - lo] != r) {
-					af = NULL;
-					break;
-				}
+		for (int64_t u = 0; af && u < own.n; u++) {
+			int r = own.run[u].r;
+			if (own.run[u].a < sap_chunk(lo, hi, T, r * x->T) ||
+			    own.run[u].b > sap_chunk(lo, hi, T, (r + 1) * x->T))
+				af = NULL;
 		}
 		if (!af) {
-			free(own);
-			own = NULL;
+			free(own.run);
+			own = (owners){ 0 };
 		}
 		/* Then as chunks below: the vectors read at the loop
 		 * variable are fetched for the chunk, the others made whole. */
 	}
 	ran(st, af ? SAP_V_OWNER : SAP_V_CHUNKS, T, T, 1, 1.0);
+	int64_t *idx = NULL, n = 0, nmine = 0;
 	if (af) {
 		/* The others are made whole, but for a vector read at the
 		 * loop variable that is held where the iterations run (the
@@ -789,19 +841,33 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		skip[af->dds] = true;
 		for (int k = 0; k < spec->ndds; k++) {
 			const sap_dvec *v = spec->dds[k].dv;
+			if (spec->dds[k].accumulate && v && sap_acc_in_place(v)) {
+				skip[k] = true;
+				continue;
+			}
 			if (!spec->dds[k].by_index || !v || !v->holder || hi > v->n || lo < 0)
 				continue;
 			skip[k] = true;
-			for (int64_t i = lo; i < hi && skip[k]; i++)
-				skip[k] = sap_hold_get(v, i) == own[i - lo] ||
-				          sap_hold_get(v, i) == SAP_HOLD_ALL;
+			for (int64_t u = 0; u < own.n && skip[k]; u++)
+				skip[k] = held_by(v, own.run[u].a, own.run[u].b, own.run[u].r);
 		}
 		sap_whole_spec(spec, skip, &st->traffic);
 		free(skip);
-		idx = sap_xmalloc((size_t)(hi - lo) * sizeof *idx);
-		for (int64_t i = lo; i < hi; i++)
-			if (own[i - lo] == me)
-				idx[n++] = i;
+		/* This rank's iterations: a range, or a list if they are
+		 * several runs. */
+		for (int64_t u = 0; u < own.n; u++)
+			if (own.run[u].r == me) {
+				n += own.run[u].b - own.run[u].a;
+				a = nmine++ ? a : own.run[u].a;
+				b = own.run[u].b;
+			}
+		if (nmine > 1) {
+			idx = sap_xmalloc((size_t)n * sizeof *idx);
+			int64_t m = 0;
+			for (int64_t u = 0; u < own.n; u++)
+				for (int64_t i = own.run[u].a; own.run[u].r == me && i < own.run[u].b; i++)
+					idx[m++] = i;
+		}
 	} else {
 		chunk_of(spec, lo, hi, x->T, me, &a, &b);
 		sap_reads_fetch(st, spec, x->env, NULL, 0, 0, NULL, 0, a, b);
@@ -809,23 +875,16 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		for (int q = 0; q < spec->naffine; q++)
 			writes |= (spec->affine[q].mode & SAP_WRITE) != 0;
 		if (writes)
-			own = sap_xmalloc((size_t)(hi - lo) * sizeof *own);
-		for (int r = 0; own && r < sap_nranks(); r++) {
-			int64_t ra, rb;
-			chunk_of(spec, lo, hi, x->T, r, &ra, &rb);
-			for (int64_t i = ra; i < rb; i++)
-				own[i - lo] = (uint16_t)r;
-		}
+			own = chunk_owners(spec, lo, hi, x->T);
 	}
 	st->send_s += sap_now() - t0;
 	reds_open(x);
-	if (af && n)
+	if (idx)
 		sap_exec_list_chunks_of(x, idx, n, lo, hi, T, me * x->T);
-	else if (!af && a < b)
+	else if (a < b)
 		sap_exec_chunks_of(x, a, b, lo, hi, T, me * x->T);
-	if (own)
-		settle_chunks(spec, lo, hi, own);
-	free(own);
+	settle_chunks(spec, &own);
+	free(own.run);
 	free(idx);
 	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
@@ -993,9 +1052,10 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 	if (sap_nranks() > 1 && !mk && !ranks && lo < hi && spec->dds && !spec->serial &&
 	    !sap_cfg.run_order)
 		st->whole_why = why ? why : "its keys are unknown";
-	/* What a loop accumulates into, every rank adds the same sums to. */
+	/* What a loop accumulates into, every rank adds the same sums to,
+	 * or each holder those of its elements. */
 	for (int k = 0; ranks && k < spec->ndds; k++)
-		if (spec->dds[k].accumulate && spec->dds[k].dv)
+		if (spec->dds[k].accumulate && spec->dds[k].dv && !sap_acc_in_place(spec->dds[k].dv))
 			sap_dv_whole(spec->dds[k].dv, &st->traffic);
 	/* Whole on every rank, so with every element. */
 	if (sap_nranks() > 1 && !ranks && lo < hi)

@@ -324,17 +324,21 @@ typedef struct keep_arg {
 	int64_t from;
 } keep_arg;
 
-static bool keep_key(const sap_dvec *v, int64_t key, void *arg)
+static bool keep_key(const sap_dvec *v, int64_t k0, int64_t k1, void *arg)
 {
 	const keep_arg *a = arg;
 	const sap_dist *d = a->d;
 	const uint64_t *later = d->later + a->from * d->words + d->base[a->k];
-	if (later[key / 64] >> (key % 64) & 1)
-		return true;
-	uint16_t h = d->lastw[d->base[a->k] * 64 + key];
-	if (h == SAP_HOLD_ALL)
-		h = v->holder ? sap_hold_get(v, key) : SAP_HOLD_ALL;
-	return h == sap_rank() || h == SAP_HOLD_ALL;
+	for (int64_t key = k0; key < k1; key++) {
+		if (later[key / 64] >> (key % 64) & 1)
+			return true;
+		uint16_t h = d->lastw[d->base[a->k] * 64 + key];
+		if (h == SAP_HOLD_ALL)
+			h = v->holder ? sap_hold_get(v, key) : SAP_HOLD_ALL;
+		if (h == sap_rank() || h == SAP_HOLD_ALL)
+			return true;
+	}
+	return false;
 }
 
 void sap_dist_release(const sap_dist *d, const sap_async_spec *spec, int64_t from)
@@ -546,8 +550,72 @@ static MPI_Datatype elem_type(size_t es)
 	return t;
 }
 
+/* The bytes of buf (elements of es bytes, of v) that rank r is sent
+ * after a chain: the elements it holds and those every rank holds, in
+ * key order; packed at out if not NULL. */
+static size_t holders_part(const sap_dvec *v, const char *buf, size_t es, int r, char *out)
+{
+	size_t bytes = 0;
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		uint16_t h;
+		j = sap_hold_run(v, k, v->n, &h);
+		if (h != r && h != SAP_HOLD_ALL)
+			continue;
+		if (out)
+			memcpy(out + bytes, buf + (size_t)k * es, (size_t)(j - k) * es);
+		bytes += (size_t)(j - k) * es;
+	}
+	return bytes;
+}
+
+static void holders_unpack(const sap_dvec *v, char *buf, size_t es, const char *in)
+{
+	int me = sap_rank();
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		uint16_t h;
+		j = sap_hold_run(v, k, v->n, &h);
+		if (h != me && h != SAP_HOLD_ALL)
+			continue;
+		memcpy(buf + (size_t)k * es, in, (size_t)(j - k) * es);
+		in += (size_t)(j - k) * es;
+	}
+}
+
+/* The last rank's total to each rank, of the elements it holds. */
+static void send_to_holders(const sap_dvec *v, char *buf, size_t es, sap_dist_stats *stats)
+{
+	int P = sap_nranks(), me = sap_rank();
+	if (me != P - 1) {
+		size_t bytes = holders_part(v, buf, es, me, NULL);
+		char *in = sap_xmalloc(bytes ? bytes : 1);
+		for (size_t at = 0; at < bytes; at += INT32_MAX)
+			MPI_Recv(in + at, bytes - at < INT32_MAX ? (int)(bytes - at) : INT32_MAX,
+			         MPI_BYTE, P - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		holders_unpack(v, buf, es, in);
+		free(in);
+		stats->received += (int64_t)bytes;
+		return;
+	}
+	for (int r = 0; r < P - 1; r++) {
+		size_t bytes = holders_part(v, buf, es, r, NULL);
+		char *out = sap_xmalloc(bytes ? bytes : 1);
+		holders_part(v, buf, es, r, out);
+		for (size_t at = 0; at < bytes; at += INT32_MAX)
+			MPI_Send(out + at, bytes - at < INT32_MAX ? (int)(bytes - at) : INT32_MAX,
+			         MPI_BYTE, r, 1, MPI_COMM_WORLD);
+		free(out);
+		stats->sent += (int64_t)bytes;
+	}
+}
+
 bool sap_chain_sum(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add, void *arg,
                    sap_dist_stats *stats)
+{
+	return sap_chain_sum_to(buf, n, es, mine, add, arg, NULL, stats);
+}
+
+bool sap_chain_sum_to(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add, void *arg,
+                      const sap_dvec *to, sap_dist_stats *stats)
 {
 	int P = sap_nranks(), me = sap_rank();
 	size_t piece = (size_t)n * es / ((size_t)CHAIN_PER_HOP * (size_t)(P > 1 ? P - 1 : 1)) + 1;
@@ -623,6 +691,10 @@ bool sap_chain_sum(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add,
 	if (!any) {
 		memset(buf, 0, bytes);
 		return false;
+	}
+	if (to) {
+		send_to_holders(to, buf, es, stats);
+		return true;
 	}
 	for (size_t at = 0; at < bytes; at += INT32_MAX)
 		MPI_Bcast(buf + at, bytes - at < INT32_MAX ? (int)(bytes - at) : INT32_MAX, MPI_BYTE, P - 1,
@@ -741,7 +813,10 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
 			char *buf;
 			memcpy(&buf, (char *)red + r->acc[a].off, sizeof buf);
 			acc_job j = { r->acc[a].num, v->elsize, reds, r->size, r->acc[a].off, T, buf };
-			sap_chain_sum(buf, v->n, v->elsize, true, acc_add, &j, stats);
+			/* Where the vector is held by ranks, the sums go to the
+			 * holders of their elements only (sap_acc_apply). */
+			sap_chain_sum_to(buf, v->n, v->elsize, true, acc_add, &j,
+			                 sap_acc_in_place(v) ? v : NULL, stats);
 			for (int w = 0; w < T; w++) {
 				char *wr = reds + (size_t)w * r->size + j.off, *wb, *none = NULL;
 				memcpy(&wb, wr, sizeof wb);

@@ -174,11 +174,16 @@ void sap_dv_recount(sap_dvec *v)
 	sap_dv_account(v, held * page_size() + sap_hold_bytes(v));
 }
 
-static bool held_here(const sap_dvec *v, int64_t key, void *arg)
+static bool held_here(const sap_dvec *v, int64_t k0, int64_t k1, void *arg)
 {
 	(void)arg;
-	uint16_t h = sap_hold_get(v, key);
-	return h == sap_rank() || h == SAP_HOLD_ALL;
+	for (int64_t k = k0; k < k1;) {
+		uint16_t h;
+		k = sap_hold_run(v, k, k1, &h);
+		if (h == sap_rank() || h == SAP_HOLD_ALL)
+			return true;
+	}
+	return false;
 }
 
 /* Pages [p, p + n) of v go back to the system.  Elements owning memory
@@ -216,10 +221,7 @@ void sap_dv_release(sap_dvec *v, sap_keep_fn keep, void *arg)
 			break;
 		if (k1 >= v->n)
 			k1 = v->n - 1;
-		bool kept = false;
-		for (int64_t k = k0; k <= k1 && !kept; k++)
-			kept = keep(v, k, arg);
-		if (kept)
+		if (keep(v, k0, k1 + 1, arg))
 			continue;
 		if (runlen && run + runlen == p) {
 			runlen++;

@@ -122,6 +122,27 @@ void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r)
 	}
 }
 
+int64_t sap_hold_run(const sap_dvec *v, int64_t k, int64_t end, uint16_t *who)
+{
+	const sap_holders *h = v->holder;
+	uint16_t w = sap_hold_get(v, k);
+	*who = w;
+	while (k < end) {
+		int64_t blk = k >> SAP_HOLD_SHIFT, bend = (blk + 1) << SAP_HOLD_SHIFT;
+		const uint16_t *a = h->blk[blk];
+		if (!a) {
+			if (h->val[blk] != w)
+				return k;
+			k = bend;
+			continue;
+		}
+		for (; k < bend && k < end; k++)
+			if (a[k & (BLOCK - 1)] != w)
+				return k;
+	}
+	return end;
+}
+
 void sap_hold_tidy(sap_dvec *v)
 {
 	sap_holders *h = v->holder;
@@ -153,21 +174,54 @@ static int fits(int64_t bytes)
 	return (int)bytes;
 }
 
+/* The bytes of v's keys [a, b) as they travel, at out if not NULL. */
+static size_t put_run(const sap_dvec *v, int64_t a, int64_t b, char *out)
+{
+	if (!v->codec) {
+		size_t bytes = (size_t)(b - a) * v->elsize;
+		if (out)
+			memcpy(out, v->data + (size_t)a * v->elsize, bytes);
+		return bytes;
+	}
+	size_t bytes = 0;
+	for (int64_t k = a; k < b; k++)
+		bytes += sap_dv_put(v, k, out ? out + bytes : NULL);
+	return bytes;
+}
+
+static const char *take_run(sap_dvec *v, int64_t a, int64_t b, const char *in)
+{
+	if (!v->codec) {
+		size_t bytes = (size_t)(b - a) * v->elsize;
+		memcpy(v->data + (size_t)a * v->elsize, in, bytes);
+		return in + bytes;
+	}
+	for (int64_t k = a; k < b; k++)
+		in = sap_dv_take(v, k, in);
+	return in;
+}
+
 /* Each rank sends the elements it holds, in key order, to all: no keys
- * travel, since every rank knows the holder map. */
+ * travel, since every rank knows the holder map.  The map goes by runs
+ * of one holder, which are whole blocks but where loops mixed them. */
 void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 {
 	if (!v->holder)
 		return;
 	int P = sap_nranks(), me = sap_rank();
 	int64_t mine = 0;
-	for (int64_t k = 0; k < v->n; k++)
-		if (sap_hold_get(v, k) == me)
-			mine += (int64_t)sap_dv_put(v, k, NULL);
+	uint16_t h;
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		j = sap_hold_run(v, k, v->n, &h);
+		if (h == me)
+			mine += (int64_t)put_run(v, k, j, NULL);
+	}
 	char *out = sap_xmalloc(mine ? (size_t)mine : 1), *o = out;
-	for (int64_t k = 0; k < v->n; k++)
-		if (sap_hold_get(v, k) == me)
-			o += sap_dv_put(v, k, o);
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		j = sap_hold_run(v, k, v->n, &h);
+		if (h == me)
+			o += put_run(v, k, j, o);
+	}
 	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	int64_t total = sap_gather_counts(fits(mine), cnt, dis);
 	char *in = sap_xmalloc(total ? (size_t)total : 1);
@@ -175,10 +229,10 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 	const char **at = sap_xmalloc((size_t)P * sizeof *at);
 	for (int r = 0; r < P; r++)
 		at[r] = in + dis[r];
-	for (int64_t k = 0; k < v->n; k++) {
-		uint16_t hk = sap_hold_get(v, k);
-		if (hk != SAP_HOLD_ALL && hk != me)
-			at[hk] = sap_dv_take(v, k, at[hk]);
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		j = sap_hold_run(v, k, v->n, &h);
+		if (h != SAP_HOLD_ALL && h != me)
+			at[h] = take_run(v, k, j, at[h]);
 	}
 	int64_t sent = (int64_t)cnt[me] * (P - 1), got = total - cnt[me];
 	if (stats) {
@@ -298,7 +352,13 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		known[k] |= span[k];
 		any |= known[k] && d->dv->holder;
 	}
-	sap_whole_spec(spec, known, &st->traffic);
+	/* And a vector accumulated into where it is held: it is not read. */
+	bool *skip = sap_xcalloc((size_t)(n ? n : 1), sizeof *skip);
+	for (int k = 0; k < n; k++)
+		skip[k] = known[k] || (spec->dds[k].accumulate && spec->dds[k].dv &&
+		                       sap_acc_in_place(spec->dds[k].dv));
+	sap_whole_spec(spec, skip, &st->traffic);
+	free(skip);
 	if (!any) {
 		free(known);
 		free(span);
@@ -508,10 +568,18 @@ static int part_of(const sap_dvec *v, int64_t k, int *r, int64_t *hi)
 	return *r;
 }
 
-static bool in_part(const sap_dvec *v, int64_t key, void *arg)
+static bool in_part(const sap_dvec *v, int64_t k0, int64_t k1, void *arg)
 {
 	const int64_t *part = arg;
-	return (key >= part[0] && key < part[1]) || sap_hold_get(v, key) == SAP_HOLD_ALL;
+	if (k0 < part[1] && part[0] < k1)
+		return true;
+	for (int64_t k = k0; k < k1;) {
+		uint16_t h;
+		k = sap_hold_run(v, k, k1, &h);
+		if (h == SAP_HOLD_ALL)
+			return true;
+	}
+	return false;
 }
 
 void sap_dv_own_parts(sap_dvec *v)

@@ -116,8 +116,9 @@ void sap_dv_trim(sap_dvec *v);
  * held must be in [lo, hi). */
 void sap_dv_pack_lists(sap_dvec *v, int64_t lo, int64_t hi);
 /* Of a sparse vector, give back the pages on which lies no key that
- * keep(v, key, arg) keeps.  Their contents read as zero afterwards. */
-typedef bool (*sap_keep_fn)(const sap_dvec *v, int64_t key, void *arg);
+ * keep keeps: keep(v, k0, k1, arg) says whether it keeps any of keys
+ * [k0, k1).  Their contents read as zero afterwards. */
+typedef bool (*sap_keep_fn)(const sap_dvec *v, int64_t k0, int64_t k1, void *arg);
 void sap_dv_release(sap_dvec *v, sap_keep_fn keep, void *arg);
 /* Element key of v as bytes that mean the same on every rank, at out
  * when not NULL (its storage, or what its codec packs); their number.
@@ -460,6 +461,16 @@ void sap_dist_release_cb(void *arg);
 typedef void (*sap_chain_fn)(void *arg, int64_t e0, int64_t e1, const void *pre);
 bool sap_chain_sum(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add, void *arg,
                    sap_dist_stats *stats);
+/* The same, but the last rank's buf goes to each rank only where it
+ * holds to's elements (those every rank holds to every rank): the rest
+ * of buf is left undefined there.  to's holder map is the same on every
+ * rank, so each knows what comes. */
+bool sap_chain_sum_to(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn add, void *arg,
+                      const sap_dvec *to, sap_dist_stats *stats);
+/* Whether a loop over ranks that accumulates into v leaves v where it is
+ * held, each holder adding the sums of its elements, rather than making
+ * it whole first: v has a holder map and is not held in parts. */
+bool sap_acc_in_place(const sap_dvec *v);
 /* Collective: the partial reductions of this rank's T workers, reds
  * (taken over), and those of every other rank combined into red in
  * worker order, rank after rank, on every rank: what one rank running
@@ -558,6 +569,9 @@ sap_holders *sap_hold_map(sap_dvec *v);
  * many, sap_hold_tidy gives back the arrays of blocks held by one rank. */
 void sap_hold_set(sap_dvec *v, int64_t k, uint16_t r);
 void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r);
+/* The end of the run of keys from k (< end) held as k is, at most end;
+ * *who gets their holder.  A block with one holder is one step. */
+int64_t sap_hold_run(const sap_dvec *v, int64_t k, int64_t end, uint16_t *who);
 void sap_hold_tidy(sap_dvec *v);
 /* The bytes v's holder map takes. */
 size_t sap_hold_bytes(const sap_dvec *v);

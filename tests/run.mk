@@ -5,6 +5,7 @@
 run_tests = \
 	tests/run/accumulate.sap \
 	tests/run/accumulate-large.sap \
+	tests/run/accumulate-held.sap \
 	tests/run/array-fill.sap \
 	tests/run/array-fill-c.sh \
 	tests/run/args-ranks.sh \
@@ -75,6 +76,7 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
+	tests/run/accumulate-held.out tests/run/accumulate-held.args \
 	tests/run/array-fill.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.awk \
 	tests/run/slice-bounds.out tests/run/slice-bounds.args \
