@@ -36,6 +36,7 @@ run_tests = \
 	tests/run/libsvm.sh \
 	tests/run/genlasso.sh \
 	tests/run/lasso-sample.sh \
+	tests/run/pagerank-sample.sh \
 	tests/run/layout-ranks.sh \
 	tests/run/load-ranks.sh \
 	tests/run/map-keys.sap \
