@@ -2139,7 +2139,6 @@ static void parallel(Node *s)
 		const char *nt = numtype_of(t->elem);
 		if (t->kind == TY_DVEC) {
 			emit_line(s, "sap_acc_apply(%s, &%s, sap_r.acc_%s);", nt, d->cname, d->cname);
-			emit_line(s, "sap_acc_free(sap_r.acc_%s);", d->cname);
 		} else {
 			emit_line(s, "sap_dm_merge(%s, &%s, &sap_r.acc_%s);", nt, d->cname, d->cname);
 			emit_line(s, "sap_dm_free(&sap_r.acc_%s);", d->cname);

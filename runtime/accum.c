@@ -5,6 +5,8 @@
  * deterministic for a given number of workers.  The sums themselves are
  * sap_acc_add's (merge.c), scalar by scalar of each element. */
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sap-int.h"
@@ -39,8 +41,14 @@ static void zero_part(void *arg, int w)
 	memset(j->p + a, 0, b - a);
 }
 
+/* Set while the driver's reduce struct is initialized: its vector
+ * buffers are left NULL, for sap_acc_driver_init to make. */
+static _Thread_local bool driver_init;
+
 void *sap_acc_alloc(int64_t n, size_t elsize)
 {
+	if (driver_init)
+		return NULL;
 	size_t bytes = (n > 0 ? (size_t)n : 1) * (elsize ? elsize : 1);
 	char *p = NULL;
 	pthread_mutex_lock(&keep_mu);
@@ -83,17 +91,67 @@ void sap_acc_free(void *q)
 	free(p);
 }
 
+
+static bool all_zero(const char *p, size_t n)
+{
+	uint64_t any = 0, w;
+	size_t i = 0;
+	for (; i + 8 * sizeof w <= n; i += 8 * sizeof w) {
+		for (int k = 0; k < 8; k++) {
+			memcpy(&w, p + i + k * sizeof w, sizeof w);
+			any |= w;
+		}
+		if (any)
+			return false;
+	}
+	for (; i < n; i++)
+		any |= (unsigned char)p[i];
+	return !any;
+}
+
+/* The driver's buffer of a vector that is all +0.0 (every bit zero) is
+ * the vector itself: 0 + s is s exactly, so adding the workers' sums to
+ * its zeros gives what adding the buffer's sums to the vector would, and
+ * a loop that zeroes its target first (PageRank's next) neither zeroes
+ * a buffer nor adds it in afterwards.  On one worker the body then adds
+ * into the vector as the serial program does.  Where the vector has a
+ * holder map, elements this rank does not hold may be left with partial
+ * sums: they are stale here by the map, as before. */
+void sap_acc_driver_init(const sap_reduce *r, const sap_async_spec *spec, void *red)
+{
+	if (!spec->dds) {
+		r->init(red);
+		return;
+	}
+	driver_init = true;
+	r->init(red);
+	driver_init = false;
+	for (int a = 0; a < r->nacc; a++) {
+		char *p;
+		memcpy(&p, (char *)red + r->acc[a].off, sizeof p);
+		if (p)
+			continue;
+		sap_dvec *v = spec->dds[r->acc[a].dds].dv;
+		p = v->n > 0 && !v->part_only && all_zero(v->data, (size_t)v->n * v->elsize) ?
+		        v->data : sap_acc_alloc(v->n, v->elsize);
+		memcpy((char *)red + r->acc[a].off, &p, sizeof p);
+	}
+}
+
 bool sap_acc_in_place(const sap_dvec *v)
 {
 	return v->holder && !v->part_only && !v->codec;
 }
 
-void sap_acc_apply(const sap_numtype *t, sap_dvec *v, const void *buf)
+void sap_acc_apply(const sap_numtype *t, sap_dvec *v, void *buf)
 {
 	const char *b = buf;
 	size_t es = v->elsize;
+	if (buf == v->data)
+		return;
 	if (!sap_acc_in_place(v)) {
 		sap_acc_add(t, v->data, b, v->n);
+		sap_acc_free(buf);
 		return;
 	}
 	/* Only the elements this rank holds had their sums sent here. */
@@ -104,6 +162,7 @@ void sap_acc_apply(const sap_numtype *t, sap_dvec *v, const void *buf)
 		if (h == me || h == SAP_HOLD_ALL)
 			sap_acc_add(t, v->data + (size_t)k * es, b + (size_t)k * es, j - k);
 	}
+	sap_acc_free(buf);
 }
 
 void sap_dm_merge(const sap_numtype *t, sap_dmap *into, sap_dmap *from)

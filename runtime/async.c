@@ -1027,7 +1027,7 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 	pack_lists(st, spec);
 	sap_run x = { L, env, body, r, NULL, sap_threads(), sap_threads() };
 	if (r)
-		r->init(red);
+		sap_acc_driver_init(r, spec, red);
 	/* One worker reads and adds to relaxed vectors in place. */
 	sap_rel_direct(r, red);
 

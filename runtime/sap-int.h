@@ -471,6 +471,9 @@ bool sap_chain_sum_to(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn a
  * held, each holder adding the sums of its elements, rather than making
  * it whole first: v has a holder map and is not held in parts. */
 bool sap_acc_in_place(const sap_dvec *v);
+/* The driver's reduce struct initialized, a vector accumulate buffer
+ * being the vector itself where that gives the same sums. */
+void sap_acc_driver_init(const sap_reduce *r, const sap_async_spec *spec, void *red);
 /* Collective: the partial reductions of this rank's T workers, reds
  * (taken over), and those of every other rank combined into red in
  * worker order, rank after rank, on every rank: what one rank running

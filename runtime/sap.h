@@ -861,8 +861,9 @@ void sap_acc_free(void *p);
 /* into[i] += from[i] for n elements of type t, scalar by scalar. */
 void sap_acc_add(const sap_numtype *t, void *into, const void *from, int64_t n);
 /* After the loop: the buffer's sums into v's elements, where this rank
- * holds them (the sums of the others went to their holders). */
-void sap_acc_apply(const sap_numtype *t, sap_dvec *v, const void *buf);
+ * holds them (the sums of the others went to their holders), and the
+ * buffer freed; nothing if the buffer was v itself. */
+void sap_acc_apply(const sap_numtype *t, sap_dvec *v, void *buf);
 /* Add every value of from (of type t) into into's value of the same
  * key, inserting keys into lacks, in from's insertion order. */
 void sap_dm_merge(const sap_numtype *t, sap_dmap *into, sap_dmap *from);
