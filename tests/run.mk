@@ -37,6 +37,7 @@ run_tests = \
 	tests/run/genlasso.sh \
 	tests/run/lasso-sample.sh \
 	tests/run/pagerank-sample.sh \
+	tests/run/kmeans-sample.sh \
 	tests/run/layout-ranks.sh \
 	tests/run/load-ranks.sh \
 	tests/run/map-keys.sap \
