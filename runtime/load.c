@@ -27,7 +27,7 @@ typedef struct load_trap {
 	int64_t line;
 	char *msg;              /* sap_xmalloc */
 } load_trap;
-static load_trap *trap;
+static _Thread_local load_trap *trap;
 
 /* Inside a line, '\n' can only appear in fields built by hand; treat it
  * like a blank so a token never spans lines. */
@@ -359,6 +359,111 @@ static void parse_trapped(load_trap *t, const char *buf, size_t len, const char 
 	trap = NULL;
 }
 
+/* A text cut at line starts into pieces that the pool's threads count
+ * and parse at once: a corpus of millions of lines is parsed at the
+ * speed of all the rank's threads.  Each piece keeps its first error;
+ * the text's first is the one of the lowest line, whatever the threads,
+ * so the message is the same as when one thread parses it all. */
+enum { PIECE_MIN = 1 << 20 };
+
+typedef struct piece {
+	const char *p;
+	size_t len;
+	int64_t lines, elems;   /* counted */
+	int64_t line0, at;      /* lines and elements before it */
+	load_trap t;
+} piece;
+
+typedef struct text_cut {
+	piece *pc;
+	int n;
+	const char *path;
+	char *elems;
+	size_t elsize;
+	sap_parse_fn parse;
+} text_cut;
+
+static void count_piece(void *arg, int w)
+{
+	piece *pc = &((text_cut *)arg)->pc[w];
+	count_lines(pc->p, pc->len, &pc->lines, &pc->elems);
+}
+
+static void parse_piece(void *arg, int w)
+{
+	text_cut *c = arg;
+	piece *pc = &c->pc[w];
+	pc->t = (load_trap){ .line = INT64_MAX };
+	parse_trapped(&pc->t, pc->p, pc->len, c->path, pc->line0, c->elems + (size_t)pc->at * c->elsize,
+	              c->elsize, c->parse);
+}
+
+/* buf[0 .. len) cut for the threads and counted: its elements, and in
+ * *lines its physical lines. */
+static int64_t count_text(text_cut *c, const char *buf, size_t len, int64_t *lines)
+{
+	int T = len >= PIECE_MIN && sap_pool_free() ? sap_threads() : 1;
+	if ((size_t)T > len / (PIECE_MIN / 2) + 1)
+		T = (int)(len / (PIECE_MIN / 2) + 1);
+	c->pc = sap_xcalloc((size_t)T, sizeof *c->pc);
+	const char *p = buf, *end = buf + len;
+	int n = 0;
+	for (int k = 0; k < T && p < end; k++) {
+		const char *q = k == T - 1 ? end : buf + (size_t)((double)len * (k + 1) / T);
+		if (q < p)
+			q = p;
+		if (q < end) {
+			const char *eol = memchr(q, '\n', (size_t)(end - q));
+			q = eol ? eol + 1 : end;
+		}
+		c->pc[n].p = p;
+		c->pc[n++].len = (size_t)(q - p);
+		p = q;
+	}
+	c->n = n;
+	if (n > 1)
+		sap_pool_run(n, count_piece, c);
+	else if (n == 1)
+		count_piece(c, 0);
+	int64_t e = 0, l = 0;
+	for (int k = 0; k < n; k++) {
+		c->pc[k].at = e;
+		c->pc[k].line0 = l;
+		e += c->pc[k].elems;
+		l += c->pc[k].lines;
+	}
+	*lines = l;
+	return e;
+}
+
+/* The counted text's elements into elems, lines numbered from line0 + 1;
+ * the first error, if any, into *first.  Frees the cut. */
+static void parse_text(text_cut *c, const char *path, int64_t line0, char *elems, size_t elsize,
+                       sap_parse_fn parse, load_trap *first)
+{
+	c->path = path;
+	c->elems = elems;
+	c->elsize = elsize;
+	c->parse = parse;
+	for (int k = 0; k < c->n; k++)
+		c->pc[k].line0 += line0;
+	if (c->n > 1)
+		sap_pool_run(c->n, parse_piece, c);
+	else if (c->n == 1)
+		parse_piece(c, 0);
+	*first = (load_trap){ .line = INT64_MAX };
+	for (int k = 0; k < c->n; k++)
+		if (c->pc[k].t.line < first->line) {
+			free(first->msg);
+			first->line = c->pc[k].t.line;
+			first->msg = c->pc[k].t.msg;
+		} else {
+			free(c->pc[k].t.msg);
+		}
+	free(c->pc);
+	c->pc = NULL;
+}
+
 /* The elements of buf[0 .. len), the whole file, into v.  On several
  * ranks every rank has the same bytes and finds the same first error,
  * which rank 0 alone reports. */
@@ -367,21 +472,18 @@ static void load_buffer(sap_dvec *v, const char *name, const char *path, size_t 
                         const sap_site *s)
 {
 	size_t b = bom(buf, len);
-	int64_t lines, count;
-	count_lines(buf + b, len - b, &lines, &count);
+	int64_t lines;
+	text_cut c;
+	int64_t count = count_text(&c, buf + b, len - b, &lines);
 	sap_dv_create(v, name, count, elsize, s);
-	if (sap_nranks() == 1) {
-		parse_lines(buf + b, len - b, path, 0, v->data, elsize, parse);
-	} else {
-		load_trap t = { .line = INT64_MAX };
-		parse_trapped(&t, buf + b, len - b, path, 0, v->data, elsize, parse);
-		if (t.line != INT64_MAX) {
-			if (sap_rank() == 0) {
-				sap_site at = { path, t.line > INT32_MAX ? INT32_MAX : (int)t.line, 0 };
-				sap_fatal(&at, "%s", t.msg);
-			}
-			MPI_Barrier(MPI_COMM_WORLD);
+	load_trap t;
+	parse_text(&c, path, 0, v->data, elsize, parse, &t);
+	if (t.line != INT64_MAX) {
+		if (sap_rank() == 0) {
+			sap_site at = { path, t.line > INT32_MAX ? INT32_MAX : (int)t.line, 0 };
+			sap_fatal(&at, "%s", t.msg);
 		}
+		MPI_Barrier(MPI_COMM_WORLD);
 	}
 	sap_spare_give(buf, len);
 	v->codec = codec;
@@ -479,9 +581,10 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 		MPI_Barrier(MPI_COMM_WORLD);    /* until the failed rank aborts */
 	}
 
-	int64_t lines, count, line0 = 0;
+	int64_t lines, line0 = 0;
 	size_t b = r == 0 ? bom(buf, len) : 0;
-	count_lines(buf + b, len - b, &lines, &count);
+	text_cut c;
+	int64_t count = count_text(&c, buf + b, len - b, &lines);
 	MPI_Exscan(&lines, &line0, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 	if (r == 0)
 		line0 = 0;
@@ -501,9 +604,8 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 		sap_dv_create(v, name, cuts[P], elsize, s);
 	v->codec = codec;
 
-	load_trap t = { .line = INT64_MAX };
-	parse_trapped(&t, buf + b, len - b, path, line0, v->data + (size_t)cuts[r] * elsize,
-	              elsize, parse);
+	load_trap t;
+	parse_text(&c, path, line0, v->data + (size_t)cuts[r] * elsize, elsize, parse, &t);
 	sap_spare_give(buf, len);
 	int64_t first = INT64_MAX;
 	MPI_Allreduce(&t.line, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
