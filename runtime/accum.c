@@ -109,14 +109,32 @@ static bool all_zero(const char *p, size_t n)
 	return !any;
 }
 
+/* Whether v is all zero where this rank holds it, or everywhere if it
+ * has no holder map. */
+static bool zero_here(const sap_dvec *v)
+{
+	if (!sap_acc_in_place(v))
+		return all_zero(v->data, (size_t)v->n * v->elsize);
+	int me = sap_rank();
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		uint16_t h;
+		j = sap_hold_run(v, k, v->n, &h);
+		if ((h == me || h == SAP_HOLD_ALL) &&
+		    !all_zero(v->data + (size_t)k * v->elsize, (size_t)(j - k) * v->elsize))
+			return false;
+	}
+	return true;
+}
+
 /* The driver's buffer of a vector that is all +0.0 (every bit zero) is
  * the vector itself: 0 + s is s exactly, so adding the workers' sums to
  * its zeros gives what adding the buffer's sums to the vector would, and
  * a loop that zeroes its target first (PageRank's next) neither zeroes
  * a buffer nor adds it in afterwards.  On one worker the body then adds
  * into the vector as the serial program does.  Where the vector has a
- * holder map, elements this rank does not hold may be left with partial
- * sums: they are stale here by the map, as before. */
+ * holder map, only the elements this rank holds count, and the others
+ * may be left with partial sums: they are stale here by the map, as
+ * before. */
 void sap_acc_driver_init(const sap_reduce *r, const sap_async_spec *spec, void *red)
 {
 	if (!spec->dds) {
@@ -132,8 +150,7 @@ void sap_acc_driver_init(const sap_reduce *r, const sap_async_spec *spec, void *
 		if (p)
 			continue;
 		sap_dvec *v = spec->dds[r->acc[a].dds].dv;
-		p = v->n > 0 && !v->part_only && all_zero(v->data, (size_t)v->n * v->elsize) ?
-		        v->data : sap_acc_alloc(v->n, v->elsize);
+		p = v->n > 0 && !v->part_only && zero_here(v) ? v->data : sap_acc_alloc(v->n, v->elsize);
 		memcpy((char *)red + r->acc[a].off, &p, sizeof p);
 	}
 }

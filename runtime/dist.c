@@ -796,6 +796,100 @@ static void acc_add(void *arg, int64_t e0, int64_t e1, const void *pre)
 	}
 }
 
+/* With one worker a rank, a vector held in pieces by the ranks (no
+ * element held by all) needs no chain: each rank sends each holder its
+ * worker's sums of that holder's elements, all at once, and the holder
+ * adds them up in rank order, which is the chain's order, so the sums
+ * are the same bit for bit; a rank sends (P - 1) / P of the vector
+ * rather than the chain's whole vector on and part of it back.  buf,
+ * the driver's buffer, is zero where this rank holds; mine is its
+ * worker's.  False, with nothing sent, where it does not apply, the same
+ * on every rank: the holder map is. */
+static bool acc_to_holders(const sap_numtype *num, const sap_dvec *v, char *buf,
+                           const char *mine, sap_dist_stats *stats)
+{
+	int P = sap_nranks(), me = sap_rank();
+	size_t es = v->elsize;
+	int64_t *held = sap_xcalloc((size_t)P, sizeof *held);
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		uint16_t h;
+		j = sap_hold_run(v, k, v->n, &h);
+		if (h == SAP_HOLD_ALL) {
+			free(held);
+			return false;
+		}
+		held[h] += (j - k) * (int64_t)es;
+	}
+	int64_t total = 0;
+	for (int q = 0; q < P; q++)
+		total += held[q];
+	if (total - held[me] > INT32_MAX || held[me] * (P - 1) > INT32_MAX) {
+		free(held);
+		return false;
+	}
+	int *scnt = sap_xmalloc((size_t)P * sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
+	int *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
+	int so = 0, ro = 0;
+	for (int q = 0; q < P; q++) {
+		scnt[q] = q == me ? 0 : (int)held[q];
+		rcnt[q] = q == me ? 0 : (int)held[me];
+		sdis[q] = so;
+		rdis[q] = ro;
+		so += scnt[q];
+		ro += rcnt[q];
+	}
+	char *out = sap_xmalloc((size_t)so + 1), *in = sap_xmalloc((size_t)ro + 1);
+	int *at = sap_xcalloc((size_t)P, sizeof *at);
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		uint16_t h;
+		j = sap_hold_run(v, k, v->n, &h);
+		if (h == me)
+			continue;
+		memcpy(out + sdis[h] + at[h], mine + (size_t)k * es, (size_t)(j - k) * es);
+		at[h] += (int)((size_t)(j - k) * es);
+	}
+	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
+	stats->sent += so;
+	stats->received += ro;
+	/* ((0 + rank 0's) + rank 1's) + ... on the elements held here. */
+	size_t pos = 0;
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		uint16_t h;
+		j = sap_hold_run(v, k, v->n, &h);
+		if (h != me)
+			continue;
+		char *d = buf + (size_t)k * es;
+		for (int q = 0; q < P; q++)
+			sap_acc_add(num, d, q == me ? mine + (size_t)k * es : in + rdis[q] + pos, j - k);
+		pos += (size_t)(j - k) * es;
+	}
+	free(at);
+	free(out);
+	free(in);
+	free(scnt);
+	free(sdis);
+	free(rcnt);
+	free(rdis);
+	free(held);
+	return true;
+}
+
+/* from's elements into to, where this rank holds them if held, else all. */
+static void copy_held(const sap_dvec *v, char *to, const char *from, bool held)
+{
+	size_t es = v->elsize;
+	if (!held) {
+		memcpy(to, from, (size_t)v->n * es);
+		return;
+	}
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		uint16_t h;
+		j = sap_hold_run(v, k, v->n, &h);
+		if (h == sap_rank() || h == SAP_HOLD_ALL)
+			memcpy(to + (size_t)k * es, from + (size_t)k * es, (size_t)(j - k) * es);
+	}
+}
+
 void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds, int T,
                      void *red, sap_dist_stats *stats)
 {
@@ -813,10 +907,27 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
 			char *buf;
 			memcpy(&buf, (char *)red + r->acc[a].off, sizeof buf);
 			acc_job j = { r->acc[a].num, v->elsize, reds, r->size, r->acc[a].off, T, buf };
+			char *w0;
+			memcpy(&w0, reds + j.off, sizeof w0);
 			/* Where the vector is held by ranks, the sums go to the
 			 * holders of their elements only (sap_acc_apply). */
-			sap_chain_sum_to(buf, v->n, v->elsize, true, acc_add, &j,
-			                 sap_acc_in_place(v) ? v : NULL, stats);
+			bool place = sap_acc_in_place(v);
+			if (!(T == 1 && place && acc_to_holders(j.num, v, buf, w0, stats))) {
+				/* The chain carries every element's sums from rank
+				 * 0 on, so it needs a buffer that is zero all over:
+				 * not the vector itself, which sap_acc_driver_init
+				 * takes as the buffer where it is zero only where
+				 * this rank holds it.  Then 0 + total is total. */
+				bool alias = buf == v->data;
+				if (alias)
+					j.into = sap_acc_alloc(v->n, v->elsize);
+				sap_chain_sum_to(j.into, v->n, v->elsize, true, acc_add, &j, place ? v : NULL,
+				                 stats);
+				if (alias) {
+					copy_held(v, buf, j.into, place);
+					sap_acc_free(j.into);
+				}
+			}
 			for (int w = 0; w < T; w++) {
 				char *wr = reds + (size_t)w * r->size + j.off, *wb, *none = NULL;
 				memcpy(&wb, wr, sizeof wb);
