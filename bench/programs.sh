@@ -100,7 +100,7 @@ args() {
 	mlr.large)
 		fashion_txt 0 "$D/fashion-60000.txt"
 		fashion_test 10000 "$D/fashion-test-10000.txt"
-		echo "--train=$D/fashion-60000.txt --test=$D/fashion-test-10000.txt --epochs=50" ;;
+		echo "--train=$D/fashion-60000.txt --test=$D/fashion-test-10000.txt --epochs=120" ;;
 	*) bench_fail "no arguments for $1.$2" ;;
 	esac
 }
