@@ -217,18 +217,35 @@ int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi, int *V, int64
 	return idx;
 }
 
+/* Collective, as the program ends: rank 0 alone writes the dump, and a
+ * failed last write is its error; the other ranks wait for the abort in
+ * a barrier rather than in MPI_Finalize, where under load Open MPI was
+ * once seen not to take them down (tests/run/bad-input.sh). */
 void sap_order_end(void)
 {
+	int bad = 0, err = 0;
 	if (dumpf) {
-		bool bad = fflush(dumpf) != 0 || ferror(dumpf);
+		bad = fflush(dumpf) != 0 || ferror(dumpf);
+		err = errno;
 		/* Pipes and terminals cannot sync (EINVAL): nothing to lose. */
 		if (!bad && fsync(fileno(dumpf)) < 0 && errno != EINVAL && errno != EROFS)
-			bad = true;
-		if (fclose(dumpf) != 0)
-			bad = true;
+			bad = 1, err = errno;
+		if (fclose(dumpf) != 0 && !bad)
+			bad = 1, err = errno;
 		dumpf = NULL;
-		if (bad)
+	}
+	int init = 0, fin = 0;
+	MPI_Initialized(&init);
+	MPI_Finalized(&fin);
+	bool world = init && !fin && sap_nranks() > 1;
+	if (world && sap_cfg.dump_order)
+		MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (bad) {
+		if (sap_rank() == 0) {
+			errno = err;
 			dump_error(NULL);
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
 	}
 	if (runf)
 		fclose(runf);
