@@ -70,6 +70,44 @@ START_TEST(blocks)
 }
 END_TEST
 
+/* sap_hold_run walks the map in runs of one holder: checked against the
+ * holders key by key, from every start, on whole blocks of one holder,
+ * mixed blocks, a run across blocks and the short last block, with ends
+ * inside and past a run. */
+START_TEST(runs)
+{
+	sap_dvec v;
+	int64_t n = 5 * BLOCK + 33;
+	sap_dv_create(&v, "v", n, 8, NULL);
+	sap_hold_map(&v);
+	sap_hold_range(&v, 0, 2 * BLOCK + 10, 1);      /* across blocks 0-2 */
+	sap_hold_range(&v, 2 * BLOCK + 10, 4 * BLOCK, 0);
+	sap_hold_set(&v, 3 * BLOCK + 5, 2);            /* a lone key */
+	sap_hold_set(&v, 3 * BLOCK + 6, 2);
+	sap_hold_set(&v, BLOCK - 1, SAP_HOLD_ALL);     /* the last key of block 0 */
+	sap_hold_range(&v, 4 * BLOCK, n, 2);           /* the short last block */
+	for (int64_t k = 0; k < n; k += (k > 3 * BLOCK - 50 && k < 3 * BLOCK + 50) || k % BLOCK > BLOCK - 4 ? 1 : 97) {
+		int64_t ends[] = { k + 1, k + 3, k + BLOCK, n };
+		for (int e = 0; e < 4; e++) {
+			int64_t end = ends[e] < n ? ends[e] : n;
+			uint16_t who = 7;
+			int64_t j = sap_hold_run(&v, k, end, &who);
+			ck_assert_uint_eq(who, sap_hold_get(&v, k));
+			ck_assert_msg(j > k && j <= end, "run from %lld to %lld: ends at %lld",
+			              (long long)k, (long long)end, (long long)j);
+			int64_t q = k;
+			while (q < j && sap_hold_get(&v, q) == who)
+				q++;
+			ck_assert_msg(q == j, "run from %lld: key %lld is not its holder's",
+			              (long long)k, (long long)q);
+			ck_assert_msg(j == end || sap_hold_get(&v, j) != who,
+			              "run from %lld stops early at %lld", (long long)k, (long long)j);
+		}
+	}
+	sap_dv_free(&v);
+}
+END_TEST
+
 /* An element holding a string and a list goes through its codec:
  * sap_dv_put packs it, sap_dv_take frees the old value and unpacks. */
 typedef struct { int32_t id; sap_str name; sap_list xs; } doc;
@@ -148,6 +186,7 @@ Suite *hold_suite(void)
 	Suite *s = suite_create("hold");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, blocks);
+	tcase_add_test(tc, runs);
 	tcase_add_test(tc, codec_put_take);
 	suite_add_tcase(s, tc);
 	return s;
