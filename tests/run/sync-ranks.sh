@@ -77,7 +77,7 @@ done
 
 # ranks x threads, and what the workers' changes come to.
 while read -r np nt want; do
-	$MPIEXEC --bind-to none -n "$np" "$tmp/add" --threads="$nt" >"$tmp/add.$np.$nt" 2>"$tmp/add.$np.$nt.err" ||
+	$MPIEXEC --bind-to none -n "$np" "$tmp/add" --threads="$nt" </dev/null >"$tmp/add.$np.$nt" 2>"$tmp/add.$np.$nt.err" ||
 		{ cat "$tmp/add.$np.$nt" "$tmp/add.$np.$nt.err"; fail "add on $np ranks x $nt threads"; }
 	test "$(cat "$tmp/add.$np.$nt")" = "$want" ||
 		{ cat "$tmp/add.$np.$nt"; fail "add on $np ranks x $nt threads: want $want"; }
@@ -99,7 +99,7 @@ EOF
 # other in a shared file.
 while read -r np nt want steps; do
 	out=$tmp/hyb.$np.$nt
-	$MPIEXEC --bind-to none -n "$np" "$tmp/hyb" --threads="$nt" --stats >"$out" 2>"$out.err" ||
+	$MPIEXEC --bind-to none -n "$np" "$tmp/hyb" --threads="$nt" --stats </dev/null >"$out" 2>"$out.err" ||
 		{ cat "$out" "$out.err"; fail "hybrid on $np ranks x $nt threads"; }
 	grep -qx "hybrid $want" "$out" ||
 		{ cat "$out" "$out.err"; fail "hybrid on $np ranks x $nt threads: want $want"; }

@@ -98,7 +98,7 @@ split||49:20: error: split: the separator is the empty string'
 echo "$cases" | while IFS='|' read -r mode text want; do
 	for np in 1 2 3; do
 		echo old >"$tmp/out.txt"
-		(cd "$tmp" && $MPIEXEC -n $np ./t --mode="$mode" --text="$text") >"$tmp/out" 2>"$tmp/err"
+		(cd "$tmp" && $MPIEXEC -n $np ./t --mode="$mode" --text="$text") </dev/null >"$tmp/out" 2>"$tmp/err"
 		rc=$?
 		test $rc = 0 && fail "$mode '$text' on $np ranks: exit status 0"
 		grep -qF "t.sap:$want" "$tmp/err" ||
