@@ -266,7 +266,7 @@ static void measure(const char *name, loop *m)
 		pl.ids = sap_xmalloc((size_t)m->n * sizeof *pl.ids);
 		pl.order = sap_xmalloc((size_t)m->n * sizeof *pl.order);
 		sap_plan_recon(&pl.plan, &m->spec, &pl.ly, m, 0, m->n, T, T, false, pl.ids,
-		               pl.order, &slicing);
+		               pl.order, &slicing, NULL);
 		double secs = now() - t0;
 		int64_t *all = sap_xmalloc((size_t)m->n * sizeof *all);
 		for (int64_t i = 0; i < m->n; i++)

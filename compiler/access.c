@@ -237,6 +237,16 @@ Access *acc_static_dv(LoopInfo *l, Node *e)
 	return NULL;
 }
 
+Access *acc_recorded_dv(LoopInfo *l, Node *e)
+{
+	for (int i = 0; l->has_slice && i < l->accesses.n; i++) {
+		Access *a = l->accesses.v[i];
+		if (a->at == e)
+			return a->recorded && !a->accumulate && a->dds->ty->kind == TY_DVEC ? a : NULL;
+	}
+	return NULL;
+}
+
 static Sym *dds_of(Node *e)
 {
 	return e->kind == N_NAME ? e->sym : NULL;

@@ -1974,39 +1974,57 @@ static void parallel(Node *s)
 		buf_printf(&guard, " &&\n\t    sap_keys_in(%s, %s, sap_first, sap_end, %s.n)", ac, bc,
 		           a->dds->cname);
 	}
+	/* Over a plan made from its own slice, the keys the slice recorded
+	 * are the body's, and the runtime knows whether they are in range. */
+	Buf recorded = {0};
+	for (int i = 0; async && i < li->dds.n; i++) {
+		Sym *d = li->dds.v[i];
+		bool any = false;
+		for (int k = 0; k < li->accesses.n && !any; k++) {
+			Access *a = li->accesses.v[k];
+			any = a->dds == d && acc_recorded_dv(li, a->at);
+		}
+		if (any)
+			buf_printf(&recorded, " &&\n\t    sap_recorded_below(&sap_loop%d, %d, %s.n)", id, i,
+			           d->cname);
+	}
 	/* With every plan-order copy there, a third version reads only the
 	 * copies, so that a body using its index for nothing else never
-	 * loads it. */
+	 * loads it; it also indexes at the recorded keys unchecked. */
 	Buf staged = {0};
 	for (int i = 0; async && i < li->dds.n; i++)
 		if (emit_staged(li, li->dds.v[i]) >= 0)
 			buf_printf(&staged, " && sap_st%d", i);
 	if (async)
 		stage_decls(s);
-	int passes = guard.len ? 2 : 1, first = guard.len && staged.len ? -1 : 0;
+	int passes = guard.len ? 2 : 1;
+	int first = (guard.len && staged.len) || recorded.len ? -1 : 0;
 	if (guard.len) {
 		emit_line(s, "int64_t sap_first = sap_idx ? sap_idx[lo] : lo;");
 		emit_line(s, "int64_t sap_end = sap_idx ? sap_idx[hi - 1] + 1 : hi;");
-		if (first < 0)
-			emit_line(s, "if (true%s%s) {", staged.s, guard.s);
-		else
-			emit_line(s, "if (true%s) {", guard.s);
 	}
+	if (first < 0)
+		emit_line(s, "if (true%s%s%s) {", staged.len ? staged.s : "", guard.len ? guard.s : "",
+		          recorded.len ? recorded.s : "");
+	else if (guard.len)
+		emit_line(s, "if (true%s) {", guard.s);
+	bool split = first < 0 || guard.len;
 	for (int pass = first; pass < passes; pass++) {
-		if (pass == 0 && first < 0)
+		if (pass == 0 && first < 0 && guard.len)
 			emit_line(s, "} else if (true%s) {", guard.s);
-		else if (pass > 0)
+		else if (pass > first)
 			emit_line(s, "} else {");
 		E->fast = guard.len && pass <= 0;
 		E->staged_only = pass < 0;
-		if (guard.len)
+		E->recorded_fast = pass < 0 && recorded.len;
+		if (split)
 			E->indent++;
 		body_loop(s);
-		if (guard.len)
+		if (split)
 			E->indent--;
 	}
-	E->fast = E->staged_only = E->acc_locals = E->dv_locals = false;
-	if (guard.len)
+	E->fast = E->staged_only = E->recorded_fast = E->acc_locals = E->dv_locals = false;
+	if (split)
 		emit_line(s, "}");
 	if (rng_cur_needed(s))
 		emit_line(s, "sap_rng_cur = sap_saved_rng;");

@@ -114,6 +114,9 @@ static char *index_expr(Node *e, bool write)
 			return format("(*(sap_st%d ? &sap_st%d[sap_k] : &((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)]))",
 			              st, st, emit_ctype(bt->elem), v, v, emit_expr(e->rhs), emit_site(e));
 		}
+		if (E->recorded_fast && E->loop && acc_recorded_dv(E->loop->li, e))
+			return format("(((%s *)%s)[%s])", emit_ctype(bt->elem), emit_dv_data(e->lhs->sym),
+			              emit_expr(e->rhs));
 		if (e->lhs->kind == N_NAME && E->hoisted.n) {
 			char *k = acc_expr_str(e->rhs);
 			for (int i = E->hoisted.n - 1; i >= 0; i--) {

@@ -503,6 +503,8 @@ bool acc_is_relaxed(LoopInfo *li, Sym *dds);
 bool acc_inserts(LoopInfo *li, Sym *dds);
 /* The static access of a dvector at e (an N_INDEX), or NULL. */
 Access *acc_static_dv(LoopInfo *li, Node *e);
+/* The access of a dvector at e whose key the slice records, or NULL. */
+Access *acc_recorded_dv(LoopInfo *li, Node *e);
 /* Does the loop only read DDS d, and only as d[i], i the loop variable?
  * Then the runtime may give the body d's elements in plan order. */
 bool acc_by_index(LoopInfo *li, Sym *d);
@@ -560,6 +562,7 @@ typedef struct Emitter {
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
 	bool fast;              /* writing a body whose static keys are known in range */
 	bool staged_only;       /* ... and that has every plan-order copy (sap_stN) */
+	bool recorded_fast;     /* ... and whose recorded keys are known in range */
 	bool acc_locals;        /* ... which holds its accumulate buffers in sap_acc_X */
 	bool dv_locals;         /* ... and its driver vectors' data in sap_dX */
 	Vec numtypes;           /* Type *: element types whose sap_numtype is written */

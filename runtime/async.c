@@ -149,6 +149,7 @@ static void drop_plan(struct sap_loop_state *st)
 	sap_layout_free(&st->layout);
 	sap_dist_free(&st->dist);
 	st->cached = false;
+	st->keys_known = false;
 }
 
 static void check_plan(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
@@ -216,6 +217,8 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	}
 
 	sap_plan *p = &st->plan;
+	st->key_max = sap_xrealloc(st->key_max, (size_t)(spec->ndds ? spec->ndds : 1) *
+	                           sizeof *st->key_max);
 	if (ranks) {
 		/* Inputs held in parts travel with their iterations. */
 		sap_stage_slots(st, spec);
@@ -225,7 +228,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 			if (spec->dds[k].dv && spec->dds[k].dv->part_only)
 				ship[nship++] = (struct sap_ship){ spec->dds[k].dv, &st->stage[k], 0, 0, 0 };
 		sap_plan_recon_ranks(p, spec, &st->layout, env, lo, hi, T, threads, st->ids,
-		                     st->order, &slicing, ship, nship);
+		                     st->order, &slicing, ship, nship, st->key_max);
 		for (int k = 0; k < nship; k++) {
 			st->traffic.sent += ship[k].sent;
 			st->traffic.received += ship[k].received;
@@ -237,7 +240,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 			sap_plan_share(p);
 	} else {
 		sap_plan_recon(p, spec, &st->layout, env, lo, hi, T, threads, locks, st->ids,
-		               st->order, &slicing);
+		               st->order, &slicing, st->key_max);
 	}
 	st->locked = sap_xcalloc((size_t)(p->nlocked ? p->nlocked : 1), sizeof *st->locked);
 	for (int64_t r = 0; r < p->nlocked; r++) {
@@ -245,6 +248,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 		sap_locks_prepare(&st->locked[r], spec, &st->layout, env, p->order + p->goff[g],
 		                  p->goff[g + 1] - p->goff[g], threads);
 	}
+	st->keys_known = spec->slice != NULL;
 	st->recon_runs++;
 	st->recon_s += slicing;
 	st->plan_builds++;
@@ -475,6 +479,7 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	st->ever_locked |= p->nlocked > 0;
 
 	sap_stage_inputs(st, spec, x, 0, x->V);
+	x->L->key_max = st->keys_known ? st->key_max : NULL;
 	int64_t *order = NULL;
 	if (sap_cfg.dump_order)
 		order = sap_xmalloc((size_t)p->n * sizeof *order);
@@ -484,6 +489,7 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	reds_close(x, red);
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
+	x->L->key_max = NULL;
 	if (order && relaxed_run(x, x->V) && !p->nlocked)
 		dump_plan_rounds(x->L, p);
 	else if (order)
@@ -553,6 +559,7 @@ static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sa
 	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
+	x->L->key_max = NULL;
 	if (sap_cfg.dump_order)
 		dump_plan_order(x->L, p, lo);
 }
@@ -608,6 +615,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 		sap_index_fetch(st, spec, by_index, p, 0, 0);
 	free(by_index);
 	sap_stage_inputs(st, spec, x, me * x->T, x->T);
+	x->L->key_max = st->keys_known ? st->key_max : NULL;
 	if (!st->dist.off) {
 		double t0 = sap_now();
 		sap_dist_build(&st->dist, p, spec, &st->layout, x->env, me, x->T);
@@ -630,6 +638,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
+	x->L->key_max = NULL;
 	if (sap_cfg.dump_order && relaxed_run(x, T))
 		dump_plan_rounds(x->L, p);
 	else if (sap_cfg.dump_order)

@@ -438,6 +438,7 @@ typedef struct mask_job {
 	sap_mask_sink sink;
 	void *arg;
 	double *slice_s;        /* per worker */
+	uint64_t *kmax;         /* per worker and DDS, or NULL */
 } mask_job;
 
 static void mask_worker(void *arg, int w)
@@ -445,13 +446,14 @@ static void mask_worker(void *arg, int w)
 	mask_job *j = arg;
 	int64_t a = sap_chunk(j->lo, j->hi, j->T, w), b = sap_chunk(j->lo, j->hi, j->T, w + 1);
 	uint64_t m[SUB];
+	uint64_t *kmax = j->kmax ? j->kmax + (size_t)w * (size_t)j->spec->ndds : NULL;
 	double spent = 0;
 	for (int64_t s = a; s < b; s += SUB) {
 		int64_t e = b - s < SUB ? b : s + SUB;
 		double t0 = sap_now();
 		memset(m, 0, (size_t)(e - s) * sizeof *m);
 		if (j->spec->slice) {
-			sap_rec r = { .masks = m, .lo = s, .n = e - s, .d = j->ly->d };
+			sap_rec r = { .masks = m, .lo = s, .n = e - s, .d = j->ly->d, .kmax = kmax };
 			r.mask = &r.sink;
 			j->spec->slice(j->env, NULL, s, e, &r);
 		}
@@ -473,14 +475,22 @@ static void mask_worker(void *arg, int w)
 }
 
 double sap_recon(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
-                 int64_t hi, int T, sap_mask_sink sink, void *arg)
+                 int64_t hi, int T, sap_mask_sink sink, void *arg, uint64_t *kmax)
 {
 	double *spent = sap_xcalloc((size_t)T, sizeof *spent);
-	mask_job j = { spec, ly, env, lo, hi, T, sink, arg, spent };
+	size_t nd = (size_t)spec->ndds;
+	uint64_t *km = kmax && nd ? sap_xcalloc((size_t)T * nd, sizeof *km) : NULL;
+	mask_job j = { spec, ly, env, lo, hi, T, sink, arg, spent, km };
 	sap_pool_run(T, mask_worker, &j);
 	double mx = 0;
 	for (int w = 0; w < T; w++)
 		mx = spent[w] > mx ? spent[w] : mx;
+	if (kmax)
+		memset(kmax, 0, nd * sizeof *kmax);
+	for (size_t k = 0; km && k < nd; k++)
+		for (int w = 0; w < T; w++)
+			kmax[k] = km[(size_t)w * nd + k] > kmax[k] ? km[(size_t)w * nd + k] : kmax[k];
+	free(km);
 	free(spent);
 	return mx;
 }
@@ -501,7 +511,7 @@ void sap_recon_masks(const sap_async_spec *spec, const sap_layout *ly, void *env
                      int64_t lo, int64_t hi, uint64_t *masks, int T)
 {
 	copy_to c = { masks, lo };
-	sap_recon(spec, ly, env, lo, hi, T, copy_sink, &c);
+	sap_recon(spec, ly, env, lo, hi, T, copy_sink, &c, NULL);
 }
 
 /* ---- key logs ---- */

@@ -201,11 +201,13 @@ void sap_layout_free(sap_layout *ly);
  * slice and the affine forms give each iteration a block mask, and the
  * masks of iterations first .. first + n - 1 (ascending, within worker
  * w's chunk) go to sink while they are in cache.  Returns the seconds the
- * slowest worker spent slicing. */
+ * slowest worker spent slicing.  kmax, if not NULL, gets per spec DDS the
+ * largest key (as unsigned) the slice recorded, 0 if none
+ * (sap_recorded_below). */
 typedef void (*sap_mask_sink)(void *arg, int w, int64_t first, const uint64_t *masks,
                               int64_t n);
 double sap_recon(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
-                 int64_t hi, int T, sap_mask_sink sink, void *arg);
+                 int64_t hi, int T, sap_mask_sink sink, void *arg, uint64_t *kmax);
 /* The masks of [lo, hi) into masks[0 .. hi - lo). */
 void sap_recon_masks(const sap_async_spec *spec, const sap_layout *ly, void *env,
                      int64_t lo, int64_t hi, uint64_t *masks, int T);
@@ -294,10 +296,11 @@ void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, i
  * T workers, grouping masks as the slice makes them; ids is scratch space
  * for hi - lo ids and order, for hi - lo indices, becomes the plan's
  * order (kept across plans, since first touching fresh pages costs as
- * much as the planning).  *recon_s gets the slicing part of the time. */
+ * much as the planning).  *recon_s gets the slicing part of the time;
+ * kmax, if not NULL, the recorded keys' maxima (sap_recon). */
 void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
                     int64_t lo, int64_t hi, int T, int threads, bool locks, uint32_t *ids,
-                    int64_t *order, double *recon_s);
+                    int64_t *order, double *recon_s, uint64_t *kmax);
 /* sap_plan_recon and sap_plan_recon_ranks build the block plan, and when
  * that leaves the workers idle a fifth of the time or more, the
  * key-level plans too, the wavefront and strips (within bounds on their
@@ -331,7 +334,7 @@ bool sap_plan_strips(sap_plan *p, const sap_access *log, int64_t nlog, int64_t l
 void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly,
                           void *env, int64_t lo, int64_t hi, int T, int threads,
                           uint32_t *ids, int64_t *order, double *recon_s,
-                          struct sap_ship *ship, int nship);
+                          struct sap_ship *ship, int nship, uint64_t *kmax);
 /* Collective: every group's list in every rank's order. */
 void sap_plan_share(sap_plan *p);
 void sap_plan_free(sap_plan *p);
@@ -690,6 +693,10 @@ struct sap_loop_state {
 	int64_t *order;
 	int64_t bufcap;
 	sap_plan plan;
+	/* Per spec DDS, the largest key the plan's slice recorded: what
+	 * sap_loop.key_max shows while the body runs over the plan. */
+	uint64_t *key_max;
+	bool keys_known;                /* key_max is the plan's */
 	struct sap_locked *locked;      /* per locked round */
 	sap_dist dist;                  /* several ranks: what this one writes */
 	/* Several ranks, a loop that writes nothing: what each rank reads

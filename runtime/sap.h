@@ -517,6 +517,10 @@ typedef struct sap_loop {
 	 * iteration stage_base[k] at place k (see sap_staged). */
 	const int64_t *stage_base;
 	void *const *stage;
+	/* Runtime-owned, set while the body runs over a plan made from its
+	 * own slice: per spec DDS, the largest key the slice recorded in
+	 * any iteration, as unsigned (see sap_recorded_below). */
+	const uint64_t *key_max;
 } sap_loop;
 
 /* A loop body runs iterations [lo, hi), or, when idx is not NULL, the
@@ -536,6 +540,16 @@ static inline const void *sap_staged(const sap_loop *L, int d, const int64_t *id
 	if (!idx || !L->stage || !L->stage[d])
 		return NULL;
 	return (const char *)L->stage[d] + (size_t)(idx - L->stage_base) * elsize;
+}
+
+/* Are the keys the slice recorded for spec DDS d, in every iteration of
+ * the plan the body runs over, all below n?  Then the body indexes d at
+ * its recorded accesses unchecked: they are the keys the slice computed,
+ * from the same values (the plan relies on that as much), and where a
+ * region of the slice stopped at an error the body stops at it too. */
+static inline bool sap_recorded_below(const sap_loop *L, int d, int64_t n)
+{
+	return L->key_max && L->key_max[d] < (uint64_t)n;
 }
 
 /* An accumulate(+: D) buffer of a reduce struct: at byte off, the
@@ -655,6 +669,8 @@ struct sap_rec {                /* private */
 	/* Non-NULL: every key goes here instead of into a mask. */
 	void (*log)(sap_rec *r, int dds, int64_t key, sap_mode mode);
 	void *logbuf;
+	uint64_t *kmax;         /* per DDS: the largest key recorded, as
+	                           unsigned (or NULL) */
 	uint64_t sink;          /* the mask of an iteration outside lo .. */
 };
 
@@ -706,6 +722,8 @@ static inline void sap_rec_begin(sap_rec *r, int64_t i)
 static inline void sap_rec_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 {
 	const sap_rec_dds *d = &r->d[dds];
+	if (r->kmax && (uint64_t)key > r->kmax[dds])
+		r->kmax[dds] = (uint64_t)key;
 	if (r->log)
 		r->log(r, dds, key, mode);
 	else if (d->nblk && (uint64_t)key <= d->max)

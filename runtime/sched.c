@@ -1483,13 +1483,13 @@ static bool plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout 
 
 void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
                     int64_t lo, int64_t hi, int T, int threads, bool locks, uint32_t *ids,
-                    int64_t *order, double *recon_s)
+                    int64_t *order, double *recon_s, uint64_t *kmax)
 {
 	group_job j;
 	group_begin(&j, p, ids, lo, hi - lo, threads);
 	p->nworkers = T;
 	j.ly = ly;
-	*recon_s = sap_recon(spec, ly, env, lo, hi, threads, count_sink, &j);
+	*recon_s = sap_recon(spec, ly, env, lo, hi, threads, count_sink, &j, kmax);
 	group_end(&j, p, order);
 	pack(p, locks, 0);
 	/* ids is free again: the rounds of the iterations.  A locked plan
@@ -1671,14 +1671,16 @@ static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own
 void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly,
                           void *env, int64_t lo, int64_t hi, int T, int threads,
                           uint32_t *ids, int64_t *order, double *recon_s,
-                          struct sap_ship *ship, int nship)
+                          struct sap_ship *ship, int nship, uint64_t *kmax)
 {
 	int P = sap_nranks(), me = sap_rank();
 	int64_t a = sap_chunk(lo, hi, T, me * threads), b = sap_chunk(lo, hi, T, (me + 1) * threads);
 	group_job j;
 	group_begin(&j, p, ids, a, b - a, threads);
 	j.ly = ly;
-	*recon_s = sap_recon(spec, ly, env, a, b, threads, count_sink, &j);
+	*recon_s = sap_recon(spec, ly, env, a, b, threads, count_sink, &j, kmax);
+	if (kmax && spec->ndds)
+		MPI_Allreduce(MPI_IN_PLACE, kmax, spec->ndds, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
 	p->n = hi - lo;
 	p->nworkers = T;
 

@@ -4,7 +4,9 @@
 # body itself would make still stops every rank with the .sap position,
 # whether the slice meets it in such a region (the body then stops at it)
 # or outside one, after the slice has left regions by a break, a continue
-# or an error.  On 1, 2 and 3 ranks, with --check-plan.
+# or an error.  A key the slice records out of range stops the body too,
+# though it indexes recorded keys unchecked when they are all in range.
+# On 1, 2 and 3 ranks, with --check-plan.
 #
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
@@ -38,6 +40,8 @@ for (long j = 0; j < N; j++) {
         push(X[j].rows, int((j + k) % 50));
     A[j].k = int(j % 50);
     w[j] = int(j % 4);
+    if (j != 150)
+        E[j] = int(j % 50);
 }
 if (mode == "after")
     async for (long j = 0; j < N; j++) {
@@ -72,7 +76,15 @@ if (mode == "div")
     async for (long j = 0; j < N; j++) {
         w[j] += 1;
         if (w[j] > -1)
-            r[A[j].k / (int(j) - 7)] += 1;
+            r[A[j].k / int((j - 77) * (j - 77))] += 1;
+    }
+if (mode == "over" || mode == "under")
+    async for (long j = 0; j < N; j++) {
+        w[j] += 1;
+        long e = 0;
+        if (j == 77)
+            e = mode == "over" ? 100 : -100;
+        r[A[j].k + e] += 1;
     }
 print("not reached\n");
 SAP
@@ -85,14 +97,16 @@ for f in tests/run/slice-bounds.sap samples/transe.sap; do
 done
 
 # mode|the message, after "t.sap:LINE:COL: error: "
-cases='after|31:16: error: index 200 out of range for A (size 200)
-taken|36:16: error: index 200 out of range for A (size 200)
-key|41:16: error: key 0 not in dmap '"'E'"'
-div|46:15: error: integer division by zero'
+cases='after|33:16: error: index 200 out of range for A (size 200)
+taken|39:16: error: index 200 out of range for A (size 200)
+key|45:16: error: key 150 not in dmap '"'E'"'
+div|51:22: error: integer division by zero
+over|59:10: error: index 127 out of range for r (size 50)
+under|59:10: error: index -73 out of range for r (size 50)'
 
 echo "$cases" | while IFS='|' read -r mode msg; do
 	for np in 1 2 3; do
-		(cd "$tmp" && $MPIEXEC -n "$np" ./t --mode="$mode" --check-plan >out 2>err)
+		(cd "$tmp" && $MPIEXEC -n "$np" ./t --mode="$mode" --check-plan </dev/null >out 2>err)
 		rc=$?
 		test "$rc" -ne 0 || fail "$mode on $np ranks: exit 0"
 		grep -q "^\(\[rank [0-9]\] \)\{0,1\}t\.sap:$msg\$" "$tmp/err" || {

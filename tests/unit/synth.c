@@ -245,7 +245,7 @@ void plan_spec(planned *pl, const sap_async_spec *spec, void *env, int64_t n, in
 	pl->order = sap_xmalloc((size_t)n * sizeof *pl->order);
 	double slicing;
 	sap_plan_recon(&pl->plan, spec, &pl->ly, env, 0, n, T, T, locks, pl->ids, pl->order,
-	               &slicing);
+	               &slicing, NULL);
 	int64_t *all = sap_xmalloc((size_t)n * sizeof *all);
 	for (int64_t i = 0; i < n; i++)
 		all[i] = i;

@@ -1001,7 +1001,7 @@ static void plan_workers(planned *pl, const sap_async_spec *spec, void *env, int
 	pl->order = sap_xmalloc((size_t)n * sizeof *pl->order);
 	double slicing;
 	sap_plan_recon(&pl->plan, spec, &pl->ly, env, 0, n, T, threads, false, pl->ids,
-	               pl->order, &slicing);
+	               pl->order, &slicing, NULL);
 	int64_t *all = sap_xmalloc((size_t)n * sizeof *all);
 	for (int64_t i = 0; i < n; i++)
 		all[i] = i;
