@@ -33,9 +33,12 @@
 
 #define D 20
 
-/* The training loop is the fifth parallel loop of transe.sap: three size
- * the embeddings and one normalises R before it. */
-#define TRAIN_LOOP 5
+/* The training loop is the seventh parallel loop of transe.sap: three
+ * size the embeddings, one normalises R, and with --ball=1 two draw E
+ * and R anew before it. */
+#define BALL_E_LOOP 5
+#define BALL_R_LOOP 6
+#define TRAIN_LOOP 7
 /* Its rand() and rand_int() calls, in source order. */
 #define SITE_HEAD 1
 #define SITE_ENTITY 2
@@ -56,6 +59,7 @@ static int epochs = 100;
 static float lr = (float)0.01;
 static float margin = (float)2;
 static int norm = 1;
+static int ball = 0;
 static int neval = 500;
 static uint32_t seed = 1;
 
@@ -161,6 +165,13 @@ static double rand_of(philox4x32_ctr_t w)
 	return bits53(w.v[0], w.v[1]) * (1.0 / 9007199254740992.0);
 }
 
+static double rand_normal_of(philox4x32_ctr_t w)
+{
+	double u1 = (bits53(w.v[0], w.v[1]) + 1.0) * (1.0 / 9007199254740992.0);
+	double u2 = bits53(w.v[2], w.v[3]) * (1.0 / 9007199254740992.0);
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * 3.14159265358979323846 * u2);
+}
+
 static int64_t rand_int_of(philox4x32_ctr_t w, int64_t n)
 {
 	uint64_t x = (uint64_t)w.v[0] << 32 | w.v[1];
@@ -263,8 +274,8 @@ static bool keyset_has(const keyset *s, int64_t k)
 
 static const char usage[] =
 	"usage: transe [--train=FILE] [--valid=FILE] [--test=FILE] [--out=FILE]\n"
-	"              [--epochs=N] [--lr=F] [--margin=F] [--norm=1|2] [--neval=N]\n"
-	"              [--seed=S]\n";
+	"              [--epochs=N] [--lr=F] [--margin=F] [--norm=1|2] [--ball=0|1]\n"
+	"              [--neval=N] [--seed=S]\n";
 
 static _Noreturn void bad_option(const char *arg)
 {
@@ -341,6 +352,8 @@ int main(int argc, char **argv)
 			margin = float_option(a, v);
 		else if ((v = value(a, "norm")))
 			norm = (int)int_option(a, v, INT32_MIN, INT32_MAX);
+		else if ((v = value(a, "ball")))
+			ball = (int)int_option(a, v, INT32_MIN, INT32_MAX);
 		else if ((v = value(a, "neval")))
 			neval = (int)int_option(a, v, INT32_MIN, INT32_MAX);
 		else if ((v = value(a, "seed")))
@@ -386,6 +399,16 @@ int main(int argc, char **argv)
 		for (int k = 0; k < D; k++)
 			R[i][k] /= l;
 	}
+	if (ball != 0) {
+		for (long i = 0; i < ne; i++)
+			for (int k = 0; k < D; k++)
+				E[i][k] = (float)(rand_normal_of(block(BALL_E_LOOP, i, 0,
+				                                       1u << 24 | (uint32_t)k)) / D);
+		for (long i = 0; i < nr; i++)
+			for (int k = 0; k < D; k++)
+				R[i][k] = (float)(rand_normal_of(block(BALL_R_LOOP, i, 0,
+				                                       1u << 24 | (uint32_t)k)) / D);
+	}
 
 	for (int ep = 0; ep < epochs; ep++) {
 		double loss = 0;
@@ -403,15 +426,17 @@ int main(int argc, char **argv)
 			int t2 = head ? a.t : c;
 
 			float l;
-			l = sqrtf(dot(E[a.h], E[a.h]));
-			for (int k = 0; k < D; k++)
-				E[a.h][k] /= l;
-			l = sqrtf(dot(E[a.t], E[a.t]));
-			for (int k = 0; k < D; k++)
-				E[a.t][k] /= l;
-			l = sqrtf(dot(E[c], E[c]));
-			for (int k = 0; k < D; k++)
-				E[c][k] /= l;
+			if (ball == 0) {
+				l = sqrtf(dot(E[a.h], E[a.h]));
+				for (int k = 0; k < D; k++)
+					E[a.h][k] /= l;
+				l = sqrtf(dot(E[a.t], E[a.t]));
+				for (int k = 0; k < D; k++)
+					E[a.t][k] /= l;
+				l = sqrtf(dot(E[c], E[c]));
+				for (int k = 0; k < D; k++)
+					E[c][k] /= l;
+			}
 
 			float r[D], p[D], q[D];
 			memcpy(r, R[a.r], sizeof r);
@@ -443,6 +468,15 @@ int main(int argc, char **argv)
 					E[t2][k] -= gq[k];
 				for (int k = 0; k < D; k++)
 					R[a.r][k] += gq[k];
+			}
+			if (ball != 0) {
+				float *row[4] = { R[a.r], E[a.h], E[a.t], E[c] };
+				for (int w = 0; w < 4; w++) {
+					l = sqrtf(dot(row[w], row[w]));
+					if (l > 1)
+						for (int k = 0; k < D; k++)
+							row[w][k] /= l;
+				}
 			}
 		}
 		printf("epoch %d loss %.6f\n", ep, loss / nTr);

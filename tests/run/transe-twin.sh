@@ -61,9 +61,9 @@ if $MPIEXEC -n 1 "$tmp/transe" --help 2>/dev/null | grep -q -e '--threads'; then
 fi
 
 status=0
-# Both distances; seeds other than the default check that --seed reaches
-# the initialisers and the loop body.
-for config in "--norm=1 --seed=3" "--norm=2 --seed=11 --margin=1 --lr=0.02"; do
+# Both distances, and rows kept in the unit ball; seeds other than the
+# default check that --seed reaches the initialisers and the loop body.
+for config in "--norm=1 --seed=3" "--norm=2 --seed=11 --margin=1 --lr=0.02" "--norm=1 --ball=1 --seed=7"; do
 	# shellcheck disable=SC2086  # $config is several options
 	set -- --train="$tmp/train.txt" --valid="$tmp/valid.txt" \
 		--test="$tmp/test.txt" --epochs=4 --neval=100 $config
@@ -118,5 +118,5 @@ for t in 2 3; do
 	cmp -s "$tmp/E-$t.txt" "$tmp/E-replay-$t.txt" ||
 		{ echo "FAIL: transe's $t-thread E differs from its sequential replay"; status=1; }
 done
-test $status = 0 && echo "PASS: same reports and same E, bit for bit, L1 and L2; plans checked and replayed"
+test $status = 0 && echo "PASS: same reports and same E, bit for bit, L1, L2 and ball; plans checked and replayed"
 exit $status
