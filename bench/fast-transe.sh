@@ -41,7 +41,7 @@
 # at those epochs.  s/epoch: (T(N) - T(0)) / N at the largest N.
 #
 # Environment: see bench/common.subr; also FASTTRANSX_DIR, BENCH_EPOCHS
-# (default "50 100 150 200 250 300 400"), BENCH_TARGET_EPOCHS,
+# (default "50 100 150 175 200 225 250 300 400"), BENCH_TARGET_EPOCHS,
 # BENCH_LAYOUTS (default "1x2 2x1"), TRANSE_DATA (default
 # $top_builddir/samples/data/wn18, derived if missing).
 set -eu
@@ -62,7 +62,7 @@ if test "$quick" = 1; then
 	epochs_list=${BENCH_EPOCHS:-2 4}
 	target_epochs=${BENCH_TARGET_EPOCHS:-4}
 else
-	epochs_list=${BENCH_EPOCHS:-50 100 150 200 250 300 400}
+	epochs_list=${BENCH_EPOCHS:-50 100 150 175 200 225 250 300 400}
 	target_epochs=${BENCH_TARGET_EPOCHS:-200}
 fi
 layouts=${BENCH_LAYOUTS:-1x2 2x1}
