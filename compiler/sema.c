@@ -1524,11 +1524,15 @@ static void check_var(Node *d)
 	if (d->vclass == V_PARAM) {
 		if (!ty_is_scalar(t) && t->kind != TY_STRING)
 			fail_ts(d->ts, "a param must be bool, int, long, float, double or string, not '%s'", ty_str(t));
-		static const char *reserved[] = {"help", "seed", "threads", "stats", "resume", "record",
-		                                 "replay", "trace", "progress", "locks"};
+		static const char *options[] = {"help", "seed", "threads", "stats", "locks"};
+		static const char *reserved[] = {"resume", "record", "replay", "trace", "progress"};
+		for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+			if (!strcmp(name, options[i]))
+				fail(d, "'%s' cannot be a param: --%s is an option of every program", name, name);
 		for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
 			if (!strcmp(name, reserved[i]))
-				fail(d, "'%s' cannot be a param: --%s is an option of every program", name, name);
+				fail(d, "'%s' cannot be a param: --%s is kept for an option of every program",
+				     name, name);
 		check_expr(d->init);
 		if (!is_constant(d->init)) {
 			Node *bad = non_constant_part(d->init);

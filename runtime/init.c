@@ -128,7 +128,7 @@ static const struct {
 } options[] = {
 	{ "--seed=S", "seed of the random number generator (default: 1)" },
 	{ "--threads=N", "worker threads per rank (default: CPUs per rank)" },
-	{ "--stats", "print a table of the async loops at the end" },
+	{ "--stats", "print tables of the parallel loops and the DDSs' memory at the end" },
 	{ "--dump-order=FILE", "write the serial order of each async loop to FILE" },
 	{ "--run-order=FILE", "run each async loop in the order read from FILE" },
 	{ "--check-plan", "check each async loop's plan against its accesses" },
