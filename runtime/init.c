@@ -533,9 +533,28 @@ static void check_same_start(int argc, char **argv, const sap_program *prog)
 	leave(2);
 }
 
+/* Open MPI's default start-up tries its cm layer first, whose network
+ * back ends (psm, psm2, ofi) take 0.2 s to find no network: most of a
+ * small program's run.  Ranks that all share one node need no network,
+ * so unless the user chose a layer, they take ob1 (shared memory), as
+ * every rank decides alike; a program started without mpiexec runs as a
+ * singleton that also starts no daemon.  Other MPIs ignore the names. */
+static void quick_start(void)
+{
+	const char *world = getenv("OMPI_COMM_WORLD_SIZE");
+	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	if (!world && !getenv("PMIX_RANK") && !getenv("PMI_RANK")) {
+		setenv("OMPI_MCA_pml", "ob1", 0);
+		setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+	} else if (world && local && strcmp(world, local) == 0) {
+		setenv("OMPI_MCA_pml", "ob1", 0);
+	}
+}
+
 void sap_init(int *argc, char ***argv, const sap_program *prog)
 {
 	int provided;
+	quick_start();
 	MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
