@@ -16,7 +16,8 @@
 #   bench/programs.sh                  # both sizes, 3 rounds
 #   BENCH_QUICK=1 bench/programs.sh    # small data, 1 round
 #
-# Environment: see bench/common.subr; BENCH_PROGRAMS (default: all five).
+# Environment: see bench/common.subr; BENCH_PROGRAMS (default: all five),
+# BENCH_SIZES (default: "small large").
 set -eu
 
 # shellcheck shell=sh source=common.subr source-path=SCRIPTDIR
@@ -24,8 +25,14 @@ set -eu
 bench_init programs
 
 programs=${BENCH_PROGRAMS:-kmeans pagerank lasso sgdmf mlr}
-sizes="small large"
+sizes=${BENCH_SIZES:-small large}
 test "$quick" = 1 && sizes=small && reps=1
+for z in $sizes; do
+	case $z in
+	small | large) ;;
+	*) bench_fail "BENCH_SIZES: $z: expected small or large" ;;
+	esac
+done
 fashion=/usr/share/datasets/fashion-mnist
 test -r "$fashion/train-images-idx3-ubyte.gz" ||
 	bench_fail "no $fashion (Debian's dataset-fashion-mnist; ./bootstrap installs it)"
