@@ -89,6 +89,72 @@ void sap_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Checked integer arithmetic for sizes. */
 int64_t sap_mul_size(int64_t a, int64_t b, const sap_site *s);
 
+/* ==== Arithmetic the generated code calls ============================= */
+
+/* min, max and abs of the language, one per numeric type.  abs of the most
+ * negative integer wraps to itself, as -x does under -fwrapv, instead of
+ * being undefined. */
+static inline int32_t sap_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
+static inline int64_t sap_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline float sap_min_f(float a, float b) { return a < b ? a : b; }
+static inline double sap_min_d(double a, double b) { return a < b ? a : b; }
+static inline int32_t sap_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
+static inline int64_t sap_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline float sap_max_f(float a, float b) { return a > b ? a : b; }
+static inline double sap_max_d(double a, double b) { return a > b ? a : b; }
+static inline int32_t sap_abs_i32(int32_t a) { return a < 0 ? (int32_t)(0u - (uint32_t)a) : a; }
+static inline int64_t sap_abs_i64(int64_t a) { return a < 0 ? (int64_t)(0u - (uint64_t)a) : a; }
+static inline float sap_abs_f(float a) { return fabsf(a); }
+static inline double sap_abs_d(double a) { return fabs(a); }
+
+/* dot() of two integer arrays, wrapping like the language's + and *.
+ * Float arrays go to BLAS (sap_dot_f, sap_dot_d). */
+static inline int32_t sap_dot_i32(const int32_t *a, const int32_t *b, int64_t n)
+{
+	uint32_t s = 0;
+	for (int64_t k = 0; k < n; k++)
+		s += (uint32_t)a[k] * (uint32_t)b[k];
+	return (int32_t)s;
+}
+
+static inline int64_t sap_dot_i64(const int64_t *a, const int64_t *b, int64_t n)
+{
+	uint64_t s = 0;
+	for (int64_t k = 0; k < n; k++)
+		s += (uint64_t)a[k] * (uint64_t)b[k];
+	return (int64_t)s;
+}
+
+/* Integer / and %: a zero divisor is an error at the site; x / -1 wraps
+ * for the most negative x (C leaves it undefined, and x86 traps). */
+static inline int32_t sap_div_i32(int32_t a, int32_t b, const sap_site *s)
+{
+	if (b == 0)
+		sap_fatal(s, "integer division by zero");
+	return b == -1 ? (int32_t)(0u - (uint32_t)a) : a / b;
+}
+
+static inline int64_t sap_div_i64(int64_t a, int64_t b, const sap_site *s)
+{
+	if (b == 0)
+		sap_fatal(s, "integer division by zero");
+	return b == -1 ? (int64_t)(0u - (uint64_t)a) : a / b;
+}
+
+static inline int32_t sap_mod_i32(int32_t a, int32_t b, const sap_site *s)
+{
+	if (b == 0)
+		sap_fatal(s, "integer remainder by zero");
+	return b == -1 ? 0 : a % b;
+}
+
+static inline int64_t sap_mod_i64(int64_t a, int64_t b, const sap_site *s)
+{
+	if (b == 0)
+		sap_fatal(s, "integer remainder by zero");
+	return b == -1 ? 0 : a % b;
+}
+
 /* ==== Strings ========================================================= */
 
 /* Strings are immutable and live as long as the program.  NULL is the
