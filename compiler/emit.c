@@ -7,6 +7,7 @@
  * capture an environment.  #line directives (write_lines) attribute the C
  * of each .sap line to that line, and everything else to the generated
  * file itself. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sapc.h"
@@ -996,9 +997,9 @@ static const char *numtype_of(Type *t)
 	}
 #undef PUSH
 	for (int i = 0; i < nr; i++)
-		buf_printf(&out, "%s{%lld, %lld, %s}", i ? ", " : "", (long long)runs[i].off,
+		buf_printf(&out, "\n\t{.off = %lld, .n = %lld, .kind = %s},", (long long)runs[i].off,
 		           (long long)runs[i].n, scalar_kind(runs[i].k));
-	buf_printf(&out, "};\nstatic const sap_numtype %s = {sizeof(%s), %d, sap_nf_%s};\n"
+	buf_printf(&out, "\n};\nstatic const sap_numtype %s = {.size = sizeof(%s), .nf = %d, .f = sap_nf_%s};\n"
 	           "_Static_assert(sizeof(%s) == %lld, \"the layout of %s\");\n", name, ct, nr,
 	           ct, ct, (long long)ty_csize(t), ct);
 	buf_puts(&E->types, out.s);
@@ -1018,13 +1019,14 @@ static void leafwise(Buf *o, Node *r, Type *t, const char *a, const char *b, int
 	if (t->kind == TY_ARRAY) {
 		buf_printf(o, "%*sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", depth * 8, "", depth, depth,
 		           (long long)t->len, depth);
-		leafwise(o, r, t->elem, format("%s.v[i%d]", a, depth), b ? format("%s.v[i%d]", b, depth) : NULL,
+		leafwise(o, r, t->elem, format("%s[i%d]", emit_member(a, "v"), depth),
+		         b ? format("%s[i%d]", emit_member(b, "v"), depth) : NULL,
 		         depth + 1);
 		buf_printf(o, "%*s}\n", depth * 8, "");
 	} else if (t->kind == TY_STRUCT) {
 		for (Node *f = t->sdecl->args; f; f = f->next)
-			leafwise(o, r, f->ty, format("%s.%s", a, f->sym->cname),
-			         b ? format("%s.%s", b, f->sym->cname) : NULL, depth);
+			leafwise(o, r, f->ty, emit_member(a, f->sym->cname),
+			         b ? emit_member(b, f->sym->cname) : NULL, depth);
 	} else {
 		buf_printf(o, "%*s%s = %s;\n", depth * 8, "", a, b ? combine(r, t, a, b) : identity(r, t));
 	}
@@ -1137,7 +1139,7 @@ static char *merge_of(Node *s, Sym *d)
 			continue;
 		Node *h = ((Node *)li->merge_how.v[i])->rhs;
 		if (!h->sym)
-			return format("SAP_M_%s, NULL", h->name.len == 3 && !strncmp(h->name.p, "sum", 3) ? "SUM" : "AVG");
+			return format(".merge = SAP_M_%s", h->name.len == 3 && !strncmp(h->name.p, "sum", 3) ? "SUM" : "AVG");
 		/* f of each scalar, or of each element (its parameter type). */
 		Type *pt = h->sym->decl->args->sym->ty;
 		const char *sc = emit_ctype(pt), *et = emit_ctype(d->ty->elem);
@@ -1151,9 +1153,9 @@ static char *merge_of(Node *s, Sym *d)
 		           "\tfor (int64_t i = 0; i < n; i++)\n"
 		           "\t\to[i] = %s(a[i], t[i], workers);\n"
 		           "}\n", fn, sc, sc, et, sc, h->sym->cname);
-		return format("SAP_M_FN, %s", fn);
+		return format(".merge = SAP_M_FN, .fn = %s", fn);
 	}
-	return "SAP_M_AVG, NULL";
+	return ".merge = SAP_M_AVG";
 }
 
 /* The reduce struct: reduce variables, then one private buffer per
@@ -1244,7 +1246,7 @@ static void reduce_struct(Node *s)
 			int k = 0;
 			while (k < li->dds.n && li->dds.v[k] != d)
 				k++;
-			emit_line(NULL, "\t{offsetof(struct sap_red%d, acc_%s), %d, %s},", id, d->cname, k,
+			emit_line(NULL, "\t{.off = offsetof(struct sap_red%d, acc_%s), .dds = %d, .num = %s},", id, d->cname, k,
 			          numtype_of(d->ty->elem));
 		}
 		emit_line(NULL, "};\n");
@@ -1255,7 +1257,7 @@ static void reduce_struct(Node *s)
 		emit_line(NULL, "static const sap_relaxed %s[] = {", rel);
 		for (int i = 0; i < li->relax_syms.n; i++) {
 			Sym *d = li->relax_syms.v[i];
-			emit_line(NULL, "\t{offsetof(struct sap_red%d, acc_%s), &%s, %s},", id, d->cname,
+			emit_line(NULL, "\t{.off = offsetof(struct sap_red%d, acc_%s), .dv = &%s, .num = %s},", id, d->cname,
 			          d->cname, numtype_of(d->ty->elem));
 		}
 		emit_line(NULL, "};\n");
@@ -1275,10 +1277,20 @@ static void reduce_struct(Node *s)
 		Type *e = ((Sym *)li->accum_syms.v[i])->ty->elem;
 		exact = exact && ty_all_of(e, ty_first_scalar(e)) && ty_is_int(ty_first_scalar(e));
 	}
-	emit_line(NULL, "static const sap_reduce sap_loop%d_reduce = {sizeof(struct sap_red%d), "
-	          "sap_loop%d_init, sap_loop%d_combine, %s, %s, %d, %s, %s, %d};\n", id, id, id, id,
-	          flat ? "true" : "false", acc, li->accum_syms.n, exact ? "true" : "false", rel,
-	          li->relax_syms.n);
+	Buf r = {0};
+	buf_printf(&r, "static const sap_reduce sap_loop%d_reduce = {\n"
+	           "\t.size = sizeof(struct sap_red%d),\n"
+	           "\t.init = sap_loop%d_init,\n"
+	           "\t.combine = sap_loop%d_combine,\n", id, id, id, id);
+	if (flat)
+		buf_puts(&r, "\t.flat = true,\n");
+	if (li->accum_syms.n)
+		buf_printf(&r, "\t.acc = %s,\n\t.nacc = %d,\n", acc, li->accum_syms.n);
+	if (exact)
+		buf_puts(&r, "\t.exact = true,\n");
+	if (li->relax_syms.n)
+		buf_printf(&r, "\t.rel = %s,\n\t.nrel = %d,\n", rel, li->relax_syms.n);
+	emit_line(NULL, "%s};\n", r.s);
 	buf_puts(&E->protos, aside_end(&as));
 }
 
@@ -1856,16 +1868,49 @@ static void stamp(Node *at, Vec *dds)
 }
 
 /* key = a * i + b as C, from affine terms. */
+static bool is_identifier(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return false;
+	while (isalnum((unsigned char)*s) || *s == '_')
+		s++;
+	return !*s;
+}
+
+/* sum of k * inv as C: 0, 3, 2 * (int64_t)u_n - 1, ... */
 static char *affine_c(Vec *terms)
 {
 	Buf b = {0};
-	buf_puts(&b, "0");
 	for (int k = 0; k < terms->n; k++) {
 		AffTerm *t = terms->v[k];
-		buf_printf(&b, " + INT64_C(%lld) * (int64_t)(%s)", (long long)t->k,
-		           t->inv ? emit_expr(t->inv) : "1");
+		bool neg = t->k < 0 && t->k != INT64_MIN;
+		uint64_t m = neg ? (uint64_t)-t->k : (uint64_t)t->k;
+		buf_puts(&b, b.len ? neg ? " - " : " + " : neg ? "-" : "");
+		const char *x = NULL;
+		if (t->inv) {
+			const char *e = emit_expr(t->inv);
+			x = t->inv->ty && t->inv->ty->kind == TY_LONG && is_identifier(e) ? e
+			    : is_identifier(e) ? format("(int64_t)%s", e) : format("(int64_t)(%s)", e);
+		}
+		const char *c = t->k == INT64_MIN ? "INT64_MIN" :
+		                m > INT32_MAX ? format("INT64_C(%llu)", (unsigned long long)m) :
+		                format("%llu", (unsigned long long)m);
+		if (!x)
+			buf_puts(&b, c);
+		else if (m == 1)
+			buf_puts(&b, x);
+		else
+			buf_printf(&b, "%s * %s", c, x);
 	}
-	return b.s;
+	return b.len ? b.s : "0";
+}
+
+/* Conditions joined as " && c1 && c2", as C without the leading &&. */
+static const char *conjunction(const char *conds)
+{
+	while (*conds == ' ' || *conds == '&' || *conds == '\n' || *conds == '\t')
+		conds++;
+	return conds;
 }
 
 /* The loop over a chunk's iterations, or a group's, in a body function. */
@@ -2004,14 +2049,15 @@ static void parallel(Node *s)
 		emit_line(s, "int64_t sap_end = sap_idx ? sap_idx[hi - 1] + 1 : hi;");
 	}
 	if (first < 0)
-		emit_line(s, "if (true%s%s%s) {", staged.len ? staged.s : "", guard.len ? guard.s : "",
-		          recorded.len ? recorded.s : "");
+		emit_line(s, "if (%s) {", conjunction(format("%s%s%s", staged.len ? staged.s : "",
+		                                                guard.len ? guard.s : "",
+		                                                recorded.len ? recorded.s : "")));
 	else if (guard.len)
-		emit_line(s, "if (true%s) {", guard.s);
+		emit_line(s, "if (%s) {", conjunction(guard.s));
 	bool split = first < 0 || guard.len;
 	for (int pass = first; pass < passes; pass++) {
 		if (pass == 0 && first < 0 && guard.len)
-			emit_line(s, "} else if (true%s) {", guard.s);
+			emit_line(s, "} else if (%s) {", conjunction(guard.s));
 		else if (pass > first)
 			emit_line(s, "} else {");
 		E->fast = guard.len && pass <= 0;
@@ -2059,22 +2105,30 @@ static void parallel(Node *s)
 			for (int k = 0; k < li->slice_reads.n; k++)
 				reads |= li->slice_reads.v[k] == d;
 			bool dv = d->ty->kind == TY_DVEC;
-			emit_line(s, "\t{%s, %s%s, %s%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s},",
-			          emit_cstr(d->name, strlen(d->name)), dv ? "&" : "", dv ? d->cname : "NULL",
-			          dv ? "" : "&", dv ? "NULL" : d->cname, modes[m],
-			          acc_is_accum(li, d) ? "true" : "false", reads ? "true" : "false",
-			          !dv && !acc_inserts(li, d) ? "true" : "false",
-			          ty_is_flat(d->ty->elem) ? "true" : "false", d->parted ? "true" : "false",
-			          acc_reads_own(li, d) ? "true" : "false",
-			          acc_dv_recorded(li, d) ? "true" : "false",
-			          acc_at_key(li, d) ? "true" : "false",
-			          acc_no_slice(li, d) ? "true" : "false");
+			/* The flags that hold, by name; the others are false. */
+			struct { bool on; const char *name; } flag[] = {
+				{ acc_is_accum(li, d), "accumulate" },
+				{ reads, "slice_reads" },
+				{ !dv && !acc_inserts(li, d), "keeps_keys" },
+				{ ty_is_flat(d->ty->elem), "flat" },
+				{ d->parted, "parted" },
+				{ acc_reads_own(li, d), "by_index" },
+				{ acc_dv_recorded(li, d), "recorded" },
+				{ acc_at_key(li, d), "at_key" },
+				{ acc_no_slice(li, d), "no_slice" },
+			};
+			Buf row = {0};
+			buf_printf(&row, "{.name = %s, .%s = &%s, .mode = %s",
+			           emit_cstr(d->name, strlen(d->name)), dv ? "dv" : "dm", d->cname, modes[m]);
+			for (size_t f = 0; f < sizeof flag / sizeof flag[0]; f++)
+				if (flag[f].on)
+					buf_printf(&row, ", .%s = true", flag[f].name);
+			emit_line(s, "\t%s},", row.s);
 			if (m & ACC_WRITE)
 				vec_push(&wr, d);
 		}
 		if (!li->dds.n)
-			emit_line(s, "\t{NULL, NULL, NULL, SAP_READ, false, false, false, true, false, false, "
-			          "false, false, false},");
+			emit_line(s, "\t{.mode = SAP_READ, .flat = true},  /* none: C has no empty array */");
 		emit_line(s, "};");
 		int naff = 0;
 		Buf aff = {0};
@@ -2082,19 +2136,27 @@ static void parallel(Node *s)
 			Access *a = li->accesses.v[i];
 			if (a->dynamic || a->accumulate || !(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE))
 				continue;
-			buf_printf(&aff, "\t\t{%d, %s, %s, %s},\n", a->ddsi, modes[a->mode], affine_c(&a->aterms),
-			           affine_c(&a->bterms));
+			buf_printf(&aff, "\t\t{.dds = %d, .mode = %s, .a = %s, .b = %s},\n", a->ddsi,
+			           modes[a->mode], affine_c(&a->aterms), affine_c(&a->bterms));
 			naff++;
 		}
 		if (naff)
 			emit_line(s, "sap_affine sap_aff[] = {\n%s\t};", aff.s);
 		const char *serial = li->verdict == VD_SERIAL ? emit_cstr(li->reason, strlen(li->reason))
 		                                               : "NULL";
-		emit_line(s, "sap_async_spec sap_spec = {sap_dds, %d, %s, %d, %s, %s, %s, %s};", li->dds.n,
-		          naff ? "sap_aff" : "NULL", naff,
-		          li->has_slice ? format("sap_loop%d_slice", id) : "NULL",
-		          li->slice_rng || li->slice_var ? "true" : "false", serial,
-		          li->has_reads ? format("sap_loop%d_slice", id) : "NULL");
+		Buf sp = {0};
+		buf_printf(&sp, "sap_async_spec sap_spec = {.dds = sap_dds, .ndds = %d", li->dds.n);
+		if (naff)
+			buf_printf(&sp, ", .affine = sap_aff, .naffine = %d", naff);
+		if (li->has_slice)
+			buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
+		if (li->slice_rng || li->slice_var)
+			buf_puts(&sp, ", .slice_rng = true");
+		if (li->verdict == VD_SERIAL)
+			buf_printf(&sp, ",\n\t.serial = %s", serial);
+		if (li->has_reads)
+			buf_printf(&sp, ", .reads = sap_loop%d_slice", id);
+		emit_line(s, "%s};", sp.s);
 		char *lo = emit_expr(s->init->init);
 		char *hi = emit_expr(s->cond->rhs);
 		emit_line(s, "sap_async_for(&sap_loop%d, &sap_spec, %s, %s, NULL, sap_loop%d_body, %s);", id,
@@ -2117,8 +2179,8 @@ static void parallel(Node *s)
 				continue;
 			}
 			bool sparse = li->has_slice && i < li->sync_why.n && !li->sync_why.v[i];
-			buf_printf(&wrs, "\t\t{&%s, %s, %s, %d, %s},\n", d->cname, numtype_of(e),
-			           merge_of(s, d), i, sparse ? "true" : "false");
+			buf_printf(&wrs, "\t\t{.dv = &%s, .num = %s, %s, .rec = %d%s},\n", d->cname,
+			           numtype_of(e), merge_of(s, d), i, sparse ? ", .sparse = true" : "");
 			nwr++;
 		}
 		if (nwr)
@@ -2134,11 +2196,24 @@ static void parallel(Node *s)
 			}
 		}
 		emit_line(s, "sap_dvec *const sap_uses[] = {%s};", uses.s);
-		emit_line(s, "sap_syncspec sap_spec = {%s, %s, %s, %s, %s, %d, %s, &%s, %s, sap_uses, %d, %s};",
-		          model, stal, batch, li->recon ? "true" : "false", nwr ? "sap_wr" : "NULL", nwr,
-		          dense ? "true" : "false", s->lhs->sym->cname,
-		          li->has_slice ? format("sap_loop%d_slice", id) : "NULL", nuses,
-		          li->batched ? "true" : "false");
+		Buf sp = {0};
+		buf_printf(&sp, "sap_syncspec sap_spec = {.model = %s", model);
+		if (li->staleness)
+			buf_printf(&sp, ", .staleness = %s", stal);
+		buf_printf(&sp, ", .batch = %s", batch);
+		if (li->recon)
+			buf_puts(&sp, ", .recon = true");
+		if (nwr)
+			buf_printf(&sp, ",\n\t.wr = sap_wr, .nwr = %d", nwr);
+		if (dense)
+			buf_puts(&sp, ", .dense = true");
+		buf_printf(&sp, ",\n\t.over = &%s", s->lhs->sym->cname);
+		if (li->has_slice)
+			buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
+		buf_printf(&sp, ", .uses = sap_uses, .nuses = %d", nuses);
+		if (li->batched)
+			buf_puts(&sp, ", .batched = true");
+		emit_line(s, "%s};", sp.s);
 		emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_spec, NULL, sap_loop%d_body, %s);", id,
 		          s->lhs->sym->cname, id, redargs);
 		for (int i = 0; i < li->dds.n; i++)

@@ -6,6 +6,94 @@
 #include "sapc.h"
 #include "grammar.h"
 
+/* ---- member access ---- */
+
+/* The end of the balanced group ( ), [ ] or a literal that starts at s,
+ * or NULL if it does not close. */
+static const char *group_end(const char *s)
+{
+	int depth = 0;
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\'') {
+			char q = *s;
+			for (s++; *s && *s != q; s++)
+				if (*s == '\\' && s[1])
+					s++;
+			if (!*s)
+				return NULL;
+			if (!depth)
+				return s + 1;
+		} else if (*s == '(' || *s == '[') {
+			depth++;
+		} else if (*s == ')' || *s == ']') {
+			if (--depth == 0)
+				return s + 1;
+		}
+	}
+	return NULL;
+}
+
+static bool ident_char(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Whether s is one C postfix expression (a name or a parenthesised group,
+ * then calls, subscripts and member accesses), to which .f can be added
+ * without parentheses. */
+static bool postfix_expr(const char *s)
+{
+	if (*s == '(') {
+		s = group_end(s);
+		if (!s)
+			return false;
+	} else if (ident_char(*s)) {
+		while (ident_char(*s))
+			s++;
+	} else {
+		return false;
+	}
+	for (;;) {
+		if (!*s)
+			return true;
+		if (*s == '(' || *s == '[') {
+			s = group_end(s);
+			if (!s)
+				return false;
+		} else if (*s == '.' || (s[0] == '-' && s[1] == '>')) {
+			s += *s == '.' ? 1 : 2;
+			if (!ident_char(*s))
+				return false;
+			while (ident_char(*s))
+				s++;
+		} else {
+			return false;
+		}
+	}
+}
+
+/* base.field, written as a person would: p->f for (*p).f, parentheses
+ * only where precedence needs them. */
+char *emit_member(const char *base, const char *field)
+{
+	if (base[0] == '*' && postfix_expr(base + 1))
+		return format("%s->%s", base + 1, field);
+	if (base[0] == '(' && base[1] == '*' && group_end(base) == base + strlen(base)) {
+		char *inner = format("%.*s", (int)strlen(base) - 3, base + 2);
+		return postfix_expr(inner) ? format("%s->%s", inner, field) : format("(%s)->%s", inner, field);
+	}
+	return postfix_expr(base) ? format("%s.%s", base, field) : format("(%s).%s", base, field);
+}
+
+/* &x, without &(*p) */
+char *emit_addr(const char *x)
+{
+	if (x[0] == '*' && postfix_expr(x + 1))
+		return format("%s", x + 1);
+	if (x[0] == '(' && x[1] == '*' && group_end(x) == x + strlen(x))
+		return format("(%.*s)", (int)strlen(x) - 3, x + 2);
+	return postfix_expr(x) ? format("&%s", x) : format("&(%s)", x);
+}
 
 bool emit_is_simple(Node *e)
 {
@@ -77,9 +165,9 @@ static char *index_expr(Node *e, bool write)
 		char *b = write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
 		Node *i = e->rhs;
 		if (i->kind == N_INT)
-			return format("%s.v[%s]", b, emit_expr(i));
-		return format("%s.v[sap_check_index(%s, %lld, \"array\", %s)]", b, emit_expr(i),
-		              (long long)bt->len, emit_site(e));
+			return format("%s[%s]", emit_member(b, "v"), emit_expr(i));
+		return format("%s[sap_check_index(%s, %lld, \"array\", %s)]", emit_member(b, "v"),
+		              emit_expr(i), (long long)bt->len, emit_site(e));
 	}
 	case TY_LIST: {
 		char *b = write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
@@ -179,7 +267,7 @@ char *emit_lvalue(Node *e)
 	case N_NAME:
 		return e->sym->cname;
 	case N_FIELD:
-		return format("%s.%s", emit_lvalue(e->lhs), e->sym->cname);
+		return emit_member(emit_lvalue(e->lhs), e->sym->cname);
 	case N_INDEX:
 		return index_expr(e, true);
 	default:
@@ -205,7 +293,7 @@ static char *elem(Node *e, const char *k)
 	case N_NAME:
 	case N_FIELD:
 		if (emit_is_simple(e))
-			return format("%s.v[%s]", emit_expr(e), k);
+			return format("%s[%s]", emit_member(emit_expr(e), "v"), k);
 		/* fall through */
 	case N_INDEX: {
 		char *p = emit_tmp("p");
@@ -309,15 +397,15 @@ static char *gemm_mat(Node *e, bool written)
 		              name);
 	char *v = written ? emit_lvalue(e) : emit_expr(e);
 	if (t->kind == TY_LIST)
-		return format("(sap_mat){(%s).v, (%s).n, %lld, %s}", v, v, cols, name);
-	return format("(sap_mat){(%s).v, %lld, %lld, %s}", v, (long long)t->len, cols, name);
+		return format("(sap_mat){%s, %s, %lld, %s}", emit_member(v, "v"), emit_member(v, "n"), cols, name);
+	return format("(sap_mat){%s, %lld, %lld, %s}", emit_member(v, "v"), (long long)t->len, cols, name);
 }
 
 static char *arr_ptr(Node *e)
 {
 	if (is_lvalue(e))
-		return format("%s.v", emit_expr(e));
-	return format("%s.v", array_value(e));
+		return emit_member(emit_expr(e), "v");
+	return emit_member(array_value(e), "v");
 }
 
 static char *builtin_call(Node *e)
@@ -442,12 +530,13 @@ static char *builtin_call(Node *e)
 		Node *w = gemv ? a1 : a0, *y = gemv ? a0 : a1->next, *x = gemv ? a2 : y->next;
 		char c = w->ty->elem->elem->kind == TY_FLOAT ? 'f' : 'd';
 		if (gemv)
-			return format("sap_gemv_%c(%s.v, %lld, &%s, %s, %s.v, %lld, %s)", c, emit_lvalue(y),
-			              (long long)y->ty->len, w->sym->cname, emit_dv_data(w->sym),
-			              emit_expr(x), (long long)x->ty->len, emit_site(e));
-		return format("sap_ger_%c(&%s, %s, %s, %s.v, %lld, %s.v, %lld, %s)", c, w->sym->cname,
-		              emit_dv_data(w->sym), emit_expr(a1), emit_expr(y), (long long)y->ty->len,
-		              emit_expr(x), (long long)x->ty->len, emit_site(e));
+			return format("sap_gemv_%c(%s, %lld, &%s, %s, %s, %lld, %s)", c,
+			              emit_member(emit_lvalue(y), "v"), (long long)y->ty->len, w->sym->cname, emit_dv_data(w->sym),
+			              emit_member(emit_expr(x), "v"), (long long)x->ty->len, emit_site(e));
+		return format("sap_ger_%c(&%s, %s, %s, %s, %lld, %s, %lld, %s)", c, w->sym->cname,
+		              emit_dv_data(w->sym), emit_expr(a1), emit_member(emit_expr(y), "v"),
+		              (long long)y->ty->len, emit_member(emit_expr(x), "v"), (long long)x->ty->len,
+		              emit_site(e));
 	}
 	case B_GEMM: {
 		Node *a3 = a2 ? a2->next : NULL;
@@ -636,7 +725,7 @@ char *emit_expr(Node *e)
 	case N_INDEX:
 		return index_expr(e, false);
 	case N_FIELD:
-		return format("%s.%s", emit_expr(e->lhs), e->sym->cname);
+		return emit_member(emit_expr(e->lhs), e->sym->cname);
 	default:
 		return "0";
 	}

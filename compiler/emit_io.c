@@ -68,18 +68,19 @@ static void drop_body(Buf *b, Type *t, const char *x, int depth)
 	switch (t->kind) {
 	case TY_LIST:
 		if (ty_needs_drop(t->elem))
-			buf_printf(b, "\tfor (int64_t i%d = 0; i%d < (%s).n; i%d++)\n\t\t%s(&((%s *)(%s).v)[i%d]);\n",
-			           depth, depth, x, depth, emit_drop_fn(t->elem), emit_ctype(t->elem), x, depth);
-		buf_printf(b, "\tsap_list_free(&(%s));\n", x);
+			buf_printf(b, "\tfor (int64_t i%d = 0; i%d < %s; i%d++)\n\t\t%s(&((%s *)%s)[i%d]);\n",
+			           depth, depth, emit_member(x, "n"), depth, emit_drop_fn(t->elem),
+			           emit_ctype(t->elem), emit_member(x, "v"), depth);
+		buf_printf(b, "\tsap_list_free(%s);\n", emit_addr(x));
 		break;
 	case TY_ARRAY:
-		buf_printf(b, "\tfor (int64_t i%d = 0; i%d < %lld; i%d++)\n\t\t%s(&(%s).v[i%d]);\n", depth,
-		           depth, (long long)t->len, depth, emit_drop_fn(t->elem), x, depth);
+		buf_printf(b, "\tfor (int64_t i%d = 0; i%d < %lld; i%d++)\n\t\t%s(&%s[i%d]);\n", depth,
+		           depth, (long long)t->len, depth, emit_drop_fn(t->elem), emit_member(x, "v"), depth);
 		break;
 	case TY_STRUCT:
 		for (Node *f = t->sdecl->args; f; f = f->next)
 			if (ty_needs_drop(f->ty))
-				buf_printf(b, "\t%s(&(%s).%s);\n", emit_drop_fn(f->ty), x, f->sym->cname);
+				buf_printf(b, "\t%s(&%s);\n", emit_drop_fn(f->ty), emit_member(x, f->sym->cname));
 		break;
 	default:
 		break;
@@ -148,18 +149,18 @@ static const char *unpack_fn(Type *t);
 static void pack_part(Buf *b, Type *t, const char *x)
 {
 	if (ty_is_flat(t))
-		buf_printf(b, "	if (o)\n\t\tmemcpy(o + n, &(%s), sizeof(%s));\n\tn += sizeof(%s);\n", x,
-		           x, x);
+		buf_printf(b, "\tif (o)\n\t\tmemcpy(o + n, %s, sizeof(%s));\n\tn += sizeof(%s);\n",
+		           emit_addr(x), x, x);
 	else
-		buf_printf(b, "\tn += %s(&(%s), o ? o + n : NULL);\n", pack_fn(t), x);
+		buf_printf(b, "\tn += %s(%s, o ? o + n : NULL);\n", pack_fn(t), emit_addr(x));
 }
 
 static void unpack_part(Buf *b, Type *t, const char *x)
 {
 	if (ty_is_flat(t))
-		buf_printf(b, "\tmemcpy(&(%s), p, sizeof(%s));\n\tp += sizeof(%s);\n", x, x, x);
+		buf_printf(b, "\tmemcpy(%s, p, sizeof(%s));\n\tp += sizeof(%s);\n", emit_addr(x), x, x);
 	else
-		buf_printf(b, "\tp = %s(&(%s), p);\n", unpack_fn(t), x);
+		buf_printf(b, "\tp = %s(%s, p);\n", unpack_fn(t), emit_addr(x));
 }
 
 static const char *pack_fn(Type *t)
@@ -276,19 +277,19 @@ static void settle_body(Buf *b, Type *t, const char *x, int depth)
 	switch (t->kind) {
 	case TY_LIST:
 		if (ty_is_flat(t->elem))
-			buf_printf(b, "%sused += sap_list_settle(&(%s), sizeof(%s), at ? at + used : NULL);\n",
-			           tabs(depth + 1), x, emit_ctype(t->elem));
+			buf_printf(b, "%sused += sap_list_settle(%s, sizeof(%s), at ? at + used : NULL);\n",
+			           tabs(depth + 1), emit_addr(x), emit_ctype(t->elem));
 		break;
 	case TY_ARRAY:
 		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", tabs(depth + 1), depth,
 		           depth, (long long)t->len, depth);
-		settle_body(b, t->elem, format("(%s).v[i%d]", x, depth), depth + 1);
+		settle_body(b, t->elem, format("%s[i%d]", emit_member(x, "v"), depth), depth + 1);
 		buf_printf(b, "%s}\n", tabs(depth + 1));
 		break;
 	case TY_STRUCT:
 		for (Node *f = t->sdecl->args; f; f = f->next)
 			if (has_flat_list(f->ty))
-				settle_body(b, f->ty, format("(%s).%s", x, f->sym->cname), depth);
+				settle_body(b, f->ty, emit_member(x, f->sym->cname), depth);
 		break;
 	default:
 		break;
@@ -317,8 +318,12 @@ const char *emit_codec(Type *t)
 	const char *pk = pack_fn(t), *up = unpack_fn(t);
 	const char *drop = ty_needs_drop(t) ? format("(void (*)(void *))%s", emit_drop_fn(t)) : "NULL";
 	const char *settle = has_flat_list(t) ? settle_fn(t) : "NULL";
-	buf_printf(&E->helpers, "static const sap_codec %s = {%s, %s, %s, %s};\n\n", name, pk, up,
-	           drop, settle);
+	buf_printf(&E->helpers, "static const sap_codec %s = {.pack = %s, .unpack = %s", name, pk, up);
+	if (ty_needs_drop(t))
+		buf_printf(&E->helpers, ", .drop = %s", drop);
+	if (has_flat_list(t))
+		buf_printf(&E->helpers, ", .settle = %s", settle);
+	buf_puts(&E->helpers, "};\n\n");
 	return name;
 }
 
@@ -393,12 +398,12 @@ static void parse_fields(Buf *b, Type *t, const char *x, const char *name, int d
 	case TY_ARRAY:
 		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", tabs(depth + 1), depth,
 		           depth, (long long)t->len, depth);
-		parse_fields(b, t->elem, format("%s.v[i%d]", x, depth), name, depth + 1);
+		parse_fields(b, t->elem, format("%s[i%d]", emit_member(x, "v"), depth), name, depth + 1);
 		buf_printf(b, "%s}\n", tabs(depth + 1));
 		break;
 	case TY_STRUCT:
 		for (Node *f = t->sdecl->args; f; f = f->next)
-			parse_fields(b, f->ty, format("%s.%s", x, f->sym->cname),
+			parse_fields(b, f->ty, emit_member(x, f->sym->cname),
 			             *name ? format("%s.%s", name, f->sym->name) : f->sym->name, depth);
 		break;
 	case TY_LIST: {
@@ -406,21 +411,21 @@ static void parse_fields(Buf *b, Type *t, const char *x, const char *name, int d
 		const char *list = *name ? name : "element";
 		bool group = ty_nfields(t->elem) > 1;
 		buf_printf(b, "%swhile (sap_scan_more(f)) {\n", tabs(depth + 1));
-		buf_printf(b, "%s%s *e%d = sap_list_push(&%s, sizeof(%s));\n", tabs(depth + 2), et, depth,
-		           x, et);
+		buf_printf(b, "%s%s *e%d = sap_list_push(%s, sizeof(%s));\n", tabs(depth + 2), et, depth,
+		           emit_addr(x), et);
 		if (group) {
 			char *shape = elem_shape(t->elem);
 			buf_printf(b, "%ssap_scan_elem(f, \"%s\", %s, %lld);\n", tabs(depth + 2), list,
 			           emit_cstr(shape, strlen(shape)), (long long)ty_nfields(t->elem));
 		}
-		parse_fields(b, t->elem, format("(*e%d)", depth), list, depth + 1);
+		parse_fields(b, t->elem, format("*e%d", depth), list, depth + 1);
 		if (group)
 			buf_printf(b, "%ssap_scan_elem_end(f);\n", tabs(depth + 2));
 		buf_printf(b, "%s}\n", tabs(depth + 1));
 		break;
 	}
 	default:
-		buf_printf(b, "%s%s(f, &%s, \"%s\");\n", tabs(depth + 1), scan_fn(t), x,
+		buf_printf(b, "%s%s(f, %s, \"%s\");\n", tabs(depth + 1), scan_fn(t), emit_addr(x),
 		           *name ? name : "value");
 	}
 }
@@ -437,7 +442,7 @@ const char *emit_parse_fn(Type *t)
 	if (t->kind == TY_STRING)
 		buf_puts(&b, "\tsap_scan_line(f, x);\n");
 	else
-		parse_fields(&b, t, "(*x)", "", 0);
+		parse_fields(&b, t, "*x", "", 0);
 	buf_printf(&b, "\tsap_scan_end(f, \"%s\");\n}\n\n", ty_str(t));
 	buf_puts(&E->helpers, b.s);
 	return name;
@@ -449,21 +454,21 @@ static void format_fields(Buf *b, Type *t, const char *x, const char *name, int 
 	case TY_ARRAY:
 		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", tabs(depth + 1), depth,
 		           depth, (long long)t->len, depth);
-		format_fields(b, t->elem, format("%s.v[i%d]", x, depth), name, depth + 1);
+		format_fields(b, t->elem, format("%s[i%d]", emit_member(x, "v"), depth), name, depth + 1);
 		buf_printf(b, "%s}\n", tabs(depth + 1));
 		break;
 	case TY_STRUCT:
 		for (Node *f = t->sdecl->args; f; f = f->next)
-			format_fields(b, f->ty, format("%s.%s", x, f->sym->cname),
+			format_fields(b, f->ty, emit_member(x, f->sym->cname),
 			              *name ? format("%s.%s", name, f->sym->name) : f->sym->name, depth);
 		break;
 	case TY_LIST: {
 		bool group = ty_nfields(t->elem) > 1;
-		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %s.n; i%d++) {\n", tabs(depth + 1), depth,
-		           depth, x, depth);
+		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %s; i%d++) {\n", tabs(depth + 1), depth,
+		           depth, emit_member(x, "n"), depth);
 		if (group)
 			buf_printf(b, "%ssap_fmt_elem(o);\n", tabs(depth + 2));
-		format_fields(b, t->elem, format("((const %s *)%s.v)[i%d]", emit_ctype(t->elem), x, depth),
+		format_fields(b, t->elem, format("((const %s *)%s)[i%d]", emit_ctype(t->elem), emit_member(x, "v"), depth),
 		              *name ? name : "element", depth + 1);
 		if (group)
 			buf_printf(b, "%ssap_fmt_elem_end(o);\n", tabs(depth + 2));
@@ -490,7 +495,7 @@ const char *emit_format_fn(Type *t)
 	if (t->kind == TY_STRING)
 		buf_puts(&b, "\tsap_fmt_line(o, *x);\n");
 	else
-		format_fields(&b, t, "(*x)", "", 0);
+		format_fields(&b, t, "*x", "", 0);
 	buf_puts(&b, "}\n\n");
 	buf_puts(&E->helpers, b.s);
 	return name;
@@ -532,17 +537,22 @@ void emit_params(Program *p, const char *progname)
 			e++;
 		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
 			e--;
-		buf_printf(&tab, "\t{%s, %s, &%s, %s, %s},\n", emit_cstr(it->sym->name, strlen(it->sym->name)),
-		           ptype(it->sym->ty), it->sym->cname, emit_cstr(s, e - s),
-		           it->doc ? emit_cstr(it->doc, strlen(it->doc)) : "NULL");
+		buf_printf(&tab, "\t{.name = %s, .type = %s, .addr = &%s, .defval = %s",
+		           emit_cstr(it->sym->name, strlen(it->sym->name)), ptype(it->sym->ty),
+		           it->sym->cname, emit_cstr(s, e - s));
+		if (it->doc)
+			buf_printf(&tab, ",\n\t .doc = %s", emit_cstr(it->doc, strlen(it->doc)));
+		buf_puts(&tab, "},\n");
 		n++;
 	}
 	if (n)
 		buf_printf(&E->statics, "\nstatic const sap_param sap_params[] = {\n%s};\n", tab.s);
 	SrcFile *main = p->files.v[p->files.n - 1];
-	buf_printf(&E->statics, "static const sap_program sap_prog = {%s, %s, %s, %d};\n\n",
-	           emit_cstr(progname, strlen(progname)), emit_cstr(main->name, strlen(main->name)),
-	           n ? "sap_params" : "NULL", n);
+	buf_printf(&E->statics, "static const sap_program sap_prog = {.name = %s, .source = %s",
+	           emit_cstr(progname, strlen(progname)), emit_cstr(main->name, strlen(main->name)));
+	if (n)
+		buf_printf(&E->statics, ", .params = sap_params, .nparams = %d", n);
+	buf_puts(&E->statics, "};\n\n");
 }
 
 /* ---- print ---- */
