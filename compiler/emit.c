@@ -325,9 +325,13 @@ static void hoist_in(Node *e, Node *s)
 		return;
 	/* Not in driver code, whose every access may first have to make
 	 * the vector whole (sap_dv_ixd). */
+	/* Nor for a static key in a body whose caller checks those (see
+	 * body_fn): there, where they are known in range, a pointer taken
+	 * with a check would only add one. */
 	if (e->kind == N_INDEX && e->lhs->kind == N_NAME && e->lhs->ty->kind == TY_DVEC && E->loop &&
 	    !acc_is_accum(E->loop->li, e->lhs->sym) && invariant_key(e->rhs, s) &&
-	    !stmt_assigns(s->body, e->lhs->sym)) {
+	    !stmt_assigns(s->body, e->lhs->sym) &&
+	    !(E->versioned && acc_static_dv(E->loop->li, e))) {
 		char *k = acc_expr_str(e->rhs);
 		for (int i = 0; i < E->hoisted.n; i++) {
 			Hoist *h = E->hoisted.v[i];
@@ -344,12 +348,11 @@ static void hoist_in(Node *e, Node *s)
 		                 emit_site(e));
 		/* Only read, and from the plan-order copy when there is one. */
 		int st = E->loop && E->loop->kind == N_ASYNC ? emit_staged(E->loop->li, h->dds) : -1;
-		if (st >= 0 && E->staged_only)
-			h->decl = format("const %s *%s = &sap_st%d[sap_k];", et, h->ptr, st);
-		else if (st >= 0)
-			h->decl = format("const %s *%s = sap_st%d ? &sap_st%d[sap_k] : "
-			                 "&((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)];", et, h->ptr, st, st,
-			                 et, e->lhs->sym->cname, e->lhs->sym->cname, emit_expr(e->rhs),
+		if (st >= 0)
+			h->decl = format("const %s *%s = %ssap_st%d ? &sap_st%d[sap_k] : "
+			                 "&((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)];", et, h->ptr,
+			                 E->versioned ? "sap_v == 2 || " : "", st, st, et,
+			                 e->lhs->sym->cname, e->lhs->sym->cname, emit_expr(e->rhs),
 			                 emit_site(e));
 		vec_push(&E->hoisted, h);
 		return;
@@ -1927,32 +1930,16 @@ static void body_loop(Node *s)
 	iterations_end(s);
 }
 
-static void parallel(Node *s)
+/* The start of a body function: its reduce variables, buffers and
+ * generator in locals. */
+static void body_open(Node *s)
 {
 	LoopInfo *li = s->li;
-	int id = li->id;
 	bool async = s->kind == N_ASYNC;
 	int nred = li->reduce_syms.n;
-	bool has_red = nred || li->accum_syms.n || li->relax_syms.n;
-	int line, col;
-	diag_linecol(s->file, s->off, &line, &col);
-	buf_printf(&E->protos, "static sap_loop sap_loop%d = {.id = %d, .kind = %s, .site = {%s, %d, %d}};\n", id, id,
-	           async ? "SAP_ASYNC" : "SAP_SYNC", emit_cstr(s->file->name, strlen(s->file->name)),
-	           line, col);
-	if (has_red)
-		reduce_struct(s);
-
-	/* The body, outlined: iterations [lo, hi). */
-	Aside as;
-	aside_begin(&as);
-	emit_line(s, "static void sap_loop%d_body(void *env, const int64_t *sap_idx, int64_t lo, int64_t hi, void *red)", id);
-	emit_line(s, "{");
-	E->indent = 1;
 	emit_line(s, "(void)env;");
-	emit_line(s, "if (lo >= hi)");
-	emit_line(s, "\treturn;");
-	if (has_red) {
-		emit_line(s, "struct sap_red%d *sap_red = red;", id);
+	if (nred || li->accum_syms.n || li->relax_syms.n) {
+		emit_line(s, "struct sap_red%d *sap_red = red;", li->id);
 		for (int i = 0; i < nred; i++) {
 			Sym *v = li->reduce_syms.v[i];
 			emit_line(s, "%s %s = sap_red->%s;", emit_ctype(v->ty), v->cname, v->cname);
@@ -1995,16 +1982,37 @@ static void parallel(Node *s)
 		E->loop = saved;
 	}
 	if (li->uses_rng)
-		emit_line(s, "const sap_rng sap_rng_base = sap_rng_iter(&sap_loop%d, 0);", id);
+		emit_line(s, "const sap_rng sap_rng_base = sap_rng_iter(&sap_loop%d, 0);", li->id);
 	if (rng_cur_needed(s))
 		emit_line(s, "sap_rng *sap_saved_rng = sap_rng_cur;");
-	/* Static keys a * i + b are in range for the whole chunk (or group,
-	 * whose iterations ascend) when they are at its two ends: then the
-	 * body indexes without checks, and cc vectorises it.  Otherwise the
-	 * checked body reports the error. */
-	Buf guard = {0};
+	if (async)
+		stage_decls(s);
+}
+
+/* The end of a body function: the generator and reduce variables back. */
+static void body_close(Node *s)
+{
+	LoopInfo *li = s->li;
+	E->acc_locals = E->dv_locals = false;
+	if (rng_cur_needed(s))
+		emit_line(s, "sap_rng_cur = sap_saved_rng;");
+	for (int i = 0; i < li->reduce_syms.n; i++) {
+		Sym *v = li->reduce_syms.v[i];
+		emit_line(s, "sap_red->%s = %s;", v->cname, v->cname);
+	}
+}
+
+/* What an async body's caller tests to know its keys in range: "&& c"
+ * for each.  guard: its static keys a * i + b are in range for the whole
+ * chunk (or group, whose iterations ascend) when they are at its two
+ * ends.  recorded: over a plan made from its own slice, the keys the
+ * slice recorded are the body's, and the runtime knows whether they are
+ * in range.  staged: every plan-order copy is there. */
+static void body_guards(Node *s, Buf *guard, Buf *recorded, Buf *staged)
+{
+	LoopInfo *li = s->li;
 	Vec seen = {0};
-	for (int i = 0; async && i < li->accesses.n; i++) {
+	for (int i = 0; i < li->accesses.n; i++) {
 		Access *a = li->accesses.v[i];
 		if (!acc_static_dv(li, a->at))
 			continue;
@@ -2016,13 +2024,10 @@ static void parallel(Node *s)
 			continue;
 		vec_push(&seen, t);
 		char *ac = affine_c(&a->aterms), *bc = affine_c(&a->bterms);
-		buf_printf(&guard, " &&\n\t    sap_keys_in(%s, %s, sap_first, sap_end, %s.n)", ac, bc,
+		buf_printf(guard, " &&\n\t    sap_keys_in(%s, %s, sap_first, sap_end, %s.n)", ac, bc,
 		           a->dds->cname);
 	}
-	/* Over a plan made from its own slice, the keys the slice recorded
-	 * are the body's, and the runtime knows whether they are in range. */
-	Buf recorded = {0};
-	for (int i = 0; async && i < li->dds.n; i++) {
+	for (int i = 0; i < li->dds.n; i++) {
 		Sym *d = li->dds.v[i];
 		bool any = false;
 		for (int k = 0; k < li->accesses.n && !any; k++) {
@@ -2030,58 +2035,92 @@ static void parallel(Node *s)
 			any = a->dds == d && acc_recorded_dv(li, a->at);
 		}
 		if (any)
-			buf_printf(&recorded, " &&\n\t    sap_recorded_below(&sap_loop%d, %d, %s.n)", id, i,
-			           d->cname);
+			buf_printf(recorded, " &&\n\t    sap_recorded_below(&sap_loop%d, %d, %s.n)", li->id,
+			           i, d->cname);
+		if (emit_staged(li, d) >= 0)
+			buf_printf(staged, " && sap_st%d", i);
 	}
-	/* With every plan-order copy there, a third version reads only the
-	 * copies, so that a body using its index for nothing else never
-	 * loads it; it also indexes at the recorded keys unchecked. */
-	Buf staged = {0};
-	for (int i = 0; async && i < li->dds.n; i++)
-		if (emit_staged(li, li->dds.v[i]) >= 0)
-			buf_printf(&staged, " && sap_st%d", i);
-	if (async)
-		stage_decls(s);
-	int passes = guard.len ? 2 : 1;
-	int first = (guard.len && staged.len) || recorded.len ? -1 : 0;
-	if (guard.len) {
-		emit_line(s, "int64_t sap_first = sap_idx ? sap_idx[lo] : lo;");
-		emit_line(s, "int64_t sap_end = sap_idx ? sap_idx[hi - 1] + 1 : hi;");
-	}
-	if (first < 0)
-		emit_line(s, "if (%s) {", conjunction(format("%s%s%s", staged.len ? staged.s : "",
-		                                                guard.len ? guard.s : "",
-		                                                recorded.len ? recorded.s : "")));
-	else if (guard.len)
-		emit_line(s, "if (%s) {", conjunction(guard.s));
-	bool split = first < 0 || guard.len;
-	for (int pass = first; pass < passes; pass++) {
-		if (pass == 0 && first < 0 && guard.len)
-			emit_line(s, "} else if (%s) {", conjunction(guard.s));
-		else if (pass > first)
-			emit_line(s, "} else {");
-		E->fast = guard.len && pass <= 0;
-		E->staged_only = pass < 0;
-		E->recorded_fast = pass < 0 && recorded.len;
-		if (split)
-			E->indent++;
-		body_loop(s);
-		if (split)
-			E->indent--;
-	}
-	E->fast = E->staged_only = E->recorded_fast = E->acc_locals = E->dv_locals = false;
-	if (split)
-		emit_line(s, "}");
-	if (rng_cur_needed(s))
-		emit_line(s, "sap_rng_cur = sap_saved_rng;");
-	for (int i = 0; i < nred; i++) {
-		Sym *v = li->reduce_syms.v[i];
-		emit_line(s, "sap_red->%s = %s;", v->cname, v->cname);
-	}
+}
+
+/* The body, outlined: iterations [lo, hi) in sap_loopN_body.  An async
+ * body whose keys the caller can know in range is written once, as
+ * sap_loopN_run with a constant sap_v that says what is known; the body
+ * function calls it with the best sap_v that holds, and cc specialises
+ * each inlined call, leaving out the checks that cannot fail (and then
+ * vectorising). */
+static void body_fn(Node *s)
+{
+	LoopInfo *li = s->li;
+	int id = li->id;
+	Buf guard = {0}, recorded = {0}, staged = {0};
+	if (s->kind == N_ASYNC)
+		body_guards(s, &guard, &recorded, &staged);
+	bool all = (guard.len && staged.len) || recorded.len;  /* a version with sap_v 2 */
+	E->versioned = all || guard.len;
+	Aside as;
+	aside_begin(&as);
+	if (E->versioned)
+		emit_line(s, "static inline __attribute__((always_inline)) void sap_loop%d_run(void *env, "
+		          "const int64_t *sap_idx, int64_t lo, int64_t hi, void *red, const int sap_v)", id);
+	else
+		emit_line(s, "static void sap_loop%d_body(void *env, const int64_t *sap_idx, int64_t lo, "
+		          "int64_t hi, void *red)", id);
+	emit_line(s, "{");
+	E->indent = 1;
+	if (E->versioned)
+		emit_line(s, "(void)sap_v;");
+	else
+		emit_line(s, "if (lo >= hi)\n\t\treturn;");
+	body_open(s);
+	body_loop(s);
+	body_close(s);
+	E->versioned = false;
 	E->indent = 0;
 	emit_line(s, "}");
+	if (guard.len || all) {
+		buf_putc(E->out, '\n');
+		emit_line(s, "static void sap_loop%d_body(void *env, const int64_t *sap_idx, int64_t lo, "
+		          "int64_t hi, void *red)", id);
+		emit_line(s, "{");
+		E->indent = 1;
+		emit_line(s, "if (lo >= hi)\n\t\treturn;");
+		if (staged.len)
+			stage_decls(s);
+		if (guard.len) {
+			emit_line(s, "int64_t sap_first = sap_idx ? sap_idx[lo] : lo;");
+			emit_line(s, "int64_t sap_end = sap_idx ? sap_idx[hi - 1] + 1 : hi;");
+		}
+		const char *run = format("sap_loop%d_run(env, sap_idx, lo, hi, red", id);
+		if (all)
+			emit_line(s, "if (%s)\n\t\t%s, 2);", conjunction(format("%s%s%s",
+			          staged.len ? staged.s : "", guard.len ? guard.s : "",
+			          recorded.len ? recorded.s : "")), run);
+		if (guard.len)
+			emit_line(s, "%sif (%s)\n\t\t%s, 1);", all ? "else " : "", conjunction(guard.s), run);
+		emit_line(s, "else\n\t\t%s, 0);", run);
+		E->indent = 0;
+		emit_line(s, "}");
+	}
 	buf_puts(&E->funcs, aside_end(&as));
 	buf_puts(&E->funcs, "\n");
+}
+
+static void parallel(Node *s)
+{
+	LoopInfo *li = s->li;
+	int id = li->id;
+	bool async = s->kind == N_ASYNC;
+	int nred = li->reduce_syms.n;
+	bool has_red = nred || li->accum_syms.n || li->relax_syms.n;
+	int line, col;
+	diag_linecol(s->file, s->off, &line, &col);
+	buf_printf(&E->protos, "static sap_loop sap_loop%d = {.id = %d, .kind = %s, .site = {%s, %d, %d}};\n", id, id,
+	           async ? "SAP_ASYNC" : "SAP_SYNC", emit_cstr(s->file->name, strlen(s->file->name)),
+	           line, col);
+	if (has_red)
+		reduce_struct(s);
+
+	body_fn(s);
 	if (li->has_slice || li->has_reads)
 		slice_fn(s);
 
@@ -2446,9 +2485,11 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	buf_puts(&all, consts.s);
 	buf_puts(&all, E->statics.s);
 	buf_puts(&all, dv.s);
-	buf_putc(&all, '\n');
+	if (dv.len)
+		buf_putc(&all, '\n');
 	buf_puts(&all, E->protos.s);
-	buf_putc(&all, '\n');
+	if (E->protos.len)
+		buf_putc(&all, '\n');
 	buf_puts(&all, E->helpers.s);
 	buf_puts(&all, E->funcs.s);
 	buf_puts(&all, E->main.s);

@@ -188,23 +188,26 @@ static char *index_expr(Node *e, bool write)
 		 * there is one (see emit_staged). */
 		int st = E->loop && !write && E->loop->kind == N_ASYNC ?
 		         emit_staged(E->loop->li, e->lhs->sym) : -1;
-		if (E->fast && E->loop && acc_static_dv(E->loop->li, e)) {
-			char *plain = format("(((%s *)%s)[%s])", emit_ctype(bt->elem),
-			                     emit_dv_data(e->lhs->sym), emit_expr(e->rhs));
-			if (st >= 0 && E->staged_only)
-				return format("sap_st%d[sap_k]", st);
+		/* Static keys are in range for sap_v >= 1, recorded ones for
+		 * sap_v == 2, where every plan-order copy is there too. */
+		if (E->versioned && acc_static_dv(E->loop->li, e)) {
+			char *el = format("((%s *)%s)[sap_dv_ixc(&%s, %s, %s, sap_v < 1)]", emit_ctype(bt->elem),
+			                  emit_dv_data(e->lhs->sym), e->lhs->sym->cname, emit_expr(e->rhs),
+			                  emit_site(e));
 			/* Pointers chosen, then dereferenced: an lvalue, whose
 			 * address array code may take. */
-			return st < 0 ? plain : format("(*(sap_st%d ? &sap_st%d[sap_k] : &%s))", st, st, plain);
+			return st < 0 ? format("(%s)", el) :
+			       format("(*(sap_v == 2 || sap_st%d ? &sap_st%d[sap_k] : &%s))", st, st, el);
 		}
 		if (st >= 0) {
 			char *v = emit_expr(e->lhs);
 			return format("(*(sap_st%d ? &sap_st%d[sap_k] : &((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)]))",
 			              st, st, emit_ctype(bt->elem), v, v, emit_expr(e->rhs), emit_site(e));
 		}
-		if (E->recorded_fast && E->loop && acc_recorded_dv(E->loop->li, e))
-			return format("(((%s *)%s)[%s])", emit_ctype(bt->elem), emit_dv_data(e->lhs->sym),
-			              emit_expr(e->rhs));
+		if (E->versioned && acc_recorded_dv(E->loop->li, e))
+			return format("(((%s *)%s)[sap_dv_ixc(&%s, %s, %s, sap_v < 2)])", emit_ctype(bt->elem),
+			              emit_dv_data(e->lhs->sym), e->lhs->sym->cname, emit_expr(e->rhs),
+			              emit_site(e));
 		if (e->lhs->kind == N_NAME && E->hoisted.n) {
 			char *k = acc_expr_str(e->rhs);
 			for (int i = E->hoisted.n - 1; i >= 0; i--) {

@@ -560,9 +560,11 @@ typedef struct Emitter {
 	bool in_const;          /* expanding a const/param initialiser */
 	Node *loop;             /* the parallel loop whose body or slice is being written */
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
-	bool fast;              /* writing a body whose static keys are known in range */
-	bool staged_only;       /* ... and that has every plan-order copy (sap_stN) */
-	bool recorded_fast;     /* ... and whose recorded keys are known in range */
+	/* Writing the one copy of an async body that its caller runs with
+	 * sap_v 2 (every key known in range, every plan-order copy sap_stN
+	 * there), 1 (the static keys known in range) or 0 (see parallel in
+	 * emit.c). */
+	bool versioned;
 	bool acc_locals;        /* ... which holds its accumulate buffers in sap_acc_X */
 	bool dv_locals;         /* ... and its driver vectors' data in sap_dX */
 	Vec numtypes;           /* Type *: element types whose sap_numtype is written */

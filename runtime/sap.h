@@ -313,6 +313,14 @@ static inline int64_t sap_dv_ix(const sap_dvec *v, int64_t i, const sap_site *s)
 	return i;
 }
 
+/* sap_dv_ix, checked only if check: a loop body is specialised by the
+ * C compiler for what it knows in range (a constant check), from one
+ * copy of its code. */
+static inline int64_t sap_dv_ixc(const sap_dvec *v, int64_t i, const sap_site *s, bool check)
+{
+	return check ? sap_dv_ix(v, i, s) : i;
+}
+
 struct sap_dist_stats;
 /* Collective: every rank's copy of v current (see sap_dvec.holder). */
 void sap_dv_whole(sap_dvec *v, struct sap_dist_stats *stats);

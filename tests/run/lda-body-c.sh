@@ -18,8 +18,10 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$SAPC" -S -P -o "$tmp/lda.c" "$top_srcdir/samples/lda.sap" || fail "sapc -S"
-# The body function, from its definition to the next function.
-awk '/^static void sap_loop3_body\(/ { on = 1 } on && /^static / && !/sap_loop3_body/ { on = 0 } on' \
+# The body (sap_loop3_run, which sap_loop3_body calls, or the body
+# function itself), from its definition to the next function's.
+awk '/^static .*void sap_loop3_(run|body)\(/ { on = 1 }
+	on && /^static / && !/sap_loop3_(run|body)\(/ { on = 0 } on' \
 	"$tmp/lda.c" >"$tmp/body.c"
 [ -s "$tmp/body.c" ] || fail "no sap_loop3_body in the C"
 grep -q 'sap_double_20 u_p;' "$tmp/body.c" || fail "p is not declared bare"
