@@ -38,6 +38,25 @@ static const char *usage =
 	"Environment: SAPC_CC (C compiler, default mpicc), SAPC_CFLAGS (more options\n"
 	"for it, after sapc's own), TMPDIR.\n";
 
+/* The options of the usage above a mistyped one may have meant. */
+static const char *closest_option(const char *a)
+{
+	static const char *const known[] = {
+		"-fsyntax-only", "--explain", "-save-temps", "--showme:compile", "--showme:link",
+		"--version", "--help",
+	};
+	const char *best = NULL;
+	int bd = 99;
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+		int d = diag_distance(a, known[i]);
+		if (d < bd) {
+			bd = d;
+			best = known[i];
+		}
+	}
+	return best;
+}
+
 static const char *progname_of(const char *path)
 {
 	const char *b = strrchr(path, '/');
@@ -59,17 +78,48 @@ static bool in_build_tree(void)
 	return strcmp(exe, want) == 0;
 }
 
+/* An installed directory, where this sapc is.  Installed elsewhere than
+ * configured (a staged install under DESTDIR, a tree moved or copied
+ * whole), sapc still finds its header, library and prelude: where its
+ * bin directory is PREFIX'/bin, a directory configured as PREFIX/sub is
+ * PREFIX'/sub. */
+static const char *installed(const char *dir)
+{
+	static char *prefix;    /* PREFIX', computed once */
+	static bool done;
+	size_t pn = strlen(SAPC_PREFIX);
+	if (strncmp(dir, SAPC_PREFIX, pn) || (dir[pn] && dir[pn] != '/') ||
+	    strncmp(SAPC_BINDIR, SAPC_PREFIX, pn))
+		return dir;
+	if (!done) {
+		done = true;
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n > 0) {
+			exe[n] = 0;
+			*strrchr(exe, '/') = 0;                     /* sapc's directory */
+			const char *bin = SAPC_BINDIR + pn;         /* "/bin" */
+			size_t en = strlen(exe), bn = strlen(bin);
+			if (en >= bn && !strcmp(exe + en - bn, bin))
+				prefix = xstrndup(exe, en - bn);
+		}
+	}
+	return prefix ? format("%s%s", prefix, dir + pn) : dir;
+}
+
 static const char *include_dir(void)
 {
-	return in_build_tree() ? SAPC_SRCDIR "/runtime" : SAPC_INCLUDEDIR;
+	return in_build_tree() ? SAPC_SRCDIR "/runtime" : installed(SAPC_INCLUDEDIR);
 }
 
 static const char *stdlib_path(void)
 {
 	const char *env = getenv("SAPC_STDLIB");
-	if (env)
+	if (env && *env)
 		return env;
-	return in_build_tree() ? SAPC_SRCDIR "/stdlib/std.sap" : SAPC_DATADIR "/std.sap";
+	if (in_build_tree())
+		return SAPC_SRCDIR "/stdlib/std.sap";
+	return format("%s/std.sap", installed(SAPC_DATADIR));
 }
 
 static const char *cc(void)
@@ -101,7 +151,7 @@ static const char *link_flags(void)
 	if (in_build_tree())
 		return format("%s/.libs/libsap.a %s -lpthread%s%s", SAPC_BUILDDIR, SAPC_EXTRA_LIBS,
 		              *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS);
-	return format("-L%s -lsap %s -lpthread%s%s", SAPC_LIBDIR, SAPC_EXTRA_LIBS,
+	return format("-L%s -lsap %s -lpthread%s%s", installed(SAPC_LIBDIR), SAPC_EXTRA_LIBS,
 	              *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS);
 }
 
@@ -218,7 +268,12 @@ int main(int argc, char **argv)
 				buf_printf(b, " %s", shell_quote(a));
 			}
 		} else if (a[0] == '-') {
-			fprintf(stderr, "sapc: error: unknown option '%s' (try --help)\n", a);
+			const char *best = closest_option(a);
+			if (best)
+				fprintf(stderr, "sapc: error: unknown option '%s'; did you mean '%s'?\n", a,
+				        best);
+			else
+				fprintf(stderr, "sapc: error: unknown option '%s' (try --help)\n", a);
 			return 1;
 		} else if (has_suffix(a, ".sap")) {
 			if (src) {

@@ -124,28 +124,29 @@ static void print_wrapped(const char *text, const char *tail, int col)
 
 /* The runtime's options, after the program's parameters. */
 static const struct {
-	const char *left, *doc;
+	const char *name, *value, *doc;
 } options[] = {
-	{ "--seed=S", "seed of the random number generator (default: 1)" },
-	{ "--threads=N", "worker threads per rank (default: CPUs per rank)" },
-	{ "--stats", "print tables of the parallel loops and the DDSs' memory at the end" },
-	{ "--dump-order=FILE", "write the serial order of each async loop to FILE" },
-	{ "--run-order=FILE", "run each async loop in the order read from FILE" },
-	{ "--check-plan", "check each async loop's plan against its accesses" },
-	{ "--locks", "split a task group too big for one worker over every worker under locks "
-	  "(not deterministic)" },
-	{ "--no-locks", "run each task group on one worker (the default)" },
-	{ "--quiet-plans", "do not warn of plans that run serially or locked" },
-	{ "--help", "show this help and exit" },
+#define SAP_OPTION(name, value, doc) { name, value, doc },
+#include "options.def"
+#undef SAP_OPTION
 };
 enum { NOPTIONS = sizeof options / sizeof options[0] };
+
+static char *option_left(int i)
+{
+	return options[i].value ? sap_strf("--%s=%s", options[i].name, options[i].value)
+	                        : sap_strf("--%s", options[i].name);
+}
 
 static void print_help(const sap_program *prog)
 {
 	int width = 0;
-	for (int i = 0; i < NOPTIONS; i++)
-		if ((int)strlen(options[i].left) > width)
-			width = (int)strlen(options[i].left);
+	for (int i = 0; i < NOPTIONS; i++) {
+		char *left = option_left(i);
+		if ((int)strlen(left) > width)
+			width = (int)strlen(left);
+		free(left);
+	}
 	for (int i = 0; i < prog->nparams; i++) {
 		const sap_param *p = &prog->params[i];
 		int n = (int)(strlen(p->name) + strlen(type_names[p->type])) + 3;
@@ -180,7 +181,9 @@ static void print_help(const sap_program *prog)
 	}
 	printf("Options:\n");
 	for (int i = 0; i < NOPTIONS; i++) {
-		printf("  %-*s    ", width, options[i].left);
+		char *left = option_left(i);
+		printf("  %-*s    ", width, left);
+		free(left);
 		print_wrapped(options[i].doc, NULL, col);
 	}
 }
@@ -384,6 +387,62 @@ static int default_threads(void)
 	return t < 1 ? 1 : t;
 }
 
+/* Levenshtein distance of a[0..an) and b, for "did you mean". */
+static size_t distance(const char *a, size_t an, const char *b)
+{
+	size_t bn = strlen(b);
+	size_t *row = sap_xmalloc((bn + 1) * sizeof *row);
+	for (size_t j = 0; j <= bn; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= an; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= bn; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	size_t d = row[bn];
+	free(row);
+	return d;
+}
+
+static void consider(const char *name, size_t n, const char *prefix, const char *cand,
+                     char **best, size_t *bd)
+{
+	char *c = sap_strf("%s%s", prefix, cand);
+	size_t d = distance(name, n, c);
+	if (d < *bd && d <= (n < 6 ? 1 : 2)) {
+		*bd = d;
+		free(*best);
+		*best = c;
+	} else {
+		free(c);
+	}
+}
+
+/* The option or parameter closest to a mistyped one: one edit away, or
+ * two for a name of six letters or more (--xyz is not a typo of --y). */
+static char *closest_option(const sap_program *prog, const char *name, size_t n)
+{
+	char *best = NULL;
+	size_t bd = 3;
+	for (int i = 0; i < NOPTIONS; i++)
+		consider(name, n, "", options[i].name, &best, &bd);
+	for (int i = 0; i < prog->nparams; i++) {
+		consider(name, n, "", prog->params[i].name, &best, &bd);
+		if (prog->params[i].type == SAP_P_BOOL)
+			consider(name, n, "no-", prog->params[i].name, &best, &bd);
+	}
+	return best;
+}
+
 static void parse_arg(const sap_program *prog, const char *arg)
 {
 	if (arg[0] != '-' || arg[1] != '-' || arg[2] == '\0')
@@ -397,6 +456,14 @@ static void parse_arg(const sap_program *prog, const char *arg)
 			usage_error("--help takes no value");
 		if (rank == 0)
 			print_help(prog);
+		leave(0);
+	}
+	if (n == 7 && !memcmp(name, "version", 7)) {
+		if (eq)
+			usage_error("--version takes no value");
+		if (rank == 0)
+			printf("%s (sapc %s)\nCompiled by sapc from %s.\n", progname, SAP_VERSION,
+			       prog->source);
 		leave(0);
 	}
 	if (n == 4 && !memcmp(name, "seed", 4)) {
@@ -425,6 +492,10 @@ static void parse_arg(const sap_program *prog, const char *arg)
 			return;
 		}
 	}
+	char *best = closest_option(prog, name, n);
+	if (best)
+		usage_error("unknown option '--%s'; did you mean '--%s%s'?", sap_escape(name, n),
+		            best, eq ? sap_escape(eq, strlen(eq)) : "");
 	usage_error("unknown option '--%s' (try --help)", sap_escape(name, n));
 }
 

@@ -44,7 +44,11 @@ run_tests = \
 	tests/run/maps-ranks.sh \
 	tests/run/mlr-sample.sh \
 	tests/run/memory-ranks.sh \
+	tests/run/install-moved.sh \
+	tests/run/options-doc.sh \
 	tests/run/params-bad.sap \
+	tests/run/params-typo.sap \
+	tests/run/params-version.sap \
 	tests/run/params-set.sap \
 	tests/run/params.sap \
 	tests/run/parts-ranks.sh \
@@ -95,6 +99,8 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/pack-lists.out tests/run/pack-lists.args \
 	tests/run/params-bad.args tests/run/params-bad.err tests/run/params-bad.out \
 	tests/run/params-bad.status \
+	tests/run/params-typo.args tests/run/params-typo.err tests/run/params-typo.out \
+	tests/run/params-typo.status tests/run/params-version.args tests/run/params-version.out \
 	tests/run/params-set.args tests/run/params-set.out \
 	tests/run/params.args tests/run/params.out \
 	tests/run/staged.args tests/run/staged.out \
