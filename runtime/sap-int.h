@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <mpi.h>
+#include "comm.h"
 #include "sap.h"
 
 /* error.c */
