@@ -13,5 +13,6 @@ Suite *sched_suite(void);
 Suite *async_suite(void);
 Suite *hold_suite(void);
 Suite *vmath_suite(void);
+Suite *comm_suite(void);
 
 #endif
