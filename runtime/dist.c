@@ -12,7 +12,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **why)
@@ -97,11 +96,8 @@ static void maps_free(key_maps *m)
 static uint64_t *gather(const uint64_t *mine, int64_t R, int64_t W)
 {
 	int P = sap_nranks();
-	if (R * W > INT32_MAX)
-		sap_fatal(NULL, "a plan's key maps exceed 2^31 words; use fewer rounds");
 	uint64_t *all = sap_xmalloc((size_t)P * (size_t)(R * W > 0 ? R * W : 1) * sizeof *all);
-	MPI_Allgather(mine, (int)(R * W), MPI_UINT64_T, all, (int)(R * W), MPI_UINT64_T,
-	              MPI_COMM_WORLD);
+	sap_comm_allgather(mine, all, R * W, sizeof *all);
 	return all;
 }
 
@@ -441,48 +437,24 @@ static void unpack(const char *q, const char *end, const sap_async_spec *spec)
 	}
 }
 
-static int fits(int64_t bytes)
-{
-	if (bytes > INT32_MAX)
-		sap_fatal(NULL, "a round moves more than 2 GiB between two ranks; use more ranks");
-	return (int)bytes;
-}
-
-int64_t sap_gather_counts(int n, int *cnt, int *dis)
-{
-	MPI_Allgather(&n, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
-	int64_t total = 0;
-	for (int r = 0; r < sap_nranks(); r++) {
-		if (total > INT32_MAX)
-			sap_fatal(NULL, "the ranks gather more than 2^31 items at once; use more ranks");
-		dis[r] = (int)total;
-		total += cnt[r];
-	}
-	return total;
-}
-
 void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_async_spec *spec,
                         sap_dist_stats *stats, void (*packed)(void *), void *arg)
 {
 	int P = sap_nranks();
-	int *scnt = sap_xmalloc((size_t)P * sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
-	int *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
-	int64_t sent = 0, got = 0;
+	int64_t *scnt = sap_xmalloc((size_t)P * sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
+	int64_t *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt);
+	int64_t *rdis = sap_xmalloc((size_t)(P + 1) * sizeof *rdis);
+	int64_t sent = 0;
 	for (int d = 0; d < P; d++) {
-		sdis[d] = fits(sent);
-		scnt[d] = fits((int64_t)records(keys + off[d], off[d + 1] - off[d], spec));
+		sdis[d] = sent;
+		scnt[d] = (int64_t)records(keys + off[d], off[d + 1] - off[d], spec);
 		sent += scnt[d];
 	}
 	char *out = sap_xmalloc(sent ? (size_t)sent : 1);
 	for (int d = 0; d < P; d++)
 		pack(out + sdis[d], keys + off[d], off[d + 1] - off[d], spec);
-	MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, MPI_COMM_WORLD);
-	for (int d = 0; d < P; d++) {
-		rdis[d] = fits(got);
-		got += rcnt[d];
-	}
-	char *in = sap_xmalloc(got ? (size_t)got : 1);
-	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
+	char *in = sap_comm_exchange(out, scnt, rcnt, rdis);
+	int64_t got = rdis[P];
 	if (packed)
 		packed(arg);
 	/* In rank order: the plan never lets two ranks write one element in
@@ -524,32 +496,6 @@ enum { CHAIN_PIECE = 256 << 10, CHAIN_PER_HOP = 4 };
  * short. */
 enum { CHAIN_FLIGHT = 4 };
 
-/* One element of es bytes as an MPI type; over INT_MAX bytes, GiB blocks
- * and the rest. */
-static MPI_Datatype elem_type(size_t es)
-{
-	MPI_Datatype t;
-	if (es <= INT32_MAX) {
-		MPI_Type_contiguous((int)es, MPI_BYTE, &t);
-	} else {
-		const size_t G = (size_t)1 << 30;
-		MPI_Datatype g, parts[2], s;
-		MPI_Type_contiguous((int)G, MPI_BYTE, &g);
-		MPI_Type_contiguous((int)(es / G), g, &parts[0]);
-		MPI_Type_contiguous((int)(es % G), MPI_BYTE, &parts[1]);
-		int len[2] = { 1, 1 };
-		MPI_Aint at[2] = { 0, (MPI_Aint)(es / G * G) };
-		MPI_Type_create_struct(2, len, at, parts, &s);
-		MPI_Type_create_resized(s, 0, (MPI_Aint)es, &t);
-		MPI_Type_free(&g);
-		MPI_Type_free(&parts[0]);
-		MPI_Type_free(&parts[1]);
-		MPI_Type_free(&s);
-	}
-	MPI_Type_commit(&t);
-	return t;
-}
-
 /* The bytes of buf (elements of es bytes, of v) that rank r is sent
  * after a chain: the elements it holds and those every rank holds, in
  * key order; packed at out if not NULL. */
@@ -588,9 +534,7 @@ static void send_to_holders(const sap_dvec *v, char *buf, size_t es, sap_dist_st
 	if (me != P - 1) {
 		size_t bytes = holders_part(v, buf, es, me, NULL);
 		char *in = sap_xmalloc(bytes ? bytes : 1);
-		for (size_t at = 0; at < bytes; at += INT32_MAX)
-			MPI_Recv(in + at, bytes - at < INT32_MAX ? (int)(bytes - at) : INT32_MAX,
-			         MPI_BYTE, P - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		sap_comm_recv(in, (int64_t)bytes, 1, P - 1, SAP_CH_HOLDERS);
 		holders_unpack(v, buf, es, in);
 		free(in);
 		stats->received += (int64_t)bytes;
@@ -600,9 +544,7 @@ static void send_to_holders(const sap_dvec *v, char *buf, size_t es, sap_dist_st
 		size_t bytes = holders_part(v, buf, es, r, NULL);
 		char *out = sap_xmalloc(bytes ? bytes : 1);
 		holders_part(v, buf, es, r, out);
-		for (size_t at = 0; at < bytes; at += INT32_MAX)
-			MPI_Send(out + at, bytes - at < INT32_MAX ? (int)(bytes - at) : INT32_MAX,
-			         MPI_BYTE, r, 1, MPI_COMM_WORLD);
+		sap_comm_send(out, (int64_t)bytes, 1, r, SAP_CH_HOLDERS);
 		free(out);
 		stats->sent += (int64_t)bytes;
 	}
@@ -635,49 +577,39 @@ bool sap_chain_sum_to(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn a
 	 * sum piece by piece. */
 	int in = 0, have;
 	if (me > 0)
-		MPI_Recv(&in, 1, MPI_INT, me - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		sap_comm_recv(&in, 1, sizeof in, me - 1, SAP_CH_CHAIN);
 	have = in || mine;
 	bool next = me < P - 1;
 	if (next)
-		MPI_Send(&have, 1, MPI_INT, me + 1, 0, MPI_COMM_WORLD);
+		sap_comm_send(&have, 1, sizeof have, me + 1, SAP_CH_CHAIN);
 	if (have && n > 0) {
-		/* Bytes where a piece's can be counted by an int, which Open MPI
-		 * moves by its fastest path; an element type past that. */
-		bool raw = es <= INT32_MAX / (size_t)m;
-		MPI_Datatype t = raw ? MPI_BYTE : elem_type(es);
-		int64_t per = raw ? (int64_t)es : 1;
 		size_t pb = (size_t)m * es;
 		char *pre[2] = { NULL, NULL };
-		MPI_Request rq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL }, sq[CHAIN_FLIGHT];
-		for (int f = 0; f < CHAIN_FLIGHT; f++)
-			sq[f] = MPI_REQUEST_NULL;
+		sap_comm_req rq[2] = { 0 }, sq[CHAIN_FLIGHT] = { 0 };
 		if (in) {
 			pre[0] = sap_xmalloc(pb);
 			pre[1] = sap_xmalloc(pb);
-			MPI_Irecv(pre[0], (int)((n < m ? n : m) * per), t, me - 1, 0, MPI_COMM_WORLD, &rq[0]);
+			sap_comm_irecv(pre[0], n < m ? n : m, es, me - 1, SAP_CH_CHAIN, &rq[0]);
 		}
 		for (int64_t k = 0, e0 = 0; e0 < n; k++, e0 += m) {
 			int64_t e1 = n - e0 < m ? n : e0 + m;
 			if (in) {
 				/* The next piece comes in while this one is added. */
 				if (e1 < n)
-					MPI_Irecv(pre[(k + 1) % 2], (int)((n - e1 < m ? n - e1 : m) * per), t, me - 1,
-					          0, MPI_COMM_WORLD, &rq[(k + 1) % 2]);
-				MPI_Wait(&rq[k % 2], MPI_STATUS_IGNORE);
+					sap_comm_irecv(pre[(k + 1) % 2], n - e1 < m ? n - e1 : m, es, me - 1,
+					               SAP_CH_CHAIN, &rq[(k + 1) % 2]);
+				sap_comm_wait(&rq[k % 2]);
 			}
 			add(arg, e0, e1, in ? pre[k % 2] : NULL);
 			if (next) {
-				MPI_Request *s = &sq[k % CHAIN_FLIGHT];
-				MPI_Wait(s, MPI_STATUS_IGNORE);
-				MPI_Isend(buf + (size_t)e0 * es, (int)((e1 - e0) * per), t, me + 1, 0, MPI_COMM_WORLD,
-				          s);
+				sap_comm_req *s = &sq[k % CHAIN_FLIGHT];
+				sap_comm_wait(s);
+				sap_comm_isend(buf + (size_t)e0 * es, e1 - e0, es, me + 1, SAP_CH_CHAIN, s);
 			}
 		}
-		MPI_Waitall(CHAIN_FLIGHT, sq, MPI_STATUSES_IGNORE);
+		sap_comm_waitall(CHAIN_FLIGHT, sq);
 		free(pre[0]);
 		free(pre[1]);
-		if (!raw)
-			MPI_Type_free(&t);
 		if (in)
 			stats->received += (int64_t)((size_t)n * es);
 		if (next)
@@ -686,7 +618,7 @@ bool sap_chain_sum_to(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn a
 	/* The last rank's total to every rank; Open MPI pipelines a large
 	 * broadcast itself. */
 	int any = have;
-	MPI_Bcast(&any, 1, MPI_INT, P - 1, MPI_COMM_WORLD);
+	sap_comm_bcast(&any, 1, sizeof any, P - 1);
 	size_t bytes = (size_t)n * es;
 	if (!any) {
 		memset(buf, 0, bytes);
@@ -696,9 +628,7 @@ bool sap_chain_sum_to(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn a
 		send_to_holders(to, buf, es, stats);
 		return true;
 	}
-	for (size_t at = 0; at < bytes; at += INT32_MAX)
-		MPI_Bcast(buf + at, bytes - at < INT32_MAX ? (int)(bytes - at) : INT32_MAX, MPI_BYTE, P - 1,
-		          MPI_COMM_WORLD);
+	sap_comm_bcast(buf, (int64_t)bytes, 1, P - 1);
 	if (me == P - 1)
 		stats->sent += (int64_t)bytes * (P - 1);
 	else
@@ -756,19 +686,15 @@ static void replace_red(const sap_reduce *r, const sap_async_spec *spec, char *r
 
 static void big_send(const char *b, int64_t n, int to)
 {
-	MPI_Send(&n, 1, MPI_INT64_T, to, 0, MPI_COMM_WORLD);
-	for (int64_t at = 0; at < n; at += INT32_MAX)
-		MPI_Send(b + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX, MPI_BYTE, to, 0,
-		         MPI_COMM_WORLD);
+	sap_comm_send(&n, 1, sizeof n, to, SAP_CH_CHAIN);
+	sap_comm_send(b, n, 1, to, SAP_CH_CHAIN);
 }
 
 static char *big_recv(int from, int64_t *n)
 {
-	MPI_Recv(n, 1, MPI_INT64_T, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	sap_comm_recv(n, 1, sizeof *n, from, SAP_CH_CHAIN);
 	char *b = sap_xmalloc((size_t)*n + 1);
-	for (int64_t at = 0; at < *n; at += INT32_MAX)
-		MPI_Recv(b + at, *n - at < INT32_MAX ? (int)(*n - at) : INT32_MAX, MPI_BYTE, from, 0,
-		         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	sap_comm_recv(b, *n, 1, from, SAP_CH_CHAIN);
 	return b;
 }
 
@@ -823,32 +749,32 @@ static bool acc_to_holders(const sap_numtype *num, const sap_dvec *v, char *buf,
 	int64_t total = 0;
 	for (int q = 0; q < P; q++)
 		total += held[q];
-	if (total - held[me] > INT32_MAX || held[me] * (P - 1) > INT32_MAX) {
+	if (!sap_comm_fits(total - held[me]) || !sap_comm_fits(held[me] * (P - 1))) {
 		free(held);
 		return false;
 	}
-	int *scnt = sap_xmalloc((size_t)P * sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
-	int *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
-	int so = 0, ro = 0;
+	int64_t *scnt = sap_xmalloc((size_t)P * sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
+	int64_t *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
+	int64_t so = 0, ro = 0;
 	for (int q = 0; q < P; q++) {
-		scnt[q] = q == me ? 0 : (int)held[q];
-		rcnt[q] = q == me ? 0 : (int)held[me];
+		scnt[q] = q == me ? 0 : held[q];
+		rcnt[q] = q == me ? 0 : held[me];
 		sdis[q] = so;
 		rdis[q] = ro;
 		so += scnt[q];
 		ro += rcnt[q];
 	}
 	char *out = sap_xmalloc((size_t)so + 1), *in = sap_xmalloc((size_t)ro + 1);
-	int *at = sap_xcalloc((size_t)P, sizeof *at);
+	int64_t *at = sap_xcalloc((size_t)P, sizeof *at);
 	for (int64_t k = 0, j; k < v->n; k = j) {
 		uint16_t h;
 		j = sap_hold_run(v, k, v->n, &h);
 		if (h == me)
 			continue;
 		memcpy(out + sdis[h] + at[h], mine + (size_t)k * es, (size_t)(j - k) * es);
-		at[h] += (int)((size_t)(j - k) * es);
+		at[h] += (int64_t)((size_t)(j - k) * es);
 	}
-	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
+	sap_comm_alltoallv(out, scnt, sdis, in, rcnt, rdis, 1);
 	stats->sent += so;
 	stats->received += ro;
 	/* ((0 + rank 0's) + rank 1's) + ... on the elements held here. */
@@ -949,14 +875,12 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
 			big_send(out, n, me + 1);
 			stats->sent += n;
 		}
-		MPI_Bcast(&n, 1, MPI_INT64_T, P - 1, MPI_COMM_WORLD);
+		sap_comm_bcast(&n, 1, sizeof n, P - 1);
 		if (me != P - 1) {
 			free(out);
 			out = sap_xmalloc((size_t)n + 1);
 		}
-		for (int64_t at = 0; at < n; at += INT32_MAX)
-			MPI_Bcast(out + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX, MPI_BYTE, P - 1,
-			          MPI_COMM_WORLD);
+		sap_comm_bcast(out, n, 1, P - 1);
 		if (me != P - 1) {
 			replace_red(r, spec, red, out);
 			stats->received += n;
@@ -971,10 +895,10 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
 	char *out = sap_xcalloc(bytes ? bytes : 1, 1);
 	for (int w = 0; w < T; w++)
 		memcpy(out + (size_t)w * rs, reds + (size_t)w * r->size, r->size);
-	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
-	int64_t total = sap_gather_counts(fits((int64_t)bytes), cnt, dis);
+	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	int64_t total = sap_comm_counts((int64_t)bytes, cnt, dis);
 	char *in = sap_xmalloc(total ? (size_t)total : 1);
-	MPI_Allgatherv(out, cnt[me], MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+	sap_comm_allgatherv(out, (int64_t)bytes, in, cnt, dis, 1);
 	free(out);
 	stats->sent += (int64_t)bytes * (P - 1);
 	stats->received += total - (int64_t)bytes;

@@ -3,18 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <mpi.h>
 #include "sap-int.h"
-
-/* Whether a collective could still run: the unit tests never start MPI,
- * and sap_finalize may have ended it. */
-static bool mpi_running(void)
-{
-	int init = 0, fin = 0;
-	MPI_Initialized(&init);
-	MPI_Finalized(&fin);
-	return init && !fin;
-}
 
 _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap)
 {
@@ -33,8 +22,10 @@ _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap)
 	fprintf(stderr, "%s%serror: %s\n", head, where ? where : "", text);
 	fflush(stderr);
 
-	if (mpi_running() && nr > 1)
-		MPI_Abort(MPI_COMM_WORLD, 1);
+	/* Whether the others can still be reached: the unit tests never
+	 * start communicating, and sap_finalize may have ended it. */
+	if (sap_comm_live() && nr > 1)
+		sap_comm_abort(1);
 	exit(1);
 }
 
@@ -82,8 +73,8 @@ void sap_print(const char *fmt, ...)
 	 * only once all have got here.  A rank that failed before never
 	 * arrives, and its abort ends rank 0 before the line is out: nothing
 	 * is printed after an error, whichever rank had it. */
-	if (sap_nranks() > 1 && mpi_running())
-		MPI_Barrier(MPI_COMM_WORLD);
+	if (sap_nranks() > 1 && sap_comm_live())
+		sap_comm_barrier();
 	if (sap_rank() != 0)
 		return;
 	va_list ap;

@@ -17,7 +17,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 /* The vectors that have a holder map, to make whole before code that may
@@ -166,14 +165,6 @@ void sap_hold_tidy(sap_dvec *v)
 	}
 }
 
-static int fits(int64_t bytes)
-{
-	if (bytes > INT32_MAX)
-		sap_fatal(NULL, "a rank holds more than 2 GiB of one dvector's current elements; "
-		          "use more ranks");
-	return (int)bytes;
-}
-
 /* The bytes of v's keys [a, b) as they travel, at out if not NULL. */
 static size_t put_run(const sap_dvec *v, int64_t a, int64_t b, char *out)
 {
@@ -222,10 +213,10 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 		if (h == me)
 			o += put_run(v, k, j, o);
 	}
-	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
-	int64_t total = sap_gather_counts(fits(mine), cnt, dis);
+	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	int64_t total = sap_comm_counts(mine, cnt, dis);
 	char *in = sap_xmalloc(total ? (size_t)total : 1);
-	MPI_Allgatherv(out, cnt[me], MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+	sap_comm_allgatherv(out, mine, in, cnt, dis, 1);
 	const char **at = sap_xmalloc((size_t)P * sizeof *at);
 	for (int r = 0; r < P; r++)
 		at[r] = in + dis[r];
@@ -234,7 +225,7 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 		if (h != SAP_HOLD_ALL && h != me)
 			at[h] = take_run(v, k, j, at[h]);
 	}
-	int64_t sent = (int64_t)cnt[me] * (P - 1), got = total - cnt[me];
+	int64_t sent = cnt[me] * (P - 1), got = total - cnt[me];
 	if (stats) {
 		stats->sent += sent;
 		stats->received += got;
@@ -392,11 +383,8 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 			for (; span[k] && x < y; x++)
 				bits[k][(uint64_t)x / 64] |= (uint64_t)1 << ((uint64_t)x % 64);
 		}
-		if ((int64_t)W > INT32_MAX)
-			sap_fatal(NULL, "a loop's read keys exceed 2^31 words");
 		d->need = sap_xmalloc((size_t)P * (size_t)(W ? W : 1) * sizeof *d->need);
-		MPI_Allgather(mine, (int)W, MPI_UINT64_T, d->need, (int)W, MPI_UINT64_T,
-		              MPI_COMM_WORLD);
+		sap_comm_allgather(mine, d->need, (int64_t)W, sizeof *mine);
 		free(mine);
 		free(bits);
 		st->rd_key1 = key1;
@@ -445,8 +433,6 @@ static void index_need(struct sap_loop_state *st, sap_dist *d, const sap_async_s
 	int n = spec->ndds, P = sap_nranks(), me = sap_rank();
 	sap_dist_free(d);
 	key_maps(d, spec, which);
-	if (d->words > INT32_MAX)
-		sap_fatal(NULL, "a loop's input keys exceed 2^31 words");
 	uint64_t *mine = sap_xcalloc((size_t)(d->words ? d->words : 1), sizeof *mine);
 	int64_t *far = sap_xcalloc((size_t)(n ? n : 1), sizeof *far);
 	for (int k = 0; k < n; k++) {
@@ -472,7 +458,7 @@ static void index_need(struct sap_loop_state *st, sap_dist *d, const sap_async_s
 	 * sixteenth from others (the tokens of a plan that runs documents
 	 * and words in turn) is made whole once instead, and then costs
 	 * nothing more until it changes.  Every rank decides the same. */
-	MPI_Allreduce(MPI_IN_PLACE, far, n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+	sap_comm_allreduce(far, n, SAP_COMM_I64, SAP_COMM_MAX);
 	for (int k = 0; k < n; k++) {
 		sap_dvec *v = spec->dds[k].dv;
 		if (!which[k] || far[k] * 16 <= v->n)
@@ -482,8 +468,7 @@ static void index_need(struct sap_loop_state *st, sap_dist *d, const sap_async_s
 	}
 	free(far);
 	d->need = sap_xmalloc((size_t)P * (size_t)(d->words ? d->words : 1) * sizeof *d->need);
-	MPI_Allgather(mine, (int)d->words, MPI_UINT64_T, d->need, (int)d->words, MPI_UINT64_T,
-	              MPI_COMM_WORLD);
+	sap_comm_allgather(mine, d->need, d->words, sizeof *mine);
 	free(mine);
 }
 
@@ -540,13 +525,13 @@ void sap_dv_fetch_one(sap_dvec *v, int64_t i)
 	if (sap_rank() == h)
 		len = (int64_t)sap_dv_put(v, i, NULL);
 	if (v->codec)
-		MPI_Bcast(&len, 1, MPI_INT64_T, h, MPI_COMM_WORLD);
+		sap_comm_bcast(&len, 1, sizeof len, h);
 	else
 		len = (int64_t)v->elsize;
 	char *buf = sap_xmalloc(len ? (size_t)len : 1);
 	if (sap_rank() == h)
 		sap_dv_put(v, i, buf);
-	MPI_Bcast(buf, fits(len), MPI_BYTE, h, MPI_COMM_WORLD);
+	sap_comm_bcast(buf, len, 1, h);
 	if (sap_rank() != h)
 		sap_dv_take(v, i, buf);
 	free(buf);
@@ -587,8 +572,6 @@ void sap_dv_own_parts(sap_dvec *v)
 	if (!v->holder)
 		return;
 	int P = sap_nranks(), me = sap_rank();
-	int *scnt = sap_xcalloc((size_t)P, sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
-	int *rcnt = sap_xcalloc((size_t)P, sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
 	int64_t *sn = sap_xcalloc((size_t)P, sizeof *sn);
 	int64_t lo, hi;
 	sap_dv_part(v, 0, &lo, &hi);
@@ -598,21 +581,13 @@ void sap_dv_own_parts(sap_dvec *v)
 		if (sap_hold_get(v, k) == me && d != me)
 			sn[d] += (int64_t)sap_dv_put(v, k, NULL);
 	}
-	int64_t sent = 0, got = 0;
-	for (int q = 0; q < P; q++) {
-		sdis[q] = fits(sent);
-		scnt[q] = fits(sn[q]);
-		sent += scnt[q];
-	}
-	MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, MPI_COMM_WORLD);
-	for (int q = 0; q < P; q++) {
-		rdis[q] = fits(got);
-		got += rcnt[q];
-	}
-	char *out = sap_xmalloc(sent ? (size_t)sent : 1), *in = sap_xmalloc(got ? (size_t)got : 1);
+	int64_t sent = 0;
+	for (int q = 0; q < P; q++)
+		sent += sn[q];
+	char *out = sap_xmalloc(sent ? (size_t)sent : 1);
 	char **to = sap_xmalloc((size_t)P * sizeof *to);
 	for (int q = 0; q < P; q++)
-		to[q] = out + sdis[q];
+		to[q] = q ? to[q - 1] + sn[q - 1] : out;
 	sap_dv_part(v, 0, &lo, &hi);
 	d = 0;
 	for (int64_t k = 0; k < v->n; k++) {
@@ -620,7 +595,10 @@ void sap_dv_own_parts(sap_dvec *v)
 		if (sap_hold_get(v, k) == me && d != me)
 			to[d] += sap_dv_put(v, k, to[d]);
 	}
-	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
+	int64_t *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt);
+	int64_t *rdis = sap_xmalloc((size_t)(P + 1) * sizeof *rdis);
+	char *in = sap_comm_exchange(out, sn, rcnt, rdis);
+	int64_t got = rdis[P];
 	/* What went is no longer needed here, before what came takes room. */
 	sap_dv_recount(v);
 	sap_dv_part(v, me, &lo, &hi);
@@ -647,8 +625,6 @@ void sap_dv_own_parts(sap_dvec *v)
 	free(to);
 	free(out);
 	free(in);
-	free(scnt);
-	free(sdis);
 	free(rcnt);
 	free(rdis);
 	free(sn);

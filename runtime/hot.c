@@ -127,27 +127,21 @@ static hot_key *gather_keys(hot_key *v, int64_t *n)
 {
 	int P = sap_nranks(), me = sap_rank();
 	int64_t mine = *n * 3, *all = NULL;
-	int64_t *cnt64 = sap_xmalloc((size_t)P * sizeof *cnt64);
-	MPI_Gather(&mine, 1, MPI_INT64_T, cnt64, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
-	int *cnts = NULL, *dis = NULL;
+	int64_t *cnts = sap_xmalloc((size_t)P * sizeof *cnts);
+	int64_t *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	sap_comm_gather(&mine, cnts, 1, sizeof mine, 0);
 	int64_t total = 0;
 	if (me == 0) {
-		cnts = sap_xmalloc((size_t)P * sizeof *cnts);
-		dis = sap_xmalloc((size_t)P * sizeof *dis);
 		for (int r = 0; r < P; r++) {
-			if (total + cnt64[r] > INT32_MAX)
-				sap_fatal(NULL, "too many keys in the sample of a serial loop's iterations");
-			dis[r] = (int)total;
-			cnts[r] = (int)cnt64[r];
-			total += cnt64[r];
+			dis[r] = total;
+			total += cnts[r];
 		}
 		all = sap_xmalloc((size_t)(total ? total : 1) * sizeof *all);
 	}
 	/* hot_key is three int64_t, no padding. */
-	MPI_Gatherv(v, (int)mine, MPI_INT64_T, all, cnts, dis, MPI_INT64_T, 0, MPI_COMM_WORLD);
+	sap_comm_gatherv(v, mine, all, cnts, dis, sizeof *all, 0);
 	free(cnts);
 	free(dis);
-	free(cnt64);
 	free(v);
 	*n = total / 3;
 	return me == 0 ? (hot_key *)all : NULL;

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 /* Defaults hold for code that never calls sap_init, like the unit tests. */
@@ -39,7 +38,7 @@ static const char *const type_names[] = {
 };
 
 /* Every rank parses the same argv and reaches the same verdict, so each
- * can leave on its own after a clean MPI_Finalize: nothing to abort. */
+ * can leave on its own after a clean end: nothing to abort. */
 static const char *progname;
 
 static _Noreturn void leave(int status)
@@ -51,7 +50,7 @@ static _Noreturn void leave(int status)
 		status = 1;
 	}
 	fflush(stderr);
-	MPI_Finalize();
+	sap_comm_end();
 	exit(status);
 }
 
@@ -373,13 +372,7 @@ static void read_env(void)
  * one core unless told --bind-to none). */
 static int default_threads(void)
 {
-	MPI_Comm node;
-	int local = 1;
-	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-	                        &node) == MPI_SUCCESS) {
-		MPI_Comm_size(node, &local);
-		MPI_Comm_free(&node);
-	}
+	int local = sap_comm_node_size();
 	int t = online_cpus() / (local > 0 ? local : 1);
 	cpu_set_t set;
 	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < t)
@@ -567,11 +560,11 @@ static void check_same_start(int argc, char **argv, const sap_program *prog)
 {
 	size_t mn, n0;
 	char *mine = started_with(argc, argv, prog, &mn);
-	long long len = (long long)mn;
-	MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+	int64_t len = (int64_t)mn;
+	sap_comm_bcast(&len, 1, sizeof len, 0);
 	n0 = (size_t)len;
 	char *zero = rank == 0 ? mine : sap_xmalloc(n0);
-	MPI_Bcast(zero, (int)n0, MPI_CHAR, 0, MPI_COMM_WORLD);
+	sap_comm_bcast(zero, (int64_t)n0, 1, 0);
 	/* The first item that differs, in both lists. */
 	const char *a = mine, *b = zero;
 	bool differ = false;
@@ -584,8 +577,8 @@ static void check_same_start(int argc, char **argv, const sap_program *prog)
 		a = av + strlen(av) + 1;
 		b = bv + strlen(bv) + 1;
 	}
-	int me = differ ? rank : nranks, first = nranks;
-	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	int first = differ ? rank : nranks;
+	sap_comm_allreduce(&first, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	if (first == nranks) {
 		if (zero != mine)
 			free(zero);
@@ -604,31 +597,11 @@ static void check_same_start(int argc, char **argv, const sap_program *prog)
 	leave(2);
 }
 
-/* Open MPI's default start-up tries its cm layer first, whose network
- * back ends (psm, psm2, ofi) take 0.2 s to find no network: most of a
- * small program's run.  Ranks that all share one node need no network,
- * so unless the user chose a layer, they take ob1 (shared memory), as
- * every rank decides alike; a program started without mpiexec runs as a
- * singleton that also starts no daemon.  Other MPIs ignore the names. */
-static void quick_start(void)
-{
-	const char *world = getenv("OMPI_COMM_WORLD_SIZE");
-	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-	if (!world && !getenv("PMIX_RANK") && !getenv("PMI_RANK")) {
-		setenv("OMPI_MCA_pml", "ob1", 0);
-		setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
-	} else if (world && local && strcmp(world, local) == 0) {
-		setenv("OMPI_MCA_pml", "ob1", 0);
-	}
-}
-
 void sap_init(int *argc, char ***argv, const sap_program *prog)
 {
-	int provided;
-	quick_start();
-	MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	sap_comm_start(argc, argv);
+	rank = sap_comm_rank();
+	nranks = sap_comm_size();
 
 	progname = prog->name;
 	if (*argc > 0 && (*argv)[0] && (*argv)[0][0]) {
@@ -645,8 +618,7 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 	/* Loops spread over ranks plan for ranks x threads workers, the same
 	 * plan on every rank: the ranks must agree on their threads. */
 	if (nranks > 1) {
-		int mine = sap_cfg.threads;
-		MPI_Allreduce(&mine, &sap_cfg.threads, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		sap_comm_allreduce(&sap_cfg.threads, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	}
 	if (*argc > 1) {
 		*argc = 1;
@@ -661,7 +633,7 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 
 double sap_wtime(void)
 {
-	return MPI_Wtime();
+	return sap_comm_wtime();
 }
 
 int sap_finalize(void)
@@ -670,9 +642,6 @@ int sap_finalize(void)
 	sap_stats_print();
 	sap_pool_end();
 	sap_order_end();
-	int fin = 0;
-	MPI_Finalized(&fin);
-	if (!fin)
-		MPI_Finalize();
+	sap_comm_end();
 	return 0;
 }

@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <setjmp.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 /* Set while a rank parses its share of a file: the first error is kept
@@ -483,7 +482,7 @@ static void load_buffer(sap_dvec *v, const char *name, const char *path, size_t 
 			sap_site at = { path, t.line > INT32_MAX ? INT32_MAX : (int)t.line, 0 };
 			sap_fatal(&at, "%s", t.msg);
 		}
-		MPI_Barrier(MPI_COMM_WORLD);
+		sap_comm_barrier();
 	}
 	sap_spare_give(buf, len);
 	v->codec = codec;
@@ -573,23 +572,21 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	char *buf = read_share(fd, size, r, P, &len);
 	int err = buf ? 0 : errno;
 	close(fd);
-	int maxerr = 0;
-	MPI_Allreduce(&err, &maxerr, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	int maxerr = err;
+	sap_comm_allreduce(&maxerr, 1, SAP_COMM_INT, SAP_COMM_MAX);
 	if (maxerr) {
 		if (err)
 			sap_fatal(s, "cannot read '%s': %s", path, strerror(err));
-		MPI_Barrier(MPI_COMM_WORLD);    /* until the failed rank aborts */
+		sap_comm_barrier();    /* until the failed rank aborts */
 	}
 
-	int64_t lines, line0 = 0;
+	int64_t lines;
 	size_t b = r == 0 ? bom(buf, len) : 0;
 	text_cut c;
 	int64_t count = count_text(&c, buf + b, len - b, &lines);
-	MPI_Exscan(&lines, &line0, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-	if (r == 0)
-		line0 = 0;
+	int64_t line0 = sap_comm_exscan_sum(lines);
 	int64_t *counts = sap_xmalloc((size_t)P * sizeof *counts);
-	MPI_Allgather(&count, 1, MPI_INT64_T, counts, 1, MPI_INT64_T, MPI_COMM_WORLD);
+	sap_comm_allgather(&count, counts, 1, sizeof count);
 	int64_t *cuts = sap_xmalloc((size_t)(P + 1) * sizeof *cuts);
 	cuts[0] = 0;
 	for (int k = 0; k < P; k++) {
@@ -607,14 +604,14 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	load_trap t;
 	parse_text(&c, path, line0, v->data + (size_t)cuts[r] * elsize, elsize, parse, &t);
 	sap_spare_give(buf, len);
-	int64_t first = INT64_MAX;
-	MPI_Allreduce(&t.line, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+	int64_t first = t.line;
+	sap_comm_allreduce(&first, 1, SAP_COMM_I64, SAP_COMM_MIN);
 	if (first != INT64_MAX) {
 		if (t.line == first) {
 			sap_site at = { path, first > INT32_MAX ? INT32_MAX : (int)first, 0 };
 			sap_fatal(&at, "%s", t.msg);
 		}
-		MPI_Barrier(MPI_COMM_WORLD);
+		sap_comm_barrier();
 	}
 	sap_dv_pack_lists(v, cuts[r], cuts[r + 1]);
 	if (parted) {
@@ -659,8 +656,8 @@ void sap_load_codec(sap_dvec *v, const char *name, const char *path, size_t elsi
  * failed, from err) could not read path. */
 static void settle_read(int err, const char *path, const sap_site *s)
 {
-	int P = sap_nranks(), r = sap_rank(), me = err ? r : P, first = P;
-	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	int P = sap_nranks(), r = sap_rank(), first = err ? r : P;
+	sap_comm_allreduce(&first, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	if (first == P)
 		return;
 	if (r == first && err == ESPIPE)
@@ -668,24 +665,19 @@ static void settle_read(int err, const char *path, const sap_site *s)
 		          r);
 	if (r == first)
 		sap_fatal(s, "cannot read '%s': %s", path, strerror(err));
-	MPI_Barrier(MPI_COMM_WORLD);    /* until that rank aborts */
+	sap_comm_barrier();    /* until that rank aborts */
 }
 
 /* Rank 0's buffer to every rank. */
 static char *bcast_buffer(char *buf, size_t *len)
 {
-	long long n = (long long)*len;
-	MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+	int64_t n = (int64_t)*len;
+	sap_comm_bcast(&n, 1, sizeof n, 0);
 	if (sap_rank() != 0) {
 		buf = sap_xmalloc((size_t)n + 1);
 		buf[n] = '\0';
 	}
-	for (long long at = 0; at < n;) {
-		enum { PIECE = 1 << 30 };
-		int k = n - at > PIECE ? PIECE : (int)(n - at);
-		MPI_Bcast(buf + at, k, MPI_CHAR, 0, MPI_COMM_WORLD);
-		at += k;
-	}
+	sap_comm_bcast(buf, n, 1, 0);
 	*len = (size_t)n;
 	return buf;
 }
@@ -722,7 +714,7 @@ static void load_any(sap_dvec *v, const char *name, const char *path, size_t els
 		err = errno;
 	settle_read(err, path, s);
 	int reg = regular;
-	MPI_Bcast(&reg, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	sap_comm_bcast(&reg, 1, sizeof reg, 0);
 	size_t len = 0;
 	char *buf = NULL;
 	if (!reg) {
@@ -748,14 +740,14 @@ static void load_any(sap_dvec *v, const char *name, const char *path, size_t els
 	 * is an error. */
 	struct stat st;
 	long long size = fstat(fd, &st) == 0 ? (long long)st.st_size : -1, size0 = size;
-	MPI_Bcast(&size0, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-	int me = size != size0 ? r : sap_nranks(), first = me;
-	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	sap_comm_bcast(&size0, 1, sizeof size0, 0);
+	int first = size != size0 ? r : sap_nranks();
+	sap_comm_allreduce(&first, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	if (first != sap_nranks()) {
 		if (r == first)
 			sap_fatal(s, "'%s' has %lld bytes on rank %d but %lld on rank 0: every rank "
 			          "must read the same file", path, size, r, size0);
-		MPI_Barrier(MPI_COMM_WORLD);
+		sap_comm_barrier();
 	}
 	if ((flat || codec) && elsize <= INT32_MAX) {
 		load_shared(v, name, path, elsize, parse, flat && parted, codec, s, fd,

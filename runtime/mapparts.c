@@ -18,7 +18,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 /* The parted maps, to make whole before code that may touch any. */
@@ -63,13 +62,6 @@ void sap_dm_unpart(sap_dmap *m)
 {
 	m->parted = false;
 	sap_ptrs_del(&parted, m);
-}
-
-static int fits(int64_t bytes)
-{
-	if (bytes > INT32_MAX)
-		sap_fatal(NULL, "a rank holds more than 2 GiB of one map; use more ranks");
-	return (int)bytes;
 }
 
 static size_t pad8(size_t n)
@@ -125,10 +117,10 @@ static const char *get_key(const char *p, sap_keykind kk, void *key)
 static char *pool(const char *out, int64_t n, int64_t *total)
 {
 	int P = sap_nranks();
-	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
-	*total = sap_gather_counts(fits(n), cnt, dis);
+	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	*total = sap_comm_counts(n, cnt, dis);
 	char *in = sap_xmalloc(*total ? (size_t)*total : 1);
-	MPI_Allgatherv(out, cnt[sap_rank()], MPI_BYTE, in, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+	sap_comm_allgatherv(out, n, in, cnt, dis, 1);
 	sap_moved_add(n * (P - 1), *total - n);
 	free(cnt);
 	free(dis);
@@ -220,7 +212,7 @@ int64_t sap_dm_ask(sap_dmap *m, const void *key, void **val)
 		if (here)
 			memcpy(m->scratch + 8, here, m->valsize);
 	}
-	MPI_Bcast(m->scratch, fits((int64_t)(8 + vs)), MPI_BYTE, o, MPI_COMM_WORLD);
+	sap_comm_bcast(m->scratch, (int64_t)(8 + vs), 1, o);
 	memcpy(&n, m->scratch, 8);
 	if (me == o)
 		sap_moved_add((int64_t)(8 + vs) * (sap_nranks() - 1), 0);

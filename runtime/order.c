@@ -34,11 +34,11 @@ void sap_order_start(void)
 	if (sap_cfg.dump_order && sap_rank() == 0 && !(dumpf = fopen(sap_cfg.dump_order, "w")))
 		err = errno;
 	if (P > 1)
-		MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		sap_comm_bcast(&err, 1, sizeof err, 0);
 	if (err) {
 		if (sap_rank() == 0)
 			sap_fatal(NULL, "--dump-order=%s: %s", sap_cfg.dump_order, strerror(err));
-		MPI_Barrier(MPI_COMM_WORLD);
+		sap_comm_barrier();
 	}
 	/* Every rank replays the order it reads itself: from a pipe or a
 	 * FIFO, the ranks would each get a different part, or nothing. */
@@ -50,9 +50,9 @@ void sap_order_start(void)
 		err = errno;
 	else if (P > 1 && (fstat(fileno(runf), &st) < 0 || !S_ISREG(st.st_mode)))
 		err = ESPIPE;
-	int me = err ? sap_rank() : P, first = me;
+	int first = err ? sap_rank() : P;
 	if (P > 1)
-		MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		sap_comm_allreduce(&first, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	if (first == P)
 		return;
 	if (sap_rank() == first) {
@@ -61,7 +61,7 @@ void sap_order_start(void)
 			          "rank reads it, so it cannot be a pipe or a device", f);
 		sap_fatal(NULL, "--run-order=%s: %s", f, strerror(err));
 	}
-	MPI_Barrier(MPI_COMM_WORLD);
+	sap_comm_barrier();
 }
 
 static _Noreturn void dump_error(const sap_loop *L)
@@ -219,7 +219,7 @@ int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi, int *V, int64
 
 /* Collective, as the program ends: rank 0 alone writes the dump, and a
  * failed last write is its error; the other ranks wait for the abort in
- * a barrier rather than in MPI_Finalize, where under load Open MPI was
+ * a barrier rather than while MPI finalizes, where under load Open MPI was
  * once seen not to take them down (tests/run/bad-input.sh). */
 void sap_order_end(void)
 {
@@ -234,18 +234,15 @@ void sap_order_end(void)
 			bad = 1, err = errno;
 		dumpf = NULL;
 	}
-	int init = 0, fin = 0;
-	MPI_Initialized(&init);
-	MPI_Finalized(&fin);
-	bool world = init && !fin && sap_nranks() > 1;
+	bool world = sap_comm_live() && sap_nranks() > 1;
 	if (world && sap_cfg.dump_order)
-		MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		sap_comm_bcast(&bad, 1, sizeof bad, 0);
 	if (bad) {
 		if (sap_rank() == 0) {
 			errno = err;
 			dump_error(NULL);
 		}
-		MPI_Barrier(MPI_COMM_WORLD);
+		sap_comm_barrier();
 	}
 	if (runf)
 		fclose(runf);

@@ -9,16 +9,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <mpi.h>
 #include "sap-int.h"
-
-static MPI_Datatype element_type(const sap_dvec *v)
-{
-	MPI_Datatype el;
-	MPI_Type_contiguous((int)v->elsize, MPI_BYTE, &el);
-	MPI_Type_commit(&el);
-	return el;
-}
 
 /* Give the pages of elements [a, b) back: only whole pages, since the
  * ends may share a page with elements the rank keeps. */
@@ -44,8 +35,7 @@ void sap_dv_even_parts(sap_dvec *v)
 		          v->name, INT32_MAX);
 	int64_t ol, oh, nl = even[me], nh = even[me + 1];
 	sap_dv_part(v, me, &ol, &oh);
-	MPI_Datatype el = element_type(v);
-	MPI_Request *rq = sap_xmalloc((size_t)(2 * P) * sizeof *rq);
+	sap_comm_req *rq = sap_xcalloc((size_t)(2 * P), sizeof *rq);
 	int nrq = 0;
 	for (int k = 0; k < P; k++) {
 		if (k == me)
@@ -56,14 +46,13 @@ void sap_dv_even_parts(sap_dvec *v)
 		int64_t sa = ol > even[k] ? ol : even[k], sb = oh < even[k + 1] ? oh : even[k + 1];
 		int64_t ra = kl > nl ? kl : nl, rb = kh < nh ? kh : nh;
 		if (sa < sb)
-			MPI_Isend(v->data + (size_t)sa * v->elsize, (int)(sb - sa), el, k, 0,
-			          MPI_COMM_WORLD, &rq[nrq++]);
+			sap_comm_isend(v->data + (size_t)sa * v->elsize, sb - sa, v->elsize, k,
+			               SAP_CH_CHAIN, &rq[nrq++]);
 		if (ra < rb)
-			MPI_Irecv(v->data + (size_t)ra * v->elsize, (int)(rb - ra), el, k, 0,
-			          MPI_COMM_WORLD, &rq[nrq++]);
+			sap_comm_irecv(v->data + (size_t)ra * v->elsize, rb - ra, v->elsize, k,
+			               SAP_CH_CHAIN, &rq[nrq++]);
 	}
-	MPI_Waitall(nrq, rq, MPI_STATUSES_IGNORE);
-	MPI_Type_free(&el);
+	sap_comm_waitall(nrq, rq);
 	free(rq);
 	release(v, ol, oh < nl ? oh : nl);
 	release(v, ol > nh ? ol : nh, oh);
@@ -78,13 +67,11 @@ void sap_dv_unpart(sap_dvec *v)
 	if (!v->part_only)
 		return;
 	int P = sap_nranks();
-	MPI_Datatype el = element_type(v);
 	for (int k = 0; k < P; k++) {
 		int64_t kl, kh;
 		sap_dv_part(v, k, &kl, &kh);
-		MPI_Bcast(v->data + (size_t)kl * v->elsize, (int)(kh - kl), el, k, MPI_COMM_WORLD);
+		sap_comm_bcast(v->data + (size_t)kl * v->elsize, kh - kl, v->elsize, k);
 	}
-	MPI_Type_free(&el);
 	size_t held = (size_t)v->n * v->elsize;
 	sap_mem_dds((int64_t)held - (int64_t)v->held);
 	v->held = held;

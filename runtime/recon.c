@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 /* A dvector's keys fall into at most this many granules, the unit of the
@@ -359,7 +358,7 @@ void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int
 	if (ranks) {
 		int P = sap_nranks();
 		int64_t *all = sap_xmalloc((size_t)P * 64 * sizeof *all);
-		MPI_Allgather(cnt, 64, MPI_INT64_T, all, 64, MPI_INT64_T, MPI_COMM_WORLD);
+		sap_comm_allgather(cnt, all, 64, sizeof *cnt);
 		/* Gathered part by part, so that each part's keys are
 		 * together. */
 		int64_t tot = 0;
@@ -367,19 +366,16 @@ void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int
 			for (int p = 0; p < 64; p++)
 				tot += all[r * 64 + p];
 		int64_t *every = sap_xmalloc((size_t)(tot ? tot : 1) * sizeof *every);
-		int *rc = sap_xmalloc((size_t)P * sizeof *rc), *rd = sap_xmalloc((size_t)P * sizeof *rd);
+		int64_t *rc = sap_xmalloc((size_t)P * sizeof *rc), *rd = sap_xmalloc((size_t)P * sizeof *rd);
 		int64_t at = 0, from = 0;
 		for (int p = 0; p < ly->nparts; p++) {
 			int64_t off = 0;
 			for (int r = 0; r < P; r++) {
-				if (all[r * 64 + p] > INT32_MAX || at + off > INT32_MAX)
-					sap_fatal(NULL, "internal error: too many sampled keys");
-				rc[r] = (int)all[r * 64 + p];
-				rd[r] = (int)(at + off);
+				rc[r] = all[r * 64 + p];
+				rd[r] = at + off;
 				off += all[r * 64 + p];
 			}
-			MPI_Allgatherv(keys + from, (int)cnt[p], MPI_INT64_T, every, rc, rd, MPI_INT64_T,
-			               MPI_COMM_WORLD);
+			sap_comm_allgatherv(keys + from, cnt[p], every, rc, rd, sizeof *every);
 			from += cnt[p];
 			cnt[p] = off;
 			at += off;

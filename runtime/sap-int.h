@@ -3,7 +3,7 @@
 #define SAP_INT_H
 
 #include <stdarg.h>
-#include <mpi.h>
+#include "comm.h"
 #include "sap.h"
 
 /* error.c */
@@ -436,9 +436,6 @@ bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **w
 void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
                     const sap_layout *ly, void *env, int rank, int threads);
 void sap_dist_free(sap_dist *d);
-/* Collective: every rank's count n into cnt, and their running sums,
- * the displacements of an Allgatherv, into dis; returns the total. */
-int64_t sap_gather_counts(int n, int *cnt, int *dis);
 /* Collective: keys[off[d] .. off[d + 1]) to rank d, for every rank d. */
 void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_async_spec *spec,
                         sap_dist_stats *stats, void (*packed)(void *), void *arg);

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 struct sap_out {
@@ -351,9 +350,9 @@ static int finish_fd(int fd, int err)
 static void settle_note(int err, const char *path, const char *tmp, const sap_site *s,
                         const char *note)
 {
-	int P = sap_nranks(), r = sap_rank(), me = err ? r : P, first = me;
+	int P = sap_nranks(), r = sap_rank(), first = err ? r : P;
 	if (P > 1)
-		MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		sap_comm_allreduce(&first, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	if (first == P)
 		return;
 	if (r == first) {
@@ -361,7 +360,7 @@ static void settle_note(int err, const char *path, const char *tmp, const sap_si
 			unlink(tmp);
 		sap_fatal(s, "cannot write '%s': %s%s", path, strerror(err), note);
 	}
-	MPI_Barrier(MPI_COMM_WORLD);
+	sap_comm_barrier();
 }
 
 static void settle(int err, const char *path, const char *tmp, const sap_site *s)
@@ -375,7 +374,7 @@ static void settle_loadable(const sap_out *o, const sap_dvec *v, const char *pat
 {
 	int64_t first = o->bad;
 	if (sap_nranks() > 1)
-		MPI_Allreduce(&o->bad, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+		sap_comm_allreduce(&first, 1, SAP_COMM_I64, SAP_COMM_MIN);
 	if (first == INT64_MAX)
 		return;
 	if (o->bad == first) {
@@ -385,7 +384,7 @@ static void settle_loadable(const sap_out *o, const sap_dvec *v, const char *pat
 		          "'%s' is left as it was", v->name ? v->name : "the vector", path,
 		          (long long)first, o->why, path);
 	}
-	MPI_Barrier(MPI_COMM_WORLD);
+	sap_comm_barrier();
 }
 
 /* ---- saving ---- */
@@ -444,10 +443,7 @@ static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 	format_range(&o, v, lo, hi, fmt);
 	settle_loadable(&o, v, path, NULL, s);
 
-	long long mine = (long long)o.n, off = 0;
-	MPI_Exscan(&mine, &off, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-	if (r == 0)
-		off = 0;
+	long long off = (long long)sap_comm_exscan_sum((int64_t)o.n);
 
 	/* Rank 0 names and creates the file, the others open it. */
 	save_names nm;
@@ -461,9 +457,9 @@ static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 	}
 	settle(err, path, NULL, s);
 	int tn = (int)strlen(nm.tmp);
-	MPI_Bcast(&tn, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	sap_comm_bcast(&tn, 1, sizeof tn, 0);
 	nm.tmp = sap_xrealloc(nm.tmp, (size_t)tn + 1);
-	MPI_Bcast(nm.tmp, tn + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+	sap_comm_bcast(nm.tmp, tn + 1, 1, 0);
 	if (r != 0 && (o.fd = open(nm.tmp, O_WRONLY)) < 0)
 		err = errno;
 	settle(err, path, nm.tmp, s);
@@ -566,7 +562,7 @@ void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *
 	/* Every rank decides alike: rank 0's view of path. */
 	int stream = sap_rank() == 0 && is_stream(path);
 	if (sap_nranks() > 1)
-		MPI_Bcast(&stream, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		sap_comm_bcast(&stream, 1, sizeof stream, 0);
 	if (stream) {
 		save_stream(v, path, fmt, s);
 	} else if (sap_nranks() > 1) {

@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 static inline uint64_t mix64(uint64_t h)
@@ -1600,21 +1599,12 @@ static int *group_ranks(const sap_plan *p, int threads)
 	return own;
 }
 
-/* Per (rank, group) element counts to MPI's int displacements. */
-static int to_int(int64_t v)
-{
-	if (v > INT32_MAX)
-		sap_fatal(NULL, "a plan moves more than 2^31 iterations between two ranks; "
-		          "use more ranks");
-	return (int)v;
-}
-
 /* What this rank received, from each rank in rank order and each rank's
  * by group, into dst in plan order (elements of es bytes): a group's from
  * rank s after those from the ranks before, so that it stays in index
  * order. */
 static void place_by_group(char *dst, const char *src, size_t es, const sap_plan *p,
-                           const int *own, const int64_t *cg, const int *rdis)
+                           const int *own, const int64_t *cg, const int64_t *rdis)
 {
 	int P = sap_nranks(), me = sap_rank();
 	int64_t G = p->ngroups;
@@ -1638,8 +1628,9 @@ static void place_by_group(char *dst, const char *src, size_t es, const sap_plan
  * sends as the plan's (counts and displacements as for them), into
  * sh->s in plan order. */
 static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own,
-                          const int64_t *cg, const int64_t *sendb, int64_t ns, const int *scnt,
-                          const int *sdis, const int *rcnt, const int *rdis, int64_t nr)
+                          const int64_t *cg, const int64_t *sendb, int64_t ns,
+                          const int64_t *scnt, const int64_t *sdis, const int64_t *rcnt,
+                          const int64_t *rdis, int64_t nr)
 {
 	int me = sap_rank();
 	size_t es = sh->v->elsize, got;
@@ -1653,11 +1644,7 @@ static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own
 	char *in = sap_xmalloc((size_t)(nr ? nr : 1) * es);
 	for (int64_t q = 0; q < ns; q++)
 		memcpy(out + (size_t)q * es, sh->v->data + (size_t)sendb[q] * es, es);
-	MPI_Datatype el;
-	MPI_Type_contiguous((int)es, MPI_BYTE, &el);
-	MPI_Type_commit(&el);
-	MPI_Alltoallv(out, scnt, sdis, el, in, rcnt, rdis, el, MPI_COMM_WORLD);
-	MPI_Type_free(&el);
+	sap_comm_alltoallv(out, scnt, sdis, in, rcnt, rdis, es);
 	sap_stage_reserve(sh->s, (size_t)p->n * es);
 	place_by_group(sh->s->data, in, es, p, own, cg, rdis);
 	sap_stage_done(sh->s, sh->v, (size_t)nr * es);
@@ -1680,7 +1667,7 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 	j.ly = ly;
 	*recon_s = sap_recon(spec, ly, env, a, b, threads, count_sink, &j, kmax);
 	if (kmax && spec->ndds)
-		MPI_Allreduce(MPI_IN_PLACE, kmax, spec->ndds, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+		sap_comm_allreduce(kmax, spec->ndds, SAP_COMM_U64, SAP_COMM_MAX);
 	p->n = hi - lo;
 	p->nworkers = T;
 
@@ -1696,11 +1683,11 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 			mine[at++] = j.local[w].mask[k];
 			mine[at++] = (uint64_t)j.local[w].count[k];
 		}
-	int cnt = to_int(2 * nl), *cnts = sap_xmalloc((size_t)P * sizeof *cnts);
-	int *dis = sap_xmalloc((size_t)P * sizeof *dis);
-	int64_t total = sap_gather_counts(cnt, cnts, dis);
+	int64_t cnt = 2 * nl, *cnts = sap_xmalloc((size_t)P * sizeof *cnts);
+	int64_t *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	int64_t total = sap_comm_counts(cnt, cnts, dis);
 	uint64_t *every = sap_xmalloc((size_t)(total ? total : 1) * sizeof *every);
-	MPI_Allgatherv(mine, cnt, MPI_UINT64_T, every, cnts, dis, MPI_UINT64_T, MPI_COMM_WORLD);
+	sap_comm_allgatherv(mine, cnt, every, cnts, dis, sizeof *every);
 	mask_set all;
 	set_init(&all);
 	int64_t **gid = sap_xcalloc((size_t)threads, sizeof *gid);
@@ -1785,8 +1772,8 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 
 	/* This rank's iterations to the ranks that run their groups: by
 	 * destination, then group, then index. */
-	int *scnt = sap_xcalloc((size_t)P, sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
-	int *rcnt = sap_xcalloc((size_t)P, sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
+	int64_t *scnt = sap_xcalloc((size_t)P, sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
+	int64_t *rcnt = sap_xcalloc((size_t)P, sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
 	int64_t *gat = sap_xmalloc((size_t)(G ? G : 1) * sizeof *gat);
 	int64_t *dstat = sap_xcalloc((size_t)P, sizeof *dstat);
 	for (int64_t g = 0; g < G; g++) {
@@ -1795,8 +1782,8 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 	}
 	int64_t s0 = 0;
 	for (int d = 0; d < P; d++) {
-		sdis[d] = to_int(s0);
-		scnt[d] = to_int(dstat[d]);
+		sdis[d] = s0;
+		scnt[d] = dstat[d];
 		s0 += dstat[d];
 	}
 	int64_t *sendb = sap_xmalloc((size_t)(s0 ? s0 : 1) * sizeof *sendb);
@@ -1813,13 +1800,12 @@ void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_lay
 		for (int64_t g = 0; g < G; g++)
 			if (own[g] == me)
 				c += cg[(size_t)s * (size_t)G + (size_t)g];
-		rdis[s] = to_int(r0);
-		rcnt[s] = to_int(c);
+		rdis[s] = r0;
+		rcnt[s] = c;
 		r0 += c;
 	}
 	int64_t *recvb = sap_xmalloc((size_t)(r0 ? r0 : 1) * sizeof *recvb);
-	MPI_Alltoallv(sendb, scnt, sdis, MPI_INT64_T, recvb, rcnt, rdis, MPI_INT64_T,
-	              MPI_COMM_WORLD);
+	sap_comm_alltoallv(sendb, scnt, sdis, recvb, rcnt, rdis, sizeof *recvb);
 	place_by_group((char *)order, (const char *)recvb, sizeof *order, p, own, cg, rdis);
 	p->order = order;
 	p->mine = own;
@@ -1865,11 +1851,10 @@ void sap_plan_share(sap_plan *p)
 		if (p->mine[g] == me)
 			for (int64_t q = p->goff[g]; q < p->goff[g + 1]; q++)
 				out[at++] = p->order[q];
-	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
-	int c = to_int(n);
-	int64_t total = sap_gather_counts(c, cnt, dis);
+	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	int64_t total = sap_comm_counts(n, cnt, dis);
 	int64_t *in = sap_xmalloc((size_t)(total ? total : 1) * sizeof *in);
-	MPI_Allgatherv(out, c, MPI_INT64_T, in, cnt, dis, MPI_INT64_T, MPI_COMM_WORLD);
+	sap_comm_allgatherv(out, n, in, cnt, dis, sizeof *in);
 	for (int r = 0; r < P; r++) {
 		int64_t q = dis[r];
 		for (int64_t g = 0; g < G; g++)

@@ -15,7 +15,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 /* Keys as key * 2 + 1 when written, key * 2 when only read. */
@@ -184,38 +183,11 @@ void sap_sparse_recon(sap_sparse *sp, int t, const int64_t *idx, int64_t n)
 
 /* ---- exchanges ---- */
 
-static int fits(int64_t n)
-{
-	if (n > INT32_MAX)
-		sap_fatal(NULL, "sync for: a step sends more than 2 GiB of rows to one rank; use "
-		          "smaller batches");
-	return (int)n;
-}
-
-/* Each rank sends scnt[r] bytes of out (in rank order) to rank r; what
- * comes in, from each rank in rank order, is returned, its counts in
- * rcnt and offsets in rdis (P + 1 of them). */
-static char *alltoall(const char *out, const int *scnt, int *rcnt, int *rdis, int P)
-{
-	int *sdis = sap_xmalloc((size_t)(P + 1) * sizeof *sdis);
-	sdis[0] = 0;
-	for (int r = 0; r < P; r++)
-		sdis[r + 1] = fits((int64_t)sdis[r] + scnt[r]);
-	MPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, MPI_COMM_WORLD);
-	rdis[0] = 0;
-	for (int r = 0; r < P; r++)
-		rdis[r + 1] = fits((int64_t)rdis[r] + rcnt[r]);
-	char *in = sap_xmalloc((size_t)rdis[P] + 1);
-	MPI_Alltoallv(out, scnt, sdis, MPI_BYTE, in, rcnt, rdis, MPI_BYTE, MPI_COMM_WORLD);
-	free(sdis);
-	return in;
-}
-
 /* The keys of uk (written ones only when wonly) grouped by owner, in key
  * order within each: into *out, with pos[j] the place in uk of the j-th,
  * and per rank the bytes of keys in cnt. */
 static int64_t by_owner(const sap_dvec *v, const keys *uk, bool wonly, bool others, int P,
-                        int me, int64_t *out, int64_t *pos, int *cnt)
+                        int me, int64_t *out, int64_t *pos, int64_t *cnt)
 {
 	int64_t *at = sap_xcalloc((size_t)P + 1, sizeof *at);
 	int *own = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *own);
@@ -230,7 +202,7 @@ static int64_t by_owner(const sap_dvec *v, const keys *uk, bool wonly, bool othe
 		at[o + 1]++;
 	}
 	for (int r = 0; r < P; r++) {
-		cnt[r] = fits(at[r + 1] * (int64_t)sizeof(int64_t));
+		cnt[r] = at[r + 1] * (int64_t)sizeof(int64_t);
 		at[r + 1] += at[r];
 	}
 	int64_t m = at[P];
@@ -248,8 +220,8 @@ static int64_t by_owner(const sap_dvec *v, const keys *uk, bool wonly, bool othe
 void sap_sparse_fetch(sap_sparse *sp, sap_sync_stats *st)
 {
 	int P = sp->P, T = sp->T, nwr = sp->nwr;
-	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt);
-	int *rdis = sap_xmalloc((size_t)(P + 1) * sizeof *rdis);
+	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt);
+	int64_t *rdis = sap_xmalloc((size_t)(P + 1) * sizeof *rdis);
 	for (int k = 0; k < nwr; k++) {
 		if (!sap_sparse_has(sp, k))
 			continue;
@@ -267,7 +239,7 @@ void sap_sparse_fetch(sap_sparse *sp, sap_sync_stats *st)
 			int64_t *want = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *want);
 			int64_t *pos = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *pos);
 			int64_t m = by_owner(v, uk, false, true, P, sp->me, want, pos, cnt);
-			char *asked = alltoall((char *)want, cnt, rcnt, rdis, P);
+			char *asked = sap_comm_exchange(want, cnt, rcnt, rdis);
 			int64_t na = rdis[P] / (int64_t)sizeof(int64_t);
 			char *rows = sap_xmalloc((size_t)na * es + 1);
 			for (int64_t j = 0; j < na; j++) {
@@ -276,9 +248,9 @@ void sap_sparse_fetch(sap_sparse *sp, sap_sync_stats *st)
 				memcpy(rows + j * es, v->data + (size_t)key * es, es);
 			}
 			for (int r = 0; r < P; r++)
-				rcnt[r] = fits(rcnt[r] / (int64_t)sizeof(int64_t) * (int64_t)es);
-			int *back = sap_xmalloc((size_t)(P + 1) * sizeof *back);
-			char *got = alltoall(rows, rcnt, cnt, back, P);
+				rcnt[r] = rcnt[r] / (int64_t)sizeof(int64_t) * (int64_t)es;
+			int64_t *back = sap_xmalloc((size_t)(P + 1) * sizeof *back);
+			char *got = sap_comm_exchange(rows, rcnt, cnt, back);
 			for (int64_t j = 0; j < m; j++)
 				memcpy(v->data + (size_t)want[j] * es, got + j * es, es);
 			st->sync_bytes += (double)(m * (int64_t)sizeof(int64_t)) + (double)na * (double)es;
@@ -374,9 +346,9 @@ static char *changes(sap_sparse *sp, int k, char **copies, const int64_t *pos, i
 void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *st)
 {
 	int P = sp->P;
-	int *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt);
-	int *rdis = sap_xmalloc((size_t)(P + 1) * sizeof *rdis);
-	int *rdis2 = sap_xmalloc((size_t)(P + 1) * sizeof *rdis2);
+	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt);
+	int64_t *rdis = sap_xmalloc((size_t)(P + 1) * sizeof *rdis);
+	int64_t *rdis2 = sap_xmalloc((size_t)(P + 1) * sizeof *rdis2);
 	for (int k = 0; k < sp->nwr; k++) {
 		if (!sap_sparse_has(sp, k))
 			continue;
@@ -388,11 +360,11 @@ void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *
 		int64_t *pos = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *pos);
 		int64_t m = by_owner(v, uk, true, false, P, sp->me, send, pos, cnt);
 		char *rows = changes(sp, k, copies, pos, m);
-		char *kin = alltoall((char *)send, cnt, rcnt, rdis, P);
+		char *kin = sap_comm_exchange(send, cnt, rcnt, rdis);
 		size_t rs = es * (size_t)sp->T;
 		for (int r = 0; r < P; r++)
-			cnt[r] = fits(cnt[r] / (int64_t)sizeof(int64_t) * (int64_t)rs);
-		char *rin = alltoall(rows, cnt, rcnt, rdis2, P);
+			cnt[r] = cnt[r] / (int64_t)sizeof(int64_t) * (int64_t)rs;
+		char *rin = sap_comm_exchange(rows, cnt, rcnt, rdis2);
 		for (int r = 0; r < P; r++)
 			if (r != sp->me) {
 				st->sync_bytes += (double)cnt[r] + (double)cnt[r] / (double)rs * sizeof(int64_t);

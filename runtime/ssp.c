@@ -15,7 +15,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 struct sap_ssp {
@@ -25,17 +24,14 @@ struct sap_ssp {
 	int64_t *A;             /* per clock */
 	void **d;               /* [(c * P + r) * nwr + k]: rank r's change */
 	int64_t *got;           /* per rank: messages in (this rank: pushed) */
-	MPI_Request *req;       /* [(c * P + r) * nwr + k]: the send to rank r */
+	sap_comm_req *req;      /* [(c * P + r) * nwr + k]: the send to rank r */
 	char **z;               /* per vector */
-	MPI_Datatype *dt;       /* per vector: one element, as bytes */
 	void *sum;
 	int64_t done;           /* clocks merged into z */
 	int64_t waits, max_stale;
 	double wait_s;
 	int64_t *lead;          /* per lead, s + 2 */
 };
-
-static MPI_Comm comm = MPI_COMM_NULL;
 
 static size_t bytes(const sap_syncdds *w)
 {
@@ -44,8 +40,7 @@ static size_t bytes(const sap_syncdds *w)
 
 sap_ssp *sap_ssp_open(const sap_syncspec *spec, int64_t steps, const int64_t *A)
 {
-	if (comm == MPI_COMM_NULL)
-		MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+	sap_comm_open(SAP_CH_SSP);
 	sap_ssp *q = sap_xcalloc(1, sizeof *q);
 	q->spec = spec;
 	q->P = sap_nranks();
@@ -57,12 +52,9 @@ sap_ssp *sap_ssp_open(const sap_syncspec *spec, int64_t steps, const int64_t *A)
 	memcpy(q->A, A, (size_t)steps * sizeof *A);
 	size_t slots = (size_t)steps * (size_t)q->P * (size_t)q->nwr;
 	q->d = sap_xcalloc(slots ? slots : 1, sizeof *q->d);
-	q->req = sap_xmalloc((slots ? slots : 1) * sizeof *q->req);
-	for (size_t i = 0; i < slots; i++)
-		q->req[i] = MPI_REQUEST_NULL;
+	q->req = sap_xcalloc(slots ? slots : 1, sizeof *q->req);
 	q->got = sap_xcalloc((size_t)q->P, sizeof *q->got);
 	q->z = sap_xcalloc((size_t)(q->nwr ? q->nwr : 1), sizeof *q->z);
-	q->dt = sap_xcalloc((size_t)(q->nwr ? q->nwr : 1), sizeof *q->dt);
 	size_t most = 1;
 	for (int k = 0; k < q->nwr; k++) {
 		const sap_syncdds *w = &spec->wr[k];
@@ -70,8 +62,6 @@ sap_ssp *sap_ssp_open(const sap_syncspec *spec, int64_t steps, const int64_t *A)
 			sap_fatal(NULL, "ssp: dvector %s has more than 2^31 elements; use bsp",
 			          w->dv->name);
 		q->z[k] = sap_xmalloc(bytes(w) + 1);
-		MPI_Type_contiguous((int)w->dv->elsize, MPI_BYTE, &q->dt[k]);
-		MPI_Type_commit(&q->dt[k]);
 		memcpy(q->z[k], w->dv->data, bytes(w));
 		if (bytes(w) > most)
 			most = bytes(w);
@@ -106,7 +96,7 @@ static void take(sap_ssp *q, int r)
 	int k = (int)(q->got[r] % q->nwr);
 	const sap_syncdds *w = &q->spec->wr[k];
 	void *d = sap_xmalloc(bytes(w) + 1);
-	MPI_Recv(d, (int)w->dv->n, q->dt[k], r, 0, comm, MPI_STATUS_IGNORE);
+	sap_comm_recv(d, w->dv->n, w->dv->elsize, r, SAP_CH_SSP);
 	*slot(q, c, r, k) = d;
 	sap_sc_merge(w, w->dv->data, w->dv->data, d, w->dv->n, q->A[c]);
 	q->got[r]++;
@@ -119,11 +109,7 @@ static void poll(sap_ssp *q)
 		if (r == q->me)
 			continue;
 		for (;;) {
-			int flag = 0;
-			if (q->got[r] == q->steps * q->nwr)
-				break;
-			MPI_Iprobe(r, 0, comm, &flag, MPI_STATUS_IGNORE);
-			if (!flag)
+			if (q->got[r] == q->steps * q->nwr || !sap_comm_iprobe(r, SAP_CH_SSP))
 				break;
 			take(q, r);
 		}
@@ -146,7 +132,7 @@ static void settle(sap_ssp *q)
 			sap_sc_merge(w, q->z[k], q->z[k], q->sum, w->dv->n, q->A[c]);
 		}
 		size_t at = (size_t)c * (size_t)q->P * (size_t)q->nwr;
-		MPI_Waitall(q->P * q->nwr, q->req + at, MPI_STATUSES_IGNORE);
+		sap_comm_waitall(q->P * q->nwr, q->req + at);
 		for (int i = 0; i < q->P * q->nwr; i++) {
 			free(q->d[at + (size_t)i]);
 			q->d[at + (size_t)i] = NULL;
@@ -165,7 +151,7 @@ void sap_ssp_wait(sap_ssp *q, int64_t clock)
 		double t0 = sap_now();
 		q->waits++;
 		while (clock - (m = slowest(q, &who)) > q->s) {
-			MPI_Probe(who, 0, comm, MPI_STATUS_IGNORE);
+			sap_comm_probe(who, SAP_CH_SSP);
 			take(q, who);
 		}
 		poll(q);
@@ -183,9 +169,9 @@ void sap_ssp_push(sap_ssp *q, int64_t clock, int k, void *delta)
 	sap_sc_merge(w, w->dv->data, w->dv->data, delta, w->dv->n, q->A[clock]);
 	for (int r = 0; r < q->P; r++)
 		if (r != q->me)
-			MPI_Isend(delta, (int)w->dv->n, q->dt[k], r, 0, comm,
-			          &q->req[((size_t)clock * (size_t)q->P + (size_t)r) * (size_t)q->nwr +
-			                  (size_t)k]);
+			sap_comm_isend(delta, w->dv->n, w->dv->elsize, r, SAP_CH_SSP,
+			               &q->req[((size_t)clock * (size_t)q->P + (size_t)r) *
+			                       (size_t)q->nwr + (size_t)k]);
 	q->got[q->me]++;
 	poll(q);
 }
@@ -199,7 +185,6 @@ void sap_ssp_close(sap_ssp *q, sap_sync_stats *st)
 	for (int k = 0; k < q->nwr; k++) {
 		memcpy(q->spec->wr[k].dv->data, q->z[k], bytes(&q->spec->wr[k]));
 		free(q->z[k]);
-		MPI_Type_free(&q->dt[k]);
 	}
 	int nl = (int)((q->s < q->steps ? q->s : q->steps) + 2);
 	if (nl > st->nlead) {
@@ -215,7 +200,6 @@ void sap_ssp_close(sap_ssp *q, sap_sync_stats *st)
 	if (q->max_stale > st->max_stale)
 		st->max_stale = q->max_stale;
 	free(q->z);
-	free(q->dt);
 	free(q->sum);
 	free(q->d);
 	free(q->req);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 static struct sap_loop_state *loops;
@@ -245,18 +244,19 @@ void sap_stats_print(void)
 	if (!sap_cfg.stats)
 		return;
 	char *mine = table();
-	int P = sap_nranks(), len = (int)strlen(mine);
-	int *lens = sap_xmalloc((size_t)P * sizeof *lens), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	int P = sap_nranks();
+	int64_t len = (int64_t)strlen(mine);
+	int64_t *lens = sap_xmalloc((size_t)P * sizeof *lens), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	char *all = NULL;
 	if (P > 1) {
-		MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
-		int total = 0;
+		sap_comm_gather(&len, lens, 1, sizeof len, 0);
+		int64_t total = 0;
 		for (int r = 0; r < P; r++) {
 			dis[r] = total;
 			total += sap_rank() == 0 ? lens[r] : 0;
 		}
 		all = sap_xmalloc((size_t)total + 1);
-		MPI_Gatherv(mine, len, MPI_CHAR, all, lens, dis, MPI_CHAR, 0, MPI_COMM_WORLD);
+		sap_comm_gatherv(mine, len, all, lens, dis, 1, 0);
 		all[total] = '\0';
 	}
 	if (sap_rank() == 0) {

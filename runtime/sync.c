@@ -20,7 +20,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <mpi.h>
 #include "sap-int.h"
 
 _Thread_local const sap_view *sap_tview;
@@ -418,7 +417,7 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 	                  r && (!r->flat || r->nacc) ? "its reduce clause is not over numbers" : NULL;
 	int T = why ? 1 : sap_threads();
 	if (!why && P > 1)
-		MPI_Allreduce(MPI_IN_PLACE, &T, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		sap_comm_allreduce(&T, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	/* One worker needs no merging, unless by the program's function. */
 	bool fn = false;
 	for (int k = 0; k < spec->nwr; k++)

@@ -1,5 +1,6 @@
 /* The unit-test runner: every component's suite in one SRunner.  The
- * suites here never call MPI_Init, so check may fork each test. */
+ * runtime is linked with its single-process communication layer and never
+ * with MPI, so check may fork each test. */
 #include <stdlib.h>
 #include "suites.h"
 
@@ -16,6 +17,7 @@ int main(void)
 	srunner_add_suite(sr, hold_suite());
 	srunner_add_suite(sr, vmath_suite());
 	srunner_add_suite(sr, arith_suite());
+	srunner_add_suite(sr, comm_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

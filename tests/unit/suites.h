@@ -14,5 +14,6 @@ Suite *async_suite(void);
 Suite *hold_suite(void);
 Suite *vmath_suite(void);
 Suite *arith_suite(void);
+Suite *comm_suite(void);
 
 #endif
