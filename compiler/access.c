@@ -2123,7 +2123,7 @@ static void decide(void)
 }
 
 /* A loop that writes nothing may still read elements of a dvector that
- * an async loop over ranks left where it wrote them (see runtime/hold.c).
+ * an async loop over ranks left where it wrote them (see runtime/dds/hold.c).
  * A slice recording its dynamic reads tells each rank which of those
  * elements to fetch, instead of all.  Only where a slice can compute
  * every such key exactly, from the iteration and data alone. */

@@ -3,7 +3,7 @@
 #define SAP_INT_H
 
 #include <stdarg.h>
-#include "comm.h"
+#include "comm/comm.h"
 #include "sap.h"
 
 /* error.c */

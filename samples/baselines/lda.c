@@ -25,7 +25,7 @@
  * normalisers' V lgamma(b) and K lgamma(a)), summed in that grouping:
  * per word, per document, then the rest.
  *
- * The random numbers are libsap's (runtime/rng.c), Philox4x32-10 under
+ * The random numbers are libsap's (runtime/core/rng.c), Philox4x32-10 under
  * key {seed, stream} at counter {index lo, index hi, invocation, draw}:
  * stream = the loop's number among lda.sap's parallel loops (1-based,
  * source order), index = the iteration (token), invocation = the earlier

@@ -75,7 +75,7 @@ static float dot(const float *a, const float *b)
 	return lanes_dot_f(a, b, D);
 }
 
-/* As the sample's softmax (runtime/vmath.c): exp(a - max) / sum, the
+/* As the sample's softmax (runtime/lib/vmath.c): exp(a - max) / sum, the
  * sum in sap(7)'s lane order (lanes.h). */
 static void softmax(float *a, int n)
 {

@@ -6,7 +6,7 @@
  * trains the same embeddings bit for bit.  tests/run/transe-twin.sh checks
  * it.  Keep the two in step when changing either.
  *
- * The random numbers are libsap's (runtime/rng.c), Philox4x32-10 under
+ * The random numbers are libsap's (runtime/core/rng.c), Philox4x32-10 under
  * key {seed, stream} at counter {index lo, index hi, invocation, draw}:
  *  - initialisers: stream = FNV-1a of the dvector's name, index = row,
  *    invocation 0, draw = component;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The runtime's options have one list, runtime/options.def.  A program's
+# The runtime's options have one list, runtime/core/options.def.  A program's
 # --help prints it; sap-run(1) must document the same options, no more
 # and no fewer, in its SYNOPSIS and in its list of options; and a program
 # must accept each of them.  Adding an option to one place and not the
@@ -24,7 +24,7 @@ fail() {
 	exit 1
 }
 
-def=$top_srcdir/runtime/options.def
+def=$top_srcdir/runtime/core/options.def
 page=$top_srcdir/man/sap-run.1
 
 sed -n 's/^SAP_OPTION("\([a-z-]*\)".*/\1/p' "$def" >"$tmp/def"

@@ -6,7 +6,7 @@
 # tools/wordnet-triples derives from Debian's wordnet-base.
 #
 # The twin draws its random numbers by the per-site contract of
-# runtime/rng.c (draw word = site << 24 | n), so this also checks that sapc
+# runtime/core/rng.c (draw word = site << 24 | n), so this also checks that sapc
 # numbers the rand()/rand_int() sites of a body in source order.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.

@@ -1,4 +1,4 @@
-/* Unit tests of the async engine (runtime/async.c, exec.c, lock.c,
+/* Unit tests of the async engine (runtime/async/async.c, exec.c, lock.c,
  * order.c, stats.c): which way an invocation runs, determinism,
  * serializability through --dump-order and --run-order, reductions in
  * worker order, the reconnaissance cache, and locked groups. */

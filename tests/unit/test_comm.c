@@ -1,7 +1,7 @@
-/* Unit tests of the communication layer (runtime/comm.c) on its
- * single-process back end (runtime/comm-self.c), which this runner links
+/* Unit tests of the communication layer (runtime/comm/comm.c) on its
+ * single-process back end (runtime/comm/comm-self.c), which this runner links
  * instead of MPI: collectives as copies, the one size guard, and a round's
- * write-back (runtime/dist.c) packed, exchanged and unpacked. */
+ * write-back (runtime/async/dist.c) packed, exchanged and unpacked. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Unit tests of dmap and dmultimap (runtime/dmap.c). */
+/* Unit tests of dmap and dmultimap (runtime/dds/dmap.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

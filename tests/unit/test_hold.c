@@ -1,5 +1,5 @@
-/* Unit tests of holder maps (runtime/hold.c) and the codec of elements
- * holding strings or lists (runtime/dvec.c). */
+/* Unit tests of holder maps (runtime/dds/hold.c) and the codec of elements
+ * holding strings or lists (runtime/dds/dvec.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "sap-int.h"

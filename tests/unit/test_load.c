@@ -1,4 +1,4 @@
-/* Unit tests of loading and saving text files (runtime/load.c, save.c). */
+/* Unit tests of loading and saving text files (runtime/io/load.c, save.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Unit tests of the counter-based random numbers (runtime/rng.c). */
+/* Unit tests of the counter-based random numbers (runtime/core/rng.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <Random123/philox.h>

@@ -1,4 +1,4 @@
-/* Unit tests of plans (runtime/sched.c, runtime/recon.c): layouts,
+/* Unit tests of plans (runtime/plan/sched.c, runtime/plan/recon.c): layouts,
  * grouping, the Strata shape of SGDMF's rounds, oversized groups, and
  * the plan checker on good and broken plans. */
 #include <math.h>

@@ -1,5 +1,5 @@
-/* Unit tests of the mini-batch a sync for body sees (runtime/sync.c) and
- * of gemm on matrices of rows (runtime/vmath.c). */
+/* Unit tests of the mini-batch a sync for body sees (runtime/sync/sync.c) and
+ * of gemm on matrices of rows (runtime/lib/vmath.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
