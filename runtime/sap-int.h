@@ -169,7 +169,7 @@ typedef struct sap_plan_memo {
 	int nb;
 	int map[64];
 	bool level;
-	bool keys_tried;        /* plan_keys ran, */
+	bool keys_tried;        /* sap_plan_keys ran, */
 	bool keys_won;          /* and its plan replaced the blocks' */
 } sap_plan_memo;
 
@@ -236,7 +236,7 @@ void sap_keylog_free(sap_keylog *log);
 void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
                     const int64_t *idx, int64_t n, uint64_t **bits, uint64_t **touched);
 
-/* ==== Plans (sched.c) ================================================= */
+/* ==== Plans (plan/group.c, rounds.c, keys.c, plan.c, check.c, ranks.c) */
 
 /* Over ranks, a vector held in parts whose elements travel with the
  * iterations to the ranks that run them, into the plan-order copy s
@@ -275,7 +275,7 @@ typedef struct sap_plan {
 	int64_t nlocked;        /* locked rounds, which come first */
 	double balance;         /* sum of max worker loads / sum of mean loads */
 	bool level;             /* rounds packed to their largest group's size
-	                           (see pack in sched.c) */
+	                           (see sap_plan_pack) */
 	bool keys;              /* key level: a wavefront of iterations (see
 	                           sap_plan_wave) or strips, groups in round and
 	                           worker order rather than by size, gmask all
@@ -304,7 +304,7 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
 /* sap_plan_recon and sap_plan_recon_ranks build the block plan, and when
  * that leaves the workers idle a fifth of the time or more, the
  * key-level plans too, the wavefront and strips (within bounds on their
- * memory: sched.c; over ranks every rank slices every iteration for
+ * memory: keys.c; over ranks every rank slices every iteration for
  * them, unless vectors held in parts travel with the iterations),
  * keeping the cheapest. */
 
@@ -351,6 +351,87 @@ typedef struct sap_conflict {
  * false and fills *c at the first conflict. */
 bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_t nlog,
                     sap_conflict *c);
+
+/* ---- Between the files of plan/ ---- */
+
+/* MurmurHash3's fmix64, for hash tables of masks and keys. */
+static inline uint64_t sap_mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* group.c: grouping, a parallel counting sort by mask. */
+enum { SAP_MASK_CACHE_BITS = 10, SAP_MASK_CACHE = 1 << SAP_MASK_CACHE_BITS };
+
+/* Distinct masks in the order first seen, with an open-addressing index. */
+typedef struct sap_mask_set {
+	uint64_t *mask;
+	int64_t *count;
+	int64_t n, cap;
+	int64_t *slot;          /* id + 1, 0 when empty */
+	int64_t nslot;          /* a power of two */
+	/* Direct-mapped in front of the index: a loop has few distinct
+	 * masks (SGDMF on T workers: (8T)^2), looked up millions of times. */
+	uint64_t cmask[SAP_MASK_CACHE];
+	int64_t cid[SAP_MASK_CACHE];    /* -1 when empty */
+} sap_mask_set;
+
+void sap_mask_set_init(sap_mask_set *s);
+/* The id of m, added with count 0 when new. */
+int64_t sap_mask_set_id(sap_mask_set *s, uint64_t m);
+void sap_mask_set_free(sap_mask_set *s);
+
+typedef struct sap_group_job {
+	uint32_t *ids;          /* per iteration: its mask's id in its worker's set */
+	int64_t lo, n;
+	int T;
+	const sap_layout *ly;   /* fine masks to deal out, or NULL */
+	sap_mask_set *local;    /* per worker */
+	const uint64_t *masks;  /* given masks, or NULL under reconnaissance */
+	int64_t **grp;          /* per worker, per local id: its group */
+	int64_t **pos;          /* per worker, per group: next order slot */
+	int64_t *order;
+} sap_group_job;
+
+/* Grouping of n iterations from lo on T workers into p, emptied; ids has
+ * room for n ids. */
+void sap_plan_group_begin(sap_group_job *j, sap_plan *p, uint32_t *ids, int64_t lo, int64_t n,
+                          int T);
+/* Worker w counts masks: the reconnaissance's sink (sap_mask_sink, arg
+ * the job), and for the pool, the job's given masks in w's chunk. */
+void sap_plan_count_sink(void *arg, int w, int64_t first, const uint64_t *m, int64_t n);
+void sap_plan_count_worker(void *arg, int w);
+/* Number the groups of all_in largest first, after mapping fine blocks
+ * to blocks, turning gid[w][k] (worker w's local id k) into its group. */
+void sap_plan_number_groups(sap_group_job *j, sap_plan *p, sap_mask_set *all_in, int64_t **gid);
+/* The workers' sets counted: number the groups and sort the iterations
+ * into them, into order (which becomes p's); frees the job's sets. */
+void sap_plan_group_end(sap_group_job *j, sap_plan *p, int64_t *order);
+/* What running p costs, in iterations of one worker. */
+double sap_plan_cost(const sap_plan *p);
+
+/* rounds.c: p's groups packed into rounds (false, the plan unfinished,
+ * past max_rounds rounds when not 0); with locks, oversized groups get
+ * locked rounds. */
+bool sap_plan_pack(sap_plan *p, bool locks, int64_t max_rounds);
+
+/* keys.c.  A block plan whose critical path and barriers take longer than
+ * this share of the workers' even share leaves them idle a fifth of the
+ * time or more: only then is a key-level plan tried. */
+#define SAP_KEYS_WORTH 1.25
+/* Did the last plan made with this layout try a key-level plan and keep
+ * the blocks'?  sap_plan_keys_tried records what the try did. */
+bool sap_plan_keys_lost(const sap_layout *ly, const sap_plan *p);
+void sap_plan_keys_tried(const sap_layout *ly, bool won);
+/* The key-level plan of [lo, hi), into p when cheaper than max_cost. */
+bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
+                   int64_t lo, int64_t hi, int T, int threads, uint32_t *round, int64_t *order,
+                   double max_cost);
 
 /* hot.c: after st's plan of [lo, hi) was built on `threads` threads (and
  * the ranks, when ranks: then collective), a warning at the loop if the

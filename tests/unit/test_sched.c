@@ -1,6 +1,7 @@
-/* Unit tests of plans (runtime/plan/sched.c, runtime/plan/recon.c): layouts,
- * grouping, the Strata shape of SGDMF's rounds, oversized groups, and
- * the plan checker on good and broken plans. */
+/* Unit tests of plans (runtime/plan/: group.c, rounds.c, keys.c, plan.c,
+ * check.c, recon.c): layouts, grouping, the Strata shape of SGDMF's
+ * rounds, oversized groups, and the plan checker on good and broken
+ * plans. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,420 @@
+/* ranks.c: plans over ranks.  Each rank slices its share of the
+ * iterations, the ranks pool their masks into one plan for all their
+ * workers (the plan one rank of as many threads would make), and each
+ * rank receives the iterations of its workers' groups, with their
+ * elements of vectors held in parts; sap_plan_share then gives every
+ * rank every group's list.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "sap-int.h"
+
+/* The rank that runs group g: the owner of the worker sap_plan_pack gave it. */
+static int *group_ranks(const sap_plan *p, int threads)
+{
+	int T = p->nworkers;
+	int *own = sap_xmalloc((size_t)(p->ngroups ? p->ngroups : 1) * sizeof *own);
+	for (int64_t r = 0; r < p->nrounds; r++)
+		for (int w = 0; w < T; w++)
+			for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++)
+				own[p->rg[k]] = w / threads;
+	return own;
+}
+
+/* What this rank received, from each rank in rank order and each rank's
+ * by group, into dst in plan order (elements of es bytes): a group's from
+ * rank s after those from the ranks before, so that it stays in index
+ * order. */
+static void place_by_group(char *dst, const char *src, size_t es, const sap_plan *p,
+                           const int *own, const int64_t *cg, const int64_t *rdis)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t G = p->ngroups;
+	int64_t *done = sap_xcalloc((size_t)(G ? G : 1), sizeof *done);
+	for (int s = 0; s < P; s++) {
+		int64_t q = rdis[s];
+		for (int64_t g = 0; g < G; g++) {
+			if (own[g] != me)
+				continue;
+			int64_t c = cg[(size_t)s * (size_t)G + (size_t)g];
+			memcpy(dst + (size_t)(p->goff[g] + done[g]) * es, src + (size_t)q * es,
+			       (size_t)c * es);
+			done[g] += c;
+			q += c;
+		}
+	}
+	free(done);
+}
+
+/* The elements of sh->v at the iterations sendb[0 .. ns) that this rank
+ * sends as the plan's (counts and displacements as for them), into
+ * sh->s in plan order. */
+static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own,
+                          const int64_t *cg, const int64_t *sendb, int64_t ns,
+                          const int64_t *scnt, const int64_t *sdis, const int64_t *rcnt,
+                          const int64_t *rdis, int64_t nr)
+{
+	int me = sap_rank();
+	size_t es = sh->v->elsize, got;
+	/* Over ranks the loader's buffer is a share of the file, too small
+	 * for the copy but not for what this rank sends. */
+	char *out = sap_spare_take((size_t)ns * es, &got);
+	if (!out) {
+		got = (size_t)(ns ? ns : 1) * es;
+		out = sap_xmalloc(got);
+	}
+	char *in = sap_xmalloc((size_t)(nr ? nr : 1) * es);
+	for (int64_t q = 0; q < ns; q++)
+		memcpy(out + (size_t)q * es, sh->v->data + (size_t)sendb[q] * es, es);
+	sap_comm_alltoallv(out, scnt, sdis, in, rcnt, rdis, es);
+	sap_stage_reserve(sh->s, (size_t)p->n * es);
+	place_by_group(sh->s->data, in, es, p, own, cg, rdis);
+	sap_stage_done(sh->s, sh->v, (size_t)nr * es);
+	/* What went to other ranks and came from them. */
+	sh->sent += (int64_t)((size_t)(ns - scnt[me]) * es);
+	sh->received += (int64_t)((size_t)(nr - rcnt[me]) * es);
+	sap_spare_give(out, got);
+	free(in);
+}
+
+/* sap_plan_recon_ranks' state from phase to phase. */
+typedef struct rank_plan {
+	sap_plan *p;
+	int P, me, threads;
+	int64_t a, b;           /* this rank's share of the iterations */
+	sap_group_job j;        /* their grouping on this rank's threads */
+	uint64_t *mine;         /* this rank's masks and their counts, in pairs */
+	int64_t *cnts, *dis;    /* per rank: its pairs' count and place in every */
+	uint64_t *every;        /* every rank's pairs */
+	sap_mask_set all;       /* every rank's masks */
+	int64_t **gid;          /* per thread, per local id: its id in all, then
+	                           its group */
+	int64_t *partof;        /* rank r's sets are sid[partof[r] .. partof[r + 1]) */
+	int64_t *sid;           /* per set of any rank: the same */
+} rank_plan;
+
+/* This rank's share of [lo, hi): the iterations of its workers' chunks,
+ * sliced and counted on its threads. */
+static void ranks_recon(rank_plan *rp, sap_plan *p, const sap_async_spec *spec,
+                        const sap_layout *ly, void *env, int64_t lo, int64_t hi, int T,
+                        int threads, uint32_t *ids, double *recon_s, uint64_t *kmax)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t a = sap_chunk(lo, hi, T, me * threads), b = sap_chunk(lo, hi, T, (me + 1) * threads);
+	*rp = (rank_plan){ .p = p, .P = P, .me = me, .threads = threads, .a = a, .b = b };
+	sap_group_job *j = &rp->j;
+	sap_plan_group_begin(j, p, ids, a, b - a, threads);
+	j->ly = ly;
+	*recon_s = sap_recon(spec, ly, env, a, b, threads, sap_plan_count_sink, j, kmax);
+	if (kmax && spec->ndds)
+		sap_comm_allreduce(kmax, spec->ndds, SAP_COMM_U64, SAP_COMM_MAX);
+	p->n = hi - lo;
+	p->nworkers = T;
+}
+
+/* Every rank's masks, in rank order and each rank's in thread order:
+ * the order a single rank of T threads would see them in. */
+static void ranks_gather(rank_plan *rp)
+{
+	int P = rp->P, threads = rp->threads;
+	const sap_group_job *j = &rp->j;
+	int64_t nl = 0;
+	for (int w = 0; w < threads; w++)
+		nl += j->local[w].n;
+	uint64_t *mine = sap_xmalloc((size_t)(2 * nl + 1) * sizeof *mine);
+	int64_t at = 0;
+	for (int w = 0; w < threads; w++)
+		for (int64_t k = 0; k < j->local[w].n; k++) {
+			mine[at++] = j->local[w].mask[k];
+			mine[at++] = (uint64_t)j->local[w].count[k];
+		}
+	int64_t cnt = 2 * nl, *cnts = sap_xmalloc((size_t)P * sizeof *cnts);
+	int64_t *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	int64_t total = sap_comm_counts(cnt, cnts, dis);
+	uint64_t *every = sap_xmalloc((size_t)(total ? total : 1) * sizeof *every);
+	sap_comm_allgatherv(mine, cnt, every, cnts, dis, sizeof *every);
+	rp->mine = mine;
+	rp->cnts = cnts;
+	rp->dis = dis;
+	rp->every = every;
+}
+
+/* The masks gathered into one set, in that order, with the id in it of
+ * every rank's sets and of this rank's threads'. */
+static void ranks_merge(rank_plan *rp)
+{
+	int P = rp->P, me = rp->me, threads = rp->threads;
+	const sap_group_job *j = &rp->j;
+	const int64_t *cnts = rp->cnts, *dis = rp->dis;
+	const uint64_t *every = rp->every;
+	sap_mask_set_init(&rp->all);
+	int64_t **gid = sap_xcalloc((size_t)threads, sizeof *gid);
+	for (int w = 0; w < threads; w++)
+		gid[w] = sap_xmalloc((size_t)(j->local[w].n ? j->local[w].n : 1) * sizeof **gid);
+	/* Rank r's sets are sid[partof[r] .. partof[r + 1]). */
+	int64_t *partof = sap_xmalloc((size_t)(P + 1) * sizeof *partof);
+	partof[0] = 0;
+	for (int r = 0; r < P; r++)
+		partof[r + 1] = partof[r] + cnts[r] / 2;
+	int64_t *sid = sap_xmalloc((size_t)(partof[P] ? partof[P] : 1) * sizeof *sid);
+	for (int r = 0; r < P; r++)
+		for (int64_t q = partof[r]; q < partof[r + 1]; q++) {
+			uint64_t m = every[dis[r] + 2 * (q - partof[r])];
+			int64_t c = (int64_t)every[dis[r] + 2 * (q - partof[r]) + 1];
+			sid[q] = sap_mask_set_id(&rp->all, m);
+			rp->all.count[sid[q]] += c;
+		}
+	int64_t at = partof[me];
+	for (int w = 0; w < threads; w++)
+		for (int64_t k = 0; k < j->local[w].n; k++)
+			gid[w][k] = sid[at++];
+	rp->gid = gid;
+	rp->partof = partof;
+	rp->sid = sid;
+}
+
+/* The same numbering, blocks and rounds on every rank. */
+static void ranks_number(rank_plan *rp)
+{
+	int threads = rp->threads;
+	/* sap_plan_number_groups renumbers gid; the other ranks' set ids
+	 * go through it too, as a worker of their own. */
+	sap_group_job jj = rp->j;
+	sap_mask_set *sets = sap_xcalloc((size_t)threads + 1, sizeof *sets);
+	int64_t **g2 = sap_xcalloc((size_t)threads + 1, sizeof *g2);
+	for (int w = 0; w < threads; w++) {
+		sets[w].n = rp->j.local[w].n;
+		g2[w] = rp->gid[w];
+	}
+	sets[threads].n = rp->partof[rp->P];
+	g2[threads] = rp->sid;
+	jj.local = sets;
+	jj.T = threads + 1;
+	sap_plan_number_groups(&jj, rp->p, &rp->all, g2);
+	free(sets);
+	free(g2);
+	sap_plan_pack(rp->p, false, 0);
+}
+
+/* The key-level plan, as on one rank of T threads: every rank slices
+ * every iteration and makes the same wavefront, so the plan, and the
+ * result, depend on the workers only, however spread over ranks;
+ * every rank then has every group's list, and no iteration moves.
+ * Vectors held in parts, which only their holders could slice, are
+ * made whole for it first (the block plan, if kept, still finds its
+ * elements where they were).  True when it replaced the block plan. */
+static bool ranks_keys(rank_plan *rp, const sap_async_spec *spec, const sap_layout *ly,
+                       void *env, int64_t lo, int64_t hi, int T, int64_t *order)
+{
+	sap_plan *p = rp->p;
+	double c = sap_plan_cost(p), share = (double)(hi - lo) / T;
+	/* ids still holds this rank's groups. */
+	uint32_t *round = NULL;
+	bool keyed = false;
+	if (T > 1 && c > SAP_KEYS_WORTH * share && !sap_plan_keys_lost(ly, p)) {
+		/* So must a vector the slice reads that only some ranks hold
+		 * current (an input fetched by iteration, sap_index_fetch). */
+		for (int k = 0; k < spec->ndds; k++) {
+			sap_dvec *v = spec->dds[k].dv;
+			if (v && v->part_only)
+				sap_dv_unpart(v);
+			if (v && v->holder && spec->dds[k].slice_reads)
+				sap_dv_whole(v, NULL);
+		}
+		round = sap_xmalloc((size_t)(hi - lo) * sizeof *round);
+		keyed = sap_plan_keys(p, spec, ly, env, lo, hi, T, rp->threads, round, order,
+		                      0.99 * c);
+		sap_plan_keys_tried(ly, keyed);
+		free(round);
+	}
+	return keyed;
+}
+
+/* Where the block plan's iterations go: what this rank sends to each
+ * rank and receives from it. */
+typedef struct route {
+	int64_t *cg;            /* per rank, per group: its iterations */
+	int *own;               /* per group: the rank that runs it */
+	int64_t *scnt, *sdis;   /* per rank: what this rank sends it, in sendb */
+	int64_t *rcnt, *rdis;   /* per rank: what this rank receives from it */
+	int64_t *sendb, ns;
+	int64_t *recvb, nr;
+} route;
+
+/* Each rank's count of each group, for everyone. */
+static void route_counts(const rank_plan *rp, route *rt)
+{
+	const sap_plan *p = rp->p;
+	int P = rp->P;
+	int64_t G = p->ngroups;
+	int64_t *cg = sap_xcalloc((size_t)P * (size_t)(G ? G : 1), sizeof *cg);
+	for (int r = 0; r < P; r++)
+		for (int64_t q = rp->partof[r]; q < rp->partof[r + 1]; q++)
+			cg[(size_t)r * (size_t)G + (size_t)rp->sid[q]] +=
+				(int64_t)rp->every[rp->dis[r] + 2 * (q - rp->partof[r]) + 1];
+	rt->cg = cg;
+	rt->own = group_ranks(p, rp->threads);
+}
+
+/* This rank's iterations to the ranks that run their groups: by
+ * destination, then group, then index. */
+static void route_send(const rank_plan *rp, route *rt, const uint32_t *ids)
+{
+	int P = rp->P, me = rp->me, threads = rp->threads;
+	int64_t G = rp->p->ngroups, a = rp->a, b = rp->b;
+	const int *own = rt->own;
+	const int64_t *cg = rt->cg;
+	int64_t *scnt = sap_xcalloc((size_t)P, sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
+	int64_t *gat = sap_xmalloc((size_t)(G ? G : 1) * sizeof *gat);
+	int64_t *dstat = sap_xcalloc((size_t)P, sizeof *dstat);
+	for (int64_t g = 0; g < G; g++) {
+		gat[g] = dstat[own[g]];
+		dstat[own[g]] += cg[(size_t)me * (size_t)G + (size_t)g];
+	}
+	int64_t s0 = 0;
+	for (int d = 0; d < P; d++) {
+		sdis[d] = s0;
+		scnt[d] = dstat[d];
+		s0 += dstat[d];
+	}
+	int64_t *sendb = sap_xmalloc((size_t)(s0 ? s0 : 1) * sizeof *sendb);
+	for (int w = 0; w < threads; w++) {
+		int64_t x = sap_chunk(a, b, threads, w), y = sap_chunk(a, b, threads, w + 1);
+		for (int64_t i = x; i < y; i++) {
+			int64_t g = rp->gid[w][ids[i - a]];
+			sendb[sdis[own[g]] + gat[g]++] = i;
+		}
+	}
+	free(gat);
+	free(dstat);
+	rt->scnt = scnt;
+	rt->sdis = sdis;
+	rt->sendb = sendb;
+	rt->ns = s0;
+}
+
+/* The exchange: what every rank sends this one of its workers' groups,
+ * into order, which the plan takes, each group in index order. */
+static void route_receive(const rank_plan *rp, route *rt, int64_t *order)
+{
+	sap_plan *p = rp->p;
+	int P = rp->P, me = rp->me;
+	int64_t G = p->ngroups;
+	const int *own = rt->own;
+	const int64_t *cg = rt->cg;
+	int64_t *rcnt = sap_xcalloc((size_t)P, sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
+	int64_t r0 = 0;
+	for (int s = 0; s < P; s++) {
+		int64_t c = 0;
+		for (int64_t g = 0; g < G; g++)
+			if (own[g] == me)
+				c += cg[(size_t)s * (size_t)G + (size_t)g];
+		rdis[s] = r0;
+		rcnt[s] = c;
+		r0 += c;
+	}
+	int64_t *recvb = sap_xmalloc((size_t)(r0 ? r0 : 1) * sizeof *recvb);
+	sap_comm_alltoallv(rt->sendb, rt->scnt, rt->sdis, recvb, rcnt, rdis, sizeof *recvb);
+	place_by_group((char *)order, (const char *)recvb, sizeof *order, p, own, cg, rdis);
+	p->order = order;
+	p->mine = rt->own;
+	rt->rcnt = rcnt;
+	rt->rdis = rdis;
+	rt->recvb = recvb;
+	rt->nr = r0;
+}
+
+/* The elements of the ship vectors, the same way. */
+static void route_ship(const rank_plan *rp, const route *rt, struct sap_ship *ship, int nship)
+{
+	for (int k = 0; k < nship; k++) {
+		double t0 = sap_now();
+		ship_elements(rp->p, &ship[k], rt->own, rt->cg, rt->sendb, rt->ns, rt->scnt,
+		              rt->sdis, rt->rcnt, rt->rdis, rt->nr);
+		ship[k].seconds += sap_now() - t0;
+	}
+}
+
+/* The block plan's iterations, and the elements shipped with them, to
+ * the ranks that run their groups (the plan keeps own as p->mine). */
+static void ranks_route(const rank_plan *rp, const uint32_t *ids, int64_t *order,
+                        struct sap_ship *ship, int nship)
+{
+	route rt;
+	route_counts(rp, &rt);
+	route_send(rp, &rt, ids);
+	route_receive(rp, &rt, order);
+	route_ship(rp, &rt, ship, nship);
+	free(rt.cg);
+	free(rt.scnt);
+	free(rt.sdis);
+	free(rt.rcnt);
+	free(rt.rdis);
+	free(rt.sendb);
+	free(rt.recvb);
+}
+
+static void ranks_free(rank_plan *rp)
+{
+	for (int w = 0; w < rp->threads; w++) {
+		sap_mask_set_free(&rp->j.local[w]);
+		free(rp->gid[w]);
+	}
+	free(rp->j.local);
+	free(rp->gid);
+	sap_mask_set_free(&rp->all);
+	free(rp->mine);
+	free(rp->cnts);
+	free(rp->dis);
+	free(rp->every);
+	free(rp->partof);
+	free(rp->sid);
+}
+
+void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly,
+                          void *env, int64_t lo, int64_t hi, int T, int threads,
+                          uint32_t *ids, int64_t *order, double *recon_s,
+                          struct sap_ship *ship, int nship, uint64_t *kmax)
+{
+	rank_plan rp;
+	ranks_recon(&rp, p, spec, ly, env, lo, hi, T, threads, ids, recon_s, kmax);
+	ranks_gather(&rp);
+	ranks_merge(&rp);
+	ranks_number(&rp);
+	if (ranks_keys(&rp, spec, ly, env, lo, hi, T, order))
+		p->mine = group_ranks(p, threads);
+	else
+		ranks_route(&rp, ids, order, ship, nship);
+	ranks_free(&rp);
+}
+
+void sap_plan_share(sap_plan *p)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t G = p->ngroups, n = 0;
+	for (int64_t g = 0; g < G; g++)
+		if (p->mine[g] == me)
+			n += p->goff[g + 1] - p->goff[g];
+	int64_t *out = sap_xmalloc((size_t)(n ? n : 1) * sizeof *out), at = 0;
+	for (int64_t g = 0; g < G; g++)
+		if (p->mine[g] == me)
+			for (int64_t q = p->goff[g]; q < p->goff[g + 1]; q++)
+				out[at++] = p->order[q];
+	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	int64_t total = sap_comm_counts(n, cnt, dis);
+	int64_t *in = sap_xmalloc((size_t)(total ? total : 1) * sizeof *in);
+	sap_comm_allgatherv(out, n, in, cnt, dis, sizeof *in);
+	for (int r = 0; r < P; r++) {
+		int64_t q = dis[r];
+		for (int64_t g = 0; g < G; g++)
+			if (p->mine[g] == r) {
+				int64_t k = p->goff[g + 1] - p->goff[g];
+				memcpy(p->order + p->goff[g], in + q, (size_t)k * sizeof *in);
+				q += k;
+			}
+	}
+	free(out);
+	free(in);
+	free(cnt);
+	free(dis);
+}
