@@ -300,7 +300,10 @@ sap_sync_stats *sap_sync_stats_all(void)
 	return stats_list;
 }
 
-static void run_split(sync_run *s, int64_t n, void *red)
+/* How the workers of a split run share the written vectors, and the
+ * buffers that takes: the old values, each worker's copies, the reduce
+ * buffers; the SSP clocks when the run is stale synchronous. */
+static sap_ssp *split_begin(sync_run *s, int64_t n)
 {
 	const sap_syncspec *spec = s->spec;
 	int nwr = spec->nwr, T = s->T;
@@ -342,14 +345,22 @@ static void run_split(sync_run *s, int64_t n, void *red)
 		for (int t = 0; t < T; t++)
 			r->init(sap_run_red(&s->x, t));
 	}
-	sap_ssp *q = NULL;
-	if (ssp) {
-		int64_t *A = sap_xmalloc((size_t)(s->steps ? s->steps : 1) * sizeof *A);
-		for (int64_t c = 0; c < s->steps; c++)
-			A[c] = active(s, c);
-		q = sap_ssp_open(spec, s->steps, A);
-		free(A);
-	}
+	if (!ssp)
+		return NULL;
+	int64_t *A = sap_xmalloc((size_t)(s->steps ? s->steps : 1) * sizeof *A);
+	for (int64_t c = 0; c < s->steps; c++)
+		A[c] = active(s, c);
+	sap_ssp *q = sap_ssp_open(spec, s->steps, A);
+	free(A);
+	return q;
+}
+
+/* The mini-batch steps: each one's keys learnt and rows fetched (sparse),
+ * run on the workers, then merged. */
+static void split_steps(sync_run *s, sap_ssp *q)
+{
+	const sap_syncspec *spec = s->spec;
+	int nwr = spec->nwr, T = s->T;
 	for (s->step = 0; s->step < s->steps; s->step++) {
 		if (q)
 			sap_ssp_wait(q, s->step);
@@ -372,6 +383,12 @@ static void run_split(sync_run *s, int64_t n, void *red)
 		s->st->compute_s += t1 - t0;
 		s->st->sync_s += sap_now() - t1;
 	}
+}
+
+/* The workers' reduce buffers combined into red; everything freed. */
+static void split_end(sync_run *s, sap_ssp *q, void *red)
+{
+	int nwr = s->spec->nwr, T = s->T;
 	if (q) {
 		double t0 = sap_now();
 		sap_ssp_close(q, s->st);
@@ -380,6 +397,7 @@ static void run_split(sync_run *s, int64_t n, void *red)
 	s->st->steps += s->steps;
 	if (s->sp)
 		sap_sparse_close(s->sp);
+	const sap_reduce *r = s->x.r;
 	if (r) {
 		/* Every worker in order, as one rank of P x T threads would. */
 		if (s->P > 1) {
@@ -401,6 +419,13 @@ static void run_split(sync_run *s, int64_t n, void *red)
 	free(s->idx);
 	free(s->tlo);
 	free(s->wsize);
+}
+
+static void run_split(sync_run *s, int64_t n, void *red)
+{
+	sap_ssp *q = split_begin(s, n);
+	split_steps(s, q);
+	split_end(s, q, red);
 }
 
 void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
