@@ -1,4 +1,8 @@
-/* sap-int.h: what the files of libsap share and generated code never sees. */
+/* sap-int.h: what the components of libsap share and generated code
+ * never sees, in sections by component (one folder of runtime/ each,
+ * README.md "Layout of the tree") and file.  The communication layer has
+ * a header of its own, comm/comm.h; sap.h is the interface to generated
+ * code. */
 #ifndef SAP_INT_H
 #define SAP_INT_H
 
@@ -6,7 +10,13 @@
 #include "comm/comm.h"
 #include "sap.h"
 
-/* error.c */
+/* Defined with their components below, used by earlier ones. */
+typedef struct sap_plan sap_plan;
+typedef struct sap_dist_stats sap_dist_stats;
+
+/* ======== core/: start-up, options, errors, threads, numbers, strings ==== */
+
+/* core/error.c */
 _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap);
 /* A warning on stderr, from rank 0 only (every rank calls it). */
 void sap_warn(const sap_site *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -23,7 +33,7 @@ void *sap_xrealloc(void *p, size_t n);
 /* n * size with the product checked, like calloc. */
 void *sap_xcalloc(size_t n, size_t size);
 
-/* ptrs.c: a set of pointers, in no order. */
+/* core/ptrs.c: a set of pointers, in no order. */
 typedef struct sap_ptrs {
 	void **v;
 	int n, cap;
@@ -31,7 +41,7 @@ typedef struct sap_ptrs {
 void sap_ptrs_add(sap_ptrs *s, void *p);        /* once */
 void sap_ptrs_del(sap_ptrs *s, void *p);
 
-/* number.c: the whole of t[0 .. n) as a decimal integer in [lo, hi], or
+/* core/number.c: the whole of t[0 .. n) as a decimal integer in [lo, hi], or
  * as a float (rounded to float when is_float) in any form strtod reads.
  * nan and inf are SAP_NUM_NOTFINITE: no sensible value for training data,
  * and most often a failed run's output read back by mistake.  On anything
@@ -40,7 +50,7 @@ enum { SAP_NUM_OK, SAP_NUM_BAD, SAP_NUM_RANGE, SAP_NUM_NOTFINITE };
 int sap_parse_integer(const char *t, size_t n, int64_t lo, int64_t hi, int64_t *out);
 int sap_parse_real(const char *t, size_t n, bool is_float, double *out);
 
-/* str.c: n bytes from the string arena; they are never freed. */
+/* core/str.c: n bytes from the string arena; they are never freed. */
 char *sap_arena_alloc(size_t n);
 /* s for a message, in buf: at most 40 bytes of it, quotes, backslashes and
  * control bytes escaped, "..." if cut. */
@@ -54,7 +64,7 @@ static inline bool sap_is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* ==== Runtime options (init.c) ======================================== */
+/* ==== core/init.c: runtime options ======================================= */
 
 /* Set from the command line and the environment by sap_init; the unit
  * tests, which never call it, set the fields directly. */
@@ -75,7 +85,7 @@ extern sap_config sap_cfg;
 /* The number of workers: sap_cfg.threads once decided, otherwise the
  * online CPUs (code that never called sap_init). */
 
-/* ==== Thread pool (pool.c) ============================================ */
+/* ==== core/pool.c: the thread pool ======================================= */
 
 /* fn(arg, w) runs on workers w = 0 .. nworkers - 1, worker 0 being the
  * calling thread; returns when all are done.  Only the main thread calls
@@ -97,12 +107,19 @@ static inline int64_t sap_chunk(int64_t lo, int64_t hi, int n, int w)
 	return lo + (int64_t)((__int128)(hi - lo) * w / n);
 }
 
-/* Bytes the DDSs of this rank hold, changed by delta (any thread), and
- * what they hold now. */
+/* core/stats.c: bytes the DDSs of this rank hold, changed by delta (any
+ * thread), and what they hold now. */
 void sap_mem_dds(int64_t delta);
 int64_t sap_mem_dds_held(void);
 /* Bytes of plan-order copies (stage.c), changed by delta. */
 void sap_mem_copies(int64_t delta);
+
+/* core/pool.c: seconds on the monotonic clock. */
+double sap_now(void);
+
+/* ======== dds/: dvectors, lists, maps, holders, parts ==================== */
+
+/* ==== dds/dvec.c: dvectors =============================================== */
 
 /* v now holds `held` bytes, counted in the DDS memory of --stats. */
 void sap_dv_account(sap_dvec *v, size_t held);
@@ -141,16 +158,127 @@ void sap_dv_set_cuts(sap_dvec *v, int64_t *cuts);
 void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize, int64_t lo,
                         int64_t hi, const sap_site *s);
 
-/* part.c, collective.  A vector held in parts: move elements so that
+/* dds/part.c, collective.  A vector held in parts: move elements so that
  * rank r holds the even share sap_chunk(0, n, P, r); or give every rank
  * the whole vector (nothing when it has it). */
 void sap_dv_even_parts(sap_dvec *v);
 void sap_dv_unpart(sap_dvec *v);
 
-/* Seconds on the monotonic clock. */
-double sap_now(void);
+/* ==== dds/hold.c: holders of elements ==================================== */
 
-/* ==== Reconnaissance (recon.c) ======================================== */
+/* v's holder map, made (every element held by all) if it has none. */
+sap_holders *sap_hold_map(sap_dvec *v);
+/* Key k of v (which has a map) held by r; keys [a, b) held by r.  After
+ * many, sap_hold_tidy gives back the arrays of blocks held by one rank. */
+void sap_hold_set(sap_dvec *v, int64_t k, uint16_t r);
+void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r);
+/* The end of the run of keys from k (< end) held as k is, at most end;
+ * *who gets their holder.  A block with one holder is one step. */
+int64_t sap_hold_run(const sap_dvec *v, int64_t k, int64_t end, uint16_t *who);
+void sap_hold_tidy(sap_dvec *v);
+/* The bytes v's holder map takes. */
+size_t sap_hold_bytes(const sap_dvec *v);
+/* Forget v's holder map without moving anything (v is being freed or
+ * overwritten everywhere). */
+void sap_hold_drop(sap_dvec *v);
+/* Collective: the vectors v whole, except those in keep; every map. */
+void sap_whole_these(sap_dvec *const *v, int n, const sap_dvec *const *keep, int nkeep);
+/* Collective: every scattered vector of spec whole, except where skip[k]. */
+void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats *stats);
+/* Collective, before this rank runs its iterations of a loop that
+ * writes nothing: the vectors whose reads spec->reads records fetched
+ * from their holders where this rank reads them, every other one whole.
+ * The iterations are the groups of workers w0 .. w0 + threads - 1 in p
+ * (whose copies the loop's stage shows), or [a, b) when p is NULL;
+ * key1 and key2 name them for the cache. */
+void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
+                     const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
+                     int64_t a, int64_t b);
+/* Collective, for a planned loop over ranks: of the vectors the loop
+ * only reads, and only at the loop variable (sap_index_inputs), the
+ * elements at [a, b) (the iterations this rank slices) when p is NULL,
+ * else at the iterations of this rank's groups in p (st's plan), from
+ * their holders. */
+bool sap_index_inputs(const sap_async_spec *spec, int64_t lo, int64_t hi, bool *which);
+void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const bool *which,
+                     const sap_plan *p, int64_t a, int64_t b);
+/* Collective: each rank's part of v (sap_dv_part) current there, as
+ * save writes it. */
+void sap_dv_own_parts(sap_dvec *v);
+/* Bytes that making vectors whole moved outside of loops. */
+void sap_hold_moved(int64_t *sent, int64_t *received);
+
+/* Bytes moved outside of loops, counted in "Moved for driver code". */
+void sap_moved_add(int64_t sent, int64_t received);
+
+/* ==== dds/dmap.c, mapparts.c: maps ======================================= */
+
+/* No entries, no memory: the values are not dropped. */
+void sap_dm_clear(sap_dmap *m);
+uint64_t sap_dm_hash(const sap_dmap *m, const void *key);
+/* A new zeroed entry for key, numbered seq (which orders iteration),
+ * after every existing one; its value slot. */
+void *sap_dm_put(sap_dmap *m, const void *key, int64_t seq);
+/* The next live entry from *pos (start at 0), in order, with its number;
+ * false at the end. */
+bool sap_dm_entry(const sap_dmap *m, int64_t *pos, const void **key, void **val, int64_t *seq);
+/* Drop every entry whose key keep() refuses, and the room it took. */
+void sap_dm_keep(sap_dmap *m, bool (*keep)(const sap_dmap *m, const void *key, void *arg),
+                 void *arg);
+/* On this rank: how many values key has, *val the first (or NULL). */
+int64_t sap_dm_here(sap_dmap *m, const void *key, void **val);
+
+/* The rank that holds key when m is parted; the one of W workers whose
+ * keys key is among (rank r's keys: those of workers r * T .. r * T + T
+ * - 1, for W = P x T). */
+int sap_dm_owner(const sap_dmap *m, const void *key);
+int sap_dm_key_worker(const sap_dmap *m, const void *key, int W);
+/* m parted over the ranks, each keeping the keys it owns (nothing
+ * moves); false, and m untouched, on one rank or when its values hold
+ * strings or lists. */
+bool sap_dm_part(sap_dmap *m);
+/* Forget that m is parted (it is being freed, or is whole). */
+void sap_dm_unpart(sap_dmap *m);
+/* Collective: a parted m whole on every rank, in insertion order. */
+void sap_dm_whole(sap_dmap *m);
+void sap_dm_whole_all(void);
+/* Collective, for driver code on a parted m: sap_dm_here asked of
+ * key's owner; *val may point into m's scratch. */
+int64_t sap_dm_ask(sap_dmap *m, const void *key, void **val);
+/* Collective, before listing the keys of m (and b): whether the maps
+ * are parted (both made so if either was), so that each rank lists its
+ * own and sap_dm_pool_keys pools them. */
+bool sap_dm_spread(sap_dmap *m, sap_dmap *b);
+/* Collective: every rank's n keys of kind kk (from malloc, taken over)
+ * pooled into a new buffer; *n gets their number. */
+char *sap_dm_pool_keys(sap_keykind kk, char *keys, int64_t *n);
+/* m's live entries as bytes that mean the same on every rank, at out if
+ * not NULL; their size (a multiple of 8).  sap_dm_unpack adds them to a
+ * map of the same kinds (values holding no strings or lists), returning
+ * what follows. */
+size_t sap_dm_pack(const sap_dmap *m, char *out);
+const char *sap_dm_unpack(sap_dmap *m, const char *in);
+
+/* dds/merge.c: n elements of type t, scalar by scalar: v += a; v -= a;
+ * v += a - old; v /= A. */
+size_t sap_scalar_size(sap_scalar s);
+/* One kind of scalar and no padding: the elements are an array of it. */
+bool sap_nt_flat(const sap_numtype *t);
+bool sap_nt_has_int(const sap_numtype *t);
+/* Whether every scalar of the element at p is all zero bits (+0). */
+bool sap_nt_zero(const sap_numtype *t, const void *p);
+void sap_sc_add(const sap_numtype *t, void *v, const void *a, int64_t n);
+void sap_sc_sub(const sap_numtype *t, void *v, const void *a, int64_t n);
+void sap_sc_delta(const sap_numtype *t, void *v, const void *a, const void *old, int64_t n);
+void sap_sc_div(const sap_numtype *t, void *v, int64_t n, int64_t A);
+/* out = w's merge of old and the workers' total change of n elements,
+ * from A workers (out may be old or total). */
+void sap_sc_merge(const sap_syncdds *w, void *out, const void *old, const void *total,
+                  int64_t n, int64_t A);
+
+/* ======== plan/: reconnaissance and plans ================================ */
+
+/* ==== plan/recon.c: reconnaissance ======================================= */
 
 /* How the keys of each DDS of a spec map to mask bits: every written DDS
  * that is not accumulate, and not only written at the iteration's own
@@ -236,7 +364,7 @@ void sap_keylog_free(sap_keylog *log);
 void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
                     const int64_t *idx, int64_t n, uint64_t **bits, uint64_t **touched);
 
-/* ==== Plans (plan/group.c, rounds.c, keys.c, plan.c, check.c, ranks.c) */
+/* ==== plan/plan.c, group.c, rounds.c, keys.c, check.c, ranks.c: plans ==== */
 
 /* Over ranks, a vector held in parts whose elements travel with the
  * iterations to the ranks that run them, into the plan-order copy s
@@ -365,7 +493,7 @@ static inline uint64_t sap_mix64(uint64_t h)
 	return h;
 }
 
-/* group.c: grouping, a parallel counting sort by mask. */
+/* plan/group.c: grouping, a parallel counting sort by mask. */
 enum { SAP_MASK_CACHE_BITS = 10, SAP_MASK_CACHE = 1 << SAP_MASK_CACHE_BITS };
 
 /* Distinct masks in the order first seen, with an open-addressing index. */
@@ -415,12 +543,12 @@ void sap_plan_group_end(sap_group_job *j, sap_plan *p, int64_t *order);
 /* What running p costs, in iterations of one worker. */
 double sap_plan_cost(const sap_plan *p);
 
-/* rounds.c: p's groups packed into rounds (false, the plan unfinished,
+/* plan/rounds.c: p's groups packed into rounds (false, the plan unfinished,
  * past max_rounds rounds when not 0); with locks, oversized groups get
  * locked rounds. */
 bool sap_plan_pack(sap_plan *p, bool locks, int64_t max_rounds);
 
-/* keys.c.  A block plan whose critical path and barriers take longer than
+/* plan/keys.c.  A block plan whose critical path and barriers take longer than
  * this share of the workers' even share leaves them idle a fifth of the
  * time or more: only then is a key-level plan tried. */
 #define SAP_KEYS_WORTH 1.25
@@ -433,7 +561,7 @@ bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly
                    int64_t lo, int64_t hi, int T, int threads, uint32_t *round, int64_t *order,
                    double max_cost);
 
-/* hot.c: after st's plan of [lo, hi) was built on `threads` threads (and
+/* plan/hot.c: after st's plan of [lo, hi) was built on `threads` threads (and
  * the ranks, when ranks: then collective), a warning at the loop if the
  * plan runs serially on more than one worker (balance above 0.8 x
  * workers) or has locked rounds, naming the element most iterations
@@ -442,7 +570,7 @@ bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                   int64_t lo, int64_t hi, int threads, bool ranks);
 
-/* ==== Plan-order copies (stage.c) ===================================== */
+/* ==== plan/stage.c: plan-order copies ==================================== */
 
 /* A copy of a dvector's elements in a plan's order: place k holds the
  * element of iteration p->order[k] (sap_loop.stage). */
@@ -478,7 +606,9 @@ void sap_stage_free(sap_stage *s);
 /* The loop state's copy and pointer per spec DDS (stage.c). */
 void sap_stage_slots(struct sap_loop_state *st, const sap_async_spec *spec);
 
-/* ==== Several ranks (dist.c) ========================================== */
+/* ======== async/: the async engine ======================================= */
+
+/* ==== async/dist.c: async loops over several ranks ======================= */
 
 /* The elements of written dvectors that this rank's groups write, sorted
  * by DDS and key.  After round r it sends rank d keys[off[r * P + d] ..
@@ -567,180 +697,7 @@ void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stat
 /* After the invocation: each written element is held by its last writer. */
 void sap_dist_settle(const sap_dist *d, const sap_async_spec *spec);
 
-/* ==== sync for (sync.c, ssp.c, merge.c) =============================== */
-
-/* --stats of a sync for loop on this rank, over its invocations. */
-typedef struct sap_sync_stats {
-	struct sap_sync_stats *next;    /* every sync loop that ran */
-	const sap_loop *loop;
-	sap_syncmodel model;
-	int64_t staleness;
-	int workers;                    /* of the last invocation */
-	int64_t steps;
-	double compute_s, sync_s, sync_bytes;
-	int64_t waits, max_stale;       /* ssp: clocks it waited at; the most it ran ahead */
-	double wait_s;
-	/* ssp: lead[d], the clocks this rank reached d clocks ahead of the
-	 * slowest rank (before any wait), d < nlead. */
-	int64_t *lead;
-	int nlead;
-	const char *whole_why;          /* the last invocation ran whole: why */
-	double recon_s;                 /* sparse path: in the slice */
-	int64_t rows;                   /* sparse path: rows sent to other ranks */
-} sap_sync_stats;
-/* Each sync loop's, oldest first, after the last. */
-sap_sync_stats *sap_sync_stats_all(void);
-
-/* merge.c: n elements of type t, scalar by scalar: v += a; v -= a;
- * v += a - old; v /= A. */
-size_t sap_scalar_size(sap_scalar s);
-/* One kind of scalar and no padding: the elements are an array of it. */
-bool sap_nt_flat(const sap_numtype *t);
-bool sap_nt_has_int(const sap_numtype *t);
-/* Whether every scalar of the element at p is all zero bits (+0). */
-bool sap_nt_zero(const sap_numtype *t, const void *p);
-void sap_sc_add(const sap_numtype *t, void *v, const void *a, int64_t n);
-void sap_sc_sub(const sap_numtype *t, void *v, const void *a, int64_t n);
-void sap_sc_delta(const sap_numtype *t, void *v, const void *a, const void *old, int64_t n);
-void sap_sc_div(const sap_numtype *t, void *v, int64_t n, int64_t A);
-/* out = w's merge of old and the workers' total change of n elements,
- * from A workers (out may be old or total). */
-void sap_sc_merge(const sap_syncdds *w, void *out, const void *old, const void *total,
-                  int64_t n, int64_t A);
-
-/* sparse.c: the written vectors whose rows travel only where a step
- * touches them.  The rank that holds element k of v between steps (its
- * holder, or the rank of its even chunk). */
-int sap_sync_owner(const sap_dvec *v, int64_t k);
-typedef struct sap_sparse sap_sparse;
-/* NULL when no written vector of spec is sparse. */
-sap_sparse *sap_sparse_open(const sap_syncspec *spec, int T);
-bool sap_sparse_has(const sap_sparse *sp, int k);
-/* Thread t: the keys of the elements idx[0 .. n) of its mini-batch. */
-void sap_sparse_recon(sap_sparse *sp, int t, const int64_t *idx, int64_t n);
-/* Collective: the recorded rows current from their owners, their old
- * values kept. */
-void sap_sparse_fetch(sap_sparse *sp, sap_sync_stats *st);
-/* Thread t's recorded rows of written vector k into its copy. */
-void sap_sparse_copy_in(const sap_sparse *sp, int t, int k, char *copy);
-/* Collective: the step's changes (in the storage, and in copies[t * nwr
- * + k] for threads t >= 1 when copies is not NULL) merged at the owners,
- * from A workers; the storage of other rows back to the old values. */
-void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *st);
-/* Collective: the owners hold the rows; other ranks give back pages. */
-void sap_sparse_close(sap_sparse *sp);
-
-/* ssp.c: stale synchronous steps over ranks.  Each rank sends its change
- * of each clock (step) to every other rank and goes on; it waits before
- * clock c while some rank has not finished clock c - s - 1.  A rank's
- * vectors take the changes as they come; at the end every rank holds the
- * clocks merged in order, the same on every rank.  A[c]: the workers
- * that ran a batch in clock c. */
-typedef struct sap_ssp sap_ssp;
-/* Collective. */
-sap_ssp *sap_ssp_open(const sap_syncspec *spec, int64_t steps, const int64_t *A);
-void sap_ssp_wait(sap_ssp *q, int64_t clock);
-/* This rank's change to written vector k in clock c (q frees it). */
-void sap_ssp_push(sap_ssp *q, int64_t clock, int k, void *delta);
-/* Collective: the vectors synchronized; q freed. */
-void sap_ssp_close(sap_ssp *q, sap_sync_stats *st);
-
-/* ==== Holders of elements (hold.c) ===================================== */
-
-/* v's holder map, made (every element held by all) if it has none. */
-sap_holders *sap_hold_map(sap_dvec *v);
-/* Key k of v (which has a map) held by r; keys [a, b) held by r.  After
- * many, sap_hold_tidy gives back the arrays of blocks held by one rank. */
-void sap_hold_set(sap_dvec *v, int64_t k, uint16_t r);
-void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r);
-/* The end of the run of keys from k (< end) held as k is, at most end;
- * *who gets their holder.  A block with one holder is one step. */
-int64_t sap_hold_run(const sap_dvec *v, int64_t k, int64_t end, uint16_t *who);
-void sap_hold_tidy(sap_dvec *v);
-/* The bytes v's holder map takes. */
-size_t sap_hold_bytes(const sap_dvec *v);
-/* Forget v's holder map without moving anything (v is being freed or
- * overwritten everywhere). */
-void sap_hold_drop(sap_dvec *v);
-/* Collective: the vectors v whole, except those in keep; every map. */
-void sap_whole_these(sap_dvec *const *v, int n, const sap_dvec *const *keep, int nkeep);
-/* Collective: every scattered vector of spec whole, except where skip[k]. */
-void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats *stats);
-/* Collective, before this rank runs its iterations of a loop that
- * writes nothing: the vectors whose reads spec->reads records fetched
- * from their holders where this rank reads them, every other one whole.
- * The iterations are the groups of workers w0 .. w0 + threads - 1 in p
- * (whose copies the loop's stage shows), or [a, b) when p is NULL;
- * key1 and key2 name them for the cache. */
-void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
-                     const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
-                     int64_t a, int64_t b);
-/* Collective, for a planned loop over ranks: of the vectors the loop
- * only reads, and only at the loop variable (sap_index_inputs), the
- * elements at [a, b) (the iterations this rank slices) when p is NULL,
- * else at the iterations of this rank's groups in p (st's plan), from
- * their holders. */
-bool sap_index_inputs(const sap_async_spec *spec, int64_t lo, int64_t hi, bool *which);
-void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const bool *which,
-                     const sap_plan *p, int64_t a, int64_t b);
-/* Collective: each rank's part of v (sap_dv_part) current there, as
- * save writes it. */
-void sap_dv_own_parts(sap_dvec *v);
-/* Bytes that making vectors whole moved outside of loops. */
-void sap_hold_moved(int64_t *sent, int64_t *received);
-
-/* Bytes moved outside of loops, counted in "Moved for driver code". */
-void sap_moved_add(int64_t sent, int64_t received);
-
-/* ==== Maps (dmap.c, mapparts.c) ======================================== */
-
-/* No entries, no memory: the values are not dropped. */
-void sap_dm_clear(sap_dmap *m);
-uint64_t sap_dm_hash(const sap_dmap *m, const void *key);
-/* A new zeroed entry for key, numbered seq (which orders iteration),
- * after every existing one; its value slot. */
-void *sap_dm_put(sap_dmap *m, const void *key, int64_t seq);
-/* The next live entry from *pos (start at 0), in order, with its number;
- * false at the end. */
-bool sap_dm_entry(const sap_dmap *m, int64_t *pos, const void **key, void **val, int64_t *seq);
-/* Drop every entry whose key keep() refuses, and the room it took. */
-void sap_dm_keep(sap_dmap *m, bool (*keep)(const sap_dmap *m, const void *key, void *arg),
-                 void *arg);
-/* On this rank: how many values key has, *val the first (or NULL). */
-int64_t sap_dm_here(sap_dmap *m, const void *key, void **val);
-
-/* The rank that holds key when m is parted; the one of W workers whose
- * keys key is among (rank r's keys: those of workers r * T .. r * T + T
- * - 1, for W = P x T). */
-int sap_dm_owner(const sap_dmap *m, const void *key);
-int sap_dm_key_worker(const sap_dmap *m, const void *key, int W);
-/* m parted over the ranks, each keeping the keys it owns (nothing
- * moves); false, and m untouched, on one rank or when its values hold
- * strings or lists. */
-bool sap_dm_part(sap_dmap *m);
-/* Forget that m is parted (it is being freed, or is whole). */
-void sap_dm_unpart(sap_dmap *m);
-/* Collective: a parted m whole on every rank, in insertion order. */
-void sap_dm_whole(sap_dmap *m);
-void sap_dm_whole_all(void);
-/* Collective, for driver code on a parted m: sap_dm_here asked of
- * key's owner; *val may point into m's scratch. */
-int64_t sap_dm_ask(sap_dmap *m, const void *key, void **val);
-/* Collective, before listing the keys of m (and b): whether the maps
- * are parted (both made so if either was), so that each rank lists its
- * own and sap_dm_pool_keys pools them. */
-bool sap_dm_spread(sap_dmap *m, sap_dmap *b);
-/* Collective: every rank's n keys of kind kk (from malloc, taken over)
- * pooled into a new buffer; *n gets their number. */
-char *sap_dm_pool_keys(sap_keykind kk, char *keys, int64_t *n);
-/* m's live entries as bytes that mean the same on every rank, at out if
- * not NULL; their size (a multiple of 8).  sap_dm_unpack adds them to a
- * map of the same kinds (values holding no strings or lists), returning
- * what follows. */
-size_t sap_dm_pack(const sap_dmap *m, char *out);
-const char *sap_dm_unpack(sap_dmap *m, const char *in);
-
-/* ==== The async engine (async.c, exec.c, order.c) ===================== */
+/* ==== async/async.c, exec.c, lock.c, relaxed.c, order.c: running a loop ==== */
 
 typedef enum sap_verdict {
 	SAP_V_NONE, SAP_V_INDEX, SAP_V_CHUNKS, SAP_V_PLANNED, SAP_V_SERIAL, SAP_V_LOCKED,
@@ -844,7 +801,7 @@ static inline void *sap_run_red(const sap_run *x, int w)
 	return x->reds ? x->reds + (size_t)w * x->r->size : NULL;
 }
 
-/* lock.c: for each iteration of a locked group, the lock stripes of its
+/* async/lock.c: for each iteration of a locked group, the lock stripes of its
  * keys, ascending. */
 typedef struct sap_locked {
 	int64_t n;
@@ -860,17 +817,17 @@ void sap_locks_give(const sap_locked *lk, int64_t k);
 /* The stripe a key of the spec's DDS dds locks. */
 uint32_t sap_stripe(int dds, int64_t key);
 
-/* stage.c: copy the dvectors the body reads at its own index in the
+/* plan/stage.c: copy the dvectors the body reads at its own index in the
  * order of st's plan (this rank runs its workers w0 .. w0 + nw - 1),
  * unless copied already, and show them to the body. */
 void sap_stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec, const sap_run *x,
                       int w0, int nw);
-/* stage.c: for a loop writing no DDS, a loop over the same iterations on
+/* plan/stage.c: for a loop writing no DDS, a loop over the same iterations on
  * T workers whose plan it can run on, with that loop's copies; or NULL. */
 struct sap_loop_state *sap_plan_to_share(struct sap_loop_state *st, const sap_async_spec *spec,
                                          int64_t lo, int64_t hi, int T);
 
-/* relaxed.c: the views of the relaxed vectors of reduce r (see
+/* async/relaxed.c: the views of the relaxed vectors of reduce r (see
  * sap_relaxed).  direct: red's are the vectors' own elements, made
  * whole on every rank (collective).  open: each worker of x gets a copy.
  * fold: at the end of a round, thread t of nt adds its share of the
@@ -884,7 +841,7 @@ void sap_rel_fold(const sap_run *x, int t, int nt);
 void sap_rel_fold_ranks(const sap_run *x, sap_dist_stats *stats);
 void sap_rel_close(const sap_run *x, bool ranks, sap_dist_stats *stats);
 
-/* exec.c: run a plan on its workers (x->reds set); order, when not NULL,
+/* async/exec.c: run a plan on its workers (x->reds set); order, when not NULL,
  * gets the equivalent serial order (p->n indices). */
 /* Plan p's workers w0 .. w0 + x->T - 1 on this rank's threads (no locked
  * rounds); between(arg, r) runs on thread 0 after round r, when every
@@ -900,7 +857,7 @@ int64_t sap_exec_plan_part(const sap_run *x, const sap_plan *p, int w0,
  * each thread runs its worker's groups of every round in turn. */
 void sap_exec_plan_loose(const sap_run *x, const sap_plan *p, int w0);
 void sap_exec_plan(const sap_run *x, const sap_plan *p, const sap_locked *lk, int64_t *order);
-/* exec.c: [lo, hi) in x->T contiguous chunks, chunk w on worker w. */
+/* async/exec.c: [lo, hi) in x->T contiguous chunks, chunk w on worker w. */
 void sap_exec_chunks(const sap_run *x, int64_t lo, int64_t hi);
 /* A rank's part [a, b) of [lo, hi), its threads being workers w0 ..
  * w0 + x->T - 1 of W: each thread the iterations of its worker's chunk
@@ -915,14 +872,14 @@ void sap_exec_list_chunks_of(const sap_run *x, const int64_t *idx, int64_t n, in
                              int64_t hi, int W, int w0);
 /* Thread t the iterations idx[cut[t] .. cut[t + 1]), in that order. */
 void sap_exec_lists(const sap_run *x, const int64_t *idx, int64_t *cut);
-/* exec.c: on the calling thread: [lo, hi), or idx[0 .. n) in that order. */
+/* async/exec.c: on the calling thread: [lo, hi), or idx[0 .. n) in that order. */
 void sap_exec_range(const sap_run *x, int64_t lo, int64_t hi, void *red);
 void sap_exec_list(const sap_run *x, const int64_t *idx, int64_t n, void *red);
 /* Iterations idx[0 .. n) in one body call, which a body over mini-batches
  * needs. */
 void sap_exec_group(const sap_run *x, const int64_t *idx, int64_t n, void *red);
 
-/* order.c: --dump-order and --run-order. */
+/* async/order.c: --dump-order and --run-order. */
 void sap_order_dump(const sap_loop *L, const int64_t *idx, int64_t lo, int64_t n);
 /* A relaxed loop's invocation on V workers in R rounds: round r's
  * worker w ran cnt[r * V + w] iterations, listed in idx round by round
@@ -940,11 +897,74 @@ void sap_order_end(void);
 /* Open the --dump-order and --run-order files (sap_init; collective). */
 void sap_order_start(void);
 
-/* stats.c: every loop state registers when created; printed at the end
+/* core/stats.c: every loop state registers when created; printed at the end
  * with --stats. */
 void sap_stats_register(struct sap_loop_state *st);
 /* The registered loops, newest first (linked by next). */
 struct sap_loop_state *sap_stats_loops(void);
 void sap_stats_print(void);
+
+/* ======== sync/: the sync engine ========================================= */
+
+/* ==== sync/sync.c: mini-batches ========================================== */
+
+/* --stats of a sync for loop on this rank, over its invocations. */
+typedef struct sap_sync_stats {
+	struct sap_sync_stats *next;    /* every sync loop that ran */
+	const sap_loop *loop;
+	sap_syncmodel model;
+	int64_t staleness;
+	int workers;                    /* of the last invocation */
+	int64_t steps;
+	double compute_s, sync_s, sync_bytes;
+	int64_t waits, max_stale;       /* ssp: clocks it waited at; the most it ran ahead */
+	double wait_s;
+	/* ssp: lead[d], the clocks this rank reached d clocks ahead of the
+	 * slowest rank (before any wait), d < nlead. */
+	int64_t *lead;
+	int nlead;
+	const char *whole_why;          /* the last invocation ran whole: why */
+	double recon_s;                 /* sparse path: in the slice */
+	int64_t rows;                   /* sparse path: rows sent to other ranks */
+} sap_sync_stats;
+/* Each sync loop's, oldest first, after the last. */
+sap_sync_stats *sap_sync_stats_all(void);
+
+/* sync/sparse.c: the written vectors whose rows travel only where a step
+ * touches them.  The rank that holds element k of v between steps (its
+ * holder, or the rank of its even chunk). */
+int sap_sync_owner(const sap_dvec *v, int64_t k);
+typedef struct sap_sparse sap_sparse;
+/* NULL when no written vector of spec is sparse. */
+sap_sparse *sap_sparse_open(const sap_syncspec *spec, int T);
+bool sap_sparse_has(const sap_sparse *sp, int k);
+/* Thread t: the keys of the elements idx[0 .. n) of its mini-batch. */
+void sap_sparse_recon(sap_sparse *sp, int t, const int64_t *idx, int64_t n);
+/* Collective: the recorded rows current from their owners, their old
+ * values kept. */
+void sap_sparse_fetch(sap_sparse *sp, sap_sync_stats *st);
+/* Thread t's recorded rows of written vector k into its copy. */
+void sap_sparse_copy_in(const sap_sparse *sp, int t, int k, char *copy);
+/* Collective: the step's changes (in the storage, and in copies[t * nwr
+ * + k] for threads t >= 1 when copies is not NULL) merged at the owners,
+ * from A workers; the storage of other rows back to the old values. */
+void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *st);
+/* Collective: the owners hold the rows; other ranks give back pages. */
+void sap_sparse_close(sap_sparse *sp);
+
+/* sync/ssp.c: stale synchronous steps over ranks.  Each rank sends its change
+ * of each clock (step) to every other rank and goes on; it waits before
+ * clock c while some rank has not finished clock c - s - 1.  A rank's
+ * vectors take the changes as they come; at the end every rank holds the
+ * clocks merged in order, the same on every rank.  A[c]: the workers
+ * that ran a batch in clock c. */
+typedef struct sap_ssp sap_ssp;
+/* Collective. */
+sap_ssp *sap_ssp_open(const sap_syncspec *spec, int64_t steps, const int64_t *A);
+void sap_ssp_wait(sap_ssp *q, int64_t clock);
+/* This rank's change to written vector k in clock c (q frees it). */
+void sap_ssp_push(sap_ssp *q, int64_t clock, int k, void *delta);
+/* Collective: the vectors synchronized; q freed. */
+void sap_ssp_close(sap_ssp *q, sap_sync_stats *st);
 
 #endif
