@@ -2,7 +2,7 @@
  * never sees, in sections by component (one folder of runtime/ each,
  * README.md "Layout of the tree") and file.  The communication layer has
  * a header of its own, comm/comm.h; sap.h is the interface to generated
- * code. */
+ * code.  GLOSSARY.md defines the words these comments use. */
 #ifndef SAP_INT_H
 #define SAP_INT_H
 
