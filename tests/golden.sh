@@ -12,14 +12,16 @@
 #                        NAME the program writes.
 # Environment (from Makefile.am): SAPC, MPIEXEC, top_srcdir.
 set -u
+: "${top_srcdir:?must be set}"
+# shellcheck source=preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
 test=$1
 # Absolute, so that it stays right after a cd (VPATH builds and distcheck
 # give a relative or an absolute path).
 dir=$(cd "$(dirname "$test")" && pwd) || exit 99
 name=$(basename "$test" .sap)
 kind=$(basename "$dir")
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sapc-test.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+make_tmp
 
 case $kind in
 compile)

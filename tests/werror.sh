@@ -4,8 +4,10 @@
 # library's users) is compiled to an object with -Werror.
 # Environment (from Makefile.am): SAPC, top_srcdir.
 set -u
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sapc-werror.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+: "${top_srcdir:?must be set}"
+# shellcheck source=preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+make_tmp
 status=0
 n=0
 for f in $(find "$top_srcdir/samples" "$top_srcdir/tests" "$top_srcdir/bench" -name '*.sap' | sort); do

@@ -4,10 +4,12 @@
 # or a run time that grows with the square of the program's size.  The
 # time limit only catches the last (two orders of magnitude beyond a
 # linear compile on a loaded machine); nothing asserts a duration.
-# Environment (from Makefile.am): SAPC.
+# Environment (from Makefile.am): SAPC, top_srcdir.
 set -u
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sapc-limits.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+make_tmp
 cd "$tmp" || exit 99
 status=0
 

@@ -5,8 +5,10 @@
 # every pass (--explain, then -S for C emission).
 # Environment (from Makefile.am): SAPC, top_srcdir.
 set -u
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sapc-fuzz.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+make_tmp
 limit=60
 status=0
 n=0

@@ -5,9 +5,9 @@
 # see unwritten (the k* cases, and v in the parallel loop) is still zeroed.
 set -u
 : "${SAPC:?must be set}" "${top_srcdir:?must be set}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/array-fill.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+make_tmp
 
 "$SAPC" -S -o "$tmp/a.c" "$top_srcdir/tests/run/array-fill.sap" || fail "sapc -S"
 decls=$(grep -oE 'sap_double_8 u_[a-z0-9]+( = \{0\})?;' "$tmp/a.c" | sort -u)

@@ -17,19 +17,11 @@
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/bad-input.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 
 cd "$tmp" || exit 1
 cat >p.sap <<'SAP'

@@ -10,20 +10,11 @@
 #
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-
 : "${top_srcdir:?must be set}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/chain-pieces.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 
 cat >"$tmp/chain.sap" <<'SAP'
 long n = 50000;                 // 1.2 MB of double[3]: five pieces

@@ -10,21 +10,13 @@
 #    computes)", P workers of one thread) and send nothing;
 #  - each rank holds about 1/P of D and of L (plus 2-byte holder maps).
 #
-# Run by `make check` with SAPC and MPIEXEC set.
+# Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/codec-ranks.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 
 cat >"$tmp/docs.sap" <<'SAP'
 struct Doc {

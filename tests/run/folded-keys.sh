@@ -8,9 +8,9 @@
 # reads only, the writes would stay on the rank that made them.)
 set -u
 : "${SAPC:?must be set}" "${MPIEXEC:?must be set}" "${top_srcdir:?must be set}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/folded-keys.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+make_tmp
 
 "$SAPC" -O2 -o "$tmp/fk" "$top_srcdir/tests/explain/folded-keys.sap" || fail "sapc"
 for pt in 1x2 2x1 1x3 3x1; do

@@ -6,10 +6,11 @@
 # (main starts there, never inside a loop body of the .sap file), and no
 # temporary file name is left in the debug information.
 set -u
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
 command -v gdb >/dev/null 2>&1 || { echo "gdb not installed"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdb-line.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+make_tmp
 src=$top_srcdir/samples/sgdmf.sap
 line=$(grep -n 'float err = a.r - dot' "$src" | cut -d: -f1)
 [ -n "$line" ] || fail "cannot find the training line in $src"

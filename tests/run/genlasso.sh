@@ -15,17 +15,12 @@
 # Run by `make check` with top_srcdir and top_builddir set.
 
 : "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
 gen=$top_builddir/tools/genlasso
 test -x "$gen" || { echo "SKIP: no $gen"; exit 77; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/genlasso.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+make_tmp
 
 "$gen" --help | grep -q -e '--spread=S' || fail "--help does not list --spread"
 

@@ -12,23 +12,19 @@
 #  - brown2txt -d: one line per corpus file.
 #  - bad options fail with status 2 and say why.
 #
-# Run by `make check` with top_builddir set.  Exit status: 0 pass, 1 fail.
+# Run by `make check` with top_srcdir and top_builddir set.  Exit status:
+# 0 pass, 1 fail.
 
-: "${top_builddir:?must be set}"
+: "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
 gen=$top_builddir/tools/genlda
 b2t=$top_builddir/tools/brown2txt
 for t in "$gen" "$b2t"; do
-	test -x "$t" || { echo "FAIL: no $t"; exit 1; }
+	test -x "$t" || fail "no $t"
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/genlda.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+make_tmp
 
 ### Planted topics
 

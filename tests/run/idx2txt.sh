@@ -7,20 +7,15 @@
 #  - a label file given as the image file, a truncated file and counts
 #    that disagree are errors naming the file, with exit status 1.
 #
-# Run by `make check` with top_builddir set.
+# Run by `make check` with top_srcdir and top_builddir set.
 
-: "${top_builddir:?must be set}"
+: "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
 tool=$top_builddir/tools/idx2txt
-test -x "$tool" || { echo "FAIL: no $tool"; exit 1; }
+test -x "$tool" || fail "no $tool"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/idx2txt.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+make_tmp
 
 # Bytes from octal escapes (printf %b is POSIX; \0NNN is octal).
 # Images: magic 00 00 08 03, count 3, rows 2, columns 3, then 18 pixels.

@@ -14,29 +14,18 @@
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 # Exit status: 0 pass, 1 fail, 77 skip.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-if test -z "${MPIEXEC:-}"; then
-	echo "SKIP: no mpiexec"
-	exit 77
-fi
 : "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+need_mpiexec
 fashion=/usr/share/datasets/fashion-mnist
 if test ! -r "$fashion/train-images-idx3-ubyte.gz"; then
 	echo "SKIP: no $fashion (Debian's dataset-fashion-mnist; ./bootstrap installs it)"
 	exit 77
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kmeans-sample.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+make_tmp
 
 "$top_builddir/tools/idx2txt" --limit=4000 "$fashion/train-images-idx3-ubyte.gz" \
 	"$fashion/train-labels-idx1-ubyte.gz" >"$tmp/images.txt" || fail "idx2txt"
@@ -46,9 +35,6 @@ fail() {
 ${CC:-cc} -std=c11 -O2 -ffp-contract=off -fwrapv -o "$tmp/twin" \
 	"$top_srcdir/samples/baselines/kmeans.c" -lm ||
 	fail "could not compile samples/baselines/kmeans.c"
-strip_time() {
-	sed 's/ time [0-9.]*$//' "$1"
-}
 
 set -- --data="$tmp/images.txt" --k=8 --iters=6
 "$tmp/twin" "$@" --out="$tmp/twin.txt" >"$tmp/twin.out" || fail "the twin failed"

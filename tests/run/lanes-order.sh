@@ -6,9 +6,9 @@
 # same sums from the vectors it prints (tests/run/lanes-check.c).
 set -u
 : "${SAPC:?must be set}" "${top_srcdir:?must be set}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lanes-order.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+make_tmp
 
 for flags in "-O0" "-O2" "-O3 -march=native"; do
 	# shellcheck disable=SC2086  # $flags: one or two options

@@ -27,24 +27,12 @@
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 # Exit status: 0 pass, 1 fail, 77 skip.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-if test -z "${MPIEXEC:-}"; then
-	echo "SKIP: no mpiexec"
-	exit 77
-fi
 : "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lasso-sample.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+need_mpiexec
+make_tmp
 
 sweeps=30
 lambda=0.5
@@ -55,11 +43,6 @@ lambda=0.5
 ${CC:-cc} -std=c11 -O2 -ffp-contract=off -fwrapv -o "$tmp/twin" \
 	"$top_srcdir/samples/baselines/lasso.c" -lm ||
 	fail "could not compile samples/baselines/lasso.c"
-
-# The report without the seconds, which differ from run to run.
-strip_time() {
-	sed 's/ time [0-9.]*$//' "$1"
-}
 
 # objective FILE: the last sweep's objective.
 objective() {

@@ -14,20 +14,11 @@
 #
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-
 : "${top_srcdir:?must be set}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/layout-ranks.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 
 awk 'BEGIN { print "9007199254740992"; for (i = 1; i < 1000; i++) print "1" }' >"$tmp/big.txt"
 

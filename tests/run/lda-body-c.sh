@@ -13,9 +13,9 @@
 # tests/run/lda-twin.sh checks that the results stay the twin's bit for bit.
 set -u
 : "${SAPC:?must be set}" "${top_srcdir:?must be set}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lda-body.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+make_tmp
 
 "$SAPC" -S -P -o "$tmp/lda.c" "$top_srcdir/samples/lda.sap" || fail "sapc -S"
 # The body (sap_loop3_run, which sap_loop3_body calls, or the body

@@ -14,21 +14,13 @@
 #  - deg, parted at the end, holds at most 1/P of its one-rank memory on
 #    each rank.
 #
-# Run by `make check` with SAPC, MPIEXEC and top_builddir set.
+# Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/maps-ranks.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 
 cat >"$tmp/maps.sap" <<'SAP'
 // Maps over ranks: built whole by driver code, parted by loops over

@@ -13,22 +13,13 @@
 #  - X, filled by uniform() and read (fetched) by a read-only loop, is
 #    back to its share at the end.
 #
-# Run by `make check` with SAPC, MPIEXEC and top_builddir set.
+# Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-: "${top_builddir:?must be set}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/memory-ranks.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+: "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 
 cat >"$tmp/mem.sap" <<'SAP'
 struct Rating {

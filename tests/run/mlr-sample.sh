@@ -10,25 +10,17 @@
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
 : "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
 fashion=/usr/share/datasets/fashion-mnist
 if test ! -r "$fashion/train-images-idx3-ubyte.gz"; then
 	echo "SKIP: no $fashion (Debian's dataset-fashion-mnist; ./bootstrap installs it)"
 	exit 77
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mlr-sample.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+make_tmp
 
 idx=$top_builddir/tools/idx2txt
 "$idx" --limit=6000 "$fashion/train-images-idx3-ubyte.gz" "$fashion/train-labels-idx1-ubyte.gz" \

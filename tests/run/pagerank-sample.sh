@@ -17,26 +17,15 @@
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 # Exit status: 0 pass, 1 fail, 77 skip.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-if test -z "${MPIEXEC:-}"; then
-	echo "SKIP: no mpiexec"
-	exit 77
-fi
 : "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+need_mpiexec
 gen=$top_builddir/tools/gengraph
 test -x "$gen" || { echo "SKIP: no $gen"; exit 77; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pagerank-sample.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+make_tmp
 
 # ---- the generator ----
 set -- --nodes=20000 --degree=6 --local=0.5 --skew=1 --seed=5
@@ -77,9 +66,6 @@ done
 ${CC:-cc} -std=c11 -O2 -ffp-contract=off -fwrapv -o "$tmp/twin" \
 	"$top_srcdir/samples/baselines/pagerank.c" -lm ||
 	fail "could not compile samples/baselines/pagerank.c"
-strip_time() {
-	sed 's/ time [0-9.]*$//' "$1"
-}
 
 set -- --data="$tmp/g.txt" --iters=15
 "$tmp/twin" "$@" --out="$tmp/twin.txt" >"$tmp/twin.out" || fail "the twin failed"

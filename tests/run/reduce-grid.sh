@@ -11,20 +11,11 @@
 #
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-
 : "${top_srcdir:?must be set}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/reduce-grid.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 
 sh "$top_srcdir/tests/run/reduce-grid.gen" >"$tmp/grid.sap" || fail "reduce-grid.gen"
 # -O0: the program is long and runs a moment.

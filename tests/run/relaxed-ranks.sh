@@ -18,24 +18,12 @@
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-if test -z "${MPIEXEC:-}"; then
-	echo "SKIP: no mpiexec"
-	exit 77
-fi
 : "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/relaxed-ranks.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+need_mpiexec
+make_tmp
 
 cp "$top_srcdir/tests/run/relaxed-lda.sap.in" "$tmp/lda.sap" || exit 1
 "$SAPC" -O2 -Wall -Wextra -Werror -o "$tmp/lda" "$tmp/lda.sap" || fail "sapc lda.sap"

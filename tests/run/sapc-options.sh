@@ -4,10 +4,11 @@
 # output, SAPC_CC overrides the C compiler, --version and --help work, and
 # bad usage is an error.
 set -u
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sapc-opt.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+make_tmp
 cd "$tmp" || exit 99
-fail() { echo "FAIL: $*"; exit 1; }
 run() { $MPIEXEC -n 1 "$@"; }
 
 cat >hello.sap <<'SAP'

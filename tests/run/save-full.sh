@@ -10,12 +10,11 @@
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/save-full.XXXXXX") || exit 1
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 mnt=$tmp/mnt
 mkdir "$mnt" || exit 1
 cleanup() {
@@ -23,12 +22,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
 
 if ! mount -t tmpfs -o size=64k tmpfs "$mnt" 2>"$tmp/mount.err"; then
 	echo "SKIP: cannot mount a small tmpfs here: $(cat "$tmp/mount.err")"

@@ -8,19 +8,11 @@
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/save-stream.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 
 cat >"$tmp/s.sap" <<'SAP'
 param long n = 10;

@@ -9,9 +9,9 @@
 set -u
 : "${SAPC:?must be set}" "${MPIEXEC:?must be set}" "${top_srcdir:?must be set}" \
 	"${top_builddir:?must be set}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sgdmf-adaptive.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+make_tmp
 
 "$top_builddir/tools/genratings" --users=400 --items=300 --ratings=20000 \
 	--test=2000 --rank=8 --seed=11 --out="$tmp/train.txt" --test-out="$tmp/test.txt" ||
@@ -24,15 +24,13 @@ ${CC:-cc} -std=c11 -O2 -DK="$k" -o "$tmp/twin" "$top_srcdir/samples/baselines/sg
 
 set -- --data="$tmp/train.txt" --test="$tmp/test.txt" --iters=20 --seed=4
 "$tmp/twin" --adaptive=true "$@" --out="$tmp/W-c.txt" >"$tmp/c.out" || fail "the twin failed"
-# The time column is each program's own clock.
-strip() { sed 's/ time [0-9.]*$//' "$1"; }
 [ "$(grep -c '^iter [0-9]* train_rmse [0-9.]* test_rmse [0-9.]*' "$tmp/c.out")" = 20 ] ||
 	fail "the twin printed an unexpected report: $(cat "$tmp/c.out")"
 $MPIEXEC -n 1 "$tmp/sap" "$@" --threads=1 --out="$tmp/W-1x1.txt" >"$tmp/1x1.out" ||
 	fail "the SAP program failed on 1 x 1"
-strip "$tmp/c.out" >"$tmp/c.rmse"
-strip "$tmp/1x1.out" | cmp -s - "$tmp/c.rmse" ||
-	fail "the reports differ: $(strip "$tmp/1x1.out" | diff "$tmp/c.rmse" - | head -6)"
+strip_time "$tmp/c.out" >"$tmp/c.rmse"
+strip_time "$tmp/1x1.out" | cmp -s - "$tmp/c.rmse" ||
+	fail "the reports differ: $(strip_time "$tmp/1x1.out" | diff "$tmp/c.rmse" - | head -6)"
 cmp -s "$tmp/W-c.txt" "$tmp/W-1x1.txt" || fail "the W files differ on 1 x 1"
 
 twin_rmse=$(tail -n 1 "$tmp/c.rmse" | awk '{ print $NF }')

@@ -8,25 +8,12 @@
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 # Exit status: 0 pass, 1 fail, 77 skip.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-if test -z "${MPIEXEC:-}"; then
-	echo "SKIP: no mpiexec"
-	exit 77
-fi
-
 : "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sgdmf-twin.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+need_mpiexec
+make_tmp
 
 "$top_builddir/tools/genratings" --users=300 --items=200 --ratings=8000 \
 	--test=800 --rank=8 --seed=5 \

@@ -10,20 +10,12 @@
 #
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
 : "${MPIEXEC:?must be set}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/slice-errors.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+make_tmp
 
 cat >"$tmp/t.sap" <<'SAP'
 struct Row { list<int> rows; }
@@ -91,7 +83,6 @@ SAP
 (cd "$tmp" && "$SAPC" -O1 -Wall -Wextra -Werror -o t t.sap) || fail "sapc t.sap"
 # setjmp in a slice makes GCC warn of clobbered and uninitialised
 # variables: generated C with regions must stay -Wall -Wextra clean.
-: "${top_srcdir:?must be set}"
 for f in tests/run/slice-bounds.sap samples/transe.sap; do
 	"$SAPC" -O2 -Wall -Wextra -Werror -c -o "$tmp/w.o" "$top_srcdir/$f" || fail "sapc -Werror $f"
 done

@@ -12,21 +12,12 @@
 # The programs come from slice-twins.awk (any POSIX awk writes the same
 # ones).  Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
 : "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
 : "${MPIEXEC:?must be set}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/slice-twins.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+make_tmp
 
 accepted=0
 for seed in 4 6 17 26 27 28 33 40; do

@@ -17,20 +17,12 @@
 #  - on several ranks the sparse path moves a small part of what the
 #    dense path does (--stats sync_MB), and rows_sent counts it.
 #
-# Run by `make check` with SAPC and MPIEXEC set.
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sparse-ranks.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 
 for recon in on off; do
 	sed "s/@RECON@/$recon/" >"$tmp/hist-$recon.sap" <<'SAP'

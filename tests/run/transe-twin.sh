@@ -13,30 +13,19 @@
 # WORDNET_DIR overrides /usr/share/wordnet.  Exit status: 0 pass, 1 fail,
 # 77 skip.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
-if test -z "${MPIEXEC:-}"; then
-	echo "SKIP: no mpiexec"
-	exit 77
-fi
-
 : "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+need_mpiexec
+
 wordnet=${WORDNET_DIR:-/usr/share/wordnet}
 if test ! -r "$wordnet/data.noun"; then
 	echo "SKIP: no WordNet database in $wordnet (apt-get install wordnet-base)"
 	exit 77
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/transe-twin.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+make_tmp
 
 # About 1800 entities, 17 relations and 4700 training triples: seconds to
 # train, and big enough that corrupted triples hit repeated rows.

@@ -13,25 +13,20 @@
 #    without the "V D" header; and --pairs on the same WordNet agrees
 #    with the pairs it scores.
 #
-# Run by `make check` with top_builddir set.  WORDNET_DIR overrides
-# /usr/share/wordnet.  Exit status: 0 pass, 1 fail, 77 skip (no WordNet:
-# brown2txt and --pairs have then been checked, the scoring not).
+# Run by `make check` with top_srcdir and top_builddir set.  WORDNET_DIR
+# overrides /usr/share/wordnet.  Exit status: 0 pass, 1 fail, 77 skip (no
+# WordNet: brown2txt and --pairs have then been checked, the scoring not).
 
-: "${top_builddir:?must be set}"
+: "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
 b2t=$top_builddir/tools/brown2txt
 w2v=$top_builddir/tools/w2v-eval
 for t in "$b2t" "$w2v"; do
-	test -x "$t" || { echo "FAIL: no $t"; exit 1; }
+	test -x "$t" || fail "no $t"
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/w2v-tools.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+make_tmp
 
 # err STATUS WANT CMD...: CMD fails with STATUS and a message matching WANT.
 err() {

@@ -4,20 +4,16 @@
 # the degree filter, --limit, the split's guarantees, determinism, and
 # errors that name the file and line.
 #
-# Run by `make check` with top_builddir set.  Exit status: 0 pass, 1 fail.
+# Run by `make check` with top_srcdir and top_builddir set.  Exit status:
+# 0 pass, 1 fail.
 
-: "${top_builddir:?must be set}"
+: "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
 tool=$top_builddir/tools/wordnet-triples
-test -x "$tool" || { echo "FAIL: no $tool"; exit 1; }
+test -x "$tool" || fail "no $tool"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/wordnet-triples.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+make_tmp
 
 # wndb(5) lines.  Besides plain semantic pointers: lexical '+' pointers
 # (lifted to synsets), one duplicated, one within a synset (dropped), an

@@ -1,0 +1,67 @@
+# shellcheck shell=sh
+# tests/preamble.sh: the set-up the shell tests share (tests/golden.sh,
+# tests/werror.sh, tests/fuzz/*.sh, tests/run/*.sh).  Not a test itself.
+# A test checks top_srcdir, which locates this file, and sources it:
+#
+#   : "${top_srcdir:?must be set}"
+#   # shellcheck source=../preamble.sh source-path=SCRIPTDIR
+#   . "$top_srcdir/tests/preamble.sh"
+#
+# (source= is this file's path from the test's directory, for the
+# checks of `shellcheck -x`.)  Then the test calls what it needs, in its
+# own order, and keeps its own checks: top_builddir, the tools and data it
+# fails or skips without.
+#
+# Expects: what `make check` sets (Makefile.am's AM_TESTS_ENVIRONMENT):
+# SAPC, MPIEXEC, top_srcdir, top_builddir.  Sourcing runs nothing and
+# reads none of them; each function reads only what it names.  Plain
+# POSIX sh, safe under set -u.  Exit statuses are automake's: 0 pass,
+# 1 fail, 77 skip, 99 hard error (the test could not be set up).
+#
+# Defines:
+#   fail MESSAGE...  print "FAIL: MESSAGE" and exit 1.
+#   need_sapc        skip (exit 77) unless $SAPC names an executable.
+#   need_mpiexec     skip (exit 77) unless $MPIEXEC is set and not empty.
+#   make_tmp         make a fresh directory, $tmp, under ${TMPDIR:-/tmp},
+#                    named after the script (its name without .sh),
+#                    removed when the script exits; a hang-up, an
+#                    interrupt or a TERM exits 1, so it is removed then
+#                    too.  Exits 99 if it cannot.  A script that must
+#                    undo more (save-full.sh unmounts) sets its own EXIT
+#                    trap after it, which removes $tmp too.
+#   strip_time FILE  FILE without the " time SECONDS" that ends a line:
+#                    the reports of a sample and of its C twin, compared
+#                    without each program's own clock.
+#
+# Running MPI programs: $MPIEXEC stays unquoted, as it may carry options
+# of its own; and in a `while read` loop, give it </dev/null, as Open MPI
+# forwards its standard input to rank 0, which would eat the loop's lines.
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+need_sapc() {
+	if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
+		echo "SKIP: no sapc (SAPC='${SAPC:-}')"
+		exit 77
+	fi
+}
+
+need_mpiexec() {
+	if test -z "${MPIEXEC:-}"; then
+		echo "SKIP: no mpiexec"
+		exit 77
+	fi
+}
+
+make_tmp() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$(basename "$0" .sh).XXXXXX") || exit 99
+	trap 'rm -rf "$tmp"' EXIT
+	trap 'exit 1' HUP INT TERM
+}
+
+strip_time() {
+	sed 's/ time [0-9.]*$//' "$1"
+}
