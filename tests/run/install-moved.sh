@@ -6,20 +6,11 @@
 #
 # Run by `make check` with SAPC, top_srcdir and top_builddir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
 : "${top_srcdir:?must be set}" "${top_builddir:?must be set}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/install-moved.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 
 ${MAKE:-make} -C "$top_builddir" install DESTDIR="$tmp/stage" >"$tmp/install.log" 2>&1 ||
 	{ tail -20 "$tmp/install.log"; fail "make install DESTDIR=... failed"; }

@@ -9,20 +9,11 @@
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
-if test -z "${SAPC:-}" || test ! -x "$SAPC"; then
-	echo "SKIP: no sapc (SAPC='${SAPC:-}')"
-	exit 77
-fi
 : "${top_srcdir:?must be set}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/options-doc.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+make_tmp
 
 def=$top_srcdir/runtime/core/options.def
 page=$top_srcdir/man/sap-run.1
