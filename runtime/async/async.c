@@ -129,7 +129,7 @@ static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, in
 		st->versions[k] = dds_version(&spec->dds[k]);
 	}
 	st->naffine = spec->naffine;
-	st->affine = sap_xrealloc(st->affine, (size_t)(spec->naffine ? spec->naffine : 1) *
+	st->affine = sap_xrealloc(st->affine, (size_t)spec->naffine *
 	                          sizeof *st->affine);
 	if (spec->naffine)
 		memcpy(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine);
@@ -217,12 +217,12 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	}
 
 	sap_plan *p = &st->plan;
-	st->key_max = sap_xrealloc(st->key_max, (size_t)(spec->ndds ? spec->ndds : 1) *
+	st->key_max = sap_xrealloc(st->key_max, (size_t)spec->ndds *
 	                           sizeof *st->key_max);
 	if (ranks) {
 		/* Inputs held in parts travel with their iterations. */
 		sap_stage_slots(st, spec);
-		struct sap_ship *ship = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *ship);
+		struct sap_ship *ship = sap_xcalloc((size_t)spec->ndds, sizeof *ship);
 		int nship = 0;
 		for (int k = 0; k < spec->ndds; k++)
 			if (spec->dds[k].dv && spec->dds[k].dv->part_only)
@@ -242,7 +242,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 		sap_plan_recon(p, spec, &st->layout, env, lo, hi, T, threads, locks, st->ids,
 		               st->order, &slicing, st->key_max);
 	}
-	st->locked = sap_xcalloc((size_t)(p->nlocked ? p->nlocked : 1), sizeof *st->locked);
+	st->locked = sap_xcalloc((size_t)p->nlocked, sizeof *st->locked);
 	for (int64_t r = 0; r < p->nlocked; r++) {
 		int64_t g = p->rg[p->ro[r * T]];
 		sap_locks_prepare(&st->locked[r], spec, &st->layout, env, p->order + p->goff[g],
@@ -357,7 +357,7 @@ static bool relaxed_run(const sap_run *x, int V)
 static void dump_plan_rounds(const sap_loop *L, const sap_plan *p)
 {
 	int T = p->nworkers;
-	int64_t *idx = sap_xmalloc((size_t)(p->n ? p->n : 1) * sizeof *idx), at = 0;
+	int64_t *idx = sap_xmalloc((size_t)p->n * sizeof *idx), at = 0;
 	int64_t *cnt = sap_xcalloc((size_t)(p->nrounds * T), sizeof *cnt);
 	for (int64_t r = 0; r < p->nrounds; r++)
 		for (int w = 0; w < T; w++)
@@ -402,7 +402,7 @@ static void replay_rounds(sap_run *x, const int64_t *idx, const int64_t *cnt, in
 	p.ngroups = G;
 	p.goff = sap_xmalloc((size_t)(G + 1) * sizeof *p.goff);
 	p.ro = sap_xmalloc((size_t)(G + 1) * sizeof *p.ro);
-	p.rg = sap_xmalloc((size_t)(G ? G : 1) * sizeof *p.rg);
+	p.rg = sap_xmalloc((size_t)G * sizeof *p.rg);
 	p.rlocked = sap_xcalloc((size_t)R, sizeof *p.rlocked);
 	p.goff[0] = 0;
 	for (int64_t k = 0; k < G; k++) {
@@ -523,7 +523,7 @@ static void run_replay(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 static void dump_plan_order(const sap_loop *L, const sap_plan *p, int64_t lo)
 {
 	int T = p->nworkers;
-	int64_t *order = sap_xmalloc((size_t)(p->n ? p->n : 1) * sizeof *order), at = 0;
+	int64_t *order = sap_xmalloc((size_t)p->n * sizeof *order), at = 0;
 	for (int64_t k = 0; k < p->ro[p->nrounds * T]; k++)
 		for (int64_t q = p->goff[p->rg[k]]; q < p->goff[p->rg[k] + 1]; q++)
 			order[at++] = p->order[q];
@@ -594,13 +594,13 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	 * plan knows no other keys.  But one the slice reads (an iteration's
 	 * own element, before it writes it) must be current everywhere first:
 	 * every rank runs the whole slice. */
-	bool *written = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *written);
+	bool *written = sap_xcalloc((size_t)spec->ndds, sizeof *written);
 	for (int k = 0; k < spec->ndds; k++)
 		written[k] = spec->dds[k].dv && (spec->dds[k].mode & SAP_WRITE) &&
 		             !spec->dds[k].slice_reads;
 	/* Inputs read only at the loop variable come where the iterations
 	 * are: the slice's here, the plan's after it. */
-	bool *by_index = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *by_index);
+	bool *by_index = sap_xcalloc((size_t)spec->ndds, sizeof *by_index);
 	bool any = plan_on_parts(spec, lo, hi) && sap_index_inputs(spec, lo, hi, by_index);
 	for (int k = 0; any && k < spec->ndds; k++)
 		written[k] |= by_index[k];
@@ -971,7 +971,7 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 	}
 	for (int t = 0; t < T; t++)
 		cut[t + 1] += cut[t];
-	int64_t *idx = sap_xmalloc((size_t)(cut[T] ? cut[T] : 1) * sizeof *idx);
+	int64_t *idx = sap_xmalloc((size_t)cut[T] * sizeof *idx);
 	int64_t *at = sap_xmalloc((size_t)T * sizeof *at);
 	for (int t = 0; t < T; t++)
 		at[t] = cut[t];
@@ -1003,7 +1003,7 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 static void pack_lists(struct sap_loop_state *st, const sap_async_spec *spec)
 {
 	if (st->nseen != spec->ndds) {
-		st->seen = sap_xrealloc(st->seen, (size_t)(spec->ndds ? spec->ndds : 1) *
+		st->seen = sap_xrealloc(st->seen, (size_t)spec->ndds *
 		                        sizeof *st->seen);
 		memset(st->seen, 0, (size_t)(spec->ndds ? spec->ndds : 1) * sizeof *st->seen);
 		st->nseen = spec->ndds;

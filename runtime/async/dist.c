@@ -111,9 +111,9 @@ static void decide(key_maps *m, int64_t R, sap_dist *dist)
 	int P = sap_nranks(), me = sap_rank();
 	int64_t W = m->words;
 	uint64_t *tc = gather(m->tc, R, W), *wr = gather(m->wr, R, W);
-	uint64_t *later = sap_xcalloc((size_t)P * (size_t)(W ? W : 1), sizeof *later);
-	uint64_t *any = sap_xmalloc((size_t)(W ? W : 1) * sizeof *any);
-	dist->incoming = sap_xcalloc((size_t)(R ? R : 1) * (size_t)(W ? W : 1), sizeof *dist->incoming);
+	uint64_t *later = sap_xcalloc((size_t)P * (size_t)W, sizeof *later);
+	uint64_t *any = sap_xmalloc((size_t)W * sizeof *any);
+	dist->incoming = sap_xcalloc((size_t)R * (size_t)W, sizeof *dist->incoming);
 	for (int64_t r = R - 1; r >= 0; r--) {
 		const uint64_t *mw = m->wr + r * W;
 		for (int d = 0; d < P; d++) {
@@ -145,8 +145,8 @@ static void decide(key_maps *m, int64_t R, sap_dist *dist)
 		}
 	}
 	free(any);
-	dist->need = sap_xcalloc((size_t)P * (size_t)(W ? W : 1), sizeof *dist->need);
-	dist->lastw = sap_xmalloc((size_t)(W ? W : 1) * 64 * sizeof *dist->lastw);
+	dist->need = sap_xcalloc((size_t)P * (size_t)W, sizeof *dist->need);
+	dist->lastw = sap_xmalloc((size_t)W * 64 * sizeof *dist->lastw);
 	for (int64_t b = 0; b < W * 64; b++)
 		dist->lastw[b] = SAP_HOLD_ALL;
 	uint64_t *before = later;       /* written in an earlier round */
@@ -192,7 +192,7 @@ static void start_early(sap_dist *d, const sap_plan *p, const sap_async_spec *sp
 {
 	int64_t R = d->nrounds, W = d->words;
 	int T = p->nworkers;
-	d->early = sap_xcalloc((size_t)(R ? R : 1) * (size_t)threads, sizeof *d->early);
+	d->early = sap_xcalloc((size_t)R * (size_t)threads, sizeof *d->early);
 	for (int64_t r = 0; r + 1 < R; r++) {
 		uint64_t in = 0;
 		for (int k = 0; k < spec->ndds; k++)
@@ -227,8 +227,8 @@ void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
 	d->off = sap_xcalloc((size_t)(R * P) + 1, sizeof *d->off);
 	key_maps m;
 	maps_make(&m, spec, R);
-	uint64_t **wr = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *wr);
-	uint64_t **tc = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *tc);
+	uint64_t **wr = sap_xcalloc((size_t)spec->ndds, sizeof *wr);
+	uint64_t **tc = sap_xcalloc((size_t)spec->ndds, sizeof *tc);
 	for (int64_t r = 0; r < R; r++) {
 		for (int k = 0; k < spec->ndds; k++) {
 			bool on = m.base[k + 1] > m.base[k];
@@ -245,7 +245,7 @@ void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
 	free(wr);
 	free(tc);
 	decide(&m, R, d);
-	d->later = sap_xcalloc((size_t)(R + 1) * (size_t)(m.words ? m.words : 1), sizeof *d->later);
+	d->later = sap_xcalloc((size_t)(R + 1) * (size_t)m.words, sizeof *d->later);
 	for (int64_t r = R - 1; r >= 0; r--)
 		for (int64_t b = 0; b < m.words; b++)
 			d->later[r * m.words + b] = d->later[(r + 1) * m.words + b] |
@@ -450,7 +450,7 @@ void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_as
 		scnt[d] = (int64_t)records(keys + off[d], off[d + 1] - off[d], spec);
 		sent += scnt[d];
 	}
-	char *out = sap_xmalloc(sent ? (size_t)sent : 1);
+	char *out = sap_xmalloc((size_t)sent);
 	for (int d = 0; d < P; d++)
 		pack(out + sdis[d], keys + off[d], off[d + 1] - off[d], spec);
 	char *in = sap_comm_exchange(out, scnt, rcnt, rdis);
@@ -533,7 +533,7 @@ static void send_to_holders(const sap_dvec *v, char *buf, size_t es, sap_dist_st
 	int P = sap_nranks(), me = sap_rank();
 	if (me != P - 1) {
 		size_t bytes = holders_part(v, buf, es, me, NULL);
-		char *in = sap_xmalloc(bytes ? bytes : 1);
+		char *in = sap_xmalloc(bytes);
 		sap_comm_recv(in, (int64_t)bytes, 1, P - 1, SAP_CH_HOLDERS);
 		holders_unpack(v, buf, es, in);
 		free(in);
@@ -542,7 +542,7 @@ static void send_to_holders(const sap_dvec *v, char *buf, size_t es, sap_dist_st
 	}
 	for (int r = 0; r < P - 1; r++) {
 		size_t bytes = holders_part(v, buf, es, r, NULL);
-		char *out = sap_xmalloc(bytes ? bytes : 1);
+		char *out = sap_xmalloc(bytes);
 		holders_part(v, buf, es, r, out);
 		sap_comm_send(out, (int64_t)bytes, 1, r, SAP_CH_HOLDERS);
 		free(out);
@@ -897,7 +897,7 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
 		memcpy(out + (size_t)w * rs, reds + (size_t)w * r->size, r->size);
 	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	int64_t total = sap_comm_counts((int64_t)bytes, cnt, dis);
-	char *in = sap_xmalloc(total ? (size_t)total : 1);
+	char *in = sap_xmalloc((size_t)total);
 	sap_comm_allgatherv(out, (int64_t)bytes, in, cnt, dis, 1);
 	free(out);
 	stats->sent += (int64_t)bytes * (P - 1);

@@ -45,7 +45,7 @@ void sap_locks_prepare(sap_locked *lk, const sap_async_spec *spec, const sap_lay
 	sap_recon_log(spec, ly, env, idx, n, &log, T);
 	lk->n = n;
 	lk->koff = sap_xmalloc((size_t)(n + 1) * sizeof *lk->koff);
-	lk->stripe = sap_xmalloc((size_t)(log.n ? log.n : 1) * sizeof *lk->stripe);
+	lk->stripe = sap_xmalloc((size_t)log.n * sizeof *lk->stripe);
 	/* The log has each iteration's keys together, iterations in the order
 	 * of idx. */
 	int64_t at = 0, e = 0;

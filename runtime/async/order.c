@@ -158,8 +158,8 @@ int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi, int *V, int64
 	*V = nw;
 	*R = nr;
 	*cnt = NULL;
-	int64_t *idx = sap_xmalloc((size_t)(n ? n : 1) * sizeof *idx);
-	unsigned char *seen = sap_xcalloc((size_t)(n ? n : 1), 1);
+	int64_t *idx = sap_xmalloc((size_t)n * sizeof *idx);
+	unsigned char *seen = sap_xcalloc((size_t)n, 1);
 	int64_t *c = nw > 1 || nr > 1 ? sap_xcalloc((size_t)(nr * nw), sizeof *c) : NULL;
 	int64_t cell = -1, left = 0;
 	for (int64_t k = 0; k < n; k++) {

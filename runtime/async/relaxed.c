@@ -43,7 +43,7 @@ void sap_rel_open(const sap_run *x)
 		const sap_dvec *v = x->r->rel[i].dv;
 		size_t bytes = (size_t)v->n * v->elsize;
 		for (int w = 0; w < x->V; w++) {
-			void *c = sap_xmalloc(bytes ? bytes : 1);
+			void *c = sap_xmalloc(bytes);
 			memcpy(c, v->data, bytes);
 			*view_at(x, w, i) = c;
 		}
@@ -156,7 +156,7 @@ void sap_rel_fold_ranks(const sap_run *x, sap_dist_stats *stats)
 		return;
 	for (int i = 0; i < x->r->nrel; i++) {
 		const sap_dvec *v = x->r->rel[i].dv;
-		char *sum = sap_xmalloc(v->n ? (size_t)v->n * v->elsize : 1);
+		char *sum = sap_xmalloc((size_t)v->n * v->elsize);
 		fold_job j = { x, i, sum, 0 };
 		sap_chain_sum(sum, v->n, v->elsize, true, fold_piece, &j, stats);
 		renew(x, i, sum, 0, v->n);

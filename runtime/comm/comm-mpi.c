@@ -351,7 +351,7 @@ void sap_comm_wait(sap_comm_req *rq)
 
 void sap_comm_waitall(int64_t n, sap_comm_req *rq)
 {
-	MPI_Request *r = sap_xmalloc((size_t)(n ? n : 1) * sizeof *r);
+	MPI_Request *r = sap_xmalloc((size_t)n * sizeof *r);
 	int k = 0;
 	for (int64_t i = 0; i < n; i++)
 		if (rq[i].live)

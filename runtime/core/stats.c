@@ -104,7 +104,7 @@ static int map_by_name(const void *a, const void *b)
 static void put_dvectors(FILE *f)
 {
 	int n = sap_live_dvecs.n;
-	sap_dvec **v = sap_xmalloc((size_t)(n ? n : 1) * sizeof *v);
+	sap_dvec **v = sap_xmalloc((size_t)n * sizeof *v);
 	if (n)
 		memcpy(v, sap_live_dvecs.v, (size_t)n * sizeof *v);
 	if (n > 1)
@@ -118,7 +118,7 @@ static void put_dvectors(FILE *f)
 	}
 	free(v);
 	n = sap_live_maps.n;
-	sap_dmap **m = sap_xmalloc((size_t)(n ? n : 1) * sizeof *m);
+	sap_dmap **m = sap_xmalloc((size_t)n * sizeof *m);
 	if (n)
 		memcpy(m, sap_live_maps.v, (size_t)n * sizeof *m);
 	if (n > 1)
@@ -180,7 +180,7 @@ static char *table(void)
 	size_t n = 0;
 	for (struct sap_loop_state *st = loops; st; st = st->next)
 		n++;
-	struct sap_loop_state **v = sap_xmalloc((n ? n : 1) * sizeof *v);
+	struct sap_loop_state **v = sap_xmalloc(n * sizeof *v);
 	n = 0;
 	for (struct sap_loop_state *st = loops; st; st = st->next)
 		v[n++] = st;

@@ -525,7 +525,7 @@ void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const 
 	bool spread = sap_dm_spread(m, b);
 	/* Every live entry's key, sorted; then the duplicates of a
 	 * multimap's keys, and with b the keys b lacks, squeezed out. */
-	char *buf = sap_xmalloc((size_t)(m->live ? m->live : 1) * ks);
+	char *buf = sap_xmalloc((size_t)m->live * ks);
 	int64_t n = 0;
 	for (int64_t i = 0; i < m->nents; i++) {
 		const ent *e = E(m, i);

@@ -155,7 +155,7 @@ static unsigned char *resident(const sap_dvec *v, size_t *np)
 {
 	size_t pg = page_size();
 	*np = (whole_bytes(v->n, v->elsize) + pg - 1) / pg;
-	unsigned char *in = sap_xmalloc(*np ? *np : 1);
+	unsigned char *in = sap_xmalloc(*np);
 	if (mincore(v->data, *np * pg, in) != 0)
 		memset(in, 1, *np);     /* count it all rather than guess */
 	return in;

@@ -56,8 +56,8 @@ sap_holders *sap_hold_map(sap_dvec *v)
 		sap_fatal(NULL, "more than %d ranks are not supported", SAP_HOLD_ALL - 1);
 	sap_holders *h = sap_xcalloc(1, sizeof *h);
 	h->nblk = (v->n + BLOCK - 1) / BLOCK;
-	h->blk = sap_xcalloc((size_t)(h->nblk ? h->nblk : 1), sizeof *h->blk);
-	h->val = sap_xmalloc((size_t)(h->nblk ? h->nblk : 1) * sizeof *h->val);
+	h->blk = sap_xcalloc((size_t)h->nblk, sizeof *h->blk);
+	h->val = sap_xmalloc((size_t)h->nblk * sizeof *h->val);
 	for (int64_t b = 0; b < h->nblk; b++)
 		h->val[b] = SAP_HOLD_ALL;
 	v->holder = h;
@@ -207,7 +207,7 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 		if (h == me)
 			mine += (int64_t)put_run(v, k, j, NULL);
 	}
-	char *out = sap_xmalloc(mine ? (size_t)mine : 1), *o = out;
+	char *out = sap_xmalloc((size_t)mine), *o = out;
 	for (int64_t k = 0, j; k < v->n; k = j) {
 		j = sap_hold_run(v, k, v->n, &h);
 		if (h == me)
@@ -215,7 +215,7 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 	}
 	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	int64_t total = sap_comm_counts(mine, cnt, dis);
-	char *in = sap_xmalloc(total ? (size_t)total : 1);
+	char *in = sap_xmalloc((size_t)total);
 	sap_comm_allgatherv(out, mine, in, cnt, dis, 1);
 	const char **at = sap_xmalloc((size_t)P * sizeof *at);
 	for (int r = 0; r < P; r++)
@@ -328,8 +328,8 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 {
 	int P = sap_nranks();
 	int n = spec->ndds;
-	bool *known = sap_xcalloc((size_t)(n ? n : 1), sizeof *known);
-	bool *span = sap_xcalloc((size_t)(n ? n : 1), sizeof *span);
+	bool *known = sap_xcalloc((size_t)n, sizeof *known);
+	bool *span = sap_xcalloc((size_t)n, sizeof *span);
 	bool any = false;
 	for (int k = 0; k < n; k++) {
 		const sap_dds *d = &spec->dds[k];
@@ -344,7 +344,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		any |= known[k] && d->dv->holder;
 	}
 	/* And a vector accumulated into where it is held: it is not read. */
-	bool *skip = sap_xcalloc((size_t)(n ? n : 1), sizeof *skip);
+	bool *skip = sap_xcalloc((size_t)n, sizeof *skip);
 	for (int k = 0; k < n; k++)
 		skip[k] = known[k] || (spec->dds[k].accumulate && spec->dds[k].dv &&
 		                       sap_acc_in_place(spec->dds[k].dv));
@@ -360,8 +360,8 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		sap_dist *d = &st->rdist;
 		key_maps(d, spec, known);
 		int64_t W = d->words;
-		uint64_t *mine = sap_xcalloc((size_t)(W ? W : 1), sizeof *mine);
-		uint64_t **bits = sap_xcalloc((size_t)(n ? n : 1), sizeof *bits);
+		uint64_t *mine = sap_xcalloc((size_t)W, sizeof *mine);
+		uint64_t **bits = sap_xcalloc((size_t)n, sizeof *bits);
 		for (int k = 0; k < n; k++)
 			bits[k] = d->base[k + 1] > d->base[k] ? mine + d->base[k] : NULL;
 		read_marks m = { spec, bits };
@@ -383,7 +383,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 			for (; span[k] && x < y; x++)
 				bits[k][(uint64_t)x / 64] |= (uint64_t)1 << ((uint64_t)x % 64);
 		}
-		d->need = sap_xmalloc((size_t)P * (size_t)(W ? W : 1) * sizeof *d->need);
+		d->need = sap_xmalloc((size_t)P * (size_t)W * sizeof *d->need);
 		sap_comm_allgather(mine, d->need, (int64_t)W, sizeof *mine);
 		free(mine);
 		free(bits);
@@ -394,8 +394,8 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		st->rd_ndds = n;
 		free(st->rd_versions);
 		free(st->rd_sizes);
-		st->rd_versions = sap_xcalloc((size_t)(n ? n : 1), sizeof *st->rd_versions);
-		st->rd_sizes = sap_xcalloc((size_t)(n ? n : 1), sizeof *st->rd_sizes);
+		st->rd_versions = sap_xcalloc((size_t)n, sizeof *st->rd_versions);
+		st->rd_sizes = sap_xcalloc((size_t)n, sizeof *st->rd_sizes);
 		for (int k = 0; k < n; k++)
 			if (spec->dds[k].dv) {
 				st->rd_versions[k] = spec->dds[k].dv->version;
@@ -433,8 +433,8 @@ static void index_need(struct sap_loop_state *st, sap_dist *d, const sap_async_s
 	int n = spec->ndds, P = sap_nranks(), me = sap_rank();
 	sap_dist_free(d);
 	key_maps(d, spec, which);
-	uint64_t *mine = sap_xcalloc((size_t)(d->words ? d->words : 1), sizeof *mine);
-	int64_t *far = sap_xcalloc((size_t)(n ? n : 1), sizeof *far);
+	uint64_t *mine = sap_xcalloc((size_t)d->words, sizeof *mine);
+	int64_t *far = sap_xcalloc((size_t)n, sizeof *far);
 	for (int k = 0; k < n; k++) {
 		if (!which[k])
 			continue;
@@ -467,7 +467,7 @@ static void index_need(struct sap_loop_state *st, sap_dist *d, const sap_async_s
 		memset(mine + d->base[k], 0, (size_t)(d->base[k + 1] - d->base[k]) * sizeof *mine);
 	}
 	free(far);
-	d->need = sap_xmalloc((size_t)P * (size_t)(d->words ? d->words : 1) * sizeof *d->need);
+	d->need = sap_xmalloc((size_t)P * (size_t)d->words * sizeof *d->need);
 	sap_comm_allgather(mine, d->need, d->words, sizeof *mine);
 	free(mine);
 }
@@ -477,7 +477,7 @@ void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, cons
 {
 	/* Planning may have made some whole since (a key-level plan slices
 	 * every iteration on every rank). */
-	bool *which = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *which), any = false;
+	bool *which = sap_xcalloc((size_t)spec->ndds, sizeof *which), any = false;
 	for (int k = 0; k < spec->ndds; k++)
 		any |= which[k] = which_in[k] && spec->dds[k].dv->holder;
 	if (!any) {
@@ -498,7 +498,7 @@ void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, cons
 		if (!same) {
 			index_need(st, &st->idist, spec, which, p, 0, 0);
 			free(st->id_which);
-			st->id_which = sap_xmalloc((size_t)(spec->ndds ? spec->ndds : 1) * sizeof *which);
+			st->id_which = sap_xmalloc((size_t)spec->ndds * sizeof *which);
 			memcpy(st->id_which, which, (size_t)spec->ndds * sizeof *which);
 		}
 		st->id_builds = st->plan_builds;
@@ -528,7 +528,7 @@ void sap_dv_fetch_one(sap_dvec *v, int64_t i)
 		sap_comm_bcast(&len, 1, sizeof len, h);
 	else
 		len = (int64_t)v->elsize;
-	char *buf = sap_xmalloc(len ? (size_t)len : 1);
+	char *buf = sap_xmalloc((size_t)len);
 	if (sap_rank() == h)
 		sap_dv_put(v, i, buf);
 	sap_comm_bcast(buf, len, 1, h);
@@ -584,7 +584,7 @@ void sap_dv_own_parts(sap_dvec *v)
 	int64_t sent = 0;
 	for (int q = 0; q < P; q++)
 		sent += sn[q];
-	char *out = sap_xmalloc(sent ? (size_t)sent : 1);
+	char *out = sap_xmalloc((size_t)sent);
 	char **to = sap_xmalloc((size_t)P * sizeof *to);
 	for (int q = 0; q < P; q++)
 		to[q] = q ? to[q - 1] + sn[q - 1] : out;

@@ -119,7 +119,7 @@ static char *pool(const char *out, int64_t n, int64_t *total)
 	int P = sap_nranks();
 	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	*total = sap_comm_counts(n, cnt, dis);
-	char *in = sap_xmalloc(*total ? (size_t)*total : 1);
+	char *in = sap_xmalloc((size_t)*total);
 	sap_comm_allgatherv(out, n, in, cnt, dis, 1);
 	sap_moved_add(n * (P - 1), *total - n);
 	free(cnt);
@@ -160,7 +160,7 @@ void sap_dm_whole(sap_dmap *m)
 	int64_t total;
 	char *in = pool(out, (int64_t)bytes, &total);
 	free(out);
-	rec *r = sap_xmalloc((size_t)(m->total ? m->total : 1) * sizeof *r);
+	rec *r = sap_xmalloc((size_t)m->total * sizeof *r);
 	int64_t n = 0;
 	for (const char *q = in; q < in + total; n++) {
 		if (n == m->total)
@@ -253,7 +253,7 @@ char *sap_dm_pool_keys(sap_keykind kk, char *keys, int64_t *n)
 		memcpy(&len, q, 8);
 		q += kk == SAP_K_STRING ? 8 + pad8((size_t)len) : 8;
 	}
-	char *all = sap_xmalloc((size_t)(count ? count : 1) * ks);
+	char *all = sap_xmalloc((size_t)count * ks);
 	const char *q = in;
 	for (int64_t i = 0; i < count; i++)
 		q = get_key(q, kk, all + (size_t)i * ks);

@@ -17,13 +17,13 @@ bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_
                     sap_conflict *c)
 {
 	int T = p->nworkers;
-	int64_t *gof = sap_xmalloc((size_t)(p->n ? p->n : 1) * sizeof *gof);
+	int64_t *gof = sap_xmalloc((size_t)p->n * sizeof *gof);
 	for (int64_t k = 0; k < p->n; k++)
 		gof[k] = -1;
 	for (int64_t g = 0; g < p->ngroups; g++)
 		for (int64_t k = p->goff[g]; k < p->goff[g + 1]; k++)
 			gof[p->order[k] - lo] = g;
-	int64_t *rof = sap_xmalloc((size_t)(p->ngroups ? p->ngroups : 1) * sizeof *rof);
+	int64_t *rof = sap_xmalloc((size_t)p->ngroups * sizeof *rof);
 	for (int64_t g = 0; g < p->ngroups; g++)
 		rof[g] = -1;
 	for (int64_t r = 0; r < p->nrounds; r++)

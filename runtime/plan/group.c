@@ -261,7 +261,7 @@ static void sorted_groups(sap_plan *p, const sap_mask_set *blk, int64_t *byrank)
 		qsort(byrank, (size_t)G, sizeof *byrank, by_size);
 	p->ngroups = G;
 	p->goff = sap_xmalloc((size_t)(G + 1) * sizeof *p->goff);
-	p->gmask = sap_xmalloc((size_t)(G ? G : 1) * sizeof *p->gmask);
+	p->gmask = sap_xmalloc((size_t)G * sizeof *p->gmask);
 	p->goff[0] = 0;
 	for (int64_t r = 0; r < G; r++) {
 		p->gmask[r] = blk->mask[byrank[r]];
@@ -302,14 +302,14 @@ static double try_map(const sap_plan *base, const sap_mask_set *fine, const int 
                       bool *levelp)
 {
 	sap_mask_set blk;
-	int64_t *to = sap_xmalloc((size_t)(fine->n ? fine->n : 1) * sizeof *to);
+	int64_t *to = sap_xmalloc((size_t)fine->n * sizeof *to);
 	merge_masks(fine, map, &blk, to);
 	if (blk.n > TRY_GROUPS) {
 		free(to);
 		sap_mask_set_free(&blk);
 		return INFINITY;
 	}
-	int64_t *byrank = sap_xmalloc((size_t)(blk.n ? blk.n : 1) * sizeof *byrank);
+	int64_t *byrank = sap_xmalloc((size_t)blk.n * sizeof *byrank);
 	sap_plan t = { .n = base->n, .nworkers = base->nworkers };
 	for (int b = 0; b < 64; b++)
 		t.bitw[b] = 1;
@@ -436,7 +436,7 @@ void sap_plan_number_groups(sap_group_job *j, sap_plan *p, sap_mask_set *all_in,
 		nb = choose_map(j->ly, p, &all, map);
 	if (j->ly && nb != j->ly->F) {
 		sap_mask_set blk;
-		int64_t *to = sap_xmalloc((size_t)(all.n ? all.n : 1) * sizeof *to);
+		int64_t *to = sap_xmalloc((size_t)all.n * sizeof *to);
 		merge_masks(&all, map, &blk, to);
 		for (int w = 0; w < T; w++)
 			for (int64_t k = 0; k < j->local[w].n; k++)
@@ -456,8 +456,8 @@ void sap_plan_number_groups(sap_group_job *j, sap_plan *p, sap_mask_set *all_in,
 				p->bitw[part * nb + b] = 1 + j->ly->bytes[part] / nb;
 	set_homes(j->ly, p, map, nb);
 	int64_t G = all.n;
-	int64_t *byrank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *byrank);
-	int64_t *rank = sap_xmalloc((size_t)(G ? G : 1) * sizeof *rank);
+	int64_t *byrank = sap_xmalloc((size_t)G * sizeof *byrank);
+	int64_t *rank = sap_xmalloc((size_t)G * sizeof *rank);
 	sorted_groups(p, &all, byrank);
 	for (int64_t r = 0; r < G; r++)
 		rank[byrank[r]] = r;
@@ -482,7 +482,7 @@ void sap_plan_group_end(sap_group_job *j, sap_plan *p, int64_t *order)
 	int64_t **gid = sap_xcalloc((size_t)T, sizeof *gid);
 	for (int w = 0; w < T; w++) {
 		sap_mask_set *s = &j->local[w];
-		gid[w] = sap_xmalloc((size_t)(s->n ? s->n : 1) * sizeof **gid);
+		gid[w] = sap_xmalloc((size_t)s->n * sizeof **gid);
 		for (int64_t k = 0; k < s->n; k++) {
 			int64_t g = sap_mask_set_id(&all, s->mask[k]);
 			all.count[g] += s->count[k];
@@ -494,12 +494,12 @@ void sap_plan_group_end(sap_group_job *j, sap_plan *p, int64_t *order)
 	/* Worker w's part of a group follows the parts of workers before it,
 	 * and the worker scans its iterations in index order: each group
 	 * stays in index order. */
-	int64_t *cursor = sap_xmalloc((size_t)(G ? G : 1) * sizeof *cursor);
+	int64_t *cursor = sap_xmalloc((size_t)G * sizeof *cursor);
 	memcpy(cursor, p->goff, (size_t)G * sizeof *cursor);
 	int64_t **pos = sap_xcalloc((size_t)T, sizeof *pos);
 	for (int w = 0; w < T; w++) {
 		sap_mask_set *s = &j->local[w];
-		pos[w] = sap_xcalloc((size_t)(G ? G : 1), sizeof **pos);
+		pos[w] = sap_xcalloc((size_t)G, sizeof **pos);
 		for (int64_t k = 0; k < s->n; k++)
 			pos[w][gid[w][k]] += s->count[k];
 		for (int64_t g = 0; g < G; g++) {

@@ -59,7 +59,7 @@ static int64_t merge_runs(hot_key *v, int64_t n)
  * count 1 each (an iteration writing an element twice counts once). */
 static hot_key *written_keys(const sap_keylog *log, int64_t *nout)
 {
-	hot_key *v = sap_xmalloc((size_t)(log->n ? log->n : 1) * sizeof *v);
+	hot_key *v = sap_xmalloc((size_t)log->n * sizeof *v);
 	int64_t n = 0;
 	for (int64_t s = 0; s < log->n;) {
 		int64_t e = s, first = n;
@@ -82,7 +82,7 @@ static hot_key *written_keys(const sap_keylog *log, int64_t *nout)
  * one such array (a new one; both freed). */
 static hot_key *merge_sorted(hot_key *a, int64_t na, hot_key *b, int64_t nb, int64_t *n)
 {
-	hot_key *v = sap_xmalloc((size_t)(na + nb ? na + nb : 1) * sizeof *v);
+	hot_key *v = sap_xmalloc((size_t)(na + nb) * sizeof *v);
 	int64_t i = 0, j = 0, m = 0;
 	while (i < na || j < nb) {
 		int c = i == na ? 1 : j == nb ? -1 : by_key(&a[i], &b[j]);
@@ -136,7 +136,7 @@ static hot_key *gather_keys(hot_key *v, int64_t *n)
 			dis[r] = total;
 			total += cnts[r];
 		}
-		all = sap_xmalloc((size_t)(total ? total : 1) * sizeof *all);
+		all = sap_xmalloc((size_t)total * sizeof *all);
 	}
 	/* hot_key is three int64_t, no padding. */
 	sap_comm_gatherv(v, mine, all, cnts, dis, sizeof *all, 0);

@@ -95,7 +95,7 @@ static void wave_init(wave *v, int ndds, int64_t lo, int64_t n, uint32_t *round,
 {
 	memset(v, 0, sizeof *v);
 	v->ndds = ndds;
-	v->t = sap_xcalloc((size_t)(ndds ? ndds : 1), sizeof *v->t);
+	v->t = sap_xcalloc((size_t)ndds, sizeof *v->t);
 	v->lo = lo;
 	v->n = n;
 	v->round = round;
@@ -279,7 +279,7 @@ static void wave_plan(sap_plan *p, const wave *v, const int64_t *size, int T, in
 	if (order) {
 		p->order = order;
 	} else {
-		p->order = sap_xmalloc((size_t)(n ? n : 1) * sizeof *p->order);
+		p->order = sap_xmalloc((size_t)n * sizeof *p->order);
 		p->owns_order = true;
 	}
 	int64_t *at = sap_xmalloc(((size_t)R + 2) * sizeof *at);
@@ -293,11 +293,11 @@ static void wave_plan(sap_plan *p, const wave *v, const int64_t *size, int T, in
 		G += size[r] < T ? size[r] : T;
 	p->ngroups = G;
 	p->goff = sap_xmalloc((size_t)(G + 1) * sizeof *p->goff);
-	p->gmask = sap_xmalloc((size_t)(G ? G : 1) * sizeof *p->gmask);
-	p->rg = sap_xmalloc((size_t)(G ? G : 1) * sizeof *p->rg);
+	p->gmask = sap_xmalloc((size_t)G * sizeof *p->gmask);
+	p->rg = sap_xmalloc((size_t)G * sizeof *p->rg);
 	p->nrounds = R;
 	p->ro = sap_xmalloc(((size_t)R * (size_t)T + 1) * sizeof *p->ro);
-	p->rlocked = sap_xcalloc((size_t)(R ? R : 1), sizeof *p->rlocked);
+	p->rlocked = sap_xcalloc((size_t)R, sizeof *p->rlocked);
 	/* Blocks mean nothing here: every group may touch any of them. */
 	for (int b = 0; b < 64; b++) {
 		p->bit[b] = (uint8_t)b;
@@ -387,7 +387,7 @@ static void strips_plan(sap_plan *p, int64_t lo, int64_t n, int T, int m, int64_
 	if (order) {
 		p->order = order;
 	} else {
-		p->order = sap_xmalloc((size_t)(n ? n : 1) * sizeof *p->order);
+		p->order = sap_xmalloc((size_t)n * sizeof *p->order);
 		p->owns_order = true;
 	}
 	int R = T * m;
@@ -508,7 +508,7 @@ bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly
 		t->skip = ly->d[k].own || !ly->d[k].nblk;
 		if (!t->skip && d->dv && d->dv->n <= DENSE_KEYS && dense + d->dv->n <= DENSE_TOTAL) {
 			t->ndense = d->dv->n;
-			t->dense = sap_xcalloc((size_t)(t->ndense ? t->ndense : 1), sizeof *t->dense);
+			t->dense = sap_xcalloc((size_t)t->ndense, sizeof *t->dense);
 			dense += t->ndense;
 		}
 	}

@@ -20,11 +20,11 @@ void sap_plan_build(sap_plan *p, const uint64_t *masks, int64_t lo, int64_t n, i
                     bool locks)
 {
 	sap_group_job j;
-	uint32_t *ids = sap_xmalloc((size_t)(n ? n : 1) * sizeof *ids);
+	uint32_t *ids = sap_xmalloc((size_t)n * sizeof *ids);
 	sap_plan_group_begin(&j, p, ids, lo, n, T);
 	j.masks = masks;
 	sap_pool_run(T, sap_plan_count_worker, &j);
-	sap_plan_group_end(&j, p, sap_xmalloc((size_t)(n ? n : 1) * sizeof *p->order));
+	sap_plan_group_end(&j, p, sap_xmalloc((size_t)n * sizeof *p->order));
 	p->owns_order = true;
 	free(ids);
 	sap_plan_pack(p, locks, 0);

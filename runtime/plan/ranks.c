@@ -13,7 +13,7 @@
 static int *group_ranks(const sap_plan *p, int threads)
 {
 	int T = p->nworkers;
-	int *own = sap_xmalloc((size_t)(p->ngroups ? p->ngroups : 1) * sizeof *own);
+	int *own = sap_xmalloc((size_t)p->ngroups * sizeof *own);
 	for (int64_t r = 0; r < p->nrounds; r++)
 		for (int w = 0; w < T; w++)
 			for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++)
@@ -30,7 +30,7 @@ static void place_by_group(char *dst, const char *src, size_t es, const sap_plan
 {
 	int P = sap_nranks(), me = sap_rank();
 	int64_t G = p->ngroups;
-	int64_t *done = sap_xcalloc((size_t)(G ? G : 1), sizeof *done);
+	int64_t *done = sap_xcalloc((size_t)G, sizeof *done);
 	for (int s = 0; s < P; s++) {
 		int64_t q = rdis[s];
 		for (int64_t g = 0; g < G; g++) {
@@ -63,7 +63,7 @@ static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own
 		got = (size_t)(ns ? ns : 1) * es;
 		out = sap_xmalloc(got);
 	}
-	char *in = sap_xmalloc((size_t)(nr ? nr : 1) * es);
+	char *in = sap_xmalloc((size_t)nr * es);
 	for (int64_t q = 0; q < ns; q++)
 		memcpy(out + (size_t)q * es, sh->v->data + (size_t)sendb[q] * es, es);
 	sap_comm_alltoallv(out, scnt, sdis, in, rcnt, rdis, es);
@@ -131,7 +131,7 @@ static void ranks_gather(rank_plan *rp)
 	int64_t cnt = 2 * nl, *cnts = sap_xmalloc((size_t)P * sizeof *cnts);
 	int64_t *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	int64_t total = sap_comm_counts(cnt, cnts, dis);
-	uint64_t *every = sap_xmalloc((size_t)(total ? total : 1) * sizeof *every);
+	uint64_t *every = sap_xmalloc((size_t)total * sizeof *every);
 	sap_comm_allgatherv(mine, cnt, every, cnts, dis, sizeof *every);
 	rp->mine = mine;
 	rp->cnts = cnts;
@@ -150,13 +150,13 @@ static void ranks_merge(rank_plan *rp)
 	sap_mask_set_init(&rp->all);
 	int64_t **gid = sap_xcalloc((size_t)threads, sizeof *gid);
 	for (int w = 0; w < threads; w++)
-		gid[w] = sap_xmalloc((size_t)(j->local[w].n ? j->local[w].n : 1) * sizeof **gid);
+		gid[w] = sap_xmalloc((size_t)j->local[w].n * sizeof **gid);
 	/* Rank r's sets are sid[partof[r] .. partof[r + 1]). */
 	int64_t *partof = sap_xmalloc((size_t)(P + 1) * sizeof *partof);
 	partof[0] = 0;
 	for (int r = 0; r < P; r++)
 		partof[r + 1] = partof[r] + cnts[r] / 2;
-	int64_t *sid = sap_xmalloc((size_t)(partof[P] ? partof[P] : 1) * sizeof *sid);
+	int64_t *sid = sap_xmalloc((size_t)partof[P] * sizeof *sid);
 	for (int r = 0; r < P; r++)
 		for (int64_t q = partof[r]; q < partof[r + 1]; q++) {
 			uint64_t m = every[dis[r] + 2 * (q - partof[r])];
@@ -247,7 +247,7 @@ static void route_counts(const rank_plan *rp, route *rt)
 	const sap_plan *p = rp->p;
 	int P = rp->P;
 	int64_t G = p->ngroups;
-	int64_t *cg = sap_xcalloc((size_t)P * (size_t)(G ? G : 1), sizeof *cg);
+	int64_t *cg = sap_xcalloc((size_t)P * (size_t)G, sizeof *cg);
 	for (int r = 0; r < P; r++)
 		for (int64_t q = rp->partof[r]; q < rp->partof[r + 1]; q++)
 			cg[(size_t)r * (size_t)G + (size_t)rp->sid[q]] +=
@@ -265,7 +265,7 @@ static void route_send(const rank_plan *rp, route *rt, const uint32_t *ids)
 	const int *own = rt->own;
 	const int64_t *cg = rt->cg;
 	int64_t *scnt = sap_xcalloc((size_t)P, sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
-	int64_t *gat = sap_xmalloc((size_t)(G ? G : 1) * sizeof *gat);
+	int64_t *gat = sap_xmalloc((size_t)G * sizeof *gat);
 	int64_t *dstat = sap_xcalloc((size_t)P, sizeof *dstat);
 	for (int64_t g = 0; g < G; g++) {
 		gat[g] = dstat[own[g]];
@@ -277,7 +277,7 @@ static void route_send(const rank_plan *rp, route *rt, const uint32_t *ids)
 		scnt[d] = dstat[d];
 		s0 += dstat[d];
 	}
-	int64_t *sendb = sap_xmalloc((size_t)(s0 ? s0 : 1) * sizeof *sendb);
+	int64_t *sendb = sap_xmalloc((size_t)s0 * sizeof *sendb);
 	for (int w = 0; w < threads; w++) {
 		int64_t x = sap_chunk(a, b, threads, w), y = sap_chunk(a, b, threads, w + 1);
 		for (int64_t i = x; i < y; i++) {
@@ -313,7 +313,7 @@ static void route_receive(const rank_plan *rp, route *rt, int64_t *order)
 		rcnt[s] = c;
 		r0 += c;
 	}
-	int64_t *recvb = sap_xmalloc((size_t)(r0 ? r0 : 1) * sizeof *recvb);
+	int64_t *recvb = sap_xmalloc((size_t)r0 * sizeof *recvb);
 	sap_comm_alltoallv(rt->sendb, rt->scnt, rt->sdis, recvb, rcnt, rdis, sizeof *recvb);
 	place_by_group((char *)order, (const char *)recvb, sizeof *order, p, own, cg, rdis);
 	p->order = order;
@@ -395,14 +395,14 @@ void sap_plan_share(sap_plan *p)
 	for (int64_t g = 0; g < G; g++)
 		if (p->mine[g] == me)
 			n += p->goff[g + 1] - p->goff[g];
-	int64_t *out = sap_xmalloc((size_t)(n ? n : 1) * sizeof *out), at = 0;
+	int64_t *out = sap_xmalloc((size_t)n * sizeof *out), at = 0;
 	for (int64_t g = 0; g < G; g++)
 		if (p->mine[g] == me)
 			for (int64_t q = p->goff[g]; q < p->goff[g + 1]; q++)
 				out[at++] = p->order[q];
 	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	int64_t total = sap_comm_counts(n, cnt, dis);
-	int64_t *in = sap_xmalloc((size_t)(total ? total : 1) * sizeof *in);
+	int64_t *in = sap_xmalloc((size_t)total * sizeof *in);
 	sap_comm_allgatherv(out, n, in, cnt, dis, sizeof *in);
 	for (int r = 0; r < P; r++) {
 		int64_t q = dis[r];

@@ -70,9 +70,9 @@ bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int bloc
 {
 	memset(ly, 0, sizeof *ly);
 	ly->ndds = spec->ndds;
-	ly->d = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *ly->d);
-	ly->tabs = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *ly->tabs);
-	ly->cuts = sap_xcalloc((size_t)(spec->ndds ? spec->ndds : 1), sizeof *ly->cuts);
+	ly->d = sap_xcalloc((size_t)spec->ndds, sizeof *ly->d);
+	ly->tabs = sap_xcalloc((size_t)spec->ndds, sizeof *ly->tabs);
+	ly->cuts = sap_xcalloc((size_t)spec->ndds, sizeof *ly->cuts);
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
 		if ((d->mode & SAP_WRITE) && !d->accumulate && !own_key(spec, k))
@@ -135,7 +135,7 @@ bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int bloc
 static void sort_keys(int64_t *v, int64_t n, int bits)
 {
 	enum { D = 11 };
-	int64_t *tmp = sap_xmalloc((size_t)(n ? n : 1) * sizeof *tmp), *from = v, *to = tmp;
+	int64_t *tmp = sap_xmalloc((size_t)n * sizeof *tmp), *from = v, *to = tmp;
 	for (int sh = 0; sh < bits; sh += D) {
 		int64_t cnt[(1 << D) + 1] = { 0 };
 		for (int64_t k = 0; k < n; k++)
@@ -286,7 +286,7 @@ static void weigh_worker(void *arg, int w)
 static int64_t *sample_keys(const sap_async_spec *spec, const sap_layout *ly, void *env,
                             const int64_t *idx, int64_t m, int T, int64_t *cnt, int64_t *nk)
 {
-	int *part_of = sap_xmalloc((size_t)(spec->ndds ? spec->ndds : 1) * sizeof *part_of);
+	int *part_of = sap_xmalloc((size_t)spec->ndds * sizeof *part_of);
 	for (int k = 0; k < spec->ndds; k++)
 		part_of[k] = -1;
 	for (int p = 0; p < ly->nparts; p++)
@@ -301,7 +301,7 @@ static int64_t *sample_keys(const sap_async_spec *spec, const sap_layout *ly, vo
 	for (int w = 0; w < T; w++)
 		for (int p = 0; p < ly->nparts; p++)
 			tot += out[w].n[p];
-	int64_t *keys = sap_xmalloc((size_t)(tot ? tot : 1) * sizeof *keys);
+	int64_t *keys = sap_xmalloc((size_t)tot * sizeof *keys);
 	*nk = 0;
 	for (int p = 0; p < ly->nparts; p++)
 		for (int w = 0; w < T; w++) {
@@ -365,7 +365,7 @@ void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int
 		for (int r = 0; r < P; r++)
 			for (int p = 0; p < 64; p++)
 				tot += all[r * 64 + p];
-		int64_t *every = sap_xmalloc((size_t)(tot ? tot : 1) * sizeof *every);
+		int64_t *every = sap_xmalloc((size_t)tot * sizeof *every);
 		int64_t *rc = sap_xmalloc((size_t)P * sizeof *rc), *rd = sap_xmalloc((size_t)P * sizeof *rd);
 		int64_t at = 0, from = 0;
 		for (int p = 0; p < ly->nparts; p++) {

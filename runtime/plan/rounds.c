@@ -126,7 +126,7 @@ static void append_round(sap_plan *p, int64_t *cap, const int64_t *g, int64_t ng
 	int64_t r = p->nrounds++;
 	p->rlocked[r] = locked;
 	int64_t *load = sap_xcalloc((size_t)T, sizeof *load);
-	int *wk = sap_xmalloc((size_t)(ng ? ng : 1) * sizeof *wk);
+	int *wk = sap_xmalloc((size_t)ng * sizeof *wk);
 	int64_t total = 0;
 	if (locked) {
 		wk[0] = 0;
@@ -218,8 +218,8 @@ static void pack_begin(packing *pk, sap_plan *p)
 	pk->meansum = 0;
 
 	pk->pl = (planner){ .p = p };
-	pk->pl.state = sap_xcalloc((size_t)(G ? G : 1), 1);
-	pk->pl.r.g = sap_xmalloc((size_t)(G ? G : 1) * sizeof *pk->pl.r.g);
+	pk->pl.state = sap_xcalloc((size_t)G, 1);
+	pk->pl.r.g = sap_xmalloc((size_t)G * sizeof *pk->pl.r.g);
 	p->ro = sap_xmalloc(((size_t)64 * (size_t)T + 1) * sizeof *p->ro);
 	p->rlocked = sap_xmalloc(64 * sizeof *p->rlocked);
 	p->ro[0] = 0;
@@ -258,7 +258,7 @@ static void pack_index_bits(packing *pk)
 			for (uint64_t m = p->gmask[g]; m; m &= m - 1)
 				pl->nbitg[__builtin_ctzll(m)]++;
 		for (int b = 0; b < 64; b++) {
-			pl->bitg[b] = sap_xmalloc((size_t)(pl->nbitg[b] ? pl->nbitg[b] : 1) *
+			pl->bitg[b] = sap_xmalloc((size_t)pl->nbitg[b] *
 			                          sizeof **pl->bitg);
 			pl->nbitg[b] = 0;
 		}
@@ -277,7 +277,7 @@ static void pack_left(packing *pk)
 	sap_plan *p = pk->pl.p;
 	int T = p->nworkers;
 	int64_t G = p->ngroups;
-	pk->left = sap_xmalloc((size_t)(G ? G : 1) * sizeof *pk->left);
+	pk->left = sap_xmalloc((size_t)G * sizeof *pk->left);
 	pk->nleft = 0;
 	for (int64_t g = 0; g < G; g++)
 		if (pk->pl.state[g] == FREE)

@@ -72,7 +72,7 @@ void sap_stage_reserve(sap_stage *s, size_t need)
 	free(s->data);
 	s->data = sap_spare_take(need, &s->cap);
 	if (!s->data) {
-		s->data = sap_xmalloc(need ? need : 1);
+		s->data = sap_xmalloc(need);
 		s->cap = need;
 	}
 }
@@ -151,7 +151,7 @@ void sap_stage_fill(sap_stage *s, const sap_dvec *v, const sap_plan *p, int w0, 
 	} else {
 		/* Over ranks, only this rank's groups have their lists. */
 		int64_t ng = p->ro[p->nrounds * T];
-		at = sap_xmalloc((size_t)(ng ? ng : 1) * sizeof *at);
+		at = sap_xmalloc((size_t)ng * sizeof *at);
 		cum = sap_xmalloc((size_t)(ng + 1) * sizeof *cum);
 		cum[0] = 0;
 		for (int64_t r = 0; r < p->nrounds; r++)
@@ -181,8 +181,8 @@ void sap_stage_slots(struct sap_loop_state *st, const sap_async_spec *spec)
 	free(st->stage);
 	free(st->stage_ptr);
 	st->nstage = spec->ndds;
-	st->stage = sap_xcalloc((size_t)(st->nstage ? st->nstage : 1), sizeof *st->stage);
-	st->stage_ptr = sap_xcalloc((size_t)(st->nstage ? st->nstage : 1), sizeof *st->stage_ptr);
+	st->stage = sap_xcalloc((size_t)st->nstage, sizeof *st->stage);
+	st->stage_ptr = sap_xcalloc((size_t)st->nstage, sizeof *st->stage_ptr);
 }
 
 /* Copy the dvectors the body reads at its own index in the order of the

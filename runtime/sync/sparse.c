@@ -107,7 +107,7 @@ sap_sparse *sap_sparse_open(const sap_syncspec *spec, int T)
 	for (int k = 0; k < nwr; k++)
 		if (spec->wr[k].rec >= sp->nrec)
 			sp->nrec = spec->wr[k].rec + 1;
-	sp->of_rec = sap_xmalloc((size_t)(sp->nrec ? sp->nrec : 1) * sizeof *sp->of_rec);
+	sp->of_rec = sap_xmalloc((size_t)sp->nrec * sizeof *sp->of_rec);
 	for (int i = 0; i < sp->nrec; i++)
 		sp->of_rec[i] = -1;
 	sp->tk = sap_xcalloc((size_t)(T * nwr), sizeof *sp->tk);
@@ -190,7 +190,7 @@ static int64_t by_owner(const sap_dvec *v, const keys *uk, bool wonly, bool othe
                         int me, int64_t *out, int64_t *pos, int64_t *cnt)
 {
 	int64_t *at = sap_xcalloc((size_t)P + 1, sizeof *at);
-	int *own = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *own);
+	int *own = sap_xmalloc((size_t)uk->n * sizeof *own);
 	for (int64_t j = 0; j < uk->n; j++) {
 		own[j] = -1;
 		if (wonly && !(uk->v[j] & 1))
@@ -236,8 +236,8 @@ void sap_sparse_fetch(sap_sparse *sp, sap_sync_stats *st)
 			unique(uk);
 		if (P > 1) {
 			/* The rows others own, from them. */
-			int64_t *want = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *want);
-			int64_t *pos = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *pos);
+			int64_t *want = sap_xmalloc((size_t)uk->n * sizeof *want);
+			int64_t *pos = sap_xmalloc((size_t)uk->n * sizeof *pos);
 			int64_t m = by_owner(v, uk, false, true, P, sp->me, want, pos, cnt);
 			char *asked = sap_comm_exchange(want, cnt, rcnt, rdis);
 			int64_t na = rdis[P] / (int64_t)sizeof(int64_t);
@@ -356,8 +356,8 @@ void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *
 		sap_dvec *v = w->dv;
 		size_t es = v->elsize;
 			const keys *uk = &sp->uk[k];
-		int64_t *send = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *send);
-		int64_t *pos = sap_xmalloc((size_t)(uk->n ? uk->n : 1) * sizeof *pos);
+		int64_t *send = sap_xmalloc((size_t)uk->n * sizeof *send);
+		int64_t *pos = sap_xmalloc((size_t)uk->n * sizeof *pos);
 		int64_t m = by_owner(v, uk, true, false, P, sp->me, send, pos, cnt);
 		char *rows = changes(sp, k, copies, pos, m);
 		char *kin = sap_comm_exchange(send, cnt, rcnt, rdis);
@@ -372,7 +372,7 @@ void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *
 			}
 		/* Every rank's change to each row this rank owns, in rank order. */
 		int64_t n = rdis[P] / (int64_t)sizeof(int64_t);
-		part *pt = sap_xmalloc((size_t)(n ? n : 1) * sizeof *pt);
+		part *pt = sap_xmalloc((size_t)n * sizeof *pt);
 		for (int r = 0; r < P; r++)
 			for (int64_t j = rdis[r] / (int64_t)sizeof(int64_t);
 			     j < rdis[r + 1] / (int64_t)sizeof(int64_t); j++) {

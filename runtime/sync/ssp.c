@@ -48,13 +48,13 @@ sap_ssp *sap_ssp_open(const sap_syncspec *spec, int64_t steps, const int64_t *A)
 	q->nwr = spec->nwr;
 	q->steps = steps;
 	q->s = spec->staleness;
-	q->A = sap_xmalloc((size_t)(steps ? steps : 1) * sizeof *q->A);
+	q->A = sap_xmalloc((size_t)steps * sizeof *q->A);
 	memcpy(q->A, A, (size_t)steps * sizeof *A);
 	size_t slots = (size_t)steps * (size_t)q->P * (size_t)q->nwr;
 	q->d = sap_xcalloc(slots ? slots : 1, sizeof *q->d);
 	q->req = sap_xcalloc(slots ? slots : 1, sizeof *q->req);
 	q->got = sap_xcalloc((size_t)q->P, sizeof *q->got);
-	q->z = sap_xcalloc((size_t)(q->nwr ? q->nwr : 1), sizeof *q->z);
+	q->z = sap_xcalloc((size_t)q->nwr, sizeof *q->z);
 	size_t most = 1;
 	for (int k = 0; k < q->nwr; k++) {
 		const sap_syncdds *w = &spec->wr[k];

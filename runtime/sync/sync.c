@@ -78,7 +78,7 @@ static void layout(sync_run *s, int64_t n)
 {
 	int P = s->P, T = s->T, me = sap_rank(), W = P * T;
 	int64_t a = sap_chunk(0, n, W, me * T), mine = sap_chunk(0, n, W, (me + 1) * T) - a;
-	s->idx = sap_xmalloc((size_t)(mine ? mine : 1) * sizeof *s->idx);
+	s->idx = sap_xmalloc((size_t)mine * sizeof *s->idx);
 	for (int64_t k = 0; k < mine; k++)
 		s->idx[k] = a + k;
 	s->tlo = sap_xmalloc((size_t)(T + 1) * sizeof *s->tlo);
@@ -347,7 +347,7 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 	}
 	if (!ssp)
 		return NULL;
-	int64_t *A = sap_xmalloc((size_t)(s->steps ? s->steps : 1) * sizeof *A);
+	int64_t *A = sap_xmalloc((size_t)s->steps * sizeof *A);
 	for (int64_t c = 0; c < s->steps; c++)
 		A[c] = active(s, c);
 	sap_ssp *q = sap_ssp_open(spec, s->steps, A);
