@@ -1,5 +1,5 @@
 /* sapc.h: the compiler's one internal header, fenced into a section per
- * source file.  Prefixes: lex_ (lang/lexer.re), parse_ (lang/grammar.y),
+ * source file.  Prefixes: lex_ (lang/lexer.re), parse_ (lang/grammar.y, parse.c),
  * ast_ (ast.c), ty_ (type.c), sema_ (sema.c), emit_ (emit*.c), diag_
  * (diag.c); util.c has no prefix. */
 #ifndef SAPC_H
@@ -121,7 +121,7 @@ const char *lex_token_name(int kind);
 /* The doc comment ending on the line before (or on) `line`, or NULL. */
 const char *lex_doc_for(Lexer *lx, int line);
 
-/* ==== lang/grammar.y, driven by ast.c ================================== */
+/* ==== lang/grammar.y and parse.c: the parser and its driver ============= */
 
 /* Parse one file, appending its top-level items to prog. */
 bool parse_file(Program *prog, SrcFile *f);
@@ -133,6 +133,8 @@ void parse_copy(void *dst, void *src, Program *p);
 void *SapParseAlloc(void *(*malloc)(size_t));
 void SapParse(void *parser, int kind, Tok t, Program *p);
 void SapParseFree(void *parser, void (*free)(void *));
+/* The one message of a syntax error (the grammar's %syntax_error). */
+void parse_syntax_error(Program *p, Tok t);
 
 /* ==== ast.c: nodes and the builder the grammar calls =================== */
 
@@ -335,7 +337,6 @@ TypeSpec *ast_array_type(Program *p, TypeSpec *elem, Tok lb, Node *size);
 TypeSpec *ast_generic1(Program *p, Tok kw, TypeSpecKind k, TypeSpec *elem);
 TypeSpec *ast_generic2(Program *p, Tok kw, TypeSpecKind k, TypeSpec *key, TypeSpec *val);
 
-void ast_syntax_error(Program *p, Tok t);
 const char *ast_opname(int op);
 
 /* ==== type.c =========================================================== */
