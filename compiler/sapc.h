@@ -185,7 +185,7 @@ typedef struct LoopInfo {
 	Vec whole_dds;          /* Sym * of vectors gemv or ger use every row of */
 	Vec sync_why;           /* per DDS: why a written vector takes the dense
 	                           path, or NULL (sparse, recorded by the slice) */
-	/* access.c */
+	/* the access analysis (access.c, slice.c, verdict.c) */
 	Vec accum_syms;         /* Sym * of accumulate(+: X) DDSs */
 	Vec relax_syms;         /* Sym * of relaxed(+: X) DDSs (not in accum_syms) */
 	Vec accesses;           /* Access * in source order */
@@ -246,7 +246,7 @@ struct Node {
 	int rsite;              /* N_CALL of rand in a loop body: its site, 1-based */
 	Node *keys_of;          /* N_VAR: the key of a loop over this map (or join) */
 	bool made;              /* written by the compiler, not the user */
-	int slice;              /* access.c: the node's part in its loop's slice */
+	int slice;              /* slice.c: the node's part in its loop's slice */
 	void *aux;              /* access.c: scratch */
 	char *text;             /* access.c: acc_expr_str's text, once made */
 };
@@ -428,12 +428,12 @@ struct Sym {
 	Sym *hidden;            /* sema: the symbol of this name it hides while in scope */
 	int scope_at;           /* sema: its index in the scope stack */
 	Node *taint;            /* access.c: why a body local is unpredictable */
-	bool needed;            /* access.c: the slice computes it */
+	bool needed;            /* slice.c: the slice computes it */
 	Node *keys_of;          /* read-only key of a loop over this map (or join) */
 	bool parted;            /* a loaded dvector read only as X[i] in async
 	                           loops over i that run spread over ranks: on
 	                           several ranks each keeps only its part
-	                           (access.c) */
+	                           (verdict.c) */
 };
 
 /* Resolve names, check types and the parallel-loop rules.  Returns false
@@ -442,7 +442,7 @@ bool sema_program(Program *p);
 /* Every variable of driver code, for the emitter's statics. */
 void sema_driver_vars(Vec *out);
 
-/* ==== access.c: access sets of parallel loops ========================== */
+/* ==== access.c, slice.c, verdict.c, explain.c: access sets of loops ==== */
 
 typedef enum AccMode { ACC_READ = 1, ACC_WRITE = 2, ACC_RW = 3 } AccMode;
 
@@ -530,6 +530,124 @@ bool acc_slice_over(Node *c);
 /* An if whose branches the slice takes one per path, sap_path: its bit
  * + 1, or 0. */
 int acc_slice_fork(Node *c);
+
+/* ==== access.c, slice.c, verdict.c: inside the analysis =============== */
+
+/* What the stages of the analysis share: the units, controls and jumps of
+ * the loop being analysed, and the helpers one stage takes from another.
+ * Only the four files of the analysis use them. */
+
+/* A statement, or the condition or step of a control statement, with what
+ * it reads and writes. */
+typedef struct Unit {
+	Node *node;             /* N_VAR, N_EXPR; a control node for its cond/step */
+	bool is_step;
+	Vec ctrl;               /* enclosing control nodes in the body, outermost first */
+	Vec defs, uses;         /* Sym * of body locals */
+	Vec reads;              /* N_INDEX / N_CALL nodes reading a DDS */
+	Node *rngcall;          /* call of a function that draws random numbers */
+	Node *ddswrite;         /* a DDS write in it */
+	Node *effect;           /* an assignment to a driver variable (reduce) */
+	int pos;                /* in units: source order, loop headers first */
+	bool included;
+} Unit;
+
+typedef struct Ctl {
+	Node *node;
+	Unit *cond, *step;      /* step: N_FOR */
+	Vec ctrl;               /* enclosing control nodes */
+	Node *taint;            /* why the condition cannot be evaluated: the
+	                           read or call at the root, */
+	Sym *from;              /* through this tainted local, */
+	Node *jump;             /* or a break under a tainted condition */
+	/* What the slice evaluates instead of a tainted condition, implied by
+	 * it: an if's then branch runs when guard holds (always when NULL),
+	 * its else branch unless skip holds; a counted loop runs while guard
+	 * holds, ignoring the tainted rest (over) of its condition and breaks
+	 * on tainted conditions. */
+	Node *guard, *skip;
+	Node *over;
+	int fork;               /* an if whose branches the slice runs both of,
+	                           one per path: its bit in the path number + 1 */
+	bool included;
+	bool is_loop;
+} Ctl;
+
+typedef struct Jump {
+	Node *node;
+	Vec ctrl;               /* enclosing control nodes */
+	Node *target;           /* the loop it leaves or continues; NULL: the body */
+} Jump;
+
+
+/* Why a body local is tainted: the first cause found, for messages. */
+typedef struct Taint {
+	Sym *sym;
+	Unit *unit;             /* the assignment that tainted it */
+	Sym *from;              /* computed from this tainted local, */
+	Node *ctl;              /* or assigned under this tainted control node
+	                           (or after this continue), */
+	Node *root;             /* else this read of a written DDS or call */
+} Taint;
+
+/* The slice runs an iteration once per combination of the branches of
+ * the forked ifs: 2^MAX_FORKS times at most. */
+enum { MAX_FORKS = 6 };
+
+/* The loop being analysed (access.c). */
+extern Node *acc_loop;
+extern LoopInfo *acc_li;
+extern Sym *acc_iv;
+extern Vec acc_units, acc_ctls, acc_jumps;
+extern Vec acc_ctrl;            /* the current control stack */
+extern Unit *acc_cur;           /* unit being walked */
+extern bool acc_explain_mode;   /* acc_program's `explain`; nothing reads it */
+extern Vec acc_taints;          /* Taint * of the loop's tainted locals */
+/* How the slice is being built (slice.c): for a read slice, where a
+ * failure only means there is none; for a sync for, the vectors it
+ * records and why it cannot. */
+extern bool acc_soft, acc_soft_failed;
+extern Vec acc_sync_only;
+extern const char *acc_sync_reject;
+
+/* access.c: helpers, affine keys, the walk of the body, the taint. */
+bool acc_is_dds(Node *e);
+bool acc_is_local(Sym *s);
+void acc_add_sym(Vec *v, Sym *s);
+bool acc_written(Sym *d);
+bool acc_changing(Node *r, Unit *u);
+void acc_walk_expr(Node *e);
+void acc_walk_stmt(Node *s);
+Sym *acc_read_dds(Node *r);
+Taint *acc_taint_at(Sym *s, Unit *u);
+bool acc_tainted_def(Sym *s, Unit *u);
+Node *acc_jump_taint(Jump *j);
+bool acc_evaluable(Node *e, Unit *u, Vec *uses, Vec *reads);
+Node *acc_then_guard(Node *e, Unit *u);
+Node *acc_else_skip(Node *e, Unit *u);
+void acc_compute_taint(void);
+bool acc_choose_forks(void);
+void acc_retaint(void);
+
+/* slice.c: the reconnaissance slice and the messages of its failures. */
+Node *acc_leftmost(Node *e);
+void acc_reject(Node *at, const char *reason, Node *nat, const char *note);
+Node *acc_unit_expr(Unit *u);
+void acc_add_name(Vec *v, const char *name);
+char *acc_name_list(Vec *v);
+bool acc_adds_only(Access *a);
+bool acc_defined_inside(Node *c, Vec *syms);
+void acc_build_slice(void);
+Sym *acc_driver_read(Node *e);
+bool acc_is_reduce(Sym *s);
+bool acc_has_rand(Node *e);
+
+/* verdict.c: affine terms compared, and one loop analysed afresh. */
+bool acc_same_terms(Vec *x, Vec *y);
+bool acc_const_nonzero(Vec *a);
+int acc_dds_mode_of(LoopInfo *l, Sym *d);
+void acc_analyse_loop(Node *l);
+bool acc_at_loop_key(const Access *a);
 
 /* ==== emit*.c ========================================================== */
 
