@@ -661,9 +661,9 @@ typedef struct EmitOpts {
 /* Write the C translation of a checked program. */
 void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname);
 
-/* Shared by emit.c (program, statements, loops), emit_expr.c
- * (expressions, whole-array arithmetic) and emit_io.c (types, helpers,
- * load/save, params, print). */
+/* Shared by emit.c (program, statements), emit_loop.c and emit_slice.c
+ * (parallel loops, their slices), emit_expr.c (expressions, whole-array
+ * arithmetic) and emit_io.c (types, helpers, load/save, params, print). */
 typedef struct Scope Scope;
 typedef struct Emitter {
 	Program *prog;
@@ -681,14 +681,75 @@ typedef struct Emitter {
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
 	/* Writing the one copy of an async body that its caller runs with
 	 * sap_v 2 (every key known in range, every plan-order copy sap_stN
-	 * there), 1 (the static keys known in range) or 0 (see parallel in
-	 * emit.c). */
+	 * there), 1 (the static keys known in range) or 0 (see emit_parallel
+	 * in emit_loop.c). */
 	bool versioned;
 	bool acc_locals;        /* ... which holds its accumulate buffers in sap_acc_X */
 	bool dv_locals;         /* ... and its driver vectors' data in sap_dX */
 	Vec numtypes;           /* Type *: element types whose sap_numtype is written */
 	Vec redfns;             /* char *: reduction helpers written */
 } Emitter;
+
+/* Shared by emit.c, emit_loop.c and emit_slice.c: scopes, statements,
+ * functions written aside, and the state of the slice being written. */
+struct Scope {
+	Scope *up;
+	Vec drops;              /* char *: statements that free the scope's locals */
+	bool loop;              /* break/continue leave through here */
+	bool func;              /* return leaves through here */
+};
+
+/* Statements run one at a time: each gets its own prelude (already
+ * written into E->out, before the statement) and its own temporaries to
+ * drop after it. */
+typedef struct StmtState {
+	Vec drops;
+	Vec *saved_drops;
+	Buf *saved_pre;
+} StmtState;
+
+
+/* Write into a buffer of the protos section, outside any function. */
+typedef struct Aside {
+	Buf buf;
+	Buf *out;
+	int indent;
+	Scope *scope;
+} Aside;
+
+/* emit.c: scopes, statements, for loops' conditions and bodies. */
+const char *emit_scalar_kind(Type *t);
+void emit_push_scope(bool loop, bool func);
+void emit_pop_scope(Node *at);
+void emit_stmt_begin(StmtState *st);
+void emit_stmt_end(StmtState *st, Node *at);
+char *emit_settle(Node *e, StmtState *st, const char *ctype);
+void emit_body(Node *s);
+bool emit_any_node(Node *n, int (*f)(Node *, void *), void *arg);
+void emit_loop_cond(Node *c);
+void emit_stmt(Node *s);
+/* Set while writing a slice (emit_slice.c), read by the declarations of
+ * its locals (emit.c). */
+extern bool emit_slice_volatile;
+extern bool emit_spec_ahead;
+extern bool emit_in_slice;
+
+/* emit_loop.c: a parallel loop's helpers, functions and descriptor. */
+void emit_aside_begin(Aside *a);
+char *emit_aside_end(Aside *a);
+void emit_rng_setup(Node *s, bool slice);
+void emit_stage_decls(Node *s);
+void emit_element_var(Node *s);
+void emit_iterations_begin(Node *s);
+void emit_iterations_end(Node *s);
+void emit_stamp(Node *at, Vec *dds);
+void emit_parallel(Node *s);
+
+/* emit_slice.c: the slice function, and what it has recorded so far. */
+extern Map emit_stable_done, emit_stable_modes;
+extern Vec emit_spec_open;
+extern int emit_slice_depth;
+void emit_slice_fn(Node *s);
 
 /* A dvector element whose address a for loop computes (and checks) once. */
 typedef struct Hoist {
