@@ -1,7 +1,8 @@
 /* sapc.h: the compiler's one internal header, fenced into a section per
  * source file.  Prefixes: lex_ (lang/lexer.re), parse_ (lang/grammar.y, parse.c),
- * ast_ (ast.c), ty_ (type.c), sema_ (sema.c), emit_ (emit*.c), diag_
- * (diag.c); util.c has no prefix. */
+ * ast_ (ast.c), ty_ (type.c), sema_ (sema*.c), acc_ (access.c, slice.c,
+ * verdict.c, explain.c), emit_ (emit*.c), diag_ (diag.c); util.c has no
+ * prefix. */
 #ifndef SAPC_H
 #define SAPC_H
 
@@ -394,7 +395,7 @@ Type *ty_first_scalar(Type *t);
 Type *ty_scalar_of(Type *t);
 void ty_reset(void);
 
-/* ==== sema.c =========================================================== */
+/* ==== sema.c, sema_expr.c, sema_loop.c ================================ */
 
 typedef enum SymKind { SYM_VAR, SYM_FUNC, SYM_STRUCT } SymKind;
 
@@ -441,6 +442,56 @@ struct Sym {
 bool sema_program(Program *p);
 /* Every variable of driver code, for the emitter's statics. */
 void sema_driver_vars(Vec *out);
+
+/* Shared by sema.c, sema_expr.c and sema_loop.c: the state of the pass
+ * and the functions one file calls in another. */
+typedef struct Ctx {
+	Node *func;             /* function being checked, or NULL in driver code */
+	Node *loop;             /* innermost parallel loop */
+	int seqloops;           /* sequential loops open inside func/loop body */
+} Ctx;
+extern Program *sema_prog;
+extern Ctx sema_ctx;
+extern Vec sema_funcs;          /* Sym * of functions */
+extern Vec sema_loop_calls;     /* calls in loop bodies: Node *, checked at the end */
+extern Vec sema_loop_of_call;
+
+/* sema.c: failures, scopes, constants, types as written, statements. */
+const char *sema_S(Tok t);
+_Noreturn void sema_fail(Node *at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void sema_fail_note(Node *at, const char *msg, Node *nat, const char *nmsg);
+void sema_open_scope(void);
+void sema_close_scope(void);
+Sym *sema_lookup(const char *name);
+void sema_consider(const char *name, const char *cand, const char **best, int *bd);
+const char *sema_suggest(const char *name);
+Sym *sema_declare(Node *decl, const char *name, SymKind k, Type *ty);
+bool sema_const_int(Node *e, int64_t *v);
+void sema_fold(Node *e);
+void sema_check_constant_fits(Node *e, Type *to);
+Type *sema_resolve(TypeSpec *ts);
+void sema_check_text_shape(Node *at, const char *verb, Type *t);
+void sema_check_var(Node *d);
+void sema_check_stmt(Node *s);
+
+/* sema_expr.c: expressions, and the builtins. */
+bool sema_assignable(Type *to, Type *from);
+Node *sema_start_of(Node *e);
+void sema_expect_assignable(Node *e, Type *to, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool sema_is_reduce_var(Node *loop, Sym *s);
+const char *sema_loopword(Node *loop);
+const char *sema_a_loop(Node *loop);
+void sema_check_args_count(Node *call, int want, const char *name);
+Node *sema_arg(Node *call, int i);
+bool sema_is_map(Type *t);
+Builtin sema_find_builtin(const char *name);
+Type *sema_check_expr(Node *e);
+void sema_check_cond(Node *c);
+
+/* sema_loop.c: async for and sync for. */
+void sema_check_async(Node *loop);
+void sema_check_sync(Node *loop);
 
 /* ==== access.c, slice.c, verdict.c, explain.c: access sets of loops ==== */
 
