@@ -713,6 +713,102 @@ void emit_loop_cond(Node *c)
 	emit_stmt_end(&st, c);
 }
 
+/* An expression statement; in driver code, the versions of the DDSs it
+ * writes change. */
+static void expr_stmt(Node *s)
+{
+	StmtState st;
+	emit_stmt_begin(&st);
+	Node *e = s->lhs;
+	if (e->kind == N_ASSIGN) {
+		emit_store(e, emit_lvalue(e->lhs), e->lhs->ty, e->rhs, e->op);
+	} else if (e->kind == N_INCDEC) {
+		emit_line(s, "%s%s;", emit_lvalue(e->lhs), e->op == TK_INC ? "++" : "--");
+	} else {
+		char *v = emit_expr(e);
+		if (strcmp(v, "(void)0"))
+			emit_line(s, "%s%s;", e->ty->kind == TY_VOID || e->kind == N_CALL ? "" : "(void)", v);
+	}
+	emit_stmt_end(&st, s);
+	if (!E->loop) {
+		Vec w = {0};
+		acc_dds_written(s, &w);
+		emit_stamp(s, &w);
+	}
+}
+
+/* A for loop: a C for when its condition and step are plain C, else a
+ * loop that runs the step and the condition at the top of every pass but
+ * the first, so that continue reaches them. */
+static void for_stmt(Node *s)
+{
+	emit_line(s, "{");
+	E->indent++;
+	emit_push_scope(false, false);
+	if (s->init)
+		emit_stmt(s->init);
+	if ((!s->cond || plain_expr(s->cond, NULL)) && (!s->step || plain_expr(s->step, NULL))) {
+		/* The common case stays a C for loop, which cc vectorises. */
+		char *c = s->cond ? emit_expr(s->cond) : "";
+		char *st = "";
+		if (s->step) {
+			Node *x = s->step;
+			if (x->kind == N_INCDEC)
+				st = format("%s%s", emit_lvalue(x->lhs), x->op == TK_INC ? "++" : "--");
+			else
+				st = emit_expr(x);
+		}
+		int nh = E->hoisted.n;
+		if (s->cond)
+			hoist(s);
+		if (E->hoisted.n > nh) {
+			/* Elements the loop addresses with invariant keys are
+			 * checked once, before the first pass, so the pass is
+			 * plain arithmetic that cc vectorises. */
+			emit_line(s, "if (%s) {", c);
+			E->indent++;
+			for (int i = nh; i < E->hoisted.n; i++) {
+				Hoist *h = E->hoisted.v[i];
+				emit_line(s, "%s", h->decl);
+				/* The condition, emitted before, may be its
+				 * only use. */
+				emit_line(s, "(void)%s;", h->ptr);
+			}
+		}
+		emit_line(s, "for (; %s; %s) {", c, st);
+		E->indent++;
+		loop_body(s);
+		if (E->hoisted.n > nh) {
+			E->hoisted.n = nh;
+			E->indent--;
+			emit_line(s, "}");
+		}
+		emit_pop_scope(s);
+		E->indent--;
+		emit_line(s, "}");
+		return;
+	}
+	char *first = emit_tmp("first");
+	emit_line(s, "for (bool %s = true;; %s = false) {", first, first);
+	E->indent++;
+	if (s->step) {
+		emit_line(s, "if (!%s) {", first);
+		E->indent++;
+		Node es = {.kind = N_EXPR, .file = s->step->file, .off = s->step->off, .lhs = s->step};
+		emit_stmt(&es);
+		E->indent--;
+		emit_line(s, "}");
+	} else {
+		emit_line(s, "(void)%s;", first);
+	}
+	if (s->cond)
+		emit_loop_cond(s->cond);
+	loop_body(s);
+	emit_pop_scope(s);
+	E->indent--;
+	emit_line(s, "}");
+}
+
 void emit_stmt(Node *s)
 {
 	StmtState st;
@@ -730,26 +826,9 @@ void emit_stmt(Node *s)
 	case N_VAR:
 		var_decl(s);
 		return;
-	case N_EXPR: {
-		emit_stmt_begin(&st);
-		Node *e = s->lhs;
-		if (e->kind == N_ASSIGN) {
-			emit_store(e, emit_lvalue(e->lhs), e->lhs->ty, e->rhs, e->op);
-		} else if (e->kind == N_INCDEC) {
-			emit_line(s, "%s%s;", emit_lvalue(e->lhs), e->op == TK_INC ? "++" : "--");
-		} else {
-			char *v = emit_expr(e);
-			if (strcmp(v, "(void)0"))
-				emit_line(s, "%s%s;", e->ty->kind == TY_VOID || e->kind == N_CALL ? "" : "(void)", v);
-		}
-		emit_stmt_end(&st, s);
-		if (!E->loop) {
-			Vec w = {0};
-			acc_dds_written(s, &w);
-			emit_stamp(s, &w);
-		}
+	case N_EXPR:
+		expr_stmt(s);
 		return;
-	}
 	case N_EMPTY:
 		return;
 	case N_IF: {
@@ -790,74 +869,9 @@ void emit_stmt(Node *s)
 		loop_body(s);
 		return;
 	}
-	case N_FOR: {
-		emit_line(s, "{");
-		E->indent++;
-		emit_push_scope(false, false);
-		if (s->init)
-			emit_stmt(s->init);
-		if ((!s->cond || plain_expr(s->cond, NULL)) && (!s->step || plain_expr(s->step, NULL))) {
-			/* The common case stays a C for loop, which cc vectorises. */
-			char *c = s->cond ? emit_expr(s->cond) : "";
-			char *st = "";
-			if (s->step) {
-				Node *x = s->step;
-				if (x->kind == N_INCDEC)
-					st = format("%s%s", emit_lvalue(x->lhs), x->op == TK_INC ? "++" : "--");
-				else
-					st = emit_expr(x);
-			}
-			int nh = E->hoisted.n;
-			if (s->cond)
-				hoist(s);
-			if (E->hoisted.n > nh) {
-				/* Elements the loop addresses with invariant keys are
-				 * checked once, before the first pass, so the pass is
-				 * plain arithmetic that cc vectorises. */
-				emit_line(s, "if (%s) {", c);
-				E->indent++;
-				for (int i = nh; i < E->hoisted.n; i++) {
-					Hoist *h = E->hoisted.v[i];
-					emit_line(s, "%s", h->decl);
-					/* The condition, emitted before, may be its
-					 * only use. */
-					emit_line(s, "(void)%s;", h->ptr);
-				}
-			}
-			emit_line(s, "for (; %s; %s) {", c, st);
-			E->indent++;
-			loop_body(s);
-			if (E->hoisted.n > nh) {
-				E->hoisted.n = nh;
-				E->indent--;
-				emit_line(s, "}");
-			}
-			emit_pop_scope(s);
-			E->indent--;
-			emit_line(s, "}");
-			return;
-		}
-		char *first = emit_tmp("first");
-		emit_line(s, "for (bool %s = true;; %s = false) {", first, first);
-		E->indent++;
-		if (s->step) {
-			emit_line(s, "if (!%s) {", first);
-			E->indent++;
-			Node es = {.kind = N_EXPR, .file = s->step->file, .off = s->step->off, .lhs = s->step};
-			emit_stmt(&es);
-			E->indent--;
-			emit_line(s, "}");
-		} else {
-			emit_line(s, "(void)%s;", first);
-		}
-		if (s->cond)
-			emit_loop_cond(s->cond);
-		loop_body(s);
-		emit_pop_scope(s);
-		E->indent--;
-		emit_line(s, "}");
+	case N_FOR:
+		for_stmt(s);
 		return;
-	}
 	case N_BREAK:
 	case N_CONTINUE:
 		drops_until(s, false);

@@ -786,6 +786,170 @@ static void body_fn(Node *s)
 	buf_puts(&E->funcs, "\n");
 }
 
+/* The call of an async for: its DDSs with their flags, the static keys
+ * of the written ones, and the spec that holds them. */
+static void async_call(Node *s, const char *redargs, Vec *wr)
+{
+	LoopInfo *li = s->li;
+	int id = li->id;
+	/* The DDSs the body touches, and the static keys of the written ones. */
+	static const char *modes[] = {"", "SAP_READ", "SAP_WRITE", "SAP_RW"};
+	emit_line(s, "static const sap_dds sap_dds[] = {");
+	for (int i = 0; i < li->dds.n; i++) {
+		Sym *d = li->dds.v[i];
+		int m = (int)(intptr_t)li->dds_mode.v[i];
+		bool reads = false;
+		for (int k = 0; k < li->slice_reads.n; k++)
+			reads |= li->slice_reads.v[k] == d;
+		bool dv = d->ty->kind == TY_DVEC;
+		/* The flags that hold, by name; the others are false. */
+		struct { bool on; const char *name; } flag[] = {
+			{ acc_is_accum(li, d), "accumulate" },
+			{ reads, "slice_reads" },
+			{ !dv && !acc_inserts(li, d), "keeps_keys" },
+			{ ty_is_flat(d->ty->elem), "flat" },
+			{ d->parted, "parted" },
+			{ acc_reads_own(li, d), "by_index" },
+			{ acc_dv_recorded(li, d), "recorded" },
+			{ acc_at_key(li, d), "at_key" },
+			{ acc_no_slice(li, d), "no_slice" },
+		};
+		Buf row = {0};
+		buf_printf(&row, "{.name = %s, .%s = &%s, .mode = %s",
+		           emit_cstr(d->name, strlen(d->name)), dv ? "dv" : "dm", d->cname, modes[m]);
+		for (size_t f = 0; f < sizeof flag / sizeof flag[0]; f++)
+			if (flag[f].on)
+				buf_printf(&row, ", .%s = true", flag[f].name);
+		emit_line(s, "\t%s},", row.s);
+		if (m & ACC_WRITE)
+			vec_push(wr, d);
+	}
+	if (!li->dds.n)
+		emit_line(s, "\t{.mode = SAP_READ, .flat = true},  /* none: C has no empty array */");
+	emit_line(s, "};");
+	int naff = 0;
+	Buf aff = {0};
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (a->dynamic || a->accumulate || !(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE))
+			continue;
+		buf_printf(&aff, "\t\t{.dds = %d, .mode = %s, .a = %s, .b = %s},\n", a->ddsi,
+		           modes[a->mode], affine_c(&a->aterms), affine_c(&a->bterms));
+		naff++;
+	}
+	if (naff)
+		emit_line(s, "sap_affine sap_aff[] = {\n%s\t};", aff.s);
+	const char *serial = li->verdict == VD_SERIAL ? emit_cstr(li->reason, strlen(li->reason))
+	                                               : "NULL";
+	Buf sp = {0};
+	buf_printf(&sp, "sap_async_spec sap_spec = {.dds = sap_dds, .ndds = %d", li->dds.n);
+	if (naff)
+		buf_printf(&sp, ", .affine = sap_aff, .naffine = %d", naff);
+	if (li->has_slice)
+		buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
+	if (li->slice_rng || li->slice_var)
+		buf_puts(&sp, ", .slice_rng = true");
+	if (li->verdict == VD_SERIAL)
+		buf_printf(&sp, ",\n\t.serial = %s", serial);
+	if (li->has_reads)
+		buf_printf(&sp, ", .reads = sap_loop%d_slice", id);
+	emit_line(s, "%s};", sp.s);
+	char *lo = emit_expr(s->init->init);
+	char *hi = emit_expr(s->cond->rhs);
+	emit_line(s, "sap_async_for(&sap_loop%d, &sap_spec, %s, %s, NULL, sap_loop%d_body, %s);", id,
+	          lo, hi, id, redargs);
+}
+
+/* The call of a sync for: the written vectors of numbers the ranks
+ * merge, the vectors it uses, and its model. */
+static void sync_call(Node *s, const char *redargs, Vec *wr)
+{
+	LoopInfo *li = s->li;
+	int id = li->id;
+	const char *model = li->model == 0 ? "SAP_BSP" : li->model == 1 ? "SAP_SSP" : "SAP_HYBRID";
+	char *stal = li->staleness ? emit_expr(li->staleness) : "0";
+	char *batch = emit_expr(li->batch);
+	/* The written vectors of numbers, for the ranks to average. */
+	Buf wrs = {0};
+	int nwr = 0;
+	bool dense = true;
+	for (int i = 0; i < li->dds.n; i++) {
+		Sym *d = li->dds.v[i];
+		if (!((intptr_t)li->dds_mode.v[i] & ACC_WRITE))
+			continue;
+		Type *e = d->ty->kind == TY_DVEC ? d->ty->elem : NULL;
+		if (!e || !ty_is_numeric(e)) {
+			dense = false;
+			continue;
+		}
+		bool sparse = li->has_slice && i < li->sync_why.n && !li->sync_why.v[i];
+		buf_printf(&wrs, "\t\t{.dv = &%s, .num = %s, %s, .rec = %d%s},\n", d->cname,
+		           numtype_of(e), merge_of(s, d), i, sparse ? ", .sparse = true" : "");
+		nwr++;
+	}
+	if (nwr)
+		emit_line(s, "static const sap_syncdds sap_wr[] = {\n%s\t};", wrs.s);
+	Buf uses = {0};
+	int nuses = 1;
+	buf_printf(&uses, "&%s", s->lhs->sym->cname);
+	for (int i = 0; i < li->dds.n; i++) {
+		Sym *d = li->dds.v[i];
+		if (d->ty->kind == TY_DVEC && d != s->lhs->sym) {
+			buf_printf(&uses, ", &%s", d->cname);
+			nuses++;
+		}
+	}
+	emit_line(s, "sap_dvec *const sap_uses[] = {%s};", uses.s);
+	Buf sp = {0};
+	buf_printf(&sp, "sap_syncspec sap_spec = {.model = %s", model);
+	if (li->staleness)
+		buf_printf(&sp, ", .staleness = %s", stal);
+	buf_printf(&sp, ", .batch = %s", batch);
+	if (li->recon)
+		buf_puts(&sp, ", .recon = true");
+	if (nwr)
+		buf_printf(&sp, ",\n\t.wr = sap_wr, .nwr = %d", nwr);
+	if (dense)
+		buf_puts(&sp, ", .dense = true");
+	buf_printf(&sp, ",\n\t.over = &%s", s->lhs->sym->cname);
+	if (li->has_slice)
+		buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
+	buf_printf(&sp, ", .uses = sap_uses, .nuses = %d", nuses);
+	if (li->batched)
+		buf_puts(&sp, ", .batched = true");
+	emit_line(s, "%s};", sp.s);
+	emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_spec, NULL, sap_loop%d_body, %s);", id,
+	          s->lhs->sym->cname, id, redargs);
+	for (int i = 0; i < li->dds.n; i++)
+		if ((intptr_t)li->dds_mode.v[i] & ACC_WRITE)
+			vec_push(wr, li->dds.v[i]);
+}
+
+/* After the call: the reduced values and the accumulated updates back
+ * in the driver's variables and DDSs. */
+static void reductions_back(Node *s)
+{
+	LoopInfo *li = s->li;
+	int nred = li->reduce_syms.n;
+	for (int i = 0; i < nred; i++) {
+		Sym *v = li->reduce_syms.v[i];
+		emit_line(s, "%s = %s;", v->cname,
+		          combine(li->reduce_ops.v[i], v->ty, v->cname, format("sap_r.%s", v->cname)));
+	}
+	/* Accumulated updates land in the DDSs. */
+	for (int i = 0; i < li->accum_syms.n; i++) {
+		Sym *d = li->accum_syms.v[i];
+		Type *t = d->ty;
+		const char *nt = numtype_of(t->elem);
+		if (t->kind == TY_DVEC) {
+			emit_line(s, "sap_acc_apply(%s, &%s, sap_r.acc_%s);", nt, d->cname, d->cname);
+		} else {
+			emit_line(s, "sap_dm_merge(%s, &%s, &sap_r.acc_%s);", nt, d->cname, d->cname);
+			emit_line(s, "sap_dm_free(&sap_r.acc_%s);", d->cname);
+		}
+	}
+}
+
 void emit_parallel(Node *s)
 {
 	LoopInfo *li = s->li;
@@ -814,149 +978,11 @@ void emit_parallel(Node *s)
 		emit_line(s, "struct sap_red%d sap_r;", id);
 	const char *redargs = has_red ? format("&sap_loop%d_reduce, &sap_r", id) : "NULL, NULL";
 	Vec wr = {0};
-	if (async) {
-		/* The DDSs the body touches, and the static keys of the written ones. */
-		static const char *modes[] = {"", "SAP_READ", "SAP_WRITE", "SAP_RW"};
-		emit_line(s, "static const sap_dds sap_dds[] = {");
-		for (int i = 0; i < li->dds.n; i++) {
-			Sym *d = li->dds.v[i];
-			int m = (int)(intptr_t)li->dds_mode.v[i];
-			bool reads = false;
-			for (int k = 0; k < li->slice_reads.n; k++)
-				reads |= li->slice_reads.v[k] == d;
-			bool dv = d->ty->kind == TY_DVEC;
-			/* The flags that hold, by name; the others are false. */
-			struct { bool on; const char *name; } flag[] = {
-				{ acc_is_accum(li, d), "accumulate" },
-				{ reads, "slice_reads" },
-				{ !dv && !acc_inserts(li, d), "keeps_keys" },
-				{ ty_is_flat(d->ty->elem), "flat" },
-				{ d->parted, "parted" },
-				{ acc_reads_own(li, d), "by_index" },
-				{ acc_dv_recorded(li, d), "recorded" },
-				{ acc_at_key(li, d), "at_key" },
-				{ acc_no_slice(li, d), "no_slice" },
-			};
-			Buf row = {0};
-			buf_printf(&row, "{.name = %s, .%s = &%s, .mode = %s",
-			           emit_cstr(d->name, strlen(d->name)), dv ? "dv" : "dm", d->cname, modes[m]);
-			for (size_t f = 0; f < sizeof flag / sizeof flag[0]; f++)
-				if (flag[f].on)
-					buf_printf(&row, ", .%s = true", flag[f].name);
-			emit_line(s, "\t%s},", row.s);
-			if (m & ACC_WRITE)
-				vec_push(&wr, d);
-		}
-		if (!li->dds.n)
-			emit_line(s, "\t{.mode = SAP_READ, .flat = true},  /* none: C has no empty array */");
-		emit_line(s, "};");
-		int naff = 0;
-		Buf aff = {0};
-		for (int i = 0; i < li->accesses.n; i++) {
-			Access *a = li->accesses.v[i];
-			if (a->dynamic || a->accumulate || !(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE))
-				continue;
-			buf_printf(&aff, "\t\t{.dds = %d, .mode = %s, .a = %s, .b = %s},\n", a->ddsi,
-			           modes[a->mode], affine_c(&a->aterms), affine_c(&a->bterms));
-			naff++;
-		}
-		if (naff)
-			emit_line(s, "sap_affine sap_aff[] = {\n%s\t};", aff.s);
-		const char *serial = li->verdict == VD_SERIAL ? emit_cstr(li->reason, strlen(li->reason))
-		                                               : "NULL";
-		Buf sp = {0};
-		buf_printf(&sp, "sap_async_spec sap_spec = {.dds = sap_dds, .ndds = %d", li->dds.n);
-		if (naff)
-			buf_printf(&sp, ", .affine = sap_aff, .naffine = %d", naff);
-		if (li->has_slice)
-			buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
-		if (li->slice_rng || li->slice_var)
-			buf_puts(&sp, ", .slice_rng = true");
-		if (li->verdict == VD_SERIAL)
-			buf_printf(&sp, ",\n\t.serial = %s", serial);
-		if (li->has_reads)
-			buf_printf(&sp, ", .reads = sap_loop%d_slice", id);
-		emit_line(s, "%s};", sp.s);
-		char *lo = emit_expr(s->init->init);
-		char *hi = emit_expr(s->cond->rhs);
-		emit_line(s, "sap_async_for(&sap_loop%d, &sap_spec, %s, %s, NULL, sap_loop%d_body, %s);", id,
-		          lo, hi, id, redargs);
-	} else {
-		const char *model = li->model == 0 ? "SAP_BSP" : li->model == 1 ? "SAP_SSP" : "SAP_HYBRID";
-		char *stal = li->staleness ? emit_expr(li->staleness) : "0";
-		char *batch = emit_expr(li->batch);
-		/* The written vectors of numbers, for the ranks to average. */
-		Buf wrs = {0};
-		int nwr = 0;
-		bool dense = true;
-		for (int i = 0; i < li->dds.n; i++) {
-			Sym *d = li->dds.v[i];
-			if (!((intptr_t)li->dds_mode.v[i] & ACC_WRITE))
-				continue;
-			Type *e = d->ty->kind == TY_DVEC ? d->ty->elem : NULL;
-			if (!e || !ty_is_numeric(e)) {
-				dense = false;
-				continue;
-			}
-			bool sparse = li->has_slice && i < li->sync_why.n && !li->sync_why.v[i];
-			buf_printf(&wrs, "\t\t{.dv = &%s, .num = %s, %s, .rec = %d%s},\n", d->cname,
-			           numtype_of(e), merge_of(s, d), i, sparse ? ", .sparse = true" : "");
-			nwr++;
-		}
-		if (nwr)
-			emit_line(s, "static const sap_syncdds sap_wr[] = {\n%s\t};", wrs.s);
-		Buf uses = {0};
-		int nuses = 1;
-		buf_printf(&uses, "&%s", s->lhs->sym->cname);
-		for (int i = 0; i < li->dds.n; i++) {
-			Sym *d = li->dds.v[i];
-			if (d->ty->kind == TY_DVEC && d != s->lhs->sym) {
-				buf_printf(&uses, ", &%s", d->cname);
-				nuses++;
-			}
-		}
-		emit_line(s, "sap_dvec *const sap_uses[] = {%s};", uses.s);
-		Buf sp = {0};
-		buf_printf(&sp, "sap_syncspec sap_spec = {.model = %s", model);
-		if (li->staleness)
-			buf_printf(&sp, ", .staleness = %s", stal);
-		buf_printf(&sp, ", .batch = %s", batch);
-		if (li->recon)
-			buf_puts(&sp, ", .recon = true");
-		if (nwr)
-			buf_printf(&sp, ",\n\t.wr = sap_wr, .nwr = %d", nwr);
-		if (dense)
-			buf_puts(&sp, ", .dense = true");
-		buf_printf(&sp, ",\n\t.over = &%s", s->lhs->sym->cname);
-		if (li->has_slice)
-			buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
-		buf_printf(&sp, ", .uses = sap_uses, .nuses = %d", nuses);
-		if (li->batched)
-			buf_puts(&sp, ", .batched = true");
-		emit_line(s, "%s};", sp.s);
-		emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_spec, NULL, sap_loop%d_body, %s);", id,
-		          s->lhs->sym->cname, id, redargs);
-		for (int i = 0; i < li->dds.n; i++)
-			if ((intptr_t)li->dds_mode.v[i] & ACC_WRITE)
-				vec_push(&wr, li->dds.v[i]);
-	}
-	for (int i = 0; i < nred; i++) {
-		Sym *v = li->reduce_syms.v[i];
-		emit_line(s, "%s = %s;", v->cname,
-		          combine(li->reduce_ops.v[i], v->ty, v->cname, format("sap_r.%s", v->cname)));
-	}
-	/* Accumulated updates land in the DDSs. */
-	for (int i = 0; i < li->accum_syms.n; i++) {
-		Sym *d = li->accum_syms.v[i];
-		Type *t = d->ty;
-		const char *nt = numtype_of(t->elem);
-		if (t->kind == TY_DVEC) {
-			emit_line(s, "sap_acc_apply(%s, &%s, sap_r.acc_%s);", nt, d->cname, d->cname);
-		} else {
-			emit_line(s, "sap_dm_merge(%s, &%s, &sap_r.acc_%s);", nt, d->cname, d->cname);
-			emit_line(s, "sap_dm_free(&sap_r.acc_%s);", d->cname);
-		}
-	}
+	if (async)
+		async_call(s, redargs, &wr);
+	else
+		sync_call(s, redargs, &wr);
+	reductions_back(s);
 	emit_stamp(s, &wr);
 	emit_stmt_end(&st, s);
 	E->indent--;

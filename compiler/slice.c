@@ -463,99 +463,103 @@ static Access *recorded_before(const Access *a, const Unit *u, const Vec *uses)
 	return NULL;
 }
 
-void acc_build_slice(void)
+/* A recorded access: its key checked, the locals it needs marked, and
+ * where the slice records it.  False when the key is rejected. */
+static bool seed_key(Access *a)
 {
-	/* Seeds: the keys of recorded accesses and their guards. */
-	for (int i = 0; i < acc_li->accesses.n; i++) {
-		Access *a = acc_li->accesses.v[i];
-		if (acc_loop->kind == N_SYNC)
-			a->recorded = sync_records(a->dds);
-		else
-			a->recorded = a->dynamic && !a->accumulate &&
-			              (acc_soft ? a->dds->ty->kind == TY_DVEC : acc_written(a->dds));
-		if (!a->recorded)
-			continue;
-		Unit *u = access_unit(a);
-		/* The key's own locals. */
-		Unit tmp = {0};
-		Unit *saved = acc_cur;
-		acc_cur = &tmp;
-		int nacc = acc_li->accesses.n;
-		acc_walk_expr(a->key);
-		acc_li->accesses.n = nacc;
-		acc_cur = saved;
-		for (int k = 0; k < tmp.reads.n; k++) {
-			Node *r = tmp.reads.v[k];
-			if (acc_changing(r, u)) {
-				reject_key(a, r, NULL, u);
-				return;
-			}
-			/* U[X[i].u]: a new X may move the keys. */
-			acc_add_sym(&acc_li->slice_reads, acc_read_dds(r));
+	if (acc_loop->kind == N_SYNC)
+		a->recorded = sync_records(a->dds);
+	else
+		a->recorded = a->dynamic && !a->accumulate &&
+		              (acc_soft ? a->dds->ty->kind == TY_DVEC : acc_written(a->dds));
+	if (!a->recorded)
+		return true;
+	Unit *u = access_unit(a);
+	/* The key's own locals. */
+	Unit tmp = {0};
+	Unit *saved = acc_cur;
+	acc_cur = &tmp;
+	int nacc = acc_li->accesses.n;
+	acc_walk_expr(a->key);
+	acc_li->accesses.n = nacc;
+	acc_cur = saved;
+	for (int k = 0; k < tmp.reads.n; k++) {
+		Node *r = tmp.reads.v[k];
+		if (acc_changing(r, u)) {
+			reject_key(a, r, NULL, u);
+			return false;
 		}
-		if (tmp.rngcall) {
-			reject_key(a, tmp.rngcall, NULL, u);
-			return;
-		}
-		if (tmp.ddswrite || tmp.defs.n || tmp.effect) {
-			const char *what = tmp.defs.n ? format("it assigns %s", ((Sym *)tmp.defs.v[0])->name) :
-			                   tmp.effect ? format("it assigns %s", acc_expr_str(tmp.effect)) :
-			                   format("it writes %s", acc_expr_str(tmp.ddswrite));
-			acc_reject(acc_leftmost(a->key), format("the key of %s[%s] has a side effect (%s), which a slice that "
-			                              "computes keys in advance cannot repeat: compute it into a "
-			                              "variable first", a->dds->name, acc_expr_str(a->key), what),
-			           NULL, NULL);
-			return;
-		}
-		for (int k = 0; k < tmp.uses.n; k++) {
-			Sym *s = tmp.uses.v[k];
-			Taint *x = acc_taint_at(s, u);
-			if (x) {
-				reject_key(a, x->root, s, u);
-				return;
-			}
-		}
-		Access *b = acc_loop->kind == N_SYNC ? NULL : recorded_before(a, u, &tmp.uses);
-		if (b) {
-			b->folded |= a->mode;
-			a->recorded = false;
-			continue;
-		}
-		mark_needed(&tmp.uses);
-		acc_li->has_slice = true;
-		if (!u)
-			continue;
-		/* Record it before the outermost enclosing loops that do not
-		 * change its key: once per iteration of the async for instead of
-		 * once per pass of an inner loop.  Not out of an if, which would
-		 * record keys of branches not taken. */
-		a->anchor = u->node;
-		int depth = u->ctrl.n;
-		while (depth > 0) {
-			Node *c = u->ctrl.v[depth - 1];
-			if (!((Ctl *)c->aux)->is_loop || acc_defined_inside(c, &tmp.uses))
-				break;
-			a->anchor = c;
-			depth--;
-		}
-		if (depth == u->ctrl.n && u->node->aux && u->node->kind != N_IF) {
-			acc_reject(acc_leftmost(a->key), format("the key of %s[%s] in the %s of the loop changes inside that "
-			                              "loop, but a slice records the keys of a loop's header once, "
-			                              "before it: move the access into the loop body", a->dds->name,
-			                              acc_expr_str(a->key), u->is_step ? "step" : "condition"),
-			           NULL, NULL);
-			return;
-		}
-		Vec outer = {0};
-		for (int k = 0; k < depth; k++)
-			vec_push(&outer, u->ctrl.v[k]);
-		include_ctrl(&outer);
-		a->stable = depth == 0;
-		for (int k = 0; k < tmp.uses.n && a->stable; k++)
-			a->stable = assigned_once(tmp.uses.v[k]);
+		/* U[X[i].u]: a new X may move the keys. */
+		acc_add_sym(&acc_li->slice_reads, acc_read_dds(r));
 	}
-	if (!acc_li->has_slice)
-		return;
+	if (tmp.rngcall) {
+		reject_key(a, tmp.rngcall, NULL, u);
+		return false;
+	}
+	if (tmp.ddswrite || tmp.defs.n || tmp.effect) {
+		const char *what = tmp.defs.n ? format("it assigns %s", ((Sym *)tmp.defs.v[0])->name) :
+		                   tmp.effect ? format("it assigns %s", acc_expr_str(tmp.effect)) :
+		                   format("it writes %s", acc_expr_str(tmp.ddswrite));
+		acc_reject(acc_leftmost(a->key), format("the key of %s[%s] has a side effect (%s), which a slice that "
+		                              "computes keys in advance cannot repeat: compute it into a "
+		                              "variable first", a->dds->name, acc_expr_str(a->key), what),
+		           NULL, NULL);
+		return false;
+	}
+	for (int k = 0; k < tmp.uses.n; k++) {
+		Sym *s = tmp.uses.v[k];
+		Taint *x = acc_taint_at(s, u);
+		if (x) {
+			reject_key(a, x->root, s, u);
+			return false;
+		}
+	}
+	Access *b = acc_loop->kind == N_SYNC ? NULL : recorded_before(a, u, &tmp.uses);
+	if (b) {
+		b->folded |= a->mode;
+		a->recorded = false;
+		return true;
+	}
+	mark_needed(&tmp.uses);
+	acc_li->has_slice = true;
+	if (!u)
+		return true;
+	/* Record it before the outermost enclosing loops that do not
+	 * change its key: once per iteration of the async for instead of
+	 * once per pass of an inner loop.  Not out of an if, which would
+	 * record keys of branches not taken. */
+	a->anchor = u->node;
+	int depth = u->ctrl.n;
+	while (depth > 0) {
+		Node *c = u->ctrl.v[depth - 1];
+		if (!((Ctl *)c->aux)->is_loop || acc_defined_inside(c, &tmp.uses))
+			break;
+		a->anchor = c;
+		depth--;
+	}
+	if (depth == u->ctrl.n && u->node->aux && u->node->kind != N_IF) {
+		acc_reject(acc_leftmost(a->key), format("the key of %s[%s] in the %s of the loop changes inside that "
+		                              "loop, but a slice records the keys of a loop's header once, "
+		                              "before it: move the access into the loop body", a->dds->name,
+		                              acc_expr_str(a->key), u->is_step ? "step" : "condition"),
+		           NULL, NULL);
+		return false;
+	}
+	Vec outer = {0};
+	for (int k = 0; k < depth; k++)
+		vec_push(&outer, u->ctrl.v[k]);
+	include_ctrl(&outer);
+	a->stable = depth == 0;
+	for (int k = 0; k < tmp.uses.n && a->stable; k++)
+		a->stable = assigned_once(tmp.uses.v[k]);
+	return true;
+}
+
+/* Everything the needed locals depend on, to a fixed point: the units
+ * assigning them, the conditions around those, and the jumps deciding
+ * which iterations of an included loop run. */
+static void include_needed(void)
+{
 	bool changed = true;
 	while (changed) {
 		changed = false;
@@ -608,7 +612,11 @@ void acc_build_slice(void)
 			changed = true;
 		}
 	}
-	/* What the slice must not do, and what it reads. */
+}
+
+/* What the slice must not do, and what it reads. */
+static void check_included(void)
+{
 	for (int i = 0; i < acc_units.n; i++) {
 		Unit *u = acc_units.v[i];
 		if (!u->included)
@@ -653,6 +661,18 @@ void acc_build_slice(void)
 		for (int k = 0; k < reads.n; k++)
 			acc_add_sym(&acc_li->slice_reads, acc_read_dds(reads.v[k]));
 	}
+}
+
+void acc_build_slice(void)
+{
+	/* Seeds: the keys of recorded accesses and their guards. */
+	for (int i = 0; i < acc_li->accesses.n; i++)
+		if (!seed_key(acc_li->accesses.v[i]))
+			return;
+	if (!acc_li->has_slice)
+		return;
+	include_needed();
+	check_included();
 }
 
 Node *acc_slice_guard(Node *c, bool skip)
