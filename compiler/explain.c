@@ -285,19 +285,9 @@ static void explain_additive(FILE *out, LoopInfo *L)
 	}
 }
 
-static void explain_loop(FILE *out, Node *l)
+/* The accesses, one line per DDS and key, with how each is known. */
+static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 {
-	LoopInfo *L = l->li;
-	int line, col;
-	diag_linecol(l->file, l->off, &line, &col);
-	if (l->kind == N_ASYNC)
-		fprintf(out, "%s:%d:%d: loop %d: async for (%s in [%s, %s))\n", l->file->name, line, col, L->id,
-		        l->init->sym->name, acc_expr_str(l->init->init), acc_expr_str(l->cond->rhs));
-	else
-		fprintf(out, "%s:%d:%d: loop %d: sync for (%s : %s)%s\n", l->file->name, line, col, L->id,
-		        l->init->sym->name, acc_expr_str(l->lhs),
-		        L->batched ? ", the body once per mini-batch" : "");
-	/* Accesses, one line per DDS and key. */
 	fprintf(out, "  accesses:\n");
 	if (!L->accesses.n && !L->whole_dds.n)
 		fprintf(out, "    (none)\n");
@@ -346,6 +336,11 @@ static void explain_loop(FILE *out, Node *l)
 		fprintf(out, "    %-20s %-10s  every row (gemv, ger or gemm)\n", format("%s[*]", d->name),
 		        mode_str((int)acc_dds_mode_of(L, d)));
 	}
+}
+
+/* The reduce, accumulate and relaxed clauses, and what each means. */
+static void explain_clauses(FILE *out, LoopInfo *L)
+{
 	if (L->reduce_syms.n) {
 		fprintf(out, "  reduce:");
 		for (int i = 0; i < L->reduce_syms.n; i++) {
@@ -377,24 +372,11 @@ static void explain_loop(FILE *out, Node *l)
 		if (L->verdict != VD_REJECTED)
 			fprintf(out, "  relaxed rounds: %s\n", rounds);
 	}
-	if (l->kind == N_ASYNC && L->verdict != VD_REJECTED) {
-		if (L->verdict == VD_SERIAL) {
-			fprintf(out, "  slice: none (the loop is serialized)\n");
-		} else if (!L->has_slice) {
-			fprintf(out, "  slice: none (no dynamic key of a DDS the loop writes)\n");
-			if (L->has_reads) {
-				fprintf(out, "  read slice (on several ranks, each rank fetches the elements its "
-				        "iterations read):\n");
-				put_slice(out, l, L);
-			} else if (L->reads_why) {
-				fprintf(out, "  read slice: none (%s), so on several ranks the vectors it reads are "
-				        "first made whole\n", L->reads_why);
-			}
-		} else {
-			fprintf(out, "  slice:\n");
-			put_slice(out, l, L);
-		}
-	}
+}
+
+/* The verdict, in words: how the loop runs, and why. */
+static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
+{
 	fprintf(out, "  verdict: ");
 	switch (L->verdict) {
 	case VD_NOWRITE:
@@ -444,6 +426,41 @@ static void explain_loop(FILE *out, Node *l)
 		explain_sync(out, l, L);
 		break;
 	}
+}
+
+static void explain_loop(FILE *out, Node *l)
+{
+	LoopInfo *L = l->li;
+	int line, col;
+	diag_linecol(l->file, l->off, &line, &col);
+	if (l->kind == N_ASYNC)
+		fprintf(out, "%s:%d:%d: loop %d: async for (%s in [%s, %s))\n", l->file->name, line, col, L->id,
+		        l->init->sym->name, acc_expr_str(l->init->init), acc_expr_str(l->cond->rhs));
+	else
+		fprintf(out, "%s:%d:%d: loop %d: sync for (%s : %s)%s\n", l->file->name, line, col, L->id,
+		        l->init->sym->name, acc_expr_str(l->lhs),
+		        L->batched ? ", the body once per mini-batch" : "");
+	explain_accesses(out, l, L);
+	explain_clauses(out, L);
+	if (l->kind == N_ASYNC && L->verdict != VD_REJECTED) {
+		if (L->verdict == VD_SERIAL) {
+			fprintf(out, "  slice: none (the loop is serialized)\n");
+		} else if (!L->has_slice) {
+			fprintf(out, "  slice: none (no dynamic key of a DDS the loop writes)\n");
+			if (L->has_reads) {
+				fprintf(out, "  read slice (on several ranks, each rank fetches the elements its "
+				        "iterations read):\n");
+				put_slice(out, l, L);
+			} else if (L->reads_why) {
+				fprintf(out, "  read slice: none (%s), so on several ranks the vectors it reads are "
+				        "first made whole\n", L->reads_why);
+			}
+		} else {
+			fprintf(out, "  slice:\n");
+			put_slice(out, l, L);
+		}
+	}
+	explain_verdict(out, l, L);
 	explain_additive(out, L);
 }
 
