@@ -1,4 +1,5 @@
-/* emit.c: the program, statements and parallel loops to C.
+/* emit.c: the program and its statements to C (parallel loops: emit_loop.c,
+ * their reconnaissance slices: emit_slice.c).
  *
  * Layout of the generated file: includes, types, helpers (generated per
  * type), source sites, loop descriptors, prototypes, driver statics, user
@@ -7,20 +8,12 @@
  * capture an environment.  #line directives (write_lines) attribute the C
  * of each .sap line to that line, and everything else to the generated
  * file itself. */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sapc.h"
 #include "grammar.h"
 
 Emitter *E;
-
-struct Scope {
-	Scope *up;
-	Vec drops;              /* char *: statements that free the scope's locals */
-	bool loop;              /* break/continue leave through here */
-	bool func;              /* return leaves through here */
-};
 
 /* ---- output ---- */
 
@@ -30,7 +23,7 @@ char *emit_tmp(const char *prefix)
 }
 
 /* The runtime's name for a scalar type. */
-static const char *scalar_kind(Type *t)
+const char *emit_scalar_kind(Type *t)
 {
 	return t->kind == TY_FLOAT ? "SAP_S_FLOAT" : t->kind == TY_DOUBLE ? "SAP_S_DOUBLE" :
 	       t->kind == TY_INT ? "SAP_S_INT" : "SAP_S_LONG";
@@ -150,7 +143,7 @@ static void write_lines(const char *text, FILE *out, const char *cname)
 
 /* ---- scopes and ownership ---- */
 
-static void push_scope(bool loop, bool func)
+void emit_push_scope(bool loop, bool func)
 {
 	Scope *s = xcalloc(1, sizeof *s);
 	s->up = E->scope;
@@ -165,7 +158,7 @@ static void emit_drops_of(Node *at, Scope *s)
 		emit_line(at, "%s", (char *)s->drops.v[i]);
 }
 
-static void pop_scope(Node *at)
+void emit_pop_scope(Node *at)
 {
 	emit_drops_of(at, E->scope);
 	E->scope = E->scope->up;
@@ -181,16 +174,7 @@ static void drops_until(Node *at, bool to_func)
 	}
 }
 
-/* Statements run one at a time: each gets its own prelude (already
- * written into E->out, before the statement) and its own temporaries to
- * drop after it. */
-typedef struct StmtState {
-	Vec drops;
-	Vec *saved_drops;
-	Buf *saved_pre;
-} StmtState;
-
-static void stmt_begin(StmtState *st)
+void emit_stmt_begin(StmtState *st)
 {
 	memset(&st->drops, 0, sizeof st->drops);
 	st->saved_drops = E->drops;
@@ -199,7 +183,7 @@ static void stmt_begin(StmtState *st)
 	E->pre = E->out;
 }
 
-static void stmt_end(StmtState *st, Node *at)
+void emit_stmt_end(StmtState *st, Node *at)
 {
 	for (int i = st->drops.n - 1; i >= 0; i--)
 		emit_line(at, "%s", (char *)st->drops.v[i]);
@@ -208,7 +192,7 @@ static void stmt_end(StmtState *st, Node *at)
 }
 
 /* A condition or value that must survive the statement's drops. */
-static char *settle(Node *e, StmtState *st, const char *ctype)
+char *emit_settle(Node *e, StmtState *st, const char *ctype)
 {
 	char *v = emit_expr(e);
 	if (!st->drops.n)
@@ -223,15 +207,13 @@ static char *settle(Node *e, StmtState *st, const char *ctype)
 
 /* ---- statements ---- */
 
-static void stmt(Node *s);
-static void body(Node *s);
 
 /* The body of a sequential loop, then the loop's closing brace. */
 static void loop_body(Node *s)
 {
-	push_scope(true, false);
-	body(s->body);
-	pop_scope(s);
+	emit_push_scope(true, false);
+	emit_body(s->body);
+	emit_pop_scope(s);
 	E->indent--;
 	emit_line(s, "}");
 }
@@ -326,8 +308,8 @@ static void hoist_in(Node *e, Node *s)
 	/* Not in driver code, whose every access may first have to make
 	 * the vector whole (sap_dv_ixd). */
 	/* Nor for a static key in a body whose caller checks those (see
-	 * body_fn): there, where they are known in range, a pointer taken
-	 * with a check would only add one. */
+	 * body_fn in emit_loop.c): there, where they are known in range, a
+	 * pointer taken with a check would only add one. */
 	if (e->kind == N_INDEX && e->lhs->kind == N_NAME && e->lhs->ty->kind == TY_DVEC && E->loop &&
 	    !acc_is_accum(E->loop->li, e->lhs->sym) && invariant_key(e->rhs, s) &&
 	    !stmt_assigns(s->body, e->lhs->sym) &&
@@ -385,32 +367,32 @@ static void hoist(Node *s)
 	hoist_stmts(s->body, s);
 }
 
-static void body(Node *s)
+void emit_body(Node *s)
 {
 	/* Blocks stay blocks; a lone statement gets braces of its own. */
 	if (s->kind == N_BLOCK) {
-		stmt(s);
+		emit_stmt(s);
 		return;
 	}
 	emit_line(s, "{");
 	E->indent++;
-	push_scope(false, false);
-	stmt(s);
-	pop_scope(s);
+	emit_push_scope(false, false);
+	emit_stmt(s);
+	emit_pop_scope(s);
 	E->indent--;
 	emit_line(s, "}");
 }
 
 /* In a slice with speculative regions, scalar locals are volatile: after
  * a region is dropped (longjmp), each holds the value last stored.  Only
- * a local whose scope holds a region's setjmp needs it (spec_ahead): one
+ * a local whose scope holds a region's setjmp needs it (emit_spec_ahead): one
  * declared inside a region, or in a block or loop with none after it,
  * is out of scope or untouched when a longjmp lands, and stays in a
  * register (the loop counters of a slice's key loops). */
-static bool slice_volatile;
-static bool spec_ahead = true;
+bool emit_slice_volatile;
+bool emit_spec_ahead = true;
 /* Writing a slice, which runs only part of the body's statements. */
-static bool in_slice;
+bool emit_in_slice;
 
 /* ---- definite assignment of local arrays ----
  *
@@ -430,7 +412,7 @@ static bool in_slice;
 /* Does n, or anything under it, satisfy f?  f says 1 for yes, 0 to look
  * under the node, -1 not to.  Follows statement and argument lists, not
  * the next of n itself. */
-static bool any_node(Node *n, int (*f)(Node *, void *), void *arg)
+bool emit_any_node(Node *n, int (*f)(Node *, void *), void *arg)
 {
 	if (!n)
 		return false;
@@ -440,13 +422,13 @@ static bool any_node(Node *n, int (*f)(Node *, void *), void *arg)
 	Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->step, n->body,
 	                n->size};
 	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
-		if (any_node(kids[i], f, arg))
+		if (emit_any_node(kids[i], f, arg))
 			return true;
 	for (Node *a = n->args; a; a = a->next)
-		if (any_node(a, f, arg))
+		if (emit_any_node(a, f, arg))
 			return true;
 	for (Node *a = n->clauses; a; a = a->next)
-		if (any_node(a, f, arg))
+		if (emit_any_node(a, f, arg))
 			return true;
 	return false;
 }
@@ -486,7 +468,7 @@ static bool leaves_loop(Node *n)
 	case N_BREAK:
 		return true;
 	case N_WHILE: case N_DO: case N_FOR: case N_ASYNC: case N_SYNC:
-		return any_node(n->body, is_return, NULL);
+		return emit_any_node(n->body, is_return, NULL);
 	default:
 		break;
 	}
@@ -551,7 +533,7 @@ static bool fill_loop(Node *f, Sym *a, int64_t len)
 	Node *st = f->step;
 	if (st->kind != N_INCDEC || st->op != TK_INC || st->lhs->kind != N_NAME || st->lhs->sym != j)
 		return false;
-	if (any_node(f->body, assigns_sym, j) || leaves_loop(f->body))
+	if (emit_any_node(f->body, assigns_sym, j) || leaves_loop(f->body))
 		return false;
 	Node *list = f->body->kind == N_BLOCK ? f->body->args : f->body;
 	FillUse u = {a, j};
@@ -560,14 +542,14 @@ static bool fill_loop(Node *f, Sym *a, int64_t len)
 		if (e && e->kind == N_ASSIGN && e->op == TK_ASSIGN && e->lhs->kind == N_INDEX &&
 		    e->lhs->lhs->kind == N_NAME && e->lhs->lhs->sym == a &&
 		    e->lhs->rhs->kind == N_NAME && e->lhs->rhs->sym == j &&
-		    !any_node(e->rhs, names_sym, a)) {
+		    !emit_any_node(e->rhs, names_sym, a)) {
 			/* a[j] is written: the rest may read it, and nothing else of a. */
 			for (Node *r = s->next; r && f->body->kind == N_BLOCK; r = r->next)
-				if (any_node(r, other_use, &u))
+				if (emit_any_node(r, other_use, &u))
 					return false;
 			return true;
 		}
-		if (any_node(s, names_sym, a) || any_node(s, is_jump, NULL))
+		if (emit_any_node(s, names_sym, a) || emit_any_node(s, is_jump, NULL))
 			return false;
 	}
 	return false;
@@ -579,12 +561,12 @@ static bool filled_before_read(Node *d)
 {
 	Sym *a = d->sym;
 	Type *t = a->ty;
-	if (t->kind != TY_ARRAY || t->len <= 0 || ty_needs_drop(t) || in_slice)
+	if (t->kind != TY_ARRAY || t->len <= 0 || ty_needs_drop(t) || emit_in_slice)
 		return false;
 	for (Node *s = d->next; s; s = s->next) {
 		if (fill_loop(s, a, t->len))
 			return true;
-		if (any_node(s, names_sym, a))
+		if (emit_any_node(s, names_sym, a))
 			return false;
 	}
 	return false;
@@ -597,10 +579,10 @@ static void var_decl(Node *d)
 	if (s->vclass == V_CONST && s->is_driver)
 		return;         /* emitted as a static const */
 	const char *ct = emit_ctype(t);
-	if (slice_volatile && spec_ahead && !s->is_driver && (ty_is_num(t) || t->kind == TY_BOOL))
+	if (emit_slice_volatile && emit_spec_ahead && !s->is_driver && (ty_is_num(t) || t->kind == TY_BOOL))
 		ct = format("volatile %s", ct);
 	StmtState st;
-	stmt_begin(&st);
+	emit_stmt_begin(&st);
 	if (t->kind == TY_DVEC) {
 		const char *et = emit_ctype(t->elem);
 		Node *in = d->init;
@@ -615,11 +597,11 @@ static void var_decl(Node *d)
 			          s->parted ? "true" : "false", emit_site(in));
 		} else if (in && in->kind == N_CALL && in->builtin == B_VOCAB) {
 			emit_line(d, "sap_vocab(&%s, %s, &%s, %s, (double)(%s), %s);", s->cname, name,
-			          emit_expr(in->args), scalar_kind(in->args->ty->elem),
+			          emit_expr(in->args), emit_scalar_kind(in->args->ty->elem),
 			          emit_expr(in->args->next), emit_site(in));
 		} else if (in && in->kind == N_CALL && in->builtin == B_UNIGRAM) {
 			emit_line(d, "sap_unigram(&%s, %s, &%s, %s, %s, (double)(%s), %s);", s->cname, name,
-			          emit_expr(in->args), scalar_kind(in->args->ty->elem),
+			          emit_expr(in->args), emit_scalar_kind(in->args->ty->elem),
 			          emit_expr(in->args->next), emit_expr(in->args->next->next),
 			          emit_site(in));
 		} else if (in && in->kind == N_CALL && (in->builtin == B_KEYS || in->builtin == B_JOIN)) {
@@ -653,7 +635,7 @@ static void var_decl(Node *d)
 				}
 			}
 		}
-		stmt_end(&st, d);
+		emit_stmt_end(&st, d);
 		if (E->scope->up || !s->is_driver)
 			vec_push(&E->scope->drops, format("sap_dv_free(&%s);", s->cname));
 		return;
@@ -665,7 +647,7 @@ static void var_decl(Node *d)
 		          emit_cstr(s->name, strlen(s->name)), kk, emit_ctype(t->elem),
 		          t->kind == TY_DMMAP ? "true" : "false",
 		          ty_needs_drop(t->elem) ? format("(void (*)(void *))%s", emit_drop_fn(t->elem)) : "NULL");
-		stmt_end(&st, d);
+		emit_stmt_end(&st, d);
 		if (E->scope->up || !s->is_driver)
 			vec_push(&E->scope->drops, format("sap_dm_free(&%s);", s->cname));
 		return;
@@ -685,13 +667,11 @@ static void var_decl(Node *d)
 	} else {
 		emit_line(d, "%s %s = %s;", ct, s->cname, emit_owned(d->init));
 	}
-	stmt_end(&st, d);
+	emit_stmt_end(&st, d);
 	if (ty_needs_drop(t) && (E->scope->up || !s->is_driver))
 		vec_push(&E->scope->drops, format("%s(&%s);", emit_drop_fn(t), s->cname));
 }
 
-static void parallel(Node *s);
-static void stamp(Node *at, Vec *dds);
 
 /* Does e translate to a single C expression, with no statements before
  * it and nothing to drop after it? */
@@ -723,64 +703,143 @@ static bool plain_expr(Node *e, char **out)
 	return scratch.len == 0 && drops.n == 0;
 }
 
-static void loop_cond(Node *c)
+void emit_loop_cond(Node *c)
 {
 	StmtState st;
-	stmt_begin(&st);
-	char *v = settle(c, &st, "bool");
+	emit_stmt_begin(&st);
+	char *v = emit_settle(c, &st, "bool");
 	emit_line(c, "if (!(%s))", v);
 	emit_line(c, "\tbreak;");
-	stmt_end(&st, c);
+	emit_stmt_end(&st, c);
 }
 
-static void stmt(Node *s)
+/* An expression statement; in driver code, the versions of the DDSs it
+ * writes change. */
+static void expr_stmt(Node *s)
+{
+	StmtState st;
+	emit_stmt_begin(&st);
+	Node *e = s->lhs;
+	if (e->kind == N_ASSIGN) {
+		emit_store(e, emit_lvalue(e->lhs), e->lhs->ty, e->rhs, e->op);
+	} else if (e->kind == N_INCDEC) {
+		emit_line(s, "%s%s;", emit_lvalue(e->lhs), e->op == TK_INC ? "++" : "--");
+	} else {
+		char *v = emit_expr(e);
+		if (strcmp(v, "(void)0"))
+			emit_line(s, "%s%s;", e->ty->kind == TY_VOID || e->kind == N_CALL ? "" : "(void)", v);
+	}
+	emit_stmt_end(&st, s);
+	if (!E->loop) {
+		Vec w = {0};
+		acc_dds_written(s, &w);
+		emit_stamp(s, &w);
+	}
+}
+
+/* A for loop: a C for when its condition and step are plain C, else a
+ * loop that runs the step and the condition at the top of every pass but
+ * the first, so that continue reaches them. */
+static void for_stmt(Node *s)
+{
+	emit_line(s, "{");
+	E->indent++;
+	emit_push_scope(false, false);
+	if (s->init)
+		emit_stmt(s->init);
+	if ((!s->cond || plain_expr(s->cond, NULL)) && (!s->step || plain_expr(s->step, NULL))) {
+		/* The common case stays a C for loop, which cc vectorises. */
+		char *c = s->cond ? emit_expr(s->cond) : "";
+		char *st = "";
+		if (s->step) {
+			Node *x = s->step;
+			if (x->kind == N_INCDEC)
+				st = format("%s%s", emit_lvalue(x->lhs), x->op == TK_INC ? "++" : "--");
+			else
+				st = emit_expr(x);
+		}
+		int nh = E->hoisted.n;
+		if (s->cond)
+			hoist(s);
+		if (E->hoisted.n > nh) {
+			/* Elements the loop addresses with invariant keys are
+			 * checked once, before the first pass, so the pass is
+			 * plain arithmetic that cc vectorises. */
+			emit_line(s, "if (%s) {", c);
+			E->indent++;
+			for (int i = nh; i < E->hoisted.n; i++) {
+				Hoist *h = E->hoisted.v[i];
+				emit_line(s, "%s", h->decl);
+				/* The condition, emitted before, may be its
+				 * only use. */
+				emit_line(s, "(void)%s;", h->ptr);
+			}
+		}
+		emit_line(s, "for (; %s; %s) {", c, st);
+		E->indent++;
+		loop_body(s);
+		if (E->hoisted.n > nh) {
+			E->hoisted.n = nh;
+			E->indent--;
+			emit_line(s, "}");
+		}
+		emit_pop_scope(s);
+		E->indent--;
+		emit_line(s, "}");
+		return;
+	}
+	char *first = emit_tmp("first");
+	emit_line(s, "for (bool %s = true;; %s = false) {", first, first);
+	E->indent++;
+	if (s->step) {
+		emit_line(s, "if (!%s) {", first);
+		E->indent++;
+		Node es = {.kind = N_EXPR, .file = s->step->file, .off = s->step->off, .lhs = s->step};
+		emit_stmt(&es);
+		E->indent--;
+		emit_line(s, "}");
+	} else {
+		emit_line(s, "(void)%s;", first);
+	}
+	if (s->cond)
+		emit_loop_cond(s->cond);
+	loop_body(s);
+	emit_pop_scope(s);
+	E->indent--;
+	emit_line(s, "}");
+}
+
+void emit_stmt(Node *s)
 {
 	StmtState st;
 	switch (s->kind) {
 	case N_BLOCK:
 		emit_line(s, "{");
 		E->indent++;
-		push_scope(false, false);
+		emit_push_scope(false, false);
 		for (Node *n = s->args; n; n = n->next)
-			stmt(n);
-		pop_scope(s);
+			emit_stmt(n);
+		emit_pop_scope(s);
 		E->indent--;
 		emit_line(s, "}");
 		return;
 	case N_VAR:
 		var_decl(s);
 		return;
-	case N_EXPR: {
-		stmt_begin(&st);
-		Node *e = s->lhs;
-		if (e->kind == N_ASSIGN) {
-			emit_store(e, emit_lvalue(e->lhs), e->lhs->ty, e->rhs, e->op);
-		} else if (e->kind == N_INCDEC) {
-			emit_line(s, "%s%s;", emit_lvalue(e->lhs), e->op == TK_INC ? "++" : "--");
-		} else {
-			char *v = emit_expr(e);
-			if (strcmp(v, "(void)0"))
-				emit_line(s, "%s%s;", e->ty->kind == TY_VOID || e->kind == N_CALL ? "" : "(void)", v);
-		}
-		stmt_end(&st, s);
-		if (!E->loop) {
-			Vec w = {0};
-			acc_dds_written(s, &w);
-			stamp(s, &w);
-		}
+	case N_EXPR:
+		expr_stmt(s);
 		return;
-	}
 	case N_EMPTY:
 		return;
 	case N_IF: {
-		stmt_begin(&st);
-		char *c = settle(s->cond, &st, "bool");
-		stmt_end(&st, s);
+		emit_stmt_begin(&st);
+		char *c = emit_settle(s->cond, &st, "bool");
+		emit_stmt_end(&st, s);
 		emit_line(s, "if (%s)", c);
-		body(s->then);
+		emit_body(s->then);
 		if (s->els) {
 			emit_line(s, "else");
-			body(s->els);
+			emit_body(s->els);
 		}
 		return;
 	}
@@ -793,7 +852,7 @@ static void stmt(Node *s)
 		}
 		emit_line(s, "for (;;) {");
 		E->indent++;
-		loop_cond(s->cond);
+		emit_loop_cond(s->cond);
 		loop_body(s);
 		return;
 	case N_DO: {
@@ -804,80 +863,15 @@ static void stmt(Node *s)
 		E->indent++;
 		emit_line(s, "if (!%s) {", first);
 		E->indent++;
-		loop_cond(s->cond);
+		emit_loop_cond(s->cond);
 		E->indent--;
 		emit_line(s, "}");
 		loop_body(s);
 		return;
 	}
-	case N_FOR: {
-		emit_line(s, "{");
-		E->indent++;
-		push_scope(false, false);
-		if (s->init)
-			stmt(s->init);
-		if ((!s->cond || plain_expr(s->cond, NULL)) && (!s->step || plain_expr(s->step, NULL))) {
-			/* The common case stays a C for loop, which cc vectorises. */
-			char *c = s->cond ? emit_expr(s->cond) : "";
-			char *st = "";
-			if (s->step) {
-				Node *x = s->step;
-				if (x->kind == N_INCDEC)
-					st = format("%s%s", emit_lvalue(x->lhs), x->op == TK_INC ? "++" : "--");
-				else
-					st = emit_expr(x);
-			}
-			int nh = E->hoisted.n;
-			if (s->cond)
-				hoist(s);
-			if (E->hoisted.n > nh) {
-				/* Elements the loop addresses with invariant keys are
-				 * checked once, before the first pass, so the pass is
-				 * plain arithmetic that cc vectorises. */
-				emit_line(s, "if (%s) {", c);
-				E->indent++;
-				for (int i = nh; i < E->hoisted.n; i++) {
-					Hoist *h = E->hoisted.v[i];
-					emit_line(s, "%s", h->decl);
-					/* The condition, emitted before, may be its
-					 * only use. */
-					emit_line(s, "(void)%s;", h->ptr);
-				}
-			}
-			emit_line(s, "for (; %s; %s) {", c, st);
-			E->indent++;
-			loop_body(s);
-			if (E->hoisted.n > nh) {
-				E->hoisted.n = nh;
-				E->indent--;
-				emit_line(s, "}");
-			}
-			pop_scope(s);
-			E->indent--;
-			emit_line(s, "}");
-			return;
-		}
-		char *first = emit_tmp("first");
-		emit_line(s, "for (bool %s = true;; %s = false) {", first, first);
-		E->indent++;
-		if (s->step) {
-			emit_line(s, "if (!%s) {", first);
-			E->indent++;
-			Node es = {.kind = N_EXPR, .file = s->step->file, .off = s->step->off, .lhs = s->step};
-			stmt(&es);
-			E->indent--;
-			emit_line(s, "}");
-		} else {
-			emit_line(s, "(void)%s;", first);
-		}
-		if (s->cond)
-			loop_cond(s->cond);
-		loop_body(s);
-		pop_scope(s);
-		E->indent--;
-		emit_line(s, "}");
+	case N_FOR:
+		for_stmt(s);
 		return;
-	}
 	case N_BREAK:
 	case N_CONTINUE:
 		drops_until(s, false);
@@ -889,1397 +883,23 @@ static void stmt(Node *s)
 			emit_line(s, "return;");
 			return;
 		}
-		stmt_begin(&st);
+		emit_stmt_begin(&st);
 		Type *rt = s->lhs->ty;
 		char *v = emit_owned(s->lhs);
 		char *t = emit_tmp("ret");
 		emit_line(s, "%s %s = %s;", emit_ctype(rt), t, v);
-		stmt_end(&st, s);
+		emit_stmt_end(&st, s);
 		drops_until(s, true);
 		emit_line(s, "return %s;", t);
 		return;
 	}
 	case N_ASYNC:
 	case N_SYNC:
-		parallel(s);
+		emit_parallel(s);
 		return;
 	default:
 		return;
 	}
-}
-
-/* ---- parallel loops ---- */
-
-/* The sap_numtype of element type t (emitted once): the runs of its
- * scalars, as the C compiler lays them out, which a static assertion
- * checks. */
-static const char *numtype_of(Type *t)
-{
-	/* By C name: mangled names of a struct and an array may meet. */
-	const char *ct = emit_ctype(t);
-	const char *name = format("sap_nt_%s", ct);
-	for (int i = 0; i < E->numtypes.n; i++)
-		if (E->numtypes.v[i] == t)
-			return format("&%s", name);
-	vec_push(&E->numtypes, t);
-	/* Flatten: (offset, kind) of each scalar, merged into runs. */
-	typedef struct { int64_t off, n; Type *k; } Run;
-	Run *runs = NULL;
-	int nr = 0, cap = 0;
-	Buf out = {0};
-	buf_printf(&out, "static const sap_numfield sap_nf_%s[] = {", ct);
-	/* Depth-first in memory order, on a stack: arrays element by
-	 * element, structs field by field at their aligned offsets. */
-	Type **ts = NULL;
-	int64_t *offs = NULL;
-	int nts = 0, tcap = 0;
-#define PUSH(T_, O_)                                                            \
-	do {                                                                    \
-		if (nts == tcap) {                                              \
-			tcap = tcap ? 2 * tcap : 16;                            \
-			ts = xrealloc(ts, (size_t)tcap * sizeof *ts);           \
-			offs = xrealloc(offs, (size_t)tcap * sizeof *offs);     \
-		}                                                               \
-		ts[nts] = (T_);                                                 \
-		offs[nts++] = (O_);                                             \
-	} while (0)
-	PUSH(t, 0);
-	while (nts) {
-		Type *u = ts[--nts];
-		int64_t off = offs[nts];
-		if (u->kind == TY_ARRAY) {
-			int64_t es = ty_csize(u->elem);
-			if (ty_is_num(u->elem)) {
-				if (nr && runs[nr - 1].k == u->elem &&
-				    runs[nr - 1].off + runs[nr - 1].n * es == off) {
-					runs[nr - 1].n += u->len;
-				} else {
-					if (nr == cap) {
-						cap = cap ? 2 * cap : 8;
-						runs = xrealloc(runs, (size_t)cap * sizeof *runs);
-					}
-					runs[nr++] = (Run){ off, u->len, u->elem };
-				}
-				continue;
-			}
-			for (int64_t i = u->len; i-- > 0;)
-				PUSH(u->elem, off + i * es);
-			continue;
-		}
-		if (u->kind == TY_STRUCT) {
-			int nf = 0;
-			for (Node *f = u->sdecl->args; f; f = f->next)
-				nf++;
-			int64_t *fo = xcalloc((size_t)(nf ? nf : 1), sizeof *fo);
-			Type **ft = xcalloc((size_t)(nf ? nf : 1), sizeof *ft);
-			int64_t at = 0;
-			int k = 0;
-			for (Node *f = u->sdecl->args; f; f = f->next, k++) {
-				int64_t fa = ty_calign(f->ty);
-				at = (at + fa - 1) / fa * fa;
-				fo[k] = at;
-				ft[k] = f->ty;
-				at += ty_csize(f->ty);
-			}
-			while (k-- > 0)
-				PUSH(ft[k], off + fo[k]);
-			xfree(fo);
-			xfree(ft);
-			continue;
-		}
-		int64_t es = ty_csize(u);
-		if (nr && runs[nr - 1].k == u && runs[nr - 1].off + runs[nr - 1].n * es == off) {
-			runs[nr - 1].n++;
-		} else {
-			if (nr == cap) {
-				cap = cap ? 2 * cap : 8;
-				runs = xrealloc(runs, (size_t)cap * sizeof *runs);
-			}
-			runs[nr++] = (Run){ off, 1, u };
-		}
-	}
-#undef PUSH
-	for (int i = 0; i < nr; i++)
-		buf_printf(&out, "\n\t{.off = %lld, .n = %lld, .kind = %s},", (long long)runs[i].off,
-		           (long long)runs[i].n, scalar_kind(runs[i].k));
-	buf_printf(&out, "\n};\nstatic const sap_numtype %s = {.size = sizeof(%s), .nf = %d, .f = sap_nf_%s};\n"
-	           "_Static_assert(sizeof(%s) == %lld, \"the layout of %s\");\n", name, ct, nr,
-	           ct, ct, (long long)ty_csize(t), ct);
-	buf_puts(&E->types, out.s);
-	xfree(runs);
-	xfree(ts);
-	xfree(offs);
-	return format("&%s", name);
-}
-
-static const char *identity(Node *r, Type *t);
-static char *combine(Node *r, Type *t, const char *a, const char *b);
-
-/* Statements applying reduction r to each scalar of a and b (of type t)
- * into a, or setting each scalar of a to r's identity when b is NULL. */
-static void leafwise(Buf *o, Node *r, Type *t, const char *a, const char *b, int depth)
-{
-	if (t->kind == TY_ARRAY) {
-		buf_printf(o, "%*sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", depth * 8, "", depth, depth,
-		           (long long)t->len, depth);
-		leafwise(o, r, t->elem, format("%s[i%d]", emit_member(a, "v"), depth),
-		         b ? format("%s[i%d]", emit_member(b, "v"), depth) : NULL,
-		         depth + 1);
-		buf_printf(o, "%*s}\n", depth * 8, "");
-	} else if (t->kind == TY_STRUCT) {
-		for (Node *f = t->sdecl->args; f; f = f->next)
-			leafwise(o, r, f->ty, emit_member(a, f->sym->cname),
-			         b ? emit_member(b, f->sym->cname) : NULL, depth);
-	} else {
-		buf_printf(o, "%*s%s = %s;\n", depth * 8, "", a, b ? combine(r, t, a, b) : identity(r, t));
-	}
-}
-
-/* For an array or struct of numbers under a built-in reduction: the
- * name of the helper that combines two values (ident false) or returns
- * the identity, written once. */
-static const char *red_helper(Node *r, Type *t, bool ident)
-{
-	const char *op = format("%.*s", r->name.len, r->name.p);
-	const char *opn = r->op == TK_PLUS ? "add" : r->op == TK_STAR ? "mul" : op;
-	const char *fn = format("sap_%s_%s_%s", ident ? "id" : "red", opn, emit_ctype(t));
-	for (int i = 0; i < E->redfns.n; i++)
-		if (!strcmp(E->redfns.v[i], fn))
-			return fn;
-	vec_push(&E->redfns, (void *)fn);
-	const char *ct = emit_ctype(t);
-	Buf o = {0};
-	if (ident)
-		buf_printf(&o, "static %s %s(void)\n{\n\t%s a;\n\tmemset(&a, 0, sizeof a);\n", ct, fn, ct);
-	else
-		buf_printf(&o, "static %s %s(%s a, %s b)\n{\n", ct, fn, ct, ct);
-	leafwise(&o, r, t, "a", ident ? NULL : "b", 1);
-	buf_printf(&o, "\treturn a;\n}\n");
-	buf_puts(&E->types, o.s);
-	return fn;
-}
-
-static const char *identity(Node *r, Type *t)
-{
-	if (!ty_is_scalar(t) && !r->sym)
-		return format("%s()", red_helper(r, t, true));
-	const char *op = format("%.*s", r->name.len, r->name.p);
-	switch (r->op) {
-	case TK_PLUS: case TK_OR: case TK_XOR: return "0";
-	case TK_STAR: return "1";
-	case TK_AND: return "-1";
-	case TK_ANDAND: return "true";
-	case TK_OROR: return "false";
-	default: break;
-	}
-	bool mn = !strcmp(op, "min");
-	if (mn || !strcmp(op, "max")) {
-		switch (t->kind) {
-		case TY_INT: return mn ? "INT32_MAX" : "INT32_MIN";
-		case TY_LONG: return mn ? "INT64_MAX" : "INT64_MIN";
-		default: return mn ? "INFINITY" : "-INFINITY";
-		}
-	}
-	return NULL;    /* user function: the zero value */
-}
-
-static char *combine(Node *r, Type *t, const char *a, const char *b)
-{
-	if (!ty_is_scalar(t) && !r->sym)
-		return format("%s(%s, %s)", red_helper(r, t, false), a, b);
-	const char *op = format("%.*s", r->name.len, r->name.p);
-	const char *sfx = t->kind == TY_INT ? "i32" : t->kind == TY_LONG ? "i64" :
-	                  t->kind == TY_FLOAT ? "f" : "d";
-	switch (r->op) {
-	case TK_PLUS: return format("%s + %s", a, b);
-	case TK_STAR: return format("%s * %s", a, b);
-	case TK_AND: return format("%s & %s", a, b);
-	case TK_OR: return format("%s | %s", a, b);
-	case TK_XOR: return format("%s ^ %s", a, b);
-	case TK_ANDAND: return format("%s && %s", a, b);
-	case TK_OROR: return format("%s || %s", a, b);
-	default: break;
-	}
-	if (!strcmp(op, "min") || !strcmp(op, "max"))
-		return format("sap_%s_%s(%s, %s)", op, sfx, a, b);
-	return format("%s(%s, %s)", r->sym->cname, a, b);
-}
-
-/* Write into a buffer of the protos section, outside any function. */
-typedef struct Aside {
-	Buf buf;
-	Buf *out;
-	int indent;
-	Scope *scope;
-} Aside;
-
-static void aside_begin(Aside *a)
-{
-	memset(&a->buf, 0, sizeof a->buf);
-	a->out = E->out;
-	a->indent = E->indent;
-	a->scope = E->scope;
-	E->out = &a->buf;
-	E->indent = 0;
-	E->scope = NULL;
-}
-
-static char *aside_end(Aside *a)
-{
-	E->out = a->out;
-	E->indent = a->indent;
-	E->scope = a->scope;
-	return a->buf.s ? a->buf.s : xstrdup("");
-}
-
-/* How a sync for merges written vector d: "SAP_M_AVG, NULL", or a
- * function applying merge(d) = f to each scalar. */
-static char *merge_of(Node *s, Sym *d)
-{
-	LoopInfo *li = s->li;
-	for (int i = 0; i < li->merge_dds.n; i++) {
-		if (li->merge_dds.v[i] != d)
-			continue;
-		Node *h = ((Node *)li->merge_how.v[i])->rhs;
-		if (!h->sym)
-			return format(".merge = SAP_M_%s", h->name.len == 3 && !strncmp(h->name.p, "sum", 3) ? "SUM" : "AVG");
-		/* f of each scalar, or of each element (its parameter type). */
-		Type *pt = h->sym->decl->args->sym->ty;
-		const char *sc = emit_ctype(pt), *et = emit_ctype(d->ty->elem);
-		char *fn = format("sap_merge%d_%s", li->id, d->cname);
-		buf_printf(&E->protos,
-		           "static void %s(void *out, const void *old, const void *total, int64_t n, int64_t workers)\n"
-		           "{\n"
-		           "\t%s *o = out;\n"
-		           "\tconst %s *a = old, *t = total;\n"
-		           "\tn *= (int64_t)(sizeof(%s) / sizeof(%s));\n"
-		           "\tfor (int64_t i = 0; i < n; i++)\n"
-		           "\t\to[i] = %s(a[i], t[i], workers);\n"
-		           "}\n", fn, sc, sc, et, sc, h->sym->cname);
-		return format(".merge = SAP_M_FN, .fn = %s", fn);
-	}
-	return ".merge = SAP_M_AVG";
-}
-
-/* The reduce struct: reduce variables, then one private buffer per
- * accumulated DDS, with identities and merge. */
-static void reduce_struct(Node *s)
-{
-	LoopInfo *li = s->li;
-	int id = li->id;
-	Aside as;
-	aside_begin(&as);
-	emit_line(NULL, "struct sap_red%d {", id);
-	for (int i = 0; i < li->reduce_syms.n; i++) {
-		Sym *v = li->reduce_syms.v[i];
-		emit_line(NULL, "\t%s %s;", emit_ctype(v->ty), v->cname);
-	}
-	for (int i = 0; i < li->accum_syms.n; i++) {
-		Sym *d = li->accum_syms.v[i];
-		if (d->ty->kind == TY_DVEC)
-			emit_line(NULL, "\tvoid *acc_%s;", d->cname);
-		else
-			emit_line(NULL, "\tsap_dmap acc_%s;", d->cname);
-	}
-	/* A relaxed vector's worker view, which the body reads and adds
-	 * to as an accumulate buffer (the runtime sets it). */
-	for (int i = 0; i < li->relax_syms.n; i++)
-		emit_line(NULL, "\tvoid *acc_%s;", ((Sym *)li->relax_syms.v[i])->cname);
-	emit_line(NULL, "};\n");
-	emit_line(NULL, "static void sap_loop%d_init(void *red)\n{", id);
-	emit_line(NULL, "\tstruct sap_red%d *r = red;", id);
-	for (int i = 0; i < li->reduce_syms.n; i++) {
-		Sym *v = li->reduce_syms.v[i];
-		const char *z = identity(li->reduce_ops.v[i], v->ty);
-		if (z)
-			emit_line(NULL, "\tr->%s = %s;", v->cname, z);
-		else
-			emit_line(NULL, "\tmemset(&r->%s, 0, sizeof r->%s);", v->cname, v->cname);
-	}
-	for (int i = 0; i < li->accum_syms.n; i++) {
-		Sym *d = li->accum_syms.v[i];
-		Type *t = d->ty;
-		if (t->kind == TY_DVEC) {
-			emit_line(NULL, "\tr->acc_%s = sap_acc_alloc(%s.n, sizeof(%s));", d->cname, d->cname,
-			          emit_ctype(t->elem));
-		} else {
-			const char *kk = t->key->kind == TY_INT ? "SAP_K_INT" : t->key->kind == TY_LONG ?
-			                 "SAP_K_LONG" : "SAP_K_STRING";
-			emit_line(NULL, "\tsap_dm_create_buffer(&r->acc_%s, %s, %s, sizeof(%s));", d->cname,
-			          emit_cstr(d->name, strlen(d->name)), kk, emit_ctype(t->elem));
-		}
-	}
-	for (int i = 0; i < li->relax_syms.n; i++)
-		emit_line(NULL, "\tr->acc_%s = NULL;", ((Sym *)li->relax_syms.v[i])->cname);
-	emit_line(NULL, "}\n");
-	emit_line(NULL, "static void sap_loop%d_combine(void *into, const void *from)\n{", id);
-	emit_line(NULL, "\tstruct sap_red%d *r = into;", id);
-	emit_line(NULL, "\tstruct sap_red%d *f = (struct sap_red%d *)from;", id, id);
-	if (!li->reduce_syms.n && !li->accum_syms.n)
-		emit_line(NULL, "\t(void)r, (void)f;");
-	for (int i = 0; i < li->reduce_syms.n; i++) {
-		Sym *v = li->reduce_syms.v[i];
-		emit_line(NULL, "\tr->%s = %s;", v->cname,
-		          combine(li->reduce_ops.v[i], v->ty, format("r->%s", v->cname),
-		                  format("f->%s", v->cname)));
-	}
-	for (int i = 0; i < li->accum_syms.n; i++) {
-		Sym *d = li->accum_syms.v[i];
-		Type *t = d->ty;
-		const char *nt = numtype_of(t->elem);
-		if (t->kind == TY_DVEC) {
-			emit_line(NULL, "\tsap_acc_add(%s, r->acc_%s, f->acc_%s, %s.n);", nt, d->cname,
-			          d->cname, d->cname);
-			emit_line(NULL, "\tsap_acc_free(f->acc_%s);", d->cname);
-		} else {
-			emit_line(NULL, "\tsap_dm_merge(%s, &r->acc_%s, &f->acc_%s);", nt, d->cname, d->cname);
-			emit_line(NULL, "\tsap_dm_free(&f->acc_%s);", d->cname);
-		}
-	}
-	emit_line(NULL, "}\n");
-	bool flat = true;
-	for (int i = 0; i < li->reduce_syms.n; i++)
-		flat = flat && ty_is_flat(((Sym *)li->reduce_syms.v[i])->ty);
-	const char *acc = "NULL";
-	if (li->accum_syms.n) {
-		acc = format("sap_loop%d_acc", id);
-		emit_line(NULL, "static const sap_accum %s[] = {", acc);
-		for (int i = 0; i < li->accum_syms.n; i++) {
-			Sym *d = li->accum_syms.v[i];
-			int k = 0;
-			while (k < li->dds.n && li->dds.v[k] != d)
-				k++;
-			emit_line(NULL, "\t{.off = offsetof(struct sap_red%d, acc_%s), .dds = %d, .num = %s},", id, d->cname, k,
-			          numtype_of(d->ty->elem));
-		}
-		emit_line(NULL, "};\n");
-	}
-	const char *rel = "NULL";
-	if (li->relax_syms.n) {
-		rel = format("sap_loop%d_rel", id);
-		emit_line(NULL, "static const sap_relaxed %s[] = {", rel);
-		for (int i = 0; i < li->relax_syms.n; i++) {
-			Sym *d = li->relax_syms.v[i];
-			emit_line(NULL, "\t{.off = offsetof(struct sap_red%d, acc_%s), .dv = &%s, .num = %s},", id, d->cname,
-			          d->cname, numtype_of(d->ty->elem));
-		}
-		emit_line(NULL, "};\n");
-	}
-	/* Exact: every combination gives the same bits in any grouping.
-	 * Relaxed reads see the other workers' updates a round late, so
-	 * the result depends on the workers. */
-	bool exact = li->relax_syms.n == 0;
-	for (int i = 0; i < li->reduce_syms.n; i++) {
-		Node *r = li->reduce_ops.v[i];
-		Type *t = ((Sym *)li->reduce_syms.v[i])->ty;
-		bool ints = ty_all_of(t, ty_first_scalar(t)) && ty_is_int(ty_first_scalar(t));
-		if (r->sym || ((r->op == TK_PLUS || r->op == TK_STAR) && !ints))
-			exact = false;
-	}
-	for (int i = 0; i < li->accum_syms.n; i++) {
-		Type *e = ((Sym *)li->accum_syms.v[i])->ty->elem;
-		exact = exact && ty_all_of(e, ty_first_scalar(e)) && ty_is_int(ty_first_scalar(e));
-	}
-	Buf r = {0};
-	buf_printf(&r, "static const sap_reduce sap_loop%d_reduce = {\n"
-	           "\t.size = sizeof(struct sap_red%d),\n"
-	           "\t.init = sap_loop%d_init,\n"
-	           "\t.combine = sap_loop%d_combine,\n", id, id, id, id);
-	if (flat)
-		buf_puts(&r, "\t.flat = true,\n");
-	if (li->accum_syms.n)
-		buf_printf(&r, "\t.acc = %s,\n\t.nacc = %d,\n", acc, li->accum_syms.n);
-	if (exact)
-		buf_puts(&r, "\t.exact = true,\n");
-	if (li->relax_syms.n)
-		buf_printf(&r, "\t.rel = %s,\n\t.nrel = %d,\n", rel, li->relax_syms.n);
-	emit_line(NULL, "%s};\n", r.s);
-	buf_puts(&E->protos, aside_end(&as));
-}
-
-/* A draw that goes through sap_rng_cur: in a function the body calls (or
- * C code it calls, which may use libsap's generator), or at a call with
- * no site of its own. */
-static int draws_through_cur(Node *n, void *unused)
-{
-	(void)unused;
-	if (n->kind != N_CALL)
-		return 0;
-	if (n->builtin == B_RAND || n->builtin == B_RAND_INT || n->builtin == B_RAND_NORMAL)
-		return !n->rsite;
-	return !n->builtin && (!n->sym || n->sym->uses_rng || n->sym->is_extern);
-}
-
-/* Does loop s's body point sap_rng_cur at its iteration's generator?
- * Only when something draws through it: otherwise the generator stays in
- * registers, not in memory that every int store of the body may alias. */
-static bool rng_cur_needed(Node *s)
-{
-	return s->li->uses_rng && any_node(s, draws_through_cur, NULL);
-}
-
-/* Per-iteration random-number state of a body or slice. */
-static void rng_setup(Node *s, bool slice)
-{
-	LoopInfo *li = s->li;
-	if (!li->uses_rng)
-		return;
-	if (slice)
-		emit_line(s, "sap_rng sap_rng_it = sap_rng_iter(&sap_loop%d, sap_i);", li->id);
-	else
-		emit_line(s, "sap_rng sap_rng_it = sap_rng_index(sap_rng_base, sap_i);");
-	if (!slice && rng_cur_needed(s))
-		emit_line(s, "sap_rng_cur = &sap_rng_it;");
-	else
-		emit_line(s, "(void)sap_rng_it;");
-	for (int k = 1; k <= li->nrand; k++)
-		/* A body may not draw at every site (a key read from a plan-order
-		 * copy is not computed again). */
-		emit_line(s, "uint32_t sap_draw%d = 0; (void)sap_draw%d;", k, k);
-}
-
-/* ---- reconnaissance slices ---- */
-
-static void slice_stmt(Node *s);
-
-static bool step_included(Node *s)
-{
-	return s->step->slice == SL_INCLUDED;
-}
-
-/* The slice being written: "ddsi:key" of each stable record already made,
- * and the modes of every stable access by that text, merged.  Maps, not
- * scans, so that a body of n accesses takes O(n), not O(n^2). */
-static Map stable_done, stable_modes;
-
-static const char *rec_text(Access *a)
-{
-	return format("%d:%s", a->ddsi, acc_expr_str(a->key));
-}
-
-/* Speculative regions (sap_spec in sap.h): what the slice runs where the
- * body may not go, so that an error there drops the region instead of
- * stopping the job.  Each open region with the depth of inner loops it
- * was opened at, so that a break or continue leaving it restores the
- * enclosing one. */
-typedef struct Spec {
-	char *name;
-	int depth;
-} Spec;
-static Vec spec_open;
-static int slice_depth;
-
-static void spec_begin(Node *at)
-{
-	Spec *sp = xcalloc(1, sizeof *sp);
-	sp->name = emit_tmp("sp");
-	sp->depth = slice_depth;
-	vec_push(&spec_open, sp);
-	emit_line(at, "{");
-	E->indent++;
-	emit_line(at, "sap_spec %s;", sp->name);
-	emit_line(at, "%s.up = sap_spec_cur;", sp->name);
-	emit_line(at, "if (!setjmp(%s.jb)) {", sp->name);
-	E->indent++;
-	emit_line(at, "sap_spec_cur = &%s;", sp->name);
-}
-
-static void spec_end(Node *at)
-{
-	Spec *sp = spec_open.v[--spec_open.n];
-	E->indent--;
-	emit_line(at, "}");
-	emit_line(at, "sap_spec_cur = %s.up;", sp->name);
-	E->indent--;
-	emit_line(at, "}");
-}
-
-/* Before a break or continue: leave the regions opened inside the loop
- * it leaves or continues. */
-static void spec_leave(Node *at)
-{
-	for (int i = 0; i < spec_open.n; i++) {
-		Spec *sp = spec_open.v[i];
-		if (sp->depth == slice_depth) {
-			emit_line(at, "sap_spec_cur = %s.up;", sp->name);
-			return;
-		}
-	}
-}
-
-/* A break or continue in s that the slice drops (its condition cannot be
- * evaluated), outside inner loops: after it, the slice runs what the body
- * may skip. */
-static bool dropped_jump(Node *s)
-{
-	if (!s)
-		return false;
-	switch (s->kind) {
-	case N_BLOCK:
-		for (Node *n = s->args; n; n = n->next)
-			if (dropped_jump(n))
-				return true;
-		return false;
-	case N_IF:
-		return dropped_jump(s->then) || dropped_jump(s->els);
-	case N_BREAK: case N_CONTINUE:
-		return s->slice != SL_INCLUDED;
-	default:
-		return false;
-	}
-}
-
-static void records(Node *at)
-{
-	LoopInfo *li = E->loop->li;
-	/* One record per DDS and key at this point, with the modes merged:
-	 * keys have no side effects, so equal texts are equal values. */
-	Vec recs = {0}, modes = {0};
-	Map here = {0};
-	for (int i = 0; i < li->accesses.n; i++) {
-		Access *a = li->accesses.v[i];
-		if (!a->recorded || a->anchor != at)
-			continue;
-		const char *t = rec_text(a);
-		int mode = a->mode | a->folded;
-		if (a->stable) {
-			/* Recorded once, at the first place, with every mode the
-			 * iteration uses it in. */
-			if (map_get(&stable_done, t))
-				continue;
-			map_put(&stable_done, t, (void *)t);
-			mode |= (int)(intptr_t)map_get(&stable_modes, t);
-		}
-		/* Index + 1 of its record here, so that 0 is none. */
-		int k = (int)(intptr_t)map_get(&here, t) - 1;
-		if (k < 0) {
-			vec_push(&recs, a);
-			vec_push(&modes, (void *)(intptr_t)mode);
-			map_put(&here, t, (void *)(intptr_t)recs.n);
-		} else {
-			modes.v[k] = (void *)((intptr_t)modes.v[k] | mode);
-		}
-	}
-	for (int i = 0; i < recs.n; i++) {
-		Access *a = recs.v[i];
-		/* Recorded before an inner loop, which may make no pass or
-		 * none that reaches the access: its own region. */
-		bool spec = at->kind == N_WHILE || at->kind == N_DO || at->kind == N_FOR;
-		if (spec)
-			spec_begin(E->loop);
-		StmtState st;
-		stmt_begin(&st);
-		char *k = emit_expr(a->key);
-		if (a->key->ty->kind == TY_STRING)
-			k = format("sap_key_str(%s)", k);
-		else
-			k = format("(int64_t)(%s)", k);
-		static const char *mname[] = {"", "SAP_READ", "SAP_WRITE", "SAP_RW"};
-		/* At the loop's line: a breakpoint on the body's line should
-		 * stop in the body, not in its reconnaissance. */
-		emit_line(E->loop, "sap_rec_key(rec, %d, %s, %s);", a->ddsi, k,
-		          mname[(intptr_t)modes.v[i]]);
-		stmt_end(&st, E->loop);
-		if (spec)
-			spec_end(E->loop);
-	}
-}
-
-static void slice_guard(Node *s, Node *g, const char *neg)
-{
-	StmtState st;
-	stmt_begin(&st);
-	char *c = settle(g, &st, "bool");
-	stmt_end(&st, s);
-	emit_line(s, "if (%s(%s))", neg, c);
-}
-
-/* Might the slice of s open a speculative region? */
-static bool has_spec(Node *s)
-{
-	if (!s)
-		return false;
-	switch (s->kind) {
-	case N_BLOCK:
-		for (Node *n = s->args; n; n = n->next)
-			if (has_spec(n))
-				return true;
-		return false;
-	case N_IF:
-		return s->slice == SL_FLAT || has_spec(s->then) || has_spec(s->els);
-	case N_WHILE: case N_DO: case N_FOR:
-		return true;    /* keys recorded before it, each in a region */
-	default:
-		return false;
-	}
-}
-
-static void slice_block(Node *s)
-{
-	emit_line(s, "{");
-	E->indent++;
-	push_scope(false, false);
-	slice_stmt(s);
-	pop_scope(s);
-	E->indent--;
-	emit_line(s, "}");
-}
-
-/* A block the body may not run. */
-static void spec_block(Node *s)
-{
-	emit_line(s, "{");
-	E->indent++;
-	spec_begin(s);
-	slice_block(s);
-	spec_end(s);
-	E->indent--;
-	emit_line(s, "}");
-}
-
-static void slice_loop(Node *s)
-{
-	emit_line(s, "{");
-	E->indent++;
-	push_scope(false, false);
-	if (s->kind == N_FOR && s->init) {
-		spec_ahead = s->slice == SL_FLAT ||
-		             (s->slice == SL_INCLUDED && (acc_slice_over(s) || dropped_jump(s->body))) ||
-		             has_spec(s->body);
-		slice_stmt(s->init);
-		spec_ahead = true;
-	}
-	records(s);
-	slice_depth++;
-	if (s->slice == SL_FLAT) {
-		/* The trip count is unknowable: record the body's keys once. */
-		spec_block(s->body);
-	} else if (s->slice == SL_INCLUDED) {
-		char *first = emit_tmp("first");
-		emit_line(s, "for (bool %s = true;; %s = false) {", first, first);
-		E->indent++;
-		push_scope(true, false);
-		if (s->kind == N_FOR && s->step && step_included(s)) {
-			emit_line(s, "if (!%s) {", first);
-			E->indent++;
-			Node es = {.kind = N_EXPR, .file = s->step->file, .off = s->step->off, .lhs = s->step};
-			stmt(&es);
-			E->indent--;
-			emit_line(s, "}");
-		}
-		if (s->kind == N_DO) {
-			emit_line(s, "if (!%s) {", first);
-			E->indent++;
-			loop_cond(acc_slice_guard(s, false));
-			E->indent--;
-			emit_line(s, "}");
-		} else {
-			emit_line(s, "(void)%s;", first);
-			if (s->cond)
-				loop_cond(acc_slice_guard(s, false));
-		}
-		/* Passes past a condition or break the slice cannot evaluate,
-		 * or past a continue it drops. */
-		if (acc_slice_over(s) || dropped_jump(s->body))
-			spec_block(s->body);
-		else
-			slice_block(s->body);
-		pop_scope(s);
-		E->indent--;
-		emit_line(s, "}");
-	}
-	slice_depth--;
-	pop_scope(s);
-	E->indent--;
-	emit_line(s, "}");
-}
-
-static void slice_stmt(Node *s)
-{
-	if (!s)
-		return;
-	switch (s->kind) {
-	case N_BLOCK:
-		for (Node *n = s->args; n; n = n->next) {
-			if (n->kind == N_VAR) {
-				spec_ahead = false;
-				for (Node *m = n->next; m && !spec_ahead; m = m->next)
-					spec_ahead = has_spec(m);
-			}
-			slice_stmt(n);
-			spec_ahead = true;
-		}
-		return;
-	case N_VAR: case N_EXPR:
-		records(s);
-		if (s->slice == SL_INCLUDED)
-			stmt(s);
-		return;
-	case N_IF:
-		records(s);
-		if (s->slice == SL_INCLUDED) {
-			StmtState st;
-			stmt_begin(&st);
-			char *c = settle(s->cond, &st, "bool");
-			stmt_end(&st, s);
-			emit_line(s, "if (%s)", c);
-			slice_block(s->then);
-			if (s->els) {
-				emit_line(s, "else");
-				slice_block(s->els);
-			}
-		} else if (s->slice == SL_FLAT) {
-			/* Over-approximated: each branch runs unless what the slice
-			 * can evaluate of the condition rules it out; a forked if
-			 * runs one branch per path. */
-			Node *g = acc_slice_guard(s, false), *k = acc_slice_guard(s, true);
-			int fork = acc_slice_fork(s);
-			if (fork)
-				emit_line(s, "if (sap_path >> %d & 1) {", fork - 1);
-			/* An error in a forked branch drops the rest of the path
-			 * (the region of the whole path), in another branch the
-			 * rest of the branch. */
-			if (g)
-				slice_guard(s, g, "");
-			if (fork)
-				slice_block(s->then);
-			else
-				spec_block(s->then);
-			if (fork)
-				emit_line(s, "} else {");
-			if (s->els) {
-				if (k)
-					slice_guard(s, k, "!");
-				if (fork)
-					slice_block(s->els);
-				else
-					spec_block(s->els);
-			}
-			if (fork)
-				emit_line(s, "}");
-		}
-		return;
-	case N_WHILE: case N_DO: case N_FOR:
-		if (s->slice || (s->kind == N_FOR && s->init && s->init->slice))
-			slice_loop(s);
-		else
-			records(s);
-		return;
-	case N_BREAK: case N_CONTINUE:
-		if (s->slice == SL_INCLUDED) {
-			spec_leave(s);
-			stmt(s);
-		}
-		return;
-	default:
-		return;
-	}
-}
-
-/* void sap_loopN_slice(env, lo, hi, rec): the statements the recorded
- * keys depend on, and the records. */
-/* In a sync for body, a written vector of numbers: the worker's copy of
- * it, sap_d_NAME, which the body finds on entry (sap_sync_data). */
-bool emit_synced(LoopInfo *li, Sym *d)
-{
-	if (!E->loop || E->loop->kind != N_SYNC || d->ty->kind != TY_DVEC ||
-	    !ty_is_numeric(d->ty->elem))
-		return false;
-	for (int i = 0; i < li->dds.n; i++)
-		if (li->dds.v[i] == d)
-			return ((intptr_t)li->dds_mode.v[i] & ACC_WRITE) != 0;
-	return false;
-}
-
-/* Where dvector d's elements are: "NAME.data", or the worker's copy. */
-/* Does the body function being written hold d's data pointer in the
- * local sap_dX?  A driver vector the loop touches: its buffer stays put
- * while the body runs. */
-static bool dv_local(Node *loop, Sym *d)
-{
-	if (!E->dv_locals || loop->kind != N_ASYNC || d->ty->kind != TY_DVEC || !d->is_driver)
-		return false;
-	for (int i = 0; i < loop->li->dds.n; i++)
-		if (loop->li->dds.v[i] == d)
-			return true;
-	return false;
-}
-
-char *emit_dv_data(Sym *d)
-{
-	if (E->loop && (emit_synced(E->loop->li, d) || dv_local(E->loop, d)))
-		return format("sap_d%s", d->cname);
-	return format("%s.data", d->cname);
-}
-
-int emit_staged(LoopInfo *li, Sym *d)
-{
-	if (!acc_by_index(li, d))
-		return -1;
-	for (int i = 0; i < li->dds.n; i++)
-		if (li->dds.v[i] == d)
-			return i;
-	return -1;
-}
-
-/* sap_stN, where a body or slice called with a task group finds the
- * group's elements of the loop's DDS N in plan order, when the runtime
- * made a copy. */
-static void stage_decls(Node *s)
-{
-	LoopInfo *li = s->li;
-	for (int i = 0; i < li->dds.n; i++) {
-		Sym *d = li->dds.v[i];
-		if (emit_staged(li, d) < 0)
-			continue;
-		const char *et = emit_ctype(d->ty->elem);
-		emit_line(s, "const %s *sap_st%d = sap_staged(&sap_loop%d, %d, sap_idx, sizeof(%s));",
-		          et, i, li->id, i, et);
-		emit_line(s, "(void)sap_st%d;", i);
-	}
-}
-
-/* The loop variable of iteration sap_i: the index, or a sync for's
- * element. */
-static void element_var(Node *s)
-{
-	Sym *iv = s->init->sym;
-	if (s->kind == N_ASYNC) {
-		emit_line(s->init, "%s %s = (%s)sap_i;", emit_ctype(iv->ty), iv->cname, emit_ctype(iv->ty));
-	} else if (s->li->batched) {
-		emit_line(s->init, "sap_list %s = sap_sync_batch(&%s, sap_idx, lo, hi);", iv->cname,
-		          s->lhs->sym->cname);
-		vec_push(&E->scope->drops, format("sap_sync_batch_done(&%s);", iv->cname));
-	} else {
-		emit_line(s->init, "const %s %s = ((const %s *)%s.data)[sap_i];", emit_ctype(iv->ty),
-		          iv->cname, emit_ctype(iv->ty), s->lhs->sym->cname);
-	}
-	emit_line(s->init, "(void)%s;", iv->cname);
-}
-
-/* The iterations [lo, hi) of a body or slice function, sap_i each; or,
- * for a sync for over list<T> b, one run with all of them, which the
- * do-while lets continue end. */
-static void iterations_begin(Node *s)
-{
-	if (s->kind == N_SYNC && s->li->batched) {
-		emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[lo] : lo;");
-		emit_line(s, "(void)sap_i;");
-		emit_line(s, "do {");
-	} else {
-		emit_line(s, "for (int64_t sap_k = lo; sap_k < hi; sap_k++) {");
-		E->indent++;
-		emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[sap_k] : sap_k;");
-		E->indent--;
-	}
-	E->indent++;
-	push_scope(true, true);
-}
-
-static void iterations_end(Node *s)
-{
-	bool batched = s->kind == N_SYNC && s->li->batched;
-	pop_scope(s);
-	E->indent--;
-	emit_line(s, batched ? "} while (0);" : "}");
-}
-
-static void slice_fn(Node *s)
-{
-	LoopInfo *li = s->li;
-	Aside as;
-	aside_begin(&as);
-	emit_line(s, "static void sap_loop%d_slice(void *env, const int64_t *sap_idx, int64_t lo, int64_t hi, sap_rec *rec)", li->id);
-	emit_line(s, "{");
-	E->indent = 1;
-	emit_line(s, "(void)env;");
-	if (s->kind == N_ASYNC)
-		stage_decls(s);
-	iterations_begin(s);
-	emit_line(s, "sap_rec_begin(rec, sap_i);");
-	/* Once per combination of the forked ifs' branches. */
-	if (li->nforks) {
-		emit_line(s, "for (int sap_path = 0; sap_path < %d; sap_path++) {", 1 << li->nforks);
-		E->indent++;
-		push_scope(true, false);
-	}
-	rng_setup(s, true);
-	element_var(s);
-	Node *saved = E->loop;
-	E->loop = s;
-	stable_done = stable_modes = (Map){0};
-	for (int i = 0; i < s->li->accesses.n; i++) {
-		Access *a = s->li->accesses.v[i];
-		if (a->recorded && a->stable) {
-			const char *t = rec_text(a);
-			map_put(&stable_modes, t,
-			        (void *)((intptr_t)map_get(&stable_modes, t) | a->mode | a->folded));
-		}
-	}
-	slice_depth = 0;
-	spec_open.n = 0;
-	/* A path of forked ifs, or the rest of an iteration after a continue
-	 * the slice drops, may be one the body does not take.  Before the
-	 * first of them the body runs what the slice runs, and stops at the
-	 * same error. */
-	bool spec = li->nforks || dropped_jump(s->body);
-	slice_volatile = spec || has_spec(s->body);
-	if (spec)
-		spec_begin(s);
-	in_slice = true;
-	slice_stmt(s->body);
-	in_slice = false;
-	if (spec)
-		spec_end(s);
-	bool clobber = slice_volatile;
-	slice_volatile = false;
-	E->loop = saved;
-	if (li->nforks) {
-		pop_scope(s);
-		E->indent--;
-		emit_line(s, "}");
-	}
-	iterations_end(s);
-	E->indent = 0;
-	emit_line(s, "}");
-	/* GCC warns of every variable live across a setjmp, and setjmp
-	 * blurs its view of what is initialised; the variables the slice
-	 * reads after a longjmp are volatile, and the body, compiled from
-	 * the same statements, gets the warnings about the program. */
-	if (clobber)
-		buf_puts(&E->funcs, "#if defined __GNUC__ && !defined __clang__\n"
-		         "#pragma GCC diagnostic push\n"
-		         "#pragma GCC diagnostic ignored \"-Wclobbered\"\n"
-		         "#pragma GCC diagnostic ignored \"-Wmaybe-uninitialized\"\n"
-		         "#endif\n");
-	buf_puts(&E->funcs, aside_end(&as));
-	if (clobber)
-		buf_puts(&E->funcs, "#if defined __GNUC__ && !defined __clang__\n"
-		         "#pragma GCC diagnostic pop\n"
-		         "#endif\n");
-	buf_puts(&E->funcs, "\n");
-}
-
-/* After driver code or a loop writes DDSs, their version changes, so that
- * cached reconnaissance reading them runs again. */
-static void stamp(Node *at, Vec *dds)
-{
-	for (int i = 0; i < dds->n; i++) {
-		Sym *d = dds->v[i];
-		emit_line(at, "%s.version = sap_new_version();", d->cname);
-	}
-}
-
-/* key = a * i + b as C, from affine terms. */
-static bool is_identifier(const char *s)
-{
-	if (!isalpha((unsigned char)*s) && *s != '_')
-		return false;
-	while (isalnum((unsigned char)*s) || *s == '_')
-		s++;
-	return !*s;
-}
-
-/* sum of k * inv as C: 0, 3, 2 * (int64_t)u_n - 1, ... */
-static char *affine_c(Vec *terms)
-{
-	Buf b = {0};
-	for (int k = 0; k < terms->n; k++) {
-		AffTerm *t = terms->v[k];
-		bool neg = t->k < 0 && t->k != INT64_MIN;
-		uint64_t m = neg ? (uint64_t)-t->k : (uint64_t)t->k;
-		buf_puts(&b, b.len ? neg ? " - " : " + " : neg ? "-" : "");
-		const char *x = NULL;
-		if (t->inv) {
-			const char *e = emit_expr(t->inv);
-			x = t->inv->ty && t->inv->ty->kind == TY_LONG && is_identifier(e) ? e
-			    : is_identifier(e) ? format("(int64_t)%s", e) : format("(int64_t)(%s)", e);
-		}
-		const char *c = t->k == INT64_MIN ? "INT64_MIN" :
-		                m > INT32_MAX ? format("INT64_C(%llu)", (unsigned long long)m) :
-		                format("%llu", (unsigned long long)m);
-		if (!x)
-			buf_puts(&b, c);
-		else if (m == 1)
-			buf_puts(&b, x);
-		else
-			buf_printf(&b, "%s * %s", c, x);
-	}
-	return b.len ? b.s : "0";
-}
-
-/* Conditions joined as " && c1 && c2", as C without the leading &&. */
-static const char *conjunction(const char *conds)
-{
-	while (*conds == ' ' || *conds == '&' || *conds == '\n' || *conds == '\t')
-		conds++;
-	return conds;
-}
-
-/* The loop over a chunk's iterations, or a group's, in a body function. */
-
-static void body_loop(Node *s)
-{
-	iterations_begin(s);
-	rng_setup(s, false);
-	element_var(s);
-	Node *saved_loop = E->loop;
-	E->loop = s;
-	body(s->body);
-	E->loop = saved_loop;
-	iterations_end(s);
-}
-
-/* The start of a body function: its reduce variables, buffers and
- * generator in locals. */
-static void body_open(Node *s)
-{
-	LoopInfo *li = s->li;
-	bool async = s->kind == N_ASYNC;
-	int nred = li->reduce_syms.n;
-	emit_line(s, "(void)env;");
-	if (nred || li->accum_syms.n || li->relax_syms.n) {
-		emit_line(s, "struct sap_red%d *sap_red = red;", li->id);
-		for (int i = 0; i < nred; i++) {
-			Sym *v = li->reduce_syms.v[i];
-			emit_line(s, "%s %s = sap_red->%s;", emit_ctype(v->ty), v->cname, v->cname);
-		}
-		/* The buffers stay put for the call.  Held in locals, they are
-		 * not loaded again through sap_red after every store the body
-		 * makes, which cc cannot tell apart from a store to *sap_red. */
-		for (int k = 0; k < 2; k++) {
-			Vec *v = k ? &li->relax_syms : &li->accum_syms;
-			for (int i = 0; i < v->n; i++) {
-				Sym *d = v->v[i];
-				if (d->ty->kind != TY_DVEC)
-					continue;
-				emit_line(s, "%s *const sap_acc_%s = sap_red->acc_%s;", emit_ctype(d->ty->elem),
-				          d->cname, d->cname);
-				emit_line(s, "(void)sap_acc_%s;", d->cname);
-			}
-		}
-		E->acc_locals = true;
-	} else {
-		emit_line(s, "(void)red;");
-	}
-	/* Vectors' buffers in locals too: a call to a function, in C as much
-	 * as in the program, may store to any global for all cc knows, and
-	 * u_X.data would be loaded again after every one. */
-	E->dv_locals = true;
-	for (int i = 0; async && i < li->dds.n; i++) {
-		Sym *d = li->dds.v[i];
-		if (dv_local(s, d))
-			emit_line(s, "char *const sap_d%s = %s.data;\n\t(void)sap_d%s;", d->cname, d->cname,
-			          d->cname);
-	}
-	for (int i = 0; !async && i < li->dds.n; i++) {
-		Sym *d = li->dds.v[i];
-		Node *saved = E->loop;
-		E->loop = s;
-		if (emit_synced(li, d))
-			emit_line(s, "void *sap_d%s = sap_sync_data(&%s);\n\t(void)sap_d%s;", d->cname,
-			          d->cname, d->cname);
-		E->loop = saved;
-	}
-	if (li->uses_rng)
-		emit_line(s, "const sap_rng sap_rng_base = sap_rng_iter(&sap_loop%d, 0);", li->id);
-	if (rng_cur_needed(s))
-		emit_line(s, "sap_rng *sap_saved_rng = sap_rng_cur;");
-	if (async)
-		stage_decls(s);
-}
-
-/* The end of a body function: the generator and reduce variables back. */
-static void body_close(Node *s)
-{
-	LoopInfo *li = s->li;
-	E->acc_locals = E->dv_locals = false;
-	if (rng_cur_needed(s))
-		emit_line(s, "sap_rng_cur = sap_saved_rng;");
-	for (int i = 0; i < li->reduce_syms.n; i++) {
-		Sym *v = li->reduce_syms.v[i];
-		emit_line(s, "sap_red->%s = %s;", v->cname, v->cname);
-	}
-}
-
-/* What an async body's caller tests to know its keys in range: "&& c"
- * for each.  guard: its static keys a * i + b are in range for the whole
- * chunk (or group, whose iterations ascend) when they are at its two
- * ends.  recorded: over a plan made from its own slice, the keys the
- * slice recorded are the body's, and the runtime knows whether they are
- * in range.  staged: every plan-order copy is there. */
-static void body_guards(Node *s, Buf *guard, Buf *recorded, Buf *staged)
-{
-	LoopInfo *li = s->li;
-	Vec seen = {0};
-	for (int i = 0; i < li->accesses.n; i++) {
-		Access *a = li->accesses.v[i];
-		if (!acc_static_dv(li, a->at))
-			continue;
-		char *t = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
-		bool dup = false;
-		for (int k = 0; k < seen.n && !dup; k++)
-			dup = !strcmp(seen.v[k], t);
-		if (dup)
-			continue;
-		vec_push(&seen, t);
-		char *ac = affine_c(&a->aterms), *bc = affine_c(&a->bterms);
-		buf_printf(guard, " &&\n\t    sap_keys_in(%s, %s, sap_first, sap_end, %s.n)", ac, bc,
-		           a->dds->cname);
-	}
-	for (int i = 0; i < li->dds.n; i++) {
-		Sym *d = li->dds.v[i];
-		bool any = false;
-		for (int k = 0; k < li->accesses.n && !any; k++) {
-			Access *a = li->accesses.v[k];
-			any = a->dds == d && acc_recorded_dv(li, a->at);
-		}
-		if (any)
-			buf_printf(recorded, " &&\n\t    sap_recorded_below(&sap_loop%d, %d, %s.n)", li->id,
-			           i, d->cname);
-		if (emit_staged(li, d) >= 0)
-			buf_printf(staged, " && sap_st%d", i);
-	}
-}
-
-/* The body, outlined: iterations [lo, hi) in sap_loopN_body.  An async
- * body whose keys the caller can know in range is written once, as
- * sap_loopN_run with a constant sap_v that says what is known; the body
- * function calls it with the best sap_v that holds, and cc specialises
- * each inlined call, leaving out the checks that cannot fail (and then
- * vectorising). */
-static void body_fn(Node *s)
-{
-	LoopInfo *li = s->li;
-	int id = li->id;
-	Buf guard = {0}, recorded = {0}, staged = {0};
-	if (s->kind == N_ASYNC)
-		body_guards(s, &guard, &recorded, &staged);
-	bool all = (guard.len && staged.len) || recorded.len;  /* a version with sap_v 2 */
-	E->versioned = all || guard.len;
-	Aside as;
-	aside_begin(&as);
-	if (E->versioned)
-		emit_line(s, "static inline __attribute__((always_inline)) void sap_loop%d_run(void *env, "
-		          "const int64_t *sap_idx, int64_t lo, int64_t hi, void *red, const int sap_v)", id);
-	else
-		emit_line(s, "static void sap_loop%d_body(void *env, const int64_t *sap_idx, int64_t lo, "
-		          "int64_t hi, void *red)", id);
-	emit_line(s, "{");
-	E->indent = 1;
-	if (E->versioned)
-		emit_line(s, "(void)sap_v;");
-	else
-		emit_line(s, "if (lo >= hi)\n\t\treturn;");
-	body_open(s);
-	body_loop(s);
-	body_close(s);
-	E->versioned = false;
-	E->indent = 0;
-	emit_line(s, "}");
-	if (guard.len || all) {
-		buf_putc(E->out, '\n');
-		emit_line(s, "static void sap_loop%d_body(void *env, const int64_t *sap_idx, int64_t lo, "
-		          "int64_t hi, void *red)", id);
-		emit_line(s, "{");
-		E->indent = 1;
-		emit_line(s, "if (lo >= hi)\n\t\treturn;");
-		if (staged.len)
-			stage_decls(s);
-		if (guard.len) {
-			emit_line(s, "int64_t sap_first = sap_idx ? sap_idx[lo] : lo;");
-			emit_line(s, "int64_t sap_end = sap_idx ? sap_idx[hi - 1] + 1 : hi;");
-		}
-		const char *run = format("sap_loop%d_run(env, sap_idx, lo, hi, red", id);
-		if (all)
-			emit_line(s, "if (%s)\n\t\t%s, 2);", conjunction(format("%s%s%s",
-			          staged.len ? staged.s : "", guard.len ? guard.s : "",
-			          recorded.len ? recorded.s : "")), run);
-		if (guard.len)
-			emit_line(s, "%sif (%s)\n\t\t%s, 1);", all ? "else " : "", conjunction(guard.s), run);
-		emit_line(s, "else\n\t\t%s, 0);", run);
-		E->indent = 0;
-		emit_line(s, "}");
-	}
-	buf_puts(&E->funcs, aside_end(&as));
-	buf_puts(&E->funcs, "\n");
-}
-
-static void parallel(Node *s)
-{
-	LoopInfo *li = s->li;
-	int id = li->id;
-	bool async = s->kind == N_ASYNC;
-	int nred = li->reduce_syms.n;
-	bool has_red = nred || li->accum_syms.n || li->relax_syms.n;
-	int line, col;
-	diag_linecol(s->file, s->off, &line, &col);
-	buf_printf(&E->protos, "static sap_loop sap_loop%d = {.id = %d, .kind = %s, .site = {%s, %d, %d}};\n", id, id,
-	           async ? "SAP_ASYNC" : "SAP_SYNC", emit_cstr(s->file->name, strlen(s->file->name)),
-	           line, col);
-	if (has_red)
-		reduce_struct(s);
-
-	body_fn(s);
-	if (li->has_slice || li->has_reads)
-		slice_fn(s);
-
-	/* The call, in the driver. */
-	emit_line(s, "{");
-	E->indent++;
-	StmtState st;
-	stmt_begin(&st);
-	if (has_red)
-		emit_line(s, "struct sap_red%d sap_r;", id);
-	const char *redargs = has_red ? format("&sap_loop%d_reduce, &sap_r", id) : "NULL, NULL";
-	Vec wr = {0};
-	if (async) {
-		/* The DDSs the body touches, and the static keys of the written ones. */
-		static const char *modes[] = {"", "SAP_READ", "SAP_WRITE", "SAP_RW"};
-		emit_line(s, "static const sap_dds sap_dds[] = {");
-		for (int i = 0; i < li->dds.n; i++) {
-			Sym *d = li->dds.v[i];
-			int m = (int)(intptr_t)li->dds_mode.v[i];
-			bool reads = false;
-			for (int k = 0; k < li->slice_reads.n; k++)
-				reads |= li->slice_reads.v[k] == d;
-			bool dv = d->ty->kind == TY_DVEC;
-			/* The flags that hold, by name; the others are false. */
-			struct { bool on; const char *name; } flag[] = {
-				{ acc_is_accum(li, d), "accumulate" },
-				{ reads, "slice_reads" },
-				{ !dv && !acc_inserts(li, d), "keeps_keys" },
-				{ ty_is_flat(d->ty->elem), "flat" },
-				{ d->parted, "parted" },
-				{ acc_reads_own(li, d), "by_index" },
-				{ acc_dv_recorded(li, d), "recorded" },
-				{ acc_at_key(li, d), "at_key" },
-				{ acc_no_slice(li, d), "no_slice" },
-			};
-			Buf row = {0};
-			buf_printf(&row, "{.name = %s, .%s = &%s, .mode = %s",
-			           emit_cstr(d->name, strlen(d->name)), dv ? "dv" : "dm", d->cname, modes[m]);
-			for (size_t f = 0; f < sizeof flag / sizeof flag[0]; f++)
-				if (flag[f].on)
-					buf_printf(&row, ", .%s = true", flag[f].name);
-			emit_line(s, "\t%s},", row.s);
-			if (m & ACC_WRITE)
-				vec_push(&wr, d);
-		}
-		if (!li->dds.n)
-			emit_line(s, "\t{.mode = SAP_READ, .flat = true},  /* none: C has no empty array */");
-		emit_line(s, "};");
-		int naff = 0;
-		Buf aff = {0};
-		for (int i = 0; i < li->accesses.n; i++) {
-			Access *a = li->accesses.v[i];
-			if (a->dynamic || a->accumulate || !(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE))
-				continue;
-			buf_printf(&aff, "\t\t{.dds = %d, .mode = %s, .a = %s, .b = %s},\n", a->ddsi,
-			           modes[a->mode], affine_c(&a->aterms), affine_c(&a->bterms));
-			naff++;
-		}
-		if (naff)
-			emit_line(s, "sap_affine sap_aff[] = {\n%s\t};", aff.s);
-		const char *serial = li->verdict == VD_SERIAL ? emit_cstr(li->reason, strlen(li->reason))
-		                                               : "NULL";
-		Buf sp = {0};
-		buf_printf(&sp, "sap_async_spec sap_spec = {.dds = sap_dds, .ndds = %d", li->dds.n);
-		if (naff)
-			buf_printf(&sp, ", .affine = sap_aff, .naffine = %d", naff);
-		if (li->has_slice)
-			buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
-		if (li->slice_rng || li->slice_var)
-			buf_puts(&sp, ", .slice_rng = true");
-		if (li->verdict == VD_SERIAL)
-			buf_printf(&sp, ",\n\t.serial = %s", serial);
-		if (li->has_reads)
-			buf_printf(&sp, ", .reads = sap_loop%d_slice", id);
-		emit_line(s, "%s};", sp.s);
-		char *lo = emit_expr(s->init->init);
-		char *hi = emit_expr(s->cond->rhs);
-		emit_line(s, "sap_async_for(&sap_loop%d, &sap_spec, %s, %s, NULL, sap_loop%d_body, %s);", id,
-		          lo, hi, id, redargs);
-	} else {
-		const char *model = li->model == 0 ? "SAP_BSP" : li->model == 1 ? "SAP_SSP" : "SAP_HYBRID";
-		char *stal = li->staleness ? emit_expr(li->staleness) : "0";
-		char *batch = emit_expr(li->batch);
-		/* The written vectors of numbers, for the ranks to average. */
-		Buf wrs = {0};
-		int nwr = 0;
-		bool dense = true;
-		for (int i = 0; i < li->dds.n; i++) {
-			Sym *d = li->dds.v[i];
-			if (!((intptr_t)li->dds_mode.v[i] & ACC_WRITE))
-				continue;
-			Type *e = d->ty->kind == TY_DVEC ? d->ty->elem : NULL;
-			if (!e || !ty_is_numeric(e)) {
-				dense = false;
-				continue;
-			}
-			bool sparse = li->has_slice && i < li->sync_why.n && !li->sync_why.v[i];
-			buf_printf(&wrs, "\t\t{.dv = &%s, .num = %s, %s, .rec = %d%s},\n", d->cname,
-			           numtype_of(e), merge_of(s, d), i, sparse ? ", .sparse = true" : "");
-			nwr++;
-		}
-		if (nwr)
-			emit_line(s, "static const sap_syncdds sap_wr[] = {\n%s\t};", wrs.s);
-		Buf uses = {0};
-		int nuses = 1;
-		buf_printf(&uses, "&%s", s->lhs->sym->cname);
-		for (int i = 0; i < li->dds.n; i++) {
-			Sym *d = li->dds.v[i];
-			if (d->ty->kind == TY_DVEC && d != s->lhs->sym) {
-				buf_printf(&uses, ", &%s", d->cname);
-				nuses++;
-			}
-		}
-		emit_line(s, "sap_dvec *const sap_uses[] = {%s};", uses.s);
-		Buf sp = {0};
-		buf_printf(&sp, "sap_syncspec sap_spec = {.model = %s", model);
-		if (li->staleness)
-			buf_printf(&sp, ", .staleness = %s", stal);
-		buf_printf(&sp, ", .batch = %s", batch);
-		if (li->recon)
-			buf_puts(&sp, ", .recon = true");
-		if (nwr)
-			buf_printf(&sp, ",\n\t.wr = sap_wr, .nwr = %d", nwr);
-		if (dense)
-			buf_puts(&sp, ", .dense = true");
-		buf_printf(&sp, ",\n\t.over = &%s", s->lhs->sym->cname);
-		if (li->has_slice)
-			buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
-		buf_printf(&sp, ", .uses = sap_uses, .nuses = %d", nuses);
-		if (li->batched)
-			buf_puts(&sp, ", .batched = true");
-		emit_line(s, "%s};", sp.s);
-		emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_spec, NULL, sap_loop%d_body, %s);", id,
-		          s->lhs->sym->cname, id, redargs);
-		for (int i = 0; i < li->dds.n; i++)
-			if ((intptr_t)li->dds_mode.v[i] & ACC_WRITE)
-				vec_push(&wr, li->dds.v[i]);
-	}
-	for (int i = 0; i < nred; i++) {
-		Sym *v = li->reduce_syms.v[i];
-		emit_line(s, "%s = %s;", v->cname,
-		          combine(li->reduce_ops.v[i], v->ty, v->cname, format("sap_r.%s", v->cname)));
-	}
-	/* Accumulated updates land in the DDSs. */
-	for (int i = 0; i < li->accum_syms.n; i++) {
-		Sym *d = li->accum_syms.v[i];
-		Type *t = d->ty;
-		const char *nt = numtype_of(t->elem);
-		if (t->kind == TY_DVEC) {
-			emit_line(s, "sap_acc_apply(%s, &%s, sap_r.acc_%s);", nt, d->cname, d->cname);
-		} else {
-			emit_line(s, "sap_dm_merge(%s, &%s, &sap_r.acc_%s);", nt, d->cname, d->cname);
-			emit_line(s, "sap_dm_free(&sap_r.acc_%s);", d->cname);
-		}
-	}
-	stamp(s, &wr);
-	stmt_end(&st, s);
-	E->indent--;
-	emit_line(s, "}");
 }
 
 /* ---- functions and the program ---- */
@@ -2321,10 +941,10 @@ static void function(Node *f)
 	 * whether it needs them or not); neither has its C. */
 	for (Node *a = f->args; a; a = a->next)
 		emit_line(f, "(void)%s;", a->sym->cname);
-	push_scope(false, true);
+	emit_push_scope(false, true);
 	for (Node *s = f->body->args; s; s = s->next)
-		stmt(s);
-	pop_scope(f);
+		emit_stmt(s);
+	emit_pop_scope(f);
 	E->indent = 0;
 	emit_line(f, "}");
 	buf_puts(&fb, "\n");
@@ -2394,10 +1014,10 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 {
 	Emitter em = {0};
 	E = &em;
-	stable_done = stable_modes = (Map){0};  /* their memory went with the last program's */
-	spec_open = (Vec){0};
-	slice_depth = 0;
-	slice_volatile = false;
+	emit_stable_done = emit_stable_modes = (Map){0};  /* their memory went with the last program's */
+	emit_spec_open = (Vec){0};
+	emit_slice_depth = 0;
+	emit_slice_volatile = false;
 	E->prog = p;
 	E->opts = o;
 	buf_puts(&E->types, "");
@@ -2430,15 +1050,15 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	E->indent = 1;
 	buf_puts(&E->main, "\tsap_init(&argc, &argv, &sap_prog);\n");
 	check_outputs(p->items);
-	push_scope(false, true);
+	emit_push_scope(false, true);
 	for (Node *n = p->items; n; n = n->next) {
 		if (n->kind == N_STRUCT || n->kind == N_FUNC || n->kind == N_EXTERN)
 			continue;
 		if (n->kind == N_VAR && (n->vclass == V_PARAM || n->vclass == V_CONST))
 			continue;
-		stmt(n);
+		emit_stmt(n);
 	}
-	pop_scope(NULL);
+	emit_pop_scope(NULL);
 	buf_puts(&E->main, "\treturn sap_finalize();\n}\n");
 
 	/* Consts last: one that only sized arrays or fed other consts is not

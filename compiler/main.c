@@ -202,15 +202,18 @@ static SrcFile *load_source(const char *path)
 	return diag_file(path, text, (int)len);
 }
 
-int main(int argc, char **argv)
-{
-	const char *src = NULL, *out = NULL, *opt = "-O2";
-	bool compile_only = false, c_only = false, syntax_only = false, debug = false;
-	bool verbose = false, lines = true, explain = false, keep = false;
-	Buf ccflags = {0}, extra = {0};
-	buf_puts(&ccflags, "");
-	buf_puts(&extra, "");
+/* The command line, as parse_args reads it. */
+typedef struct Options {
+	const char *src, *out, *opt;
+	bool compile_only, c_only, syntax_only, debug;
+	bool verbose, lines, explain, keep;
+	Buf ccflags, extra;
+} Options;
 
+/* Reads the command line into o.  Returns the exit status when sapc
+ * is done (--help, --version, --showme, an error), else -1. */
+static int parse_args(int argc, char **argv, Options *o)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help")) {
@@ -231,33 +234,33 @@ int main(int argc, char **argv)
 				fprintf(stderr, "sapc: error: missing file name after '-o'\n");
 				return 1;
 			}
-			out = argv[i];
+			o->out = argv[i];
 		} else if (!strcmp(a, "-c")) {
-			compile_only = true;
+			o->compile_only = true;
 		} else if (!strcmp(a, "-S")) {
-			c_only = true;
+			o->c_only = true;
 		} else if (!strcmp(a, "-fsyntax-only")) {
-			syntax_only = true;
+			o->syntax_only = true;
 		} else if (!strcmp(a, "--explain")) {
-			explain = true;
+			o->explain = true;
 		} else if (!strcmp(a, "-g")) {
-			debug = true;
+			o->debug = true;
 		} else if (!strcmp(a, "-P")) {
-			lines = false;
+			o->lines = false;
 		} else if (!strcmp(a, "-save-temps")) {
-			keep = true;
+			o->keep = true;
 		} else if (!strcmp(a, "-v")) {
-			verbose = true;
+			o->verbose = true;
 		} else if (a[0] == '-' && a[1] == 'O' && (!a[2] || (strchr("0123s", a[2]) && !a[3]))) {
-			opt = a;
+			o->opt = a;
 		} else if (a[0] == '-' && (a[1] == 'm' || a[1] == 'f') && a[2]) {
 			/* Code generation: -march=, -mtune=, -mavx2, -fno-tree-vectorize...
 			 * After sapc's own flags, so they win: -ffp-contract=fast or
 			 * -ffast-math is the user's to ask for (sapc(1) says what it
 			 * costs). */
-			buf_printf(&ccflags, " %s", shell_quote(a));
+			buf_printf(&o->ccflags, " %s", shell_quote(a));
 		} else if (a[0] == '-' && strchr("WIDLl", a[1]) && a[1]) {
-			Buf *b = a[1] == 'L' || a[1] == 'l' ? &extra : &ccflags;
+			Buf *b = a[1] == 'L' || a[1] == 'l' ? &o->extra : &o->ccflags;
 			if (!a[2] && a[1] != 'W') {
 				if (++i >= argc) {
 					fprintf(stderr, "sapc: error: missing argument after '%s'\n", a);
@@ -276,31 +279,42 @@ int main(int argc, char **argv)
 				fprintf(stderr, "sapc: error: unknown option '%s' (try --help)\n", a);
 			return 1;
 		} else if (has_suffix(a, ".sap")) {
-			if (src) {
-				fprintf(stderr, "sapc: error: more than one .sap file ('%s' and '%s')\n", src, a);
+			if (o->src) {
+				fprintf(stderr, "sapc: error: more than one .sap file ('%s' and '%s')\n", o->src, a);
 				return 1;
 			}
-			src = a;
+			o->src = a;
 		} else if (has_suffix(a, ".c") || has_suffix(a, ".o") || has_suffix(a, ".a")) {
-			buf_printf(&extra, " %s", shell_quote(a));
+			buf_printf(&o->extra, " %s", shell_quote(a));
 		} else {
 			fprintf(stderr, "sapc: error: '%s': expected a .sap, .c, .o or .a file\n", a);
 			return 1;
 		}
 	}
-	if (!src) {
+	if (!o->src) {
 		fprintf(stderr, "sapc: error: no .sap input file (try --help)\n");
 		return 1;
 	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	Options o = {.opt = "-O2", .lines = true};
+	buf_puts(&o.ccflags, "");
+	buf_puts(&o.extra, "");
+	int status = parse_args(argc, argv, &o);
+	if (status >= 0)
+		return status;
 
 	Program *prog = xcalloc(1, sizeof *prog);
 	SrcFile *std = load_source(stdlib_path());
-	SrcFile *user = load_source(src);
+	SrcFile *user = load_source(o.src);
 	if (!std || !user)
 		return 1;
 	if (!parse_file(prog, std) || !parse_file(prog, user) || !sema_program(prog))
 		return 1;
-	if (explain) {
+	if (o.explain) {
 		acc_program(prog, true);
 		acc_explain(prog, stdout);
 		for (int i = 0; i < prog->loops.n; i++)
@@ -310,20 +324,20 @@ int main(int argc, char **argv)
 	}
 	if (!acc_program(prog, false))
 		return 1;
-	if (syntax_only)
+	if (o.syntax_only)
 		return 0;
 
-	const char *name = progname_of(src);
-	char *base = xstrndup(src, strlen(src) - 4);
+	const char *name = progname_of(o.src);
+	char *base = xstrndup(o.src, strlen(o.src) - 4);
 	/* The generated C is called FILE.sap.c in the debug information (and
 	 * kept under that name with -save-temps); otherwise it is written
 	 * into a private directory that the C compiler's file names are
 	 * mapped out of, so no deleted path is left in the program. */
 	char *cpath, *cname, *tmpdir = NULL;
-	if (c_only) {
-		cpath = cname = out ? xstrdup(out) : format("%s.c", base);
-	} else if (keep) {
-		cpath = cname = format("%s.c", src);
+	if (o.c_only) {
+		cpath = cname = o.out ? xstrdup(o.out) : format("%s.c", base);
+	} else if (o.keep) {
+		cpath = cname = format("%s.c", o.src);
 	} else {
 		const char *tmp = getenv("TMPDIR");
 		tmpdir = format("%s/sapc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -331,12 +345,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sapc: error: cannot create a temporary directory: %s\n", strerror(errno));
 			return 1;
 		}
-		cname = format("%s.c", src);
+		cname = format("%s.c", o.src);
 		const char *slash = strrchr(cname, '/');
 		cpath = format("%s/%s", tmpdir, slash ? slash + 1 : cname);
 		char *dir = slash ? xstrndup(cname, slash - cname) : xstrdup(".");
-		buf_printf(&ccflags, " %s", shell_quote(format("-ffile-prefix-map=%s=%s", tmpdir,
-		                                                *dir ? dir : "/")));
+		buf_printf(&o.ccflags, " %s", shell_quote(format("-ffile-prefix-map=%s=%s", tmpdir,
+		                                                  *dir ? dir : "/")));
 	}
 	FILE *f = fopen(cpath, "w");
 	if (!f) {
@@ -345,7 +359,7 @@ int main(int argc, char **argv)
 			rmdir(tmpdir);
 		return 1;
 	}
-	EmitOpts eo = {.line_directives = lines, .c_name = cname};
+	EmitOpts eo = {.line_directives = o.lines, .c_name = cname};
 	emit_program(prog, f, &eo, name);
 	if (fclose(f) != 0) {
 		fprintf(stderr, "sapc: error: cannot write '%s': %s\n", cpath, strerror(errno));
@@ -354,24 +368,24 @@ int main(int argc, char **argv)
 			rmdir(tmpdir);
 		return 1;
 	}
-	if (c_only)
+	if (o.c_only)
 		return 0;
 
 	/* -ffp-contract=off: no fused multiply-add, so a program gives the same
 	 * bits as its serial C twin on every machine.  -fwrapv: integer
 	 * overflow wraps around, as sap(7) says, instead of being undefined
 	 * behaviour the C compiler may optimise on. */
-	const char *target = out ? out : compile_only ? format("%s.o", base) : base;
+	const char *target = o.out ? o.out : o.compile_only ? format("%s.o", base) : base;
 	/* SAPC_CFLAGS goes through the shell as it is, like CFLAGS in make. */
 	const char *envflags = getenv("SAPC_CFLAGS");
 	if (envflags && *envflags)
-		buf_printf(&ccflags, " %s", envflags);
-	char *cmd = format("%s -std=c11 -ffp-contract=off -fwrapv %s%s%s%s -I%s%s %s%s -o %s%s%s", cc(), opt,
-	                   debug ? " -g" : "", *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS,
-	                   shell_quote(include_dir()), ccflags.s,
-	                   compile_only ? "-c " : "", shell_quote(cpath), shell_quote(target),
-	                   compile_only ? "" : extra.s, compile_only ? "" : format(" %s", link_flags()));
-	int rc = run(cmd, verbose);
+		buf_printf(&o.ccflags, " %s", envflags);
+	char *cmd = format("%s -std=c11 -ffp-contract=off -fwrapv %s%s%s%s -I%s%s %s%s -o %s%s%s", cc(), o.opt,
+	                   o.debug ? " -g" : "", *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS,
+	                   shell_quote(include_dir()), o.ccflags.s,
+	                   o.compile_only ? "-c " : "", shell_quote(cpath), shell_quote(target),
+	                   o.compile_only ? "" : o.extra.s, o.compile_only ? "" : format(" %s", link_flags()));
+	int rc = run(cmd, o.verbose);
 	if (tmpdir) {
 		unlink(cpath);
 		rmdir(tmpdir);

@@ -1,7 +1,8 @@
 /* sapc.h: the compiler's one internal header, fenced into a section per
- * source file.  Prefixes: lex_ (lang/lexer.re), parse_ (lang/grammar.y),
- * ast_ (ast.c), ty_ (type.c), sema_ (sema.c), emit_ (emit*.c), diag_
- * (diag.c); util.c has no prefix. */
+ * source file.  Prefixes: lex_ (lang/lexer.re), parse_ (lang/grammar.y, parse.c),
+ * ast_ (ast.c), ty_ (type.c), sema_ (sema*.c), acc_ (access.c, slice.c,
+ * verdict.c, explain.c), emit_ (emit*.c), diag_ (diag.c); util.c has no
+ * prefix. */
 #ifndef SAPC_H
 #define SAPC_H
 
@@ -121,7 +122,7 @@ const char *lex_token_name(int kind);
 /* The doc comment ending on the line before (or on) `line`, or NULL. */
 const char *lex_doc_for(Lexer *lx, int line);
 
-/* ==== lang/grammar.y, driven by ast.c ================================== */
+/* ==== lang/grammar.y and parse.c: the parser and its driver ============= */
 
 /* Parse one file, appending its top-level items to prog. */
 bool parse_file(Program *prog, SrcFile *f);
@@ -133,6 +134,8 @@ void parse_copy(void *dst, void *src, Program *p);
 void *SapParseAlloc(void *(*malloc)(size_t));
 void SapParse(void *parser, int kind, Tok t, Program *p);
 void SapParseFree(void *parser, void (*free)(void *));
+/* The one message of a syntax error (the grammar's %syntax_error). */
+void parse_syntax_error(Program *p, Tok t);
 
 /* ==== ast.c: nodes and the builder the grammar calls =================== */
 
@@ -183,7 +186,7 @@ typedef struct LoopInfo {
 	Vec whole_dds;          /* Sym * of vectors gemv or ger use every row of */
 	Vec sync_why;           /* per DDS: why a written vector takes the dense
 	                           path, or NULL (sparse, recorded by the slice) */
-	/* access.c */
+	/* the access analysis (access.c, slice.c, verdict.c) */
 	Vec accum_syms;         /* Sym * of accumulate(+: X) DDSs */
 	Vec relax_syms;         /* Sym * of relaxed(+: X) DDSs (not in accum_syms) */
 	Vec accesses;           /* Access * in source order */
@@ -244,7 +247,7 @@ struct Node {
 	int rsite;              /* N_CALL of rand in a loop body: its site, 1-based */
 	Node *keys_of;          /* N_VAR: the key of a loop over this map (or join) */
 	bool made;              /* written by the compiler, not the user */
-	int slice;              /* access.c: the node's part in its loop's slice */
+	int slice;              /* slice.c: the node's part in its loop's slice */
 	void *aux;              /* access.c: scratch */
 	char *text;             /* access.c: acc_expr_str's text, once made */
 };
@@ -335,7 +338,6 @@ TypeSpec *ast_array_type(Program *p, TypeSpec *elem, Tok lb, Node *size);
 TypeSpec *ast_generic1(Program *p, Tok kw, TypeSpecKind k, TypeSpec *elem);
 TypeSpec *ast_generic2(Program *p, Tok kw, TypeSpecKind k, TypeSpec *key, TypeSpec *val);
 
-void ast_syntax_error(Program *p, Tok t);
 const char *ast_opname(int op);
 
 /* ==== type.c =========================================================== */
@@ -393,7 +395,7 @@ Type *ty_first_scalar(Type *t);
 Type *ty_scalar_of(Type *t);
 void ty_reset(void);
 
-/* ==== sema.c =========================================================== */
+/* ==== sema.c, sema_expr.c, sema_loop.c ================================ */
 
 typedef enum SymKind { SYM_VAR, SYM_FUNC, SYM_STRUCT } SymKind;
 
@@ -427,12 +429,12 @@ struct Sym {
 	Sym *hidden;            /* sema: the symbol of this name it hides while in scope */
 	int scope_at;           /* sema: its index in the scope stack */
 	Node *taint;            /* access.c: why a body local is unpredictable */
-	bool needed;            /* access.c: the slice computes it */
+	bool needed;            /* slice.c: the slice computes it */
 	Node *keys_of;          /* read-only key of a loop over this map (or join) */
 	bool parted;            /* a loaded dvector read only as X[i] in async
 	                           loops over i that run spread over ranks: on
 	                           several ranks each keeps only its part
-	                           (access.c) */
+	                           (verdict.c) */
 };
 
 /* Resolve names, check types and the parallel-loop rules.  Returns false
@@ -441,7 +443,57 @@ bool sema_program(Program *p);
 /* Every variable of driver code, for the emitter's statics. */
 void sema_driver_vars(Vec *out);
 
-/* ==== access.c: access sets of parallel loops ========================== */
+/* Shared by sema.c, sema_expr.c and sema_loop.c: the state of the pass
+ * and the functions one file calls in another. */
+typedef struct Ctx {
+	Node *func;             /* function being checked, or NULL in driver code */
+	Node *loop;             /* innermost parallel loop */
+	int seqloops;           /* sequential loops open inside func/loop body */
+} Ctx;
+extern Program *sema_prog;
+extern Ctx sema_ctx;
+extern Vec sema_funcs;          /* Sym * of functions */
+extern Vec sema_loop_calls;     /* calls in loop bodies: Node *, checked at the end */
+extern Vec sema_loop_of_call;
+
+/* sema.c: failures, scopes, constants, types as written, statements. */
+const char *sema_S(Tok t);
+_Noreturn void sema_fail(Node *at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void sema_fail_note(Node *at, const char *msg, Node *nat, const char *nmsg);
+void sema_open_scope(void);
+void sema_close_scope(void);
+Sym *sema_lookup(const char *name);
+void sema_consider(const char *name, const char *cand, const char **best, int *bd);
+const char *sema_suggest(const char *name);
+Sym *sema_declare(Node *decl, const char *name, SymKind k, Type *ty);
+bool sema_const_int(Node *e, int64_t *v);
+void sema_fold(Node *e);
+void sema_check_constant_fits(Node *e, Type *to);
+Type *sema_resolve(TypeSpec *ts);
+void sema_check_text_shape(Node *at, const char *verb, Type *t);
+void sema_check_var(Node *d);
+void sema_check_stmt(Node *s);
+
+/* sema_expr.c: expressions, and the builtins. */
+bool sema_assignable(Type *to, Type *from);
+Node *sema_start_of(Node *e);
+void sema_expect_assignable(Node *e, Type *to, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool sema_is_reduce_var(Node *loop, Sym *s);
+const char *sema_loopword(Node *loop);
+const char *sema_a_loop(Node *loop);
+void sema_check_args_count(Node *call, int want, const char *name);
+Node *sema_arg(Node *call, int i);
+bool sema_is_map(Type *t);
+Builtin sema_find_builtin(const char *name);
+Type *sema_check_expr(Node *e);
+void sema_check_cond(Node *c);
+
+/* sema_loop.c: async for and sync for. */
+void sema_check_async(Node *loop);
+void sema_check_sync(Node *loop);
+
+/* ==== access.c, slice.c, verdict.c, explain.c: access sets of loops ==== */
 
 typedef enum AccMode { ACC_READ = 1, ACC_WRITE = 2, ACC_RW = 3 } AccMode;
 
@@ -530,6 +582,124 @@ bool acc_slice_over(Node *c);
  * + 1, or 0. */
 int acc_slice_fork(Node *c);
 
+/* ==== access.c, slice.c, verdict.c: inside the analysis =============== */
+
+/* What the stages of the analysis share: the units, controls and jumps of
+ * the loop being analysed, and the helpers one stage takes from another.
+ * Only the four files of the analysis use them. */
+
+/* A statement, or the condition or step of a control statement, with what
+ * it reads and writes. */
+typedef struct Unit {
+	Node *node;             /* N_VAR, N_EXPR; a control node for its cond/step */
+	bool is_step;
+	Vec ctrl;               /* enclosing control nodes in the body, outermost first */
+	Vec defs, uses;         /* Sym * of body locals */
+	Vec reads;              /* N_INDEX / N_CALL nodes reading a DDS */
+	Node *rngcall;          /* call of a function that draws random numbers */
+	Node *ddswrite;         /* a DDS write in it */
+	Node *effect;           /* an assignment to a driver variable (reduce) */
+	int pos;                /* in units: source order, loop headers first */
+	bool included;
+} Unit;
+
+typedef struct Ctl {
+	Node *node;
+	Unit *cond, *step;      /* step: N_FOR */
+	Vec ctrl;               /* enclosing control nodes */
+	Node *taint;            /* why the condition cannot be evaluated: the
+	                           read or call at the root, */
+	Sym *from;              /* through this tainted local, */
+	Node *jump;             /* or a break under a tainted condition */
+	/* What the slice evaluates instead of a tainted condition, implied by
+	 * it: an if's then branch runs when guard holds (always when NULL),
+	 * its else branch unless skip holds; a counted loop runs while guard
+	 * holds, ignoring the tainted rest (over) of its condition and breaks
+	 * on tainted conditions. */
+	Node *guard, *skip;
+	Node *over;
+	int fork;               /* an if whose branches the slice runs both of,
+	                           one per path: its bit in the path number + 1 */
+	bool included;
+	bool is_loop;
+} Ctl;
+
+typedef struct Jump {
+	Node *node;
+	Vec ctrl;               /* enclosing control nodes */
+	Node *target;           /* the loop it leaves or continues; NULL: the body */
+} Jump;
+
+
+/* Why a body local is tainted: the first cause found, for messages. */
+typedef struct Taint {
+	Sym *sym;
+	Unit *unit;             /* the assignment that tainted it */
+	Sym *from;              /* computed from this tainted local, */
+	Node *ctl;              /* or assigned under this tainted control node
+	                           (or after this continue), */
+	Node *root;             /* else this read of a written DDS or call */
+} Taint;
+
+/* The slice runs an iteration once per combination of the branches of
+ * the forked ifs: 2^MAX_FORKS times at most. */
+enum { MAX_FORKS = 6 };
+
+/* The loop being analysed (access.c). */
+extern Node *acc_loop;
+extern LoopInfo *acc_li;
+extern Sym *acc_iv;
+extern Vec acc_units, acc_ctls, acc_jumps;
+extern Vec acc_ctrl;            /* the current control stack */
+extern Unit *acc_cur;           /* unit being walked */
+extern bool acc_explain_mode;   /* acc_program's `explain`; nothing reads it */
+extern Vec acc_taints;          /* Taint * of the loop's tainted locals */
+/* How the slice is being built (slice.c): for a read slice, where a
+ * failure only means there is none; for a sync for, the vectors it
+ * records and why it cannot. */
+extern bool acc_soft, acc_soft_failed;
+extern Vec acc_sync_only;
+extern const char *acc_sync_reject;
+
+/* access.c: helpers, affine keys, the walk of the body, the taint. */
+bool acc_is_dds(Node *e);
+bool acc_is_local(Sym *s);
+void acc_add_sym(Vec *v, Sym *s);
+bool acc_written(Sym *d);
+bool acc_changing(Node *r, Unit *u);
+void acc_walk_expr(Node *e);
+void acc_walk_stmt(Node *s);
+Sym *acc_read_dds(Node *r);
+Taint *acc_taint_at(Sym *s, Unit *u);
+bool acc_tainted_def(Sym *s, Unit *u);
+Node *acc_jump_taint(Jump *j);
+bool acc_evaluable(Node *e, Unit *u, Vec *uses, Vec *reads);
+Node *acc_then_guard(Node *e, Unit *u);
+Node *acc_else_skip(Node *e, Unit *u);
+void acc_compute_taint(void);
+bool acc_choose_forks(void);
+void acc_retaint(void);
+
+/* slice.c: the reconnaissance slice and the messages of its failures. */
+Node *acc_leftmost(Node *e);
+void acc_reject(Node *at, const char *reason, Node *nat, const char *note);
+Node *acc_unit_expr(Unit *u);
+void acc_add_name(Vec *v, const char *name);
+char *acc_name_list(Vec *v);
+bool acc_adds_only(Access *a);
+bool acc_defined_inside(Node *c, Vec *syms);
+void acc_build_slice(void);
+Sym *acc_driver_read(Node *e);
+bool acc_is_reduce(Sym *s);
+bool acc_has_rand(Node *e);
+
+/* verdict.c: affine terms compared, and one loop analysed afresh. */
+bool acc_same_terms(Vec *x, Vec *y);
+bool acc_const_nonzero(Vec *a);
+int acc_dds_mode_of(LoopInfo *l, Sym *d);
+void acc_analyse_loop(Node *l);
+bool acc_at_loop_key(const Access *a);
+
 /* ==== emit*.c ========================================================== */
 
 typedef struct EmitOpts {
@@ -542,9 +712,9 @@ typedef struct EmitOpts {
 /* Write the C translation of a checked program. */
 void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname);
 
-/* Shared by emit.c (program, statements, loops), emit_expr.c
- * (expressions, whole-array arithmetic) and emit_io.c (types, helpers,
- * load/save, params, print). */
+/* Shared by emit.c (program, statements), emit_loop.c and emit_slice.c
+ * (parallel loops, their slices), emit_expr.c (expressions, whole-array
+ * arithmetic) and emit_io.c (types, helpers, load/save, params, print). */
 typedef struct Scope Scope;
 typedef struct Emitter {
 	Program *prog;
@@ -562,14 +732,75 @@ typedef struct Emitter {
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
 	/* Writing the one copy of an async body that its caller runs with
 	 * sap_v 2 (every key known in range, every plan-order copy sap_stN
-	 * there), 1 (the static keys known in range) or 0 (see parallel in
-	 * emit.c). */
+	 * there), 1 (the static keys known in range) or 0 (see emit_parallel
+	 * in emit_loop.c). */
 	bool versioned;
 	bool acc_locals;        /* ... which holds its accumulate buffers in sap_acc_X */
 	bool dv_locals;         /* ... and its driver vectors' data in sap_dX */
 	Vec numtypes;           /* Type *: element types whose sap_numtype is written */
 	Vec redfns;             /* char *: reduction helpers written */
 } Emitter;
+
+/* Shared by emit.c, emit_loop.c and emit_slice.c: scopes, statements,
+ * functions written aside, and the state of the slice being written. */
+struct Scope {
+	Scope *up;
+	Vec drops;              /* char *: statements that free the scope's locals */
+	bool loop;              /* break/continue leave through here */
+	bool func;              /* return leaves through here */
+};
+
+/* Statements run one at a time: each gets its own prelude (already
+ * written into E->out, before the statement) and its own temporaries to
+ * drop after it. */
+typedef struct StmtState {
+	Vec drops;
+	Vec *saved_drops;
+	Buf *saved_pre;
+} StmtState;
+
+
+/* Write into a buffer of the protos section, outside any function. */
+typedef struct Aside {
+	Buf buf;
+	Buf *out;
+	int indent;
+	Scope *scope;
+} Aside;
+
+/* emit.c: scopes, statements, for loops' conditions and bodies. */
+const char *emit_scalar_kind(Type *t);
+void emit_push_scope(bool loop, bool func);
+void emit_pop_scope(Node *at);
+void emit_stmt_begin(StmtState *st);
+void emit_stmt_end(StmtState *st, Node *at);
+char *emit_settle(Node *e, StmtState *st, const char *ctype);
+void emit_body(Node *s);
+bool emit_any_node(Node *n, int (*f)(Node *, void *), void *arg);
+void emit_loop_cond(Node *c);
+void emit_stmt(Node *s);
+/* Set while writing a slice (emit_slice.c), read by the declarations of
+ * its locals (emit.c). */
+extern bool emit_slice_volatile;
+extern bool emit_spec_ahead;
+extern bool emit_in_slice;
+
+/* emit_loop.c: a parallel loop's helpers, functions and descriptor. */
+void emit_aside_begin(Aside *a);
+char *emit_aside_end(Aside *a);
+void emit_rng_setup(Node *s, bool slice);
+void emit_stage_decls(Node *s);
+void emit_element_var(Node *s);
+void emit_iterations_begin(Node *s);
+void emit_iterations_end(Node *s);
+void emit_stamp(Node *at, Vec *dds);
+void emit_parallel(Node *s);
+
+/* emit_slice.c: the slice function, and what it has recorded so far. */
+extern Map emit_stable_done, emit_stable_modes;
+extern Vec emit_spec_open;
+extern int emit_slice_depth;
+void emit_slice_fn(Node *s);
 
 /* A dvector element whose address a for loop computes (and checks) once. */
 typedef struct Hoist {

@@ -25,8 +25,8 @@
 #define YYSTACKDEPTH (16 * AST_MAX_DEPTH)
 }
 
-%syntax_error { ast_syntax_error(p, TOKEN); }
-%stack_overflow { ast_syntax_error(p, (Tok){0}); }
+%syntax_error { parse_syntax_error(p, TOKEN); }
+%stack_overflow { parse_syntax_error(p, (Tok){0}); }
 
 /* Token codes in a fixed order, so grammar.h is stable. */
 %token IDENT TYPENAME INTLIT FLOATLIT STRLIT

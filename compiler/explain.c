@@ -1,0 +1,479 @@
+/* explain.c: the report of sapc --explain.
+ *
+ * For every parallel loop: its verdict and the reason, each DDS access
+ * with its mode and key, the slice that records the dynamic keys, how a
+ * sync for merges what it writes, and which DDSs could be accumulated or
+ * relaxed.  Apart from the analysis because it decides nothing: it prints
+ * what access.c, slice.c and verdict.c recorded.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "sapc.h"
+#include "grammar.h"
+
+static const char *mode_str(int m)
+{
+	return m == ACC_READ ? "read" : m == ACC_WRITE ? "write" : "read-write";
+}
+
+static int line_no(Node *n)
+{
+	int line, col;
+	diag_linecol(n->file, n->off, &line, &col);
+	return line;
+}
+
+static void put_line(FILE *out, Node *n, const char *tag)
+{
+	SrcFile *f = n->file;
+	int line = line_no(n);
+	const char *p = f->text + f->lines[line - 1];
+	const char *e = strchr(p, '\n');
+	int len = e ? (int)(e - p) : (int)strlen(p);
+	fprintf(out, "    %4d | %.*s%s\n", line, len, p, tag);
+}
+
+static int cmp_node_off(const void *a, const void *b)
+{
+	const Node *x = *(Node *const *)a, *y = *(Node *const *)b;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* How the slice treats control node n, when not as the body does. */
+static const char *slice_note(Node *n)
+{
+	Ctl *c = n->kind == N_IF || n->kind == N_WHILE || n->kind == N_DO || n->kind == N_FOR ?
+	         n->aux : NULL;
+	if (!c || (!c->taint && !c->over))
+		return "";
+	if (c->fork)
+		return "    (condition not evaluated: the slice runs the iteration once with each branch "
+		       "taken, and records the keys of both)";
+	if (c->over && c->guard == n->cond)
+		return "    (a break on a condition not evaluated is ignored: the keys of iterations "
+		       "the body may not reach are recorded too)";
+	if (c->over)
+		return format("    (runs while %s, the part of the condition it can evaluate: the keys of "
+		              "iterations the body may not reach are recorded too)",
+		              acc_expr_str(c->guard));
+	if (n->kind != N_IF || (!c->guard && !c->skip))
+		return "    (condition not evaluated: accesses under it are recorded unconditionally)";
+	Buf b = {0};
+	buf_puts(&b, "    (condition evaluated only in part: accesses under it are recorded ");
+	if (c->guard)
+		buf_printf(&b, "when %s", acc_expr_str(c->guard));
+	else
+		buf_puts(&b, "unconditionally");
+	if (n->els)
+		buf_printf(&b, ", under else %s", c->skip ? format("unless %s", acc_expr_str(c->skip)) :
+		           "unconditionally");
+	buf_puts(&b, ")");
+	return b.s;
+}
+
+/* The statements of l's slice, in source order, and what it records. */
+static void put_slice(FILE *out, Node *l, LoopInfo *L)
+{
+	Vec nodes = {0};
+	/* Included statements and control headers, in source order. */
+	Vec stack = {0};
+	vec_push(&stack, l->body);
+	while (stack.n) {
+		Node *n = stack.v[--stack.n];
+		if (!n)
+			continue;
+		if (n->slice)
+			vec_push(&nodes, n);
+		switch (n->kind) {
+		case N_BLOCK:
+			for (Node *c = n->args; c; c = c->next)
+				vec_push(&stack, c);
+			break;
+		case N_IF:
+			vec_push(&stack, n->then);
+			vec_push(&stack, n->els);
+			break;
+		case N_WHILE: case N_DO: case N_FOR:
+			vec_push(&stack, n->init);
+			vec_push(&stack, n->body);
+			break;
+		default:
+			break;
+		}
+	}
+	if (nodes.n > 1)
+		qsort(nodes.v, (size_t)nodes.n, sizeof(void *), cmp_node_off);
+	int last = 0;
+	for (int i = 0; i < nodes.n; i++) {
+		Node *n = nodes.v[i];
+		if (line_no(n) == last)
+			continue;
+		last = line_no(n);
+		put_line(out, n, slice_note(n));
+	}
+	fprintf(out, "    record");
+	Vec rs = {0};
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (!a->recorded)
+			continue;
+		char *text = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+		bool dup = false;
+		for (int k = 0; k < rs.n && !dup; k++)
+			dup = !strcmp(rs.v[k], text);
+		if (!dup) {
+			vec_push(&rs, text);
+			fprintf(out, "%s %s", rs.n > 1 ? "," : "", text);
+		}
+	}
+	fprintf(out, "\n");
+}
+
+/* How a sync for's written DDSs are merged, each. */
+static void explain_sync(FILE *out, Node *l, LoopInfo *L)
+{
+	fprintf(out, "  synchronisation: ");
+	if (L->model == 0)
+		fprintf(out, "bsp: every worker (thread of a rank) after each of its mini-batches\n");
+	else if (L->model == 1)
+		fprintf(out, "ssp(%s): ranks run up to that many steps apart; a rank's threads as bsp\n",
+		        acc_expr_str(L->staleness));
+	else
+		fprintf(out, "hybrid: a rank's threads share its copy without locks; ranks after each "
+		        "sub-iteration\n");
+	bool whole = false;
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		if (((intptr_t)L->dds_mode.v[i] & ACC_WRITE) &&
+		    (d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem)))
+			whole = true;
+	}
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		if (!((intptr_t)L->dds_mode.v[i] & ACC_WRITE))
+			continue;
+		fprintf(out, "    %-12s ", d->name);
+		if (d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem)) {
+			fprintf(out, "not merged: a %s; the loop runs whole on every rank, one worker each\n",
+			        d->ty->kind == TY_DVEC ? "dvector of other than numbers" : "map");
+			continue;
+		}
+		const char *how = "avg";
+		for (int k = 0; k < L->merge_dds.n; k++)
+			if (L->merge_dds.v[k] == d) {
+				Node *h = ((Node *)L->merge_how.v[k])->rhs;
+				how = format("%.*s", h->name.len, h->name.p);
+			}
+		if (whole) {
+			fprintf(out, "%s, but the loop runs whole on every rank, one worker each\n", how);
+			continue;
+		}
+		const char *why = i < L->sync_why.n ? L->sync_why.v[i] : "recon = off";
+		if (!why)
+			fprintf(out, "%s, sparse: only the rows the slice records travel; each step a rank "
+			        "fetches them from their owners and sends its changes to the owners\n", how);
+		else if (L->model == 1)
+			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so a rank sends each "
+			        "step's change to every rank whole, no packing\n", how, why,
+			        ty_str(d->ty->elem));
+		else
+			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so each step the "
+			        "ranks add their workers' changes on the vector's storage, no packing, "
+			        "in a chain: the running sum goes from rank to rank in pieces of at least 256 KiB, "
+			        "each rank adding to one while the next adds to the one before, and the "
+			        "last broadcasts the sum\n", how, why, ty_str(d->ty->elem));
+	}
+	if (!whole && L->has_slice) {
+		fprintf(out, "  slice (each step, over the step's elements, before they run):\n");
+		put_slice(out, l, L);
+	}
+}
+
+/* Access a adds to its element: 'D[k] += x', '-=', '++' or '--' as a
+ * statement of its own (as accumulate requires). */
+static bool adds_to(const Access *a)
+{
+	Node *u = a->unit;
+	Node *e = u->kind == N_EXPR ? u->lhs : NULL;
+	if (a->mode != ACC_RW || !e ||
+	    !((e->kind == N_ASSIGN && (e->op == TK_PLUS || e->op == TK_MINUS)) || e->kind == N_INCDEC))
+		return false;
+	Node *b = e->lhs;
+	while ((b->kind == N_INDEX && !acc_is_dds(b->lhs)) || b->kind == N_FIELD)
+		b = b->lhs;
+	return b == a->at;
+}
+
+
+/* What DDS d, which loop L writes, is to a hint: 0 when it is not only
+ * added to (or cannot be accumulated, or each iteration touches elements
+ * of its own, so it never conflicts), else 1 when the body never reads
+ * it otherwise (accumulate), 2 when it does (relaxed). */
+static int additive(LoopInfo *L, Sym *d)
+{
+	if (!acc_written(d) || !ty_is_numeric(d->ty->elem) ||
+	    (d->ty->kind != TY_DVEC && d->ty->kind != TY_DMAP))
+		return 0;
+	for (int i = 0; i < L->whole_dds.n; i++)
+		if (L->whole_dds.v[i] == d)
+			return 0;
+	bool reads = false, adds = false, own = true, own_key = true;
+	Access *first = NULL;
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (a->dds != d)
+			continue;
+		/* An insert by +=, which accumulate allows, but not insert(). */
+		if (a->at->kind == N_CALL && a->structural)
+			return 0;
+		if (adds_to(a))
+			adds = true;
+		else if (a->mode == ACC_READ)
+			reads = true;
+		else
+			return 0;
+		if (!first)
+			first = a;
+		own = own && !a->dynamic && acc_const_nonzero(&a->aterms) &&
+		      acc_same_terms(&a->aterms, &first->aterms) && acc_same_terms(&a->bterms, &first->bterms);
+		own_key = own_key && acc_at_loop_key(a);
+	}
+	if (!adds || own || own_key)
+		return 0;
+	return reads ? 2 : 1;
+}
+
+/* For a loop whose parallelism depends on its keys: the DDSs whose
+ * updates could leave the plan, any of which may hold the hot elements;
+ * for a serialized loop, the one that serializes it, if that would do. */
+static void explain_additive(FILE *out, LoopInfo *L)
+{
+	if (L->verdict != VD_STATIC && L->verdict != VD_ONCE && L->verdict != VD_EACH &&
+	    L->verdict != VD_SERIAL)
+		return;
+	Sym *only = NULL;
+	for (int i = 0; L->verdict == VD_SERIAL && i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (a->at == L->reason_at)
+			only = a->dds;
+	}
+	if (L->verdict == VD_SERIAL && !only)
+		return;
+	for (int kind = 1; kind <= 2; kind++) {
+		Vec ds = {0};
+		for (int i = 0; i < L->dds.n; i++)
+			if ((!only || L->dds.v[i] == only) && additive(L, L->dds.v[i]) == kind)
+				acc_add_name(&ds, ((Sym *)L->dds.v[i])->name);
+		if (!ds.n)
+			continue;
+		char *names = acc_name_list(&ds);
+		Buf clause = {0};
+		for (int i = 0; i < ds.n; i++)
+			buf_printf(&clause, "%s%s", i ? ", " : "", (const char *)ds.v[i]);
+		bool one = ds.n == 1;
+		fprintf(out, "  hint: %s %s only added to ('+=', '-=', '++', '--') and %s: ", names,
+		        one ? "is" : "are", kind == 1 ? "never read otherwise" : "read");
+		if (L->verdict == VD_SERIAL)
+			fprintf(out, "with '%s(+: %s)' these updates never conflict",
+			        kind == 1 ? "accumulate" : "relaxed", clause.s);
+		else
+			fprintf(out, "if most iterations write a few of %s elements, which makes the plan "
+			        "serial, '%s(+: %s)' takes these updates out of the plan", one ? "its" : "their",
+			        kind == 1 ? "accumulate" : "relaxed", clause.s);
+		fprintf(out, "%s\n", kind == 1 ? "" : "; a read then sees the value at the start of the "
+		        "round plus the worker's own updates");
+	}
+}
+
+/* The accesses, one line per DDS and key, with how each is known. */
+static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
+{
+	fprintf(out, "  accesses:\n");
+	if (!L->accesses.n && !L->whole_dds.n)
+		fprintf(out, "    (none)\n");
+	Vec seen = {0};
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		char *text = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+		bool dup = false;
+		for (int k = 0; k < seen.n && !dup; k++)
+			dup = !strcmp(seen.v[k], text);
+		if (dup)
+			continue;
+		vec_push(&seen, text);
+		int mode = 0;
+		bool rec = false;
+		for (int k = i; k < L->accesses.n; k++) {
+			Access *b = L->accesses.v[k];
+			if (b->dds == a->dds && !strcmp(acc_expr_str(b->key), acc_expr_str(a->key))) {
+				mode |= b->mode;
+				rec |= b->recorded;
+			}
+		}
+		const char *cls;
+		bool planned = L->verdict == VD_ONCE || L->verdict == VD_EACH;
+		bool sync_rec = L->verdict == VD_SYNC && L->has_slice;
+		if (a->accumulate)
+			cls = acc_is_relaxed(L, a->dds) ? "relaxed" : "accumulated";
+		else if (sync_rec && rec)
+			cls = a->dynamic ? "dynamic, recorded by the slice" : "constant, recorded by the slice";
+		else if (sync_rec && !acc_written(a->dds))
+			cls = "dynamic (read-only DDS: not recorded)";
+		else if (!a->dynamic && !a->aterms.n)
+			cls = "static (constant key)";
+		else if (!a->dynamic)
+			cls = format("static (affine in %s)", l->init->sym->name);
+		else if (rec && planned)
+			cls = "dynamic, recorded by the slice";
+		else if (planned && !acc_written(a->dds))
+			cls = "dynamic (read-only DDS: not recorded)";
+		else
+			cls = "dynamic";
+		fprintf(out, "    %-20s %-10s  %s\n", text, mode_str(mode), cls);
+	}
+	for (int i = 0; i < L->whole_dds.n; i++) {
+		Sym *d = L->whole_dds.v[i];
+		fprintf(out, "    %-20s %-10s  every row (gemv, ger or gemm)\n", format("%s[*]", d->name),
+		        mode_str((int)acc_dds_mode_of(L, d)));
+	}
+}
+
+/* The reduce, accumulate and relaxed clauses, and what each means. */
+static void explain_clauses(FILE *out, LoopInfo *L)
+{
+	if (L->reduce_syms.n) {
+		fprintf(out, "  reduce:");
+		for (int i = 0; i < L->reduce_syms.n; i++) {
+			Node *r = L->reduce_ops.v[i];
+			fprintf(out, " %.*s: %s", r->name.len, r->name.p, ((Sym *)L->reduce_syms.v[i])->name);
+		}
+		fprintf(out, "\n");
+	}
+	if (L->accum_syms.n) {
+		fprintf(out, "  accumulate:");
+		for (int i = 0; i < L->accum_syms.n; i++)
+			fprintf(out, "%s %s", i ? "," : "", ((Sym *)L->accum_syms.v[i])->name);
+		fprintf(out, " (each worker adds into its own copy; the copies are merged when the loop "
+		        "ends, so these updates never conflict)\n");
+	}
+	if (L->relax_syms.n) {
+		fprintf(out, "  relaxed:");
+		for (int i = 0; i < L->relax_syms.n; i++)
+			fprintf(out, "%s %s", i ? "," : "", ((Sym *)L->relax_syms.v[i])->name);
+		fprintf(out, " (never a conflict: reads see the values at the start of the round plus "
+		        "this worker's own updates; the other workers' updates of the round are added, "
+		        "in worker order, when it ends: stale by at most one round, exact on one "
+		        "worker)\n");
+		const char *rounds = L->verdict == VD_SERIAL ? "none: the loop is serialized, so its "
+		                                               "reads are exact" :
+		                     L->verdict == VD_NOWRITE || L->verdict == VD_INDEPENDENT ?
+		                     "one per invocation (the iterations run in contiguous chunks)" :
+		                     "the plan's";
+		if (L->verdict != VD_REJECTED)
+			fprintf(out, "  relaxed rounds: %s\n", rounds);
+	}
+}
+
+/* The verdict, in words: how the loop runs, and why. */
+static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
+{
+	fprintf(out, "  verdict: ");
+	switch (L->verdict) {
+	case VD_NOWRITE:
+		fprintf(out, "parallel: writes no DDS%s, so the iterations are split into contiguous "
+		        "chunks with no reconnaissance\n",
+		        L->accum_syms.n && L->relax_syms.n ? " except by accumulation and relaxed updates" :
+		        L->accum_syms.n ? " except by accumulation" :
+		        L->relax_syms.n ? " except by relaxed updates" : "");
+		break;
+	case VD_INDEPENDENT:
+		fprintf(out, "parallel: every key is static and each iteration writes keys of its own, so "
+		        "the iterations are split into contiguous chunks with no reconnaissance\n");
+		break;
+	case VD_STATIC:
+		fprintf(out, "parallel: every key is static, so the plan is built from the affine keys "
+		        "with no reconnaissance\n");
+		break;
+	case VD_ONCE: {
+		fprintf(out, "parallel: reconnaissance runs once and the plan is reused while the loop "
+		        "bounds");
+		for (int i = 0; i < L->slice_reads.n; i++)
+			fprintf(out, "%s%s", i == L->slice_reads.n - 1 ? " and " : ", ",
+			        ((Sym *)L->slice_reads.v[i])->name);
+		fprintf(out, " are unchanged\n");
+		break;
+	}
+	case VD_EACH:
+		if (L->slice_rng)
+			fprintf(out, "parallel, with the plan rebuilt every invocation: the slice draws random "
+			        "numbers, which differ from one invocation to the next\n");
+		else
+			fprintf(out, "parallel, with the plan rebuilt every invocation: the slice reads the "
+			        "driver variable %s, which may change between invocations\n",
+			        L->slice_var->name);
+		break;
+	case VD_SERIAL:
+		fprintf(out, "serialized: %s (line %d)\n", L->reason, line_no(L->reason_at));
+		break;
+	case VD_REJECTED:
+		fprintf(out, "rejected: %s (line %d)\n", L->reason, line_no(L->reason_at));
+		if (L->note)
+			fprintf(out, "    note (line %d): %s\n", line_no(L->note_at), L->note);
+		break;
+	case VD_SYNC:
+		fprintf(out, "data-parallel (sync for): each worker updates its own copy of what the body "
+		        "writes, merged at synchronisation points\n");
+		explain_sync(out, l, L);
+		break;
+	}
+}
+
+static void explain_loop(FILE *out, Node *l)
+{
+	LoopInfo *L = l->li;
+	int line, col;
+	diag_linecol(l->file, l->off, &line, &col);
+	if (l->kind == N_ASYNC)
+		fprintf(out, "%s:%d:%d: loop %d: async for (%s in [%s, %s))\n", l->file->name, line, col, L->id,
+		        l->init->sym->name, acc_expr_str(l->init->init), acc_expr_str(l->cond->rhs));
+	else
+		fprintf(out, "%s:%d:%d: loop %d: sync for (%s : %s)%s\n", l->file->name, line, col, L->id,
+		        l->init->sym->name, acc_expr_str(l->lhs),
+		        L->batched ? ", the body once per mini-batch" : "");
+	explain_accesses(out, l, L);
+	explain_clauses(out, L);
+	if (l->kind == N_ASYNC && L->verdict != VD_REJECTED) {
+		if (L->verdict == VD_SERIAL) {
+			fprintf(out, "  slice: none (the loop is serialized)\n");
+		} else if (!L->has_slice) {
+			fprintf(out, "  slice: none (no dynamic key of a DDS the loop writes)\n");
+			if (L->has_reads) {
+				fprintf(out, "  read slice (on several ranks, each rank fetches the elements its "
+				        "iterations read):\n");
+				put_slice(out, l, L);
+			} else if (L->reads_why) {
+				fprintf(out, "  read slice: none (%s), so on several ranks the vectors it reads are "
+				        "first made whole\n", L->reads_why);
+			}
+		} else {
+			fprintf(out, "  slice:\n");
+			put_slice(out, l, L);
+		}
+	}
+	explain_verdict(out, l, L);
+	explain_additive(out, L);
+}
+
+void acc_explain(Program *p, FILE *out)
+{
+	for (int i = 0; i < p->loops.n; i++) {
+		Node *l = p->loops.v[i];
+		/* The slice marks on nodes are the last analysis's: redo it. */
+		acc_analyse_loop(l);
+		if (i)
+			fputc('\n', out);
+		explain_loop(out, l);
+	}
+	if (!p->loops.n)
+		fprintf(out, "no parallel loops\n");
+}

@@ -1,0 +1,328 @@
+/* parse.c: the driver that feeds the lexer's tokens to the lemon parser,
+ * the syntax-error messages it reports, and the depth check every later
+ * pass relies on.  Apart from the tree builder (ast.c) so that the builder
+ * stays a list of constructors and the parse loop, with the parser-state
+ * copies its messages need, reads in one place. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sapc.h"
+#include "grammar.h"
+
+/* ---- syntax errors ---- */
+
+static const char *tokdesc(Tok t)
+{
+	if (t.kind == 0)
+		return "end of file";
+	return format("'%.*s'", t.len, t.p);
+}
+
+static bool is_word_char(char c)
+{
+	return c == '_' || isalnum((unsigned char)c);
+}
+
+/* Is there a "struct NAME" after offset `from`?  Returns its offset, or -1. */
+static int struct_defined_later(SrcFile *f, int from, Tok name)
+{
+	const char *s = f->text + from;
+	while ((s = strstr(s, "struct")) != NULL) {
+		const char *q = s + 6;
+		while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+			q++;
+		if (!is_word_char(s[-1]) && q > s + 6 && !strncmp(q, name.p, name.len) &&
+		    !is_word_char(q[name.len]))
+			return (int)(q - f->text);
+		s += 6;
+	}
+	return -1;
+}
+
+static void closest(const char *name, const char *cand, const char **best, int *bd)
+{
+	int d = diag_distance(name, cand);
+	if (d < *bd) {
+		*bd = d;
+		*best = cand;
+	}
+}
+
+/* An identifier used as a type: name what it may have meant. */
+static void unknown_type(Program *p, Tok t)
+{
+	const char *name = format("%.*s", t.len, t.p);
+	int later = struct_defined_later(p->cur, t.off + t.len, t);
+	if (later >= 0) {
+		int line, col;
+		diag_linecol(p->cur, later, &line, &col);
+		diag_error(p->cur, t.off, "unknown type '%s': struct '%s' is defined later, on line %d; "
+		           "define a struct before its first use", name, name, line);
+		return;
+	}
+	static const char *builtin[] = {"bool", "int", "long", "float", "double", "string"};
+	const char *best = NULL;
+	int bd = 3;
+	for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+		closest(name, builtin[i], &best, &bd);
+	for (int i = 0; i < p->lx->typenames.n; i++)
+		closest(name, p->lx->typenames.v[i], &best, &bd);
+	if (best)
+		diag_error(p->cur, t.off, "unknown type '%s'; did you mean '%s'?", name, best);
+	else
+		diag_error(p->cur, t.off, "unknown type '%s'", name);
+}
+
+/* The file ended where the parser wanted more: say what it wanted. */
+static void eof_error(Program *p, Tok t)
+{
+	int at = p->prev.p ? p->prev.off + p->prev.len : t.off;
+	/* '}' first: after a complete statement, ';' would always do. */
+	static const struct { int kind; const char *text; } wants[] = {
+		{TK_RBRACE, "'}'"}, {TK_SEMI, "';'"}, {TK_RPAREN, "')'"}, {TK_RBRACKET, "']'"},
+		{TK_GT, "'>'"}, {TK_INTLIT, "an expression"}, {TK_IDENT, "a name"},
+	};
+	for (size_t i = 0; i < sizeof wants / sizeof wants[0]; i++) {
+		if (!parse_would_shift(p->before_tok, wants[i].kind, t))
+			continue;
+		if (wants[i].kind == TK_SEMI && p->prev.p) {
+			diag_error(p->cur, at, "expected ';' after %s at the end of the file", tokdesc(p->prev));
+			return;
+		}
+		if (wants[i].kind == TK_RBRACE && p->open_braces.n > 0) {
+			int off = (int)(intptr_t)p->open_braces.v[p->open_braces.n - 1];
+			diag_error(p->cur, at, "unexpected end of file: expected '}'");
+			diag_note(p->cur, off, "to close this '{'");
+			if (p->brace_close >= 0) {
+				int line, col;
+				diag_linecol(p->cur, p->brace_close, &line, &col);
+				diag_note(p->cur, p->brace_open, "the '}' on line %d closes this '{', but is "
+				          "indented differently; is this the '{' without a '}'?", line);
+			}
+			return;
+		}
+		if (p->prev.p)
+			diag_error(p->cur, at, "unexpected end of file: expected %s after %s", wants[i].text,
+			           tokdesc(p->prev));
+		else
+			diag_error(p->cur, at, "unexpected end of file: expected %s", wants[i].text);
+		return;
+	}
+	diag_error(p->cur, at, "unexpected end of file");
+}
+
+/* One message, suggesting the token that would let the parse go on. */
+void parse_syntax_error(Program *p, Tok t)
+{
+	if (p->failed)
+		return;
+	p->failed = true;
+	if (!t.p) {
+		diag_error(p->cur, p->prev.off, "nested too deeply; split it up");
+		return;
+	}
+	if (t.kind == 0) {
+		eof_error(p, t);
+		return;
+	}
+	/* An identifier where a type must be ("dvector<Ratings>"), or one
+	 * that would parse as a type before the next ("Ratings r"): the lexer
+	 * knows only the structs defined so far. */
+	if (t.kind == TK_IDENT && parse_would_shift(p->before_tok, TK_TYPENAME, t)) {
+		unknown_type(p, t);
+		return;
+	}
+	if (t.kind == TK_IDENT && p->prev.kind == TK_IDENT && p->before_prev_off == p->prev.off &&
+	    parse_would_accept(p->before_prev, TK_TYPENAME, t)) {
+		unknown_type(p, p->prev);
+		return;
+	}
+	if (t.kind == TK_RBRACE && p->open_braces.n == 0) {
+		diag_error(p->cur, t.off, "unexpected '}': there is no open '{' for it to close");
+		return;
+	}
+	if (t.kind == TK_ELSE) {
+		diag_error(p->cur, t.off, "'else' without an 'if' before it");
+		return;
+	}
+	if (t.kind == TK_COMMA && p->prev.kind == TK_IDENT && parse_would_shift(p->before_tok, TK_SEMI, t)) {
+		diag_error(p->cur, t.off, "expected ';' before ','; declare one name at a time, each with "
+		           "its type");
+		return;
+	}
+	static const struct { int kind; const char *text; } fixes[] = {
+		{TK_SEMI, ";"}, {TK_RPAREN, ")"}, {TK_RBRACKET, "]"}, {TK_RBRACE, "}"},
+		{TK_GT, ">"}, {TK_COMMA, ","}, {TK_COLON, ":"}, {TK_LPAREN, "("},
+		{TK_INTLIT, "an expression"}, {TK_IDENT, "a name"},
+	};
+	for (size_t i = 0; i < sizeof fixes / sizeof fixes[0]; i++) {
+		Tok x = t;
+		/* '>' closes generic types; inside expressions it would always fit. */
+		if (fixes[i].kind == TK_GT && p->lx->angle == 0)
+			continue;
+		if (!parse_would_accept(p->before_tok, fixes[i].kind, x))
+			continue;
+		const char *q = fixes[i].kind == TK_IDENT || fixes[i].kind == TK_INTLIT ? "" : "'";
+		/* A missing ';' belongs at the end of the previous line. */
+		int line1, line2, col;
+		diag_linecol(p->cur, p->prev.off, &line1, &col);
+		diag_linecol(p->cur, t.off, &line2, &col);
+		if (fixes[i].kind == TK_SEMI && p->prev.p && line1 < line2)
+			diag_error(p->cur, p->prev.off + p->prev.len, "expected ';' after %s",
+			           tokdesc(p->prev));
+		else
+			diag_error(p->cur, t.off, "expected %s%s%s before %s", q, fixes[i].text, q,
+			           tokdesc(t));
+		return;
+	}
+	if (t.kind == TK_SEMI && parse_would_shift(p->before_tok, TK_ASSIGN, t))
+		diag_error(p->cur, t.off, "expected '=' and a value before ';'");
+	else
+		diag_error(p->cur, t.off, "syntax error: unexpected %s", tokdesc(t));
+}
+
+/* ---- the parse driver ---- */
+
+/* Every pass after the parser walks the tree recursively; a tree deeper
+ * than this is an error here, before any of them could overflow the
+ * stack.  Left-associative chains (a + b + c ...) are as deep as they are
+ * long, which the parser's own stack does not bound. */
+typedef struct DepthItem {
+	Node *n;
+	TypeSpec *ts;
+	Node *stmt;             /* the innermost statement around it */
+	int depth;
+} DepthItem;
+
+static bool is_stmt(Node *n)
+{
+	return n->kind >= N_BLOCK && n->kind <= N_EMPTY;
+}
+
+static bool check_depth(Node *items)
+{
+	DepthItem *st = NULL;
+	int n = 0, cap = 0;
+#define PUSH(N, TS, STMT, D)                                                        \
+	do {                                                                         \
+		if ((N) || (TS)) {                                                   \
+			if (n == cap) {                                              \
+				cap = cap ? cap * 2 : 256;                           \
+				st = xrealloc(st, (size_t)cap * sizeof *st);         \
+			}                                                            \
+			st[n++] = (DepthItem){(N), (TS), (STMT), (D)};               \
+		}                                                                    \
+	} while (0)
+	PUSH(items, NULL, NULL, 1);
+	bool ok = true;
+	while (n > 0 && ok) {
+		DepthItem it = st[--n];
+		int d = it.depth;
+		if (it.ts) {
+			TypeSpec *t = it.ts;
+			if (d > AST_MAX_DEPTH) {
+				diag_error(t->file, t->off, "type nested too deeply: more than %d levels",
+				           AST_MAX_DEPTH);
+				ok = false;
+				break;
+			}
+			PUSH(NULL, t->elem, it.stmt, d + 1);
+			PUSH(NULL, t->key, it.stmt, d + 1);
+			PUSH(t->size, NULL, it.stmt, d + 1);
+			continue;
+		}
+		Node *x = it.n;
+		PUSH(x->next, NULL, it.stmt, d);
+		Node *stmt = is_stmt(x) ? x : it.stmt;
+		if (d > AST_MAX_DEPTH) {
+			Node *at = stmt ? stmt : x;
+			diag_error(at->file, at->off, "%s nested too deeply: more than %d levels; split it "
+			           "up", stmt == x || !stmt ? "statements" : "expression", AST_MAX_DEPTH);
+			ok = false;
+			break;
+		}
+		Node *kids[] = {x->lhs, x->rhs, x->cond, x->then, x->els, x->init, x->step, x->body,
+		                x->args, x->clauses, x->size};
+		for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+			PUSH(kids[i], NULL, stmt, d + 1);
+		PUSH(NULL, x->ts, stmt, d + 1);
+	}
+#undef PUSH
+	xfree(st);
+	return ok;
+}
+
+/* The indentation of the line holding offset off, and whether off is the
+ * first thing on it. */
+static int indent_of(SrcFile *f, int off, bool *first)
+{
+	int s = off;
+	while (s > 0 && f->text[s - 1] != '\n')
+		s--;
+	int e = s;
+	while (f->text[e] == ' ' || f->text[e] == '\t')
+		e++;
+	*first = e == off;
+	return e - s;
+}
+
+bool parse_file(Program *prog, SrcFile *f)
+{
+	if (!prog->tail)
+		prog->tail = &prog->items;
+	Node **first = prog->tail;
+	Lexer *lx = xcalloc(1, sizeof *lx);
+	lex_init(lx, f);
+	if (prog->lx)
+		lx->typenames = prog->lx->typenames, lx->typeset = prog->lx->typeset;
+	prog->lx = lx;
+	prog->cur = f;
+	prog->prev = (Tok){0};
+	prog->before_tok = SapParseAlloc(malloc);
+	prog->before_prev = SapParseAlloc(malloc);
+	prog->before_prev_off = -1;
+	prog->open_braces.n = 0;
+	prog->brace_open = prog->brace_close = -1;
+	vec_push(&prog->files, f);
+	void *parser = SapParseAlloc(malloc);
+	prog->parser = parser;
+	for (;;) {
+		Tok t;
+		int k = lex_next(lx, &t);
+		if (k < 0) {
+			prog->failed = true;
+			break;
+		}
+		if (k == TK_LBRACE)
+			vec_push(&prog->open_braces, (void *)(intptr_t)t.off);
+		/* The parser's states before this token and the one before, for
+		 * the messages of syntax errors: lemon may reduce on a token
+		 * before it finds that the token does not fit. */
+		parse_copy(prog->before_tok, parser, prog);
+		SapParse(parser, k, t, prog);
+		if (prog->failed || k == 0)
+			break;
+		void *x = prog->before_prev;
+		prog->before_prev = prog->before_tok;
+		prog->before_tok = x;
+		prog->before_prev_off = t.off;
+		/* Popped after the parse, so a '}' in error knows if it closes anything. */
+		if (k == TK_RBRACE && prog->open_braces.n > 0) {
+			int open = (int)(intptr_t)prog->open_braces.v[--prog->open_braces.n];
+			bool first, ignored;
+			int ci = indent_of(f, t.off, &first);
+			if (first && prog->brace_open < 0 && ci != indent_of(f, open, &ignored)) {
+				prog->brace_open = open;
+				prog->brace_close = t.off;
+			}
+		}
+		prog->prev = t;
+	}
+	SapParseFree(parser, free);
+	SapParseFree(prog->before_tok, free);
+	SapParseFree(prog->before_prev, free);
+	prog->before_tok = prog->before_prev = NULL;
+	if (!prog->failed && !check_depth(*first))
+		prog->failed = true;
+	return !prog->failed;
+}

@@ -1,0 +1,885 @@
+/* sema_expr.c: the types of expressions, and the rules of each builtin's
+ * calls.  Apart from sema.c because expressions are most of the checking:
+ * operators, assignments, subscripts of DDSs, calls of functions and of
+ * the builtins (load, save, print, the math and the RNG), and where in
+ * parallel loops each may appear.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include "sapc.h"
+#include "grammar.h"
+
+/* May a value of type `from` be stored where `to` is expected? */
+bool sema_assignable(Type *to, Type *from)
+{
+	if (to == from)
+		return !ty_is_dds(to) && to->kind != TY_VOID;
+	if (ty_is_num(to) && ty_is_num(from))
+		return true;
+	if (ty_is_numarray(to) && ty_is_numarray(from) && to->len == from->len)
+		return true;
+	return false;
+}
+
+/* The first token of an expression: a message about all of it points there. */
+Node *sema_start_of(Node *e)
+{
+	for (;;) {
+		switch (e->kind) {
+		case N_BINARY: case N_ASSIGN: case N_INDEX: case N_FIELD:
+			e = e->lhs;
+			break;
+		case N_COND:
+			e = e->cond;
+			break;
+		case N_INCDEC:
+			if (!e->postfix)
+				return e;
+			e = e->lhs;
+			break;
+		default:
+			return e;
+		}
+	}
+}
+
+/* What to do about a `from` where a `to` is expected ("" if nothing to say). */
+static const char *mismatch_hint(Type *to, Node *e)
+{
+	Type *from = e->ty;
+	if (to->kind == TY_BOOL && ty_is_num(from))
+		return format("; compare the number to get a bool, as in '%s != 0'",
+		              e->kind == N_NAME ? sema_S(e->name) : "x");
+	if (ty_is_num(to) && from->kind == TY_BOOL)
+		return format("; convert it with %s(...)", ty_str(to));
+	if (ty_is_num(to) && from->kind == TY_STRING)
+		return format("; read the number it holds with to_%s(...)", ty_str(to));
+	if (from->kind == TY_STRUCT) {
+		Node *best = NULL;
+		for (Node *f = from->sdecl->args; f; f = f->next)
+			if (f->ty == to || (!best && sema_assignable(to, f->ty)))
+				best = f;
+		if (best)
+			return format("; use one of its fields, such as '.%s'", sema_S(best->name));
+	}
+	return "";
+}
+
+/* Fail with "msg; hint" at the start of e if its value cannot be stored
+ * where a `to` is expected.  msg is built only when it is needed. */
+void sema_expect_assignable(Node *e, Type *to, const char *fmt, ...)
+{
+	if (sema_assignable(to, e->ty)) {
+		sema_check_constant_fits(e, to);
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = vformat(fmt, ap);
+	va_end(ap);
+	sema_fail(sema_start_of(e), "%s%s", msg, mismatch_hint(to, e));
+}
+
+/* "'x' of type 'int'", "an element of type 'float'": the target of a store. */
+static const char *target_desc(Node *lhs)
+{
+	if (lhs->kind == N_NAME)
+		return format("'%s' of type '%s'", sema_S(lhs->name), ty_str(lhs->ty));
+	if (lhs->kind == N_FIELD)
+		return format("field '%s' of type '%s'", sema_S(lhs->name), ty_str(lhs->ty));
+	return format("an element of type '%s'", ty_str(lhs->ty));
+}
+
+bool sema_is_reduce_var(Node *loop, Sym *s)
+{
+	for (int i = 0; i < loop->li->reduce_syms.n; i++)
+		if (loop->li->reduce_syms.v[i] == s)
+			return true;
+	return false;
+}
+
+const char *sema_loopword(Node *loop)
+{
+	return loop->kind == N_ASYNC ? "async for" : "sync for";
+}
+
+/* "an async for", "a sync for": for messages. */
+const char *sema_a_loop(Node *loop)
+{
+	return loop->kind == N_ASYNC ? "an async for" : "a sync for";
+}
+
+/* The reduction that would make `how` (an assignment, ++/-- or push to
+ * the variable s) legal in a loop body, or NULL if there is no clear one. */
+static const char *guess_reduction(Node *how, Sym *s)
+{
+	if (how->kind == N_INCDEC)
+		return "+";
+	if (how->kind != N_ASSIGN)
+		return NULL;
+	switch (how->op) {
+	case TK_PLUS: case TK_MINUS: return "+";
+	case TK_STAR: return "*";
+	case TK_AND: return "&";
+	case TK_OR: return "|";
+	case TK_XOR: return "^";
+	case TK_ASSIGN: break;
+	default: return NULL;
+	}
+	Node *r = how->rhs, *x = NULL, *y = NULL;
+	if (r->kind == N_CALL && r->args) {
+		x = r->args;
+		y = x->next;
+	} else if (r->kind == N_BINARY) {
+		x = r->lhs;
+		y = r->rhs;
+	}
+	if (!(x && x->kind == N_NAME && x->sym == s) && !(y && y->kind == N_NAME && y->sym == s))
+		return NULL;
+	if (r->kind == N_CALL && (r->builtin == B_MAX || r->builtin == B_MIN))
+		return r->builtin == B_MAX ? "max" : "min";
+	if (r->kind == N_BINARY && (r->op == TK_PLUS || r->op == TK_MINUS))
+		return "+";
+	if (r->kind == N_BINARY && r->op == TK_STAR)
+		return "*";
+	if (r->kind == N_BINARY && (r->op == TK_OROR || r->op == TK_ANDAND))
+		return r->op == TK_OROR ? "||" : "&&";
+	return NULL;
+}
+
+/* Check that e denotes storage the current context may write; `how` is
+ * the assignment, ++/-- or call that writes it. */
+static void check_lvalue(Node *e, Node *how, const char *verb)
+{
+	Node *b = e;
+	while (b->kind == N_INDEX || b->kind == N_FIELD) {
+		if (b->kind == N_INDEX && b->lhs->ty->kind == TY_DMMAP)
+			sema_fail(b, "a dmultimap element cannot be %s; use insert(m, key, value)", verb);
+		if (b->kind == N_INDEX && b->lhs->ty->kind == TY_STRING)
+			sema_fail(b, "strings are immutable");
+		b = b->lhs;
+	}
+	if (b->kind != N_NAME)
+		sema_fail(e, "expression cannot be %s", verb);
+	Sym *s = b->sym;
+	if (s->vclass == V_CONST)
+		sema_fail_note(e, format("cannot assign to const '%s'", s->name), s->decl, "declared here");
+	if (s->vclass == V_PARAM)
+		sema_fail_note(e, format("cannot assign to param '%s': params are set on the command line",
+		                         s->name), s->decl,
+		               format("declared here; to change the value, copy it into a variable: %s x = %s;",
+		                      ty_str(s->ty), s->name));
+	if (s->readonly && s->keys_of)
+		sema_fail_note(e, format("the key '%s' of a loop over a map cannot be %s", s->name, verb), s->decl,
+		               format("each iteration has its own key; to change a copy: %s k2 = %s;",
+		                      ty_str(s->ty), s->name));
+	if (s->readonly)
+		sema_fail_note(e, format("'%s' is read-only here", s->name), s->decl,
+		               s->vclass == V_ARG ? "parameters holding lists are borrowed; copy into a local to change it"
+		               : s->ty->kind == TY_LIST ? "the mini-batch of a sync for shows the DDS's elements; write the DDS instead"
+		                                  : "the element variable of a sync for is a copy of the DDS element; write the DDS instead");
+	Node *loop = sema_ctx.loop;
+	if (loop && loop->kind == N_ASYNC && loop->init && loop->init->sym == s)
+		sema_fail_note(e, format("the loop variable '%s' of an async for cannot be %s", s->name, verb),
+		               loop->init, format("each iteration has its own '%s', and the runtime chooses the "
+		                                  "worker that runs it; to step by k, loop over the number of "
+		                                  "steps and use k * %s", s->name, s->name));
+	if (loop && !ty_is_dds(s->ty) && s->loop != loop && !s->in_func && !sema_is_reduce_var(loop, s)) {
+		const char *op = guess_reduction(how, s);
+		sema_fail_note(e, format("%s body cannot assign driver variable '%s'", sema_a_loop(loop), s->name),
+		               loop, format("to combine '%s' across iterations, add reduce(%s: %s) to this loop; "
+		                            "for a temporary, declare it inside the loop body", s->name,
+		                            op ? op : "op", s->name));
+	}
+}
+
+void sema_check_args_count(Node *call, int want, const char *name)
+{
+	int n = 0;
+	for (Node *a = call->args; a; a = a->next)
+		n++;
+	if (n != want)
+		sema_fail(call, "%s takes %d argument%s, but %d %s given", name, want, want == 1 ? "" : "s",
+		          n, n == 1 ? "was" : "were");
+}
+
+/* gemv(y, W, x): y = W x; ger(W, a, y, x): W += a y x^T; W a dvector of
+ * rows of n floats or doubles, y and x arrays of them.  They use every
+ * row of W, which only a sync for (whose vectors are whole on every
+ * rank) can give them. */
+static void check_blas(Node *e, const char *name)
+{
+	bool gemv = e->builtin == B_GEMV;
+	sema_check_args_count(e, gemv ? 3 : 4, name);
+	Node *w = gemv ? e->args->next : e->args;
+	Node *y = gemv ? e->args : e->args->next->next;
+	Node *x = gemv ? e->args->next->next : e->args->next->next->next;
+	if (!sema_ctx.loop || sema_ctx.loop->kind != N_SYNC)
+		sema_fail(e, "%s uses every row of a dvector, which only a sync for body may do", name);
+	Type *wt = w->ty;
+	if (w->kind != N_NAME || wt->kind != TY_DVEC || wt->elem->kind != TY_ARRAY ||
+	    (wt->elem->elem->kind != TY_FLOAT && wt->elem->elem->kind != TY_DOUBLE))
+		sema_fail(w, "%s needs a dvector of float or double arrays (its rows), not '%s'", name,
+		          ty_str(wt));
+	Type *sc = wt->elem->elem;
+	if (y->ty->kind != TY_ARRAY || y->ty->elem != sc)
+		sema_fail(y, "%s needs y to be an array of %s, as %s's rows are, not '%s'", name, ty_str(sc),
+		          sema_S(w->name), ty_str(y->ty));
+	if (x->ty != wt->elem)
+		sema_fail(x, "%s needs x to be a row of %s, '%s', not '%s'", name, sema_S(w->name),
+		          ty_str(wt->elem), ty_str(x->ty));
+	if (gemv)
+		check_lvalue(y, e, "written");
+	else if (!ty_is_num(e->args->next->ty))
+		sema_fail(e->args->next, "ger needs a number for a, not '%s'", ty_str(e->args->next->ty));
+}
+
+/* A matrix for gemm is rows of floats or doubles: a dvector of them (its
+ * every row, so only in a sync for body), a list or an array.  Their
+ * scalar type, or NULL. */
+static Type *matrix_scalar(Type *t)
+{
+	if (t->kind != TY_DVEC && t->kind != TY_LIST && t->kind != TY_ARRAY)
+		return NULL;
+	Type *row = t->elem;
+	if (row->kind != TY_ARRAY || (row->elem->kind != TY_FLOAT && row->elem->kind != TY_DOUBLE))
+		return NULL;
+	return row->elem;
+}
+
+static Sym *base_sym(Node *e)
+{
+	while (e->kind == N_FIELD || e->kind == N_INDEX)
+		e = e->lhs;
+	return e->kind == N_NAME ? e->sym : NULL;
+}
+
+/* gemm(Z, X, W): Z = X W^T, every row of Z the product of W and that row
+ * of X (a list Z gets as many rows as X); gemm(W, a, G, X): W += a G^T X,
+ * the sum over rows i of a G[i] X[i]^T.  Row lengths are checked here,
+ * numbers of rows at run time unless both are arrays. */
+static void check_gemm(Node *e)
+{
+	int n = 0;
+	for (Node *a = e->args; a; a = a->next)
+		n++;
+	if (n != 3 && n != 4)
+		sema_fail(e, "gemm takes 3 arguments, gemm(Z, X, W) for Z = X W^T, or 4, gemm(W, a, G, X) for "
+		          "W += a G^T X; %d %s given", n, n == 1 ? "was" : "were");
+	bool upd = n == 4;
+	Node *m[3] = { e->args, upd ? e->args->next->next : e->args->next,
+	               upd ? e->args->next->next->next : e->args->next->next };
+	const char *mname[2][3] = { { "Z", "X", "W" }, { "W", "G", "X" } };
+	Type *sc = NULL;
+	for (int i = 0; i < 3; i++) {
+		Type *t = m[i]->ty, *s = matrix_scalar(t);
+		const char *nm = mname[upd][i];
+		if (!s)
+			sema_fail(m[i], "gemm needs a matrix for %s: a dvector, list or array of float or double "
+			          "arrays (its rows), not '%s'", nm, ty_str(t));
+		if (sc && s != sc)
+			sema_fail(m[i], "gemm needs %s to hold %s, as %s does, not '%s'", nm, ty_str(sc),
+			          mname[upd][0], ty_str(s));
+		sc = s;
+		if (t->kind == TY_DVEC && m[i]->kind != N_NAME)
+			sema_fail(m[i], "gemm needs a dvector by its name");
+		if (t->kind == TY_DVEC && (!sema_ctx.loop || sema_ctx.loop->kind != N_SYNC))
+			sema_fail(m[i], "gemm uses every row of %s, which only a sync for body may do; "
+			          "elsewhere, copy the rows into a list", sema_S(m[i]->name));
+		if (m[i]->kind != N_NAME && m[i]->kind != N_FIELD && m[i]->kind != N_INDEX)
+			sema_fail(m[i], "gemm needs a variable for %s (or a field or element of one), not a "
+			          "computed value", nm);
+		if (i > 0 && base_sym(m[i]) == base_sym(m[0]))
+			sema_fail(m[i], "gemm writes %s and reads %s from the same variable, '%s'; read a copy",
+			          mname[upd][0], nm, base_sym(m[0])->name);
+	}
+	int64_t cols[3], rows[3];
+	for (int i = 0; i < 3; i++) {
+		cols[i] = m[i]->ty->elem->len;
+		rows[i] = m[i]->ty->kind == TY_ARRAY ? m[i]->ty->len : -1;
+	}
+	/* Z = X W^T: X and W have rows of the same length, Z one per row of
+	 * W; W += a G^T X: W and X the same length, W one row per G column. */
+	if (!upd && cols[1] != cols[2])
+		sema_fail(m[1], "gemm(Z, X, W) needs rows of X as long as W's: '%s' against '%s'",
+		          ty_str(m[1]->ty->elem), ty_str(m[2]->ty->elem));
+	if (upd && cols[0] != cols[2])
+		sema_fail(m[2], "gemm(W, a, G, X) needs rows of X as long as W's: '%s' against '%s'",
+		          ty_str(m[2]->ty->elem), ty_str(m[0]->ty->elem));
+	if (!upd && rows[2] >= 0 && cols[0] != rows[2])
+		sema_fail(m[0], "gemm(Z, X, W) needs a row of Z per row of W: '%s' rows against %lld",
+		          ty_str(m[0]->ty->elem), (long long)rows[2]);
+	if (upd && rows[0] >= 0 && cols[1] != rows[0])
+		sema_fail(m[1], "gemm(W, a, G, X) needs rows of G as long as W has rows: '%s' against %lld",
+		          ty_str(m[1]->ty->elem), (long long)rows[0]);
+	if (!upd && rows[0] >= 0 && rows[1] >= 0 && rows[0] != rows[1])
+		sema_fail(m[0], "gemm(Z, X, W) needs a row of Z per row of X: %lld against %lld",
+		          (long long)rows[0], (long long)rows[1]);
+	if (upd && rows[1] >= 0 && rows[2] >= 0 && rows[1] != rows[2])
+		sema_fail(m[2], "gemm(W, a, G, X) needs as many rows in X as in G: %lld against %lld",
+		          (long long)rows[2], (long long)rows[1]);
+	if (upd && !ty_is_num(e->args->next->ty))
+		sema_fail(e->args->next, "gemm needs a number for a, not '%s'", ty_str(e->args->next->ty));
+	check_lvalue(m[0], e, "written");
+}
+
+Node *sema_arg(Node *call, int i)
+{
+	Node *a = call->args;
+	while (i-- > 0)
+		a = a->next;
+	return a;
+}
+
+static void no_io_in_loop(Node *call, const char *what)
+{
+	if (sema_ctx.loop)
+		sema_fail_note(call, format("%s is not allowed in %s body", what, sema_a_loop(sema_ctx.loop)), sema_ctx.loop,
+		               "iterations run on many workers in an order the runtime chooses; "
+		               "collect values with reduce(...) and use them after the loop");
+}
+
+static void check_map_key(Node *m, Node *k)
+{
+	if (!sema_assignable(m->ty->key, k->ty) || (ty_is_int(m->ty->key) != ty_is_int(k->ty)))
+		sema_fail(sema_start_of(k), "the key of a '%s' must be '%s', not '%s'", ty_str(m->ty), ty_str(m->ty->key),
+		          ty_str(k->ty));
+}
+
+bool sema_is_map(Type *t) { return t->kind == TY_DMAP || t->kind == TY_DMMAP; }
+
+/* Where character i of the decoded string literal s is in the source. */
+static Node *str_pos(Node *s, int64_t i)
+{
+	const char *p = s->file->text + s->off + 1;
+	for (int64_t k = 0; k < i && *p != '"'; k++)
+		p += *p == '\\' ? 2 : 1;
+	Node *n = xcalloc(1, sizeof *n);
+	n->file = s->file;
+	n->off = (int)(p - s->file->text);
+	return n;
+}
+
+/* The conversion that prints a value of type t, or NULL. */
+static const char *conversion_for(Type *t)
+{
+	if (ty_is_int(t) || t->kind == TY_BOOL)
+		return "%d";
+	if (ty_is_float(t))
+		return "%f";
+	if (t->kind == TY_STRING)
+		return "%s";
+	return NULL;
+}
+
+static void check_print(Node *call)
+{
+	Node *f = call->args;
+	if (!f)
+		sema_fail(call, "print needs a format string");
+	if (f->kind != N_STR)
+		sema_fail(f, "the format of print must be a string literal; to print a string value, write "
+		          "print(\"%%s\", value)");
+	Node *a = f->next;
+	int argno = 2;
+	const char *fs = f->sval;
+	for (int64_t i = 0; i < f->ival; i++) {
+		if (fs[i] != '%')
+			continue;
+		int64_t start = i++;
+		if (fs[i] == '%')
+			continue;
+		while (i < f->ival && strchr("-+ #0", fs[i])) i++;
+		while (fs[i] >= '0' && fs[i] <= '9') i++;
+		if (fs[i] == '.') {
+			i++;
+			while (fs[i] >= '0' && fs[i] <= '9') i++;
+		}
+		if (fs[i] == '*')
+			sema_fail(str_pos(f, i), "'*' widths are not supported in print formats");
+		char c = fs[i];
+		int len = (int)(i - start + (c != 0));
+		if (c && strchr("hlLqjzt", c)) {
+			int64_t e = i;
+			while (fs[e] && strchr("hlLqjzt", fs[e])) e++;
+			sema_fail(str_pos(f, i), "'%.*s': print formats take no size modifiers; write '%.*s%c' for "
+			          "every integer type", (int)(e - start + (fs[e] != 0)), fs + start, (int)(i - start),
+			          fs + start, fs[e] && strchr("diuxXo", fs[e]) ? fs[e] : 'd');
+		}
+		if (!c || !strchr("diuxXocfeEgGs", c))
+			sema_fail(str_pos(f, start), "unknown conversion '%.*s' in print format", len, fs + start);
+		if (!a)
+			sema_fail(str_pos(f, start), "too few arguments for the format: '%.*s' has no argument", len,
+			          fs + start);
+		Type *t = a->ty;
+		bool ok = strchr("diuxXoc", c) ? ty_is_int(t) || t->kind == TY_BOOL
+		        : c == 's' ? t->kind == TY_STRING : ty_is_num(t);
+		const char *use = conversion_for(t);
+		if (!ok)
+			sema_fail(sema_start_of(a), "'%.*s' in the format expects %s, but argument %d has type '%s'%s", len,
+			          fs + start, strchr("diuxXoc", c) ? "an integer" : c == 's' ? "a string" : "a number",
+			          argno, ty_str(t), use ? format("; use '%s' for a '%s'", use, ty_str(t)) : "");
+		a = a->next;
+		argno++;
+	}
+	if (a) {
+		int nconv = argno - 2, nargs = nconv;
+		for (Node *b = a; b; b = b->next)
+			nargs++;
+		sema_fail(sema_start_of(a), "too many arguments for the format: it has %d conversion%s, but %d value%s "
+		          "follow%s it", nconv, nconv == 1 ? "" : "s", nargs, nargs == 1 ? "" : "s", nargs == 1 ? "s" : "");
+	}
+}
+
+static void uses_rng(void)
+{
+	if (sema_ctx.loop)
+		sema_ctx.loop->li->uses_rng = true;
+	if (sema_ctx.func)
+		sema_ctx.func->sym->uses_rng = true;
+}
+
+static const struct { const char *name; Builtin b; } builtins[] = {
+	{"len", B_LEN}, {"push", B_PUSH}, {"insert", B_INSERT}, {"contains", B_CONTAINS},
+	{"count", B_COUNT}, {"erase", B_ERASE}, {"get", B_GET}, {"min", B_MIN}, {"max", B_MAX},
+	{"abs", B_ABS}, {"dot", B_DOT}, {"rand", B_RAND}, {"rand_int", B_RAND_INT},
+	{"rand_normal", B_RAND_NORMAL}, {"print", B_PRINT}, {"load", B_LOAD}, {"save", B_SAVE},
+	{"uniform", B_UNIFORM}, {"normal", B_NORMAL}, {"keys", B_KEYS}, {"join", B_JOIN},
+	{"tokens", B_TOKENS}, {"vocab", B_VOCAB}, {"unigram", B_UNIGRAM},
+	{"fast_sigmoid", B_FAST_SIGMOID}, {"softmax", B_SOFTMAX}, {"wtime", B_WTIME},
+	{"ranks", B_RANKS}, {"threads", B_THREADS}, {"gemv", B_GEMV}, {"ger", B_GER},
+	{"gemm", B_GEMM}, {"split", B_SPLIT}, {"fields", B_FIELDS}, {"to_int", B_TO_INT},
+	{"to_long", B_TO_LONG}, {"to_float", B_TO_FLOAT}, {"to_double", B_TO_DOUBLE},
+};
+
+Builtin sema_find_builtin(const char *name)
+{
+	for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		if (strcmp(builtins[i].name, name) == 0)
+			return builtins[i].b;
+	return B_NONE;
+}
+
+/* A function or built-in whose name is close to `name`. */
+static const char *suggest_func(const char *name)
+{
+	const char *best = NULL;
+	int bd = 3;
+	for (int i = 0; i < sema_funcs.n; i++)
+		sema_consider(name, ((Sym *)sema_funcs.v[i])->name, &best, &bd);
+	for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		sema_consider(name, builtins[i].name, &best, &bd);
+	return best;
+}
+
+
+static Type *check_builtin(Node *e, Builtin b, const char *name)
+{
+	e->builtin = b;
+	if (b == B_LOAD || b == B_UNIFORM || b == B_NORMAL || b == B_KEYS || b == B_JOIN ||
+	    b == B_VOCAB || b == B_UNIGRAM)
+		sema_fail(e, "%s(...) can only be the initialiser of a dvector declaration, as in: "
+		          "dvector<T> D%s = %s(...);%s", name, b == B_UNIFORM || b == B_NORMAL ? "(n)" : "",
+		          name, b == B_KEYS || b == B_JOIN ? " (or what async for (K k : ...) runs over)" : "");
+	for (Node *a = e->args; a; a = a->next)
+		sema_check_expr(a);
+	switch (b) {
+	case B_LEN: {
+		sema_check_args_count(e, 1, "len");
+		Type *t = e->args->ty;
+		if (t->kind != TY_DVEC && t->kind != TY_LIST && !sema_is_map(t) && t->kind != TY_STRING &&
+		    t->kind != TY_ARRAY)
+			sema_fail(e->args, "len needs a dvector, dmap, list, array or string, not '%s'", ty_str(t));
+		return ty_long;
+	}
+	case B_PUSH: {
+		sema_check_args_count(e, 2, "push");
+		Node *l = sema_arg(e, 0), *v = sema_arg(e, 1);
+		if (l->ty->kind != TY_LIST)
+			sema_fail(l, "push needs a list, not '%s'", ty_str(l->ty));
+		check_lvalue(l, e, "modified");
+		sema_expect_assignable(v, l->ty->elem, "cannot push a value of type '%s' onto a '%s'",
+		                       ty_str(v->ty), ty_str(l->ty));
+		return ty_void;
+	}
+	case B_INSERT: {
+		sema_check_args_count(e, 3, "insert");
+		Node *m = sema_arg(e, 0);
+		if (!sema_is_map(m->ty))
+			sema_fail(m, "insert needs a dmap or dmultimap, not '%s'", ty_str(m->ty));
+		check_map_key(m, sema_arg(e, 1));
+		sema_expect_assignable(sema_arg(e, 2), m->ty->elem, "cannot insert a value of type '%s' into a '%s'",
+		                       ty_str(sema_arg(e, 2)->ty), ty_str(m->ty));
+		return ty_void;
+	}
+	case B_CONTAINS: case B_COUNT: case B_ERASE: {
+		sema_check_args_count(e, 2, name);
+		Node *m = sema_arg(e, 0);
+		if (!sema_is_map(m->ty))
+			sema_fail(m, "%s needs a dmap or dmultimap, not '%s'", name, ty_str(m->ty));
+		check_map_key(m, sema_arg(e, 1));
+		return b == B_CONTAINS ? ty_bool : ty_long;
+	}
+	case B_GET: {
+		sema_check_args_count(e, 3, "get");
+		Node *m = sema_arg(e, 0);
+		if (m->ty->kind != TY_DMAP)
+			sema_fail(m, "get needs a dmap, not '%s'", ty_str(m->ty));
+		check_map_key(m, sema_arg(e, 1));
+		sema_expect_assignable(sema_arg(e, 2), m->ty->elem, "the default of get must be a '%s' (a value of "
+		                       "the map), not '%s'", ty_str(m->ty->elem), ty_str(sema_arg(e, 2)->ty));
+		return m->ty->elem;
+	}
+	case B_MIN: case B_MAX: {
+		sema_check_args_count(e, 2, name);
+		Type *a = sema_arg(e, 0)->ty, *c = sema_arg(e, 1)->ty;
+		if (!ty_is_num(a) || !ty_is_num(c))
+			sema_fail(e, "%s needs two numbers, not '%s' and '%s'", name, ty_str(a), ty_str(c));
+		return ty_arith(a, c);
+	}
+	case B_ABS: {
+		sema_check_args_count(e, 1, "abs");
+		if (!ty_is_num(e->args->ty))
+			sema_fail(e->args, "abs needs a number, not '%s'", ty_str(e->args->ty));
+		return e->args->ty;
+	}
+	case B_DOT: {
+		sema_check_args_count(e, 2, "dot");
+		Type *a = sema_arg(e, 0)->ty, *c = sema_arg(e, 1)->ty;
+		if (!ty_is_numarray(a) || !ty_is_numarray(c) || a != c)
+			sema_fail(e, "dot needs two numeric arrays of the same type, not '%s' and '%s'",
+			          ty_str(a), ty_str(c));
+		return a->elem;
+	}
+	case B_TOKENS:
+		sema_check_args_count(e, 1, "tokens");
+		if (e->args->ty->kind != TY_STRING)
+			sema_fail(e->args, "tokens needs a string, not '%s'", ty_str(e->args->ty));
+		return ty_list(ty_string);
+	case B_FIELDS: case B_TO_INT: case B_TO_LONG: case B_TO_FLOAT: case B_TO_DOUBLE:
+		sema_check_args_count(e, 1, name);
+		if (e->args->ty->kind != TY_STRING)
+			sema_fail(e->args, "%s needs a string, not '%s'", name, ty_str(e->args->ty));
+		return b == B_FIELDS ? ty_list(ty_string) : b == B_TO_INT ? ty_int : b == B_TO_LONG ?
+		       ty_long : b == B_TO_FLOAT ? ty_float : ty_double;
+	case B_SPLIT:
+		sema_check_args_count(e, 2, "split");
+		for (Node *a = e->args; a; a = a->next)
+			if (a->ty->kind != TY_STRING)
+				sema_fail(a, "split needs two strings, the text and the separator, not '%s'",
+				          ty_str(a->ty));
+		if (sema_arg(e, 1)->kind == N_STR && sema_arg(e, 1)->ival == 0)
+			sema_fail(sema_arg(e, 1), "the separator of split cannot be the empty string");
+		return ty_list(ty_string);
+	case B_FAST_SIGMOID:
+		sema_check_args_count(e, 1, "fast_sigmoid");
+		if (!ty_is_num(e->args->ty))
+			sema_fail(e->args, "fast_sigmoid needs a number, not '%s'", ty_str(e->args->ty));
+		return ty_float;
+	case B_SOFTMAX: {
+		sema_check_args_count(e, 1, "softmax");
+		Type *a = e->args->ty;
+		if (a->kind != TY_ARRAY || (a->elem->kind != TY_FLOAT && a->elem->kind != TY_DOUBLE))
+			sema_fail(e->args, "softmax needs an array of float or double, not '%s'", ty_str(a));
+		return a;
+	}
+	case B_GEMV: case B_GER:
+		check_blas(e, name);
+		return ty_void;
+	case B_GEMM:
+		check_gemm(e);
+		return ty_void;
+	case B_WTIME:
+		sema_check_args_count(e, 0, "wtime");
+		return ty_double;
+	case B_RANKS: case B_THREADS:
+		sema_check_args_count(e, 0, name);
+		return ty_int;
+	case B_RAND: case B_RAND_NORMAL:
+		sema_check_args_count(e, 0, name);
+		uses_rng();
+		return ty_double;
+	case B_RAND_INT:
+		sema_check_args_count(e, 1, "rand_int");
+		uses_rng();
+		if (!ty_is_int(e->args->ty))
+			sema_fail(e->args, "rand_int needs an integer bound, not '%s'", ty_str(e->args->ty));
+		return ty_long;
+	case B_PRINT:
+		no_io_in_loop(e, "print");
+		if (sema_ctx.func && !sema_ctx.func->sym->does_io) {
+			sema_ctx.func->sym->does_io = true;
+			sema_ctx.func->sym->io_site = e;
+		}
+		check_print(e);
+		return ty_void;
+	case B_SAVE: {
+		no_io_in_loop(e, "save");
+		if (sema_ctx.func)
+			sema_fail(e, "save is only allowed in driver code");
+		sema_check_args_count(e, 2, "save");
+		if (sema_arg(e, 0)->ty->kind != TY_DVEC)
+			sema_fail(sema_arg(e, 0), "save needs a dvector, not '%s'", ty_str(sema_arg(e, 0)->ty));
+		if (sema_arg(e, 1)->ty->kind != TY_STRING)
+			sema_fail(sema_arg(e, 1), "the file name must be a string, not '%s'", ty_str(sema_arg(e, 1)->ty));
+		sema_check_text_shape(e, "save", sema_arg(e, 0)->ty);
+		return ty_void;
+	}
+	default:
+		return ty_void;
+	}
+}
+
+static Type *check_call(Node *e)
+{
+	const char *name = sema_S(e->name);
+	Builtin b = sema_find_builtin(name);
+	if (b)
+		return check_builtin(e, b, name);
+	Sym *s = sema_lookup(name);
+	if (!s) {
+		const char *sg = suggest_func(name);
+		if (sg)
+			sema_fail(e, "call to undefined function '%s'; did you mean '%s'?", name, sg);
+		sema_fail(e, "call to undefined function '%s'", name);
+	}
+	if (s->kind != SYM_FUNC)
+		sema_fail_note(e, format("'%s' is a variable of type '%s', not a function", name, ty_str(s->ty)),
+		               s->decl, "declared here");
+	e->sym = s;
+	int want = 0, have = 0;
+	for (Node *p = s->decl->args; p; p = p->next)
+		want++;
+	for (Node *a = e->args; a; a = a->next)
+		have++;
+	if (want != have)
+		sema_fail_note(e, format("function '%s' takes %d argument%s, but %d %s given", name, want,
+		                         want == 1 ? "" : "s", have, have == 1 ? "was" : "were"),
+		               s->decl, "declared here");
+	Node *p = s->decl->args;
+	int argno = 1;
+	for (Node *a = e->args; a; a = a->next, p = p->next, argno++) {
+		sema_check_expr(a);
+		if (!sema_assignable(p->sym->ty, a->ty) || (p->sym->ty->kind == TY_BOOL) != (a->ty->kind == TY_BOOL))
+			sema_fail_note(a, format("argument %d of '%s' must be '%s', not '%s'", argno, name,
+			                         ty_str(p->sym->ty), ty_str(a->ty)),
+			               p, "parameter declared here");
+	}
+	if (sema_ctx.loop) {
+		vec_push(&sema_loop_calls, e);
+		vec_push(&sema_loop_of_call, sema_ctx.loop);
+	}
+	if (sema_ctx.func)
+		vec_push(&sema_ctx.func->sym->calls, e);
+	else
+		s->used = true;
+	return s->ty;
+}
+
+static bool is_lvalue_expr(Node *e)
+{
+	return e->kind == N_NAME || e->kind == N_INDEX || e->kind == N_FIELD;
+}
+
+static Type *binary_type(Node *e, int op, Type *a, Type *b)
+{
+	const char *bad = format("invalid operands to '%s': '%s' and '%s'", ast_opname(op), ty_str(a), ty_str(b));
+	if (ty_is_dds(a) || ty_is_dds(b))
+		sema_fail(e, "%s (a DDS is used through its elements: D[i])", bad);
+	switch (op) {
+	case TK_PLUS: case TK_MINUS: case TK_STAR: case TK_SLASH:
+		if (ty_is_num(a) && ty_is_num(b))
+			return ty_arith(a, b);
+		if (op == TK_PLUS && a->kind == TY_STRING && b->kind == TY_STRING)
+			return ty_string;
+		if (ty_is_numarray(a) && ty_is_numarray(b)) {
+			if (a->len != b->len)
+				sema_fail(e, "%s: arrays of different lengths", bad);
+			if (op == TK_SLASH)
+				sema_fail(e, "%s: arrays divide only by a scalar", bad);
+			return ty_array(ty_arith(a->elem, b->elem), a->len);
+		}
+		if (ty_is_numarray(a) && ty_is_num(b) && (op == TK_STAR || op == TK_SLASH))
+			return ty_array(ty_arith(a->elem, b), a->len);
+		if (ty_is_num(a) && ty_is_numarray(b) && op == TK_STAR)
+			return ty_array(ty_arith(a, b->elem), b->len);
+		if ((ty_is_numarray(a) && ty_is_num(b)) || (ty_is_num(a) && ty_is_numarray(b)))
+			sema_fail(e, "%s: an array and a scalar combine only with '*' (and '/' by the scalar)", bad);
+		sema_fail(e, "%s", bad);
+	case TK_PERCENT: case TK_AND: case TK_OR: case TK_XOR: case TK_SHL: case TK_SHR:
+		if ((ty_is_int(a) || a->kind == TY_BOOL) && (ty_is_int(b) || b->kind == TY_BOOL))
+			return op == TK_SHL || op == TK_SHR ? ty_arith(a, ty_int) : ty_arith(a, b);
+		sema_fail(e, "%s (integers needed)", bad);
+	case TK_LT: case TK_GT: case TK_LE: case TK_GE:
+		if ((ty_is_num(a) && ty_is_num(b)) || (a->kind == TY_STRING && b->kind == TY_STRING))
+			return ty_bool;
+		sema_fail(e, "%s", bad);
+	case TK_EQ: case TK_NE:
+		if ((ty_is_num(a) && ty_is_num(b)) || (a->kind == TY_STRING && b->kind == TY_STRING) ||
+		    (a->kind == TY_BOOL && b->kind == TY_BOOL))
+			return ty_bool;
+		sema_fail(e, "%s", bad);
+	case TK_ANDAND: case TK_OROR:
+		if (ty_is_scalar(a) && ty_is_scalar(b))
+			return ty_bool;
+		sema_fail(e, "%s", bad);
+	}
+	sema_fail(e, "%s", bad);
+}
+
+static Type *check_expr_inner(Node *e)
+{
+	switch (e->kind) {
+	case N_INT:
+		return e->op ? ty_long : ty_int;
+	case N_FLOAT:
+		return e->is_float32 ? ty_float : ty_double;
+	case N_STR:
+		return ty_string;
+	case N_BOOL:
+		return ty_bool;
+	case N_NAME: {
+		const char *name = sema_S(e->name);
+		Sym *s = sema_lookup(name);
+		if (!s) {
+			if (sema_find_builtin(name))
+				sema_fail(e, "'%s' is a built-in function; call it with %s(...)", name, name);
+			const char *sg = sema_suggest(name);
+			if (sg)
+				sema_fail(e, "undefined name '%s'; did you mean '%s'?", name, sg);
+			sema_fail(e, "undefined name '%s'", name);
+		}
+		if (s->kind == SYM_FUNC)
+			sema_fail(e, "'%s' is a function; call it with %s(...)", name, name);
+		s->used = true;
+		if (sema_ctx.func && !s->in_func && s->vclass != V_CONST && s->vclass != V_PARAM)
+			sema_fail_note(e, format("function '%s' cannot use driver variable '%s'", sema_S(sema_ctx.func->name), name),
+			               s->decl, "functions see only their parameters, consts and params; pass the value as an argument");
+		e->sym = s;
+		return s->ty;
+	}
+	case N_BINARY: {
+		Type *a = sema_check_expr(e->lhs), *b = sema_check_expr(e->rhs);
+		return binary_type(e, e->op, a, b);
+	}
+	case N_UNARY: {
+		Type *a = sema_check_expr(e->lhs);
+		switch (e->op) {
+		case TK_MINUS: case TK_PLUS:
+			if (ty_is_num(a) || ty_is_numarray(a))
+				return a;
+			break;
+		case TK_NOT:
+			if (ty_is_scalar(a))
+				return ty_bool;
+			break;
+		case TK_TILDE:
+			if (ty_is_int(a))
+				return a;
+			break;
+		}
+		sema_fail(e, "invalid operand to '%s': '%s'", ast_opname(e->op), ty_str(a));
+	}
+	case N_ASSIGN: {
+		Type *l = sema_check_expr(e->lhs);
+		Type *r = sema_check_expr(e->rhs);
+		if (!is_lvalue_expr(e->lhs))
+			sema_fail(e, "the left side of an assignment must be a variable or an element");
+		if (ty_is_dds(l))
+			sema_fail(e, "a '%s' cannot be assigned as a whole; assign its elements", ty_str(l));
+		check_lvalue(e->lhs, e, "assigned");
+		if (e->op == TK_ASSIGN) {
+			sema_expect_assignable(e->rhs, l, "cannot assign a value of type '%s' to %s",
+			                       ty_str(r), target_desc(e->lhs));
+			return l;
+		}
+		/* x op= y is x = x op y with x evaluated once. */
+		Type *t = binary_type(e, e->op, l, r);
+		if (!sema_assignable(l, t))
+			sema_fail(e, "cannot assign the result, of type '%s', to %s", ty_str(t), target_desc(e->lhs));
+		return l;
+	}
+	case N_INCDEC: {
+		Type *t = sema_check_expr(e->lhs);
+		if (!is_lvalue_expr(e->lhs) || !ty_is_num(t))
+			sema_fail(e, "'%s' needs a numeric variable or element", ast_opname(e->op));
+		check_lvalue(e->lhs, e, "modified");
+		return t;
+	}
+	case N_COND: {
+		Type *c = sema_check_expr(e->cond);
+		if (!ty_is_scalar(c))
+			sema_fail(e->cond, "condition has type '%s'", ty_str(c));
+		Type *a = sema_check_expr(e->then), *b = sema_check_expr(e->els);
+		if (ty_is_num(a) && ty_is_num(b))
+			return ty_arith(a, b);
+		if (a == b && !ty_is_dds(a) && a->kind != TY_VOID)
+			return a;
+		sema_fail(e, "the branches of '?:' have different types: '%s' and '%s'", ty_str(a), ty_str(b));
+	}
+	case N_CALL:
+		return check_call(e);
+	case N_CONV: {
+		Type *to = sema_resolve(e->ts);
+		Type *a = sema_check_expr(e->lhs);
+		if (!ty_is_scalar(a))
+			sema_fail(e, "cannot convert '%s' to '%s'", ty_str(a), ty_str(to));
+		if (ty_is_float(a))
+			sema_check_constant_fits(e->lhs, to);
+		return to;
+	}
+	case N_INDEX: {
+		Type *b = sema_check_expr(e->lhs);
+		Type *i = sema_check_expr(e->rhs);
+		if (sema_is_map(b)) {
+			check_map_key(e->lhs, e->rhs);
+			return b->kind == TY_DMAP ? b->elem : ty_list(b->elem);
+		}
+		if (b->kind != TY_ARRAY && b->kind != TY_LIST && b->kind != TY_DVEC)
+			sema_fail(e, "'%s' cannot be indexed", ty_str(b));
+		if (!ty_is_int(i))
+			sema_fail(e->rhs, "index must be an integer, not '%s'", ty_str(i));
+		int64_t k;
+		if (b->kind == TY_ARRAY && sema_const_int(e->rhs, &k) && (k < 0 || k >= b->len))
+			sema_fail(e->rhs, "index %lld is out of range for '%s' (valid indices are 0 to %lld)", (long long)k,
+			          ty_str(b), (long long)b->len - 1);
+		return b->elem;
+	}
+	case N_FIELD: {
+		Type *b = sema_check_expr(e->lhs);
+		if (b->kind != TY_STRUCT)
+			sema_fail(e, "'%s' has no fields ('.%s' needs a struct)", ty_str(b), sema_S(e->name));
+		int i = 0;
+		for (Node *f = b->sdecl->args; f; f = f->next, i++)
+			if (f->name.len == e->name.len && !memcmp(f->name.p, e->name.p, f->name.len)) {
+				e->field_index = i;
+				e->sym = f->sym;
+				return f->ty;
+			}
+		const char *best = NULL;
+		int bd = 3;
+		for (Node *f = b->sdecl->args; f; f = f->next)
+			sema_consider(sema_S(e->name), sema_S(f->name), &best, &bd);
+		sema_fail_note(e, format("struct %s has no field '%s'%s", ty_str(b), sema_S(e->name),
+		                         best ? format("; did you mean '%s'?", best) : ""), b->sdecl,
+		               "struct declared here");
+	}
+	default:
+		sema_fail(e, "not an expression");
+	}
+}
+
+Type *sema_check_expr(Node *e)
+{
+	e->loop = sema_ctx.loop;
+	e->ty = check_expr_inner(e);
+	sema_fold(e);
+	return e->ty;
+}
+
+void sema_check_cond(Node *c)
+{
+	Type *t = sema_check_expr(c);
+	if (!ty_is_scalar(t))
+		sema_fail(c, "condition has type '%s'; it must be bool or a number", ty_str(t));
+}

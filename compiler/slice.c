@@ -1,0 +1,745 @@
+/* slice.c: the reconnaissance slice of a parallel loop.
+ *
+ * From the units, controls and taint that access.c computed: the
+ * statements and conditions the recorded keys depend on (marked in
+ * Node.slice and Sym.needed), where each key is recorded, and the reason,
+ * with its cause, when a key cannot be computed ahead of the loop.  A
+ * stage of its own because it is the largest one, and the one whose
+ * failures become the analysis's error messages.
+ */
+#include <string.h>
+#include "sapc.h"
+#include "grammar.h"
+
+static bool mark_needed(Vec *syms)
+{
+	bool changed = false;
+	for (int i = 0; i < syms->n; i++) {
+		Sym *s = syms->v[i];
+		if (!s->needed) {
+			s->needed = true;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+static bool include_ctrl(Vec *cs)
+{
+	bool changed = false;
+	for (int i = 0; i < cs->n; i++) {
+		Node *n = cs->v[i];
+		Ctl *c = n->aux;
+		if (c->included)
+			continue;
+		c->included = true;
+		changed = true;
+		if (c->taint) {
+			n->slice = SL_FLAT;
+			if (n->kind == N_IF) {
+				c->guard = acc_then_guard(n->cond, c->cond);
+				c->skip = n->els ? acc_else_skip(n->cond, c->cond) : NULL;
+				Vec uses = {0};
+				acc_evaluable(c->guard, c->cond, &uses, NULL);
+				acc_evaluable(c->skip, c->cond, &uses, NULL);
+				mark_needed(&uses);
+			}
+		} else if (c->over) {
+			n->slice = SL_INCLUDED;
+			Vec uses = {0};
+			acc_evaluable(c->guard, c->cond, &uses, NULL);
+			mark_needed(&uses);
+		} else {
+			n->slice = SL_INCLUDED;
+			if (c->cond)
+				mark_needed(&c->cond->uses);
+		}
+	}
+	return changed;
+}
+
+/* Building a read slice (try_read_slice): a failure only means there is
+ * none. */
+bool acc_soft, acc_soft_failed;
+
+/* Building a sync for's slice: the vectors it records (all their
+ * accesses, static ones too, since no key of a sync for is static in its
+ * loop variable), and why it cannot, when it cannot. */
+Vec acc_sync_only;
+const char *acc_sync_reject;
+
+static bool sync_records(Sym *d)
+{
+	for (int i = 0; i < acc_sync_only.n; i++)
+		if (acc_sync_only.v[i] == d)
+			return true;
+	return false;
+}
+
+/* The node of e that starts furthest left: where a caret under e goes. */
+Node *acc_leftmost(Node *e)
+{
+	Node *best = e;
+	Node *kids[] = { e->lhs, e->rhs, e->cond };
+	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+		if (kids[i] && e->kind != N_CALL) {
+			Node *k = acc_leftmost(kids[i]);
+			if (k->off < best->off)
+				best = k;
+		}
+	return best;
+}
+
+/* Does expression e hold node x? */
+static bool holds(Node *e, Node *x)
+{
+	if (!e)
+		return false;
+	if (e == x)
+		return true;
+	if (holds(e->lhs, x) || holds(e->rhs, x) || holds(e->cond, x))
+		return true;
+	if (e->kind == N_CALL)
+		for (Node *a = e->args; a; a = a->next)
+			if (holds(a, x))
+				return true;
+	return false;
+}
+
+void acc_reject(Node *at, const char *reason, Node *nat, const char *note)
+{
+	if (acc_loop->kind == N_SYNC) {
+		/* Not an error: the vectors take the dense path. */
+		(void)at, (void)nat, (void)note;
+		if (!acc_sync_reject)
+			acc_sync_reject = reason;
+		return;
+	}
+	if (acc_soft) {
+		acc_soft_failed = true;
+		return;
+	}
+	if (acc_li->verdict == VD_REJECTED)
+		return;
+	acc_li->verdict = VD_REJECTED;
+	acc_li->reason = reason;
+	acc_li->reason_at = at;
+	acc_li->note = note;
+	acc_li->note_at = nat;
+}
+
+
+/* What unit u computes: its expression. */
+Node *acc_unit_expr(Unit *u)
+{
+	Node *n = u->node;
+	return n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
+	       u->is_step ? n->step : n->cond;
+}
+
+void acc_add_name(Vec *v, const char *name)
+{
+	for (int i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], name))
+			return;
+	vec_push(v, (void *)name);
+}
+
+/* "a", "a and b", "a, b and c" */
+char *acc_name_list(Vec *v)
+{
+	Buf b = {0};
+	for (int i = 0; i < v->n; i++) {
+		if (i)
+			buf_puts(&b, i == v->n - 1 ? " and " : ", ");
+		buf_puts(&b, v->v[i]);
+	}
+	return b.s ? b.s : xstrdup("");
+}
+
+/* The tainted condition that decides whether a jump is taken. */
+static Ctl *jump_guard(Node *jn)
+{
+	for (int i = 0; i < acc_jumps.n; i++) {
+		Jump *j = acc_jumps.v[i];
+		if (j->node != jn)
+			continue;
+		bool inside = j->target == NULL;
+		for (int k = 0; k < j->ctrl.n; k++) {
+			Node *n = j->ctrl.v[k];
+			if (n == j->target)
+				inside = true;
+			else if (inside && ((Ctl *)n->aux)->taint)
+				return n->aux;
+		}
+	}
+	return NULL;
+}
+
+/* The chain of causes behind a tainted local: the locals it passes
+ * through, the written DDSs at its root (and the first read of one), the
+ * first random draw on the way. */
+typedef struct Cause {
+	Vec vars, dds;
+	Node *read, *draw;
+	Node *fn;               /* a call of a function that draws random numbers */
+	Sym *dds_of;            /* the DDS whose key this is: its read is the one to show */
+} Cause;
+
+static void cause_unit(Cause *c, Unit *u, Node *e)
+{
+	if (!c->draw && e && acc_has_rand(e))
+		c->draw = e;
+	if (!u)
+		return;
+	for (int i = 0; i < u->reads.n; i++) {
+		Node *r = u->reads.v[i];
+		if (acc_changing(r, u)) {
+			acc_add_name(&c->dds, acc_read_dds(r)->name);
+			if (!c->read || (acc_read_dds(r) == c->dds_of && acc_read_dds(c->read) != c->dds_of))
+				c->read = r;
+		}
+	}
+	if (!c->dds.n && u->rngcall)
+		c->fn = u->rngcall;
+}
+
+static void cause_of(Cause *c, Sym *s, Unit *at)
+{
+	for (int guard = 0; s && guard < 1000; guard++) {
+		Taint *x = acc_taint_at(s, at);
+		if (!x)
+			return;
+		acc_add_name(&c->vars, s->name);
+		Sym *next;
+		if (!x->ctl) {
+			cause_unit(c, x->from ? NULL : x->unit, acc_unit_expr(x->unit));
+			next = x->from;
+			at = x->unit;
+		} else {
+			Ctl *g = x->ctl->kind == N_CONTINUE ? jump_guard(x->ctl) : x->ctl->aux;
+			if (g && g->jump)
+				g = jump_guard(g->jump);
+			if (!g)
+				return;
+			cause_unit(c, g->from ? NULL : g->cond, g->cond ? acc_unit_expr(g->cond) : NULL);
+			next = g->from;
+			at = g->cond;
+		}
+		s = next;
+	}
+}
+
+static const char *line_of(Node *n)
+{
+	int line, col;
+	diag_linecol(n->file, n->off, &line, &col);
+	return format("line %d", line);
+}
+
+/* Is access a an addition to an element: 'D[k] += x', '-=', '++', '--'
+ * (of the element or of a scalar inside it)? */
+bool acc_adds_only(Access *a)
+{
+	Node *u = a->unit;
+	Node *e = u->kind == N_EXPR ? u->lhs : NULL;
+	bool ok = a->mode == ACC_RW && e &&
+	          ((e->kind == N_ASSIGN && (e->op == TK_PLUS || e->op == TK_MINUS)) ||
+	           e->kind == N_INCDEC);
+	if (ok) {
+		Node *b = e->lhs;
+		while ((b->kind == N_INDEX && !acc_is_dds(b->lhs)) || b->kind == N_FIELD)
+			b = b->lhs;
+		ok = b == a->at;
+	}
+	return ok;
+}
+
+/* Could d be relaxed(+: d) in this loop: a dvector of numbers it only
+ * reads and adds to, doing both? */
+static bool could_relax(Sym *d)
+{
+	if (!d || d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem) || acc_is_accum(acc_li, d))
+		return false;
+	bool adds = false, reads = false;
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		if (a->dds != d)
+			continue;
+		if (a->mode != ACC_READ && !acc_adds_only(a))
+			return false;
+		adds |= a->mode != ACC_READ;
+		reads |= a->mode == ACC_READ;
+	}
+	return adds && reads;
+}
+
+/* Access a's key reads root, a DDS the loop writes or a function that
+ * draws random numbers, directly or through the tainted local s. */
+static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
+{
+	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+	const char *when = acc_loop->kind == N_SYNC ? "before each step runs" : "before the loop runs";
+	const char *hint = "an async for must know every iteration's keys before it runs; use sync "
+	                   "for, whose iterations may read stale values";
+	/* The straight port of LDA, a count drawn by weights from counts:
+	 * acc_analyse_loop says so if relaxing the count makes the loop run. */
+	const char *relax_hint = NULL;
+	if (acc_loop->kind == N_ASYNC && could_relax(a->dds)) {
+		acc_li->relax_hint = a->dds;
+		relax_hint = format("the loop only reads %s and adds to it: declared relaxed(+: %s), "
+		                    "it runs in parallel, its reads of %s seeing the values at the start "
+		                    "of the round plus this worker's own updates (stale by at most one "
+		                    "round); or use sync for, whose iterations may read stale values",
+		                    a->dds->name, a->dds->name, a->dds->name);
+	}
+	Cause c = {0};
+	c.dds_of = a->dds;
+	if (s)
+		cause_of(&c, s, u);
+	else
+		cause_unit(&c, NULL, a->key);
+	if (!c.read && root->kind != N_CALL && acc_read_dds(root) && acc_changing(root, NULL)) {
+		c.read = root;
+		acc_add_name(&c.dds, acc_read_dds(root)->name);
+	}
+	if (!c.read && !c.fn && root->kind == N_CALL && root->builtin == B_NONE)
+		c.fn = root;
+	if (c.fn && !c.read) {
+		acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: %s random numbers "
+		                              "drawn inside function '%s', which a reconnaissance slice cannot "
+		                              "predict", acc, when, s ? format("%s depends on", s->name) : "it depends on",
+		                              c.fn->sym->name),
+		           c.fn, "called here; draw with rand(), rand_int(n) or rand_normal() in the loop body "
+		                     "instead, or use sync for");
+		return;
+	}
+	/* A relaxed read: the slice cannot know the worker's round. */
+	if (c.read && acc_is_relaxed(acc_li, acc_read_dds(c.read)) && !could_relax(a->dds))
+		hint = format("%s is relaxed, so its reads see this worker's round, which no slice can "
+		              "know before the loop runs; only the key of a relaxed or accumulated DDS, "
+		              "or an index inside an element, may depend on them",
+		              acc_read_dds(c.read)->name);
+	if (relax_hint && c.read)
+		acc_li->relax_note = format("%s is read here; %s", acc_read_dds(c.read)->name, relax_hint);
+	if (!s) {
+		acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: it reads %s, "
+		                              "which this loop writes", acc, when, acc_name_list(&c.dds)),
+		           c.read, format("%s is read here; %s", acc_read_dds(c.read)->name, hint));
+		return;
+	}
+	Taint *x = acc_taint_at(s, u);
+	Vec via = {0};
+	for (int i = 1; i < c.vars.n; i++)
+		vec_push(&via, c.vars.v[i]);
+	const char *through = via.n ? format(", through %s,", acc_name_list(&via)) : "";
+	const char *on = c.draw ? format("a random draw (%s) and on %s", line_of(c.draw),
+	                                 acc_name_list(&c.dds)) : acc_name_list(&c.dds);
+	const char *what = format("%s depends%s on %s", s->name, through, on);
+	const char *tail = "";
+	Ctl *g = x && x->ctl && x->ctl->kind != N_CONTINUE ? x->ctl->aux : NULL;
+	if (x && x->ctl && x->ctl->kind == N_CONTINUE)
+		what = format("%s is assigned after a continue (%s) whose condition depends%s on %s",
+		              s->name, line_of(x->ctl), through, on);
+	else if (g && !g->is_loop) {
+		/* Why the slice does not take each branch in turn. */
+		Node *in = NULL;
+		for (int k = 0; k < g->ctrl.n && !in; k++)
+			if (((Ctl *)((Node *)g->ctrl.v[k])->aux)->is_loop)
+				in = g->ctrl.v[k];
+		tail = in ? format("; the condition is in the loop at %s, where the slice cannot "
+		                   "take each of its branches in turn", line_of(in)) :
+		       acc_li->nforks == MAX_FORKS ? format("; the slice takes each branch in turn of at "
+		                                        "most %d such conditions", MAX_FORKS) : "";
+		what = format("%s is assigned under a condition (%s) that depends%s on %s", s->name,
+		              line_of(x->ctl), through, on);
+	}
+	else if (g && g->jump)
+		what = format("%s is set by a loop (%s) whose break (%s) depends%s on %s", s->name,
+		              line_of(x->ctl), line_of(g->jump), through, on);
+	else if (g)
+		what = format("%s is set by a loop (%s) whose condition depends%s on %s", s->name,
+		              line_of(x->ctl), through, on);
+	acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: %s, which "
+	                                        "this loop writes%s", acc, when, what, tail),
+	           c.read, format("%s is read here; %s", c.read ? acc_read_dds(c.read)->name : "?", hint));
+}
+
+/* Is any of syms assigned inside control node c (its body, condition or
+ * step)? */
+bool acc_defined_inside(Node *c, Vec *syms)
+{
+	for (int i = 0; i < acc_units.n; i++) {
+		Unit *u = acc_units.v[i];
+		bool in = u->node == c && c->kind != N_IF;
+		for (int k = 0; k < u->ctrl.n && !in; k++)
+			in = u->ctrl.v[k] == c;
+		if (!in)
+			continue;
+		for (int k = 0; k < u->defs.n; k++)
+			for (int m = 0; m < syms->n; m++)
+				if (u->defs.v[k] == syms->v[m])
+					return true;
+	}
+	return false;
+}
+
+/* Assigned by one statement at the body's top level (or the loop
+ * variable): the same value wherever it is read after that. */
+static bool assigned_once(Sym *s)
+{
+	if (s == acc_iv)
+		return true;
+	int n = 0;
+	for (int i = 0; i < acc_units.n; i++) {
+		Unit *u = acc_units.v[i];
+		for (int k = 0; k < u->defs.n; k++)
+			if (u->defs.v[k] == s) {
+				if (u->ctrl.n || u->is_step || u->node->aux)
+					return false;
+				n++;
+			}
+	}
+	return n == 1;
+}
+
+/* The unit holding access a: a loop's condition and step are two units
+ * of one node. */
+static Unit *access_unit(const Access *a)
+{
+	for (int k = 0; k < acc_units.n; k++) {
+		Unit *x = acc_units.v[k];
+		if (x->node == a->unit && (!x->node->aux || x->node->kind == N_IF ||
+		                           holds(x->is_step ? x->node->step : x->node->cond, a->at)))
+			return x;
+	}
+	return NULL;
+}
+
+/* Do x and y compute the same value from the same variables?  Keys have
+ * no side effects and draw no random numbers (acc_build_slice rejects those). */
+static bool same_expr(const Node *x, const Node *y)
+{
+	if (!x || !y)
+		return x == y;
+	if (x->kind != y->kind || x->op != y->op || x->postfix != y->postfix || x->sym != y->sym ||
+	    x->field_index != y->field_index || x->builtin != y->builtin || x->ival != y->ival ||
+	    x->fval != y->fval || x->rsite || y->rsite ||
+	    (x->kind == N_CONV && x->ty != y->ty) ||
+	    ((x->sval || y->sval) && (!x->sval || !y->sval || strcmp(x->sval, y->sval) != 0)))
+		return false;
+	if (!same_expr(x->lhs, y->lhs) || !same_expr(x->rhs, y->rhs) ||
+	    !same_expr(x->cond, y->cond) || !same_expr(x->then, y->then) || !same_expr(x->els, y->els))
+		return false;
+	const Node *p = x->args, *q = y->args;
+	for (; p && q; p = p->next, q = q->next)
+		if (!same_expr(p, q))
+			return false;
+	return !p && !q;
+}
+
+/* An access the slice records anyway, before a, at the body's top level,
+ * with the same key (whose variables keep one value in an iteration):
+ * every iteration that runs a has run it, so recording a adds no key,
+ * only the conditions a is under, which would make the slice read what
+ * decides them (a pass counter of the driver, say) and plan again
+ * whenever that changes. */
+static Access *recorded_before(const Access *a, const Unit *u, const Vec *uses)
+{
+	if (!u || !u->ctrl.n || u->is_step || u->node->aux)
+		return NULL;
+	for (int k = 0; k < uses->n; k++)
+		if (!assigned_once(uses->v[k]))
+			return NULL;
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *b = acc_li->accesses.v[i];
+		if (b == a || b->dds != a->dds || !b->dynamic || b->accumulate)
+			continue;
+		const Unit *ub = access_unit(b);
+		if (ub && !ub->ctrl.n && !ub->is_step && !ub->node->aux && ub->pos < u->pos &&
+		    same_expr(a->key, b->key))
+			return b;
+	}
+	return NULL;
+}
+
+/* A recorded access: its key checked, the locals it needs marked, and
+ * where the slice records it.  False when the key is rejected. */
+static bool seed_key(Access *a)
+{
+	if (acc_loop->kind == N_SYNC)
+		a->recorded = sync_records(a->dds);
+	else
+		a->recorded = a->dynamic && !a->accumulate &&
+		              (acc_soft ? a->dds->ty->kind == TY_DVEC : acc_written(a->dds));
+	if (!a->recorded)
+		return true;
+	Unit *u = access_unit(a);
+	/* The key's own locals. */
+	Unit tmp = {0};
+	Unit *saved = acc_cur;
+	acc_cur = &tmp;
+	int nacc = acc_li->accesses.n;
+	acc_walk_expr(a->key);
+	acc_li->accesses.n = nacc;
+	acc_cur = saved;
+	for (int k = 0; k < tmp.reads.n; k++) {
+		Node *r = tmp.reads.v[k];
+		if (acc_changing(r, u)) {
+			reject_key(a, r, NULL, u);
+			return false;
+		}
+		/* U[X[i].u]: a new X may move the keys. */
+		acc_add_sym(&acc_li->slice_reads, acc_read_dds(r));
+	}
+	if (tmp.rngcall) {
+		reject_key(a, tmp.rngcall, NULL, u);
+		return false;
+	}
+	if (tmp.ddswrite || tmp.defs.n || tmp.effect) {
+		const char *what = tmp.defs.n ? format("it assigns %s", ((Sym *)tmp.defs.v[0])->name) :
+		                   tmp.effect ? format("it assigns %s", acc_expr_str(tmp.effect)) :
+		                   format("it writes %s", acc_expr_str(tmp.ddswrite));
+		acc_reject(acc_leftmost(a->key), format("the key of %s[%s] has a side effect (%s), which a slice that "
+		                              "computes keys in advance cannot repeat: compute it into a "
+		                              "variable first", a->dds->name, acc_expr_str(a->key), what),
+		           NULL, NULL);
+		return false;
+	}
+	for (int k = 0; k < tmp.uses.n; k++) {
+		Sym *s = tmp.uses.v[k];
+		Taint *x = acc_taint_at(s, u);
+		if (x) {
+			reject_key(a, x->root, s, u);
+			return false;
+		}
+	}
+	Access *b = acc_loop->kind == N_SYNC ? NULL : recorded_before(a, u, &tmp.uses);
+	if (b) {
+		b->folded |= a->mode;
+		a->recorded = false;
+		return true;
+	}
+	mark_needed(&tmp.uses);
+	acc_li->has_slice = true;
+	if (!u)
+		return true;
+	/* Record it before the outermost enclosing loops that do not
+	 * change its key: once per iteration of the async for instead of
+	 * once per pass of an inner loop.  Not out of an if, which would
+	 * record keys of branches not taken. */
+	a->anchor = u->node;
+	int depth = u->ctrl.n;
+	while (depth > 0) {
+		Node *c = u->ctrl.v[depth - 1];
+		if (!((Ctl *)c->aux)->is_loop || acc_defined_inside(c, &tmp.uses))
+			break;
+		a->anchor = c;
+		depth--;
+	}
+	if (depth == u->ctrl.n && u->node->aux && u->node->kind != N_IF) {
+		acc_reject(acc_leftmost(a->key), format("the key of %s[%s] in the %s of the loop changes inside that "
+		                              "loop, but a slice records the keys of a loop's header once, "
+		                              "before it: move the access into the loop body", a->dds->name,
+		                              acc_expr_str(a->key), u->is_step ? "step" : "condition"),
+		           NULL, NULL);
+		return false;
+	}
+	Vec outer = {0};
+	for (int k = 0; k < depth; k++)
+		vec_push(&outer, u->ctrl.v[k]);
+	include_ctrl(&outer);
+	a->stable = depth == 0;
+	for (int k = 0; k < tmp.uses.n && a->stable; k++)
+		a->stable = assigned_once(tmp.uses.v[k]);
+	return true;
+}
+
+/* Everything the needed locals depend on, to a fixed point: the units
+ * assigning them, the conditions around those, and the jumps deciding
+ * which iterations of an included loop run. */
+static void include_needed(void)
+{
+	bool changed = true;
+	while (changed) {
+		changed = false;
+		for (int i = 0; i < acc_units.n; i++) {
+			Unit *u = acc_units.v[i];
+			if (u->included)
+				continue;
+			/* Not an assignment of an unknowable value: every use it
+			 * reaches is tainted, so no recorded key needs it. */
+			bool need = false;
+			for (int k = 0; k < u->defs.n && !need; k++)
+				need = ((Sym *)u->defs.v[k])->needed && !acc_tainted_def(u->defs.v[k], u);
+			if (!need)
+				continue;
+			u->included = true;
+			changed = true;
+			if (u->node->kind == N_VAR || u->node->kind == N_EXPR)
+				u->node->slice = SL_INCLUDED;
+			else if (u->is_step)
+				u->node->step->slice = SL_INCLUDED;
+			mark_needed(&u->uses);
+			include_ctrl(&u->ctrl);
+		}
+		for (int i = 0; i < acc_ctls.n; i++) {
+			Ctl *c = acc_ctls.v[i];
+			if (c->included && !c->taint && !c->over && c->cond && !c->cond->included) {
+				c->cond->included = true;
+				mark_needed(&c->cond->uses);
+				changed = true;
+			}
+		}
+		/* Jumps that decide which iterations of an included loop run. */
+		for (int i = 0; i < acc_jumps.n; i++) {
+			Jump *j = acc_jumps.v[i];
+			if (j->node->slice)
+				continue;
+			bool target_in = !j->target || ((Ctl *)j->target->aux)->included;
+			if (!target_in || (j->target && j->target->slice == SL_FLAT) || acc_jump_taint(j))
+				continue;
+			j->node->slice = SL_INCLUDED;
+			Vec inner = {0};
+			bool inside = j->target == NULL;
+			for (int k = 0; k < j->ctrl.n; k++) {
+				if (j->ctrl.v[k] == j->target)
+					inside = true;
+				else if (inside)
+					vec_push(&inner, j->ctrl.v[k]);
+			}
+			include_ctrl(&inner);
+			changed = true;
+		}
+	}
+}
+
+/* What the slice must not do, and what it reads. */
+static void check_included(void)
+{
+	for (int i = 0; i < acc_units.n; i++) {
+		Unit *u = acc_units.v[i];
+		if (!u->included)
+			continue;
+		if (u->ddswrite || u->effect) {
+			Sym *k = NULL;
+			for (int m = 0; m < u->defs.n && !k; m++)
+				if (((Sym *)u->defs.v[m])->needed)
+					k = u->defs.v[m];
+			Node *w = u->ddswrite ? u->ddswrite : u->effect;
+			acc_reject(acc_leftmost(w), format("this statement computes %s, which a key the loop must know in "
+			                         "advance depends on, and also writes %s, which a slice computing "
+			                         "that key cannot repeat: split it into two statements",
+			                         k ? k->name : "a value",
+			                         w->kind == N_CALL ? format("%s(...)", w->sym ? w->sym->name :
+			                                                    "a DDS") : acc_expr_str(w)),
+			           NULL, NULL);
+			return;
+		}
+		if (u->rngcall) {
+			acc_reject(u->rngcall, format("an index depends on random numbers drawn inside function "
+			                              "'%s', which a reconnaissance slice cannot predict",
+			                              u->rngcall->sym->name), NULL, NULL);
+			return;
+		}
+		for (int k = 0; k < u->reads.n; k++) {
+			Node *r = u->reads.v[k];
+			acc_add_sym(&acc_li->slice_reads, acc_read_dds(r));
+		}
+	}
+	for (int i = 0; i < acc_ctls.n; i++) {
+		Ctl *c = acc_ctls.v[i];
+		if (!c->included || !c->cond)
+			continue;
+		Vec reads = {0};
+		if (c->taint || c->over) {
+			acc_evaluable(c->guard, c->cond, NULL, &reads);
+			acc_evaluable(c->skip, c->cond, NULL, &reads);
+		} else {
+			reads = c->cond->reads;
+		}
+		for (int k = 0; k < reads.n; k++)
+			acc_add_sym(&acc_li->slice_reads, acc_read_dds(reads.v[k]));
+	}
+}
+
+void acc_build_slice(void)
+{
+	/* Seeds: the keys of recorded accesses and their guards. */
+	for (int i = 0; i < acc_li->accesses.n; i++)
+		if (!seed_key(acc_li->accesses.v[i]))
+			return;
+	if (!acc_li->has_slice)
+		return;
+	include_needed();
+	check_included();
+}
+
+Node *acc_slice_guard(Node *c, bool skip)
+{
+	Ctl *x = c->aux;
+	if (!x->taint && !x->over)
+		return skip ? NULL : c->cond;
+	return skip ? x->skip : x->guard;
+}
+
+bool acc_slice_over(Node *c)
+{
+	Ctl *x = c->aux;
+	return x && (x->taint || x->over);
+}
+
+/* A driver variable (not a const or param) that e reads, or NULL. */
+Sym *acc_driver_read(Node *e)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == N_NAME) {
+		Sym *s = e->sym;
+		if (s && s->kind == SYM_VAR && !acc_is_local(s) && !ty_is_dds(s->ty) &&
+		    s->vclass != V_CONST && s->vclass != V_PARAM)
+			return s;
+		return NULL;
+	}
+	Sym *r = NULL;
+	if (e->kind == N_CALL) {
+		for (Node *a = e->args; a && !r; a = a->next)
+			r = acc_driver_read(a);
+		return r;
+	}
+	if (!r) r = acc_driver_read(e->lhs);
+	if (!r) r = acc_driver_read(e->rhs);
+	if (!r) r = acc_driver_read(e->cond);
+	if (!r && e->kind == N_COND) r = acc_driver_read(e->then);
+	if (!r && e->kind == N_COND) r = acc_driver_read(e->els);
+	if (!r) r = acc_driver_read(e->init);
+	if (!r) r = acc_driver_read(e->size);
+	return r;
+}
+
+bool acc_is_reduce(Sym *s)
+{
+	for (int i = 0; i < acc_li->reduce_syms.n; i++)
+		if (acc_li->reduce_syms.v[i] == s)
+			return true;
+	return false;
+}
+
+/* Does the slice draw random numbers?  Any rand call in an included unit. */
+bool acc_has_rand(Node *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == N_CALL && e->rsite)
+		return true;
+	if (e->kind == N_CALL) {
+		for (Node *a = e->args; a; a = a->next)
+			if (acc_has_rand(a))
+				return true;
+		return false;
+	}
+	if (e->kind == N_COND && (acc_has_rand(e->then) || acc_has_rand(e->els)))
+		return true;
+	return acc_has_rand(e->lhs) || acc_has_rand(e->rhs) || acc_has_rand(e->cond) || acc_has_rand(e->init) ||
+	       acc_has_rand(e->size);
+}

@@ -1,0 +1,625 @@
+/* verdict.c: what the access analysis concludes about each parallel loop.
+ *
+ * Runs the stages over one loop (walk, taint, slice) and decides its
+ * verdict: chunks, a plan without reconnaissance, reconnaissance once or
+ * every invocation, serial or rejected.  Then the questions the emitter
+ * asks about a loop's accesses (reads of the iteration's own element,
+ * accesses at a map loop's key), the dvectors held in parts, and
+ * acc_program, the entry point for the whole program.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "sapc.h"
+
+/* ---- verdicts ---- */
+
+bool acc_same_terms(Vec *x, Vec *y)
+{
+	if (x->n != y->n)
+		return false;
+	for (int i = 0; i < x->n; i++) {
+		AffTerm *a = x->v[i], *b = y->v[i];
+		if (a->k != b->k || (a->inv != b->inv &&
+		    (!a->inv || !b->inv || strcmp(acc_expr_str(a->inv), acc_expr_str(b->inv)))))
+			return false;
+	}
+	return true;
+}
+
+bool acc_const_nonzero(Vec *a)
+{
+	int64_t k = 0;
+	for (int i = 0; i < a->n; i++) {
+		AffTerm *t = a->v[i];
+		if (t->inv || __builtin_add_overflow(k, t->k, &k))
+			return false;
+	}
+	return k != 0;
+}
+
+static void decide(void)
+{
+	if (acc_li->verdict == VD_REJECTED)
+		return;
+	/* Accumulated DDSs are only added to; relaxed ones also read. */
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		if (!a->accumulate)
+			continue;
+		bool relaxed = acc_is_relaxed(acc_li, a->dds);
+		if (relaxed && a->mode == ACC_READ)
+			continue;
+		if (acc_adds_only(a))
+			continue;
+		const char *d = a->dds->name;
+		if (relaxed)
+			acc_reject(a->at, format("'%s' is relaxed in this loop, so the body may only read its "
+			                         "elements and add to them ('%s[k] += x', '-=', '++', '--'), not "
+			                         "assign them", d, d), NULL, NULL);
+		else if (a->mode == ACC_READ)
+			acc_reject(a->at, format("'%s' is accumulated by this loop, so the body may only add to "
+			                         "its elements ('%s[k] += x', '-=', '++', '--'), not read them; to "
+			                         "read them as of the start of the round plus this worker's own "
+			                         "updates, use relaxed(+: %s)", d, d, d), NULL, NULL);
+		else
+			acc_reject(a->at, format("'%s' is accumulated by this loop, so the body may only add to its "
+			                         "elements ('%s[k] += x', '-=', '++', '--'), not assign them", d, d),
+			           NULL, NULL);
+		return;
+	}
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		if (a->structural && !a->accumulate) {
+			acc_li->verdict = VD_SERIAL;
+			acc_li->has_slice = false;
+			acc_li->reason = format("the body %s %s, and a map's structure cannot change in parallel",
+			                        a->at->kind == N_CALL && a->at->builtin == B_ERASE ? "erases keys of" :
+			                        "inserts keys into", a->dds->name);
+			acc_li->reason_at = a->at;
+			return;
+		}
+	}
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		if (!a->dynamic && !a->accumulate && (a->mode & ACC_WRITE) && a->aterms.n == 0) {
+			acc_li->verdict = VD_SERIAL;
+			acc_li->has_slice = false;
+			acc_li->reason = format("every iteration writes %s[%s]", a->dds->name, acc_expr_str(a->key));
+			acc_li->reason_at = a->at;
+			return;
+		}
+	}
+	bool any_write = false;
+	for (int i = 0; i < acc_li->dds.n; i++)
+		any_write |= acc_written(acc_li->dds.v[i]);
+	if (!any_write) {
+		acc_li->verdict = VD_NOWRITE;
+		return;
+	}
+	if (acc_li->has_slice) {
+		acc_li->slice_rng = false;
+		for (int i = 0; i < acc_units.n; i++) {
+			Unit *u = acc_units.v[i];
+			Node *e = u->node->kind == N_VAR ? u->node :
+			          u->node->kind == N_EXPR ? u->node->lhs : NULL;
+			if (u->included && e && acc_has_rand(e->kind == N_VAR ? e->init : e))
+				acc_li->slice_rng = true;
+			if (u->included && !e && acc_has_rand(u->is_step ? u->node->step : u->node->cond))
+				acc_li->slice_rng = true;
+		}
+		/* Driver variables the slice reads may change between
+		 * invocations, which the runtime's cache does not see. */
+		acc_li->slice_var = NULL;
+		for (int i = 0; i < acc_units.n && !acc_li->slice_var; i++) {
+			Unit *u = acc_units.v[i];
+			if (!u->included)
+				continue;
+			Node *n = u->node;
+			acc_li->slice_var = n->kind == N_VAR ? acc_driver_read(n->init) :
+			                    n->kind == N_EXPR ? acc_driver_read(n->lhs) :
+			                    acc_driver_read(u->is_step ? n->step : n->cond);
+		}
+		for (int i = 0; i < acc_li->accesses.n && !acc_li->slice_var; i++) {
+			Access *a = acc_li->accesses.v[i];
+			if (a->recorded)
+				acc_li->slice_var = acc_driver_read(a->key);
+		}
+		for (int i = 0; i < acc_ctls.n && !acc_li->slice_var; i++) {
+			Ctl *c = acc_ctls.v[i];
+			if (c->included && (c->taint || c->over))
+				acc_li->slice_var = acc_driver_read(c->guard) ? acc_driver_read(c->guard) :
+				                    acc_driver_read(c->skip);
+		}
+		if (acc_li->slice_var && acc_is_reduce(acc_li->slice_var)) {
+			/* At the recorded key that reads it, or else at the first
+			 * statement of the slice that does. */
+			Node *at = NULL;
+			const char *what = "a key the loop must know in advance";
+			for (int i = 0; i < acc_li->accesses.n && !at; i++) {
+				Access *a = acc_li->accesses.v[i];
+				if (a->recorded && acc_driver_read(a->key) == acc_li->slice_var) {
+					at = acc_leftmost(a->key);
+					what = format("the key of %s[%s]", a->dds->name, acc_expr_str(a->key));
+				}
+			}
+			for (int i = 0; i < acc_units.n && !at; i++) {
+				Unit *u = acc_units.v[i];
+				if (u->included && acc_driver_read(acc_unit_expr(u)) == acc_li->slice_var)
+					at = u->node;
+			}
+			acc_reject(at ? at : acc_loop, format("%s depends on the reduce variable '%s', whose value "
+			                                      "differs from worker to worker while the loop runs: a "
+			                                      "slice cannot know it in advance", what,
+			                                      acc_li->slice_var->name), NULL, NULL);
+			return;
+		}
+		acc_li->verdict = acc_li->slice_rng || acc_li->slice_var ? VD_EACH : VD_ONCE;
+		return;
+	}
+	/* All static: independent when each written DDS is accessed through
+	 * one injective affine key. */
+	for (int d = 0; d < acc_li->dds.n; d++) {
+		if (!acc_written(acc_li->dds.v[d]))
+			continue;
+		Access *first = NULL;
+		for (int i = 0; i < acc_li->accesses.n; i++) {
+			Access *a = acc_li->accesses.v[i];
+			if (a->ddsi != d)
+				continue;
+			if (!first) {
+				first = a;
+				if (!acc_const_nonzero(&a->aterms)) {
+					acc_li->verdict = VD_STATIC;
+					return;
+				}
+			} else if (!acc_same_terms(&a->aterms, &first->aterms) ||
+			           !acc_same_terms(&a->bterms, &first->bterms)) {
+				acc_li->verdict = VD_STATIC;
+				return;
+			}
+		}
+	}
+	acc_li->verdict = VD_INDEPENDENT;
+}
+
+/* A loop that writes nothing may still read elements of a dvector that
+ * an async loop over ranks left where it wrote them (see runtime/dds/hold.c).
+ * A slice recording its dynamic reads tells each rank which of those
+ * elements to fetch, instead of all.  Only where a slice can compute
+ * every such key exactly, from the iteration and data alone. */
+static void try_read_slice(void)
+{
+	acc_soft = true;
+	acc_soft_failed = false;
+	acc_build_slice();
+	acc_soft = false;
+	bool ok = acc_li->has_slice && !acc_soft_failed;
+	acc_li->reads_why = !acc_li->has_slice ? NULL : ok ? NULL : "a slice cannot compute every key";
+	for (int i = 0; ok && i < acc_units.n + acc_li->accesses.n; i++) {
+		Node *e = NULL;
+		if (i < acc_units.n) {
+			Unit *u = acc_units.v[i];
+			Node *n = u->node;
+			if (u->included)
+				e = n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
+				    u->is_step ? n->step : n->cond;
+		} else {
+			Access *a = acc_li->accesses.v[i - acc_units.n];
+			if (a->recorded)
+				e = a->key;
+		}
+		Sym *d = e ? acc_driver_read(e) : NULL;
+		for (int k = 0; !d && i == 0 && k < acc_ctls.n; k++) {
+			Ctl *c = acc_ctls.v[k];
+			if (c->included && (c->taint || c->over) && !(d = acc_driver_read(c->guard)))
+				d = acc_driver_read(c->skip);
+		}
+		if (e && acc_has_rand(e)) {
+			ok = false;
+			acc_li->reads_why = "a key depends on random numbers, which differ from one invocation "
+			                    "to the next";
+		} else if (d) {
+			ok = false;
+			acc_li->reads_why = format("a key depends on the driver variable %s, which may change "
+			                           "between invocations", d->name);
+		}
+	}
+	acc_li->has_slice = false;
+	acc_li->has_reads = ok;
+	if (!ok) {
+		for (int i = 0; i < acc_li->accesses.n; i++)
+			((Access *)acc_li->accesses.v[i])->recorded = false;
+		acc_li->slice_reads.n = 0;
+	}
+}
+
+static bool is_recorded(const Access *a)
+{
+	return a->recorded;
+}
+
+static bool every_access(LoopInfo *l, Sym *d, bool (*ok)(const Access *));
+
+bool acc_dv_recorded(LoopInfo *l, Sym *d)
+{
+	return l->has_reads && d->ty->kind == TY_DVEC && every_access(l, d, is_recorded);
+}
+
+int acc_dds_mode_of(LoopInfo *l, Sym *d)
+{
+	for (int i = 0; i < l->dds.n; i++)
+		if (l->dds.v[i] == d)
+			return (int)(intptr_t)l->dds_mode.v[i];
+	return 0;
+}
+
+/* The body's units, controls, jumps and accesses, afresh. */
+static void walk_loop(Node *l)
+{
+	acc_loop = l;
+	acc_li = l->li;
+	acc_units.n = acc_ctls.n = acc_jumps.n = acc_ctrl.n = 0;
+	acc_li->accesses.n = acc_li->dds.n = acc_li->dds_mode.n = acc_li->slice_reads.n = 0;
+	acc_li->whole_dds.n = 0;
+	acc_li->nrand = 0;
+	acc_li->nforks = 0;
+	acc_li->has_slice = acc_li->has_reads = false;
+	/* A sync for's variable is an element, not an index: no key of it
+	 * is static. */
+	acc_iv = l->kind == N_ASYNC ? l->init->sym : NULL;
+	Unit top = {0};
+	acc_cur = &top;
+	acc_walk_stmt(l->body);
+	acc_cur = NULL;
+	/* A slice built before marked locals it needed, and tainted some. */
+	for (int i = 0; i < acc_units.n; i++) {
+		Unit *u = acc_units.v[i];
+		for (int k = 0; k < u->defs.n; k++) {
+			((Sym *)u->defs.v[k])->needed = false;
+			((Sym *)u->defs.v[k])->taint = NULL;
+		}
+		for (int k = 0; k < u->uses.n; k++) {
+			((Sym *)u->uses.v[k])->needed = false;
+			((Sym *)u->uses.v[k])->taint = NULL;
+		}
+	}
+}
+
+static bool dv_of_numbers(Sym *d)
+{
+	return d->ty->kind == TY_DVEC && ty_is_numeric(d->ty->elem);
+}
+
+/* Which written vectors of a sync for take the sparse path: those whose
+ * every access a slice can record, when recon is on.  Each is tried
+ * alone, so that one vector's unknowable keys leave the others sparse;
+ * then the slice is built for all of those together. */
+static void sync_paths(Node *l)
+{
+	Vec cand = {0};
+	acc_li->sync_why.n = 0;
+	for (int i = 0; i < acc_li->dds.n; i++) {
+		vec_push(&acc_li->sync_why, NULL);
+		Sym *d = acc_li->dds.v[i];
+		if (!((intptr_t)acc_li->dds_mode.v[i] & ACC_WRITE))
+			continue;
+		if (!dv_of_numbers(d))
+			return;         /* the loop runs whole */
+		vec_push(&cand, d);
+	}
+	const char *all = !acc_li->recon ? "recon = off" :
+	                  acc_li->model == 1 ? "under ssp a rank applies the others' changes as they "
+	                                       "arrive, which needs them whole" : NULL;
+	for (int c = 0; c < cand.n; c++) {
+		int i = 0;
+		while (acc_li->dds.v[i] != cand.v[c])
+			i++;
+		if (all) {
+			acc_li->sync_why.v[i] = (void *)all;
+			continue;
+		}
+		bool whole = false;
+		for (int k = 0; k < acc_li->whole_dds.n; k++)
+			whole |= acc_li->whole_dds.v[k] == cand.v[c];
+		if (whole) {
+			acc_li->sync_why.v[i] = (void *)"gemv, ger or gemm uses every row of it";
+			continue;
+		}
+		walk_loop(l);
+		acc_compute_taint();
+		acc_sync_only.n = 0;
+		vec_push(&acc_sync_only, cand.v[c]);
+		acc_sync_reject = NULL;
+		acc_build_slice();
+		acc_li->sync_why.v[i] = (void *)acc_sync_reject;
+	}
+	Vec why = acc_li->sync_why;
+	walk_loop(l);
+	acc_li->sync_why = why;
+	acc_sync_only.n = 0;
+	for (int c = 0; c < cand.n; c++) {
+		int i = 0;
+		while (acc_li->dds.v[i] != cand.v[c])
+			i++;
+		if (!acc_li->sync_why.v[i])
+			vec_push(&acc_sync_only, cand.v[c]);
+	}
+	if (!acc_sync_only.n)
+		return;
+	acc_compute_taint();
+	acc_sync_reject = NULL;
+	acc_build_slice();
+	if (acc_sync_reject) {
+		fprintf(stderr, "sapc: internal error: a sync for slice fails together: %s\n",
+		        acc_sync_reject);
+		abort();
+	}
+}
+
+static void analyse(Node *l)
+{
+	walk_loop(l);
+	acc_li->verdict = 0;
+	acc_li->reads_why = NULL;
+	acc_li->relax_hint = NULL;
+	acc_li->relax_note = NULL;
+	if (l->kind == N_SYNC) {
+		acc_li->verdict = VD_SYNC;
+		for (int i = 0; i < acc_li->merge_dds.n; i++)
+			if (!(acc_dds_mode_of(acc_li, acc_li->merge_dds.v[i]) & ACC_WRITE)) {
+				Node *w = acc_li->merge_how.v[i];
+				acc_li->verdict = VD_REJECTED;
+				acc_li->reason_at = w;
+				acc_li->reason = format("merge(%s): the loop's body does not write '%s', so "
+				                        "there is nothing to merge",
+				                        ((Sym *)acc_li->merge_dds.v[i])->name,
+				                        ((Sym *)acc_li->merge_dds.v[i])->name);
+			}
+		if (acc_li->verdict == VD_SYNC)
+			sync_paths(l);
+		return;
+	}
+	acc_compute_taint();
+	acc_li->nforks = 0;
+	while (acc_choose_forks())
+		acc_retaint();
+	acc_build_slice();
+	decide();
+	if (acc_li->verdict == VD_NOWRITE)
+		try_read_slice();
+}
+
+/* analyse, and when a key is rejected for reading a DDS that the loop
+ * only reads and adds to, and the loop runs with that DDS relaxed, the
+ * note says so. */
+void acc_analyse_loop(Node *l)
+{
+	analyse(l);
+	LoopInfo *L = l->li;
+	if (L->verdict != VD_REJECTED || !L->relax_hint || !L->relax_note)
+		return;
+	const char *note = L->relax_note;
+	vec_push(&L->relax_syms, L->relax_hint);
+	analyse(l);
+	bool runs = L->verdict != VD_REJECTED && L->verdict != VD_SERIAL;
+	L->relax_syms.n--;
+	analyse(l);
+	if (runs)
+		L->note = note;
+}
+
+/* ---- reads of the iteration's own element ---- */
+
+/* Is a a read of X[i], i the loop variable? */
+static bool reads_own(const Access *a)
+{
+	if (a->dynamic || a->mode != ACC_READ || a->aterms.n != 1)
+		return false;
+	const AffTerm *t = a->aterms.v[0];
+	for (int k = 0; k < a->bterms.n; k++)
+		if (((AffTerm *)a->bterms.v[k])->k != 0)
+			return false;
+	return t->k == 1 && !t->inv;
+}
+
+/* Does l access d, and is every access of it ok? */
+static bool every_access(LoopInfo *l, Sym *d, bool (*ok)(const Access *))
+{
+	bool any = false;
+	for (int i = 0; i < l->accesses.n; i++) {
+		Access *a = l->accesses.v[i];
+		if (a->dds != d)
+			continue;
+		if (!ok(a))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* Is a the access of a map at the key of a loop over a map's keys, of
+ * the map's key type? */
+bool acc_at_loop_key(const Access *a)
+{
+	const Node *k = a->key;
+	return k && k->kind == N_NAME && k->sym && k->sym->keys_of && k->sym->ty &&
+	       a->dds->ty->key && k->sym->ty->kind == a->dds->ty->key->kind;
+}
+
+bool acc_at_key(LoopInfo *l, Sym *d)
+{
+	return l->verdict != VD_SYNC && d->ty->kind != TY_DVEC && every_access(l, d, acc_at_loop_key);
+}
+
+bool acc_reads_own(LoopInfo *l, Sym *d)
+{
+	return l->verdict != VD_SYNC && d->ty->kind == TY_DVEC && !acc_is_accum(l, d) &&
+	       every_access(l, d, reads_own);
+}
+
+static bool is_static(const Access *a)
+{
+	return !a->dynamic;
+}
+
+bool acc_no_slice(LoopInfo *l, Sym *d)
+{
+	return l->verdict != VD_SYNC && every_access(l, d, is_static);
+}
+
+bool acc_by_index(LoopInfo *l, Sym *d)
+{
+	return ty_is_flat(d->ty->elem) && acc_reads_own(l, d);
+}
+
+/* ---- dvectors held in parts ---- */
+
+/* Is index node x, X[k] in loop l, a read of the iteration's own element
+ * in a loop that each rank can run on its own part of X? */
+static bool own_element(Node *x, Node *l)
+{
+	LoopInfo *L = l ? l->li : NULL;
+	/* Loops that run whole on every rank need every element. */
+	if (!L || l->kind != N_ASYNC || L->verdict == VD_SERIAL || L->verdict == VD_REJECTED ||
+	    L->accum_syms.n || L->relax_syms.n)
+		return false;
+	for (int i = 0; i < L->reduce_syms.n; i++)
+		if (!ty_is_flat(((Sym *)L->reduce_syms.v[i])->ty))
+			return false;
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (a->at == x)
+			return reads_own(a);
+	}
+	return false;
+}
+
+/* Clear `parted` on every dvector that node n, inside loop l (or driver
+ * code or a function when NULL), uses other than as its own element,
+ * len(X) or save(X, ...). */
+static void part_walk(Node *n, Node *l)
+{
+	for (; n; n = n->next) {
+		Node *inner = n->kind == N_ASYNC || n->kind == N_SYNC ? n : l;
+		if (n->kind == N_INDEX && n->lhs->kind == N_NAME && n->lhs->sym &&
+		    n->lhs->sym->parted) {
+			if (!own_element(n, l))
+				n->lhs->sym->parted = false;
+			part_walk(n->rhs, l);
+			continue;
+		}
+		if (n->kind == N_CALL && (n->builtin == B_LEN || n->builtin == B_SAVE) && n->args &&
+		    n->args->kind == N_NAME) {
+			part_walk(n->args->next, l);
+			continue;
+		}
+		if (n->kind == N_NAME && n->sym && n->sym->parted)
+			n->sym->parted = false;
+		Node *kids[] = { n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->step, n->size,
+		                 n->args, n->clauses };
+		for (size_t k = 0; k < sizeof kids / sizeof *kids; k++)
+			part_walk(kids[k], inner);
+		part_walk(n->body, inner);
+	}
+}
+
+static void part_candidates(Node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_VAR && n->sym && n->sym->ty->kind == TY_DVEC &&
+		    ty_is_flat(n->sym->ty->elem) && n->init && n->init->kind == N_CALL &&
+		    n->init->builtin == B_LOAD)
+			n->sym->parted = true;
+		Node *kids[] = { n->then, n->els, n->init, n->body, n->args };
+		for (size_t k = 0; k < sizeof kids / sizeof *kids; k++)
+			if (kids[k] && kids[k]->kind != N_CALL)
+				part_candidates(kids[k]);
+	}
+}
+
+/* A loop may follow the parts of one dvector only. */
+static void part_one_home(Program *p)
+{
+	for (int i = 0; i < p->loops.n; i++) {
+		LoopInfo *L = ((Node *)p->loops.v[i])->li;
+		int homes = 0;
+		for (int k = 0; k < L->dds.n; k++)
+			homes += ((Sym *)L->dds.v[k])->parted;
+		if (homes > 1)
+			for (int k = 0; k < L->dds.n; k++)
+				((Sym *)L->dds.v[k])->parted = false;
+	}
+}
+
+static void partition(Program *p)
+{
+	part_candidates(p->items);
+	part_walk(p->items, NULL);
+	for (int i = 0; i < p->funcs.n; i++)
+		part_walk(((Node *)p->funcs.v[i])->body, NULL);
+	part_one_home(p);
+}
+
+bool acc_program(Program *p, bool explain)
+{
+	acc_explain_mode = explain;
+	/* Zeroed, not just emptied: between two programs in one process
+	 * xfree_all() frees what the vectors held. */
+	acc_units = acc_ctls = acc_jumps = acc_ctrl = acc_sync_only = acc_taints = (Vec){0};
+	for (int i = 0; i < p->loops.n; i++) {
+		Node *l = p->loops.v[i];
+		acc_analyse_loop(l);
+		if (l->li->verdict == VD_REJECTED && !explain) {
+			diag_error(l->li->reason_at->file, l->li->reason_at->off, "%s", l->li->reason);
+			if (l->li->note)
+				diag_note(l->li->note_at->file, l->li->note_at->off, "%s", l->li->note);
+			return false;
+		}
+	}
+	partition(p);
+	return true;
+}
+
+/* The DDSs a driver statement writes. */
+static void written_in(Node *e, Vec *out)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case N_ASSIGN: case N_INCDEC: {
+		Node *b = e->lhs;
+		while (b->kind == N_INDEX || b->kind == N_FIELD) {
+			if (b->kind == N_INDEX && b->lhs->kind == N_NAME && ty_is_dds(b->lhs->ty)) {
+				acc_add_sym(out, b->lhs->sym);
+				break;
+			}
+			b = b->lhs;
+		}
+		break;
+	}
+	case N_CALL:
+		if ((e->builtin == B_INSERT || e->builtin == B_ERASE) && e->args->kind == N_NAME)
+			acc_add_sym(out, e->args->sym);
+		break;
+	default:
+		break;
+	}
+	written_in(e->lhs, out);
+	written_in(e->rhs, out);
+	written_in(e->cond, out);
+	if (e->kind == N_COND) {
+		written_in(e->then, out);
+		written_in(e->els, out);
+	}
+	if (e->kind == N_CALL)
+		for (Node *a = e->args; a; a = a->next)
+			written_in(a, out);
+}
+
+void acc_dds_written(Node *s, Vec *out)
+{
+	if (s->kind == N_EXPR)
+		written_in(s->lhs, out);
+	else if (s->kind == N_VAR)
+		written_in(s->init, out);
+}
