@@ -75,8 +75,8 @@ static const char *numtype_of(Type *t)
 			int nf = 0;
 			for (Node *f = u->sdecl->args; f; f = f->next)
 				nf++;
-			int64_t *fo = xcalloc((size_t)(nf ? nf : 1), sizeof *fo);
-			Type **ft = xcalloc((size_t)(nf ? nf : 1), sizeof *ft);
+			int64_t *fo = xcalloc((size_t)nf, sizeof *fo);
+			Type **ft = xcalloc((size_t)nf, sizeof *ft);
 			int64_t at = 0;
 			int k = 0;
 			for (Node *f = u->sdecl->args; f; f = f->next, k++) {
