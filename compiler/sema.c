@@ -639,7 +639,13 @@ void sema_check_var(Node *d)
 	if (d->vclass == V_PARAM) {
 		if (!ty_is_scalar(t) && t->kind != TY_STRING)
 			fail_ts(d->ts, "a param must be bool, int, long, float, double or string, not '%s'", ty_str(t));
-		static const char *options[] = {"help", "seed", "threads", "stats", "locks"};
+		/* The runtime's options, from its one list: a param of that name
+		 * could never be set (the runtime takes --NAME first). */
+		static const char *options[] = {
+#define SAP_OPTION(name, value, doc) name,
+#include "options.def"
+#undef SAP_OPTION
+		};
 		static const char *reserved[] = {"resume", "record", "replay", "trace", "progress"};
 		for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
 			if (!strcmp(name, options[i]))

@@ -5,7 +5,9 @@
 # must accept each of them.  Adding an option to one place and not the
 # others fails here.  Also: the manual pages are mandoc -Tlint clean (when
 # mandoc is installed), but for cross references to each other, which
-# mandoc looks up among the installed pages.
+# mandoc looks up among the installed pages.  sap(7) names the one-word
+# options, which a param cannot be called, and sapc rejects such a param
+# from the same list.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -56,6 +58,19 @@ diff def.body listed.body >diff.txt ||
 for o in help version; do
 	grep -q "^$o\$" listed || fail "sap-run(1) lists no --$o"
 done
+
+# sap(7) names the options a param cannot be called: those that are one
+# word (a param's name is an identifier).
+sed -n '/^A param cannot be called$/,/^which are options of every program$/p' \
+	"$top_srcdir/man/sap.7" | sed -n 's/^\.Cm \([a-z]*\).*/\1/p' | sort >named
+grep -v -- - def | sort >words
+diff words named >diff.txt ||
+	{ cat diff.txt; fail "sap(7)'s options a param cannot be called and options.def differ (< options.def)"; }
+# ... and sapc rejects such a param.
+printf 'param int version = 1;\nprint("%%d\\n", version);\n' >v.sap
+"$SAPC" -fsyntax-only v.sap 2>err.txt && fail "sapc took a param called version"
+grep -q "'version' cannot be a param: --version is an option of every program" err.txt ||
+	{ cat err.txt; fail "the message for a param called version"; }
 
 # Each is accepted (help and version exit at once, with status 0).
 ./p --dump-order=order.txt >out.txt || fail "--dump-order exited $?"
