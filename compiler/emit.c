@@ -33,7 +33,8 @@ const char *emit_site(Node *n)
 {
 	int line, col;
 	diag_linecol(n->file, n->off, &line, &col);
-	buf_printf(&E->sites, "\t{%s, %d, %d},\n", emit_cstr(n->file->name, strlen(n->file->name)),
+	buf_printf(&E->sites, "\t{.file = %s, .line = %d, .col = %d},\n",
+	           emit_cstr(n->file->name, strlen(n->file->name)),
 	           line, col);
 	return format("&sap_S[%d]", E->nsites++);
 }

@@ -740,12 +740,23 @@ static void body_fn(Node *s)
 	E->versioned = all || guard.len;
 	Aside as;
 	emit_aside_begin(&as);
-	if (E->versioned)
+	if (E->versioned) {
+		emit_line(NULL, "/* The body of loop %d, written once.  sap_loop%d_body runs it with sap_v", id, id);
+		if (all)
+			emit_line(NULL, " * 2 when every key it indexes is known in range (static keys at the\n"
+			          " * ends of the iterations, the keys its slice recorded, the plan-order\n"
+			          " * copies there), 1 when its static keys are, 0 otherwise.  Inlined,\n"
+			          " * it is compiled for each, without the checks that cannot fail. */");
+		else
+			emit_line(NULL, " * 1 when its static keys are known in range (at the two ends of the\n"
+			          " * iterations), 0 otherwise.  Inlined, it is compiled for each,\n"
+			          " * without the checks that cannot fail. */");
 		emit_line(s, "static inline __attribute__((always_inline)) void sap_loop%d_run(void *env, "
 		          "const int64_t *sap_idx, int64_t lo, int64_t hi, void *red, const int sap_v)", id);
-	else
+	} else {
 		emit_line(s, "static void sap_loop%d_body(void *env, const int64_t *sap_idx, int64_t lo, "
 		          "int64_t hi, void *red)", id);
+	}
 	emit_line(s, "{");
 	E->indent = 1;
 	if (E->versioned)
@@ -959,7 +970,8 @@ void emit_parallel(Node *s)
 	bool has_red = nred || li->accum_syms.n || li->relax_syms.n;
 	int line, col;
 	diag_linecol(s->file, s->off, &line, &col);
-	buf_printf(&E->protos, "static sap_loop sap_loop%d = {.id = %d, .kind = %s, .site = {%s, %d, %d}};\n", id, id,
+	buf_printf(&E->protos, "static sap_loop sap_loop%d = {.id = %d, .kind = %s,\n"
+	           "\t.site = {.file = %s, .line = %d, .col = %d}};\n", id, id,
 	           async ? "SAP_ASYNC" : "SAP_SYNC", emit_cstr(s->file->name, strlen(s->file->name)),
 	           line, col);
 	if (has_red)
