@@ -276,6 +276,33 @@ void sap_sc_div(const sap_numtype *t, void *v, int64_t n, int64_t A);
 void sap_sc_merge(const sap_syncdds *w, void *out, const void *old, const void *total,
                   int64_t n, int64_t A);
 
+/* ======== io/: files ==================================================== */
+
+/* ==== io/ckpt.c: checkpoint files ======================================== */
+
+/* CRC32C of p[0 .. n), continuing crc (0 to start). */
+uint32_t sap_crc32c(uint32_t crc, const void *p, size_t n);
+
+/* What a checkpoint says of itself besides its data. */
+typedef struct sap_ckpt_head {
+	uint64_t program;       /* a hash of the program that wrote it */
+	uint64_t seq;           /* its number, increasing through a run */
+	uint64_t invocation;    /* of op */
+	uint32_t op;            /* the parallel operator it was taken after */
+	uint32_t threads;       /* per rank */
+} sap_ckpt_head;
+
+/* Collective: checkpoint h->seq in dir, this rank's part data[0 .. n).
+ * NULL once it is complete on disk (and all but the newest two complete
+ * checkpoints removed), else why not, on every rank; a failed checkpoint
+ * is never taken for complete. */
+char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, size_t n);
+/* Collective: the newest complete checkpoint in dir of this program whose
+ * every part is whole, on every rank the same; each one passed over is
+ * told to warn (the file and what is wrong).  False if there is none. */
+bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, void **data, size_t *n,
+                   void (*warn)(const char *why));
+
 /* ======== plan/: reconnaissance and plans ================================ */
 
 /* ==== plan/recon.c: reconnaissance ======================================= */

@@ -18,6 +18,7 @@ int main(void)
 	srunner_add_suite(sr, vmath_suite());
 	srunner_add_suite(sr, arith_suite());
 	srunner_add_suite(sr, comm_suite());
+	srunner_add_suite(sr, ckpt_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -15,5 +15,6 @@ Suite *hold_suite(void);
 Suite *vmath_suite(void);
 Suite *arith_suite(void);
 Suite *comm_suite(void);
+Suite *ckpt_suite(void);
 
 #endif

@@ -1,0 +1,390 @@
+/* ckpt.c: checkpoint files, written so that a crash or a full disk at any
+ * moment leaves the checkpoints there were, or those and one more that is
+ * complete; never one that looks complete and is not.
+ *
+ * Checkpoint SEQ in directory D is the directory D/ckpt-SEQ: a part per
+ * rank, part-R, and, once every part is on disk, the file COMPLETE.  Each
+ * file is written as its .tmp, fsync'd, renamed, and its directory
+ * fsync'd, as SCR and FTI do; so a part or a COMPLETE either is there
+ * whole or is not.  A part starts with a header (magic, format version,
+ * the program's hash, the operator and its invocation, ranks x threads,
+ * the rank) and a CRC32C of the header and one of the payload; COMPLETE
+ * lists every part's payload CRC, which catches a part of another rank or
+ * another checkpoint swapped in.  The newest two complete checkpoints are
+ * kept.  Numbers are in the machine's byte order: a checkpoint resumes on
+ * the kind of machine that wrote it. */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "sap-int.h"
+
+static const char magic[8] = "SAPCKPT";
+enum { VERSION = 1, KEEP = 2 };
+
+/* ---- CRC32C (Castagnoli), the checksum of iSCSI and ext4 ---- */
+
+static uint32_t crc_table[256];
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+uint32_t sap_crc32c(uint32_t crc, const void *p, size_t n)
+{
+	if (!crc_table[1])
+		crc_init();
+	const unsigned char *b = p;
+	crc = ~crc;
+	while (n--)
+		crc = crc_table[(crc ^ *b++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+/* ---- files written whole or not at all ---- */
+
+/* The header of a part as it is on disk. */
+typedef struct disk_head {
+	char magic[8];
+	uint32_t version;
+	uint32_t rank;
+	uint64_t program;
+	uint64_t seq;
+	uint64_t invocation;
+	uint32_t op;
+	uint32_t ranks;
+	uint32_t threads;
+	uint32_t data_crc;
+	uint64_t data_len;
+	uint32_t pad;
+	uint32_t head_crc;      /* of everything above */
+} disk_head;
+
+static char *fail_msg(const char *what, const char *path)
+{
+	return sap_strf("%s '%s': %s", what, path, strerror(errno ? errno : EIO));
+}
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		c += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static bool sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return false;
+	bool ok = fsync(fd) == 0;
+	return close(fd) == 0 && ok;
+}
+
+/* path as a, b (NULL for none) one after the other: written to path.tmp,
+ * flushed to the disk, renamed, and the rename flushed.  NULL, or what
+ * went wrong; a failed write leaves no path. */
+static char *write_file(const char *dir, const char *name, const void *a, size_t an,
+                        const void *b, size_t bn)
+{
+	char *path = sap_strf("%s/%s", dir, name), *tmp = sap_strf("%s.tmp", path);
+	char *err = NULL;
+	errno = 0;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		err = fail_msg("cannot create", tmp);
+	} else {
+		if (!write_all(fd, a, an) || (b && !write_all(fd, b, bn)))
+			err = fail_msg("cannot write", tmp);
+		else if (fsync(fd) != 0)
+			err = fail_msg("cannot flush", tmp);
+		if (close(fd) != 0 && !err)
+			err = fail_msg("cannot close", tmp);
+		if (!err && rename(tmp, path) != 0)
+			err = fail_msg("cannot rename", tmp);
+		if (!err && !sync_dir(dir))
+			err = fail_msg("cannot flush the directory", dir);
+		if (err)
+			unlink(tmp);
+	}
+	free(path);
+	free(tmp);
+	return err;
+}
+
+static bool read_file(const char *path, char **out, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t cap = 1 << 16, len = 0;
+	char *buf = sap_xmalloc(cap);
+	size_t got;
+	while ((got = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += got;
+		if (len == cap)
+			buf = sap_xrealloc(buf, cap *= 2);
+	}
+	bool ok = !ferror(f);
+	fclose(f);
+	if (!ok) {
+		free(buf);
+		return false;
+	}
+	*out = buf;
+	*n = len;
+	return true;
+}
+
+/* ---- checkpoints ---- */
+
+static char *ckpt_dir(const char *dir, uint64_t seq)
+{
+	return sap_strf("%s/ckpt-%llu", dir, (unsigned long long)seq);
+}
+
+/* The checkpoints in dir that have a COMPLETE, newest first, into *seqs;
+ * how many. */
+static int complete_seqs(const char *dir, uint64_t **seqs)
+{
+	*seqs = NULL;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		unsigned long long s;
+		int used = 0;
+		if (sscanf(e->d_name, "ckpt-%llu%n", &s, &used) != 1 || e->d_name[used])
+			continue;
+		char *c = sap_strf("%s/%s/COMPLETE", dir, e->d_name);
+		bool done = access(c, F_OK) == 0;
+		free(c);
+		if (!done)
+			continue;
+		if (n == cap)
+			*seqs = sap_xrealloc(*seqs, (size_t)(cap = cap ? 2 * cap : 8) * sizeof **seqs);
+		(*seqs)[n++] = s;
+	}
+	closedir(d);
+	for (int i = 1; i < n; i++)     /* newest first */
+		for (int j = i; j > 0 && (*seqs)[j] > (*seqs)[j - 1]; j--) {
+			uint64_t t = (*seqs)[j];
+			(*seqs)[j] = (*seqs)[j - 1];
+			(*seqs)[j - 1] = t;
+		}
+	return n;
+}
+
+static void remove_ckpt(const char *dir, const char *name)
+{
+	char *path = sap_strf("%s/%s", dir, name);
+	DIR *d = opendir(path);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				char *f = sap_strf("%s/%s", path, e->d_name);
+				unlink(f);
+				free(f);
+			}
+		closedir(d);
+	}
+	rmdir(path);
+	free(path);
+}
+
+/* All but the KEEP newest complete checkpoints, and every incomplete one
+ * older than the newest complete, go. */
+static void prune(const char *dir)
+{
+	uint64_t *seqs;
+	int n = complete_seqs(dir, &seqs);
+	if (n == 0)
+		return;
+	uint64_t oldest_kept = seqs[n < KEEP ? n - 1 : KEEP - 1], newest = seqs[0];
+	free(seqs);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	char **gone = NULL;
+	int ngone = 0;
+	while ((e = readdir(d))) {
+		unsigned long long s;
+		int used = 0;
+		if (sscanf(e->d_name, "ckpt-%llu%n", &s, &used) != 1 || e->d_name[used])
+			continue;
+		char *c = sap_strf("%s/%s/COMPLETE", dir, e->d_name);
+		bool done = access(c, F_OK) == 0;
+		free(c);
+		if ((done && s < oldest_kept) || (!done && s < newest)) {
+			gone = sap_xrealloc(gone, (size_t)(ngone + 1) * sizeof *gone);
+			gone[ngone++] = sap_strf("%s", e->d_name);
+		}
+	}
+	closedir(d);
+	for (int i = 0; i < ngone; i++) {
+		remove_ckpt(dir, gone[i]);
+		free(gone[i]);
+	}
+	free(gone);
+	sync_dir(dir);
+}
+
+char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, size_t n)
+{
+	int P = sap_comm_size(), me = sap_comm_rank();
+	char *cdir = ckpt_dir(dir, h->seq), *err = NULL;
+	errno = 0;
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		err = fail_msg("cannot create", dir);
+	errno = 0;
+	if (!err && mkdir(cdir, 0755) != 0 && errno != EEXIST)
+		err = fail_msg("cannot create", cdir);
+	disk_head dh;
+	memset(&dh, 0, sizeof dh);
+	memcpy(dh.magic, magic, sizeof dh.magic);
+	dh.version = VERSION;
+	dh.rank = (uint32_t)me;
+	dh.program = h->program;
+	dh.seq = h->seq;
+	dh.invocation = h->invocation;
+	dh.op = h->op;
+	dh.ranks = (uint32_t)P;
+	dh.threads = h->threads;
+	dh.data_crc = sap_crc32c(0, data, n);
+	dh.data_len = n;
+	dh.head_crc = sap_crc32c(0, &dh, offsetof(disk_head, head_crc));
+	if (!err) {
+		char *name = sap_strf("part-%d", me);
+		err = write_file(cdir, name, &dh, sizeof dh, data, n);
+		free(name);
+	}
+	/* COMPLETE only when every part is on disk; every rank learns of a
+	 * failure, so that all return it. */
+	int bad = err != NULL;
+	sap_comm_allreduce(&bad, 1, SAP_COMM_INT, SAP_COMM_MAX);
+	uint32_t *crcs = sap_xmalloc((size_t)P * sizeof *crcs);
+	sap_comm_allgather(&dh.data_crc, crcs, 1, sizeof *crcs);
+	if (!bad && me == 0) {
+		uint64_t top[2] = { h->seq, (uint64_t)P };
+		err = write_file(cdir, "COMPLETE", top, sizeof top, crcs, (size_t)P * sizeof *crcs);
+		if (!err)
+			prune(dir);
+		bad = err != NULL;
+	}
+	sap_comm_bcast(&bad, 1, sizeof bad, 0);
+	if (bad && !err)
+		err = sap_strf("checkpoint %llu in '%s' not written: another rank failed",
+		               (unsigned long long)h->seq, dir);
+	free(crcs);
+	free(cdir);
+	return err;
+}
+
+/* This rank's part of checkpoint seq, if whole and of this program and
+ * run; else why not, in *why. */
+static bool load_part(const char *dir, uint64_t seq, uint64_t program, sap_ckpt_head *h,
+                      char **data, size_t *n, char **why)
+{
+	int P = sap_comm_size(), me = sap_comm_rank();
+	char *cdir = ckpt_dir(dir, seq);
+	char *cpath = sap_strf("%s/COMPLETE", cdir), *ppath = sap_strf("%s/part-%d", cdir, me);
+	char *comp = NULL, *part = NULL;
+	size_t cn = 0, pn = 0;
+	disk_head dh;
+	bool ok = false;
+	if (!read_file(cpath, &comp, &cn) || cn != 2 * sizeof(uint64_t) + (size_t)P * sizeof(uint32_t)) {
+		*why = sap_strf("%s: unreadable, or written by a run on another number of ranks", cpath);
+	} else if (!read_file(ppath, &part, &pn) || pn < sizeof dh) {
+		*why = sap_strf("%s: missing or truncated", ppath);
+	} else {
+		memcpy(&dh, part, sizeof dh);
+		uint32_t want;
+		memcpy(&want, comp + 2 * sizeof(uint64_t) + (size_t)me * sizeof want, sizeof want);
+		if (memcmp(dh.magic, magic, sizeof magic) || dh.version != VERSION)
+			*why = sap_strf("%s: not a checkpoint of this version of sapc", ppath);
+		else if (dh.head_crc != sap_crc32c(0, &dh, offsetof(disk_head, head_crc)))
+			*why = sap_strf("%s: its header is corrupt (CRC32C)", ppath);
+		else if (dh.program != program)
+			*why = sap_strf("%s: written by another program (or another build of it)", ppath);
+		else if (dh.rank != (uint32_t)me || dh.ranks != (uint32_t)P || dh.seq != seq)
+			*why = sap_strf("%s: the part of another rank or checkpoint", ppath);
+		else if (dh.data_len != pn - sizeof dh)
+			*why = sap_strf("%s: truncated", ppath);
+		else if (dh.data_crc != sap_crc32c(0, part + sizeof dh, pn - sizeof dh))
+			*why = sap_strf("%s: its data are corrupt (CRC32C)", ppath);
+		else if (dh.data_crc != want)
+			*why = sap_strf("%s: not the part %s lists", ppath, cpath);
+		else
+			ok = true;
+	}
+	if (ok) {
+		h->program = dh.program;
+		h->seq = dh.seq;
+		h->op = dh.op;
+		h->invocation = dh.invocation;
+		h->threads = dh.threads;
+		*n = pn - sizeof dh;
+		*data = sap_xmalloc(*n);
+		memcpy(*data, part + sizeof dh, *n);
+	}
+	free(comp);
+	free(part);
+	free(cpath);
+	free(ppath);
+	free(cdir);
+	return ok;
+}
+
+bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, void **data, size_t *n,
+                   void (*warn)(const char *why))
+{
+	uint64_t *seqs;
+	int k = complete_seqs(dir, &seqs);
+	/* Every rank takes the same checkpoint: the newest whose parts are
+	 * all good. */
+	sap_comm_bcast(&k, 1, sizeof k, 0);
+	if (k > 0 && sap_comm_rank() != 0)
+		seqs = sap_xrealloc(seqs, (size_t)k * sizeof *seqs);
+	if (k > 0)
+		sap_comm_bcast(seqs, k, sizeof *seqs, 0);
+	bool found = false;
+	for (int i = 0; i < k && !found; i++) {
+		char *buf = NULL, *why = NULL;
+		int good = load_part(dir, seqs[i], program, h, &buf, n, &why);
+		if (!good && warn)
+			warn(why);
+		free(why);
+		sap_comm_allreduce(&good, 1, SAP_COMM_INT, SAP_COMM_MIN);
+		if (good) {
+			*data = buf;
+			found = true;
+		} else {
+			free(buf);
+		}
+	}
+	free(seqs);
+	return found;
+}
