@@ -162,6 +162,21 @@ static char *ckpt_dir(const char *dir, uint64_t seq)
 	return sap_strf("%s/ckpt-%llu", dir, (unsigned long long)seq);
 }
 
+/* Whether name, in dir, is a checkpoint: its number, and whether it is
+ * complete. */
+static bool ckpt_entry(const char *dir, const char *name, uint64_t *seq, bool *done)
+{
+	unsigned long long s;
+	int used = 0;
+	if (sscanf(name, "ckpt-%llu%n", &s, &used) != 1 || name[used])
+		return false;
+	char *c = sap_strf("%s/%s/COMPLETE", dir, name);
+	*done = access(c, F_OK) == 0;
+	free(c);
+	*seq = s;
+	return true;
+}
+
 /* The checkpoints in dir that have a COMPLETE, newest first, into *seqs;
  * how many. */
 static int complete_seqs(const char *dir, uint64_t **seqs)
@@ -172,15 +187,10 @@ static int complete_seqs(const char *dir, uint64_t **seqs)
 		return 0;
 	int n = 0, cap = 0;
 	struct dirent *e;
+	uint64_t s;
+	bool done;
 	while ((e = readdir(d))) {
-		unsigned long long s;
-		int used = 0;
-		if (sscanf(e->d_name, "ckpt-%llu%n", &s, &used) != 1 || e->d_name[used])
-			continue;
-		char *c = sap_strf("%s/%s/COMPLETE", dir, e->d_name);
-		bool done = access(c, F_OK) == 0;
-		free(c);
-		if (!done)
+		if (!ckpt_entry(dir, e->d_name, &s, &done) || !done)
 			continue;
 		if (n == cap)
 			*seqs = sap_xrealloc(*seqs, (size_t)(cap = cap ? 2 * cap : 8) * sizeof **seqs);
@@ -230,14 +240,11 @@ static void prune(const char *dir)
 	struct dirent *e;
 	char **gone = NULL;
 	int ngone = 0;
+	uint64_t s;
+	bool done;
 	while ((e = readdir(d))) {
-		unsigned long long s;
-		int used = 0;
-		if (sscanf(e->d_name, "ckpt-%llu%n", &s, &used) != 1 || e->d_name[used])
+		if (!ckpt_entry(dir, e->d_name, &s, &done))
 			continue;
-		char *c = sap_strf("%s/%s/COMPLETE", dir, e->d_name);
-		bool done = access(c, F_OK) == 0;
-		free(c);
 		if ((done && s < oldest_kept) || (!done && s < newest)) {
 			gone = sap_xrealloc(gone, (size_t)(ngone + 1) * sizeof *gone);
 			gone[ngone++] = sap_strf("%s", e->d_name);
