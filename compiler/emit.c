@@ -741,6 +741,139 @@ static void expr_stmt(Node *s)
 /* A for loop: a C for when its condition and step are plain C, else a
  * loop that runs the step and the condition at the top of every pass but
  * the first, so that continue reaches them. */
+/* ---- list elements known in range ----
+ *
+ * In  for (k = C; k < len(L); k++) body,  with C a constant >= 0, k a
+ * long and L a path of names, fields and subscripts by names or
+ * constants, L[k] in the body needs no check when the body changes
+ * neither k nor anything L's path names: no assignment, ++, --, push,
+ * insert or erase through them (but for one to a field or element that
+ * holds no list), and no call of a function of the program, which could
+ * reach a driver variable or a DDS.  Every value is
+ * a copy (sap(7)), so no other path reaches L's list.  k then counts up
+ * from C and the condition held, for the same list, just before each
+ * pass.  An int k is left out: past INT_MAX it would wrap to a negative
+ * index instead of ending the loop.  Slices, which may run a loop's body
+ * without its condition, keep every check. */
+
+static bool list_path(Node *e, Vec *syms)
+{
+	switch (e->kind) {
+	case N_NAME:
+		if (!e->sym || e->sym->kind != SYM_VAR)
+			return false;
+		vec_push(syms, e->sym);
+		return true;
+	case N_FIELD:
+		return list_path(e->lhs, syms);
+	case N_INDEX:
+		if (e->rhs->kind == N_NAME && e->rhs->sym && e->rhs->sym->kind == SYM_VAR)
+			vec_push(syms, e->rhs->sym);
+		else if (!e->rhs->has_cval)
+			return false;
+		return list_path(e->lhs, syms);
+	default:
+		return false;
+	}
+}
+
+static Sym *path_root(Node *e)
+{
+	while (e->kind == N_FIELD || e->kind == N_INDEX)
+		e = e->lhs;
+	return e->kind == N_NAME ? e->sym : NULL;
+}
+
+/* Does n change one of syms (a Vec *), or call a function of the program? */
+static int changes_path(Node *n, void *arg)
+{
+	Vec *syms = arg;
+	Node *target = NULL;
+	if (n->kind == N_ASSIGN || n->kind == N_INCDEC)
+		target = n->lhs;
+	else if (n->kind == N_CALL && (n->builtin == B_PUSH || n->builtin == B_INSERT ||
+	                               n->builtin == B_ERASE))
+		target = n->args;
+	else if (n->kind == N_CALL && n->builtin == B_NONE)
+		return 1;
+	else if (n->kind == N_VAR || n->kind == N_ASYNC || n->kind == N_SYNC)
+		for (int i = 0; i < syms->n; i++)
+			if (n->sym == syms->v[i])
+				return 1;
+	if (!target)
+		return 0;
+	Sym *r = path_root(target);
+	if (!r)
+		return 1;
+	/* A field or element that holds no list, as L[k].v = x, leaves
+	 * every length and every subscript of the path alone. */
+	if (n->kind != N_CALL && target->kind != N_NAME && !ty_needs_drop(target->ty))
+		return 0;
+	for (int i = 0; i < syms->n; i++)
+		if (r == syms->v[i])
+			return 1;
+	return 0;
+}
+
+/* The Counted of for loop s, or NULL. */
+static Counted *counted_loop(Node *s)
+{
+	Node *in = s->init, *c = s->cond, *st = s->step;
+	if (!in || !c || !st || !s->body || emit_in_slice)
+		return NULL;
+	Sym *k = NULL;
+	Node *from = NULL;
+	if (in->kind == N_VAR) {
+		k = in->sym;
+		from = in->init;
+	} else if (in->kind == N_EXPR && in->lhs->kind == N_ASSIGN && in->lhs->op == TK_ASSIGN &&
+	           in->lhs->lhs->kind == N_NAME) {
+		k = in->lhs->lhs->sym;
+		from = in->lhs->rhs;
+	}
+	if (!k || k->kind != SYM_VAR || k->ty->kind != TY_LONG || !from || !from->has_cval || from->cval < 0)
+		return NULL;
+	if (c->kind != N_BINARY || c->op != TK_LT || c->lhs->kind != N_NAME || c->lhs->sym != k ||
+	    c->rhs->kind != N_CALL || c->rhs->builtin != B_LEN || c->rhs->args->ty->kind != TY_LIST)
+		return NULL;
+	bool up = (st->kind == N_INCDEC && st->op == TK_INC) ||
+	          (st->kind == N_ASSIGN && st->op == TK_PLUS && st->rhs->has_cval && st->rhs->cval == 1);
+	if (!up || st->lhs->kind != N_NAME || st->lhs->sym != k)
+		return NULL;
+	Node *l = c->rhs->args;
+	Vec syms = {0};
+	vec_push(&syms, k);
+	if (!list_path(l, &syms) || emit_any_node(s->body, changes_path, &syms))
+		return NULL;
+	Counted *ct = xcalloc(1, sizeof *ct);
+	ct->k = k;
+	ct->list = l;
+	return ct;
+}
+
+bool emit_counted(Node *list, Node *index)
+{
+	if (index->kind != N_NAME || emit_in_slice)
+		return false;
+	for (int i = E->counted.n - 1; i >= 0; i--) {
+		Counted *ct = E->counted.v[i];
+		if (ct->k == index->sym && acc_same_expr(ct->list, list))
+			return true;
+	}
+	return false;
+}
+
+/* A for loop's body, with its L[k] known in range if it counts over L. */
+static void counted_body(Node *s)
+{
+	Counted *ct = counted_loop(s);
+	if (ct)
+		vec_push(&E->counted, ct);
+	loop_body(s);
+	if (ct)
+		E->counted.n--;
+}
+
 static void for_stmt(Node *s)
 {
 	emit_line(s, "{");
@@ -778,7 +911,7 @@ static void for_stmt(Node *s)
 		}
 		emit_line(s, "for (; %s; %s) {", c, st);
 		E->indent++;
-		loop_body(s);
+		counted_body(s);
 		if (E->hoisted.n > nh) {
 			E->hoisted.n = nh;
 			E->indent--;
@@ -804,7 +937,7 @@ static void for_stmt(Node *s)
 	}
 	if (s->cond)
 		emit_loop_cond(s->cond);
-	loop_body(s);
+	counted_body(s);
 	emit_pop_scope(s);
 	E->indent--;
 	emit_line(s, "}");

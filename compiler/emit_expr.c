@@ -171,6 +171,9 @@ static char *index_expr(Node *e, bool write)
 	}
 	case TY_LIST: {
 		char *b = write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
+		if (emit_counted(e->lhs, e->rhs))
+			return format("((%s *)%s)[%s]", emit_ctype(bt->elem), emit_member(b, "v"),
+			              emit_expr(e->rhs));
 		return format("(*(%s *)sap_list_at(&%s, %s, sizeof(%s), %s))", emit_ctype(bt->elem), b,
 		              emit_expr(e->rhs), emit_ctype(bt->elem), emit_site(e));
 	}

@@ -689,6 +689,9 @@ char *acc_name_list(Vec *v);
 bool acc_adds_only(Access *a);
 bool acc_defined_inside(Node *c, Vec *syms);
 void acc_build_slice(void);
+/* Do x and y compute the same value from the same variables (neither
+ * with side effects nor random draws)? */
+bool acc_same_expr(const Node *x, const Node *y);
 Sym *acc_driver_read(Node *e);
 bool acc_is_reduce(Sym *s);
 bool acc_has_rand(Node *e);
@@ -730,6 +733,7 @@ typedef struct Emitter {
 	bool in_const;          /* expanding a const/param initialiser */
 	Node *loop;             /* the parallel loop whose body or slice is being written */
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
+	Vec counted;            /* Counted *: the for loops around, k < len(L), whose L[k] is in range */
 	/* Writing the one copy of an async body that its caller runs with
 	 * sap_v 2 (every key known in range, every plan-order copy sap_stN
 	 * there), 1 (the static keys known in range) or 0 (see emit_parallel
@@ -809,6 +813,13 @@ typedef struct Hoist {
 	char *ptr;              /* the C pointer variable */
 	char *decl;             /* its declaration, before the loop */
 } Hoist;
+
+typedef struct Counted {
+	Sym *k;                 /* the counter */
+	Node *list;             /* L of its condition k < len(L) */
+} Counted;
+/* Is L[k] in range, L and k those of a for loop around (emit.c)? */
+bool emit_counted(Node *list, Node *index);
 
 extern Emitter *E;
 const char *emit_ctype(Type *t);        /* ensures the typedef exists */

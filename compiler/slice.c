@@ -418,7 +418,7 @@ static Unit *access_unit(const Access *a)
 
 /* Do x and y compute the same value from the same variables?  Keys have
  * no side effects and draw no random numbers (acc_build_slice rejects those). */
-static bool same_expr(const Node *x, const Node *y)
+bool acc_same_expr(const Node *x, const Node *y)
 {
 	if (!x || !y)
 		return x == y;
@@ -428,12 +428,13 @@ static bool same_expr(const Node *x, const Node *y)
 	    (x->kind == N_CONV && x->ty != y->ty) ||
 	    ((x->sval || y->sval) && (!x->sval || !y->sval || strcmp(x->sval, y->sval) != 0)))
 		return false;
-	if (!same_expr(x->lhs, y->lhs) || !same_expr(x->rhs, y->rhs) ||
-	    !same_expr(x->cond, y->cond) || !same_expr(x->then, y->then) || !same_expr(x->els, y->els))
+	if (!acc_same_expr(x->lhs, y->lhs) || !acc_same_expr(x->rhs, y->rhs) ||
+	    !acc_same_expr(x->cond, y->cond) || !acc_same_expr(x->then, y->then) ||
+	    !acc_same_expr(x->els, y->els))
 		return false;
 	const Node *p = x->args, *q = y->args;
 	for (; p && q; p = p->next, q = q->next)
-		if (!same_expr(p, q))
+		if (!acc_same_expr(p, q))
 			return false;
 	return !p && !q;
 }
@@ -457,7 +458,7 @@ static Access *recorded_before(const Access *a, const Unit *u, const Vec *uses)
 			continue;
 		const Unit *ub = access_unit(b);
 		if (ub && !ub->ctrl.n && !ub->is_step && !ub->node->aux && ub->pos < u->pos &&
-		    same_expr(a->key, b->key))
+		    acc_same_expr(a->key, b->key))
 			return b;
 	}
 	return NULL;

@@ -30,6 +30,8 @@ run_tests = \
 	tests/run/int-wrap.sap \
 	tests/run/lanes.sap \
 	tests/run/lanes-order.sh \
+	tests/run/list-range.sap \
+	tests/run/list-range-c.sh \
 	tests/run/load-error.sap \
 	tests/run/load-lists.sap \
 	tests/run/pack-lists.sap \
@@ -83,7 +85,7 @@ TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
 	tests/run/accumulate-held.out tests/run/accumulate-held.args \
-	tests/run/array-fill.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/strings-ranks.out \
+	tests/run/array-fill.out tests/run/list-range.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/slice-twins.awk \
 	tests/run/slice-bounds.out tests/run/slice-bounds.args \
 	tests/run/elem-types.out tests/run/reduce-grid.gen tests/run/cond-access.out \

@@ -1,0 +1,32 @@
+#!/bin/sh
+# The C of tests/run/list-range.sap (whose output that golden test checks):
+# a list subscript is written without its check, as a plain C index, only
+# where the loop around it counts over that very list and its body leaves
+# the counter and the list's path alone; every other one keeps its check.
+set -u
+: "${SAPC:?must be set}" "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+make_tmp
+
+"$SAPC" -S -o "$tmp/a.c" "$top_srcdir/tests/run/list-range.sap" || fail "sapc -S"
+checked() {
+	grep -q "sap_list_at(&$1," "$tmp/a.c"
+}
+plain() {
+	grep -q "$1\.v)\[$2\]" "$tmp/a.c"
+}
+for v in c1 c2 c3 c4 c5 c7 c9.u_x c11 d6; do
+	checked "u_$v" || fail "u_$v[...] lost its check"
+	plain "u_$v" 'u_k[_0-9]*' && fail "u_$v[k] is written unchecked"
+done
+# u2[5] after its loop is checked, and so is u10[k - 2]: only L[k] is known.
+checked u_u2 || fail "u2[5] lost its check"
+checked u_u10 || fail "u10[k - 2] lost its check"
+for v in u1 u2 u8 u10; do
+	plain "u_$v" 'u_k[_0-9]*' || fail "u_$v[k] still checked"
+done
+# The nested loop's u8[k].x[m], in driver code and in the async body.
+test "$(grep -o 'u_x\.v)\[u_m[_0-9]*\]' "$tmp/a.c" | wc -l)" -ge 4 || fail "L[k].x[m] still checked"
+grep -q 'sap_list_at(&[^,]*u_x, u_m' "$tmp/a.c" && fail "an x[m] is checked"
+exit 0
