@@ -787,8 +787,13 @@ static void body_fn(Node *s)
 			emit_line(s, "if (%s)\n\t\t%s, 2);", conjunction(format("%s%s%s",
 			          staged.len ? staged.s : "", guard.len ? guard.s : "",
 			          recorded.len ? recorded.s : "")), run);
+		/* With no index list, a NULL that cc sees: the iterations are
+		 * contiguous, no plan-order copy is there (sap_staged), and the
+		 * loop is one cc can vectorise. */
 		if (guard.len)
-			emit_line(s, "%sif (%s)\n\t\t%s, 1);", all ? "else " : "", conjunction(guard.s), run);
+			emit_line(s, "%sif (%s) {\n\t\tif (sap_idx)\n\t\t\t%s, 1);\n\t\telse\n\t\t\t"
+			          "sap_loop%d_run(env, NULL, lo, hi, red, 1);\n\t}", all ? "else " : "",
+			          conjunction(guard.s), run, id);
 		emit_line(s, "else\n\t\t%s, 0);", run);
 		E->indent = 0;
 		emit_line(s, "}");

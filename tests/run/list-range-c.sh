@@ -3,6 +3,9 @@
 # a list subscript is written without its check, as a plain C index, only
 # where the loop around it counts over that very list and its body leaves
 # the counter and the list's path alone; every other one keeps its check.
+# Also: an async body with static keys, run over contiguous iterations (no
+# index list), is called with a NULL that cc sees, which leaves out the
+# plan-order copies and lets it vectorise.
 set -u
 : "${SAPC:?must be set}" "${top_srcdir:?must be set}"
 # shellcheck source=../preamble.sh source-path=SCRIPTDIR
@@ -29,4 +32,6 @@ done
 # The nested loop's u8[k].x[m], in driver code and in the async body.
 test "$(grep -o 'u_x\.v)\[u_m[_0-9]*\]' "$tmp/a.c" | wc -l)" -ge 4 || fail "L[k].x[m] still checked"
 grep -q 'sap_list_at(&[^,]*u_x, u_m' "$tmp/a.c" && fail "an x[m] is checked"
+test "$(grep -o 'sap_loop[12]_run(env, NULL, lo, hi, red, 1);' "$tmp/a.c" | wc -l)" = 2 ||
+	fail "an async body over contiguous iterations is not called with a NULL index list"
 exit 0
