@@ -1030,6 +1030,8 @@ void emit_stmt(Node *s)
 	case N_ASYNC:
 	case N_SYNC:
 		emit_parallel(s);
+		if (E->main_code)
+			emit_resume_point(s);
 		return;
 	default:
 		return;
@@ -1184,7 +1186,9 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	E->indent = 1;
 	buf_puts(&E->main, "\tsap_init(&argc, &argv, &sap_prog);\n");
 	check_outputs(p->items);
+	size_t body_at = E->main.len;
 	emit_push_scope(false, true);
+	E->main_code = true;
 	for (Node *n = p->items; n; n = n->next) {
 		if (n->kind == N_STRUCT || n->kind == N_FUNC || n->kind == N_EXTERN)
 			continue;
@@ -1192,8 +1196,15 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 			continue;
 		emit_stmt(n);
 	}
+	E->main_code = false;
 	emit_pop_scope(NULL);
 	buf_puts(&E->main, "\treturn sap_finalize();\n}\n");
+	/* --resume goes to where the checkpoint was taken, past what ran
+	 * before it. */
+	Buf m = {0};
+	buf_printf(&m, "%.*s%s%s", (int)body_at, E->main.s, emit_resume_switch(), E->main.s + body_at);
+	E->main = m;
+	emit_state_fn();
 
 	/* Consts last: one that only sized arrays or fed other consts is not
 	 * needed in the C at all. */

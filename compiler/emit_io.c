@@ -310,6 +310,16 @@ static const char *settle_fn(Type *t)
 	return name;
 }
 
+const char *emit_pack_fn(Type *t)
+{
+	return pack_fn(t);
+}
+
+const char *emit_unpack_fn(Type *t)
+{
+	return unpack_fn(t);
+}
+
 const char *emit_codec(Type *t)
 {
 	char *name = format("sap_codec_%s", t->mangle);
@@ -552,7 +562,7 @@ void emit_params(Program *p, const char *progname)
 	           emit_cstr(progname, strlen(progname)), emit_cstr(main->name, strlen(main->name)));
 	if (n)
 		buf_printf(&E->statics, ", .params = sap_params, .nparams = %d", n);
-	buf_puts(&E->statics, "};\n\n");
+	buf_printf(&E->statics, ", .hash = %s};\n\n", emit_program_hash());
 }
 
 /* ---- print ---- */

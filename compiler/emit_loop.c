@@ -975,6 +975,7 @@ void emit_parallel(Node *s)
 	bool has_red = nred || li->accum_syms.n || li->relax_syms.n;
 	int line, col;
 	diag_linecol(s->file, s->off, &line, &col);
+	vec_push(&E->loops_written, (void *)(intptr_t)id);
 	buf_printf(&E->protos, "static sap_loop sap_loop%d = {.id = %d, .kind = %s,\n"
 	           "\t.site = {.file = %s, .line = %d, .col = %d}};\n", id, id,
 	           async ? "SAP_ASYNC" : "SAP_SYNC", emit_cstr(s->file->name, strlen(s->file->name)),

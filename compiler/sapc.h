@@ -712,6 +712,15 @@ typedef struct EmitOpts {
 	const char *c_name;
 } EmitOpts;
 
+/* emit_ckpt.c: checkpoints.  After parallel loop s in main, a checkpoint
+ * if one is due and the label that --resume jumps to; the jump itself,
+ * at main's start; sap_program_state, which names the state the two
+ * write and read; the program's hash, which a checkpoint carries. */
+void emit_resume_point(Node *s);
+char *emit_resume_switch(void);
+void emit_state_fn(void);
+char *emit_program_hash(void);
+
 /* Write the C translation of a checked program. */
 void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname);
 
@@ -742,6 +751,9 @@ typedef struct Emitter {
 	bool acc_locals;        /* ... which holds its accumulate buffers in sap_acc_X */
 	bool dv_locals;         /* ... and its driver vectors' data in sap_dX */
 	Vec numtypes;           /* Type *: element types whose sap_numtype is written */
+	bool main_code;         /* writing main's own statements (not a function's) */
+	Vec loops_written;      /* ids (intptr_t) of the loops whose sap_loopN is there */
+	Vec resume_points;      /* ids (intptr_t) of the loops main resumes after */
 	Vec redfns;             /* char *: reduction helpers written */
 } Emitter;
 
@@ -839,6 +851,9 @@ const char *emit_copy_fn(Type *t);
 /* "sap_codec_T": how elements of a type holding strings or lists travel
  * between ranks (sap_codec). */
 const char *emit_codec(Type *t);
+/* The packing of a value of type t as bytes, and back (emit_io.c). */
+const char *emit_pack_fn(Type *t);
+const char *emit_unpack_fn(Type *t);
 const char *emit_parse_fn(Type *t);
 const char *emit_format_fn(Type *t);
 char *emit_print(Node *call);

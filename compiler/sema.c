@@ -646,7 +646,7 @@ void sema_check_var(Node *d)
 #include "options.def"
 #undef SAP_OPTION
 		};
-		static const char *reserved[] = {"resume", "record", "replay", "trace", "progress"};
+		static const char *reserved[] = {"record", "replay", "trace", "progress"};
 		for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
 			if (!strcmp(name, options[i]))
 				sema_fail(d, "'%s' cannot be a param: --%s is an option of every program", name, name);

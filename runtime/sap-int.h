@@ -79,8 +79,18 @@ typedef struct sap_config {
 	bool stats;             /* print the per-loop table at the end */
 	const char *dump_order; /* write each async invocation's order here */
 	const char *run_order;  /* replay the orders of this file */
+	const char *ckpt_dir;   /* checkpoints go here, or NULL for none */
+	int64_t ckpt_every;     /* after every N-th parallel operator, or 0 */
+	double ckpt_seconds;    /* after the first one S seconds on, or 0 */
+	bool resume;            /* start from the newest complete checkpoint */
 } sap_config;
 extern sap_config sap_cfg;
+/* The generator of driver code (rand() outside loop bodies). */
+sap_rng *sap_driver_rng(void);
+/* The hash of the program (sap_program.hash), which a checkpoint carries. */
+uint64_t sap_program_hash(void);
+/* sap_wtime() reads `then` now, and goes on from there. */
+void sap_wtime_continue(double then);
 
 /* The number of workers: sap_cfg.threads once decided, otherwise the
  * online CPUs (code that never called sap_init). */
@@ -297,6 +307,14 @@ typedef struct sap_ckpt_head {
  * checkpoints removed), else why not, on every rank; a failed checkpoint
  * is never taken for complete. */
 char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, size_t n);
+/* io/state.c: checkpoints taken, their bytes on this rank and their
+ * seconds, for --stats. */
+void sap_ckpt_stats(double *seconds, int64_t *bytes, int64_t *count);
+
+/* Collective: the largest number of a checkpoint in dir, complete or
+ * not, or 0: a run's checkpoints are numbered after those already there,
+ * so that they are the newest. */
+uint64_t sap_ckpt_last_seq(const char *dir);
 /* Collective: the newest complete checkpoint in dir of this program whose
  * every part is whole, on every rank the same; each one passed over is
  * told to warn (the file and what is wrong).  False if there is none. */
@@ -739,6 +757,15 @@ struct sap_loop_state {
 
 	/* The cache is valid for these inputs. */
 	bool cached;
+	/* The invocation whose keys the layout was cut from (make_plan). */
+	uint32_t layout_inv;
+	/* Put back by --resume (sap_async_resume): the inputs are those of
+	 * the checkpoint while no version is above `restored`, and the
+	 * layout is to be cut again from invocation layout_inv's keys, with
+	 * these choices of its plans. */
+	bool resumed;
+	uint64_t restored;
+	sap_plan_memo *resume_memo;
 	int64_t lo, hi;
 	int T, blocks, ndds;            /* blocks: sap_cfg.blocks */
 	int64_t *sizes;                 /* per spec DDS */
@@ -801,6 +828,26 @@ struct sap_loop_state {
 	int workers;
 	double balance;
 };
+
+/* What an async loop's next plan depends on besides its inputs, when
+ * they stay as they are: the layout, cut from the keys of invocation
+ * layout_inv, and the choices its plans made (memo).  A checkpoint
+ * carries it (io/state.c), so that a resumed run plans as the
+ * uninterrupted one would. */
+typedef struct sap_plan_history {
+	uint32_t layout_inv;
+	int64_t lo, hi;
+	int32_t T, blocks, ndds, naffine;
+	const int64_t *sizes;           /* ndds */
+	const sap_affine *affine;       /* naffine */
+	bool has_memo;
+	sap_plan_memo memo;
+} sap_plan_history;
+/* L's history, pointing into its state; false if it has none. */
+bool sap_async_history(const sap_loop *L, sap_plan_history *h);
+/* After --resume: L plans from h (copied) while the inputs are those of
+ * the checkpoint, which no version above `restored` changed. */
+void sap_async_resume(sap_loop *L, const sap_plan_history *h, uint64_t restored);
 
 /* Everything a worker needs to run iterations. */
 typedef struct sap_run {

@@ -47,6 +47,9 @@ typedef struct sap_program {
 	const char *source;     /* .sap file it was compiled from */
 	const sap_param *params;
 	int nparams;
+	/* Of the source and the compiler: a checkpoint of another program,
+	 * or of another build of this one, is not resumed from. */
+	uint64_t hash;
 } sap_program;
 
 /* Initialise MPI and parse the command line: params, --seed=S, --help.
@@ -959,6 +962,36 @@ void sap_acc_apply(const sap_numtype *t, sap_dvec *v, void *buf);
 /* Add every value of from (of type t) into into's value of the same
  * key, inserting keys into lacks, in from's insertion order. */
 void sap_dm_merge(const sap_numtype *t, sap_dmap *into, sap_dmap *from);
+
+/* ==== Checkpoints (--checkpoint-dir, --resume) ========================= */
+
+/* The compiler writes sap_state, which hands every driver variable, DDS
+ * and parallel loop of the program, in one order, to the functions
+ * below: to write them into a checkpoint, or to read them back from one
+ * (sap(7), sap-run(1)). */
+typedef struct sap_state sap_state;
+typedef void (*sap_state_fn)(sap_state *s);
+/* A driver variable of size bytes; one holding strings or lists travels
+ * through pack and unpack (drop, if not NULL, frees what it holds
+ * before it is read back). */
+void sap_state_var(sap_state *s, void *x, size_t size, size_t (*pack)(const void *, char *),
+                   const char *(*unpack)(void *, const char *), void (*drop)(void *),
+                   const char *name);
+/* Collective.  keys_of: the map whose keys v was made of (keys(m)), which
+ * decides where a loop over them runs. */
+void sap_state_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
+                    const sap_codec *c, const sap_dmap *keys_of, const sap_site *site);
+void sap_state_dmap(sap_state *s, sap_dmap *m, const char *name, sap_keykind kk,
+                    size_t valsize, bool multi, size_t (*pack)(const void *, char *),
+                    const char *(*unpack)(void *, const char *), void (*drop)(void *));
+void sap_state_loop(sap_state *s, sap_loop *L);
+/* Collective, after parallel loop L ran in driver code: a checkpoint of
+ * fn's state if one is due. */
+void sap_ckpt_after(const sap_loop *L, sap_state_fn fn);
+/* Collective, at the start: with --resume, fn's state back from the
+ * newest complete checkpoint and the id of the loop it was taken after,
+ * where the program goes on; otherwise 0. */
+int sap_resume(sap_state_fn fn);
 
 /* ==== Vector math ====================================================== */
 

@@ -23,6 +23,48 @@ static struct sap_loop_state *state_of(sap_loop *L)
 	return L->state;
 }
 
+bool sap_async_history(const sap_loop *L, sap_plan_history *h)
+{
+	const struct sap_loop_state *st = L->state;
+	if (L->kind != SAP_ASYNC || !st || !st->cached || !st->layout.d)
+		return false;
+	*h = (sap_plan_history){
+		.layout_inv = st->layout_inv, .lo = st->lo, .hi = st->hi, .T = st->T,
+		.blocks = st->blocks, .ndds = st->ndds, .naffine = st->naffine, .sizes = st->sizes,
+		.affine = st->affine, .has_memo = st->layout.memo != NULL,
+	};
+	if (st->layout.memo)
+		h->memo = *st->layout.memo;
+	return true;
+}
+
+void sap_async_resume(sap_loop *L, const sap_plan_history *h, uint64_t restored)
+{
+	struct sap_loop_state *st = state_of(L);
+	int nd = h->ndds ? h->ndds : 1;
+	st->lo = h->lo;
+	st->hi = h->hi;
+	st->T = h->T;
+	st->blocks = h->blocks;
+	st->ndds = h->ndds;
+	st->naffine = h->naffine;
+	st->sizes = sap_xrealloc(st->sizes, (size_t)nd * sizeof *st->sizes);
+	memcpy(st->sizes, h->sizes, (size_t)h->ndds * sizeof *st->sizes);
+	st->affine = sap_xrealloc(st->affine, (size_t)(h->naffine ? h->naffine : 1) *
+	                          sizeof *st->affine);
+	if (h->naffine)
+		memcpy(st->affine, h->affine, (size_t)h->naffine * sizeof *st->affine);
+	st->layout_inv = h->layout_inv;
+	st->restored = restored;
+	free(st->resume_memo);
+	st->resume_memo = NULL;
+	if (h->has_memo) {
+		st->resume_memo = sap_xmalloc(sizeof *st->resume_memo);
+		*st->resume_memo = h->memo;
+	}
+	st->resumed = st->cached = true;
+}
+
 /* ---- what the spec says ---- */
 
 typedef enum shape { INDEPENDENT, NEEDS_PLAN, UNKNOWN } shape;
@@ -97,8 +139,10 @@ static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *s
 		return false;
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
-		if (st->ptrs[k] != dds_ptr(d) || st->sizes[k] != dds_size(d) ||
-		    (d->slice_reads && st->versions[k] != dds_version(d)))
+		if (st->resumed ? st->sizes[k] != dds_size(d) ||
+		                  (d->slice_reads && dds_version(d) > st->restored)
+		                : st->ptrs[k] != dds_ptr(d) || st->sizes[k] != dds_size(d) ||
+		                  (d->slice_reads && st->versions[k] != dds_version(d)))
 			return false;
 	}
 	return !spec->naffine ||
@@ -108,7 +152,8 @@ static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *s
 static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
                         int64_t lo, int64_t hi, int T)
 {
-	return !spec->slice_rng && same_inputs(st, spec, lo, hi, T);
+	/* A resumed loop has the inputs but no plan yet. */
+	return !spec->slice_rng && !st->resumed && same_inputs(st, spec, lo, hi, T);
 }
 
 static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, int64_t lo,
@@ -201,13 +246,29 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	/* Slicing and grouping interleave; the slicing is the recon part,
 	 * the rest, the buffers' first touch included, planning. */
 	double t0 = sap_now(), slicing;
-	if (again) {
+	if (again && st->resumed) {
+		/* Cut as the uninterrupted run cut it, from the keys of the
+		 * invocation it did so in (their random numbers are its). */
+		sap_loop *L = (sap_loop *)st->loop;
+		uint32_t now = L->invocations;
+		L->invocations = st->layout_inv;
+		sap_layout_make(&st->layout, spec, T, sap_cfg.blocks);
+		sap_layout_weigh(&st->layout, spec, env, lo, hi, threads, ranks);
+		L->invocations = now;
+		st->layout.memo = st->resume_memo ? st->resume_memo :
+		                  sap_xcalloc(1, sizeof *st->layout.memo);
+		st->resume_memo = NULL;
+	} else if (again) {
 		st->layout = kept;
 	} else {
 		sap_layout_make(&st->layout, spec, T, sap_cfg.blocks);
 		sap_layout_weigh(&st->layout, spec, env, lo, hi, threads, ranks);
 		st->layout.memo = sap_xcalloc(1, sizeof *st->layout.memo);
+		st->layout_inv = st->loop->invocations;
 	}
+	st->resumed = false;
+	free(st->resume_memo);
+	st->resume_memo = NULL;
 	if (st->bufcap < n) {
 		free(st->ids);
 		free(st->order);

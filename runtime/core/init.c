@@ -1,5 +1,7 @@
 /* init.c: starting and ending a program, and its command line. */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -13,6 +15,9 @@ static int rank = 0;
 static int nranks = 1;
 uint32_t sap_seed_value = 1;
 static sap_rng driver_rng;
+static uint64_t program_hash;
+/* --checkpoint-dir alone: a checkpoint at most every ten minutes. */
+enum { DEFAULT_CKPT_SECONDS = 600 };
 sap_config sap_cfg;
 
 int sap_rank(void) { return rank; }
@@ -289,6 +294,18 @@ static int set_count(const char *what, const char *val, int max)
 	return (int)ll;
 }
 
+/* Seconds > 0, finite. */
+static double set_seconds(const char *what, const char *val)
+{
+	char *end;
+	errno = 0;
+	double d = *val && !isspace((unsigned char)*val) ? strtod(val, &end) : 0;
+	if (!*val || isspace((unsigned char)*val) || *end || !isfinite(d) || d <= 0)
+		usage_error("%s: expected a number of seconds above 0, got '%s'", what,
+		            sap_escape(val, strlen(val)));
+	return d;
+}
+
 static void set_seed(const char *val)
 {
 	long long ll;
@@ -347,6 +364,14 @@ static bool runtime_option(const char *name, size_t n, const char *eq)
 		sap_cfg.locks = false;
 	else if (opt_is(name, n, "quiet-plans", eq, false))
 		sap_cfg.quiet_plans = true;
+	else if (opt_is(name, n, "checkpoint-dir", eq, true))
+		sap_cfg.ckpt_dir = eq[1] ? eq + 1 : NULL;
+	else if (opt_is(name, n, "checkpoint-every", eq, true))
+		sap_cfg.ckpt_every = set_count("--checkpoint-every", eq + 1, INT_MAX);
+	else if (opt_is(name, n, "checkpoint-seconds", eq, true))
+		sap_cfg.ckpt_seconds = set_seconds("--checkpoint-seconds", eq + 1);
+	else if (opt_is(name, n, "resume", eq, false))
+		sap_cfg.resume = true;
 	else
 		return false;
 	return true;
@@ -615,6 +640,11 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		parse_arg(prog, (*argv)[i]);
 	if (sap_cfg.threads <= 0)
 		sap_cfg.threads = default_threads();
+	if (sap_cfg.resume && !sap_cfg.ckpt_dir)
+		usage_error("--resume needs --checkpoint-dir=DIR, the directory of the checkpoints");
+	if (sap_cfg.ckpt_dir && !sap_cfg.ckpt_every && !sap_cfg.ckpt_seconds)
+		sap_cfg.ckpt_seconds = DEFAULT_CKPT_SECONDS;
+	program_hash = prog->hash;
 	/* Loops spread over ranks plan for ranks x threads workers, the same
 	 * plan on every rank: the ranks must agree on their threads. */
 	if (nranks > 1) {
@@ -631,9 +661,29 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 	sap_vmath_init();
 }
 
+sap_rng *sap_driver_rng(void)
+{
+	return &driver_rng;
+}
+
+uint64_t sap_program_hash(void)
+{
+	return program_hash;
+}
+
+/* After --resume, what the clock read in the run that took the
+ * checkpoint (sap_wtime_continue): a program's own timing goes on. */
+static double wtime_offset;
+
 double sap_wtime(void)
 {
-	return sap_comm_wtime();
+	return sap_comm_wtime() + wtime_offset;
+}
+
+void sap_wtime_continue(double then)
+{
+	wtime_offset = 0;
+	wtime_offset = then - sap_wtime();
 }
 
 int sap_finalize(void)

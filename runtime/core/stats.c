@@ -233,6 +233,12 @@ static char *table(void)
 	if (copies_peak)
 		fprintf(f, "Plan-order copies on this rank: %.2f MB at the end, %.2f MB at most\n",
 		        (double)copies_now / 1e6, (double)copies_peak / 1e6);
+	double cs;
+	int64_t cb, cn;
+	sap_ckpt_stats(&cs, &cb, &cn);
+	if (sap_cfg.ckpt_dir)
+		fprintf(f, "Checkpoints: %lld taken, %.2f MB of this rank's parts, %.4f s\n",
+		        (long long)cn, (double)cb / 1e6, cs);
 	fclose(f);
 	free(v);
 	return buf;

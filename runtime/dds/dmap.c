@@ -140,6 +140,7 @@ void sap_dm_free(sap_dmap *m)
 	free(m->scratch);
 	m->scratch = NULL;
 	sap_ptrs_del(&sap_live_maps, m);
+	m->name = NULL;         /* no map now: a checkpoint writes none */
 }
 
 void sap_dm_clear(sap_dmap *m)

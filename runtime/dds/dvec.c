@@ -121,6 +121,7 @@ void sap_dv_free(sap_dvec *v)
 	v->cuts = NULL;
 	v->arena = NULL;
 	v->n = 0;
+	v->name = NULL;         /* no vector now: a checkpoint writes none */
 }
 
 void sap_dv_set_cuts(sap_dvec *v, int64_t *cuts)

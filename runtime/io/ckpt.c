@@ -259,6 +259,24 @@ static void prune(const char *dir)
 	sync_dir(dir);
 }
 
+uint64_t sap_ckpt_last_seq(const char *dir)
+{
+	uint64_t last = 0;
+	if (sap_comm_rank() == 0) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		uint64_t s;
+		bool done;
+		while (d && (e = readdir(d)))
+			if (ckpt_entry(dir, e->d_name, &s, &done) && s > last)
+				last = s;
+		if (d)
+			closedir(d);
+	}
+	sap_comm_bcast(&last, 1, sizeof last, 0);
+	return last;
+}
+
 char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, size_t n)
 {
 	int P = sap_comm_size(), me = sap_comm_rank();

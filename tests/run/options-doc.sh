@@ -81,9 +81,14 @@ while read -r o; do
 	threads) arg=--threads=1 ;;
 	dump-order) arg=--dump-order=order2.txt ;;
 	run-order) arg=--run-order=order.txt ;;
+	checkpoint-dir) arg=--checkpoint-dir=ck ;;
+	checkpoint-every) arg="--checkpoint-every=1 --checkpoint-dir=ck" ;;
+	checkpoint-seconds) arg="--checkpoint-seconds=0.5 --checkpoint-dir=ck" ;;
+	resume) arg="--resume --checkpoint-dir=ck" ;;
 	*) arg=--$o ;;
 	esac
-	./p "$arg" >out.txt 2>err.txt </dev/null || { cat err.txt; fail "$arg exited $?"; }
+	# shellcheck disable=SC2086 # some take two words
+	./p $arg >out.txt 2>err.txt </dev/null || { cat err.txt; fail "$arg exited $?"; }
 	case $o in
 	help) grep -q '^Usage: p ' out.txt || fail "--help printed no usage" ;;
 	version) grep -q '^p (sapc [0-9][0-9.]*)$' out.txt || fail "--version printed: $(cat out.txt)" ;;

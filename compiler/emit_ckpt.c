@@ -1,0 +1,131 @@
+/* emit_ckpt.c: what makes a program's checkpoints (sap-run(1)).
+ *
+ * After each parallel loop of main's own code, sap_ckpt_after takes a
+ * checkpoint when one is due, and a label follows it.  With --resume,
+ * sap_resume reads the state back at main's start and says after which
+ * loop it was taken; a switch jumps to that loop's label, and the program
+ * goes on from there as the uninterrupted run did.  The jump lands in
+ * the middle of main's loops and blocks, which C allows: every variable
+ * of driver code is a static (emit_program), so what the jump passes
+ * over holds the values sap_program_state put back, and the C locals main has
+ * (a for loop's first-pass flag, a condition settled before its
+ * temporaries go) are written before they are read again.
+ *
+ * Loops inside functions take no checkpoints: a jump cannot go into a
+ * call, and the caller's state would be half there. */
+#include <stdint.h>
+#include <string.h>
+#include "sapc.h"
+
+#ifndef PACKAGE_VERSION
+#include "config.h"
+#endif
+
+void emit_resume_point(Node *s)
+{
+	int id = s->li->id;
+	emit_line(s, "sap_ckpt_after(&sap_loop%d, sap_program_state);", id);
+	/* The label needs a statement after it, and a declaration is not
+	 * one. */
+	buf_printf(E->out, "sap_after_%d: ;\n", id);
+	vec_push(&E->resume_points, (void *)(intptr_t)id);
+}
+
+char *emit_resume_switch(void)
+{
+	Buf b = {0};
+	buf_puts(&b, "");
+	if (!E->resume_points.n) {
+		buf_puts(&b, "\t(void)sap_resume(NULL);\n");
+		return b.s;
+	}
+	buf_puts(&b, "\tswitch (sap_resume(sap_program_state)) {\n");
+	for (int i = 0; i < E->resume_points.n; i++) {
+		int id = (int)(intptr_t)E->resume_points.v[i];
+		buf_printf(&b, "\tcase %d:\n\t\tgoto sap_after_%d;\n", id, id);
+	}
+	buf_puts(&b, "\tdefault:\n\t\tbreak;\n\t}\n");
+	return b.s;
+}
+
+/* FNV-1a, 64 bits, of the sources and the compiler's version: another
+ * program, or another build of this one, lays its state out otherwise. */
+static uint64_t program_hash(void)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	const char *v = PACKAGE_VERSION;
+	for (const char *c = v; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3u;
+	for (int i = 0; i < E->prog->files.n; i++) {
+		SrcFile *f = E->prog->files.v[i];
+		for (int k = 0; k < f->len; k++)
+			h = (h ^ (unsigned char)f->text[k]) * 0x100000001b3u;
+		h = (h ^ 0xff) * 0x100000001b3u;        /* where one file ends */
+	}
+	return h;
+}
+
+static const char *key_kind(Type *t)
+{
+	return t->key->kind == TY_INT ? "SAP_K_INT" : t->key->kind == TY_LONG ? "SAP_K_LONG" :
+	       "SAP_K_STRING";
+}
+
+/* pack, unpack and drop for a value of type t: NULLs for one that is
+ * its bytes. */
+static char *codec_args(Type *t)
+{
+	if (ty_is_flat(t))
+		return "NULL, NULL, NULL";
+	return format("%s, %s, %s", emit_pack_fn(t), emit_unpack_fn(t),
+	              ty_needs_drop(t) ? format("(void (*)(void *))%s", emit_drop_fn(t)) : "NULL");
+}
+
+/* The map whose keys dvector v is made of (keys(m), or join's first),
+ * as C, or NULL. */
+static const char *keys_of(Sym *v)
+{
+	Node *in = v->decl ? v->decl->init : NULL;
+	if (!in || in->kind != N_CALL || (in->builtin != B_KEYS && in->builtin != B_JOIN))
+		return "NULL";
+	return format("&%s", emit_expr(in->args));
+}
+
+void emit_state_fn(void)
+{
+	if (!E->resume_points.n)
+		return;
+	Buf b = {0};
+	buf_puts(&b, "/* Every driver variable, DDS and loop, for a checkpoint to write and\n"
+	         " * --resume to read back. */\nstatic void sap_program_state(sap_state *s)\n{\n");
+	Vec vars = {0};
+	sema_driver_vars(&vars);
+	for (int i = 0; i < vars.n; i++) {
+		Sym *v = vars.v[i];
+		Type *t = v->ty;
+		if (v->vclass == V_CONST || v->vclass == V_PARAM)
+			continue;
+		const char *name = emit_cstr(v->name, strlen(v->name));
+		if (t->kind == TY_DVEC)
+			buf_printf(&b, "\tsap_state_dvec(s, &%s, %s, sizeof(%s), %s, %s, %s);\n", v->cname,
+			           name, emit_ctype(t->elem), ty_is_flat(t->elem) ? "NULL" :
+			           format("&%s", emit_codec(t->elem)), keys_of(v), emit_site(v->decl));
+		else if (t->kind == TY_DMAP || t->kind == TY_DMMAP)
+			buf_printf(&b, "\tsap_state_dmap(s, &%s, %s, %s, sizeof(%s), %s, %s);\n", v->cname,
+			           name, key_kind(t), emit_ctype(t->elem),
+			           t->kind == TY_DMMAP ? "true" : "false", codec_args(t->elem));
+		else
+			buf_printf(&b, "\tsap_state_var(s, &%s, sizeof %s, %s, %s);\n", v->cname, v->cname,
+			           codec_args(t), name);
+	}
+	for (int i = 0; i < E->loops_written.n; i++)
+		buf_printf(&b, "\tsap_state_loop(s, &sap_loop%d);\n",
+		           (int)(intptr_t)E->loops_written.v[i]);
+	buf_puts(&b, "}\n\n");
+	buf_puts(&E->funcs, b.s);
+}
+
+char *emit_program_hash(void)
+{
+	return format("UINT64_C(0x%016llx)", (unsigned long long)program_hash());
+}

@@ -1,0 +1,496 @@
+/* state.c: a program's state after a parallel operator, as the bytes of
+ * a checkpoint, and back.
+ *
+ * The compiler writes one function per program, sap_state, that names
+ * every driver variable, DDS and parallel loop in one order.  It runs
+ * with a state that writes (after an operator, when a checkpoint is due)
+ * or with one that reads (at the start, under --resume), so that what is
+ * written and what is read cannot disagree.  The runtime's own part (the
+ * driver's generator, the count of operators run) comes first.
+ *
+ * A DDS is written as this rank holds it once each rank's part is current
+ * there (sap_dv_own_parts): its part of a dvector, its keys of a parted
+ * map, or the whole of either where every rank holds all of it.  A
+ * checkpoint therefore resumes on as many ranks as wrote it. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sap-int.h"
+
+struct sap_state {
+	bool reading;
+	char *buf;
+	size_t n, cap;          /* writing: bytes so far; reading: all */
+	size_t at;              /* reading: the next byte */
+};
+
+/* ---- bytes ---- */
+
+static char *room(sap_state *s, size_t k)
+{
+	if (s->n + k > s->cap) {
+		size_t cap = s->cap ? s->cap : 4096;
+		while (cap < s->n + k)
+			cap *= 2;
+		s->buf = sap_xrealloc(s->buf, cap);
+		s->cap = cap;
+	}
+	char *p = s->buf + s->n;
+	s->n += k;
+	return p;
+}
+
+/* k bytes to read, or an error naming what was being read: the data
+ * passed their CRC, so only another build of the runtime gets here. */
+static const char *take(sap_state *s, size_t k, const char *what)
+{
+	if (k > s->n - s->at)
+		sap_fatal(NULL, "checkpoint: the data end inside %s (written by another build?)", what);
+	const char *p = s->buf + s->at;
+	s->at += k;
+	return p;
+}
+
+static void put_i64(sap_state *s, int64_t x)
+{
+	memcpy(room(s, 8), &x, 8);
+}
+
+static int64_t get_i64(sap_state *s, const char *what)
+{
+	int64_t x;
+	memcpy(&x, take(s, 8, what), 8);
+	return x;
+}
+
+/* x's bytes, or its packing, after its length. */
+static void put_val(sap_state *s, const void *x, size_t size, size_t (*pack)(const void *, char *))
+{
+	size_t k = pack ? pack(x, NULL) : size;
+	put_i64(s, (int64_t)k);
+	if (pack)
+		pack(x, room(s, k));
+	else
+		memcpy(room(s, k), x, k);
+}
+
+static void get_val(sap_state *s, void *x, size_t size,
+                    const char *(*unpack)(void *, const char *), void (*drop)(void *),
+                    const char *what)
+{
+	int64_t k = get_i64(s, what);
+	if (k < 0 || (!unpack && (size_t)k != size))
+		sap_fatal(NULL, "checkpoint: %s has %lld bytes, not %zu", what, (long long)k, size);
+	const char *p = take(s, (size_t)k, what);
+	if (!unpack) {
+		memcpy(x, p, size);
+		return;
+	}
+	if (drop)
+		drop(x);
+	if (unpack(x, p) != p + k)
+		sap_fatal(NULL, "checkpoint: %s does not unpack to its length", what);
+}
+
+/* ---- what generated code names ---- */
+
+void sap_state_var(sap_state *s, void *x, size_t size, size_t (*pack)(const void *, char *),
+                   const char *(*unpack)(void *, const char *), void (*drop)(void *),
+                   const char *name)
+{
+	if (s->reading)
+		get_val(s, x, size, unpack, drop, name);
+	else
+		put_val(s, x, size, pack);
+}
+
+/* Set, when reading, once every DDS is back: what changes after it
+ * changes a loop's inputs (sap_async_resume). */
+static uint64_t restored;
+
+/* How often it ran, and how it plans while its inputs stay as they are
+ * (sap_plan_history). */
+void sap_state_loop(sap_state *s, sap_loop *L)
+{
+	const char *what = "a loop's history";
+	sap_plan_history h;
+	if (!s->reading) {
+		put_i64(s, L->invocations);
+		bool has = sap_async_history(L, &h);
+		put_i64(s, has);
+		if (!has)
+			return;
+		int64_t f[] = { h.layout_inv, h.lo, h.hi, h.T, h.blocks, h.ndds, h.naffine, h.has_memo };
+		memcpy(room(s, sizeof f), f, sizeof f);
+		memcpy(room(s, (size_t)h.ndds * sizeof *h.sizes), h.sizes, (size_t)h.ndds * sizeof *h.sizes);
+		memcpy(room(s, (size_t)h.naffine * sizeof *h.affine), h.affine,
+		       (size_t)h.naffine * sizeof *h.affine);
+		memcpy(room(s, sizeof h.memo), &h.memo, sizeof h.memo);
+		return;
+	}
+	L->invocations = (uint32_t)get_i64(s, what);
+	if (!get_i64(s, what))
+		return;
+	if (!restored)
+		restored = sap_new_version();
+	int64_t f[8];
+	memcpy(f, take(s, sizeof f, what), sizeof f);
+	if (f[5] < 0 || f[5] > 1 << 20 || f[6] < 0 || f[6] > 1 << 20)
+		sap_fatal(NULL, "checkpoint: %s is garbled", what);
+	h = (sap_plan_history){ .layout_inv = (uint32_t)f[0], .lo = f[1], .hi = f[2],
+	                        .T = (int32_t)f[3], .blocks = (int32_t)f[4], .ndds = (int32_t)f[5],
+	                        .naffine = (int32_t)f[6], .has_memo = f[7] != 0 };
+	int64_t *sizes = sap_xmalloc((size_t)(h.ndds + 1) * sizeof *sizes);
+	memcpy(sizes, take(s, (size_t)h.ndds * sizeof *sizes, what), (size_t)h.ndds * sizeof *sizes);
+	sap_affine *aff = sap_xmalloc((size_t)(h.naffine + 1) * sizeof *aff);
+	memcpy(aff, take(s, (size_t)h.naffine * sizeof *aff, what), (size_t)h.naffine * sizeof *aff);
+	memcpy(&h.memo, take(s, sizeof h.memo, what), sizeof h.memo);
+	h.sizes = sizes;
+	h.affine = aff;
+	sap_async_resume(L, &h, restored);
+	free(sizes);
+	free(aff);
+}
+
+/* A dvector: whether it exists yet, its length, its cuts, then this
+ * rank's part.  Elements travel through the codec of their type, which
+ * the compiler gives: a vector of a map's keys holds its strings in the
+ * map's arena and has no codec of its own. */
+static size_t put_elem(const sap_dvec *v, const sap_codec *c, int64_t k, char *out)
+{
+	const char *x = v->data + (size_t)k * v->elsize;
+	if (c)
+		return c->pack(x, out);
+	if (out)
+		memcpy(out, x, v->elsize);
+	return v->elsize;
+}
+
+static void put_dvec(sap_state *s, sap_dvec *v, const sap_codec *c, const sap_dmap *keys_of)
+{
+	put_i64(s, v->name ? v->n : -1);
+	if (!v->name)
+		return;
+	sap_dv_own_parts(v);
+	int P = sap_nranks();
+	put_i64(s, v->part_only);
+	put_i64(s, v->codec != NULL);
+	put_i64(s, keys_of && v->keys_of == keys_of);
+	put_i64(s, v->cuts != NULL);
+	for (int r = 0; v->cuts && r <= P; r++)
+		put_i64(s, v->cuts[r]);
+	int64_t lo, hi;
+	sap_dv_part(v, sap_rank(), &lo, &hi);
+	/* Where no holder map says otherwise, every copy is current and the
+	 * resumed run makes the vector whole again (see get_dvec). */
+	put_i64(s, v->holder == NULL && !v->part_only);
+	size_t bytes = 0;
+	for (int64_t k = lo; k < hi; k++)
+		bytes += put_elem(v, c, k, NULL);
+	put_i64(s, (int64_t)bytes);
+	char *p = room(s, bytes);
+	for (int64_t k = lo; k < hi; k++)
+		p += put_elem(v, c, k, p);
+}
+
+static void get_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
+                     const sap_codec *c, const sap_dmap *keys_of, const sap_site *site)
+{
+	int64_t n = get_i64(s, name);
+	if (n < 0)
+		return;
+	int P = sap_nranks(), me = sap_rank();
+	bool part_only = get_i64(s, name) != 0;
+	bool own_codec = get_i64(s, name) != 0;
+	bool of_keys = get_i64(s, name) != 0;
+	int64_t *cuts = NULL;
+	if (get_i64(s, name)) {
+		cuts = sap_xmalloc((size_t)(P + 1) * sizeof *cuts);
+		for (int r = 0; r <= P; r++)
+			cuts[r] = get_i64(s, name);
+	}
+	bool whole = get_i64(s, name) != 0;
+	if (part_only)
+		sap_dv_create_part(v, name, n, elsize, cuts ? cuts[me] : sap_chunk(0, n, P, me),
+		                   cuts ? cuts[me + 1] : sap_chunk(0, n, P, me + 1), site);
+	else
+		sap_dv_create(v, name, n, elsize, site);
+	if (cuts)
+		sap_dv_set_cuts(v, cuts);
+	int64_t lo, hi;
+	sap_dv_part(v, me, &lo, &hi);
+	int64_t bytes = get_i64(s, name);
+	const char *p = take(s, (size_t)bytes, name), *end = p + bytes;
+	for (int64_t k = lo; k < hi; k++) {
+		if (p >= end && elsize)
+			sap_fatal(NULL, "checkpoint: dvector %s: its part ends early", name);
+		char *x = v->data + (size_t)k * elsize;
+		if (c) {
+			p = c->unpack(x, p);
+		} else {
+			memcpy(x, p, elsize);
+			p += elsize;
+		}
+	}
+	if (p != end)
+		sap_fatal(NULL, "checkpoint: dvector %s: its part has bytes left over", name);
+	if (of_keys)
+		v->keys_of = keys_of;
+	sap_dv_recount(v);
+	/* The other ranks' parts travel with the type's codec too. */
+	sap_dv_set_codec(v, c);
+	if (P > 1 && !part_only) {
+		sap_hold_map(v);
+		for (int r = 0; r < P; r++) {
+			int64_t a, b;
+			sap_dv_part(v, r, &a, &b);
+			sap_hold_range(v, a, b, (uint16_t)r);
+		}
+		sap_hold_tidy(v);
+		if (whole)
+			sap_dv_whole(v, NULL);
+	}
+	sap_dv_set_codec(v, own_codec ? c : NULL);
+}
+
+void sap_state_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
+                    const sap_codec *c, const sap_dmap *keys_of, const sap_site *site)
+{
+	if (s->reading)
+		get_dvec(s, v, name, elsize, c, keys_of, site);
+	else
+		put_dvec(s, v, c, keys_of);
+}
+
+/* A map: whether it exists yet, its flags, then the entries this rank
+ * holds in their order, each with its number. */
+static void put_key(sap_state *s, sap_keykind kk, const void *key)
+{
+	if (kk == SAP_K_STRING) {
+		const char *k = *(const sap_str *)key;
+		size_t len = strlen(k);
+		put_i64(s, (int64_t)len);
+		memcpy(room(s, len), k, len);
+	} else {
+		put_i64(s, kk == SAP_K_INT ? *(const int32_t *)key : *(const int64_t *)key);
+	}
+}
+
+void sap_state_dmap(sap_state *s, sap_dmap *m, const char *name, sap_keykind kk,
+                    size_t valsize, bool multi, size_t (*pack)(const void *, char *),
+                    const char *(*unpack)(void *, const char *), void (*drop)(void *))
+{
+	if (!s->reading) {
+		/* The entries here: a parted map's size is every rank's. */
+		int64_t here = 0, pos = 0, seq;
+		const void *key;
+		void *val;
+		while (m->name && sap_dm_entry(m, &pos, &key, &val, &seq))
+			here++;
+		put_i64(s, m->name ? here : -1);
+		if (!m->name)
+			return;
+		put_i64(s, m->parted);
+		put_i64(s, m->local);
+		put_i64(s, m->total);
+		put_i64(s, m->seq);
+		pos = 0;
+		while (sap_dm_entry(m, &pos, &key, &val, &seq)) {
+			put_i64(s, seq);
+			put_key(s, kk, key);
+			put_val(s, val, valsize, pack);
+		}
+		return;
+	}
+	int64_t n = get_i64(s, name);
+	if (n < 0)
+		return;
+	sap_dm_create(m, name, kk, valsize, multi, drop);
+	m->parted = get_i64(s, name) != 0;
+	m->local = get_i64(s, name) != 0;
+	m->total = get_i64(s, name);
+	int64_t top = get_i64(s, name);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t seq = get_i64(s, name);
+		union { int32_t i; int64_t l; sap_str s; } kb;
+		int64_t x = get_i64(s, name);
+		if (kk == SAP_K_STRING) {
+			if (x < 0)
+				sap_fatal(NULL, "checkpoint: map %s: a key of %lld bytes", name, (long long)x);
+			kb.s = sap_str_dup(take(s, (size_t)x, name), (size_t)x);
+		} else if (kk == SAP_K_INT) {
+			kb.i = (int32_t)x;
+		} else {
+			kb.l = x;
+		}
+		get_val(s, sap_dm_put(m, &kb, seq), valsize, unpack, NULL, name);
+	}
+	m->seq = top;
+}
+
+/* ---- checkpoints and resuming ---- */
+
+/* A warning from this rank, which may be the only one to see the cause. */
+static __attribute__((format(printf, 1, 2))) void warn_rank(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = sap_vstrf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	if (sap_nranks() > 1)
+		fprintf(stderr, "[rank %d] warning: %s\n", sap_rank(), text);
+	else
+		fprintf(stderr, "warning: %s\n", text);
+	fflush(stderr);
+	free(text);
+}
+
+static uint64_t ckpt_seq;      /* of the next checkpoint; 0: not known yet */
+static uint64_t ops_run;        /* parallel operators finished */
+static double last_ckpt;        /* when the last checkpoint was taken */
+static double ckpt_seconds;
+static int64_t ckpt_bytes, ckpt_count;
+
+/* The runtime's part, first in every checkpoint: the count of operators,
+ * the driver's generator, and the clock, whose wtime() goes on from
+ * where it was. */
+static void runtime_state(sap_state *s)
+{
+	sap_rng *r = sap_driver_rng();
+	if (s->reading) {
+		ops_run = (uint64_t)get_i64(s, "the runtime's state");
+		memcpy(r, take(s, sizeof *r, "the driver's generator"), sizeof *r);
+		double t;
+		memcpy(&t, take(s, sizeof t, "the clock"), sizeof t);
+		sap_wtime_continue(t);
+	} else {
+		put_i64(s, (int64_t)ops_run);
+		memcpy(room(s, sizeof *r), r, sizeof *r);
+		double t = sap_wtime();
+		memcpy(room(s, sizeof t), &t, sizeof t);
+	}
+}
+
+/* Every rank decides alike: by the count of operators, or by rank 0's
+ * clock. */
+static bool due(void)
+{
+	if (sap_cfg.ckpt_every > 0 && ops_run % (uint64_t)sap_cfg.ckpt_every == 0)
+		return true;
+	if (sap_cfg.ckpt_seconds <= 0)
+		return false;
+	int d = sap_rank() == 0 && sap_wtime() - last_ckpt >= sap_cfg.ckpt_seconds;
+	if (sap_nranks() > 1)
+		sap_comm_bcast(&d, 1, sizeof d, 0);
+	return d;
+}
+
+static void checkpoint(const sap_loop *L, sap_state_fn fn);
+
+/* SAP_TEST_KILL_AFTER=N[:R]: rank R (0 if not given) kills itself with
+ * SIGKILL once parallel operator N is over, its checkpoint taken if one
+ * was due: a crash at a point the tests choose. */
+static void test_kill(void)
+{
+	static int64_t after = -1, who;
+	if (after < 0) {
+		const char *v = getenv("SAP_TEST_KILL_AFTER");
+		long long n = 0, r = 0;
+		after = v && sscanf(v, "%lld:%lld", &n, &r) >= 1 ? n : 0;
+		who = r;
+	}
+	if (after > 0 && ops_run == (uint64_t)after && sap_rank() == who) {
+		fflush(stdout);
+		raise(SIGKILL);
+	}
+}
+
+void sap_ckpt_after(const sap_loop *L, sap_state_fn fn)
+{
+	ops_run++;
+	if (sap_cfg.ckpt_dir && due())
+		checkpoint(L, fn);
+	test_kill();
+}
+
+static void checkpoint(const sap_loop *L, sap_state_fn fn)
+{
+	double t0 = sap_wtime();
+	/* After any there already are, which a fresh run's must outlive:
+	 * the newest two are kept, and --resume takes the newest. */
+	if (!ckpt_seq)
+		ckpt_seq = sap_ckpt_last_seq(sap_cfg.ckpt_dir) + 1;
+	sap_state s = {0};
+	runtime_state(&s);
+	fn(&s);
+	sap_ckpt_head h = {.program = sap_program_hash(), .seq = ckpt_seq, .invocation = ops_run,
+	                   .op = (uint32_t)L->id, .threads = (uint32_t)sap_cfg.threads};
+	char *err = sap_ckpt_save(sap_cfg.ckpt_dir, &h, s.buf, s.n);
+	if (err) {
+		/* The run goes on: the checkpoints there were are still there. */
+		warn_rank("%s (the run goes on)", err);
+		free(err);
+	} else {
+		ckpt_seq++;
+		ckpt_count++;
+		ckpt_bytes += (int64_t)s.n;
+	}
+	free(s.buf);
+	last_ckpt = sap_wtime();
+	ckpt_seconds += last_ckpt - t0;
+}
+
+static void passed_over(const char *why)
+{
+	warn_rank("--resume: passing over %s", why);
+}
+
+int sap_resume(sap_state_fn fn)
+{
+	last_ckpt = sap_wtime();
+	if (!sap_cfg.resume)
+		return 0;
+	const char *dir = sap_cfg.ckpt_dir;
+	if (!fn) {
+		sap_warn(NULL, "--resume: this program has no parallel loop in its driver code, so no "
+		         "checkpoints: starting from the beginning");
+		return 0;
+	}
+	sap_ckpt_head h;
+	void *data = NULL;
+	size_t n = 0;
+	if (!sap_ckpt_load(dir, sap_program_hash(), &h, &data, &n, passed_over)) {
+		sap_warn(NULL, "--resume: no complete checkpoint of this program in '%s': starting from "
+		         "the beginning", dir);
+		return 0;
+	}
+	sap_state s = {.reading = true, .buf = data, .n = n};
+	runtime_state(&s);
+	fn(&s);
+	if (s.at != s.n)
+		sap_fatal(NULL, "checkpoint %llu in '%s': %zu bytes left over (written by another build?)",
+		          (unsigned long long)h.seq, dir, s.n - s.at);
+	free(data);
+	/* After every one there, a damaged newer one included. */
+	ckpt_seq = sap_ckpt_last_seq(dir) + 1;
+	if (sap_rank() == 0)
+		fprintf(stderr, "resuming from checkpoint %llu in '%s', after parallel operator %llu "
+		        "(loop %u)\n", (unsigned long long)h.seq, dir, (unsigned long long)h.invocation,
+		        h.op);
+	if (h.threads != (uint32_t)sap_cfg.threads)
+		sap_warn(NULL, "--resume: the checkpoint was taken with %u threads a rank, this run has "
+		         "%d: its async loops plan for other workers, so its results may differ from "
+		         "the uninterrupted run's", h.threads, sap_cfg.threads);
+	last_ckpt = sap_wtime();
+	return (int)h.op;
+}
+
+void sap_ckpt_stats(double *seconds, int64_t *bytes, int64_t *count)
+{
+	*seconds = ckpt_seconds;
+	*bytes = ckpt_bytes;
+	*count = ckpt_count;
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Checkpoint and resume (sap-run(1), CHECKPOINTS), on tests/run/everything.sap,
+# which has a bit of every kind of state: scalars, strings, lists and
+# structs in driver variables, dvectors of flat and of list elements, maps
+# and multimaps, random numbers in driver code and in loop bodies, async
+# loops and sync loops.  On 1, 2 and 3 ranks, a run killed (SIGKILL, on
+# one rank) after parallel loop K, for each K, then resumed, must print
+# what an uninterrupted run prints and write the same files, bit for bit:
+# the killed run's lines are a prefix of the uninterrupted run's, the
+# resumed run's a suffix, and together they are all of them (a line
+# printed between the checkpoint and the kill is printed again).
+set -u
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+need_mpiexec
+make_tmp
+
+src=$top_srcdir/tests/run
+cp "$src/everything.sap" "$tmp/" || exit 99
+cp "$src/everything.c" "$tmp/helpers.c" || exit 99
+for f in "$src"/everything.*.in; do
+	cp "$f" "$tmp/$(basename "$f" .in | sed 's/^everything\.//')" || exit 99
+done
+cd "$tmp" || exit 99
+"$SAPC" -O2 -o prog everything.sap helpers.c || fail "sapc everything.sap"
+outs="points.out corpus.out u.out"
+
+# a is a prefix of full, b a suffix, and together they cover it.
+covers() {
+	f=$(wc -l <"$1") a=$(wc -l <"$2") b=$(wc -l <"$3")
+	head -n "$a" "$1" | cmp -s - "$2" || return 1
+	tail -n "$b" "$1" | cmp -s - "$3" || return 1
+	test $((a + b)) -ge "$f"
+}
+
+for np in 1 2 3; do
+	run="$MPIEXEC -n $np ./prog"
+	rm -rf ck full && mkdir full
+	$run >full/stdout 2>full/stderr </dev/null || { cat full/stderr; fail "$np ranks: the run failed"; }
+	for f in $outs; do mv "$f" full/; done
+	# The loops run, from the checkpoints a run takes after each.
+	$run --checkpoint-dir=ck --checkpoint-every=1 --stats >/dev/null 2>stats </dev/null ||
+		fail "$np ranks: the run with checkpoints failed"
+	n=$(sed -n 's/^Checkpoints: \([0-9]*\) taken.*/\1/p' stats | head -n 1)
+	test "${n:-0}" -ge 8 || fail "$np ranks: $n checkpoints, expected one per loop"
+	for f in $outs; do cmp -s "$f" "full/$f" || fail "$np ranks: checkpoints changed $f"; done
+	k=1
+	while [ "$k" -lt "$n" ]; do
+		rm -rf ck $outs
+		SAP_TEST_KILL_AFTER=$k:$((k % np)) $run --checkpoint-dir=ck --checkpoint-every=2 \
+			>p1 2>p1.err </dev/null && fail "$np ranks: not killed after loop $k"
+		$run --checkpoint-dir=ck --checkpoint-every=2 --resume >p2 2>p2.err </dev/null ||
+			{ cat p2.err; fail "$np ranks, killed after loop $k: --resume failed"; }
+		if [ "$k" -ge 2 ]; then
+			grep -q "^resuming from checkpoint" p2.err ||
+				{ cat p2.err; fail "$np ranks, killed after loop $k: did not resume"; }
+		fi
+		covers full/stdout p1 p2 || {
+			diff full/stdout p2
+			fail "$np ranks, killed after loop $k: the output is not the uninterrupted run's"
+		}
+		for f in $outs; do
+			cmp -s "$f" "full/$f" || fail "$np ranks, killed after loop $k: $f differs"
+		done
+		k=$((k + np))
+	done
+done
+exit 0
