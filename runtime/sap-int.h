@@ -247,6 +247,8 @@ int sap_dm_key_worker(const sap_dmap *m, const void *key, int W);
  * moves); false, and m untouched, on one rank or when its values hold
  * strings or lists. */
 bool sap_dm_part(sap_dmap *m);
+/* m, put back by --resume, is parted, with total entries on all ranks. */
+void sap_dm_set_parted(sap_dmap *m, int64_t total);
 /* Forget that m is parted (it is being freed, or is whole). */
 void sap_dm_unpart(sap_dmap *m);
 /* Collective: a parted m whole on every rank, in insertion order. */
@@ -315,10 +317,19 @@ void sap_ckpt_stats(double *seconds, int64_t *bytes, int64_t *count);
  * not, or 0: a run's checkpoints are numbered after those already there,
  * so that they are the newest. */
 uint64_t sap_ckpt_last_seq(const char *dir);
+/* The parts of a checkpoint a rank reads: its own (n = 1) when as many
+ * ranks wrote it as there are now, else every one (n = ranks). */
+typedef struct sap_ckpt_parts {
+	int ranks;              /* that wrote it */
+	int n;
+	char **data;
+	size_t *len;
+} sap_ckpt_parts;
+void sap_ckpt_parts_free(sap_ckpt_parts *pt);
 /* Collective: the newest complete checkpoint in dir of this program whose
  * every part is whole, on every rank the same; each one passed over is
  * told to warn (the file and what is wrong).  False if there is none. */
-bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, void **data, size_t *n,
+bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, sap_ckpt_parts *pt,
                    void (*warn)(const char *why));
 
 /* ======== plan/: reconnaissance and plans ================================ */

@@ -58,6 +58,14 @@ bool sap_dm_part(sap_dmap *m)
 	return true;
 }
 
+void sap_dm_set_parted(sap_dmap *m, int64_t total)
+{
+	m->total = total;
+	m->parted = true;
+	m->fetched = 0;
+	sap_ptrs_add(&parted, m);
+}
+
 void sap_dm_unpart(sap_dmap *m)
 {
 	m->parted = false;

@@ -328,33 +328,45 @@ char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, s
 	return err;
 }
 
-/* This rank's part of checkpoint seq, if whole and of this program and
- * run; else why not, in *why. */
-static bool load_part(const char *dir, uint64_t seq, uint64_t program, sap_ckpt_head *h,
-                      char **data, size_t *n, char **why)
+/* The ranks that wrote checkpoint seq, from its COMPLETE, and the CRC
+ * list after them; 0 if it cannot be read. */
+static int complete_ranks(const char *cpath, char **comp, size_t *cn)
 {
-	int P = sap_comm_size(), me = sap_comm_rank();
+	uint64_t top[2];
+	if (!read_file(cpath, comp, cn) || *cn < sizeof top)
+		return 0;
+	memcpy(top, *comp, sizeof top);
+	if (top[1] < 1 || top[1] > 1 << 20 || *cn != sizeof top + top[1] * sizeof(uint32_t))
+		return 0;
+	return (int)top[1];
+}
+
+/* Part r of checkpoint seq, written by P ranks, if whole and of this
+ * program and run; else why not, in *why. */
+static bool load_part(const char *dir, uint64_t seq, uint64_t program, int r, int P,
+                      sap_ckpt_head *h, char **data, size_t *n, char **why)
+{
 	char *cdir = ckpt_dir(dir, seq);
-	char *cpath = sap_strf("%s/COMPLETE", cdir), *ppath = sap_strf("%s/part-%d", cdir, me);
+	char *cpath = sap_strf("%s/COMPLETE", cdir), *ppath = sap_strf("%s/part-%d", cdir, r);
 	char *comp = NULL, *part = NULL;
 	size_t cn = 0, pn = 0;
 	disk_head dh;
 	bool ok = false;
-	if (!read_file(cpath, &comp, &cn) || cn != 2 * sizeof(uint64_t) + (size_t)P * sizeof(uint32_t)) {
-		*why = sap_strf("%s: unreadable, or written by a run on another number of ranks", cpath);
+	if (complete_ranks(cpath, &comp, &cn) != P) {
+		*why = sap_strf("%s: unreadable", cpath);
 	} else if (!read_file(ppath, &part, &pn) || pn < sizeof dh) {
 		*why = sap_strf("%s: missing or truncated", ppath);
 	} else {
 		memcpy(&dh, part, sizeof dh);
 		uint32_t want;
-		memcpy(&want, comp + 2 * sizeof(uint64_t) + (size_t)me * sizeof want, sizeof want);
+		memcpy(&want, comp + 2 * sizeof(uint64_t) + (size_t)r * sizeof want, sizeof want);
 		if (memcmp(dh.magic, magic, sizeof magic) || dh.version != VERSION)
 			*why = sap_strf("%s: not a checkpoint of this version of sapc", ppath);
 		else if (dh.head_crc != sap_crc32c(0, &dh, offsetof(disk_head, head_crc)))
 			*why = sap_strf("%s: its header is corrupt (CRC32C)", ppath);
 		else if (dh.program != program)
 			*why = sap_strf("%s: written by another program (or another build of it)", ppath);
-		else if (dh.rank != (uint32_t)me || dh.ranks != (uint32_t)P || dh.seq != seq)
+		else if (dh.rank != (uint32_t)r || dh.ranks != (uint32_t)P || dh.seq != seq)
 			*why = sap_strf("%s: the part of another rank or checkpoint", ppath);
 		else if (dh.data_len != pn - sizeof dh)
 			*why = sap_strf("%s: truncated", ppath);
@@ -372,7 +384,7 @@ static bool load_part(const char *dir, uint64_t seq, uint64_t program, sap_ckpt_
 		h->invocation = dh.invocation;
 		h->threads = dh.threads;
 		*n = pn - sizeof dh;
-		*data = sap_xmalloc(*n);
+		*data = sap_xmalloc(*n ? *n : 1);
 		memcpy(*data, part + sizeof dh, *n);
 	}
 	free(comp);
@@ -383,7 +395,51 @@ static bool load_part(const char *dir, uint64_t seq, uint64_t program, sap_ckpt_
 	return ok;
 }
 
-bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, void **data, size_t *n,
+/* The parts this rank reads of checkpoint seq: its own when it was
+ * written by as many ranks as there are now, else every one. */
+static bool load_parts(const char *dir, uint64_t seq, uint64_t program, sap_ckpt_head *h,
+                       sap_ckpt_parts *pt, void (*warn)(const char *why))
+{
+	int P = sap_comm_size(), me = sap_comm_rank();
+	char *cpath = sap_strf("%s/COMPLETE", ckpt_dir(dir, seq)), *comp = NULL;
+	size_t cn = 0;
+	int was = complete_ranks(cpath, &comp, &cn);
+	free(comp);
+	if (!was) {
+		char *why = sap_strf("%s: unreadable", cpath);
+		if (warn)
+			warn(why);
+		free(why);
+		free(cpath);
+		return false;
+	}
+	free(cpath);
+	pt->ranks = was;
+	pt->n = was == P ? 1 : was;
+	pt->data = sap_xcalloc((size_t)pt->n, sizeof *pt->data);
+	pt->len = sap_xcalloc((size_t)pt->n, sizeof *pt->len);
+	bool ok = true;
+	for (int i = 0; i < pt->n && ok; i++) {
+		char *why = NULL;
+		ok = load_part(dir, seq, program, was == P ? me : i, was, h, &pt->data[i], &pt->len[i],
+		               &why);
+		if (!ok && warn)
+			warn(why);
+		free(why);
+	}
+	return ok;
+}
+
+void sap_ckpt_parts_free(sap_ckpt_parts *pt)
+{
+	for (int i = 0; i < pt->n; i++)
+		free(pt->data[i]);
+	free(pt->data);
+	free(pt->len);
+	*pt = (sap_ckpt_parts){ 0 };
+}
+
+bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, sap_ckpt_parts *pt,
                    void (*warn)(const char *why))
 {
 	uint64_t *seqs;
@@ -397,18 +453,12 @@ bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, void **d
 		sap_comm_bcast(seqs, k, sizeof *seqs, 0);
 	bool found = false;
 	for (int i = 0; i < k && !found; i++) {
-		char *buf = NULL, *why = NULL;
-		int good = load_part(dir, seqs[i], program, h, &buf, n, &why);
-		if (!good && warn)
-			warn(why);
-		free(why);
+		int good = load_parts(dir, seqs[i], program, h, pt, warn);
 		sap_comm_allreduce(&good, 1, SAP_COMM_INT, SAP_COMM_MIN);
-		if (good) {
-			*data = buf;
+		if (good)
 			found = true;
-		} else {
-			free(buf);
-		}
+		else
+			sap_ckpt_parts_free(pt);
 	}
 	free(seqs);
 	return found;

@@ -19,12 +19,27 @@
 #include <string.h>
 #include "sap-int.h"
 
+/* Reading, a part of the checkpoint: this rank's, or one of each rank
+ * that wrote it when there were as many then as now. */
+typedef struct part_in {
+	const char *p;
+	size_t n, at;
+} part_in;
+
 struct sap_state {
 	bool reading;
-	char *buf;
-	size_t n, cap;          /* writing: bytes so far; reading: all */
-	size_t at;              /* reading: the next byte */
+	char *buf;              /* writing */
+	size_t n, cap;
+	int nin;                /* reading: the parts, 1 or `ranks` */
+	int ranks;              /* that wrote the checkpoint */
+	part_in *in;
 };
+
+/* Reading the parts of another number of ranks. */
+static bool resharding(const sap_state *s)
+{
+	return s->ranks != sap_nranks();
+}
 
 /* ---- bytes ---- */
 
@@ -42,14 +57,15 @@ static char *room(sap_state *s, size_t k)
 	return p;
 }
 
-/* k bytes to read, or an error naming what was being read: the data
+/* k bytes of part r, or an error naming what was being read: the data
  * passed their CRC, so only another build of the runtime gets here. */
-static const char *take(sap_state *s, size_t k, const char *what)
+static const char *take(sap_state *s, int r, size_t k, const char *what)
 {
-	if (k > s->n - s->at)
+	part_in *in = &s->in[r];
+	if (k > in->n - in->at)
 		sap_fatal(NULL, "checkpoint: the data end inside %s (written by another build?)", what);
-	const char *p = s->buf + s->at;
-	s->at += k;
+	const char *p = in->p + in->at;
+	in->at += k;
 	return p;
 }
 
@@ -58,10 +74,19 @@ static void put_i64(sap_state *s, int64_t x)
 	memcpy(room(s, 8), &x, 8);
 }
 
-static int64_t get_i64(sap_state *s, const char *what)
+static int64_t get_i64(sap_state *s, int r, const char *what)
 {
 	int64_t x;
-	memcpy(&x, take(s, 8, what), 8);
+	memcpy(&x, take(s, r, 8, what), 8);
+	return x;
+}
+
+/* A number every rank wrote alike: part 0's, the others' passed. */
+static int64_t get_same(sap_state *s, const char *what)
+{
+	int64_t x = get_i64(s, 0, what);
+	for (int r = 1; r < s->nin; r++)
+		get_i64(s, r, what);
 	return x;
 }
 
@@ -76,14 +101,17 @@ static void put_val(sap_state *s, const void *x, size_t size, size_t (*pack)(con
 		memcpy(room(s, k), x, k);
 }
 
-static void get_val(sap_state *s, void *x, size_t size,
+/* Part r's value into x, or past it when x is NULL. */
+static void get_val(sap_state *s, int r, void *x, size_t size,
                     const char *(*unpack)(void *, const char *), void (*drop)(void *),
                     const char *what)
 {
-	int64_t k = get_i64(s, what);
+	int64_t k = get_i64(s, r, what);
 	if (k < 0 || (!unpack && (size_t)k != size))
 		sap_fatal(NULL, "checkpoint: %s has %lld bytes, not %zu", what, (long long)k, size);
-	const char *p = take(s, (size_t)k, what);
+	const char *p = take(s, r, (size_t)k, what);
+	if (!x)
+		return;
 	if (!unpack) {
 		memcpy(x, p, size);
 		return;
@@ -100,10 +128,13 @@ void sap_state_var(sap_state *s, void *x, size_t size, size_t (*pack)(const void
                    const char *(*unpack)(void *, const char *), void (*drop)(void *),
                    const char *name)
 {
-	if (s->reading)
-		get_val(s, x, size, unpack, drop, name);
-	else
+	if (!s->reading) {
 		put_val(s, x, size, pack);
+		return;
+	}
+	/* Driver code runs alike on every rank: part 0 has what all have. */
+	for (int r = 0; r < s->nin; r++)
+		get_val(s, r, r ? NULL : x, size, unpack, drop, name);
 }
 
 /* Set, when reading, once every DDS is back: what changes after it
@@ -130,28 +161,36 @@ void sap_state_loop(sap_state *s, sap_loop *L)
 		memcpy(room(s, sizeof h.memo), &h.memo, sizeof h.memo);
 		return;
 	}
-	L->invocations = (uint32_t)get_i64(s, what);
-	if (!get_i64(s, what))
-		return;
-	if (!restored)
-		restored = sap_new_version();
-	int64_t f[8];
-	memcpy(f, take(s, sizeof f, what), sizeof f);
-	if (f[5] < 0 || f[5] > 1 << 20 || f[6] < 0 || f[6] > 1 << 20)
-		sap_fatal(NULL, "checkpoint: %s is garbled", what);
-	h = (sap_plan_history){ .layout_inv = (uint32_t)f[0], .lo = f[1], .hi = f[2],
-	                        .T = (int32_t)f[3], .blocks = (int32_t)f[4], .ndds = (int32_t)f[5],
-	                        .naffine = (int32_t)f[6], .has_memo = f[7] != 0 };
-	int64_t *sizes = sap_xmalloc((size_t)(h.ndds + 1) * sizeof *sizes);
-	memcpy(sizes, take(s, (size_t)h.ndds * sizeof *sizes, what), (size_t)h.ndds * sizeof *sizes);
-	sap_affine *aff = sap_xmalloc((size_t)(h.naffine + 1) * sizeof *aff);
-	memcpy(aff, take(s, (size_t)h.naffine * sizeof *aff, what), (size_t)h.naffine * sizeof *aff);
-	memcpy(&h.memo, take(s, sizeof h.memo, what), sizeof h.memo);
-	h.sizes = sizes;
-	h.affine = aff;
-	sap_async_resume(L, &h, restored);
-	free(sizes);
-	free(aff);
+	L->invocations = (uint32_t)get_same(s, what);
+	for (int r = 0; r < s->nin; r++) {
+		if (!get_i64(s, r, what))
+			continue;
+		int64_t f[8];
+		memcpy(f, take(s, r, sizeof f, what), sizeof f);
+		if (f[5] < 0 || f[5] > 1 << 20 || f[6] < 0 || f[6] > 1 << 20)
+			sap_fatal(NULL, "checkpoint: %s is garbled", what);
+		h = (sap_plan_history){ .layout_inv = (uint32_t)f[0], .lo = f[1], .hi = f[2],
+		                        .T = (int32_t)f[3], .blocks = (int32_t)f[4],
+		                        .ndds = (int32_t)f[5], .naffine = (int32_t)f[6],
+		                        .has_memo = f[7] != 0 };
+		int64_t *sizes = sap_xmalloc((size_t)(h.ndds + 1) * sizeof *sizes);
+		memcpy(sizes, take(s, r, (size_t)h.ndds * sizeof *sizes, what),
+		       (size_t)h.ndds * sizeof *sizes);
+		sap_affine *aff = sap_xmalloc((size_t)(h.naffine + 1) * sizeof *aff);
+		memcpy(aff, take(s, r, (size_t)h.naffine * sizeof *aff, what),
+		       (size_t)h.naffine * sizeof *aff);
+		memcpy(&h.memo, take(s, r, sizeof h.memo, what), sizeof h.memo);
+		h.sizes = sizes;
+		h.affine = aff;
+		/* Plans for another number of workers are made afresh. */
+		if (!resharding(s)) {
+			if (!restored)
+				restored = sap_new_version();
+			sap_async_resume(L, &h, restored);
+		}
+		free(sizes);
+		free(aff);
+	}
 }
 
 /* A dvector: whether it exists yet, its length, its cuts, then this
@@ -195,53 +234,95 @@ static void put_dvec(sap_state *s, sap_dvec *v, const sap_codec *c, const sap_dm
 		p += put_elem(v, c, k, p);
 }
 
-static void get_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
-                     const sap_codec *c, const sap_dmap *keys_of, const sap_site *site)
+/* Past one element of part r: unpacked into scratch and dropped. */
+static const char *skip_elem(const char *p, size_t elsize, const sap_codec *c, char *scratch)
 {
-	int64_t n = get_i64(s, name);
-	if (n < 0)
-		return;
-	int P = sap_nranks(), me = sap_rank();
-	bool part_only = get_i64(s, name) != 0;
-	bool own_codec = get_i64(s, name) != 0;
-	bool of_keys = get_i64(s, name) != 0;
-	int64_t *cuts = NULL;
-	if (get_i64(s, name)) {
-		cuts = sap_xmalloc((size_t)(P + 1) * sizeof *cuts);
-		for (int r = 0; r <= P; r++)
-			cuts[r] = get_i64(s, name);
-	}
-	bool whole = get_i64(s, name) != 0;
-	if (part_only)
-		sap_dv_create_part(v, name, n, elsize, cuts ? cuts[me] : sap_chunk(0, n, P, me),
-		                   cuts ? cuts[me + 1] : sap_chunk(0, n, P, me + 1), site);
-	else
-		sap_dv_create(v, name, n, elsize, site);
-	if (cuts)
-		sap_dv_set_cuts(v, cuts);
-	int64_t lo, hi;
-	sap_dv_part(v, me, &lo, &hi);
-	int64_t bytes = get_i64(s, name);
-	const char *p = take(s, (size_t)bytes, name), *end = p + bytes;
-	for (int64_t k = lo; k < hi; k++) {
-		if (p >= end && elsize)
-			sap_fatal(NULL, "checkpoint: dvector %s: its part ends early", name);
-		char *x = v->data + (size_t)k * elsize;
+	if (!c)
+		return p + elsize;
+	memset(scratch, 0, elsize);
+	p = c->unpack(scratch, p);
+	if (c->drop)
+		c->drop(scratch);
+	return p;
+}
+
+/* Elements [a, b) of part r into v, those in [lo, hi) kept. */
+static void get_elems(sap_state *s, int r, sap_dvec *v, const sap_codec *c, int64_t a,
+                      int64_t b, int64_t lo, int64_t hi, const char *name)
+{
+	int64_t bytes = get_i64(s, r, name);
+	const char *p = take(s, r, (size_t)bytes, name), *end = p + bytes;
+	char *scratch = sap_xcalloc(1, v->elsize ? v->elsize : 1);
+	for (int64_t k = a; k < b; k++) {
+		if (p >= end && v->elsize)
+			sap_fatal(NULL, "checkpoint: dvector %s: a part ends early", name);
+		if (k < lo || k >= hi) {
+			p = skip_elem(p, v->elsize, c, scratch);
+			continue;
+		}
+		char *x = v->data + (size_t)k * v->elsize;
 		if (c) {
 			p = c->unpack(x, p);
 		} else {
-			memcpy(x, p, elsize);
-			p += elsize;
+			memcpy(x, p, v->elsize);
+			p += v->elsize;
 		}
 	}
+	free(scratch);
 	if (p != end)
-		sap_fatal(NULL, "checkpoint: dvector %s: its part has bytes left over", name);
+		sap_fatal(NULL, "checkpoint: dvector %s: a part has bytes left over", name);
+}
+
+static void get_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
+                     const sap_codec *c, const sap_dmap *keys_of, const sap_site *site)
+{
+	int64_t n = get_same(s, name);
+	if (n < 0)
+		return;
+	int P = sap_nranks(), me = sap_rank(), W = s->ranks;
+	bool part_only = get_same(s, name) != 0;
+	bool own_codec = get_same(s, name) != 0;
+	bool of_keys = get_same(s, name) != 0;
+	int64_t *cuts = NULL;
+	if (get_same(s, name)) {
+		cuts = sap_xmalloc((size_t)(W + 1) * sizeof *cuts);
+		for (int r = 0; r <= W; r++)
+			cuts[r] = get_same(s, name);
+	}
+	bool whole = get_same(s, name) != 0;
+	if (resharding(s)) {
+		/* Another number of ranks: a vector held in parts is cut in
+		 * even parts; any other is whole on every rank, read from every
+		 * part. */
+		int64_t lo = part_only ? sap_chunk(0, n, P, me) : 0;
+		int64_t hi = part_only ? sap_chunk(0, n, P, me + 1) : n;
+		if (part_only)
+			sap_dv_create_part(v, name, n, elsize, lo, hi, site);
+		else
+			sap_dv_create(v, name, n, elsize, site);
+		for (int r = 0; r < W; r++)
+			get_elems(s, r, v, c, cuts ? cuts[r] : sap_chunk(0, n, W, r),
+			          cuts ? cuts[r + 1] : sap_chunk(0, n, W, r + 1), lo, hi, name);
+		free(cuts);
+		whole = false;
+	} else {
+		if (part_only)
+			sap_dv_create_part(v, name, n, elsize, cuts ? cuts[me] : sap_chunk(0, n, P, me),
+			                   cuts ? cuts[me + 1] : sap_chunk(0, n, P, me + 1), site);
+		else
+			sap_dv_create(v, name, n, elsize, site);
+		if (cuts)
+			sap_dv_set_cuts(v, cuts);
+		int64_t lo, hi;
+		sap_dv_part(v, me, &lo, &hi);
+		get_elems(s, 0, v, c, lo, hi, lo, hi, name);
+	}
 	if (of_keys)
 		v->keys_of = keys_of;
 	sap_dv_recount(v);
 	/* The other ranks' parts travel with the type's codec too. */
 	sap_dv_set_codec(v, c);
-	if (P > 1 && !part_only) {
+	if (P > 1 && !part_only && !resharding(s)) {
 		sap_hold_map(v);
 		for (int r = 0; r < P; r++) {
 			int64_t a, b;
@@ -278,6 +359,19 @@ static void put_key(sap_state *s, sap_keykind kk, const void *key)
 	}
 }
 
+typedef struct map_rec {
+	int64_t seq;
+	union { int32_t i; int64_t l; sap_str s; } key;
+	int part;
+	size_t val;             /* where its value is in its part */
+} map_rec;
+
+static int by_seq(const void *x, const void *y)
+{
+	const map_rec *a = x, *b = y;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
 void sap_state_dmap(sap_state *s, sap_dmap *m, const char *name, sap_keykind kk,
                     size_t valsize, bool multi, size_t (*pack)(const void *, char *),
                     const char *(*unpack)(void *, const char *), void (*drop)(void *))
@@ -304,30 +398,67 @@ void sap_state_dmap(sap_state *s, sap_dmap *m, const char *name, sap_keykind kk,
 		}
 		return;
 	}
-	int64_t n = get_i64(s, name);
-	if (n < 0)
-		return;
+	/* Each part: its entries' count, the flags, then the entries. */
 	sap_dm_create(m, name, kk, valsize, multi, drop);
-	m->parted = get_i64(s, name) != 0;
-	m->local = get_i64(s, name) != 0;
-	m->total = get_i64(s, name);
-	int64_t top = get_i64(s, name);
-	for (int64_t i = 0; i < n; i++) {
-		int64_t seq = get_i64(s, name);
-		union { int32_t i; int64_t l; sap_str s; } kb;
-		int64_t x = get_i64(s, name);
-		if (kk == SAP_K_STRING) {
-			if (x < 0)
-				sap_fatal(NULL, "checkpoint: map %s: a key of %lld bytes", name, (long long)x);
-			kb.s = sap_str_dup(take(s, (size_t)x, name), (size_t)x);
-		} else if (kk == SAP_K_INT) {
-			kb.i = (int32_t)x;
-		} else {
-			kb.l = x;
+	bool exists = false, parted = false;
+	int64_t total = 0, top = 0;
+	map_rec *all = NULL;
+	int64_t nall = 0, cap = 0;
+	for (int r = 0; r < s->nin; r++) {
+		int64_t n = get_i64(s, r, name);
+		if (n < 0)
+			continue;
+		exists = true;
+		parted = get_i64(s, r, name) != 0;
+		bool local = get_i64(s, r, name) != 0;
+		total = get_i64(s, r, name);
+		top = get_i64(s, r, name);
+		(void)local;
+		/* A map whole on every rank is read from part 0 alone. */
+		bool keep = r == 0 || parted;
+		for (int64_t i = 0; i < n; i++) {
+			map_rec e = { .seq = get_i64(s, r, name) };
+			int64_t x = get_i64(s, r, name);
+			if (kk == SAP_K_STRING) {
+				if (x < 0)
+					sap_fatal(NULL, "checkpoint: map %s: a key of %lld bytes", name, (long long)x);
+				const char *k = take(s, r, (size_t)x, name);
+				e.key.s = keep ? sap_str_dup(k, (size_t)x) : NULL;
+			} else if (kk == SAP_K_INT) {
+				e.key.i = (int32_t)x;
+			} else {
+				e.key.l = x;
+			}
+			e.part = r;
+			e.val = s->in[r].at;
+			get_val(s, r, NULL, valsize, unpack, NULL, name);
+			if (!keep)
+				continue;
+			if (nall == cap)
+				all = sap_xrealloc(all, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *all);
+			all[nall++] = e;
 		}
-		get_val(s, sap_dm_put(m, &kb, seq), valsize, unpack, NULL, name);
 	}
+	if (!exists) {
+		sap_dm_free(m);
+		return;
+	}
+	/* In the order the entries were first made, as sap_dm_whole does:
+	 * the parts of a parted map hold them in that order each. */
+	if (s->nin > 1 && parted && nall > 1)
+		qsort(all, (size_t)nall, sizeof *all, by_seq);
+	for (int64_t i = 0; i < nall; i++) {
+		part_in *in = &s->in[all[i].part];
+		size_t at = in->at;
+		in->at = all[i].val;
+		get_val(s, all[i].part, sap_dm_put(m, &all[i].key, all[i].seq), valsize, unpack, NULL,
+		        name);
+		in->at = at;
+	}
+	free(all);
 	m->seq = top;
+	if (parted && !resharding(s))
+		sap_dm_set_parted(m, total);
 }
 
 /* ---- checkpoints and resuming ---- */
@@ -361,10 +492,16 @@ static void runtime_state(sap_state *s)
 {
 	sap_rng *r = sap_driver_rng();
 	if (s->reading) {
-		ops_run = (uint64_t)get_i64(s, "the runtime's state");
-		memcpy(r, take(s, sizeof *r, "the driver's generator"), sizeof *r);
-		double t;
-		memcpy(&t, take(s, sizeof t, "the clock"), sizeof t);
+		ops_run = (uint64_t)get_same(s, "the runtime's state");
+		double t = 0;
+		for (int k = 0; k < s->nin; k++) {
+			const char *p = take(s, k, sizeof *r, "the driver's generator");
+			if (k == 0)
+				memcpy(r, p, sizeof *r);
+			p = take(s, k, sizeof t, "the clock");
+			if (k == 0)
+				memcpy(&t, p, sizeof t);
+		}
 		sap_wtime_continue(t);
 	} else {
 		put_i64(s, (int64_t)ops_run);
@@ -460,27 +597,37 @@ int sap_resume(sap_state_fn fn)
 		return 0;
 	}
 	sap_ckpt_head h;
-	void *data = NULL;
-	size_t n = 0;
-	if (!sap_ckpt_load(dir, sap_program_hash(), &h, &data, &n, passed_over)) {
+	sap_ckpt_parts pt;
+	if (!sap_ckpt_load(dir, sap_program_hash(), &h, &pt, passed_over)) {
 		sap_warn(NULL, "--resume: no complete checkpoint of this program in '%s': starting from "
 		         "the beginning", dir);
 		return 0;
 	}
-	sap_state s = {.reading = true, .buf = data, .n = n};
+	sap_state s = {.reading = true, .nin = pt.n, .ranks = pt.ranks};
+	s.in = sap_xcalloc((size_t)pt.n, sizeof *s.in);
+	for (int r = 0; r < pt.n; r++)
+		s.in[r] = (part_in){ .p = pt.data[r], .n = pt.len[r] };
 	runtime_state(&s);
 	fn(&s);
-	if (s.at != s.n)
-		sap_fatal(NULL, "checkpoint %llu in '%s': %zu bytes left over (written by another build?)",
-		          (unsigned long long)h.seq, dir, s.n - s.at);
-	free(data);
+	for (int r = 0; r < pt.n; r++)
+		if (s.in[r].at != s.in[r].n)
+			sap_fatal(NULL, "checkpoint %llu in '%s': %zu bytes left over in part %d (written "
+			          "by another build?)", (unsigned long long)h.seq, dir,
+			          s.in[r].n - s.in[r].at, pt.n > 1 ? r : sap_rank());
+	free(s.in);
+	int was = pt.ranks;
+	sap_ckpt_parts_free(&pt);
 	/* After every one there, a damaged newer one included. */
 	ckpt_seq = sap_ckpt_last_seq(dir) + 1;
 	if (sap_rank() == 0)
 		fprintf(stderr, "resuming from checkpoint %llu in '%s', after parallel operator %llu "
 		        "(loop %u)\n", (unsigned long long)h.seq, dir, (unsigned long long)h.invocation,
 		        h.op);
-	if (h.threads != (uint32_t)sap_cfg.threads)
+	if (was != sap_nranks())
+		sap_warn(NULL, "--resume: the checkpoint was taken on %d ranks, this run has %d: its "
+		         "vectors and maps are cut anew, and its async loops plan afresh for other "
+		         "workers (sap-run(1), CHECKPOINTS)", was, sap_nranks());
+	else if (h.threads != (uint32_t)sap_cfg.threads)
 		sap_warn(NULL, "--resume: the checkpoint was taken with %u threads a rank, this run has "
 		         "%d: its async loops plan for other workers, so its results may differ from "
 		         "the uninterrupted run's", h.threads, sap_cfg.threads);

@@ -8,7 +8,8 @@
 # what an uninterrupted run prints and write the same files, bit for bit:
 # the killed run's lines are a prefix of the uninterrupted run's, the
 # resumed run's a suffix, and together they are all of them (a line
-# printed between the checkpoint and the kill is printed again).
+# printed between the checkpoint and the kill is printed again).  Then:
+# taken on P ranks and resumed on Q.
 set -u
 : "${top_srcdir:?must be set}"
 # shellcheck source=../preamble.sh source-path=SCRIPTDIR
@@ -65,6 +66,29 @@ for np in 1 2 3; do
 			cmp -s "$f" "full/$f" || fail "$np ranks, killed after loop $k: $f differs"
 		done
 		k=$((k + np))
+	done
+done
+
+# Taken on P ranks, resumed on Q: the vectors and maps are cut anew.  The
+# program's results do not depend on the number of ranks (its golden test
+# checks that), so they are still the uninterrupted run's.
+for pq in 2:1 1:3 3:2; do
+	p=${pq%:*} q=${pq#*:}
+	for k in 2 5 8; do
+		rm -rf ck $outs
+		SAP_TEST_KILL_AFTER=$k:$((k % p)) $MPIEXEC -n "$p" ./prog --checkpoint-dir=ck \
+			--checkpoint-every=1 >p1 2>p1.err </dev/null && fail "$p ranks: not killed after loop $k"
+		$MPIEXEC -n "$q" ./prog --checkpoint-dir=ck --checkpoint-every=1 --resume >p2 2>p2.err \
+			</dev/null || { cat p2.err; fail "killed on $p ranks after loop $k: --resume on $q failed"; }
+		grep -q "warning: --resume: the checkpoint was taken on $p ranks, this run has $q" p2.err ||
+			{ cat p2.err; fail "no warning of $p ranks resumed on $q"; }
+		covers full/stdout p1 p2 || {
+			diff full/stdout p2
+			fail "killed on $p ranks after loop $k, resumed on $q: the output differs"
+		}
+		for f in $outs; do
+			cmp -s "$f" "full/$f" || fail "killed on $p ranks after loop $k, resumed on $q: $f differs"
+		done
 	done
 done
 exit 0

@@ -47,16 +47,16 @@ static char *load(const char *dir, uint64_t program, uint64_t *seq)
 {
 	warned[0] = 0;
 	sap_ckpt_head h;
-	void *data;
-	size_t n;
-	if (!sap_ckpt_load(dir, program, &h, &data, &n, warn))
+	sap_ckpt_parts pt;
+	if (!sap_ckpt_load(dir, program, &h, &pt, warn))
 		return NULL;
 	*seq = h.seq;
 	ck_assert(h.op == 3 && h.invocation == h.seq * 10 && h.threads == 2);
-	char *s = sap_xmalloc(n + 1);
-	memcpy(s, data, n);
-	s[n] = 0;
-	free(data);
+	ck_assert(pt.n == 1 && pt.ranks == 1);
+	char *s = sap_xmalloc(pt.len[0] + 1);
+	memcpy(s, pt.data[0], pt.len[0]);
+	s[pt.len[0]] = 0;
+	sap_ckpt_parts_free(&pt);
 	return s;
 }
 
