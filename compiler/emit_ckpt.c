@@ -91,6 +91,86 @@ static const char *keys_of(Sym *v)
 	return format("&%s", emit_expr(in->args));
 }
 
+static Sym *target_root(Node *e)
+{
+	while (e && (e->kind == N_FIELD || e->kind == N_INDEX))
+		e = e->lhs;
+	return e && e->kind == N_NAME ? e->sym : NULL;
+}
+
+static int writes_sym(Node *n, void *v)
+{
+	if (n->kind == N_ASSIGN || n->kind == N_INCDEC)
+		return target_root(n->lhs) == v;
+	if (n->kind == N_CALL && (n->builtin == B_PUSH || n->builtin == B_INSERT ||
+	                          n->builtin == B_ERASE))
+		return target_root(n->args) == v;
+	return 0;
+}
+
+static int names_of(Node *n, void *vec)
+{
+	if (n->kind == N_NAME && n->sym && n->sym->kind == SYM_VAR)
+		vec_push(vec, n->sym);
+	return 0;
+}
+
+/* Does anything write sym after item `from` of main, or in a function? */
+static bool written_after(Sym *sym, Node *from)
+{
+	bool after = false;
+	for (Node *n = E->prog->items; n; n = n->next) {
+		if ((after || n->kind == N_FUNC) && emit_any_node(n, writes_sym, sym))
+			return true;
+		after |= n == from;
+	}
+	return false;
+}
+
+/* A dvector that its declaration at the top of main fills (load(),
+ * unigram(), vocab(), keys(), join()) from what nothing writes after it,
+ * and that nothing writes either: --resume makes it again the same way,
+ * where a checkpoint would hold it.  A loaded one is the input file's,
+ * which resume checks is the same (sap_state_input). */
+static bool remade(Sym *v)
+{
+	Node *d = v->decl, *in = d ? d->init : NULL;
+	if (!in || in->kind != N_CALL || (in->builtin != B_LOAD && in->builtin != B_UNIGRAM &&
+	                                  in->builtin != B_VOCAB && in->builtin != B_KEYS &&
+	                                  in->builtin != B_JOIN))
+		return false;
+	bool top = false;
+	for (Node *n = E->prog->items; n && !top; n = n->next)
+		top = n == d;
+	if (!top || written_after(v, NULL))
+		return false;
+	Vec from = {0};
+	emit_any_node(in, names_of, &from);
+	if (d->size)
+		emit_any_node(d->size, names_of, &from);
+	for (int i = 0; i < from.n; i++)
+		if (written_after(from.v[i], d))
+			return false;
+	return true;
+}
+
+/* v's declaration again, as main ran it: a function for --resume. */
+static char *reload_fn(Sym *v)
+{
+	char *name = format("sap_reload_%s", v->cname);
+	Buf *saved = E->out;
+	Buf f = {0};
+	buf_puts(&f, "");
+	E->out = &f;
+	E->indent = 1;
+	emit_push_scope(false, true);
+	emit_stmt(v->decl);
+	emit_pop_scope(NULL);
+	E->out = saved;
+	buf_printf(&E->funcs, "static void %s(void)\n{\n%s}\n\n", name, f.s);
+	return name;
+}
+
 void emit_state_fn(void)
 {
 	if (!E->resume_points.n)
@@ -106,7 +186,13 @@ void emit_state_fn(void)
 		if (v->vclass == V_CONST || v->vclass == V_PARAM)
 			continue;
 		const char *name = emit_cstr(v->name, strlen(v->name));
-		if (t->kind == TY_DVEC)
+		if (t->kind == TY_DVEC && remade(v) && v->decl->init->builtin == B_LOAD)
+			buf_printf(&b, "\tsap_state_input(s, &%s, %s, sizeof(%s), %s, %s, %s);\n", v->cname,
+			           name, emit_ctype(t->elem), ty_is_flat(t->elem) ? "NULL" :
+			           format("&%s", emit_codec(t->elem)), reload_fn(v), emit_site(v->decl));
+		else if (t->kind == TY_DVEC && remade(v))
+			buf_printf(&b, "\tsap_state_remade(s, &%s, %s);\n", v->cname, reload_fn(v));
+		else if (t->kind == TY_DVEC)
 			buf_printf(&b, "\tsap_state_dvec(s, &%s, %s, sizeof(%s), %s, %s, %s);\n", v->cname,
 			           name, emit_ctype(t->elem), ty_is_flat(t->elem) ? "NULL" :
 			           format("&%s", emit_codec(t->elem)), keys_of(v), emit_site(v->decl));

@@ -309,8 +309,12 @@ typedef struct sap_ckpt_head {
  * checkpoints removed), else why not, on every rank; a failed checkpoint
  * is never taken for complete. */
 char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, size_t n);
-/* io/state.c: checkpoints taken, their bytes on this rank and their
- * seconds, for --stats. */
+/* io/state.c: v was just loaded from path, which a checkpoint names
+ * (with its size and time) rather than holding v, while v stays as it
+ * was loaded (sap_state_input). */
+void sap_input_note(const sap_dvec *v, const char *path);
+/* Checkpoints taken, their bytes on this rank and their seconds, for
+ * --stats. */
 void sap_ckpt_stats(double *seconds, int64_t *bytes, int64_t *count);
 
 /* Collective: the largest number of a checkpoint in dir, complete or

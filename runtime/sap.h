@@ -984,6 +984,16 @@ void sap_state_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
 void sap_state_dmap(sap_state *s, sap_dmap *m, const char *name, sap_keykind kk,
                     size_t valsize, bool multi, size_t (*pack)(const void *, char *),
                     const char *(*unpack)(void *, const char *), void (*drop)(void *));
+/* Collective.  A dvector that load() filled and nothing writes: while it
+ * is as loaded, a checkpoint names its file, and --resume calls reload,
+ * which loads it again, and checks that the file is the one it was. */
+void sap_state_input(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
+                     const sap_codec *c, void (*reload)(void), const sap_site *site);
+/* Collective.  A dvector that its declaration makes from what nothing
+ * has written since (unigram(), vocab(), keys(), join()) and that nothing
+ * writes: a checkpoint says only whether it exists, and --resume calls
+ * remake, which runs the declaration again. */
+void sap_state_remade(sap_state *s, sap_dvec *v, void (*remake)(void));
 void sap_state_loop(sap_state *s, sap_loop *L);
 /* Collective, after parallel loop L ran in driver code: a checkpoint of
  * fn's state if one is due. */

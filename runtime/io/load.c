@@ -689,9 +689,22 @@ static void warn_empty(const sap_dvec *v, const char *path, const sap_site *s)
 		         "lines", path);
 }
 
+static void load_file(sap_dvec *v, const char *name, const char *path, size_t elsize,
+                      sap_parse_fn parse, bool flat, bool parted, const sap_codec *codec,
+                      const sap_site *s);
+
+/* What was read, for a checkpoint to name instead of holding it. */
 static void load_any(sap_dvec *v, const char *name, const char *path, size_t elsize,
                      sap_parse_fn parse, bool flat, bool parted, const sap_codec *codec,
                      const sap_site *s)
+{
+	load_file(v, name, path, elsize, parse, flat, parted, codec, s);
+	sap_input_note(v, path);
+}
+
+static void load_file(sap_dvec *v, const char *name, const char *path, size_t elsize,
+                      sap_parse_fn parse, bool flat, bool parted, const sap_codec *codec,
+                      const sap_site *s)
 {
 	if (sap_nranks() == 1) {
 		bool regular;

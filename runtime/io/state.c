@@ -8,15 +8,23 @@
  * written and what is read cannot disagree.  The runtime's own part (the
  * driver's generator, the count of operators run) comes first.
  *
+ * A dvector that load() filled and nothing has written since is not
+ * written at all: the checkpoint names its file, with its size and time,
+ * and --resume loads it again (sap_state_input).  Nor is one that its
+ * declaration made from what nothing has written since, which --resume
+ * makes again (sap_state_remade).
+ *
  * A DDS is written as this rank holds it once each rank's part is current
  * there (sap_dv_own_parts): its part of a dvector, its keys of a parted
  * map, or the whole of either where every rank holds all of it.  A
  * checkpoint therefore resumes on as many ranks as wrote it. */
+#define _DEFAULT_SOURCE         /* st_mtim */
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "sap-int.h"
 
 /* Reading, a part of the checkpoint: this rank's, or one of each rank
@@ -357,6 +365,110 @@ static void put_key(sap_state *s, sap_keykind kk, const void *key)
 	} else {
 		put_i64(s, kk == SAP_K_INT ? *(const int32_t *)key : *(const int64_t *)key);
 	}
+}
+
+/* The files dvectors were loaded from, and what they were then. */
+typedef struct input {
+	const sap_dvec *v;
+	uint64_t version;       /* v's, just loaded */
+	char *path;             /* NULL: not a regular file, read once */
+	int64_t size, sec, nsec;
+} input;
+
+static input *inputs;
+static int ninputs;
+
+void sap_input_note(const sap_dvec *v, const char *path)
+{
+	input *in = NULL;
+	for (int i = 0; i < ninputs && !in; i++)
+		if (inputs[i].v == v)
+			in = &inputs[i];
+	if (!in) {
+		inputs = sap_xrealloc(inputs, (size_t)(ninputs + 1) * sizeof *inputs);
+		in = &inputs[ninputs++];
+	} else {
+		free(in->path);
+	}
+	struct stat st;
+	*in = (input){ .v = v, .version = v->version };
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		in->path = sap_strf("%s", path);
+		in->size = (int64_t)st.st_size;
+		in->sec = (int64_t)st.st_mtim.tv_sec;
+		in->nsec = (int64_t)st.st_mtim.tv_nsec;
+	}
+}
+
+static input *input_of(const sap_dvec *v)
+{
+	for (int i = 0; i < ninputs; i++)
+		if (inputs[i].v == v)
+			return &inputs[i];
+	return NULL;
+}
+
+void sap_state_input(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
+                     const sap_codec *c, void (*reload)(void), const sap_site *site)
+{
+	const char *what = name;
+	if (!s->reading) {
+		input *in = input_of(v);
+		/* On every rank alike, or else written out on every rank. */
+		int named = in && in->path && v->name && in->version == v->version;
+		if (sap_nranks() > 1)
+			sap_comm_allreduce(&named, 1, SAP_COMM_INT, SAP_COMM_MIN);
+		put_i64(s, named);
+		if (!named) {
+			put_dvec(s, v, c, NULL);
+			return;
+		}
+		size_t len = strlen(in->path);
+		put_i64(s, (int64_t)len);
+		memcpy(room(s, len), in->path, len);
+		put_i64(s, in->size);
+		put_i64(s, in->sec);
+		put_i64(s, in->nsec);
+		return;
+	}
+	if (!get_same(s, what)) {
+		get_dvec(s, v, name, elsize, c, NULL, site);
+		return;
+	}
+	char *path = NULL;
+	int64_t f[3];
+	for (int r = 0; r < s->nin; r++) {
+		int64_t len = get_i64(s, r, what);
+		if (len < 0 || len > 1 << 20)
+			sap_fatal(NULL, "checkpoint: the file of %s is garbled", what);
+		const char *p = take(s, r, (size_t)len, what);
+		if (r == 0)
+			path = sap_strf("%.*s", (int)len, p);
+		for (int k = 0; k < 3; k++) {
+			int64_t x = get_i64(s, r, what);
+			if (r == 0)
+				f[k] = x;
+		}
+	}
+	reload();
+	const input *in = input_of(v);
+	if (!in || !in->path || strcmp(in->path, path))
+		sap_fatal(site, "--resume: dvector %s was loaded from '%s' when the checkpoint was taken, "
+		          "and now from '%s': resume with the same inputs", name, path,
+		          in && in->path ? in->path : "a file that is not a regular one");
+	if (in->size != f[0] || in->sec != f[1] || in->nsec != f[2])
+		sap_fatal(site, "--resume: '%s', which dvector %s was loaded from, has changed since the "
+		          "checkpoint was taken (its size or its time): resume with the same inputs",
+		          path, name);
+	free(path);
+}
+
+void sap_state_remade(sap_state *s, sap_dvec *v, void (*remake)(void))
+{
+	if (!s->reading)
+		put_i64(s, v->name != NULL);
+	else if (get_same(s, "a vector made again"))
+		remake();
 }
 
 typedef struct map_rec {

@@ -91,4 +91,18 @@ for pq in 2:1 1:3 3:2; do
 		done
 	done
 done
+# A vector loaded from a file and never written (C, from corpus.txt) is
+# not in the checkpoint: --resume loads it again, and refuses a file that
+# changed since.
+rm -rf ck $outs
+SAP_TEST_KILL_AFTER=4 $MPIEXEC -n 2 ./prog --checkpoint-dir=ck --checkpoint-every=1 >p1 2>p1.err \
+	</dev/null && fail "not killed after loop 4"
+test "$(grep -c corpus ck/ckpt-4/part-0)" -ge 1 || fail "the checkpoint does not name corpus.txt"
+grep -q "cccccc" corpus.txt && fail "this test's marker is in corpus.txt"
+cp corpus.txt corpus.saved
+echo "cccccc" >>corpus.txt
+$MPIEXEC -n 2 ./prog --checkpoint-dir=ck --checkpoint-every=1 --resume >p2 2>p2.err </dev/null &&
+	fail "--resume took a changed corpus.txt"
+grep -q "error: --resume: 'corpus.txt', which dvector C was loaded from, has changed since the checkpoint was taken" p2.err ||
+	{ cat p2.err; fail "the message for a changed input"; }
 exit 0
