@@ -75,7 +75,7 @@ for rep in $(seq "$reps"); do
 					bytes=$(du -sb "$tmp/ck/ckpt-$last" | cut -f1)
 					line=$(grep '^Checkpoints:' "$tmp/err" | head -n 1)
 					count=$(echo "$line" | sed -n 's/^Checkpoints: \([0-9]*\) taken.*/\1/p')
-					cs=$(echo "$line" | sed -n 's/.*MB of this rank.s parts, \([0-9.]*\) s$/\1/p')
+					cs=$(echo "$line" | sed -n 's/.*MB of this rank.s parts, \([0-9.]*\) s on the run.s path.*/\1/p')
 				fi
 				echo "$prog $layout $rep $mode $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $bytes ${cs:-0} ${count:-0}" >>"$tmp/raw"
 			done
@@ -92,7 +92,7 @@ echo "- word2vec: samples/word2vec.sap on $(basename "$corpus"), --epochs=$epoch
 echo "- with: --checkpoint-dir=DIR --checkpoint-every=1 (after every parallel loop: one a pass, and the few before the passes)"
 echo "- load average before / after: see the raw file $D/ckpt-last.raw"
 echo
-echo "| program | ranks x threads | none s | every epoch s | ratio (median of pairs) | checkpoints | one on disk, MB | their s (rank 0) |"
+echo "| program | ranks x threads | none s | every epoch s | ratio (median of pairs) | checkpoints | one on disk, MB | on the run's path, s (rank 0) |"
 echo "|---|---|--:|--:|--:|--:|--:|--:|"
 for prog in sgdmf word2vec; do
 	for layout in 1x2 2x1; do

@@ -309,13 +309,24 @@ typedef struct sap_ckpt_head {
  * checkpoints removed), else why not, on every rank; a failed checkpoint
  * is never taken for complete. */
 char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, size_t n);
+/* sap_ckpt_save in two steps: this rank's part written (no
+ * communication, so another thread may do it while the run goes on),
+ * with its CRC in *crc, NULL or why not; then, collective, COMPLETE
+ * written if every part is, given this rank's err (taken over). */
+char *sap_ckpt_write_part(const char *dir, const sap_ckpt_head *h, const void *data, size_t n,
+                          uint32_t *crc);
+char *sap_ckpt_commit(const char *dir, const sap_ckpt_head *h, char *err, uint32_t crc);
+/* Collective: the checkpoint being written, if any, completed (at the end
+ * of the run). */
+void sap_ckpt_finish(void);
 /* io/state.c: v was just loaded from path, which a checkpoint names
  * (with its size and time) rather than holding v, while v stays as it
  * was loaded (sap_state_input). */
 void sap_input_note(const sap_dvec *v, const char *path);
-/* Checkpoints taken, their bytes on this rank and their seconds, for
+/* Checkpoints taken, their bytes on this rank, the seconds they took
+ * on the run's path and those their parts took to write beside it, for
  * --stats. */
-void sap_ckpt_stats(double *seconds, int64_t *bytes, int64_t *count);
+void sap_ckpt_stats(double *seconds, double *writing, int64_t *bytes, int64_t *count);
 
 /* Collective: the largest number of a checkpoint in dir, complete or
  * not, or 0: a run's checkpoints are numbered after those already there,

@@ -689,6 +689,7 @@ void sap_wtime_continue(double then)
 int sap_finalize(void)
 {
 	fflush(stdout);
+	sap_ckpt_finish();
 	sap_stats_print();
 	sap_pool_end();
 	sap_order_end();

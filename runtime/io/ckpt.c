@@ -277,7 +277,8 @@ uint64_t sap_ckpt_last_seq(const char *dir)
 	return last;
 }
 
-char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, size_t n)
+char *sap_ckpt_write_part(const char *dir, const sap_ckpt_head *h, const void *data, size_t n,
+                          uint32_t *crc)
 {
 	int P = sap_comm_size(), me = sap_comm_rank();
 	char *cdir = ckpt_dir(dir, h->seq), *err = NULL;
@@ -301,17 +302,26 @@ char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, s
 	dh.data_crc = sap_crc32c(0, data, n);
 	dh.data_len = n;
 	dh.head_crc = sap_crc32c(0, &dh, offsetof(disk_head, head_crc));
+	*crc = dh.data_crc;
 	if (!err) {
 		char *name = sap_strf("part-%d", me);
 		err = write_file(cdir, name, &dh, sizeof dh, data, n);
 		free(name);
 	}
+	free(cdir);
+	return err;
+}
+
+char *sap_ckpt_commit(const char *dir, const sap_ckpt_head *h, char *err, uint32_t crc)
+{
+	int P = sap_comm_size(), me = sap_comm_rank();
+	char *cdir = ckpt_dir(dir, h->seq);
 	/* COMPLETE only when every part is on disk; every rank learns of a
 	 * failure, so that all return it. */
 	int bad = err != NULL;
 	sap_comm_allreduce(&bad, 1, SAP_COMM_INT, SAP_COMM_MAX);
 	uint32_t *crcs = sap_xmalloc((size_t)P * sizeof *crcs);
-	sap_comm_allgather(&dh.data_crc, crcs, 1, sizeof *crcs);
+	sap_comm_allgather(&crc, crcs, 1, sizeof *crcs);
 	if (!bad && me == 0) {
 		uint64_t top[2] = { h->seq, (uint64_t)P };
 		err = write_file(cdir, "COMPLETE", top, sizeof top, crcs, (size_t)P * sizeof *crcs);
@@ -326,6 +336,13 @@ char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, s
 	free(crcs);
 	free(cdir);
 	return err;
+}
+
+char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, size_t n)
+{
+	uint32_t crc;
+	char *err = sap_ckpt_write_part(dir, h, data, n, &crc);
+	return sap_ckpt_commit(dir, h, err, crc);
 }
 
 /* The ranks that wrote checkpoint seq, from its COMPLETE, and the CRC

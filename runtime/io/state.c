@@ -19,6 +19,7 @@
  * map, or the whole of either where every rank holds all of it.  A
  * checkpoint therefore resumes on as many ranks as wrote it. */
 #define _DEFAULT_SOURCE         /* st_mtim */
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -638,6 +639,7 @@ static bool due(void)
 }
 
 static void checkpoint(const sap_loop *L, sap_state_fn fn);
+static void complete(void);
 
 /* SAP_TEST_KILL_AFTER=N[:R]: rank R (0 if not given) kills itself with
  * SIGKILL once parallel operator N is over, its checkpoint taken if one
@@ -651,9 +653,13 @@ static void test_kill(void)
 		after = v && sscanf(v, "%lld:%lld", &n, &r) >= 1 ? n : 0;
 		who = r;
 	}
-	if (after > 0 && ops_run == (uint64_t)after && sap_rank() == who) {
-		fflush(stdout);
-		raise(SIGKILL);
+	if (after > 0 && ops_run == (uint64_t)after) {
+		/* The checkpoint just taken is complete when the rank dies. */
+		complete();
+		if (sap_rank() == who) {
+			fflush(stdout);
+			raise(SIGKILL);
+		}
 	}
 }
 
@@ -665,9 +671,69 @@ void sap_ckpt_after(const sap_loop *L, sap_state_fn fn)
 	test_kill();
 }
 
+/* The checkpoint whose part a thread of its own writes while the run
+ * goes on: its writes and fsyncs are off the run's path, and only the
+ * state's copy into memory is on it.  The next checkpoint, or the end
+ * of the run, waits for it and completes it (sap_ckpt_commit, which
+ * communicates); a run killed before then leaves it incomplete, and
+ * --resume takes the one before. */
+static struct {
+	bool active;
+	bool threaded;          /* else written already */
+	pthread_t thread;
+	sap_ckpt_head h;
+	sap_state s;
+	char *err;
+	uint32_t crc;
+	double seconds;         /* the thread's */
+} writing;
+static double write_seconds;
+
+static void *write_part(void *arg)
+{
+	(void)arg;
+	double t0 = sap_now();
+	writing.err = sap_ckpt_write_part(sap_cfg.ckpt_dir, &writing.h, writing.s.buf, writing.s.n,
+	                                  &writing.crc);
+	writing.seconds = sap_now() - t0;
+	return NULL;
+}
+
+/* Collective: the checkpoint being written, waited for and completed. */
+static void complete(void)
+{
+	if (!writing.active)
+		return;
+	if (writing.threaded)
+		pthread_join(writing.thread, NULL);
+	writing.active = false;
+	write_seconds += writing.seconds;
+	char *err = sap_ckpt_commit(sap_cfg.ckpt_dir, &writing.h, writing.err, writing.crc);
+	if (err) {
+		/* The run goes on: the checkpoints there were are still there. */
+		warn_rank("%s (the run goes on)", err);
+		free(err);
+	} else {
+		ckpt_count++;
+		ckpt_bytes += (int64_t)writing.s.n;
+	}
+	free(writing.s.buf);
+	writing.s = (sap_state){ 0 };
+}
+
+void sap_ckpt_finish(void)
+{
+	double t0 = sap_wtime();
+	bool was = writing.active;
+	complete();
+	if (was)
+		ckpt_seconds += sap_wtime() - t0;
+}
+
 static void checkpoint(const sap_loop *L, sap_state_fn fn)
 {
 	double t0 = sap_wtime();
+	complete();
 	/* After any there already are, which a fresh run's must outlive:
 	 * the newest two are kept, and --resume takes the newest. */
 	if (!ckpt_seq)
@@ -675,19 +741,15 @@ static void checkpoint(const sap_loop *L, sap_state_fn fn)
 	sap_state s = {0};
 	runtime_state(&s);
 	fn(&s);
-	sap_ckpt_head h = {.program = sap_program_hash(), .seq = ckpt_seq, .invocation = ops_run,
-	                   .op = (uint32_t)L->id, .threads = (uint32_t)sap_cfg.threads};
-	char *err = sap_ckpt_save(sap_cfg.ckpt_dir, &h, s.buf, s.n);
-	if (err) {
-		/* The run goes on: the checkpoints there were are still there. */
-		warn_rank("%s (the run goes on)", err);
-		free(err);
-	} else {
-		ckpt_seq++;
-		ckpt_count++;
-		ckpt_bytes += (int64_t)s.n;
-	}
-	free(s.buf);
+	writing.h = (sap_ckpt_head){.program = sap_program_hash(), .seq = ckpt_seq++,
+	                            .invocation = ops_run, .op = (uint32_t)L->id,
+	                            .threads = (uint32_t)sap_cfg.threads};
+	writing.s = s;
+	writing.err = NULL;
+	writing.active = true;
+	writing.threaded = pthread_create(&writing.thread, NULL, write_part, NULL) == 0;
+	if (!writing.threaded)
+		write_part(NULL);       /* no thread to spare: here, then */
 	last_ckpt = sap_wtime();
 	ckpt_seconds += last_ckpt - t0;
 }
@@ -747,9 +809,10 @@ int sap_resume(sap_state_fn fn)
 	return (int)h.op;
 }
 
-void sap_ckpt_stats(double *seconds, int64_t *bytes, int64_t *count)
+void sap_ckpt_stats(double *seconds, double *writing_s, int64_t *bytes, int64_t *count)
 {
 	*seconds = ckpt_seconds;
+	*writing_s = write_seconds;
 	*bytes = ckpt_bytes;
 	*count = ckpt_count;
 }
