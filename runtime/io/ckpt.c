@@ -41,15 +41,53 @@ static void crc_init(void)
 	}
 }
 
-uint32_t sap_crc32c(uint32_t crc, const void *p, size_t n)
+static uint32_t crc_table_run(uint32_t crc, const unsigned char *b, size_t n)
 {
 	if (!crc_table[1])
 		crc_init();
-	const unsigned char *b = p;
-	crc = ~crc;
 	while (n--)
 		crc = crc_table[(crc ^ *b++) & 0xff] ^ (crc >> 8);
-	return ~crc;
+	return crc;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <nmmintrin.h>
+
+/* SSE4.2 computes this very CRC, 8 bytes an instruction: a checkpoint's
+ * hundreds of megabytes then cost the run milliseconds, where a table
+ * took a byte a cycle. */
+__attribute__((target("sse4.2")))
+static uint32_t crc_sse42(uint32_t crc, const unsigned char *b, size_t n)
+{
+	uint64_t c = crc;
+	for (; n >= 8; n -= 8, b += 8) {
+		uint64_t w;
+		memcpy(&w, b, 8);
+		c = _mm_crc32_u64(c, w);
+	}
+	crc = (uint32_t)c;
+	for (; n; n--)
+		crc = _mm_crc32_u8(crc, *b++);
+	return crc;
+}
+
+static bool have_sse42(void)
+{
+	static int have = -1;
+	if (have < 0)
+		have = __builtin_cpu_supports("sse4.2") != 0;
+	return have;
+}
+#endif
+
+uint32_t sap_crc32c(uint32_t crc, const void *p, size_t n)
+{
+	crc = ~crc;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (have_sse42())
+		return ~crc_sse42(crc, p, n);
+#endif
+	return ~crc_table_run(crc, p, n);
 }
 
 /* ---- files written whole or not at all ---- */
