@@ -18,8 +18,8 @@
  * there (sap_dv_own_parts): its part of a dvector, its keys of a parted
  * map, or the whole of either where every rank holds all of it.  A
  * checkpoint therefore resumes on as many ranks as wrote it. */
-#define _DEFAULT_SOURCE         /* st_mtim */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -691,7 +691,12 @@ static double write_seconds;
 
 static void *write_part(void *arg)
 {
-	(void)arg;
+	if (arg) {
+		/* Only on a core the run leaves idle (between its rounds,
+		 * while it waits for the other ranks). */
+		struct sched_param sp = { 0 };
+		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	}
 	double t0 = sap_now();
 	writing.err = sap_ckpt_write_part(sap_cfg.ckpt_dir, &writing.h, writing.s.buf, writing.s.n,
 	                                  &writing.crc);
@@ -747,7 +752,7 @@ static void checkpoint(const sap_loop *L, sap_state_fn fn)
 	writing.s = s;
 	writing.err = NULL;
 	writing.active = true;
-	writing.threaded = pthread_create(&writing.thread, NULL, write_part, NULL) == 0;
+	writing.threaded = pthread_create(&writing.thread, NULL, write_part, &writing) == 0;
 	if (!writing.threaded)
 		write_part(NULL);       /* no thread to spare: here, then */
 	last_ckpt = sap_wtime();

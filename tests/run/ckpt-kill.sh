@@ -56,7 +56,7 @@ start=$(date +%s%N)
 $run ./p --out=full.txt >full.out 2>full.err </dev/null || { cat full.err; fail "the run failed"; }
 ms=$((($(date +%s%N) - start) / 1000000))
 
-ok=0 killed=0 torn=0
+ok=0 killed=0 torn=0 hung=0
 i=1
 while [ "$i" -le "$trials" ]; do
 	# A rank (0 or 1) and a moment in the first 90% of the run.
@@ -73,6 +73,14 @@ while [ "$i" -le "$trials" ]; do
 	if [ -n "$victim" ]; then
 		kill -KILL "$victim" 2>/dev/null
 	fi
+	# mpiexec can hang when a rank dies inside MPI's start-up (Open MPI
+	# 4.1's PMIx, "UNREACHABLE"): after 30 s it goes too.
+	t=0
+	while kill -0 "$job" 2>/dev/null && [ "$t" -lt 300 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	kill -0 "$job" 2>/dev/null && { kill -KILL "$job"; hung=$((hung + 1)); }
 	wait "$job" || killed=$((killed + 1))
 	# Left behind by the kill: a checkpoint without its COMPLETE.
 	for d in ck/ckpt-*; do
@@ -90,5 +98,5 @@ while [ "$i" -le "$trials" ]; do
 	i=$((i + 1))
 done
 echo "$ok of $trials trials ended with the uninterrupted run's model; $killed runs killed," \
-	"$torn of them in the middle of a checkpoint"
+	"$torn of them in the middle of a checkpoint; mpiexec hung $hung times and was killed"
 exit 0
