@@ -65,3 +65,13 @@ make_tmp() {
 strip_time() {
 	sed 's/ time [0-9.]*$//' "$1"
 }
+
+# covers FULL A B: A is a prefix of FULL, B a suffix, and together they are
+# all of it: a run killed (A) and resumed from a checkpoint (B), whose
+# lines between the checkpoint and the kill come twice.
+covers() {
+	f=$(wc -l <"$1") a=$(wc -l <"$2") b=$(wc -l <"$3")
+	head -n "$a" "$1" | cmp -s - "$2" || return 1
+	tail -n "$b" "$1" | cmp -s - "$3" || return 1
+	test $((a + b)) -ge "$f"
+}

@@ -41,14 +41,6 @@ run="$MPIEXEC -n 2"
 ck="--checkpoint-dir=ck --checkpoint-every=1"
 $run ./p --out=full.txt >full.out 2>full.err </dev/null || { cat full.err; fail "the run failed"; }
 
-# a is a prefix of full, b a suffix, and together they cover it.
-covers() {
-	f=$(wc -l <"$1") a=$(wc -l <"$2") b=$(wc -l <"$3")
-	head -n "$a" "$1" | cmp -s - "$2" || return 1
-	tail -n "$b" "$1" | cmp -s - "$3" || return 1
-	test $((a + b)) -ge "$f"
-}
-
 # One bit of byte $2 of file $1 flipped.
 flip() {
 	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')

@@ -28,14 +28,6 @@ cd "$tmp" || exit 99
 "$SAPC" -O2 -o prog everything.sap helpers.c || fail "sapc everything.sap"
 outs="points.out corpus.out u.out"
 
-# a is a prefix of full, b a suffix, and together they cover it.
-covers() {
-	f=$(wc -l <"$1") a=$(wc -l <"$2") b=$(wc -l <"$3")
-	head -n "$a" "$1" | cmp -s - "$2" || return 1
-	tail -n "$b" "$1" | cmp -s - "$3" || return 1
-	test $((a + b)) -ge "$f"
-}
-
 for np in 1 2 3; do
 	run="$MPIEXEC -n $np ./prog"
 	rm -rf ck full && mkdir full
