@@ -316,6 +316,14 @@ char *sap_ckpt_save(const char *dir, const sap_ckpt_head *h, const void *data, s
 char *sap_ckpt_write_part(const char *dir, const sap_ckpt_head *h, const void *data, size_t n,
                           uint32_t *crc);
 char *sap_ckpt_commit(const char *dir, const sap_ckpt_head *h, char *err, uint32_t crc);
+/* sap_ckpt_commit in two steps, so that the second is off the run's
+ * path.  Collective: whether every rank's part is on disk (ok is this
+ * rank's), every rank's CRC into crcs[0 .. ranks), and *flag the largest
+ * of the ranks' *flag.  Then, on one rank only and without
+ * communication: COMPLETE written from crcs and older checkpoints
+ * pruned; NULL or why not. */
+bool sap_ckpt_agree(bool ok, uint32_t crc, uint32_t *crcs, int *flag);
+char *sap_ckpt_mark(const char *dir, const sap_ckpt_head *h, const uint32_t *crcs, int ranks);
 /* Collective: the checkpoint being written, if any, completed (at the end
  * of the run). */
 void sap_ckpt_finish(void);

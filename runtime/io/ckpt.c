@@ -350,21 +350,36 @@ char *sap_ckpt_write_part(const char *dir, const sap_ckpt_head *h, const void *d
 	return err;
 }
 
+bool sap_ckpt_agree(bool ok, uint32_t crc, uint32_t *crcs, int *flag)
+{
+	int v[2] = { !ok, *flag };
+	sap_comm_allreduce(v, 2, SAP_COMM_INT, SAP_COMM_MAX);
+	*flag = v[1];
+	sap_comm_allgather(&crc, crcs, 1, sizeof *crcs);
+	return v[0] == 0;
+}
+
+char *sap_ckpt_mark(const char *dir, const sap_ckpt_head *h, const uint32_t *crcs, int P)
+{
+	char *cdir = ckpt_dir(dir, h->seq);
+	uint64_t top[2] = { h->seq, (uint64_t)P };
+	char *err = write_file(cdir, "COMPLETE", top, sizeof top, crcs, (size_t)P * sizeof *crcs);
+	if (!err)
+		prune(dir);
+	free(cdir);
+	return err;
+}
+
 char *sap_ckpt_commit(const char *dir, const sap_ckpt_head *h, char *err, uint32_t crc)
 {
 	int P = sap_comm_size(), me = sap_comm_rank();
-	char *cdir = ckpt_dir(dir, h->seq);
 	/* COMPLETE only when every part is on disk; every rank learns of a
 	 * failure, so that all return it. */
-	int bad = err != NULL;
-	sap_comm_allreduce(&bad, 1, SAP_COMM_INT, SAP_COMM_MAX);
 	uint32_t *crcs = sap_xmalloc((size_t)P * sizeof *crcs);
-	sap_comm_allgather(&crc, crcs, 1, sizeof *crcs);
+	int unused = 0;
+	int bad = !sap_ckpt_agree(err == NULL, crc, crcs, &unused);
 	if (!bad && me == 0) {
-		uint64_t top[2] = { h->seq, (uint64_t)P };
-		err = write_file(cdir, "COMPLETE", top, sizeof top, crcs, (size_t)P * sizeof *crcs);
-		if (!err)
-			prune(dir);
+		err = sap_ckpt_mark(dir, h, crcs, P);
 		bad = err != NULL;
 	}
 	sap_comm_bcast(&bad, 1, sizeof bad, 0);
@@ -372,7 +387,6 @@ char *sap_ckpt_commit(const char *dir, const sap_ckpt_head *h, char *err, uint32
 		err = sap_strf("checkpoint %llu in '%s' not written: another rank failed",
 		               (unsigned long long)h->seq, dir);
 	free(crcs);
-	free(cdir);
 	return err;
 }
 

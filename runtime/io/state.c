@@ -216,31 +216,78 @@ static size_t put_elem(const sap_dvec *v, const sap_codec *c, int64_t k, char *o
 	return v->elsize;
 }
 
+/* The runs of v's elements this rank writes: those it holds, and of
+ * those every rank holds, its own part's; 2 * (their number) into *n. */
+static int64_t *held_runs(const sap_dvec *v, int64_t *n)
+{
+	int me = sap_rank();
+	int64_t lo, hi, *run = NULL, cap = 0;
+	sap_dv_part(v, me, &lo, &hi);
+	*n = 0;
+	for (int64_t k = 0; k < v->n;) {
+		uint16_t h;
+		int64_t e = sap_hold_run(v, k, v->n, &h);
+		int64_t a = k, b = e;
+		if (h == SAP_HOLD_ALL) {
+			a = a > lo ? a : lo;
+			b = b < hi ? b : hi;
+		} else if (h != me) {
+			b = a;
+		}
+		if (a < b && *n && run[*n - 1] == a) {
+			run[*n - 1] = b;
+		} else if (a < b) {
+			if (*n + 2 > cap)
+				run = sap_xrealloc(run, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *run);
+			run[(*n)++] = a;
+			run[(*n)++] = b;
+		}
+		k = e;
+	}
+	return run;
+}
+
 static void put_dvec(sap_state *s, sap_dvec *v, const sap_codec *c, const sap_dmap *keys_of)
 {
 	put_i64(s, v->name ? v->n : -1);
 	if (!v->name)
 		return;
-	sap_dv_own_parts(v);
 	int P = sap_nranks();
+	/* Elements an async loop left on other ranks than their owners are
+	 * written where they are: brought home for the checkpoint, the next
+	 * loop would only move them back. */
+	bool held = v->holder && !v->part_only && P > 1;
+	if (!held)
+		sap_dv_own_parts(v);
 	put_i64(s, v->part_only);
 	put_i64(s, v->codec != NULL);
 	put_i64(s, keys_of && v->keys_of == keys_of);
 	put_i64(s, v->cuts != NULL);
 	for (int r = 0; v->cuts && r <= P; r++)
 		put_i64(s, v->cuts[r]);
-	int64_t lo, hi;
-	sap_dv_part(v, sap_rank(), &lo, &hi);
 	/* Where no holder map says otherwise, every copy is current and the
 	 * resumed run makes the vector whole again (see get_dvec). */
 	put_i64(s, v->holder == NULL && !v->part_only);
+	put_i64(s, held);
+	int64_t nrun = 2, lo, hi, *run = &lo;
+	sap_dv_part(v, sap_rank(), &lo, &hi);
+	if (held) {
+		run = held_runs(v, &nrun);
+		put_i64(s, nrun / 2);
+		for (int64_t i = 0; i < nrun; i++)
+			put_i64(s, run[i]);
+	}
 	size_t bytes = 0;
-	for (int64_t k = lo; k < hi; k++)
-		bytes += put_elem(v, c, k, NULL);
+	for (int64_t i = 0; i < nrun; i += 2)
+		for (int64_t k = run[i]; k < run[i + 1]; k++)
+			bytes += put_elem(v, c, k, NULL);
 	put_i64(s, (int64_t)bytes);
 	char *p = room(s, bytes);
-	for (int64_t k = lo; k < hi; k++)
-		p += put_elem(v, c, k, p);
+	for (int64_t i = 0; i < nrun; i += 2)
+		for (int64_t k = run[i]; k < run[i + 1]; k++)
+			p += put_elem(v, c, k, p);
+	if (held)
+		free(run);
 }
 
 /* Past one element of part r: unpacked into scratch and dropped. */
@@ -255,31 +302,72 @@ static const char *skip_elem(const char *p, size_t elsize, const sap_codec *c, c
 	return p;
 }
 
-/* Elements [a, b) of part r into v, those in [lo, hi) kept. */
-static void get_elems(sap_state *s, int r, sap_dvec *v, const sap_codec *c, int64_t a,
-                      int64_t b, int64_t lo, int64_t hi, const char *name)
+/* The runs of part r's elements, 2 * (their number) into *n: those
+ * written as held, or [a, b). */
+static int64_t *get_runs(sap_state *s, int r, bool held, int64_t a, int64_t b, int64_t n,
+                         int64_t *nrun, const char *name)
+{
+	int64_t k = held ? get_i64(s, r, name) : 1;
+	if (k < 0 || k > n)
+		sap_fatal(NULL, "checkpoint: dvector %s: %lld runs of elements", name, (long long)k);
+	int64_t *run = sap_xmalloc((size_t)(2 * k + 1) * sizeof *run);
+	run[0] = a;
+	run[1] = b;
+	for (int64_t i = 0; held && i < 2 * k; i++)
+		run[i] = get_i64(s, r, name);
+	for (int64_t i = 0; i < 2 * k; i += 2)
+		if (run[i] < 0 || run[i] > run[i + 1] || run[i + 1] > n)
+			sap_fatal(NULL, "checkpoint: dvector %s: elements [%lld, %lld) of %lld", name,
+			          (long long)run[i], (long long)run[i + 1], (long long)n);
+	*nrun = 2 * k;
+	return run;
+}
+
+/* The elements of part r, in runs run[0 .. nrun), into v, those in
+ * [lo, hi) kept. */
+static void get_elems(sap_state *s, int r, sap_dvec *v, const sap_codec *c, const int64_t *run,
+                      int64_t nrun, int64_t lo, int64_t hi, const char *name)
 {
 	int64_t bytes = get_i64(s, r, name);
 	const char *p = take(s, r, (size_t)bytes, name), *end = p + bytes;
 	char *scratch = sap_xcalloc(1, v->elsize ? v->elsize : 1);
-	for (int64_t k = a; k < b; k++) {
-		if (p >= end && v->elsize)
-			sap_fatal(NULL, "checkpoint: dvector %s: a part ends early", name);
-		if (k < lo || k >= hi) {
-			p = skip_elem(p, v->elsize, c, scratch);
-			continue;
+	for (int64_t i = 0; i < nrun; i += 2)
+		for (int64_t k = run[i]; k < run[i + 1]; k++) {
+			if (p >= end && v->elsize)
+				sap_fatal(NULL, "checkpoint: dvector %s: a part ends early", name);
+			if (k < lo || k >= hi) {
+				p = skip_elem(p, v->elsize, c, scratch);
+				continue;
+			}
+			char *x = v->data + (size_t)k * v->elsize;
+			if (c) {
+				p = c->unpack(x, p);
+			} else {
+				memcpy(x, p, v->elsize);
+				p += v->elsize;
+			}
 		}
-		char *x = v->data + (size_t)k * v->elsize;
-		if (c) {
-			p = c->unpack(x, p);
-		} else {
-			memcpy(x, p, v->elsize);
-			p += v->elsize;
-		}
-	}
 	free(scratch);
 	if (p != end)
 		sap_fatal(NULL, "checkpoint: dvector %s: a part has bytes left over", name);
+}
+
+/* Every rank's runs run[0 .. nrun), held by it in v. */
+static void hold_runs(sap_dvec *v, const int64_t *run, int64_t nrun)
+{
+	int P = sap_nranks();
+	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	int64_t total = sap_comm_counts(nrun, cnt, dis);
+	int64_t *all = sap_xmalloc((size_t)(total + 1) * sizeof *all);
+	sap_comm_allgatherv(run, nrun, all, cnt, dis, sizeof *all);
+	sap_hold_map(v);
+	for (int r = 0; r < P; r++)
+		for (int64_t i = dis[r]; i < dis[r] + cnt[r]; i += 2)
+			sap_hold_range(v, all[i], all[i + 1], (uint16_t)r);
+	sap_hold_tidy(v);
+	free(all);
+	free(dis);
+	free(cnt);
 }
 
 static void get_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
@@ -299,6 +387,8 @@ static void get_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
 			cuts[r] = get_same(s, name);
 	}
 	bool whole = get_same(s, name) != 0;
+	bool held = get_same(s, name) != 0;
+	int64_t *run, nrun;
 	if (resharding(s)) {
 		/* Another number of ranks: a vector held in parts is cut in
 		 * even parts; any other is whole on every rank, read from every
@@ -309,11 +399,14 @@ static void get_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
 			sap_dv_create_part(v, name, n, elsize, lo, hi, site);
 		else
 			sap_dv_create(v, name, n, elsize, site);
-		for (int r = 0; r < W; r++)
-			get_elems(s, r, v, c, cuts ? cuts[r] : sap_chunk(0, n, W, r),
-			          cuts ? cuts[r + 1] : sap_chunk(0, n, W, r + 1), lo, hi, name);
+		for (int r = 0; r < W; r++) {
+			run = get_runs(s, r, held, cuts ? cuts[r] : sap_chunk(0, n, W, r),
+			               cuts ? cuts[r + 1] : sap_chunk(0, n, W, r + 1), n, &nrun, name);
+			get_elems(s, r, v, c, run, nrun, lo, hi, name);
+			free(run);
+		}
 		free(cuts);
-		whole = false;
+		whole = held = false;
 	} else {
 		if (part_only)
 			sap_dv_create_part(v, name, n, elsize, cuts ? cuts[me] : sap_chunk(0, n, P, me),
@@ -324,14 +417,18 @@ static void get_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
 			sap_dv_set_cuts(v, cuts);
 		int64_t lo, hi;
 		sap_dv_part(v, me, &lo, &hi);
-		get_elems(s, 0, v, c, lo, hi, lo, hi, name);
+		run = get_runs(s, 0, held, lo, hi, n, &nrun, name);
+		get_elems(s, 0, v, c, run, nrun, 0, n, name);
+		if (held)
+			hold_runs(v, run, nrun);
+		free(run);
 	}
 	if (of_keys)
 		v->keys_of = keys_of;
 	sap_dv_recount(v);
 	/* The other ranks' parts travel with the type's codec too. */
 	sap_dv_set_codec(v, c);
-	if (P > 1 && !part_only && !resharding(s)) {
+	if (P > 1 && !part_only && !held && !resharding(s)) {
 		sap_hold_map(v);
 		for (int r = 0; r < P; r++) {
 			int64_t a, b;
@@ -639,7 +736,7 @@ static bool due(void)
 }
 
 static void checkpoint(const sap_loop *L, sap_state_fn fn);
-static void complete(void);
+static void complete(bool last);
 
 /* SAP_TEST_KILL_AFTER=N[:R]: rank R (0 if not given) kills itself with
  * SIGKILL once parallel operator N is over, its checkpoint taken if one
@@ -655,7 +752,7 @@ static void test_kill(void)
 	}
 	if (after > 0 && ops_run == (uint64_t)after) {
 		/* The checkpoint just taken is complete when the rank dies. */
-		complete();
+		complete(true);
 		if (sap_rank() == who) {
 			fflush(stdout);
 			raise(SIGKILL);
@@ -673,10 +770,12 @@ void sap_ckpt_after(const sap_loop *L, sap_state_fn fn)
 
 /* The checkpoint whose part a thread of its own writes while the run
  * goes on: its writes and fsyncs are off the run's path, and only the
- * state's copy into memory is on it.  The next checkpoint, or the end
- * of the run, waits for it and completes it (sap_ckpt_commit, which
- * communicates); a run killed before then leaves it incomplete, and
- * --resume takes the one before. */
+ * state's copy into memory is on it.  The next checkpoint waits for the
+ * thread and the ranks agree that every part is on disk (collective);
+ * rank 0's next thread then writes that checkpoint's COMPLETE before its
+ * own part, and the end of the run writes the last one's.  A run killed
+ * before a COMPLETE leaves that checkpoint incomplete, and --resume
+ * takes the one before. */
 static struct {
 	bool active;
 	bool threaded;          /* else written already */
@@ -686,8 +785,17 @@ static struct {
 	char *err;
 	uint32_t crc;
 	double seconds;         /* the thread's */
+	/* Rank 0: the agreed checkpoint whose COMPLETE the thread writes
+	 * first, and why it could not. */
+	bool mark;
+	sap_ckpt_head mark_h;
+	int64_t mark_bytes;
+	uint32_t *crcs;
+	char *mark_err;
 } writing;
 static double write_seconds;
+/* The last state's buffer, kept: a fresh one's pages each cost a fault. */
+static sap_state spare;
 
 static void *write_part(void *arg)
 {
@@ -698,14 +806,26 @@ static void *write_part(void *arg)
 		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 	}
 	double t0 = sap_now();
+	if (writing.mark)
+		writing.mark_err = sap_ckpt_mark(sap_cfg.ckpt_dir, &writing.mark_h, writing.crcs,
+		                                 sap_nranks());
+	writing.mark = false;
 	writing.err = sap_ckpt_write_part(sap_cfg.ckpt_dir, &writing.h, writing.s.buf, writing.s.n,
 	                                  &writing.crc);
 	writing.seconds = sap_now() - t0;
 	return NULL;
 }
 
-/* Collective: the checkpoint being written, waited for and completed. */
-static void complete(void)
+static void counted(int64_t bytes, int sign)
+{
+	ckpt_count += sign;
+	ckpt_bytes += sign * bytes;
+}
+
+/* Collective: the checkpoint being written waited for, and the ranks'
+ * agreement on it; its COMPLETE is left to rank 0's next thread, or
+ * written here at the end of the run (last). */
+static void complete(bool last)
 {
 	if (!writing.active)
 		return;
@@ -713,16 +833,50 @@ static void complete(void)
 		pthread_join(writing.thread, NULL);
 	writing.active = false;
 	write_seconds += writing.seconds;
-	char *err = sap_ckpt_commit(sap_cfg.ckpt_dir, &writing.h, writing.err, writing.crc);
-	if (err) {
-		/* The run goes on: the checkpoints there were are still there. */
-		warn_rank("%s (the run goes on)", err);
-		free(err);
-	} else {
-		ckpt_count++;
-		ckpt_bytes += (int64_t)writing.s.n;
+	int P = sap_nranks(), me = sap_rank();
+	/* The COMPLETE rank 0 wrote before this part: if it failed, that
+	 * checkpoint was not taken after all, on every rank. */
+	int unmarked = writing.mark_err != NULL;
+	if (writing.mark_err) {
+		warn_rank("%s (the run goes on)", writing.mark_err);
+		free(writing.mark_err);
+		writing.mark_err = NULL;
 	}
-	free(writing.s.buf);
+	writing.crcs = sap_xrealloc(writing.crcs, (size_t)P * sizeof *writing.crcs);
+	bool ok = sap_ckpt_agree(writing.err == NULL, writing.crc, writing.crcs, &unmarked);
+	if (unmarked)
+		counted(writing.mark_bytes, -1);
+	if (writing.err) {
+		warn_rank("%s (the run goes on)", writing.err);
+		free(writing.err);
+		writing.err = NULL;
+	} else if (!ok && me == 0) {
+		sap_warn(NULL, "checkpoint %llu in '%s' not written: another rank failed (the run "
+		         "goes on)", (unsigned long long)writing.h.seq, sap_cfg.ckpt_dir);
+	}
+	if (ok) {
+		counted((int64_t)writing.s.n, 1);
+		writing.mark_h = writing.h;
+		writing.mark_bytes = (int64_t)writing.s.n;
+		writing.mark = me == 0;
+	}
+	if (last && ok) {
+		int bad = 0;
+		if (me == 0) {
+			char *err = sap_ckpt_mark(sap_cfg.ckpt_dir, &writing.h, writing.crcs, P);
+			if (err) {
+				warn_rank("%s", err);
+				free(err);
+				bad = 1;
+			}
+		}
+		writing.mark = false;
+		sap_comm_bcast(&bad, 1, sizeof bad, 0);
+		if (bad)
+			counted(writing.mark_bytes, -1);
+	}
+	free(spare.buf);
+	spare = writing.s;
 	writing.s = (sap_state){ 0 };
 }
 
@@ -730,7 +884,11 @@ void sap_ckpt_finish(void)
 {
 	double t0 = sap_wtime();
 	bool was = writing.active;
-	complete();
+	complete(true);
+	free(writing.crcs);
+	writing.crcs = NULL;
+	free(spare.buf);
+	spare = (sap_state){ 0 };
 	if (was)
 		ckpt_seconds += sap_wtime() - t0;
 }
@@ -738,12 +896,13 @@ void sap_ckpt_finish(void)
 static void checkpoint(const sap_loop *L, sap_state_fn fn)
 {
 	double t0 = sap_wtime();
-	complete();
+	complete(false);
 	/* After any there already are, which a fresh run's must outlive:
 	 * the newest two are kept, and --resume takes the newest. */
 	if (!ckpt_seq)
 		ckpt_seq = sap_ckpt_last_seq(sap_cfg.ckpt_dir) + 1;
-	sap_state s = {0};
+	sap_state s = {.buf = spare.buf, .cap = spare.cap};
+	spare = (sap_state){ 0 };
 	runtime_state(&s);
 	fn(&s);
 	writing.h = (sap_ckpt_head){.program = sap_program_hash(), .seq = ckpt_seq++,
