@@ -28,7 +28,7 @@ void emit_resume_point(Node *s)
 	/* The label needs a statement after it, and a declaration is not
 	 * one. */
 	buf_printf(E->out, "sap_after_%d: ;\n", id);
-	vec_push(&E->resume_points, (void *)(intptr_t)id);
+	vec_push(&E->resume_points, s);
 }
 
 char *emit_resume_switch(void)
@@ -41,7 +41,7 @@ char *emit_resume_switch(void)
 	}
 	buf_puts(&b, "\tswitch (sap_resume(sap_program_state)) {\n");
 	for (int i = 0; i < E->resume_points.n; i++) {
-		int id = (int)(intptr_t)E->resume_points.v[i];
+		int id = ((Node *)E->resume_points.v[i])->li->id;
 		buf_printf(&b, "\tcase %d:\n\t\tgoto sap_after_%d;\n", id, id);
 	}
 	buf_puts(&b, "\tdefault:\n\t\tbreak;\n\t}\n");
@@ -171,20 +171,119 @@ static char *reload_fn(Sym *v)
 	return name;
 }
 
+/* ---- what the code after a checkpoint may read ----
+ *
+ * A checkpoint writes the driver variables and DDSs that the program
+ * may still read after its loop: a name that no statement reachable
+ * from there mentions is dead, and --resume leaves it as it was at the
+ * program's start (zero, or never made), which nothing can tell.  The
+ * analysis is by reach, not by kills: a name mentioned anywhere after
+ * the loop in its blocks, or anywhere in a loop around it (the next
+ * pass), counts as read, even if a plain assignment comes first; so
+ * does every name a function mentions, since any call might read it. */
+
+static bool in_vec(const Vec *v, const void *x)
+{
+	for (int i = 0; i < v->n; i++)
+		if (v->v[i] == x)
+			return true;
+	return false;
+}
+
+static int mention(Node *n, void *live)
+{
+	if (n->kind == N_NAME && n->sym && n->sym->kind == SYM_VAR && !in_vec(live, n->sym))
+		vec_push(live, n->sym);
+	return 0;
+}
+
+static void mentions(Node *n, Vec *live)
+{
+	emit_any_node(n, mention, live);
+}
+
+static bool reach(Node *n, Node *site, Vec *live);
+
+/* The statements from first on: if site is in one, what runs after it
+ * there is in live. */
+static bool reach_list(Node *first, Node *site, Vec *live)
+{
+	for (Node *s = first; s; s = s->next)
+		if (reach(s, site, live)) {
+			for (Node *t = s->next; t; t = t->next)
+				if (t->kind != N_FUNC && t->kind != N_STRUCT && t->kind != N_EXTERN)
+					mentions(t, live);
+			return true;
+		}
+	return false;
+}
+
+static bool reach(Node *n, Node *site, Vec *live)
+{
+	if (!n)
+		return false;
+	if (n == site)
+		return true;
+	switch (n->kind) {
+	case N_BLOCK:
+		return reach_list(n->args, site, live);
+	case N_IF:
+		return reach(n->then, site, live) || reach(n->els, site, live);
+	case N_WHILE: case N_DO: case N_FOR:
+		if (!reach(n->body, site, live))
+			return false;
+		mentions(n, live);      /* the passes after this one */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* What main may read after site: see above.  What a live vector's
+ * making reads when --resume makes it again, and the map a live
+ * vector's keys come from, are live too. */
+static void live_after(Node *site, Vec *live)
+{
+	for (Node *n = E->prog->items; n; n = n->next)
+		if (n->kind == N_FUNC)
+			mentions(n->body, live);
+	reach_list(E->prog->items, site, live);
+	for (int i = 0; i < live->n; i++) {
+		Sym *v = live->v[i];
+		if (v->ty->kind == TY_DVEC && v->decl && v->decl->init)
+			mentions(v->decl->init, live);
+		if (v->ty->kind == TY_DVEC && v->decl && v->decl->size)
+			mentions(v->decl->size, live);
+	}
+}
+
 void emit_state_fn(void)
 {
 	if (!E->resume_points.n)
 		return;
-	Buf b = {0};
-	buf_puts(&b, "/* Every driver variable, DDS and loop, for a checkpoint to write and\n"
-	         " * --resume to read back. */\nstatic void sap_program_state(sap_state *s)\n{\n");
 	Vec vars = {0};
 	sema_driver_vars(&vars);
+	int nsite = E->resume_points.n;
+	Vec *live = xcalloc((size_t)nsite, sizeof *live);
+	for (int k = 0; k < nsite; k++)
+		live_after(E->resume_points.v[k], &live[k]);
+	Buf b = {0};
+	buf_puts(&b, "/* The driver variables, DDSs and loops the program may read after\n"
+	         " * loop `at`, for a checkpoint to write and --resume to read back. */\n"
+	         "static void sap_program_state(sap_state *s, int at)\n{\n\t(void)at;\n");
 	for (int i = 0; i < vars.n; i++) {
 		Sym *v = vars.v[i];
 		Type *t = v->ty;
 		if (v->vclass == V_CONST || v->vclass == V_PARAM)
 			continue;
+		Buf dead = {0};
+		buf_puts(&dead, "");
+		for (int k = 0; k < nsite; k++)
+			if (!in_vec(&live[k], v))
+				buf_printf(&dead, "%sat != %d", dead.len ? " && " : "",
+				           ((Node *)E->resume_points.v[k])->li->id);
+		if (dead.len)
+			buf_printf(&b, "\tif (%s)\n\t", dead.s);
 		const char *name = emit_cstr(v->name, strlen(v->name));
 		if (t->kind == TY_DVEC && remade(v) && v->decl->init->builtin == B_LOAD)
 			buf_printf(&b, "\tsap_state_input(s, &%s, %s, sizeof(%s), %s, %s, %s);\n", v->cname,

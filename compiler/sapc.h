@@ -753,7 +753,7 @@ typedef struct Emitter {
 	Vec numtypes;           /* Type *: element types whose sap_numtype is written */
 	bool main_code;         /* writing main's own statements (not a function's) */
 	Vec loops_written;      /* ids (intptr_t) of the loops whose sap_loopN is there */
-	Vec resume_points;      /* ids (intptr_t) of the loops main resumes after */
+	Vec resume_points;      /* Node * N_ASYNC, N_SYNC: the loops main resumes after */
 	Vec redfns;             /* char *: reduction helpers written */
 } Emitter;
 

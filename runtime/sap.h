@@ -965,12 +965,13 @@ void sap_dm_merge(const sap_numtype *t, sap_dmap *into, sap_dmap *from);
 
 /* ==== Checkpoints (--checkpoint-dir, --resume) ========================= */
 
-/* The compiler writes sap_state, which hands every driver variable, DDS
- * and parallel loop of the program, in one order, to the functions
- * below: to write them into a checkpoint, or to read them back from one
- * (sap(7), sap-run(1)). */
+/* The compiler writes a sap_state_fn, which hands the driver variables
+ * and DDSs the program may read after parallel loop `at`, and every
+ * parallel loop, in one order, to the functions below: to write them
+ * into a checkpoint, or to read them back from one (sap(7),
+ * sap-run(1)). */
 typedef struct sap_state sap_state;
-typedef void (*sap_state_fn)(sap_state *s);
+typedef void (*sap_state_fn)(sap_state *s, int at);
 /* A driver variable of size bytes; one holding strings or lists travels
  * through pack and unpack (drop, if not NULL, frees what it holds
  * before it is read back). */

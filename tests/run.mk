@@ -19,6 +19,7 @@ run_tests = \
 	tests/run/ckpt-damage.sh \
 	tests/run/ckpt-faults.sh \
 	tests/run/ckpt-kill.sh \
+	tests/run/ckpt-live.sh \
 	tests/run/ckpt-resume.sh \
 	tests/run/cond-access.sap \
 	tests/run/elem-types.sap \
@@ -112,4 +113,5 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/staged.args tests/run/staged.out \
 	tests/run/stdlib.out tests/run/stdlib.text.txt.in tests/run/blas.out tests/run/gemm.out tests/run/lsq.sap.in \
 	tests/run/relaxed.out tests/run/relaxed-lda.sap.in \
-	tests/run/lanes.out tests/run/lanes-check.c tests/run/ckpt-faults.c
+	tests/run/lanes.out tests/run/lanes-check.c tests/run/ckpt-faults.c \
+	tests/run/live-state.sap

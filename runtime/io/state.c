@@ -904,7 +904,7 @@ static void checkpoint(const sap_loop *L, sap_state_fn fn)
 	sap_state s = {.buf = spare.buf, .cap = spare.cap};
 	spare = (sap_state){ 0 };
 	runtime_state(&s);
-	fn(&s);
+	fn(&s, L->id);
 	writing.h = (sap_ckpt_head){.program = sap_program_hash(), .seq = ckpt_seq++,
 	                            .invocation = ops_run, .op = (uint32_t)L->id,
 	                            .threads = (uint32_t)sap_cfg.threads};
@@ -946,7 +946,7 @@ int sap_resume(sap_state_fn fn)
 	for (int r = 0; r < pt.n; r++)
 		s.in[r] = (part_in){ .p = pt.data[r], .n = pt.len[r] };
 	runtime_state(&s);
-	fn(&s);
+	fn(&s, (int)h.op);
 	for (int r = 0; r < pt.n; r++)
 		if (s.in[r].at != s.in[r].n)
 			sap_fatal(NULL, "checkpoint %llu in '%s': %zu bytes left over in part %d (written "
