@@ -247,6 +247,11 @@ static int complete_seqs(const char *dir, uint64_t **seqs)
 static void remove_ckpt(const char *dir, const char *name)
 {
 	char *path = sap_strf("%s/%s", dir, name);
+	/* COMPLETE first: a removal cut short leaves no checkpoint that
+	 * says it is complete with parts gone. */
+	char *c = sap_strf("%s/COMPLETE", path);
+	unlink(c);
+	free(c);
 	DIR *d = opendir(path);
 	if (d) {
 		struct dirent *e;

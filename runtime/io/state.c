@@ -19,7 +19,6 @@
  * map, or the whole of either where every rank holds all of it.  A
  * checkpoint therefore resumes on as many ranks as wrote it. */
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -797,14 +796,12 @@ static double write_seconds;
 /* The last state's buffer, kept: a fresh one's pages each cost a fault. */
 static sap_state spare;
 
+/* At the run's own priority: a few ms of CPU, the rest waiting for the
+ * disk.  At SCHED_IDLE, on cores the run keeps busy, it got no CPU
+ * until the next checkpoint waited for it, which cost more. */
 static void *write_part(void *arg)
 {
-	if (arg) {
-		/* Only on a core the run leaves idle (between its rounds,
-		 * while it waits for the other ranks). */
-		struct sched_param sp = { 0 };
-		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
-	}
+	(void)arg;
 	double t0 = sap_now();
 	if (writing.mark)
 		writing.mark_err = sap_ckpt_mark(sap_cfg.ckpt_dir, &writing.mark_h, writing.crcs,
