@@ -6,8 +6,8 @@
 #             tools/genratings (24000 users, 3500 items), ITERS passes
 #   word2vec  samples/word2vec.sap on the Brown corpus, EPOCHS epochs
 # Reported: the median wall time of each (the whole run, as a user sees
-# it), the median of the pairwise ratios with / without, the bytes of one
-# checkpoint on disk (all ranks' parts) and what --stats says the
+# it), the median of the pairwise ratios with / without, the bytes of the
+# largest checkpoint (all ranks' parts) and what --stats says the
 # checkpoints took.  The checkpoint directory is in $TMPDIR (default /tmp).
 #
 #   bench/ckpt.sh                  # full: 3 pairs each
@@ -71,11 +71,12 @@ for rep in $(seq "$reps"); do
 				t1=$(bench_now)
 				bytes=0 cs=0 count=0
 				if test "$mode" != none; then
-					last=$(ls "$tmp/ck" | sed -n 's/^ckpt-//p' | sort -n | tail -n 1)
-					bytes=$(du -sb "$tmp/ck/ckpt-$last" | cut -f1)
+					# The largest checkpoint: every rank's largest part.
+					bytes=$(sed -n 's/^Checkpoints: .*(the largest \([0-9.]*\) MB).*/\1/p' "$tmp/err" |
+						awk '{ s += $1 } END { printf "%.0f", s * 1e6 }')
 					line=$(grep '^Checkpoints:' "$tmp/err" | head -n 1)
 					count=$(echo "$line" | sed -n 's/^Checkpoints: \([0-9]*\) taken.*/\1/p')
-					cs=$(echo "$line" | sed -n 's/.*MB of this rank.s parts, \([0-9.]*\) s on the run.s path.*/\1/p')
+					cs=$(echo "$line" | sed -n 's/.* MB), \([0-9.]*\) s on the run.s path.*/\1/p')
 				fi
 				echo "$prog $layout $rep $mode $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $bytes ${cs:-0} ${count:-0}" >>"$tmp/raw"
 			done
@@ -92,7 +93,7 @@ echo "- word2vec: samples/word2vec.sap on $(basename "$corpus"), --epochs=$epoch
 echo "- with: --checkpoint-dir=DIR --checkpoint-every=1 (after every parallel loop: one a pass, and the few before the passes)"
 echo "- load average before / after: see the raw file $D/ckpt-last.raw"
 echo
-echo "| program | ranks x threads | none s | every epoch s | ratio (median of pairs) | checkpoints | one on disk, MB | on the run's path, s (rank 0) |"
+echo "| program | ranks x threads | none s | every epoch s | ratio (median of pairs) | checkpoints | largest on disk, MB | on the run's path, s (rank 0) |"
 echo "|---|---|--:|--:|--:|--:|--:|--:|"
 for prog in sgdmf word2vec; do
 	for layout in 1x2 2x1; do

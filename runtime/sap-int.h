@@ -331,10 +331,11 @@ void sap_ckpt_finish(void);
  * (with its size and time) rather than holding v, while v stays as it
  * was loaded (sap_state_input). */
 void sap_input_note(const sap_dvec *v, const char *path);
-/* Checkpoints taken, their bytes on this rank, the seconds they took
- * on the run's path and those their parts took to write beside it, for
- * --stats. */
-void sap_ckpt_stats(double *seconds, double *writing, int64_t *bytes, int64_t *count);
+/* Checkpoints taken, their bytes on this rank and its largest part, the
+ * seconds they took on the run's path and those their parts took to
+ * write beside it, for --stats. */
+void sap_ckpt_stats(double *seconds, double *writing, int64_t *bytes, int64_t *count,
+                    int64_t *largest);
 
 /* Collective: the largest number of a checkpoint in dir, complete or
  * not, or 0: a run's checkpoints are numbered after those already there,

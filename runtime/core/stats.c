@@ -234,11 +234,12 @@ static char *table(void)
 		fprintf(f, "Plan-order copies on this rank: %.2f MB at the end, %.2f MB at most\n",
 		        (double)copies_now / 1e6, (double)copies_peak / 1e6);
 	double cs, cw;
-	int64_t cb, cn;
-	sap_ckpt_stats(&cs, &cw, &cb, &cn);
+	int64_t cb, cn, cl;
+	sap_ckpt_stats(&cs, &cw, &cb, &cn, &cl);
 	if (sap_cfg.ckpt_dir)
-		fprintf(f, "Checkpoints: %lld taken, %.2f MB of this rank's parts, %.4f s on the run's "
-		        "path, %.4f s writing beside it\n", (long long)cn, (double)cb / 1e6, cs, cw);
+		fprintf(f, "Checkpoints: %lld taken, %.2f MB of this rank's parts (the largest %.2f MB), "
+		        "%.4f s on the run's path, %.4f s writing beside it\n", (long long)cn,
+		        (double)cb / 1e6, (double)cl / 1e6, cs, cw);
 	fclose(f);
 	free(v);
 	return buf;

@@ -692,7 +692,7 @@ static uint64_t ckpt_seq;      /* of the next checkpoint; 0: not known yet */
 static uint64_t ops_run;        /* parallel operators finished */
 static double last_ckpt;        /* when the last checkpoint was taken */
 static double ckpt_seconds;
-static int64_t ckpt_bytes, ckpt_count;
+static int64_t ckpt_bytes, ckpt_count, ckpt_largest;
 
 /* The runtime's part, first in every checkpoint: the count of operators,
  * the driver's generator, and the clock, whose wtime() goes on from
@@ -817,6 +817,8 @@ static void counted(int64_t bytes, int sign)
 {
 	ckpt_count += sign;
 	ckpt_bytes += sign * bytes;
+	if (sign > 0 && bytes > ckpt_largest)
+		ckpt_largest = bytes;
 }
 
 /* Collective: the checkpoint being written waited for, and the ranks'
@@ -970,8 +972,10 @@ int sap_resume(sap_state_fn fn)
 	return (int)h.op;
 }
 
-void sap_ckpt_stats(double *seconds, double *writing_s, int64_t *bytes, int64_t *count)
+void sap_ckpt_stats(double *seconds, double *writing_s, int64_t *bytes, int64_t *count,
+                    int64_t *largest)
 {
+	*largest = ckpt_largest;
 	*seconds = ckpt_seconds;
 	*writing_s = write_seconds;
 	*bytes = ckpt_bytes;
