@@ -9,10 +9,8 @@
  * of driver code is a static (emit_program), so what the jump passes
  * over holds the values sap_program_state put back, and the C locals main has
  * (a for loop's first-pass flag, a condition settled before its
- * temporaries go) are written before they are read again.
- *
- * Loops inside functions take no checkpoints: a jump cannot go into a
- * call, and the caller's state would be half there. */
+ * temporaries go) are written before they are read again.  Every
+ * parallel loop is in main's code: a function cannot hold one (sap(7)). */
 #include <stdint.h>
 #include <string.h>
 #include "sapc.h"
