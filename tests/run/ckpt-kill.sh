@@ -56,7 +56,7 @@ start=$(date +%s%N)
 $run ./p --out=full.txt >full.out 2>full.err </dev/null || { cat full.err; fail "the run failed"; }
 ms=$((($(date +%s%N) - start) / 1000000))
 
-ok=0 killed=0 torn=0 hung=0
+ok=0 killed=0 torn=0 torn_dirs=0 hung=0
 i=1
 while [ "$i" -le "$trials" ]; do
 	# A rank (0 or 1) and a moment in the first 90% of the run.
@@ -82,10 +82,15 @@ while [ "$i" -le "$trials" ]; do
 	done
 	kill -0 "$job" 2>/dev/null && { kill -KILL "$job"; hung=$((hung + 1)); }
 	wait "$job" || killed=$((killed + 1))
-	# Left behind by the kill: a checkpoint without its COMPLETE.
+	# Left behind by the kill: checkpoints without their COMPLETE (the
+	# one being written, and the one before while its COMPLETE waits for
+	# rank 0's next writer).
+	n=0
 	for d in ck/ckpt-*; do
-		test -d "$d" && ! test -e "$d/COMPLETE" && torn=$((torn + 1))
+		test -d "$d" && ! test -e "$d/COMPLETE" && n=$((n + 1))
 	done
+	torn_dirs=$((torn_dirs + n))
+	[ "$n" -gt 0 ] && torn=$((torn + 1))
 	tries=0
 	until $run ./p $ck --resume >p2.out 2>p2.err </dev/null; do
 		tries=$((tries + 1))
@@ -98,5 +103,6 @@ while [ "$i" -le "$trials" ]; do
 	i=$((i + 1))
 done
 echo "$ok of $trials trials ended with the uninterrupted run's model; $killed runs killed," \
-	"$torn of them in the middle of a checkpoint; mpiexec hung $hung times and was killed"
+	"$torn of them leaving incomplete checkpoints ($torn_dirs in all); mpiexec hung $hung" \
+	"times and was killed"
 exit 0
