@@ -268,8 +268,8 @@ static void put_dvec(sap_state *s, sap_dvec *v, const sap_codec *c, const sap_dm
 	 * resumed run makes the vector whole again (see get_dvec). */
 	put_i64(s, v->holder == NULL && !v->part_only);
 	put_i64(s, held);
-	int64_t nrun = 2, lo, hi, *run = &lo;
-	sap_dv_part(v, sap_rank(), &lo, &hi);
+	int64_t nrun = 2, own[2], *run = own;
+	sap_dv_part(v, sap_rank(), &own[0], &own[1]);
 	if (held) {
 		run = held_runs(v, &nrun);
 		put_i64(s, nrun / 2);
@@ -309,7 +309,7 @@ static int64_t *get_runs(sap_state *s, int r, bool held, int64_t a, int64_t b, i
 	int64_t k = held ? get_i64(s, r, name) : 1;
 	if (k < 0 || k > n)
 		sap_fatal(NULL, "checkpoint: dvector %s: %lld runs of elements", name, (long long)k);
-	int64_t *run = sap_xmalloc((size_t)(2 * k + 1) * sizeof *run);
+	int64_t *run = sap_xmalloc((size_t)(2 * k + 2) * sizeof *run);
 	run[0] = a;
 	run[1] = b;
 	for (int64_t i = 0; held && i < 2 * k; i++)
