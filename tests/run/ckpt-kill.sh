@@ -53,7 +53,7 @@ SAP
 run="$MPIEXEC -n 2"
 ck="--checkpoint-dir=ck --checkpoint-every=1"
 start=$(date +%s%N)
-$run ./p --out=full.txt >full.out 2>full.err </dev/null || { cat full.err; fail "the run failed"; }
+$run "$tmp/p" --out=full.txt >full.out 2>full.err </dev/null || { cat full.err; fail "the run failed"; }
 ms=$((($(date +%s%N) - start) / 1000000))
 
 ok=0 killed=0 torn=0 torn_dirs=0 hung=0
@@ -64,11 +64,12 @@ while [ "$i" -le "$trials" ]; do
 		'BEGIN { srand(s * 1000 + i); printf "%d %.3f\n", rand() < 0.5, rand() * ms * 0.9 / 1000 }')
 	rank=$1 at=$2
 	rm -rf ck w.txt
-	$run ./p $ck >p1.out 2>p1.err </dev/null &
+	$run "$tmp/p" $ck >p1.out 2>p1.err </dev/null &
 	job=$!
 	sleep "$at"
-	# The ranks are the job's processes called p, in rank order.
-	pids=$(pgrep -f '^\./p --checkpoint-dir=ck' | sort -n)
+	# The ranks are the job's processes, in rank order: by the full path,
+	# not another test's ./p running beside this one.
+	pids=$(pgrep -f "^$tmp/p --checkpoint-dir=ck" | sort -n)
 	victim=$(echo "$pids" | sed -n "$((rank + 1))p")
 	if [ -n "$victim" ]; then
 		kill -KILL "$victim" 2>/dev/null
@@ -92,7 +93,7 @@ while [ "$i" -le "$trials" ]; do
 	torn_dirs=$((torn_dirs + n))
 	[ "$n" -gt 0 ] && torn=$((torn + 1))
 	tries=0
-	until $run ./p $ck --resume >p2.out 2>p2.err </dev/null; do
+	until $run "$tmp/p" $ck --resume >p2.out 2>p2.err </dev/null; do
 		tries=$((tries + 1))
 		[ "$tries" -lt 3 ] || { cat p2.err; fail "trial $i: --resume failed"; }
 	done
