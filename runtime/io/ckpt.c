@@ -8,7 +8,8 @@
  * fsync'd, as SCR and FTI do; so a part or a COMPLETE either is there
  * whole or is not.  A part starts with a header (magic, format version,
  * the program's hash, the operator and its invocation, ranks x threads,
- * the rank) and a CRC32C of the header and one of the payload; COMPLETE
+ * the rank) and a CRC32C of the header and one of the payload, which
+ * starts at BLOCK bytes into the file; COMPLETE
  * lists every part's payload CRC, which catches a part of another rank or
  * another checkpoint swapped in.  The newest two complete checkpoints are
  * kept.  Numbers are in the machine's byte order: a checkpoint resumes on
@@ -25,7 +26,9 @@
 #include "sap-int.h"
 
 static const char magic[8] = "SAPCKPT";
-enum { VERSION = 1, KEEP = 2 };
+/* BLOCK: where a part's payload starts, so that it can go to the disk
+ * from the state's buffer (aligned so) without the page cache. */
+enum { VERSION = 2, KEEP = 2, BLOCK = 4096 };
 
 /* ---- CRC32C (Castagnoli), the checksum of iSCSI and ext4 ---- */
 
@@ -108,6 +111,7 @@ typedef struct disk_head {
 	uint32_t pad;
 	uint32_t head_crc;      /* of everything above */
 } disk_head;
+_Static_assert(sizeof(disk_head) <= BLOCK, "a part's header fits its block");
 
 static char *fail_msg(const char *what, const char *path)
 {
@@ -138,20 +142,62 @@ static bool sync_dir(const char *dir)
 	return close(fd) == 0 && ok;
 }
 
+/* n bytes of p, at fd's offset (BLOCK-aligned), without the page cache
+ * where the file system allows it: a write into the page cache costs the
+ * CPU the run is using (5 ms for 11 MB here), one by DMA a tenth of that.
+ * The whole blocks go direct, the rest buffered; a file system or device
+ * that refuses O_DIRECT gets them all buffered. */
+static bool write_direct(int fd, const char *p, size_t n)
+{
+	size_t bulk = (uintptr_t)p % BLOCK == 0 ? n / BLOCK * BLOCK : 0;
+	int fl = bulk ? fcntl(fd, F_GETFL) : -1;
+	if (fl != -1 && fcntl(fd, F_SETFL, fl | O_DIRECT) == 0) {
+		size_t done = 0;
+		while (done < bulk) {
+			ssize_t w = write(fd, p + done, bulk - done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0 && errno == EINVAL)
+				break;          /* not here after all: buffered */
+			if (w <= 0) {
+				fcntl(fd, F_SETFL, fl);
+				return false;
+			}
+			done += (size_t)w;
+			if (done % BLOCK)
+				break;          /* a short write off a block: buffered */
+		}
+		if (fcntl(fd, F_SETFL, fl) != 0)
+			return false;
+		p += done;
+		n -= done;
+	}
+	return write_all(fd, p, n);
+}
+
 /* path as a, b (NULL for none) one after the other: written to path.tmp,
- * flushed to the disk, renamed, and the rename flushed.  NULL, or what
- * went wrong; a failed write leaves no path. */
+ * flushed to the disk, renamed, and the rename flushed.  With at_block, a
+ * takes the file's first BLOCK bytes (zeros after it) and b goes direct.
+ * NULL, or what went wrong; a failed write leaves no path. */
 static char *write_file(const char *dir, const char *name, const void *a, size_t an,
-                        const void *b, size_t bn)
+                        const void *b, size_t bn, bool at_block)
 {
 	char *path = sap_strf("%s/%s", dir, name), *tmp = sap_strf("%s.tmp", path);
 	char *err = NULL;
+	char head[BLOCK];
+	if (at_block) {
+		memset(head, 0, sizeof head);
+		memcpy(head, a, an);
+		a = head;
+		an = sizeof head;
+	}
 	errno = 0;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
 		err = fail_msg("cannot create", tmp);
 	} else {
-		if (!write_all(fd, a, an) || (b && !write_all(fd, b, bn)))
+		if (!write_all(fd, a, an) ||
+		    (b && !(at_block ? write_direct(fd, b, bn) : write_all(fd, b, bn))))
 			err = fail_msg("cannot write", tmp);
 		else if (fsync(fd) != 0)
 			err = fail_msg("cannot flush", tmp);
@@ -348,7 +394,7 @@ char *sap_ckpt_write_part(const char *dir, const sap_ckpt_head *h, const void *d
 	*crc = dh.data_crc;
 	if (!err) {
 		char *name = sap_strf("part-%d", me);
-		err = write_file(cdir, name, &dh, sizeof dh, data, n);
+		err = write_file(cdir, name, &dh, sizeof dh, data, n, true);
 		free(name);
 	}
 	free(cdir);
@@ -368,7 +414,8 @@ char *sap_ckpt_mark(const char *dir, const sap_ckpt_head *h, const uint32_t *crc
 {
 	char *cdir = ckpt_dir(dir, h->seq);
 	uint64_t top[2] = { h->seq, (uint64_t)P };
-	char *err = write_file(cdir, "COMPLETE", top, sizeof top, crcs, (size_t)P * sizeof *crcs);
+	char *err = write_file(cdir, "COMPLETE", top, sizeof top, crcs, (size_t)P * sizeof *crcs,
+	                       false);
 	if (!err)
 		prune(dir);
 	free(cdir);
@@ -442,9 +489,9 @@ static bool load_part(const char *dir, uint64_t seq, uint64_t program, int r, in
 			*why = sap_strf("%s: written by another program (or another build of it)", ppath);
 		else if (dh.rank != (uint32_t)r || dh.ranks != (uint32_t)P || dh.seq != seq)
 			*why = sap_strf("%s: the part of another rank or checkpoint", ppath);
-		else if (dh.data_len != pn - sizeof dh)
+		else if (pn < BLOCK || dh.data_len != pn - BLOCK)
 			*why = sap_strf("%s: truncated", ppath);
-		else if (dh.data_crc != sap_crc32c(0, part + sizeof dh, pn - sizeof dh))
+		else if (dh.data_crc != sap_crc32c(0, part + BLOCK, pn - BLOCK))
 			*why = sap_strf("%s: its data are corrupt (CRC32C)", ppath);
 		else if (dh.data_crc != want)
 			*why = sap_strf("%s: not the part %s lists", ppath, cpath);
@@ -457,9 +504,9 @@ static bool load_part(const char *dir, uint64_t seq, uint64_t program, int r, in
 		h->op = dh.op;
 		h->invocation = dh.invocation;
 		h->threads = dh.threads;
-		*n = pn - sizeof dh;
+		*n = pn - BLOCK;
 		*data = sap_xmalloc(*n ? *n : 1);
-		memcpy(*data, part + sizeof dh, *n);
+		memcpy(*data, part + BLOCK, *n);
 	}
 	free(comp);
 	free(part);

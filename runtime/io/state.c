@@ -51,13 +51,22 @@ static bool resharding(const sap_state *s)
 
 /* ---- bytes ---- */
 
+/* The buffer starts on a page, from which its part goes to the disk
+ * without the page cache (ckpt.c). */
 static char *room(sap_state *s, size_t k)
 {
 	if (s->n + k > s->cap) {
 		size_t cap = s->cap ? s->cap : 4096;
 		while (cap < s->n + k)
-			cap *= 2;
-		s->buf = sap_xrealloc(s->buf, cap);
+			if (__builtin_mul_overflow(cap, 2, &cap))
+				sap_fatal(NULL, "out of memory");
+		char *buf = aligned_alloc(4096, cap);
+		if (!buf)
+			sap_fatal(NULL, "out of memory");
+		if (s->n)
+			memcpy(buf, s->buf, s->n);
+		free(s->buf);
+		s->buf = buf;
 		s->cap = cap;
 	}
 	char *p = s->buf + s->n;
