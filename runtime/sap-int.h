@@ -32,6 +32,9 @@ void *sap_xmalloc(size_t n);
 void *sap_xrealloc(void *p, size_t n);
 /* n * size with the product checked, like calloc. */
 void *sap_xcalloc(size_t n, size_t size);
+/* Storage for a DDS's elements or lists, aligned to a cache line, on
+ * huge pages if large (error.c); freed with free.  NULL if none. */
+void *sap_alloc_dds(size_t n);
 
 /* core/ptrs.c: a set of pointers, in no order. */
 typedef struct sap_ptrs {

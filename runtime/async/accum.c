@@ -62,7 +62,10 @@ void *sap_acc_alloc(int64_t n, size_t elsize)
 		}
 	pthread_mutex_unlock(&keep_mu);
 	if (!p) {
-		p = sap_xcalloc(1, bytes + HEAD);
+		p = sap_alloc_dds(bytes + HEAD);
+		if (!p)
+			sap_fatal(NULL, "out of memory");
+		memset(p, 0, bytes + HEAD);
 		memcpy(p, &bytes, sizeof bytes);
 		return p + HEAD;
 	}

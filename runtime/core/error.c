@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "sap-int.h"
 
 _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap)
@@ -148,6 +149,24 @@ void *sap_xrealloc(void *p, size_t n)
 	p = realloc(p, n ? n : 1);
 	if (!p)
 		sap_fatal(NULL, "out of memory");
+	return p;
+}
+
+/* Where the system gives transparent huge pages only on request (Linux's
+ * enabled=madvise, Debian's default), a DDS of megabytes asks for them:
+ * with 4 KB pages a loop that scatters over an 8 MB vector misses the
+ * TLB on most accesses.  NULL if there is no memory. */
+void *sap_alloc_dds(size_t n)
+{
+	enum { HUGE = 2 << 20 };
+	if (n < 2 * HUGE)
+		return aligned_alloc(64, (n + 63) / 64 * 64);
+	size_t whole = (n + HUGE - 1) / HUGE * HUGE;
+	void *p = aligned_alloc(HUGE, whole);
+#ifdef MADV_HUGEPAGE
+	if (p)
+		madvise(p, whole, MADV_HUGEPAGE);
+#endif
 	return p;
 }
 

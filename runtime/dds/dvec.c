@@ -69,7 +69,7 @@ void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	if (sparse) {
 		v->data = map_zero(bytes);
 	} else {
-		v->data = aligned_alloc(64, bytes);
+		v->data = sap_alloc_dds(bytes);
 		if (v->data)
 			memset(v->data, 0, bytes);
 	}
@@ -292,7 +292,9 @@ void sap_dv_pack_lists(sap_dvec *v, int64_t lo, int64_t hi)
 	char *old = v->arena;
 	v->arena = NULL;
 	if (bytes) {
-		char *at = v->arena = sap_xmalloc(bytes);
+		char *at = v->arena = sap_alloc_dds(bytes);
+		if (!at)
+			sap_fatal(NULL, "out of memory packing the lists of dvector %s", v->name);
 		for (int64_t i = lo; i < hi; i++)
 			at += v->codec->settle(v->data + (size_t)i * v->elsize, at);
 	}
