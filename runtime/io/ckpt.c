@@ -462,6 +462,13 @@ static int complete_ranks(const char *cpath, char **comp, size_t *cn)
 	return (int)top[1];
 }
 
+static bool zeros(const char *p, size_t n)
+{
+	while (n && !*p)
+		p++, n--;
+	return n == 0;
+}
+
 /* Part r of checkpoint seq, written by P ranks, if whole and of this
  * program and run; else why not, in *why. */
 static bool load_part(const char *dir, uint64_t seq, uint64_t program, int r, int P,
@@ -483,7 +490,8 @@ static bool load_part(const char *dir, uint64_t seq, uint64_t program, int r, in
 		memcpy(&want, comp + 2 * sizeof(uint64_t) + (size_t)r * sizeof want, sizeof want);
 		if (memcmp(dh.magic, magic, sizeof magic) || dh.version != VERSION)
 			*why = sap_strf("%s: not a checkpoint of this version of sapc", ppath);
-		else if (dh.head_crc != sap_crc32c(0, &dh, offsetof(disk_head, head_crc)))
+		else if (dh.head_crc != sap_crc32c(0, &dh, offsetof(disk_head, head_crc)) ||
+		         !zeros(part + sizeof dh, (pn < BLOCK ? pn : BLOCK) - sizeof dh))
 			*why = sap_strf("%s: its header is corrupt (CRC32C)", ppath);
 		else if (dh.program != program)
 			*why = sap_strf("%s: written by another program (or another build of it)", ppath);

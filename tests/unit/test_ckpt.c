@@ -113,11 +113,15 @@ END_TEST
 static const struct {
 	const char *cmd, *words;
 } damage[] = {
-	{ "printf '\\377' | dd of=%s/ckpt-3/part-0 bs=1 seek=75 conv=notrunc 2>/dev/null",
+	{ "printf '\\377' | dd of=%s/ckpt-3/part-0 bs=1 seek=4099 conv=notrunc 2>/dev/null",
 	  "part-0: its data are corrupt" },
 	{ "printf '\\377' | dd of=%s/ckpt-3/part-0 bs=1 seek=20 conv=notrunc 2>/dev/null",
 	  "part-0: its header is corrupt" },
-	{ "truncate -s 74 %s/ckpt-3/part-0", "part-0: truncated" },
+	/* Between the header and the data, at 4096. */
+	{ "printf '\\001' | dd of=%s/ckpt-3/part-0 bs=1 seek=1000 conv=notrunc 2>/dev/null",
+	  "part-0: its header is corrupt" },
+	{ "truncate -s 4098 %s/ckpt-3/part-0", "part-0: truncated" },
+	{ "truncate -s 100 %s/ckpt-3/part-0", "part-0: truncated" },
 	{ "truncate -s 20 %s/ckpt-3/part-0", "part-0: missing or truncated" },
 	{ "rm %s/ckpt-3/part-0", "part-0: missing or truncated" },
 	{ "cp %s/ckpt-2/part-0 %s/ckpt-3/part-0", "part-0: the part of another rank or checkpoint" },
