@@ -519,14 +519,18 @@ void emit_element_var(Node *s)
  * do-while lets continue end. */
 void emit_iterations_begin(Node *s)
 {
+	/* A versioned body (sap_loopN_run) counts a run of consecutive
+	 * iterations (sap_seq) from sap_off instead of reading sap_idx. */
+	const char *seq = E->versioned ? "sap_seq ? sap_off + " : "";
 	if (s->kind == N_SYNC && s->li->batched) {
-		emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[lo] : lo;");
+		emit_line(s, "int64_t sap_i = %s%ssap_idx ? sap_idx[lo] : lo;", seq, *seq ? "lo : " : "");
 		emit_line(s, "(void)sap_i;");
 		emit_line(s, "do {");
 	} else {
 		emit_line(s, "for (int64_t sap_k = lo; sap_k < hi; sap_k++) {");
 		E->indent++;
-		emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[sap_k] : sap_k;");
+		emit_line(s, "int64_t sap_i = %s%ssap_idx ? sap_idx[sap_k] : sap_k;", seq,
+		          *seq ? "sap_k : " : "");
 		E->indent--;
 	}
 	E->indent++;
@@ -752,7 +756,8 @@ static void body_fn(Node *s)
 			          " * iterations), 0 otherwise.  Inlined, it is compiled for each,\n"
 			          " * without the checks that cannot fail. */");
 		emit_line(s, "static inline __attribute__((always_inline)) void sap_loop%d_run(void *env, "
-		          "const int64_t *sap_idx, int64_t lo, int64_t hi, void *red, const int sap_v)", id);
+		          "const int64_t *sap_idx, int64_t lo, int64_t hi, void *red, const int sap_v, "
+		          "const bool sap_seq, const int64_t sap_off)", id);
 	} else {
 		emit_line(s, "static void sap_loop%d_body(void *env, const int64_t *sap_idx, int64_t lo, "
 		          "int64_t hi, void *red)", id);
@@ -760,7 +765,7 @@ static void body_fn(Node *s)
 	emit_line(s, "{");
 	E->indent = 1;
 	if (E->versioned)
-		emit_line(s, "(void)sap_v;");
+		emit_line(s, "(void)sap_v;\n\t(void)sap_seq;\n\t(void)sap_off;");
 	else
 		emit_line(s, "if (lo >= hi)\n\t\treturn;");
 	body_open(s);
@@ -769,6 +774,22 @@ static void body_fn(Node *s)
 	E->versioned = false;
 	E->indent = 0;
 	emit_line(s, "}");
+	/* A group with few holes goes as stretches (sap_seq_next), its runs
+	 * of consecutive iterations counted rather than read; out of line,
+	 * since inlined in that loop the body compiles worse for groups
+	 * that go whole. */
+	if (all) {
+		buf_putc(E->out, '\n');
+		emit_line(s, "static __attribute__((noinline)) void sap_loop%d_runs(void *env, "
+		          "const int64_t *sap_idx, int64_t lo, int64_t hi, void *red)", id);
+		emit_line(s, "{\n\tfor (int64_t sap_a = lo, sap_b; sap_a < hi; sap_a = sap_b) {\n"
+		          "\t\tif (sap_seq_next(sap_idx, sap_a, hi, &sap_b))\n"
+		          "\t\t\tsap_loop%d_run(env, sap_idx, sap_a, sap_b, red, 2, true, "
+		          "sap_idx[sap_a] - sap_a);\n"
+		          "\t\telse\n"
+		          "\t\t\tsap_loop%d_run(env, sap_idx, sap_a, sap_b, red, 2, false, 0);\n"
+		          "\t}\n}", id, id);
+	}
 	if (guard.len || all) {
 		buf_putc(E->out, '\n');
 		emit_line(s, "static void sap_loop%d_body(void *env, const int64_t *sap_idx, int64_t lo, "
@@ -784,17 +805,20 @@ static void body_fn(Node *s)
 		}
 		const char *run = format("sap_loop%d_run(env, sap_idx, lo, hi, red", id);
 		if (all)
-			emit_line(s, "if (%s)\n\t\t%s, 2);", conjunction(format("%s%s%s",
-			          staged.len ? staged.s : "", guard.len ? guard.s : "",
-			          recorded.len ? recorded.s : "")), run);
+			emit_line(s, "if (%s) {\n"
+			          "\t\tif (sap_seq_dense(sap_idx, lo, hi))\n"
+			          "\t\t\tsap_loop%d_runs(env, sap_idx, lo, hi, red);\n"
+			          "\t\telse\n\t\t\t%s, 2, false, 0);\n\t}",
+			          conjunction(format("%s%s%s", staged.len ? staged.s : "",
+			          guard.len ? guard.s : "", recorded.len ? recorded.s : "")), id, run);
 		/* With no index list, a NULL that cc sees: the iterations are
 		 * contiguous, no plan-order copy is there (sap_staged), and the
 		 * loop is one cc can vectorise. */
 		if (guard.len)
-			emit_line(s, "%sif (%s) {\n\t\tif (sap_idx)\n\t\t\t%s, 1);\n\t\telse\n\t\t\t"
-			          "sap_loop%d_run(env, NULL, lo, hi, red, 1);\n\t}", all ? "else " : "",
+			emit_line(s, "%sif (%s) {\n\t\tif (sap_idx)\n\t\t\t%s, 1, false, 0);\n\t\telse\n\t\t\t"
+			          "sap_loop%d_run(env, NULL, lo, hi, red, 1, false, 0);\n\t}", all ? "else " : "",
 			          conjunction(guard.s), run, id);
-		emit_line(s, "else\n\t\t%s, 0);", run);
+		emit_line(s, "else\n\t\t%s, 0, false, 0);", run);
 		E->indent = 0;
 		emit_line(s, "}");
 	}

@@ -629,6 +629,20 @@ static inline bool sap_recorded_below(const sap_loop *L, int d, int64_t n)
 	return L->key_max && L->key_max[d] < (uint64_t)n;
 }
 
+/* For a body called with the task group idx[lo .. hi): the next stretch
+ * idx[k .. *end), and whether it is a run of consecutive iterations long
+ * enough that the body counts them, idx[k] + (j - k) at place j, rather
+ * than reading idx (and 8 bytes an iteration from memory); groups of
+ * plans that keep the keys' order are mostly such runs.  With idx NULL,
+ * the whole rest, as not a run. */
+bool sap_seq_next(const int64_t *idx, int64_t k, int64_t hi, int64_t *end);
+/* Is the group idx[lo .. hi) worth going through by sap_seq_next: does
+ * it have under one hole in 32 places? */
+static inline bool sap_seq_dense(const int64_t *idx, int64_t lo, int64_t hi)
+{
+	return idx && idx[hi - 1] - idx[lo] < (hi - lo) + (hi - lo) / 32;
+}
+
 /* An accumulate(+: D) buffer of a reduce struct: at byte off, the
  * pointer to a dvector's buffer (n elements of its type, zeroed by init)
  * or a sap_dmap; dds is D's index in the loop's sap_async_spec, num its

@@ -53,6 +53,65 @@ void sap_exec_group(const sap_run *x, const int64_t *idx, int64_t n, void *red)
 	run_group(x, idx, n, red);
 }
 
+/* A run shorter than SEQ_MIN is not worth a call of its own; a stretch
+ * that is no run ends after SEQ_SCAN places, so that its places are
+ * still in cache when the body reads them.  The iterations of a group
+ * ascend, so idx[m - 1] - idx[k] == m - 1 - k holds exactly when
+ * idx[k .. m) are consecutive, and holds for every m up to the run's end
+ * and for none after. */
+enum { SEQ_MIN = 16, SEQ_SCAN = 1024 };
+
+static bool consecutive(const int64_t *idx, int64_t k, int64_t m)
+{
+	return idx[m - 1] - idx[k] == m - 1 - k;
+}
+
+bool sap_seq_next(const int64_t *idx, int64_t k, int64_t hi, int64_t *end)
+{
+	if (!idx) {
+		*end = hi;
+		return false;
+	}
+	if (hi - k >= SEQ_MIN && consecutive(idx, k, k + SEQ_MIN)) {
+		if (consecutive(idx, k, hi)) {
+			*end = hi;
+			return true;
+		}
+		/* consecutive(k, a), not consecutive(k, b): gallop, then halve. */
+		int64_t a = k + SEQ_MIN, b = hi;
+		for (int64_t step = SEQ_MIN; a + step < hi; step *= 2) {
+			if (!consecutive(idx, k, a + step)) {
+				b = a + step;
+				break;
+			}
+			a += step;
+		}
+		while (b - a > 1) {
+			int64_t m = a + (b - a) / 2;
+			if (consecutive(idx, k, m))
+				a = m;
+			else
+				b = m;
+		}
+		*end = a;
+		return true;
+	}
+	/* Not a run: up to the first window of SEQ_MIN places from k that is
+	 * one (a run of 2 SEQ_MIN - 1 or more holds one), moved back to its
+	 * run's start, which is after k since the window at k is none. */
+	int64_t lim = hi - k > SEQ_SCAN ? k + SEQ_SCAN : hi;
+	for (int64_t s = k + SEQ_MIN; s + SEQ_MIN <= lim; s += SEQ_MIN) {
+		if (consecutive(idx, s, s + SEQ_MIN)) {
+			while (s - 1 > k && idx[s - 1] == idx[s] - 1)
+				s--;
+			*end = s;
+			return false;
+		}
+	}
+	*end = lim;
+	return false;
+}
+
 /* ---- chunks ---- */
 
 /* Worker w of the rank runs [cut[w], cut[w + 1]); thread t its workers

@@ -32,6 +32,6 @@ done
 # The nested loop's u8[k].x[m], in driver code and in the async body.
 test "$(grep -o 'u_x\.v)\[u_m[_0-9]*\]' "$tmp/a.c" | wc -l)" -ge 4 || fail "L[k].x[m] still checked"
 grep -q 'sap_list_at(&[^,]*u_x, u_m' "$tmp/a.c" && fail "an x[m] is checked"
-test "$(grep -o 'sap_loop[12]_run(env, NULL, lo, hi, red, 1);' "$tmp/a.c" | wc -l)" = 2 ||
+test "$(grep -o 'sap_loop[12]_run(env, NULL, lo, hi, red, 1, false, 0);' "$tmp/a.c" | wc -l)" = 2 ||
 	fail "an async body over contiguous iterations is not called with a NULL index list"
 exit 0

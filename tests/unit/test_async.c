@@ -772,6 +772,57 @@ START_TEST(serial_plan_warns)
 }
 END_TEST
 
+/* sap_seq_next cuts a group into stretches that cover it in order, each
+ * one either a run of consecutive iterations (of 16 or more, ending where
+ * the run ends) or not, and no run of 31 or more is left in a stretch
+ * that is not; the iterations counted in a run are idx's.  Groups with
+ * holes every few places, rarely, in bursts, none; and short ones. */
+START_TEST(seq_stretches)
+{
+	enum { N = 20000 };
+	int64_t *idx = malloc(N * sizeof *idx);
+	uint64_t x = 88172645463325252ULL;
+	const int gaps[] = { 2, 5, 20, 100, 3000, 0 };
+	for (int gi = 0; gi < 6; gi++) {
+		for (int len = 1; len <= N; len = len < 100 ? len + 7 : len * 3) {
+			int64_t v = 7;
+			for (int k = 0; k < len; k++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				v += gaps[gi] && x % (uint64_t)gaps[gi] == 0 ? 2 + (int64_t)(x >> 40) % 5 : 1;
+				idx[k] = v;
+			}
+			int64_t lo = len > 3 ? 2 : 0, k = lo;
+			while (k < len) {
+				int64_t e = -1;
+				bool run = sap_seq_next(idx, k, len, &e);
+				ck_assert_int_gt(e, k);
+				ck_assert_int_le(e, len);
+				if (run) {
+					ck_assert_int_ge(e - k, 16);
+					for (int64_t q = k; q < e; q++)
+						ck_assert_int_eq(idx[k] - k + q, idx[q]);
+					ck_assert(e == len || idx[e] != idx[e - 1] + 1);
+				} else {
+					int64_t r = 1;
+					for (int64_t q = k + 1; q < e; q++) {
+						r = idx[q] == idx[q - 1] + 1 ? r + 1 : 1;
+						ck_assert_int_lt(r, 31);
+					}
+				}
+				k = e;
+			}
+			bool dense = sap_seq_dense(idx, lo, len);
+			ck_assert(dense == (idx[len - 1] - idx[lo] < (len - lo) + (len - lo) / 32));
+		}
+	}
+	int64_t e = -1;
+	ck_assert(!sap_seq_next(NULL, 3, 10, &e));
+	ck_assert_int_eq(e, 10);
+	ck_assert(!sap_seq_dense(NULL, 0, 10));
+	free(idx);
+}
+END_TEST
+
 Suite *async_suite(void)
 {
 	Suite *s = suite_create("async");
@@ -793,6 +844,7 @@ Suite *async_suite(void)
 	tcase_add_test(tc, check_plan_passes);
 	tcase_add_test(tc, stats_table);
 	tcase_add_test(tc, serial_plan_warns);
+	tcase_add_test(tc, seq_stretches);
 	suite_add_tcase(s, tc);
 	return s;
 }
