@@ -44,6 +44,7 @@ typedef struct planner {
 	char *state;            /* per group: 0 free, 1 placed, 2 in r, 3 seen */
 	int64_t *bitg[64];      /* groups with that bit, largest first */
 	int64_t nbitg[64];
+	int64_t pos[64];        /* bitg[b][0 .. pos[b]) are not free */
 } planner;
 
 enum { FREE, PLACED, IN_ROUND, SEEN };
@@ -75,11 +76,14 @@ static bool augment(planner *pl, int64_t g)
 	round_add(r, p, g);
 	pl->state[g] = IN_ROUND;
 	pl->state[h] = SEEN;
+	/* Until a search succeeds, a group that is not free stays so: each
+	 * bit's list is gone through once, not once a search (which made
+	 * many groups' packing cost their cube: 1.4 s for 900 groups). */
 	uint64_t freed = p->gmask[h] & ~p->gmask[g];
 	for (uint64_t m = freed; m; m &= m - 1) {
 		int b = __builtin_ctzll(m);
-		for (int64_t k = 0; k < pl->nbitg[b]; k++) {
-			int64_t f = pl->bitg[b][k];
+		while (pl->pos[b] < pl->nbitg[b]) {
+			int64_t f = pl->bitg[b][pl->pos[b]++];
 			if (pl->state[f] != FREE)
 				continue;
 			pl->state[f] = SEEN;
@@ -351,6 +355,7 @@ static void round_augment(packing *pk)
 {
 	int64_t *left = pk->left, nleft = pk->nleft;
 	char *state = pk->pl.state;
+	memset(pk->pl.pos, 0, sizeof pk->pl.pos);
 	for (int64_t k = 0; k < nleft; k++) {
 		int64_t g = left[k];
 		if (state[g] != FREE)
@@ -360,6 +365,7 @@ static void round_augment(packing *pk)
 			for (int64_t q = 0; q < nleft; q++)
 				if (state[left[q]] == SEEN)
 					state[left[q]] = FREE;
+			memset(pk->pl.pos, 0, sizeof pk->pl.pos);
 		}
 	}
 	for (int64_t q = 0; q < nleft; q++)
