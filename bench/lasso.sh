@@ -108,6 +108,19 @@ fi
 	bench_fail "sapc samples/lasso.sap"
 "$BENCH_CC" -std=c11 -O3 -ffp-contract=off -fwrapv -o "$tmp/twin" \
 	"$top_srcdir/samples/baselines/lasso.c" -lm || bench_fail "the twin did not build"
+# For scale, not as a peer: the twin with its features' loop split in two
+# contiguous halves by OpenMP, each thread updating the residual without
+# any care for the other (rows the halves share race, so it is not a
+# correct program).  Its time is what two cores of the machine give the
+# twin's own layout at that moment.
+have_omp=no
+awk '/for \(int sweep = 0; sweep < sweeps; sweep\+\+\) \{/ { print; getline
+	if ($0 ~ /for \(long j = 0; j < p; j\+\+\) \{/) { print "#pragma omp parallel for schedule(static)"; n++ } }
+	{ print } END { exit n != 1 }' "$top_srcdir/samples/baselines/lasso.c" >"$tmp/omp.c" &&
+	"$BENCH_CC" -std=c11 -O3 -ffp-contract=off -fwrapv -fopenmp -o "$tmp/twin-omp" "$tmp/omp.c" \
+		-lm 2>/dev/null && have_omp=yes
+test $have_omp = yes ||
+	echo "NOTE: the twin with OpenMP did not build: its row is left out" >&2
 # The features' loop, for its row of the --stats table.
 loop_line=$(grep -n '^    async for (long j = 0; j < p; j++) {$' \
 	"$top_srcdir/samples/lasso.sap" | cut -d : -f 1)
@@ -232,6 +245,12 @@ for spread in $spreads; do
 		test -z "$target" && target=$f
 		test "$f" = "$target" || bench_fail "two runs of the twin end at different objectives"
 		echo "$spread twin 1x1 $rep $(reach "$tmp/twin.out" "$target") - - -" >>"$tmp/raw"
+		if test $have_omp = yes; then
+			bench_quiet
+			OMP_NUM_THREADS=2 "$tmp/twin-omp" "$@" --sweeps=$sap_sweeps >"$tmp/omp.out" ||
+				bench_fail "the twin with OpenMP failed (spread $spread)"
+			echo "$spread twin-omp-racy 1x2 $rep $(reach "$tmp/omp.out" "$target") - - -" >>"$tmp/raw"
+		fi
 		for l in $layouts; do
 			np=${l%%x*} nt=${l#*x}
 			bench_quiet
@@ -280,6 +299,11 @@ echo "- data: tools/genlasso --rows=$rows --features=$features --nnz=$nnz" \
 	"--spread=S --support=$support --noise=$noise --seed=$seed, S in: $spreads"
 echo "- twin: $BENCH_CC -std=c11 -O3 -ffp-contract=off -fwrapv samples/baselines/lasso.c -lm;" \
 	"./twin --data=X --y=Y --lambda=$lambda --sweeps=$sweeps"
+test $have_omp = yes &&
+	echo "- twin-omp-racy: the twin with '#pragma omp parallel for schedule(static)' on" \
+		"its features' loop, built with -fopenmp, OMP_NUM_THREADS=2: rows the two" \
+		"halves share race, so not a correct program; the machine's two cores on the" \
+		"twin's layout, for scale"
 echo "- SAP: sapc -O3 samples/lasso.sap; $MPIEXEC -n P ${mpi_bind:+$mpi_bind }PROG" \
 	"--threads=T --lambda=$lambda --sweeps=$sap_sweeps --stats"
 if test $have_skl = yes; then
