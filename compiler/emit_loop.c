@@ -519,18 +519,20 @@ void emit_element_var(Node *s)
  * do-while lets continue end. */
 void emit_iterations_begin(Node *s)
 {
-	/* A versioned body (sap_loopN_run) counts a run of consecutive
-	 * iterations (sap_seq) from sap_off instead of reading sap_idx. */
-	const char *seq = E->versioned ? "sap_seq ? sap_off + " : "";
 	if (s->kind == N_SYNC && s->li->batched) {
-		emit_line(s, "int64_t sap_i = %s%ssap_idx ? sap_idx[lo] : lo;", seq, *seq ? "lo : " : "");
+		emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[lo] : lo;");
 		emit_line(s, "(void)sap_i;");
 		emit_line(s, "do {");
 	} else {
 		emit_line(s, "for (int64_t sap_k = lo; sap_k < hi; sap_k++) {");
 		E->indent++;
-		emit_line(s, "int64_t sap_i = %s%ssap_idx ? sap_idx[sap_k] : sap_k;", seq,
-		          *seq ? "sap_k : " : "");
+		/* A versioned (async) body, sap_loopN_run, counts a run of
+		 * consecutive iterations (sap_seq) from sap_off. */
+		if (E->versioned)
+			emit_line(s, "int64_t sap_i = sap_seq ? sap_off + sap_k : "
+			          "sap_idx ? sap_idx[sap_k] : sap_k;");
+		else
+			emit_line(s, "int64_t sap_i = sap_idx ? sap_idx[sap_k] : sap_k;");
 		E->indent--;
 	}
 	E->indent++;
