@@ -334,7 +334,8 @@ static void hoist_in(Node *e, Node *s)
 		if (st >= 0)
 			h->decl = format("const %s *%s = %ssap_st%d ? &sap_st%d[sap_k] : "
 			                 "&((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)];", et, h->ptr,
-			                 E->versioned ? "sap_v == 2 || " : "", st, st, et,
+			                 E->versioned && emit_stage_sure(E->loop->li, h->dds) ?
+			                 "sap_v == 2 || " : "", st, st, et,
 			                 e->lhs->sym->cname, e->lhs->sym->cname, emit_expr(e->rhs),
 			                 emit_site(e));
 		vec_push(&E->hoisted, h);

@@ -200,7 +200,9 @@ static char *index_expr(Node *e, bool write)
 			/* Pointers chosen, then dereferenced: an lvalue, whose
 			 * address array code may take. */
 			return st < 0 ? format("(%s)", el) :
-			       format("(*(sap_v == 2 || sap_st%d ? &sap_st%d[sap_k] : &%s))", st, st, el);
+			       format("(*(%ssap_st%d ? &sap_st%d[sap_k] : &%s))",
+			              emit_stage_sure(E->loop->li, e->lhs->sym) ? "sap_v == 2 || " : "",
+			              st, st, el);
 		}
 		if (st >= 0) {
 			char *v = emit_expr(e->lhs);

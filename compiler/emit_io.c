@@ -253,58 +253,41 @@ static const char *unpack_fn(Type *t)
 
 static const char *tabs(int n);
 
-/* Whether t holds, through structs and arrays, a list of flat elements:
- * what load settles into its vector's arena. */
-static bool has_flat_list(Type *t)
-{
-	switch (t->kind) {
-	case TY_LIST:
-		return ty_is_flat(t->elem);
-	case TY_ARRAY:
-		return has_flat_list(t->elem);
-	case TY_STRUCT:
-		for (Node *f = t->sdecl->args; f; f = f->next)
-			if (has_flat_list(f->ty))
-				return true;
-		return false;
-	default:
-		return false;
-	}
-}
-
-static void settle_body(Buf *b, Type *t, const char *x, int depth)
+/* fn: sap_list_settle or sap_list_lend. */
+static void settle_body(Buf *b, Type *t, const char *x, int depth, const char *fn)
 {
 	switch (t->kind) {
 	case TY_LIST:
 		if (ty_is_flat(t->elem))
-			buf_printf(b, "%sused += sap_list_settle(%s, sizeof(%s), at ? at + used : NULL);\n",
-			           tabs(depth + 1), emit_addr(x), emit_ctype(t->elem));
+			buf_printf(b, "%sused += %s(%s, sizeof(%s), at ? at + used : NULL);\n",
+			           tabs(depth + 1), fn, emit_addr(x), emit_ctype(t->elem));
 		break;
 	case TY_ARRAY:
 		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", tabs(depth + 1), depth,
 		           depth, (long long)t->len, depth);
-		settle_body(b, t->elem, format("%s[i%d]", emit_member(x, "v"), depth), depth + 1);
+		settle_body(b, t->elem, format("%s[i%d]", emit_member(x, "v"), depth), depth + 1, fn);
 		buf_printf(b, "%s}\n", tabs(depth + 1));
 		break;
 	case TY_STRUCT:
 		for (Node *f = t->sdecl->args; f; f = f->next)
-			if (has_flat_list(f->ty))
-				settle_body(b, f->ty, emit_member(x, f->sym->cname), depth);
+			if (ty_has_flat_list(f->ty))
+				settle_body(b, f->ty, emit_member(x, f->sym->cname), depth, fn);
 		break;
 	default:
 		break;
 	}
 }
 
-static const char *settle_fn(Type *t)
+/* sap_settle_T, or with lend, sap_lend_T (see sap_codec). */
+static const char *settle_fn(Type *t, bool lend)
 {
-	char *name = format("sap_settle_%s", t->mangle);
+	char *name = format("sap_%s_%s", lend ? "lend" : "settle", t->mangle);
 	if (strstr(E->helpers.s ? E->helpers.s : "", format(" %s(", name)))
 		return name;
 	Buf b = {0};
 	buf_printf(&b, "static size_t %s(void *xv, char *at)\n{\n\t%s *x = xv;\n\tsize_t used = 0;\n",
 	           name, emit_ctype(t));
-	settle_body(&b, t, "*x", 0);
+	settle_body(&b, t, "*x", 0, lend ? "sap_list_lend" : "sap_list_settle");
 	buf_puts(&b, "\treturn used;\n}\n\n");
 	buf_puts(&E->helpers, b.s);
 	return name;
@@ -327,12 +310,13 @@ const char *emit_codec(Type *t)
 		return name;
 	const char *pk = pack_fn(t), *up = unpack_fn(t);
 	const char *drop = ty_needs_drop(t) ? format("(void (*)(void *))%s", emit_drop_fn(t)) : "NULL";
-	const char *settle = has_flat_list(t) ? settle_fn(t) : "NULL";
+	const char *settle = ty_has_flat_list(t) ? settle_fn(t, false) : "NULL";
+	const char *lend = ty_has_flat_list(t) ? settle_fn(t, true) : "NULL";
 	buf_printf(&E->helpers, "static const sap_codec %s = {.pack = %s, .unpack = %s", name, pk, up);
 	if (ty_needs_drop(t))
 		buf_printf(&E->helpers, ", .drop = %s", drop);
-	if (has_flat_list(t))
-		buf_printf(&E->helpers, ", .settle = %s", settle);
+	if (ty_has_flat_list(t))
+		buf_printf(&E->helpers, ", .settle = %s, .lend = %s", settle, lend);
 	buf_puts(&E->helpers, "};\n\n");
 	return name;
 }

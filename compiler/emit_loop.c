@@ -479,6 +479,11 @@ int emit_staged(LoopInfo *li, Sym *d)
 	return -1;
 }
 
+bool emit_stage_sure(LoopInfo *li, Sym *d)
+{
+	return emit_staged(li, d) >= 0 && ty_is_flat(d->ty->elem);
+}
+
 /* sap_stN, where a body or slice called with a task group finds the
  * group's elements of the loop's DDS N in plan order, when the runtime
  * made a copy. */
@@ -724,7 +729,7 @@ static void body_guards(Node *s, Buf *guard, Buf *recorded, Buf *staged)
 		if (any)
 			buf_printf(recorded, " &&\n\t    sap_recorded_below(&sap_loop%d, %d, %s.n)", li->id,
 			           i, d->cname);
-		if (emit_staged(li, d) >= 0)
+		if (emit_stage_sure(li, d))
 			buf_printf(staged, " && sap_st%d", i);
 	}
 }

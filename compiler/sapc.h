@@ -374,6 +374,9 @@ bool ty_is_numarray(Type *t);   /* T[N] of a numeric T */
 bool ty_has_dds(Type *t);       /* t is or contains a DDS */
 bool ty_needs_drop(Type *t);    /* owns memory: lists, or holds them */
 bool ty_is_flat(Type *t);       /* no pointer inside: no string or list */
+/* Holds, through structs and arrays, a list of flat elements: what load
+ * settles into its vector's arena, and a plan-order copy lends. */
+bool ty_has_flat_list(Type *t);
 /* The usual arithmetic conversions of C. */
 Type *ty_arith(Type *a, Type *b);
 /* "float[16]", "dvector<Rating>": for messages. */
@@ -557,8 +560,10 @@ bool acc_inserts(LoopInfo *li, Sym *dds);
 Access *acc_static_dv(LoopInfo *li, Node *e);
 /* The access of a dvector at e whose key the slice records, or NULL. */
 Access *acc_recorded_dv(LoopInfo *li, Node *e);
-/* Does the loop only read DDS d, and only as d[i], i the loop variable?
- * Then the runtime may give the body d's elements in plan order. */
+/* Does the loop only read DDS d, and only as d[i], i the loop variable,
+ * d's elements flat or holding lists of flat elements?  Then the runtime
+ * may give the body d's elements in plan order (for flat ones always,
+ * when the body runs with sap_v 2: see emit_stage_sure). */
 bool acc_by_index(LoopInfo *li, Sym *d);
 /* Does loop li only read dvector d, at its loop variable (acc_by_index
  * without the copy, so also for elements holding strings or lists)? */
@@ -862,6 +867,9 @@ char *emit_cstr(const char *s, size_t n);
 /* The index of d among loop li's DDSs when the body may read it from a
  * plan-order copy (sap_stN), else -1. */
 int emit_staged(LoopInfo *li, Sym *d);
+/* Is that copy there whenever the body runs with sap_v 2?  For flat
+ * elements; one holding lists is copied only where it gains. */
+bool emit_stage_sure(LoopInfo *li, Sym *d);
 bool emit_synced(LoopInfo *li, Sym *d);
 char *emit_dv_data(Sym *d);
 

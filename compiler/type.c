@@ -172,6 +172,23 @@ bool ty_is_flat(Type *t)
 	}
 }
 
+bool ty_has_flat_list(Type *t)
+{
+	switch (t->kind) {
+	case TY_LIST:
+		return ty_is_flat(t->elem);
+	case TY_ARRAY:
+		return ty_has_flat_list(t->elem);
+	case TY_STRUCT:
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (f->ty && ty_has_flat_list(f->ty))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
 static int rank(Type *t)
 {
 	switch (t->kind) {

@@ -469,7 +469,7 @@ bool acc_no_slice(LoopInfo *l, Sym *d)
 
 bool acc_by_index(LoopInfo *l, Sym *d)
 {
-	return ty_is_flat(d->ty->elem) && acc_reads_own(l, d);
+	return (ty_is_flat(d->ty->elem) || ty_has_flat_list(d->ty->elem)) && acc_reads_own(l, d);
 }
 
 /* ---- dvectors held in parts ---- */

@@ -664,6 +664,9 @@ typedef struct sap_stage {
 	char *data;
 	size_t cap;             /* bytes */
 	size_t held;            /* bytes filled, counted in --stats */
+	/* The elements' lists, lent in plan order (codec->lend). */
+	char *lists;
+	size_t lists_cap;
 } sap_stage;
 
 /* Room for need bytes (the old contents are lost). */
@@ -843,6 +846,10 @@ struct sap_loop_state {
 	sap_stage *stage;               /* per spec DDS (nstage) */
 	void **stage_ptr;               /* per spec DDS: what sap_loop.stage shows */
 	int nstage;
+	/* Whether plan scatter_of (plan_builds) visits its iterations
+	 * scattered: then inputs holding lists are copied too. */
+	int64_t scatter_of;
+	bool scattered;
 
 	/* --stats */
 	int64_t recon_runs, plan_builds;

@@ -188,6 +188,9 @@ void sap_list_free(sap_list *l);
 /* Moves l's storage to at (when not NULL), where l borrows it; returns the
  * bytes it takes there.  For a codec's settle. */
 size_t sap_list_settle(sap_list *l, size_t elsize, char *at);
+/* The same for l, a copy of a list whose storage stays the original's:
+ * copied to at, never freed.  For a codec's lend. */
+size_t sap_list_lend(sap_list *l, size_t elsize, char *at);
 
 static inline void *sap_list_push(sap_list *l, size_t elsize)
 {
@@ -219,12 +222,15 @@ static inline int64_t sap_check_index(int64_t i, int64_t n, const char *what,
  * returns how many; unpack reads them into x, returning what follows;
  * drop, if not NULL, frees what an element owns; settle, if not NULL,
  * moves the storage of x's lists of flat elements to at (when not NULL),
- * where they borrow it (see sap_list), and returns its bytes. */
+ * where they borrow it (see sap_list), and returns its bytes; lend, with
+ * settle, does the same for x a bytewise copy of an element, leaving the
+ * element's own storage as it is (a plan-order copy, sap_stage). */
 typedef struct sap_codec {
 	size_t (*pack)(const void *x, char *out);
 	const char *(*unpack)(void *x, const char *in);
 	void (*drop)(void *x);
 	size_t (*settle)(void *x, char *at);
+	size_t (*lend)(void *x, char *at);
 } sap_codec;
 
 typedef struct sap_dvec {

@@ -604,7 +604,7 @@ static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sa
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
 		st->stage_ptr[k] = NULL;
-		for (int q = 0; d->by_index && d->flat && d->dv && q < o->nstage; q++)
+		for (int q = 0; d->by_index && d->dv && q < o->nstage; q++)
 			if (sap_stage_valid(&o->stage[q], d->dv))
 				st->stage_ptr[k] = o->stage[q].data;
 	}

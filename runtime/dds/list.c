@@ -49,3 +49,16 @@ size_t sap_list_settle(sap_list *l, size_t elsize, char *at)
 	/* Whole 8-byte words keep every list's elements aligned. */
 	return (bytes + 7) & ~(size_t)7;
 }
+
+size_t sap_list_lend(sap_list *l, size_t elsize, char *at)
+{
+	if (l->n == 0)
+		return 0;
+	size_t bytes = (size_t)l->n * elsize;
+	if (at) {
+		memcpy(at, l->v, bytes);
+		l->v = at;
+		l->cap = 0;
+	}
+	return (bytes + 7) & ~(size_t)7;
+}

@@ -26,6 +26,7 @@ void sap_stage_free(sap_stage *s)
 {
 	sap_mem_copies(-(int64_t)s->held);
 	free(s->data);
+	free(s->lists);
 	*s = (sap_stage){ 0 };
 }
 
@@ -87,7 +88,8 @@ void sap_stage_done(sap_stage *s, const sap_dvec *v, size_t filled)
 }
 
 /* Places [at[k], at[k] + len[k]) of the plan order, k = 0 .. nr - 1,
- * cum[k] places before range k. */
+ * cum[k] places before range k.  With lend, the copied elements' lists
+ * are then lent to lists: bytes[w] of them for thread w's places. */
 typedef struct fill_job {
 	char *dst;
 	const char *src;
@@ -96,6 +98,9 @@ typedef struct fill_job {
 	const int64_t *at, *cum;
 	int64_t nr, total;
 	int threads;
+	size_t (*lend)(void *x, char *at);
+	char *lists;
+	size_t *bytes;
 } fill_job;
 
 /* Constant sizes make the copies plain moves. */
@@ -114,10 +119,28 @@ static void gather(const fill_job *j, int64_t a, int64_t b)
 	}
 }
 
-static void fill_worker(void *arg, int w)
+/* The copied elements at places [a, b): with out NULL their lists'
+ * bytes, else those lists lent to out. */
+static size_t lend(const fill_job *j, int64_t a, int64_t b, char *out)
 {
-	fill_job *j = arg;
+	size_t used = 0;
+	for (int64_t q = a; q < b; q++)
+		used += j->lend(j->dst + (size_t)q * j->es, out ? out + used : NULL);
+	return used;
+}
+
+/* Thread w's share of the concatenation of the ranges: phase 0 copies
+ * the elements and counts their lists' bytes, phase 1 lends the lists
+ * after the bytes of the threads before. */
+static void fill_share(fill_job *j, int w, int phase)
+{
 	int64_t a = sap_chunk(0, j->total, j->threads, w), b = sap_chunk(0, j->total, j->threads, w + 1);
+	char *out = NULL;
+	if (phase == 1) {
+		out = j->lists;
+		for (int v = 0; v < w; v++)
+			out += j->bytes[v];
+	}
 	/* The range holding place a of the concatenation. */
 	int64_t lo = 0, hi = j->nr;
 	while (hi - lo > 1) {
@@ -127,12 +150,29 @@ static void fill_worker(void *arg, int w)
 		else
 			hi = mid;
 	}
+	size_t used = 0;
 	for (int64_t k = lo; k < j->nr && a < b; k++) {
 		int64_t s = a - j->cum[k], e = j->cum[k + 1] - j->cum[k];
 		int64_t n = b - a < e - s ? b - a : e - s;
-		gather(j, j->at[k] + s, j->at[k] + s + n);
+		int64_t p = j->at[k] + s;
+		if (phase == 0)
+			gather(j, p, p + n);
+		if (j->lend)
+			used += lend(j, p, p + n, out ? out + used : NULL);
 		a += n;
 	}
+	if (phase == 0 && j->lend)
+		j->bytes[w] = used;
+}
+
+static void fill_worker(void *arg, int w)
+{
+	fill_share(arg, w, 0);
+}
+
+static void lend_worker(void *arg, int w)
+{
+	fill_share(arg, w, 1);
 }
 
 void sap_stage_fill(sap_stage *s, const sap_dvec *v, const sap_plan *p, int w0, int nw,
@@ -162,9 +202,25 @@ void sap_stage_fill(sap_stage *s, const sap_dvec *v, const sap_plan *p, int w0, 
 				nr++;
 			}
 	}
-	fill_job j = { s->data, v->data, v->elsize, p->order, at, cum, nr, cum[nr], threads };
+	fill_job j = { s->data, v->data, v->elsize, p->order, at, cum, nr, cum[nr], threads,
+	               v->codec ? v->codec->lend : NULL, NULL, NULL };
+	if (j.lend)
+		j.bytes = sap_xcalloc((size_t)threads, sizeof *j.bytes);
 	sap_pool_run(threads, fill_worker, &j);
-	sap_stage_done(s, v, (size_t)cum[nr] * v->elsize);
+	size_t lists = 0;
+	for (int w = 0; j.lend && w < threads; w++)
+		lists += j.bytes[w];
+	if (lists) {
+		if (s->lists_cap < lists) {
+			free(s->lists);
+			s->lists = sap_xmalloc(lists);
+			s->lists_cap = lists;
+		}
+		j.lists = s->lists;
+		sap_pool_run(threads, lend_worker, &j);
+	}
+	sap_stage_done(s, v, (size_t)cum[nr] * v->elsize + lists);
+	free(j.bytes);
 	free(at);
 	free(cum);
 }
@@ -185,6 +241,39 @@ void sap_stage_slots(struct sap_loop_state *st, const sap_async_spec *spec)
 	st->stage_ptr = sap_xcalloc((size_t)st->nstage, sizeof *st->stage_ptr);
 }
 
+/* Can the body read d from a plan-order copy: d a dvector read only at
+ * the loop variable, its elements flat or holding lists of flat elements
+ * that the copy lends (the compiler's acc_by_index)? */
+static bool stageable(const sap_dds *d)
+{
+	return d->by_index && d->dv && (d->flat || (d->dv->codec && d->dv->codec->lend));
+}
+
+/* Below this many iterations in a row on average, a plan is scattered. */
+enum { SCATTER_RUN = 8 };
+
+/* Does p visit the iterations of its workers w0 .. w0 + nw - 1
+ * scattered?  Then a copy of elements holding lists pays: their lists
+ * stream as a flat copy does, where the body would otherwise chase a
+ * pointer into the loader's arena and a few cache lines there for each
+ * iteration (Lasso's columns under a key-level plan: 3 times the body's
+ * time).  A plan of long runs (strips, blocks of a band) reads the
+ * arena in order already, and the copy would double the vector's
+ * memory for nothing; flat copies are cheap and always made. */
+static bool scattered(const sap_plan *p, int w0, int nw)
+{
+	int T = p->nworkers;
+	int64_t n = 0, runs = 0;
+	for (int64_t r = 0; r < p->nrounds; r++)
+		for (int64_t k = p->ro[r * T + w0]; k < p->ro[r * T + w0 + nw]; k++) {
+			int64_t g = p->rg[k];
+			for (int64_t q = p->goff[g]; q < p->goff[g + 1]; q++)
+				runs += q == p->goff[g] || p->order[q] != p->order[q - 1] + 1;
+			n += p->goff[g + 1] - p->goff[g];
+		}
+	return runs * SCATTER_RUN > n;
+}
+
 /* Copy the dvectors the body reads at its own index in the order of the
  * plan (of which this rank runs workers w0 .. w0 + nw - 1), unless
  * copied already, and show them to the body. */
@@ -200,8 +289,16 @@ void sap_stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec, con
 		st->stage_ptr[k] = NULL;
 		/* An iteration outside v must fail in the body, as it would
 		 * without the copy. */
-		if (!d->by_index || !d->flat || !v || st->lo < 0 || st->hi > v->n)
+		if (!stageable(d) || st->lo < 0 || st->hi > v->n)
 			continue;
+		if (!d->flat) {
+			if (st->scatter_of != st->plan_builds) {
+				st->scatter_of = st->plan_builds;
+				st->scattered = scattered(p, w0, nw);
+			}
+			if (!st->scattered)
+				continue;
+		}
 		if (!sap_stage_valid(&st->stage[k], v) && v->part_only)
 			sap_fatal(&x->L->site, "internal error: no plan-order copy of %s, which is "
 			          "held in parts", v->name);
@@ -239,7 +336,7 @@ struct sap_loop_state *sap_plan_to_share(struct sap_loop_state *st, const sap_as
 			if (!d->dv)
 				continue;
 			bool has = false;
-			for (int q = 0; d->by_index && d->flat && q < o->nstage; q++)
+			for (int q = 0; stageable(d) && q < o->nstage; q++)
 				has |= sap_stage_valid(&o->stage[q], d->dv);
 			copies |= has;
 			parts &= has || !d->dv->part_only;

@@ -150,7 +150,7 @@ static void drop_doc(void *xv)
 	drops++;
 }
 
-static const sap_codec doc_codec = { pack_doc, unpack_doc, drop_doc, NULL };
+static const sap_codec doc_codec = { pack_doc, unpack_doc, drop_doc, NULL, NULL };
 
 START_TEST(codec_put_take)
 {
