@@ -434,10 +434,15 @@ typedef struct sap_access {
 typedef struct sap_keylog {
 	sap_access *v;
 	int64_t n, cap;
+	/* sap_recon_log's buffers, two per worker, kept for its next call
+	 * with this log (a log read in pieces fills them again and again). */
+	struct sap_keylog *work;
+	int nwork;
 } sap_keylog;
 
 /* Every access of the DDSs that take part, for the iterations idx[0 ..
- * n) (ascending), in that order, appended to log; run on T workers. */
+ * n) (ascending), in that order, appended to log; run on T workers.
+ * sap_keylog_free frees the log and its buffers. */
 void sap_recon_log(const sap_async_spec *spec, const sap_layout *ly, void *env,
                    const int64_t *idx, int64_t n, sap_keylog *log, int T);
 void sap_keylog_free(sap_keylog *log);

@@ -108,15 +108,16 @@ static hot_key *count_writes(const sap_async_spec *spec, const sap_layout *ly, v
 {
 	hot_key *all = NULL;
 	int64_t nall = 0;
+	sap_keylog log = { 0 };
 	for (int64_t s = 0; s < n; s += CHUNK) {
 		int64_t e = n - s < CHUNK ? n : s + CHUNK, nk;
-		sap_keylog log = { 0 };
+		log.n = 0;
 		sap_recon_log(spec, ly, env, idx + s, e - s, &log, threads);
 		hot_key *v = written_keys(&log, &nk);
-		sap_keylog_free(&log);
 		nk = merge_runs(v, nk);
 		all = merge_sorted(all, nall, v, nk, &nall);
 	}
+	sap_keylog_free(&log);
 	*nout = nall;
 	return all;
 }

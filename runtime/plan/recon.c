@@ -542,7 +542,7 @@ typedef struct log_job {
 	const int64_t *idx;
 	int64_t n;
 	int T;
-	sap_keylog *out;        /* per worker */
+	sap_keylog *out;        /* per worker, and its run's keys: 2 T */
 } log_job;
 
 static void log_worker(void *arg, int w)
@@ -550,7 +550,7 @@ static void log_worker(void *arg, int w)
 	log_job *j = arg;
 	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
 	sap_keylog *out = &j->out[w];
-	run_log rl = { 0 };
+	run_log rl = { j->out[j->T + w], 0, 0 };
 	sap_rec r = { .d = j->ly->d, .log = log_key, .logbuf = &rl };
 	r.mask = &r.sink;
 	while (a < b) {
@@ -585,30 +585,44 @@ static void log_worker(void *arg, int w)
 			          "iteration %lld out of order", (long long)rl.keys.v[s].i);
 		a = e;
 	}
-	sap_keylog_free(&rl.keys);
+	j->out[j->T + w] = rl.keys;
 }
 
 void sap_recon_log(const sap_async_spec *spec, const sap_layout *ly, void *env,
                    const int64_t *idx, int64_t n, sap_keylog *log, int T)
 {
-	sap_keylog *out = sap_xcalloc((size_t)T, sizeof *out);
+	if (log->nwork < 2 * T) {
+		log->work = sap_xrealloc(log->work, (size_t)(2 * T) * sizeof *log->work);
+		memset(log->work + log->nwork, 0, (size_t)(2 * T - log->nwork) * sizeof *log->work);
+		log->nwork = 2 * T;
+	}
+	sap_keylog *out = log->work;
+	for (int w = 0; w < 2 * T; w++)
+		out[w].n = 0;
 	log_job j = { spec, ly, env, idx, n, T, out };
 	sap_pool_run(T, log_worker, &j);
-	for (int w = 0; w < T; w++) {
-		for (int64_t k = 0; k < out[w].n; k++) {
-			const sap_access *x = &out[w].v[k];
-			push(log, x->i, x->dds, x->key, x->mode);
-		}
-		sap_keylog_free(&out[w]);
+	/* The workers' chunks follow one another. */
+	int64_t total = log->n;
+	for (int w = 0; w < T; w++)
+		total += out[w].n;
+	if (total > log->cap) {
+		log->cap = total;
+		log->v = sap_xrealloc(log->v, (size_t)total * sizeof *log->v);
 	}
-	free(out);
+	for (int w = 0; w < T; w++) {
+		if (out[w].n)
+			memcpy(log->v + log->n, out[w].v, (size_t)out[w].n * sizeof *log->v);
+		log->n += out[w].n;
+	}
 }
 
 void sap_keylog_free(sap_keylog *log)
 {
+	for (int w = 0; w < log->nwork; w++)
+		sap_keylog_free(&log->work[w]);
+	free(log->work);
 	free(log->v);
-	log->v = NULL;
-	log->n = log->cap = 0;
+	memset(log, 0, sizeof *log);
 }
 
 /* ---- written keys as bitmaps ---- */
