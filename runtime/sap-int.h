@@ -499,6 +499,7 @@ typedef struct sap_plan {
 	bool strips;            /* key level by strips (sap_plan_strips):
 	                           conflicting iterations in different rounds,
 	                           not always in index order */
+	bool colour;            /* key level by colouring (sap_plan_colour) */
 	int *mine;              /* over ranks: the rank running each group, whose
 	                           lists alone are in order until sap_plan_share */
 } sap_plan;
@@ -519,10 +520,10 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
                     int64_t *order, double *recon_s, uint64_t *kmax);
 /* sap_plan_recon and sap_plan_recon_ranks build the block plan, and when
  * that leaves the workers idle a fifth of the time or more, the
- * key-level plans too, the wavefront and strips (within bounds on their
- * memory: keys.c; over ranks every rank slices every iteration for
- * them, unless vectors held in parts travel with the iterations),
- * keeping the cheapest. */
+ * key-level plans too, the wavefront, strips and the colouring (within
+ * bounds on their memory: keys.c; over ranks every rank slices every
+ * iteration for them, unless vectors held in parts travel with the
+ * iterations), keeping the cheapest. */
 
 /* The key-level (wavefront) plan of iterations lo .. lo + n - 1 from
  * their accesses log[0 .. nlog) (each iteration's together, ascending):
@@ -542,6 +543,37 @@ bool sap_plan_wave(sap_plan *p, const sap_access *log, int64_t nlog, int64_t lo,
  * fits (a written key's iterations span n / T or more). */
 bool sap_plan_strips(sap_plan *p, const sap_access *log, int64_t nlog, int64_t lo, int64_t n,
                      int T, int64_t *order);
+/* The key-level plan by colouring of the same: each iteration, in index
+ * order, goes in the first round where no earlier one it conflicts with
+ * is; each round cut as the wavefront's.  Rounds are fewer than the
+ * wavefront's where conflicts chain (random keys: Lasso's columns over
+ * uniformly random rows), and conflicting iterations run in different
+ * rounds, a later one maybe first: the result is the same for every T,
+ * but not the serial loop's.  False past 256 rounds (a key written by
+ * more than 256 iterations, say) or the bounds on keys. */
+bool sap_plan_colour(sap_plan *p, const sap_access *log, int64_t nlog, int64_t lo, int64_t n,
+                     int T, int64_t *order);
+/* keys.c: plans whose rounds are given per iteration, round[k] for
+ * iteration lo + k, 1 .. top (0: conflicts with none, made 1): the
+ * iterations per round, size[1 .. top] (top made 1 if 0); what the plan
+ * costs (as sap_plan_cost); the plan, each round in index order cut into
+ * T contiguous groups. */
+int64_t *sap_rounds_sizes(uint32_t *round, int64_t n, uint32_t *top);
+double sap_rounds_cost(const int64_t *size, uint32_t top, int64_t n, int T);
+void sap_rounds_plan(sap_plan *p, int64_t lo, int64_t n, const uint32_t *round, uint32_t top,
+                     const int64_t *size, int T, int64_t *order);
+/* colour.c: the colouring of iterations [lo, lo + n), fed their key log
+ * in pieces, its rounds into round; the tables of the DDSs of spec and
+ * ly (with spec NULL, ndds DDSs of hashed keys).  It dies past its
+ * bounds (256 rounds; keys held), or when killed. */
+typedef struct sap_colouring sap_colouring;
+sap_colouring *sap_colour_new(const sap_async_spec *spec, const sap_layout *ly, int ndds,
+                              int64_t lo, int64_t n, uint32_t *round);
+void sap_colour_feed(sap_colouring *c, const sap_access *a, int64_t na);
+bool sap_colour_alive(const sap_colouring *c);
+void sap_colour_kill(sap_colouring *c);
+uint32_t sap_colour_top(const sap_colouring *c);
+void sap_colour_free(sap_colouring *c);
 /* Over ranks: each rank slices its share of [lo, hi) (the iterations of
  * its workers' chunks), the ranks pool their masks into one plan for T =
  * P x threads workers, and each rank receives the iterations of its
@@ -872,6 +904,7 @@ struct sap_loop_state {
 	int shared_with;                /* SAP_V_SHARED: the loop whose plan it ran */
 	bool key_level;                 /* SAP_V_PLANNED: a key-level plan */
 	bool strips;                    /* which is by strips */
+	bool colour;                    /* or by colouring */
 	const char *reason;             /* spec->serial */
 	bool ever_locked;
 	int64_t groups, rounds;

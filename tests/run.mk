@@ -30,6 +30,7 @@ run_tests = \
 	tests/run/hot-keys.sh \
 	tests/run/key-plan.sh \
 	tests/run/strips.sh \
+	tests/run/colouring.sh \
 	tests/run/idx2txt.sh \
 	tests/run/index-error.sap \
 	tests/run/int-wrap.sap \

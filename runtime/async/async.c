@@ -402,6 +402,7 @@ static void ran(struct sap_loop_state *st, sap_verdict v, int workers, int64_t g
 	st->verdict = v;
 	st->key_level = false;
 	st->strips = false;
+	st->colour = false;
 	st->workers = workers;
 	st->groups = groups;
 	st->rounds = rounds;
@@ -537,6 +538,7 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	    p->balance);
 	st->key_level = p->keys;
 	st->strips = p->strips;
+	st->colour = p->colour;
 	st->ever_locked |= p->nlocked > 0;
 
 	sap_stage_inputs(st, spec, x, 0, x->V);
@@ -689,6 +691,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	ran(st, SAP_V_PLANNED, T, p->ngroups, p->nrounds, p->balance);
 	st->key_level = p->keys;
 	st->strips = p->strips;
+	st->colour = p->colour;
 	double t0 = sap_now();
 	reds_open(x);
 	dist_ctx c = { st, spec };

@@ -72,6 +72,7 @@ static char *verdict1(const struct sap_loop_state *st)
 	case SAP_V_OWNER: return sap_strf("chunks (owner computes)");
 	case SAP_V_PLANNED:
 		return sap_strf(st->strips ? "planned (key-level strips)" :
+		                st->colour ? "planned (key-level colouring)" :
 		                st->key_level ? "planned (key-level)" : "planned");
 	case SAP_V_LOCKED: return sap_strf("locked (non-deterministic)");
 	case SAP_V_REPLAY: return sap_strf("replayed");

@@ -75,6 +75,10 @@ enum { DENSE_KEYS = 1 << 22, DENSE_TOTAL = 1 << 23, HASHED_KEYS = 1 << 20,
  * each costs a barrier. */
 enum { STRIPS_ROUNDS = 64 };
 
+/* The colouring replaces the wavefront or strips when it costs less by
+ * this share of a worker's iterations or more. */
+#define COLOUR_GAIN 0.05
+
 typedef struct wave {
 	key_table *t;
 	int ndds;
@@ -240,24 +244,25 @@ static bool wave_feed(wave *v, const sap_access *a, int64_t na)
 	return true;
 }
 
-/* Iterations of round r: size[r], r = 1 .. top; an iteration without
- * accesses conflicts with none and goes in round 1. */
-static int64_t *wave_sizes(wave *v)
+int64_t *sap_rounds_sizes(uint32_t *round, int64_t n, uint32_t *top)
 {
-	if (!v->top)
-		v->top = 1;
-	int64_t *size = sap_xcalloc((size_t)v->top + 1, sizeof *size);
-	for (int64_t k = 0; k < v->n; k++) {
-		if (!v->round[k])
-			v->round[k] = 1;
-		size[v->round[k]]++;
+	if (!*top)
+		*top = 1;
+	int64_t *size = sap_xcalloc((size_t)*top + 1, sizeof *size);
+	for (int64_t k = 0; k < n; k++) {
+		if (!round[k])
+			round[k] = 1;
+		size[round[k]]++;
 	}
 	return size;
 }
 
-/* What a plan with these rounds costs (sap_plan_cost): each round split
- * evenly over T workers, its busiest worker takes ceil(size / T). */
-static double wave_cost(const int64_t *size, uint32_t top, int64_t n, int T)
+static int64_t *wave_sizes(wave *v)
+{
+	return sap_rounds_sizes(v->round, v->n, &v->top);
+}
+
+double sap_rounds_cost(const int64_t *size, uint32_t top, int64_t n, int T)
 {
 	double steps = 0, share = (double)n / T;
 	for (uint32_t r = 1; r <= top; r++)
@@ -265,13 +270,9 @@ static double wave_cost(const int64_t *size, uint32_t top, int64_t n, int T)
 	return steps + (double)top * (share / 2000.0 + 1.0);
 }
 
-/* The plan of the wavefront's rounds: each round's iterations in index
- * order, cut into T contiguous runs (a worker's keys stay near each
- * other), each run a group. */
-static void wave_plan(sap_plan *p, const wave *v, const int64_t *size, int T, int64_t *order)
+void sap_rounds_plan(sap_plan *p, int64_t lo, int64_t n, const uint32_t *round, uint32_t R,
+                     const int64_t *size, int T, int64_t *order)
 {
-	int64_t n = v->n;
-	uint32_t R = v->top;
 	memset(p, 0, sizeof *p);
 	p->n = n;
 	p->nworkers = T;
@@ -287,7 +288,7 @@ static void wave_plan(sap_plan *p, const wave *v, const int64_t *size, int T, in
 	for (uint32_t r = 1; r <= R; r++)
 		at[r + 1] = at[r] + size[r];
 	for (int64_t k = 0; k < n; k++)
-		p->order[at[v->round[k]]++] = v->lo + k;
+		p->order[at[round[k]]++] = lo + k;
 	int64_t G = 0;
 	for (uint32_t r = 1; r <= R; r++)
 		G += size[r] < T ? size[r] : T;
@@ -325,6 +326,11 @@ static void wave_plan(sap_plan *p, const wave *v, const int64_t *size, int T, in
 	p->ro[(int64_t)R * T] = G;
 	p->balance = n ? maxsum * T / (double)n : 1.0;
 	free(at);
+}
+
+static void wave_plan(sap_plan *p, const wave *v, const int64_t *size, int T, int64_t *order)
+{
+	sap_rounds_plan(p, v->lo, v->n, v->round, v->top, size, T, order);
 }
 
 /* The fewest rounds m of strips for T workers (0 when none up to
@@ -467,6 +473,50 @@ bool sap_plan_strips(sap_plan *p, const sap_access *log, int64_t nlog, int64_t l
 	return m > 0;
 }
 
+/* The key tables of v for the loop's DDSs: none for those that never
+ * conflict (the iteration's own element, one no iteration writes),
+ * dense arrays for dvectors within DENSE_KEYS, up to budget keys. */
+static void tables_make(wave *v, const sap_async_spec *spec, const sap_layout *ly, int64_t budget)
+{
+	int64_t dense = 0;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		key_table *t = &v->t[k];
+		t->skip = ly->d[k].own || !ly->d[k].nblk;
+		if (!t->skip && d->dv && d->dv->n <= DENSE_KEYS && dense + d->dv->n <= budget) {
+			t->ndense = d->dv->n;
+			t->dense = sap_xcalloc((size_t)t->ndense, sizeof *t->dense);
+			dense += t->ndense;
+		}
+	}
+}
+
+/* How many iterations the next piece of the key log takes, for about
+ * LOG_ACCESSES accesses, nacc having come from `done`. */
+static int64_t log_chunk(int64_t nacc, int64_t done)
+{
+	int64_t per = nacc / (done > 0 ? done : 1) + 1, chunk = LOG_ACCESSES / per;
+	return chunk < 1 ? 1 : chunk > 65536 ? 65536 : chunk;
+}
+
+/* The wavefront and strips on one thread, the colouring on another. */
+typedef struct feed_job {
+	wave *v;
+	sap_colouring *c;
+	const sap_keylog *log;
+	int nw;
+	bool fed;
+} feed_job;
+
+static void feed_worker(void *arg, int w)
+{
+	feed_job *f = arg;
+	if (w == 0)
+		f->fed = wave_feed(f->v, f->log->v, f->log->n);
+	if ((w == 1 || f->nw == 1) && sap_colour_alive(f->c))
+		sap_colour_feed(f->c, f->log->v, f->log->n);
+}
+
 /* Did the last plan made with this layout try a key-level plan and keep
  * the blocks'?  Then this one does not try (a locked plan always does). */
 bool sap_plan_keys_lost(const sap_layout *ly, const sap_plan *p)
@@ -501,61 +551,70 @@ bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly
 	wave v;
 	/* Strips take at least a worker's share and a round. */
 	wave_init(&v, spec->ndds, lo, n, round, T, share + charge < max_cost);
-	int64_t dense = 0;
-	for (int k = 0; k < spec->ndds; k++) {
-		const sap_dds *d = &spec->dds[k];
-		key_table *t = &v.t[k];
-		t->skip = ly->d[k].own || !ly->d[k].nblk;
-		if (!t->skip && d->dv && d->dv->n <= DENSE_KEYS && dense + d->dv->n <= DENSE_TOTAL) {
-			t->ndense = d->dv->n;
-			t->dense = sap_xcalloc((size_t)t->ndense, sizeof *t->dense);
-			dense += t->ndense;
-		}
-	}
+	tables_make(&v, spec, ly, DENSE_TOTAL);
+	uint32_t *colour = sap_xmalloc((size_t)n * sizeof *colour);
+	sap_colouring *c = sap_colour_new(spec, ly, spec->ndds, lo, n, colour);
 	int64_t chunk = 1024, nacc = 0;
 	int64_t *idx = sap_xmalloc(65536 * sizeof *idx);
-	bool ok = true;
-	for (int64_t s = lo; s < hi && ok;) {
+	bool fed = true;
+	sap_keylog log = { 0 };
+	for (int64_t s = lo; s < hi && fed && (v.waving || v.far || sap_colour_alive(c));) {
 		int64_t e = hi - s < chunk ? hi : s + chunk;
 		for (int64_t i = s; i < e; i++)
 			idx[i - s] = i;
-		sap_keylog log = { 0 };
+		log.n = 0;
 		sap_recon_log(spec, ly, env, idx, e - s, &log, threads);
-		ok = wave_feed(&v, log.v, log.n);
+		feed_job f = { &v, c, &log, threads > 1 ? 2 : 1, true };
+		sap_pool_run(f.nw, feed_worker, &f);
+		fed = f.fed;
 		nacc += log.n;
-		sap_keylog_free(&log);
-		/* Its rounds and the work so far are a lower bound of the
-		 * wavefront's cost. */
-		v.waving = v.waving && (double)v.top * charge + (double)(e - lo) / T < max_cost;
-		ok = ok && (v.waving || v.far);
-		/* About LOG_ACCESSES accesses per piece of the log. */
-		int64_t per = nacc / (e - lo) + 1;
-		chunk = LOG_ACCESSES / per;
-		chunk = chunk < 1 ? 1 : chunk > 65536 ? 65536 : chunk;
+		/* The rounds of each and the work so far are a lower bound of
+		 * its cost. */
+		double work = (double)(e - lo) / T;
+		v.waving = v.waving && (double)v.top * charge + work < max_cost;
+		if ((double)sap_colour_top(c) * charge + work >= max_cost)
+			sap_colour_kill(c);
+		chunk = log_chunk(nacc, e - lo);
 		s = e;
 	}
 	free(idx);
-	if (ok) {
-		/* The cheaper, the wavefront on a tie: it also keeps the
-		 * serial loop's result. */
-		double best = max_cost, sc = INFINITY;
-		int64_t *size = NULL;
-		if (v.waving) {
-			size = wave_sizes(&v);
-			double c = wave_cost(size, v.top, n, T);
-			best = c < best ? c : best;
-		}
-		int m = v.far ? strips_pick(&v, T, &sc) : 0;
-		ok = best < max_cost || (m && sc < max_cost);
-		if (ok) {
-			sap_plan_free(p);
-			if (m && sc < best)
-				strips_plan(p, lo, n, T, m, order);
-			else
-				wave_plan(p, &v, size, T, order);
-		}
-		free(size);
+	sap_keylog_free(&log);
+	/* The cheapest: on a tie the wavefront, which keeps the serial
+	 * loop's result, then strips, whose runs are contiguous; the
+	 * colouring, which has neither, when it saves COLOUR_GAIN of a
+	 * worker's share more. */
+	double wc = INFINITY, sc = INFINITY, cc = INFINITY;
+	int64_t *size = NULL, *csize = NULL;
+	int m = 0;
+	uint32_t ctop = sap_colour_top(c);
+	if (fed && v.waving) {
+		size = wave_sizes(&v);
+		wc = sap_rounds_cost(size, v.top, n, T);
+	}
+	if (fed && v.far)
+		m = strips_pick(&v, T, &sc);
+	sc = m ? sc : INFINITY;
+	if (fed && sap_colour_alive(c)) {
+		csize = sap_rounds_sizes(colour, n, &ctop);
+		cc = sap_rounds_cost(csize, ctop, n, T);
 	}
 	wave_free(&v);
+	sap_colour_free(c);
+	bool colours = cc < max_cost && cc + COLOUR_GAIN * share < fmin(wc, sc);
+	bool ok = colours || fmin(wc, sc) < max_cost;
+	if (ok) {
+		sap_plan_free(p);
+		if (colours) {
+			sap_rounds_plan(p, lo, n, colour, ctop, csize, T, order);
+			p->colour = true;
+		} else if (wc <= sc) {
+			wave_plan(p, &v, size, T, order);
+		} else {
+			strips_plan(p, lo, n, T, m, order);
+		}
+	}
+	free(size);
+	free(csize);
+	free(colour);
 	return ok;
 }

@@ -817,6 +817,137 @@ START_TEST(wave_not_for_sgdmf)
 }
 END_TEST
 
+/* ---- the colouring ---- */
+
+/* p's rounds for iterations 0 .. n - 1, each round in index order cut
+ * into T groups as the wavefront's (assert_wave_shape), and conflict
+ * free: every plan of the colouring of one log runs the same rounds. */
+static int64_t *assert_colour(const sap_plan *p, const sap_access *log, int64_t nlog, int64_t n)
+{
+	ck_assert(p->colour && !p->strips);
+	ck_assert_int_eq(p->n, n);
+	assert_wave_shape(p);
+	sap_conflict c;
+	ck_assert(sap_plan_check(p, 0, log, nlog, &c));
+	return rounds_of(p, 0);
+}
+
+START_TEST(colour_rounds)
+{
+	sap_access log[] = {
+		{ 0, 1, 0, SAP_WRITE },         /* round 1 */
+		{ 1, 1, 0, SAP_READ },          /* after 0's write: round 2 */
+		{ 1, 2, 0, SAP_WRITE },
+		{ 2, 2, 0, SAP_WRITE },         /* 1 wrote key 2 in round 2: round 1,
+		                                   where the wavefront has 3 */
+		{ 3, 1, 0, SAP_READ },          /* readers of key 1 in round 2 */
+		{ 3, 3, 1, SAP_WRITE },         /* DDS 1's key 3 is new */
+		/* 4 touches nothing: round 1 */
+		{ 5, 1, 0, SAP_WRITE },         /* 0 in 1, 1 and 3 read in 2: round 3 */
+		{ 6, 2, 0, SAP_READ },          /* 2 in 1, 1 in 2 wrote key 2: round 3 */
+		{ 6, 3, 1, SAP_READ },          /* 3 wrote it in 2 */
+	};
+	int64_t nlog = sizeof log / sizeof log[0];
+	static const int64_t want[7] = { 0, 1, 0, 1, 0, 2, 2 };
+	for (int T = 1; T <= 4; T++) {
+		sap_plan p;
+		ck_assert(sap_plan_colour(&p, log, nlog, 0, 7, T, NULL));
+		ck_assert_int_eq(p.nrounds, 3);
+		int64_t *r = assert_colour(&p, log, nlog, 7);
+		for (int i = 0; i < 7; i++)
+			ck_assert_int_eq(r[i], want[i]);
+		free(r);
+		sap_plan_free(&p);
+	}
+	sap_plan w;
+	ck_assert(sap_plan_wave(&w, log, nlog, 0, 7, 2, NULL));
+	ck_assert_int_eq(w.nrounds, 4);
+	sap_plan_free(&w);
+}
+END_TEST
+
+START_TEST(colour_random)
+{
+	/* Dense conflicts, as wave_random: never more rounds than the
+	 * wavefront, and the same order whatever T. */
+	pattern m;
+	pattern_make(&m, 400, 30, 21 + (uint64_t)_i);
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, m.n, 3, false);
+	sap_plan one;
+	ck_assert(sap_plan_colour(&one, pl.log.v, pl.log.n, 0, m.n, 1, NULL));
+	int64_t *r1 = assert_colour(&one, pl.log.v, pl.log.n, m.n);
+	for (int T = 2; T <= 5; T++) {
+		sap_plan p, w;
+		ck_assert(sap_plan_colour(&p, pl.log.v, pl.log.n, 0, m.n, T, NULL));
+		ck_assert(sap_plan_wave(&w, pl.log.v, pl.log.n, 0, m.n, T, NULL));
+		ck_assert_int_le(p.nrounds, w.nrounds);
+		ck_assert_int_eq(p.nrounds, one.nrounds);
+		ck_assert(!memcmp(p.order, one.order, (size_t)m.n * sizeof *p.order));
+		int64_t *r = assert_colour(&p, pl.log.v, pl.log.n, m.n);
+		ck_assert(!memcmp(r, r1, (size_t)m.n * sizeof *r));
+		free(r);
+		sap_plan_free(&p);
+		sap_plan_free(&w);
+	}
+	free(r1);
+	sap_plan_free(&one);
+	planned_free(&pl);
+	pattern_free(&m);
+}
+END_TEST
+
+START_TEST(colour_hot)
+{
+	/* A key written by every iteration takes a round each: 256 fit,
+	 * 257 do not. */
+	sap_access log[257];
+	for (int64_t i = 0; i < 257; i++)
+		log[i] = (sap_access){ i, 5, 0, SAP_WRITE };
+	sap_plan p;
+	ck_assert(!sap_plan_colour(&p, log, 257, 0, 257, 2, NULL));
+	ck_assert(sap_plan_colour(&p, log, 256, 0, 256, 2, NULL));
+	ck_assert_int_eq(p.nrounds, 256);
+	free(assert_colour(&p, log, 256, 256));
+	sap_plan_free(&p);
+}
+END_TEST
+
+START_TEST(colour_chosen)
+{
+	/* 8 random keys of 10000 per iteration, 20000 iterations: each key
+	 * in 16 of them, conflicts chain into a wavefront of some 260
+	 * rounds, which the colouring cuts to some 40; the planner takes
+	 * it. */
+	enum { N = 20000, KEYS = 10000 };
+	int T = 2 + _i;
+	eight m = { .key = malloc(8 * N * sizeof *m.key) };
+	uint64_t s = 5;
+	for (int64_t k = 0; k < 8 * N; k++)
+		m.key[k] = synth_below(&s, KEYS);
+	sap_dv_create(&m.X, "X", KEYS, 8, NULL);
+	m.d[0] = (sap_dds){ .name = "X", .dv = &m.X, .mode = SAP_RW };
+	m.spec = (sap_async_spec){ .dds = m.d, .ndds = 1, .slice = eight_slice };
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, N, T, false);
+	ck_assert(pl.plan.keys && pl.plan.colour);
+	free(assert_colour(&pl.plan, pl.log.v, pl.log.n, N));
+	ck_assert(pl.plan.balance < 1.1);
+	sap_plan w, c;
+	ck_assert(sap_plan_wave(&w, pl.log.v, pl.log.n, 0, N, T, NULL));
+	ck_assert(sap_plan_colour(&c, pl.log.v, pl.log.n, 0, N, T, NULL));
+	ck_assert_int_gt(w.nrounds, 4 * c.nrounds);
+	/* The same rounds as the colouring of the whole log. */
+	ck_assert_int_eq(c.nrounds, pl.plan.nrounds);
+	ck_assert(!memcmp(c.order, pl.plan.order, N * sizeof *c.order));
+	sap_plan_free(&w);
+	sap_plan_free(&c);
+	planned_free(&pl);
+	sap_dv_free(&m.X);
+	free(m.key);
+}
+END_TEST
+
 /* ---- strips ---- */
 
 /* The shape of a strips plan of n iterations in m rounds for T workers:
@@ -1101,6 +1232,10 @@ Suite *sched_suite(void)
 	tcase_add_test(tc, wave_bounds);
 	tcase_add_loop_test(tc, wave_chosen, 0, 3);
 	tcase_add_loop_test(tc, wave_not_for_sgdmf, 0, 3);
+	tcase_add_test(tc, colour_rounds);
+	tcase_add_loop_test(tc, colour_random, 0, 3);
+	tcase_add_test(tc, colour_hot);
+	tcase_add_loop_test(tc, colour_chosen, 0, 3);
 	tcase_add_test(tc, strips_by_hand);
 	tcase_add_loop_test(tc, strips_local, 0, 3);
 	tcase_add_test(tc, strips_banded);
