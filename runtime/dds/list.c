@@ -36,20 +36,13 @@ void sap_list_free(sap_list *l)
 
 size_t sap_list_settle(sap_list *l, size_t elsize, char *at)
 {
-	if (l->n == 0)
-		return 0;
-	size_t bytes = (size_t)l->n * elsize;
-	if (at) {
-		memcpy(at, l->v, bytes);
-		if (l->cap)
-			free(l->v);
-		l->v = at;
-		l->cap = 0;
-	}
-	/* Whole 8-byte words keep every list's elements aligned. */
-	return (bytes + 7) & ~(size_t)7;
+	void *own = l->n && at && l->cap ? l->v : NULL;
+	size_t bytes = sap_list_lend(l, elsize, at);
+	free(own);
+	return bytes;
 }
 
+/* Whole 8-byte words keep every list's elements aligned. */
 size_t sap_list_lend(sap_list *l, size_t elsize, char *at)
 {
 	if (l->n == 0)
