@@ -553,6 +553,18 @@ bool sap_plan_strips(sap_plan *p, const sap_access *log, int64_t nlog, int64_t l
  * more than 256 iterations, say) or the bounds on keys. */
 bool sap_plan_colour(sap_plan *p, const sap_access *log, int64_t nlog, int64_t lo, int64_t n,
                      int T, int64_t *order);
+/* keys.c: a hash table from keys to values of vsize bytes, zeroed when
+ * made (sap_keytab_make: NULL when the key is new and *count, the keys
+ * made in this and any tables sharing it, has reached max). */
+typedef struct sap_keytab {
+	char *slot;             /* nslot slots of stride bytes: key, value */
+	uint8_t *used;
+	int64_t nslot, n;
+	size_t stride;
+} sap_keytab;
+void *sap_keytab_find(const sap_keytab *t, int64_t key);
+void *sap_keytab_make(sap_keytab *t, size_t vsize, int64_t key, int64_t *count, int64_t max);
+void sap_keytab_free(sap_keytab *t);
 /* keys.c: plans whose rounds are given per iteration, round[k] for
  * iteration lo + k, 1 .. top (0: conflicts with none, made 1): the
  * iterations per round, size[1 .. top] (top made 1 if 0); what the plan

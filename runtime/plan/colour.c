@@ -31,24 +31,18 @@ typedef struct col_key {
 	uint64_t w[SETS], r[SETS];
 } col_key;
 
-typedef struct col_slot {
-	int64_t key;
-	col_key k;              /* all r 0: the slot is empty */
-} col_slot;
-
 /* One DDS's keys: dense for a dvector of at most DENSE_KEYS elements,
  * else an open-addressing table. */
 typedef struct col_table {
 	bool skip;              /* never a conflict (see tables_make in keys.c) */
 	col_key *dense;
 	int64_t ndense;
-	col_slot *slot;
-	int64_t nslot, used;
+	sap_keytab hash;
 } col_table;
 
 /* Bounds, as in keys.c but for 64 bytes a key: DENSE_TOTAL keys in
- * dense arrays (128 MiB), HASHED_KEYS hashed (tables of at most twice
- * as many slots of 72 bytes, 72 MiB), past which the colouring gives
+ * dense arrays (128 MiB), HASHED_KEYS hashed (tables of at most four
+ * slots of 73 bytes per key, 146 MiB), past which the colouring gives
  * up. */
 enum { DENSE_KEYS = 1 << 21, DENSE_TOTAL = 1 << 21, HASHED_KEYS = 1 << 19 };
 
@@ -62,30 +56,11 @@ struct sap_colouring {
 	bool alive;
 };
 
-static bool ck_used(const col_key *k)
-{
-	uint64_t any = 0;
-	for (int s = 0; s < SETS; s++)
-		any |= k->r[s];
-	return any != 0;
-}
-
-static col_slot *slot_of(col_table *t, int64_t key)
-{
-	uint64_t h = sap_mix64((uint64_t)key) & (uint64_t)(t->nslot - 1);
-	while (ck_used(&t->slot[h].k) && t->slot[h].key != key)
-		h = (h + 1) & (uint64_t)(t->nslot - 1);
-	return &t->slot[h];
-}
-
 static const col_key *ck_find(const col_table *t, int64_t key)
 {
 	if (t->dense)
 		return (uint64_t)key < (uint64_t)t->ndense ? &t->dense[key] : NULL;
-	if (!t->slot)
-		return NULL;
-	col_slot *s = slot_of((col_table *)t, key);
-	return ck_used(&s->k) ? &s->k : NULL;
+	return sap_keytab_find(&t->hash, key);
 }
 
 /* The rounds of key, made if new; NULL past the bounds. */
@@ -93,27 +68,7 @@ static col_key *ck_make(sap_colouring *c, col_table *t, int64_t key)
 {
 	if (t->dense)
 		return (uint64_t)key < (uint64_t)t->ndense ? &t->dense[key] : NULL;
-	if (!t->slot || 2 * (t->used + 1) > t->nslot) {
-		if (c->hashed >= HASHED_KEYS)
-			return NULL;
-		col_slot *old = t->slot;
-		int64_t nold = t->nslot;
-		t->nslot = t->nslot ? 2 * t->nslot : 1024;
-		t->slot = sap_xcalloc((size_t)t->nslot, sizeof *t->slot);
-		for (int64_t k = 0; k < nold; k++)
-			if (ck_used(&old[k].k))
-				*slot_of(t, old[k].key) = old[k];
-		free(old);
-	}
-	col_slot *s = slot_of(t, key);
-	if (!ck_used(&s->k)) {
-		if (c->hashed >= HASHED_KEYS)
-			return NULL;
-		s->key = key;
-		t->used++;
-		c->hashed++;
-	}
-	return &s->k;
+	return sap_keytab_make(&t->hash, sizeof(col_key), key, &c->hashed, HASHED_KEYS);
 }
 
 sap_colouring *sap_colour_new(const sap_async_spec *spec, const sap_layout *ly, int ndds,
@@ -148,7 +103,7 @@ void sap_colour_free(sap_colouring *c)
 		return;
 	for (int k = 0; k < c->ndds; k++) {
 		free(c->t[k].dense);
-		free(c->t[k].slot);
+		sap_keytab_free(&c->t[k].hash);
 	}
 	free(c->t);
 	free(c);

@@ -38,31 +38,20 @@ typedef struct key_rounds {
 
 #define STRIP_W 0x80000000u
 
-static inline bool kr_used(const key_rounds *kr)
-{
-	return (kr->w | kr->r | kr->first) != 0;
-}
-
-typedef struct key_slot {
-	int64_t key;
-	key_rounds kr;          /* all 0: the slot is empty */
-} key_slot;
-
 /* One DDS's keys: a dense array for a dvector of at most DENSE_KEYS
- * elements, else an open-addressing table. */
+ * elements, else a hash table. */
 typedef struct key_table {
 	bool skip;              /* never a conflict: the iteration's own key */
 	key_rounds *dense;
 	int64_t ndense;
-	key_slot *slot;
-	int64_t nslot, used;
+	sap_keytab hash;
 } key_table;
 
 /* Bounds on what the key-level plans hold, so that trying them costs
  * little beside the block plan: a dvector of at most DENSE_KEYS elements
  * gets 12 bytes per element, up to DENSE_TOTAL elements over the DDSs
  * (96 MiB); other keys go to hash tables of at most HASHED_KEYS distinct
- * keys in all (a table at most four slots of 24 bytes per key: 96 MiB),
+ * keys in all (a table at most four slots of 25 bytes per key: 100 MiB),
  * and a loop that touches more gets no key-level plan.  Beside them, 4
  * bytes per iteration for the wavefront's rounds and 4 for the strips'
  * reach.  The key log is read LOG_ACCESSES accesses at a time (24 MiB). */
@@ -117,18 +106,73 @@ static void wave_free(wave *v)
 {
 	for (int k = 0; k < v->ndds; k++) {
 		free(v->t[k].dense);
-		free(v->t[k].slot);
+		sap_keytab_free(&v->t[k].hash);
 	}
 	free(v->t);
 	free(v->far);
 }
 
-static key_slot *slot_of(key_table *t, int64_t key)
+/* ---- hash tables of keys ---- */
+
+static char *kt_slot(const sap_keytab *t, uint64_t h)
+{
+	return t->slot + h * t->stride;
+}
+
+/* The slot of key, or the empty one where it would go. */
+static uint64_t kt_at(const sap_keytab *t, int64_t key)
 {
 	uint64_t h = sap_mix64((uint64_t)key) & (uint64_t)(t->nslot - 1);
-	while (kr_used(&t->slot[h].kr) && t->slot[h].key != key)
+	while (t->used[h] && *(int64_t *)kt_slot(t, h) != key)
 		h = (h + 1) & (uint64_t)(t->nslot - 1);
-	return &t->slot[h];
+	return h;
+}
+
+void *sap_keytab_find(const sap_keytab *t, int64_t key)
+{
+	if (!t->nslot)
+		return NULL;
+	uint64_t h = kt_at(t, key);
+	return t->used[h] ? kt_slot(t, h) + 8 : NULL;
+}
+
+void *sap_keytab_make(sap_keytab *t, size_t vsize, int64_t key, int64_t *count, int64_t max)
+{
+	if (t->nslot) {
+		uint64_t h = kt_at(t, key);
+		if (t->used[h])
+			return kt_slot(t, h) + 8;
+	}
+	if (*count >= max)
+		return NULL;
+	if (2 * (t->n + 1) > t->nslot) {
+		sap_keytab old = *t;
+		t->stride = 8 + ((vsize + 7) & ~(size_t)7);
+		t->nslot = old.nslot ? 2 * old.nslot : 1024;
+		t->slot = sap_xcalloc((size_t)t->nslot, t->stride);
+		t->used = sap_xcalloc((size_t)t->nslot, 1);
+		for (int64_t k = 0; k < old.nslot; k++)
+			if (old.used[k]) {
+				uint64_t h = kt_at(t, *(int64_t *)kt_slot(&old, (uint64_t)k));
+				memcpy(kt_slot(t, h), kt_slot(&old, (uint64_t)k), t->stride);
+				t->used[h] = 1;
+			}
+		free(old.slot);
+		free(old.used);
+	}
+	uint64_t h = kt_at(t, key);
+	t->used[h] = 1;
+	memcpy(kt_slot(t, h), &key, sizeof key);
+	t->n++;
+	(*count)++;
+	return kt_slot(t, h) + 8;
+}
+
+void sap_keytab_free(sap_keytab *t)
+{
+	free(t->slot);
+	free(t->used);
+	memset(t, 0, sizeof *t);
 }
 
 /* The rounds of key, or NULL when none touched it yet. */
@@ -136,10 +180,7 @@ static const key_rounds *kr_find(const key_table *t, int64_t key)
 {
 	if (t->dense)
 		return (uint64_t)key < (uint64_t)t->ndense ? &t->dense[key] : NULL;
-	if (!t->slot)
-		return NULL;
-	key_slot *s = slot_of((key_table *)t, key);
-	return kr_used(&s->kr) ? &s->kr : NULL;
+	return sap_keytab_find(&t->hash, key);
 }
 
 /* The rounds of key, made if new; NULL past HASHED_KEYS. */
@@ -147,27 +188,7 @@ static key_rounds *kr_make(wave *v, key_table *t, int64_t key)
 {
 	if (t->dense)
 		return (uint64_t)key < (uint64_t)t->ndense ? &t->dense[key] : NULL;
-	if (!t->slot || 2 * (t->used + 1) > t->nslot) {
-		if (v->hashed >= HASHED_KEYS)
-			return NULL;
-		key_slot *old = t->slot;
-		int64_t nold = t->nslot;
-		t->nslot = t->nslot ? 2 * t->nslot : 1024;
-		t->slot = sap_xcalloc((size_t)t->nslot, sizeof *t->slot);
-		for (int64_t k = 0; k < nold; k++)
-			if (kr_used(&old[k].kr))
-				*slot_of(t, old[k].key) = old[k];
-		free(old);
-	}
-	key_slot *s = slot_of(t, key);
-	if (!kr_used(&s->kr)) {
-		if (v->hashed >= HASHED_KEYS)
-			return NULL;
-		s->key = key;
-		t->used++;
-		v->hashed++;
-	}
-	return &s->kr;
+	return sap_keytab_make(&t->hash, sizeof(key_rounds), key, &v->hashed, HASHED_KEYS);
 }
 
 /* What a strip of iteration k (from lo) learns from touching kr with
