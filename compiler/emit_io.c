@@ -24,7 +24,7 @@ const char *emit_ctype(Type *t)
 		buf_printf(&E->types, "typedef struct %s {\n", t->cname);
 		for (Node *f = t->sdecl->args; f; f = f->next)
 			buf_printf(&E->types, "\t%s %s;\n", emit_ctype(f->ty), f->sym->cname);
-		buf_printf(&E->types, "} %s;\n", t->cname);
+		buf_printf(&E->types, "} %s%s;\n", ty_packed(t) ? "SAP_PACKED " : "", t->cname);
 		break;
 	}
 	case TY_LIST: case TY_DVEC: case TY_DMAP: case TY_DMMAP:
@@ -396,9 +396,16 @@ static void parse_fields(Buf *b, Type *t, const char *x, const char *name, int d
 		buf_printf(b, "%s}\n", tabs(depth + 1));
 		break;
 	case TY_STRUCT:
-		for (Node *f = t->sdecl->args; f; f = f->next)
-			parse_fields(b, f->ty, emit_member(x, f->sym->cname),
-			             *name ? format("%s.%s", name, f->sym->name) : f->sym->name, depth);
+		for (Node *f = t->sdecl->args; f; f = f->next) {
+			const char *m = emit_member(x, f->sym->cname);
+			const char *fname = *name ? format("%s.%s", name, f->sym->name) : f->sym->name;
+			/* A packed member has no address to scan into. */
+			if (ty_packed(t))
+				buf_printf(b, "%s{ %s v; %s(f, &v, \"%s\"); %s = v; }\n", tabs(depth + 1),
+				           emit_ctype(f->ty), scan_fn(f->ty), fname, m);
+			else
+				parse_fields(b, f->ty, m, fname, depth);
+		}
 		break;
 	case TY_LIST: {
 		const char *et = emit_ctype(t->elem);

@@ -80,7 +80,7 @@ static const char *numtype_of(Type *t)
 			int64_t at = 0;
 			int k = 0;
 			for (Node *f = u->sdecl->args; f; f = f->next, k++) {
-				int64_t fa = ty_calign(f->ty);
+				int64_t fa = ty_field_align(u, f->ty);
 				at = (at + fa - 1) / fa * fa;
 				fo[k] = at;
 				ft[k] = f->ty;

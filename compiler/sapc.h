@@ -392,6 +392,8 @@ bool ty_is_numeric(Type *t);
 /* Its size and alignment as the C compiler lays out the emitted type. */
 int64_t ty_csize(Type *t);
 int64_t ty_calign(Type *t);
+int64_t ty_field_align(Type *s, Type *f);  /* of member type f in struct s */
+bool ty_packed(Type *t);        /* a struct of scalars laid out without padding */
 /* Whether every scalar inside t has type s; the first scalar inside t. */
 bool ty_all_of(Type *t, Type *s);
 Type *ty_first_scalar(Type *t);

@@ -174,6 +174,10 @@ static inline int64_t sap_str_len(sap_str s) { return s ? (int64_t)strlen(s) : 0
 
 /* ==== Local lists (list<T>) ========================================== */
 
+/* The layout sapc gives a struct of scalars with padding (see ty_packed):
+ * its members have no alignment, so the runtime reads them with memcpy. */
+#define SAP_PACKED __attribute__((packed))
+
 /* A list owns its elements; the compiler generates element copy/drop.
  * One with cap 0 but storage (v not NULL) borrows it: a mini-batch's view
  * of its vector, or a list that load settled into its vector's arena.

@@ -12,6 +12,7 @@
  * an untouched infinity stays one, and -0 stays -0).  Every rank then
  * holds D', and every view starts the next round as a copy of it.  The
  * result depends on the workers and the plan only. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sap-int.h"
@@ -75,6 +76,26 @@ static void add_run(sap_scalar s, void *o, const void *v, const void *d, int64_t
 	}
 }
 
+/* add_run where the scalars may sit at any address, as a packed struct's
+ * do (SAP_PACKED): through aligned copies, 16 at a time. */
+static void add_run_at(sap_scalar s, void *o, const void *v, const void *d, int64_t n)
+{
+	size_t sz = sap_scalar_size(s);
+	if ((((uintptr_t)o | (uintptr_t)v | (uintptr_t)d) & (sz - 1)) == 0) {
+		add_run(s, o, v, d, n);
+		return;
+	}
+	double to[16], tv[16], td[16];
+	for (int64_t i = 0; i < n; i += 16) {
+		size_t off = (size_t)i * sz, bytes = (size_t)(n - i < 16 ? n - i : 16) * sz;
+		memcpy(to, (char *)o + off, bytes);
+		memcpy(tv, (const char *)v + off, bytes);
+		memcpy(td, (const char *)d + off, bytes);
+		add_run(s, to, tv, td, (int64_t)(bytes / sz));
+		memcpy((char *)o + off, to, bytes);
+	}
+}
+
 /* out (elements e0 .. e1 of D) += view - D, run by run of t's scalars. */
 static void add_view(const sap_numtype *t, char *out, const char *view, const char *d,
                      int64_t e0, int64_t e1)
@@ -87,7 +108,7 @@ static void add_view(const sap_numtype *t, char *out, const char *view, const ch
 	for (int64_t e = e0; e < e1; e++, at += t->size, out += t->size)
 		for (int k = 0; k < t->nf; k++) {
 			const sap_numfield *f = &t->f[k];
-			add_run(f->kind, out + f->off, view + at + f->off, d + at + f->off, f->n);
+			add_run_at(f->kind, out + f->off, view + at + f->off, d + at + f->off, f->n);
 		}
 }
 
