@@ -273,6 +273,7 @@ typedef struct sap_dvec {
 	 * packed but not since its previous run (sap_dv_pack_lists). */
 	char *arena;
 	uint64_t packed;        /* the version the arena was made at */
+	size_t arena_bytes;     /* counted as DDS memory, beside held */
 } sap_dvec;
 
 enum { SAP_HOLD_ALL = 0xffff };

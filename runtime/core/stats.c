@@ -113,9 +113,13 @@ static void put_dvectors(FILE *f)
 	for (int k = 0; k < n; k++) {
 		sap_dv_recount(v[k]);
 		fprintf(f, "  dvector %s: %lld x %zu B = %.2f MB, on this rank %.2f MB at the end, "
-		        "%.2f MB at most\n", v[k]->name, (long long)v[k]->n, v[k]->elsize,
+		        "%.2f MB at most", v[k]->name, (long long)v[k]->n, v[k]->elsize,
 		        (double)v[k]->n * (double)v[k]->elsize / 1e6, (double)v[k]->held / 1e6,
 		        (double)v[k]->peak / 1e6);
+		/* The elements' lists, laid out by load in one block. */
+		if (v[k]->arena_bytes)
+			fprintf(f, "; their lists %.2f MB", (double)v[k]->arena_bytes / 1e6);
+		fputc('\n', f);
 	}
 	free(v);
 	n = sap_live_maps.n;

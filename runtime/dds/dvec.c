@@ -42,6 +42,7 @@ static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, boo
 	v->keys_of = NULL;
 	v->codec = NULL;
 	v->arena = NULL;
+	v->arena_bytes = 0;
 	v->packed = 0;
 	sap_dv_account(v, held);
 	sap_ptrs_add(&sap_live_dvecs, v);
@@ -117,6 +118,8 @@ void sap_dv_free(sap_dvec *v)
 	v->held = v->peak = 0;
 	free(v->cuts);
 	free(v->arena);
+	sap_mem_dds(-(int64_t)v->arena_bytes);
+	v->arena_bytes = 0;
 	v->data = NULL;
 	v->cuts = NULL;
 	v->arena = NULL;
@@ -299,5 +302,7 @@ void sap_dv_pack_lists(sap_dvec *v, int64_t lo, int64_t hi)
 			at += v->codec->settle(v->data + (size_t)i * v->elsize, at);
 	}
 	free(old);
+	sap_mem_dds((int64_t)bytes - (int64_t)v->arena_bytes);
+	v->arena_bytes = bytes;
 	v->packed = v->version;
 }
