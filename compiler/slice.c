@@ -416,13 +416,17 @@ static Unit *access_unit(const Access *a)
 	return NULL;
 }
 
+/* While comparing two loops, x's variable as_x stands for y's as_y. */
+static const Sym *as_x, *as_y;
+
 /* Do x and y compute the same value from the same variables?  Keys have
  * no side effects and draw no random numbers (acc_build_slice rejects those). */
 bool acc_same_expr(const Node *x, const Node *y)
 {
 	if (!x || !y)
 		return x == y;
-	if (x->kind != y->kind || x->op != y->op || x->postfix != y->postfix || x->sym != y->sym ||
+	if (x->kind != y->kind || x->op != y->op || x->postfix != y->postfix ||
+	    (x->sym != y->sym && !(as_x && x->sym == as_x && y->sym == as_y)) ||
 	    x->field_index != y->field_index || x->builtin != y->builtin || x->ival != y->ival ||
 	    x->fval != y->fval || x->rsite || y->rsite ||
 	    (x->kind == N_CONV && x->ty != y->ty) ||
@@ -459,6 +463,98 @@ static Access *recorded_before(const Access *a, const Unit *u, const Vec *uses)
 		const Unit *ub = access_unit(b);
 		if (ub && !ub->ctrl.n && !ub->is_step && !ub->node->aux && ub->pos < u->pos &&
 		    acc_same_expr(a->key, b->key))
+			return b;
+	}
+	return NULL;
+}
+
+/* Does unit u (a loop's header part) compute what it did at the loop's
+ * start whenever it runs, from v, locals assigned once, and DDSs the loop
+ * does not write? */
+static bool header_fixed(const Unit *u, const Sym *v)
+{
+	if (!u || u->rngcall || u->ddswrite || u->effect)
+		return false;
+	for (int k = 0; k < u->uses.n; k++)
+		if (u->uses.v[k] != v && !assigned_once(u->uses.v[k]))
+			return false;
+	for (int k = 0; k < u->reads.n; k++)
+		if (acc_written(acc_read_dds(u->reads.v[k])))
+			return false;
+	return true;
+}
+
+/* The variable of l if l is for (T v = a; cond; step) with a, cond and
+ * step fixed as header_fixed says, v assigned in its header only, and no
+ * break or continue of its own; else NULL. */
+static Sym *plain_for(Node *l)
+{
+	if (l->kind != N_FOR || !l->init || l->init->kind != N_VAR || !l->cond || !l->step)
+		return NULL;
+	Ctl *c = l->aux;
+	Sym *v = l->init->sym;
+	if (c->taint || c->over || !header_fixed(c->cond, v) || !header_fixed(c->step, v))
+		return NULL;
+	for (int i = 0; i < acc_units.n; i++) {
+		Unit *u = acc_units.v[i];
+		bool init = u->node == l->init;
+		if (init && !header_fixed(u, v))
+			return NULL;
+		for (int k = 0; k < u->defs.n; k++)
+			if (u->defs.v[k] == v && !init && u != c->step)
+				return NULL;
+		if (u == c->step && u->defs.n != 1)
+			return NULL;
+	}
+	for (int i = 0; i < acc_jumps.n; i++)
+		if (((Jump *)acc_jumps.v[i])->target == l)
+			return NULL;
+	return v;
+}
+
+/* An access the slice records anyway in an earlier loop with the same
+ * header, at the body's top level, with the same key but for the loop
+ * variable: sparse updates read a row's entries in one loop and update
+ * them in another (under a condition, say).  Every pass of a's loop
+ * repeats one of the earlier loop, which recorded the key unconditionally;
+ * recording a again would double the slice's work and the key log. */
+static Access *recorded_in_twin_loop(const Access *a, const Unit *u, const Vec *uses)
+{
+	if (!u || u->is_step || u->node->aux)
+		return NULL;
+	Node *l2 = NULL;
+	for (int k = 0; k < u->ctrl.n; k++) {
+		Node *c = u->ctrl.v[k];
+		if (((Ctl *)c->aux)->is_loop) {
+			if (l2)
+				return NULL;
+			l2 = c;
+		}
+	}
+	Sym *v2 = l2 ? plain_for(l2) : NULL;
+	if (!v2)
+		return NULL;
+	for (int k = 0; k < uses->n; k++)
+		if (uses->v[k] != v2 && !assigned_once(uses->v[k]))
+			return NULL;
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *b = acc_li->accesses.v[i];
+		if (b == a || b->dds != a->dds || !b->dynamic || b->accumulate || !b->recorded)
+			continue;
+		const Unit *ub = access_unit(b);
+		if (!ub || ub->is_step || ub->node->aux || ub->ctrl.n != 1 || ub->pos >= u->pos)
+			continue;
+		Node *l1 = ub->ctrl.v[0];
+		Sym *v1 = l1 != l2 ? plain_for(l1) : NULL;
+		if (!v1 || v1->ty != v2->ty)
+			continue;
+		as_x = v2;
+		as_y = v1;
+		bool same = acc_same_expr(l2->init->init, l1->init->init) &&
+		            acc_same_expr(l2->cond, l1->cond) && acc_same_expr(l2->step, l1->step) &&
+		            acc_same_expr(a->key, b->key);
+		as_x = as_y = NULL;
+		if (same)
 			return b;
 	}
 	return NULL;
@@ -516,6 +612,8 @@ static bool seed_key(Access *a)
 		}
 	}
 	Access *b = acc_loop->kind == N_SYNC ? NULL : recorded_before(a, u, &tmp.uses);
+	if (!b && acc_loop->kind != N_SYNC)
+		b = recorded_in_twin_loop(a, u, &tmp.uses);
 	if (b) {
 		b->folded |= a->mode;
 		a->recorded = false;

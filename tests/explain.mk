@@ -14,6 +14,7 @@ explain_tests = \
 	tests/explain/rejected.sap \
 	tests/explain/serialized.sap \
 	tests/explain/sync.sap \
+	tests/explain/twin-loops.sap \
 	tests/explain/unconditional.sap
 TESTS += $(explain_tests)
 EXTRA_DIST += $(explain_tests) $(explain_tests:.sap=.out) tests/explain/rejected.status
