@@ -303,11 +303,14 @@ static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 		vec_push(&seen, text);
 		int mode = 0;
 		bool rec = false;
+		Access *into = NULL;
 		for (int k = i; k < L->accesses.n; k++) {
 			Access *b = L->accesses.v[k];
 			if (b->dds == a->dds && !strcmp(acc_expr_str(b->key), acc_expr_str(a->key))) {
-				mode |= b->mode;
+				mode |= b->mode | (b->recorded ? b->folded : 0);
 				rec |= b->recorded;
+				if (!into)
+					into = b->folded_into;
 			}
 		}
 		const char *cls;
@@ -325,6 +328,9 @@ static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 			cls = format("static (affine in %s)", l->init->sym->name);
 		else if (rec && planned)
 			cls = "dynamic, recorded by the slice";
+		else if (into && planned)
+			cls = format("dynamic, recorded as %s[%s] (the same key)", into->dds->name,
+			             acc_expr_str(into->key));
 		else if (planned && !acc_written(a->dds))
 			cls = "dynamic (read-only DDS: not recorded)";
 		else

@@ -531,6 +531,7 @@ typedef struct Access {
 	int mode;               /* AccMode */
 	int folded;             /* modes of later accesses of the same key whose
 	                           record this one's stands for (recorded_before) */
+	struct Access *folded_into;     /* the access whose record stands for this one's */
 	int ddsi;               /* index into LoopInfo.dds */
 	bool dynamic;           /* not affine: the slice computes it */
 	bool recorded;          /* a dynamic access of a DDS the loop writes */

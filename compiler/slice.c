@@ -416,8 +416,12 @@ static Unit *access_unit(const Access *a)
 	return NULL;
 }
 
-/* While comparing two loops, x's variable as_x stands for y's as_y. */
-static const Sym *as_x, *as_y;
+/* While comparing two loops, x's variable as_x stands for y's as_y, and
+ * a local that loop_x (loop_y) defines once at its top stands for its
+ * initial value (loop_local). */
+static Sym *as_x, *as_y;
+static Node *loop_x, *loop_y;
+static Node *loop_local(Node *l, Sym *v, Sym *s);
 
 /* Do x and y compute the same value from the same variables?  Keys have
  * no side effects and draw no random numbers (acc_build_slice rejects those). */
@@ -425,6 +429,13 @@ bool acc_same_expr(const Node *x, const Node *y)
 {
 	if (!x || !y)
 		return x == y;
+	if (as_x) {
+		Node *d;
+		if (x->kind == N_NAME && x->sym != as_x && (d = loop_local(loop_x, as_x, x->sym)))
+			return acc_same_expr(d->init, y);
+		if (y->kind == N_NAME && y->sym != as_y && (d = loop_local(loop_y, as_y, y->sym)))
+			return acc_same_expr(x, d->init);
+	}
 	if (x->kind != y->kind || x->op != y->op || x->postfix != y->postfix ||
 	    (x->sym != y->sym && !(as_x && x->sym == as_x && y->sym == as_y)) ||
 	    x->field_index != y->field_index || x->builtin != y->builtin || x->ival != y->ival ||
@@ -512,6 +523,28 @@ static Sym *plain_for(Node *l)
 	return v;
 }
 
+/* The declaration of s if it is the only assignment of s, in the body of
+ * loop l (counter v) and under no condition or loop there, with an
+ * initial value header_fixed allows: Entry e = X[j].x[k]; else NULL. */
+static Node *loop_local(Node *l, Sym *v, Sym *s)
+{
+	Unit *def = NULL;
+	for (int i = 0; i < acc_units.n; i++) {
+		Unit *u = acc_units.v[i];
+		for (int k = 0; k < u->defs.n; k++)
+			if (u->defs.v[k] == s) {
+				if (def)
+					return NULL;
+				def = u;
+			}
+	}
+	if (!def || def->is_step || def->node->kind != N_VAR || def->node->sym != s ||
+	    !def->node->init || def->ctrl.n == 0 || def->ctrl.v[def->ctrl.n - 1] != l ||
+	    !header_fixed(def, v))
+		return NULL;
+	return def->node;
+}
+
 /* An access the slice records anyway in an earlier loop with the same
  * header, at the body's top level, with the same key but for the loop
  * variable: sparse updates read a row's entries in one loop and update
@@ -535,7 +568,7 @@ static Access *recorded_in_twin_loop(const Access *a, const Unit *u, const Vec *
 	if (!v2)
 		return NULL;
 	for (int k = 0; k < uses->n; k++)
-		if (uses->v[k] != v2 && !assigned_once(uses->v[k]))
+		if (uses->v[k] != v2 && !assigned_once(uses->v[k]) && !loop_local(l2, v2, uses->v[k]))
 			return NULL;
 	for (int i = 0; i < acc_li->accesses.n; i++) {
 		Access *b = acc_li->accesses.v[i];
@@ -550,6 +583,8 @@ static Access *recorded_in_twin_loop(const Access *a, const Unit *u, const Vec *
 			continue;
 		as_x = v2;
 		as_y = v1;
+		loop_x = l2;
+		loop_y = l1;
 		bool same = acc_same_expr(l2->init->init, l1->init->init) &&
 		            acc_same_expr(l2->cond, l1->cond) && acc_same_expr(l2->step, l1->step) &&
 		            acc_same_expr(a->key, b->key);
@@ -616,6 +651,7 @@ static bool seed_key(Access *a)
 		b = recorded_in_twin_loop(a, u, &tmp.uses);
 	if (b) {
 		b->folded |= a->mode;
+		a->folded_into = b;
 		a->recorded = false;
 		return true;
 	}
