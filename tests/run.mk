@@ -15,7 +15,6 @@ run_tests = \
 	tests/run/cond-keys.sap \
 	tests/run/error-stops.sh \
 	tests/run/folded-keys.sh \
-	tests/run/twin-loops.sh \
 	tests/run/chain-pieces.sh \
 	tests/run/ckpt-damage.sh \
 	tests/run/ckpt-faults.sh \
