@@ -203,12 +203,16 @@ Access *acc_static_dv(LoopInfo *l, Node *e)
 	return NULL;
 }
 
+/* An access whose key the slice recorded, itself or as the access it
+ * was folded into (whose key it has, so the same range check covers it). */
 Access *acc_recorded_dv(LoopInfo *l, Node *e)
 {
 	for (int i = 0; l->has_slice && i < l->accesses.n; i++) {
 		Access *a = l->accesses.v[i];
-		if (a->at == e)
-			return a->recorded && !a->accumulate && a->dds->ty->kind == TY_DVEC ? a : NULL;
+		if (a->at != e)
+			continue;
+		Access *r = a->folded_into ? a->folded_into : a;
+		return r->recorded && !a->accumulate && a->dds->ty->kind == TY_DVEC ? a : NULL;
 	}
 	return NULL;
 }

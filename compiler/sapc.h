@@ -561,7 +561,8 @@ bool acc_is_relaxed(LoopInfo *li, Sym *dds);
 bool acc_inserts(LoopInfo *li, Sym *dds);
 /* The static access of a dvector at e (an N_INDEX), or NULL. */
 Access *acc_static_dv(LoopInfo *li, Node *e);
-/* The access of a dvector at e whose key the slice records, or NULL. */
+/* The access of a dvector at e whose key the slice records, itself or as
+ * the access it was folded into, or NULL. */
 Access *acc_recorded_dv(LoopInfo *li, Node *e);
 /* Does the loop only read DDS d, and only as d[i], i the loop variable,
  * d's elements flat or holding lists of flat elements?  Then the runtime

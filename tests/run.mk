@@ -15,6 +15,7 @@ run_tests = \
 	tests/run/cond-keys.sap \
 	tests/run/error-stops.sh \
 	tests/run/folded-keys.sh \
+	tests/run/folded-keys-c.sh \
 	tests/run/chain-pieces.sh \
 	tests/run/ckpt-damage.sh \
 	tests/run/ckpt-faults.sh \
