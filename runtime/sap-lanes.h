@@ -87,7 +87,9 @@ static inline float sap_dot_f(const float *a, const float *b, int64_t n)
 		k += 4;
 		l += 4;
 	}
-	for (; k < n; k++, l++)
+	/* At most 3 terms are left; t tells cc so, which cannot see it and
+	 * warns of an overflow at iteration 2^62. */
+	for (int t = 0; t < 3 && k < n; t++, k++, l++)
 		s[l / 8][l % 8] += a[k] * b[k];
 	s[0] += s[1];
 	sap_vf4 x, y;
@@ -129,7 +131,7 @@ static inline double sap_dot_d(const double *a, const double *b, int64_t n)
 		k += 2;
 		l += 2;
 	}
-	for (; k < n; k++, l++)
+	if (k < n)              /* the one term left */
 		s[l / 4][l % 4] += a[k] * b[k];
 	s[0] += s[1];
 	return (s[0][0] + s[0][2]) + (s[0][1] + s[0][3]);
@@ -162,7 +164,7 @@ static inline float sap_dot_f(const float *a, const float *b, int64_t n)
 	for (; k + 16 <= n; k += 16)
 		for (int l = 0; l < 16; l++)
 			s[l] += a[k + l] * b[k + l];
-	for (int l = 0; k + l < n; l++)
+	for (int l = 0; l < 16 && k + l < n; l++)
 		s[l] += a[k + l] * b[k + l];
 	return sap_lanes_f(s);
 }
@@ -174,7 +176,7 @@ static inline double sap_dot_d(const double *a, const double *b, int64_t n)
 	for (; k + 8 <= n; k += 8)
 		for (int l = 0; l < 8; l++)
 			s[l] += a[k + l] * b[k + l];
-	for (int l = 0; k + l < n; l++)
+	for (int l = 0; l < 8 && k + l < n; l++)
 		s[l] += a[k + l] * b[k + l];
 	return sap_lanes_d(s);
 }
