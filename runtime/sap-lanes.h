@@ -28,6 +28,11 @@ typedef float sap_vf8 __attribute__((vector_size(32)));
 typedef float sap_vf4 __attribute__((vector_size(16)));
 typedef double sap_vd4 __attribute__((vector_size(32)));
 typedef double sap_vd2 __attribute__((vector_size(16)));
+/* A dot in a loop body is inlined even where the body is large (a loop
+ * of SGDMF's is written three times, for what its caller knows in range):
+ * called, it cost a tenth of the loop, and its length is often a
+ * constant that folds its last terms away. */
+#define SAP_LANES_INLINE static inline __attribute__((always_inline))
 
 /* The tree over lanes s[0 .. 16). */
 static inline float sap_lanes_f(const float *s)
@@ -56,7 +61,7 @@ static inline double sap_lanes_d(const double *s)
  * vectors too, by 8, then 4, then one by one, not through memory (a
  * store of scalars that a vector load reads back stalls): the lanes a
  * vector has no term for add -0, which leaves every value as it is. */
-static inline float sap_dot_f(const float *a, const float *b, int64_t n)
+SAP_LANES_INLINE float sap_dot_f(const float *a, const float *b, int64_t n)
 {
 	sap_vf8 s[2] = { { 0 }, { 0 } };
 	int64_t k = 0;
@@ -100,7 +105,7 @@ static inline float sap_dot_f(const float *a, const float *b, int64_t n)
 }
 
 /* The same for doubles: 8 lanes, the last terms by 4, 2, then one. */
-static inline double sap_dot_d(const double *a, const double *b, int64_t n)
+SAP_LANES_INLINE double sap_dot_d(const double *a, const double *b, int64_t n)
 {
 	sap_vd4 s[2] = { { 0 }, { 0 } };
 	int64_t k = 0;
