@@ -9,15 +9,29 @@
 
 float sap_sigmoid_tab[SAP_SIGMOID_N];
 
+/* OpenBLAS's pthreads build starts a thread per core when it is loaded,
+ * which waits for work spinning in sched_yield for about 0.1 s: on the
+ * cores where the workers are loading the data, a tenth of a core's
+ * second taken from a program of one.  The workers are the program's
+ * threads, and a BLAS call runs in one of them on that thread alone, so
+ * OpenBLAS's threads stop before main: blas_thread_shutdown_ is what
+ * OpenBLAS calls before a fork.  Weak, since other BLAS builds need not
+ * have it; one thread, or the next BLAS call would start them again. */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+
+__attribute__((constructor)) static void blas_one_thread(void)
+{
+	openblas_set_num_threads(1);
+	if (blas_thread_shutdown_)
+		blas_thread_shutdown_();
+}
+
 void sap_vmath_init(void)
 {
 	for (int i = 0; i < SAP_SIGMOID_N; i++) {
 		double x = ((double)i / SAP_SIGMOID_N * 2 - 1) * SAP_SIGMOID_MAX;
 		sap_sigmoid_tab[i] = (float)(1 / (1 + exp(-x)));
 	}
-	/* The workers are the program's threads; a BLAS call inside one must
-	 * not start threads of its own on the same cores. */
-	openblas_set_num_threads(1);
 }
 
 /* The sum in the lane order of sap_dot_f and sap_dot_d. */
