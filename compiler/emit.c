@@ -834,14 +834,23 @@ static Counted *counted_loop(Node *s)
 	}
 	if (!k || k->kind != SYM_VAR || k->ty->kind != TY_LONG || !from || !from->has_cval || from->cval < 0)
 		return NULL;
-	if (c->kind != N_BINARY || c->op != TK_LT || c->lhs->kind != N_NAME || c->lhs->sym != k ||
-	    c->rhs->kind != N_CALL || c->rhs->builtin != B_LEN || c->rhs->args->ty->kind != TY_LIST)
+	if (c->kind != N_BINARY || c->op != TK_LT || c->lhs->kind != N_NAME || c->lhs->sym != k)
+		return NULL;
+	/* k < len(L), or k < n with n a local that holds len(L) (len_local). */
+	Node *l = NULL;
+	if (c->rhs->kind == N_CALL && c->rhs->builtin == B_LEN && c->rhs->args->ty->kind == TY_LIST)
+		l = c->rhs->args;
+	for (int i = E->lens.n - 1; i >= 0 && !l && c->rhs->kind == N_NAME; i--) {
+		Counted *n = E->lens.v[i];
+		if (n->k == c->rhs->sym)
+			l = n->list;
+	}
+	if (!l)
 		return NULL;
 	bool up = (st->kind == N_INCDEC && st->op == TK_INC) ||
 	          (st->kind == N_ASSIGN && st->op == TK_PLUS && st->rhs->has_cval && st->rhs->cval == 1);
 	if (!up || st->lhs->kind != N_NAME || st->lhs->sym != k)
 		return NULL;
-	Node *l = c->rhs->args;
 	Vec syms = {0};
 	vec_push(&syms, k);
 	if (!list_path(l, &syms) || emit_any_node(s->body, changes_path, &syms))
@@ -862,6 +871,29 @@ bool emit_counted(Node *list, Node *index)
 			return true;
 	}
 	return false;
+}
+
+/* After declaration d, long n = len(L): if no statement after it in its
+ * block assigns n or changes L's path (its variables, its lists, or a
+ * function of the program that might), n is L's length there, and a loop
+ * for (k = 0; k < n; k++) counts over L (E->lens). */
+static void len_local(Node *d)
+{
+	if (d->kind != N_VAR || emit_in_slice || !d->init || !d->sym || d->sym->kind != SYM_VAR ||
+	    d->sym->ty->kind != TY_LONG || d->init->kind != N_CALL || d->init->builtin != B_LEN ||
+	    d->init->args->ty->kind != TY_LIST)
+		return;
+	Node *l = d->init->args;
+	Vec syms = {0};
+	if (!list_path(l, &syms))
+		return;
+	for (Node *n = d->next; n; n = n->next)
+		if (emit_any_node(n, assigns_sym, d->sym) || emit_any_node(n, changes_path, &syms))
+			return;
+	Counted *ct = xcalloc(1, sizeof *ct);
+	ct->k = d->sym;
+	ct->list = l;
+	vec_push(&E->lens, ct);
 }
 
 /* A for loop's body, with its L[k] known in range if it counts over L. */
@@ -948,16 +980,21 @@ void emit_stmt(Node *s)
 {
 	StmtState st;
 	switch (s->kind) {
-	case N_BLOCK:
+	case N_BLOCK: {
 		emit_line(s, "{");
 		E->indent++;
 		emit_push_scope(false, false);
-		for (Node *n = s->args; n; n = n->next)
+		int nl = E->lens.n;
+		for (Node *n = s->args; n; n = n->next) {
 			emit_stmt(n);
+			len_local(n);
+		}
+		E->lens.n = nl;
 		emit_pop_scope(s);
 		E->indent--;
 		emit_line(s, "}");
 		return;
+	}
 	case N_VAR:
 		var_decl(s);
 		return;

@@ -752,6 +752,7 @@ typedef struct Emitter {
 	Node *loop;             /* the parallel loop whose body or slice is being written */
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
 	Vec counted;            /* Counted *: the for loops around, k < len(L), whose L[k] is in range */
+	Vec lens;               /* Counted *: locals n = len(L) of the blocks around, still L's length */
 	/* Writing the one copy of an async body that its caller runs with
 	 * sap_v 2 (every key known in range, every plan-order copy sap_stN
 	 * there), 1 (the static keys known in range) or 0 (see emit_parallel
