@@ -874,7 +874,7 @@ bool emit_counted(Node *list, Node *index)
 }
 
 /* After declaration d, long n = len(L): if no statement after it in its
- * block assigns n or changes L's path (its variables, its lists, or a
+ * block (function body, program) assigns n or changes L's path (its variables, its lists, or a
  * function of the program that might), n is L's length there, and a loop
  * for (k = 0; k < n; k++) counts over L (E->lens). */
 static void len_local(Node *d)
@@ -894,6 +894,27 @@ static void len_local(Node *d)
 	ct->k = d->sym;
 	ct->list = l;
 	vec_push(&E->lens, ct);
+}
+
+/* Items of the program that are no statements of its driver code. */
+static bool not_code(Node *n)
+{
+	return n->kind == N_STRUCT || n->kind == N_FUNC || n->kind == N_EXTERN ||
+	       (n->kind == N_VAR && (n->vclass == V_PARAM || n->vclass == V_CONST));
+}
+
+/* The statements of a block, a function's body or the program from
+ * first, those skip says yes to left out. */
+static void emit_stmts(Node *first, bool (*skip)(Node *))
+{
+	int nl = E->lens.n;
+	for (Node *n = first; n; n = n->next) {
+		if (skip && skip(n))
+			continue;
+		emit_stmt(n);
+		len_local(n);
+	}
+	E->lens.n = nl;
 }
 
 /* A for loop's body, with its L[k] known in range if it counts over L. */
@@ -984,12 +1005,7 @@ void emit_stmt(Node *s)
 		emit_line(s, "{");
 		E->indent++;
 		emit_push_scope(false, false);
-		int nl = E->lens.n;
-		for (Node *n = s->args; n; n = n->next) {
-			emit_stmt(n);
-			len_local(n);
-		}
-		E->lens.n = nl;
+		emit_stmts(s->args, NULL);
 		emit_pop_scope(s);
 		E->indent--;
 		emit_line(s, "}");
@@ -1116,8 +1132,7 @@ static void function(Node *f)
 	for (Node *a = f->args; a; a = a->next)
 		emit_line(f, "(void)%s;", a->sym->cname);
 	emit_push_scope(false, true);
-	for (Node *s = f->body->args; s; s = s->next)
-		emit_stmt(s);
+	emit_stmts(f->body->args, NULL);
 	emit_pop_scope(f);
 	E->indent = 0;
 	emit_line(f, "}");
@@ -1227,13 +1242,7 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	size_t body_at = E->main.len;
 	emit_push_scope(false, true);
 	E->main_code = true;
-	for (Node *n = p->items; n; n = n->next) {
-		if (n->kind == N_STRUCT || n->kind == N_FUNC || n->kind == N_EXTERN)
-			continue;
-		if (n->kind == N_VAR && (n->vclass == V_PARAM || n->vclass == V_CONST))
-			continue;
-		emit_stmt(n);
-	}
+	emit_stmts(p->items, not_code);
 	E->main_code = false;
 	emit_pop_scope(NULL);
 	buf_puts(&E->main, "\treturn sap_finalize();\n}\n");

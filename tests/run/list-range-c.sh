@@ -27,7 +27,7 @@ done
 # u2[5] after its loop is checked, and so is u10[k - 2]: only L[k] is known.
 checked u_u2 || fail "u2[5] lost its check"
 checked u_u10 || fail "u10[k - 2] lost its check"
-for v in u1 u2 u8 u10 u12; do
+for v in u1 u2 u8 u10 u12 u17 u18; do
 	plain "u_$v" 'u_k[_0-9]*' || fail "u_$v[k] still checked"
 done
 # The nested loop's u8[k].x[m], in driver code and in the async body.
