@@ -220,6 +220,32 @@ static void gather(void *arg, int64_t e0, int64_t e1, const void *pre)
 	}
 }
 
+/* ssp: this rank's changes go out; the vectors go on from the old
+ * values plus what has come in.  Every vector's change is taken before
+ * the first goes out, since sending takes in what has arrived from the
+ * other ranks, into every vector: a vector whose change was taken after
+ * that counted the others' changes as this rank's, twice over. */
+static void ssp_merge(sync_run *s, sap_ssp *q)
+{
+	int nwr = s->spec->nwr;
+	void **d = sap_xcalloc((size_t)nwr, sizeof *d);
+	for (int k = 0; k < nwr; k++) {
+		const sap_syncdds *w = &s->spec->wr[k];
+		size_t bytes = (size_t)w->dv->n * w->dv->elsize;
+		gather_job g = { s, k };
+		gather(&g, 0, w->dv->n, NULL);
+		d[k] = sap_xmalloc(bytes + 1);
+		memcpy(d[k], w->dv->data, bytes);
+		memcpy(w->dv->data, s->old[k], bytes);
+	}
+	for (int k = 0; k < nwr; k++) {
+		const sap_syncdds *w = &s->spec->wr[k];
+		sap_ssp_push(q, s->step, k, d[k]);
+		s->st->sync_bytes += (double)w->dv->n * (double)w->dv->elsize * (s->P - 1);
+	}
+	free(d);
+}
+
 /* Every rank's workers' step merged into the written vectors.  The
  * ranks add their workers' terms in a chain (sap_chain_sum), rank r
  * onto the sum of ranks 0 .. r - 1, piece by piece, so that rank r + 1
@@ -230,6 +256,10 @@ static void merge(sync_run *s, sap_ssp *q)
 {
 	const sap_syncspec *spec = s->spec;
 	int64_t A = active(s, s->step);
+	if (q) {
+		ssp_merge(s, q);
+		return;
+	}
 	for (int k = 0; k < spec->nwr; k++) {
 		const sap_syncdds *w = &spec->wr[k];
 		int64_t n = w->dv->n;
@@ -238,17 +268,6 @@ static void merge(sync_run *s, sap_ssp *q)
 		if (sap_sparse_has(s->sp, k))
 			continue;
 		gather_job g = { s, k };
-		if (q) {
-			/* ssp: the change goes out; the vector goes on from the
-			 * old values plus what has come in. */
-			gather(&g, 0, n, NULL);
-			void *d = sap_xmalloc(bytes);
-			memcpy(d, v, bytes);
-			memcpy(v, s->old[k], bytes);
-			sap_ssp_push(q, s->step, k, d);
-			s->st->sync_bytes += (double)bytes * (s->P - 1);
-			continue;
-		}
 		sap_dist_stats moved = { 0, 0 };
 		sap_chain_sum(v, n, w->dv->elsize, has_terms(s), gather, &g, &moved);
 		if (s->keep_old)

@@ -15,7 +15,12 @@
 #    rank 0 reaches clock c ahead by c and never waits; staleness 29;
 #  - ssp(0) is bsp: the same output as the bsp loop, and no waits;
 #  - the vectors end the same on every rank (min = max over the ranks),
-#    and least squares by SGD under ssp(1) converges on 2 and 3 ranks.
+#    and least squares by SGD under ssp(1) converges on 2 and 3 ranks;
+#  - counts in three written vectors (merge = sum, int, double and a
+#    struct) come out exact on 1, 2 and 3 ranks of 1 and 2 threads: a
+#    rank's change to one vector used to be taken after its first
+#    vector's went out, which took in the other ranks' changes to all of
+#    them, so those were counted twice.
 # Whether rank 0 waits at a clock after the third depends on when rank
 # 1's change arrives, so how often it waits is not checked.
 #
@@ -170,5 +175,46 @@ for np in 2 3; do
 		{ cat "$tmp/lsq.$np" "$tmp/lsq.$np.err"; fail "lsq on $np ranks"; }
 	awk '/^epoch/ { mse[$2] = $4 } END { exit !(mse[2] < mse[0] && mse[2] < 0.01) }' \
 		"$tmp/lsq.$np" || { cat "$tmp/lsq.$np"; fail "lsq under ssp(1) on $np ranks: no convergence"; }
+done
+cat >"$tmp/cnt.sap" <<'SAP'
+struct E {
+    int c;
+    double x;
+}
+param int n = 1003;
+dvector<E> D(n);
+async for (long i = 0; i < n; i++) {
+    D[i].c = int((i * 37) % 11);
+    D[i].x = (i % 5) * 0.5;
+}
+dvector<long> cnt(11);
+dvector<double> sx(11);
+dvector<E> se(11);
+sync for (E e : D) with (ssp(2), batch = 7, merge(cnt) = sum, merge(sx) = sum, merge(se) = sum) {
+    cnt[e.c] += 1;
+    sx[e.c] += e.x;
+    se[e.c].c += 1;
+    se[e.c].x += e.x;
+}
+long t = 0;
+double tx = 0;
+long t2 = 0;
+double tx2 = 0;
+for (int k = 0; k < 11; k++) {
+    t += cnt[k];
+    tx += sx[k];
+    t2 += se[k].c;
+    tx2 += se[k].x;
+}
+print("%d %.17g %d %.17g\n", t, tx, t2, tx2);
+SAP
+"$SAPC" -O2 -o "$tmp/cnt" "$tmp/cnt.sap" || fail "sapc cnt.sap"
+for np in 1 2 3; do
+	for t in 1 2; do
+		$MPIEXEC -n "$np" "$tmp/cnt" --threads=$t >"$tmp/cnt.out" 2>"$tmp/cnt.err" ||
+			{ cat "$tmp/cnt.err"; fail "cnt on $np x $t"; }
+		grep -qx '1003 1001.5 1003 1001.5' "$tmp/cnt.out" ||
+			{ cat "$tmp/cnt.out"; fail "ssp counts on $np x $t: expected 1003 1001.5 1003 1001.5"; }
+	done
 done
 exit 0
