@@ -412,7 +412,7 @@ static void parse_fields(Buf *b, Type *t, const char *x, const char *name, int d
 		const char *list = *name ? name : "element";
 		bool group = ty_nfields(t->elem) > 1;
 		buf_printf(b, "%swhile (sap_scan_more(f)) {\n", tabs(depth + 1));
-		buf_printf(b, "%s%s *e%d = sap_list_push(%s, sizeof(%s));\n", tabs(depth + 2), et, depth,
+		buf_printf(b, "%s%s *e%d = sap_scan_push(f, %s, sizeof(%s));\n", tabs(depth + 2), et, depth,
 		           emit_addr(x), et);
 		if (group) {
 			char *shape = elem_shape(t->elem);

@@ -145,6 +145,14 @@ void sap_dv_trim(sap_dvec *v);
  * order, freeing the old one: every element whose lists the old arena
  * held must be in [lo, hi). */
 void sap_dv_pack_lists(sap_dvec *v, int64_t lo, int64_t hi);
+/* An arena is a chain of blocks from sap_alloc_dds: each starts with the
+ * next one's address, then the bytes of lists it holds; the lists start
+ * SAP_ARENA_HEAD bytes in. */
+enum { SAP_ARENA_HEAD = 64 };
+/* The same when the lists of the elements load parsed lie already in
+ * element order in the blocks from arena on, bytes of them (load.c):
+ * they become v's arena. */
+void sap_dv_adopt_lists(sap_dvec *v, char *arena, size_t bytes);
 /* Of a sparse vector, give back the pages on which lies no key that
  * keep keeps: keep(v, k0, k1, arg) says whether it keeps any of keys
  * [k0, k1).  Their contents read as zero afterwards. */

@@ -50,6 +50,7 @@ run_tests = \
 	tests/run/kmeans-sample.sh \
 	tests/run/layout-ranks.sh \
 	tests/run/load-ranks.sh \
+	tests/run/load-blocks.sh \
 	tests/run/map-keys.sap \
 	tests/run/maps-ranks.sh \
 	tests/run/mlr-sample.sh \

@@ -116,7 +116,7 @@ static void put_dvectors(FILE *f)
 		        "%.2f MB at most", v[k]->name, (long long)v[k]->n, v[k]->elsize,
 		        (double)v[k]->n * (double)v[k]->elsize / 1e6, (double)v[k]->held / 1e6,
 		        (double)v[k]->peak / 1e6);
-		/* The elements' lists, laid out by load in one block. */
+		/* The elements' lists, laid out by load in element order. */
 		if (v[k]->arena_bytes)
 			fprintf(f, "; their lists %.2f MB", (double)v[k]->arena_bytes / 1e6);
 		fputc('\n', f);

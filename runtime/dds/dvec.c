@@ -104,6 +104,17 @@ uint64_t sap_new_version(void)
 	return next++;
 }
 
+/* An arena's blocks (see SAP_ARENA_HEAD). */
+static void arena_free(char *a)
+{
+	while (a) {
+		char *next;
+		memcpy(&next, a, sizeof next);
+		free(a);
+		a = next;
+	}
+}
+
 void sap_dv_free(sap_dvec *v)
 {
 	sap_hold_drop(v);
@@ -117,7 +128,7 @@ void sap_dv_free(sap_dvec *v)
 	v->part_only = v->mapped = v->sparse = false;
 	v->held = v->peak = 0;
 	free(v->cuts);
-	free(v->arena);
+	arena_free(v->arena);
 	sap_mem_dds(-(int64_t)v->arena_bytes);
 	v->arena_bytes = 0;
 	v->data = NULL;
@@ -281,9 +292,9 @@ const char *sap_dv_take(sap_dvec *v, int64_t key, const char *in)
 	return v->codec->unpack(x, in);
 }
 
-/* Lists parsed or pushed one element at a time lie wherever realloc left
- * them, and a loop over the elements chases pointers across the heap
- * rather than streaming (on the Lasso sample, a tenth of its time on one
+/* Lists pushed one element at a time lie wherever realloc left them,
+ * and a loop over the elements chases pointers across the heap rather
+ * than streaming (on the Lasso sample, a tenth of its time on one
  * thread, more on two, which share the memory bus). */
 void sap_dv_pack_lists(sap_dvec *v, int64_t lo, int64_t hi)
 {
@@ -295,13 +306,25 @@ void sap_dv_pack_lists(sap_dvec *v, int64_t lo, int64_t hi)
 	char *old = v->arena;
 	v->arena = NULL;
 	if (bytes) {
-		char *at = v->arena = sap_alloc_dds(bytes);
+		char *at = v->arena = sap_alloc_dds(SAP_ARENA_HEAD + bytes);
 		if (!at)
 			sap_fatal(NULL, "out of memory packing the lists of dvector %s", v->name);
+		memset(at, 0, SAP_ARENA_HEAD);
+		memcpy(at + sizeof(char *), &bytes, sizeof bytes);
+		at += SAP_ARENA_HEAD;
 		for (int64_t i = lo; i < hi; i++)
 			at += v->codec->settle(v->data + (size_t)i * v->elsize, at);
 	}
-	free(old);
+	arena_free(old);
+	sap_mem_dds((int64_t)bytes - (int64_t)v->arena_bytes);
+	v->arena_bytes = bytes;
+	v->packed = v->version;
+}
+
+void sap_dv_adopt_lists(sap_dvec *v, char *arena, size_t bytes)
+{
+	arena_free(v->arena);
+	v->arena = arena;
 	sap_mem_dds((int64_t)bytes - (int64_t)v->arena_bytes);
 	v->arena_bytes = bytes;
 	v->packed = v->version;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <setjmp.h>
@@ -125,6 +126,70 @@ void sap_scan_elem_end(sap_fields *f)
 	f->elem = NULL;
 }
 
+/* ---- lists, into blocks (see sap_lbuf) ---- */
+
+/* A block is an arena block (sap-int.h) of lists. */
+enum { LB_HEAD = SAP_ARENA_HEAD, LB_MIN = 64 << 10 };
+
+static void lb_close(sap_lbuf *b)
+{
+	if (!b->tail)
+		return;
+	size_t used = (size_t)(b->top - (b->tail + LB_HEAD));
+	memcpy(b->tail + sizeof(char *), &used, sizeof used);
+	b->used += used;
+}
+
+/* A block for at least need bytes more: the first for about half the
+ * text's bytes (a list of ints takes about half the text it is read
+ * from), each next one twice the last. */
+static void lb_grow(sap_lbuf *b, size_t need)
+{
+	size_t size = b->tail ? 2 * (size_t)(b->end - b->tail) : b->hint / 2 + LB_MIN;
+	if (size < need + LB_HEAD + LB_MIN)
+		size = need + LB_HEAD + LB_MIN;
+	char *blk = sap_alloc_dds(size);
+	if (!blk)
+		sap_fatal(NULL, "out of memory reading lists");
+	memset(blk, 0, LB_HEAD);
+	lb_close(b);
+	if (b->tail)
+		memcpy(b->tail, &blk, sizeof blk);
+	else
+		b->head = blk;
+	b->tail = blk;
+	b->top = blk + LB_HEAD;
+	b->end = blk + size;
+}
+
+void *sap_scan_push_slow(sap_fields *f, sap_list *l, size_t elsize)
+{
+	sap_lbuf *b = f->lists;
+	if (!b)
+		return sap_list_push(l, elsize);
+	size_t have = (size_t)l->n * elsize;
+	char *from = l->n ? l->v : NULL;
+	/* The list at the top moves with its elements; one that is not (a
+	 * list the parser did not start) is copied to the top. */
+	if (from && !l->cap && from + have == b->top)
+		b->top = from;
+	/* Whole 8-byte words keep every list's elements aligned. */
+	size_t pad = b->tail ? (8 - (uintptr_t)b->top % 8) % 8 : 0;
+	if (!b->tail || (size_t)(b->end - b->top) < pad + have + elsize) {
+		lb_grow(b, have + elsize);
+		pad = 0;
+	}
+	char *at = b->top + pad;
+	if (from && at != from)
+		memmove(at, from, have);
+	if (l->cap)
+		free(from);
+	l->v = at;
+	l->cap = 0;
+	b->top = at + have + elsize;
+	return at + (size_t)l->n++ * elsize;
+}
+
 /* A decimal integer in [lo, hi] filling the whole token. */
 static int64_t scan_integer(sap_fields *f, const char *field, const char *type,
                             int64_t lo, int64_t hi)
@@ -142,14 +207,49 @@ static int64_t scan_integer(sap_fields *f, const char *field, const char *type,
 	return v;
 }
 
+/* The common token, up to 18 plain digits with an optional '-', read in
+ * one pass; false leaves f as it was, for scan_integer to read the token
+ * again and say what is wrong with it.  A graph's lists of ids took
+ * three passes over each token. */
+static inline bool quick_integer(sap_fields *f, int64_t lo, int64_t hi, int64_t *out)
+{
+	const char *p = f->p, *end = f->end;
+	if (f->elem && f->eat > 0 && p < end && *p == ':')
+		p++;
+	else
+		while (p < end && is_sep(*p))
+			p++;
+	const char *t = p;
+	bool neg = p < end && *p == '-';
+	p += neg;
+	const char *d = p, *dmax = end - p > 18 ? p + 18 : end;
+	uint64_t u = 0;
+	while (p < dmax && (unsigned)(*p - '0') <= 9)
+		u = u * 10 + (unsigned)(*p++ - '0');
+	if (p == d || (p < end && !ends_field(f, *p)))
+		return false;
+	int64_t v = neg ? -(int64_t)u : (int64_t)u;
+	if (v < lo || v > hi)
+		return false;
+	if (f->elem && f->eat++ == 0)
+		f->estart = t;
+	f->p = p;
+	*out = v;
+	return true;
+}
+
 void sap_scan_int(sap_fields *f, int32_t *out, const char *field)
 {
-	*out = (int32_t)scan_integer(f, field, "int", INT32_MIN, INT32_MAX);
+	int64_t v;
+	if (!quick_integer(f, INT32_MIN, INT32_MAX, &v))
+		v = scan_integer(f, field, "int", INT32_MIN, INT32_MAX);
+	*out = (int32_t)v;
 }
 
 void sap_scan_long(sap_fields *f, int64_t *out, const char *field)
 {
-	*out = scan_integer(f, field, "long", INT64_MIN, INT64_MAX);
+	if (!quick_integer(f, INT64_MIN, INT64_MAX, out))
+		*out = scan_integer(f, field, "long", INT64_MIN, INT64_MAX);
 }
 
 static double scan_real(sap_fields *f, const char *field, bool is_float)
@@ -230,6 +330,43 @@ void sap_scan_end(sap_fields *f, const char *type)
 
 /* ---- the file ---- */
 
+/* Text to parse: p[0 .. len), either in a buffer of ours or in a
+ * read-only mapping of the file (map, maplen). */
+typedef struct text {
+	char *p;
+	size_t len;
+	void *map;
+	size_t maplen;
+} text;
+
+/* The bytes [lo, size) of regular file fd, mapped: the parser reads the
+ * page cache's own pages, where read() would copy them into as many
+ * fresh pages, each zeroed by the kernel on first touch (a third of the
+ * system time loading a 60 MB graph).  The file must not shrink while
+ * it loads (SIGBUS), as with any mapped input.  False if it cannot be
+ * mapped (empty, or a file system without mmap): then it is read. */
+static bool map_text(int fd, off_t lo, off_t size, text *t)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	off_t a0 = pg > 0 ? lo / pg * pg : 0;
+	if (size <= lo || (uint64_t)(size - a0) > SIZE_MAX)
+		return false;
+	void *m = mmap(NULL, (size_t)(size - a0), PROT_READ, MAP_PRIVATE, fd, a0);
+	if (m == MAP_FAILED)
+		return false;
+	*t = (text){ (char *)m + (lo - a0), (size_t)(size - lo), m, (size_t)(size - a0) };
+	return true;
+}
+
+static void text_done(text *t)
+{
+	if (t->map)
+		munmap(t->map, t->maplen);
+	else
+		sap_spare_give(t->p, t->len);
+	*t = (text){ 0 };
+}
+
 /* All of fd (closed) plus a NUL; NULL with errno set on failure.  A
  * regular file's size is a hint; pipes and devices grow the buffer. */
 static char *read_fd(int fd, size_t *len)
@@ -263,6 +400,19 @@ static char *read_fd(int fd, size_t *len)
 	buf[n] = '\0';
 	*len = n;
 	return buf;
+}
+
+/* All of fd (closed); false with errno set on failure. */
+static bool read_text(int fd, text *t)
+{
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && map_text(fd, 0, st.st_size, t)) {
+		close(fd);
+		return true;
+	}
+	*t = (text){ 0 };
+	t->p = read_fd(fd, &t->len);
+	return t->p != NULL;
 }
 
 /* path opened for reading: the descriptor, or -1 with errno set.  A
@@ -308,12 +458,12 @@ static const char *content(const char *p, const char *eol)
 /* Every element of buf[0 .. len), lines numbered from line0 + 1, into
  * elems (count of them); with trap set, the first error is caught there. */
 static void parse_lines(const char *buf, size_t len, const char *path, int64_t line0,
-                        char *elems, size_t elsize, sap_parse_fn parse)
+                        char *elems, size_t elsize, sap_parse_fn parse, sap_lbuf *lists)
 {
 	const char *end = buf + len;
 	/* A NUL would end a string field early, silently: text has none. */
 	const char *nul = memchr(buf, '\0', len);
-	sap_fields f = { .file = path, .line = line0 };
+	sap_fields f = { .file = path, .line = line0, .lists = lists };
 	for (const char *p = buf; p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
@@ -350,11 +500,12 @@ static void count_lines(const char *buf, size_t len, int64_t *lines, int64_t *el
 }
 
 static void parse_trapped(load_trap *t, const char *buf, size_t len, const char *path,
-                          int64_t line0, char *elems, size_t elsize, sap_parse_fn parse)
+                          int64_t line0, char *elems, size_t elsize, sap_parse_fn parse,
+                          sap_lbuf *lists)
 {
 	trap = t;
 	if (!setjmp(t->at))
-		parse_lines(buf, len, path, line0, elems, elsize, parse);
+		parse_lines(buf, len, path, line0, elems, elsize, parse, lists);
 	trap = NULL;
 }
 
@@ -371,6 +522,7 @@ typedef struct piece {
 	int64_t lines, elems;   /* counted */
 	int64_t line0, at;      /* lines and elements before it */
 	load_trap t;
+	sap_lbuf lists;
 } piece;
 
 typedef struct text_cut {
@@ -393,8 +545,9 @@ static void parse_piece(void *arg, int w)
 	text_cut *c = arg;
 	piece *pc = &c->pc[w];
 	pc->t = (load_trap){ .line = INT64_MAX };
+	pc->lists = (sap_lbuf){ .hint = pc->len };
 	parse_trapped(&pc->t, pc->p, pc->len, c->path, pc->line0, c->elems + (size_t)pc->at * c->elsize,
-	              c->elsize, c->parse);
+	              c->elsize, c->parse, &pc->lists);
 }
 
 /* buf[0 .. len) cut for the threads and counted: its elements, and in
@@ -435,10 +588,11 @@ static int64_t count_text(text_cut *c, const char *buf, size_t len, int64_t *lin
 	return e;
 }
 
-/* The counted text's elements into elems, lines numbered from line0 + 1;
- * the first error, if any, into *first.  Frees the cut. */
+/* The counted text's elements into elems, lines numbered from line0 + 1,
+ * their lists into *lists; the first error, if any, into *first.  Frees
+ * the cut. */
 static void parse_text(text_cut *c, const char *path, int64_t line0, char *elems, size_t elsize,
-                       sap_parse_fn parse, load_trap *first)
+                       sap_parse_fn parse, load_trap *first, sap_lbuf *lists)
 {
 	c->path = path;
 	c->elems = elems;
@@ -459,6 +613,20 @@ static void parse_text(text_cut *c, const char *path, int64_t line0, char *elems
 		} else {
 			free(c->pc[k].t.msg);
 		}
+	/* The pieces' blocks, chained in element order. */
+	*lists = (sap_lbuf){ 0 };
+	for (int k = 0; k < c->n; k++) {
+		sap_lbuf *b = &c->pc[k].lists;
+		if (!b->head)
+			continue;
+		lb_close(b);
+		if (lists->tail)
+			memcpy(lists->tail, &b->head, sizeof b->head);
+		else
+			lists->head = b->head;
+		lists->tail = b->tail;
+		lists->used += b->used;
+	}
 	free(c->pc);
 	c->pc = NULL;
 }
@@ -467,16 +635,19 @@ static void parse_text(text_cut *c, const char *path, int64_t line0, char *elems
  * ranks every rank has the same bytes and finds the same first error,
  * which rank 0 alone reports. */
 static void load_buffer(sap_dvec *v, const char *name, const char *path, size_t elsize,
-                        sap_parse_fn parse, const sap_codec *codec, char *buf, size_t len,
+                        sap_parse_fn parse, const sap_codec *codec, text *txt,
                         const sap_site *s)
 {
+	char *buf = txt->p;
+	size_t len = txt->len;
 	size_t b = bom(buf, len);
 	int64_t lines;
 	text_cut c;
 	int64_t count = count_text(&c, buf + b, len - b, &lines);
 	sap_dv_create(v, name, count, elsize, s);
 	load_trap t;
-	parse_text(&c, path, 0, v->data, elsize, parse, &t);
+	sap_lbuf lists;
+	parse_text(&c, path, 0, v->data, elsize, parse, &t, &lists);
 	if (t.line != INT64_MAX) {
 		if (sap_rank() == 0) {
 			sap_site at = { path, t.line > INT32_MAX ? INT32_MAX : (int)t.line, 0 };
@@ -484,9 +655,9 @@ static void load_buffer(sap_dvec *v, const char *name, const char *path, size_t 
 		}
 		sap_comm_barrier();
 	}
-	sap_spare_give(buf, len);
+	text_done(txt);
 	v->codec = codec;
-	sap_dv_pack_lists(v, 0, v->n);
+	sap_dv_adopt_lists(v, lists.head, lists.used);
 }
 
 /* pread all of [off, off + n) or up to the end of the file; the bytes
@@ -510,15 +681,31 @@ static ssize_t pread_full(int fd, char *p, size_t n, off_t off)
 
 /* This rank's lines: those that start in its share [lo, hi) of the file's
  * bytes.  A line starts at byte 0 or after a '\n'; the last one runs on
- * past hi to its end.  Returns the buffer (NUL-terminated) and its
- * length, or NULL with errno set. */
-static char *read_share(int fd, off_t size, int r, int P, size_t *len)
+ * past hi to its end.  Into *t, mapped or read; false with errno set. */
+static bool read_share(int fd, off_t size, int r, int P, text *t)
 {
 	off_t per = size / P, extra = size % P;
 	off_t lo = per * r + (r < extra ? r : extra);
 	off_t hi = lo + per + (r < extra ? 1 : 0);
 	/* One byte before lo tells whether a line starts at lo. */
 	off_t a = lo > 0 ? lo - 1 : 0;
+	if (map_text(fd, a, size, t)) {
+		size_t h = (size_t)(hi - a), end = h;
+		if (h > (size_t)(lo - a) && t->p[h - 1] != '\n') {
+			char *nl = memchr(t->p + h, '\n', t->len - h);
+			end = nl ? (size_t)(nl - t->p) + 1 : t->len;
+		}
+		size_t first = 0;
+		if (lo > 0) {
+			char *nl = memchr(t->p, '\n', end);
+			first = nl ? (size_t)(nl - t->p) + 1 : end;
+		}
+		if (a + (off_t)first >= hi)
+			first = end;
+		t->p += first;
+		t->len = end - first;
+		return true;
+	}
 	size_t cap = (size_t)(hi - a) + (1 << 16), n = 0;
 	char *buf = sap_xmalloc(cap + 1);
 	ssize_t got = pread_full(fd, buf, (size_t)(hi - a), a);
@@ -551,12 +738,12 @@ static char *read_share(int fd, off_t size, int r, int P, size_t *len)
 	if (a + (off_t)first >= hi)
 		first = n;
 	memmove(buf, buf + first, n - first);
-	*len = n - first;
-	buf[*len] = '\0';
-	return buf;
+	*t = (text){ buf, n - first, NULL, 0 };
+	buf[t->len] = '\0';
+	return true;
 fail:
 	free(buf);
-	return NULL;
+	return false;
 }
 
 /* Several ranks: each parses its share; then, unless the vector is
@@ -568,9 +755,8 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
                         const sap_site *s, int fd, off_t size)
 {
 	int P = sap_nranks(), r = sap_rank();
-	size_t len = 0;
-	char *buf = read_share(fd, size, r, P, &len);
-	int err = buf ? 0 : errno;
+	text txt;
+	int err = read_share(fd, size, r, P, &txt) ? 0 : errno;
 	close(fd);
 	int maxerr = err;
 	sap_comm_allreduce(&maxerr, 1, SAP_COMM_INT, SAP_COMM_MAX);
@@ -581,6 +767,8 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	}
 
 	int64_t lines;
+	char *buf = txt.p;
+	size_t len = txt.len;
 	size_t b = r == 0 ? bom(buf, len) : 0;
 	text_cut c;
 	int64_t count = count_text(&c, buf + b, len - b, &lines);
@@ -602,8 +790,9 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	v->codec = codec;
 
 	load_trap t;
-	parse_text(&c, path, line0, v->data + (size_t)cuts[r] * elsize, elsize, parse, &t);
-	sap_spare_give(buf, len);
+	sap_lbuf lists;
+	parse_text(&c, path, line0, v->data + (size_t)cuts[r] * elsize, elsize, parse, &t, &lists);
+	text_done(&txt);
 	int64_t first = t.line;
 	sap_comm_allreduce(&first, 1, SAP_COMM_I64, SAP_COMM_MIN);
 	if (first != INT64_MAX) {
@@ -613,7 +802,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 		}
 		sap_comm_barrier();
 	}
-	sap_dv_pack_lists(v, cuts[r], cuts[r + 1]);
+	sap_dv_adopt_lists(v, lists.head, lists.used);
 	if (parted) {
 		free(counts);
 		sap_dv_set_cuts(v, cuts);
@@ -708,12 +897,11 @@ static void load_file(sap_dvec *v, const char *name, const char *path, size_t el
 {
 	if (sap_nranks() == 1) {
 		bool regular;
-		size_t len;
+		text t;
 		int fd = open_input(path, &regular, false);
-		char *buf = fd < 0 ? NULL : read_fd(fd, &len);
-		if (!buf)
+		if (fd < 0 || !read_text(fd, &t))
 			sap_fatal(s, "cannot read '%s': %s", path, strerror(errno));
-		load_buffer(v, name, path, elsize, parse, codec, buf, len, s);
+		load_buffer(v, name, path, elsize, parse, codec, &t, s);
 		warn_empty(v, path, s);
 		return;
 	}
@@ -728,14 +916,13 @@ static void load_file(sap_dvec *v, const char *name, const char *path, size_t el
 	settle_read(err, path, s);
 	int reg = regular;
 	sap_comm_bcast(&reg, 1, sizeof reg, 0);
-	size_t len = 0;
-	char *buf = NULL;
+	text t = { 0 };
 	if (!reg) {
-		if (r == 0 && !(buf = read_fd(fd, &len)))
+		if (r == 0 && !(t.p = read_fd(fd, &t.len)))
 			err = errno;
 		settle_read(err, path, s);
-		buf = bcast_buffer(buf, &len);
-		load_buffer(v, name, path, elsize, parse, codec, buf, len, s);
+		t.p = bcast_buffer(t.p, &t.len);
+		load_buffer(v, name, path, elsize, parse, codec, &t, s);
 		warn_empty(v, path, s);
 		return;
 	}
@@ -768,10 +955,10 @@ static void load_file(sap_dvec *v, const char *name, const char *path, size_t el
 	} else {
 		/* Elements holding strings with no codec to send them: every
 		 * rank reads the whole file. */
-		if (!(buf = read_fd(fd, &len)))
+		if (!read_text(fd, &t))
 			err = errno;
 		settle_read(err, path, s);
-		load_buffer(v, name, path, elsize, parse, codec, buf, len, s);
+		load_buffer(v, name, path, elsize, parse, codec, &t, s);
 	}
 	warn_empty(v, path, s);
 }
