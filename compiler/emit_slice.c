@@ -392,13 +392,19 @@ void emit_slice_fn(Node *s)
 	 * same error. */
 	bool spec = li->nforks || dropped_jump(s->body);
 	emit_slice_volatile = spec || has_spec(s->body);
-	if (spec)
+	/* The region is a block: the body's locals are declared inside it
+	 * and dropped there. */
+	if (spec) {
 		spec_begin(s);
+		emit_push_scope(false, false);
+	}
 	emit_in_slice = true;
 	slice_stmt(s->body);
 	emit_in_slice = false;
-	if (spec)
+	if (spec) {
+		emit_pop_scope(s);
 		spec_end(s);
+	}
 	bool clobber = emit_slice_volatile;
 	emit_slice_volatile = false;
 	E->loop = saved;
