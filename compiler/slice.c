@@ -274,6 +274,16 @@ static bool could_relax(Sym *d)
 	return adds && reads;
 }
 
+static int is_node(Node *n, void *target)
+{
+	return n == target;
+}
+
+static int cond_of_ternary(Node *n, void *target)
+{
+	return n->kind == N_COND && emit_any_node(n->cond, is_node, target);
+}
+
 /* Access a's key reads root, a DDS the loop writes or a function that
  * draws random numbers, directly or through the tainted local s. */
 static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
@@ -320,6 +330,13 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		              "know before the loop runs; only the key of a relaxed or accumulated DDS, "
 		              "or an index inside an element, may depend on them",
 		              acc_read_dds(c.read)->name);
+	/* The slice takes each branch of an if in turn, not of a ?: (a
+	 * value, whose branches may not both be evaluable). */
+	if (c.read && acc_loop->kind == N_ASYNC && !relax_hint &&
+	    emit_any_node(acc_loop->body, cond_of_ternary, c.read))
+		hint = "the slice cannot take each branch of a conditional expression (?:) in turn, "
+		       "as it does an if statement's: write it as an if, or use sync for, whose "
+		       "iterations may read stale values";
 	if (relax_hint && c.read)
 		acc_li->relax_note = format("%s is read here; %s", acc_read_dds(c.read)->name, relax_hint);
 	if (!s) {

@@ -18,6 +18,7 @@ compile_tests = \
 	tests/compile/async-key-after-loop.sap \
 	tests/compile/async-key-branch-in-loop.sap \
 	tests/compile/async-key-continue.sap \
+	tests/compile/async-key-ternary.sap \
 	tests/compile/async-key-direct.sap \
 	tests/compile/async-key-header.sap \
 	tests/compile/async-key-loop-bound.sap \
