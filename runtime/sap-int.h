@@ -52,6 +52,9 @@ void sap_ptrs_del(sap_ptrs *s, void *p);
 enum { SAP_NUM_OK, SAP_NUM_BAD, SAP_NUM_RANGE, SAP_NUM_NOTFINITE };
 int sap_parse_integer(const char *t, size_t n, int64_t lo, int64_t hi, int64_t *out);
 int sap_parse_real(const char *t, size_t n, bool is_float, double *out);
+/* The number at the start of [p, end) by the fast path: where it ends, or
+ * NULL when it needs sap_parse_real (or is none). */
+const char *sap_quick_real(const char *p, const char *end, bool is_float, double *out);
 
 /* core/str.c: n bytes from the string arena; they are never freed. */
 char *sap_arena_alloc(size_t n);

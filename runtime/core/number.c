@@ -38,9 +38,9 @@ int sap_parse_integer(const char *p, size_t n, int64_t lo, int64_t hi, int64_t *
 
 /* Clinger's fast path: a decimal m * 10^e with m and 10^|e| both exact in
  * the target type is correctly rounded by one multiply or divide, so the
- * common "4.5" or "0.125" needs no strtof.  False sends the token to
+ * common "4.5" or "0.125" needs no strtof.  NULL sends the token to
  * strtof/strtod, which handle everything else (and the errors). */
-static bool fast_real(const char *p, const char *end, bool is_float, double *out)
+const char *sap_quick_real(const char *p, const char *end, bool is_float, double *out)
 {
 #if FLT_EVAL_METHOD == 0
 	static const float p10f[] = { 1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f,
@@ -60,41 +60,49 @@ static bool fast_real(const char *p, const char *end, bool is_float, double *out
 			m = m * 10 + (unsigned)(*p - '0');
 	/* 19 digits cannot overflow m. */
 	if (ndig == 0 || ndig > 19)
-		return false;
+		return NULL;
 	if (p < end && (*p == 'e' || *p == 'E')) {
 		p++;
 		bool eneg = false;
 		if (p < end && (*p == '+' || *p == '-'))
 			eneg = *p++ == '-';
-		if (p == end)
-			return false;
+		const char *x0 = p;
 		int x = 0;
 		for (; p < end && (unsigned)(*p - '0') <= 9; p++)
 			if ((x = x * 10 + (*p - '0')) > 1000)
-				return false;
+				return NULL;
+		if (p == x0)
+			return NULL;
 		e += eneg ? -x : x;
 	}
-	if (p != end)
-		return false;
 	if (is_float) {
 		if (m > (1u << 24) || e < -10 || e > 10)
-			return false;
+			return NULL;
 		float x = (float)m;
 		x = e < 0 ? x / p10f[-e] : x * p10f[e];
 		*out = neg ? -x : x;
 	} else {
 		if (m > ((uint64_t)1 << 53) || e < -22 || e > 22)
-			return false;
+			return NULL;
 		double x = (double)m;
 		x = e < 0 ? x / p10[-e] : x * p10[e];
 		*out = neg ? -x : x;
 	}
-	return true;
+	return p;
 #else
 	/* Excess precision would round twice. */
 	(void)p, (void)end, (void)is_float, (void)out;
-	return false;
+	return NULL;
 #endif
+}
+
+static bool fast_real(const char *p, const char *end, bool is_float, double *out)
+{
+	double x;
+	if (sap_quick_real(p, end, is_float, &x) != end)
+		return false;
+	*out = x;
+	return true;
 }
 
 /* strtod skips leading white space, newlines included, and the text is

@@ -270,15 +270,37 @@ static double scan_real(sap_fields *f, const char *field, bool is_float)
 	return x;
 }
 
+/* The common token, read in one pass as quick_integer does. */
+static inline bool quick_real(sap_fields *f, bool is_float, double *out)
+{
+	const char *p = f->p, *end = f->end;
+	if (f->elem && f->eat > 0 && p < end && *p == ':')
+		p++;
+	else
+		while (p < end && is_sep(*p))
+			p++;
+	const char *q = sap_quick_real(p, end, is_float, out);
+	if (!q || (q < end && !ends_field(f, *q)))
+		return false;
+	if (f->elem && f->eat++ == 0)
+		f->estart = p;
+	f->p = q;
+	return true;
+}
+
 void sap_scan_float(sap_fields *f, float *out, const char *field)
 {
 	/* strtof's float, widened and narrowed back unchanged. */
-	*out = (float)scan_real(f, field, true);
+	double x;
+	if (!quick_real(f, true, &x))
+		x = scan_real(f, field, true);
+	*out = (float)x;
 }
 
 void sap_scan_double(sap_fields *f, double *out, const char *field)
 {
-	*out = scan_real(f, field, false);
+	if (!quick_real(f, false, out))
+		*out = scan_real(f, field, false);
 }
 
 void sap_scan_bool(sap_fields *f, bool *out, const char *field)

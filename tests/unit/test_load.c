@@ -283,6 +283,49 @@ START_TEST(reals_match_strtod)
 }
 END_TEST
 
+/* Integers too: plain digits take a shortcut, '+' and long runs of
+ * leading zeros the full parser; both must agree with strtoll. */
+START_TEST(integers_match_strtoll)
+{
+	static const char *edges[] = {
+		"0", "-0", "+7", "007", "2147483647", "-2147483648", "9223372036854775807",
+		"-9223372036854775808", "000000000000000000000000000042", "123456789012345678",
+		"-123456789012345678", "1234567890123456789",
+	};
+	sap_rng r = sap_rng_make(78, 0, 0);
+	char tok[64];
+	for (int i = 0; i < 200000 + (int)(sizeof edges / sizeof *edges); i++) {
+		if (i < (int)(sizeof edges / sizeof *edges)) {
+			strcpy(tok, edges[i]);
+		} else {
+			int nd = 1 + (int)sap_rand_int(&r, 19, NULL);
+			size_t n = 0;
+			int64_t sign = sap_rand_int(&r, 4, NULL);
+			if (sign == 0)
+				tok[n++] = '-';
+			else if (sign == 1)
+				tok[n++] = '+';
+			for (int d = 0; d < nd; d++)
+				tok[n++] = (char)('0' + sap_rand_int(&r, d == 0 ? 3 : 10, NULL));
+			tok[n] = '\0';
+		}
+		size_t n = strlen(tok);
+		long long want = strtoll(tok, NULL, 10);
+		sap_fields f = { .file = "t", .line = 1, .p = tok, .end = tok + n };
+		int64_t l;
+		sap_scan_long(&f, &l, "l");
+		ck_assert_msg(l == want, "long %s: %lld != %lld", tok, (long long)l, want);
+		ck_assert_msg(f.p == tok + n, "long %s: not all read", tok);
+		if (want >= INT32_MIN && want <= INT32_MAX) {
+			f = (sap_fields){ .file = "t", .line = 1, .p = tok, .end = tok + n };
+			int32_t x;
+			sap_scan_int(&f, &x, "x");
+			ck_assert_msg(x == want, "int %s: %d != %lld", tok, x, want);
+		}
+	}
+}
+END_TEST
+
 /* ---- errors ---- */
 
 static void load_missing_field(void) { load_text("1 2 3\n4 5\n"); }
@@ -374,6 +417,7 @@ Suite *load_suite(void)
 	tcase_add_test(tc, load_all_kinds);
 	tcase_add_test(tc, save_round_trip);
 	tcase_add_test(tc, reals_match_strtod);
+	tcase_add_test(tc, integers_match_strtoll);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");
 	tcase_add_exit_test(tc, exit_missing_field, 1);
