@@ -52,6 +52,7 @@ run_tests = \
 	tests/run/layout-ranks.sh \
 	tests/run/load-ranks.sh \
 	tests/run/load-blocks.sh \
+	tests/run/load-truncated.sh \
 	tests/run/map-keys.sap \
 	tests/run/maps-ranks.sh \
 	tests/run/mlr-sample.sh \

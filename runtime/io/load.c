@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <setjmp.h>
+#include <signal.h>
 #include "sap-int.h"
 
 /* Set while a rank parses its share of a file: the first error is kept
@@ -361,13 +362,38 @@ typedef struct text {
 	size_t maplen;
 } text;
 
+/* A mapped file that shrinks under the parser raises SIGBUS at the first
+ * page past its new end: one line instead of a crash report. */
+static const char *volatile mapped_path;
+static struct sigaction bus_before;
+
+static void put_err(const char *s)
+{
+	size_t n = strlen(s);
+	while (n) {
+		ssize_t w = write(2, s, n);
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	put_err("sap: error: '");
+	put_err(mapped_path ? mapped_path : "?");
+	put_err("' was truncated while it was being loaded\n");
+	_exit(1);
+}
+
 /* The bytes [lo, size) of regular file fd, mapped: the parser reads the
  * page cache's own pages, where read() would copy them into as many
  * fresh pages, each zeroed by the kernel on first touch (a third of the
- * system time loading a 60 MB graph).  The file must not shrink while
- * it loads (SIGBUS), as with any mapped input.  False if it cannot be
- * mapped (empty, or a file system without mmap): then it is read. */
-static bool map_text(int fd, off_t lo, off_t size, text *t)
+ * system time loading a 60 MB graph).  False if it cannot be mapped
+ * (empty, or a file system without mmap): then it is read. */
+static bool map_text(int fd, off_t lo, off_t size, text *t, const char *path)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	off_t a0 = pg > 0 ? lo / pg * pg : 0;
@@ -377,14 +403,22 @@ static bool map_text(int fd, off_t lo, off_t size, text *t)
 	if (m == MAP_FAILED)
 		return false;
 	*t = (text){ (char *)m + (lo - a0), (size_t)(size - lo), m, (size_t)(size - a0) };
+	mapped_path = path;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &bus_before);
 	return true;
 }
 
 static void text_done(text *t)
 {
-	if (t->map)
+	if (t->map) {
 		munmap(t->map, t->maplen);
-	else
+		sigaction(SIGBUS, &bus_before, NULL);
+		mapped_path = NULL;
+	} else
 		sap_spare_give(t->p, t->len);
 	*t = (text){ 0 };
 }
@@ -424,11 +458,11 @@ static char *read_fd(int fd, size_t *len)
 	return buf;
 }
 
-/* All of fd (closed); false with errno set on failure. */
-static bool read_text(int fd, text *t)
+/* All of fd (closed), path; false with errno set on failure. */
+static bool read_text(int fd, text *t, const char *path)
 {
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && map_text(fd, 0, st.st_size, t)) {
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && map_text(fd, 0, st.st_size, t, path)) {
 		close(fd);
 		return true;
 	}
@@ -704,14 +738,14 @@ static ssize_t pread_full(int fd, char *p, size_t n, off_t off)
 /* This rank's lines: those that start in its share [lo, hi) of the file's
  * bytes.  A line starts at byte 0 or after a '\n'; the last one runs on
  * past hi to its end.  Into *t, mapped or read; false with errno set. */
-static bool read_share(int fd, off_t size, int r, int P, text *t)
+static bool read_share(int fd, off_t size, int r, int P, text *t, const char *path)
 {
 	off_t per = size / P, extra = size % P;
 	off_t lo = per * r + (r < extra ? r : extra);
 	off_t hi = lo + per + (r < extra ? 1 : 0);
 	/* One byte before lo tells whether a line starts at lo. */
 	off_t a = lo > 0 ? lo - 1 : 0;
-	if (map_text(fd, a, size, t)) {
+	if (map_text(fd, a, size, t, path)) {
 		size_t h = (size_t)(hi - a), end = h;
 		if (h > (size_t)(lo - a) && t->p[h - 1] != '\n') {
 			char *nl = memchr(t->p + h, '\n', t->len - h);
@@ -778,7 +812,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 {
 	int P = sap_nranks(), r = sap_rank();
 	text txt;
-	int err = read_share(fd, size, r, P, &txt) ? 0 : errno;
+	int err = read_share(fd, size, r, P, &txt, path) ? 0 : errno;
 	close(fd);
 	int maxerr = err;
 	sap_comm_allreduce(&maxerr, 1, SAP_COMM_INT, SAP_COMM_MAX);
@@ -921,7 +955,7 @@ static void load_file(sap_dvec *v, const char *name, const char *path, size_t el
 		bool regular;
 		text t;
 		int fd = open_input(path, &regular, false);
-		if (fd < 0 || !read_text(fd, &t))
+		if (fd < 0 || !read_text(fd, &t, path))
 			sap_fatal(s, "cannot read '%s': %s", path, strerror(errno));
 		load_buffer(v, name, path, elsize, parse, codec, &t, s);
 		warn_empty(v, path, s);
@@ -977,7 +1011,7 @@ static void load_file(sap_dvec *v, const char *name, const char *path, size_t el
 	} else {
 		/* Elements holding strings with no codec to send them: every
 		 * rank reads the whole file. */
-		if (!read_text(fd, &t))
+		if (!read_text(fd, &t, path))
 			err = errno;
 		settle_read(err, path, s);
 		load_buffer(v, name, path, elsize, parse, codec, &t, s);
