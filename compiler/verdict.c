@@ -325,6 +325,18 @@ static void sync_paths(Node *l)
 			acc_li->sync_why.v[i] = (void *)"gemv, ger or gemm uses every row of it";
 			continue;
 		}
+		/* f(old, 0, workers) need not be old (a decay): f applies to
+		 * every element, which the sparse path, merging the rows a
+		 * step touched, would skip. */
+		bool fn = false;
+		for (int k = 0; k < acc_li->merge_dds.n; k++)
+			fn |= acc_li->merge_dds.v[k] == cand.v[c] &&
+			      ((Node *)acc_li->merge_how.v[k])->rhs->sym;
+		if (fn) {
+			acc_li->sync_why.v[i] = (void *)"a merge function applies to every element at "
+			                                "every step, also to those no step touches";
+			continue;
+		}
 		walk_loop(l);
 		acc_compute_taint();
 		acc_sync_only.n = 0;
