@@ -454,6 +454,9 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 	if (spec->batch <= 0)
 		sap_fatal(&L->site, "sync for: batch must be positive, got %lld",
 		          (long long)spec->batch);
+	if (spec->model == SAP_SSP && spec->staleness < 0)
+		sap_fatal(&L->site, "sync for: the staleness of ssp(s) must be 0 or more, got %lld",
+		          (long long)spec->staleness);
 	sap_sync_stats *st = stats_of(L, spec);
 	int P = sap_nranks();
 	const char *why = !spec->dense ? "the body writes something other than dvectors of numbers" :

@@ -251,6 +251,15 @@ START_TEST(sync_for_bad_batch)
 }
 END_TEST
 
+START_TEST(sync_for_bad_staleness)
+{
+	sap_loop L = { .id = 1, .kind = SAP_SYNC, .site = { "t.sap", 4, 1 } };
+	sap_syncspec spec = { .model = SAP_SSP, .batch = 2, .staleness = -3 };
+	chunks c = { .calls = 0 };
+	sap_sync_for(&L, 10, &spec, &c, record, NULL, NULL);
+}
+END_TEST
+
 static sap_rng body_rng;
 
 static void draw(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
@@ -308,6 +317,7 @@ Suite *rng_suite(void)
 	tc = tcase_create("loop");
 	tcase_add_test(tc, sync_for_batches);
 	tcase_add_exit_test(tc, sync_for_bad_batch, 1);
+	tcase_add_exit_test(tc, sync_for_bad_staleness, 1);
 	tcase_add_test(tc, async_for_runs);
 	suite_add_tcase(s, tc);
 	return s;
