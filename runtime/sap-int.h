@@ -77,6 +77,9 @@ static inline bool sap_is_blank(char c)
 typedef struct sap_config {
 	int threads;            /* workers per rank; 0: not decided yet */
 	int blocks;             /* blocks per written DDS; 0: one per worker */
+	/* Run each group in index order, not by small block (SAP_FINE_ORDER=0,
+	 * to compare). */
+	bool groups_in_index_order;
 	/* Split an oversized group over every worker under locks, which
 	 * makes the order depend on timing: only when the user asks. */
 	bool locks;
@@ -513,6 +516,11 @@ typedef struct sap_plan {
 	bool colour;            /* key level by colouring (sap_plan_colour) */
 	int *mine;              /* over ranks: the rank running each group, whose
 	                           lists alone are in order until sap_plan_share */
+	bool fine;              /* each group's iterations sorted by their key
+	                           (sap_plan_fine_key with fine_first, fine_F),
+	                           in index order within a key; else in index
+	                           order */
+	int fine_first, fine_F;
 } sap_plan;
 
 /* Plan iterations lo .. lo + n - 1 from their masks.  A group of more
@@ -685,6 +693,18 @@ void sap_plan_number_groups(sap_group_job *j, sap_plan *p, sap_mask_set *all_in,
 void sap_plan_group_end(sap_group_job *j, sap_plan *p, int64_t *order);
 /* What running p costs, in iterations of one worker. */
 double sap_plan_cost(const sap_plan *p);
+/* Inside a group of a block plan with ngroups groups, the iterations run
+ * sorted by the small block of the heaviest DDS they write (key), stable:
+ * the first bit of that DDS's small blocks in a mask, or -1 when groups
+ * run in index order.  The same on every rank for the same plan. */
+int sap_plan_fine_first(const sap_layout *ly, int64_t ngroups);
+static inline int sap_plan_fine_key(uint64_t m, int first, int F)
+{
+	if (first < 0)
+		return 0;
+	uint64_t f = (m >> first) & (F >= 64 ? ~0ULL : (1ULL << F) - 1);
+	return f ? __builtin_ctzll(f) : F;
+}
 
 /* plan/rounds.c: p's groups packed into rounds (false, the plan unfinished,
  * past max_rounds rounds when not 0); with locks, oversized groups get

@@ -14,13 +14,18 @@ static void run_range(const sap_run *x, int64_t lo, int64_t hi, void *red)
 	sap_rng_cur = saved;
 }
 
-/* Iterations it[0 .. n), ascending: a group. */
+/* Iterations it[0 .. n): a group, ascending, or, sorted by small block
+ * (sap_plan.fine), ascending within each block's run.  A body takes
+ * ascending indices (it finds runs of consecutive ones, and the range
+ * its checks cover, from the ends), so each ascending run is a call. */
 static void run_group(const sap_run *x, const int64_t *it, int64_t n, void *red)
 {
-	if (n <= 0)
-		return;
 	sap_rng *saved = sap_rng_cur;
-	x->body(x->env, it, 0, n, red);
+	for (int64_t k = 0, e; k < n; k = e) {
+		for (e = k + 1; e < n && it[e] > it[e - 1]; e++)
+			;
+		x->body(x->env, it, k, e, red);
+	}
 	sap_rng_cur = saved;
 }
 

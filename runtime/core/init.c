@@ -385,6 +385,8 @@ static void read_env(void)
 		sap_cfg.threads = set_count("SAP_THREADS", v, MAX_THREADS);
 	if ((v = getenv("SAP_BLOCKS")) && *v)
 		sap_cfg.blocks = set_count("SAP_BLOCKS", v, 64);
+	if ((v = getenv("SAP_FINE_ORDER")) && *v)
+		sap_cfg.groups_in_index_order = strcmp(v, "0") == 0;
 	if ((v = getenv("SAP_LOCKS")) && *v)
 		sap_cfg.locks = strcmp(v, "0") != 0;
 	if ((v = getenv("SAP_CHECK_PLAN")) && *v)
@@ -524,7 +526,7 @@ static void parse_arg(const sap_program *prog, const char *arg)
  * one rank alone would end that rank but not the others), then its
  * arguments; each item "label\0value\0". */
 static const char *const plan_env[] = { "SAP_THREADS", "SAP_BLOCKS", "SAP_LOCKS",
-                                        "SAP_CHECK_PLAN" };
+                                        "SAP_CHECK_PLAN", "SAP_FINE_ORDER" };
 
 static void item(char **buf, size_t *n, const char *label, const char *val)
 {

@@ -470,6 +470,98 @@ void sap_plan_number_groups(sap_group_job *j, sap_plan *p, sap_mask_set *all_in,
 	*all_in = all;
 }
 
+/* ---- locality inside a group ----
+ *
+ * A group runs on one worker, in any order: the plan is serializable
+ * whatever order each group has.  In index order, the iterations of a
+ * group over data in random order (ratings) touch its rows at random,
+ * and a group's rows are megabytes, more than the worker's cache.
+ * Sorted by the small block of the heaviest DDS (SGDMF's W, by user),
+ * a group runs one small block's rows after another, as LIBMF sorts
+ * each of its blocks by user: passes 18 % shorter at K = 100.  Sorting
+ * by the other DDS's small block too made them shorter still, but the
+ * model converged more slowly per pass; by the heaviest alone it
+ * converged as in index order.  The sort is stable, in index order
+ * within a small block, and depends on the masks alone. */
+
+/* Keys at most this many per plan (groups x small blocks), for the
+ * counts over ranks (ranks.c). */
+enum { FINE_CELLS = 1 << 22 };
+
+int sap_plan_fine_first(const sap_layout *ly, int64_t ngroups)
+{
+	if (sap_cfg.groups_in_index_order || !ly || ly->F <= ly->B || ly->nparts < 1 ||
+	    ngroups * (ly->F + 1) > FINE_CELLS)
+		return -1;
+	int best = 0;
+	for (int part = 1; part < ly->nparts; part++)
+		if (ly->bytes[part] > ly->bytes[best])
+			best = part;
+	return best * ly->F;
+}
+
+typedef struct fine_job {
+	const sap_group_job *j;
+	sap_plan *p;
+	uint8_t *key;           /* per iteration */
+	int first, F;
+} fine_job;
+
+static void fine_keys(void *arg, int w)
+{
+	fine_job *fj = arg;
+	const sap_group_job *j = fj->j;
+	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
+	const sap_mask_set *s = &j->local[w];
+	for (int64_t k = a; k < b; k++)
+		fj->key[k] = (uint8_t)sap_plan_fine_key(s->mask[j->ids[k]], fj->first, fj->F);
+}
+
+static void fine_sort(void *arg, int w)
+{
+	fine_job *fj = arg;
+	const sap_group_job *j = fj->j;
+	sap_plan *p = fj->p;
+	int nk = fj->F + 1;
+	int64_t cnt[65 + 1];
+	int64_t *tmp = NULL;
+	size_t cap = 0;
+	for (int64_t g = w; g < p->ngroups; g += j->T) {
+		int64_t a = p->goff[g], n = p->goff[g + 1] - a;
+		if (n < 2)
+			continue;
+		if ((size_t)n > cap) {
+			free(tmp);
+			cap = (size_t)n;
+			tmp = sap_xmalloc(cap * sizeof *tmp);
+		}
+		memset(cnt, 0, sizeof cnt);
+		for (int64_t q = a; q < a + n; q++)
+			cnt[fj->key[p->order[q] - j->lo] + 1]++;
+		for (int k = 0; k < nk; k++)
+			cnt[k + 1] += cnt[k];
+		for (int64_t q = a; q < a + n; q++)
+			tmp[cnt[fj->key[p->order[q] - j->lo]]++] = p->order[q];
+		memcpy(p->order + a, tmp, (size_t)n * sizeof *tmp);
+	}
+	free(tmp);
+}
+
+static void order_by_fine_blocks(const sap_group_job *j, sap_plan *p)
+{
+	int first = sap_plan_fine_first(j->ly, p->ngroups);
+	if (first < 0 || j->n < 2)
+		return;
+	p->fine = true;
+	p->fine_first = first;
+	p->fine_F = j->ly->F;
+	fine_job fj = { .j = j, .p = p, .first = first, .F = j->ly->F };
+	fj.key = sap_xmalloc((size_t)j->n * sizeof *fj.key);
+	sap_pool_run(j->T, fine_keys, &fj);
+	sap_pool_run(j->T, fine_sort, &fj);
+	free(fj.key);
+}
+
 /* The workers' sets counted: number the groups, largest first, and sort
  * the iterations into them. */
 void sap_plan_group_end(sap_group_job *j, sap_plan *p, int64_t *order)
@@ -512,6 +604,7 @@ void sap_plan_group_end(sap_group_job *j, sap_plan *p, int64_t *order)
 	j->pos = pos;
 	p->order = j->order = order;
 	sap_pool_run(T, scatter_worker, j);
+	order_by_fine_blocks(j, p);
 
 	for (int w = 0; w < T; w++) {
 		sap_mask_set_free(&j->local[w]);

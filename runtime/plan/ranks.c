@@ -21,36 +21,45 @@ static int *group_ranks(const sap_plan *p, int threads)
 	return own;
 }
 
+/* Rank r's iterations in group g with key k (sap_plan_fine_key; nk keys
+ * a group, 1 when groups run in index order). */
+static inline int64_t cell(const int64_t *cg, int64_t G, int nk, int r, int64_t g, int k)
+{
+	return cg[((size_t)r * (size_t)G + (size_t)g) * (size_t)nk + (size_t)k];
+}
+
 /* What this rank received, from each rank in rank order and each rank's
- * by group, into dst in plan order (elements of es bytes): a group's from
- * rank s after those from the ranks before, so that it stays in index
- * order. */
+ * by group and key, into dst in plan order (elements of es bytes): a
+ * group's by key, and within a key those from rank s after those from
+ * the ranks before, so that each key's stay in index order, as on one
+ * rank (group.c). */
 static void place_by_group(char *dst, const char *src, size_t es, const sap_plan *p,
-                           const int *own, const int64_t *cg, const int64_t *rdis)
+                           const int *own, const int64_t *cg, int nk, const int64_t *rdis)
 {
 	int P = sap_nranks(), me = sap_rank();
 	int64_t G = p->ngroups;
-	int64_t *done = sap_xcalloc((size_t)G, sizeof *done);
-	for (int s = 0; s < P; s++) {
-		int64_t q = rdis[s];
-		for (int64_t g = 0; g < G; g++) {
-			if (own[g] != me)
-				continue;
-			int64_t c = cg[(size_t)s * (size_t)G + (size_t)g];
-			memcpy(dst + (size_t)(p->goff[g] + done[g]) * es, src + (size_t)q * es,
-			       (size_t)c * es);
-			done[g] += c;
-			q += c;
-		}
+	int64_t *at = sap_xmalloc((size_t)P * sizeof *at);
+	memcpy(at, rdis, (size_t)P * sizeof *at);
+	for (int64_t g = 0; g < G; g++) {
+		if (own[g] != me)
+			continue;
+		int64_t q = p->goff[g];
+		for (int k = 0; k < nk; k++)
+			for (int s = 0; s < P; s++) {
+				int64_t c = cell(cg, G, nk, s, g, k);
+				memcpy(dst + (size_t)q * es, src + (size_t)at[s] * es, (size_t)c * es);
+				q += c;
+				at[s] += c;
+			}
 	}
-	free(done);
+	free(at);
 }
 
 /* The elements of sh->v at the iterations sendb[0 .. ns) that this rank
  * sends as the plan's (counts and displacements as for them), into
  * sh->s in plan order. */
 static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own,
-                          const int64_t *cg, const int64_t *sendb, int64_t ns,
+                          const int64_t *cg, int nk, const int64_t *sendb, int64_t ns,
                           const int64_t *scnt, const int64_t *sdis, const int64_t *rcnt,
                           const int64_t *rdis, int64_t nr)
 {
@@ -68,7 +77,7 @@ static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own
 		memcpy(out + (size_t)q * es, sh->v->data + (size_t)sendb[q] * es, es);
 	sap_comm_alltoallv(out, scnt, sdis, in, rcnt, rdis, es);
 	sap_stage_reserve(sh->s, (size_t)p->n * es);
-	place_by_group(sh->s->data, in, es, p, own, cg, rdis);
+	place_by_group(sh->s->data, in, es, p, own, cg, nk, rdis);
 	sap_stage_done(sh->s, sh->v, (size_t)nr * es);
 	/* What went to other ranks and came from them. */
 	sh->sent += (int64_t)((size_t)(ns - scnt[me]) * es);
@@ -233,7 +242,8 @@ static bool ranks_keys(rank_plan *rp, const sap_async_spec *spec, const sap_layo
 /* Where the block plan's iterations go: what this rank sends to each
  * rank and receives from it. */
 typedef struct route {
-	int64_t *cg;            /* per rank, per group: its iterations */
+	int64_t *cg;            /* per rank, per group, per key: its iterations */
+	int nk, first;          /* keys a group, and sap_plan_fine_first */
 	int *own;               /* per group: the rank that runs it */
 	int64_t *scnt, *sdis;   /* per rank: what this rank sends it, in sendb */
 	int64_t *rcnt, *rdis;   /* per rank: what this rank receives from it */
@@ -241,36 +251,49 @@ typedef struct route {
 	int64_t *recvb, nr;
 } route;
 
-/* Each rank's count of each group, for everyone. */
+/* Each rank's count of each group and key, for everyone. */
 static void route_counts(const rank_plan *rp, route *rt)
 {
 	const sap_plan *p = rp->p;
 	int P = rp->P;
 	int64_t G = p->ngroups;
-	int64_t *cg = sap_xcalloc((size_t)P * (size_t)G, sizeof *cg);
+	const sap_layout *ly = rp->j.ly;
+	rt->first = sap_plan_fine_first(ly, G);
+	rt->nk = rt->first >= 0 ? ly->F + 1 : 1;
+	if (rt->first >= 0) {
+		rp->p->fine = true;
+		rp->p->fine_first = rt->first;
+		rp->p->fine_F = ly->F;
+	}
+	int64_t *cg = sap_xcalloc((size_t)P * (size_t)G * (size_t)rt->nk, sizeof *cg);
 	for (int r = 0; r < P; r++)
-		for (int64_t q = rp->partof[r]; q < rp->partof[r + 1]; q++)
-			cg[(size_t)r * (size_t)G + (size_t)rp->sid[q]] +=
-				(int64_t)rp->every[rp->dis[r] + 2 * (q - rp->partof[r]) + 1];
+		for (int64_t q = rp->partof[r]; q < rp->partof[r + 1]; q++) {
+			const uint64_t *pair = &rp->every[rp->dis[r] + 2 * (q - rp->partof[r])];
+			int k = rt->first >= 0 ? sap_plan_fine_key(pair[0], rt->first, ly->F) : 0;
+			cg[((size_t)r * (size_t)G + (size_t)rp->sid[q]) * (size_t)rt->nk + (size_t)k] +=
+				(int64_t)pair[1];
+		}
 	rt->cg = cg;
 	rt->own = group_ranks(p, rp->threads);
 }
 
 /* This rank's iterations to the ranks that run their groups: by
- * destination, then group, then index. */
+ * destination, then group, then key, then index. */
 static void route_send(const rank_plan *rp, route *rt, const uint32_t *ids)
 {
 	int P = rp->P, me = rp->me, threads = rp->threads;
 	int64_t G = rp->p->ngroups, a = rp->a, b = rp->b;
 	const int *own = rt->own;
 	const int64_t *cg = rt->cg;
+	int nk = rt->nk;
 	int64_t *scnt = sap_xcalloc((size_t)P, sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
-	int64_t *gat = sap_xmalloc((size_t)G * sizeof *gat);
+	int64_t *gat = sap_xmalloc((size_t)G * (size_t)nk * sizeof *gat);
 	int64_t *dstat = sap_xcalloc((size_t)P, sizeof *dstat);
-	for (int64_t g = 0; g < G; g++) {
-		gat[g] = dstat[own[g]];
-		dstat[own[g]] += cg[(size_t)me * (size_t)G + (size_t)g];
-	}
+	for (int64_t g = 0; g < G; g++)
+		for (int k = 0; k < nk; k++) {
+			gat[g * nk + k] = dstat[own[g]];
+			dstat[own[g]] += cell(cg, G, nk, me, g, k);
+		}
 	int64_t s0 = 0;
 	for (int d = 0; d < P; d++) {
 		sdis[d] = s0;
@@ -280,9 +303,12 @@ static void route_send(const rank_plan *rp, route *rt, const uint32_t *ids)
 	int64_t *sendb = sap_xmalloc((size_t)s0 * sizeof *sendb);
 	for (int w = 0; w < threads; w++) {
 		int64_t x = sap_chunk(a, b, threads, w), y = sap_chunk(a, b, threads, w + 1);
+		const sap_mask_set *set = &rp->j.local[w];
 		for (int64_t i = x; i < y; i++) {
-			int64_t g = rp->gid[w][ids[i - a]];
-			sendb[sdis[own[g]] + gat[g]++] = i;
+			uint32_t id = ids[i - a];
+			int64_t g = rp->gid[w][id];
+			int k = rt->first >= 0 ? sap_plan_fine_key(set->mask[id], rt->first, rp->j.ly->F) : 0;
+			sendb[sdis[own[g]] + gat[g * nk + k]++] = i;
 		}
 	}
 	free(gat);
@@ -308,14 +334,15 @@ static void route_receive(const rank_plan *rp, route *rt, int64_t *order)
 		int64_t c = 0;
 		for (int64_t g = 0; g < G; g++)
 			if (own[g] == me)
-				c += cg[(size_t)s * (size_t)G + (size_t)g];
+				for (int k = 0; k < rt->nk; k++)
+					c += cell(cg, G, rt->nk, s, g, k);
 		rdis[s] = r0;
 		rcnt[s] = c;
 		r0 += c;
 	}
 	int64_t *recvb = sap_xmalloc((size_t)r0 * sizeof *recvb);
 	sap_comm_alltoallv(rt->sendb, rt->scnt, rt->sdis, recvb, rcnt, rdis, sizeof *recvb);
-	place_by_group((char *)order, (const char *)recvb, sizeof *order, p, own, cg, rdis);
+	place_by_group((char *)order, (const char *)recvb, sizeof *order, p, own, cg, rt->nk, rdis);
 	p->order = order;
 	p->mine = rt->own;
 	rt->rcnt = rcnt;
@@ -329,7 +356,7 @@ static void route_ship(const rank_plan *rp, const route *rt, struct sap_ship *sh
 {
 	for (int k = 0; k < nship; k++) {
 		double t0 = sap_now();
-		ship_elements(rp->p, &ship[k], rt->own, rt->cg, rt->sendb, rt->ns, rt->scnt,
+		ship_elements(rp->p, &ship[k], rt->own, rt->cg, rt->nk, rt->sendb, rt->ns, rt->scnt,
 		              rt->sdis, rt->rcnt, rt->rdis, rt->nr);
 		ship[k].seconds += sap_now() - t0;
 	}

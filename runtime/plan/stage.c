@@ -1,8 +1,9 @@
 /* stage.c: plan-order copies of the dvectors a loop reads at its own
  * index (sap_dds.by_index).
  *
- * A plan's group runs its iterations in ascending order, but they are
- * spread over the whole index range: a body reading X[i] takes a few
+ * A plan's group runs its iterations in ascending order (by small block,
+ * then ascending: group.c), but they are spread over the whole index
+ * range: a body reading X[i] takes a few
  * elements from each cache line of X, and every round streams X again.
  * A copy in the plan's order makes each group's elements one contiguous
  * run, which is what a hand-written Strata program gets by sorting its

@@ -13,9 +13,11 @@ static int64_t gsize(const sap_plan *p, int64_t g)
 	return p->goff[g + 1] - p->goff[g];
 }
 
-/* Every iteration once, each group in index order with one mask, each
- * group in one round, and the groups of a round disjoint (by masks: a
- * key-level plan's groups have none, sap_plan_check is their test). */
+/* Every iteration once, each group in index order (or, when the plan
+ * sorts its groups by small block, by key and then in index order) with
+ * one mask, each group in one round, and the groups of a round disjoint
+ * (by masks: a key-level plan's groups have none, sap_plan_check is
+ * their test). */
 static void assert_well_formed(const sap_plan *p, const uint64_t *mask_of)
 {
 	int T = p->nworkers;
@@ -29,8 +31,16 @@ static void assert_well_formed(const sap_plan *p, const uint64_t *mask_of)
 			ck_assert(i >= 0 && i < p->n);
 			ck_assert(!seen[i]);
 			seen[i] = 1;
-			if (k > p->goff[g])
+			if (k > p->goff[g] && p->fine && mask_of) {
+				int64_t h = p->order[k - 1];
+				int kh = sap_plan_fine_key(mask_of[h], p->fine_first, p->fine_F);
+				int ki = sap_plan_fine_key(mask_of[i], p->fine_first, p->fine_F);
+				ck_assert_int_le(kh, ki);
+				if (kh == ki)
+					ck_assert_int_lt(h, i);
+			} else if (k > p->goff[g] && !p->fine) {
 				ck_assert_int_lt(p->order[k - 1], i);
+			}
 			if (mask_of && !p->keys) {
 				uint64_t m = 0;
 				for (int b = 0; b < 64; b++)
@@ -285,10 +295,32 @@ static void plan_strata(sgd *m, int T, planned *pl)
 	ck_assert_int_eq(p->ngroups, T * T);
 	ck_assert_int_eq(p->nlocked, 0);
 	ck_assert_int_eq(p->nrounds, T);
+	/* Each group by the small blocks of the ratings' larger side (the
+	 * first DDS here, as large as the second: the first of equals). */
+	ck_assert(p->fine);
+	ck_assert_int_eq(p->fine_first, 0);
 	sap_conflict c;
 	ck_assert(sap_plan_check(p, 0, pl->log.v, pl->log.n, &c));
 	free(mk);
 }
+
+/* With SAP_FINE_ORDER=0 the groups stay in index order. */
+START_TEST(strata_index_order)
+{
+	sgd m;
+	sgd_make(&m, 50000, 5000, 5000, 5);
+	sap_cfg.groups_in_index_order = true;
+	uint64_t *mk = masks_of(&m.spec, &m, m.A.n, 2);
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, m.A.n, 2, true);
+	ck_assert(!pl.plan.fine);
+	assert_well_formed(&pl.plan, mk);
+	sap_cfg.groups_in_index_order = false;
+	free(mk);
+	planned_free(&pl);
+	sgd_free(&m);
+}
+END_TEST
 
 /* DSGD/Strata: T rounds of T groups, one per worker, loads within 10%. */
 START_TEST(strata_shape)
@@ -1221,6 +1253,7 @@ Suite *sched_suite(void)
 	tcase_add_test(tc, masks_of_keys);
 	tcase_add_loop_test(tc, strata_skewed, 0, 3);
 	tcase_add_loop_test(tc, strata_shape, 0, 6);
+	tcase_add_test(tc, strata_index_order);
 	tcase_add_test(tc, greedy_stranded);
 	tcase_add_test(tc, oversized_group);
 	tcase_add_loop_test(tc, check_transe, 0, 2);
