@@ -478,7 +478,7 @@ void sap_plan_number_groups(sap_group_job *j, sap_plan *p, sap_mask_set *all_in,
  * and a group's rows are megabytes, more than the worker's cache.
  * Sorted by the small block of the heaviest DDS (SGDMF's W, by user),
  * a group runs one small block's rows after another, as LIBMF sorts
- * each of its blocks by user: passes 18 % shorter at K = 100.  Sorting
+ * each of its blocks by user: passes 10-14 % shorter at K = 100.  Sorting
  * by the other DDS's small block too made them shorter still, but the
  * model converged more slowly per pass; by the heaviest alone it
  * converged as in index order.  The sort is stable, in index order
