@@ -970,13 +970,14 @@ int sap_resume(sap_state_fn fn)
 		        "(loop %u)\n", (unsigned long long)h.seq, dir, (unsigned long long)h.invocation,
 		        h.op);
 	if (was != sap_nranks())
-		sap_warn(NULL, "--resume: the checkpoint was taken on %d ranks, this run has %d: its "
+		sap_warn(NULL, "--resume: the checkpoint was taken on %d rank%s, this run has %d: its "
 		         "vectors and maps are cut anew, and its async loops plan afresh for other "
-		         "workers (sap-run(1), CHECKPOINTS)", was, sap_nranks());
+		         "workers (sap-run(1), CHECKPOINTS)", was, was == 1 ? "" : "s", sap_nranks());
 	else if (h.threads != (uint32_t)sap_cfg.threads)
-		sap_warn(NULL, "--resume: the checkpoint was taken with %u threads a rank, this run has "
-		         "%d: its async loops plan for other workers, so its results may differ from "
-		         "the uninterrupted run's", h.threads, sap_cfg.threads);
+		sap_warn(NULL, "--resume: the checkpoint was taken with %u thread%s a rank, this run "
+		         "has %d: its async loops plan for other workers, so its results may differ "
+		         "from the uninterrupted run's", h.threads, h.threads == 1 ? "" : "s",
+		         sap_cfg.threads);
 	last_ckpt = sap_wtime();
 	return (int)h.op;
 }

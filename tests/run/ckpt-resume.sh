@@ -72,7 +72,9 @@ for pq in 2:1 1:3 3:2; do
 			--checkpoint-every=1 >p1 2>p1.err </dev/null && fail "$p ranks: not killed after loop $k"
 		$MPIEXEC -n "$q" ./prog --checkpoint-dir=ck --checkpoint-every=1 --resume >p2 2>p2.err \
 			</dev/null || { cat p2.err; fail "killed on $p ranks after loop $k: --resume on $q failed"; }
-		grep -q "warning: --resume: the checkpoint was taken on $p ranks, this run has $q" p2.err ||
+		rk=ranks
+		test "$p" = 1 && rk=rank
+		grep -q "warning: --resume: the checkpoint was taken on $p $rk, this run has $q" p2.err ||
 			{ cat p2.err; fail "no warning of $p ranks resumed on $q"; }
 		covers full/stdout p1 p2 || {
 			diff full/stdout p2
