@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "sap-int.h"
 
@@ -624,6 +625,33 @@ static void check_same_start(int argc, char **argv, const sap_program *prog)
 	leave(2);
 }
 
+/* A checkpoint directory that cannot be made or written in is an error
+ * at the start, not a warning at every checkpoint (which writes none).
+ * A directory to resume from is read first, and checked then. */
+static void check_ckpt_dir(void)
+{
+	const char *d = sap_cfg.ckpt_dir;
+	struct stat st;
+	int err = 0;
+	if (mkdir(d, 0755) != 0 && errno != EEXIST)
+		err = errno;
+	else if (stat(d, &st) != 0)
+		err = errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	else if (access(d, W_OK | X_OK) != 0)
+		err = errno;
+	int first = err ? rank : nranks;
+	if (nranks > 1)
+		sap_comm_allreduce(&first, 1, SAP_COMM_INT, SAP_COMM_MIN);
+	if (first == nranks)
+		return;
+	if (rank == first)
+		fprintf(stderr, "%s: error: --checkpoint-dir=%s: %s%s\n", progname, d, strerror(err),
+		        nranks > 1 ? sap_strf(" (on rank %d)", rank) : "");
+	leave(2);
+}
+
 void sap_init(int *argc, char ***argv, const sap_program *prog)
 {
 	sap_comm_start(argc, argv);
@@ -646,6 +674,8 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		usage_error("--resume needs --checkpoint-dir=DIR, the directory of the checkpoints");
 	if (sap_cfg.ckpt_dir && !sap_cfg.ckpt_every && !sap_cfg.ckpt_seconds)
 		sap_cfg.ckpt_seconds = DEFAULT_CKPT_SECONDS;
+	if (sap_cfg.ckpt_dir && !sap_cfg.resume)
+		check_ckpt_dir();
 	program_hash = prog->hash;
 	/* Loops spread over ranks plan for ranks x threads workers, the same
 	 * plan on every rank: the ranks must agree on their threads. */

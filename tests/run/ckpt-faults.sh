@@ -5,6 +5,8 @@
 # on one rank: the run warns that the checkpoint was not written, goes on
 # and ends as an uninterrupted run does, and no checkpoint it left is
 # torn: --resume then passes none over and resumes from the newest.
+# A directory that cannot be one (a file, a path under /proc) is an error
+# at the start, on 1 and 2 ranks: exit status 2, one message naming it.
 set -u
 : "${top_srcdir:?must be set}"
 # shellcheck source=../preamble.sh source-path=SCRIPTDIR
@@ -62,6 +64,18 @@ for fault in write:1:ENOSPC write:4:EIO fsync:1:EIO fsync:3:ENOSPC rename:1:ENOS
 		grep -q "^resuming from checkpoint" p2.err || { cat p2.err; fail "$what: did not resume"; }
 		tail -n "$(wc -l <p2.out)" full.out | cmp -s - p2.out || fail "$what: the resumed output differs"
 		cmp -s full.txt w.txt || fail "$what: the vector saved after resuming differs"
+	done
+done
+
+: >afile
+for d in afile /proc/sap-no-such-dir; do
+	for np in 1 2; do
+		$MPIEXEC -n $np ./p --checkpoint-dir=$d >bad.out 2>bad.err </dev/null
+		rc=$?
+		test $rc = 2 || { cat bad.err; fail "--checkpoint-dir=$d on $np ranks: exit status $rc, not 2"; }
+		test "$(grep -c "error: --checkpoint-dir=$d: " bad.err)" = 1 ||
+			{ cat bad.err; fail "--checkpoint-dir=$d on $np ranks: not one error naming it"; }
+		test -s bad.out && { cat bad.out; fail "--checkpoint-dir=$d on $np ranks: the program ran"; }
 	done
 done
 exit 0
