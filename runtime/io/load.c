@@ -184,7 +184,7 @@ void *sap_scan_push_slow(sap_fields *f, sap_list *l, size_t elsize)
 	if (from && at != from)
 		memmove(at, from, have);
 	if (l->cap)
-		free(from);
+		free(l->v);
 	l->v = at;
 	l->cap = 0;
 	b->top = at + have + elsize;
