@@ -426,11 +426,26 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 		if (L->note)
 			fprintf(out, "    note (line %d): %s\n", line_no(L->note_at), L->note);
 		break;
-	case VD_SYNC:
-		fprintf(out, "data-parallel (sync for): each worker updates its own copy of what the body "
-		        "writes, merged at synchronisation points\n");
+	case VD_SYNC: {
+		/* What no merge covers makes the loop run whole (see explain_sync). */
+		Sym *whole = NULL;
+		for (int i = 0; i < L->dds.n && !whole; i++) {
+			Sym *d = L->dds.v[i];
+			if (((intptr_t)L->dds_mode.v[i] & ACC_WRITE) &&
+			    (d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem)))
+				whole = d;
+		}
+		if (whole)
+			fprintf(out, "whole on every rank (sync for): it writes %s, a %s, which no merge "
+			        "covers, so the loop runs whole on every rank, one worker each\n",
+			        whole->name, whole->ty->kind == TY_DVEC ? "dvector of other than numbers" :
+			        "map");
+		else
+			fprintf(out, "data-parallel (sync for): each worker updates its own copy of what "
+			        "the body writes, merged at synchronisation points\n");
 		explain_sync(out, l, L);
 		break;
+	}
 	}
 }
 
