@@ -208,33 +208,45 @@ static int64_t scan_integer(sap_fields *f, const char *field, const char *type,
 	return v;
 }
 
+/* Where the next field starts, for the one-pass readers below: after
+ * the ':' inside an element, else after blanks.  Nothing is checked. */
+static inline const char *quick_start(const sap_fields *f)
+{
+	const char *p = f->p;
+	if (f->elem && f->eat > 0 && p < f->end && *p == ':')
+		return p + 1;
+	while (p < f->end && is_sep(*p))
+		p++;
+	return p;
+}
+
+/* The field [t, q) read by a one-pass reader: taken if it ends there. */
+static inline bool quick_take(sap_fields *f, const char *t, const char *q)
+{
+	if (q < f->end && !ends_field(f, *q))
+		return false;
+	if (f->elem && f->eat++ == 0)
+		f->estart = t;
+	f->p = q;
+	return true;
+}
+
 /* The common token, up to 18 plain digits with an optional '-', read in
  * one pass; false leaves f as it was, for scan_integer to read the token
  * again and say what is wrong with it.  A graph's lists of ids took
  * three passes over each token. */
 static inline bool quick_integer(sap_fields *f, int64_t lo, int64_t hi, int64_t *out)
 {
-	const char *p = f->p, *end = f->end;
-	if (f->elem && f->eat > 0 && p < end && *p == ':')
-		p++;
-	else
-		while (p < end && is_sep(*p))
-			p++;
-	const char *t = p;
+	const char *t = quick_start(f), *p = t, *end = f->end;
 	bool neg = p < end && *p == '-';
 	p += neg;
 	const char *d = p, *dmax = end - p > 18 ? p + 18 : end;
 	uint64_t u = 0;
 	while (p < dmax && (unsigned)(*p - '0') <= 9)
 		u = u * 10 + (unsigned)(*p++ - '0');
-	if (p == d || (p < end && !ends_field(f, *p)))
-		return false;
 	int64_t v = neg ? -(int64_t)u : (int64_t)u;
-	if (v < lo || v > hi)
+	if (p == d || v < lo || v > hi || !quick_take(f, t, p))
 		return false;
-	if (f->elem && f->eat++ == 0)
-		f->estart = t;
-	f->p = p;
 	*out = v;
 	return true;
 }
@@ -274,19 +286,9 @@ static double scan_real(sap_fields *f, const char *field, bool is_float)
 /* The common token, read in one pass as quick_integer does. */
 static inline bool quick_real(sap_fields *f, bool is_float, double *out)
 {
-	const char *p = f->p, *end = f->end;
-	if (f->elem && f->eat > 0 && p < end && *p == ':')
-		p++;
-	else
-		while (p < end && is_sep(*p))
-			p++;
-	const char *q = sap_quick_real(p, end, is_float, out);
-	if (!q || (q < end && !ends_field(f, *q)))
-		return false;
-	if (f->elem && f->eat++ == 0)
-		f->estart = p;
-	f->p = q;
-	return true;
+	const char *t = quick_start(f);
+	const char *q = sap_quick_real(t, f->end, is_float, out);
+	return q && quick_take(f, t, q);
 }
 
 void sap_scan_float(sap_fields *f, float *out, const char *field)
