@@ -519,7 +519,7 @@ static char *builtin_call(Node *e)
 	case B_FAST_SIGMOID:
 		return format("sap_fast_sigmoid(%s)", emit_expr(a0));
 	case B_WTIME:
-		return "sap_wtime()";
+		return "sap_wtime_prog()";
 	case B_RANKS:
 		return "sap_nranks()";
 	case B_THREADS:

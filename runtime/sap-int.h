@@ -100,6 +100,10 @@ sap_rng *sap_driver_rng(void);
 uint64_t sap_program_hash(void);
 /* sap_wtime() reads `then` now, and goes on from there. */
 void sap_wtime_continue(double then);
+/* Parallel loops running: sap_async_for and sap_sync_for count
+ * themselves in on the driver, so that wtime() tells driver code from a
+ * body (sap_wtime_prog). */
+extern _Atomic int sap_loops_running;
 
 /* The number of workers: sap_cfg.threads once decided, otherwise the
  * online CPUs (code that never called sap_init). */

@@ -1131,8 +1131,12 @@ void sap_gemm_d(sap_mat z, sap_list *fit, sap_mat x, sap_mat w, const sap_site *
 void sap_gemm_upd_f(sap_mat w, float a, sap_mat g, sap_mat x, const sap_site *s);
 void sap_gemm_upd_d(sap_mat w, double a, sap_mat g, sap_mat x, const sap_site *s);
 
-/* wtime(): seconds since some moment, for timing a program's phases. */
+/* Seconds since some moment, this rank's clock. */
 double sap_wtime(void);
+/* wtime(): in driver code rank 0's clock, broadcast (collective there),
+ * so that every rank takes the same branch on it; in a loop body, or a
+ * function one calls, the rank's own (sap_wtime). */
+double sap_wtime_prog(void);
 
 #ifdef __cplusplus
 }

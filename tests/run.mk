@@ -9,6 +9,7 @@ run_tests = \
 	tests/run/array-fill.sap \
 	tests/run/array-fill-c.sh \
 	tests/run/args-ranks.sh \
+	tests/run/wtime-ranks.sh \
 	tests/run/async-order.sh \
 	tests/run/bad-input.sh \
 	tests/run/codec-ranks.sh \

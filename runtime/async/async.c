@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include "sap-int.h"
 
 static struct sap_loop_state *state_of(sap_loop *L)
@@ -1092,8 +1093,8 @@ static void pack_lists(struct sap_loop_state *st, const sap_async_spec *spec)
 	}
 }
 
-void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
-                   void *env, sap_body_fn body, const sap_reduce *r, void *red)
+static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
+                      void *env, sap_body_fn body, const sap_reduce *r, void *red)
 {
 	L->invocations++;
 	struct sap_loop_state *st = state_of(L);
@@ -1182,4 +1183,12 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 	for (int k = 0; spec->dds && sap_nranks() > 1 && k < spec->ndds; k++)
 		if (spec->dds[k].dv)
 			sap_dv_trim(spec->dds[k].dv);
+}
+
+void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
+                   void *env, sap_body_fn body, const sap_reduce *r, void *red)
+{
+	atomic_fetch_add(&sap_loops_running, 1);
+	async_for(L, spec, lo, hi, env, body, r, red);
+	atomic_fetch_sub(&sap_loops_running, 1);
 }

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -710,6 +711,20 @@ static double wtime_offset;
 double sap_wtime(void)
 {
 	return sap_comm_wtime() + wtime_offset;
+}
+
+_Atomic int sap_loops_running;
+
+/* Driver code runs on every rank with the same values, so that it takes
+ * the same branches: a program that trains for as long as
+ * wtime() - t0 < budget would otherwise run a different number of
+ * passes on each rank, or wait forever in one another's collectives. */
+double sap_wtime_prog(void)
+{
+	double t = sap_wtime();
+	if (sap_nranks() > 1 && atomic_load_explicit(&sap_loops_running, memory_order_relaxed) == 0)
+		sap_comm_bcast(&t, 1, sizeof t, 0);
+	return t;
 }
 
 void sap_wtime_continue(double then)

@@ -447,8 +447,8 @@ static void run_split(sync_run *s, int64_t n, void *red)
 	split_end(s, q, red);
 }
 
-void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
-                  sap_body_fn body, const sap_reduce *r, void *red)
+static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
+                     sap_body_fn body, const sap_reduce *r, void *red)
 {
 	L->invocations++;
 	if (spec->batch <= 0)
@@ -507,6 +507,14 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 	s.x = (sap_run){ L, env, body, r, NULL, T, T };
 	st->workers = P * T;
 	run_split(&s, n, red);
+}
+
+void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
+                  sap_body_fn body, const sap_reduce *r, void *red)
+{
+	atomic_fetch_add(&sap_loops_running, 1);
+	sync_for(L, n, spec, env, body, r, red);
+	atomic_fetch_sub(&sap_loops_running, 1);
 }
 
 sap_list sap_sync_batch(const sap_dvec *over, const int64_t *idx, int64_t lo, int64_t hi)
