@@ -625,13 +625,16 @@ void sap_plan_free(sap_plan *p);
 /* Two groups of one round that touch one key, at least one writing it. */
 typedef struct sap_conflict {
 	int64_t round, g1, g2;
-	int dds;
+	int dds;                /* -1: iteration `key` runs `times` times */
 	int64_t key;
+	int64_t times;
 } sap_conflict;
 
-/* Check the plan of iterations lo .. lo + n - 1 against their accesses.
- * Locked rounds are exempt: their locks serialize shared keys.  Returns
- * false and fills *c at the first conflict. */
+/* Check the plan of iterations lo .. lo + n - 1: that it runs each once
+ * (each in one group, each group in one round), and that no two groups
+ * of a round touch a key, one writing it, by their accesses.  Locked
+ * rounds are exempt from the second: their locks serialize shared keys.
+ * Returns false and fills *c at the first fault. */
 bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_t nlog,
                     sap_conflict *c);
 

@@ -8,6 +8,7 @@
  * their inputs stay the same, since ML loops run many times over the same
  * data (STRADS-AP section 4.2).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
@@ -208,7 +209,16 @@ static void check_plan(struct sap_loop_state *st, const sap_async_spec *spec, vo
 	sap_keylog log = { 0 };
 	sap_recon_log(spec, &st->layout, env, all, n, &log, T);
 	sap_conflict c;
-	if (!sap_plan_check(&st->plan, lo, log.v, log.n, &c))
+	if (sap_plan_check(&st->plan, lo, log.v, log.n, &c))
+		;
+	else if (c.dds < 0) {
+		char times[32];
+		snprintf(times, sizeof times, c.times == 0 ? "never" : c.times == 2 ? "twice" :
+		         "%lld times", (long long)c.times);
+		sap_fatal(&st->loop->site, "--check-plan: the plan of loop %d runs iteration %lld "
+		          "%s, not once", st->loop->id, (long long)c.key, times);
+	}
+	else
 		sap_fatal(&st->loop->site, "--check-plan: the plan of loop %d puts groups %lld and "
 		          "%lld in round %lld, but both touch %s[%lld] and one of them writes it",
 		          st->loop->id, (long long)c.g1, (long long)c.g2, (long long)c.round,

@@ -1,6 +1,7 @@
-/* check.c: the checker of plans: that no two groups of a round (but a
- * locked one) touch one key, one of them writing it, from the accesses
- * the slice records (the unit tests and --check-plan use it).
+/* check.c: the checker of plans: that each iteration runs once, and that
+ * no two groups of a round (but a locked one) touch one key, one of them
+ * writing it, from the accesses the slice records (the unit tests and
+ * --check-plan use it).
  */
 #include <stdlib.h>
 #include "sap-int.h"
@@ -13,9 +14,48 @@ typedef struct touch {
 	int64_t g0, g1, w;
 } touch;
 
+/* Each iteration in one group and each group in one round: a group
+ * placed twice ran its iterations twice, with no conflict to show (a
+ * group that touches no key fits anywhere, and was placed twice). */
+static bool check_cover(const sap_plan *p, int64_t lo, sap_conflict *c)
+{
+	int T = p->nworkers;
+	int64_t *times = sap_xcalloc((size_t)p->n + 1, sizeof *times);
+	int64_t *placed = sap_xcalloc((size_t)p->ngroups + 1, sizeof *placed);
+	int64_t *round = sap_xmalloc(((size_t)p->ngroups + 1) * sizeof *round);
+	for (int64_t r = 0; r < p->nrounds; r++)
+		for (int64_t k = p->ro[r * T]; k < p->ro[(r + 1) * T]; k++)
+			if (p->rg[k] >= 0 && p->rg[k] < p->ngroups) {
+				placed[p->rg[k]]++;
+				round[p->rg[k]] = r;
+			}
+	for (int64_t g = 0; g < p->ngroups; g++)
+		for (int64_t k = p->goff[g]; k < p->goff[g + 1]; k++)
+			if (p->order[k] >= lo && p->order[k] < lo + p->n)
+				times[p->order[k] - lo] += placed[g];
+	bool ok = true;
+	for (int64_t i = 0; i < p->n && ok; i++)
+		if (times[i] != 1) {
+			int64_t g = -1;
+			for (int64_t q = 0; q < p->ngroups && g < 0; q++)
+				for (int64_t k = p->goff[q]; k < p->goff[q + 1]; k++)
+					if (p->order[k] == lo + i)
+						g = q;
+			*c = (sap_conflict){ g >= 0 && placed[g] ? round[g] : -1, g, g, -1, lo + i,
+			                     times[i] };
+			ok = false;
+		}
+	free(times);
+	free(placed);
+	free(round);
+	return ok;
+}
+
 bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_t nlog,
                     sap_conflict *c)
 {
+	if (!check_cover(p, lo, c))
+		return false;
 	int T = p->nworkers;
 	int64_t *gof = sap_xmalloc((size_t)p->n * sizeof *gof);
 	for (int64_t k = 0; k < p->n; k++)
@@ -66,7 +106,7 @@ bool sap_plan_check(const sap_plan *p, int64_t lo, const sap_access *log, int64_
 			t->w = g;
 		if (other >= 0) {
 			*c = (sap_conflict){ r, other < g ? other : g, other < g ? g : other,
-			                     a->dds, a->key };
+			                     a->dds, a->key, 0 };
 			ok = false;
 		}
 	}

@@ -322,7 +322,9 @@ static void round_level(packing *pk)
 	pk->pl.state[lead] = IN_ROUND;
 	for (int64_t k = 0; k < nleft; k++) {
 		int64_t g = left[k], sz = p->goff[g + 1] - p->goff[g];
-		if (p->gmask[g] & r->used)
+		/* The lead too: a group that touches no key (mask 0) conflicts
+		 * with nothing, not even itself. */
+		if (g == lead || p->gmask[g] & r->used)
 			continue;
 		int w = 0;
 		for (int x = 1; x < T; x++)

@@ -459,6 +459,49 @@ START_TEST(oversized_group)
 }
 END_TEST
 
+/* Iterations that touch no key (their slice recorded nothing: an empty
+ * list, an update under a false if) form a group of mask 0, which fits in
+ * any round.  Packed to the lead's size (p->level), it led a round of its
+ * own and was then added again beside itself: on 2 workers its
+ * iterations ran twice, in both packings the plan runs each once, and
+ * the checker says so of a plan that places a group twice. */
+START_TEST(keyless_group_once)
+{
+	uint64_t mask[3] = { 1, 2, 0 };
+	int64_t cnt[3] = { 8, 7, 5 };
+	int64_t n;
+	uint64_t *m = masks_for(mask, cnt, 3, &n);
+	uint64_t *m0 = malloc((size_t)n * sizeof *m0);
+	memcpy(m0, m, (size_t)n * sizeof *m);
+	for (int level = 0; level < 2; level++) {
+		sap_plan p;
+		memcpy(m, m0, (size_t)n * sizeof *m);
+		sap_plan_build(&p, m, 0, n, 2, false);
+		if (level) {
+			free(p.ro);
+			free(p.rg);
+			free(p.rlocked);
+			p.level = true;
+			sap_plan_pack(&p, false, 0);
+		}
+		assert_well_formed(&p, m0);
+		sap_conflict c;
+		ck_assert(sap_plan_check(&p, 0, NULL, 0, &c));
+		/* The last group placed a second time, in the last round. */
+		int64_t last = p.ro[p.nrounds * 2];
+		p.rg = realloc(p.rg, (size_t)(last + 1) * sizeof *p.rg);
+		p.rg[last] = p.rg[last - 1];
+		p.ro[p.nrounds * 2] = last + 1;
+		ck_assert(!sap_plan_check(&p, 0, NULL, 0, &c));
+		ck_assert_int_eq(c.dds, -1);
+		ck_assert_int_eq(c.times, 2);
+		sap_plan_free(&p);
+	}
+	free(m);
+	free(m0);
+}
+END_TEST
+
 START_TEST(check_transe)
 {
 	int T = 2 + _i;
@@ -1246,6 +1289,7 @@ Suite *sched_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, allow_threads, NULL);
+	tcase_add_test(tc, keyless_group_once);
 	tcase_add_test(tc, layout_blocks);
 	tcase_add_test(tc, layout_granules);
 	tcase_add_test(tc, layout_weighed);
