@@ -940,6 +940,14 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	}
 	if (naff)
 		emit_line(s, "sap_affine sap_aff[] = {\n%s\t};", aff.s);
+	if (li->slice_vars.n) {
+		Buf dv = {0};
+		for (int i = 0; i < li->slice_vars.n; i++) {
+			Sym *v = li->slice_vars.v[i];
+			buf_printf(&dv, "\t\t{&%s, sizeof %s},\n", v->cname, v->cname);
+		}
+		emit_line(s, "const sap_drvvar sap_drv[] = {\n%s\t};", dv.s);
+	}
 	const char *serial = li->verdict == VD_SERIAL ? emit_cstr(li->reason, strlen(li->reason))
 	                                               : "NULL";
 	Buf sp = {0};
@@ -948,8 +956,10 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		buf_printf(&sp, ", .affine = sap_aff, .naffine = %d", naff);
 	if (li->has_slice)
 		buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
-	if (li->slice_rng || li->slice_var)
+	if (li->slice_rng || (li->slice_var && !li->slice_vars.n))
 		buf_puts(&sp, ", .slice_rng = true");
+	if (li->slice_vars.n)
+		buf_printf(&sp, ", .drv = sap_drv, .ndrv = %d", li->slice_vars.n);
 	if (li->verdict == VD_SERIAL)
 		buf_printf(&sp, ",\n\t.serial = %s", serial);
 	if (li->has_reads)

@@ -403,9 +403,12 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 	case VD_ONCE: {
 		fprintf(out, "parallel: reconnaissance runs once and the plan is reused while the loop "
 		        "bounds");
-		for (int i = 0; i < L->slice_reads.n; i++)
-			fprintf(out, "%s%s", i == L->slice_reads.n - 1 ? " and " : ", ",
-			        ((Sym *)L->slice_reads.v[i])->name);
+		int n = L->slice_reads.n + L->slice_vars.n;
+		for (int i = 0; i < n; i++) {
+			Sym *v = i < L->slice_reads.n ? L->slice_reads.v[i] :
+			         L->slice_vars.v[i - L->slice_reads.n];
+			fprintf(out, "%s%s", i == n - 1 ? " and " : ", ", v->name);
+		}
 		fprintf(out, " are unchanged\n");
 		break;
 	}

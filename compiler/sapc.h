@@ -206,6 +206,8 @@ typedef struct LoopInfo {
 	const char *reads_why;  /* writes nothing, reads dynamically, has no
 	                           read slice: why */
 	Sym *slice_var;         /* a driver variable the slice reads (it may change) */
+	Vec slice_vars;         /* Sym *: all of them, when they are scalars, whose
+	                           values the runtime compares (else empty) */
 	Vec slice_reads;        /* Sym * of DDSs the slice reads */
 	int nrand;              /* rand call sites in the body */
 	int nforks;             /* ifs whose branches the slice runs each of */
@@ -702,6 +704,8 @@ void acc_build_slice(void);
  * with side effects nor random draws)? */
 bool acc_same_expr(const Node *x, const Node *y);
 Sym *acc_driver_read(Node *e);
+/* Every such variable e reads, added to out once. */
+void acc_driver_reads(Node *e, Vec *out);
 bool acc_is_reduce(Sym *s);
 bool acc_has_rand(Node *e);
 

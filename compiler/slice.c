@@ -869,6 +869,35 @@ Sym *acc_driver_read(Node *e)
 	return r;
 }
 
+void acc_driver_reads(Node *e, Vec *out)
+{
+	if (!e)
+		return;
+	if (e->kind == N_NAME) {
+		Sym *s = acc_driver_read(e);
+		for (int i = 0; s && i < out->n; i++)
+			if (out->v[i] == s)
+				return;
+		if (s)
+			vec_push(out, s);
+		return;
+	}
+	if (e->kind == N_CALL) {
+		for (Node *a = e->args; a; a = a->next)
+			acc_driver_reads(a, out);
+		return;
+	}
+	acc_driver_reads(e->lhs, out);
+	acc_driver_reads(e->rhs, out);
+	acc_driver_reads(e->cond, out);
+	if (e->kind == N_COND) {
+		acc_driver_reads(e->then, out);
+		acc_driver_reads(e->els, out);
+	}
+	acc_driver_reads(e->init, out);
+	acc_driver_reads(e->size, out);
+}
+
 bool acc_is_reduce(Sym *s)
 {
 	for (int i = 0; i < acc_li->reduce_syms.n; i++)

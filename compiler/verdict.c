@@ -153,7 +153,41 @@ static void decide(void)
 			                                      acc_li->slice_var->name), NULL, NULL);
 			return;
 		}
-		acc_li->verdict = acc_li->slice_rng || acc_li->slice_var ? VD_EACH : VD_ONCE;
+		/* Numbers the runtime compares: the plan stays while they do
+		 * (a bound n = len(X) is assigned once and never changes). */
+		acc_li->slice_vars = (Vec){0};
+		if (acc_li->slice_var) {
+			Vec all = {0};
+			for (int i = 0; i < acc_units.n; i++) {
+				Unit *u = acc_units.v[i];
+				if (!u->included)
+					continue;
+				Node *n = u->node;
+				acc_driver_reads(n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
+				                 u->is_step ? n->step : n->cond, &all);
+			}
+			for (int i = 0; i < acc_li->accesses.n; i++) {
+				Access *a = acc_li->accesses.v[i];
+				if (a->recorded)
+					acc_driver_reads(a->key, &all);
+			}
+			for (int i = 0; i < acc_ctls.n; i++) {
+				Ctl *c = acc_ctls.v[i];
+				if (c->included && (c->taint || c->over)) {
+					acc_driver_reads(c->guard, &all);
+					acc_driver_reads(c->skip, &all);
+				}
+			}
+			bool scalars = false;
+			for (int i = 0; i < all.n; i++)
+				scalars |= all.v[i] == acc_li->slice_var;
+			for (int i = 0; i < all.n; i++)
+				scalars &= ty_is_scalar(((Sym *)all.v[i])->ty);
+			if (scalars)
+				acc_li->slice_vars = all;
+		}
+		acc_li->verdict = acc_li->slice_rng || (acc_li->slice_var && !acc_li->slice_vars.n) ?
+		                  VD_EACH : VD_ONCE;
 		return;
 	}
 	/* All static: independent when each written DDS is accessed through

@@ -904,6 +904,8 @@ struct sap_loop_state {
 	const void **ptrs;              /* per spec DDS: the dvec or dmap */
 	sap_affine *affine;
 	int naffine;
+	unsigned char *drv;             /* the values of spec->drv, in a row */
+	size_t ndrv;                    /* bytes */
 
 	sap_layout layout;
 	uint32_t *ids;                  /* buffers for planning, bufcap entries */
@@ -973,6 +975,8 @@ typedef struct sap_plan_history {
 	int32_t T, blocks, ndds, naffine;
 	const int64_t *sizes;           /* ndds */
 	const sap_affine *affine;       /* naffine */
+	int64_t ndrv;                   /* bytes */
+	const unsigned char *drv;       /* the slice's driver variables' values */
 	bool has_memo;
 	sap_plan_memo memo;
 } sap_plan_history;

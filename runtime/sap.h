@@ -868,6 +868,13 @@ int64_t sap_key_str(sap_str s);
 typedef void (*sap_slice_fn)(void *env, const int64_t *idx, int64_t lo, int64_t hi,
                              sap_rec *rec);
 
+/* A driver variable a slice reads (a number or a bool): while the values
+ * of all of them stay, so does the plan. */
+typedef struct sap_drvvar {
+	const void *p;
+	size_t size;
+} sap_drvvar;
+
 /* dds == NULL means the loop was not analysed: it runs in index order. */
 typedef struct sap_async_spec {
 	const sap_dds *dds;
@@ -877,6 +884,8 @@ typedef struct sap_async_spec {
 	sap_slice_fn slice;             /* NULL when no access is dynamic */
 	bool slice_rng;                 /* the slice draws random numbers, so
 	                                   it runs again every invocation */
+	const sap_drvvar *drv;          /* the driver variables it reads */
+	int ndrv;
 	const char *serial;             /* compile-time verdict "serialized":
 	                                   the reason, or NULL */
 	sap_slice_fn reads;             /* a loop that writes nothing: records

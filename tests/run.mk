@@ -10,6 +10,7 @@ run_tests = \
 	tests/run/array-fill-c.sh \
 	tests/run/args-ranks.sh \
 	tests/run/wtime-ranks.sh \
+	tests/run/slice-vars.sh \
 	tests/run/async-order.sh \
 	tests/run/bad-input.sh \
 	tests/run/codec-ranks.sh \

@@ -33,7 +33,8 @@ bool sap_async_history(const sap_loop *L, sap_plan_history *h)
 	*h = (sap_plan_history){
 		.layout_inv = st->layout_inv, .lo = st->lo, .hi = st->hi, .T = st->T,
 		.blocks = st->blocks, .ndds = st->ndds, .naffine = st->naffine, .sizes = st->sizes,
-		.affine = st->affine, .has_memo = st->layout.memo != NULL,
+		.affine = st->affine, .ndrv = (int64_t)st->ndrv, .drv = st->drv,
+		.has_memo = st->layout.memo != NULL,
 	};
 	if (st->layout.memo)
 		h->memo = *st->layout.memo;
@@ -56,6 +57,10 @@ void sap_async_resume(sap_loop *L, const sap_plan_history *h, uint64_t restored)
 	                          sizeof *st->affine);
 	if (h->naffine)
 		memcpy(st->affine, h->affine, (size_t)h->naffine * sizeof *st->affine);
+	st->ndrv = (size_t)h->ndrv;
+	st->drv = sap_xrealloc(st->drv, st->ndrv ? st->ndrv : 1);
+	if (st->ndrv)
+		memcpy(st->drv, h->drv, st->ndrv);
 	st->layout_inv = h->layout_inv;
 	st->restored = restored;
 	free(st->resume_memo);
@@ -128,10 +133,33 @@ static const void *dds_ptr(const sap_dds *d)
 
 /* ---- the cache ---- */
 
+/* The bytes of the driver variables spec's slice reads. */
+static size_t drv_bytes(const sap_async_spec *spec)
+{
+	size_t n = 0;
+	for (int k = 0; k < spec->ndrv; k++)
+		n += spec->drv[k].size;
+	return n;
+}
+
+static bool drv_same(const struct sap_loop_state *st, const sap_async_spec *spec)
+{
+	if (st->ndrv != drv_bytes(spec))
+		return false;
+	size_t at = 0;
+	for (int k = 0; k < spec->ndrv; k++) {
+		if (memcmp(st->drv + at, spec->drv[k].p, spec->drv[k].size) != 0)
+			return false;
+		at += spec->drv[k].size;
+	}
+	return true;
+}
+
 /* The plan stays valid while the loop bounds, the workers, the blocks,
- * the sizes of the DDSs, the affine forms and the DDSs the slice reads
- * stay the same (same_inputs); a slice that draws random numbers sees new
- * ones every invocation, so its plan never is (cache_valid). */
+ * the sizes of the DDSs, the affine forms, the DDSs the slice reads and
+ * the values of the driver variables it reads stay the same
+ * (same_inputs); a slice that draws random numbers sees new ones every
+ * invocation, so its plan never is (cache_valid). */
 static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *spec,
                         int64_t lo, int64_t hi, int T)
 {
@@ -147,8 +175,8 @@ static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *s
 		                  (d->slice_reads && st->versions[k] != dds_version(d)))
 			return false;
 	}
-	return !spec->naffine ||
-	       !memcmp(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine);
+	return drv_same(st, spec) && (!spec->naffine ||
+	       !memcmp(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine));
 }
 
 static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
@@ -180,6 +208,10 @@ static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, in
 	                          sizeof *st->affine);
 	if (spec->naffine)
 		memcpy(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine);
+	st->ndrv = drv_bytes(spec);
+	st->drv = sap_xrealloc(st->drv, st->ndrv ? st->ndrv : 1);
+	for (int k = 0, at = 0; k < spec->ndrv; at += (int)spec->drv[k].size, k++)
+		memcpy(st->drv + at, spec->drv[k].p, spec->drv[k].size);
 	st->cached = true;
 }
 

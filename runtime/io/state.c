@@ -170,11 +170,13 @@ void sap_state_loop(sap_state *s, sap_loop *L)
 		put_i64(s, has);
 		if (!has)
 			return;
-		int64_t f[] = { h.layout_inv, h.lo, h.hi, h.T, h.blocks, h.ndds, h.naffine, h.has_memo };
+		int64_t f[] = { h.layout_inv, h.lo, h.hi, h.T, h.blocks, h.ndds, h.naffine, h.has_memo,
+		                h.ndrv };
 		memcpy(room(s, sizeof f), f, sizeof f);
 		memcpy(room(s, (size_t)h.ndds * sizeof *h.sizes), h.sizes, (size_t)h.ndds * sizeof *h.sizes);
 		memcpy(room(s, (size_t)h.naffine * sizeof *h.affine), h.affine,
 		       (size_t)h.naffine * sizeof *h.affine);
+		memcpy(room(s, (size_t)h.ndrv), h.drv, (size_t)h.ndrv);
 		memcpy(room(s, sizeof h.memo), &h.memo, sizeof h.memo);
 		return;
 	}
@@ -182,23 +184,27 @@ void sap_state_loop(sap_state *s, sap_loop *L)
 	for (int r = 0; r < s->nin; r++) {
 		if (!get_i64(s, r, what))
 			continue;
-		int64_t f[8];
+		int64_t f[9];
 		memcpy(f, take(s, r, sizeof f, what), sizeof f);
-		if (f[5] < 0 || f[5] > 1 << 20 || f[6] < 0 || f[6] > 1 << 20)
+		if (f[5] < 0 || f[5] > 1 << 20 || f[6] < 0 || f[6] > 1 << 20 || f[8] < 0 ||
+		    f[8] > 1 << 20)
 			sap_fatal(NULL, "checkpoint: %s is garbled", what);
 		h = (sap_plan_history){ .layout_inv = (uint32_t)f[0], .lo = f[1], .hi = f[2],
 		                        .T = (int32_t)f[3], .blocks = (int32_t)f[4],
 		                        .ndds = (int32_t)f[5], .naffine = (int32_t)f[6],
-		                        .has_memo = f[7] != 0 };
+		                        .has_memo = f[7] != 0, .ndrv = f[8] };
 		int64_t *sizes = sap_xmalloc((size_t)(h.ndds + 1) * sizeof *sizes);
 		memcpy(sizes, take(s, r, (size_t)h.ndds * sizeof *sizes, what),
 		       (size_t)h.ndds * sizeof *sizes);
 		sap_affine *aff = sap_xmalloc((size_t)(h.naffine + 1) * sizeof *aff);
 		memcpy(aff, take(s, r, (size_t)h.naffine * sizeof *aff, what),
 		       (size_t)h.naffine * sizeof *aff);
+		unsigned char *drv = sap_xmalloc((size_t)h.ndrv + 1);
+		memcpy(drv, take(s, r, (size_t)h.ndrv, what), (size_t)h.ndrv);
 		memcpy(&h.memo, take(s, r, sizeof h.memo, what), sizeof h.memo);
 		h.sizes = sizes;
 		h.affine = aff;
+		h.drv = drv;
 		/* Plans for another number of workers are made afresh. */
 		if (!resharding(s)) {
 			if (!restored)
@@ -207,6 +213,7 @@ void sap_state_loop(sap_state *s, sap_loop *L)
 		}
 		free(sizes);
 		free(aff);
+		free(drv);
 	}
 }
 
