@@ -209,7 +209,7 @@ static bool adds_to(const Access *a)
  * added to (or cannot be accumulated, or each iteration touches elements
  * of its own, so it never conflicts), else 1 when the body never reads
  * it otherwise (accumulate), 2 when it does (relaxed). */
-static int additive(LoopInfo *L, Sym *d)
+int acc_additive(LoopInfo *L, Sym *d)
 {
 	if (!acc_written(d) || !ty_is_numeric(d->ty->elem) ||
 	    (d->ty->kind != TY_DVEC && d->ty->kind != TY_DMAP))
@@ -262,7 +262,7 @@ static void explain_additive(FILE *out, LoopInfo *L)
 	for (int kind = 1; kind <= 2; kind++) {
 		Vec ds = {0};
 		for (int i = 0; i < L->dds.n; i++)
-			if ((!only || L->dds.v[i] == only) && additive(L, L->dds.v[i]) == kind)
+			if ((!only || L->dds.v[i] == only) && acc_additive(L, L->dds.v[i]) == kind)
 				acc_add_name(&ds, ((Sym *)L->dds.v[i])->name);
 		if (!ds.n)
 			continue;

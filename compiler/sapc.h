@@ -704,6 +704,10 @@ void acc_build_slice(void);
  * with side effects nor random draws)? */
 bool acc_same_expr(const Node *x, const Node *y);
 Sym *acc_driver_read(Node *e);
+/* What DDS d, which loop L writes, is to a hint that takes its updates
+ * out of the plan: 0 none, 1 accumulate (only added to), 2 relaxed (added
+ * to and read). */
+int acc_additive(LoopInfo *L, Sym *d);
 /* Every such variable e reads, added to out once. */
 void acc_driver_reads(Node *e, Vec *out);
 bool acc_is_reduce(Sym *s);

@@ -56,11 +56,16 @@ static void decide(void)
 			acc_reject(a->at, format("'%s' is relaxed in this loop, so the body may only read its "
 			                         "elements and add to them ('%s[k] += x', '-=', '++', '--'), not "
 			                         "assign them", d, d), NULL, NULL);
-		else if (a->mode == ACC_READ)
+		else if (a->mode == ACC_READ && a->dds->ty->kind == TY_DVEC)
 			acc_reject(a->at, format("'%s' is accumulated by this loop, so the body may only add to "
 			                         "its elements ('%s[k] += x', '-=', '++', '--'), not read them; to "
 			                         "read them as of the start of the round plus this worker's own "
 			                         "updates, use relaxed(+: %s)", d, d, d), NULL, NULL);
+		else if (a->mode == ACC_READ)
+			acc_reject(a->at, format("'%s' is accumulated by this loop, so the body may only add to "
+			                         "its elements ('%s[k] += x', '-=', '++', '--'), not read them "
+			                         "(relaxed, which reads them, takes dvectors only)", d, d), NULL,
+			           NULL);
 		else
 			acc_reject(a->at, format("'%s' is accumulated by this loop, so the body may only add to its "
 			                         "elements ('%s[k] += x', '-=', '++', '--'), not assign them", d, d),

@@ -755,6 +755,8 @@ typedef struct sap_dds {
 	                           on several ranks, where that key is */
 	bool no_slice;          /* the slice records none of its accesses:
 	                           the affine forms are all of them */
+	unsigned char additive; /* only added to: 1 never read otherwise (it
+	                           could be accumulated), 2 read too (relaxed) */
 } sap_dds;
 
 /* A static access of a DDS the loop writes: key a * i + b in iteration i

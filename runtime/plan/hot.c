@@ -287,13 +287,23 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	char *how = locked ? sap_strf("runs locked on %d workers (not deterministic)", T) :
 	            sap_strf("runs serially on %d workers (balance %.1f)", T, p->balance);
 	char *fix;
-	if (dds >= 0) {
+	int adds = 0;
+	for (int k = 0; k < spec->ndds; k++)
+		adds |= spec->dds[k].additive;
+	if (dds >= 0 && spec->dds[dds].additive) {
 		const char *d = spec->dds[dds].name ? spec->dds[dds].name : "?";
-		fix = sap_strf("make %s's additive updates 'accumulate(+: %s)' or 'relaxed(+: %s)'",
-		               d, d, d);
-	} else {
-		fix = sap_strf("make additive updates of the DDSs it writes 'accumulate(+: D)' or "
+		fix = sap_strf("make its updates of %s '%s(+: %s)'", d,
+		               spec->dds[dds].additive == 1 ? "accumulate" : "relaxed", d);
+	} else if (dds >= 0) {
+		const char *d = spec->dds[dds].name ? spec->dds[dds].name : "?";
+		fix = sap_strf("the body does more than add to %s, so neither accumulate nor relaxed "
+		               "applies: spread its writes over more elements", d);
+	} else if (adds) {
+		fix = sap_strf("take the additive updates out of the plan with 'accumulate(+: D)' or "
 		               "'relaxed(+: D)' (sapc --explain names them)");
+	} else {
+		fix = sap_strf("the body does more than add to what it writes, so neither accumulate "
+		               "nor relaxed applies: spread its writes over more elements");
 	}
 	/* Over ranks no group is locked: --locks would change nothing. */
 	char *text = sap_strf("async for %s: %s; %s%s", how, why, fix,

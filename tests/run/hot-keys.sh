@@ -150,7 +150,7 @@ done
 
 hot_warning() {
 	echo "hot.sap:24:5: warning: async for runs $1: 60% of its iterations write W[0];" \
-		"make W's additive updates 'accumulate(+: W)' or 'relaxed(+: W)'$2"
+		"make its updates of W 'accumulate(+: W)'$2"
 }
 
 for pt in 1x1 1x2 2x1 2x2 3x1 3x2; do
@@ -192,7 +192,7 @@ for pt in 1x1 1x2 2x1 2x2 3x1 3x2; do
 	echo "spread.sap:25:1: warning: async for runs serially on $w workers (balance $w.0):" \
 		"no element is written by more than 9% of its iterations, but they write 12.0" \
 		"elements each on average, so every task group shares blocks with the others;" \
-		"make W's additive updates 'accumulate(+: W)' or 'relaxed(+: W)'$locks" >want
+		"make its updates of W 'relaxed(+: W)'$locks" >want
 	diff want spread.$pt.err || fail "spread on $pt: not the one warning expected"
 
 	# shellcheck disable=SC2086
@@ -211,7 +211,7 @@ for pt in 1x2 2x1; do
 	[ $np = 1 ] || locks=
 	echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
 		"100% of its iterations write B[0];" \
-		"make B's additive updates 'accumulate(+: B)' or 'relaxed(+: B)'$locks" >want
+		"make its updates of B 'relaxed(+: B)'$locks" >want
 	grep warning rng.err | diff want - || fail "rng on $pt: not the one warning expected"
 done
 
@@ -220,7 +220,7 @@ $MPIEXEC -n 1 ./spread --threads=2 --two >/dev/null 2>two.err || fail "spread --
 echo "spread.sap:25:1: warning: async for runs serially on 2 workers (balance 2.0):" \
 	"no element is written by more than 9% of its iterations, but they write 24.0" \
 	"elements each on average, so every task group shares blocks with the others;" \
-	"make additive updates of the DDSs it writes 'accumulate(+: D)' or 'relaxed(+: D)'" \
+	"take the additive updates out of the plan with 'accumulate(+: D)' or 'relaxed(+: D)'" \
 	"(sapc --explain names them), or run with --locks (not deterministic)" >want
 diff want two.err || fail "spread --two: not the one warning expected"
 
