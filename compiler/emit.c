@@ -1235,7 +1235,7 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	E->out = &E->main;
 	E->indent = 0;
 	E->scope = NULL;
-	buf_puts(&E->main, "int main(int argc, char **argv)\n{\n");
+	buf_puts(&E->main, "static int sap_main_program(int argc, char **argv)\n{\n");
 	E->indent = 1;
 	buf_puts(&E->main, "\tsap_init(&argc, &argv, &sap_prog);\n");
 	check_outputs(p->items);
@@ -1305,5 +1305,12 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	buf_puts(&all, E->helpers.s);
 	buf_puts(&all, E->funcs.s);
 	buf_puts(&all, E->main.s);
+	/* Arrays are values that C copies on the stack: a thread with room
+	 * for them runs the program (sap_main).  Every type is known now. */
+	buf_printf(&all, "\nint main(int argc, char **argv)\n{\n"
+	           "\tstatic const size_t sap_values[] = {\n%s\t\t0\n\t};\n"
+	           "\treturn sap_main(argc, argv, sap_main_program, sap_values,\n"
+	           "\t                (int)(sizeof sap_values / sizeof *sap_values));\n}\n",
+	           E->value_sizes.s ? E->value_sizes.s : "");
 	write_lines(all.s, out, o->c_name ? o->c_name : format("%s.c", mainf->name));
 }

@@ -17,6 +17,7 @@ const char *emit_ctype(Type *t)
 		/* A struct, so arrays are values: assignment and returns copy. */
 		buf_printf(&E->types, "typedef struct { %s v[%lld]; } %s;\n", emit_ctype(t->elem),
 		           (long long)t->len, t->cname);
+		buf_printf(&E->value_sizes, "\t\tsizeof(%s),\n", t->cname);
 		break;
 	case TY_STRUCT: {
 		for (Node *f = t->sdecl->args; f; f = f->next)

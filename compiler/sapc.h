@@ -749,6 +749,7 @@ typedef struct Emitter {
 	Program *prog;
 	const EmitOpts *opts;
 	Buf types, helpers, sites, protos, statics, funcs, main;
+	Buf value_sizes;        /* "sizeof(T),\n" per array type: the stack */
 	Buf *out;               /* the function being written */
 	Buf *pre;               /* statements that must run before the current one */
 	Vec *drops;             /* temporaries to drop after the current statement */

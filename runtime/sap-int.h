@@ -104,6 +104,9 @@ void sap_wtime_continue(double then);
  * themselves in on the driver, so that wtime() tells driver code from a
  * body (sap_wtime_prog). */
 extern _Atomic int sap_loops_running;
+/* The stack sap_main gave the program's thread, which the workers get
+ * too; 0: the default. */
+extern size_t sap_stack_bytes;
 
 /* The number of workers: sap_cfg.threads once decided, otherwise the
  * online CPUs (code that never called sap_init). */

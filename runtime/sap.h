@@ -58,6 +58,11 @@ typedef struct sap_program {
 void sap_init(int *argc, char ***argv, const sap_program *prog);
 /* Finalise MPI; returns the process exit status (0). */
 int sap_finalize(void);
+/* Runs program(argc, argv) and returns its status: on a thread with room
+ * on its stack for a few copies of the largest of the n value types whose
+ * sizes are given (arrays, which C copies on the stack), when the
+ * process's stack has too little; worker threads get as much. */
+int sap_main(int argc, char **argv, int (*program)(int, char **), const size_t *sizes, int n);
 
 int sap_rank(void);
 int sap_nranks(void);

@@ -122,9 +122,15 @@ static void start(int n)
 	P.gen0 = atomic_load(&P.gen);
 	atomic_store(&P.arrived, 0);
 	P.tid = sap_xcalloc((size_t)n, sizeof *P.tid);
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	if (sap_stack_bytes)
+		pthread_attr_setstacksize(&a, sap_stack_bytes);
 	for (int w = 1; w < n; w++)
-		if (pthread_create(&P.tid[w], NULL, worker, (void *)(intptr_t)w))
-			sap_fatal(NULL, "cannot start worker thread %d of %d", w, n);
+		if (pthread_create(&P.tid[w], &a, worker, (void *)(intptr_t)w))
+			sap_fatal(NULL, "cannot start worker thread %d of %d%s", w, n,
+			          sap_stack_bytes ? " with the stack its arrays need" : "");
+	pthread_attr_destroy(&a);
 }
 
 void sap_pool_end(void)

@@ -37,11 +37,13 @@ grep -q "hit Breakpoint 1[.0-9]*, sap_loop[0-9]*_\(body\|run\) .* at .*sgdmf.sap
 	fail "did not stop at sgdmf.sap:$line"
 grep -q "u_i = " gdb.out || fail "cannot print the .sap variable a"
 
-# The driver: main runs the statement on line $dline, where nu is known.
+# The driver: the program's function (which main runs, on a thread of
+# its own when its arrays need a larger stack) runs the statement on line
+# $dline, where nu is known.
 grep -q "Breakpoint 2 at .*: file .*sgdmf.sap, line $dline\." gdb.out ||
 	fail "breakpoint not set at sgdmf.sap:$dline"
-grep -q "hit Breakpoint 2, main .* at .*sgdmf.sap:$dline$" gdb.out ||
-	fail "did not stop in main at sgdmf.sap:$dline"
+grep -q "hit Breakpoint 2, sap_main_program .* at .*sgdmf.sap:$dline$" gdb.out ||
+	fail "did not stop in the driver at sgdmf.sap:$dline"
 grep -q "^\$1 = $nu$" gdb.out || fail "nu at sgdmf.sap:$dline is not $nu"
 
 # main is in the generated file, on the line that declares it or its brace.
