@@ -89,7 +89,8 @@ static void decide(void)
 		if (!a->dynamic && !a->accumulate && (a->mode & ACC_WRITE) && a->aterms.n == 0) {
 			acc_li->verdict = VD_SERIAL;
 			acc_li->has_slice = false;
-			acc_li->reason = format("every iteration writes %s[%s]", a->dds->name, acc_expr_str(a->key));
+			acc_li->reason = format("every iteration that writes %s writes %s[%s]", a->dds->name,
+			                        a->dds->name, acc_expr_str(a->key));
 			acc_li->reason_at = a->at;
 			return;
 		}

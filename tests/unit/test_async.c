@@ -724,7 +724,8 @@ static void words_warn(void)
 	const char *words[] = { "the", "cat", "sat" };
 	for (int k = 0; k < 3; k++)
 		sap_dm_upsert(&m, &words[k]);
-	sap_dds d = { .name = "M", .dm = &m, .mode = SAP_RW, .keeps_keys = true };
+	sap_dds d = { .name = "M", .dm = &m, .mode = SAP_RW, .keeps_keys = true,
+	              .additive = 1 };
 	sap_async_spec spec = { .dds = &d, .ndds = 1, .slice = words_slice };
 	sap_cfg.threads = 2;
 	sap_loop L = new_loop(7);
@@ -758,7 +759,7 @@ START_TEST(serial_plan_warns)
 	char msg[4096];
 	ck_assert_int_eq(run_captured(words_warn, msg, sizeof msg), 0);
 	const char *serial = "warning: async for runs serially on 2 workers (balance 2.0)";
-	const char *fix = "make M's additive updates 'accumulate(+: M)' or 'relaxed(+: M)'";
+	const char *fix = "make its updates of M 'accumulate(+: M)'";
 	const char *locks = ", or run with --locks (not deterministic)\n";
 	char *want = sap_strf("test.sap:7:1: %s: 80%% of its iterations write M[\"the\"]; %s%s"
 	                      "test.sap:9:1: %s: 80%% of its iterations write M[\"the\"]; %s%s"
