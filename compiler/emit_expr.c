@@ -358,6 +358,31 @@ void emit_zero(Node *at, const char *dst, Type *t)
 }
 
 /* dst op= src as statements; dst is storage of type dt. */
+/* x /= y, x %= y, x <<= y, x >>= y on integers: the checks of / % << >>
+ * (a zero divisor, a count outside the width), x's address taken once;
+ * NULL where plain C does.  A field, which may be packed, is named twice
+ * instead, as is a target not known to be a name or an element. */
+static char *checked_compound(Node *at, Type *lt, Node *rhs, int op, const char *dst)
+{
+	Type *rt = rhs->ty;
+	bool shift = op == TK_SHL || op == TK_SHR;
+	if (!(op == TK_SLASH || op == TK_PERCENT || shift) || !ty_is_int(lt) || !ty_is_int(rt))
+		return NULL;
+	bool wide = lt->kind == TY_LONG || (!shift && rt->kind == TY_LONG);
+	int64_t width = wide ? 64 : 32;
+	if (rhs->kind == N_INT && (shift ? rhs->ival >= 0 && rhs->ival < width : rhs->ival != 0))
+		return NULL;
+	const char *fn = format("sap_%s_%s", op == TK_SLASH ? "div" : op == TK_PERCENT ? "mod" :
+	                        op == TK_SHL ? "shl" : "shr", wide ? "i64" : "i32");
+	const char *ct = emit_ctype(lt);
+	char *r = emit_expr(rhs);
+	if (at->kind != N_ASSIGN || at->lhs->kind == N_FIELD)
+		return format("(%s = (%s)%s(%s, %s, %s))", dst, ct, fn, dst, r, emit_site(at));
+	int t = E->tmp++;
+	return format("({ %s *sap_p%d = &%s; *sap_p%d = (%s)%s(*sap_p%d, %s, %s); })", ct, t, dst, t,
+	              ct, fn, t, r, emit_site(at));
+}
+
 void emit_store(Node *at, const char *dst, Type *dt, Node *src, int op)
 {
 	if (dt->kind == TY_ARRAY && ty_is_numarray(dt) &&
@@ -366,8 +391,11 @@ void emit_store(Node *at, const char *dst, Type *dt, Node *src, int op)
 		return;
 	}
 	if (op != TK_ASSIGN) {
+		char *checked = checked_compound(at, dt, src, op, dst);
 		if (dt->kind == TY_STRING)
 			emit_line(at, "%s = sap_str_cat(%s, %s);", dst, dst, emit_expr(src));
+		else if (checked)
+			emit_line(at, "%s;", checked);
 		else
 			emit_line(at, "%s %s= %s;", dst, ast_opname(op), emit_expr(src));
 		return;
@@ -693,6 +721,12 @@ char *emit_expr(Node *e)
 			default: return format("(sap_str_cmp(%s, %s) %s 0)", a, b, ast_opname(e->op));
 			}
 		}
+		if ((e->op == TK_SHL || e->op == TK_SHR) && ty_is_int(e->ty) &&
+		    !(e->rhs->kind == N_INT && e->rhs->ival >= 0 &&
+		      e->rhs->ival < (e->ty->kind == TY_INT ? 32 : 64)))
+			return format("sap_%s_%s(%s, %s, %s)", e->op == TK_SHL ? "shl" : "shr",
+			              e->ty->kind == TY_INT ? "i32" : "i64", emit_expr(e->lhs),
+			              emit_expr(e->rhs), emit_site(e));
 		if ((e->op == TK_SLASH || e->op == TK_PERCENT) && ty_is_int(e->ty) &&
 		    !(e->rhs->kind == N_INT && e->rhs->ival != 0)) {
 			/* Integer division by zero is an error at the .sap line, not SIGFPE. */
@@ -710,6 +744,10 @@ char *emit_expr(Node *e)
 		return format("(%s%s)", ast_opname(e->op), emit_expr(e->lhs));
 	case N_ASSIGN: {
 		char *dst = emit_lvalue(e->lhs);
+		char *checked = ty_is_scalar(e->lhs->ty) ? checked_compound(e, e->lhs->ty, e->rhs, e->op,
+		                                                            dst) : NULL;
+		if (checked)
+			return checked;
 		if (ty_is_scalar(e->lhs->ty))
 			return format("(%s %s%s %s)", dst, e->op == TK_ASSIGN ? "" : ast_opname(e->op),
 			              "=", emit_expr(e->rhs));
@@ -729,6 +767,9 @@ char *emit_expr(Node *e)
 		return c;
 	}
 	case N_CONV:
+		if (ty_is_int(e->ty) && ty_is_float(e->lhs->ty))
+			return format("sap_f2%s(%s, %s)", e->ty->kind == TY_INT ? "i32" : "i64",
+			              emit_expr(e->lhs), emit_site(e));
 		return format("((%s)%s)", emit_ctype(e->ty), emit_expr(e->lhs));
 	case N_INDEX:
 		return index_expr(e, false);

@@ -163,6 +163,54 @@ static inline int64_t sap_mod_i64(int64_t a, int64_t b, const sap_site *s)
 	return b == -1 ? 0 : a % b;
 }
 
+/* Shifts: a count outside 0 .. width - 1 is an error at the site (C
+ * leaves it undefined, and the result changed with -O); a left shift
+ * moves the two's-complement bits, of a negative value too. */
+static inline int32_t sap_shl_i32(int32_t a, int64_t b, const sap_site *s)
+{
+	if ((uint64_t)b >= 32)
+		sap_fatal(s, "shift count %lld out of the range of an int (0 to 31)", (long long)b);
+	return (int32_t)((uint32_t)a << b);
+}
+
+static inline int64_t sap_shl_i64(int64_t a, int64_t b, const sap_site *s)
+{
+	if ((uint64_t)b >= 64)
+		sap_fatal(s, "shift count %lld out of the range of a long (0 to 63)", (long long)b);
+	return (int64_t)((uint64_t)a << b);
+}
+
+static inline int32_t sap_shr_i32(int32_t a, int64_t b, const sap_site *s)
+{
+	if ((uint64_t)b >= 32)
+		sap_fatal(s, "shift count %lld out of the range of an int (0 to 31)", (long long)b);
+	return a >> b;
+}
+
+static inline int64_t sap_shr_i64(int64_t a, int64_t b, const sap_site *s)
+{
+	if ((uint64_t)b >= 64)
+		sap_fatal(s, "shift count %lld out of the range of a long (0 to 63)", (long long)b);
+	return a >> b;
+}
+
+/* int(x), long(x) of a float or double: one outside the type's range, or
+ * NaN, is an error at the site (C leaves it undefined: saturated at -O2,
+ * the most negative value at -O0). */
+static inline int32_t sap_f2i32(double x, const sap_site *s)
+{
+	if (!(x > -2147483649.0 && x < 2147483648.0))
+		sap_fatal(s, "int(%.17g): out of the range of an int", x);
+	return (int32_t)x;
+}
+
+static inline int64_t sap_f2i64(double x, const sap_site *s)
+{
+	if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
+		sap_fatal(s, "long(%.17g): out of the range of a long", x);
+	return (int64_t)x;
+}
+
 /* ==== Strings ========================================================= */
 
 /* Strings are immutable and live as long as the program.  NULL is the
