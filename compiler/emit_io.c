@@ -560,7 +560,8 @@ void emit_params(Program *p, const char *progname)
 /* ---- print ---- */
 
 /* Rewrite the format for the C types the arguments have in C: every
- * integer is printed as long long, every number as double. */
+ * integer is printed as long long (an int under %u, %x, %X, %o as its 32
+ * bits), every number as double. */
 char *emit_print(Node *call)
 {
 	Node *f = call->args;
@@ -589,6 +590,11 @@ char *emit_print(Node *call)
 		if (c == 'c') {
 			buf_printf(&fmt, "%sc", spec.s);
 			buf_printf(&args, ", (int)%s", v);
+		} else if (strchr("uxXo", c) && a->ty->kind != TY_LONG) {
+			/* As C prints an int: its 32 bits, not those of its
+			 * sign extension. */
+			buf_printf(&fmt, "%sll%c", spec.s, c);
+			buf_printf(&args, ", (unsigned long long)(uint32_t)%s", v);
 		} else if (strchr("diuxXo", c)) {
 			buf_printf(&fmt, "%sll%c", spec.s, c);
 			buf_printf(&args, ", (long long)%s", v);

@@ -18,6 +18,7 @@ run_tests = \
 	tests/run/keyless-iters.sap \
 	tests/run/big-arrays.sap \
 	tests/run/shifts.sap \
+	tests/run/print-ints.sap \
 	tests/run/shift-count.sap \
 	tests/run/conv-range.sap \
 	tests/run/merge-fn-rows.sap \
@@ -106,7 +107,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate-held.out tests/run/accumulate-held.args \
 	tests/run/array-fill.out tests/run/list-range.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/keyless-iters.out tests/run/keyless-iters.args \
-	tests/run/big-arrays.out tests/run/big-arrays.args tests/run/shifts.out \
+	tests/run/big-arrays.out tests/run/big-arrays.args tests/run/shifts.out tests/run/print-ints.out \
 	tests/run/shift-count.out tests/run/shift-count.status tests/run/shift-count.err \
 	tests/run/conv-range.out tests/run/conv-range.status tests/run/conv-range.err tests/run/slice-twins.awk \
 	tests/run/slice-locals.out tests/run/slice-locals.args tests/run/merge-fn-rows.out \
