@@ -98,6 +98,10 @@ extern sap_config sap_cfg;
 sap_rng *sap_driver_rng(void);
 /* The hash of the program (sap_program.hash), which a checkpoint carries. */
 uint64_t sap_program_hash(void);
+/* An option that cannot be used, found at start-up by rank `first`, the
+ * same on every rank: msg from that rank (naming it on several ranks),
+ * then exit status 2 everywhere.  Collective. */
+_Noreturn void sap_option_fail(int first, const char *msg);
 /* sap_wtime() reads `then` now, and goes on from there. */
 void sap_wtime_continue(double then);
 /* Parallel loops running: sap_async_for and sap_sync_for count

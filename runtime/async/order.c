@@ -35,11 +35,8 @@ void sap_order_start(void)
 		err = errno;
 	if (P > 1)
 		sap_comm_bcast(&err, 1, sizeof err, 0);
-	if (err) {
-		if (sap_rank() == 0)
-			sap_fatal(NULL, "--dump-order=%s: %s", sap_cfg.dump_order, strerror(err));
-		sap_comm_barrier();
-	}
+	if (err)
+		sap_option_fail(0, sap_strf("--dump-order=%s: %s", sap_cfg.dump_order, strerror(err)));
 	/* Every rank replays the order it reads itself: from a pipe or a
 	 * FIFO, the ranks would each get a different part, or nothing. */
 	const char *f = sap_cfg.run_order;
@@ -55,13 +52,13 @@ void sap_order_start(void)
 		sap_comm_allreduce(&first, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	if (first == P)
 		return;
-	if (sap_rank() == first) {
-		if (err == ESPIPE)
-			sap_fatal(NULL, "--run-order=%s: not a regular file; on several ranks every "
-			          "rank reads it, so it cannot be a pipe or a device", f);
-		sap_fatal(NULL, "--run-order=%s: %s", f, strerror(err));
-	}
-	sap_comm_barrier();
+	if (P > 1)
+		sap_comm_bcast(&err, 1, sizeof err, first);
+	if (err == ESPIPE)
+		sap_option_fail(first, sap_strf("--run-order=%s: not a regular file; on several "
+		                                "ranks every rank reads it, so it cannot be a pipe "
+		                                "or a device", f));
+	sap_option_fail(first, sap_strf("--run-order=%s: %s", f, strerror(err)));
 }
 
 static _Noreturn void dump_error(const sap_loop *L)

@@ -64,6 +64,14 @@ static _Noreturn void leave(int status)
 	exit(status);
 }
 
+void sap_option_fail(int first, const char *msg)
+{
+	if (rank == first)
+		fprintf(stderr, "%s: error: %s%s\n", progname, msg,
+		        nranks > 1 && first > 0 ? sap_strf(" (on rank %d)", first) : "");
+	leave(2);
+}
+
 static _Noreturn __attribute__((format(printf, 1, 2)))
 void usage_error(const char *fmt, ...)
 {
@@ -650,10 +658,9 @@ static void check_ckpt_dir(void)
 		sap_comm_allreduce(&first, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	if (first == nranks)
 		return;
-	if (rank == first)
-		fprintf(stderr, "%s: error: --checkpoint-dir=%s: %s%s\n", progname, d, strerror(err),
-		        nranks > 1 ? sap_strf(" (on rank %d)", rank) : "");
-	leave(2);
+	if (nranks > 1)
+		sap_comm_bcast(&err, 1, sizeof err, first);
+	sap_option_fail(first, sap_strf("--checkpoint-dir=%s: %s", d, strerror(err)));
 }
 
 void sap_init(int *argc, char ***argv, const sap_program *prog)

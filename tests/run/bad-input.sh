@@ -13,7 +13,8 @@
 #  - a negative count param runs a counted loop no times (C's semantics);
 #  - a failed write to standard output, to --dump-order's file, and a
 #    --dump-order file that cannot be created (found at start), and a
-#    --run-order that is a pipe on several ranks, are errors.
+#    --run-order that is a pipe on several ranks, are errors (exit status
+#    2, as for any option that cannot be used, when found at start-up).
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -115,7 +116,7 @@ for np in 1 2 3; do
 	$MPIEXEC $run --iters=-5 >got 2>err || { cat err; fail "--iters=-5 on $np ranks: non-zero exit status"; }
 	test "$(sed -n 2p got)" = "n 2 sum 8.5 chars 3 gamma 0.5 runs 0 w 5.5" ||
 		fail "--iters=-5 on $np ranks: printed '$(sed -n 2p got)'"
-	error "--dump-order that cannot be created, $np ranks" 1 \
+	error "--dump-order that cannot be created, $np ranks" 2 \
 		"error: --dump-order=/etc/passwd/x: Not a directory" "" $run --dump-order=/etc/passwd/x
 	if test -w /dev/full; then
 		error "--dump-order=/dev/full, $np ranks" 1 \
@@ -123,7 +124,7 @@ for np in 1 2 3; do
 			"$(cat want)" $run --dump-order=/dev/full
 	fi
 	if test $np -gt 1; then
-		echo "loop 1 invocation 1 count 2" | error "--run-order from a pipe, $np ranks" 1 \
+		echo "loop 1 invocation 1 count 2" | error "--run-order from a pipe, $np ranks" 2 \
 			"error: --run-order=/dev/stdin: not a regular file; on several ranks every rank reads it, so it cannot be a pipe or a device" \
 			"" $run --run-order=/dev/stdin
 	fi
