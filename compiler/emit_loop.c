@@ -962,8 +962,16 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		buf_puts(&sp, ", .slice_rng = true");
 	if (li->slice_vars.n)
 		buf_printf(&sp, ", .drv = sap_drv, .ndrv = %d", li->slice_vars.n);
-	if (li->verdict == VD_SERIAL)
+	if (li->verdict == VD_SERIAL) {
 		buf_printf(&sp, ",\n\t.serial = %s", serial);
+		for (int i = 0; i < li->accesses.n; i++) {
+			Access *a = li->accesses.v[i];
+			if (a->at == li->reason_at && !a->structural) {
+				buf_printf(&sp, ", .serial_dds = %d", a->ddsi + 1);
+				break;
+			}
+		}
+	}
 	if (li->has_reads)
 		buf_printf(&sp, ", .reads = sap_loop%d_slice", id);
 	emit_line(s, "%s};", sp.s);

@@ -211,7 +211,13 @@ static bool adds_to(const Access *a)
  * it otherwise (accumulate), 2 when it does (relaxed). */
 int acc_additive(LoopInfo *L, Sym *d)
 {
-	if (!acc_written(d) || !ty_is_numeric(d->ty->elem) ||
+	/* L's own modes, not the loop being analysed (acc_written): the
+	 * emitter asks of every loop after all of them are. */
+	bool written = false;
+	for (int i = 0; i < L->dds.n; i++)
+		if (L->dds.v[i] == d)
+			written = ((intptr_t)L->dds_mode.v[i] & ACC_WRITE) && !acc_is_accum(L, d);
+	if (!written || !ty_is_numeric(d->ty->elem) ||
 	    (d->ty->kind != TY_DVEC && d->ty->kind != TY_DMAP))
 		return 0;
 	for (int i = 0; i < L->whole_dds.n; i++)

@@ -943,6 +943,8 @@ typedef struct sap_async_spec {
 	int ndrv;
 	const char *serial;             /* compile-time verdict "serialized":
 	                                   the reason, or NULL */
+	int serial_dds;                 /* then 1 + the index of the DDS whose
+	                                   one element it writes, or 0 */
 	sap_slice_fn reads;             /* a loop that writes nothing: records
 	                                   the keys of the DDSs marked
 	                                   `recorded` it reads, or NULL */

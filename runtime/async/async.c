@@ -1190,6 +1190,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	} else if (!spec->dds) {
 		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, "no access spec");
 	} else if (spec->serial) {
+		sap_serial_warn(L, spec, x.T * sap_nranks(), hi - lo);
 		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, spec->serial);
 	} else if (ranks) {
 		struct sap_loop_state *o = sap_plan_to_share(st, spec, lo, hi, sap_nranks() * x.T);

@@ -233,6 +233,42 @@ static warned *warned_of(const sap_loop *L)
 	return NULL;
 }
 
+/* What to do about dds, whose element(s) most iterations write. */
+static char *fix_for(const sap_async_spec *spec, int dds)
+{
+	const char *d = spec->dds[dds].name ? spec->dds[dds].name : "?";
+	if (spec->dds[dds].additive)
+		return sap_strf("make its updates of %s '%s(+: %s)'", d,
+		                spec->dds[dds].additive == 1 ? "accumulate" : "relaxed", d);
+	return sap_strf("the body does more than add to %s ('%s[k] += x'), so neither accumulate "
+	                "nor relaxed applies as it is written: spread its writes over more "
+	                "elements", d, d);
+}
+
+static warned *warned_add(const sap_loop *L)
+{
+	if (nseen == capseen) {
+		capseen = capseen ? 2 * capseen : 16;
+		seen = sap_xrealloc(seen, (size_t)capseen * sizeof *seen);
+	}
+	warned *w = &seen[nseen++];
+	w->loop = L;
+	w->locked = false;
+	return w;
+}
+
+void sap_serial_warn(const sap_loop *L, const sap_async_spec *spec, int workers, int64_t n)
+{
+	if (sap_cfg.quiet_plans || workers < 2 || n < 2 * (int64_t)workers || warned_of(L))
+		return;
+	warned_add(L);
+	int d = spec->serial_dds - 1;
+	char *fix = d >= 0 && d < spec->ndds ? fix_for(spec, d) : NULL;
+	sap_warn(&L->site, "async for runs serially on %d workers: %s%s%s", workers, spec->serial,
+	         fix ? "; " : "", fix ? fix : "");
+	free(fix);
+}
+
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                   int64_t lo, int64_t hi, int threads, bool ranks)
 {
@@ -247,14 +283,8 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	warned *w = warned_of(st->loop);
 	if (w && w->locked == locked)
 		return;
-	if (!w) {
-		if (nseen == capseen) {
-			capseen = capseen ? 2 * capseen : 16;
-			seen = sap_xrealloc(seen, (size_t)capseen * sizeof *seen);
-		}
-		w = &seen[nseen++];
-		w->loop = st->loop;
-	}
+	if (!w)
+		w = warned_add(st->loop);
 	w->locked = locked;
 
 	/* Evenly spaced iterations of [lo, hi); over ranks, each rank
@@ -290,14 +320,8 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	int adds = 0;
 	for (int k = 0; k < spec->ndds; k++)
 		adds |= spec->dds[k].additive;
-	if (dds >= 0 && spec->dds[dds].additive) {
-		const char *d = spec->dds[dds].name ? spec->dds[dds].name : "?";
-		fix = sap_strf("make its updates of %s '%s(+: %s)'", d,
-		               spec->dds[dds].additive == 1 ? "accumulate" : "relaxed", d);
-	} else if (dds >= 0) {
-		const char *d = spec->dds[dds].name ? spec->dds[dds].name : "?";
-		fix = sap_strf("the body does more than add to %s, so neither accumulate nor relaxed "
-		               "applies: spread its writes over more elements", d);
+	if (dds >= 0) {
+		fix = fix_for(spec, dds);
 	} else if (adds) {
 		fix = sap_strf("take the additive updates out of the plan with 'accumulate(+: D)' or "
 		               "'relaxed(+: D)' (sapc --explain names them)");

@@ -8,7 +8,8 @@
 #  - --locks (or SAP_LOCKS=1) locks the oversized group, which --stats
 #    and the warning call non-deterministic; --no-locks undoes it;
 #  - --quiet-plans silences the warning;
-#  - a parallel plan (random bipartite keys, as SGDMF's) gets no warning.
+#  - a parallel plan (random bipartite keys, as SGDMF's) gets no warning;
+#  - a loop the compiler serialized warns once too, with what to do.
 # On 1 to 3 ranks of 1 or 2 threads.  Every two iterations conflicting
 # makes the plan serial whatever the scheduler, so the balance is exactly
 # the number of workers.
@@ -248,4 +249,45 @@ grep -q "^ *1 hot.sap:24 .* planned\$" locks.err ||
 $MPIEXEC -n 2 ./hot --threads=1 --quiet-plans >quiet.out 2>quiet.err || fail "hot --quiet-plans"
 [ -s quiet.err ] && { cat quiet.err; fail "--quiet-plans still warns"; }
 cmp quiet.out hot.2x1.out || fail "--quiet-plans changed the results"
+
+# A loop the compiler serialized (every iteration that writes cnt writes
+# cnt[0]) warns too, once, with what would take the updates out: on one
+# worker, and with --quiet-plans, nothing.
+cat >ser.sap <<'SAP'
+dvector<double> w(1000);
+dvector<long> cnt(2);
+dvector<long> last(2);
+for (int ep = 0; ep < 3; ep++) {
+    async for (long i = 0; i < 4000; i++) {
+        w[(i * 7919) % 1000] += 1;
+        cnt[0] += 1;
+    }
+    async for (long i = 0; i < 4000; i++) {
+        if (i % 100 == 0)
+            last[0] = i;
+    }
+}
+print("%d %d\n", cnt[0], last[0]);
+SAP
+"$SAPC" -o ser ser.sap || fail "sapc ser.sap"
+for pt in 1x1 1x2 2x1; do
+	np=${pt%x*} t=${pt#*x}
+	$MPIEXEC -n $np ./ser --threads=$t >ser.out 2>ser.err || { cat ser.err; fail "ser on $pt"; }
+	test "$(cat ser.out)" = "12000 3900" || fail "ser on $pt: printed $(cat ser.out)"
+	if [ $pt = 1x1 ]; then
+		[ -s ser.err ] && { cat ser.err; fail "ser on one worker: a warning"; }
+		continue
+	fi
+	{
+		echo "ser.sap:5:5: warning: async for runs serially on 2 workers: every iteration" \
+			"that writes cnt writes cnt[0]; make its updates of cnt 'accumulate(+: cnt)'"
+		echo "ser.sap:9:5: warning: async for runs serially on 2 workers: every iteration" \
+			"that writes last writes last[0]; the body does more than add to last" \
+			"('last[k] += x'), so neither accumulate nor relaxed applies as it is written:" \
+			"spread its writes over more elements"
+	} >want
+	diff want ser.err || fail "ser on $pt: not the two warnings expected"
+	$MPIEXEC -n $np ./ser --threads=$t --quiet-plans >/dev/null 2>ser.err || fail "ser --quiet-plans"
+	[ -s ser.err ] && { cat ser.err; fail "ser on $pt: --quiet-plans still warns"; }
+done
 exit 0
