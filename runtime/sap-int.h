@@ -746,8 +746,9 @@ bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly
  * change from serial to locked or back. */
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                   int64_t lo, int64_t hi, int threads, bool ranks);
-/* The same for a loop the compiler serialized (spec->serial) run on n
- * iterations with more workers than one: once per loop. */
+/* The same for a loop the compiler serialized (spec->serial) because
+ * every iteration writes one element, run on n iterations with more
+ * workers than one: once per loop. */
 void sap_serial_warn(const sap_loop *L, const sap_async_spec *spec, int workers, int64_t n);
 
 /* ==== plan/stage.c: plan-order copies ==================================== */

@@ -259,13 +259,16 @@ static warned *warned_add(const sap_loop *L)
 
 void sap_serial_warn(const sap_loop *L, const sap_async_spec *spec, int workers, int64_t n)
 {
-	if (sap_cfg.quiet_plans || workers < 2 || n < 2 * (int64_t)workers || warned_of(L))
+	/* A map whose keys the body inserts or erases has no other way: a
+	 * warning would be noise. */
+	int d = spec->serial_dds - 1;
+	if (sap_cfg.quiet_plans || workers < 2 || n < 2 * (int64_t)workers || d < 0 ||
+	    d >= spec->ndds || warned_of(L))
 		return;
 	warned_add(L);
-	int d = spec->serial_dds - 1;
-	char *fix = d >= 0 && d < spec->ndds ? fix_for(spec, d) : NULL;
-	sap_warn(&L->site, "async for runs serially on %d workers: %s%s%s", workers, spec->serial,
-	         fix ? "; " : "", fix ? fix : "");
+	char *fix = fix_for(spec, d);
+	sap_warn(&L->site, "async for runs serially on %d workers: %s; %s", workers, spec->serial,
+	         fix);
 	free(fix);
 }
 
