@@ -117,7 +117,13 @@ Node *ast_str(Program *p, Tok t)
 		case 'n': buf_putc(&b, '\n'); break;
 		case 't': buf_putc(&b, '\t'); break;
 		case 'r': buf_putc(&b, '\r'); break;
-		case '0': buf_putc(&b, '\0'); break;
+		case '0':
+			/* Strings end at a NUL (sap_str): "a\0b" would be "a",
+			 * equal to it, and a map's keys "x\0y", "x\0z" one. */
+			diag_error(p->cur, t.off + i - 1, "'\\0' in a string: a string cannot hold a NUL "
+			           "byte, which would end it there");
+			p->failed = true;
+			break;
 		case '\\': case '"': case '\'': buf_putc(&b, c); break;
 		default:
 			diag_error(p->cur, t.off + i - 1, "unknown escape sequence '\\%c' in string", c);

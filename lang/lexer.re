@@ -177,7 +177,7 @@ loop:
 	"\"" ([^"\\\n\x00] | "\\" [^\n\x00])* "\"" { TOK(TK_STRLIT); }
 	"\"" ([^"\\\n\x00] | "\\" [^\n\x00])* "\\"? "\x00" {
 		if ((const char *)YYCURSOR - 1 < lx->lim)
-			return error_at(lx, (const char *)YYCURSOR - 1, "NUL byte in a string; write \\0");
+			return error_at(lx, (const char *)YYCURSOR - 1, "NUL byte in a string: a string cannot hold one");
 		return error_at(lx, (const char *)start, "unterminated string: '\"' has no closing '\"' on this line");
 	}
 	"\"" {

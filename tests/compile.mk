@@ -3,6 +3,7 @@ compile_tests = \
 	tests/compile/accumulate-assign.sap \
 	tests/compile/accumulate-driver-var.sap \
 	tests/compile/accumulate-map-read.sap \
+	tests/compile/nul-escape.sap \
 	tests/compile/accumulate-op.sap \
 	tests/compile/accumulate-read.sap \
 	tests/compile/accumulate-string-field.sap \
