@@ -109,8 +109,17 @@ void sap_wtime_continue(double then);
  * body (sap_wtime_prog). */
 extern _Atomic int sap_loops_running;
 /* The stack sap_main gave the program's thread, which the workers get
- * too; 0: the default. */
+ * too; 0: the default (stack.c). */
 extern size_t sap_stack_bytes;
+/* An alternate signal stack for the calling thread, on which a stack
+ * overflow can still be reported. */
+void sap_stack_alt(void);
+/* Once MPI has its handlers: a SIGSEGV at the end of a thread's stack is
+ * reported as a stack overflow, exit status 1; any other goes on to the
+ * handler there was. */
+void sap_stack_handler(void);
+/* The program's name, for messages. */
+const char *sap_progname(void);
 
 /* The number of workers: sap_cfg.threads once decided, otherwise the
  * online CPUs (code that never called sap_init). */

@@ -8,9 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
-#include <stdint.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sap-int.h"
@@ -674,6 +671,7 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		const char *slash = strrchr((*argv)[0], '/');
 		progname = slash ? slash + 1 : (*argv)[0];
 	}
+	sap_stack_handler();
 	if (nranks > 1)
 		check_same_start(*argc, *argv, prog);
 	read_env();
@@ -743,55 +741,9 @@ void sap_wtime_continue(double then)
 	wtime_offset = then - sap_wtime();
 }
 
-size_t sap_stack_bytes;
-
-typedef struct main_job {
-	int argc;
-	char **argv;
-	int (*program)(int, char **);
-	int status;
-} main_job;
-
-static void *run_program(void *arg)
+const char *sap_progname(void)
 {
-	main_job *j = arg;
-	j->status = j->program(j->argc, j->argv);
-	return NULL;
-}
-
-/* A function that takes an array as a value, a reduce over one (the
- * body's copy, the buffers, the sum's operands and result) or an
- * expression's temporaries hold a few copies of it on the stack: 8 of
- * the largest make room for them, beside the 8 MB a thread has anyway.
- * Only the pages touched are memory; the rest is address space. */
-int sap_main(int argc, char **argv, int (*program)(int, char **), const size_t *sizes, int n)
-{
-	size_t big = 0;
-	for (int k = 0; k < n; k++)
-		big = sizes[k] > big ? sizes[k] : big;
-	size_t need = 8 * big, have = (size_t)8 << 20;
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_STACK, &rl) == 0)
-		have = rl.rlim_cur == RLIM_INFINITY ? SIZE_MAX : (size_t)rl.rlim_cur;
-	if (need <= have / 2)
-		return program(argc, argv);
-	size_t stack = (need + ((size_t)8 << 20) + 4095) & ~(size_t)4095;
-	sap_stack_bytes = stack;
-	pthread_attr_t a;
-	pthread_attr_init(&a);
-	main_job j = { argc, argv, program, 1 };
-	pthread_t t;
-	int err = pthread_attr_setstacksize(&a, stack);
-	if (!err)
-		err = pthread_create(&t, &a, run_program, &j);
-	pthread_attr_destroy(&a);
-	if (err) {
-		fprintf(stderr, "%s: error: cannot start the program on a stack of %zu MB, the room "
-		        "its arrays of %zu bytes need: %s\n", argv[0], stack >> 20, big, strerror(err));
-		return 1;
-	}
-	pthread_join(t, NULL);
-	return j.status;
+	return progname ? progname : "sap";
 }
 
 int sap_finalize(void)

@@ -102,6 +102,7 @@ static void *worker(void *arg)
 {
 	int w = (int)(intptr_t)arg;
 	uint64_t seen = P.gen0;
+	sap_stack_alt();
 	for (;;) {
 		wait_change(&P.gen, seen);
 		if (atomic_load(&P.quit))

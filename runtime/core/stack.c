@@ -1,0 +1,131 @@
+/* stack.c: the stacks the program and its workers run on, and a message
+ * rather than a bare segfault when one overflows.
+ *
+ * Arrays are values that C copies on the stack, and a function may call
+ * itself: a large array, or a deep recursion, needs more than the 8 MB a
+ * thread gets by default.  sap_main gives the program a thread with room
+ * for its largest arrays; past that, a fault at the end of a stack is
+ * reported as what it is, naming the program and the rank. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "sap-int.h"
+
+size_t sap_stack_bytes;
+
+typedef struct main_job {
+	int argc;
+	char **argv;
+	int (*program)(int, char **);
+	int status;
+} main_job;
+
+static void *run_program(void *arg)
+{
+	main_job *j = arg;
+	sap_stack_alt();
+	j->status = j->program(j->argc, j->argv);
+	return NULL;
+}
+
+/* A function that takes an array as a value, a reduce over one (the
+ * body's copy, the buffers, the sum's operands and result) or an
+ * expression's temporaries hold a few copies of it on the stack: 8 of
+ * the largest make room for them, beside the 8 MB a thread has anyway.
+ * Only the pages touched are memory; the rest is address space. */
+int sap_main(int argc, char **argv, int (*program)(int, char **), const size_t *sizes, int n)
+{
+	size_t big = 0;
+	for (int k = 0; k < n; k++)
+		big = sizes[k] > big ? sizes[k] : big;
+	size_t need = 8 * big, have = (size_t)8 << 20;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_STACK, &rl) == 0)
+		have = rl.rlim_cur == RLIM_INFINITY ? SIZE_MAX : (size_t)rl.rlim_cur;
+	if (need <= have / 2) {
+		sap_stack_alt();
+		return program(argc, argv);
+	}
+	size_t stack = (need + ((size_t)8 << 20) + 4095) & ~(size_t)4095;
+	sap_stack_bytes = stack;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	main_job j = { argc, argv, program, 1 };
+	pthread_t t;
+	int err = pthread_attr_setstacksize(&a, stack);
+	if (!err)
+		err = pthread_create(&t, &a, run_program, &j);
+	pthread_attr_destroy(&a);
+	if (err) {
+		fprintf(stderr, "%s: error: cannot start the program on a stack of %zu MB, the room "
+		        "its arrays of %zu bytes need: %s\n", argv[0], stack >> 20, big, strerror(err));
+		return 1;
+	}
+	pthread_join(t, NULL);
+	return j.status;
+}
+
+/* ---- overflow ---- */
+
+enum { ALT = 64 << 10, NEAR = 1 << 20 };
+
+static struct sigaction before;         /* the handler there was (Open MPI's) */
+static char overflow_msg[512];
+static size_t overflow_len;
+
+/* Where the calling thread's stack ends, or NULL. */
+static char *stack_end(void)
+{
+	pthread_attr_t a;
+	void *lo = NULL;
+	size_t size = 0;
+	if (pthread_getattr_np(pthread_self(), &a) != 0)
+		return NULL;
+	pthread_attr_getstack(&a, &lo, &size);
+	pthread_attr_destroy(&a);
+	return lo;
+}
+
+/* A fault within a megabyte below or just above the end of the faulting
+ * thread's stack is its overflow; any other goes to the handler there was
+ * before (Open MPI prints a backtrace) or the default, by faulting again. */
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	char *end = stack_end(), *at = si->si_addr;
+	if (end && at < end + 65536 && at + NEAR >= end) {
+		ssize_t w = write(2, overflow_msg, overflow_len);
+		(void)w;
+		_exit(1);
+	}
+	sigaction(SIGSEGV, &before, NULL);
+}
+
+void sap_stack_alt(void)
+{
+	stack_t ss = { .ss_sp = malloc(ALT), .ss_size = ALT, .ss_flags = 0 };
+	if (ss.ss_sp && sigaltstack(&ss, NULL) != 0)
+		free(ss.ss_sp);
+}
+
+void sap_stack_handler(void)
+{
+	/* As sap_fatal tags its messages, with the program for a place. */
+	snprintf(overflow_msg, sizeof overflow_msg, "%s%s: error: stack overflow: a recursion too "
+	         "deep, or arrays too large for the stack (a dvector holds large data)\n",
+	         sap_nranks() > 1 ? sap_strf("[rank %d] ", sap_rank()) : "", sap_progname());
+	overflow_len = strlen(overflow_msg);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_segv;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &before);
+}
