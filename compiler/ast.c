@@ -95,8 +95,12 @@ Node *ast_float(Program *p, Tok t)
 	n->fval = strtod(s, NULL);
 	if (errno == ERANGE && (n->fval > 1 || n->fval < -1))
 		number_error(p, t, "floating constant is out of range:");
+	else if (errno == ERANGE && n->fval == 0)
+		number_error(p, t, "floating constant is too small, it would be 0:");
 	else if (n->is_float32 && (n->fval > FLT_MAX || n->fval < -FLT_MAX))
 		number_error(p, t, "floating constant is out of the range of float:");
+	else if (n->is_float32 && n->fval != 0 && (float)n->fval == 0)
+		number_error(p, t, "floating constant is too small for float, it would be 0:");
 	n->sval = s;
 	return n;
 }

@@ -338,6 +338,8 @@ void sema_check_constant_fits(Node *e, Type *to)
 		sema_fail(sema_start_of(e), "the constant %g does not fit in '%s'", d, ty_str(to));
 	if (to->kind == TY_FLOAT && const_float(e, &d) && (d > FLT_MAX || d < -FLT_MAX))
 		sema_fail(sema_start_of(e), "the constant %g is out of the range of 'float'", d);
+	if (to->kind == TY_FLOAT && const_float(e, &d) && d != 0 && (float)d == 0)
+		sema_fail(sema_start_of(e), "the constant %g is too small for 'float': it would be 0", d);
 }
 
 

@@ -4,6 +4,8 @@ compile_tests = \
 	tests/compile/accumulate-driver-var.sap \
 	tests/compile/accumulate-map-read.sap \
 	tests/compile/nul-escape.sap \
+	tests/compile/float-underflow.sap \
+	tests/compile/float-too-small.sap \
 	tests/compile/accumulate-op.sap \
 	tests/compile/accumulate-read.sap \
 	tests/compile/accumulate-string-field.sap \
