@@ -1,13 +1,22 @@
 /* error.c: fatal errors, printing, checked sizes and allocation. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "sap-int.h"
 
 _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap)
 {
+	/* The first error of the process ends it: two workers that meet
+	 * errors at once print one message, and the other waits for the
+	 * end rather than race it. */
+	static atomic_flag ending = ATOMIC_FLAG_INIT;
+	if (atomic_flag_test_and_set(&ending))
+		for (;;)
+			pause();
 	fflush(stdout);
 	/* Build the whole message first so that ranks writing to a shared
 	 * stderr do not interleave their pieces; sized to fit, since a message
