@@ -79,18 +79,10 @@ static struct sigaction before;         /* the handler there was (Open MPI's) */
 static char overflow_msg[512];
 static size_t overflow_len;
 
-/* Where the calling thread's stack ends, or NULL. */
-static char *stack_end(void)
-{
-	pthread_attr_t a;
-	void *lo = NULL;
-	size_t size = 0;
-	if (pthread_getattr_np(pthread_self(), &a) != 0)
-		return NULL;
-	pthread_attr_getstack(&a, &lo, &size);
-	pthread_attr_destroy(&a);
-	return lo;
-}
+/* Where the calling thread's stack ends (its lowest address), found when
+ * the thread starts: the handler must not look it up (the lookup reads a
+ * file and allocates, which a fault inside malloc would deadlock). */
+static _Thread_local char *stack_lo;
 
 /* A fault within a megabyte below or just above the end of the faulting
  * thread's stack is its overflow; any other goes to the handler there was
@@ -99,7 +91,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
 	(void)uc;
-	char *end = stack_end(), *at = si->si_addr;
+	char *end = stack_lo, *at = si->si_addr;
 	if (end && at < end + 65536 && at + NEAR >= end) {
 		ssize_t w = write(2, overflow_msg, overflow_len);
 		(void)w;
@@ -110,6 +102,14 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 
 void sap_stack_alt(void)
 {
+	pthread_attr_t a;
+	if (pthread_getattr_np(pthread_self(), &a) == 0) {
+		void *lo = NULL;
+		size_t size = 0;
+		if (pthread_attr_getstack(&a, &lo, &size) == 0)
+			stack_lo = lo;
+		pthread_attr_destroy(&a);
+	}
 	stack_t ss = { .ss_sp = malloc(ALT), .ss_size = ALT, .ss_flags = 0 };
 	if (ss.ss_sp && sigaltstack(&ss, NULL) != 0)
 		free(ss.ss_sp);
