@@ -36,15 +36,16 @@ static void *run_program(void *arg)
 
 /* A function that takes an array as a value, a reduce over one (the
  * body's copy, the buffers, the sum's operands and result) or an
- * expression's temporaries hold a few copies of it on the stack: 8 of
- * the largest make room for them, beside the 8 MB a thread has anyway.
- * Only the pages touched are memory; the rest is address space. */
+ * expression's temporaries hold copies of it on the stack: 16 of the
+ * largest make room for them, unoptimised or sanitized code included,
+ * beside the 8 MB a thread has anyway.  Only the pages touched are
+ * memory; the rest is address space. */
 int sap_main(int argc, char **argv, int (*program)(int, char **), const size_t *sizes, int n)
 {
 	size_t big = 0;
 	for (int k = 0; k < n; k++)
 		big = sizes[k] > big ? sizes[k] : big;
-	size_t need = 8 * big, have = (size_t)8 << 20;
+	size_t need = 16 * big, have = (size_t)8 << 20;
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_STACK, &rl) == 0)
 		have = rl.rlim_cur == RLIM_INFINITY ? SIZE_MAX : (size_t)rl.rlim_cur;
@@ -110,6 +111,11 @@ void sap_stack_alt(void)
 			stack_lo = lo;
 		pthread_attr_destroy(&a);
 	}
+	/* One there already stays: AddressSanitizer gives each thread its
+	 * own, and unmaps whatever the thread has when it ends. */
+	stack_t old;
+	if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE) && old.ss_size >= ALT / 2)
+		return;
 	stack_t ss = { .ss_sp = malloc(ALT), .ss_size = ALT, .ss_flags = 0 };
 	if (ss.ss_sp && sigaltstack(&ss, NULL) != 0)
 		free(ss.ss_sp);
