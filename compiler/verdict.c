@@ -37,6 +37,18 @@ bool acc_const_nonzero(Vec *a)
 	return k != 0;
 }
 
+/* Does e read the driver variable v? */
+static bool reads_var(Node *e, Sym *v)
+{
+	Vec r = {0};
+	acc_driver_reads(e, &r);
+	for (int i = 0; i < r.n; i++)
+		if (r.v[i] == v)
+			return true;
+	return false;
+}
+
+
 static void decide(void)
 {
 	if (acc_li->verdict == VD_REJECTED)
@@ -114,28 +126,35 @@ static void decide(void)
 				acc_li->slice_rng = true;
 		}
 		/* Driver variables the slice reads may change between
-		 * invocations, which the runtime's cache does not see. */
-		acc_li->slice_var = NULL;
-		for (int i = 0; i < acc_units.n && !acc_li->slice_var; i++) {
+		 * invocations, which the runtime's cache does not see; a reduce
+		 * variable among them, any of them, has no value to read. */
+		Vec all = {0};
+		for (int i = 0; i < acc_units.n; i++) {
 			Unit *u = acc_units.v[i];
 			if (!u->included)
 				continue;
 			Node *n = u->node;
-			acc_li->slice_var = n->kind == N_VAR ? acc_driver_read(n->init) :
-			                    n->kind == N_EXPR ? acc_driver_read(n->lhs) :
-			                    acc_driver_read(u->is_step ? n->step : n->cond);
+			acc_driver_reads(n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
+			                 u->is_step ? n->step : n->cond, &all);
 		}
-		for (int i = 0; i < acc_li->accesses.n && !acc_li->slice_var; i++) {
+		for (int i = 0; i < acc_li->accesses.n; i++) {
 			Access *a = acc_li->accesses.v[i];
 			if (a->recorded)
-				acc_li->slice_var = acc_driver_read(a->key);
+				acc_driver_reads(a->key, &all);
 		}
-		for (int i = 0; i < acc_ctls.n && !acc_li->slice_var; i++) {
+		for (int i = 0; i < acc_ctls.n; i++) {
 			Ctl *c = acc_ctls.v[i];
-			if (c->included && (c->taint || c->over))
-				acc_li->slice_var = acc_driver_read(c->guard) ? acc_driver_read(c->guard) :
-				                    acc_driver_read(c->skip);
+			if (c->included && (c->taint || c->over)) {
+				acc_driver_reads(c->guard, &all);
+				acc_driver_reads(c->skip, &all);
+			}
 		}
+		acc_li->slice_var = all.n ? all.v[0] : NULL;
+		for (int i = 0; i < all.n; i++)
+			if (acc_is_reduce(all.v[i])) {
+				acc_li->slice_var = all.v[i];
+				break;
+			}
 		if (acc_li->slice_var && acc_is_reduce(acc_li->slice_var)) {
 			/* At the recorded key that reads it, or else at the first
 			 * statement of the slice that does. */
@@ -143,14 +162,14 @@ static void decide(void)
 			const char *what = "a key the loop must know in advance";
 			for (int i = 0; i < acc_li->accesses.n && !at; i++) {
 				Access *a = acc_li->accesses.v[i];
-				if (a->recorded && acc_driver_read(a->key) == acc_li->slice_var) {
+				if (a->recorded && reads_var(a->key, acc_li->slice_var)) {
 					at = acc_leftmost(a->key);
 					what = format("the key of %s[%s]", a->dds->name, acc_expr_str(a->key));
 				}
 			}
 			for (int i = 0; i < acc_units.n && !at; i++) {
 				Unit *u = acc_units.v[i];
-				if (u->included && acc_driver_read(acc_unit_expr(u)) == acc_li->slice_var)
+				if (u->included && reads_var(acc_unit_expr(u), acc_li->slice_var))
 					at = u->node;
 			}
 			acc_reject(at ? at : acc_loop, format("%s depends on the reduce variable '%s', whose value "
@@ -161,37 +180,10 @@ static void decide(void)
 		}
 		/* Numbers the runtime compares: the plan stays while they do
 		 * (a bound n = len(X) is assigned once and never changes). */
-		acc_li->slice_vars = (Vec){0};
-		if (acc_li->slice_var) {
-			Vec all = {0};
-			for (int i = 0; i < acc_units.n; i++) {
-				Unit *u = acc_units.v[i];
-				if (!u->included)
-					continue;
-				Node *n = u->node;
-				acc_driver_reads(n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
-				                 u->is_step ? n->step : n->cond, &all);
-			}
-			for (int i = 0; i < acc_li->accesses.n; i++) {
-				Access *a = acc_li->accesses.v[i];
-				if (a->recorded)
-					acc_driver_reads(a->key, &all);
-			}
-			for (int i = 0; i < acc_ctls.n; i++) {
-				Ctl *c = acc_ctls.v[i];
-				if (c->included && (c->taint || c->over)) {
-					acc_driver_reads(c->guard, &all);
-					acc_driver_reads(c->skip, &all);
-				}
-			}
-			bool scalars = false;
-			for (int i = 0; i < all.n; i++)
-				scalars |= all.v[i] == acc_li->slice_var;
-			for (int i = 0; i < all.n; i++)
-				scalars &= ty_is_scalar(((Sym *)all.v[i])->ty);
-			if (scalars)
-				acc_li->slice_vars = all;
-		}
+		bool scalars = all.n > 0;
+		for (int i = 0; i < all.n; i++)
+			scalars &= ty_is_scalar(((Sym *)all.v[i])->ty);
+		acc_li->slice_vars = scalars ? all : (Vec){0};
 		acc_li->verdict = acc_li->slice_rng || (acc_li->slice_var && !acc_li->slice_vars.n) ?
 		                  VD_EACH : VD_ONCE;
 		return;

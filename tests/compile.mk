@@ -4,6 +4,7 @@ compile_tests = \
 	tests/compile/accumulate-driver-var.sap \
 	tests/compile/accumulate-map-read.sap \
 	tests/compile/nul-escape.sap \
+	tests/compile/async-key-reduce-second.sap \
 	tests/compile/float-underflow.sap \
 	tests/compile/float-too-small.sap \
 	tests/compile/accumulate-op.sap \
