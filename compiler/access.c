@@ -90,6 +90,10 @@ static void put_expr(Buf *b, Node *e, int prec)
 		buf_putc(b, ')');
 		return;
 	case N_CONV:
+		if (!e->ts) {   /* implicit, as written */
+			put_expr(b, e->lhs, prec);
+			return;
+		}
 		buf_printf(b, "(%s)", ty_str(e->ty));
 		put_expr(b, e->lhs, 11);
 		return;

@@ -333,7 +333,16 @@ static void array_store(Node *at, const char *dst, Type *dt, Node *src, int op)
 	char *k = emit_tmp("k");
 	char *x = elem(src, k);
 	const char *o = op == TK_ASSIGN ? "=" : format("%s=", ast_opname(op));
+	Type *st = ty_is_num(src->ty) ? src->ty : src->ty->elem;
 	emit_line(at, "for (int64_t %s = 0; %s < %lld; %s++)", k, k, (long long)dt->len, k);
+	if (ty_is_int(dt->elem) && ty_is_float(st)) {
+		/* float[4] into int[4]: each element checked as sema_narrow's are */
+		const char *fn = dt->elem->kind == TY_INT ? "sap_to_i32" : "sap_to_i64";
+		if (op != TK_ASSIGN)
+			x = format("%s->v[%s] %s %s", d, k, ast_opname(op), x);
+		emit_line(at, "\t%s->v[%s] = %s(%s, %s);", d, k, fn, x, emit_site(at));
+		return;
+	}
 	emit_line(at, "\t%s->v[%s] %s %s;", d, k, o, x);
 }
 
@@ -357,6 +366,21 @@ void emit_zero(Node *at, const char *dst, Type *t)
 		emit_line(at, "memset(&%s, 0, sizeof %s);", dst, dst);
 }
 
+/* k op= x, k an integer and x floating: k = k op x computes in floating
+ * point, and the result goes back into k checked as sema_narrow's are. */
+static char *narrow_compound(Node *at, Type *lt, Node *rhs, int op, const char *dst)
+{
+	const char *fn = lt->kind == TY_INT ? "sap_to_i32" : "sap_to_i64";
+	const char *ct = emit_ctype(lt);
+	const char *o = ast_opname(op);
+	char *r = emit_expr(rhs);
+	if (at->kind != N_ASSIGN || at->lhs->kind == N_FIELD)
+		return format("(%s = %s(%s %s (%s), %s))", dst, fn, dst, o, r, emit_site(at));
+	int t = E->tmp++;
+	return format("({ %s *sap_p%d = &%s; *sap_p%d = %s(*sap_p%d %s (%s), %s); })", ct, t, dst, t, fn,
+	              t, o, r, emit_site(at));
+}
+
 /* dst op= src as statements; dst is storage of type dt. */
 /* x /= y, x %= y, x <<= y, x >>= y on integers: the checks of / % << >>
  * (a zero divisor, a count outside the width), x's address taken once;
@@ -366,6 +390,8 @@ static char *checked_compound(Node *at, Type *lt, Node *rhs, int op, const char 
 {
 	Type *rt = rhs->ty;
 	bool shift = op == TK_SHL || op == TK_SHR;
+	if (ty_is_int(lt) && ty_is_float(rt))
+		return narrow_compound(at, lt, rhs, op, dst);
 	if (!(op == TK_SLASH || op == TK_PERCENT || shift) || !ty_is_int(lt) || !ty_is_int(rt))
 		return NULL;
 	bool wide = lt->kind == TY_LONG || (!shift && rt->kind == TY_LONG);
@@ -768,7 +794,7 @@ char *emit_expr(Node *e)
 	}
 	case N_CONV:
 		if (ty_is_int(e->ty) && ty_is_float(e->lhs->ty))
-			return format("sap_f2%s(%s, %s)", e->ty->kind == TY_INT ? "i32" : "i64",
+			return format("sap_%s%s(%s, %s)", e->ts ? "f2" : "to_", e->ty->kind == TY_INT ? "i32" : "i64",
 			              emit_expr(e->lhs), emit_site(e));
 		return format("((%s)%s)", emit_ctype(e->ty), emit_expr(e->lhs));
 	case N_INDEX:

@@ -342,6 +342,30 @@ void sema_check_constant_fits(Node *e, Type *to)
 		sema_fail(sema_start_of(e), "the constant %g is too small for 'float': it would be 0", d);
 }
 
+/* A floating value stored in an integer: C leaves one out of the
+ * integer's range undefined (saturated when gcc folds it, the most
+ * negative value when the CPU converts it), so the conversion becomes a
+ * node of its own, checked at run time as int() and long() are.  No
+ * type spec tells it from a written one.  e keeps its place in a list. */
+void sema_narrow(Node *e, Type *to)
+{
+	double d;
+	if (!ty_is_int(to) || !e->ty || !ty_is_float(e->ty) || const_float(e, &d))
+		return;
+	Node *in = xcalloc(1, sizeof *in);
+	*in = *e;
+	in->next = in->last = NULL;
+	Node *next = e->next, *last = e->last;
+	memset(e, 0, sizeof *e);
+	e->kind = N_CONV;
+	e->file = in->file;
+	e->off = in->off;
+	e->ty = to;
+	e->lhs = in;
+	e->next = next;
+	e->last = last;
+}
+
 
 Type *sema_resolve(TypeSpec *ts)
 {

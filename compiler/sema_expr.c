@@ -71,6 +71,7 @@ void sema_expect_assignable(Node *e, Type *to, const char *fmt, ...)
 {
 	if (sema_assignable(to, e->ty)) {
 		sema_check_constant_fits(e, to);
+		sema_narrow(e, to);
 		return;
 	}
 	va_list ap;
@@ -664,6 +665,8 @@ static Type *check_call(Node *e)
 			sema_fail_note(a, format("argument %d of '%s' must be '%s', not '%s'", argno, name,
 			                         ty_str(p->sym->ty), ty_str(a->ty)),
 			               p, "parameter declared here");
+		sema_check_constant_fits(a, p->sym->ty);
+		sema_narrow(a, p->sym->ty);
 	}
 	if (sema_ctx.loop) {
 		vec_push(&sema_loop_calls, e);
@@ -820,6 +823,8 @@ static Type *check_expr_inner(Node *e)
 	case N_CALL:
 		return check_call(e);
 	case N_CONV: {
+		if (!e->ts)
+			return e->ty;   /* sema_narrow's, checked */
 		Type *to = sema_resolve(e->ts);
 		Type *a = sema_check_expr(e->lhs);
 		if (!ty_is_scalar(a))

@@ -211,6 +211,22 @@ static inline int64_t sap_f2i64(double x, const sap_site *s)
 	return (int64_t)x;
 }
 
+/* The same where a floating value is stored in an integer variable,
+ * element, argument or result without int() or long(). */
+static inline int32_t sap_to_i32(double x, const sap_site *s)
+{
+	if (!(x > -2147483649.0 && x < 2147483648.0))
+		sap_fatal(s, "%.17g stored in an int: out of its range", x);
+	return (int32_t)x;
+}
+
+static inline int64_t sap_to_i64(double x, const sap_site *s)
+{
+	if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
+		sap_fatal(s, "%.17g stored in a long: out of its range", x);
+	return (int64_t)x;
+}
+
 /* ==== Strings ========================================================= */
 
 /* Strings are immutable and live as long as the program.  NULL is the
