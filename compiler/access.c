@@ -837,6 +837,9 @@ static Unit *decl_unit(Sym *s)
 static Node *ctrl_taint(Unit *u, Sym *s)
 {
 	Unit *d = decl_unit(s);
+	/* A draw in a loop the slice runs once for all its trips: the
+	 * body's later trips draw numbers the slice never sees. */
+	bool draws = acc_has_rand(acc_unit_expr(u));
 	for (int k = 0; k < u->ctrl.n; k++) {
 		Node *n = u->ctrl.v[k];
 		if (!((Ctl *)n->aux)->taint || ((Ctl *)n->aux)->fork)
@@ -844,7 +847,7 @@ static Node *ctrl_taint(Unit *u, Sym *s)
 		bool inside = false;
 		for (int m = 0; d && m < d->ctrl.n && !inside; m++)
 			inside = d->ctrl.v[m] == n;
-		if (!inside)
+		if (!inside || (draws && ((Ctl *)n->aux)->is_loop))
 			return n;
 	}
 	/* A counted loop whose slice may run more iterations than the body:

@@ -390,7 +390,7 @@ static char *checked_compound(Node *at, Type *lt, Node *rhs, int op, const char 
 {
 	Type *rt = rhs->ty;
 	bool shift = op == TK_SHL || op == TK_SHR;
-	if (ty_is_int(lt) && ty_is_float(rt))
+	if (op != TK_ASSIGN && ty_is_int(lt) && ty_is_float(rt))
 		return narrow_compound(at, lt, rhs, op, dst);
 	if (!(op == TK_SLASH || op == TK_PERCENT || shift) || !ty_is_int(lt) || !ty_is_int(rt))
 		return NULL;

@@ -28,6 +28,9 @@ Map emit_stable_done, emit_stable_modes;
 
 static const char *rec_text(Access *a)
 {
+	/* h[rand_int(n)] twice is two draws, two keys: never one record. */
+	if (acc_has_rand(a->key))
+		return format("%d:%s@%p", a->ddsi, acc_expr_str(a->key), (void *)a);
 	return format("%d:%s", a->ddsi, acc_expr_str(a->key));
 }
 
@@ -107,7 +110,8 @@ static void records(Node *at)
 {
 	LoopInfo *li = E->loop->li;
 	/* One record per DDS and key at this point, with the modes merged:
-	 * keys have no side effects, so equal texts are equal values. */
+	 * keys have no side effects, so equal texts are equal values (but
+	 * for random draws, which rec_text keeps apart). */
 	Vec recs = {0}, modes = {0};
 	Map here = {0};
 	for (int i = 0; i < li->accesses.n; i++) {

@@ -119,7 +119,7 @@ static void put_slice(FILE *out, Node *l, LoopInfo *L)
 			continue;
 		char *text = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
 		bool dup = false;
-		for (int k = 0; k < rs.n && !dup; k++)
+		for (int k = 0; k < rs.n && !dup && !acc_has_rand(a->key); k++)
 			dup = !strcmp(rs.v[k], text);
 		if (!dup) {
 			vec_push(&rs, text);
@@ -249,6 +249,28 @@ int acc_additive(LoopInfo *L, Sym *d)
 	return reads ? 2 : 1;
 }
 
+/* Is d, which the serialized loop L writes, only assigned in it, at
+ * constant keys, and never read: a flag (changed[0] = 1) or a last
+ * value, which a reduce variable holds without serializing anything? */
+bool acc_assigned_only(LoopInfo *L, Sym *d)
+{
+	if (!ty_is_numeric(d->ty->elem) || (d->ty->kind != TY_DVEC && d->ty->kind != TY_DMAP))
+		return false;
+	bool any = false;
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (a->dds != d)
+			continue;
+		if (a->mode != ACC_WRITE || a->structural || a->dynamic || a->aterms.n || a->accumulate)
+			return false;
+		any = true;
+	}
+	for (int i = 0; i < L->whole_dds.n; i++)
+		if (L->whole_dds.v[i] == d)
+			return false;
+	return any;
+}
+
 /* For a loop whose parallelism depends on its keys: the DDSs whose
  * updates could leave the plan, any of which may hold the hot elements;
  * for a serialized loop, the one that serializes it, if that would do. */
@@ -265,6 +287,11 @@ static void explain_additive(FILE *out, LoopInfo *L)
 	}
 	if (L->verdict == VD_SERIAL && !only)
 		return;
+	if (only && acc_assigned_only(L, only))
+		fprintf(out, "  hint: %s is only assigned in this loop, at constant keys, and never read: "
+		        "if it is a flag or a total, a driver variable in a 'reduce(max: ...)' or "
+		        "'reduce(+: ...)' clause of the loop holds it without serializing the loop\n",
+		        only->name);
 	for (int kind = 1; kind <= 2; kind++) {
 		Vec ds = {0};
 		for (int i = 0; i < L->dds.n; i++)

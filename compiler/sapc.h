@@ -709,6 +709,7 @@ Sym *acc_driver_read(Node *e);
  * out of the plan: 0 none, 1 accumulate (only added to), 2 relaxed (added
  * to and read). */
 int acc_additive(LoopInfo *L, Sym *d);
+bool acc_assigned_only(LoopInfo *L, Sym *d);
 /* Every such variable e reads, added to out once. */
 void acc_driver_reads(Node *e, Vec *out);
 bool acc_is_reduce(Sym *s);

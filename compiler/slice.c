@@ -284,6 +284,20 @@ static int cond_of_ternary(Node *n, void *target)
 	return n->kind == N_COND && emit_any_node(n->cond, is_node, target);
 }
 
+/* The note for a key of d that a read of d keeps unknown, if relaxing d
+ * could be the way out (acc_analyse_loop tries it, and says so if it
+ * works). */
+static const char *relax_offer(Sym *d)
+{
+	if (acc_loop->kind != N_ASYNC || !could_relax(d))
+		return NULL;
+	acc_li->relax_hint = d;
+	return format("the loop only reads %s and adds to it: declared relaxed(+: %s), it runs in "
+	              "parallel, its reads of %s seeing the values at the start of the round plus "
+	              "this worker's own updates (stale by at most one round); or use sync for, "
+	              "whose iterations may read stale values", d->name, d->name, d->name);
+}
+
 /* Access a's key reads root, a DDS the loop writes or a function that
  * draws random numbers, directly or through the tainted local s. */
 static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
@@ -294,15 +308,7 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	                   "for, whose iterations may read stale values";
 	/* The straight port of LDA, a count drawn by weights from counts:
 	 * acc_analyse_loop says so if relaxing the count makes the loop run. */
-	const char *relax_hint = NULL;
-	if (acc_loop->kind == N_ASYNC && could_relax(a->dds)) {
-		acc_li->relax_hint = a->dds;
-		relax_hint = format("the loop only reads %s and adds to it: declared relaxed(+: %s), "
-		                    "it runs in parallel, its reads of %s seeing the values at the start "
-		                    "of the round plus this worker's own updates (stale by at most one "
-		                    "round); or use sync for, whose iterations may read stale values",
-		                    a->dds->name, a->dds->name, a->dds->name);
-	}
+	const char *relax_hint = relax_offer(a->dds);
 	Cause c = {0};
 	c.dds_of = a->dds;
 	if (s)
@@ -370,6 +376,12 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		                                        "most %d such conditions", MAX_FORKS) : "";
 		what = format("%s is assigned under a condition (%s) that depends%s on %s", s->name,
 		              line_of(x->ctl), through, on);
+	}
+	else if (g && x->unit && acc_has_rand(acc_unit_expr(x->unit))) {
+		what = format("%s is drawn at random (%s) in a loop (%s) whose %s depends%s on %s",
+		              s->name, line_of(x->unit->node), line_of(x->ctl),
+		              g->jump ? "break" : "condition", through, on);
+		tail = "; the slice cannot know how many numbers the body draws there";
 	}
 	else if (g && g->jump)
 		what = format("%s is set by a loop (%s) whose break (%s) depends%s on %s", s->name,
@@ -643,6 +655,31 @@ static bool seed_key(Access *a)
 	}
 	if (tmp.rngcall) {
 		reject_key(a, tmp.rngcall, NULL, u);
+		return false;
+	}
+	/* h[rand_int(n)] in a loop the slice runs once for all its trips. */
+	for (int k = 0; u && acc_has_rand(a->key) && k < u->ctrl.n; k++) {
+		Node *n = u->ctrl.v[k];
+		Ctl *c = n->aux;
+		if (!c->taint || !c->is_loop || c->fork)
+			continue;
+		Sym *d = acc_read_dds(c->taint);
+		const char *relax = d ? relax_offer(a->dds) : NULL;
+		if (relax)
+			acc_li->relax_note = format("%s is read here; %s", d->name, relax);
+		acc_reject(acc_leftmost(a->key), format("the key of %s[%s] is not known %s: it is drawn at "
+		                                        "random in a loop (%s) whose %s depends on %s; the "
+		                                        "slice cannot know how many numbers the body draws "
+		                                        "there", a->dds->name, acc_expr_str(a->key),
+		                                        acc_loop->kind == N_SYNC ? "before each step runs" :
+		                                        "before the loop runs", line_of(n),
+		                                        c->jump ? "break" : "condition",
+		                                        d ? format("%s, which this loop writes", d->name) :
+		                                        "random numbers drawn inside a function"),
+		           c->taint, d ? format("%s is read here; use sync for, whose iterations may read "
+		                                "stale values", d->name) :
+		           "called here; draw with rand(), rand_int(n) or rand_normal() in the loop body "
+		           "instead, or use sync for");
 		return false;
 	}
 	if (tmp.ddswrite || tmp.defs.n || tmp.effect) {

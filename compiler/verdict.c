@@ -125,6 +125,17 @@ static void decide(void)
 			if (u->included && !e && acc_has_rand(u->is_step ? u->node->step : u->node->cond))
 				acc_li->slice_rng = true;
 		}
+		/* h[rand_int(n)]: the slice draws in the key itself. */
+		for (int i = 0; i < acc_li->accesses.n; i++) {
+			Access *a = acc_li->accesses.v[i];
+			if (a->recorded && acc_has_rand(a->key))
+				acc_li->slice_rng = true;
+		}
+		for (int i = 0; i < acc_ctls.n; i++) {
+			Ctl *c = acc_ctls.v[i];
+			if (c->included && (acc_has_rand(c->guard) || acc_has_rand(c->skip)))
+				acc_li->slice_rng = true;
+		}
 		/* Driver variables the slice reads may change between
 		 * invocations, which the runtime's cache does not see; a reduce
 		 * variable among them, any of them, has no value to read. */

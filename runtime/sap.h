@@ -825,7 +825,9 @@ typedef struct sap_dds {
 	bool no_slice;          /* the slice records none of its accesses:
 	                           the affine forms are all of them */
 	unsigned char additive; /* only added to: 1 never read otherwise (it
-	                           could be accumulated), 2 read too (relaxed) */
+	                           could be accumulated), 2 read too (relaxed);
+	                           3 only assigned at constant keys, never read
+	                           (a flag: a reduce variable's job) */
 } sap_dds;
 
 /* A static access of a DDS the loop writes: key a * i + b in iteration i

@@ -1,6 +1,8 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
 	tests/compile/accumulate-assign.sap \
+	tests/compile/async-rand-key-loop.sap \
+	tests/compile/async-rand-local-loop.sap \
 	tests/compile/accumulate-driver-var.sap \
 	tests/compile/accumulate-map-read.sap \
 	tests/compile/nul-escape.sap \

@@ -237,6 +237,10 @@ static warned *warned_of(const sap_loop *L)
 static char *fix_for(const sap_async_spec *spec, int dds)
 {
 	const char *d = spec->dds[dds].name ? spec->dds[dds].name : "?";
+	if (spec->dds[dds].additive == 3)
+		return sap_strf("the body only assigns %s, at constant keys, and never reads it: if it "
+		                "is a flag or a total, a driver variable in a reduce(max: ...) or "
+		                "reduce(+: ...) clause of the loop holds it without serializing the loop", d);
 	if (spec->dds[dds].additive)
 		return sap_strf("make its updates of %s '%s(+: %s)'", d,
 		                spec->dds[dds].additive == 1 ? "accumulate" : "relaxed", d);
