@@ -649,6 +649,8 @@ static void var_decl(Node *d)
 		          emit_cstr(s->name, strlen(s->name)), kk, emit_ctype(t->elem),
 		          t->kind == TY_DMMAP ? "true" : "false",
 		          ty_needs_drop(t->elem) ? format("(void (*)(void *))%s", emit_drop_fn(t->elem)) : "NULL");
+		if (!ty_is_flat(t->elem))
+			emit_line(d, "%s.refs = true;", s->cname);
 		emit_stmt_end(&st, d);
 		if (E->scope->up || !s->is_driver)
 			vec_push(&E->scope->drops, format("sap_dm_free(&%s);", s->cname));

@@ -458,6 +458,9 @@ typedef struct sap_dmap {
 	bool multi;
 	uint64_t version;               /* changes whenever the contents may have */
 	void (*drop)(void *val);        /* frees what a value owns, or NULL */
+	bool refs;                      /* values hold strings, which are
+	                                   pointers: never parted (set by the
+	                                   program after sap_dm_create) */
 	/* private */
 	char *ents;                     /* entries: key slot, live flag, value */
 	size_t entsize, valoff;

@@ -1043,7 +1043,7 @@ static const sap_dvec *map_keys(const sap_async_spec *spec, const sap_reduce *r)
 		const sap_dds *d = &spec->dds[k];
 		if (d->accumulate || (d->dv && (d->mode & SAP_WRITE)))
 			return NULL;
-		if (d->dm && (!d->at_key || d->dm->drop || d->dm->kk != keys->keys_of->kk ||
+		if (d->dm && (!d->at_key || d->dm->drop || d->dm->refs || d->dm->kk != keys->keys_of->kk ||
 		              ((d->mode & SAP_WRITE) && !d->keeps_keys)))
 			return NULL;
 	}

@@ -48,7 +48,7 @@ bool sap_dm_part(sap_dmap *m)
 	if (m->parted)
 		return true;
 	/* Values holding strings or lists could not be sent back. */
-	if (sap_nranks() == 1 || m->drop)
+	if (sap_nranks() == 1 || m->drop || m->refs)
 		return false;
 	m->total = m->live;
 	sap_dm_keep(m, owned, NULL);
