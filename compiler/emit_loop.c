@@ -509,12 +509,14 @@ void emit_element_var(Node *s)
 	if (s->kind == N_ASYNC) {
 		emit_line(s->init, "%s %s = (%s)sap_i;", emit_ctype(iv->ty), iv->cname, emit_ctype(iv->ty));
 	} else if (s->li->batched) {
-		emit_line(s->init, "sap_list %s = sap_sync_batch(&%s, sap_idx, lo, hi);", iv->cname,
-		          s->lhs->sym->cname);
+		/* A body writing the vector reads its worker's copy of it. */
+		Sym *o = s->lhs->sym;
+		emit_line(s->init, "sap_list %s = sap_sync_batch(&%s, %s, sap_idx, lo, hi);", iv->cname,
+		          o->cname, emit_synced(s->li, o) ? emit_dv_data(o) : "NULL");
 		vec_push(&E->scope->drops, format("sap_sync_batch_done(&%s);", iv->cname));
 	} else {
-		emit_line(s->init, "const %s %s = ((const %s *)%s.data)[sap_i];", emit_ctype(iv->ty),
-		          iv->cname, emit_ctype(iv->ty), s->lhs->sym->cname);
+		emit_line(s->init, "const %s %s = ((const %s *)%s)[sap_i];", emit_ctype(iv->ty),
+		          iv->cname, emit_ctype(iv->ty), emit_dv_data(s->lhs->sym));
 	}
 	emit_line(s->init, "(void)%s;", iv->cname);
 }
@@ -668,9 +670,9 @@ static void body_loop(Node *s)
 {
 	emit_iterations_begin(s);
 	emit_rng_setup(s, false);
-	emit_element_var(s);
 	Node *saved_loop = E->loop;
-	E->loop = s;
+	E->loop = s;    /* before the element: a sync for's worker copy */
+	emit_element_var(s);
 	emit_body(s->body);
 	E->loop = saved_loop;
 	emit_iterations_end(s);
@@ -1035,6 +1037,9 @@ static void sync_call(Node *s, const char *redargs, Vec *wr)
 	if (dense)
 		buf_puts(&sp, ", .dense = true");
 	buf_printf(&sp, ",\n\t.over = &%s", s->lhs->sym->cname);
+	for (int i = 0; i < li->dds.n; i++)
+		if (li->dds.v[i] == s->lhs->sym)
+			buf_puts(&sp, ", .over_indexed = true");
 	if (li->has_slice)
 		buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
 	buf_printf(&sp, ", .uses = sap_uses, .nuses = %d", nuses);

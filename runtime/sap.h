@@ -1027,6 +1027,8 @@ typedef struct sap_syncspec {
 	int nwr;
 	bool dense;
 	sap_dvec *over;         /* the vector whose elements it runs over */
+	bool over_indexed;      /* the body indexes over too (X[j]), so each
+	                           rank needs it whole, not its part */
 	/* With an element of over as the iteration, the keys of the
 	 * vectors marked sparse, or NULL. */
 	sap_slice_fn slice;
@@ -1045,8 +1047,12 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 /* The elements of iterations idx[lo .. hi) (lo .. hi when idx is NULL)
  * of over, as the list<T> a sync for body over mini-batches sees: the
  * vector's own storage when they are consecutive, else copies (shallow:
- * the list is read-only), which sap_sync_batch_done frees. */
-sap_list sap_sync_batch(const sap_dvec *over, const int64_t *idx, int64_t lo, int64_t hi);
+ * the list is read-only), which sap_sync_batch_done frees.  A body that
+ * writes over passes its worker's copy (sap_sync_data), from which the
+ * elements are always copied: another worker may be writing the
+ * storage. */
+sap_list sap_sync_batch(const sap_dvec *over, const void *copy, const int64_t *idx, int64_t lo,
+                        int64_t hi);
 void sap_sync_batch_done(sap_list *b);
 
 /* A worker thread's copy of a written vector: the body of a sync for

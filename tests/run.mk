@@ -24,6 +24,7 @@ run_tests = \
 	tests/run/conv-implicit.sap \
 	tests/run/rand-keys.sap \
 	tests/run/map-string-values.sap \
+	tests/run/sync-over-element.sh \
 	tests/run/stack-overflow.sap \
 	tests/run/merge-fn-rows.sap \
 	tests/run/slice-locals.sap \

@@ -477,7 +477,7 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 	if (split && P > 1) {
 		/* Ranks run even shares: elements the load or an earlier loop
 		 * left elsewhere come to them, or the vector is made whole. */
-		if (spec->over && parts_even(spec->over)) {
+		if (spec->over && !spec->over_indexed && parts_even(spec->over)) {
 			if (spec->over->holder)
 				sap_dv_own_parts(spec->over);
 			keep[nkeep++] = spec->over;
@@ -517,18 +517,20 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 	atomic_fetch_sub(&sap_loops_running, 1);
 }
 
-sap_list sap_sync_batch(const sap_dvec *over, const int64_t *idx, int64_t lo, int64_t hi)
+sap_list sap_sync_batch(const sap_dvec *over, const void *copy, const int64_t *idx, int64_t lo,
+                        int64_t hi)
 {
 	int64_t n = hi - lo, first = idx ? idx[lo] : lo;
-	bool runs = true;
+	bool runs = !copy;
 	for (int64_t k = 1; idx && k < n && runs; k++)
 		runs = idx[lo + k] == first + k;
 	size_t sz = over->elsize;
 	if (runs)
 		return (sap_list){ (char *)over->data + (size_t)first * sz, n, 0 };
+	const char *from = copy ? copy : over->data;
 	sap_list b = { sap_xmalloc((size_t)n * sz + 1), n, n };
 	for (int64_t k = 0; k < n; k++)
-		memcpy((char *)b.v + (size_t)k * sz, (const char *)over->data + (size_t)idx[lo + k] * sz, sz);
+		memcpy((char *)b.v + (size_t)k * sz, from + (size_t)(idx ? idx[lo + k] : lo + k) * sz, sz);
 	return b;
 }
 

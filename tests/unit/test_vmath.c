@@ -15,20 +15,20 @@ START_TEST(batch_view_and_gather)
 	for (int64_t k = 0; k < 10; k++)
 		((int64_t *)v.data)[k] = 100 + k;
 
-	sap_list b = sap_sync_batch(&v, NULL, 2, 5);
+	sap_list b = sap_sync_batch(&v, NULL, NULL, 2, 5);
 	ck_assert_ptr_eq(b.v, v.data + 2 * sizeof(int64_t));
 	ck_assert_int_eq(b.n, 3);
 	ck_assert_int_eq(b.cap, 0);
 	sap_sync_batch_done(&b);
 
 	const int64_t run[] = { 9, 3, 4, 5, 9 };
-	b = sap_sync_batch(&v, run, 1, 4);
+	b = sap_sync_batch(&v, NULL, run, 1, 4);
 	ck_assert_ptr_eq(b.v, v.data + 3 * sizeof(int64_t));
 	ck_assert_int_eq(b.n, 3);
 	sap_sync_batch_done(&b);
 
 	const int64_t scattered[] = { 7, 1, 8, 2 };
-	b = sap_sync_batch(&v, scattered, 0, 4);
+	b = sap_sync_batch(&v, NULL, scattered, 0, 4);
 	ck_assert_int_eq(b.n, 4);
 	ck_assert_int_ne(b.cap, 0);
 	for (int k = 0; k < 4; k++)
