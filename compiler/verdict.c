@@ -49,6 +49,45 @@ static bool reads_var(Node *e, Sym *v)
 }
 
 
+/* The driver variables the slice just built reads. */
+static void slice_driver_reads(Vec *all)
+{
+	for (int i = 0; i < acc_units.n; i++) {
+		Unit *u = acc_units.v[i];
+		if (!u->included)
+			continue;
+		Node *n = u->node;
+		acc_driver_reads(n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
+		                 u->is_step ? n->step : n->cond, all);
+	}
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		if (a->recorded)
+			acc_driver_reads(a->key, all);
+	}
+	for (int i = 0; i < acc_ctls.n; i++) {
+		Ctl *c = acc_ctls.v[i];
+		if (c->included && (c->taint || c->over)) {
+			acc_driver_reads(c->guard, all);
+			acc_driver_reads(c->skip, all);
+		}
+	}
+}
+
+/* A sync for's slice reading a reduce variable, whose value is each
+ * worker's own partial one: its keys cannot be known, so the vector
+ * takes the dense path. */
+static void sync_reduce_read(void)
+{
+	Vec all = {0};
+	slice_driver_reads(&all);
+	for (int i = 0; i < all.n && !acc_sync_reject; i++)
+		if (acc_is_reduce(all.v[i]))
+			acc_sync_reject = format("a key depends on the reduce variable '%s', whose value "
+			                         "differs from worker to worker while the loop runs",
+			                         ((Sym *)all.v[i])->name);
+}
+
 static void decide(void)
 {
 	if (acc_li->verdict == VD_REJECTED)
@@ -140,26 +179,7 @@ static void decide(void)
 		 * invocations, which the runtime's cache does not see; a reduce
 		 * variable among them, any of them, has no value to read. */
 		Vec all = {0};
-		for (int i = 0; i < acc_units.n; i++) {
-			Unit *u = acc_units.v[i];
-			if (!u->included)
-				continue;
-			Node *n = u->node;
-			acc_driver_reads(n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
-			                 u->is_step ? n->step : n->cond, &all);
-		}
-		for (int i = 0; i < acc_li->accesses.n; i++) {
-			Access *a = acc_li->accesses.v[i];
-			if (a->recorded)
-				acc_driver_reads(a->key, &all);
-		}
-		for (int i = 0; i < acc_ctls.n; i++) {
-			Ctl *c = acc_ctls.v[i];
-			if (c->included && (c->taint || c->over)) {
-				acc_driver_reads(c->guard, &all);
-				acc_driver_reads(c->skip, &all);
-			}
-		}
+		slice_driver_reads(&all);
 		acc_li->slice_var = all.n ? all.v[0] : NULL;
 		for (int i = 0; i < all.n; i++)
 			if (acc_is_reduce(all.v[i])) {
@@ -386,6 +406,7 @@ static void sync_paths(Node *l)
 		vec_push(&acc_sync_only, cand.v[c]);
 		acc_sync_reject = NULL;
 		acc_build_slice();
+		sync_reduce_read();
 		acc_li->sync_why.v[i] = (void *)acc_sync_reject;
 	}
 	Vec why = acc_li->sync_why;

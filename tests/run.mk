@@ -25,6 +25,7 @@ run_tests = \
 	tests/run/rand-keys.sap \
 	tests/run/map-string-values.sap \
 	tests/run/sync-over-element.sh \
+	tests/run/sync-reduce-key.sap \
 	tests/run/stack-overflow.sap \
 	tests/run/merge-fn-rows.sap \
 	tests/run/slice-locals.sap \
@@ -118,6 +119,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/conv-implicit.out tests/run/conv-implicit.status tests/run/conv-implicit.err \
 	tests/run/rand-keys.out tests/run/rand-keys.args \
 	tests/run/map-string-values.out tests/run/map-string-values.args \
+	tests/run/sync-reduce-key.out tests/run/sync-reduce-key.args \
 	tests/run/stack-overflow.out tests/run/stack-overflow.status tests/run/stack-overflow.err tests/run/slice-twins.awk \
 	tests/run/slice-locals.out tests/run/slice-locals.args tests/run/merge-fn-rows.out \
 	tests/run/slice-bounds.out tests/run/slice-bounds.args \
