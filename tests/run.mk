@@ -26,6 +26,7 @@ run_tests = \
 	tests/run/map-string-values.sap \
 	tests/run/sync-over-element.sh \
 	tests/run/sync-reduce-key.sap \
+	tests/run/hybrid-one-rank.sh \
 	tests/run/stack-overflow.sap \
 	tests/run/merge-fn-rows.sap \
 	tests/run/slice-locals.sap \

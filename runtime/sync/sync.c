@@ -336,8 +336,16 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 		s->keep_old |= spec->wr[k].merge != SAP_M_AVG || sap_nt_has_int(spec->wr[k].num);
 	/* Hybrid on one rank merges nothing, so its threads need not wait
 	 * for each other between mini-batches: the loop is one step, in
-	 * which they share out the elements as Hogwild's threads do. */
-	s->hogwild = s->hybrid && s->P == 1 && !s->keep_old;
+	 * which they share out the elements as Hogwild's threads do.  A sum
+	 * or an integer average of one rank's changes is the changes, so
+	 * the old values need not be kept; the program's merge function
+	 * still applies after every step. */
+	bool fn = false;
+	for (int k = 0; k < nwr; k++)
+		fn |= spec->wr[k].merge == SAP_M_FN;
+	s->hogwild = s->hybrid && s->P == 1 && !fn;
+	if (s->hogwild)
+		s->keep_old = false;
 	if (s->hogwild)
 		s->M = n ? n : 1;
 	layout(s, n);
