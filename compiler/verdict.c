@@ -475,11 +475,39 @@ void acc_analyse_loop(Node *l)
 	if (L->verdict != VD_REJECTED || !L->relax_hint || !L->relax_note)
 		return;
 	const char *note = L->relax_note;
+	/* Relaxing one may leave another in the way (a bandit's successes
+	 * and failures, a mixture's counts): relax those too, while each
+	 * rejection names one more to relax. */
+	int n0 = L->relax_syms.n;
 	vec_push(&L->relax_syms, L->relax_hint);
 	analyse(l);
+	for (int tries = 0; tries < 8 && L->verdict == VD_REJECTED && L->relax_hint &&
+	                    L->relax_note; tries++) {
+		bool have = false;
+		for (int i = n0; i < L->relax_syms.n; i++)
+			have |= L->relax_syms.v[i] == L->relax_hint;
+		if (have)
+			break;
+		vec_push(&L->relax_syms, L->relax_hint);
+		analyse(l);
+	}
 	bool runs = L->verdict != VD_REJECTED && L->verdict != VD_SERIAL;
-	L->relax_syms.n--;
+	Vec names = {0};
+	for (int i = n0; i < L->relax_syms.n; i++)
+		vec_push(&names, (void *)((Sym *)L->relax_syms.v[i])->name);
+	L->relax_syms.n = n0;
 	analyse(l);
+	if (runs && names.n > 1) {
+		Buf list = {0};
+		for (int i = 0; i < names.n; i++)
+			buf_printf(&list, "%s%s", i ? ", " : "", (const char *)names.v[i]);
+		const char *semi = strchr(note, ';');
+		note = format("%.*s; the loop only reads %s and adds to them: declared relaxed(+: %s), it "
+		              "runs in parallel, its reads of them seeing the values at the start of the "
+		              "round plus this worker's own updates (stale by at most one round); or use "
+		              "sync for, whose iterations may read stale values",
+		              semi ? (int)(semi - note) : 0, note, acc_name_list(&names), list.s);
+	}
 	if (runs)
 		L->note = note;
 }
