@@ -326,7 +326,7 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	char *fix;
 	int adds = 0;
 	for (int k = 0; k < spec->ndds; k++)
-		adds |= spec->dds[k].additive;
+		adds |= spec->dds[k].additive == 1 || spec->dds[k].additive == 2;
 	if (dds >= 0) {
 		fix = fix_for(spec, dds);
 	} else if (adds) {
@@ -336,10 +336,11 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 		fix = sap_strf("the body does more than add to what it writes, so neither accumulate "
 		               "nor relaxed applies: spread its writes over more elements");
 	}
-	/* Over ranks no group is locked: --locks would change nothing. */
+	/* Over ranks no group is locked: --locks would change nothing; nor
+	 * where it is on and no group was big enough to lock. */
 	char *text = sap_strf("async for %s: %s; %s%s", how, why, fix,
 	                      locked ? " to run it in parallel deterministically" :
-	                      ranks ? "" : ", or run with --locks (not deterministic)");
+	                      ranks || sap_cfg.locks ? "" : ", or run with --locks (not deterministic)");
 	sap_warn(&st->loop->site, "%s", text);
 	free(text);
 	free(fix);

@@ -224,6 +224,12 @@ echo "spread.sap:25:1: warning: async for runs serially on 2 workers (balance 2.
 	"take the additive updates out of the plan with 'accumulate(+: D)' or 'relaxed(+: D)'" \
 	"(sapc --explain names them), or run with --locks (not deterministic)" >want
 diff want two.err || fail "spread --two: not the one warning expected"
+# With --locks on and no group to lock (one key in every iteration), it
+# is no advice.
+$MPIEXEC -n 1 ./rng --threads=2 --locks >/dev/null 2>rngl.err || fail "rng --locks"
+echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
+	"100% of its iterations write B[0]; make its updates of B 'relaxed(+: B)'" >want
+grep warning rngl.err | diff want - || fail "rng --locks: not the one warning expected"
 
 # --locks, or SAP_LOCKS=1, locks the group: said by the warning and --stats.
 hot_warning "locked on 2 workers (not deterministic)" \
