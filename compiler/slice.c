@@ -279,6 +279,11 @@ static int is_node(Node *n, void *target)
 	return n == target;
 }
 
+static int tainted_ternary(Node *n, void *unit)
+{
+	return n->kind == N_COND && !acc_evaluable(n->cond, unit, NULL, NULL);
+}
+
 static int cond_of_ternary(Node *n, void *target)
 {
 	return n->kind == N_COND && emit_any_node(n->cond, is_node, target);
@@ -338,8 +343,13 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		              acc_read_dds(c.read)->name);
 	/* The slice takes each branch of an if in turn, not of a ?: (a
 	 * value, whose branches may not both be evaluable). */
+	/* Or through locals, the usual way: la = label[a]; ... tgt = la < lb ?
+	 * b : a; the key's own local chosen by a condition it cannot know. */
+	Taint *tx = s ? acc_taint_at(s, u) : NULL;
 	if (c.read && acc_loop->kind == N_ASYNC && !relax_hint &&
-	    emit_any_node(acc_loop->body, cond_of_ternary, c.read))
+	    (emit_any_node(acc_loop->body, cond_of_ternary, c.read) ||
+	     (tx && tx->unit && !tx->ctl &&
+	      emit_any_node(acc_unit_expr(tx->unit), tainted_ternary, tx->unit))))
 		hint = "the slice cannot take each branch of a conditional expression (?:) in turn, "
 		       "as it does an if statement's: write it as an if, or use sync for, whose "
 		       "iterations may read stale values";
