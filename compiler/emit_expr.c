@@ -470,6 +470,21 @@ static char *arr_ptr(Node *e)
 	return emit_member(array_value(e), "v");
 }
 
+/* value, the C expression of e, computed into a temporary before a
+ * container grows: C leaves unsequenced the two sides of
+ * `*sap_list_push(&l, ...) = value`, and value may read the container (an
+ * element that the growth frees, or its length that the push already
+ * counts).  Literals and scalar names cannot. */
+static char *settled(Node *e, char *value)
+{
+	if (e->kind == N_INT || e->kind == N_FLOAT || e->kind == N_BOOL || e->kind == N_STR ||
+	    (e->kind == N_NAME && ty_is_scalar(e->ty)))
+		return value;
+	char *t = emit_tmp("v");
+	emit_line(e, "%s %s = %s;", emit_ctype(e->ty), t, value);
+	return t;
+}
+
 static char *builtin_call(Node *e)
 {
 	Node *a0 = e->args, *a1 = a0 ? a0->next : NULL, *a2 = a1 ? a1->next : NULL;
@@ -484,7 +499,7 @@ static char *builtin_call(Node *e)
 		}
 	case B_PUSH: {
 		Type *et = a0->ty->elem;
-		char *v = emit_owned(a1);
+		char *v = settled(a1, emit_owned(a1));
 		char *l = emit_lvalue(a0);
 		emit_line(e, "*(%s *)sap_list_push(&%s, sizeof(%s)) = %s;", emit_ctype(et), l,
 		          emit_ctype(et), v);
@@ -495,7 +510,7 @@ static char *builtin_call(Node *e)
 		char *m = emit_expr(a0);
 		char *k = key_ref(mt->key, a1);
 		if (mt->kind == TY_DMMAP) {
-			char *v = emit_owned(a2);
+			char *v = settled(a2, emit_owned(a2));
 			emit_line(e, "*(%s *)sap_dm_add(&%s, %s) = %s;", emit_ctype(vt), m, k, v);
 		} else {
 			char *slot = format("(*(%s *)sap_dm_upsert(&%s, %s))", emit_ctype(vt), m, k);

@@ -57,6 +57,7 @@ run_tests = \
 	tests/run/lanes-order.sh \
 	tests/run/list-range.sap \
 	tests/run/list-range-c.sh \
+	tests/run/push-self.sap \
 	tests/run/load-error.sap \
 	tests/run/load-lists.sap \
 	tests/run/pack-lists.sap \
@@ -112,7 +113,7 @@ TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
 	tests/run/accumulate-held.out tests/run/accumulate-held.args \
-	tests/run/array-fill.out tests/run/list-range.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/strings-ranks.out \
+	tests/run/array-fill.out tests/run/list-range.out tests/run/push-self.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/keyless-iters.out tests/run/keyless-iters.args \
 	tests/run/big-arrays.out tests/run/big-arrays.args tests/run/shifts.out tests/run/print-ints.out \
 	tests/run/shift-count.out tests/run/shift-count.status tests/run/shift-count.err \
