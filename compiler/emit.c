@@ -725,7 +725,8 @@ static void expr_stmt(Node *s)
 	emit_stmt_begin(&st);
 	Node *e = s->lhs;
 	if (e->kind == N_ASSIGN) {
-		emit_store(e, emit_lvalue(e->lhs), e->lhs->ty, e->rhs, e->op);
+		char *dst = emit_lvalue(e->lhs);
+		emit_store(e, dst, e->lhs->ty, emit_store_src(e->lhs, e->rhs), e->op);
 	} else if (e->kind == N_INCDEC) {
 		emit_line(s, "%s%s;", emit_lvalue(e->lhs), e->op == TK_INC ? "++" : "--");
 	} else {

@@ -113,6 +113,13 @@ static bool is_lvalue(Node *e)
 	       (e->kind == N_INDEX && e->lhs->ty->kind != TY_DMMAP);
 }
 
+/* A literal or a scalar variable: reads no container. */
+static bool inert(Node *e)
+{
+	return e->kind == N_INT || e->kind == N_FLOAT || e->kind == N_BOOL || e->kind == N_STR ||
+	       (e->kind == N_NAME && ty_is_scalar(e->ty));
+}
+
 /* A call whose result is a new value the caller owns. */
 static bool fresh_call(Node *e)
 {
@@ -409,6 +416,50 @@ static char *checked_compound(Node *at, Type *lt, Node *rhs, int op, const char 
 	              ct, fn, t, r, emit_site(at));
 }
 
+/* A name for the temporary t, which holds the value of e: the store
+ * functions take nodes. */
+static Node *temp_node(Node *e, const char *t)
+{
+	Sym *s = xcalloc(1, sizeof *s);
+	s->kind = SYM_VAR;
+	s->name = t;
+	s->ty = e->ty;
+	s->vclass = V_LOCAL;
+	s->cname = xstrdup(t);
+	Node *n = xcalloc(1, sizeof *n);
+	n->kind = N_NAME;
+	n->file = e->file;
+	n->off = e->off;
+	n->ty = e->ty;
+	n->sym = s;
+	n->made = true;
+	return n;
+}
+
+/* src, or a name for its value computed now, before a store that inserts
+ * a key into a dmap: the insertion may move the map's storage, src may
+ * read it (m[k] = m[k - 1]), and C leaves unsequenced the two sides of
+ * the assignment.  A value the map will own is computed first anyway
+ * (emit_store). */
+static Node *before_insert(Node *src)
+{
+	if (inert(src) || ty_needs_drop(src->ty))
+		return src;
+	if (src->ty->kind == TY_ARRAY && !is_lvalue(src))
+		return temp_node(src, array_value(src));
+	char *t = emit_tmp("v");
+	emit_line(src, "%s %s = %s;", emit_ctype(src->ty), t, emit_expr(src));
+	return temp_node(src, t);
+}
+
+Node *emit_store_src(Node *lhs, Node *src)
+{
+	for (Node *e = lhs; e->kind == N_INDEX || e->kind == N_FIELD; e = e->lhs)
+		if (e->kind == N_INDEX && e->lhs->ty->kind == TY_DMAP)
+			return before_insert(src);
+	return src;
+}
+
 void emit_store(Node *at, const char *dst, Type *dt, Node *src, int op)
 {
 	if (dt->kind == TY_ARRAY && ty_is_numarray(dt) &&
@@ -477,8 +528,7 @@ static char *arr_ptr(Node *e)
  * counts).  Literals and scalar names cannot. */
 static char *settled(Node *e, char *value)
 {
-	if (e->kind == N_INT || e->kind == N_FLOAT || e->kind == N_BOOL || e->kind == N_STR ||
-	    (e->kind == N_NAME && ty_is_scalar(e->ty)))
+	if (inert(e))
 		return value;
 	char *t = emit_tmp("v");
 	emit_line(e, "%s %s = %s;", emit_ctype(e->ty), t, value);
@@ -514,7 +564,7 @@ static char *builtin_call(Node *e)
 			emit_line(e, "*(%s *)sap_dm_add(&%s, %s) = %s;", emit_ctype(vt), m, k, v);
 		} else {
 			char *slot = format("(*(%s *)sap_dm_upsert(&%s, %s))", emit_ctype(vt), m, k);
-			emit_store(e, slot, vt, a2, TK_ASSIGN);
+			emit_store(e, slot, vt, before_insert(a2), TK_ASSIGN);
 		}
 		return "(void)0";
 	}
@@ -785,14 +835,15 @@ char *emit_expr(Node *e)
 		return format("(%s%s)", ast_opname(e->op), emit_expr(e->lhs));
 	case N_ASSIGN: {
 		char *dst = emit_lvalue(e->lhs);
-		char *checked = ty_is_scalar(e->lhs->ty) ? checked_compound(e, e->lhs->ty, e->rhs, e->op,
+		Node *src = emit_store_src(e->lhs, e->rhs);
+		char *checked = ty_is_scalar(e->lhs->ty) ? checked_compound(e, e->lhs->ty, src, e->op,
 		                                                            dst) : NULL;
 		if (checked)
 			return checked;
 		if (ty_is_scalar(e->lhs->ty))
 			return format("(%s %s%s %s)", dst, e->op == TK_ASSIGN ? "" : ast_opname(e->op),
-			              "=", emit_expr(e->rhs));
-		emit_store(e, dst, e->lhs->ty, e->rhs, e->op);
+			              "=", emit_expr(src));
+		emit_store(e, dst, e->lhs->ty, src, e->op);
 		return dst;
 	}
 	case N_INCDEC:

@@ -865,6 +865,9 @@ char *emit_lvalue(Node *e);             /* storage that may be written */
 char *emit_member(const char *base, const char *field); /* base.field, or p->field */
 char *emit_addr(const char *x);         /* &x, or p for *p */
 void emit_store(Node *at, const char *dst, Type *dt, Node *src, int op);
+/* The source to store to lhs: src, or its value already computed where
+ * the store may move storage src reads. */
+Node *emit_store_src(Node *lhs, Node *src);
 void emit_zero(Node *at, const char *dst, Type *t);
 bool emit_is_simple(Node *e);
 const char *emit_drop_fn(Type *t);      /* "sap_drop_list_int" */

@@ -71,6 +71,7 @@ run_tests = \
 	tests/run/load-blocks.sh \
 	tests/run/load-truncated.sh \
 	tests/run/map-keys.sap \
+	tests/run/dmap-self.sap \
 	tests/run/maps-ranks.sh \
 	tests/run/mlr-sample.sh \
 	tests/run/memory-ranks.sh \
@@ -113,7 +114,7 @@ TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
 	tests/run/accumulate-held.out tests/run/accumulate-held.args \
-	tests/run/array-fill.out tests/run/list-range.out tests/run/push-self.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/strings-ranks.out \
+	tests/run/array-fill.out tests/run/list-range.out tests/run/push-self.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/dmap-self.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/keyless-iters.out tests/run/keyless-iters.args \
 	tests/run/big-arrays.out tests/run/big-arrays.args tests/run/shifts.out tests/run/print-ints.out \
 	tests/run/shift-count.out tests/run/shift-count.status tests/run/shift-count.err \
