@@ -292,6 +292,19 @@ char *emit_lvalue(Node *e)
 
 /* ---- whole arrays ---- */
 
+/* The checked helper for division of integers of type t by divisor
+ * (sap_div_i32 and the like, which make a zero divisor an error at the
+ * operator and INT_MIN / -1 wrap, as for scalars), or NULL where C's
+ * operator is right: no integer division, or a nonzero literal divisor. */
+static char *int_division(int op, Type *t, Node *divisor)
+{
+	if ((op != TK_SLASH && op != TK_PERCENT) || !ty_is_int(t))
+		return NULL;
+	if (divisor->kind == N_INT && divisor->ival != 0)
+		return NULL;
+	return format("sap_%s_%s", op == TK_SLASH ? "div" : "mod", t->kind == TY_INT ? "i32" : "i64");
+}
+
 /* Element `k` of the numeric array expression e.  Storage is hoisted to a
  * pointer and scalar operands to temporaries, so that the loop body is
  * plain arithmetic that vectorises. */
@@ -319,6 +332,9 @@ static char *elem(Node *e, const char *k)
 		if (e->lhs->ty->kind == TY_ARRAY || e->rhs->ty->kind == TY_ARRAY) {
 			char *a = elem(e->lhs, k);
 			char *b = elem(e->rhs, k);
+			char *fn = int_division(e->op, e->ty->elem, e->rhs);
+			if (fn)
+				return format("%s(%s, %s, %s)", fn, a, b, emit_site(e));
 			return format("(%s %s %s)", a, ast_opname(e->op), b);
 		}
 		break;
@@ -348,6 +364,15 @@ static void array_store(Node *at, const char *dst, Type *dt, Node *src, int op)
 		if (op != TK_ASSIGN)
 			x = format("%s->v[%s] %s %s", d, k, ast_opname(op), x);
 		emit_line(at, "\t%s->v[%s] = %s(%s, %s);", d, k, fn, x, emit_site(at));
+		return;
+	}
+	/* a /= n computes in the wider of the two, as a = a / n would. */
+	Type *wt = op == TK_ASSIGN ? NULL : ty_arith(dt->elem, st);
+	char *div = wt ? int_division(op, wt, src) : NULL;
+	if (div) {
+		emit_line(at, "\t%s->v[%s] = %s%s(%s->v[%s], %s, %s);", d, k,
+		          wt == dt->elem ? "" : format("(%s)", emit_ctype(dt->elem)), div, d, k, x,
+		          emit_site(at));
 		return;
 	}
 	emit_line(at, "\t%s->v[%s] %s %s;", d, k, o, x);

@@ -242,6 +242,15 @@ void sema_fold(Node *e)
 {
 	Type *t = e->ty;
 	e->has_cval = false;
+	/* Whole integer arrays divide element by element as integers do. */
+	if (t && t->kind == TY_ARRAY && ty_is_int(t->elem) &&
+	    (e->kind == N_BINARY || e->kind == N_ASSIGN) &&
+	    (e->op == TK_SLASH || e->op == TK_PERCENT)) {
+		int64_t b;
+		if (sema_const_int(e->rhs, &b) && b == 0)
+			sema_fail(e, "division by zero");
+		return;
+	}
 	if (!t || !ty_is_int(t))
 		return;
 	int64_t lo = int_min(t), hi = int_max(t), a = 0, b = 0, v;

@@ -17,6 +17,8 @@ compile_tests = \
 	tests/compile/accumulate-sync.sap \
 	tests/compile/array-assign-length.sap \
 	tests/compile/array-length-mismatch.sap \
+	tests/compile/array-compound-division.sap \
+	tests/compile/array-division-by-zero.sap \
 	tests/compile/assign-const.sap \
 	tests/compile/assign-param.sap \
 	tests/compile/async-assigns-driver.sap \

@@ -20,6 +20,7 @@ run_tests = \
 	tests/run/shifts.sap \
 	tests/run/print-ints.sap \
 	tests/run/shift-count.sap \
+	tests/run/array-div.sap \
 	tests/run/conv-range.sap \
 	tests/run/conv-implicit.sap \
 	tests/run/rand-keys.sap \
@@ -118,6 +119,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/keyless-iters.out tests/run/keyless-iters.args \
 	tests/run/big-arrays.out tests/run/big-arrays.args tests/run/shifts.out tests/run/print-ints.out \
 	tests/run/shift-count.out tests/run/shift-count.status tests/run/shift-count.err \
+	tests/run/array-div.out tests/run/array-div.status tests/run/array-div.err \
 	tests/run/conv-range.out tests/run/conv-range.status tests/run/conv-range.err \
 	tests/run/conv-implicit.out tests/run/conv-implicit.status tests/run/conv-implicit.err \
 	tests/run/rand-keys.out tests/run/rand-keys.args \
