@@ -49,6 +49,11 @@ char *emit_cstr(const char *s, size_t n)
 		case '\n': buf_puts(&b, "\\n"); break;
 		case '\t': buf_puts(&b, "\\t"); break;
 		case '\r': buf_puts(&b, "\\r"); break;
+		case '?':
+			/* Never two in a row, which C11 reads as the start of a
+			 * trigraph (a ?, a ? and a ! are a |). */
+			buf_puts(&b, i && s[i - 1] == '?' ? "\\?" : "?");
+			break;
 		default:
 			if (c < 0x20 || c >= 0x7f)
 				buf_printf(&b, "\\%03o", c);

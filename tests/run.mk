@@ -19,6 +19,7 @@ run_tests = \
 	tests/run/big-arrays.sap \
 	tests/run/shifts.sap \
 	tests/run/print-ints.sap \
+	tests/run/trigraphs.sap \
 	tests/run/shift-count.sap \
 	tests/run/array-div.sap \
 	tests/run/conv-range.sap \
@@ -117,7 +118,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/accumulate-held.out tests/run/accumulate-held.args \
 	tests/run/array-fill.out tests/run/list-range.out tests/run/push-self.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/dmap-self.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/keyless-iters.out tests/run/keyless-iters.args \
-	tests/run/big-arrays.out tests/run/big-arrays.args tests/run/shifts.out tests/run/print-ints.out \
+	tests/run/big-arrays.out tests/run/big-arrays.args tests/run/shifts.out tests/run/print-ints.out tests/run/trigraphs.out \
 	tests/run/shift-count.out tests/run/shift-count.status tests/run/shift-count.err \
 	tests/run/array-div.out tests/run/array-div.status tests/run/array-div.err \
 	tests/run/conv-range.out tests/run/conv-range.status tests/run/conv-range.err \
