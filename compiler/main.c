@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "sapc.h"
@@ -208,6 +209,7 @@ typedef struct Options {
 	bool compile_only, c_only, syntax_only, debug;
 	bool verbose, lines, explain, keep;
 	Buf ccflags, extra;
+	Vec inputs;             /* every input file, the .sap and the C, .o, .a */
 } Options;
 
 /* Reads the command line into o.  Returns the exit status when sapc
@@ -284,8 +286,10 @@ static int parse_args(int argc, char **argv, Options *o)
 				return 1;
 			}
 			o->src = a;
+			vec_push(&o->inputs, (void *)a);
 		} else if (has_suffix(a, ".c") || has_suffix(a, ".o") || has_suffix(a, ".a")) {
 			buf_printf(&o->extra, " %s", shell_quote(a));
+			vec_push(&o->inputs, (void *)a);
 		} else {
 			fprintf(stderr, "sapc: error: '%s': expected a .sap, .c, .o or .a file\n", a);
 			return 1;
@@ -298,6 +302,25 @@ static int parse_args(int argc, char **argv, Options *o)
 	return -1;
 }
 
+/* Refuses to write out over an input, as gcc does: sapc -o prog.sap
+ * prog.sap would replace the source by the program.  By device and
+ * inode, so that ./prog.sap, a second path or a link to it are caught
+ * too; an output that does not exist yet can be no input. */
+static bool clobbers_input(const Options *o, const char *out)
+{
+	struct stat so, si;
+	if (stat(out, &so) != 0)
+		return false;
+	for (int i = 0; i < o->inputs.n; i++) {
+		const char *in = o->inputs.v[i];
+		if (stat(in, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			fprintf(stderr, "sapc: error: input file '%s' is the same as output file\n", in);
+			return true;
+		}
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	Options o = {.opt = "-O2", .lines = true};
@@ -306,6 +329,14 @@ int main(int argc, char **argv)
 	int status = parse_args(argc, argv, &o);
 	if (status >= 0)
 		return status;
+	char *base = xstrndup(o.src, strlen(o.src) - 4);
+	const char *target = o.c_only ? (o.out ? o.out : format("%s.c", base)) :
+	                     o.out ? o.out : o.compile_only ? format("%s.o", base) : base;
+	/* Before any work: nothing is written over an input, not even the
+	 * C that -save-temps keeps. */
+	if (!o.syntax_only && !o.explain &&
+	    (clobbers_input(&o, target) || (o.keep && !o.c_only && clobbers_input(&o, format("%s.c", o.src)))))
+		return 1;
 
 	Program *prog = xcalloc(1, sizeof *prog);
 	SrcFile *std = load_source(stdlib_path());
@@ -328,14 +359,13 @@ int main(int argc, char **argv)
 		return 0;
 
 	const char *name = progname_of(o.src);
-	char *base = xstrndup(o.src, strlen(o.src) - 4);
 	/* The generated C is called FILE.sap.c in the debug information (and
 	 * kept under that name with -save-temps); otherwise it is written
 	 * into a private directory that the C compiler's file names are
 	 * mapped out of, so no deleted path is left in the program. */
 	char *cpath, *cname, *tmpdir = NULL;
 	if (o.c_only) {
-		cpath = cname = o.out ? xstrdup(o.out) : format("%s.c", base);
+		cpath = cname = xstrdup(target);
 	} else if (o.keep) {
 		cpath = cname = format("%s.c", o.src);
 	} else {
@@ -375,7 +405,6 @@ int main(int argc, char **argv)
 	 * bits as its serial C twin on every machine.  -fwrapv: integer
 	 * overflow wraps around, as sap(7) says, instead of being undefined
 	 * behaviour the C compiler may optimise on. */
-	const char *target = o.out ? o.out : o.compile_only ? format("%s.o", base) : base;
 	/* SAPC_CFLAGS goes through the shell as it is, like CFLAGS in make. */
 	const char *envflags = getenv("SAPC_CFLAGS");
 	if (envflags && *envflags)

@@ -13,6 +13,7 @@ run_tests = \
 	tests/run/slice-vars.sh \
 	tests/run/async-order.sh \
 	tests/run/bad-input.sh \
+	tests/run/output-is-input.sh \
 	tests/run/codec-ranks.sh \
 	tests/run/cond-keys.sap \
 	tests/run/keyless-iters.sap \
