@@ -215,13 +215,18 @@ bool sema_const_int(Node *e, int64_t *v)
 	return true;
 }
 
-/* A floating constant as written: a literal, maybe with a sign. */
+/* A floating constant as written: a literal, maybe with a sign, or a
+ * floating const (whose value float f = D must keep as float f = 1e39
+ * must). */
 static bool const_float(Node *e, double *v)
 {
 	if (e->kind == N_FLOAT) {
 		*v = e->fval;
 		return true;
 	}
+	if (e->kind == N_NAME && e->sym && e->sym->vclass == V_CONST && ty_is_float(e->sym->ty) &&
+	    e->sym->decl->init)
+		return const_float(e->sym->decl->init, v);
 	if (e->kind == N_UNARY && (e->op == TK_MINUS || e->op == TK_PLUS) && const_float(e->lhs, v)) {
 		if (e->op == TK_MINUS)
 			*v = -*v;
@@ -699,6 +704,9 @@ void sema_check_var(Node *d)
 		    (t->kind == TY_BOOL) != (d->init->ty->kind == TY_BOOL))
 			sema_fail(d->init, "cannot initialise param '%s' of type '%s' with a value of type '%s'", name,
 			          ty_str(t), ty_str(d->init->ty));
+		/* As for any variable: the default is what --help shows, so it
+		 * must be the value the program starts with. */
+		sema_check_constant_fits(d->init, t);
 		Sym *s = sema_declare(d, name, SYM_VAR, t);
 		s->vclass = V_PARAM;
 		return;

@@ -11,6 +11,10 @@ compile_tests = \
 	tests/compile/async-key-reduce-second.sap \
 	tests/compile/float-underflow.sap \
 	tests/compile/float-too-small.sap \
+	tests/compile/const-double-to-float-range.sap \
+	tests/compile/param-default-float-to-int.sap \
+	tests/compile/param-default-float-range.sap \
+	tests/compile/param-default-range.sap \
 	tests/compile/accumulate-op.sap \
 	tests/compile/accumulate-read.sap \
 	tests/compile/accumulate-string-field.sap \
