@@ -91,15 +91,19 @@ Node *ast_float(Program *p, Tok t)
 		s[t.len - 1] = 0;
 		n->is_float32 = true;
 	}
+	/* A float literal is rounded once, from its digits, by the C compiler
+	 * as by strtof: not through a double, and not compared with FLT_MAX,
+	 * which 3.40282347e38f (FLT_MAX as %.9g prints it) exceeds. */
+	float f = n->is_float32 ? strtof(s, NULL) : 0;
 	errno = 0;
 	n->fval = strtod(s, NULL);
 	if (errno == ERANGE && (n->fval > 1 || n->fval < -1))
 		number_error(p, t, "floating constant is out of range:");
 	else if (errno == ERANGE && n->fval == 0)
 		number_error(p, t, "floating constant is too small, it would be 0:");
-	else if (n->is_float32 && (n->fval > FLT_MAX || n->fval < -FLT_MAX))
+	else if (n->is_float32 && (f > FLT_MAX || f < -FLT_MAX))
 		number_error(p, t, "floating constant is out of the range of float:");
-	else if (n->is_float32 && n->fval != 0 && (float)n->fval == 0)
+	else if (n->is_float32 && n->fval != 0 && f == 0)
 		number_error(p, t, "floating constant is too small for float, it would be 0:");
 	n->sval = s;
 	return n;

@@ -346,11 +346,18 @@ void sema_check_constant_fits(Node *e, Type *to)
 	double d;
 	if (ty_is_int(to) && sema_const_int(e, &v) && (v < int_min(to) || v > int_max(to)))
 		sema_fail(sema_start_of(e), "the constant %lld does not fit in '%s'", (long long)v, ty_str(to));
-	/* Converting a floating value out of the target's range is undefined in C. */
+	/* Converting a floating value out of the target's range is undefined
+	 * in C.  The conversion truncates, so the range is (min - 1, max + 1),
+	 * as sap_f2i32 and sap_f2i64 test it at run time: for a long, with
+	 * -2^63 itself, as -2^63 - 1 is no double (it rounds to -2^63). */
 	if (ty_is_int(to) && const_float(e, &d) &&
-	    !(d > (double)int_min(to) - 1 && d < -(double)int_min(to)))
+	    !(to->kind == TY_INT ? d > -2147483649.0 && d < 2147483648.0 :
+	      d >= -9223372036854775808.0 && d < 9223372036854775808.0))
 		sema_fail(sema_start_of(e), "the constant %g does not fit in '%s'", d, ty_str(to));
-	if (to->kind == TY_FLOAT && const_float(e, &d) && (d > FLT_MAX || d < -FLT_MAX))
+	/* Not d > FLT_MAX: a double up to half a float ulp above FLT_MAX
+	 * still rounds to it; from there (a tie too, FLT_MAX's significand
+	 * being odd) it is inf. */
+	if (to->kind == TY_FLOAT && const_float(e, &d) && (d >= 0x1.ffffffp127 || d <= -0x1.ffffffp127))
 		sema_fail(sema_start_of(e), "the constant %g is out of the range of 'float'", d);
 	if (to->kind == TY_FLOAT && const_float(e, &d) && d != 0 && (float)d == 0)
 		sema_fail(sema_start_of(e), "the constant %g is too small for 'float': it would be 0", d);
