@@ -470,6 +470,7 @@ _Noreturn void sema_fail_note(Node *at, const char *msg, Node *nat, const char *
 void sema_open_scope(void);
 void sema_close_scope(void);
 Sym *sema_lookup(const char *name);
+Sym *sema_lookup_func(const char *name);   /* a function alone, or NULL */
 void sema_consider(const char *name, const char *cand, const char **best, int *bd);
 const char *sema_suggest(const char *name);
 Sym *sema_declare(Node *decl, const char *name, SymKind k, Type *ty);

@@ -94,6 +94,8 @@ Sym *sema_lookup(const char *name)
 	return s ? s : map_get(&fnames, name);
 }
 
+Sym *sema_lookup_func(const char *name) { return map_get(&fnames, name); }
+
 void sema_consider(const char *name, const char *cand, const char **best, int *bd)
 {
 	int d = diag_distance(name, cand);
@@ -908,7 +910,9 @@ static void declare_func(Node *f)
 	s->ty = rt;
 	s->decl = f;
 	s->is_extern = f->kind == N_EXTERN;
-	s->cname = s->is_extern ? xstrdup(name) : format("u_%s", name);
+	/* Not u_ as variables: a driver variable may share a function's
+	 * name (functions cannot see it), and both are file-scope C names. */
+	s->cname = s->is_extern ? xstrdup(name) : format("f_%s", name);
 	f->sym = s;
 	vec_push(&sema_funcs, s);
 	map_put(&fnames, name, s);

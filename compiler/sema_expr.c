@@ -638,6 +638,10 @@ static Type *check_call(Node *e)
 	if (b)
 		return check_builtin(e, b, name);
 	Sym *s = sema_lookup(name);
+	/* A driver variable is no name in a function, so it hides nothing there. */
+	if (s && s->kind != SYM_FUNC && sema_ctx.func && !s->in_func && s->vclass != V_CONST &&
+	    s->vclass != V_PARAM)
+		s = sema_lookup_func(name);
 	if (!s) {
 		const char *sg = suggest_func(name);
 		if (sg)
