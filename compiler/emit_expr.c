@@ -813,6 +813,51 @@ static char *lazy(Node *e)
 
 /* ---- expressions ---- */
 
+/* The value of a string constant expression (literals, string consts
+ * and + of them) into b; false if e is no such expression. */
+static bool const_str(Node *e, Buf *b)
+{
+	switch (e->kind) {
+	case N_STR:
+		buf_puts(b, e->sval);
+		return true;
+	case N_NAME:
+		return e->sym && e->sym->vclass == V_CONST && const_str(e->sym->decl->init, b);
+	case N_BINARY:
+		return e->op == TK_PLUS && const_str(e->lhs, b) && const_str(e->rhs, b);
+	default:
+		return false;
+	}
+}
+
+/* A string operation in a const's or param's initialiser, done here: a C
+ * static initialiser cannot call sap_str_cat or strcmp.  As the runtime
+ * does it (sap_str_cat, strcmp), or NULL if an operand is not constant. */
+static char *fold_str_op(Node *e)
+{
+	Buf a = {0}, b = {0};
+	buf_puts(&a, "");
+	buf_puts(&b, "");
+	if (!const_str(e->lhs, &a) || !const_str(e->rhs, &b))
+		return NULL;
+	if (e->op == TK_PLUS) {
+		buf_puts(&a, b.s);
+		return emit_cstr(a.s, a.len);
+	}
+	int c = strcmp(a.s, b.s);
+	bool v;
+	switch (e->op) {
+	case TK_EQ: v = c == 0; break;
+	case TK_NE: v = c != 0; break;
+	case TK_LT: v = c < 0; break;
+	case TK_LE: v = c <= 0; break;
+	case TK_GT: v = c > 0; break;
+	case TK_GE: v = c >= 0; break;
+	default: return NULL;
+	}
+	return v ? "true" : "false";
+}
+
 char *emit_expr(Node *e)
 {
 	switch (e->kind) {
@@ -829,6 +874,9 @@ char *emit_expr(Node *e)
 		if (e->op == TK_ANDAND || e->op == TK_OROR)
 			return lazy(e);
 		if (e->lhs->ty->kind == TY_STRING) {
+			char *folded = E->in_const ? fold_str_op(e) : NULL;
+			if (folded)
+				return folded;
 			char *a = emit_expr(e->lhs), *b = emit_expr(e->rhs);
 			switch (e->op) {
 			case TK_PLUS: return format("sap_str_cat(%s, %s)", a, b);
