@@ -20,7 +20,7 @@
  * checks. */
 static const char *numtype_of(Type *t)
 {
-	/* By C name: mangled names of a struct and an array may meet. */
+	/* By C name, one per type as the mangled name is. */
 	const char *ct = emit_ctype(t);
 	const char *name = format("sap_nt_%s", ct);
 	for (int i = 0; i < E->numtypes.n; i++)

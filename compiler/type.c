@@ -73,18 +73,23 @@ static Type *intern(TypeKind k, Type *elem, Type *key, int64_t len, Node *sdecl)
 	t->sdecl = sdecl;
 	table_add(t);
 	ntypes++;
+	/* Mangled names, in helpers' C names, are one per type: reverse
+	 * Polish, arrays and lists after their elements (list<int>[3] is
+	 * int_list_3, list<int[3]> int_3_list), and a struct's name behind
+	 * its length, so that no struct (list_int, int_3) spells another
+	 * type.  A DDS, never an element, may come first. */
 	switch (k) {
 	case TY_ARRAY:
 		t->mangle = format("%s_%lld", elem->mangle, (long long)len);
 		t->cname = format("sap_%s", t->mangle);
 		break;
 	case TY_LIST:
-		t->mangle = format("list_%s", elem->mangle);
+		t->mangle = format("%s_list", elem->mangle);
 		t->cname = "sap_list";
 		break;
 	case TY_STRUCT:
-		t->mangle = format("%.*s", sdecl->name.len, sdecl->name.p);
-		t->cname = format("u_%s", t->mangle);
+		t->mangle = format("s%d%.*s", sdecl->name.len, sdecl->name.len, sdecl->name.p);
+		t->cname = format("u_%.*s", sdecl->name.len, sdecl->name.p);
 		break;
 	case TY_DVEC:
 		t->mangle = format("dvec_%s", elem->mangle);
@@ -228,7 +233,7 @@ const char *ty_str(Type *t)
 		}
 		return format("%s%s", ty_str(e), dims.s);
 	}
-	case TY_STRUCT: return t->mangle;
+	case TY_STRUCT: return format("%.*s", t->sdecl->name.len, t->sdecl->name.p);
 	case TY_LIST: return format("list<%s>", ty_str(t->elem));
 	case TY_DVEC: return format("dvector<%s>", ty_str(t->elem));
 	case TY_DMAP: return format("dmap<%s, %s>", ty_str(t->key), ty_str(t->elem));
