@@ -361,6 +361,29 @@ static Node *str_pos(Node *s, int64_t i)
 	return n;
 }
 
+/* n bytes of a string as its literal would write them, for a message:
+ * a newline or another control byte taken as is would break the
+ * message's line, or hide in it. */
+static const char *shown(const char *s, int n)
+{
+	Buf b = {0};
+	buf_puts(&b, "");
+	for (int i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n')
+			buf_puts(&b, "\\n");
+		else if (c == '\t')
+			buf_puts(&b, "\\t");
+		else if (c == '\r')
+			buf_puts(&b, "\\r");
+		else if (c < 0x20 || c == 0x7f)
+			buf_printf(&b, "\\x%02x", c);
+		else
+			buf_putc(&b, (char)c);
+	}
+	return b.s;
+}
+
 /* The conversion that prints a value of type t, or NULL. */
 static const char *conversion_for(Type *t)
 {
@@ -403,12 +426,12 @@ static void check_print(Node *call)
 		if (c && strchr("hlLqjzt", c)) {
 			int64_t e = i;
 			while (fs[e] && strchr("hlLqjzt", fs[e])) e++;
-			sema_fail(str_pos(f, i), "'%.*s': print formats take no size modifiers; write '%.*s%c' for "
-			          "every integer type", (int)(e - start + (fs[e] != 0)), fs + start, (int)(i - start),
-			          fs + start, fs[e] && strchr("diuxXo", fs[e]) ? fs[e] : 'd');
+			sema_fail(str_pos(f, i), "'%s': print formats take no size modifiers; write '%.*s%c' for "
+			          "every integer type", shown(fs + start, (int)(e - start + (fs[e] != 0))),
+			          (int)(i - start), fs + start, fs[e] && strchr("diuxXo", fs[e]) ? fs[e] : 'd');
 		}
 		if (!c || !strchr("diuxXocfeEgGs", c))
-			sema_fail(str_pos(f, start), "unknown conversion '%.*s' in print format", len, fs + start);
+			sema_fail(str_pos(f, start), "unknown conversion '%s' in print format", shown(fs + start, len));
 		if (!a)
 			sema_fail(str_pos(f, start), "too few arguments for the format: '%.*s' has no argument", len,
 			          fs + start);
