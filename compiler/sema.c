@@ -873,6 +873,29 @@ void sema_check_stmt(Node *s)
 
 /* ---- functions and the program ---- */
 
+/* Whether s, a loop's body, holds a break of that loop; one in a nested
+ * loop is that loop's. */
+static bool breaks_out(Node *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case N_BREAK:
+		return true;
+	case N_BLOCK:
+		for (Node *n = s->args; n; n = n->next)
+			if (breaks_out(n))
+				return true;
+		return false;
+	case N_IF:
+		return breaks_out(s->then) || breaks_out(s->els);
+	default:
+		return false;
+	}
+}
+
+static bool is_true(Node *cond) { return cond->kind == N_BOOL && cond->ival; }
+
 static bool always_returns(Node *s)
 {
 	if (!s)
@@ -887,6 +910,12 @@ static bool always_returns(Node *s)
 		return false;
 	case N_IF:
 		return s->els && always_returns(s->then) && always_returns(s->els);
+	/* A loop that only a break ends, when it has none, ends by a return
+	 * or never, as for C: while (true), for (;;), do ... while (true). */
+	case N_WHILE: case N_DO:
+		return is_true(s->cond) && !breaks_out(s->body);
+	case N_FOR:
+		return (!s->cond || is_true(s->cond)) && !breaks_out(s->body);
 	default:
 		return false;
 	}

@@ -11,6 +11,7 @@ compile_tests = \
 	tests/compile/async-key-reduce-second.sap \
 	tests/compile/float-underflow.sap \
 	tests/compile/float-too-small.sap \
+	tests/compile/missing-return-break.sap \
 	tests/compile/print-format-newline.sap \
 	tests/compile/float-past-max.sap \
 	tests/compile/const-double-to-float-range.sap \

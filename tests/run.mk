@@ -24,6 +24,7 @@ run_tests = \
 	tests/run/shift-count.sap \
 	tests/run/array-div.sap \
 	tests/run/conv-range.sap \
+	tests/run/return-in-endless-loop.sap \
 	tests/run/type-names.sap \
 	tests/run/const-strings.sap \
 	tests/run/func-var-names.sap \
