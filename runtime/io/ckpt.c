@@ -530,10 +530,13 @@ static bool load_parts(const char *dir, uint64_t seq, uint64_t program, sap_ckpt
                        sap_ckpt_parts *pt, void (*warn)(const char *why))
 {
 	int P = sap_comm_size(), me = sap_comm_rank();
-	char *cpath = sap_strf("%s/COMPLETE", ckpt_dir(dir, seq)), *comp = NULL;
+	/* Empty first: the caller frees *pt whatever becomes of it. */
+	*pt = (sap_ckpt_parts){ 0 };
+	char *cdir = ckpt_dir(dir, seq), *cpath = sap_strf("%s/COMPLETE", cdir), *comp = NULL;
 	size_t cn = 0;
 	int was = complete_ranks(cpath, &comp, &cn);
 	free(comp);
+	free(cdir);
 	if (!was) {
 		char *why = sap_strf("%s: unreadable", cpath);
 		if (warn)

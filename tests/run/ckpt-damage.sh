@@ -3,10 +3,10 @@
 # a part deleted, truncated, with one bit flipped in its data or its
 # header, the parts of two ranks swapped, a part of an older checkpoint or
 # of another run put in, a newer checkpoint of another program, a
-# COMPLETE missing.  Each is found before use, with a warning that names
-# the file, and --resume falls back to the older checkpoint; the run then
-# ends as an uninterrupted one does.  With both kept checkpoints damaged,
-# it starts from the beginning.
+# COMPLETE missing, empty, truncated or garbage.  Each is found before
+# use, with a warning that names the file, and --resume falls back to the
+# older checkpoint; the run then ends as an uninterrupted one does.  With
+# both kept checkpoints damaged, it starts from the beginning.
 set -u
 : "${top_srcdir:?must be set}"
 # shellcheck source=../preamble.sh source-path=SCRIPTDIR
@@ -125,6 +125,19 @@ resumed "a newer checkpoint of another program" \
 killed "COMPLETE missing"
 rm ck/ckpt-9/COMPLETE
 resumed "COMPLETE missing" "" 8
+
+# A COMPLETE that is there but cannot be read as one.
+killed "COMPLETE empty"
+: >ck/ckpt-9/COMPLETE
+resumed "COMPLETE empty" "ck/ckpt-9/COMPLETE: unreadable" 8
+
+killed "COMPLETE truncated"
+head -c 20 ck/ckpt-9/COMPLETE >t && mv t ck/ckpt-9/COMPLETE
+resumed "COMPLETE truncated" "ck/ckpt-9/COMPLETE: unreadable" 8
+
+killed "COMPLETE garbage"
+echo "not a COMPLETE file" >ck/ckpt-9/COMPLETE
+resumed "COMPLETE garbage" "ck/ckpt-9/COMPLETE: unreadable" 8
 
 killed "both damaged"
 rm ck/ckpt-9/part-0
