@@ -247,13 +247,22 @@ static char *ckpt_dir(const char *dir, uint64_t seq)
 }
 
 /* Whether name, in dir, is a checkpoint: its number, and whether it is
- * complete. */
+ * complete.  Only a name ckpt_dir could have made counts: another (a
+ * sign, a leading zero, a number past 2^64 - 2, which sscanf's %llu would
+ * take and wrap) is not ours, and the next number must not wrap to 0. */
 static bool ckpt_entry(const char *dir, const char *name, uint64_t *seq, bool *done)
 {
-	unsigned long long s;
-	int used = 0;
-	if (sscanf(name, "ckpt-%llu%n", &s, &used) != 1 || name[used])
+	if (strncmp(name, "ckpt-", 5))
 		return false;
+	const char *d = name + 5;
+	if (!*d || (d[0] == '0' && d[1]))
+		return false;
+	uint64_t s = 0;
+	for (; *d; d++) {
+		if (*d < '0' || *d > '9' || s > (UINT64_MAX - 1 - (uint64_t)(*d - '0')) / 10)
+			return false;
+		s = s * 10 + (uint64_t)(*d - '0');
+	}
 	char *c = sap_strf("%s/%s/COMPLETE", dir, name);
 	*done = access(c, F_OK) == 0;
 	free(c);

@@ -139,6 +139,18 @@ killed "COMPLETE garbage"
 echo "not a COMPLETE file" >ck/ckpt-9/COMPLETE
 resumed "COMPLETE garbage" "ck/ckpt-9/COMPLETE: unreadable" 8
 
+# Names that are not the runtime's: left alone, and the numbers go on
+# from the resumed checkpoint's (a number past 2^64 once made them wrap
+# to 0).
+killed "stray names"
+stray="ckpt-99999999999999999999999 ckpt-18446744073709551615 ckpt-+5 ckpt-007 ckpt-"
+for s in $stray; do mkdir "ck/$s"; done
+resumed "stray names" "" 9
+test -f ck/ckpt-15/COMPLETE || { ls ck; fail "stray names: the checkpoints went on elsewhere"; }
+for s in $stray; do
+	test -d "ck/$s" || { ls ck; fail "stray names: $s was removed"; }
+done
+
 killed "both damaged"
 rm ck/ckpt-9/part-0
 flip ck/ckpt-8/part-1 $(($(wc -c <ck/ckpt-8/part-1) - 3))
