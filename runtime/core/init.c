@@ -356,6 +356,16 @@ static bool opt_is(const char *name, size_t n, const char *want, const char *eq,
 
 enum { MAX_THREADS = 1024 };
 
+/* A path an option names.  Empty, as from an unset shell variable, it is
+ * refused: taken as "none" it would quietly run without checkpoints, or
+ * without the replay asked for. */
+static const char *set_path(const char *opt, const char *val, const char *meta)
+{
+	if (!*val)
+		usage_error("--%s needs a value: --%s=%s", opt, opt, meta);
+	return val;
+}
+
 static bool runtime_option(const char *name, size_t n, const char *eq)
 {
 	if (opt_is(name, n, "threads", eq, true))
@@ -363,9 +373,9 @@ static bool runtime_option(const char *name, size_t n, const char *eq)
 	else if (opt_is(name, n, "stats", eq, false))
 		sap_cfg.stats = true;
 	else if (opt_is(name, n, "dump-order", eq, true))
-		sap_cfg.dump_order = eq[1] ? eq + 1 : NULL;
+		sap_cfg.dump_order = set_path("dump-order", eq + 1, "FILE");
 	else if (opt_is(name, n, "run-order", eq, true))
-		sap_cfg.run_order = eq[1] ? eq + 1 : NULL;
+		sap_cfg.run_order = set_path("run-order", eq + 1, "FILE");
 	else if (opt_is(name, n, "check-plan", eq, false))
 		sap_cfg.check_plan = true;
 	else if (opt_is(name, n, "locks", eq, false))
@@ -375,7 +385,7 @@ static bool runtime_option(const char *name, size_t n, const char *eq)
 	else if (opt_is(name, n, "quiet-plans", eq, false))
 		sap_cfg.quiet_plans = true;
 	else if (opt_is(name, n, "checkpoint-dir", eq, true))
-		sap_cfg.ckpt_dir = eq[1] ? eq + 1 : NULL;
+		sap_cfg.ckpt_dir = set_path("checkpoint-dir", eq + 1, "DIR");
 	else if (opt_is(name, n, "checkpoint-every", eq, true))
 		sap_cfg.ckpt_every = set_count("--checkpoint-every", eq + 1, INT_MAX);
 	else if (opt_is(name, n, "checkpoint-seconds", eq, true))

@@ -14,7 +14,8 @@
 #  - a failed write to standard output, to --dump-order's file, and a
 #    --dump-order file that cannot be created (found at start), and a
 #    --run-order that is a pipe on several ranks, are errors (exit status
-#    2, as for any option that cannot be used, when found at start-up).
+#    2, as for any option that cannot be used, when found at start-up);
+#  - so is an empty --dump-order=, --run-order= or --checkpoint-dir=.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -116,6 +117,10 @@ for np in 1 2 3; do
 	$MPIEXEC $run --iters=-5 >got 2>err || { cat err; fail "--iters=-5 on $np ranks: non-zero exit status"; }
 	test "$(sed -n 2p got)" = "n 2 sum 8.5 chars 3 gamma 0.5 runs 0 w 5.5" ||
 		fail "--iters=-5 on $np ranks: printed '$(sed -n 2p got)'"
+	# An empty value, as from an unset variable, is not taken as "none".
+	for o in dump-order run-order checkpoint-dir; do
+		error "--$o= (empty), $np ranks" 2 "p: error: --$o needs a value" "" $run --$o=
+	done
 	error "--dump-order that cannot be created, $np ranks" 2 \
 		"error: --dump-order=/etc/passwd/x: Not a directory" "" $run --dump-order=/etc/passwd/x
 	if test -w /dev/full; then
