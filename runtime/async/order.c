@@ -43,9 +43,15 @@ void sap_order_start(void)
 	if (!f)
 		return;
 	struct stat st;
+	/* fopen opens a directory for reading; its first read fails, which
+	 * would look like an order file that ends too soon. */
 	if (!(runf = fopen(f, "r")))
 		err = errno;
-	else if (P > 1 && (fstat(fileno(runf), &st) < 0 || !S_ISREG(st.st_mode)))
+	else if (fstat(fileno(runf), &st) < 0)
+		err = errno;
+	else if (S_ISDIR(st.st_mode))
+		err = EISDIR;
+	else if (P > 1 && !S_ISREG(st.st_mode))
 		err = ESPIPE;
 	int first = err ? sap_rank() : P;
 	if (P > 1)

@@ -15,7 +15,8 @@
 #    --dump-order file that cannot be created (found at start), and a
 #    --run-order that is a pipe on several ranks, are errors (exit status
 #    2, as for any option that cannot be used, when found at start-up);
-#  - so is an empty --dump-order=, --run-order= or --checkpoint-dir=.
+#  - so is an empty --dump-order=, --run-order= or --checkpoint-dir=;
+#  - and a --run-order that is a directory.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -58,6 +59,7 @@ printf '1 a 2.5\n2 b nan\n' >nan.txt
 printf '1 a -inf\n' >inf.txt
 printf '1 a \001\033[2J\n' >ctl.txt
 : >empty.txt
+mkdir adir
 printf '# nothing\n\n   \n' >comment.txt
 # Longer than any fixed message buffer of 1 KiB, in components of 150.
 long=$tmp/$(printf '%0150d/' 1 2 3 4 5 6 7 8 9 10)data.txt
@@ -123,6 +125,8 @@ for np in 1 2 3; do
 	done
 	error "--dump-order that cannot be created, $np ranks" 2 \
 		"error: --dump-order=/etc/passwd/x: Not a directory" "" $run --dump-order=/etc/passwd/x
+	error "--run-order that is a directory, $np ranks" 2 \
+		"error: --run-order=adir: Is a directory" "" $run --run-order=adir
 	if test -w /dev/full; then
 		error "--dump-order=/dev/full, $np ranks" 1 \
 			"error: --dump-order=/dev/full: cannot write: No space left on device" \
