@@ -691,6 +691,15 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		sap_cfg.threads = default_threads();
 	if (sap_cfg.resume && !sap_cfg.ckpt_dir)
 		usage_error("--resume needs --checkpoint-dir=DIR, the directory of the checkpoints");
+	/* A checkpoint does not hold where the order file was: a resumed
+	 * recording would hold only the loops after it, a resumed replay
+	 * would read the file from its first loop. */
+	if (sap_cfg.resume && sap_cfg.dump_order)
+		usage_error("--resume cannot be used with --dump-order: the file would hold "
+		            "only the loops after the checkpoint, which no replay can run");
+	if (sap_cfg.resume && sap_cfg.run_order)
+		usage_error("--resume cannot be used with --run-order: a replay starts at the "
+		            "file's first loop, not at the checkpoint");
 	if (sap_cfg.ckpt_dir && !sap_cfg.ckpt_every && !sap_cfg.ckpt_seconds)
 		sap_cfg.ckpt_seconds = DEFAULT_CKPT_SECONDS;
 	if (sap_cfg.ckpt_dir && !sap_cfg.resume)

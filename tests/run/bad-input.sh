@@ -16,7 +16,9 @@
 #    --run-order that is a pipe on several ranks, are errors (exit status
 #    2, as for any option that cannot be used, when found at start-up);
 #  - so is an empty --dump-order=, --run-order= or --checkpoint-dir=;
-#  - and a --run-order that is a directory.
+#  - and a --run-order that is a directory;
+#  - and --dump-order or --run-order with --resume, which a checkpoint
+#    cannot continue.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -127,6 +129,15 @@ for np in 1 2 3; do
 		"error: --dump-order=/etc/passwd/x: Not a directory" "" $run --dump-order=/etc/passwd/x
 	error "--run-order that is a directory, $np ranks" 2 \
 		"error: --run-order=adir: Is a directory" "" $run --run-order=adir
+	# A checkpoint does not hold a place in the order file: a resumed
+	# recording or replay is refused, and the file left as it was.
+	echo "a record" >rec.txt
+	for o in dump-order run-order; do
+		error "--$o with --resume, $np ranks" 2 \
+			"p: error: --resume cannot be used with --$o" "" \
+			$run --$o=rec.txt --checkpoint-dir=ck --resume
+		test "$(cat rec.txt)" = "a record" || fail "--$o with --resume, $np ranks: the file changed"
+	done
 	if test -w /dev/full; then
 		error "--dump-order=/dev/full, $np ranks" 1 \
 			"error: --dump-order=/dev/full: cannot write: No space left on device" \
