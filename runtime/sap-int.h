@@ -26,6 +26,11 @@ char *sap_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* p[0 .. n) for a message: control bytes (NUL, tab, ESC ...) as \xHH, so
  * that bytes from a data file or a command line cannot garble or cut it. */
 char *sap_escape(const char *p, size_t n);
+/* The same for a token (a field, a value): past SAP_TOKEN_SHOW bytes cut
+ * short with "...", so that a 200 kB number does not make a 200 kB
+ * message. */
+enum { SAP_TOKEN_SHOW = 60 };
+char *sap_token(const char *p, size_t n);
 /* Allocation that cannot fail: running out of memory is a fatal error, so
  * callers need no NULL checks. */
 void *sap_xmalloc(size_t n);

@@ -114,6 +114,16 @@ char *sap_escape(const char *p, size_t n)
 	return out;
 }
 
+char *sap_token(const char *p, size_t n)
+{
+	char *e = sap_escape(p, n > SAP_TOKEN_SHOW ? SAP_TOKEN_SHOW : n);
+	if (n <= SAP_TOKEN_SHOW)
+		return e;
+	char *q = sap_strf("%s...", e);
+	free(e);
+	return q;
+}
+
 /* printf into a string just long enough. */
 char *sap_vstrf(const char *fmt, va_list ap)
 {

@@ -283,12 +283,12 @@ static void set_param(const sap_param *p, const char *val)
 	}
 bad:
 	usage_error("--%s: expected %s %s, got '%s'", p->name, a_or_an(p->type), tn,
-	            sap_escape(val, strlen(val)));
+	            sap_token(val, strlen(val)));
 range:
-	usage_error("--%s: %s is out of range for %s", p->name, sap_escape(val, strlen(val)), tn);
+	usage_error("--%s: %s is out of range for %s", p->name, sap_token(val, strlen(val)), tn);
 nonfinite:
 	usage_error("--%s: expected a finite %s, got '%s' (nan and inf are not accepted)",
-	            p->name, tn, sap_escape(val, strlen(val)));
+	            p->name, tn, sap_token(val, strlen(val)));
 }
 
 /* A count from 1 to max, from option or environment variable what. */
@@ -298,9 +298,10 @@ static int set_count(const char *what, const char *val, int max)
 	bool inrange;
 	if (!parse_integer(val, &ll, &inrange) || ll < 1)
 		usage_error("%s: expected a positive integer, got '%s'", what,
-		            sap_escape(val, strlen(val)));
+		            sap_token(val, strlen(val)));
 	if (!inrange || ll > max)
-		usage_error("%s: %s is out of range (1 to %d)", what, val, max);
+		usage_error("%s: %s is out of range (1 to %d)", what, sap_token(val, strlen(val)),
+		            max);
 	return (int)ll;
 }
 
@@ -312,7 +313,7 @@ static double set_seconds(const char *what, const char *val)
 	double d = *val && !isspace((unsigned char)*val) ? strtod(val, &end) : 0;
 	if (!*val || isspace((unsigned char)*val) || *end || !isfinite(d) || d <= 0)
 		usage_error("%s: expected a number of seconds above 0, got '%s'", what,
-		            sap_escape(val, strlen(val)));
+		            sap_token(val, strlen(val)));
 	return d;
 }
 
@@ -322,9 +323,9 @@ static void set_seed(const char *val)
 	bool inrange;
 	if (!parse_integer(val, &ll, &inrange) || *val == '-')
 		usage_error("--seed: expected an unsigned integer, got '%s'",
-		            sap_escape(val, strlen(val)));
+		            sap_token(val, strlen(val)));
 	if (!inrange || ll > UINT32_MAX)
-		usage_error("--seed: %s is out of range (0 to %lu)", val,
+		usage_error("--seed: %s is out of range (0 to %lu)", sap_token(val, strlen(val)),
 		            (unsigned long)UINT32_MAX);
 	sap_seed_value = (uint32_t)ll;
 }

@@ -54,11 +54,10 @@ void field_error(const sap_fields *f, const char *fmt, ...)
 
 /* A token for a message, in quotes: long ones cut short, control bytes
  * escaped (a data file may hold anything). */
-enum { SHOW = 60 };
 static char *tok(const char *p, size_t n)
 {
-	char *e = sap_escape(p, n > SHOW ? SHOW : n);
-	char *q = sap_strf("\"%s%s\"", e, n > SHOW ? "..." : "");
+	char *e = sap_token(p, n);
+	char *q = sap_strf("\"%s\"", e);
 	free(e);
 	return q;
 }
@@ -200,7 +199,7 @@ static int64_t scan_integer(sap_fields *f, const char *field, const char *type,
 	int64_t v = 0;
 	switch (sap_parse_integer(t, n, lo, hi, &v)) {
 	case SAP_NUM_RANGE:
-		field_error(f, "field '%s': %s is out of range for %s", field, sap_escape(t, n), type);
+		field_error(f, "field '%s': %s is out of range for %s", field, sap_token(t, n), type);
 	case SAP_NUM_BAD:
 		field_error(f, "field '%s': expected %s %s, got %s", field,
 		            type[0] == 'i' ? "an" : "a", type, tok(t, n));
@@ -275,7 +274,7 @@ static double scan_real(sap_fields *f, const char *field, bool is_float)
 	case SAP_NUM_BAD:
 		field_error(f, "field '%s': expected a %s, got %s", field, type, tok(t, n));
 	case SAP_NUM_RANGE:
-		field_error(f, "field '%s': %s is out of range for %s", field, sap_escape(t, n), type);
+		field_error(f, "field '%s': %s is out of range for %s", field, sap_token(t, n), type);
 	case SAP_NUM_NOTFINITE:
 		field_error(f, "field '%s': expected a finite %s, got %s (nan and inf are not "
 		            "accepted)", field, type, tok(t, n));

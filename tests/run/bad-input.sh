@@ -8,7 +8,7 @@
 #  - nan and inf in a data file or in a param are errors;
 #  - control bytes from a data file (a field, a map key) or the command
 #    line are escaped in messages (\x01), and a long message is never cut
-#    short;
+#    short, but a long token (a number out of range) is, after 60 bytes;
 #  - an empty or comment-only data file loads no elements, with a warning;
 #  - a negative count param runs a counted loop no times (C's semantics);
 #  - a failed write to standard output, to --dump-order's file, and a
@@ -60,6 +60,9 @@ printf '1 a 2.5\n# c\n2 b\000b 3\n' >nul.txt
 printf '1 a 2.5\n2 b nan\n' >nan.txt
 printf '1 a -inf\n' >inf.txt
 printf '1 a \001\033[2J\n' >ctl.txt
+# 60 nines, as messages show them, and a field of 200.
+nines=$(printf '%060d' 0 | tr 0 9)
+printf '%s%s%s99 a 1\n' "$nines" "$nines" "$nines" >big.txt
 : >empty.txt
 mkdir adir
 printf '# nothing\n\n   \n' >comment.txt
@@ -101,6 +104,14 @@ for np in 1 2 3; do
 		"" $run --data=inf.txt
 	error "control bytes, $np ranks" 1 \
 		"ctl.txt:1: error: field 'r': expected a float, got \"\\x01\\x1b[2J\"" "" $run --data=ctl.txt
+	error "a long number, $np ranks" 1 \
+		"big.txt:1: error: field 'i': $nines... is out of range for int" "" $run --data=big.txt
+	test "$(grep error: err | wc -c)" -lt 200 ||
+		{ cat err; fail "a long number, $np ranks: printed whole"; }
+	error "--iters=<a long number>, $np ranks" 2 \
+		"p: error: --iters: $nines... is out of range for LONG" "" $run --iters="$nines$nines"
+	test "$(grep error: err | wc -c)" -lt 200 ||
+		{ cat err; fail "--iters=<a long number>, $np ranks: printed whole"; }
 	error "a long path, $np ranks" 1 \
 		"p.sap:5:16: error: cannot read '$long': No such file or directory" "" $run --data="$long"
 	grep -q "directory\$" err || fail "a long path, $np ranks: the message is cut short"
