@@ -149,10 +149,12 @@ int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi, int *V, int64
 		     nw >= 1 && nw <= 65535 && nr >= 1 && nr <= count + 1 &&
 		     (int64_t)nr * nw <= (int64_t)1 << 28;
 	}
+	/* The line escaped: a CR from a file with CRLF line ends would
+	 * otherwise print as nothing, and show "got" as what was expected. */
 	if (!ok)
 		sap_fatal(&L->site, "--run-order=%s:%lld: expected \"loop %d invocation %u count "
-		          "%lld\", got \"%.60s\"", f, (long long)runline, L->id, L->invocations, n,
-		          line);
+		          "%lld\", got \"%s\"", f, (long long)runline, L->id, L->invocations, n,
+		          sap_token(line, strlen(line)));
 	if (id != L->id || inv != L->invocations || count != n)
 		sap_fatal(&L->site, "--run-order=%s:%lld: the program runs loop %d invocation %u "
 		          "with %lld iterations here, but the file has loop %d invocation %u count "
@@ -191,7 +193,7 @@ int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi, int *V, int64
 		long long i = strtoll(line, &end, 10);
 		if (end == line || *end || errno)
 			sap_fatal(&L->site, "--run-order=%s:%lld: expected an iteration index, "
-			          "got \"%.60s\"", f, (long long)runline, line);
+			          "got \"%s\"", f, (long long)runline, sap_token(line, strlen(line)));
 		if (i < lo || i >= hi)
 			sap_fatal(&L->site, "--run-order=%s:%lld: iteration %lld is out of the "
 			          "loop's range [%lld, %lld)", f, (long long)runline, i,

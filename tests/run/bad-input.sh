@@ -9,6 +9,7 @@
 #  - control bytes from a data file (a field, a map key) or the command
 #    line are escaped in messages (\x01), and a long message is never cut
 #    short, but a long token (a number out of range) is, after 60 bytes;
+#    a CR ending a --run-order line shows as \x0d;
 #  - an empty or comment-only data file loads no elements, with a warning;
 #  - a negative count param runs a counted loop no times (C's semantics);
 #  - a failed write to standard output, to --dump-order's file, and a
@@ -160,6 +161,12 @@ for np in 1 2 3; do
 			"" $run --run-order=/dev/stdin
 	fi
 done
+
+# A --run-order line with a CR (a file with CRLF line ends) shows it.
+printf 'loop 1 invocation 1 count 2\r\n0\r\n1\r\n' >crlf.txt
+error "--run-order with CRLF" 1 \
+	'error: --run-order=crlf.txt:1: expected "loop 1 invocation 1 count 2", got "loop 1 invocation 1 count 2\x0d"' \
+	"loaded" -n 1 ./p --run-order=crlf.txt
 
 # A map key read from a data file, in a message.
 cat >k.sap <<'SAP'
