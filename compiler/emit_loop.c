@@ -981,6 +981,15 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	emit_line(s, "%s};", sp.s);
 	char *lo = emit_expr(s->init->init);
 	char *hi = emit_expr(s->cond->rhs);
+	if (s->init->sym->ty->kind == TY_INT) {
+		/* An int variable cannot count past INT_MAX: the iterations
+		 * there would run with negative values. */
+		emit_line(s, "int64_t sap_lo%d = %s, sap_hi%d = %s;", id, lo, id, hi);
+		emit_line(s, "sap_int_bounds(sap_lo%d, sap_hi%d, \"%s\", %s);", id, id,
+		          s->init->sym->name, emit_site(s->init));
+		lo = format("sap_lo%d", id);
+		hi = format("sap_hi%d", id);
+	}
 	emit_line(s, "sap_async_for(&sap_loop%d, &sap_spec, %s, %s, NULL, sap_loop%d_body, %s);", id,
 	          lo, hi, id, redargs);
 }

@@ -211,6 +211,15 @@ static inline int64_t sap_f2i64(double x, const sap_site *s)
 	return (int64_t)x;
 }
 
+/* An async for over [lo, hi) with an int loop variable: every value it
+ * takes must be an int. */
+static inline void sap_int_bounds(int64_t lo, int64_t hi, const char *var, const sap_site *s)
+{
+	if (lo < hi && (lo < INT32_MIN || hi - 1 > INT32_MAX))
+		sap_fatal(s, "async for: %s is an int, but the loop runs from %lld to %lld, past the "
+		          "range of an int (declare it long)", var, (long long)lo, (long long)(hi - 1));
+}
+
 /* The same where a floating value is stored in an integer variable,
  * element, argument or result without int() or long(). */
 static inline int32_t sap_to_i32(double x, const sap_site *s)

@@ -35,6 +35,7 @@ run_tests = \
 	tests/run/sync-over-element.sh \
 	tests/run/sync-reduce-key.sap \
 	tests/run/hybrid-one-rank.sh \
+	tests/run/async-int-range.sap \
 	tests/run/stack-overflow.sap \
 	tests/run/merge-fn-rows.sap \
 	tests/run/slice-locals.sap \
@@ -132,6 +133,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/rand-keys.out tests/run/rand-keys.args \
 	tests/run/map-string-values.out tests/run/map-string-values.args \
 	tests/run/sync-reduce-key.out tests/run/sync-reduce-key.args \
+	tests/run/async-int-range.out tests/run/async-int-range.status tests/run/async-int-range.err \
 	tests/run/stack-overflow.out tests/run/stack-overflow.status tests/run/stack-overflow.err tests/run/slice-twins.awk \
 	tests/run/slice-locals.out tests/run/slice-locals.args tests/run/merge-fn-rows.out \
 	tests/run/slice-bounds.out tests/run/slice-bounds.args \
