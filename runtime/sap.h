@@ -194,22 +194,31 @@ static inline int64_t sap_shr_i64(int64_t a, int64_t b, const sap_site *s)
 	return a >> b;
 }
 
-/* int(x), long(x) of a float or double: one outside the type's range, or
- * NaN, is an error at the site (C leaves it undefined: saturated at -O2,
- * the most negative value at -O0). */
-static inline int32_t sap_f2i32(double x, const sap_site *s)
+/* int(x), long(x) of a float or double, and a floating value stored in
+ * an integer variable, element, argument or result without them
+ * (sap_to_*): one outside the type's range, or NaN, is an error at the
+ * site (C leaves it undefined: saturated at -O2, the most negative value
+ * at -O0). */
+static inline int32_t sap_conv_i32(double x, const sap_site *s, bool stored)
 {
 	if (!(x > -2147483649.0 && x < 2147483648.0))
-		sap_fatal(s, "int(%.17g): out of the range of an int", x);
+		sap_fatal(s, stored ? "%.17g stored in an int: out of its range" :
+		          "int(%.17g): out of the range of an int", x);
 	return (int32_t)x;
 }
 
-static inline int64_t sap_f2i64(double x, const sap_site *s)
+static inline int64_t sap_conv_i64(double x, const sap_site *s, bool stored)
 {
 	if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
-		sap_fatal(s, "long(%.17g): out of the range of a long", x);
+		sap_fatal(s, stored ? "%.17g stored in a long: out of its range" :
+		          "long(%.17g): out of the range of a long", x);
 	return (int64_t)x;
 }
+
+static inline int32_t sap_f2i32(double x, const sap_site *s) { return sap_conv_i32(x, s, false); }
+static inline int64_t sap_f2i64(double x, const sap_site *s) { return sap_conv_i64(x, s, false); }
+static inline int32_t sap_to_i32(double x, const sap_site *s) { return sap_conv_i32(x, s, true); }
+static inline int64_t sap_to_i64(double x, const sap_site *s) { return sap_conv_i64(x, s, true); }
 
 /* An async for over [lo, hi) with an int loop variable: every value it
  * takes must be an int. */
@@ -218,22 +227,6 @@ static inline void sap_int_bounds(int64_t lo, int64_t hi, const char *var, const
 	if (lo < hi && (lo < INT32_MIN || hi - 1 > INT32_MAX))
 		sap_fatal(s, "async for: %s is an int, but the loop runs from %lld to %lld, past the "
 		          "range of an int (declare it long)", var, (long long)lo, (long long)(hi - 1));
-}
-
-/* The same where a floating value is stored in an integer variable,
- * element, argument or result without int() or long(). */
-static inline int32_t sap_to_i32(double x, const sap_site *s)
-{
-	if (!(x > -2147483649.0 && x < 2147483648.0))
-		sap_fatal(s, "%.17g stored in an int: out of its range", x);
-	return (int32_t)x;
-}
-
-static inline int64_t sap_to_i64(double x, const sap_site *s)
-{
-	if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
-		sap_fatal(s, "%.17g stored in a long: out of its range", x);
-	return (int64_t)x;
 }
 
 /* ==== Strings ========================================================= */
