@@ -956,6 +956,7 @@ struct sap_loop_state {
 	sap_dist idist;
 	int64_t id_builds;
 	bool *id_which;                 /* per spec DDS: in idist */
+	bool *id_whole;                 /* per spec DDS: made whole instead */
 	sap_dist_stats traffic;
 	sap_stage *stage;               /* per spec DDS (nstage) */
 	void **stage_ptr;               /* per spec DDS: what sap_loop.stage shows */

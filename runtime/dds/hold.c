@@ -428,7 +428,7 @@ bool sap_index_inputs(const sap_async_spec *spec, int64_t lo, int64_t hi, bool *
  * (sap_dv_trim), so the plan's are fetched every invocation; which they
  * are is kept with the plan. */
 static void index_need(struct sap_loop_state *st, sap_dist *d, const sap_async_spec *spec,
-                       const bool *which, const sap_plan *p, int64_t a, int64_t b)
+                       const bool *which, const sap_plan *p, int64_t a, int64_t b, bool *whole)
 {
 	int n = spec->ndds, P = sap_nranks(), me = sap_rank();
 	sap_dist_free(d);
@@ -464,6 +464,8 @@ static void index_need(struct sap_loop_state *st, sap_dist *d, const sap_async_s
 		if (!which[k] || far[k] * 16 <= v->n)
 			continue;
 		sap_dv_whole(v, &st->traffic);
+		if (whole)
+			whole[k] = true;
 		memset(mine + d->base[k], 0, (size_t)(d->base[k + 1] - d->base[k]) * sizeof *mine);
 	}
 	free(far);
@@ -487,7 +489,7 @@ void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, cons
 	double t0 = sap_now();
 	if (!p) {
 		sap_dist d = { 0 };
-		index_need(st, &d, spec, which, NULL, a, b);
+		index_need(st, &d, spec, which, NULL, a, b, NULL);
 		sap_dist_fetch(&d, spec, &st->traffic);
 		sap_dist_free(&d);
 	} else {
@@ -496,10 +498,20 @@ void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, cons
 		for (int k = 0; same && k < spec->ndds; k++)
 			same = st->id_which[k] == which[k];
 		if (!same) {
-			index_need(st, &st->idist, spec, which, p, 0, 0);
+			free(st->id_whole);
+			st->id_whole = sap_xcalloc((size_t)spec->ndds, sizeof *st->id_whole);
+			index_need(st, &st->idist, spec, which, p, 0, 0, st->id_whole);
 			free(st->id_which);
 			st->id_which = sap_xmalloc((size_t)spec->ndds * sizeof *which);
 			memcpy(st->id_which, which, (size_t)spec->ndds * sizeof *which);
+		} else {
+			/* One made whole rather than fetched has its need left out
+			 * of idist; a loop that wrote it since left its elements
+			 * with their writers (holder map again), so it is made
+			 * whole again, or this plan would read stale copies. */
+			for (int k = 0; k < spec->ndds; k++)
+				if (which[k] && st->id_whole[k])
+					sap_dv_whole(spec->dds[k].dv, &st->traffic);
 		}
 		st->id_builds = st->plan_builds;
 		sap_dist_fetch(&st->idist, spec, &st->traffic);
