@@ -559,8 +559,14 @@ void acc_walk_expr(Node *e)
 		case B_RAND: case B_RAND_INT: case B_RAND_NORMAL:
 			e->rsite = ++acc_li->nrand;
 			break;
+		case B_WTIME:
+			if (!acc_cur->rngcall)
+				acc_cur->rngcall = e;
+			break;
 		case B_NONE:
 			if (e->sym && e->sym->uses_rng)
+				acc_cur->rngcall = e;
+			else if (e->sym && e->sym->uses_clock && !acc_cur->rngcall)
 				acc_cur->rngcall = e;
 			break;
 		default:
@@ -912,7 +918,8 @@ bool acc_evaluable(Node *e, Unit *u, Vec *uses, Vec *reads)
 	case N_ASSIGN: case N_INCDEC:
 		return false;
 	case N_CALL:
-		if (e->rsite || (e->builtin == B_NONE && (!e->sym || e->sym->uses_rng)))
+		if (e->rsite || e->builtin == B_WTIME ||
+		    (e->builtin == B_NONE && (!e->sym || e->sym->uses_rng || e->sym->uses_clock)))
 			return false;
 		switch (e->builtin) {
 		case B_PUSH: case B_INSERT: case B_ERASE: case B_GEMV: case B_GER: case B_GEMM:

@@ -426,6 +426,7 @@ struct Sym {
 	bool readonly;          /* sync-for element, borrowed list params */
 	bool is_extern;
 	bool does_io, uses_rng; /* functions, transitively */
+	bool uses_clock;        /* functions, transitively: wtime() */
 	Node *io_site;          /* where the I/O happens */
 	Vec calls;              /* functions: the calls in the body */
 	bool used;              /* functions: reachable from driver code */
@@ -609,7 +610,8 @@ typedef struct Unit {
 	Vec ctrl;               /* enclosing control nodes in the body, outermost first */
 	Vec defs, uses;         /* Sym * of body locals */
 	Vec reads;              /* N_INDEX / N_CALL nodes reading a DDS */
-	Node *rngcall;          /* call of a function that draws random numbers */
+	Node *rngcall;          /* a call no slice can repeat: of a function that draws random
+	                         * numbers or reads the clock, or wtime() */
 	Node *ddswrite;         /* a DDS write in it */
 	Node *effect;           /* an assignment to a driver variable (reduce) */
 	int pos;                /* in units: source order, loop headers first */

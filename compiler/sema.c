@@ -1065,21 +1065,23 @@ static void propagate(void)
 			vec_push(&callers[g], c);
 		}
 	}
-	/* I/O and randomness go from callee to caller. */
-	for (int what = 0; what < 2; what++) {
+	/* I/O, randomness and the clock go from callee to caller. */
+	for (int what = 0; what < 3; what++) {
 		work.n = 0;
 		for (int i = 0; i < n; i++) {
 			Sym *f = sema_funcs.v[i];
-			if (what ? f->uses_rng : f->does_io)
+			if (what == 2 ? f->uses_clock : what ? f->uses_rng : f->does_io)
 				vec_push(&work, (void *)(intptr_t)i);
 		}
 		while (work.n > 0) {
 			int g = (int)(intptr_t)work.v[--work.n];
 			for (int j = 0; j < callers[g].n; j += 2) {
 				Sym *f = callers[g].v[j];
-				if (what ? f->uses_rng : f->does_io)
+				if (what == 2 ? f->uses_clock : what ? f->uses_rng : f->does_io)
 					continue;
-				if (what) {
+				if (what == 2) {
+					f->uses_clock = true;
+				} else if (what) {
 					f->uses_rng = true;
 				} else {
 					f->does_io = true;

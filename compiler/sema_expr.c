@@ -615,6 +615,8 @@ static Type *check_builtin(Node *e, Builtin b, const char *name)
 		return ty_void;
 	case B_WTIME:
 		sema_check_args_count(e, 0, "wtime");
+		if (sema_ctx.func)
+			sema_ctx.func->sym->uses_clock = true;
 		return ty_double;
 	case B_RANKS: case B_THREADS:
 		sema_check_args_count(e, 0, name);

@@ -303,6 +303,25 @@ static const char *relax_offer(Sym *d)
 	              "whose iterations may read stale values", d->name, d->name, d->name);
 }
 
+/* What call c (a unit's rngcall) gives that no slice can repeat. */
+static const char *unrepeatable(const Node *c)
+{
+	if (c->builtin == B_WTIME)
+		return "the clock, wtime()";
+	if (c->sym->uses_rng)
+		return format("random numbers drawn inside function '%s'", c->sym->name);
+	return format("the clock, read inside function '%s'", c->sym->name);
+}
+
+static const char *unrepeatable_hint(const Node *c)
+{
+	if (c->builtin == B_NONE && c->sym->uses_rng)
+		return "called here; draw with rand(), rand_int(n) or rand_normal() in the loop body "
+		       "instead, or use sync for";
+	return "read here; the slice runs before the body, so the body's keys cannot depend on the "
+	       "time it reads";
+}
+
 /* Access a's key reads root, a DDS the loop writes or a function that
  * draws random numbers, directly or through the tainted local s. */
 static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
@@ -324,15 +343,15 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		c.read = root;
 		acc_add_name(&c.dds, acc_read_dds(root)->name);
 	}
-	if (!c.read && !c.fn && root->kind == N_CALL && root->builtin == B_NONE)
+	if (!c.read && !c.fn && root->kind == N_CALL &&
+	    (root->builtin == B_NONE || root->builtin == B_WTIME))
 		c.fn = root;
 	if (c.fn && !c.read) {
-		acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: %s random numbers "
-		                              "drawn inside function '%s', which a reconnaissance slice cannot "
-		                              "predict", acc, when, s ? format("%s depends on", s->name) : "it depends on",
-		                              c.fn->sym->name),
-		           c.fn, "called here; draw with rand(), rand_int(n) or rand_normal() in the loop body "
-		                     "instead, or use sync for");
+		acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: %s %s, which a "
+		                              "reconnaissance slice cannot predict", acc, when,
+		                              s ? format("%s depends on", s->name) : "it depends on",
+		                              unrepeatable(c.fn)),
+		           c.fn, unrepeatable_hint(c.fn));
 		return;
 	}
 	/* A relaxed read: the slice cannot know the worker's round. */
@@ -836,9 +855,8 @@ static void check_included(void)
 			return;
 		}
 		if (u->rngcall) {
-			acc_reject(u->rngcall, format("an index depends on random numbers drawn inside function "
-			                              "'%s', which a reconnaissance slice cannot predict",
-			                              u->rngcall->sym->name), NULL, NULL);
+			acc_reject(u->rngcall, format("an index depends on %s, which a reconnaissance slice "
+			                              "cannot predict", unrepeatable(u->rngcall)), NULL, NULL);
 			return;
 		}
 		for (int k = 0; k < u->reads.n; k++) {

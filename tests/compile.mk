@@ -1,5 +1,7 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/async-clock-fn-key.sap \
+	tests/compile/async-wtime-key.sap \
 	tests/compile/accumulate-assign.sap \
 	tests/compile/async-rand-key-loop.sap \
 	tests/compile/async-rand-local-loop.sap \
