@@ -348,6 +348,19 @@ static char *elem(Node *e, const char *k)
 	return format("%s.v[%s]", t, k);
 }
 
+/* A value of type from stored in an integer of type to: checked. */
+static bool narrows(Type *to, Type *from)
+{
+	return ty_is_int(to) && (ty_is_float(from) || (to->kind == TY_INT && from->kind == TY_LONG));
+}
+
+static const char *narrow_fn(Type *to, Type *from)
+{
+	if (ty_is_int(from))
+		return "sap_lto_i32";
+	return to->kind == TY_INT ? "sap_to_i32" : "sap_to_i64";
+}
+
 /* dst op= src over whole numeric arrays, in one fused loop. */
 static void array_store(Node *at, const char *dst, Type *dt, Node *src, int op)
 {
@@ -358,9 +371,9 @@ static void array_store(Node *at, const char *dst, Type *dt, Node *src, int op)
 	const char *o = op == TK_ASSIGN ? "=" : format("%s=", ast_opname(op));
 	Type *st = ty_is_num(src->ty) ? src->ty : src->ty->elem;
 	emit_line(at, "for (int64_t %s = 0; %s < %lld; %s++)", k, k, (long long)dt->len, k);
-	if (ty_is_int(dt->elem) && ty_is_float(st)) {
+	if (narrows(dt->elem, st)) {
 		/* float[4] into int[4]: each element checked as sema_narrow's are */
-		const char *fn = dt->elem->kind == TY_INT ? "sap_to_i32" : "sap_to_i64";
+		const char *fn = narrow_fn(dt->elem, st);
 		if (op != TK_ASSIGN)
 			x = format("%s->v[%s] %s %s", d, k, ast_opname(op), x);
 		emit_line(at, "\t%s->v[%s] = %s(%s, %s);", d, k, fn, x, emit_site(at));
@@ -402,7 +415,7 @@ void emit_zero(Node *at, const char *dst, Type *t)
  * point, and the result goes back into k checked as sema_narrow's are. */
 static char *narrow_compound(Node *at, Type *lt, Node *rhs, int op, const char *dst)
 {
-	const char *fn = lt->kind == TY_INT ? "sap_to_i32" : "sap_to_i64";
+	const char *fn = narrow_fn(lt, rhs->ty);
 	const char *ct = emit_ctype(lt);
 	const char *o = ast_opname(op);
 	char *r = emit_expr(rhs);
@@ -422,7 +435,8 @@ static char *checked_compound(Node *at, Type *lt, Node *rhs, int op, const char 
 {
 	Type *rt = rhs->ty;
 	bool shift = op == TK_SHL || op == TK_SHR;
-	if (op != TK_ASSIGN && ty_is_int(lt) && ty_is_float(rt))
+	bool intdiv = (op == TK_SLASH || op == TK_PERCENT || shift) && ty_is_int(rt);
+	if (op != TK_ASSIGN && narrows(lt, rt) && !intdiv)
 		return narrow_compound(at, lt, rhs, op, dst);
 	if (!(op == TK_SLASH || op == TK_PERCENT || shift) || !ty_is_int(lt) || !ty_is_int(rt))
 		return NULL;
@@ -434,11 +448,15 @@ static char *checked_compound(Node *at, Type *lt, Node *rhs, int op, const char 
 	                        op == TK_SHL ? "shl" : "shr", wide ? "i64" : "i32");
 	const char *ct = emit_ctype(lt);
 	char *r = emit_expr(rhs);
+	/* An int divided by a long fits an int but for INT_MIN / -1L. */
+	bool chk = op == TK_SLASH && narrows(lt, rt);
+	const char *to = chk ? "sap_lto_i32(" : format("(%s)", ct);
+	const char *end = chk ? format(", %s)", emit_site(at)) : "";
 	if (at->kind != N_ASSIGN || at->lhs->kind == N_FIELD)
-		return format("(%s = (%s)%s(%s, %s, %s))", dst, ct, fn, dst, r, emit_site(at));
+		return format("(%s = %s%s(%s, %s, %s)%s)", dst, to, fn, dst, r, emit_site(at), end);
 	int t = E->tmp++;
-	return format("({ %s *sap_p%d = &%s; *sap_p%d = (%s)%s(*sap_p%d, %s, %s); })", ct, t, dst, t,
-	              ct, fn, t, r, emit_site(at));
+	return format("({ %s *sap_p%d = &%s; *sap_p%d = %s%s(*sap_p%d, %s, %s)%s; })", ct, t, dst, t,
+	              to, fn, t, r, emit_site(at), end);
 }
 
 /* A name for the temporary t, which holds the value of e: the store
@@ -935,6 +953,8 @@ char *emit_expr(Node *e)
 		if (ty_is_int(e->ty) && ty_is_float(e->lhs->ty))
 			return format("sap_%s%s(%s, %s)", e->ts ? "f2" : "to_", e->ty->kind == TY_INT ? "i32" : "i64",
 			              emit_expr(e->lhs), emit_site(e));
+		if (e->ty->kind == TY_INT && e->lhs->ty->kind == TY_LONG && !e->lhs->has_cval)
+			return format("sap_%s(%s, %s)", e->ts ? "l2i32" : "lto_i32", emit_expr(e->lhs), emit_site(e));
 		return format("((%s)%s)", emit_ctype(e->ty), emit_expr(e->lhs));
 	case N_INDEX:
 		return index_expr(e, false);

@@ -367,13 +367,18 @@ void sema_check_constant_fits(Node *e, Type *to)
 
 /* A floating value stored in an integer: C leaves one out of the
  * integer's range undefined (saturated when gcc folds it, the most
- * negative value when the CPU converts it), so the conversion becomes a
- * node of its own, checked at run time as int() and long() are.  No
- * type spec tells it from a written one.  e keeps its place in a list. */
+ * negative value when the CPU converts it), and a long stored in an int
+ * would silently keep its low 32 bits, so the conversion becomes a node
+ * of its own, checked at run time as int() and long() are.  No type spec
+ * tells it from a written one.  e keeps its place in a list. */
 void sema_narrow(Node *e, Type *to)
 {
 	double d;
-	if (!ty_is_int(to) || !e->ty || !ty_is_float(e->ty) || const_float(e, &d))
+	int64_t v;
+	if (!ty_is_int(to) || !e->ty)
+		return;
+	if (ty_is_float(e->ty) ? const_float(e, &d) :
+	    !(to->kind == TY_INT && e->ty->kind == TY_LONG) || sema_const_int(e, &v))
 		return;
 	Node *in = xcalloc(1, sizeof *in);
 	*in = *e;

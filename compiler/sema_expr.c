@@ -858,7 +858,7 @@ static Type *check_expr_inner(Node *e)
 		Type *a = sema_check_expr(e->lhs);
 		if (!ty_is_scalar(a))
 			sema_fail(e, "cannot convert '%s' to '%s'", ty_str(a), ty_str(to));
-		if (ty_is_float(a))
+		if (ty_is_num(a))
 			sema_check_constant_fits(e->lhs, to);
 		return to;
 	}

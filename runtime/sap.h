@@ -220,6 +220,19 @@ static inline int64_t sap_f2i64(double x, const sap_site *s) { return sap_conv_i
 static inline int32_t sap_to_i32(double x, const sap_site *s) { return sap_conv_i32(x, s, true); }
 static inline int64_t sap_to_i64(double x, const sap_site *s) { return sap_conv_i64(x, s, true); }
 
+/* int(x) of a long, and a long stored in an int without it: one outside
+ * the int's range is an error at the site rather than its low 32 bits. */
+static inline int32_t sap_conv_l2i(int64_t x, const sap_site *s, bool stored)
+{
+	if (x < INT32_MIN || x > INT32_MAX)
+		sap_fatal(s, stored ? "%lld stored in an int: out of its range" :
+		          "int(%lld): out of the range of an int", (long long)x);
+	return (int32_t)x;
+}
+
+static inline int32_t sap_l2i32(int64_t x, const sap_site *s) { return sap_conv_l2i(x, s, false); }
+static inline int32_t sap_lto_i32(int64_t x, const sap_site *s) { return sap_conv_l2i(x, s, true); }
+
 /* An async for over [lo, hi) with an int loop variable: every value it
  * takes must be an int. */
 static inline void sap_int_bounds(int64_t lo, int64_t hi, const char *var, const sap_site *s)

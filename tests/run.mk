@@ -25,6 +25,7 @@ run_tests = \
 	tests/run/shift-count.sap \
 	tests/run/array-div.sap \
 	tests/run/conv-range.sap \
+	tests/run/conv-long.sap \
 	tests/run/return-in-endless-loop.sap \
 	tests/run/type-names.sap \
 	tests/run/const-strings.sap \
