@@ -322,6 +322,18 @@ Node *ast_for(Program *p, Tok kw, Node *init, Node *c, Node *step, Node *body)
 	return n;
 }
 
+/* for (T x : D) is only the parallel loops' form: said, rather than a
+ * syntax error at the colon. */
+Node *ast_for_range(Program *p, Tok kw, TypeSpec *ts, Tok var, Tok colon, Node *over, Node *body)
+{
+	(void)ts, (void)var, (void)over, (void)body;
+	diag_error(p->cur, colon.off, "a for over the elements of a collection is written 'sync for "
+	           "(T x : D) with (...)' (a dvector) or 'async for (T x : M)' (the keys of a map); "
+	           "a plain for counts: for (long i = 0; i < len(D); i++) { ... D[i] ... }");
+	p->failed = true;
+	return ast_node(p, N_FOR, kw.off);
+}
+
 Node *ast_jump(Program *p, NodeKind k, Tok kw)
 {
 	return ast_node(p, k, kw.off);

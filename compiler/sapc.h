@@ -311,6 +311,7 @@ Node *ast_if(Program *p, Tok kw, Node *c, Node *then, Node *els);
 Node *ast_while(Program *p, Tok kw, Node *c, Node *body);
 Node *ast_do(Program *p, Tok kw, Node *body, Node *c);
 Node *ast_for(Program *p, Tok kw, Node *init, Node *c, Node *step, Node *body);
+Node *ast_for_range(Program *p, Tok kw, TypeSpec *ts, Tok var, Tok colon, Node *over, Node *body);
 Node *ast_jump(Program *p, NodeKind k, Tok kw);
 Node *ast_return(Program *p, Tok kw, Node *e);
 Node *ast_empty(Program *p, Tok semi);

@@ -917,8 +917,11 @@ static bool always_returns(Node *s)
 		return s->els && always_returns(s->then) && always_returns(s->els);
 	/* A loop that only a break ends, when it has none, ends by a return
 	 * or never, as for C: while (true), for (;;), do ... while (true). */
-	case N_WHILE: case N_DO:
+	case N_WHILE:
 		return is_true(s->cond) && !breaks_out(s->body);
+	/* A do body runs once: one that returns, breaking nowhere, returns. */
+	case N_DO:
+		return (is_true(s->cond) || always_returns(s->body)) && !breaks_out(s->body);
 	case N_FOR:
 		return (!s->cond || is_true(s->cond)) && !breaks_out(s->body);
 	default:

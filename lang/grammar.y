@@ -125,6 +125,8 @@ stmt(A) ::= WHILE(K) LPAREN expr(C) RPAREN stmt(B).         { A = ast_while(p, K
 stmt(A) ::= DO(K) stmt(B) WHILE LPAREN expr(C) RPAREN SEMI. { A = ast_do(p, K, B, C); }
 stmt(A) ::= FOR(K) LPAREN forinit(I) SEMI optexpr(C) SEMI optexpr(S) RPAREN stmt(B).
                                                             { A = ast_for(p, K, I, C, S, B); }
+stmt(A) ::= FOR(K) LPAREN type(T) IDENT(V) COLON(C) expr(D) RPAREN stmt(B).
+                                                            { A = ast_for_range(p, K, T, V, C, D, B); }
 stmt(A) ::= BREAK(K) SEMI.                                  { A = ast_jump(p, N_BREAK, K); }
 stmt(A) ::= CONTINUE(K) SEMI.                               { A = ast_jump(p, N_CONTINUE, K); }
 stmt(A) ::= RETURN(K) SEMI.                                 { A = ast_return(p, K, NULL); }

@@ -14,6 +14,8 @@ compile_tests = \
 	tests/compile/float-underflow.sap \
 	tests/compile/float-too-small.sap \
 	tests/compile/missing-return-break.sap \
+	tests/compile/missing-return-do-break.sap \
+	tests/compile/for-range-plain.sap \
 	tests/compile/print-format-newline.sap \
 	tests/compile/float-past-max.sap \
 	tests/compile/const-double-to-float-range.sap \
