@@ -13,6 +13,14 @@
 #include "config.h"
 #endif
 
+/* What the generated C means: -ffp-contract=off, no fused multiply-add,
+ * so a program gives the same bits as its serial C twin on every machine;
+ * -fwrapv, integer overflow wraps around as sap(7) says, rather than
+ * being undefined behaviour the C compiler may optimise on.  So gcc's
+ * warnings of an overflow or a floating division by zero in the C are of
+ * defined arithmetic (sapc itself refuses what C cannot compute). */
+static const char *semantic_flags = "-ffp-contract=off -fwrapv -Wno-overflow -Wno-div-by-zero";
+
 static const char *usage =
 	"Usage: sapc [OPTION]... FILE.sap [FILE.c|FILE.o]...\n"
 	"Compile a SAP program to a native MPI program.\n"
@@ -225,7 +233,7 @@ static int parse_args(int argc, char **argv, Options *o)
 			printf("sapc %s\n", PACKAGE_VERSION);
 			return 0;
 		} else if (!strcmp(a, "--showme:compile")) {
-			printf("-I%s %s%s%s\n", include_dir(), mpicc_showme("compile"),
+			printf("%s -I%s %s%s%s\n", semantic_flags, include_dir(), mpicc_showme("compile"),
 			       *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS);
 			return 0;
 		} else if (!strcmp(a, "--showme:link")) {
@@ -401,15 +409,11 @@ int main(int argc, char **argv)
 	if (o.c_only)
 		return 0;
 
-	/* -ffp-contract=off: no fused multiply-add, so a program gives the same
-	 * bits as its serial C twin on every machine.  -fwrapv: integer
-	 * overflow wraps around, as sap(7) says, instead of being undefined
-	 * behaviour the C compiler may optimise on. */
 	/* SAPC_CFLAGS goes through the shell as it is, like CFLAGS in make. */
 	const char *envflags = getenv("SAPC_CFLAGS");
 	if (envflags && *envflags)
 		buf_printf(&o.ccflags, " %s", envflags);
-	char *cmd = format("%s -std=c11 -ffp-contract=off -fwrapv %s%s%s%s -I%s%s %s%s -o %s%s%s", cc(), o.opt,
+	char *cmd = format("%s -std=c11 %s %s%s%s%s -I%s%s %s%s -o %s%s%s", cc(), semantic_flags, o.opt,
 	                   o.debug ? " -g" : "", *SAPC_SAN_CFLAGS ? " " : "", SAPC_SAN_CFLAGS,
 	                   shell_quote(include_dir()), o.ccflags.s,
 	                   o.compile_only ? "-c " : "", shell_quote(cpath), shell_quote(target),

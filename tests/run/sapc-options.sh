@@ -30,6 +30,29 @@ mpicc -std=c11 -Wall -Wextra -Werror $("$SAPC" --showme:compile) hello.c \
 	$("$SAPC" --showme:link) -o by-hand || fail "compiling -S output with --showme flags"
 [ "$(run ./by-hand --n=4)" = "sum 14" ] || fail "program built from -S output"
 
+# A name with "*/" and a newline: the comment naming the source in the C
+# stays one comment (it ended early and broke the C).
+mkdir 'x*' && cp hello.sap 'x*/h
+i.sap' || fail "copying to an odd name"
+"$SAPC" -o odd 'x*/h
+i.sap' || fail "a source whose name holds */ and a newline"
+[ "$(run ./odd)" = "sum 5" ] || fail "program from the oddly named source"
+
+# Arithmetic sap(7) defines draws no C compiler warning: a wrapping int
+# sum gcc folds, a floating division by zero.  And --showme:compile gives
+# the flags that define it.
+cat >quiet.sap <<'SAP'
+param int x = 1;
+param double d = 2;
+int w = 2147483647 + (x - x + 1);
+print("%d %g\n", w, d / 0);
+SAP
+"$SAPC" -o quiet quiet.sap 2>quiet.err || fail "quiet.sap"
+test -s quiet.err && { cat quiet.err; fail "warnings for defined arithmetic"; }
+[ "$(run ./quiet)" = "-2147483648 inf" ] || fail "quiet.sap printed $(run ./quiet)"
+"$SAPC" --showme:compile | grep -q -- '-ffp-contract=off -fwrapv' ||
+	fail "--showme:compile lacks -ffp-contract=off -fwrapv"
+
 # -P: no #line directives.
 "$SAPC" -S -P -o plain.c hello.sap || fail "-S -P"
 grep -q '^#line' plain.c && fail "-P left #line directives"
