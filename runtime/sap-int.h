@@ -344,6 +344,7 @@ typedef struct sap_ckpt_head {
 	uint64_t invocation;    /* of op */
 	uint32_t op;            /* the parallel operator it was taken after */
 	uint32_t threads;       /* per rank */
+	uint32_t seed;          /* --seed */
 } sap_ckpt_head;
 
 /* Collective: checkpoint h->seq in dir, this rank's part data[0 .. n).

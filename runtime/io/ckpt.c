@@ -8,7 +8,7 @@
  * fsync'd, as SCR and FTI do; so a part or a COMPLETE either is there
  * whole or is not.  A part starts with a header (magic, format version,
  * the program's hash, the operator and its invocation, ranks x threads,
- * the rank) and a CRC32C of the header and one of the payload, which
+ * the seed, the rank) and a CRC32C of the header and one of the payload, which
  * starts at BLOCK bytes into the file; COMPLETE
  * lists every part's payload CRC, which catches a part of another rank or
  * another checkpoint swapped in.  The newest two complete checkpoints are
@@ -28,7 +28,7 @@
 static const char magic[8] = "SAPCKPT";
 /* BLOCK: where a part's payload starts, so that it can go to the disk
  * from the state's buffer (aligned so) without the page cache. */
-enum { VERSION = 3, KEEP = 2, BLOCK = 4096 };
+enum { VERSION = 4, KEEP = 2, BLOCK = 4096 };
 
 /* ---- CRC32C (Castagnoli), the checksum of iSCSI and ext4 ---- */
 
@@ -108,7 +108,7 @@ typedef struct disk_head {
 	uint32_t threads;
 	uint32_t data_crc;
 	uint64_t data_len;
-	uint32_t pad;
+	uint32_t seed;          /* --seed */
 	uint32_t head_crc;      /* of everything above */
 } disk_head;
 _Static_assert(sizeof(disk_head) <= BLOCK, "a part's header fits its block");
@@ -397,6 +397,7 @@ char *sap_ckpt_write_part(const char *dir, const sap_ckpt_head *h, const void *d
 	dh.op = h->op;
 	dh.ranks = (uint32_t)P;
 	dh.threads = h->threads;
+	dh.seed = h->seed;
 	dh.data_crc = sap_crc32c(0, data, n);
 	dh.data_len = n;
 	dh.head_crc = sap_crc32c(0, &dh, offsetof(disk_head, head_crc));
@@ -521,6 +522,7 @@ static bool load_part(const char *dir, uint64_t seq, uint64_t program, int r, in
 		h->op = dh.op;
 		h->invocation = dh.invocation;
 		h->threads = dh.threads;
+		h->seed = dh.seed;
 		*n = pn - BLOCK;
 		*data = sap_xmalloc(*n ? *n : 1);
 		memcpy(*data, part + BLOCK, *n);

@@ -922,7 +922,7 @@ static void checkpoint(const sap_loop *L, sap_state_fn fn)
 	fn(&s, L->id);
 	writing.h = (sap_ckpt_head){.program = sap_program_hash(), .seq = ckpt_seq++,
 	                            .invocation = ops_run, .op = (uint32_t)L->id,
-	                            .threads = (uint32_t)sap_cfg.threads};
+	                            .threads = (uint32_t)sap_cfg.threads, .seed = sap_seed()};
 	writing.s = s;
 	writing.err = NULL;
 	writing.active = true;
@@ -985,6 +985,12 @@ int sap_resume(sap_state_fn fn)
 		         "has %d: its async loops plan for other workers, so its results may differ "
 		         "from the uninterrupted run's", h.threads, h.threads == 1 ? "" : "s",
 		         sap_cfg.threads);
+	/* The random numbers after the checkpoint would be another seed's
+	 * than those before it: a run of neither. */
+	if (h.seed != sap_seed())
+		sap_warn(NULL, "--resume: the checkpoint was taken with --seed=%u, this run has --seed=%u: "
+		         "its random numbers from here on are another run's, so its result is that of "
+		         "neither seed", h.seed, sap_seed());
 	last_ckpt = sap_wtime();
 	return (int)h.op;
 }

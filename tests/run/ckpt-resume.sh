@@ -9,7 +9,7 @@
 # the killed run's lines are a prefix of the uninterrupted run's, the
 # resumed run's a suffix, and together they are all of them (a line
 # printed between the checkpoint and the kill is printed again).  Then:
-# taken on P ranks and resumed on Q.
+# taken on P ranks and resumed on Q, and resumed with another seed.
 set -u
 : "${top_srcdir:?must be set}"
 # shellcheck source=../preamble.sh source-path=SCRIPTDIR
@@ -85,6 +85,19 @@ for pq in 2:1 1:3 3:2; do
 		done
 	done
 done
+# Resumed with another --seed: the random numbers after the checkpoint are
+# another seed's, which is said; with the same one, nothing is.
+rm -rf ck $outs
+SAP_TEST_KILL_AFTER=3 $MPIEXEC -n 1 ./prog --checkpoint-dir=ck --checkpoint-every=1 --seed=7 >p1 \
+	2>p1.err </dev/null && fail "not killed after loop 3"
+$MPIEXEC -n 1 ./prog --checkpoint-dir=ck --checkpoint-every=1 --resume --seed=7 >p2 2>p2.err \
+	</dev/null || { cat p2.err; fail "--resume --seed=7"; }
+grep -q seed p2.err && { cat p2.err; fail "a warning of the seed resumed with the same seed"; }
+$MPIEXEC -n 1 ./prog --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null ||
+	{ cat p2.err; fail "--resume with the default seed"; }
+grep -q "warning: --resume: the checkpoint was taken with --seed=7, this run has --seed=1" p2.err ||
+	{ cat p2.err; fail "no warning of a checkpoint of --seed=7 resumed with --seed=1"; }
+
 # A vector loaded from a file and never written (C, from corpus.txt) is
 # not in the checkpoint: --resume loads it again, and refuses a file that
 # changed since.
