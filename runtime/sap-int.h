@@ -1131,6 +1131,12 @@ void sap_order_dump_rounds(const sap_loop *L, const int64_t *idx, const int64_t 
  * them. */
 int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi, int *V, int64_t *R,
                         int64_t **cnt);
+/* A sync for invocation on P ranks of T threads (1 and 1 when it runs
+ * serially): written to the dump, checked against the replayed file.
+ * timed: 1 if its result depends on timing with several ranks (ssp), 2
+ * with several workers (hybrid), else 0.  Its result depends on the
+ * number of workers, and if sparse (rounding) on that of ranks. */
+void sap_order_sync(const sap_loop *L, int P, int T, int timed, bool sparse);
 void sap_order_end(void);
 /* Open the --dump-order and --run-order files (sap_init; collective). */
 void sap_order_start(void);

@@ -12,6 +12,9 @@
  * R", then for each round and worker "round r worker w count c" and c
  * indices; the replay runs those rounds with V workers' views one after
  * another on one thread, and so computes what the run did, bit for bit.
+ *
+ * A sync for invocation has a line "sync L invocation I ranks P threads
+ * T": its workers, which its result depends on.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -114,6 +117,58 @@ void sap_order_dump_rounds(const sap_loop *L, const int64_t *idx, const int64_t 
 }
 
 /* The next line without its newline, or NULL at the end of the file. */
+static char *next_line(char **buf, size_t *cap);
+
+/* A sync for's result depends on its workers, not on an order: the dump
+ * says how many there were, and a replay with others is told that its
+ * result is not the recorded one's (that, and what follows from it). */
+void sap_order_sync(const sap_loop *L, int P, int T, int timed, bool sparse)
+{
+	if (sap_cfg.dump_order && sap_rank() == 0) {
+		if (!dumpf && !(dumpf = fopen(sap_cfg.dump_order, "w")))
+			sap_fatal(&L->site, "--dump-order=%s: %s", sap_cfg.dump_order, strerror(errno));
+		if (fprintf(dumpf, "sync %d invocation %u ranks %d threads %d\n", L->id, L->invocations,
+		            P, T) < 0)
+			dump_error(L);
+	}
+	const char *f = sap_cfg.run_order;
+	if (!f)
+		return;
+	if (!runf && !(runf = fopen(f, "r")))
+		sap_fatal(&L->site, "--run-order=%s: %s", f, strerror(errno));
+	char *buf = NULL;
+	size_t cap = 0;
+	char *line = next_line(&buf, &cap);
+	int id, rp, rt, used = 0;
+	unsigned inv;
+	if (!line)
+		sap_fatal(&L->site, "--run-order=%s: the file ends where invocation %u of sync loop "
+		          "%d should be", f, L->invocations, L->id);
+	if (sscanf(line, "sync %d invocation %u ranks %d threads %d%n", &id, &inv, &rp, &rt,
+	           &used) != 4 || line[used])
+		sap_fatal(&L->site, "--run-order=%s:%lld: expected \"sync %d invocation %u ranks R "
+		          "threads T\", got \"%s\"", f, (long long)runline, L->id, L->invocations,
+		          sap_token(line, strlen(line)));
+	if (id != L->id || inv != L->invocations)
+		sap_fatal(&L->site, "--run-order=%s:%lld: the program runs sync loop %d invocation "
+		          "%u here, but the file has sync %d invocation %u: it was written by another "
+		          "program or other inputs", f, (long long)runline, L->id, L->invocations, id,
+		          inv);
+	free(buf);
+	static unsigned char warned[4096];
+	bool once = L->id < 0 || L->id >= (int)sizeof warned || !warned[L->id]++;
+	if ((rp * rt != P * T || (sparse && rp != P)) && once)
+		sap_warn(&L->site, "--run-order: this sync for ran on %d worker%s (%d rank%s of %d "
+		         "thread%s) in the recorded run and on %d (%d of %d) here: its result, and "
+		         "what follows from it, is not the recorded run's; replay under mpiexec -n %d "
+		         "with --threads=%d", rp * rt, rp * rt == 1 ? "" : "s", rp, rp == 1 ? "" : "s",
+		         rt, rt == 1 ? "" : "s", P * T, P, T, rp, rt);
+	else if (((timed == 1 && rp > 1) || (timed == 2 && rp * rt > 1)) && once)
+		sap_warn(&L->site, "--run-order: this sync for is not under bsp: its result depends "
+		         "on the timing of its workers, so the replay's can differ from the recorded "
+		         "run's");
+}
+
 static char *next_line(char **buf, size_t *cap)
 {
 	ssize_t len = getline(buf, cap, runf);

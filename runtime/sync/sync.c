@@ -478,6 +478,14 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 	for (int k = 0; k < spec->nwr; k++)
 		fn |= spec->wr[k].merge == SAP_M_FN;
 	bool split = !why && (P * T > 1 || fn);
+	if (sap_cfg.dump_order || sap_cfg.run_order) {
+		bool sparse = false;
+		for (int k = 0; spec->slice && k < spec->nwr; k++)
+			sparse |= spec->wr[k].sparse;
+		sap_order_sync(L, split ? P : 1, split ? T : 1,
+		               spec->model == SAP_HYBRID ? 2 :
+		               spec->model == SAP_SSP && spec->staleness > 0 ? 1 : 0, sparse);
+	}
 	/* Every rank starts from every current value, but of the vector it
 	 * runs over, which each rank runs its own elements of. */
 	const sap_dvec **keep = sap_xmalloc((size_t)(spec->nwr + 1) * sizeof *keep);
