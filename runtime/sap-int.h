@@ -54,7 +54,7 @@ void sap_ptrs_del(sap_ptrs *s, void *p);
  * nan and inf are SAP_NUM_NOTFINITE: no sensible value for training data,
  * and most often a failed run's output read back by mistake.  On anything
  * but SAP_NUM_OK *out is left alone. */
-enum { SAP_NUM_OK, SAP_NUM_BAD, SAP_NUM_RANGE, SAP_NUM_NOTFINITE };
+enum { SAP_NUM_OK, SAP_NUM_BAD, SAP_NUM_RANGE, SAP_NUM_NOTFINITE, SAP_NUM_TINY };
 int sap_parse_integer(const char *t, size_t n, int64_t lo, int64_t hi, int64_t *out);
 int sap_parse_real(const char *t, size_t n, bool is_float, double *out);
 /* The number at the start of [p, end) by the fast path: where it ends, or

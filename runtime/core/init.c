@@ -263,6 +263,8 @@ static void set_param(const sap_param *p, const char *val)
 				goto bad;
 			if (errno == ERANGE && (f > 1 || f < -1))
 				goto range;
+			if (errno == ERANGE && f == 0)
+				goto tiny;
 			if (!isfinite(f))
 				goto nonfinite;
 			*(float *)p->addr = f;
@@ -272,6 +274,8 @@ static void set_param(const sap_param *p, const char *val)
 				goto bad;
 			if (errno == ERANGE && (d > 1 || d < -1))
 				goto range;
+			if (errno == ERANGE && d == 0)
+				goto tiny;
 			if (!isfinite(d))
 				goto nonfinite;
 			*(double *)p->addr = d;
@@ -286,6 +290,9 @@ bad:
 	            sap_token(val, strlen(val)));
 range:
 	usage_error("--%s: %s is out of range for %s", p->name, sap_token(val, strlen(val)), tn);
+tiny:
+	usage_error("--%s: %s is too small for %s: it would be 0", p->name,
+	            sap_token(val, strlen(val)), tn);
 nonfinite:
 	usage_error("--%s: expected a finite %s, got '%s' (nan and inf are not accepted)",
 	            p->name, tn, sap_token(val, strlen(val)));

@@ -122,12 +122,17 @@ int sap_parse_real(const char *t, size_t n, bool is_float, double *out)
 	errno = 0;
 	double x = is_float ? strtof(buf, &end) : strtod(buf, &end);
 	bool bad = end != buf + n, range = errno == ERANGE && (x > 1 || x < -1);
+	/* A nonzero number below the smallest subnormal: strtod's 0, which
+	 * the text does not say (as the literal 1e-400 is an error). */
+	bool tiny = errno == ERANGE && x == 0;
 	if (buf != small)
 		free(buf);
 	if (bad)
 		return SAP_NUM_BAD;
 	if (range)
 		return SAP_NUM_RANGE;
+	if (tiny)
+		return SAP_NUM_TINY;
 	if (!isfinite(x))
 		return SAP_NUM_NOTFINITE;
 	*out = x;

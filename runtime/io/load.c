@@ -275,6 +275,9 @@ static double scan_real(sap_fields *f, const char *field, bool is_float)
 		field_error(f, "field '%s': expected a %s, got %s", field, type, tok(t, n));
 	case SAP_NUM_RANGE:
 		field_error(f, "field '%s': %s is out of range for %s", field, sap_token(t, n), type);
+	case SAP_NUM_TINY:
+		field_error(f, "field '%s': %s is too small for %s: it would be 0", field,
+		            sap_token(t, n), type);
 	case SAP_NUM_NOTFINITE:
 		field_error(f, "field '%s': expected a finite %s, got %s (nan and inf are not "
 		            "accepted)", field, type, tok(t, n));

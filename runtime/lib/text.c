@@ -121,6 +121,9 @@ static _Noreturn void not_number(const sap_site *site, const char *type, const c
 	if (why == SAP_NUM_RANGE)
 		sap_fatal(site, "to_%s: \"%s\" is out of range for %s", type, sap_shown(s, b, sizeof b),
 		          type);
+	if (why == SAP_NUM_TINY)
+		sap_fatal(site, "to_%s: \"%s\" is too small for %s: it would be 0", type,
+		          sap_shown(s, b, sizeof b), type);
 	if (why == SAP_NUM_NOTFINITE)
 		sap_fatal(site, "to_%s: \"%s\" is not a finite %s (nan and inf are not accepted)",
 		          type, sap_shown(s, b, sizeof b), type);

@@ -5,7 +5,8 @@
 #  - a UTF-8 byte-order mark at the start of a data file is skipped (line
 #    numbers unchanged);
 #  - a NUL byte in a line is an error naming the file, line and column;
-#  - nan and inf in a data file or in a param are errors;
+#  - nan and inf in a data file or in a param are errors, and so is a
+#    nonzero number too small for its type (1e-50 in a float: not 0);
 #  - control bytes from a data file (a field, a map key) or the command
 #    line are escaped in messages (\x01), and a long message is never cut
 #    short, but a long token (a number out of range) is, after 60 bytes;
@@ -60,6 +61,7 @@ printf '\357\273\2771 a 2.5\n2 bb x\n' >bomerr.txt
 printf '1 a 2.5\n# c\n2 b\000b 3\n' >nul.txt
 printf '1 a 2.5\n2 b nan\n' >nan.txt
 printf '1 a -inf\n' >inf.txt
+printf '1 a 1e-40\n2 b 1e-50\n' >tiny.txt
 printf '1 a \001\033[2J\n' >ctl.txt
 # 60 nines, as messages show them, and a field of 200.
 nines=$(printf '%060d' 0 | tr 0 9)
@@ -103,6 +105,11 @@ for np in 1 2 3; do
 	error "inf, $np ranks" 1 \
 		"inf.txt:1: error: field 'r': expected a finite float, got \"-inf\" (nan and inf are not accepted)" \
 		"" $run --data=inf.txt
+	error "a number that underflows to 0, $np ranks" 1 \
+		"tiny.txt:2: error: field 'r': 1e-50 is too small for float: it would be 0" "" \
+		$run --data=tiny.txt
+	error "--gamma=1e-400, $np ranks" 2 \
+		"p: error: --gamma: 1e-400 is too small for DOUBLE: it would be 0" "" $run --gamma=1e-400
 	error "control bytes, $np ranks" 1 \
 		"ctl.txt:1: error: field 'r': expected a float, got \"\\x01\\x1b[2J\"" "" $run --data=ctl.txt
 	error "a long number, $np ranks" 1 \

@@ -80,6 +80,7 @@ line| x|39:5: error: cannot save '"'S'"' to '"'out.txt'"': element 1 would not l
 line|#c|39:5: error: cannot save '"'S'"' to '"'out.txt'"': element 1 would not load back: "#c" starts with '"'#'"', and a line starting with '"'#'"' is a comment
 to_double|0.5x|43:16: error: to_double: "0.5x" is not a double
 to_double|1e400|43:16: error: to_double: "1e400" is out of range for double
+to_double|1e-400|43:16: error: to_double: "1e-400" is too small for double: it would be 0
 to_double| 1|43:16: error: to_double: " 1" is not a double
 to_double|nan|43:16: error: to_double: "nan" is not a finite double (nan and inf are not accepted)
 to_int|3000000000|45:16: error: to_int: "3000000000" is out of range for int
