@@ -38,6 +38,7 @@ run_tests = \
 	tests/run/sync-reduce-key.sap \
 	tests/run/hybrid-one-rank.sh \
 	tests/run/sync-replay.sh \
+	tests/run/sync-merge-solo.sh \
 	tests/run/async-int-range.sap \
 	tests/run/stack-overflow.sap \
 	tests/run/merge-fn-rows.sap \

@@ -267,6 +267,11 @@ static void merge(sync_run *s, sap_ssp *q)
 		void *v = w->dv->data;
 		if (sap_sparse_has(s->sp, k))
 			continue;
+		/* One worker, here for another vector's merge function: this
+		 * one is the worker's copy, as the serial loop leaves it (old
+		 * plus the change would round). */
+		if (s->P * s->T == 1 && w->merge != SAP_M_FN)
+			continue;
 		gather_job g = { s, k };
 		sap_dist_stats moved = { 0, 0 };
 		sap_chain_sum(v, n, w->dv->elsize, has_terms(s), gather, &g, &moved);
@@ -349,7 +354,7 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 	if (s->hogwild)
 		s->M = n ? n : 1;
 	layout(s, n);
-	if (spec->slice && !s->hogwild && !ssp)
+	if (spec->slice && !s->hogwild && !ssp && s->P * T > 1)
 		s->sp = sap_sparse_open(spec, T);
 	if (s->keep_old) {
 		s->old = sap_xcalloc((size_t)nwr, sizeof *s->old);
