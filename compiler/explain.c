@@ -208,7 +208,7 @@ static bool adds_to(const Access *a)
 /* What DDS d, which loop L writes, is to a hint: 0 when it is not only
  * added to (or cannot be accumulated, or each iteration touches elements
  * of its own, so it never conflicts), else 1 when the body never reads
- * it otherwise (accumulate), 2 when it does (relaxed). */
+ * it otherwise (accumulate), 2 when it does (relaxed, a dvector). */
 int acc_additive(LoopInfo *L, Sym *d)
 {
 	/* L's own modes, not the loop being analysed (acc_written): the
@@ -245,6 +245,9 @@ int acc_additive(LoopInfo *L, Sym *d)
 		own_key = own_key && acc_at_loop_key(a);
 	}
 	if (!adds || own || own_key)
+		return 0;
+	/* relaxed takes dvectors only. */
+	if (reads && d->ty->kind != TY_DVEC)
 		return 0;
 	return reads ? 2 : 1;
 }
