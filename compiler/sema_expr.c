@@ -741,6 +741,9 @@ static Type *binary_type(Node *e, int op, Type *a, Type *b)
 	case TK_PERCENT: case TK_AND: case TK_OR: case TK_XOR: case TK_SHL: case TK_SHR:
 		if ((ty_is_int(a) || a->kind == TY_BOOL) && (ty_is_int(b) || b->kind == TY_BOOL))
 			return op == TK_SHL || op == TK_SHR ? ty_arith(a, ty_int) : ty_arith(a, b);
+		if (a->kind == TY_ARRAY || b->kind == TY_ARRAY)
+			sema_fail(e, "%s: arrays combine element by element only with '+', '-' and '*' "
+			          "(and '*', '/' by a scalar); write a loop over the elements", bad);
 		sema_fail(e, "%s (integers needed)", bad);
 	case TK_LT: case TK_GT: case TK_LE: case TK_GE:
 		if ((ty_is_num(a) && ty_is_num(b)) || (a->kind == TY_STRING && b->kind == TY_STRING))
