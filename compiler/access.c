@@ -708,7 +708,12 @@ Taint *acc_taint_at(Sym *s, Unit *u)
 {
 	for (int i = 0; i < acc_taints.n; i++) {
 		Taint *x = acc_taints.v[i];
-		if (x->sym == s && reaches(x->unit, u))
+		if (x->sym != s || !reaches(x->unit, u))
+			continue;
+		bool in = false;
+		for (int k = 0; x->after && u && k < u->ctrl.n && !in; k++)
+			in = u->ctrl.v[k] == x->after;
+		if (!in)
 			return x;
 	}
 	return NULL;
@@ -719,6 +724,18 @@ bool acc_tainted_def(Sym *s, Unit *u)
 	for (int i = 0; i < acc_taints.n; i++) {
 		Taint *x = acc_taints.v[i];
 		if (x->sym == s && x->unit == u)
+			return true;
+	}
+	return false;
+}
+
+/* Whether u assigns s a value no use can know: not a counted loop's
+ * step, whose values the loop itself uses. */
+bool acc_unknown_def(Sym *s, Unit *u)
+{
+	for (int i = 0; i < acc_taints.n; i++) {
+		Taint *x = acc_taints.v[i];
+		if (x->sym == s && x->unit == u && !x->after)
 			return true;
 	}
 	return false;
@@ -1104,6 +1121,10 @@ void acc_compute_taint(void)
 				} else if (ctl) {
 					Ctl *c = ctl->aux;
 					x->root = c->taint ? c->taint : c->over;
+					/* long k; for (k = 0; k < n && tainted; k++):
+					 * k is as for (long k = 0; ...) inside. */
+					if (!c->taint && c->over && u == c->step)
+						x->after = ctl;
 				}
 				vec_push(&acc_taints, x);
 				s->taint = x->root;

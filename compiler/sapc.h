@@ -655,6 +655,9 @@ typedef struct Taint {
 	Node *ctl;              /* or assigned under this tainted control node
 	                           (or after this continue), */
 	Node *root;             /* else this read of a written DDS or call */
+	Node *after;            /* a counted loop's counter: unknowable only
+	                           after that loop (inside, the body's trips
+	                           are a prefix of the slice's) */
 } Taint;
 
 /* The slice runs an iteration once per combination of the branches of
@@ -688,6 +691,7 @@ void acc_walk_stmt(Node *s);
 Sym *acc_read_dds(Node *r);
 Taint *acc_taint_at(Sym *s, Unit *u);
 bool acc_tainted_def(Sym *s, Unit *u);
+bool acc_unknown_def(Sym *s, Unit *u);
 Node *acc_jump_taint(Jump *j);
 bool acc_evaluable(Node *e, Unit *u, Vec *uses, Vec *reads);
 Node *acc_then_guard(Node *e, Unit *u);

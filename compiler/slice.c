@@ -789,7 +789,7 @@ static void include_needed(void)
 			 * reaches is tainted, so no recorded key needs it. */
 			bool need = false;
 			for (int k = 0; k < u->defs.n && !need; k++)
-				need = ((Sym *)u->defs.v[k])->needed && !acc_tainted_def(u->defs.v[k], u);
+				need = ((Sym *)u->defs.v[k])->needed && !acc_unknown_def(u->defs.v[k], u);
 			if (!need)
 				continue;
 			u->included = true;
