@@ -396,6 +396,8 @@ static const char *conversion_for(Type *t)
 	return NULL;
 }
 
+enum { PRINT_WIDTH_MAX = 1000000 };
+
 static void check_print(Node *call)
 {
 	Node *f = call->args;
@@ -414,10 +416,22 @@ static void check_print(Node *call)
 		if (fs[i] == '%')
 			continue;
 		while (i < f->ival && strchr("-+ #0", fs[i])) i++;
-		while (fs[i] >= '0' && fs[i] <= '9') i++;
-		if (fs[i] == '.') {
-			i++;
-			while (fs[i] >= '0' && fs[i] <= '9') i++;
+		/* C's printf fails past INT_MAX characters (EOVERFLOW), and
+		 * dropped the width: no format needs a megabyte of padding. */
+		for (int part = 0; part < 2; part++) {
+			if (part && fs[i] != '.')
+				break;
+			if (part)
+				i++;
+			int64_t at = i, w = 0;
+			while (fs[i] >= '0' && fs[i] <= '9') {
+				if (w <= PRINT_WIDTH_MAX)
+					w = w * 10 + (fs[i] - '0');
+				i++;
+			}
+			if (w > PRINT_WIDTH_MAX)
+				sema_fail(str_pos(f, at), "the %s '%.*s' in a print format is too large (at most %d)",
+				          part ? "precision" : "width", (int)(i - at), fs + at, PRINT_WIDTH_MAX);
 		}
 		if (fs[i] == '*')
 			sema_fail(str_pos(f, i), "'*' widths are not supported in print formats");
