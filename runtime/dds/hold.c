@@ -355,7 +355,13 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		free(span);
 		return;
 	}
-	if (!reads_valid(st, spec, key1, key2, a, b)) {
+	/* Each rank's own iterations [a, b) are in the key: when the bounds
+	 * change, some ranks' may not (rank 0's [0, 19) of 39 and of 38),
+	 * and every rank must take the collective below or none. */
+	int valid = reads_valid(st, spec, key1, key2, a, b);
+	if (P > 1)
+		sap_comm_allreduce(&valid, 1, SAP_COMM_INT, SAP_COMM_MIN);
+	if (!valid) {
 		sap_dist_free(&st->rdist);
 		sap_dist *d = &st->rdist;
 		key_maps(d, spec, known);
