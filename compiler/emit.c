@@ -707,6 +707,27 @@ static bool plain_expr(Node *e, char **out)
 	return scratch.len == 0 && drops.n == 0;
 }
 
+/* In driver code, the DDSs expression e writes get new versions here, so
+ * that the loops after it see them changed (their plans, copies and
+ * fetched elements are kept while the versions are). */
+static void stamp_writes(Node *at, Node *e)
+{
+	if (E->loop || !e)
+		return;
+	Vec w = {0};
+	acc_dds_written_expr(e, &w);
+	emit_stamp(at, &w);
+}
+
+static bool writes_dds(Node *e)
+{
+	if (E->loop || !e)
+		return false;
+	Vec w = {0};
+	acc_dds_written_expr(e, &w);
+	return w.n > 0;
+}
+
 void emit_loop_cond(Node *c)
 {
 	StmtState st;
@@ -715,6 +736,8 @@ void emit_loop_cond(Node *c)
 	emit_line(c, "if (!(%s))", v);
 	emit_line(c, "\tbreak;");
 	emit_stmt_end(&st, c);
+	/* and after the loop, for the pass that broke */
+	stamp_writes(c, c);
 }
 
 /* An expression statement; in driver code, the versions of the DDSs it
@@ -938,7 +961,8 @@ static void for_stmt(Node *s)
 	emit_push_scope(false, false);
 	if (s->init)
 		emit_stmt(s->init);
-	if ((!s->cond || plain_expr(s->cond, NULL)) && (!s->step || plain_expr(s->step, NULL))) {
+	if ((!s->cond || plain_expr(s->cond, NULL)) && (!s->step || plain_expr(s->step, NULL)) &&
+	    !writes_dds(s->cond) && !writes_dds(s->step)) {
 		/* The common case stays a C for loop, which cc vectorises. */
 		char *c = s->cond ? emit_expr(s->cond) : "";
 		char *st = "";
@@ -998,6 +1022,7 @@ static void for_stmt(Node *s)
 	emit_pop_scope(s);
 	E->indent--;
 	emit_line(s, "}");
+	stamp_writes(s, s->cond);
 }
 
 void emit_stmt(Node *s)
@@ -1016,6 +1041,7 @@ void emit_stmt(Node *s)
 	}
 	case N_VAR:
 		var_decl(s);
+		stamp_writes(s, s->init);
 		return;
 	case N_EXPR:
 		expr_stmt(s);
@@ -1026,6 +1052,12 @@ void emit_stmt(Node *s)
 		emit_stmt_begin(&st);
 		char *c = emit_settle(s->cond, &st, "bool");
 		emit_stmt_end(&st, s);
+		if (writes_dds(s->cond)) {
+			char *t = emit_tmp("cond");
+			emit_line(s, "bool %s = %s;", t, c);
+			stamp_writes(s, s->cond);
+			c = t;
+		}
 		emit_line(s, "if (%s)", c);
 		emit_body(s->then);
 		if (s->els) {
@@ -1035,7 +1067,7 @@ void emit_stmt(Node *s)
 		return;
 	}
 	case N_WHILE:
-		if (plain_expr(s->cond, NULL)) {
+		if (plain_expr(s->cond, NULL) && !writes_dds(s->cond)) {
 			emit_line(s, "while (%s) {", emit_expr(s->cond));
 			E->indent++;
 			loop_body(s);
@@ -1045,6 +1077,7 @@ void emit_stmt(Node *s)
 		E->indent++;
 		emit_loop_cond(s->cond);
 		loop_body(s);
+		stamp_writes(s, s->cond);
 		return;
 	case N_DO: {
 		/* The condition runs at the top of every pass but the first, so
@@ -1058,6 +1091,7 @@ void emit_stmt(Node *s)
 		E->indent--;
 		emit_line(s, "}");
 		loop_body(s);
+		stamp_writes(s, s->cond);
 		return;
 	}
 	case N_FOR:

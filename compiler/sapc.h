@@ -559,6 +559,7 @@ void acc_explain(Program *p, FILE *out);
 char *acc_expr_str(Node *e);
 /* The DDSs statement s writes (driver code stamps their versions). */
 void acc_dds_written(Node *s, Vec *out);
+void acc_dds_written_expr(Node *e, Vec *out);
 /* Is dds accumulated or relaxed: only added to (and, when relaxed, read
  * as of its round), so never a conflict? */
 bool acc_is_accum(LoopInfo *li, Sym *dds);

@@ -720,6 +720,11 @@ static void written_in(Node *e, Vec *out)
 			written_in(a, out);
 }
 
+void acc_dds_written_expr(Node *e, Vec *out)
+{
+	written_in(e, out);
+}
+
 void acc_dds_written(Node *s, Vec *out)
 {
 	if (s->kind == N_EXPR)
