@@ -506,8 +506,12 @@ void acc_walk_expr(Node *e)
 		Node *a0 = e->args;
 		switch (e->builtin) {
 		case B_LEN:
-			if (a0 && acc_is_dds(a0))
+			/* In the spec with no access, so that a plan made from
+			 * its length is made again when the length changes. */
+			if (a0 && acc_is_dds(a0)) {
+				dds_index(dds_of(a0), 0);
 				return;
+			}
 			break;
 		case B_PUSH:
 			walk_lvalue(a0, false);
@@ -951,8 +955,12 @@ bool acc_evaluable(Node *e, Unit *u, Vec *uses, Vec *reads)
 					return false;
 			return true;
 		case B_LEN:
-			if (e->args && acc_is_dds(e->args))
-				return true;
+			/* A dvector's length is fixed; a map's changes with
+			 * the keys the loop inserts. */
+			if (e->args && acc_is_dds(e->args)) {
+				Sym *d = dds_of(e->args);
+				return d->ty->kind == TY_DVEC || !acc_written(d) || !acc_inserts(acc_li, d);
+			}
 			break;
 		default:
 			break;

@@ -896,7 +896,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	LoopInfo *li = s->li;
 	int id = li->id;
 	/* The DDSs the body touches, and the static keys of the written ones. */
-	static const char *modes[] = {"", "SAP_READ", "SAP_WRITE", "SAP_RW"};
+	static const char *modes[] = {"0", "SAP_READ", "SAP_WRITE", "SAP_RW"};
 	emit_line(s, "static const sap_dds sap_dds[] = {");
 	for (int i = 0; i < li->dds.n; i++) {
 		Sym *d = li->dds.v[i];

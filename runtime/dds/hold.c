@@ -268,8 +268,9 @@ void sap_whole_these(sap_dvec *const *v, int n, const sap_dvec *const *keep, int
 
 void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats *stats)
 {
+	/* One the body takes only the length of (mode 0) is not read. */
 	for (int k = 0; k < spec->ndds; k++)
-		if (spec->dds[k].dv && (!skip || !skip[k]))
+		if (spec->dds[k].dv && spec->dds[k].mode && (!skip || !skip[k]))
 			sap_dv_whole(spec->dds[k].dv, stats);
 }
 
@@ -290,6 +291,16 @@ static void mark_read(sap_rec *r, int dds, int64_t key, sap_mode mode)
 		m->bits[dds][(uint64_t)key / 64] |= (uint64_t)1 << ((uint64_t)key % 64);
 }
 
+static uint64_t dds_version_of(const sap_dds *d)
+{
+	return d->dv ? d->dv->version : d->dm ? d->dm->version : 0;
+}
+
+static int64_t dds_size_of(const sap_dds *d)
+{
+	return d->dv ? d->dv->n : d->dm ? sap_dm_size(d->dm) : 0;
+}
+
 /* Is the cached need of st for these iterations and inputs? */
 static bool reads_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
                         const void *key1, int64_t key2, int64_t a, int64_t b)
@@ -299,10 +310,11 @@ static bool reads_valid(const struct sap_loop_state *st, const sap_async_spec *s
 		return false;
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
-		uint64_t v = d->dv ? d->dv->version : 0;
-		if (d->slice_reads && st->rd_versions[k] != v)
+		/* One the body takes only the length of (mode 0) may give
+		 * the keys, as one the slice reads does. */
+		if ((d->slice_reads || !d->mode) && st->rd_versions[k] != dds_version_of(d))
 			return false;
-		if (d->dv && st->rd_sizes[k] != d->dv->n)
+		if (st->rd_sizes[k] != dds_size_of(d))
 			return false;
 	}
 	return true;
@@ -402,11 +414,10 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		free(st->rd_sizes);
 		st->rd_versions = sap_xcalloc((size_t)n, sizeof *st->rd_versions);
 		st->rd_sizes = sap_xcalloc((size_t)n, sizeof *st->rd_sizes);
-		for (int k = 0; k < n; k++)
-			if (spec->dds[k].dv) {
-				st->rd_versions[k] = spec->dds[k].dv->version;
-				st->rd_sizes[k] = spec->dds[k].dv->n;
-			}
+		for (int k = 0; k < n; k++) {
+			st->rd_versions[k] = dds_version_of(&spec->dds[k]);
+			st->rd_sizes[k] = dds_size_of(&spec->dds[k]);
+		}
 	}
 	sap_dist_fetch(&st->rdist, spec, &st->traffic);
 	free(known);
