@@ -3,6 +3,7 @@
 ## X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
 run_tests = \
+	tests/run/reload-parts.sap \
 	tests/run/len-keys.sap \
 	tests/run/driver-write-stamp.sap \
 	tests/run/bounds-shrink.sap \
@@ -140,7 +141,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/conv-implicit.out tests/run/conv-implicit.status tests/run/conv-implicit.err \
 	tests/run/conv-long.out tests/run/conv-long.status tests/run/conv-long.err \
 	tests/run/index-whole-stale.out tests/run/counter-outside.out tests/run/bounds-shrink.out \
-	tests/run/driver-write-stamp.out tests/run/len-keys.out \
+	tests/run/driver-write-stamp.out tests/run/len-keys.out tests/run/reload-parts.out \
 	tests/run/rand-keys.out tests/run/rand-keys.args \
 	tests/run/map-string-values.out tests/run/map-string-values.args \
 	tests/run/sync-reduce-key.out tests/run/sync-reduce-key.args \

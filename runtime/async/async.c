@@ -169,10 +169,14 @@ static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *s
 		return false;
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
+		/* An input held in parts travels with its iterations when the
+		 * plan is made: a new one (loaded again, perhaps at the old
+		 * one's address) needs a new plan to travel. */
+		bool tracked = d->slice_reads || d->parted;
 		if (st->resumed ? st->sizes[k] != dds_size(d) ||
-		                  (d->slice_reads && dds_version(d) > st->restored)
+		                  (tracked && dds_version(d) > st->restored)
 		                : st->ptrs[k] != dds_ptr(d) || st->sizes[k] != dds_size(d) ||
-		                  (d->slice_reads && st->versions[k] != dds_version(d)))
+		                  (tracked && st->versions[k] != dds_version(d)))
 			return false;
 	}
 	return drv_same(st, spec) && (!spec->naffine ||
