@@ -440,6 +440,10 @@ static void check_print(Node *call)
 		if (c && strchr("hlLqjzt", c)) {
 			int64_t e = i;
 			while (fs[e] && strchr("hlLqjzt", fs[e])) e++;
+			/* '%q' alone is no conversion with a modifier */
+			if (!fs[e] || !strchr("diuxXocfeEgGs", fs[e]))
+				sema_fail(str_pos(f, start), "unknown conversion '%s' in print format",
+				          shown(fs + start, (int)(e - start)));
 			sema_fail(str_pos(f, i), "'%s': print formats take no size modifiers; write '%.*s%c' for "
 			          "every integer type", shown(fs + start, (int)(e - start + (fs[e] != 0))),
 			          (int)(i - start), fs + start, fs[e] && strchr("diuxXo", fs[e]) ? fs[e] : 'd');

@@ -1,5 +1,6 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/print-modifier-alone.sap \
 	tests/compile/print-width-large.sap \
 	tests/compile/counter-after-loop.sap \
 	tests/compile/array-mod.sap \
