@@ -1174,8 +1174,7 @@ static void function(Node *f)
 	/* sema found that every path returns (a do body that returns, say),
 	 * which gcc cannot always see through the loop's C. */
 	if (f->sym->ty->kind != TY_VOID)
-		emit_line(f, "sap_fatal(%s, \"the end of function '%s' was reached\");", emit_site(f),
-		          sema_S(f->name));
+		emit_line(f, "sap_fatal(NULL, \"the end of function '%s' was reached\");", sema_S(f->name));
 	E->indent = 0;
 	emit_line(f, "}");
 	buf_puts(&fb, "\n");
