@@ -710,22 +710,23 @@ static bool plain_expr(Node *e, char **out)
 /* In driver code, the DDSs expression e writes get new versions here, so
  * that the loops after it see them changed (their plans, copies and
  * fetched elements are kept while the versions are). */
+static Vec driver_writes(Node *e)
+{
+	Vec w = {0};
+	if (!E->loop && e)
+		acc_dds_written_expr(e, &w);
+	return w;
+}
+
 static void stamp_writes(Node *at, Node *e)
 {
-	if (E->loop || !e)
-		return;
-	Vec w = {0};
-	acc_dds_written_expr(e, &w);
+	Vec w = driver_writes(e);
 	emit_stamp(at, &w);
 }
 
 static bool writes_dds(Node *e)
 {
-	if (E->loop || !e)
-		return false;
-	Vec w = {0};
-	acc_dds_written_expr(e, &w);
-	return w.n > 0;
+	return driver_writes(e).n > 0;
 }
 
 void emit_loop_cond(Node *c)
