@@ -98,6 +98,14 @@ static void vreport(SrcFile *f, int off, const char *kind, const char *fmt, va_l
 	xfree(caret.s);
 }
 
+static void report(SrcFile *f, int off, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(f, off, kind, fmt, ap);
+	va_end(ap);
+}
+
 void diag_error(SrcFile *f, int off, const char *fmt, ...)
 {
 	if (failed)
@@ -107,6 +115,68 @@ void diag_error(SrcFile *f, int off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport(f, off, "error", fmt, ap);
 	va_end(ap);
+}
+
+/* The warnings sapc gives itself, for the names of the program; gcc
+ * would name the C's (u_x) at the C's columns, so the C tells it nothing
+ * to warn of there.  Off until -Wall or -Wunused turns them on, as in gcc. */
+static struct {
+	const char *name;
+	bool on, error;
+} warnings[] = {
+	{"unused-variable", false, false},
+	{"unused-but-set-variable", false, false},
+};
+static bool werror;
+
+static int warning_index(const char *name)
+{
+	for (int i = 0; i < (int)(sizeof warnings / sizeof warnings[0]); i++)
+		if (!strcmp(warnings[i].name, name))
+			return i;
+	return -1;
+}
+
+bool diag_option(const char *arg)
+{
+	int n = (int)(sizeof warnings / sizeof warnings[0]);
+	if (!strcmp(arg, "-Wall") || !strcmp(arg, "-Wunused") || !strcmp(arg, "-Wno-unused")) {
+		for (int i = 0; i < n; i++)
+			warnings[i].on = arg[2] != 'n';
+		return true;
+	}
+	if (!strcmp(arg, "-Werror") || !strcmp(arg, "-Wno-error")) {
+		werror = arg[2] == 'e';
+		return true;
+	}
+	bool no = !strncmp(arg, "-Wno-", 5);
+	const char *name = arg + (no ? 5 : 2);
+	bool error = !strncmp(name, "error=", 6);
+	int i = warning_index(error ? name + 6 : name);
+	if (i < 0)
+		return false;
+	if (error)
+		warnings[i].error = !no;
+	/* -Werror=x turns x on as well, -Wno-error=x leaves it on. */
+	if (!error || !no)
+		warnings[i].on = !no;
+	return true;
+}
+
+void diag_warning(SrcFile *f, int off, const char *opt, const char *fmt, ...)
+{
+	int i = warning_index(opt);
+	if (failed || i < 0 || !warnings[i].on)
+		return;
+	bool error = werror || warnings[i].error;
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = vformat(fmt, ap);
+	va_end(ap);
+	if (error)
+		diag_error(f, off, "%s [-Werror=%s]", msg, opt);
+	else
+		report(f, off, "warning", "%s [-W%s]", msg, opt);
 }
 
 void diag_note(SrcFile *f, int off, const char *fmt, ...)

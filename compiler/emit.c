@@ -672,6 +672,10 @@ static void var_decl(Node *d)
 		emit_line(d, "%s %s = %s;", ct, s->cname, emit_owned(d->init));
 	}
 	emit_stmt_end(&st, d);
+	/* sapc warned of it (sema_warn_unused) if asked to; gcc would again,
+	 * with the C's name at the C's column. */
+	if (!s->is_driver && s->reads <= 0)
+		emit_line(d, "(void)%s;", s->cname);
 	if (ty_needs_drop(t) && (E->scope->up || !s->is_driver))
 		vec_push(&E->scope->drops, format("%s(&%s);", emit_drop_fn(t), s->cname));
 }

@@ -270,6 +270,9 @@ static int parse_args(int argc, char **argv, Options *o)
 			 * costs). */
 			buf_printf(&o->ccflags, " %s", shell_quote(a));
 		} else if (a[0] == '-' && strchr("WIDLl", a[1]) && a[1]) {
+			/* sapc's own warnings take them too; gcc still gets all. */
+			if (a[1] == 'W')
+				diag_option(a);
 			Buf *b = a[1] == 'L' || a[1] == 'l' ? &o->extra : &o->ccflags;
 			if (!a[2] && a[1] != 'W') {
 				if (++i >= argc) {
@@ -352,6 +355,9 @@ int main(int argc, char **argv)
 	if (!std || !user)
 		return 1;
 	if (!parse_file(prog, std) || !parse_file(prog, user) || !sema_program(prog))
+		return 1;
+	sema_warn_unused(user);
+	if (diag_failed())
 		return 1;
 	if (o.explain) {
 		acc_program(prog, true);

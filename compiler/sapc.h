@@ -81,6 +81,13 @@ int diag_line(SrcFile *f, int off);
  * and returns; callers check diag_failed() and stop. */
 void diag_error(SrcFile *f, int off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_note(SrcFile *f, int off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* sapc's own warnings, named as gcc names them (opt is "unused-variable"
+ * for -Wunused-variable); -Werror or -Werror=opt makes the first an
+ * error.  diag_option() takes a -W option of the command line and tells
+ * whether it was one of these. */
+void diag_warning(SrcFile *f, int off, const char *opt, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+bool diag_option(const char *arg);
 /* Edit distance of two names, for "did you mean"; 99 if too far apart to
  * suggest one for the other. */
 int diag_distance(const char *a, const char *b);
@@ -431,6 +438,8 @@ struct Sym {
 	Node *io_site;          /* where the I/O happens */
 	Vec calls;              /* functions: the calls in the body */
 	bool used;              /* functions: reachable from driver code */
+	int reads;              /* variables: uses other than as the target of = */
+	bool set;               /* variables: assigned with = after the declaration */
 	char *cname;            /* the name in C */
 	int64_t cval;           /* consts: folded integer value */
 	bool has_cval;
@@ -451,6 +460,9 @@ struct Sym {
 bool sema_program(Program *p);
 /* Every variable of driver code, for the emitter's statics. */
 void sema_driver_vars(Vec *out);
+/* -Wunused-variable and -Wunused-but-set-variable, for the variables
+ * declared in file f. */
+void sema_warn_unused(SrcFile *f);
 
 /* Shared by sema.c, sema_expr.c and sema_loop.c: the state of the pass
  * and the functions one file calls in another. */

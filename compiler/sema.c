@@ -21,6 +21,7 @@ static jmp_buf fail_jmp;
 Ctx sema_ctx;
 static Vec scope;               /* Sym * visible, innermost last */
 static Vec marks;               /* scope starts (int) */
+static Vec variables;           /* Sym * of every variable declaration, in order */
 Vec sema_funcs;                 /* Sym * of functions */
 Vec sema_loop_calls;            /* calls in loop bodies: Node *, checked at the end */
 Vec sema_loop_of_call;
@@ -172,6 +173,8 @@ Sym *sema_declare(Node *decl, const char *name, SymKind k, Type *ty)
 	s->cname = c;
 	scope_push(s);
 	decl->sym = s;
+	if (decl->kind == N_VAR && k == SYM_VAR && !made)
+		vec_push(&variables, s);
 	return s;
 }
 
@@ -1134,13 +1137,31 @@ void sema_driver_vars(Vec *out)
 	}
 }
 
+void sema_warn_unused(SrcFile *f)
+{
+	for (int i = 0; i < variables.n; i++) {
+		Sym *s = variables.v[i];
+		Node *d = s->decl;
+		/* A param is an option of the command line, a const a name to
+		 * have; an element variable (readonly) is the loop's to declare. */
+		if (d->file != f || s->reads > 0 || s->vclass == V_PARAM || s->vclass == V_CONST ||
+		    s->readonly)
+			continue;
+		if (s->set)
+			diag_warning(f, d->off, "unused-but-set-variable", "variable '%s' set but not used",
+			             s->name);
+		else
+			diag_warning(f, d->off, "unused-variable", "unused variable '%s'", s->name);
+	}
+}
+
 bool sema_program(Program *p)
 {
 	sema_prog = p;
 	memset(&sema_ctx, 0, sizeof sema_ctx);
 	/* Zeroed, not just emptied: between two programs in one process
 	 * xfree_all() frees what the vectors held. */
-	Vec *vecs[] = {&scope, &marks, &sema_funcs, &sema_loop_calls, &sema_loop_of_call, &driver_names, &driver_syms};
+	Vec *vecs[] = {&scope, &marks, &variables, &sema_funcs, &sema_loop_calls, &sema_loop_of_call, &driver_names, &driver_syms};
 	for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
 		*vecs[i] = (Vec){0};
 	names = fnames = driver_set = snames = (Map){0};

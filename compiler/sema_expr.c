@@ -805,6 +805,7 @@ static Type *check_expr_inner(Node *e)
 		if (s->kind == SYM_FUNC)
 			sema_fail(e, "'%s' is a function; call it with %s(...)", name, name);
 		s->used = true;
+		s->reads++;
 		if (sema_ctx.func && !s->in_func && s->vclass != V_CONST && s->vclass != V_PARAM)
 			sema_fail_note(e, format("function '%s' cannot use driver variable '%s'", sema_S(sema_ctx.func->name), name),
 			               s->decl, "functions see only their parameters, consts and params; pass the value as an argument");
@@ -841,6 +842,10 @@ static Type *check_expr_inner(Node *e)
 		if (ty_is_dds(l))
 			sema_fail(e, "a '%s' cannot be assigned as a whole; assign its elements", ty_str(l));
 		check_lvalue(e->lhs, e, "assigned");
+		if (e->op == TK_ASSIGN && e->lhs->kind == N_NAME) {
+			e->lhs->sym->reads--;
+			e->lhs->sym->set = true;
+		}
 		if (e->op == TK_ASSIGN) {
 			sema_expect_assignable(e->rhs, l, "cannot assign a value of type '%s' to %s",
 			                       ty_str(r), target_desc(e->lhs));

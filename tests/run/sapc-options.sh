@@ -68,6 +68,54 @@ mpicc hello.o $("$SAPC" --showme:link) -o from-object || fail "linking hello.o"
 "$SAPC" -g -O0 -Wall -Werror hello.sap || fail "-g -O0 -Wall -Werror"
 [ -x hello ] || fail "default output name"
 
+# -Wall: unused variables are sapc's to warn of, by their SAP names at
+# their columns (gcc named the C's, u_y, at the C's columns); -Werror
+# makes the first an error, -Wno-... turns one off.
+cat >unused.sap <<'SAP'
+int f(int a) {
+    int y = 3;
+    return a;
+}
+int q;
+q = 5;
+dvector<double> x(4);
+async for (long i = 0; i < 4; i++) {
+    double t = 2;
+    int k = 1;
+    k += 1;
+    x[i] = i;
+}
+print("%d\n", f(1));
+SAP
+cat >unused.expect <<'TXT'
+unused.sap:2:9: warning: unused variable 'y' [-Wunused-variable]
+     2 |     int y = 3;
+       |         ^
+unused.sap:5:5: warning: variable 'q' set but not used [-Wunused-but-set-variable]
+     5 | int q;
+       |     ^
+unused.sap:9:12: warning: unused variable 't' [-Wunused-variable]
+     9 |     double t = 2;
+       |            ^
+TXT
+"$SAPC" -Wall -Wextra -o unused unused.sap 2>unused.err || fail "-Wall on unused.sap"
+diff -u unused.expect unused.err || fail "-Wall warnings on unused.sap"
+[ "$(run ./unused)" = "1" ] || fail "unused.sap printed $(run ./unused)"
+"$SAPC" -o unused unused.sap 2>unused.err || fail "unused.sap without -Wall"
+test -s unused.err && { cat unused.err; fail "warnings without -Wall"; }
+"$SAPC" -Wall -Wno-unused-variable -o unused unused.sap 2>unused.err || fail "-Wno-unused-variable"
+[ "$(grep -c warning: unused.err)" = 1 ] || fail "-Wno-unused-variable: $(cat unused.err)"
+"$SAPC" -Wall -Werror -o unused2 unused.sap 2>unused.err && fail "-Wall -Werror should fail"
+[ -e unused2 ] && fail "-Werror still built the program"
+[ "$(head -n 1 unused.err)" = \
+  "unused.sap:2:9: error: unused variable 'y' [-Werror=unused-variable]" ] ||
+	fail "-Werror: $(cat unused.err)"
+[ "$(grep -c error: unused.err)" = 1 ] || fail "-Werror: more than the first error"
+"$SAPC" -Werror=unused-but-set-variable -fsyntax-only unused.sap 2>unused.err &&
+	fail "-Werror=unused-but-set-variable should fail"
+grep -q "5:5: error: variable 'q' set but not used \[-Werror=unused-but-set-variable\]" unused.err ||
+	fail "-Werror=unused-but-set-variable: $(cat unused.err)"
+
 # SAPC_CC overrides the compiler; -v shows the command.
 SAPC_CC=false "$SAPC" -o never hello.sap 2>/dev/null && fail "SAPC_CC=false should fail"
 SAPC_CC=mpicc "$SAPC" -v -o cc hello.sap 2>cmd.txt || fail "SAPC_CC=mpicc"
