@@ -902,7 +902,34 @@ static bool breaks_out(Node *s)
 	}
 }
 
-static bool is_true(Node *cond) { return cond->kind == N_BOOL && cond->ival; }
+/* The value of a condition that is the same whatever runs: true, 1 or a
+ * nonzero int const, !false, a bool const (while (1) loops for ever). */
+static bool const_cond(Node *c, bool *v)
+{
+	int64_t i;
+	if (c->kind == N_BOOL) {
+		*v = c->ival != 0;
+		return true;
+	}
+	if (c->ty && ty_is_int(c->ty) && sema_const_int(c, &i)) {
+		*v = i != 0;
+		return true;
+	}
+	if (c->kind == N_UNARY && c->op == TK_NOT && const_cond(c->lhs, v)) {
+		*v = !*v;
+		return true;
+	}
+	if (c->kind == N_NAME && c->sym && c->sym->vclass == V_CONST && c->sym->ty->kind == TY_BOOL &&
+	    c->sym->decl->init)
+		return const_cond(c->sym->decl->init, v);
+	return false;
+}
+
+static bool is_true(Node *cond)
+{
+	bool v;
+	return const_cond(cond, &v) && v;
+}
 
 static bool always_returns(Node *s)
 {
