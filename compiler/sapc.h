@@ -476,6 +476,7 @@ extern Ctx sema_ctx;
 extern Vec sema_funcs;          /* Sym * of functions */
 extern Vec sema_loop_calls;     /* calls in loop bodies: Node *, checked at the end */
 extern Vec sema_loop_of_call;
+extern Vec sema_hooks;          /* merge and reduction function sites (Node *, ->sym) */
 
 /* sema.c: failures, scopes, constants, types as written, statements. */
 const char *sema_S(Tok t);

@@ -25,6 +25,7 @@ static Vec variables;           /* Sym * of every variable declaration, in order
 Vec sema_funcs;                 /* Sym * of functions */
 Vec sema_loop_calls;            /* calls in loop bodies: Node *, checked at the end */
 Vec sema_loop_of_call;
+Vec sema_hooks;                 /* merge and reduction functions' sites, checked at the end */
 static Vec driver_names;        /* C names taken by driver statics */
 /* For lookups in constant time: the innermost visible symbol of each name
  * (each hides the one before it in Sym.hidden), functions by name, and
@@ -1153,6 +1154,21 @@ static void propagate(void)
 		if (g->uses_rng)
 			loop->li->uses_rng = true;
 	}
+	/* The runtime calls these as often as the workers' copies or partial
+	 * results need combining, so a draw in one would move every later
+	 * draw of the driver with the number of workers. */
+	for (int i = 0; i < sema_hooks.n; i++) {
+		Node *h = sema_hooks.v[i];
+		Sym *g = h->sym;
+		const char *what = h->kind == N_REDUCE ? "reduction function" : "merge function";
+		if (g->does_io)
+			sema_fail_note(h, format("%s '%s' does I/O", what, g->name), g->io_site,
+			               "the I/O happens here");
+		if (g->uses_rng)
+			sema_fail(h, "%s '%s' draws random numbers: it runs as often as the workers' results "
+			          "are combined, which would make every later draw depend on the number of "
+			          "workers", what, g->name);
+	}
 }
 
 void sema_driver_vars(Vec *out)
@@ -1188,7 +1204,7 @@ bool sema_program(Program *p)
 	memset(&sema_ctx, 0, sizeof sema_ctx);
 	/* Zeroed, not just emptied: between two programs in one process
 	 * xfree_all() frees what the vectors held. */
-	Vec *vecs[] = {&scope, &marks, &variables, &sema_funcs, &sema_loop_calls, &sema_loop_of_call, &driver_names, &driver_syms};
+	Vec *vecs[] = {&scope, &marks, &variables, &sema_funcs, &sema_loop_calls, &sema_loop_of_call, &sema_hooks, &driver_names, &driver_syms};
 	for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
 		*vecs[i] = (Vec){0};
 	names = fnames = driver_set = snames = (Map){0};

@@ -122,6 +122,7 @@ static void check_reduce(Node *loop)
 					                         op, ty_str(t), ty_str(t)), f->decl, "declared here");
 				r->sym = f;
 				f->used = true;
+				vec_push(&sema_hooks, r);
 				ok = true;
 			}
 			if (!ok)
@@ -248,10 +249,9 @@ static void check_merge(Node *loop, Node *w)
 			                         sc != et && et->kind == TY_STRUCT ?
 			                         format(" (or '%s' for each element)", ty_str(et)) : ""),
 			               fn->decl, "declared here");
-		if (fn->does_io)
-			sema_fail(h, "merge function '%s' does I/O", f);
 		h->sym = fn;
 		fn->used = true;
+		vec_push(&sema_hooks, h);
 	}
 	vec_push(&li->merge_dds, d);
 	vec_push(&li->merge_how, w);

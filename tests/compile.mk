@@ -1,5 +1,8 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/merge-fn-rand.sap \
+	tests/compile/reduce-fn-rand.sap \
+	tests/compile/merge-fn-io-callee.sap \
 	tests/compile/print-modifier-alone.sap \
 	tests/compile/print-width-large.sap \
 	tests/compile/counter-after-loop.sap \
