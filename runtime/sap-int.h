@@ -297,8 +297,11 @@ void sap_dm_unpart(sap_dmap *m);
 void sap_dm_whole(sap_dmap *m);
 void sap_dm_whole_all(void);
 /* Collective, for driver code on a parted m: sap_dm_here asked of
- * key's owner; *val may point into m's scratch. */
+ * key's owner.  *val is a copy of the value, every rank's own, which
+ * stays until m is parted again or freed. */
 int64_t sap_dm_ask(sap_dmap *m, const void *key, void **val);
+/* Frees the values sap_dm_ask gave out, and starts counting asks anew. */
+void sap_dm_forget_asked(sap_dmap *m);
 /* Collective, before listing the keys of m (and b): whether the maps
  * are parted (both made so if either was), so that each rank lists its
  * own and sap_dm_pool_keys pools them. */

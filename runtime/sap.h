@@ -490,7 +490,7 @@ typedef struct sap_dmap {
 	bool parted, local;
 	int64_t total;
 	uint32_t fetched;               /* keys driver code asked owners for */
-	char *scratch;                  /* such a key's value */
+	char **asked;                   /* their values, a buffer each */
 	size_t held, peak;              /* bytes, for --stats */
 } sap_dmap;
 

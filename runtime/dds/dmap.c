@@ -137,8 +137,7 @@ void sap_dm_free(sap_dmap *m)
 				m->drop(V(m, i));
 	sap_dm_clear(m);
 	sap_dm_unpart(m);
-	free(m->scratch);
-	m->scratch = NULL;
+	sap_dm_forget_asked(m);
 	sap_ptrs_del(&sap_live_maps, m);
 	m->name = NULL;         /* no map now: a checkpoint writes none */
 }

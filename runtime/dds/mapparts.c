@@ -53,7 +53,7 @@ bool sap_dm_part(sap_dmap *m)
 	m->total = m->live;
 	sap_dm_keep(m, owned, NULL);
 	m->parted = true;
-	m->fetched = 0;
+	sap_dm_forget_asked(m);
 	sap_ptrs_add(&parted, m);
 	return true;
 }
@@ -62,7 +62,7 @@ void sap_dm_set_parted(sap_dmap *m, int64_t total)
 {
 	m->total = total;
 	m->parted = true;
-	m->fetched = 0;
+	sap_dm_forget_asked(m);
 	sap_ptrs_add(&parted, m);
 }
 
@@ -202,31 +202,47 @@ void sap_dm_whole_all(void)
  * exchange of everything costs less than a broadcast each. */
 enum { ASK_MAX = 64 };
 
+void sap_dm_forget_asked(sap_dmap *m)
+{
+	if (m->asked)
+		for (uint32_t i = 0; i < m->fetched && i < ASK_MAX; i++)
+			free(m->asked[i]);
+	free(m->asked);
+	m->asked = NULL;
+	m->fetched = 0;
+}
+
+/* Every ask has a buffer of its own, on the owner too, kept until the map
+ * is parted again: one expression may hold several values at once
+ * (dot(a[1], a[2]) had both point at one buffer, the second's value),
+ * and the ask that makes the map whole must not take the others' values
+ * away with the entries they pointed into. */
 int64_t sap_dm_ask(sap_dmap *m, const void *key, void **val)
 {
-	if (++m->fetched > ASK_MAX) {
+	if (m->fetched >= ASK_MAX) {
 		sap_dm_whole(m);
 		return sap_dm_here(m, key, val);
 	}
 	int o = sap_dm_owner(m, key), me = sap_rank();
 	size_t vs = pad8(m->valsize);
-	if (!m->scratch)
-		m->scratch = sap_xcalloc(1, 8 + vs);
-	void *here = NULL;
+	if (!m->asked)
+		m->asked = sap_xcalloc(ASK_MAX, sizeof *m->asked);
+	char *buf = m->asked[m->fetched++] = sap_xcalloc(1, 8 + vs);
 	int64_t n = 0;
 	if (me == o) {
+		void *here = NULL;
 		n = sap_dm_here(m, key, &here);
-		memcpy(m->scratch, &n, 8);
+		memcpy(buf, &n, 8);
 		if (here)
-			memcpy(m->scratch + 8, here, m->valsize);
+			memcpy(buf + 8, here, m->valsize);
 	}
-	sap_comm_bcast(m->scratch, (int64_t)(8 + vs), 1, o);
-	memcpy(&n, m->scratch, 8);
+	sap_comm_bcast(buf, (int64_t)(8 + vs), 1, o);
+	memcpy(&n, buf, 8);
 	if (me == o)
 		sap_moved_add((int64_t)(8 + vs) * (sap_nranks() - 1), 0);
 	else
 		sap_moved_add(0, (int64_t)(8 + vs));
-	*val = !n ? NULL : me == o ? here : m->scratch + 8;
+	*val = n ? buf + 8 : NULL;
 	return n;
 }
 
