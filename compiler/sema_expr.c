@@ -345,6 +345,10 @@ static void check_map_key(Node *m, Node *k)
 	if (!sema_assignable(m->ty->key, k->ty) || (ty_is_int(m->ty->key) != ty_is_int(k->ty)))
 		sema_fail(sema_start_of(k), "the key of a '%s' must be '%s', not '%s'", ty_str(m->ty), ty_str(m->ty->key),
 		          ty_str(k->ty));
+	/* A long key of an int map converts as a long stored in an int does:
+	 * in range, or an error (it kept its low 32 bits, 2^32 + 7 being 7). */
+	sema_check_constant_fits(k, m->ty->key);
+	sema_narrow(k, m->ty->key);
 }
 
 bool sema_is_map(Type *t) { return t->kind == TY_DMAP || t->kind == TY_DMMAP; }
