@@ -174,9 +174,14 @@ void sema_check_async(Node *loop)
 	if (!c)
 		sema_fail(loop, "%s: the condition is missing", async_form);
 	sema_check_expr(c);
-	if (c->kind == N_BINARY && c->op == TK_LE && is_var(c->lhs, iv))
-		sema_fail(c, "the condition of an async for must be '%s < end'; for '%s <= n', write '%s < n + 1'",
-		          iv->name, iv->name, iv->name);
+	if (c->kind == N_BINARY && c->op == TK_LE && is_var(c->lhs, iv)) {
+		/* In the user's words: (n) only where the bound needs it. */
+		const char *b = acc_expr_str(c->rhs);
+		bool tight = c->rhs->kind == N_NAME || c->rhs->kind == N_INT || c->rhs->kind == N_CALL ||
+		             c->rhs->kind == N_INDEX || c->rhs->kind == N_FIELD;
+		sema_fail(c, "the condition of an async for must be '%s < end'; for '%s <= %s', write '%s < %s%s%s + 1'",
+		          iv->name, iv->name, b, iv->name, tight ? "" : "(", b, tight ? "" : ")");
+	}
 	if (c->kind != N_BINARY || c->op != TK_LT || !is_var(c->lhs, iv))
 		sema_fail(c, "the condition of an async for must be '%s < end'", iv->name);
 	Node *s = loop->step;
