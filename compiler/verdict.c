@@ -685,25 +685,34 @@ bool acc_program(Program *p, bool explain)
 }
 
 /* The DDSs a driver statement writes. */
+/* The DDS whose element the path b (X[k], X[k].f[j], M[s]) writes into. */
+static void written_path(Node *b, Vec *out)
+{
+	while (b->kind == N_INDEX || b->kind == N_FIELD) {
+		if (b->kind == N_INDEX && b->lhs->kind == N_NAME && ty_is_dds(b->lhs->ty)) {
+			acc_add_sym(out, b->lhs->sym);
+			return;
+		}
+		b = b->lhs;
+	}
+}
+
 static void written_in(Node *e, Vec *out)
 {
 	if (!e)
 		return;
 	switch (e->kind) {
-	case N_ASSIGN: case N_INCDEC: {
-		Node *b = e->lhs;
-		while (b->kind == N_INDEX || b->kind == N_FIELD) {
-			if (b->kind == N_INDEX && b->lhs->kind == N_NAME && ty_is_dds(b->lhs->ty)) {
-				acc_add_sym(out, b->lhs->sym);
-				break;
-			}
-			b = b->lhs;
-		}
+	case N_ASSIGN: case N_INCDEC:
+		written_path(e->lhs, out);
 		break;
-	}
 	case N_CALL:
 		if ((e->builtin == B_INSERT || e->builtin == B_ERASE) && e->args->kind == N_NAME)
 			acc_add_sym(out, e->args->sym);
+		/* The built-ins that write their first argument: push(X[0], v)
+		 * onto an element's list writes X (it kept its version, and a
+		 * loop planned when the list was empty kept its plan). */
+		if (e->builtin == B_PUSH || e->builtin == B_GEMV || e->builtin == B_GEMM)
+			written_path(e->args, out);
 		break;
 	default:
 		break;
