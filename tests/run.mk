@@ -61,6 +61,7 @@ run_tests = \
 	tests/run/ckpt-kill.sh \
 	tests/run/ckpt-live.sh \
 	tests/run/ckpt-resume.sh \
+	tests/run/ckpt-empty.sh \
 	tests/run/cond-access.sap \
 	tests/run/elem-types.sap \
 	tests/run/empty.sap \

@@ -323,7 +323,9 @@ static int64_t *get_runs(sap_state *s, int r, bool held, int64_t a, int64_t b, i
                          int64_t *nrun, const char *name)
 {
 	int64_t k = held ? get_i64(s, r, name) : 1;
-	if (k < 0 || k > n)
+	/* Not held, a part is one run, [a, b) even when it is empty (a
+	 * vector of no elements has one, [0, 0), which was refused). */
+	if (k < 0 || k > (n > 0 ? n : 1))
 		sap_fatal(NULL, "checkpoint: dvector %s: %lld runs of elements", name, (long long)k);
 	int64_t *run = sap_xmalloc((size_t)(2 * k + 2) * sizeof *run);
 	run[0] = a;
