@@ -280,7 +280,7 @@ char *emit_lvalue(Node *e)
 {
 	switch (e->kind) {
 	case N_NAME:
-		return e->sym->cname;
+		return e->sym->by_ref ? format("(*%s_p)", e->sym->cname) : e->sym->cname;
 	case N_FIELD:
 		return emit_member(emit_lvalue(e->lhs), e->sym->cname);
 	case N_INDEX:
@@ -885,7 +885,7 @@ char *emit_expr(Node *e)
 		if (E->in_const && e->sym->vclass == V_CONST)
 			return format("(%s)", emit_expr(e->sym->decl->init));
 		e->sym->used = true;
-		return e->sym->cname;
+		return e->sym->by_ref ? format("(*%s_p)", e->sym->cname) : e->sym->cname;
 	case N_BINARY:
 		if (e->ty->kind == TY_ARRAY)
 			return array_value(e);

@@ -432,6 +432,8 @@ struct Sym {
 	bool in_func;           /* declared inside a function */
 	bool is_driver;         /* a driver variable (emitted as a static) */
 	bool readonly;          /* sync-for element, borrowed list params */
+	bool by_ref;            /* emit: a sync-for element read through its
+	                           pointer, cname_p, not copied */
 	bool is_extern;
 	bool does_io, uses_rng; /* functions, transitively */
 	bool uses_clock;        /* functions, transitively: wtime() */
