@@ -1149,8 +1149,10 @@ static char *signature(Node *f)
 {
 	Sym *s = f->sym;
 	Buf b = {0};
-	buf_printf(&b, "%s %s(", s->is_extern && s->ty->kind == TY_STRING ? "const char *" :
-	           emit_ctype(s->ty), s->cname);
+	/* (isnan)(...): a C function that a header also defines as a macro
+	 * is declared and called as the function. */
+	buf_printf(&b, s->is_extern ? "%s (%s)(" : "%s %s(",
+	           s->is_extern && s->ty->kind == TY_STRING ? "const char *" : emit_ctype(s->ty), s->cname);
 	if (!f->args)
 		buf_puts(&b, "void");
 	for (Node *p = f->args; p; p = p->next)

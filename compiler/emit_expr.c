@@ -732,19 +732,41 @@ static char *builtin_call(Node *e)
 	}
 }
 
+/* An array lvalue a C function gets in a loop body: the body's own
+ * array, or its partial of a reduce variable, by reference, as in driver
+ * code (the C may fill it); a DDS element or a driver variable as a
+ * copy.  The body writes those only by assignment, where the runtime
+ * sees it: the C writing them changed one rank's copy (W[i] on 2 ranks),
+ * or a driver variable from every thread at once. */
+static char *extern_array(Node *a)
+{
+	if (!is_lvalue(a))
+		return arr_ptr(a);
+	Node *r = a;
+	while (r->kind == N_FIELD || (r->kind == N_INDEX && r->lhs->ty->kind == TY_ARRAY))
+		r = r->lhs;
+	Sym *s = r->kind == N_NAME ? r->sym : NULL;
+	if (!E->loop || (s && (s->is_driver ? sema_is_reduce_var(E->loop, s) :
+	                       !s->by_ref && !s->readonly && !ty_is_dds(s->ty))))
+		return arr_ptr(a);
+	char *t = emit_tmp("arg");
+	emit_line(a, "%s %s = %s;", emit_ctype(a->ty), t, emit_expr(a));
+	return emit_member(t, "v");
+}
+
 static char *call(Node *e)
 {
 	if (e->builtin)
 		return builtin_call(e);
 	Sym *f = e->sym;
 	Buf b = {0};
-	buf_printf(&b, "%s(", f->cname);
+	buf_printf(&b, f->is_extern ? "(%s)(" : "%s(", f->cname);
 	Node *p = f->decl->args;
 	for (Node *a = e->args; a; a = a->next, p = p->next) {
 		Type *pt = p->sym->ty;
 		char *v;
 		if (f->is_extern && pt->kind == TY_ARRAY)
-			v = format("%s", arr_ptr(a));
+			v = extern_array(a);
 		else if (f->is_extern && pt->kind == TY_STRING)
 			v = format("sap_str_c(%s)", emit_expr(a));
 		else if (pt->kind == TY_ARRAY && a->ty != pt)
