@@ -235,6 +235,16 @@ static bool ranks_keys(rank_plan *rp, const sap_async_spec *spec, const sap_layo
 		                      0.99 * c);
 		sap_plan_keys_tried(ly, keyed);
 		free(round);
+		/* Every rank decides from the same key log, unless a key came
+		 * from something that differs between ranks (a C function
+		 * keeping state): then the ranks would go on to different
+		 * exchanges and wait for each other for ever. */
+		int k[2] = {keyed, -(int)keyed};
+		sap_comm_allreduce(k, 2, SAP_COMM_INT, SAP_COMM_MIN);
+		if (k[0] != -k[1])
+			sap_fatal(NULL, "an async for's keys differ between ranks: a key depends on a "
+			          "value that is not the same on every rank, such as a C function that "
+			          "keeps state (sap(7), Extern functions)");
 	}
 	return keyed;
 }

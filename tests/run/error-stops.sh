@@ -39,4 +39,23 @@ for np in 1 2 2 2 2 2 3 3 3 3 3; do
 	grep -q "e.sap:7:17: error: index 999 out of range for b (size 3)" "$tmp/err" ||
 		{ cat "$tmp/err"; fail "$np ranks: no error"; }
 done
+
+# A key from a C function that keeps state differs between the ranks'
+# slices: the ranks chose different exchanges and waited for ever.  Now
+# they find out, and stop.
+cat >"$tmp/k.sap" <<'SAP'
+extern int off();
+dvector<long> H(8);
+async for (long i = 0; i < 6; i++)
+    H[i + off()] += 1;
+print("done\n");
+SAP
+cat >"$tmp/k.c" <<'C'
+int off(void) { static int n; return n++ % 2; }
+C
+"$SAPC" -O2 -o "$tmp/k" "$tmp/k.sap" "$tmp/k.c" || fail "sapc k.sap"
+timeout 120 $MPIEXEC -n 2 "$tmp/k" --threads=1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+test $rc = 124 && fail "a stateful key: still running after 120 s"
+grep -q "keys differ between ranks" "$tmp/err" || { cat "$tmp/err"; fail "a stateful key: no error"; }
 exit 0
