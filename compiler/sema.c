@@ -1083,6 +1083,16 @@ static void check_struct(Node *sd)
 }
 
 /* Functions inherit I/O and randomness from the functions they call. */
+/* A call recorded as it was checked: sema_narrow may since have made its
+ * node the conversion of its result (int k = floor(x)), the call moved
+ * under it. */
+static Node *call_of(Node *c)
+{
+	while (c->kind == N_CONV)
+		c = c->lhs;
+	return c;
+}
+
 static void propagate(void)
 {
 	/* Worklists over the call graph, not passes until nothing changes:
@@ -1096,7 +1106,7 @@ static void propagate(void)
 	for (int i = 0; i < n; i++) {
 		Sym *f = sema_funcs.v[i];
 		for (int j = 0; j < f->calls.n; j++) {
-			Node *c = f->calls.v[j];
+			Node *c = call_of(f->calls.v[j]);
 			int g = (int)(intptr_t)map_get(&index, c->sym->name) - 1;
 			if (g < 0)
 				continue;
@@ -1138,7 +1148,7 @@ static void propagate(void)
 	while (work.n > 0) {
 		Sym *f = work.v[--work.n];
 		for (int j = 0; j < f->calls.n; j++) {
-			Sym *g = ((Node *)f->calls.v[j])->sym;
+			Sym *g = call_of(f->calls.v[j])->sym;
 			if (!g->used) {
 				g->used = true;
 				vec_push(&work, g);
@@ -1146,7 +1156,7 @@ static void propagate(void)
 		}
 	}
 	for (int i = 0; i < sema_loop_calls.n; i++) {
-		Node *c = sema_loop_calls.v[i], *loop = sema_loop_of_call.v[i];
+		Node *c = call_of(sema_loop_calls.v[i]), *loop = sema_loop_of_call.v[i];
 		Sym *g = c->sym;
 		if (g->does_io)
 			sema_fail_note(c, format("'%s' does I/O, which is not allowed in %s body", g->name,
