@@ -1002,6 +1002,17 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	emit_line(s, "%s};", sp.s);
 	char *lo = emit_expr(s->init->init);
 	char *hi = emit_expr(s->cond->rhs);
+	Vec hw = {0};
+	acc_dds_written_expr(s->init->init, &hw);
+	acc_dds_written_expr(s->cond->rhs, &hw);
+	if (hw.n) {
+		/* Driver code that the loop runs on: what it writes is new
+		 * before the loop plans. */
+		emit_line(s, "int64_t sap_from%d = %s, sap_to%d = %s;", id, lo, id, hi);
+		emit_stamp(s, &hw);
+		lo = format("sap_from%d", id);
+		hi = format("sap_to%d", id);
+	}
 	if (s->init->sym->ty->kind == TY_INT) {
 		/* An int variable cannot count past INT_MAX: the iterations
 		 * there would run with negative values. */
@@ -1024,6 +1035,17 @@ static void sync_call(Node *s, const char *redargs, Vec *wr)
 	const char *model = li->model == 0 ? "SAP_BSP" : li->model == 1 ? "SAP_SSP" : "SAP_HYBRID";
 	char *stal = li->staleness ? emit_expr(li->staleness) : "0";
 	char *batch = emit_expr(li->batch);
+	Vec hw = {0};
+	acc_dds_written_expr(li->staleness, &hw);
+	acc_dds_written_expr(li->batch, &hw);
+	if (hw.n) {
+		/* Driver code that the loop runs on: what it writes is new
+		 * before the loop plans. */
+		emit_line(s, "int64_t sap_stale%d = %s, sap_batch%d = %s;", li->id, stal, li->id, batch);
+		emit_stamp(s, &hw);
+		stal = format("sap_stale%d", li->id);
+		batch = format("sap_batch%d", li->id);
+	}
 	/* The written vectors of numbers, for the ranks to average. */
 	Buf wrs = {0};
 	int nwr = 0;
