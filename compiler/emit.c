@@ -1046,6 +1046,7 @@ void emit_stmt(Node *s)
 	}
 	case N_VAR:
 		var_decl(s);
+		stamp_writes(s, s->size);
 		stamp_writes(s, s->init);
 		return;
 	case N_EXPR:

@@ -1042,6 +1042,7 @@ static void sync_call(Node *s, const char *redargs, Vec *wr)
 		/* Driver code that the loop runs on: what it writes is new
 		 * before the loop plans. */
 		emit_line(s, "int64_t sap_stale%d = %s, sap_batch%d = %s;", li->id, stal, li->id, batch);
+		emit_line(s, "(void)sap_stale%d;", li->id);
 		emit_stamp(s, &hw);
 		stal = format("sap_stale%d", li->id);
 		batch = format("sap_batch%d", li->id);
