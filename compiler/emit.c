@@ -948,6 +948,171 @@ static void emit_stmts(Node *first, bool (*skip)(Node *))
 	E->lens.n = nl;
 }
 
+/* ---- subscripts affine in a for loop's counter ---- */
+
+static int declares_sym(Node *n, void *s)
+{
+	return n->kind == N_VAR && n->sym == s;
+}
+
+/* e, free of the counter j, has the same value before the loop as in
+ * every pass of it, and computing it early can stop nothing: numbers,
+ * and int or long variables that body neither declares nor assigns,
+ * under + - *. */
+static bool invariant(Node *e, Node *body, Sym *j)
+{
+	switch (e->kind) {
+	case N_INT:
+		return true;
+	case N_NAME: {
+		Sym *v = e->sym;
+		return v != j && v->kind == SYM_VAR && ty_is_int(v->ty) &&
+		       !emit_any_node(body, assigns_sym, v) && !emit_any_node(body, declares_sym, v);
+	}
+	case N_BINARY:
+		return (e->op == TK_PLUS || e->op == TK_MINUS || e->op == TK_STAR) && ty_is_int(e->ty) &&
+		       invariant(e->lhs, body, j) && invariant(e->rhs, body, j);
+	case N_UNARY:
+		return e->op == TK_MINUS && ty_is_int(e->ty) && invariant(e->lhs, body, j);
+	default:
+		return false;
+	}
+}
+
+/* Key e as a * j + b in C, a and b invariant.  Every operation on j is
+ * on longs, so that the key is the line it looks like: an int sum would
+ * wrap.  The C of a and b may wrap too; the keys are then what they are
+ * modulo 2^64, and sap_affine_in's ends, when they fit, are the keys. */
+static bool affine_in(Node *e, Node *body, Sym *j, char **a, char **b)
+{
+	if (!emit_any_node(e, names_sym, j)) {
+		if (!invariant(e, body, j))
+			return false;
+		*a = "0";
+		*b = format("(int64_t)(%s)", emit_expr(e));
+		return true;
+	}
+	if (e->kind == N_NAME) {
+		*a = "1";
+		*b = "0";
+		return true;
+	}
+	if (e->ty->kind != TY_LONG)
+		return false;
+	char *a1, *b1, *a2, *b2;
+	switch (e->kind) {
+	case N_CONV:
+		return ty_is_int(e->lhs->ty) && affine_in(e->lhs, body, j, a, b);
+	case N_UNARY:
+		if (e->op != TK_MINUS || !affine_in(e->lhs, body, j, &a1, &b1))
+			return false;
+		*a = format("(-%s)", a1);
+		*b = format("(-%s)", b1);
+		return true;
+	case N_BINARY: {
+		if (!affine_in(e->lhs, body, j, &a1, &b1) || !affine_in(e->rhs, body, j, &a2, &b2))
+			return false;
+		if (e->op == TK_PLUS || e->op == TK_MINUS) {
+			const char *op = e->op == TK_PLUS ? "+" : "-";
+			*a = format("(%s %s %s)", a1, op, a2);
+			*b = format("(%s %s %s)", b1, op, b2);
+			return true;
+		}
+		bool left_free = !emit_any_node(e->lhs, names_sym, j);
+		if (e->op != TK_STAR || (!left_free && emit_any_node(e->rhs, names_sym, j)))
+			return false;
+		char *f = left_free ? b1 : b2;
+		*a = format("(%s * %s)", f, left_free ? a2 : a1);
+		*b = format("(%s * %s)", f, left_free ? b2 : b1);
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+typedef struct RangeScan {
+	Sym *j;
+	Node *body;
+	const char *lo, *hi;
+	Buf guard;
+	Vec keys;
+} RangeScan;
+
+/* The subscripts of arrays, and in a loop body of dvectors, whose keys
+ * are affine in the counter: their range test, and them. */
+static int range_scan(Node *n, void *arg)
+{
+	RangeScan *r = arg;
+	if (n->kind != N_INDEX)
+		return 0;
+	Type *bt = n->lhs->ty;
+	char *len, *a, *b;
+	if (bt->kind == TY_ARRAY)
+		len = format("%lld", (long long)bt->len);
+	else if (bt->kind == TY_DVEC && n->lhs->kind == N_NAME && E->loop)
+		len = format("%s.n", n->lhs->sym->cname);
+	else
+		return 0;
+	if (!emit_any_node(n->rhs, names_sym, r->j) || !affine_in(n->rhs, r->body, r->j, &a, &b))
+		return 0;
+	buf_printf(&r->guard, " && sap_affine_in(%s, %s, %s, %s, %s)", a, b, r->lo, r->hi, len);
+	vec_push(&r->keys, n->rhs);
+	return 0;
+}
+
+/* for (j = lo; j < hi; j++ or j += c), j an int or long that only the
+ * step changes, hi invariant: the keys affine in j of its body are
+ * tested at both ends once, before the first pass (the counter's value
+ * then is lo), and pass without a test of their own when they are in
+ * range (E->ranged): a stencil's u[i * n + j - 1] was four tests a
+ * point, and no vector code. */
+static void ranged_loop(Node *s)
+{
+	Node *c = s->cond, *st = s->step;
+	if (emit_in_slice || !c || !st || !s->body || c->kind != N_BINARY || c->op != TK_LT ||
+	    c->lhs->kind != N_NAME)
+		return;
+	Sym *j = c->lhs->sym;
+	int64_t step = 1;
+	if (!ty_is_int(j->ty) || st->lhs->kind != N_NAME || st->lhs->sym != j ||
+	    !((st->kind == N_INCDEC && st->op == TK_INC) ||
+	      (st->kind == N_ASSIGN && st->op == TK_PLUS && st->rhs->has_cval && (step = st->rhs->cval) >= 1)) ||
+	    emit_any_node(s->body, assigns_sym, j) || !invariant(c->rhs, s->body, j))
+		return;
+	RangeScan r = {.j = j, .body = s->body, .lo = j->cname};
+	r.hi = format("(int64_t)(%s)", emit_expr(c->rhs));
+	buf_puts(&r.guard, "");
+	emit_any_node(s->body, range_scan, &r);
+	if (!r.keys.n)
+		return;
+	/* An end below the largest counter less the step keeps the counter
+	 * from wrapping round to keys below lo: only a step above 1, or an
+	 * int counter under a long end, needs the test. */
+	char *flag = emit_tmp("in");
+	const char *wrap = step > 1 || (j->ty->kind == TY_INT && c->rhs->ty->kind == TY_LONG) ?
+	                   format("%s <= %s - %lld", r.hi, j->ty->kind == TY_INT ? "INT32_MAX" : "INT64_MAX",
+	                          (long long)(step - 1)) : "true";
+	emit_line(s, "const bool %s = %s%s;", flag, wrap, r.guard.s);
+	emit_line(s, "(void)%s;", flag);
+	for (int i = 0; i < r.keys.n; i++) {
+		Ranged *g = xcalloc(1, sizeof *g);
+		g->key = r.keys.v[i];
+		g->flag = flag;
+		vec_push(&E->ranged, g);
+	}
+}
+
+const char *emit_ranged(Node *key)
+{
+	for (int i = E->ranged.n - 1; i >= 0; i--) {
+		Ranged *g = E->ranged.v[i];
+		if (g->key == key)
+			return g->flag;
+	}
+	return NULL;
+}
+
 /* A for loop's body, with its L[k] known in range if it counts over L. */
 static void counted_body(Node *s)
 {
@@ -995,9 +1160,12 @@ static void for_stmt(Node *s)
 				emit_line(s, "(void)%s;", h->ptr);
 			}
 		}
+		int nr = E->ranged.n;
+		ranged_loop(s);
 		emit_line(s, "for (; %s; %s) {", c, st);
 		E->indent++;
 		counted_body(s);
+		E->ranged.n = nr;
 		if (E->hoisted.n > nh) {
 			E->hoisted.n = nh;
 			E->indent--;

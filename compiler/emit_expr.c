@@ -173,6 +173,12 @@ static char *index_expr(Node *e, bool write)
 		Node *i = e->rhs;
 		if (i->kind == N_INT)
 			return format("%s[%s]", emit_member(b, "v"), emit_expr(i));
+		const char *in = emit_ranged(i);
+		if (in) {
+			char *k = emit_expr(i);
+			return format("%s[%s ? %s : sap_check_index(%s, %lld, \"array\", %s)]", emit_member(b, "v"),
+			              in, k, k, (long long)bt->len, emit_site(e));
+		}
 		return format("%s[sap_check_index(%s, %lld, \"array\", %s)]", emit_member(b, "v"),
 		              emit_expr(i), (long long)bt->len, emit_site(e));
 	}
@@ -216,10 +222,11 @@ static char *index_expr(Node *e, bool write)
 			return format("(*(sap_st%d ? &sap_st%d[sap_k] : &((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)]))",
 			              st, st, emit_ctype(bt->elem), v, v, emit_expr(e->rhs), emit_site(e));
 		}
+		const char *in = E->loop ? emit_ranged(e->rhs) : NULL;
 		if (E->versioned && acc_recorded_dv(E->loop->li, e))
-			return format("(((%s *)%s)[sap_dv_ixc(&%s, %s, %s, sap_v < 2)])", emit_ctype(bt->elem),
+			return format("(((%s *)%s)[sap_dv_ixc(&%s, %s, %s, sap_v < 2%s%s)])", emit_ctype(bt->elem),
 			              emit_dv_data(e->lhs->sym), e->lhs->sym->cname, emit_expr(e->rhs),
-			              emit_site(e));
+			              emit_site(e), in ? " && !" : "", in ? in : "");
 		if (e->lhs->kind == N_NAME && E->hoisted.n) {
 			char *k = acc_expr_str(e->rhs);
 			for (int i = E->hoisted.n - 1; i >= 0; i--) {
@@ -230,6 +237,11 @@ static char *index_expr(Node *e, bool write)
 		}
 		/* Driver code runs on every rank: it needs every rank's copy
 		 * current (sap_dv_ixd). */
+		if (e->lhs->kind == N_NAME && in) {
+			char *v = emit_expr(e->lhs);
+			return format("(((%s *)%s)[sap_dv_ixc(&%s, %s, %s, !%s)])", emit_ctype(bt->elem),
+			              emit_dv_data(e->lhs->sym), v, emit_expr(e->rhs), emit_site(e), in);
+		}
 		if (e->lhs->kind == N_NAME) {
 			char *v = emit_expr(e->lhs);
 			return format("(((%s *)%s)[sap_dv_ix%s(&%s, %s, %s)])", emit_ctype(bt->elem),

@@ -788,6 +788,7 @@ typedef struct Emitter {
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
 	Vec counted;            /* Counted *: the for loops around, k < len(L), whose L[k] is in range */
 	Vec lens;               /* Counted *: locals n = len(L) of the blocks around, still L's length */
+	Vec ranged;             /* Ranged *: subscripts of the for loops around known in range */
 	/* Writing the one copy of an async body that its caller runs with
 	 * sap_v 2 (every key known in range, every plan-order copy sap_stN
 	 * there), 1 (the static keys known in range) or 0 (see emit_parallel
@@ -877,6 +878,14 @@ typedef struct Counted {
 } Counted;
 /* Is L[k] in range, L and k those of a for loop around (emit.c)? */
 bool emit_counted(Node *list, Node *index);
+/* A subscript affine in the counter of a for loop around it, with the
+ * flag (a C bool) that is true when every key the loop can give it is in
+ * range: checked once, before the loop; or NULL. */
+typedef struct Ranged {
+	Node *key;
+	char *flag;
+} Ranged;
+const char *emit_ranged(Node *key);
 
 extern Emitter *E;
 const char *emit_ctype(Type *t);        /* ensures the typedef exists */

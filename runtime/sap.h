@@ -449,6 +449,20 @@ static inline void *sap_dv_atd(sap_dvec *v, int64_t i, const sap_site *s)
  * The reconnaissance cache compares them. */
 uint64_t sap_new_version(void);
 
+/* Are the keys a * k + b, k from lo up to below hi, all in [0, n)?
+ * The two ends decide, the keys being monotonic in k; an end that does
+ * not fit in 64 bits decides nothing (false). */
+static inline bool sap_affine_in(int64_t a, int64_t b, int64_t lo, int64_t hi, int64_t n)
+{
+	int64_t k0, k1;
+	if (lo >= hi)
+		return true;
+	if (__builtin_mul_overflow(a, lo, &k0) || __builtin_add_overflow(k0, b, &k0) ||
+	    __builtin_mul_overflow(a, hi - 1, &k1) || __builtin_add_overflow(k1, b, &k1))
+		return false;
+	return (uint64_t)k0 < (uint64_t)n && (uint64_t)k1 < (uint64_t)n;
+}
+
 /* Are the keys a * i + b of iterations [lo, hi) all in [0, n)?  They are
  * monotonic in i, so the two ends decide. */
 static inline bool sap_keys_in(int64_t a, int64_t b, int64_t lo, int64_t hi, int64_t n)

@@ -6,6 +6,7 @@ run_tests = \
 	tests/run/reload-parts.sap \
 	tests/run/len-keys.sap \
 	tests/run/parted-map-reads.sap \
+	tests/run/ranged-keys.sap \
 	tests/run/header-write-stamp.sap \
 	tests/run/narrow-call.sap \
 	tests/run/extern-arrays.sap \
@@ -152,6 +153,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/parted-map-reads.out tests/run/driver-push-stamp.out \
 	tests/run/extern-arrays.out tests/run/extern-arrays.c tests/run/narrow-call.out \
 	tests/run/header-write-stamp.out \
+	tests/run/ranged-keys.out tests/run/ranged-keys.status tests/run/ranged-keys.err \
 	tests/run/map-key-long.out tests/run/map-key-long.status tests/run/map-key-long.err \
 	tests/run/rand-keys.out tests/run/rand-keys.args \
 	tests/run/map-string-values.out tests/run/map-string-values.args \
