@@ -103,10 +103,14 @@ static void decide(void)
 		if (acc_adds_only(a))
 			continue;
 		const char *d = a->dds->name;
+		/* What the body does instead, in its words. */
+		const char *did = a->at->kind == N_CALL && a->at->builtin == B_INSERT ? "insert keys" :
+		                  a->at->kind == N_CALL && a->at->builtin == B_ERASE ? "erase keys" :
+		                  "assign them";
 		if (relaxed)
 			acc_reject(a->at, format("'%s' is relaxed in this loop, so the body may only read its "
 			                         "elements and add to them ('%s[k] += x', '-=', '++', '--'), not "
-			                         "assign them", d, d), NULL, NULL);
+			                         "%s", d, d, did), NULL, NULL);
 		else if (a->mode == ACC_READ && a->dds->ty->kind == TY_DVEC)
 			acc_reject(a->at, format("'%s' is accumulated by this loop, so the body may only add to "
 			                         "its elements ('%s[k] += x', '-=', '++', '--'), not read them; to "
@@ -119,7 +123,7 @@ static void decide(void)
 			           NULL);
 		else
 			acc_reject(a->at, format("'%s' is accumulated by this loop, so the body may only add to its "
-			                         "elements ('%s[k] += x', '-=', '++', '--'), not assign them", d, d),
+			                         "elements ('%s[k] += x', '-=', '++', '--'), not %s", d, d, did),
 			           NULL, NULL);
 		return;
 	}

@@ -1,5 +1,6 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/accumulate-erase.sap \
 	tests/compile/async-le-bound.sap \
 	tests/compile/const-long-key.sap \
 	tests/compile/merge-fn-rand.sap \
