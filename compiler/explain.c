@@ -417,6 +417,25 @@ static void explain_clauses(FILE *out, LoopInfo *L)
 }
 
 /* The verdict, in words: how the loop runs, and why. */
+
+/* The driver variables key e reads, besides the loop's own: a static
+ * key's plan is made anew when one changes. */
+static void key_vars(Node *e, Sym *iv, Vec *out)
+{
+	if (!e)
+		return;
+	if (e->kind == N_NAME && e->sym && e->sym != iv && e->sym->kind == SYM_VAR && e->sym->is_driver &&
+	    e->sym->vclass != V_CONST && e->sym->vclass != V_PARAM && !ty_is_dds(e->sym->ty))
+		acc_add_sym(out, e->sym);
+	key_vars(e->lhs, iv, out);
+	key_vars(e->rhs, iv, out);
+	key_vars(e->cond, iv, out);
+	key_vars(e->then, iv, out);
+	key_vars(e->els, iv, out);
+	for (Node *a = e->args; a; a = a->next)
+		key_vars(a, iv, out);
+}
+
 static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 {
 	fprintf(out, "  verdict: ");
@@ -439,12 +458,21 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 	case VD_ONCE: {
 		fprintf(out, "parallel: reconnaissance runs once and the plan is reused while the loop "
 		        "bounds");
-		int n = L->slice_reads.n + L->slice_vars.n;
-		for (int i = 0; i < n; i++) {
-			Sym *v = i < L->slice_reads.n ? L->slice_reads.v[i] :
-			         L->slice_vars.v[i - L->slice_reads.n];
-			fprintf(out, "%s%s", i == n - 1 ? " and " : ", ", v->name);
+		/* What the plan is made from: the slice's inputs, and the driver
+		 * variables of the static keys (V[n + off] is planned anew when
+		 * off changes). */
+		Vec ns = {0};
+		for (int i = 0; i < L->slice_reads.n; i++)
+			acc_add_sym(&ns, L->slice_reads.v[i]);
+		for (int i = 0; i < L->slice_vars.n; i++)
+			acc_add_sym(&ns, L->slice_vars.v[i]);
+		for (int i = 0; i < L->accesses.n; i++) {
+			Access *a = L->accesses.v[i];
+			if (!a->dynamic && !a->accumulate)
+				key_vars(a->key, l->init->sym, &ns);
 		}
+		for (int i = 0; i < ns.n; i++)
+			fprintf(out, "%s%s", i == ns.n - 1 ? " and " : ", ", ((Sym *)ns.v[i])->name);
 		fprintf(out, " are unchanged\n");
 		break;
 	}
