@@ -124,9 +124,12 @@ void sap_stack_alt(void)
 void sap_stack_handler(void)
 {
 	/* As sap_fatal tags its messages, with the program for a place. */
+	char tag[32] = "";
+	if (sap_nranks() > 1)
+		snprintf(tag, sizeof tag, "[rank %d] ", sap_rank());
 	snprintf(overflow_msg, sizeof overflow_msg, "%s%s: error: stack overflow: a recursion too "
-	         "deep, or arrays too large for the stack (a dvector holds large data)\n",
-	         sap_nranks() > 1 ? sap_strf("[rank %d] ", sap_rank()) : "", sap_progname());
+	         "deep, or arrays too large for the stack (a dvector holds large data)\n", tag,
+	         sap_progname());
 	overflow_len = strlen(overflow_msg);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
