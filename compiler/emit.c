@@ -1044,6 +1044,10 @@ typedef struct RangeScan {
 static int range_scan(Node *n, void *arg)
 {
 	RangeScan *r = arg;
+	/* A parallel loop's body and slice are C functions of their own,
+	 * where the flag is not: their subscripts are tested there. */
+	if (n->kind == N_ASYNC || n->kind == N_SYNC)
+		return -1;
 	if (n->kind != N_INDEX)
 		return 0;
 	Type *bt = n->lhs->ty;
