@@ -330,6 +330,11 @@ static bool affine(Node *e, Vec *a, Vec *b)
 		aff_add(b, k, NULL);
 		return true;
 	}
+	/* int j = i + 1; ... x[j]: a body local never written after its
+	 * declaration holds its initializer's value wherever it is seen. */
+	if (e->kind == N_NAME && acc_is_local(e->sym) && !e->sym->modified && e->sym->decl &&
+	    e->sym->decl->kind == N_VAR && e->sym->decl->init && e->sym->vclass == V_LOCAL)
+		return affine(e->sym->decl->init, a, b);
 	if (invariant(e)) {
 		aff_add(b, 1, e);
 		return true;

@@ -442,6 +442,8 @@ struct Sym {
 	bool used;              /* functions: reachable from driver code */
 	int reads;              /* variables: uses other than as the target of = */
 	bool set;               /* variables: assigned with = after the declaration */
+	bool modified;          /* variables: written in any way after the
+	                           declaration (=, op=, ++, elements, push) */
 	char *cname;            /* the name in C */
 	int64_t cval;           /* consts: folded integer value */
 	bool has_cval;

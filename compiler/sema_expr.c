@@ -163,6 +163,7 @@ static void check_lvalue(Node *e, Node *how, const char *verb)
 	if (b->kind != N_NAME)
 		sema_fail(e, "expression cannot be %s", verb);
 	Sym *s = b->sym;
+	s->modified = true;
 	if (s->vclass == V_CONST)
 		sema_fail_note(e, format("cannot assign to const '%s'", s->name), s->decl, "declared here");
 	if (s->vclass == V_PARAM)
