@@ -143,6 +143,17 @@ static char *key_ref(Type *kt, Node *k)
 	return format("&(%s){%s}", emit_ctype(kt), emit_expr(k));
 }
 
+/* sap_dm_FN(&m, k), through sap.h's inline probe for int and long keys;
+ * site, when not NULL, is the last argument. */
+static char *dm_call(const char *fn, Type *kt, const char *m, Node *k, const char *site)
+{
+	const char *tail = site ? format(", %s", site) : "";
+	if (kt->kind == TY_INT || kt->kind == TY_LONG)
+		return format("sap_dm_%s_int(&%s, %s, %s%s)", fn, m, emit_expr(k),
+		              kt->kind == TY_LONG ? "true" : "false", tail);
+	return format("sap_dm_%s(&%s, %s%s)", fn, m, key_ref(kt, k), tail);
+}
+
 static char *lit(Node *e)
 {
 	switch (e->kind) {
@@ -252,13 +263,14 @@ static char *index_expr(Node *e, bool write)
 		              E->loop ? "" : "d", emit_expr(e->lhs), emit_expr(e->rhs), emit_site(e));
 	case TY_DMAP:
 		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
-			return format("(*(%s *)sap_dm_upsert(&sap_red->acc_%s, %s))", emit_ctype(bt->elem),
-			              e->lhs->sym->cname, key_ref(bt->key, e->rhs));
+			return format("(*(%s *)%s)", emit_ctype(bt->elem),
+			              dm_call("upsert", bt->key, format("sap_red->acc_%s", e->lhs->sym->cname),
+			                      e->rhs, NULL));
 		if (write)
-			return format("(*(%s *)sap_dm_upsert(&%s, %s))", emit_ctype(bt->elem),
-			              emit_expr(e->lhs), key_ref(bt->key, e->rhs));
-		return format("(*(%s *)sap_dm_get(&%s, %s, %s))", emit_ctype(bt->elem), emit_expr(e->lhs),
-		              key_ref(bt->key, e->rhs), emit_site(e));
+			return format("(*(%s *)%s)", emit_ctype(bt->elem),
+			              dm_call("upsert", bt->key, emit_expr(e->lhs), e->rhs, NULL));
+		return format("(*(%s *)%s)", emit_ctype(bt->elem),
+		              dm_call("get", bt->key, emit_expr(e->lhs), e->rhs, emit_site(e)));
 	case TY_DMMAP: {
 		/* m[k] is a list of k's values, in insertion order. */
 		Type *lt = e->ty;
@@ -613,18 +625,18 @@ static char *builtin_call(Node *e)
 	case B_INSERT: {
 		Type *mt = a0->ty, *vt = mt->elem;
 		char *m = emit_expr(a0);
-		char *k = key_ref(mt->key, a1);
 		if (mt->kind == TY_DMMAP) {
+			char *k = key_ref(mt->key, a1);
 			char *v = settled(a2, emit_owned(a2));
 			emit_line(e, "*(%s *)sap_dm_add(&%s, %s) = %s;", emit_ctype(vt), m, k, v);
 		} else {
-			char *slot = format("(*(%s *)sap_dm_upsert(&%s, %s))", emit_ctype(vt), m, k);
+			char *slot = format("(*(%s *)%s)", emit_ctype(vt), dm_call("upsert", mt->key, m, a1, NULL));
 			emit_store(e, slot, vt, before_insert(a2), TK_ASSIGN);
 		}
 		return "(void)0";
 	}
 	case B_CONTAINS:
-		return format("(sap_dm_find(&%s, %s) != NULL)", emit_expr(a0), key_ref(a0->ty->key, a1));
+		return format("(%s != NULL)", dm_call("find", a0->ty->key, emit_expr(a0), a1, NULL));
 	case B_COUNT:
 		return format("sap_dm_count(&%s, %s)", emit_expr(a0), key_ref(a0->ty->key, a1));
 	case B_ERASE:
@@ -633,8 +645,7 @@ static char *builtin_call(Node *e)
 		Type *vt = a0->ty->elem;
 		char *slot = emit_tmp("slot");
 		char *t = emit_tmp("got");
-		emit_line(e, "%s *%s = sap_dm_find(&%s, %s);", emit_ctype(vt), slot, emit_expr(a0),
-		          key_ref(a0->ty->key, a1));
+		emit_line(e, "%s *%s = %s;", emit_ctype(vt), slot, dm_call("find", a0->ty->key, emit_expr(a0), a1, NULL));
 		emit_line(e, "%s %s;", emit_ctype(vt), t);
 		emit_line(e, "if (%s) {", slot);
 		if (ty_needs_drop(vt))

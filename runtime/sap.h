@@ -539,6 +539,94 @@ bool sap_dm_next(sap_dmap *m, int64_t *pos, const void **key, void **val);
 /* Multimap: the next value slot of key after *pos (start at 0), or NULL. */
 void *sap_dm_next_of(sap_dmap *m, const void *key, int64_t *pos);
 
+/* Integer keys without a call: dmap.c's index is open addressing over
+ * 64-bit slots, the entry index + 1 in the low SAP_DM_IDX_BITS and the
+ * hash's top bits above, and an entry starts with its key.  A program's
+ * m[k] in a loop body is mostly a hit of a key in cache, where the call,
+ * the switches on the key kind and the key's trip through memory cost
+ * more than the probe. */
+#define SAP_DM_IDX_BITS 40
+#define SAP_DM_IDX_MASK (((uint64_t)1 << SAP_DM_IDX_BITS) - 1)
+
+/* splitmix64's finaliser: consecutive ints spread over the index. */
+static inline uint64_t sap_dm_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9u;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebu;
+	x ^= x >> 31;
+	return x;
+}
+
+/* The value slot of an int (wide false) or long key if m holds it on this
+ * rank, else NULL.  Only where m is not parted or its loop runs here
+ * (sap_dm_near). */
+static inline void *sap_dm_hit(const sap_dmap *m, int64_t key, bool wide)
+{
+	if (m->nslots == 0)
+		return NULL;
+	uint64_t h = sap_dm_mix((uint64_t)key);
+	uint64_t mask = (uint64_t)m->nslots - 1, tag = h & ~SAP_DM_IDX_MASK;
+	for (uint64_t p = h & mask;; p = (p + 1) & mask) {
+		uint64_t s = m->slots[p];
+		if (s == 0)
+			return NULL;
+		if ((s & SAP_DM_IDX_MASK) && (s & ~SAP_DM_IDX_MASK) == tag) {
+			char *e = m->ents + (size_t)((s & SAP_DM_IDX_MASK) - 1) * m->entsize;
+			int64_t k;
+			if (wide)
+				memcpy(&k, e, sizeof k);
+			else {
+				int32_t k32;
+				memcpy(&k32, e, sizeof k32);
+				k = k32;
+			}
+			if (k == key)
+				return e + m->valoff;
+		}
+	}
+}
+
+/* False for a parted map outside the loops that run where its keys are:
+ * driver code asks the owners (the calls above do). */
+static inline bool sap_dm_near(const sap_dmap *m)
+{
+	return !m->parted || m->local;
+}
+
+static inline void *sap_dm_upsert_int(sap_dmap *m, int64_t key, bool wide)
+{
+	void *v = sap_dm_near(m) ? sap_dm_hit(m, key, wide) : NULL;
+	if (v)
+		return v;
+	if (wide)
+		return sap_dm_upsert(m, &key);
+	int32_t k = (int32_t)key;
+	return sap_dm_upsert(m, &k);
+}
+
+static inline void *sap_dm_find_int(sap_dmap *m, int64_t key, bool wide)
+{
+	if (sap_dm_near(m))
+		return sap_dm_hit(m, key, wide);
+	if (wide)
+		return sap_dm_find(m, &key);
+	int32_t k = (int32_t)key;
+	return sap_dm_find(m, &k);
+}
+
+static inline void *sap_dm_get_int(sap_dmap *m, int64_t key, bool wide, const sap_site *s)
+{
+	void *v = sap_dm_find_int(m, key, wide);
+	if (v)
+		return v;
+	if (wide)
+		return sap_dm_get(m, &key, s);
+	int32_t k = (int32_t)key;
+	return sap_dm_get(m, &k, s);
+}
+
 /* ==== Loading and saving ============================================= */
 
 /* One input line being split into whitespace-separated fields. */

@@ -31,9 +31,10 @@ typedef struct chain {
 } chain;
 
 /* An index slot: 0 when empty, TOMB when its key was erased, otherwise
- * the entry index + 1 in the low IDX_BITS and the hash's top bits above. */
-#define IDX_BITS 40
-#define IDX_MASK (((uint64_t)1 << IDX_BITS) - 1)
+ * the entry index + 1 in the low IDX_BITS and the hash's top bits above
+ * (sap.h reads it too: sap_dm_hit). */
+#define IDX_BITS SAP_DM_IDX_BITS
+#define IDX_MASK SAP_DM_IDX_MASK
 #define TAG_MASK (~IDX_MASK)
 #define EMPTY ((uint64_t)0)
 #define TOMB ((uint64_t)1 << IDX_BITS)
@@ -67,19 +68,13 @@ static uint64_t hash_key(const sap_dmap *m, const void *key)
 		x = (uint64_t)*(const int64_t *)key;
 		break;
 	default:
-		/* FNV-1a 64 over the bytes, then the mix below. */
+		/* FNV-1a 64 over the bytes, then the mix. */
 		x = 14695981039346656037u;
 		for (const unsigned char *p = *(const unsigned char *const *)key; *p; p++)
 			x = (x ^ *p) * 1099511628211u;
 		break;
 	}
-	/* splitmix64's finaliser: consecutive ints spread over the index. */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9u;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebu;
-	x ^= x >> 31;
-	return x;
+	return sap_dm_mix(x);
 }
 
 static bool key_eq(const sap_dmap *m, const ent *e, const void *key)
