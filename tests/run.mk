@@ -27,6 +27,7 @@ run_tests = \
 	tests/run/wtime-ranks.sh \
 	tests/run/slice-vars.sh \
 	tests/run/async-order.sh \
+	tests/run/dump-order-error.sh \
 	tests/run/bad-input.sh \
 	tests/run/output-is-input.sh \
 	tests/run/codec-ranks.sh \

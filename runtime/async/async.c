@@ -542,11 +542,11 @@ static void run_serial(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 {
 	ran(st, v, 1, 1, 1, 1.0);
 	st->reason = reason;
+	if (sap_cfg.dump_order)
+		sap_order_dump(x->L, NULL, lo, hi - lo);
 	double t0 = sap_now();
 	sap_exec_range(x, lo, hi, red);
 	st->compute_s += sap_now() - t0;
-	if (sap_cfg.dump_order)
-		sap_order_dump(x->L, NULL, lo, hi - lo);
 }
 
 static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_t hi, void *red)
@@ -558,11 +558,6 @@ static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 		mx = c > mx ? c : mx;
 	}
 	ran(st, SAP_V_CHUNKS, T, T, 1, (double)mx * T / (double)n);
-	double t0 = sap_now();
-	reds_open(x);
-	sap_exec_chunks(x, lo, hi);
-	reds_close(x, red);
-	st->compute_s += sap_now() - t0;
 	/* Chunks in worker order are index order, but for a relaxed loop
 	 * which worker ran which matters. */
 	if (sap_cfg.dump_order && relaxed_run(x, T)) {
@@ -574,6 +569,24 @@ static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 	} else if (sap_cfg.dump_order) {
 		sap_order_dump(x->L, NULL, lo, n);
 	}
+	double t0 = sap_now();
+	reds_open(x);
+	sap_exec_chunks(x, lo, hi);
+	reds_close(x, red);
+	st->compute_s += sap_now() - t0;
+}
+
+/* The plan order of every round's groups, in worker order: a serial
+ * order equivalent to a plan without locked rounds. */
+static void dump_plan_order(const sap_loop *L, const sap_plan *p, int64_t lo)
+{
+	int T = p->nworkers;
+	int64_t *order = sap_xmalloc((size_t)p->n * sizeof *order), at = 0;
+	for (int64_t k = 0; k < p->ro[p->nrounds * T]; k++)
+		for (int64_t q = p->goff[p->rg[k]]; q < p->goff[p->rg[k] + 1]; q++)
+			order[at++] = p->order[q];
+	sap_order_dump(L, order, lo, p->n);
+	free(order);
 }
 
 static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
@@ -590,9 +603,15 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 
 	sap_stage_inputs(st, spec, x, 0, x->V);
 	x->L->key_max = st->keys_known ? st->key_max : NULL;
+	/* Locked rounds' order is known only once they ran: the order the
+	 * iterations took their locks in. */
 	int64_t *order = NULL;
-	if (sap_cfg.dump_order)
+	if (sap_cfg.dump_order && p->nlocked)
 		order = sap_xmalloc((size_t)p->n * sizeof *order);
+	else if (sap_cfg.dump_order && relaxed_run(x, x->V))
+		dump_plan_rounds(x->L, p);
+	else if (sap_cfg.dump_order)
+		dump_plan_order(x->L, p, lo);
 	double t0 = sap_now();
 	reds_open(x);
 	sap_exec_plan(x, p, st->locked, order);
@@ -600,9 +619,7 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
 	x->L->key_max = NULL;
-	if (order && relaxed_run(x, x->V) && !p->nlocked)
-		dump_plan_rounds(x->L, p);
-	else if (order)
+	if (order)
 		sap_order_dump(x->L, order, lo, p->n);
 	free(order);
 }
@@ -614,31 +631,18 @@ static void run_replay(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 	int64_t *idx = sap_order_next(x->L, lo, hi, &V, &R, &cnt);
 	int64_t n = hi > lo ? hi - lo : 0;
 	ran(st, SAP_V_REPLAY, 1, 1, 1, 1.0);
+	if (sap_cfg.dump_order && cnt)
+		sap_order_dump_rounds(x->L, idx, cnt, V, R);
+	else if (sap_cfg.dump_order)
+		sap_order_dump(x->L, idx, lo, n);
 	double t0 = sap_now();
 	if (cnt)
 		replay_rounds(x, idx, cnt, V, R, red);
 	else
 		sap_exec_list(x, idx, n, red);
 	st->compute_s += sap_now() - t0;
-	if (sap_cfg.dump_order && cnt)
-		sap_order_dump_rounds(x->L, idx, cnt, V, R);
-	else if (sap_cfg.dump_order)
-		sap_order_dump(x->L, idx, lo, n);
 	free(idx);
 	free(cnt);
-}
-
-/* The plan order of every round's groups, in worker order: a serial
- * order equivalent to a plan without locked rounds. */
-static void dump_plan_order(const sap_loop *L, const sap_plan *p, int64_t lo)
-{
-	int T = p->nworkers;
-	int64_t *order = sap_xmalloc((size_t)p->n * sizeof *order), at = 0;
-	for (int64_t k = 0; k < p->ro[p->nrounds * T]; k++)
-		for (int64_t q = p->goff[p->rg[k]]; q < p->goff[p->rg[k] + 1]; q++)
-			order[at++] = p->order[q];
-	sap_order_dump(L, order, lo, p->n);
-	free(order);
 }
 
 /* In the plan of loop o (see plan_to_share), with its copies; over ranks
@@ -659,6 +663,8 @@ static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sa
 	}
 	x->L->stage_base = p->order;
 	x->L->stage = st->stage_ptr;
+	if (sap_cfg.dump_order)
+		dump_plan_order(x->L, p, lo);
 	double t0 = sap_now();
 	if (sap_nranks() > 1) {
 		sap_reads_fetch(st, spec, x->env, p, sap_rank() * x->T, x->T, o, o->plan_builds, 0, 0);
@@ -670,8 +676,6 @@ static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sa
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
 	x->L->key_max = NULL;
-	if (sap_cfg.dump_order)
-		dump_plan_order(x->L, p, lo);
 }
 
 /* ---- several ranks ---- */
@@ -739,6 +743,10 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	st->key_level = p->keys;
 	st->strips = p->strips;
 	st->colour = p->colour;
+	if (sap_cfg.dump_order && relaxed_run(x, T))
+		dump_plan_rounds(x->L, p);
+	else if (sap_cfg.dump_order)
+		dump_plan_order(x->L, p, lo);
 	double t0 = sap_now();
 	reds_open(x);
 	dist_ctx c = { st, spec };
@@ -750,10 +758,6 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
 	x->L->key_max = NULL;
-	if (sap_cfg.dump_order && relaxed_run(x, T))
-		dump_plan_rounds(x->L, p);
-	else if (sap_cfg.dump_order)
-		dump_plan_order(x->L, p, lo);
 }
 
 /* Rank r's iterations of a chunks loop over ranks, [*a, *b): its share
@@ -998,16 +1002,6 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 			own = chunk_owners(spec, lo, hi, x->T);
 	}
 	st->send_s += sap_now() - t0;
-	reds_open(x);
-	if (idx)
-		sap_exec_list_chunks_of(x, idx, n, lo, hi, T, me * x->T);
-	else if (a < b)
-		sap_exec_chunks_of(x, a, b, lo, hi, T, me * x->T);
-	settle_chunks(spec, &own);
-	free(own.run);
-	free(idx);
-	reds_close_ranks(x, spec, red, &st->traffic);
-	st->compute_s += sap_now() - t0;
 	if (sap_cfg.dump_order && relaxed_run(x, T)) {
 		/* Each rank's range, cut among its workers as
 		 * sap_exec_chunks_of cuts it. */
@@ -1026,6 +1020,16 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	} else if (sap_cfg.dump_order) {
 		sap_order_dump(x->L, NULL, lo, hi - lo);
 	}
+	reds_open(x);
+	if (idx)
+		sap_exec_list_chunks_of(x, idx, n, lo, hi, T, me * x->T);
+	else if (a < b)
+		sap_exec_chunks_of(x, a, b, lo, hi, T, me * x->T);
+	settle_chunks(spec, &own);
+	free(own.run);
+	free(idx);
+	reds_close_ranks(x, spec, red, &st->traffic);
+	st->compute_s += sap_now() - t0;
 }
 
 /* ---- loops over the keys of maps, on several ranks ---- */
@@ -1092,6 +1096,8 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 	free(wk);
 	free(at);
 	st->send_s += sap_now() - t0;
+	if (sap_cfg.dump_order)
+		sap_order_dump(x->L, NULL, lo, hi - lo);
 	reds_open(x);
 	if (cut[T])
 		sap_exec_lists(x, idx, cut);
@@ -1102,8 +1108,6 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 			spec->dds[k].dm->local = false;
 	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
-	if (sap_cfg.dump_order)
-		sap_order_dump(x->L, NULL, lo, hi - lo);
 }
 
 /* A vector of elements with lists that this loop only reads, and that has

@@ -76,6 +76,15 @@ static _Noreturn void dump_error(const sap_loop *L)
 	          strerror(errno));
 }
 
+/* After each loop run: a rank that stops with an error aborts the job,
+ * which kills rank 0 before exit() would flush, and the failed run is
+ * the one a user most wants to replay. */
+static void dump_flush(const sap_loop *L)
+{
+	if (fflush(dumpf) == EOF)
+		dump_error(L);
+}
+
 void sap_order_dump(const sap_loop *L, const int64_t *idx, int64_t lo, int64_t n)
 {
 	if (sap_rank() != 0)
@@ -89,6 +98,7 @@ void sap_order_dump(const sap_loop *L, const int64_t *idx, int64_t lo, int64_t n
 	for (int64_t k = 0; k < n; k++)
 		if (fprintf(dumpf, "%lld\n", (long long)(idx ? idx[k] : lo + k)) < 0)
 			dump_error(L);
+	dump_flush(L);
 }
 
 void sap_order_dump_rounds(const sap_loop *L, const int64_t *idx, const int64_t *cnt, int V,
@@ -114,6 +124,7 @@ void sap_order_dump_rounds(const sap_loop *L, const int64_t *idx, const int64_t 
 				if (fprintf(dumpf, "%lld\n", (long long)idx[at++]) < 0)
 					dump_error(L);
 		}
+	dump_flush(L);
 }
 
 /* The next line without its newline, or NULL at the end of the file. */
@@ -130,6 +141,7 @@ void sap_order_sync(const sap_loop *L, int P, int T, int timed, bool sparse)
 		if (fprintf(dumpf, "sync %d invocation %u ranks %d threads %d\n", L->id, L->invocations,
 		            P, T) < 0)
 			dump_error(L);
+		dump_flush(L);
 	}
 	const char *f = sap_cfg.run_order;
 	if (!f)

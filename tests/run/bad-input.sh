@@ -158,9 +158,10 @@ for np in 1 2 3; do
 		test "$(cat rec.txt)" = "a record" || fail "--$o with --resume, $np ranks: the file changed"
 	done
 	if test -w /dev/full; then
+		# Written out after each loop run: the first one fails.
 		error "--dump-order=/dev/full, $np ranks" 1 \
 			"error: --dump-order=/dev/full: cannot write: No space left on device" \
-			"$(cat want)" $run --dump-order=/dev/full
+			"loaded" $run --dump-order=/dev/full
 	fi
 	if test $np -gt 1; then
 		echo "loop 1 invocation 1 count 2" | error "--run-order from a pipe, $np ranks" 2 \
