@@ -643,7 +643,8 @@ static void var_decl(Node *d)
 			} else if (in) {
 				char *v = emit_tmp("fill");
 				char *i = emit_tmp("i");
-				emit_line(d, "%s %s;", et, v);
+				/* The store drops what v held: nothing. */
+				emit_line(d, ty_needs_drop(t->elem) ? "%s %s = {0};" : "%s %s;", et, v);
 				emit_store(in, v, t->elem, in, TK_ASSIGN);
 				if (ty_needs_drop(t->elem)) {
 					emit_line(d, "for (int64_t %s = 0; %s < %s.n; %s++)", i, i,

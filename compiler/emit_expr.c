@@ -646,7 +646,8 @@ static char *builtin_call(Node *e)
 		char *slot = emit_tmp("slot");
 		char *t = emit_tmp("got");
 		emit_line(e, "%s *%s = %s;", emit_ctype(vt), slot, dm_call("find", a0->ty->key, emit_expr(a0), a1, NULL));
-		emit_line(e, "%s %s;", emit_ctype(vt), t);
+		/* The default's store drops what t held: nothing. */
+		emit_line(e, ty_needs_drop(vt) ? "%s %s = {0};" : "%s %s;", emit_ctype(vt), t);
 		emit_line(e, "if (%s) {", slot);
 		if (ty_needs_drop(vt))
 			emit_line(e, "\t%s = %s(%s);", t, emit_copy_fn(vt), slot);
@@ -808,19 +809,34 @@ static char *call(Node *e)
 
 /* Emit e into a fresh prelude; returns the expression, and the prelude
  * (possibly empty) in *pre. */
-static char *with_pre(Node *e, Buf *pre)
+/* An operand evaluated only sometimes (?:, &&, ||): its statements go to
+ * pre, which the caller puts in the operand's block, and so do the drops
+ * of its temporaries (*drops, emitted by end_operand), because they are
+ * declared in that block and hold something only when it ran.  owned:
+ * the value is the caller's, not a temporary's. */
+static char *with_pre(Node *e, Buf *pre, Vec *drops, bool owned)
 {
 	Buf *saved = E->pre;
 	Buf *savedout = E->out;
+	Vec *saveddrops = E->drops;
 	int savedindent = E->indent;
 	E->pre = pre;
 	E->out = pre;
+	E->drops = drops;
 	E->indent = savedindent + 1;
-	char *s = emit_expr(e);
+	char *s = owned ? emit_owned(e) : emit_expr(e);
 	E->pre = saved;
 	E->out = savedout;
+	E->drops = saveddrops;
 	E->indent = savedindent;
 	return s;
+}
+
+/* Inside the operand's block, after its value was taken. */
+static void end_operand(Node *e, Vec *drops)
+{
+	for (int i = drops->n - 1; i >= 0; i--)
+		emit_line(e, "%s", (char *)drops->v[i]);
 }
 
 static void splice(Buf *pre)
@@ -832,27 +848,31 @@ static void splice(Buf *pre)
 static char *lazy(Node *e)
 {
 	Buf pb = {0};
+	Vec db = {0};
 	char *rhs;
 	if (e->kind == N_COND) {
 		char *c = emit_expr(e->cond);
 		Buf pa = {0};
-		char *x = with_pre(e->then, &pa);
-		char *y = with_pre(e->els, &pb);
-		if (!pa.len && !pb.len && e->ty->kind != TY_ARRAY && !ty_needs_drop(e->ty))
+		Vec da = {0};
+		/* A list-holding result is t's own, dropped after the statement. */
+		bool own = ty_needs_drop(e->ty);
+		char *x = with_pre(e->then, &pa, &da, own);
+		char *y = with_pre(e->els, &pb, &db, own);
+		if (!pa.len && !pb.len && !da.n && !db.n && e->ty->kind != TY_ARRAY && !own)
 			return format("(%s ? %s : %s)", c, x, y);
 		char *t = emit_tmp("c");
 		emit_line(e, "%s %s;", emit_ctype(e->ty), t);
 		emit_line(e, "if (%s) {", c);
 		splice(&pa);
 		E->indent++;
-		emit_line(e, "%s = %s;", t, ty_needs_drop(e->ty) && is_lvalue(e->then) ?
-		          format("%s(&%s)", emit_copy_fn(e->ty), x) : x);
+		emit_line(e, "%s = %s;", t, x);
+		end_operand(e, &da);
 		E->indent--;
 		emit_line(e, "} else {");
 		splice(&pb);
 		E->indent++;
-		emit_line(e, "%s = %s;", t, ty_needs_drop(e->ty) && is_lvalue(e->els) ?
-		          format("%s(&%s)", emit_copy_fn(e->ty), y) : y);
+		emit_line(e, "%s = %s;", t, y);
+		end_operand(e, &db);
 		E->indent--;
 		emit_line(e, "}");
 		if (ty_needs_drop(e->ty) && E->drops)
@@ -860,8 +880,8 @@ static char *lazy(Node *e)
 		return t;
 	}
 	char *l = emit_expr(e->lhs);
-	rhs = with_pre(e->rhs, &pb);
-	if (!pb.len)
+	rhs = with_pre(e->rhs, &pb, &db, false);
+	if (!pb.len && !db.n)
 		return format("(%s %s %s)", l, ast_opname(e->op), rhs);
 	char *t = emit_tmp("b");
 	emit_line(e, "bool %s = %s;", t, l);
@@ -869,6 +889,7 @@ static char *lazy(Node *e)
 	splice(&pb);
 	E->indent++;
 	emit_line(e, "%s = %s;", t, rhs);
+	end_operand(e, &db);
 	E->indent--;
 	emit_line(e, "}");
 	return t;
