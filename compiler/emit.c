@@ -686,7 +686,8 @@ static void var_decl(Node *d)
 	} else if (!d->init) {
 		emit_line(d, "%s %s = {0};", ct, s->cname);
 	} else if (t->kind == TY_ARRAY && !(d->init->ty == t && emit_is_simple(d->init))) {
-		emit_line(d, "%s %s;", ct, s->cname);
+		/* The store drops what the array held: nothing. */
+		emit_line(d, ty_needs_drop(t) ? "%s %s = {0};" : "%s %s;", ct, s->cname);
 		emit_store(d, s->cname, t, d->init, TK_ASSIGN);
 	} else {
 		emit_line(d, "%s %s = %s;", ct, s->cname, emit_owned(d->init));
