@@ -318,8 +318,11 @@ static double set_seconds(const char *what, const char *val)
 	char *end;
 	errno = 0;
 	double d = *val && !isspace((unsigned char)*val) ? strtod(val, &end) : 0;
-	if (!*val || isspace((unsigned char)*val) || *end || !isfinite(d) || d <= 0)
+	if (!*val || isspace((unsigned char)*val) || *end || isnan(d) || d <= 0)
 		usage_error("%s: expected a number of seconds above 0, got '%s'", what,
+		            sap_token(val, strlen(val)));
+	if (!isfinite(d) || d > 1e9)
+		usage_error("%s: %s is out of range (at most 1e9 seconds)", what,
 		            sap_token(val, strlen(val)));
 	return d;
 }
@@ -699,6 +702,10 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		sap_cfg.threads = default_threads();
 	if (sap_cfg.resume && !sap_cfg.ckpt_dir)
 		usage_error("--resume needs --checkpoint-dir=DIR, the directory of the checkpoints");
+	/* Taken alone, they would quietly write no checkpoint at all. */
+	if ((sap_cfg.ckpt_every || sap_cfg.ckpt_seconds) && !sap_cfg.ckpt_dir)
+		usage_error("--checkpoint-%s needs --checkpoint-dir=DIR, where the checkpoints go",
+		            sap_cfg.ckpt_every ? "every" : "seconds");
 	/* A checkpoint does not hold where the order file was: a resumed
 	 * recording would hold only the loops after it, a resumed replay
 	 * would read the file from its first loop. */

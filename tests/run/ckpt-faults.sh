@@ -78,4 +78,21 @@ for d in afile /proc/sap-no-such-dir; do
 		test -s bad.out && { cat bad.out; fail "--checkpoint-dir=$d on $np ranks: the program ran"; }
 	done
 done
+# Checkpoint settings without a directory would write none; and a period
+# that is no number of seconds.
+for a in "--checkpoint-every=2|--checkpoint-every needs --checkpoint-dir=DIR" \
+	"--checkpoint-seconds=5|--checkpoint-seconds needs --checkpoint-dir=DIR" \
+	"--checkpoint-seconds=1e400 --checkpoint-dir=ck|--checkpoint-seconds: 1e400 is out of range" \
+	"--checkpoint-seconds=nan --checkpoint-dir=ck|--checkpoint-seconds: expected a number of seconds above 0"; do
+	opts=${a%%|*} msg=${a#*|}
+	for np in 1 2; do
+		# shellcheck disable=SC2086
+		$MPIEXEC -n $np ./p $opts >bad.out 2>bad.err </dev/null
+		rc=$?
+		test $rc = 2 || { cat bad.err; fail "$opts on $np ranks: exit status $rc, not 2"; }
+		test "$(grep -cF -- "error: $msg" bad.err)" = 1 ||
+			{ cat bad.err; fail "$opts on $np ranks: not one error '$msg'"; }
+		test -s bad.out && { cat bad.out; fail "$opts on $np ranks: the program ran"; }
+	done
+done
 exit 0
