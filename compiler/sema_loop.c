@@ -174,6 +174,15 @@ void sema_check_async(Node *loop)
 	if (!c)
 		sema_fail(loop, "%s: the condition is missing", async_form);
 	sema_check_expr(c);
+	if (c->kind == N_BINARY && c->op == TK_LE && is_var(c->lhs, iv) && c->rhs->kind == N_BINARY &&
+	    c->rhs->op == TK_MINUS && c->rhs->rhs->kind == N_INT && c->rhs->rhs->ival == 1)
+		sema_fail(c, "the condition of an async for must be '%s < end'; for '%s <= %s', write '%s < %s'",
+		          iv->name, iv->name, acc_expr_str(c->rhs), iv->name, acc_expr_str(c->rhs->lhs));
+	/* n > i and i != n: the same loop, in the one form. */
+	if (c->kind == N_BINARY && ((c->op == TK_GT && is_var(c->rhs, iv)) ||
+	                            (c->op == TK_NE && is_var(c->lhs, iv))))
+		sema_fail(c, "the condition of an async for must be '%s < end'; write '%s < %s'", iv->name,
+		          iv->name, acc_expr_str(c->op == TK_GT ? c->lhs : c->rhs));
 	if (c->kind == N_BINARY && c->op == TK_LE && is_var(c->lhs, iv)) {
 		/* In the user's words: (n) only where the bound needs it. */
 		const char *b = acc_expr_str(c->rhs);

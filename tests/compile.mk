@@ -1,5 +1,8 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/async-ne-condition.sap \
+	tests/compile/async-gt-condition.sap \
+	tests/compile/async-le-minus-one.sap \
 	tests/compile/accumulate-erase.sap \
 	tests/compile/async-le-bound.sap \
 	tests/compile/const-long-key.sap \
