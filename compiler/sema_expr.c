@@ -760,6 +760,10 @@ static Type *binary_type(Node *e, int op, Type *a, Type *b)
 			return ty_array(ty_arith(a, b->elem), b->len);
 		if ((ty_is_numarray(a) && ty_is_num(b)) || (ty_is_num(a) && ty_is_numarray(b)))
 			sema_fail(e, "%s: an array and a scalar combine only with '*' (and '/' by the scalar)", bad);
+		if ((a->kind == TY_ARRAY && a->elem->kind == TY_ARRAY) ||
+		    (b->kind == TY_ARRAY && b->elem->kind == TY_ARRAY))
+			sema_fail(e, "%s: only arrays of numbers combine as whole arrays; combine the rows "
+			          "(a[k] + b[k]) in a loop", bad);
 		sema_fail(e, "%s", bad);
 	case TK_PERCENT: case TK_AND: case TK_OR: case TK_XOR: case TK_SHL: case TK_SHR:
 		if ((ty_is_int(a) || a->kind == TY_BOOL) && (ty_is_int(b) || b->kind == TY_BOOL))

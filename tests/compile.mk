@@ -1,5 +1,6 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/array-2d-plus.sap \
 	tests/compile/async-ne-condition.sap \
 	tests/compile/async-gt-condition.sap \
 	tests/compile/async-le-minus-one.sap \
