@@ -52,7 +52,10 @@ void diag_linecol(SrcFile *f, int off, int *line, int *col)
 	*line = lo + 1;
 	/* Columns count characters, not bytes, as GCC does for UTF-8. */
 	int c = 1;
-	for (int i = f->lines[lo]; i < off && i < f->len; i++)
+	int i0 = f->lines[lo];
+	if (i0 == 0 && f->len >= 3 && !memcmp(f->text, "\xEF\xBB\xBF", 3))
+		i0 = 3;         /* the byte-order mark is no column */
+	for (int i = i0; i < off && i < f->len; i++)
 		if (((unsigned char)f->text[i] & 0xC0) != 0x80)
 			c++;
 	*col = c;
@@ -75,6 +78,8 @@ static void vreport(SrcFile *f, int off, const char *kind, const char *fmt, va_l
 	vfprintf(out, fmt, ap);
 	fputc('\n', out);
 	const char *s = f->text + f->lines[line - 1];
+	if (s == f->text && f->len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3))
+		s += 3;
 	const char *e = s;
 	while (e < f->text + f->len && *e != '\n' && *e != '\r')
 		e++;
@@ -92,7 +97,8 @@ static void vreport(SrcFile *f, int off, const char *kind, const char *fmt, va_l
 	/* Built first: stderr is unbuffered, and a line may be a megabyte. */
 	Buf caret = {0};
 	for (const char *q = s; q < f->text + off && q < e; q++)
-		buf_putc(&caret, *q == '\t' ? '\t' : ' ');
+		if (((unsigned char)*q & 0xC0) != 0x80)     /* one per character */
+			buf_putc(&caret, *q == '\t' ? '\t' : ' ');
 	buf_puts(&caret, "^\n");
 	fputs(caret.s, out);
 	xfree(caret.s);

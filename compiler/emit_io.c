@@ -539,14 +539,38 @@ void emit_params(Program *p, const char *progname)
 			s++;
 		while (*s == ' ' || *s == '\t')
 			s++;
-		const char *e = s;
-		while (*e && *e != ';' && *e != '\n')
-			e++;
-		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
-			e--;
+		/* Up to the ';' that ends the declaration: not one inside a
+		 * string literal; comments dropped, line breaks as one blank. */
+		Buf dv = {0};
+		for (const char *e = s; *e && *e != ';'; e++) {
+			if (*e == '"') {
+				const char *q = e++;
+				while (*e && *e != '"' && *e != '\n')
+					e += (*e == '\\' && e[1]) ? 2 : 1;
+				buf_printf(&dv, "%.*s", (int)(e - q + (*e == '"')), q);
+				if (!*e)
+					break;
+			} else if (e[0] == '/' && e[1] == '/') {
+				while (e[1] && e[1] != '\n')
+					e++;
+			} else if (e[0] == '/' && e[1] == '*') {
+				const char *c = strstr(e + 2, "*/");
+				if (!c)
+					break;
+				e = c + 1;
+			} else if (strchr(" \t\r\n\f", *e)) {
+				if (dv.len && dv.s[dv.len - 1] != ' ')
+					buf_puts(&dv, " ");
+			} else {
+				buf_putc(&dv, *e);
+			}
+		}
+		while (dv.len && dv.s[dv.len - 1] == ' ')
+			dv.s[--dv.len] = 0;
 		buf_printf(&tab, "\t{.name = %s, .type = %s, .addr = &%s, .defval = %s",
 		           emit_cstr(it->sym->name, strlen(it->sym->name)), ptype(it->sym->ty),
-		           it->sym->cname, emit_cstr(s, e - s));
+		           it->sym->cname, emit_cstr(dv.s ? dv.s : "", dv.len));
+		xfree(dv.s);
 		if (it->doc)
 			buf_printf(&tab, ",\n\t .doc = %s", emit_cstr(it->doc, strlen(it->doc)));
 		buf_puts(&tab, "},\n");

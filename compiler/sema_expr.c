@@ -449,9 +449,11 @@ static void check_print(Node *call)
 			if (!fs[e] || !strchr("diuxXocfeEgGs", fs[e]))
 				sema_fail(str_pos(f, start), "unknown conversion '%s' in print format",
 				          shown(fs + start, (int)(e - start)));
-			sema_fail(str_pos(f, i), "'%s': print formats take no size modifiers; write '%.*s%c' for "
-			          "every integer type", shown(fs + start, (int)(e - start + (fs[e] != 0))),
-			          (int)(i - start), fs + start, fs[e] && strchr("diuxXo", fs[e]) ? fs[e] : 'd');
+			bool isint = strchr("diuxXoc", fs[e]) != NULL;
+			sema_fail(str_pos(f, i), "'%s': print formats take no size modifiers; write '%.*s%c' for %s",
+			          shown(fs + start, (int)(e - start + (fs[e] != 0))), (int)(i - start), fs + start,
+			          fs[e], isint ? "every integer type" : fs[e] == 's' ? "a string"
+			                                                 : "float and double alike");
 		}
 		if (!c || !strchr("diuxXocfeEgGs", c))
 			sema_fail(str_pos(f, start), "unknown conversion '%s' in print format", shown(fs + start, len));

@@ -42,6 +42,8 @@ static void add_doc(Lexer *lx, const char *s, const char *e)
 	const char *bol = s - 3;
 	while (bol > lx->file->text && bol[-1] != '\n')
 		bol--;
+	if (bol == lx->file->text && lx->file->len >= 3 && !memcmp(bol, "\xEF\xBB\xBF", 3))
+		bol += 3;       /* the byte-order mark is no code before the comment */
 	bool trailing = false;
 	for (const char *q = bol; q < s - 3; q++)
 		if (*q != ' ' && *q != '\t')

@@ -1,5 +1,8 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/print-lf.sap \
+	tests/compile/utf8-caret.sap \
+	tests/compile/bom-column.sap \
 	tests/compile/array-2d-plus.sap \
 	tests/compile/async-ne-condition.sap \
 	tests/compile/async-gt-condition.sap \

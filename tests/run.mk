@@ -3,6 +3,7 @@
 ## X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
 run_tests = \
+	tests/run/params-defaults.sap \
 	tests/run/array-drop-init.sap \
 	tests/run/lazy-temps.sap \
 	tests/run/map-int-keys.sap \
@@ -143,6 +144,7 @@ run_tests = \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
+	tests/run/params-defaults.out tests/run/params-defaults.args \
 	tests/run/lazy-temps.out tests/run/array-drop-init.out tests/run/local-keys.out tests/run/map-int-keys.out \
 	tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
 	tests/run/accumulate-held.out tests/run/accumulate-held.args \
