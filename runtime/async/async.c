@@ -1202,6 +1202,13 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, spec->serial);
 	} else if (ranks) {
 		struct sap_loop_state *o = sap_plan_to_share(st, spec, lo, hi, sap_nranks() * x.T);
+		/* Whether a rank holds plan-order copies (which share a plan)
+		 * is its own affair, but every rank must take the same way:
+		 * their collectives differ (MPI_ERR_TRUNCATE on 3 ranks). */
+		int64_t who[2] = { o ? o->loop->id : -1, o ? -(int64_t)o->loop->id : 1 };
+		sap_comm_allreduce(who, 2, SAP_COMM_I64, SAP_COMM_MIN);
+		if (who[0] < 0 || who[0] != -who[1])
+			o = NULL;
 		if (o)
 			run_shared(st, spec, &x, lo, red, o);
 		else if (shape_of(spec, &why) == INDEPENDENT)
