@@ -150,6 +150,17 @@ void parse_syntax_error(Program *p, Tok t)
 		           "its type");
 		return;
 	}
+	/* C habits: (double) x, and = {1, 2, 3}. */
+	if (t.kind == TK_RPAREN && p->prev.p && p->prev.kind >= TK_BOOL && p->prev.kind <= TK_DOUBLE) {
+		diag_error(p->cur, p->prev.off, "SAP has no C casts: a conversion is written as a call, "
+		           "%.*s(x)", p->prev.len, p->prev.p);
+		return;
+	}
+	if (t.kind == TK_LBRACE && p->prev.kind == TK_ASSIGN) {
+		diag_error(p->cur, t.off, "SAP has no brace initialisers: assign the elements one by one "
+		           "(a[0] = 1; ...) or in a loop");
+		return;
+	}
 	static const struct { int kind; const char *text; } fixes[] = {
 		{TK_SEMI, ";"}, {TK_RPAREN, ")"}, {TK_RBRACKET, "]"}, {TK_RBRACE, "}"},
 		{TK_GT, ">"}, {TK_COMMA, ","}, {TK_COLON, ":"}, {TK_LPAREN, "("},

@@ -28,6 +28,22 @@ static Sym *clause_var(Node *v, const char *clause, const char *what, const char
 
 /* accumulate(+: X, ...): DDSs whose updates commute; relaxed(+: X, ...)
  * the same, and the body may read them, one round stale. */
+/* The first field of struct t (in arrays of it too) that is no number,
+ * nor an array or struct of numbers; NULL if t is no struct. */
+static Node *non_numeric_field(Type *t)
+{
+	while (t->kind == TY_ARRAY)
+		t = t->elem;
+	if (t->kind != TY_STRUCT)
+		return NULL;
+	for (Node *f = t->sdecl->args; f; f = f->next)
+		if (!ty_is_numeric(f->ty)) {
+			Node *g = non_numeric_field(f->ty);
+			return g ? g : f;
+		}
+	return NULL;
+}
+
 static void check_accum(Node *loop, Node *r)
 {
 	LoopInfo *li = loop->li;
@@ -54,9 +70,13 @@ static void check_accum(Node *loop, Node *r)
 			sema_fail_note(v, format("relaxed needs a dvector, and '%s' is a '%s'", name, ty_str(t)),
 			               s->decl, "declared here; accumulate(+: ...) takes a dmap, but then the "
 			                        "body cannot read it");
-		if (!ty_is_numeric(t->elem))
-			sema_fail_note(v, format("%s needs elements that are numbers, or arrays or structs of numbers, and '%s' holds '%s'",
-			                         cl, name, ty_str(t->elem)), s->decl, "declared here");
+		if (!ty_is_numeric(t->elem)) {
+			Node *f = non_numeric_field(t->elem);
+			sema_fail_note(v, format("%s needs elements that are numbers, or arrays or structs of numbers, and '%s' holds '%s'%s",
+			                         cl, name, ty_str(t->elem),
+			                         f ? format(", whose field '%s' is a '%s'", sema_S(f->name), ty_str(f->ty)) : ""),
+			               f ? f : s->decl, f ? "the field is declared here" : "declared here");
+		}
 		for (int i = 0; i < li->accum_syms.n; i++)
 			if (li->accum_syms.v[i] == s)
 				sema_fail(v, "'%s' appears twice in the accumulate%s clauses", name,

@@ -1,5 +1,8 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/accumulate-bool-field.sap \
+	tests/compile/brace-init.sap \
+	tests/compile/c-cast.sap \
 	tests/compile/print-lf.sap \
 	tests/compile/utf8-caret.sap \
 	tests/compile/bom-column.sap \
