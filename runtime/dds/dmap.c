@@ -69,8 +69,9 @@ static uint64_t hash_key(const sap_dmap *m, const void *key)
 		break;
 	default:
 		/* FNV-1a 64 over the bytes, then the mix. */
+		/* A string never assigned is NULL, and means "". */
 		x = 14695981039346656037u;
-		for (const unsigned char *p = *(const unsigned char *const *)key; *p; p++)
+		for (const unsigned char *p = (const unsigned char *)sap_str_c(*(const sap_str *)key); *p; p++)
 			x = (x ^ *p) * 1099511628211u;
 		break;
 	}
@@ -85,7 +86,7 @@ static bool key_eq(const sap_dmap *m, const ent *e, const void *key)
 	case SAP_K_LONG:
 		return e->key.l == *(const int64_t *)key;
 	default:
-		return strcmp(e->key.s, *(const sap_str *)key) == 0;
+		return strcmp(e->key.s, sap_str_c(*(const sap_str *)key)) == 0;
 	}
 }
 
@@ -261,7 +262,7 @@ static int64_t append_seq(sap_dmap *m, const void *key, uint64_t h, int64_t seq)
 		e->key.l = *(const int64_t *)key;
 		break;
 	default:
-		e->key.s = *(const sap_str *)key;
+		e->key.s = sap_str_c(*(const sap_str *)key);
 		break;
 	}
 	e->live = (uint64_t)seq;

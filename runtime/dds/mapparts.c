@@ -81,14 +81,14 @@ static size_t pad8(size_t n)
  * int64_t; a string as its length, then its bytes, to 8. */
 static size_t key_bytes(sap_keykind kk, const void *key)
 {
-	return kk == SAP_K_STRING ? 8 + pad8(strlen(*(const sap_str *)key)) : 8;
+	return kk == SAP_K_STRING ? 8 + pad8(strlen(sap_str_c(*(const sap_str *)key))) : 8;
 }
 
 static char *put_key(char *p, sap_keykind kk, const void *key)
 {
 	int64_t x;
 	if (kk == SAP_K_STRING) {
-		const char *s = *(const sap_str *)key;
+		const char *s = sap_str_c(*(const sap_str *)key);
 		x = (int64_t)strlen(s);
 		memcpy(p, &x, 8);
 		memset(p + 8, 0, pad8((size_t)x));

@@ -473,7 +473,7 @@ void sap_state_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
 static void put_key(sap_state *s, sap_keykind kk, const void *key)
 {
 	if (kk == SAP_K_STRING) {
-		const char *k = *(const sap_str *)key;
+		const char *k = sap_str_c(*(const sap_str *)key);
 		size_t len = strlen(k);
 		put_i64(s, (int64_t)len);
 		memcpy(room(s, len), k, len);
