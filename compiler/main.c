@@ -208,7 +208,18 @@ static SrcFile *load_source(const char *path)
 		fprintf(stderr, "sapc: error: '%s' is too large\n", path);
 		return NULL;
 	}
-	return diag_file(path, text, (int)len);
+	SrcFile *f = diag_file(path, text, (int)len);
+	/* Old Mac line ends would make a // comment run to the end of the
+	 * file: the rest of the program gone without a word. */
+	const char *cr = memchr(text, '\r', len);
+	while (cr && cr + 1 < text + len && cr[1] == '\n')
+		cr = memchr(cr + 2, '\r', len - (size_t)(cr + 2 - text));
+	if (cr) {
+		diag_error(f, (int)(cr - text), "a carriage return that ends no line: lines end with "
+		           "\\n or \\r\\n, not a lone \\r (old Mac line ends); convert the file");
+		return NULL;
+	}
+	return f;
 }
 
 /* The command line, as parse_args reads it. */

@@ -1,5 +1,6 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/lone-cr.sap \
 	tests/compile/accumulate-bool-field.sap \
 	tests/compile/brace-init.sap \
 	tests/compile/c-cast.sap \
