@@ -104,12 +104,25 @@ int64_t sap_mul_size(int64_t a, int64_t b, const sap_site *s);
  * being undefined. */
 static inline int32_t sap_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
 static inline int64_t sap_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
-static inline float sap_min_f(float a, float b) { return a < b ? a : b; }
-static inline double sap_min_d(double a, double b) { return a < b ? a : b; }
 static inline int32_t sap_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 static inline int64_t sap_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
-static inline float sap_max_f(float a, float b) { return a > b ? a : b; }
-static inline double sap_max_d(double a, double b) { return a > b ? a : b; }
+/* Floating min and max do not depend on the order of their arguments,
+ * so that reduce(max: ...) gives the same on every layout: a NaN gives
+ * NaN, and of 0 and -0, max is 0 and min -0. */
+static inline double sap_minmax_d(double a, double b, bool max)
+{
+	if (a < b)
+		return max ? b : a;
+	if (b < a)
+		return max ? a : b;
+	if (a != a || b != b)
+		return NAN;
+	return (signbit(a) != 0) == max ? b : a;
+}
+static inline float sap_min_f(float a, float b) { return (float)sap_minmax_d(a, b, false); }
+static inline double sap_min_d(double a, double b) { return sap_minmax_d(a, b, false); }
+static inline float sap_max_f(float a, float b) { return (float)sap_minmax_d(a, b, true); }
+static inline double sap_max_d(double a, double b) { return sap_minmax_d(a, b, true); }
 static inline int32_t sap_abs_i32(int32_t a) { return a < 0 ? (int32_t)(0u - (uint32_t)a) : a; }
 static inline int64_t sap_abs_i64(int64_t a) { return a < 0 ? (int64_t)(0u - (uint64_t)a) : a; }
 static inline float sap_abs_f(float a) { return fabsf(a); }

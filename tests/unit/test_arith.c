@@ -49,9 +49,16 @@ START_TEST(abs_min_max)
 	ck_assert_int_eq(sap_max_i64(INT64_MIN, 0), 0);
 	ck_assert(sap_min_d(1.0, 2.0) == 1.0);
 	ck_assert(sap_max_f(1.0f, 2.0f) == 2.0f);
-	/* With a NaN, the second operand: a < b and a > b are both false. */
-	ck_assert(sap_min_d(NAN, 2.0) == 2.0);
+	/* The order of the operands does not matter: a NaN gives NaN, and
+	 * of the zeros max takes 0 and min -0. */
+	ck_assert(isnan(sap_min_d(NAN, 2.0)));
+	ck_assert(isnan(sap_min_d(2.0, NAN)));
 	ck_assert(isnan(sap_max_d(1.0, NAN)));
+	ck_assert(isnan(sap_max_f(NAN, 1.0f)));
+	ck_assert(signbit(sap_max_d(-0.0, 0.0)) == 0 && signbit(sap_max_d(0.0, -0.0)) == 0);
+	ck_assert(signbit(sap_min_d(-0.0, 0.0)) != 0 && signbit(sap_min_d(0.0, -0.0)) != 0);
+	ck_assert(signbit(sap_min_f(0.0f, -0.0f)) != 0 && signbit(sap_max_f(-0.0f, 0.0f)) == 0);
+	ck_assert(sap_min_d(-3.0, -4.5) == -4.5 && sap_max_d(-3.0, -4.5) == -3.0);
 }
 END_TEST
 
