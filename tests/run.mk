@@ -3,6 +3,7 @@
 ## X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
 run_tests = \
+	tests/run/conv-nan.sap \
 	tests/run/minmax-order.sap \
 	tests/run/map-null-key.sap \
 	tests/run/shared-plan-ranks.sap \
@@ -148,6 +149,7 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/params-defaults.out tests/run/params-defaults.args \
+	tests/run/conv-nan.out tests/run/conv-nan.err tests/run/conv-nan.status \
 	tests/run/minmax-order.out tests/run/map-null-key.out tests/run/shared-plan-ranks.out tests/run/lazy-temps.out tests/run/array-drop-init.out tests/run/local-keys.out tests/run/map-int-keys.out \
 	tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
 	tests/run/accumulate-held.out tests/run/accumulate-held.args \
