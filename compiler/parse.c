@@ -48,6 +48,18 @@ static void closest(const char *name, const char *cand, const char **best, int *
 	}
 }
 
+/* A word of C's integer types that SAP does not have. */
+static bool c_int_word(Tok t)
+{
+	static const char *words[] = {"unsigned", "signed", "short", "char", "size_t", "int8_t",
+	                              "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+	                              "uint32_t", "uint64_t"};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if ((size_t)t.len == strlen(words[i]) && !strncmp(t.p, words[i], (size_t)t.len))
+			return true;
+	return false;
+}
+
 /* An identifier used as a type: name what it may have meant. */
 static void unknown_type(Program *p, Tok t)
 {
@@ -58,6 +70,11 @@ static void unknown_type(Program *p, Tok t)
 		diag_linecol(p->cur, later, &line, &col);
 		diag_error(p->cur, t.off, "unknown type '%s': struct '%s' is defined later, on line %d; "
 		           "define a struct before its first use", name, name, line);
+		return;
+	}
+	if (c_int_word(t)) {
+		diag_error(p->cur, t.off, "unknown type '%s': SAP's integers are int (32 bits) and "
+		           "long (64 bits), both signed", name);
 		return;
 	}
 	static const char *builtin[] = {"bool", "int", "long", "float", "double", "string"};
@@ -134,6 +151,11 @@ void parse_syntax_error(Program *p, Tok t)
 	}
 	if (t.kind == TK_IDENT && p->prev.kind == TK_IDENT && p->before_prev_off == p->prev.off &&
 	    parse_would_accept(p->before_prev, TK_TYPENAME, t)) {
+		unknown_type(p, p->prev);
+		return;
+	}
+	/* unsigned int x: C's words before a type. */
+	if (t.kind >= TK_BOOL && t.kind <= TK_STRING && p->prev.kind == TK_IDENT && c_int_word(p->prev)) {
 		unknown_type(p, p->prev);
 		return;
 	}

@@ -480,6 +480,7 @@ extern Ctx sema_ctx;
 extern Vec sema_funcs;          /* Sym * of functions */
 extern Vec sema_loop_calls;     /* calls in loop bodies: Node *, checked at the end */
 extern Vec sema_loop_of_call;
+extern Node *sema_const_decl;   /* the const whose value is being checked */
 extern Vec sema_hooks;          /* merge and reduction function sites (Node *, ->sym) */
 
 /* sema.c: failures, scopes, constants, types as written, statements. */

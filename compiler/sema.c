@@ -25,6 +25,7 @@ static Vec variables;           /* Sym * of every variable declaration, in order
 Vec sema_funcs;                 /* Sym * of functions */
 Vec sema_loop_calls;            /* calls in loop bodies: Node *, checked at the end */
 Vec sema_loop_of_call;
+Node *sema_const_decl;
 Vec sema_hooks;                 /* merge and reduction functions' sites, checked at the end */
 static Vec driver_names;        /* C names taken by driver statics */
 /* For lookups in constant time: the innermost visible symbol of each name
@@ -1227,8 +1228,11 @@ bool sema_program(Program *p)
 	for (Node *n = p->items; n; n = n->next) {
 		if (n->kind == N_STRUCT)
 			check_struct(n);
-		else if (n->kind == N_VAR && n->vclass == V_CONST)
+		else if (n->kind == N_VAR && n->vclass == V_CONST) {
+			sema_const_decl = n;
 			sema_check_stmt(n);
+			sema_const_decl = NULL;
+		}
 	}
 	for (Node *n = p->items; n; n = n->next)
 		if (n->kind == N_FUNC || n->kind == N_EXTERN)

@@ -808,6 +808,12 @@ static Type *check_expr_inner(Node *e)
 		if (!s) {
 			if (sema_find_builtin(name))
 				sema_fail(e, "'%s' is a built-in function; call it with %s(...)", name, name);
+			/* Consts are checked before the rest of the program. */
+			for (Node *n = sema_const_decl ? sema_prog->items : NULL; n; n = n->next)
+				if (n->kind == N_VAR && n->vclass != V_CONST && !strcmp(sema_S(n->name), name))
+					sema_fail(e, "the value of const '%s' must be a constant expression, but '%s' is "
+					          "a %s", sema_S(sema_const_decl->name), name,
+					          n->vclass == V_PARAM ? "param (set on the command line)" : "variable");
 			const char *sg = sema_suggest(name);
 			if (sg)
 				sema_fail(e, "undefined name '%s'; did you mean '%s'?", name, sg);

@@ -1,5 +1,7 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/unsigned-int.sap \
+	tests/compile/const-from-param.sap \
 	tests/compile/lone-cr.sap \
 	tests/compile/accumulate-bool-field.sap \
 	tests/compile/brace-init.sap \
