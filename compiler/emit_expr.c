@@ -807,9 +807,8 @@ static char *call(Node *e)
 
 /* ---- lazy operators ---- */
 
-/* Emit e into a fresh prelude; returns the expression, and the prelude
- * (possibly empty) in *pre. */
-/* An operand evaluated only sometimes (?:, &&, ||): its statements go to
+/* Emit e into a fresh prelude; returns the expression.  For an operand
+ * evaluated only sometimes (?:, &&, ||): its statements go to
  * pre, which the caller puts in the operand's block, and so do the drops
  * of its temporaries (*drops, emitted by end_operand), because they are
  * declared in that block and hold something only when it ran.  owned:
