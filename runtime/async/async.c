@@ -589,6 +589,16 @@ static void dump_plan_order(const sap_loop *L, const sap_plan *p, int64_t lo)
 	free(order);
 }
 
+/* A plan's order as the dump has it: a relaxed loop's by rounds and
+ * workers, any other's as one serial order. */
+static void dump_plan(const sap_run *x, const sap_plan *p, int64_t lo, int V)
+{
+	if (relaxed_run(x, V))
+		dump_plan_rounds(x->L, p);
+	else
+		dump_plan_order(x->L, p, lo);
+}
+
 static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                         int64_t lo, int64_t hi, void *red)
 {
@@ -608,10 +618,8 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	int64_t *order = NULL;
 	if (sap_cfg.dump_order && p->nlocked)
 		order = sap_xmalloc((size_t)p->n * sizeof *order);
-	else if (sap_cfg.dump_order && relaxed_run(x, x->V))
-		dump_plan_rounds(x->L, p);
 	else if (sap_cfg.dump_order)
-		dump_plan_order(x->L, p, lo);
+		dump_plan(x, p, lo, x->V);
 	double t0 = sap_now();
 	reds_open(x);
 	sap_exec_plan(x, p, st->locked, order);
@@ -743,10 +751,8 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	st->key_level = p->keys;
 	st->strips = p->strips;
 	st->colour = p->colour;
-	if (sap_cfg.dump_order && relaxed_run(x, T))
-		dump_plan_rounds(x->L, p);
-	else if (sap_cfg.dump_order)
-		dump_plan_order(x->L, p, lo);
+	if (sap_cfg.dump_order)
+		dump_plan(x, p, lo, T);
 	double t0 = sap_now();
 	reds_open(x);
 	dist_ctx c = { st, spec };
