@@ -1056,9 +1056,15 @@ typedef struct RangeScan {
 	Sym *j;
 	Node *body;
 	const char *lo, *hi;
+	bool fixed;             /* the loop's start and end are constants */
 	Buf guard;
 	Vec keys;
 } RangeScan;
+
+static int names_other(Node *n, void *j)
+{
+	return n->kind == N_NAME && n->sym != j && !n->has_cval;
+}
 
 /* The subscripts of arrays, and in a loop body of dvectors, whose keys
  * are affine in the counter: their range test, and them. */
@@ -1073,6 +1079,12 @@ static int range_scan(Node *n, void *arg)
 		return 0;
 	Type *bt = n->lhs->ty;
 	char *len, *a, *b;
+	/* With constant ends and a constant line, cc proves an array key in
+	 * range by itself, before it unrolls the loop; the flag, folded only
+	 * later, left SGDMF's K = 16 loops half-vectorised and its
+	 * two-thread step 1.7x slower. */
+	if (bt->kind == TY_ARRAY && r->fixed && !emit_any_node(n->rhs, names_other, r->j))
+		return 0;
 	if (bt->kind == TY_ARRAY)
 		len = format("%lld", (long long)bt->len);
 	else if (bt->kind == TY_DVEC && n->lhs->kind == N_NAME && E->loop)
@@ -1106,6 +1118,12 @@ static void ranged_loop(Node *s)
 	    emit_any_node(s->body, assigns_sym, j) || !invariant(c->rhs, s->body, j))
 		return;
 	RangeScan r = {.j = j, .body = s->body, .lo = j->cname};
+	int64_t v;
+	Node *in = s->init;
+	r.fixed = const_val(c->rhs, &v) && in &&
+	          ((in->kind == N_VAR && in->sym == j && in->init && const_val(in->init, &v)) ||
+	           (in->kind == N_EXPR && in->lhs->kind == N_ASSIGN && in->lhs->op == TK_ASSIGN &&
+	            in->lhs->lhs->kind == N_NAME && in->lhs->lhs->sym == j && const_val(in->lhs->rhs, &v)));
 	r.hi = format("(int64_t)(%s)", emit_expr(c->rhs));
 	buf_puts(&r.guard, "");
 	emit_any_node(s->body, range_scan, &r);
