@@ -326,8 +326,11 @@ echo "- reached: the first sweep with objective <= target + $rtol |target|; s: t
 echo "- plan: the features' loop in --stats (rank 0): groups / rounds / balance"
 echo "- load average before / after: $load0 / $load1"
 echo
-echo "| data (spread) | program | ranks x threads | reached at | s [min-max] | twin s / s | objective | plan |"
-echo "|--|--|--|--:|--|--:|--:|--|"
+echo "- twin s / s: of the medians; paired: the median over repetitions of the twin's s over this" \
+	"program's s in the same repetition (run back to back), which cancels the machine's drift"
+echo
+echo "| data (spread) | program | ranks x threads | reached at | s [min-max] | twin s / s | paired | objective | plan |"
+echo "|--|--|--|--:|--|--:|--:|--:|--|"
 for spread in $spreads; do
 	target=$(awk -v s="$spread" '$1 == s { print $3 }' "$tmp/targets")
 	tw=$(awk -v s="$spread" '$1 == s && $2 == "twin" { print $6 }' "$tmp/raw" | bench_median)
@@ -337,7 +340,7 @@ for spread in $spreads; do
 			"$tmp/raw" >"$tmp/rows"
 		if awk '$6 == "-" { bad = 1 } END { exit !bad }' "$tmp/rows"; then
 			obj=$(awk '{ print $7 }' "$tmp/rows" | sort -g | tail -n 1)
-			printf '| %s | %s | %s | not reached | - | - | %s | %s |\n' "$spread" "$prog" \
+			printf '| %s | %s | %s | not reached | - | - | - | %s | %s |\n' "$spread" "$prog" \
 				"$l" "$obj" "$(awk 'NR == 1 { print ($8 == "-" ? "-" : $8 " / " $9 " / " $10) }' "$tmp/rows")"
 			continue
 		fi
@@ -347,12 +350,17 @@ for spread in $spreads; do
 		at=$(awk 'NR == 1 { print $5 }' "$tmp/rows")
 		obj=$(awk 'NR == 1 { print $7 }' "$tmp/rows")
 		plan=$(awk 'NR == 1 { print ($8 == "-" ? "-" : $8 " / " $9 " / " $10) }' "$tmp/rows")
-		printf '| %s | %s | %s | %s | %.3f [%s] | %s | %s | %s |\n' "$spread" "$prog" "$l" \
+		paired=$(awk -v s="$spread" -v p="$prog" -v l="$l" '$1 == s && $2 == "twin" { t[$4] = $6 }
+			$1 == s && $2 == p && $3 == l && $6 != "-" { u[$4] = $6 }
+			END { if (p != "sklearn" && p != "glmnet")   # these run apart, after the others
+				for (r in u) if ((r in t) && u[r] > 0) print t[r] / u[r] }' "$tmp/raw" |
+			bench_median | awk '{ printf "%.2fx", $1 }')
+		printf '| %s | %s | %s | %s | %.3f [%s] | %s | %s | %s | %s |\n' "$spread" "$prog" "$l" \
 			"$at" "$med" "$range" \
 			"$(awk -v a="$tw" -v b="$med" 'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }')" \
-			"$obj" "$plan"
+			"${paired:--}" "$obj" "$plan"
 	done
-	echo "| $spread | target | | | | | $target | |"
+	echo "| $spread | target | | | | | | $target | |"
 done
 echo
 {

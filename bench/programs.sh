@@ -9,8 +9,9 @@
 #   sgdmf     samples/sgdmf.sap     tools/genratings, K = 16
 #   mlr       samples/mlr.sap       Fashion-MNIST, softmax regression
 # Each round runs the twin and the three layouts in turn (interleaved);
-# reported: the median wall time of REPS rounds and the twin's time over
-# it (above 1: faster than the twin).  The twins build with gcc -O3
+# reported: the median wall time of REPS rounds and the median over
+# rounds of the twin's time over the layout's in the same round (above 1:
+# faster than the twin).  The twins build with gcc -O3
 # -ffp-contract=off -fwrapv, as sapc -O3 builds the samples.
 #
 #   bench/programs.sh                  # both sizes, 3 rounds
@@ -158,7 +159,7 @@ echo "### programs: whole runs against the serial twins; median of $reps rounds"
 echo
 bench_machine
 echo "- twins: $BENCH_CC -std=c11 -O3 -ffp-contract=off -fwrapv samples/baselines/P.c; SAP: sapc -O3 samples/P.sap, $MPIEXEC -n R ${mpi_bind:+$mpi_bind }PROG --threads=T"
-echo "- seconds: wall time of the whole command (start-up, loading, loops, saving); ratio: the twin's seconds over the layout's"
+echo "- seconds: wall time of the whole command (start-up, loading, loops, saving); ratio: the median over rounds of the twin's seconds over the layout's in the same round"
 echo "- load average before / after: $load0 / $load1"
 echo
 echo "| program | data | arguments | twin s | 1x1 s | 1x2 s | 2x1 s | 1x1 | 1x2 | 2x1 |"
@@ -166,11 +167,17 @@ echo "|--|--|--|--:|--:|--:|--:|--:|--:|--:|"
 for size in $sizes; do
 	for p in $programs; do
 		m() { awk -v p="$p" -v s="$size" -v l="$1" '$1 == p && $2 == s && $3 == l { print $5 }' "$tmp/raw" | bench_median; }
+		# The twin's seconds over the layout's in the same round, a median.
+		r() { awk -v p="$p" -v s="$size" -v l="$1" '$1 == p && $2 == s && $3 == "twin" { t[$4] = $5 }
+			$1 == p && $2 == s && $3 == l { u[$4] = $5 }
+			END { for (k in u) if ((k in t) && u[k] > 0) print t[k] / u[k] }' "$tmp/raw" | bench_median; }
 		tw=$(m twin) a=$(m 1x1) b=$(m 1x2) c=$(m 2x1)
+		ra=$(r 1x1) rb=$(r 1x2) rc=$(r 2x1)
 		shown=$(args "$p" "$size" | sed "s|$D/||g; s| --out=[^ ]*||")
-		awk -v p="$p" -v s="$size" -v g="$shown" -v t="$tw" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {
+		awk -v p="$p" -v s="$size" -v g="$shown" -v t="$tw" -v a="$a" -v b="$b" -v c="$c" \
+			-v ra="$ra" -v rb="$rb" -v rc="$rc" 'BEGIN {
 			printf "| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2fx | %.2fx | %.2fx |\n",
-				p, s, g, t, a, b, c, t / a, t / b, t / c }'
+				p, s, g, t, a, b, c, ra, rb, rc }'
 	done
 done
 echo
