@@ -800,6 +800,15 @@ static void include_needed(void)
 				u->node->step->slice = SL_INCLUDED;
 			mark_needed(&u->uses);
 			include_ctrl(&u->ctrl);
+			/* An if's condition is walked outside the if (access.c),
+			 * so its controls leave the if out; one that assigns a
+			 * needed local (if ((j = p[i]) >= 0)) needs the if run
+			 * too, or the slice records j's earlier value. */
+			if (u->node->kind == N_IF && ((Ctl *)u->node->aux)->cond == u) {
+				Vec self = {0};
+				vec_push(&self, u->node);
+				include_ctrl(&self);
+			}
 		}
 		for (int i = 0; i < acc_ctls.n; i++) {
 			Ctl *c = acc_ctls.v[i];

@@ -36,6 +36,7 @@ run_tests = \
 	tests/run/slice-vars.sh \
 	tests/run/async-order.sh \
 	tests/run/dump-order-error.sh \
+	tests/run/if-assign-key.sh \
 	tests/run/bad-input.sh \
 	tests/run/output-is-input.sh \
 	tests/run/codec-ranks.sh \
