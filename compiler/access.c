@@ -397,6 +397,37 @@ static bool affine(Node *e, Vec *a, Vec *b)
 	return false;
 }
 
+/* Terms over the same invariant (or none) summed into one, and zeros
+ * dropped: c[i - i] and c[0 * i + 1] write one element whatever i is,
+ * and the verdict must see that.  False if a sum overflows. */
+static bool aff_normalize(Vec *v)
+{
+	int n = 0;
+	for (int i = 0; i < v->n; i++) {
+		AffTerm *t = v->v[i];
+		int j = 0;
+		for (; j < n; j++) {
+			AffTerm *u = v->v[j];
+			if (u->inv == t->inv ||
+			    (u->inv && t->inv && !strcmp(acc_expr_str(u->inv), acc_expr_str(t->inv))))
+				break;
+		}
+		if (j < n) {
+			AffTerm *u = v->v[j];
+			if (__builtin_add_overflow(u->k, t->k, &u->k))
+				return false;
+		} else {
+			v->v[n++] = t;
+		}
+	}
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (((AffTerm *)v->v[i])->k != 0)
+			v->v[m++] = v->v[i];
+	v->n = m;
+	return true;
+}
+
 /* ---- walking the body ---- */
 
 
@@ -411,7 +442,8 @@ static Access *access(Node *at, Node *base, Node *key, int mode)
 	a->mode = mode;
 	a->accumulate = acc_is_accum(acc_li, d);
 	a->ddsi = dds_index(d, mode);
-	if (!affine(key, &a->aterms, &a->bterms)) {
+	if (!affine(key, &a->aterms, &a->bterms) || !aff_normalize(&a->aterms) ||
+	    !aff_normalize(&a->bterms)) {
 		a->dynamic = true;
 		a->aterms.n = a->bterms.n = 0;
 	}

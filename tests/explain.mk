@@ -1,6 +1,7 @@
 ## Golden --explain tests: tests/explain/X.sap with the expected report X.out
 ## (and X.status when some loop is rejected).
 explain_tests = \
+	tests/explain/cancelled-terms.sap \
 	tests/explain/local-keys.sap \
 	tests/explain/static-key-var.sap \
 	tests/explain/relaxed-hint-dmap.sap \
