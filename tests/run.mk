@@ -20,6 +20,7 @@ run_tests = \
 	tests/run/narrow-call.sap \
 	tests/run/extern-arrays.sap \
 	tests/run/steady-buffers.sh \
+	tests/run/stats-recons.sh \
 	tests/run/driver-push-stamp.sap \
 	tests/run/map-key-long.sap \
 	tests/run/driver-write-stamp.sap \
