@@ -705,6 +705,7 @@ void acc_walk_stmt(Node *s)
 	case N_BREAK: case N_CONTINUE: {
 		Jump *j = xcalloc(1, sizeof *j);
 		j->node = s;
+		j->pos = acc_units.n;
 		for (int i = 0; i < acc_ctrl.n; i++)
 			vec_push(&j->ctrl, acc_ctrl.v[i]);
 		for (int i = acc_ctrl.n - 1; i >= 0; i--) {
@@ -929,10 +930,12 @@ static Node *ctrl_taint(Unit *u, Sym *s)
 	}
 	/* A continue under a tainted condition may skip the rest of an
 	 * iteration of an inner loop: what that rest assigns to variables
-	 * that outlive the iteration is unknowable from then on. */
+	 * that outlive the iteration is unknowable from then on.  What comes
+	 * before it in the iteration, or in the loop's step, always runs. */
 	for (int i = 0; i < acc_jumps.n; i++) {
 		Jump *j = acc_jumps.v[i];
-		if (j->node->kind != N_CONTINUE || !j->target || u->node == j->target)
+		if (j->node->kind != N_CONTINUE || !j->target || u->node == j->target ||
+		    u->pos < j->pos)
 			continue;
 		bool in = false;
 		for (int k = 0; k < u->ctrl.n && !in; k++)

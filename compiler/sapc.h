@@ -663,6 +663,7 @@ typedef struct Jump {
 	Node *node;
 	Vec ctrl;               /* enclosing control nodes */
 	Node *target;           /* the loop it leaves or continues; NULL: the body */
+	int pos;                /* units before it in source order */
 } Jump;
 
 

@@ -20,6 +20,7 @@ run_tests = \
 	tests/run/narrow-call.sap \
 	tests/run/extern-arrays.sap \
 	tests/run/steady-buffers.sh \
+	tests/run/continue-before.sap \
 	tests/run/stats-recons.sh \
 	tests/run/driver-push-stamp.sap \
 	tests/run/map-key-long.sap \
@@ -169,7 +170,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/driver-write-stamp.out tests/run/len-keys.out tests/run/reload-parts.out \
 	tests/run/parted-map-reads.out tests/run/driver-push-stamp.out \
 	tests/run/extern-arrays.out tests/run/extern-arrays.c tests/run/narrow-call.out \
-	tests/run/header-write-stamp.out \
+	tests/run/header-write-stamp.out tests/run/continue-before.out \
 	tests/run/ranged-keys.out tests/run/ranged-keys.status tests/run/ranged-keys.err \
 	tests/run/map-key-long.out tests/run/map-key-long.status tests/run/map-key-long.err \
 	tests/run/rand-keys.out tests/run/rand-keys.args \
