@@ -345,7 +345,11 @@ static void hoist_in(Node *e, Node *s)
 		h->key = k;
 		h->ptr = emit_tmp("el");
 		const char *et = emit_ctype(e->lhs->ty->elem);
-		h->decl = format("%s *%s = &((%s *)%s)[sap_dv_ix(&%s, %s, %s)];", et, h->ptr,
+		const char *au = emit_audit(e->lhs->sym, false);
+		h->decl = au ? format("%s *%s = &((%s *)%s)[sap_dv_ixa(&%s, %s, %s, true%s)];", et,
+		                      h->ptr, et, emit_dv_data(e->lhs->sym), e->lhs->sym->cname,
+		                      emit_expr(e->rhs), emit_site(e), au) :
+		          format("%s *%s = &((%s *)%s)[sap_dv_ix(&%s, %s, %s)];", et, h->ptr,
 		                 et, emit_dv_data(e->lhs->sym), e->lhs->sym->cname, emit_expr(e->rhs),
 		                 emit_site(e));
 		/* Only read, and from the plan-order copy when there is one. */

@@ -174,6 +174,23 @@ static char *lit(Node *e)
 
 /* ---- storage ---- */
 
+/* In an async body's checked version, --check-plan audits each access
+ * of a dvector its plan orders (one the loop writes) against the keys
+ * of the iteration's reconnaissance: the arguments of sap_dv_ixa after
+ * the check, or NULL where there is nothing to audit. */
+const char *emit_audit(Sym *d, bool write)
+{
+	if (!E->versioned || E->loop->kind != N_ASYNC || acc_is_accum(E->loop->li, d))
+		return NULL;
+	LoopInfo *li = E->loop->li;
+	for (int i = 0; i < li->dds.n; i++)
+		if (li->dds.v[i] == d)
+			return ((intptr_t)li->dds_mode.v[i] & ACC_WRITE) ?
+			       format(", sap_v < 1 ? &sap_loop%d : NULL, %d, sap_i, %d", li->id, i,
+			              write ? 2 : 1) : NULL;
+	return NULL;
+}
+
 static char *index_expr(Node *e, bool write)
 {
 	Type *bt = e->lhs->ty;
@@ -217,10 +234,11 @@ static char *index_expr(Node *e, bool write)
 		         emit_staged(E->loop->li, e->lhs->sym) : -1;
 		/* Static keys are in range for sap_v >= 1, recorded ones for
 		 * sap_v == 2, where every plan-order copy is there too. */
+		const char *au = emit_audit(e->lhs->sym, write);
 		if (E->versioned && acc_static_dv(E->loop->li, e)) {
-			char *el = format("((%s *)%s)[sap_dv_ixc(&%s, %s, %s, sap_v < 1)]", emit_ctype(bt->elem),
-			                  emit_dv_data(e->lhs->sym), e->lhs->sym->cname, emit_expr(e->rhs),
-			                  emit_site(e));
+			char *el = format("((%s *)%s)[sap_dv_ix%s(&%s, %s, %s, sap_v < 1%s)]",
+			                  emit_ctype(bt->elem), emit_dv_data(e->lhs->sym), au ? "a" : "c",
+			                  e->lhs->sym->cname, emit_expr(e->rhs), emit_site(e), au ? au : "");
 			/* Pointers chosen, then dereferenced: an lvalue, whose
 			 * address array code may take. */
 			return st < 0 ? format("(%s)", el) :
@@ -235,9 +253,10 @@ static char *index_expr(Node *e, bool write)
 		}
 		const char *in = E->loop ? emit_ranged(e->rhs) : NULL;
 		if (E->versioned && acc_recorded_dv(E->loop->li, e))
-			return format("(((%s *)%s)[sap_dv_ixc(&%s, %s, %s, sap_v < 2%s%s)])", emit_ctype(bt->elem),
-			              emit_dv_data(e->lhs->sym), e->lhs->sym->cname, emit_expr(e->rhs),
-			              emit_site(e), in ? " && !" : "", in ? in : "");
+			return format("(((%s *)%s)[sap_dv_ix%s(&%s, %s, %s, sap_v < 2%s%s%s)])",
+			              emit_ctype(bt->elem), emit_dv_data(e->lhs->sym), au ? "a" : "c",
+			              e->lhs->sym->cname, emit_expr(e->rhs), emit_site(e), in ? " && !" : "",
+			              in ? in : "", au ? au : "");
 		if (e->lhs->kind == N_NAME && E->hoisted.n) {
 			char *k = acc_expr_str(e->rhs);
 			for (int i = E->hoisted.n - 1; i >= 0; i--) {

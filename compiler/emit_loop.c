@@ -888,8 +888,10 @@ static void body_fn(Node *s)
 			emit_line(s, "int64_t sap_end = sap_idx ? sap_idx[hi - 1] + 1 : hi;");
 		}
 		const char *run = format("sap_loop%d_run(env, sap_idx, lo, hi, red", id);
+		/* --check-plan: the checked version audits the keys. */
+		emit_line(s, "if (sap_audit_on)\n\t\t%s, 0, false, 0);", run);
 		if (all)
-			emit_line(s, "if (%s) {\n"
+			emit_line(s, "else if (%s) {\n"
 			          "\t\tif (sap_seq_dense(sap_idx, lo, hi))\n"
 			          "\t\t\tsap_loop%d_runs(env, sap_idx, lo, hi, red);\n"
 			          "\t\telse\n\t\t\t%s, 2, false, 0);\n\t}",
@@ -899,8 +901,8 @@ static void body_fn(Node *s)
 		 * contiguous, no plan-order copy is there (sap_staged), and the
 		 * loop is one cc can vectorise. */
 		if (guard.len)
-			emit_line(s, "%sif (%s) {\n\t\tif (sap_idx)\n\t\t\t%s, 1, false, 0);\n\t\telse\n\t\t\t"
-			          "sap_loop%d_run(env, NULL, lo, hi, red, 1, false, 0);\n\t}", all ? "else " : "",
+			emit_line(s, "else if (%s) {\n\t\tif (sap_idx)\n\t\t\t%s, 1, false, 0);\n\t\telse\n\t\t\t"
+			          "sap_loop%d_run(env, NULL, lo, hi, red, 1, false, 0);\n\t}",
 			          conjunction(guard.s), run, id);
 		emit_line(s, "else\n\t\t%s, 0, false, 0);", run);
 		E->indent = 0;

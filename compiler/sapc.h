@@ -890,6 +890,7 @@ typedef struct Ranged {
 	char *flag;
 } Ranged;
 const char *emit_ranged(Node *key);
+const char *emit_audit(Sym *d, bool write);
 
 extern Emitter *E;
 const char *emit_ctype(Type *t);        /* ensures the typedef exists */

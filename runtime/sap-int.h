@@ -489,6 +489,11 @@ typedef struct sap_keylog {
 void sap_recon_log(const sap_async_spec *spec, const sap_layout *ly, void *env,
                    const int64_t *idx, int64_t n, sap_keylog *log, int T);
 void sap_keylog_free(sap_keylog *log);
+struct sap_loop_state;
+/* --check-plan: keep log (of every iteration of the plan) for the body's
+ * accesses to be checked against (sap_audit_key); free it with the plan. */
+void sap_audit_keep(struct sap_loop_state *st, const sap_keylog *log);
+void sap_audit_free(struct sap_loop_state *st);
 /* The keys that iterations idx[0 .. n) (ascending) write, as bits set in
  * bits[dds] (those not NULL), and, when touched is not NULL, those they
  * read or write in touched[dds]; on the calling thread. */
@@ -945,6 +950,9 @@ struct sap_loop_state {
 	 * sap_loop.key_max shows while the body runs over the plan. */
 	uint64_t *key_max;
 	bool keys_known;                /* key_max is the plan's */
+	/* --check-plan: the plan's log of keys, sorted (audit.c). */
+	sap_access *audit;
+	int64_t naudit;
 	struct sap_locked *locked;      /* per locked round */
 	sap_dist dist;                  /* several ranks: what this one writes */
 	/* Several ranks, a loop that writes nothing: what each rank reads

@@ -440,6 +440,25 @@ static inline int64_t sap_dv_ixc(const sap_dvec *v, int64_t i, const sap_site *s
 	return check ? sap_dv_ix(v, i, s) : i;
 }
 
+/* Under --check-plan, an async body runs its checked version, whose
+ * accesses of the dvectors its plan orders are checked against the keys
+ * its reconnaissance recorded (runtime/async/audit.c). */
+extern bool sap_audit_on;
+struct sap_loop;
+void sap_audit_key(const struct sap_loop *L, int dds, int64_t it, int64_t key, int mode,
+                   const sap_site *s);
+
+/* sap_dv_ixc, and in the checked version (L not NULL), audited as access
+ * dds of iteration it with mode. */
+static inline int64_t sap_dv_ixa(const sap_dvec *v, int64_t i, const sap_site *s, bool check,
+                                 const struct sap_loop *L, int dds, int64_t it, int mode)
+{
+	int64_t k = check ? sap_dv_ix(v, i, s) : i;
+	if (L && __builtin_expect(sap_audit_on, 0))
+		sap_audit_key(L, dds, it, k, mode, s);
+	return k;
+}
+
 struct sap_dist_stats;
 /* Collective: every rank's copy of v current (see sap_dvec.holder). */
 void sap_dv_whole(sap_dvec *v, struct sap_dist_stats *stats);

@@ -229,6 +229,7 @@ static void drop_plan(struct sap_loop_state *st)
 	free(st->locked);
 	st->locked = NULL;
 	sap_plan_free(&st->plan);
+	sap_audit_free(st);
 	sap_layout_free(&st->layout);
 	sap_dist_free(&st->dist);
 	st->cached = false;
@@ -246,7 +247,7 @@ static void check_plan(struct sap_loop_state *st, const sap_async_spec *spec, vo
 	sap_recon_log(spec, &st->layout, env, all, n, &log, T);
 	sap_conflict c;
 	if (sap_plan_check(&st->plan, lo, log.v, log.n, &c))
-		;
+		sap_audit_keep(st, &log);
 	else if (c.dds < 0) {
 		char times[32];
 		snprintf(times, sizeof times, c.times == 0 ? "never" : c.times == 2 ? "twice" :

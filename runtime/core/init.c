@@ -724,6 +724,7 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		parse_arg(prog, (*argv)[i]);
 	if (sap_cfg.threads <= 0)
 		sap_cfg.threads = default_threads();
+	sap_audit_on = sap_cfg.check_plan;
 	if (sap_cfg.resume && !sap_cfg.ckpt_dir)
 		usage_error("--resume needs --checkpoint-dir=DIR, the directory of the checkpoints");
 	/* Taken alone, they would quietly write no checkpoint at all. */

@@ -634,6 +634,61 @@ START_TEST(check_plan_passes)
 }
 END_TEST
 
+/* sgd_body, auditing its accesses as a body under --check-plan does;
+ * off_by adds to the item key it writes, as a slice that records other
+ * keys than the body touches would look. */
+static int64_t off_by;
+static _Atomic int64_t audited;
+static const sap_loop *audited_loop;
+
+static void audited_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, void *red)
+{
+	(void)red;
+	sgd *m = env;
+	const sap_loop *L = audited_loop;
+	for (int64_t k = lo; k < hi; k++) {
+		int64_t i = idx ? idx[k] : k;
+		const rating *a = (const rating *)m->A.data + i;
+		sap_audit_key(L, 0, i, i, SAP_READ, NULL);
+		sap_audit_key(L, 1, i, a->u, SAP_RW, NULL);
+		sap_audit_key(L, 2, i, (a->v + off_by) % m->H.n, SAP_WRITE, NULL);
+		audited++;
+	}
+	sgd_body(env, idx, lo, hi, NULL);
+}
+
+static void audit_run(int64_t off)
+{
+	sgd m;
+	sgd_make(&m, 6000, 300, 300, 8);
+	sap_cfg.threads = 2;
+	sap_cfg.check_plan = true;
+	sap_audit_on = true;
+	off_by = off;
+	audited = 0;
+	sap_loop L = new_loop(1);
+	audited_loop = &L;
+	sap_async_for(&L, &m.spec, 0, m.A.n, &m, audited_body, NULL, NULL);
+	ck_assert_int_eq(L.state->verdict, SAP_V_PLANNED);
+	ck_assert_int_eq(audited, 6000);
+	ck_assert_int_gt(L.state->naudit, 6000);
+	sap_audit_on = false;
+	sgd_free(&m);
+}
+
+START_TEST(audit_passes)
+{
+	audit_run(0);
+}
+END_TEST
+
+/* Exits 1 with the iteration and the key. */
+START_TEST(audit_finds_unrecorded_key)
+{
+	audit_run(1);
+}
+END_TEST
+
 static void print_stats(void)
 {
 	sgd m;
@@ -846,6 +901,8 @@ Suite *async_suite(void)
 	tcase_add_test(tc, cache_reuse);
 	tcase_add_loop_test(tc, locked_group_serializable, 0, 2);
 	tcase_add_test(tc, check_plan_passes);
+	tcase_add_test(tc, audit_passes);
+	tcase_add_exit_test(tc, audit_finds_unrecorded_key, 1);
 	tcase_add_test(tc, stats_table);
 	tcase_add_test(tc, serial_plan_warns);
 	tcase_add_test(tc, seq_stretches);
