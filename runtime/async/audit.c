@@ -64,7 +64,8 @@ void sap_audit_key(const sap_loop *L, int dds, int64_t it, int64_t key, int mode
 		return;
 	sap_access want = { it, key, dds, 0 };
 	const sap_access *a = bsearch(&want, st->audit, (size_t)st->naudit, sizeof *a, by_access);
-	if (a && (a->mode & mode) == mode)
+	/* A key recorded as written covers a read of it too. */
+	if (a && (!(mode & SAP_WRITE) || (a->mode & SAP_WRITE)))
 		return;
 	/* Audited accesses are all of dvectors. */
 	const sap_dvec *v = dds < st->ndds ? st->ptrs[dds] : NULL;

@@ -657,10 +657,25 @@ static void audited_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, 
 	sgd_body(env, idx, lo, hi, NULL);
 }
 
-static void audit_run(int64_t off)
+/* sgd_slice, but H's key recorded as only read. */
+static void read_h_slice(void *env, const int64_t *idx, int64_t lo, int64_t hi, sap_rec *rec)
+{
+	sgd *m = env;
+	const rating *a = (const rating *)m->A.data;
+	for (int64_t k = lo; k < hi; k++) {
+		int64_t i = idx ? idx[k] : k;
+		sap_rec_begin(rec, i);
+		sap_rec_key(rec, 1, a[i].u, SAP_RW);
+		sap_rec_key(rec, 2, a[i].v, SAP_READ);
+	}
+}
+
+static void audit_run(int64_t off, bool read_h)
 {
 	sgd m;
 	sgd_make(&m, 6000, 300, 300, 8);
+	if (read_h)
+		m.spec.slice = read_h_slice;
 	sap_cfg.threads = 2;
 	sap_cfg.check_plan = true;
 	sap_audit_on = true;
@@ -678,14 +693,20 @@ static void audit_run(int64_t off)
 
 START_TEST(audit_passes)
 {
-	audit_run(0);
+	audit_run(0, false);
 }
 END_TEST
 
 /* Exits 1 with the iteration and the key. */
 START_TEST(audit_finds_unrecorded_key)
 {
-	audit_run(1);
+	audit_run(1, false);
+}
+END_TEST
+
+START_TEST(audit_finds_write_recorded_as_read)
+{
+	audit_run(0, true);
 }
 END_TEST
 
@@ -903,6 +924,7 @@ Suite *async_suite(void)
 	tcase_add_test(tc, check_plan_passes);
 	tcase_add_test(tc, audit_passes);
 	tcase_add_exit_test(tc, audit_finds_unrecorded_key, 1);
+	tcase_add_exit_test(tc, audit_finds_write_recorded_as_read, 1);
 	tcase_add_test(tc, stats_table);
 	tcase_add_test(tc, serial_plan_warns);
 	tcase_add_test(tc, seq_stretches);
