@@ -378,7 +378,8 @@ save(u$name, dir + "/$name.2");
 SAP
 done >>"$tmp/rt.sap"
 nshapes=$(echo "$shapes" | wc -l)
-echo "print(\"%d shapes, %d differences\n\", $nshapes, nbad);" >>"$tmp/rt.sap"
+# printf, not echo: dash's echo turns the \n into a newline.
+printf 'print("%%d shapes, %%d differences\\n", %s, nbad);\n' "$nshapes" >>"$tmp/rt.sap"
 
 "$SAPC" -O1 -Wall -Wextra -Werror -o "$tmp/rt" "$tmp/rt.sap" || fail "sapc rt.sap"
 
