@@ -106,6 +106,54 @@ static bool dropped_jump(Node *s)
 	}
 }
 
+/* Where t is in n: 0 not there, 1 where n's evaluation always reaches,
+ * 2 in an operand it may skip (the right of && or ||, a branch of ?:). */
+static int find_lazy(Node *n, Node *t, bool lazy)
+{
+	if (!n)
+		return 0;
+	if (n == t)
+		return lazy ? 2 : 1;
+	bool sc = n->kind == N_BINARY && (n->op == TK_ANDAND || n->op == TK_OROR);
+	Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->step, n->body,
+	                n->size};
+	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) {
+		bool l = lazy || (sc && kids[i] == n->rhs) ||
+		         (n->kind == N_COND && (kids[i] == n->then || kids[i] == n->els));
+		int r = find_lazy(kids[i], t, l);
+		if (r)
+			return r;
+	}
+	for (Node *a = n->args; a; a = a->next) {
+		int r = find_lazy(a, t, lazy);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* Is a's access in an operand its statement may not evaluate?  The
+ * slice records its key unguarded, so it computes it where the body may
+ * not (cnt[L[0]] in len(L) > 0 && cnt[L[0]] > 0): in a region of its
+ * own, where an error drops the record, which the body, if it gets
+ * there, makes its own. */
+static bool lazy_access(const Access *a)
+{
+	return a->unit && find_lazy(a->unit, a->at, false) == 2;
+}
+
+/* Does s record a key in a region of its own (lazy_access)? */
+static bool lazy_records(Node *s)
+{
+	LoopInfo *li = E->loop->li;
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (a->recorded && a->anchor == s && lazy_access(a))
+			return true;
+	}
+	return false;
+}
+
 static void records(Node *at)
 {
 	LoopInfo *li = E->loop->li;
@@ -142,7 +190,8 @@ static void records(Node *at)
 		Access *a = recs.v[i];
 		/* Recorded before an inner loop, which may make no pass or
 		 * none that reaches the access: its own region. */
-		bool spec = at->kind == N_WHILE || at->kind == N_DO || at->kind == N_FOR;
+		bool spec = at->kind == N_WHILE || at->kind == N_DO || at->kind == N_FOR ||
+		            lazy_access(a);
 		if (spec)
 			spec_begin(E->loop);
 		StmtState st;
@@ -184,11 +233,12 @@ static bool has_spec(Node *s)
 				return true;
 		return false;
 	case N_IF:
-		return s->slice == SL_FLAT || has_spec(s->then) || has_spec(s->els);
+		return s->slice == SL_FLAT || lazy_records(s) || has_spec(s->then) ||
+		       has_spec(s->els);
 	case N_WHILE: case N_DO: case N_FOR:
 		return true;    /* keys recorded before it, each in a region */
 	default:
-		return false;
+		return lazy_records(s);
 	}
 }
 
