@@ -745,10 +745,12 @@ static bool seed_key(Access *a)
 	/* Record it before the outermost enclosing loops that do not
 	 * change its key: once per iteration of the async for instead of
 	 * once per pass of an inner loop.  Not out of an if, which would
-	 * record keys of branches not taken. */
+	 * record keys of branches not taken, nor out of any loop when the
+	 * key draws a random number, which is another on every pass. */
 	a->anchor = u->node;
 	int depth = u->ctrl.n;
-	while (depth > 0) {
+	bool draws = acc_has_rand(a->key);
+	while (depth > 0 && !draws) {
 		Node *c = u->ctrl.v[depth - 1];
 		if (!((Ctl *)c->aux)->is_loop || acc_defined_inside(c, &tmp.uses))
 			break;
