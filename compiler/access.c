@@ -428,6 +428,32 @@ static bool aff_normalize(Vec *v)
 	return true;
 }
 
+/* Does e do arithmetic in int, which wraps at 32 bits? */
+static bool int32_arith(Node *e)
+{
+	if (!e)
+		return false;
+	if ((e->kind == N_BINARY || e->kind == N_UNARY) && e->ty && e->ty->kind == TY_INT)
+		return true;
+	if (e->kind == N_NAME && acc_is_local(e->sym) && !e->sym->modified && e->sym->decl &&
+	    e->sym->decl->kind == N_VAR && e->sym->decl->init && e->sym->vclass == V_LOCAL)
+		return int32_arith(e->sym->decl->init);
+	return int32_arith(e->lhs) || int32_arith(e->rhs);
+}
+
+/* Terms a key computed in int can have: int arithmetic wraps, so a
+ * coefficient past int's range (i * 65536 * 65536 is 0 in int, 2^32 i
+ * here) describes another key than the body's.  Such a key is dynamic. */
+static bool fits_int32(const Vec *v)
+{
+	for (int i = 0; i < v->n; i++) {
+		int64_t k = ((AffTerm *)v->v[i])->k;
+		if (k < INT32_MIN || k > INT32_MAX)
+			return false;
+	}
+	return true;
+}
+
 /* ---- walking the body ---- */
 
 
@@ -443,10 +469,13 @@ static Access *access(Node *at, Node *base, Node *key, int mode)
 	a->accumulate = acc_is_accum(acc_li, d);
 	a->ddsi = dds_index(d, mode);
 	if (!affine(key, &a->aterms, &a->bterms) || !aff_normalize(&a->aterms) ||
-	    !aff_normalize(&a->bterms)) {
+	    !aff_normalize(&a->bterms) ||
+	    (int32_arith(key) && (!fits_int32(&a->aterms) || !fits_int32(&a->bterms)))) {
 		a->dynamic = true;
 		a->aterms.n = a->bterms.n = 0;
 	}
+	for (int i = 0; i < acc_ctrl.n; i++)
+		vec_push(&a->ctrl, acc_ctrl.v[i]);
 	vec_push(&acc_li->accesses, a);
 	if (mode & ACC_READ)
 		vec_push(&acc_cur->reads, at);
@@ -598,7 +627,9 @@ void acc_walk_expr(Node *e)
 			}
 			return;
 		case B_RAND: case B_RAND_INT: case B_RAND_NORMAL:
-			e->rsite = ++acc_li->nrand;
+			/* Numbered before the walk (verdict.c), which may meet
+			 * a call twice: a written DDS's key is walked as a read
+			 * and as a write. */
 			break;
 		case B_WTIME:
 			if (!acc_cur->rngcall)

@@ -363,7 +363,9 @@ static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 		else if (!a->dynamic)
 			cls = format("static (affine in %s)", l->init->sym->name);
 		else if (rec && planned)
-			cls = "dynamic, recorded by the slice";
+			cls = a->key->has_cval || a->key->kind == N_INT ?
+			      "constant, recorded by the slice under its condition" :
+			      "dynamic, recorded by the slice";
 		else if (into && planned)
 			cls = format("dynamic, recorded as %s[%s] (the same key)", into->dds->name,
 			             acc_expr_str(into->key));

@@ -562,6 +562,7 @@ typedef struct Access {
 	bool accumulate;
 	bool structural;        /* inserts into or erases from a map */
 	Vec aterms, bterms;     /* static: key = a * i + b, of AffTerm * */
+	Vec ctrl;               /* enclosing control nodes */
 } Access;
 
 /* Slice roles of nodes (Node.slice). */

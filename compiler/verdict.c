@@ -320,6 +320,33 @@ int acc_dds_mode_of(LoopInfo *l, Sym *d)
 	return 0;
 }
 
+static int collect_rand(Node *n, void *calls)
+{
+	if (n->kind == N_CALL && (n->builtin == B_RAND || n->builtin == B_RAND_INT ||
+	                          n->builtin == B_RAND_NORMAL))
+		vec_push(calls, n);
+	return 0;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const Node *x = *(Node *const *)a, *y = *(Node *const *)b;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* Each call of rand, rand_int or rand_normal in the body is a site,
+ * numbered from 1 in source order (sap(7)): its draws are the site's. */
+static void number_rand_sites(Node *l)
+{
+	Vec calls = {0};
+	emit_any_node(l->body, collect_rand, &calls);
+	if (calls.n)
+		qsort(calls.v, (size_t)calls.n, sizeof *calls.v, by_offset);
+	for (int i = 0; i < calls.n; i++)
+		((Node *)calls.v[i])->rsite = i + 1;
+	acc_li->nrand = calls.n;
+}
+
 /* The body's units, controls, jumps and accesses, afresh. */
 static void walk_loop(Node *l)
 {
@@ -328,7 +355,7 @@ static void walk_loop(Node *l)
 	acc_units.n = acc_ctls.n = acc_jumps.n = acc_ctrl.n = 0;
 	acc_li->accesses.n = acc_li->dds.n = acc_li->dds_mode.n = acc_li->slice_reads.n = 0;
 	acc_li->whole_dds.n = 0;
-	acc_li->nrand = 0;
+	number_rand_sites(l);
 	acc_li->nforks = 0;
 	acc_li->has_slice = acc_li->has_reads = false;
 	/* A sync for's variable is an element, not an index: no key of it
@@ -436,6 +463,27 @@ static void sync_paths(Node *l)
 	}
 }
 
+/* if (b < 0) h[0] += 1; else h[b] += 1: a constant key written under an
+ * if the slice can evaluate is the slice's to record, under that if, not
+ * an affine form's, which every iteration has ("every iteration that
+ * writes h writes h[0]": serialized).  Under conditions it cannot
+ * evaluate the slice would record it for every iteration anyway. */
+static void guarded_constant_keys(void)
+{
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		if (a->dynamic || a->aterms.n || !(a->mode & ACC_WRITE) || a->accumulate ||
+		    a->structural)
+			continue;
+		for (int k = 0; k < a->ctrl.n && !a->dynamic; k++) {
+			Node *c = a->ctrl.v[k];
+			a->dynamic = c->kind == N_IF && !((Ctl *)c->aux)->taint;
+		}
+		if (a->dynamic)
+			a->bterms.n = 0;
+	}
+}
+
 static void analyse(Node *l)
 {
 	walk_loop(l);
@@ -463,6 +511,7 @@ static void analyse(Node *l)
 	acc_li->nforks = 0;
 	while (acc_choose_forks())
 		acc_retaint();
+	guarded_constant_keys();
 	acc_build_slice();
 	decide();
 	if (acc_li->verdict == VD_NOWRITE)

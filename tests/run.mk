@@ -21,6 +21,10 @@ run_tests = \
 	tests/run/extern-arrays.sap \
 	tests/run/steady-buffers.sh \
 	tests/run/continue-before.sap \
+	tests/run/rand-keys-inner.sap \
+	tests/run/lazy-operand-keys.sap \
+	tests/run/int-wrap-keys.sap \
+	tests/run/rand-site-key.sh \
 	tests/run/stats-recons.sh \
 	tests/run/driver-push-stamp.sap \
 	tests/run/map-key-long.sap \
@@ -171,6 +175,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/parted-map-reads.out tests/run/driver-push-stamp.out \
 	tests/run/extern-arrays.out tests/run/extern-arrays.c tests/run/narrow-call.out \
 	tests/run/header-write-stamp.out tests/run/continue-before.out \
+	tests/run/rand-keys-inner.out tests/run/lazy-operand-keys.out tests/run/int-wrap-keys.out \
 	tests/run/ranged-keys.out tests/run/ranged-keys.status tests/run/ranged-keys.err \
 	tests/run/map-key-long.out tests/run/map-key-long.status tests/run/map-key-long.err \
 	tests/run/rand-keys.out tests/run/rand-keys.args \
