@@ -1083,12 +1083,17 @@ struct sap_loop_state *sap_plan_to_share(struct sap_loop_state *st, const sap_as
  * elements of every worker's view into the vector, and renews the views;
  * fold_ranks: the same over the ranks (collective, on one thread), x's
  * workers being this rank's, in order.  close: the last fold (over the
- * ranks or not), and the copies go. */
+ * ranks or not), and the copies go.  The copies' buffers are accum.c's,
+ * kept from one invocation to the next; open and close spread their
+ * passes over the pool's threads. */
 void sap_rel_direct(const sap_reduce *r, void *red);
 void sap_rel_open(const sap_run *x);
 void sap_rel_fold(const sap_run *x, int t, int nt);
 void sap_rel_fold_ranks(const sap_run *x, sap_dist_stats *stats);
 void sap_rel_close(const sap_run *x, bool ranks, sap_dist_stats *stats);
+/* async/accum.c: sap_acc_alloc's buffer, not zeroed, for a copy to fill;
+ * back with sap_acc_free. */
+void *sap_acc_take(int64_t n, size_t elsize);
 
 /* async/exec.c: run a plan on its workers (x->reds set); order, when not NULL,
  * gets the equivalent serial order (p->n indices). */

@@ -45,11 +45,11 @@ static void zero_part(void *arg, int w)
  * buffers are left NULL, for sap_acc_driver_init to make. */
 static _Thread_local bool driver_init;
 
-void *sap_acc_alloc(int64_t n, size_t elsize)
+/* A kept buffer of bytes, as its last user left it, or a new one, zeroed
+ * (*fresh).  The header's address. */
+static char *take(size_t bytes, bool *fresh)
 {
-	if (driver_init)
-		return NULL;
-	size_t bytes = (n > 0 ? (size_t)n : 1) * (elsize ? elsize : 1);
+	*fresh = false;
 	char *p = NULL;
 	pthread_mutex_lock(&keep_mu);
 	for (int k = 0; k < nkept; k++)
@@ -61,14 +61,33 @@ void *sap_acc_alloc(int64_t n, size_t elsize)
 			break;
 		}
 	pthread_mutex_unlock(&keep_mu);
-	if (!p) {
-		p = sap_alloc_dds(bytes + HEAD);
-		if (!p)
-			sap_fatal(NULL, "out of memory");
-		memset(p, 0, bytes + HEAD);
-		memcpy(p, &bytes, sizeof bytes);
+	if (p)
+		return p;
+	p = sap_alloc_dds(bytes + HEAD);
+	if (!p)
+		sap_fatal(NULL, "out of memory");
+	memset(p, 0, bytes + HEAD);
+	memcpy(p, &bytes, sizeof bytes);
+	*fresh = true;
+	return p;
+}
+
+void *sap_acc_take(int64_t n, size_t elsize)
+{
+	size_t bytes = (n > 0 ? (size_t)n : 1) * (elsize ? elsize : 1);
+	bool fresh;
+	return take(bytes, &fresh) + HEAD;
+}
+
+void *sap_acc_alloc(int64_t n, size_t elsize)
+{
+	if (driver_init)
+		return NULL;
+	size_t bytes = (n > 0 ? (size_t)n : 1) * (elsize ? elsize : 1);
+	bool fresh;
+	char *p = take(bytes, &fresh);
+	if (fresh)
 		return p + HEAD;
-	}
 	zero_job j = { p + HEAD, bytes, 1 };
 	if (bytes >= SAP_PAR_BYTES && sap_pool_free())
 		j.T = sap_threads();

@@ -36,19 +36,44 @@ void sap_rel_direct(const sap_reduce *r, void *red)
 	}
 }
 
+/* The threads a pass over bytes of every view takes: the pool's, when
+ * it is large and no job is running. */
+static int pass_threads(const sap_run *x, size_t bytes)
+{
+	return bytes * (size_t)x->V >= SAP_PAR_BYTES && sap_pool_free() ? x->T : 1;
+}
+
+typedef struct open_job {
+	const sap_run *x;
+	int T;
+} open_job;
+
+/* Thread w's share of every relaxed vector, copied into every view. */
+static void open_part(void *arg, int w)
+{
+	const open_job *j = arg;
+	for (int i = 0; i < j->x->r->nrel; i++) {
+		const sap_dvec *v = j->x->r->rel[i].dv;
+		size_t a = (size_t)sap_chunk(0, v->n, j->T, w) * v->elsize;
+		size_t b = (size_t)sap_chunk(0, v->n, j->T, w + 1) * v->elsize;
+		for (int k = 0; k < j->x->V; k++)
+			memcpy((char *)*view_at(j->x, k, i) + a, v->data + a, b - a);
+	}
+}
+
 void sap_rel_open(const sap_run *x)
 {
-	if (!x->r || !x->reds)
+	if (!x->r || !x->reds || !x->r->nrel)
 		return;
+	size_t bytes = 0;
 	for (int i = 0; i < x->r->nrel; i++) {
 		const sap_dvec *v = x->r->rel[i].dv;
-		size_t bytes = (size_t)v->n * v->elsize;
-		for (int w = 0; w < x->V; w++) {
-			void *c = sap_xmalloc(bytes);
-			memcpy(c, v->data, bytes);
-			*view_at(x, w, i) = c;
-		}
+		bytes += (size_t)v->n * v->elsize;
+		for (int w = 0; w < x->V; w++)
+			*view_at(x, w, i) = sap_acc_take(v->n, v->elsize);
 	}
+	open_job j = { x, pass_threads(x, bytes) };
+	sap_pool_run(j.T, open_part, &j);
 }
 
 /* out[k] += v[k] - d[k] for the n scalars of one kind whose bits differ. */
@@ -138,23 +163,22 @@ static void fold_piece(void *arg, int64_t e0, int64_t e1, const void *pre)
 		add_view(rl->num, out, *view_at(j->x, w, j->i), rl->dv->data, e0, e1);
 }
 
-/* D's elements [e0, e1) and every view's become the sum. */
-static void renew(const sap_run *x, int i, const char *sum, int64_t e0, int64_t e1)
+/* D's elements [e0, e1) become the sum, and every view's too unless
+ * this is the last fold, after which the views go. */
+static void renew(const sap_run *x, int i, const char *sum, int64_t e0, int64_t e1, bool last)
 {
 	sap_dvec *v = x->r->rel[i].dv;
 	size_t es = v->elsize, off = (size_t)e0 * es, bytes = (size_t)(e1 - e0) * es;
 	memcpy(v->data + off, sum, bytes);
-	for (int w = 0; w < x->V; w++)
+	for (int w = 0; w < x->V && !last; w++)
 		memcpy((char *)*view_at(x, w, i) + off, sum, bytes);
 }
 
 /* Elements at a time, so that the sum stays in cache. */
 enum { PIECE = 4096 };
 
-void sap_rel_fold(const sap_run *x, int t, int nt)
+static void fold(const sap_run *x, int t, int nt, bool last)
 {
-	if (!x->r || !x->reds)
-		return;
 	for (int i = 0; i < x->r->nrel; i++) {
 		const sap_dvec *v = x->r->rel[i].dv;
 		int64_t lo = sap_chunk(0, v->n, nt, t), hi = sap_chunk(0, v->n, nt, t + 1);
@@ -165,37 +189,63 @@ void sap_rel_fold(const sap_run *x, int t, int nt)
 			int64_t e1 = hi - e0 < PIECE ? hi : e0 + PIECE;
 			fold_job j = { x, i, sum, e0 };
 			fold_piece(&j, e0, e1, NULL);
-			renew(x, i, sum, e0, e1);
+			renew(x, i, sum, e0, e1, last);
 		}
+		free(sum);
+	}
+}
+
+void sap_rel_fold(const sap_run *x, int t, int nt)
+{
+	if (x->r && x->reds)
+		fold(x, t, nt, false);
+}
+
+typedef struct close_job {
+	const sap_run *x;
+	int T;
+} close_job;
+
+static void close_part(void *arg, int w)
+{
+	const close_job *j = arg;
+	fold(j->x, w, j->T, true);
+}
+
+static void fold_ranks(const sap_run *x, sap_dist_stats *stats, bool last)
+{
+	for (int i = 0; i < x->r->nrel; i++) {
+		const sap_dvec *v = x->r->rel[i].dv;
+		char *sum = sap_xmalloc((size_t)v->n * v->elsize);
+		fold_job j = { x, i, sum, 0 };
+		sap_chain_sum(sum, v->n, v->elsize, true, fold_piece, &j, stats);
+		renew(x, i, sum, 0, v->n, last);
 		free(sum);
 	}
 }
 
 void sap_rel_fold_ranks(const sap_run *x, sap_dist_stats *stats)
 {
-	if (!x->r || !x->reds)
-		return;
-	for (int i = 0; i < x->r->nrel; i++) {
-		const sap_dvec *v = x->r->rel[i].dv;
-		char *sum = sap_xmalloc((size_t)v->n * v->elsize);
-		fold_job j = { x, i, sum, 0 };
-		sap_chain_sum(sum, v->n, v->elsize, true, fold_piece, &j, stats);
-		renew(x, i, sum, 0, v->n);
-		free(sum);
-	}
+	if (x->r && x->reds)
+		fold_ranks(x, stats, false);
 }
 
 void sap_rel_close(const sap_run *x, bool ranks, sap_dist_stats *stats)
 {
 	if (!x->r || !x->reds || !x->r->nrel)
 		return;
-	if (ranks)
-		sap_rel_fold_ranks(x, stats);
-	else
-		sap_rel_fold(x, 0, 1);
+	if (ranks) {
+		fold_ranks(x, stats, true);
+	} else {
+		size_t bytes = 0;
+		for (int i = 0; i < x->r->nrel; i++)
+			bytes += (size_t)x->r->rel[i].dv->n * x->r->rel[i].dv->elsize;
+		close_job j = { x, pass_threads(x, bytes) };
+		sap_pool_run(j.T, close_part, &j);
+	}
 	for (int i = 0; i < x->r->nrel; i++)
 		for (int w = 0; w < x->V; w++) {
-			free(*view_at(x, w, i));
+			sap_acc_free(*view_at(x, w, i));
 			*view_at(x, w, i) = NULL;
 		}
 }
