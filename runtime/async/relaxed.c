@@ -43,15 +43,26 @@ static int pass_threads(const sap_run *x, size_t bytes)
 	return bytes * (size_t)x->V >= SAP_PAR_BYTES && sap_pool_free() ? x->T : 1;
 }
 
-typedef struct open_job {
+/* A pass over the relaxed vectors (open's copy, close's fold) on T
+ * threads. */
+typedef struct pass_job {
 	const sap_run *x;
 	int T;
-} open_job;
+} pass_job;
+
+/* The bytes of x's relaxed vectors. */
+static size_t rel_bytes(const sap_run *x)
+{
+	size_t bytes = 0;
+	for (int i = 0; i < x->r->nrel; i++)
+		bytes += (size_t)x->r->rel[i].dv->n * x->r->rel[i].dv->elsize;
+	return bytes;
+}
 
 /* Thread w's share of every relaxed vector, copied into every view. */
 static void open_part(void *arg, int w)
 {
-	const open_job *j = arg;
+	const pass_job *j = arg;
 	for (int i = 0; i < j->x->r->nrel; i++) {
 		const sap_dvec *v = j->x->r->rel[i].dv;
 		size_t a = (size_t)sap_chunk(0, v->n, j->T, w) * v->elsize;
@@ -65,14 +76,12 @@ void sap_rel_open(const sap_run *x)
 {
 	if (!x->r || !x->reds || !x->r->nrel)
 		return;
-	size_t bytes = 0;
 	for (int i = 0; i < x->r->nrel; i++) {
 		const sap_dvec *v = x->r->rel[i].dv;
-		bytes += (size_t)v->n * v->elsize;
 		for (int w = 0; w < x->V; w++)
 			*view_at(x, w, i) = sap_acc_take(v->n, v->elsize);
 	}
-	open_job j = { x, pass_threads(x, bytes) };
+	pass_job j = { x, pass_threads(x, rel_bytes(x)) };
 	sap_pool_run(j.T, open_part, &j);
 }
 
@@ -201,14 +210,9 @@ void sap_rel_fold(const sap_run *x, int t, int nt)
 		fold(x, t, nt, false);
 }
 
-typedef struct close_job {
-	const sap_run *x;
-	int T;
-} close_job;
-
 static void close_part(void *arg, int w)
 {
-	const close_job *j = arg;
+	const pass_job *j = arg;
 	fold(j->x, w, j->T, true);
 }
 
@@ -237,10 +241,7 @@ void sap_rel_close(const sap_run *x, bool ranks, sap_dist_stats *stats)
 	if (ranks) {
 		fold_ranks(x, stats, true);
 	} else {
-		size_t bytes = 0;
-		for (int i = 0; i < x->r->nrel; i++)
-			bytes += (size_t)x->r->rel[i].dv->n * x->r->rel[i].dv->elsize;
-		close_job j = { x, pass_threads(x, bytes) };
+		pass_job j = { x, pass_threads(x, rel_bytes(x)) };
 		sap_pool_run(j.T, close_part, &j);
 	}
 	for (int i = 0; i < x->r->nrel; i++)
