@@ -72,18 +72,23 @@ static char *take(size_t bytes, bool *fresh)
 	return p;
 }
 
+/* The bytes of a buffer of n elements: never none. */
+static size_t buf_bytes(int64_t n, size_t elsize)
+{
+	return (n > 0 ? (size_t)n : 1) * (elsize ? elsize : 1);
+}
+
 void *sap_acc_take(int64_t n, size_t elsize)
 {
-	size_t bytes = (n > 0 ? (size_t)n : 1) * (elsize ? elsize : 1);
 	bool fresh;
-	return take(bytes, &fresh) + HEAD;
+	return take(buf_bytes(n, elsize), &fresh) + HEAD;
 }
 
 void *sap_acc_alloc(int64_t n, size_t elsize)
 {
 	if (driver_init)
 		return NULL;
-	size_t bytes = (n > 0 ? (size_t)n : 1) * (elsize ? elsize : 1);
+	size_t bytes = buf_bytes(n, elsize);
 	bool fresh;
 	char *p = take(bytes, &fresh);
 	if (fresh)
