@@ -39,6 +39,29 @@ static int cmp_node_off(const void *a, const void *b)
 	return (x->off > y->off) - (x->off < y->off);
 }
 
+/* The row text of access a, "d[key]"; with the line of the first access
+ * of its key when another access prints alike but names other locals (a
+ * j declared in each of two blocks), so that the two keys get two rows. */
+static char *access_text(LoopInfo *L, Access *a)
+{
+	char *text = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+	Access *rep = NULL;
+	bool other = false;
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *b = L->accesses.v[i];
+		if (b->dds != a->dds || strcmp(acc_expr_str(b->key), acc_expr_str(a->key)))
+			continue;
+		if (b->key == a->key || acc_same_expr(b->key, a->key) ||
+		    (acc_has_rand(b->key) && acc_has_rand(a->key))) {
+			if (!rep)
+				rep = b;
+		} else {
+			other = true;
+		}
+	}
+	return other ? format("%s (line %d)", text, line_no(rep->at)) : text;
+}
+
 /* How the slice treats control node n, when not as the body does. */
 static const char *slice_note(Node *n)
 {
@@ -117,7 +140,7 @@ static void put_slice(FILE *out, Node *l, LoopInfo *L)
 		Access *a = L->accesses.v[i];
 		if (!a->recorded)
 			continue;
-		char *text = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+		char *text = access_text(L, a);
 		bool dup = false;
 		for (int k = 0; k < rs.n && !dup && !acc_has_rand(a->key); k++)
 			dup = !strcmp(rs.v[k], text);
@@ -330,7 +353,7 @@ static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 	Vec seen = {0};
 	for (int i = 0; i < L->accesses.n; i++) {
 		Access *a = L->accesses.v[i];
-		char *text = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
+		char *text = access_text(L, a);
 		bool dup = false;
 		for (int k = 0; k < seen.n && !dup; k++)
 			dup = !strcmp(seen.v[k], text);
@@ -342,7 +365,7 @@ static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 		Access *into = NULL;
 		for (int k = i; k < L->accesses.n; k++) {
 			Access *b = L->accesses.v[k];
-			if (b->dds == a->dds && !strcmp(acc_expr_str(b->key), acc_expr_str(a->key))) {
+			if (b->dds == a->dds && !strcmp(access_text(L, b), text)) {
 				mode |= b->mode | (b->recorded ? b->folded : 0);
 				rec |= b->recorded;
 				if (!into)
@@ -367,8 +390,7 @@ static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 			      "constant, recorded by the slice under its condition" :
 			      "dynamic, recorded by the slice";
 		else if (into && planned)
-			cls = format("dynamic, recorded as %s[%s] (the same key)", into->dds->name,
-			             acc_expr_str(into->key));
+			cls = format("dynamic, recorded as %s (the same key)", access_text(L, into));
 		else if (planned && !acc_written(a->dds))
 			cls = "dynamic (read-only DDS: not recorded)";
 		else
