@@ -41,6 +41,9 @@ bool acc_explain_mode;
 
 static void put_expr(Buf *b, Node *e, int prec);
 
+/* put_expr marks each name with its symbol (acc_key_id). */
+static bool put_ids;
+
 static int prec_of(int op)
 {
 	switch (op) {
@@ -73,7 +76,11 @@ static void put_expr(Buf *b, Node *e, int prec)
 	case N_FLOAT: buf_printf(b, "%s", e->sval); return;
 	case N_STR: buf_printf(b, "\"%s\"", e->sval); return;
 	case N_BOOL: buf_puts(b, e->ival ? "true" : "false"); return;
-	case N_NAME: buf_printf(b, "%.*s", e->name.len, e->name.p); return;
+	case N_NAME:
+		buf_printf(b, "%.*s", e->name.len, e->name.p);
+		if (put_ids)
+			buf_printf(b, "#%p", (void *)e->sym);
+		return;
 	case N_FIELD:
 		put_expr(b, e->lhs, 11);
 		buf_printf(b, ".%.*s", e->name.len, e->name.p);
@@ -152,6 +159,21 @@ char *acc_expr_str(Node *e)
 		e->text = b.s ? b.s : xstrdup("");
 	}
 	return e->text;
+}
+
+/* The text of e with each name's symbol: two keys are one key if these
+ * are equal, where the texts of a j declared in each of two blocks are
+ * equal too. */
+char *acc_key_id(Node *e)
+{
+	if (!e->idtext) {
+		Buf b = {0};
+		put_ids = true;
+		put_expr(&b, e, 0);
+		put_ids = false;
+		e->idtext = b.s ? b.s : xstrdup("");
+	}
+	return e->idtext;
 }
 
 /* ---- small helpers ---- */
@@ -409,7 +431,7 @@ static bool aff_normalize(Vec *v)
 		for (; j < n; j++) {
 			AffTerm *u = v->v[j];
 			if (u->inv == t->inv ||
-			    (u->inv && t->inv && !strcmp(acc_expr_str(u->inv), acc_expr_str(t->inv))))
+			    (u->inv && t->inv && !strcmp(acc_key_id(u->inv), acc_key_id(t->inv))))
 				break;
 		}
 		if (j < n) {

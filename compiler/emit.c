@@ -334,7 +334,7 @@ static void hoist_in(Node *e, Node *s)
 	    !acc_is_accum(E->loop->li, e->lhs->sym) && invariant_key(e->rhs, s) &&
 	    !stmt_assigns(s->body, e->lhs->sym) &&
 	    !(E->versioned && acc_static_dv(E->loop->li, e))) {
-		char *k = acc_expr_str(e->rhs);
+		char *k = acc_key_id(e->rhs);
 		for (int i = 0; i < E->hoisted.n; i++) {
 			Hoist *h = E->hoisted.v[i];
 			if (h->dds == e->lhs->sym && !strcmp(h->key, k))

@@ -258,7 +258,7 @@ static char *index_expr(Node *e, bool write)
 			              e->lhs->sym->cname, emit_expr(e->rhs), emit_site(e), in ? " && !" : "",
 			              in ? in : "", au ? au : "");
 		if (e->lhs->kind == N_NAME && E->hoisted.n) {
-			char *k = acc_expr_str(e->rhs);
+			char *k = acc_key_id(e->rhs);
 			for (int i = E->hoisted.n - 1; i >= 0; i--) {
 				Hoist *h = E->hoisted.v[i];
 				if (h->dds == e->lhs->sym && !strcmp(h->key, k))

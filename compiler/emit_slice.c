@@ -30,8 +30,8 @@ static const char *rec_text(Access *a)
 {
 	/* h[rand_int(n)] twice is two draws, two keys: never one record. */
 	if (acc_has_rand(a->key))
-		return format("%d:%s@%p", a->ddsi, acc_expr_str(a->key), (void *)a);
-	return format("%d:%s", a->ddsi, acc_expr_str(a->key));
+		return format("%d:%s@%p", a->ddsi, acc_key_id(a->key), (void *)a);
+	return format("%d:%s", a->ddsi, acc_key_id(a->key));
 }
 
 /* Speculative regions (sap_spec in sap.h): what the slice runs where the
@@ -158,8 +158,9 @@ static void records(Node *at)
 {
 	LoopInfo *li = E->loop->li;
 	/* One record per DDS and key at this point, with the modes merged:
-	 * keys have no side effects, so equal texts are equal values (but
-	 * for random draws, which rec_text keeps apart). */
+	 * keys have no side effects, so equal texts over the same symbols
+	 * are equal values (but for random draws, which rec_text keeps
+	 * apart). */
 	Vec recs = {0}, modes = {0};
 	Map here = {0};
 	for (int i = 0; i < li->accesses.n; i++) {

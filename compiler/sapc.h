@@ -259,6 +259,7 @@ struct Node {
 	int slice;              /* slice.c: the node's part in its loop's slice */
 	void *aux;              /* access.c: scratch */
 	char *text;             /* access.c: acc_expr_str's text, once made */
+	char *idtext;           /* access.c: acc_key_id's text, once made */
 };
 
 struct Program {
@@ -576,6 +577,7 @@ bool acc_program(Program *p, bool explain);
 void acc_explain(Program *p, FILE *out);
 /* The key's expression as .sap text. */
 char *acc_expr_str(Node *e);
+char *acc_key_id(Node *e);
 /* The DDSs statement s writes (driver code stamps their versions). */
 void acc_dds_written(Node *s, Vec *out);
 void acc_dds_written_expr(Node *e, Vec *out);

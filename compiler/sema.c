@@ -31,7 +31,7 @@ static Vec driver_names;        /* C names taken by driver statics */
 /* For lookups in constant time: the innermost visible symbol of each name
  * (each hides the one before it in Sym.hidden), functions by name, and
  * driver_names as a set. */
-static Map names, fnames, driver_set, snames;
+static Map names, fnames, driver_set, snames, loop_names;
 static Vec driver_syms;
 static int uniq;
 
@@ -169,9 +169,14 @@ Sym *sema_declare(Node *decl, const char *name, SymKind k, Type *ty)
 		vec_push(&driver_names, c);
 		map_put(&driver_set, c, c);
 		vec_push(&driver_syms, s);
-	} else if (outer && !made) {
+	} else if (!made && (outer || (s->loop && map_get(&loop_names, format("%p %s", (void *)s->loop, c))))) {
 		c = format("u_%s_%d", name, ++uniq);
 	}
+	/* The locals of a parallel loop's body get names of their own, also
+	 * in sibling blocks: its reconnaissance slice declares them in one
+	 * scope. */
+	if (s->loop)
+		map_put(&loop_names, format("%p %s", (void *)s->loop, c), s);
 	s->cname = c;
 	scope_push(s);
 	decl->sym = s;
@@ -1218,7 +1223,7 @@ bool sema_program(Program *p)
 	Vec *vecs[] = {&scope, &marks, &variables, &sema_funcs, &sema_loop_calls, &sema_loop_of_call, &sema_hooks, &driver_names, &driver_syms};
 	for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
 		*vecs[i] = (Vec){0};
-	names = fnames = driver_set = snames = (Map){0};
+	names = fnames = driver_set = snames = loop_names = (Map){0};
 	uniq = 0;
 	if (setjmp(fail_jmp))
 		return false;

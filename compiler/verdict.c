@@ -20,7 +20,7 @@ bool acc_same_terms(Vec *x, Vec *y)
 	for (int i = 0; i < x->n; i++) {
 		AffTerm *a = x->v[i], *b = y->v[i];
 		if (a->k != b->k || (a->inv != b->inv &&
-		    (!a->inv || !b->inv || strcmp(acc_expr_str(a->inv), acc_expr_str(b->inv)))))
+		    (!a->inv || !b->inv || strcmp(acc_key_id(a->inv), acc_key_id(b->inv)))))
 			return false;
 	}
 	return true;
