@@ -503,14 +503,12 @@ static inline bool sap_affine_in(int64_t a, int64_t b, int64_t lo, int64_t hi, i
 	return (uint64_t)k0 < (uint64_t)n && (uint64_t)k1 < (uint64_t)n;
 }
 
-/* Are the keys a * i + b of iterations [lo, hi) all in [0, n)?  They are
- * monotonic in i, so the two ends decide. */
+/* Are the keys a * i + b of iterations [lo, hi) all in [0, n)?  As
+ * sap_affine_in: a key that wraps between the ends (i * 2^62 + 3 is 3 at
+ * i = 0 and at i = 4) has an end that overflows, so the body checks each. */
 static inline bool sap_keys_in(int64_t a, int64_t b, int64_t lo, int64_t hi, int64_t n)
 {
-	if (lo >= hi)
-		return true;
-	int64_t k0 = a * lo + b, k1 = a * (hi - 1) + b;
-	return (uint64_t)k0 < (uint64_t)n && (uint64_t)k1 < (uint64_t)n;
+	return sap_affine_in(a, b, lo, hi, n);
 }
 
 /* ==== dmap / dmultimap ================================================ */

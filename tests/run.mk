@@ -4,6 +4,7 @@
 ## that compare whole programs.
 run_tests = \
 	tests/run/shadowed-keys.sap \
+	tests/run/affine-wrap.sap \
 	tests/run/conv-nan.sap \
 	tests/run/minmax-order.sap \
 	tests/run/map-null-key.sap \
