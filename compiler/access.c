@@ -1063,8 +1063,10 @@ bool acc_evaluable(Node *e, Unit *u, Vec *uses, Vec *reads)
 				return false;
 		return true;
 	default:
+		/* A ?:'s branches too: the slice evaluates what it holds. */
 		return acc_evaluable(e->lhs, u, uses, reads) && acc_evaluable(e->rhs, u, uses, reads) &&
-		       acc_evaluable(e->cond, u, uses, reads);
+		       acc_evaluable(e->cond, u, uses, reads) && acc_evaluable(e->then, u, uses, reads) &&
+		       acc_evaluable(e->els, u, uses, reads);
 	}
 }
 
@@ -1245,6 +1247,8 @@ static void collect_uses(Node *e, Vec *uses)
 	collect_uses(e->lhs, uses);
 	collect_uses(e->rhs, uses);
 	collect_uses(e->cond, uses);
+	collect_uses(e->then, uses);
+	collect_uses(e->els, uses);
 	if (e->kind == N_CALL)
 		for (Node *a = e->args; a; a = a->next)
 			collect_uses(a, uses);

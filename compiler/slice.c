@@ -97,7 +97,8 @@ static bool holds(Node *e, Node *x)
 		return false;
 	if (e == x)
 		return true;
-	if (holds(e->lhs, x) || holds(e->rhs, x) || holds(e->cond, x))
+	if (holds(e->lhs, x) || holds(e->rhs, x) || holds(e->cond, x) || holds(e->then, x) ||
+	    holds(e->els, x))
 		return true;
 	if (e->kind == N_CALL)
 		for (Node *a = e->args; a; a = a->next)

@@ -3,6 +3,7 @@
 ## X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
 run_tests = \
+	tests/run/ternary-guard.sap \
 	tests/run/shadowed-keys.sap \
 	tests/run/affine-wrap.sap \
 	tests/run/conv-nan.sap \
