@@ -138,9 +138,13 @@ static void put_expr(Buf *b, Node *e, int prec)
 			buf_putc(b, ')');
 		return;
 	case N_ASSIGN:
+		if (prec > 0)
+			buf_putc(b, '(');
 		put_expr(b, e->lhs, 11);
 		buf_printf(b, " %s= ", e->op == TK_ASSIGN ? "" : ast_opname(e->op));
 		put_expr(b, e->rhs, 0);
+		if (prec > 0)
+			buf_putc(b, ')');
 		return;
 	default:
 		buf_puts(b, "...");
