@@ -1,5 +1,6 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/key-assign-parens.sap \
 	tests/compile/unsigned-int.sap \
 	tests/compile/const-from-param.sap \
 	tests/compile/lone-cr.sap \
