@@ -62,6 +62,25 @@ static char *access_text(LoopInfo *L, Access *a)
 	return other ? format("%s (line %d)", text, line_no(rep->at)) : text;
 }
 
+/* The text of access a among texts. */
+static char *into_text(LoopInfo *L, char **texts, Access *a)
+{
+	for (int i = 0; i < L->accesses.n; i++)
+		if (L->accesses.v[i] == a)
+			return texts[i];
+	return access_text(L, a);
+}
+
+/* access_text of every access of L, by index: made once, as each is a
+ * pass over the accesses. */
+static char **access_texts(LoopInfo *L)
+{
+	char **t = xcalloc((size_t)L->accesses.n + 1, sizeof *t);
+	for (int i = 0; i < L->accesses.n; i++)
+		t[i] = access_text(L, L->accesses.v[i]);
+	return t;
+}
+
 /* How the slice treats control node n, when not as the body does. */
 static const char *slice_note(Node *n)
 {
@@ -136,11 +155,12 @@ static void put_slice(FILE *out, Node *l, LoopInfo *L)
 	}
 	fprintf(out, "    record");
 	Vec rs = {0};
+	char **texts = access_texts(L);
 	for (int i = 0; i < L->accesses.n; i++) {
 		Access *a = L->accesses.v[i];
 		if (!a->recorded)
 			continue;
-		char *text = access_text(L, a);
+		char *text = texts[i];
 		bool dup = false;
 		for (int k = 0; k < rs.n && !dup && !acc_has_rand(a->key); k++)
 			dup = !strcmp(rs.v[k], text);
@@ -351,9 +371,10 @@ static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 	if (!L->accesses.n && !L->whole_dds.n)
 		fprintf(out, "    (none)\n");
 	Vec seen = {0};
+	char **texts = access_texts(L);
 	for (int i = 0; i < L->accesses.n; i++) {
 		Access *a = L->accesses.v[i];
-		char *text = access_text(L, a);
+		char *text = texts[i];
 		bool dup = false;
 		for (int k = 0; k < seen.n && !dup; k++)
 			dup = !strcmp(seen.v[k], text);
@@ -365,7 +386,7 @@ static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 		Access *into = NULL;
 		for (int k = i; k < L->accesses.n; k++) {
 			Access *b = L->accesses.v[k];
-			if (b->dds == a->dds && !strcmp(access_text(L, b), text)) {
+			if (b->dds == a->dds && !strcmp(texts[k], text)) {
 				mode |= b->mode | (b->recorded ? b->folded : 0);
 				rec |= b->recorded;
 				if (!into)
@@ -390,7 +411,7 @@ static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 			      "constant, recorded by the slice under its condition" :
 			      "dynamic, recorded by the slice";
 		else if (into && planned)
-			cls = format("dynamic, recorded as %s (the same key)", access_text(L, into));
+			cls = format("dynamic, recorded as %s (the same key)", into_text(L, texts, into));
 		else if (planned && !acc_written(a->dds))
 			cls = "dynamic (read-only DDS: not recorded)";
 		else
