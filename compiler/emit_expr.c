@@ -138,20 +138,48 @@ static char *borrow_temp(Type *t, const char *value)
 	return tmp;
 }
 
-static char *key_ref(Type *kt, Node *k)
+
+/* Map md's key k, in an async body under --check-plan audited as an
+ * access in mode (ACC_READ, ACC_WRITE) when the plan orders md: as
+ * sap_audit_key for dvectors (emit_audit), the checked version's keys
+ * against the iteration's reconnaissance. */
+static char *map_key(Sym *md, Node *k, int mode)
 {
-	return format("&(%s){%s}", emit_ctype(kt), emit_expr(k));
+	char *key = emit_expr(k);
+	Node *l = E->loop;
+	if (!md || !E->in_body || !l || l->kind != N_ASYNC || acc_is_accum(l->li, md))
+		return key;
+	LoopInfo *li = l->li;
+	for (int i = 0; i < li->dds.n; i++) {
+		if (li->dds.v[i] != md || !((intptr_t)li->dds_mode.v[i] & ACC_WRITE))
+			continue;
+		const char *L = E->versioned ? format("sap_v < 1 ? &sap_loop%d : NULL", li->id) :
+		                format("&sap_loop%d", li->id);
+		return format("sap_audit_%ck(%s, %d, sap_i, %s, %d, %s)",
+		              k->ty->kind == TY_STRING ? 's' : 'i', L, i, key,
+		              mode & ACC_WRITE ? 2 : 1, emit_site(k));
+	}
+	return key;
+}
+
+/* &k for the map calls that take a key by address; m the map. */
+static char *key_ref(Type *kt, Node *m, Node *k, int mode)
+{
+	return format("&(%s){%s}", emit_ctype(kt), map_key(m->kind == N_NAME ? m->sym : NULL, k, mode));
 }
 
 /* sap_dm_FN(&m, k), through sap.h's inline probe for int and long keys;
- * site, when not NULL, is the last argument. */
-static char *dm_call(const char *fn, Type *kt, const char *m, Node *k, const char *site)
+ * site, when not NULL, is the last argument.  mn, when not NULL, is the
+ * map as a node, whose key an async body audits (map_key) in mode. */
+static char *dm_call(const char *fn, Type *kt, Node *mn, const char *m, Node *k, const char *site,
+                     int mode)
 {
 	const char *tail = site ? format(", %s", site) : "";
+	char *key = map_key(mn && mn->kind == N_NAME ? mn->sym : NULL, k, mode);
 	if (kt->kind == TY_INT || kt->kind == TY_LONG)
-		return format("sap_dm_%s_int(&%s, %s, %s%s)", fn, m, emit_expr(k),
+		return format("sap_dm_%s_int(&%s, %s, %s%s)", fn, m, key,
 		              kt->kind == TY_LONG ? "true" : "false", tail);
-	return format("sap_dm_%s(&%s, %s%s)", fn, m, key_ref(kt, k), tail);
+	return format("sap_dm_%s(&%s, &(%s){%s}%s)", fn, m, emit_ctype(kt), key, tail);
 }
 
 static char *lit(Node *e)
@@ -283,13 +311,13 @@ static char *index_expr(Node *e, bool write)
 	case TY_DMAP:
 		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
 			return format("(*(%s *)%s)", emit_ctype(bt->elem),
-			              dm_call("upsert", bt->key, format("sap_red->acc_%s", e->lhs->sym->cname),
-			                      e->rhs, NULL));
+			              dm_call("upsert", bt->key, NULL, format("sap_red->acc_%s", e->lhs->sym->cname),
+			                      e->rhs, NULL, 0));
 		if (write)
 			return format("(*(%s *)%s)", emit_ctype(bt->elem),
-			              dm_call("upsert", bt->key, emit_expr(e->lhs), e->rhs, NULL));
+			              dm_call("upsert", bt->key, e->lhs, emit_expr(e->lhs), e->rhs, NULL, ACC_WRITE));
 		return format("(*(%s *)%s)", emit_ctype(bt->elem),
-		              dm_call("get", bt->key, emit_expr(e->lhs), e->rhs, emit_site(e)));
+		              dm_call("get", bt->key, e->lhs, emit_expr(e->lhs), e->rhs, emit_site(e), ACC_READ));
 	case TY_DMMAP: {
 		/* m[k] is a list of k's values, in insertion order. */
 		Type *lt = e->ty;
@@ -299,7 +327,8 @@ static char *index_expr(Node *e, bool write)
 		char *slot = emit_tmp("v");
 		char *key = emit_tmp("key");
 		emit_line(e, "sap_list %s = {0};", t);
-		emit_line(e, "%s %s = %s;", emit_ctype(bt->key), key, emit_expr(e->rhs));
+		emit_line(e, "%s %s = %s;", emit_ctype(bt->key), key, map_key(e->lhs->kind == N_NAME ?
+		          e->lhs->sym : NULL, e->rhs, ACC_READ));
 		emit_line(e, "for (int64_t %s = 0;;) {", pos);
 		emit_line(e, "\t%s *%s = sap_dm_next_of(&%s, &%s, &%s);", vt, slot, emit_expr(e->lhs), key, pos);
 		emit_line(e, "\tif (!%s)", slot);
@@ -645,26 +674,26 @@ static char *builtin_call(Node *e)
 		Type *mt = a0->ty, *vt = mt->elem;
 		char *m = emit_expr(a0);
 		if (mt->kind == TY_DMMAP) {
-			char *k = key_ref(mt->key, a1);
+			char *k = key_ref(mt->key, a0, a1, ACC_WRITE);
 			char *v = settled(a2, emit_owned(a2));
 			emit_line(e, "*(%s *)sap_dm_add(&%s, %s) = %s;", emit_ctype(vt), m, k, v);
 		} else {
-			char *slot = format("(*(%s *)%s)", emit_ctype(vt), dm_call("upsert", mt->key, m, a1, NULL));
+			char *slot = format("(*(%s *)%s)", emit_ctype(vt), dm_call("upsert", mt->key, a0, m, a1, NULL, ACC_WRITE));
 			emit_store(e, slot, vt, before_insert(a2), TK_ASSIGN);
 		}
 		return "(void)0";
 	}
 	case B_CONTAINS:
-		return format("(%s != NULL)", dm_call("find", a0->ty->key, emit_expr(a0), a1, NULL));
+		return format("(%s != NULL)", dm_call("find", a0->ty->key, a0, emit_expr(a0), a1, NULL, ACC_READ));
 	case B_COUNT:
-		return format("sap_dm_count(&%s, %s)", emit_expr(a0), key_ref(a0->ty->key, a1));
+		return format("sap_dm_count(&%s, %s)", emit_expr(a0), key_ref(a0->ty->key, a0, a1, ACC_READ));
 	case B_ERASE:
-		return format("sap_dm_erase(&%s, %s)", emit_expr(a0), key_ref(a0->ty->key, a1));
+		return format("sap_dm_erase(&%s, %s)", emit_expr(a0), key_ref(a0->ty->key, a0, a1, ACC_WRITE));
 	case B_GET: {
 		Type *vt = a0->ty->elem;
 		char *slot = emit_tmp("slot");
 		char *t = emit_tmp("got");
-		emit_line(e, "%s *%s = %s;", emit_ctype(vt), slot, dm_call("find", a0->ty->key, emit_expr(a0), a1, NULL));
+		emit_line(e, "%s *%s = %s;", emit_ctype(vt), slot, dm_call("find", a0->ty->key, a0, emit_expr(a0), a1, NULL, ACC_READ));
 		/* The default's store drops what t held: nothing. */
 		emit_line(e, ty_needs_drop(vt) ? "%s %s = {0};" : "%s %s;", emit_ctype(vt), t);
 		emit_line(e, "if (%s) {", slot);

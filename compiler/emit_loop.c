@@ -852,9 +852,11 @@ static void body_fn(Node *s)
 		emit_line(s, "(void)sap_v;\n\t(void)sap_seq;\n\t(void)sap_off;");
 	else
 		emit_line(s, "if (lo >= hi)\n\t\treturn;");
+	E->in_body = true;
 	body_open(s);
 	body_loop(s);
 	body_close(s);
+	E->in_body = false;
 	E->versioned = false;
 	E->indent = 0;
 	emit_line(s, "}");

@@ -801,6 +801,7 @@ typedef struct Emitter {
 	 * there), 1 (the static keys known in range) or 0 (see emit_parallel
 	 * in emit_loop.c). */
 	bool versioned;
+	bool in_body;           /* writing a parallel loop's body (not its slice) */
 	bool acc_locals;        /* ... which holds its accumulate buffers in sap_acc_X */
 	bool dv_locals;         /* ... and its driver vectors' data in sap_dX */
 	Vec numtypes;           /* Type *: element types whose sap_numtype is written */

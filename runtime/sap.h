@@ -441,7 +441,7 @@ static inline int64_t sap_dv_ixc(const sap_dvec *v, int64_t i, const sap_site *s
 }
 
 /* Under --check-plan, an async body runs its checked version, whose
- * accesses of the dvectors its plan orders are checked against the keys
+ * accesses of the DDSs its plan orders are checked against the keys
  * its reconnaissance recorded (runtime/async/audit.c). */
 extern bool sap_audit_on;
 struct sap_loop;
@@ -1093,6 +1093,26 @@ static inline void sap_rec_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 		*r->mask |= sap_rec_bit(d, key);
 }
 int64_t sap_key_str(sap_str s);
+
+/* Under --check-plan (L not NULL), a key of a map the plan orders,
+ * audited as access dds of iteration it with mode (sap_audit_key): the
+ * key itself, for the map call. */
+void sap_audit_map(const struct sap_loop *L, int dds, int64_t it, int64_t key, const sap_str *skey,
+                   int mode, const sap_site *s);
+static inline int64_t sap_audit_ik(const struct sap_loop *L, int dds, int64_t it, int64_t key,
+                                   int mode, const sap_site *s)
+{
+	if (L && __builtin_expect(sap_audit_on, 0))
+		sap_audit_map(L, dds, it, key, NULL, mode, s);
+	return key;
+}
+static inline sap_str sap_audit_sk(const struct sap_loop *L, int dds, int64_t it, sap_str key,
+                                   int mode, const sap_site *s)
+{
+	if (L && __builtin_expect(sap_audit_on, 0))
+		sap_audit_map(L, dds, it, sap_key_str(key), &key, mode, s);
+	return key;
+}
 /* A slice records the keys of iterations [lo, hi), or, when idx is not
  * NULL, of iterations idx[lo .. hi) (which ascend; as for a body, idx
  * may then be a task group that sap_staged finds copies for). */

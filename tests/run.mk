@@ -79,6 +79,7 @@ run_tests = \
 	tests/run/error-stops.sh \
 	tests/run/folded-keys.sh \
 	tests/run/folded-keys-c.sh \
+	tests/run/audit-maps.sh \
 	tests/run/ranged-const-c.sh \
 	tests/run/blas-threads.sh \
 	tests/run/chain-pieces.sh \

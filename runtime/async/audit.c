@@ -5,8 +5,9 @@
  * out, a stale local), two groups of one round may write one element,
  * and the result depends on the workers, silently.  So under
  * --check-plan the body runs its fully checked version (sap_v 0), and
- * every access of a dvector the plan orders asks here whether the
- * iteration's reconnaissance recorded that key with that mode.  The log
+ * every access of a dvector or map the plan orders asks here whether the
+ * iteration's reconnaissance recorded that key with that mode (a string
+ * key by its hash, as the slice records it).  The log
  * is the one check_plan recorded for the plan, sorted; it lives as long
  * as the plan.
  */
@@ -54,24 +55,55 @@ void sap_audit_free(struct sap_loop_state *st)
 	st->naudit = 0;
 }
 
-void sap_audit_key(const sap_loop *L, int dds, int64_t it, int64_t key, int mode,
-                   const sap_site *s)
+/* Whether the plan's log has key of DDS dds for iteration it in mode, or
+ * the plan does not order that DDS; *rec says whether the log has the key
+ * in another mode. */
+static bool recorded(const sap_loop *L, int dds, int64_t it, int64_t key, int mode, bool *rec)
 {
 	const struct sap_loop_state *st = L->state;
+	*rec = false;
 	/* No plan (one worker, chunks), or a DDS the plan does not order. */
 	if (!st || !st->audit || dds >= st->layout.ndds || !st->layout.d[dds].nblk ||
 	    (uint64_t)key > st->layout.d[dds].max)
-		return;
+		return true;
 	sap_access want = { it, key, dds, 0 };
 	const sap_access *a = bsearch(&want, st->audit, (size_t)st->naudit, sizeof *a, by_access);
+	*rec = a != NULL;
 	/* A key recorded as written covers a read of it too. */
-	if (a && (!(mode & SAP_WRITE) || (a->mode & SAP_WRITE)))
-		return;
-	/* Audited accesses are all of dvectors. */
-	const sap_dvec *v = dds < st->ndds ? st->ptrs[dds] : NULL;
-	sap_fatal(s, "--check-plan: iteration %lld of loop %d %s %s[%lld], which its "
+	return a && (!(mode & SAP_WRITE) || (a->mode & SAP_WRITE));
+}
+
+static _Noreturn void unrecorded(const sap_loop *L, int64_t it, const char *name, const char *key,
+                                 int mode, bool rec, const sap_site *s)
+{
+	sap_fatal(s, "--check-plan: iteration %lld of loop %d %s %s[%s], which its "
 	          "reconnaissance %s: the plan may run it beside another iteration that touches "
 	          "it (a bug of sapc; please report it)", (long long)it, L->id,
-	          mode & SAP_WRITE ? "writes" : "reads", v && v->name ? v->name : "?",
-	          (long long)key, a ? "recorded as only read" : "did not record");
+	          mode & SAP_WRITE ? "writes" : "reads", name ? name : "?", key,
+	          rec ? "recorded as only read" : "did not record");
+}
+
+void sap_audit_key(const sap_loop *L, int dds, int64_t it, int64_t key, int mode,
+                   const sap_site *s)
+{
+	bool rec;
+	if (recorded(L, dds, it, key, mode, &rec))
+		return;
+	const struct sap_loop_state *st = L->state;
+	const sap_dvec *v = dds < st->ndds ? st->ptrs[dds] : NULL;
+	unrecorded(L, it, v ? v->name : NULL, sap_strf("%lld", (long long)key), mode, rec, s);
+}
+
+void sap_audit_map(const sap_loop *L, int dds, int64_t it, int64_t key, const sap_str *skey,
+                   int mode, const sap_site *s)
+{
+	bool rec;
+	if (recorded(L, dds, it, key, mode, &rec))
+		return;
+	const struct sap_loop_state *st = L->state;
+	const sap_dmap *m = dds < st->ndds ? st->ptrs[dds] : NULL;
+	char buf[200];
+	unrecorded(L, it, m ? m->name : NULL,
+	           skey ? sap_strf("\"%s\"", sap_shown(sap_str_c(*skey), buf, sizeof buf)) :
+	           sap_strf("%lld", (long long)key), mode, rec, s);
 }
