@@ -375,6 +375,15 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		       "iterations may read stale values";
 	if (relax_hint && c.read)
 		acc_li->relax_note = format("%s is read here; %s", acc_read_dds(c.read)->name, relax_hint);
+	/* if ((j = nbr[i]) > 0 && w[j] > 0.1): j itself is knowable, but the
+	 * slice evaluates a condition whole or not at all. */
+	Taint *tc = s ? acc_taint_at(s, u) : NULL;
+	Node *cn = tc && tc->unit && !tc->ctl && !tc->from ? tc->unit->node : NULL;
+	if (cn && c.read && (cn->kind == N_IF || cn->kind == N_WHILE || cn->kind == N_DO) &&
+	    cn->cond && emit_any_node(cn->cond, is_node, c.read))
+		hint = format("%s is assigned inside the condition (%s) that reads %s; assign it in a "
+		              "statement of its own before the %s", s->name, line_of(cn),
+		              acc_read_dds(c.read)->name, cn->kind == N_IF ? "if" : "loop");
 	if (!s) {
 		acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: it reads %s, "
 		                              "which this loop writes", acc, when, acc_name_list(&c.dds)),

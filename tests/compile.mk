@@ -1,6 +1,7 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
 	tests/compile/key-assign-parens.sap \
+	tests/compile/key-assign-in-cond.sap \
 	tests/compile/unsigned-int.sap \
 	tests/compile/const-from-param.sap \
 	tests/compile/lone-cr.sap \
