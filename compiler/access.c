@@ -189,6 +189,20 @@ bool acc_is_local(Sym *s)
 	return s && s->kind == SYM_VAR && (s->loop == acc_loop || s == acc_iv) && !ty_is_dds(s->ty);
 }
 
+/* The variable whose storage an array argument of a C function points
+ * into when it goes by reference: a name, through fields and array
+ * subscripts; NULL for anything else (a list's element, a DDS's, a value),
+ * which goes as a copy.  emit_expr.c's extern_array passes it so. */
+Sym *acc_array_base(Node *a)
+{
+	if (a->kind != N_NAME && a->kind != N_FIELD &&
+	    !(a->kind == N_INDEX && a->lhs->ty->kind != TY_DMMAP))
+		return NULL;
+	while (a->kind == N_FIELD || (a->kind == N_INDEX && a->lhs->ty->kind == TY_ARRAY))
+		a = a->lhs;
+	return a->kind == N_NAME ? a->sym : NULL;
+}
+
 void acc_add_sym(Vec *v, Sym *s)
 {
 	for (int i = 0; i < v->n; i++)
@@ -666,6 +680,21 @@ void acc_walk_expr(Node *e)
 				acc_cur->rngcall = e;
 			else if (e->sym && e->sym->uses_clock && !acc_cur->rngcall)
 				acc_cur->rngcall = e;
+			if (e->sym && e->sym->is_extern) {
+				/* A C function may write the body's own arrays
+				 * passed to it, and a reduce variable's partial:
+				 * an assignment, of part of them. */
+				Node *p = e->sym->decl->args;
+				for (Node *a = e->args; a; a = a->next, p = p ? p->next : NULL) {
+					Sym *b = p && p->sym->ty->kind == TY_ARRAY ? acc_array_base(a) : NULL;
+					if (b && ((acc_is_local(b) && !b->by_ref && !b->readonly) ||
+					          (b->is_driver && sema_is_reduce_var(acc_loop, b))))
+						walk_lvalue(a, false);
+					else
+						acc_walk_expr(a);
+				}
+				return;
+			}
 			break;
 		default:
 			break;

@@ -814,10 +814,8 @@ static char *extern_array(Node *a)
 {
 	if (!is_lvalue(a))
 		return arr_ptr(a);
-	Node *r = a;
-	while (r->kind == N_FIELD || (r->kind == N_INDEX && r->lhs->ty->kind == TY_ARRAY))
-		r = r->lhs;
-	Sym *s = r->kind == N_NAME ? r->sym : NULL;
+	/* access.c's walk takes the call as an assignment of these. */
+	Sym *s = acc_array_base(a);
 	if (!E->loop || (s && (s->is_driver ? sema_is_reduce_var(E->loop, s) :
 	                       !s->by_ref && !s->readonly && !ty_is_dds(s->ty))))
 		return arr_ptr(a);

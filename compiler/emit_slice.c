@@ -341,8 +341,13 @@ static void slice_stmt(Node *s)
 		return;
 	case N_VAR: case N_EXPR:
 		records(s);
-		if (s->slice == SL_INCLUDED)
+		if (s->slice == SL_INCLUDED) {
 			emit_stmt(s);
+		} else if (s->kind == N_VAR && s->sym->slice_decl) {
+			Node d = *s;
+			d.init = NULL;
+			emit_stmt(&d);
+		}
 		return;
 	case N_IF:
 		records(s);

@@ -124,7 +124,7 @@ static void put_slice(FILE *out, Node *l, LoopInfo *L)
 		Node *n = stack.v[--stack.n];
 		if (!n)
 			continue;
-		if (n->slice)
+		if (n->slice || (n->kind == N_VAR && n->sym->slice_decl))
 			vec_push(&nodes, n);
 		switch (n->kind) {
 		case N_BLOCK:
@@ -151,7 +151,9 @@ static void put_slice(FILE *out, Node *l, LoopInfo *L)
 		if (line_no(n) == last)
 			continue;
 		last = line_no(n);
-		put_line(out, n, slice_note(n));
+		put_line(out, n, n->slice ? slice_note(n) :
+		         "    (declared only, without its initialiser: a statement the slice runs "
+		         "assigns it)");
 	}
 	fprintf(out, "    record");
 	Vec rs = {0};

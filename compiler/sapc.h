@@ -453,6 +453,8 @@ struct Sym {
 	int scope_at;           /* sema: its index in the scope stack */
 	Node *taint;            /* access.c: why a body local is unpredictable */
 	bool needed;            /* slice.c: the slice computes it */
+	bool slice_decl;        /* slice.c: a statement the slice runs assigns it
+	                           (k = j = ...), so the slice declares it */
 	Node *keys_of;          /* read-only key of a loop over this map (or join) */
 	bool parted;            /* a loaded dvector read only as X[i] in async
 	                           loops over i that run spread over ranks: on
@@ -706,6 +708,7 @@ extern const char *acc_sync_reject;
 /* access.c: helpers, affine keys, the walk of the body, the taint. */
 bool acc_is_dds(Node *e);
 bool acc_is_local(Sym *s);
+Sym *acc_array_base(Node *a);
 void acc_add_sym(Vec *v, Sym *s);
 bool acc_written(Sym *d);
 bool acc_changing(Node *r, Unit *u);

@@ -811,6 +811,11 @@ static void include_needed(void)
 			else if (u->is_step)
 				u->node->step->slice = SL_INCLUDED;
 			mark_needed(&u->uses);
+			/* It may assign locals no key needs (k = j = p[i]): the
+			 * slice declares them, with no initialiser, whose
+			 * value nothing it records reads. */
+			for (int k = 0; k < u->defs.n; k++)
+				((Sym *)u->defs.v[k])->slice_decl = true;
 			include_ctrl(&u->ctrl);
 			/* An if's condition is walked outside the if (access.c),
 			 * so its controls leave the if out; one that assigns a

@@ -370,6 +370,7 @@ static void walk_loop(Node *l)
 		Unit *u = acc_units.v[i];
 		for (int k = 0; k < u->defs.n; k++) {
 			((Sym *)u->defs.v[k])->needed = false;
+			((Sym *)u->defs.v[k])->slice_decl = false;
 			((Sym *)u->defs.v[k])->taint = NULL;
 		}
 		for (int k = 0; k < u->uses.n; k++) {

@@ -3,6 +3,8 @@
 ## X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
 run_tests = \
+	tests/run/extern-key-array.sap \
+	tests/run/chained-assign-key.sap \
 	tests/run/ternary-guard.sap \
 	tests/run/shadowed-keys.sap \
 	tests/run/affine-wrap.sap \
@@ -178,6 +180,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/driver-write-stamp.out tests/run/len-keys.out tests/run/reload-parts.out \
 	tests/run/parted-map-reads.out tests/run/driver-push-stamp.out \
 	tests/run/extern-arrays.out tests/run/extern-arrays.c tests/run/narrow-call.out \
+	tests/run/extern-key-array.out tests/run/extern-key-array.c tests/run/chained-assign-key.out \
 	tests/run/header-write-stamp.out tests/run/continue-before.out \
 	tests/run/rand-keys-inner.out tests/run/lazy-operand-keys.out tests/run/int-wrap-keys.out \
 	tests/run/ranged-keys.out tests/run/ranged-keys.status tests/run/ranged-keys.err \
