@@ -840,6 +840,11 @@ typedef struct sap_dist {
 	 * next round before they arrive (it touches none of them). */
 	uint64_t *incoming;
 	bool *early;
+	/* lastw as runs of keys of one last writer, made by the first
+	 * sap_dist_settle: the same for every run of the plan. */
+	struct sap_settle_run *settle;
+	int64_t nsettle;
+	bool settled;
 } sap_dist;
 
 typedef struct sap_dist_stats {
@@ -902,7 +907,7 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
  * for: the elements each rank needs first, from their holders. */
 void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stats *stats);
 /* After the invocation: each written element is held by its last writer. */
-void sap_dist_settle(const sap_dist *d, const sap_async_spec *spec);
+void sap_dist_settle(sap_dist *d, const sap_async_spec *spec);
 
 /* ==== async/async.c, exec.c, lock.c, relaxed.c, order.c: running a loop ==== */
 

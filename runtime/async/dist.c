@@ -356,12 +356,21 @@ void sap_dist_release_cb(void *arg)
 	sap_dist_release(at->d, at->spec, at->from);
 }
 
-void sap_dist_settle(const sap_dist *d, const sap_async_spec *spec)
+struct sap_settle_run {
+	int64_t key, end;
+	int dds;
+	uint16_t rank;
+};
+
+/* The runs of keys with one last writer, of every written DDS: a scan
+ * of lastw, which holds a key a DDS element, once a plan. */
+static void settle_runs(sap_dist *d, const sap_async_spec *spec)
 {
+	int64_t cap = 0;
 	for (int k = 0; k < spec->ndds; k++) {
 		if (d->base[k + 1] == d->base[k])
 			continue;
-		sap_dvec *v = spec->dds[k].dv;
+		const sap_dvec *v = spec->dds[k].dv;
 		const uint16_t *lw = d->lastw + d->base[k] * 64;
 		for (int64_t key = 0; key < v->n; key++) {
 			if (lw[key] == SAP_HOLD_ALL)
@@ -369,12 +378,30 @@ void sap_dist_settle(const sap_dist *d, const sap_async_spec *spec)
 			int64_t end = key + 1;
 			while (end < v->n && lw[end] == lw[key])
 				end++;
-			sap_hold_map(v);
-			sap_hold_range(v, key, end, lw[key]);
+			if (d->nsettle == cap) {
+				cap = cap ? 2 * cap : 64;
+				d->settle = sap_xrealloc(d->settle, (size_t)cap * sizeof *d->settle);
+			}
+			d->settle[d->nsettle++] = (struct sap_settle_run){ key, end, k, lw[key] };
 			key = end - 1;
 		}
-		sap_hold_tidy(v);
 	}
+	d->settled = true;
+}
+
+void sap_dist_settle(sap_dist *d, const sap_async_spec *spec)
+{
+	if (!d->settled)
+		settle_runs(d, spec);
+	for (int64_t i = 0; i < d->nsettle; i++) {
+		const struct sap_settle_run *u = &d->settle[i];
+		sap_dvec *v = spec->dds[u->dds].dv;
+		sap_hold_map(v);
+		sap_hold_range(v, u->key, u->end, u->rank);
+	}
+	for (int k = 0; k < spec->ndds; k++)
+		if (d->base[k + 1] > d->base[k])
+			sap_hold_tidy(spec->dds[k].dv);
 }
 
 void sap_dist_free(sap_dist *d)
@@ -387,6 +414,7 @@ void sap_dist_free(sap_dist *d)
 	free(d->later);
 	free(d->incoming);
 	free(d->early);
+	free(d->settle);
 	memset(d, 0, sizeof *d);
 }
 
