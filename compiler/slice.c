@@ -378,12 +378,14 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	/* if ((j = nbr[i]) > 0 && w[j] > 0.1): j itself is knowable, but the
 	 * slice evaluates a condition whole or not at all. */
 	Taint *tc = s ? acc_taint_at(s, u) : NULL;
-	Node *cn = tc && tc->unit && !tc->ctl && !tc->from ? tc->unit->node : NULL;
-	if (cn && c.read && (cn->kind == N_IF || cn->kind == N_WHILE || cn->kind == N_DO) &&
-	    cn->cond && emit_any_node(cn->cond, is_node, c.read))
-		hint = format("%s is assigned inside the condition (%s) that reads %s; assign it in a "
-		              "statement of its own before the %s", s->name, line_of(cn),
-		              acc_read_dds(c.read)->name, cn->kind == N_IF ? "if" : "loop");
+	Node *cn = tc && tc->unit && !tc->ctl ? tc->unit->node : NULL;
+	if (cn && ((cn->kind != N_IF && cn->kind != N_WHILE && cn->kind != N_DO) ||
+	           !cn->cond || ((Ctl *)cn->aux)->cond != tc->unit))
+		cn = NULL;
+	if (cn && c.read)
+		hint = format("the slice evaluates a condition whole or not at all: assign %s in a "
+		              "statement of its own before the %s", s->name,
+		              cn->kind == N_IF ? "if" : "loop");
 	if (!s) {
 		acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: it reads %s, "
 		                              "which this loop writes", acc, when, acc_name_list(&c.dds)),
@@ -398,6 +400,9 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	const char *on = c.draw ? format("a random draw (%s) and on %s", line_of(c.draw),
 	                                 acc_name_list(&c.dds)) : acc_name_list(&c.dds);
 	const char *what = format("%s depends%s on %s", s->name, through, on);
+	if (cn)
+		what = format("%s is assigned inside a condition (%s) that depends%s on %s", s->name,
+		              line_of(cn), through, on);
 	const char *tail = "";
 	Ctl *g = x && x->ctl && x->ctl->kind != N_CONTINUE ? x->ctl->aux : NULL;
 	if (x && x->ctl && x->ctl->kind == N_CONTINUE)
