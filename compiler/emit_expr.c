@@ -138,7 +138,6 @@ static char *borrow_temp(Type *t, const char *value)
 	return tmp;
 }
 
-
 /* Map md's key k, in an async body under --check-plan audited as an
  * access in mode (ACC_READ, ACC_WRITE) when the plan orders md: as
  * sap_audit_key for dvectors (emit_audit), the checked version's keys
