@@ -180,31 +180,34 @@ static char *reload_fn(Sym *v)
  * pass), counts as read, even if a plain assignment comes first; so
  * does every name a function mentions, since any call might read it. */
 
-static bool in_vec(const Vec *v, const void *x)
-{
-	for (int i = 0; i < v->n; i++)
-		if (v->v[i] == x)
-			return true;
-	return false;
-}
+/* A set of names being made: a name is in it when its live_at is the
+ * set's number, so that a program of many loops (a live set each) takes
+ * a mark a mention, not a search. */
+typedef struct Live {
+	Vec syms;
+	int at;
+} Live;
 
-static int mention(Node *n, void *live)
+static int mention(Node *n, void *arg)
 {
-	if (n->kind == N_NAME && n->sym && n->sym->kind == SYM_VAR && !in_vec(live, n->sym))
-		vec_push(live, n->sym);
+	Live *live = arg;
+	if (n->kind == N_NAME && n->sym && n->sym->kind == SYM_VAR && n->sym->live_at != live->at) {
+		n->sym->live_at = live->at;
+		vec_push(&live->syms, n->sym);
+	}
 	return 0;
 }
 
-static void mentions(Node *n, Vec *live)
+static void mentions(Node *n, Live *live)
 {
 	emit_any_node(n, mention, live);
 }
 
-static bool reach(Node *n, Node *site, Vec *live);
+static bool reach(Node *n, Node *site, Live *live);
 
 /* The statements from first on: if site is in one, what runs after it
  * there is in live. */
-static bool reach_list(Node *first, Node *site, Vec *live)
+static bool reach_list(Node *first, Node *site, Live *live)
 {
 	for (Node *s = first; s; s = s->next)
 		if (reach(s, site, live)) {
@@ -216,7 +219,7 @@ static bool reach_list(Node *first, Node *site, Vec *live)
 	return false;
 }
 
-static bool reach(Node *n, Node *site, Vec *live)
+static bool reach(Node *n, Node *site, Live *live)
 {
 	if (!n)
 		return false;
@@ -240,14 +243,14 @@ static bool reach(Node *n, Node *site, Vec *live)
 /* What main may read after site: see above.  What a live vector's
  * making reads when --resume makes it again, and the map a live
  * vector's keys come from, are live too. */
-static void live_after(Node *site, Vec *live)
+static void live_after(Node *site, Live *live)
 {
 	for (Node *n = E->prog->items; n; n = n->next)
 		if (n->kind == N_FUNC)
 			mentions(n->body, live);
 	reach_list(E->prog->items, site, live);
-	for (int i = 0; i < live->n; i++) {
-		Sym *v = live->v[i];
+	for (int i = 0; i < live->syms.n; i++) {
+		Sym *v = live->syms.v[i];
 		if (v->ty->kind == TY_DVEC && v->decl && v->decl->init)
 			mentions(v->decl->init, live);
 		if (v->ty->kind == TY_DVEC && v->decl && v->decl->size)
@@ -262,9 +265,16 @@ void emit_state_fn(void)
 	Vec vars = {0};
 	sema_driver_vars(&vars);
 	int nsite = E->resume_points.n;
-	Vec *live = xcalloc((size_t)nsite, sizeof *live);
-	for (int k = 0; k < nsite; k++)
-		live_after(E->resume_points.v[k], &live[k]);
+	/* gone[i * nsite + k]: driver variable i is not live after site k. */
+	bool *gone = xcalloc((size_t)vars.n * (size_t)nsite + 1, sizeof *gone);
+	for (int k = 0; k < nsite; k++) {
+		Live live = { {0}, k + 1 };
+		live_after(E->resume_points.v[k], &live);
+		for (int i = 0; i < vars.n; i++)
+			gone[(size_t)i * (size_t)nsite + (size_t)k] = ((Sym *)vars.v[i])->live_at != k + 1;
+		for (int i = 0; i < live.syms.n; i++)
+			((Sym *)live.syms.v[i])->live_at = 0;
+	}
 	Buf b = {0};
 	buf_puts(&b, "/* The driver variables, DDSs and loops the program may read after\n"
 	         " * loop `at`, for a checkpoint to write and --resume to read back. */\n"
@@ -277,7 +287,7 @@ void emit_state_fn(void)
 		Buf dead = {0};
 		buf_puts(&dead, "");
 		for (int k = 0; k < nsite; k++)
-			if (!in_vec(&live[k], v))
+			if (gone[(size_t)i * (size_t)nsite + (size_t)k])
 				buf_printf(&dead, "%sat != %d", dead.len ? " && " : "",
 				           ((Node *)E->resume_points.v[k])->li->id);
 		if (dead.len)

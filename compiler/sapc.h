@@ -456,6 +456,7 @@ struct Sym {
 	bool slice_decl;        /* slice.c: a statement the slice runs assigns it
 	                           (k = j = ...), so the slice declares it */
 	Node *keys_of;          /* read-only key of a loop over this map (or join) */
+	int live_at;            /* emit_ckpt.c: the last live set it joined, + 1 */
 	bool parted;            /* a loaded dvector read only as X[i] in async
 	                           loops over i that run spread over ranks: on
 	                           several ranks each keeps only its part
