@@ -138,6 +138,19 @@ static char *borrow_temp(Type *t, const char *value)
 	return tmp;
 }
 
+/* DDS d's index in the spec of the async loop being written, if its plan
+ * orders d (the loop writes it, not by accumulate), else -1. */
+static int planned_dds(Sym *d)
+{
+	Node *l = E->loop;
+	if (!d || !l || l->kind != N_ASYNC || acc_is_accum(l->li, d))
+		return -1;
+	for (int i = 0; i < l->li->dds.n; i++)
+		if (l->li->dds.v[i] == d)
+			return ((intptr_t)l->li->dds_mode.v[i] & ACC_WRITE) ? i : -1;
+	return -1;
+}
+
 /* Map md's key k, in an async body under --check-plan audited as an
  * access in mode (ACC_READ, ACC_WRITE) when the plan orders md: as
  * sap_audit_key for dvectors (emit_audit), the checked version's keys
@@ -145,20 +158,14 @@ static char *borrow_temp(Type *t, const char *value)
 static char *map_key(Sym *md, Node *k, int mode)
 {
 	char *key = emit_expr(k);
-	Node *l = E->loop;
-	if (!md || !E->in_body || !l || l->kind != N_ASYNC || acc_is_accum(l->li, md))
+	int i = E->in_body ? planned_dds(md) : -1;
+	if (i < 0)
 		return key;
-	LoopInfo *li = l->li;
-	for (int i = 0; i < li->dds.n; i++) {
-		if (li->dds.v[i] != md || !((intptr_t)li->dds_mode.v[i] & ACC_WRITE))
-			continue;
-		const char *L = E->versioned ? format("sap_v < 1 ? &sap_loop%d : NULL", li->id) :
-		                format("&sap_loop%d", li->id);
-		return format("sap_audit_%ck(%s, %d, sap_i, %s, %d, %s)",
-		              k->ty->kind == TY_STRING ? 's' : 'i', L, i, key,
-		              mode & ACC_WRITE ? 2 : 1, emit_site(k));
-	}
-	return key;
+	int id = E->loop->li->id;
+	const char *L = E->versioned ? format("sap_v < 1 ? &sap_loop%d : NULL", id) :
+	                format("&sap_loop%d", id);
+	return format("sap_audit_%ck(%s, %d, sap_i, %s, %d, %s)", k->ty->kind == TY_STRING ? 's' : 'i',
+	              L, i, key, mode & ACC_WRITE ? 2 : 1, emit_site(k));
 }
 
 /* &k for the map calls that take a key by address; m the map. */
@@ -207,15 +214,9 @@ static char *lit(Node *e)
  * the check, or NULL where there is nothing to audit. */
 const char *emit_audit(Sym *d, bool write)
 {
-	if (!E->versioned || E->loop->kind != N_ASYNC || acc_is_accum(E->loop->li, d))
-		return NULL;
-	LoopInfo *li = E->loop->li;
-	for (int i = 0; i < li->dds.n; i++)
-		if (li->dds.v[i] == d)
-			return ((intptr_t)li->dds_mode.v[i] & ACC_WRITE) ?
-			       format(", sap_v < 1 ? &sap_loop%d : NULL, %d, sap_i, %d", li->id, i,
-			              write ? 2 : 1) : NULL;
-	return NULL;
+	int i = E->versioned ? planned_dds(d) : -1;
+	return i < 0 ? NULL : format(", sap_v < 1 ? &sap_loop%d : NULL, %d, sap_i, %d",
+	                             E->loop->li->id, i, write ? 2 : 1);
 }
 
 static char *index_expr(Node *e, bool write)
