@@ -845,6 +845,9 @@ typedef struct sap_dist {
 	struct sap_settle_run *settle;
 	int64_t nsettle;
 	bool settled;
+	/* Per DDS: its holder map's stamp after the last settle, which a
+	 * map nothing changed since still has: it is settled already. */
+	uint64_t *stamp;
 } sap_dist;
 
 typedef struct sap_dist_stats {

@@ -392,6 +392,7 @@ typedef struct sap_holders {
 	uint16_t **blk;         /* per block: its keys' holders, or NULL */
 	uint16_t *val;          /* per block without: the holder of them all */
 	int64_t nmixed;         /* blocks with an array */
+	uint64_t stamp;         /* new at every change (hold.c), never reused */
 } sap_holders;
 
 static inline uint16_t sap_hold_get(const sap_dvec *v, int64_t k)

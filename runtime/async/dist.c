@@ -389,10 +389,26 @@ static void settle_runs(sap_dist *d, const sap_async_spec *spec)
 	d->settled = true;
 }
 
+static uint64_t stamp_of(const sap_dvec *v)
+{
+	return v->holder ? v->holder->stamp : 0;
+}
+
 void sap_dist_settle(sap_dist *d, const sap_async_spec *spec)
 {
-	if (!d->settled)
+	if (!d->settled) {
 		settle_runs(d, spec);
+		d->stamp = sap_xcalloc((size_t)spec->ndds, sizeof *d->stamp);
+	} else {
+		/* Settling again what the last settle left is a no-op that
+		 * costs a write a key of the plan's (LDA's z: every token). */
+		bool same = true;
+		for (int k = 0; k < spec->ndds && same; k++)
+			if (d->base[k + 1] > d->base[k])
+				same = stamp_of(spec->dds[k].dv) == d->stamp[k];
+		if (same)
+			return;
+	}
 	for (int64_t i = 0; i < d->nsettle; i++) {
 		const struct sap_settle_run *u = &d->settle[i];
 		sap_dvec *v = spec->dds[u->dds].dv;
@@ -400,8 +416,10 @@ void sap_dist_settle(sap_dist *d, const sap_async_spec *spec)
 		sap_hold_range(v, u->key, u->end, u->rank);
 	}
 	for (int k = 0; k < spec->ndds; k++)
-		if (d->base[k + 1] > d->base[k])
+		if (d->base[k + 1] > d->base[k]) {
 			sap_hold_tidy(spec->dds[k].dv);
+			d->stamp[k] = stamp_of(spec->dds[k].dv);
+		}
 }
 
 void sap_dist_free(sap_dist *d)
@@ -415,6 +433,7 @@ void sap_dist_free(sap_dist *d)
 	free(d->incoming);
 	free(d->early);
 	free(d->settle);
+	free(d->stamp);
 	memset(d, 0, sizeof *d);
 }
 
