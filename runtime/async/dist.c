@@ -439,7 +439,11 @@ void sap_dist_free(sap_dist *d)
 
 /* ---- exchanging written elements ---- */
 
-/* Records of (dds, key, length, element bytes to 8); the key 8-aligned. */
+/* Records of (dds, key, length, element bytes to 8); the key 8-aligned.
+ * A record of a vector of flat elements holds a run of consecutive keys
+ * (len their bytes), since a plan's blocks follow key order: one memcpy
+ * a run, not a call and a header an element (LDA's rows of a word
+ * block: 230 ns an element to unpack on 2 ranks). */
 typedef struct rec_head {
 	int64_t key;
 	int32_t dds, len;
@@ -450,20 +454,49 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* How many of keys[k .. n) go in the record at keys[k]. */
+static int64_t run_of(const sap_access *keys, int64_t k, int64_t n, const sap_async_spec *spec)
+{
+	const sap_dvec *v = spec->dds[keys[k].dds].dv;
+	if (v->codec || v->elsize > INT32_MAX)
+		return 1;
+	int64_t most = INT32_MAX / (int64_t)v->elsize, m = 1;
+	while (k + m < n && m < most && keys[k + m].dds == keys[k].dds &&
+	       keys[k + m].key == keys[k].key + m)
+		m++;
+	return m;
+}
+
+/* The bytes of the record at keys[k], of m keys. */
+static size_t rec_bytes(const sap_access *keys, int64_t k, int64_t m, const sap_async_spec *spec)
+{
+	const sap_dvec *v = spec->dds[keys[k].dds].dv;
+	return m == 1 ? sap_dv_put(v, keys[k].key, NULL) : (size_t)m * v->elsize;
+}
+
 /* Bytes of the records of keys[0 .. n). */
 static size_t records(const sap_access *keys, int64_t n, const sap_async_spec *spec)
 {
 	size_t bytes = 0;
-	for (int64_t k = 0; k < n; k++)
-		bytes += sizeof(rec_head) + pad8(sap_dv_put(spec->dds[keys[k].dds].dv, keys[k].key, NULL));
+	for (int64_t k = 0, m; k < n; k += m) {
+		m = run_of(keys, k, n, spec);
+		bytes += sizeof(rec_head) + pad8(rec_bytes(keys, k, m, spec));
+	}
 	return bytes;
 }
 
 static char *pack(char *p, const sap_access *keys, int64_t n, const sap_async_spec *spec)
 {
-	for (int64_t k = 0; k < n; k++) {
+	for (int64_t k = 0, m; k < n; k += m) {
+		m = run_of(keys, k, n, spec);
 		const sap_dvec *v = spec->dds[keys[k].dds].dv;
-		size_t len = sap_dv_put(v, keys[k].key, p + sizeof(rec_head));
+		size_t len;
+		if (m == 1) {
+			len = sap_dv_put(v, keys[k].key, p + sizeof(rec_head));
+		} else {
+			len = (size_t)m * v->elsize;
+			memcpy(p + sizeof(rec_head), v->data + (size_t)keys[k].key * v->elsize, len);
+		}
 		if (len > INT32_MAX)
 			sap_fatal(NULL, "an element of %s takes more than 2 GiB", v->name);
 		rec_head h = { keys[k].key, keys[k].dds, (int32_t)len };
@@ -479,7 +512,11 @@ static void unpack(const char *q, const char *end, const sap_async_spec *spec)
 	while (q < end) {
 		rec_head h;
 		memcpy(&h, q, sizeof h);
-		sap_dv_take(spec->dds[h.dds].dv, h.key, q + sizeof h);
+		sap_dvec *v = spec->dds[h.dds].dv;
+		if (v->codec)
+			sap_dv_take(v, h.key, q + sizeof h);
+		else
+			memcpy(v->data + (size_t)h.key * v->elsize, q + sizeof h, (size_t)h.len);
 		q += sizeof h + pad8((size_t)h.len);
 	}
 }
