@@ -735,6 +735,14 @@ double sap_plan_cost(const sap_plan *p);
  * the first bit of that DDS's small blocks in a mask, or -1 when groups
  * run in index order.  The same on every rank for the same plan. */
 int sap_plan_fine_first(const sap_layout *ly, int64_t ngroups);
+/* Of consecutive iterations ids[0 .. n) of one worker's set: per taking
+ * part DDS q, the pairs that both touch it (pairs[q]) and those of them
+ * in one small block of it (same[q]), added. */
+void sap_plan_fine_pairs(const sap_layout *ly, const sap_mask_set *set, const uint32_t *ids,
+                         int64_t n, int64_t *pairs, int64_t *same);
+/* Whether index order already walks some DDS small block by small block
+ * (half the pairs or more): then groups keep it. */
+bool sap_plan_index_local(const sap_layout *ly, const int64_t *pairs, const int64_t *same);
 static inline int sap_plan_fine_key(uint64_t m, int first, int F)
 {
 	if (first < 0)

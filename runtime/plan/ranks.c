@@ -261,14 +261,31 @@ typedef struct route {
 	int64_t *recvb, nr;
 } route;
 
+/* Collective: whether the ranks' iterations in index order walk some
+ * DDS small block by small block (group.c). */
+static bool index_local(const rank_plan *rp, const uint32_t *ids)
+{
+	const sap_layout *ly = rp->j.ly;
+	int64_t cnt[128] = {0};
+	for (int w = 0; w < rp->threads; w++) {
+		int64_t x = sap_chunk(rp->a, rp->b, rp->threads, w);
+		int64_t y = sap_chunk(rp->a, rp->b, rp->threads, w + 1);
+		sap_plan_fine_pairs(ly, &rp->j.local[w], ids + (x - rp->a), y - x, cnt, cnt + 64);
+	}
+	sap_comm_allreduce(cnt, 128, SAP_COMM_I64, SAP_COMM_SUM);
+	return sap_plan_index_local(ly, cnt, cnt + 64);
+}
+
 /* Each rank's count of each group and key, for everyone. */
-static void route_counts(const rank_plan *rp, route *rt)
+static void route_counts(const rank_plan *rp, route *rt, const uint32_t *ids)
 {
 	const sap_plan *p = rp->p;
 	int P = rp->P;
 	int64_t G = p->ngroups;
 	const sap_layout *ly = rp->j.ly;
 	rt->first = sap_plan_fine_first(ly, G);
+	if (rt->first >= 0 && index_local(rp, ids))
+		rt->first = -1;
 	rt->nk = rt->first >= 0 ? ly->F + 1 : 1;
 	if (rt->first >= 0) {
 		rp->p->fine = true;
@@ -378,7 +395,7 @@ static void ranks_route(const rank_plan *rp, const uint32_t *ids, int64_t *order
                         struct sap_ship *ship, int nship)
 {
 	route rt;
-	route_counts(rp, &rt);
+	route_counts(rp, &rt, ids);
 	route_send(rp, &rt, ids);
 	route_receive(rp, &rt, order);
 	route_ship(rp, &rt, ship, nship);

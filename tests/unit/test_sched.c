@@ -322,6 +322,32 @@ START_TEST(strata_index_order)
 }
 END_TEST
 
+static int by_user(const void *x, const void *y)
+{
+	const rating *a = x, *b = y;
+	return (a->u > b->u) - (a->u < b->u);
+}
+
+/* Ratings sorted by user walk W block by block in index order already:
+ * the groups keep the program's order (group.c), as LDA's tokens by
+ * document do; the shuffled ones of plan_strata are sorted. */
+START_TEST(strata_sorted_index_order)
+{
+	sgd m;
+	sgd_make(&m, 50000, 5000, 5000, 5);
+	qsort(m.A.data, (size_t)m.A.n, sizeof(rating), by_user);
+	uint64_t *mk = masks_of(&m.spec, &m, m.A.n, 2);
+	planned pl;
+	plan_spec(&pl, &m.spec, &m, m.A.n, 2, true);
+	ck_assert(!pl.plan.fine);
+	ck_assert_int_eq(pl.plan.ngroups, 4);
+	assert_well_formed(&pl.plan, mk);
+	free(mk);
+	planned_free(&pl);
+	sgd_free(&m);
+}
+END_TEST
+
 /* DSGD/Strata: T rounds of T groups, one per worker, loads within 10%. */
 START_TEST(strata_shape)
 {
@@ -1298,6 +1324,7 @@ Suite *sched_suite(void)
 	tcase_add_loop_test(tc, strata_skewed, 0, 3);
 	tcase_add_loop_test(tc, strata_shape, 0, 6);
 	tcase_add_test(tc, strata_index_order);
+	tcase_add_test(tc, strata_sorted_index_order);
 	tcase_add_test(tc, greedy_stranded);
 	tcase_add_test(tc, oversized_group);
 	tcase_add_loop_test(tc, check_transe, 0, 2);
