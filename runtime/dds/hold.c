@@ -27,7 +27,7 @@ static int64_t moved_sent, moved_recv;
 
 /* The source of sap_holders.stamp, by which a loop knows that nothing
  * changed a map since it last set it (sap_dist_settle). */
-static uint64_t clock;
+static uint64_t hold_clock;
 
 void sap_moved_add(int64_t sent, int64_t received)
 {
@@ -64,7 +64,7 @@ sap_holders *sap_hold_map(sap_dvec *v)
 	h->val = sap_xmalloc((size_t)h->nblk * sizeof *h->val);
 	for (int64_t b = 0; b < h->nblk; b++)
 		h->val[b] = SAP_HOLD_ALL;
-	h->stamp = ++clock;
+	h->stamp = ++hold_clock;
 	v->holder = h;
 	sap_dv_account(v, v->held + sap_hold_bytes(v));
 	v->fetched = 0;
@@ -92,7 +92,7 @@ void sap_hold_set(sap_dvec *v, int64_t k, uint16_t r)
 {
 	sap_holders *h = v->holder;
 	int64_t b = k >> SAP_HOLD_SHIFT;
-	h->stamp = ++clock;
+	h->stamp = ++hold_clock;
 	if (!h->blk[b]) {
 		if (h->val[b] == r)
 			return;
@@ -108,7 +108,7 @@ void sap_hold_set(sap_dvec *v, int64_t k, uint16_t r)
 void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r)
 {
 	sap_holders *h = v->holder;
-	h->stamp = ++clock;
+	h->stamp = ++hold_clock;
 	for (int64_t k = a; k < b;) {
 		int64_t blk = k >> SAP_HOLD_SHIFT, end = (blk + 1) << SAP_HOLD_SHIFT;
 		if (k == blk << SAP_HOLD_SHIFT && (end <= b || b == v->n)) {
@@ -154,7 +154,7 @@ void sap_hold_tidy(sap_dvec *v)
 	sap_holders *h = v->holder;
 	if (!h)
 		return;
-	h->stamp = ++clock;
+	h->stamp = ++hold_clock;
 	for (int64_t b = 0; b < h->nblk; b++) {
 		uint16_t *a = h->blk[b];
 		if (!a)
