@@ -224,6 +224,8 @@ sap_holders *sap_hold_map(sap_dvec *v);
  * many, sap_hold_tidy gives back the arrays of blocks held by one rank. */
 void sap_hold_set(sap_dvec *v, int64_t k, uint16_t r);
 void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r);
+/* Key k's holder lw[k] for each k of v where that is not SAP_HOLD_ALL. */
+void sap_hold_from(sap_dvec *v, const uint16_t *lw);
 /* The end of the run of keys from k (< end) held as k is, at most end;
  * *who gets their holder.  A block with one holder is one step. */
 int64_t sap_hold_run(const sap_dvec *v, int64_t k, int64_t end, uint16_t *who);
@@ -848,14 +850,14 @@ typedef struct sap_dist {
 	 * next round before they arrive (it touches none of them). */
 	uint64_t *incoming;
 	bool *early;
-	/* lastw as runs of keys of one last writer, made by the first
-	 * sap_dist_settle: the same for every run of the plan. */
-	struct sap_settle_run *settle;
-	int64_t nsettle;
-	bool settled;
 	/* Per DDS: its holder map's stamp after the last settle, which a
 	 * map nothing changed since still has: it is settled already. */
 	uint64_t *stamp;
+	/* sap_dist_fetch's lists, for rank d fkeys[foff[d] .. foff[d + 1]),
+	 * made from the holder maps of stamps fstamp (per DDS). */
+	sap_access *fkeys;
+	int64_t *foff;
+	uint64_t *fstamp;
 } sap_dist;
 
 typedef struct sap_dist_stats {
@@ -916,7 +918,7 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
                      void *red, sap_dist_stats *stats);
 /* Collective, before rank `me` runs its groups of the plan d was built
  * for: the elements each rank needs first, from their holders. */
-void sap_dist_fetch(const sap_dist *d, const sap_async_spec *spec, sap_dist_stats *stats);
+void sap_dist_fetch(sap_dist *d, const sap_async_spec *spec, sap_dist_stats *stats);
 /* After the invocation: each written element is held by its last writer. */
 void sap_dist_settle(sap_dist *d, const sap_async_spec *spec);
 

@@ -128,6 +128,49 @@ void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r)
 	}
 }
 
+/* Block by block rather than key by key: a plan's last writers alternate
+ * from key to key where its groups interleave (LDA's z, a token a key,
+ * written by the rank of the token's word), and a key at a time cost
+ * 23 ns a key on 2 ranks, 28 ms a settle of 1.2 M keys. */
+void sap_hold_from(sap_dvec *v, const uint16_t *lw)
+{
+	sap_holders *h = v->holder;
+	h->stamp = ++hold_clock;
+	for (int64_t b = 0; b < h->nblk; b++) {
+		const uint16_t *l = lw + b * BLOCK;
+		int64_t n = v->n - b * BLOCK < BLOCK ? v->n - b * BLOCK : BLOCK;
+		int64_t set = 0;
+		bool one = true;
+		for (int64_t i = 0; i < n; i++) {
+			set += l[i] != SAP_HOLD_ALL;
+			one &= l[i] == l[0];
+		}
+		if (!set)
+			continue;
+		if (one) {
+			if (h->blk[b]) {
+				free(h->blk[b]);
+				h->blk[b] = NULL;
+				h->nmixed--;
+				sap_dv_account(v, v->held - BLOCK * sizeof **h->blk);
+			}
+			h->val[b] = l[0];
+			continue;
+		}
+		if (!h->blk[b]) {
+			h->blk[b] = sap_xmalloc(BLOCK * sizeof **h->blk);
+			for (int i = 0; i < BLOCK; i++)
+				h->blk[b][i] = h->val[b];
+			h->nmixed++;
+			sap_dv_account(v, v->held + BLOCK * sizeof **h->blk);
+		}
+		uint16_t *a = h->blk[b];
+		for (int64_t i = 0; i < n; i++)
+			if (l[i] != SAP_HOLD_ALL)
+				a[i] = l[i];
+	}
+}
+
 int64_t sap_hold_run(const sap_dvec *v, int64_t k, int64_t end, uint16_t *who)
 {
 	const sap_holders *h = v->holder;
