@@ -70,6 +70,54 @@ START_TEST(blocks)
 }
 END_TEST
 
+/* sap_hold_from sets the holders of the keys its array names and leaves
+ * the others: a block all of one new holder becomes one value (freeing
+ * an array it had), a block partly named or of several holders an array,
+ * a block named nowhere stays as it was; the stamp is new. */
+START_TEST(from_last_writers)
+{
+	sap_dvec v;
+	int64_t n = 4 * BLOCK + 50;     /* the last block is short */
+	sap_dv_create(&v, "v", n, 4, NULL);
+	size_t base = v.held;
+	uint16_t *want = malloc((size_t)n * sizeof *want);
+	uint16_t *lw = malloc((size_t)n * sizeof *lw);
+	sap_hold_map(&v);
+	/* Before: block 0 rank 1's, block 1 an array, the rest every rank's. */
+	sap_hold_range(&v, 0, BLOCK, 1);
+	sap_hold_set(&v, BLOCK + 3, 0);
+	for (int64_t k = 0; k < n; k++) {
+		want[k] = k < BLOCK ? 1 : k == BLOCK + 3 ? 0 : SAP_HOLD_ALL;
+		lw[k] = SAP_HOLD_ALL;
+	}
+	ck_assert_int_eq(v.holder->nmixed, 1);
+	/* Block 0 untouched; block 1 all rank 2's; block 2 alternating
+	 * (LDA's tokens); block 3 one key; the short block 4 all rank 0's. */
+	for (int64_t k = BLOCK; k < 2 * BLOCK; k++)
+		lw[k] = want[k] = 2;
+	for (int64_t k = 2 * BLOCK; k < 3 * BLOCK; k++)
+		lw[k] = want[k] = (uint16_t)(k % 2);
+	lw[3 * BLOCK + 9] = want[3 * BLOCK + 9] = 1;
+	for (int64_t k = 4 * BLOCK; k < n; k++)
+		lw[k] = want[k] = 0;
+	uint64_t stamp = v.holder->stamp;
+	sap_hold_from(&v, lw);
+	expect(&v, want);
+	ck_assert_uint_gt(v.holder->stamp, stamp);
+	ck_assert_ptr_null(v.holder->blk[0]);
+	ck_assert_ptr_null(v.holder->blk[1]);
+	ck_assert_ptr_nonnull(v.holder->blk[2]);
+	ck_assert_ptr_nonnull(v.holder->blk[3]);
+	ck_assert_ptr_null(v.holder->blk[4]);
+	ck_assert_int_eq(v.holder->nmixed, 2);
+	ck_assert_uint_eq(v.held, base + sap_hold_bytes(&v));
+	sap_hold_drop(&v);
+	sap_dv_free(&v);
+	free(want);
+	free(lw);
+}
+END_TEST
+
 /* sap_hold_run walks the map in runs of one holder: checked against the
  * holders key by key, from every start, on whole blocks of one holder,
  * mixed blocks, a run across blocks and the short last block, with ends
@@ -187,6 +235,7 @@ Suite *hold_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, blocks);
 	tcase_add_test(tc, runs);
+	tcase_add_test(tc, from_last_writers);
 	tcase_add_test(tc, codec_put_take);
 	suite_add_tcase(s, tc);
 	return s;
