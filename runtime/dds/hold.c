@@ -88,21 +88,41 @@ void sap_hold_drop(sap_dvec *v)
 	sap_ptrs_del(&held, v);
 }
 
-void sap_hold_set(sap_dvec *v, int64_t k, uint16_t r)
+/* Block b of v's map as an array of its keys' holders. */
+static uint16_t *mixed(sap_dvec *v, int64_t b)
 {
 	sap_holders *h = v->holder;
-	int64_t b = k >> SAP_HOLD_SHIFT;
-	h->stamp = ++hold_clock;
 	if (!h->blk[b]) {
-		if (h->val[b] == r)
-			return;
 		h->blk[b] = sap_xmalloc(BLOCK * sizeof **h->blk);
 		for (int i = 0; i < BLOCK; i++)
 			h->blk[b][i] = h->val[b];
 		h->nmixed++;
 		sap_dv_account(v, v->held + BLOCK * sizeof **h->blk);
 	}
-	h->blk[b][k & (BLOCK - 1)] = r;
+	return h->blk[b];
+}
+
+/* Every key of block b of v's map held by r. */
+static void whole_block(sap_dvec *v, int64_t b, uint16_t r)
+{
+	sap_holders *h = v->holder;
+	if (h->blk[b]) {
+		free(h->blk[b]);
+		h->blk[b] = NULL;
+		h->nmixed--;
+		sap_dv_account(v, v->held - BLOCK * sizeof **h->blk);
+	}
+	h->val[b] = r;
+}
+
+void sap_hold_set(sap_dvec *v, int64_t k, uint16_t r)
+{
+	sap_holders *h = v->holder;
+	int64_t b = k >> SAP_HOLD_SHIFT;
+	h->stamp = ++hold_clock;
+	if (!h->blk[b] && h->val[b] == r)
+		return;
+	mixed(v, b)[k & (BLOCK - 1)] = r;
 }
 
 void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r)
@@ -113,13 +133,7 @@ void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r)
 		int64_t blk = k >> SAP_HOLD_SHIFT, end = (blk + 1) << SAP_HOLD_SHIFT;
 		if (k == blk << SAP_HOLD_SHIFT && (end <= b || b == v->n)) {
 			/* The whole block (the last one may be short). */
-			if (h->blk[blk]) {
-				free(h->blk[blk]);
-				h->blk[blk] = NULL;
-				h->nmixed--;
-				sap_dv_account(v, v->held - BLOCK * sizeof **h->blk);
-			}
-			h->val[blk] = r;
+			whole_block(v, blk, r);
 			k = end;
 			continue;
 		}
@@ -148,23 +162,10 @@ void sap_hold_from(sap_dvec *v, const uint16_t *lw)
 		if (!set)
 			continue;
 		if (one) {
-			if (h->blk[b]) {
-				free(h->blk[b]);
-				h->blk[b] = NULL;
-				h->nmixed--;
-				sap_dv_account(v, v->held - BLOCK * sizeof **h->blk);
-			}
-			h->val[b] = l[0];
+			whole_block(v, b, l[0]);
 			continue;
 		}
-		if (!h->blk[b]) {
-			h->blk[b] = sap_xmalloc(BLOCK * sizeof **h->blk);
-			for (int i = 0; i < BLOCK; i++)
-				h->blk[b][i] = h->val[b];
-			h->nmixed++;
-			sap_dv_account(v, v->held + BLOCK * sizeof **h->blk);
-		}
-		uint16_t *a = h->blk[b];
+		uint16_t *a = mixed(v, b);
 		for (int64_t i = 0; i < n; i++)
 			if (l[i] != SAP_HOLD_ALL)
 				a[i] = l[i];
@@ -206,13 +207,8 @@ void sap_hold_tidy(sap_dvec *v)
 		bool one = true;
 		for (int64_t i = 1; i < n && one; i++)
 			one = a[i] == a[0];
-		if (!one)
-			continue;
-		h->val[b] = a[0];
-		free(a);
-		h->blk[b] = NULL;
-		h->nmixed--;
-		sap_dv_account(v, v->held - BLOCK * sizeof *a);
+		if (one)
+			whole_block(v, b, a[0]);
 	}
 }
 
