@@ -3,6 +3,7 @@
 ## X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
 run_tests = \
+	tests/run/interleaved-keys.sap \
 	tests/run/settle-again.sap \
 	tests/run/extern-key-array.sap \
 	tests/run/chained-assign-key.sap \
@@ -182,7 +183,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/parted-map-reads.out tests/run/driver-push-stamp.out \
 	tests/run/extern-arrays.out tests/run/extern-arrays.c tests/run/narrow-call.out \
 	tests/run/extern-key-array.out tests/run/extern-key-array.c tests/run/chained-assign-key.out \
-	tests/run/settle-again.out \
+	tests/run/settle-again.out tests/run/interleaved-keys.out \
 	tests/run/header-write-stamp.out tests/run/continue-before.out \
 	tests/run/rand-keys-inner.out tests/run/lazy-operand-keys.out tests/run/int-wrap-keys.out \
 	tests/run/ranged-keys.out tests/run/ranged-keys.status tests/run/ranged-keys.err \
