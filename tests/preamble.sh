@@ -28,7 +28,9 @@
 #                    interrupt or a TERM exits 1, so it is removed then
 #                    too.  Exits 99 if it cannot.  A script that must
 #                    undo more (save-full.sh unmounts) sets its own EXIT
-#                    trap after it, which removes $tmp too.
+#                    trap after it, which removes $tmp too.  Open MPI
+#                    jobs the script starts keep their session directory
+#                    in $tmp/mpi.
 #   strip_time FILE  FILE without the " time SECONDS" that ends a line:
 #                    the reports of a sample and of its C twin, compared
 #                    without each program's own clock.
@@ -60,6 +62,13 @@ make_tmp() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$(basename "$0" .sh).XXXXXX") || exit 99
 	trap 'rm -rf "$tmp"' EXIT
 	trap 'exit 1' HUP INT TERM
+	# Jobs that start at the same moment (make -j) race to make Open
+	# MPI's session directory under /tmp, and the loser's orte_init fails
+	# ("mkdir ... File exists", open-mpi/ompi#8510): each test's jobs get
+	# their own, unless the caller chose one.
+	mkdir "$tmp/mpi" || exit 99
+	OMPI_MCA_orte_tmpdir_base=${OMPI_MCA_orte_tmpdir_base:-$tmp/mpi}
+	export OMPI_MCA_orte_tmpdir_base
 }
 
 strip_time() {
