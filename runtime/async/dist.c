@@ -455,7 +455,8 @@ typedef struct rec_head {
 	int32_t dds, len;
 } rec_head;
 
-/* The longest run for which a masked record is not used. */
+/* The keys a masked record spans (a bit each); a run of as many
+ * consecutive keys goes as a plain record. */
 enum { MASK_SPAN = 64 };
 
 static size_t pad8(size_t n)
