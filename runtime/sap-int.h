@@ -835,10 +835,26 @@ void sap_stage_slots(struct sap_loop_state *st, const sap_async_spec *spec);
  * maps' bits, DDS k's keys from bit 64 * base[k], lastw names that rank,
  * and need[d] the keys rank d touches before any rank writes them in the
  * invocation, which it fetches from their holders first. */
+/* A record of elements that one rank sends another (dist.c): n keys of
+ * DDS dds from key on, or if mask, the n keys key + i whose bit i is set. */
+typedef struct sap_send_rec {
+	int64_t key;
+	uint64_t mask;
+	int32_t dds, n;
+} sap_send_rec;
+
+typedef struct sap_send_log {
+	sap_send_rec *v;
+	int64_t n, cap;
+	int64_t from;           /* where the list being made starts */
+} sap_send_log;
+
 typedef struct sap_dist {
 	int64_t nrounds;
+	/* What this rank sends rank d after round r: the records
+	 * recs[off[r * P + d] .. off[r * P + d + 1]). */
 	int64_t *off;           /* nrounds * P + 1 */
-	sap_access *keys;
+	sap_send_rec *recs;
 	int64_t *base, words;   /* base: ndds + 1 */
 	uint64_t *need;         /* per rank, words each */
 	uint16_t *lastw;        /* per key bit: a rank, or SAP_HOLD_ALL */
@@ -853,9 +869,9 @@ typedef struct sap_dist {
 	/* Per DDS: its holder map's stamp after the last settle, which a
 	 * map nothing changed since still has: it is settled already. */
 	uint64_t *stamp;
-	/* sap_dist_fetch's lists, for rank d fkeys[foff[d] .. foff[d + 1]),
+	/* sap_dist_fetch's lists, for rank d frecs[foff[d] .. foff[d + 1]),
 	 * made from the holder maps of stamps fstamp (per DDS). */
-	sap_access *fkeys;
+	sap_send_rec *frecs;
 	int64_t *foff;
 	uint64_t *fstamp;
 } sap_dist;
@@ -872,8 +888,9 @@ bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **w
 void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
                     const sap_layout *ly, void *env, int rank, int threads);
 void sap_dist_free(sap_dist *d);
-/* Collective: keys[off[d] .. off[d + 1]) to rank d, for every rank d. */
-void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_async_spec *spec,
+/* Collective: the elements of recs[off[d] .. off[d + 1]) to rank d, for
+ * every rank d. */
+void sap_dist_send_each(const sap_send_rec *recs, const int64_t *off, const sap_async_spec *spec,
                         sap_dist_stats *stats, void (*packed)(void *), void *arg);
 /* Of the written sparse vectors, give back the pages of elements that
  * this rank neither touches from round `from` on nor holds at the end;

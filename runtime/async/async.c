@@ -704,7 +704,7 @@ static void dist_between(void *arg, int64_t r)
 	double t0 = sap_now();
 	int P = sap_nranks();
 	if (r + 1 < d->nrounds)
-		sap_dist_send_each(d->keys, d->off + r * P, c->spec, &c->st->traffic,
+		sap_dist_send_each(d->recs, d->off + r * P, c->spec, &c->st->traffic,
 		                   sap_dist_release_cb, &(sap_dist_at){ d, c->spec, r + 1 });
 	c->st->send_s += sap_now() - t0;
 }

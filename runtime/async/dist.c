@@ -52,12 +52,48 @@ bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **w
 
 /* ---- the keys a rank writes ---- */
 
-static void grow(sap_keylog *l)
+static sap_send_rec *rec_new(sap_send_log *l)
 {
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 1024;
 		l->v = sap_xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
 	}
+	return &l->v[l->n++];
+}
+
+/* The records of the keys key0 + i of DDS k whose bit i of x is set,
+ * appended to the list l makes (after records of lower keys of k, or of
+ * other DDSs):
+ * made once for the lists a plan sends again and again.  A run of
+ * consecutive keys of a vector of flat elements is one record, also
+ * across words (a plan's blocks follow key order: one memcpy a run, not
+ * a call and a header an element); other keys of the word one masked
+ * record (LDA's tokens, every other one this rank's: otherwise a
+ * 16-byte header a 4-byte element); an element of strings or lists one
+ * record each. */
+static void recs_add(sap_send_log *l, const sap_async_spec *spec, int k, int64_t key0, uint64_t x)
+{
+	const sap_dvec *v = spec->dds[k].dv;
+	if (v->codec || v->elsize > INT32_MAX / 64) {
+		for (; x; x &= x - 1)
+			*rec_new(l) = (sap_send_rec){ key0 + __builtin_ctzll(x), 0, k, 1 };
+		return;
+	}
+	if (!x)
+		return;
+	int z = __builtin_ctzll(x);
+	uint64_t y = x >> z;
+	int n = __builtin_popcountll(y);
+	if (y & (y + 1)) {
+		*rec_new(l) = (sap_send_rec){ key0 + z, y, k, n };
+		return;
+	}
+	sap_send_rec *last = l->n > l->from ? &l->v[l->n - 1] : NULL;
+	if (last && !last->mask && last->dds == k && last->key + last->n == key0 + z &&
+	    (int64_t)last->n + n <= INT32_MAX / (int64_t)v->elsize)
+		last->n += n;
+	else
+		*rec_new(l) = (sap_send_rec){ key0 + z, 0, k, n };
 }
 
 /* Bitmaps over the keys of every written dvector of the loop, DDS k's
@@ -172,16 +208,12 @@ static void decide(key_maps *m, int64_t R, sap_dist *dist)
 	free(later);
 }
 
-static void list_keys(sap_keylog *all, const key_maps *m, const uint64_t *bits,
+static void list_keys(sap_send_log *all, const key_maps *m, const uint64_t *bits,
                       const sap_async_spec *spec)
 {
 	for (int k = 0; k < spec->ndds; k++)
 		for (int64_t b = m->base[k]; b < m->base[k + 1]; b++)
-			for (uint64_t x = bits[b]; x; x &= x - 1) {
-				grow(all);
-				all->v[all->n++] = (sap_access){ 0, (b - m->base[k]) * 64 +
-				                                 __builtin_ctzll(x), k, SAP_WRITE };
-			}
+			recs_add(all, spec, k, (b - m->base[k]) * 64, bits[b]);
 }
 
 /* Which of this rank's threads may start round r + 1 while the rank
@@ -251,14 +283,15 @@ void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
 			d->later[r * m.words + b] = d->later[(r + 1) * m.words + b] |
 			                            m.tc[r * m.words + b];
 
-	sap_keylog all = { 0 };
+	sap_send_log all = { 0 };
 	for (int64_t r = 0; r < R; r++)
 		for (int q = 0; q < P; q++) {
+			all.from = all.n;
 			list_keys(&all, &m, m.now + (r * P + q) * m.words, spec);
 			d->off[r * P + q + 1] = all.n;
 		}
 	maps_free(&m);
-	d->keys = all.v;
+	d->recs = all.v;
 	d->base = m.base;
 	d->words = m.words;
 	start_early(d, p, spec, ly, rank, threads);
@@ -283,12 +316,13 @@ static bool scattered(const sap_dist *d, const sap_async_spec *spec)
 static void fetch_lists(sap_dist *d, const sap_async_spec *spec)
 {
 	int P = sap_nranks(), me = sap_rank();
-	sap_keylog lg = { 0 };
-	free(d->fkeys);
+	sap_send_log lg = { 0 };
+	free(d->frecs);
 	free(d->foff);
 	int64_t *off = sap_xcalloc((size_t)P + 1, sizeof *off);
 	for (int e = 0; e < P; e++) {
 		const uint64_t *ne = d->need + (int64_t)e * d->words;
+		lg.from = lg.n;
 		for (int k = 0; e != me && k < spec->ndds; k++) {
 			const sap_dvec *v = spec->dds[k].dv;
 			for (int64_t b = d->base[k]; v && v->holder && b < d->base[k + 1]; b++) {
@@ -299,18 +333,18 @@ static void fetch_lists(sap_dist *d, const sap_async_spec *spec)
 					b = d->base[k] + (((blk + 1) << SAP_HOLD_SHIFT) / 64) - 1;
 					continue;
 				}
+				uint64_t mine = 0;
 				for (uint64_t x = ne[b]; x; x &= x - 1) {
 					int64_t key = (b - d->base[k]) * 64 + __builtin_ctzll(x);
-					if (sap_hold_get(v, key) == me) {
-						grow(&lg);
-						lg.v[lg.n++] = (sap_access){ 0, key, k, SAP_READ };
-					}
+					if (sap_hold_get(v, key) == me)
+						mine |= x & -x;
 				}
+				recs_add(&lg, spec, k, (b - d->base[k]) * 64, mine);
 			}
 		}
 		off[e + 1] = lg.n;
 	}
-	d->fkeys = lg.v;
+	d->frecs = lg.v;
 	d->foff = off;
 }
 
@@ -340,7 +374,7 @@ void sap_dist_fetch(sap_dist *d, const sap_async_spec *spec, sap_dist_stats *sta
 	 * ranks 0.7 ms of 30. */
 	if (!fetch_cached(d, spec))
 		fetch_lists(d, spec);
-	sap_dist_send_each(d->fkeys, d->foff, spec, stats, d->later ? sap_dist_release_cb : NULL,
+	sap_dist_send_each(d->frecs, d->foff, spec, stats, d->later ? sap_dist_release_cb : NULL,
 	                   &(sap_dist_at){ d, spec, 0 });
 }
 
@@ -423,7 +457,7 @@ void sap_dist_settle(sap_dist *d, const sap_async_spec *spec)
 void sap_dist_free(sap_dist *d)
 {
 	free(d->off);
-	free(d->keys);
+	free(d->recs);
 	free(d->base);
 	free(d->need);
 	free(d->lastw);
@@ -431,7 +465,7 @@ void sap_dist_free(sap_dist *d)
 	free(d->incoming);
 	free(d->early);
 	free(d->stamp);
-	free(d->fkeys);
+	free(d->frecs);
 	free(d->foff);
 	free(d->fstamp);
 	memset(d, 0, sizeof *d);
@@ -439,103 +473,96 @@ void sap_dist_free(sap_dist *d)
 
 /* ---- exchanging written elements ---- */
 
-/* Records of (dds, key, length, element bytes to 8); the key 8-aligned.
- * A record of a vector of flat elements holds a run of consecutive keys
- * (len their bytes), since a plan's blocks follow key order: one memcpy
- * a run, not a call and a header an element (LDA's rows of a word
- * block: 230 ns an element to unpack on 2 ranks).  Keys of a flat
- * vector that are near but not consecutive go as a masked record
- * (dds stored as -1 - dds): after the header, a word whose bit i says
- * that key + i is there, then those elements in key order.  A plan
- * whose groups interleave a vector's keys (LDA's tokens, each in the
- * group of its word's block) would otherwise send 24 bytes a 4-byte
- * element, and pack and unpack each alone. */
+/* On the wire, a record (sap_send_rec) is a header, (key, dds, length of
+ * what follows), then the elements, padded to 8 bytes.  A masked
+ * record's header has dds stored as -1 - dds, and the elements follow a
+ * word whose bit i says that key + i is there. */
 typedef struct rec_head {
 	int64_t key;
 	int32_t dds, len;
 } rec_head;
-
-/* The keys a masked record spans (a bit each); a run of as many
- * consecutive keys goes as a plain record. */
-enum { MASK_SPAN = 64 };
 
 static size_t pad8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
 }
 
-/* The record at keys[k] (of keys[k .. n)): how many keys it takes, and
- * for a masked one, their mask (else 0). */
-static int64_t rec_of(const sap_access *keys, int64_t k, int64_t n, const sap_async_spec *spec,
-                      uint64_t *mask)
+/* The bytes of record c after its header. */
+static size_t rec_bytes(const sap_send_rec *c, const sap_async_spec *spec)
 {
-	const sap_dvec *v = spec->dds[keys[k].dds].dv;
-	*mask = 0;
-	if (v->codec || v->elsize > INT32_MAX / MASK_SPAN)
-		return 1;
-	int64_t most = INT32_MAX / (int64_t)v->elsize, m = 1;
-	while (k + m < n && m < most && keys[k + m].dds == keys[k].dds &&
-	       keys[k + m].key == keys[k].key + m)
-		m++;
-	if (m >= MASK_SPAN || k + m == n || keys[k + m].dds != keys[k].dds ||
-	    keys[k + m].key - keys[k].key >= MASK_SPAN)
-		return m;
-	/* While the keys ascend (as every list of a plan's does): a key
-	 * twice would take one bit and two elements. */
-	*mask = 1;
-	for (m = 1; k + m < n && keys[k + m].dds == keys[k].dds &&
-	     keys[k + m].key > keys[k + m - 1].key && keys[k + m].key - keys[k].key < MASK_SPAN; m++)
-		*mask |= (uint64_t)1 << (keys[k + m].key - keys[k].key);
-	if (m == 1)
-		*mask = 0;
-	return m;
+	const sap_dvec *v = spec->dds[c->dds].dv;
+	if (c->mask)
+		return sizeof c->mask + (size_t)c->n * v->elsize;
+	return v->codec ? sap_dv_put(v, c->key, NULL) : (size_t)c->n * v->elsize;
 }
 
-/* The bytes of the record at keys[k], of m keys, after its header. */
-static size_t rec_bytes(const sap_access *keys, int64_t k, int64_t m, uint64_t mask,
-                        const sap_async_spec *spec)
-{
-	const sap_dvec *v = spec->dds[keys[k].dds].dv;
-	if (mask)
-		return sizeof mask + (size_t)m * v->elsize;
-	return m == 1 ? sap_dv_put(v, keys[k].key, NULL) : (size_t)m * v->elsize;
-}
-
-/* Bytes of the records of keys[0 .. n). */
-static size_t records(const sap_access *keys, int64_t n, const sap_async_spec *spec)
+/* Bytes of the records recs[0 .. n). */
+static size_t records(const sap_send_rec *recs, int64_t n, const sap_async_spec *spec)
 {
 	size_t bytes = 0;
-	uint64_t mask;
-	for (int64_t k = 0, m; k < n; k += m) {
-		m = rec_of(keys, k, n, spec, &mask);
-		bytes += sizeof(rec_head) + pad8(rec_bytes(keys, k, m, mask, spec));
-	}
+	for (int64_t k = 0; k < n; k++)
+		bytes += sizeof(rec_head) + pad8(rec_bytes(&recs[k], spec));
 	return bytes;
 }
 
-static char *pack(char *p, const sap_access *keys, int64_t n, const sap_async_spec *spec)
+/* The elements of base (of es bytes) at the bits of mask, to out, one
+ * after another; with the common sizes' copies inlined, as a round's
+ * records scatter over a vector an element or two a word. */
+static void gather_masked(char *out, const char *base, uint64_t mask, size_t es)
 {
-	uint64_t mask;
-	for (int64_t k = 0, m; k < n; k += m) {
-		m = rec_of(keys, k, n, spec, &mask);
-		const sap_dvec *v = spec->dds[keys[k].dds].dv;
+	switch (es) {
+	case 4:
+		for (; mask; mask &= mask - 1, out += 4)
+			memcpy(out, base + 4 * __builtin_ctzll(mask), 4);
+		break;
+	case 8:
+		for (; mask; mask &= mask - 1, out += 8)
+			memcpy(out, base + 8 * __builtin_ctzll(mask), 8);
+		break;
+	default:
+		for (; mask; mask &= mask - 1, out += es)
+			memcpy(out, base + es * (size_t)__builtin_ctzll(mask), es);
+	}
+}
+
+/* The other way: in's elements to base at the bits of mask. */
+static void scatter_masked(char *base, const char *in, uint64_t mask, size_t es)
+{
+	switch (es) {
+	case 4:
+		for (; mask; mask &= mask - 1, in += 4)
+			memcpy(base + 4 * __builtin_ctzll(mask), in, 4);
+		break;
+	case 8:
+		for (; mask; mask &= mask - 1, in += 8)
+			memcpy(base + 8 * __builtin_ctzll(mask), in, 8);
+		break;
+	default:
+		for (; mask; mask &= mask - 1, in += es)
+			memcpy(base + es * (size_t)__builtin_ctzll(mask), in, es);
+	}
+}
+
+static char *pack(char *p, const sap_send_rec *recs, int64_t n, const sap_async_spec *spec)
+{
+	for (int64_t k = 0; k < n; k++) {
+		const sap_send_rec *c = &recs[k];
+		const sap_dvec *v = spec->dds[c->dds].dv;
 		char *at = p + sizeof(rec_head);
 		size_t len, es = v->elsize;
-		if (mask) {
-			memcpy(at, &mask, sizeof mask);
-			at += sizeof mask;
-			for (int64_t i = 0; i < m; i++)
-				memcpy(at + (size_t)i * es, v->data + (size_t)keys[k + i].key * es, es);
-			len = sizeof mask + (size_t)m * es;
-		} else if (m == 1) {
-			len = sap_dv_put(v, keys[k].key, at);
+		if (c->mask) {
+			memcpy(at, &c->mask, sizeof c->mask);
+			gather_masked(at + sizeof c->mask, v->data + (size_t)c->key * es, c->mask, es);
+			len = sizeof c->mask + (size_t)c->n * es;
+		} else if (v->codec) {
+			len = sap_dv_put(v, c->key, at);
 		} else {
-			len = (size_t)m * es;
-			memcpy(at, v->data + (size_t)keys[k].key * es, len);
+			len = (size_t)c->n * es;
+			memcpy(at, v->data + (size_t)c->key * es, len);
 		}
 		if (len > INT32_MAX)
 			sap_fatal(NULL, "an element of %s takes more than 2 GiB", v->name);
-		rec_head h = { keys[k].key, mask ? -1 - keys[k].dds : keys[k].dds, (int32_t)len };
+		rec_head h = { c->key, c->mask ? -1 - c->dds : c->dds, (int32_t)len };
 		memcpy(p, &h, sizeof h);
 		memset(p + sizeof h + len, 0, pad8(len) - len);
 		p += sizeof h + pad8(len);
@@ -551,12 +578,9 @@ static void unpack(const char *q, const char *end, const sap_async_spec *spec)
 		const char *at = q + sizeof h;
 		if (h.dds < 0) {
 			sap_dvec *v = spec->dds[-1 - h.dds].dv;
-			size_t es = v->elsize;
 			uint64_t mask;
 			memcpy(&mask, at, sizeof mask);
-			at += sizeof mask;
-			for (; mask; mask &= mask - 1, at += es)
-				memcpy(v->data + (size_t)(h.key + __builtin_ctzll(mask)) * es, at, es);
+			scatter_masked(v->data + (size_t)h.key * v->elsize, at + sizeof mask, mask, v->elsize);
 		} else {
 			sap_dvec *v = spec->dds[h.dds].dv;
 			if (v->codec)
@@ -568,7 +592,7 @@ static void unpack(const char *q, const char *end, const sap_async_spec *spec)
 	}
 }
 
-void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_async_spec *spec,
+void sap_dist_send_each(const sap_send_rec *recs, const int64_t *off, const sap_async_spec *spec,
                         sap_dist_stats *stats, void (*packed)(void *), void *arg)
 {
 	int P = sap_nranks();
@@ -578,12 +602,12 @@ void sap_dist_send_each(const sap_access *keys, const int64_t *off, const sap_as
 	int64_t sent = 0;
 	for (int d = 0; d < P; d++) {
 		sdis[d] = sent;
-		scnt[d] = (int64_t)records(keys + off[d], off[d + 1] - off[d], spec);
+		scnt[d] = (int64_t)records(recs + off[d], off[d + 1] - off[d], spec);
 		sent += scnt[d];
 	}
 	char *out = sap_xmalloc((size_t)sent);
 	for (int d = 0; d < P; d++)
-		pack(out + sdis[d], keys + off[d], off[d + 1] - off[d], spec);
+		pack(out + sdis[d], recs + off[d], off[d + 1] - off[d], spec);
 	char *in = sap_comm_exchange(out, scnt, rcnt, rdis);
 	int64_t got = rdis[P];
 	if (packed)

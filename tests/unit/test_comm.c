@@ -103,9 +103,10 @@ START_TEST(size_guard)
 }
 END_TEST
 
-/* A round's write-back on one rank: the records of the written keys are
- * packed, cross to this rank through the exchange and are taken back,
- * over whatever the vector held meanwhile; the bytes moved are counted. */
+/* A round's write-back on one rank: the records of the written keys (one
+ * key, a masked record, a run) are packed, cross to this rank through the
+ * exchange and are taken back, over whatever the vector held meanwhile;
+ * the bytes moved are counted. */
 static void scribble(void *arg)
 {
 	sap_dvec *v = arg;
@@ -122,21 +123,26 @@ START_TEST(write_back)
 		w[i] = (float)i * 0.5f;
 	sap_dds dds[1] = { { .name = "W", .dv = &v, .mode = SAP_WRITE, .flat = true } };
 	sap_async_spec spec = { .dds = dds, .ndds = 1 };
-	sap_access keys[3] = { { .key = 7 }, { .key = 500 }, { .key = 999 } };
+	sap_send_rec recs[3] = { { .key = 7, .n = 1 }, { .key = 500, .mask = 0xb, .n = 3 },
+	                         { .key = 997, .n = 3 } };
+	int64_t keys[7] = { 7, 500, 501, 503, 997, 998, 999 };
 	int64_t off[2] = { 0, 3 };
 	sap_dist_stats st = { 0 };
-	sap_dist_send_each(keys, off, &spec, &st, scribble, &v);
-	for (int k = 0; k < 3; k++)
+	sap_dist_send_each(recs, off, &spec, &st, scribble, &v);
+	for (int k = 0; k < 7; k++)
 		for (int j = 0; j < K; j++) {
-			int64_t i = keys[k].key * K + j;
-			ck_assert_msg(w[i] == (float)i * 0.5f, "key %lld: %g", (long long)keys[k].key,
+			int64_t i = keys[k] * K + j;
+			ck_assert_msg(w[i] == (float)i * 0.5f, "key %lld: %g", (long long)keys[k],
 			              (double)w[i]);
 		}
-	/* The rest keeps what the scribble left. */
+	/* The rest keeps what the scribble left, also between the masked
+	 * record's keys. */
 	uint32_t x;
 	memcpy(&x, &w[0], sizeof x);
 	ck_assert_uint_eq(x, 0xffffffffu);
-	ck_assert_int_gt(st.sent, 3 * K * (int64_t)sizeof(float));
+	memcpy(&x, &w[502 * K], sizeof x);
+	ck_assert_uint_eq(x, 0xffffffffu);
+	ck_assert_int_gt(st.sent, 7 * K * (int64_t)sizeof(float));
 	ck_assert_int_eq(st.sent, st.received);
 	sap_dv_free(&v);
 }
