@@ -967,6 +967,12 @@ struct sap_loop_state {
 	int T, blocks, ndds;            /* blocks: sap_cfg.blocks */
 	int64_t *sizes;                 /* per spec DDS */
 	uint64_t *versions;             /* per spec DDS, when slice_reads */
+	/* Per spec DDS that lists a map's keys (keys_of): the keys, in a
+	 * row (strings with their NULs), kbytes[k] bytes; a new list of the
+	 * same keys is the same input whatever its version. */
+	char **kcopy;
+	size_t *kbytes;
+	int nkcopy;
 	/* Per spec DDS, its version when the loop last ran (pack_lists). */
 	uint64_t *seen;
 	int nseen;

@@ -133,6 +133,49 @@ static const void *dds_ptr(const sap_dds *d)
 
 /* ---- the cache ---- */
 
+/* The keys of v, a list of a map's keys, in a row: each string with its
+ * NUL, or the integers' bytes; at out if not NULL.  Their bytes. */
+static size_t keys_row(const sap_dvec *v, char *out)
+{
+	if (v->keys_of->kk != SAP_K_STRING) {
+		if (out)
+			memcpy(out, v->data, (size_t)v->n * v->elsize);
+		return (size_t)v->n * v->elsize;
+	}
+	size_t at = 0;
+	for (int64_t i = 0; i < v->n; i++) {
+		sap_str s = ((const sap_str *)v->data)[i];
+		size_t len = strlen(s) + 1;
+		if (out)
+			memcpy(out + at, s, len);
+		at += len;
+	}
+	return at;
+}
+
+/* Whether DDS k of the spec lists a map's keys, the same ones as when
+ * the cache was saved: the driver lists them again before every
+ * invocation (a new version each time), though a loop that writes only
+ * the values of the keys it runs over leaves them as they were. */
+static bool same_keys(const struct sap_loop_state *st, int k, const sap_dds *d)
+{
+	const sap_dvec *v = d->dv;
+	if (!v || !v->keys_of || k >= st->nkcopy || !st->kcopy[k])
+		return false;
+	if (v->keys_of->kk != SAP_K_STRING)
+		return st->kbytes[k] == (size_t)v->n * v->elsize &&
+		       memcmp(st->kcopy[k], v->data, st->kbytes[k]) == 0;
+	const char *c = st->kcopy[k], *end = c + st->kbytes[k];
+	for (int64_t i = 0; i < v->n; i++) {
+		sap_str s = ((const sap_str *)v->data)[i];
+		size_t len = strlen(s) + 1;
+		if ((size_t)(end - c) < len || memcmp(c, s, len) != 0)
+			return false;
+		c += len;
+	}
+	return c == end;
+}
+
 /* The bytes of the driver variables spec's slice reads. */
 static size_t drv_bytes(const sap_async_spec *spec)
 {
@@ -176,7 +219,8 @@ static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *s
 		if (st->resumed ? st->sizes[k] != dds_size(d) ||
 		                  (tracked && dds_version(d) > st->restored)
 		                : st->ptrs[k] != dds_ptr(d) || st->sizes[k] != dds_size(d) ||
-		                  (tracked && st->versions[k] != dds_version(d)))
+		                  (tracked && st->versions[k] != dds_version(d) &&
+		                   !same_keys(st, k, d)))
 			return false;
 	}
 	return drv_same(st, spec) && (!spec->naffine ||
@@ -202,10 +246,22 @@ static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, in
 	st->ptrs = sap_xrealloc(st->ptrs, (size_t)nd * sizeof *st->ptrs);
 	st->sizes = sap_xrealloc(st->sizes, (size_t)nd * sizeof *st->sizes);
 	st->versions = sap_xrealloc(st->versions, (size_t)nd * sizeof *st->versions);
+	for (int k = 0; k < st->nkcopy; k++)
+		free(st->kcopy[k]);
+	st->kcopy = sap_xrealloc(st->kcopy, (size_t)nd * sizeof *st->kcopy);
+	st->kbytes = sap_xrealloc(st->kbytes, (size_t)nd * sizeof *st->kbytes);
+	st->nkcopy = spec->ndds;
 	for (int k = 0; k < spec->ndds; k++) {
-		st->ptrs[k] = dds_ptr(&spec->dds[k]);
-		st->sizes[k] = dds_size(&spec->dds[k]);
-		st->versions[k] = dds_version(&spec->dds[k]);
+		const sap_dds *d = &spec->dds[k];
+		st->ptrs[k] = dds_ptr(d);
+		st->sizes[k] = dds_size(d);
+		st->versions[k] = dds_version(d);
+		st->kcopy[k] = NULL;
+		if (d->dv && d->dv->keys_of && d->slice_reads) {
+			st->kbytes[k] = keys_row(d->dv, NULL);
+			st->kcopy[k] = sap_xmalloc(st->kbytes[k] + 1);
+			keys_row(d->dv, st->kcopy[k]);
+		}
 	}
 	st->naffine = spec->naffine;
 	st->affine = sap_xrealloc(st->affine, (size_t)spec->naffine *
