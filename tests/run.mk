@@ -20,6 +20,7 @@ run_tests = \
 	tests/run/map-int-keys.sap \
 	tests/run/local-keys.sap \
 	tests/run/reload-parts.sap \
+	tests/run/span-reads.sap \
 	tests/run/len-keys.sap \
 	tests/run/parted-map-reads.sap \
 	tests/run/ranged-keys.sap \
@@ -180,7 +181,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/conv-implicit.out tests/run/conv-implicit.status tests/run/conv-implicit.err \
 	tests/run/conv-long.out tests/run/conv-long.status tests/run/conv-long.err \
 	tests/run/index-whole-stale.out tests/run/counter-outside.out tests/run/bounds-shrink.out \
-	tests/run/driver-write-stamp.out tests/run/len-keys.out tests/run/reload-parts.out \
+	tests/run/driver-write-stamp.out tests/run/len-keys.out tests/run/reload-parts.out tests/run/span-reads.out \
 	tests/run/parted-map-reads.out tests/run/driver-push-stamp.out \
 	tests/run/extern-arrays.out tests/run/extern-arrays.c tests/run/narrow-call.out \
 	tests/run/extern-key-array.out tests/run/extern-key-array.c tests/run/chained-assign-key.out \

@@ -381,6 +381,43 @@ static void key_maps(sap_dist *d, const sap_async_spec *spec, const bool *which)
 	d->base[n] = d->words;
 }
 
+/* The keys [a, b) of the vectors span says, in bits (per DDS). */
+static void mark_span(const sap_async_spec *spec, const bool *span, uint64_t **bits, int64_t a,
+                      int64_t b)
+{
+	for (int k = 0; k < spec->ndds; k++) {
+		int64_t x = a < 0 ? 0 : a, y = span[k] && b > spec->dds[k].dv->n ? spec->dds[k].dv->n : b;
+		for (; span[k] && x < y; x++)
+			bits[k][(uint64_t)x / 64] |= (uint64_t)1 << ((uint64_t)x % 64);
+	}
+}
+
+/* Collective: the elements [a, b) of the vectors span says from their
+ * holders, if any of them has a holder map. */
+static void fetch_span(struct sap_loop_state *st, const sap_async_spec *spec, const bool *span,
+                       int64_t a, int64_t b)
+{
+	int n = spec->ndds;
+	bool any = false;
+	for (int k = 0; k < n; k++)
+		any |= span[k] && spec->dds[k].dv->holder;
+	if (!any)
+		return;
+	sap_dist d = { 0 };
+	key_maps(&d, spec, span);
+	uint64_t *mine = sap_xcalloc((size_t)d.words + 1, sizeof *mine);
+	uint64_t **bits = sap_xcalloc((size_t)n, sizeof *bits);
+	for (int k = 0; k < n; k++)
+		bits[k] = d.base[k + 1] > d.base[k] ? mine + d.base[k] : NULL;
+	mark_span(spec, span, bits, a, b);
+	d.need = sap_xmalloc((size_t)sap_nranks() * (size_t)(d.words + 1) * sizeof *d.need);
+	sap_comm_allgather(mine, d.need, d.words, sizeof *mine);
+	sap_dist_fetch(&d, spec, &st->traffic);
+	sap_dist_free(&d);
+	free(mine);
+	free(bits);
+}
+
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                      const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
                      int64_t a, int64_t b)
@@ -429,6 +466,16 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		uint64_t **bits = sap_xcalloc((size_t)n, sizeof *bits);
 		for (int k = 0; k < n; k++)
 			bits[k] = d->base[k + 1] > d->base[k] ? mine + d->base[k] : NULL;
+		/* A vector read at the loop variable that the slice reads too
+		 * (A in w[A[i]]): its elements [a, b) come first, else the slice
+		 * would take the keys from stale copies where this rank's
+		 * iterations are not the elements it holds (a loop over part
+		 * of a loaded vector, or over one a planned loop scattered). */
+		bool *first = sap_xcalloc((size_t)n, sizeof *first);
+		for (int k = 0; k < n; k++)
+			first[k] = span[k] && spec->dds[k].slice_reads && spec->reads;
+		fetch_span(st, spec, first, a, b);
+		free(first);
 		read_marks m = { spec, bits };
 		sap_rec r = { .log = mark_read, .logbuf = &m };
 		r.mask = &r.sink;
@@ -443,11 +490,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		} else if (a < b && spec->reads) {
 			spec->reads(env, NULL, a, b, &r);
 		}
-		for (int k = 0; k < n; k++) {
-			int64_t x = a < 0 ? 0 : a, y = span[k] && b > spec->dds[k].dv->n ? spec->dds[k].dv->n : b;
-			for (; span[k] && x < y; x++)
-				bits[k][(uint64_t)x / 64] |= (uint64_t)1 << ((uint64_t)x % 64);
-		}
+		mark_span(spec, span, bits, a, b);
 		d->need = sap_xmalloc((size_t)P * (size_t)W * sizeof *d->need);
 		sap_comm_allgather(mine, d->need, (int64_t)W, sizeof *mine);
 		free(mine);
