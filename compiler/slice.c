@@ -330,7 +330,8 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
 	const char *when = acc_loop->kind == N_SYNC ? "before each step runs" : "before the loop runs";
 	const char *hint = "an async for must know every iteration's keys before it runs; use sync "
-	                   "for, whose iterations may read stale values";
+	                   "for, whose iterations may read stale values, or a plain for, which "
+	                   "runs in order";
 	/* The straight port of LDA, a count drawn by weights from counts:
 	 * acc_analyse_loop says so if relaxing the count makes the loop run. */
 	const char *relax_hint = relax_offer(a->dds);

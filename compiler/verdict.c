@@ -130,11 +130,28 @@ static void decide(void)
 	for (int i = 0; i < acc_li->accesses.n; i++) {
 		Access *a = acc_li->accesses.v[i];
 		if (a->structural && !a->accumulate) {
+			bool erase = a->at->kind == N_CALL && a->at->builtin == B_ERASE;
+			/* m[k] = v; not insert(), which adds an entry whatever is
+			 * there, nor m[k] += v, whose hint is accumulate. */
+			bool store = a->at->kind == N_INDEX && a->mode == ACC_WRITE;
+			const char *way = "";
+			/* idf[w] = ... in a loop over df's keys: the parallel form
+			 * sap(7) gives, keys first, then a loop over both maps. */
+			if (!store)
+				;
+			else if (acc_at_loop_key(a) && a->key->sym->keys_of->kind == N_NAME)
+				way = format("; insert its keys first (in driver code or a loop of their own), "
+				             "then a loop over join(%s, %s) writes %s[%s] in parallel, since "
+				             "the key is there", a->key->sym->keys_of->sym->name, a->dds->name,
+				             a->dds->name, a->key->sym->name);
+			else
+				way = "; a write to a key that is there inserts none, so inserting the keys "
+				      "first lets a loop write them in parallel";
 			acc_li->verdict = VD_SERIAL;
 			acc_li->has_slice = false;
-			acc_li->reason = format("the body %s %s, and a map's structure cannot change in parallel",
-			                        a->at->kind == N_CALL && a->at->builtin == B_ERASE ? "erases keys of" :
-			                        "inserts keys into", a->dds->name);
+			acc_li->reason = format("the body %s %s, and a map's structure cannot change in "
+			                        "parallel%s", erase ? "erases keys of" : "inserts keys into",
+			                        a->dds->name, way);
 			acc_li->reason_at = a->at;
 			return;
 		}
