@@ -101,8 +101,10 @@ static void put_expr(Buf *b, Node *e, int prec)
 			put_expr(b, e->lhs, prec);
 			return;
 		}
-		buf_printf(b, "(%s)", ty_str(e->ty));
-		put_expr(b, e->lhs, 11);
+		/* As written: SAP converts as int(x), not as C's (int)x. */
+		buf_printf(b, "%s(", ty_str(e->ty));
+		put_expr(b, e->lhs, 0);
+		buf_puts(b, ")");
 		return;
 	case N_UNARY:
 		buf_puts(b, ast_opname(e->op));

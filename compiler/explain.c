@@ -495,12 +495,13 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 		        L->relax_syms.n ? " except by relaxed updates" : "");
 		break;
 	case VD_INDEPENDENT:
-		fprintf(out, "parallel: every key is static and each iteration writes keys of its own, so "
-		        "the iterations are split into contiguous chunks with no reconnaissance\n");
+		fprintf(out, "parallel: every key of the DDSs it writes is static and each iteration "
+		        "writes keys of its own, so the iterations are split into contiguous chunks "
+		        "with no reconnaissance\n");
 		break;
 	case VD_STATIC:
-		fprintf(out, "parallel: every key is static, so the plan is built from the affine keys "
-		        "with no reconnaissance\n");
+		fprintf(out, "parallel: every key of the DDSs it writes is static, so the plan is built "
+		        "from the affine keys with no reconnaissance\n");
 		break;
 	case VD_ONCE: {
 		fprintf(out, "parallel: reconnaissance runs once and the plan is reused while the loop "
