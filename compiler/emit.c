@@ -1541,15 +1541,21 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 		if (n->kind != N_VAR)
 			continue;
 		Sym *s = n->sym;
-		if (s->vclass == V_CONST && s->used)
-			buf_printf(&consts, "static const %s %s __attribute__((unused)) = %s;\n", emit_ctype(s->ty), s->cname,
-			           emit_expr(n->init));
-		else if (s->vclass == V_PARAM)
+		if (s->vclass == V_PARAM)
 			buf_printf(&consts, "static %s %s = %s%s;\n", emit_ctype(s->ty), s->cname,
 			           s->ty->kind == TY_FLOAT || s->ty->kind == TY_INT ?
 			           format("(%s)", emit_ctype(s->ty)) : "", emit_expr(n->init));
 	}
-	E->in_const = false;
+	/* Every const of the driver, also those of its blocks (var_decl
+	 * leaves them here). */
+	Vec dconsts = {0};
+	sema_driver_vars(&dconsts);
+	for (int i = 0; i < dconsts.n; i++) {
+		Sym *s = dconsts.v[i];
+		if (s->vclass == V_CONST && s->used)
+			buf_printf(&consts, "static const %s %s __attribute__((unused)) = %s;\n",
+			           emit_ctype(s->ty), s->cname, emit_expr(s->decl->init));
+	}
 	E->in_const = false;
 
 	/* Driver statics: every variable declared outside functions and loop bodies. */

@@ -987,8 +987,23 @@ static char *fold_str_op(Node *e)
 	return v ? "true" : "false";
 }
 
+/* The integer v of type t as a C constant: INT64_MIN has no literal. */
+static char *int_const(int64_t v, Type *t)
+{
+	if (t->kind != TY_INT && v == INT64_MIN)
+		return "(-9223372036854775807LL - 1)";
+	if (t->kind == TY_INT)
+		return format("((int32_t)%lldLL)", (long long)v);
+	return format("((int64_t)%lldLL)", (long long)v);
+}
+
 char *emit_expr(Node *e)
 {
+	/* A const's or a param default's initialiser is C's constant
+	 * expression: the value sema folded, not the checked helpers of / %
+	 * << >> and of conversions, which are calls. */
+	if (E->in_const && e->kind != N_INT && ty_is_int(e->ty) && e->has_cval)
+		return int_const(e->cval, e->ty);
 	switch (e->kind) {
 	case N_INT: case N_FLOAT: case N_STR: case N_BOOL:
 		return lit(e);

@@ -247,6 +247,61 @@ static bool const_float(Node *e, double *v)
 	return false;
 }
 
+/* The value of a floating constant expression (is_constant), as C
+ * computes it: each float-typed step rounded to float. */
+static bool fold_float(Node *e, double *v)
+{
+	double a, b;
+	switch (e->kind) {
+	case N_FLOAT:
+		*v = e->fval;
+		break;
+	case N_INT:
+		*v = (double)e->ival;
+		break;
+	case N_NAME:
+		if (!e->sym || e->sym->vclass != V_CONST || !e->sym->decl->init)
+			return false;
+		if (e->sym->has_cval)
+			*v = (double)e->sym->cval;
+		else if (!fold_float(e->sym->decl->init, v))
+			return false;
+		break;
+	case N_CONV:
+		if (e->has_cval)
+			*v = (double)e->cval;
+		else if (!fold_float(e->lhs, v))
+			return false;
+		break;
+	case N_UNARY:
+		if ((e->op != TK_MINUS && e->op != TK_PLUS) || !fold_float(e->lhs, v))
+			return false;
+		if (e->op == TK_MINUS)
+			*v = -*v;
+		break;
+	case N_BINARY:
+		if (e->has_cval) {
+			*v = (double)e->cval;
+			break;
+		}
+		if (!fold_float(e->lhs, &a) || !fold_float(e->rhs, &b))
+			return false;
+		switch (e->op) {
+		case TK_PLUS: *v = a + b; break;
+		case TK_MINUS: *v = a - b; break;
+		case TK_STAR: *v = a * b; break;
+		case TK_SLASH: *v = a / b; break;
+		default: return false;
+		}
+		break;
+	default:
+		return false;
+	}
+	if (e->ty && e->ty->kind == TY_FLOAT)
+		*v = (float)*v;
+	return true;
+}
+
 static int64_t int_min(Type *t) { return t->kind == TY_INT ? INT32_MIN : INT64_MIN; }
 static int64_t int_max(Type *t) { return t->kind == TY_INT ? INT32_MAX : INT64_MAX; }
 
@@ -504,6 +559,7 @@ static bool is_constant(Node *e)
 	case N_NAME:
 		return e->sym && e->sym->vclass == V_CONST;
 	case N_UNARY:
+	case N_CONV:
 		return is_constant(e->lhs);
 	case N_BINARY:
 		return is_constant(e->lhs) && is_constant(e->rhs);
@@ -774,6 +830,19 @@ void sema_check_var(Node *d)
 			Node *bad = non_constant_part(d->init);
 			sema_fail(bad ? bad : d->init, "the value of const '%s' must be a constant expression%s", name,
 			          why_not_constant(d->init));
+		}
+		/* const int K = 10 * 0.5: the conversion's value, now, as C's
+		 * static initialiser needs it (and as the checked conversion
+		 * would find it, in range or an error). */
+		Node *c = d->init;
+		double fv;
+		if (ty_is_int(t) && !c->has_cval && c->kind == N_CONV && ty_is_float(c->lhs->ty)) {
+			if (!fold_float(c->lhs, &fv))
+				sema_fail(c, "the value of const '%s' must be a constant expression", name);
+			if (!(fv > (double)int_min(t) - 1 && fv < (double)int_max(t) + 1.0))
+				sema_fail(c, "the constant %g does not fit in '%s'", fv, ty_str(t));
+			c->cval = (int64_t)fv;
+			c->has_cval = true;
 		}
 	}
 	Sym *s = sema_declare(d, name, SYM_VAR, t);

@@ -693,6 +693,11 @@ static Type *check_call(Node *e)
 	    s->vclass != V_PARAM)
 		s = sema_lookup_func(name);
 	if (!s) {
+		/* Consts are checked before functions are declared. */
+		for (Node *n = sema_const_decl ? sema_prog->items : NULL; n; n = n->next)
+			if ((n->kind == N_FUNC || n->kind == N_EXTERN) && !strcmp(sema_S(n->name), name))
+				sema_fail(e, "the value of const '%s' must be a constant expression, but it "
+				          "calls function '%s'", sema_S(sema_const_decl->name), name);
 		const char *sg = suggest_func(name);
 		if (sg)
 			sema_fail(e, "call to undefined function '%s'; did you mean '%s'?", name, sg);

@@ -83,6 +83,7 @@ compile_tests = \
 	tests/compile/byte-order-mark.sap \
 	tests/compile/const-array-size-overflow.sap \
 	tests/compile/const-compound-division.sap \
+	tests/compile/const-call.sap \
 	tests/compile/const-compound-shift.sap \
 	tests/compile/const-division-by-zero.sap \
 	tests/compile/const-float-range.sap \
