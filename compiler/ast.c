@@ -513,6 +513,14 @@ Node *ast_arg_decl(Program *p, TypeSpec *ts, Tok name)
 	return ast_var(p, ts, name, NULL, NULL, V_ARG);
 }
 
+/* float w[3] as a parameter: float[3] w, passed by value as any array. */
+Node *ast_arg_cdecl(Program *p, Node *decl)
+{
+	(void)p;
+	decl->vclass = V_ARG;
+	return decl;
+}
+
 /* ---- types ---- */
 
 TypeSpec *ast_basetype(Program *p, Tok kw, TypeSpecKind k)

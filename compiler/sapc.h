@@ -341,6 +341,7 @@ Node *ast_field_decl(Program *p, TypeSpec *ts, Tok name);
 Node *ast_func(Program *p, TypeSpec *ret, Tok name, Node *params, Node *body);
 Node *ast_extern(Program *p, Tok kw, TypeSpec *ret, Tok name, Node *params);
 Node *ast_arg_decl(Program *p, TypeSpec *ts, Tok name);
+Node *ast_arg_cdecl(Program *p, Node *decl);
 void ast_top(Program *p, Node *item);
 
 TypeSpec *ast_basetype(Program *p, Tok kw, TypeSpecKind k);

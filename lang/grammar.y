@@ -76,11 +76,13 @@ fields(A) ::= fields(L) cdecl(D) SEMI.                      { A = ast_append(L, 
 cdecl(A) ::= type(T) IDENT(N) LBRACKET(B) expr(S) RBRACKET. { A = ast_cdecl(p, T, N, B, S); }
 cdecl(A) ::= cdecl(D) LBRACKET(B) expr(S) RBRACKET.         { A = ast_cdecl_dim(p, D, B, S); }
 
-// params = (type IDENT ("," type IDENT)*)?
+// params = (param ("," param)*)?, param = type IDENT | cdecl
 params(A) ::= .                                             { A = NULL; }
 params(A) ::= paramlist(L).                                 { A = L; }
 paramlist(A) ::= type(T) IDENT(N).                          { A = ast_arg_decl(p, T, N); }
+paramlist(A) ::= cdecl(D).                                  { A = ast_arg_cdecl(p, D); }
 paramlist(A) ::= paramlist(L) COMMA type(T) IDENT(N).       { A = ast_append(L, ast_arg_decl(p, T, N)); }
+paramlist(A) ::= paramlist(L) COMMA cdecl(D).               { A = ast_append(L, ast_arg_cdecl(p, D)); }
 
 // type = basetype | TYPENAME | type "[" expr "]" | list<type> | dvector<type> | dmap<type,type> | dmultimap<type,type>
 basetype(A) ::= BOOL(K).                                    { A = ast_basetype(p, K, TS_BOOL); }

@@ -70,6 +70,7 @@ run_tests = \
 	tests/run/func-var-names.sap \
 	tests/run/const-limits.sap \
 	tests/run/const-folded.sap \
+	tests/run/param-declarator.sap \
 	tests/run/conv-implicit.sap \
 	tests/run/rand-keys.sap \
 	tests/run/map-string-values.sap \
@@ -183,7 +184,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/conv-long.out tests/run/conv-long.status tests/run/conv-long.err \
 	tests/run/index-whole-stale.out tests/run/counter-outside.out tests/run/bounds-shrink.out \
 	tests/run/driver-write-stamp.out tests/run/len-keys.out tests/run/reload-parts.out tests/run/span-reads.out \
-	tests/run/const-folded.out tests/run/const-limits.out tests/run/const-strings.out \
+	tests/run/const-folded.out tests/run/param-declarator.out tests/run/const-limits.out tests/run/const-strings.out \
 	tests/run/affine-wrap.out tests/run/affine-wrap.err tests/run/affine-wrap.status \
 	tests/run/func-var-names.out tests/run/return-in-endless-loop.out tests/run/shadowed-keys.out \
 	tests/run/ternary-guard.out tests/run/type-names.out \
