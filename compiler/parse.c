@@ -172,6 +172,21 @@ void parse_syntax_error(Program *p, Tok t)
 		           "its type");
 		return;
 	}
+	/* reduce(-: x): where an operator of reduce, accumulate or relaxed
+	 * goes (+ would do), one it has not. */
+	if (t.kind != TK_PLUS && t.kind != TK_IDENT && p->prev.kind == TK_LPAREN &&
+	    parse_would_shift(p->before_tok, TK_PLUS, t) && parse_would_shift(p->before_tok, TK_OROR, t)) {
+		diag_error(p->cur, t.off, "'%.*s' is no operator of a reduction: use +, *, &&, ||, &, |, ^ "
+		           "or a function's name (min, max, or one of the program's); a difference is "
+		           "reduce(+: x) with x -= ... in the body", t.len, t.p);
+		return;
+	}
+	/* int a = 1, b = 2; and C's comma operator, i = 0, j = 1. */
+	if (t.kind == TK_COMMA && parse_would_shift(p->before_tok, TK_SEMI, t)) {
+		diag_error(p->cur, t.off, "expected ';' before ','; SAP has no comma operator, and a "
+		           "declaration declares one name: write each as a statement of its own");
+		return;
+	}
 	/* C habits: (double) x, and = {1, 2, 3}. */
 	if (t.kind == TK_RPAREN && p->prev.p && p->prev.kind >= TK_BOOL && p->prev.kind <= TK_DOUBLE) {
 		diag_error(p->cur, p->prev.off, "SAP has no C casts: a conversion is written as a call, "

@@ -84,6 +84,8 @@ compile_tests = \
 	tests/compile/const-array-size-overflow.sap \
 	tests/compile/const-compound-division.sap \
 	tests/compile/const-call.sap \
+	tests/compile/comma-decl.sap \
+	tests/compile/reduce-minus.sap \
 	tests/compile/const-compound-shift.sap \
 	tests/compile/const-division-by-zero.sap \
 	tests/compile/const-float-range.sap \
