@@ -215,6 +215,10 @@ void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize,
  * the whole vector (nothing when it has it). */
 void sap_dv_even_parts(sap_dvec *v);
 void sap_dv_unpart(sap_dvec *v);
+/* Collective, for v held in parts (part_only): each rank's copies of the
+ * elements [a, b) it names (its own a and b), from the ranks whose parts
+ * hold them; the parts stay as they are. */
+void sap_dv_part_span(sap_dvec *v, int64_t a, int64_t b);
 
 /* ==== dds/hold.c: holders of elements ==================================== */
 

@@ -128,6 +128,7 @@ run_tests = \
 	tests/run/load-truncated.sh \
 	tests/run/map-keys.sap \
 	tests/run/map-keys-again.sh \
+	tests/run/chunk-layouts.sh \
 	tests/run/dmap-self.sap \
 	tests/run/maps-ranks.sh \
 	tests/run/mlr-sample.sh \

@@ -826,16 +826,27 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	x->L->key_max = NULL;
 }
 
+/* The vector held in parts whose parts a chunks loop's ranks run, if
+ * any: not for a loop whose partial results depend on how iterations
+ * fall on workers (a sum of floats), which runs the workers' even
+ * chunks, as on one rank, so that its result depends on ranks x threads
+ * only (a sum over [100, 1000) of a loaded vector differed between 2 x 1
+ * and 1 x 2). */
+static const sap_dvec *home_of(const sap_async_spec *spec, const sap_reduce *red)
+{
+	return red && !red->exact ? NULL : held_part(spec);
+}
+
 /* Rank r's iterations of a chunks loop over ranks, [*a, *b): its share
  * of the workers' chunks, or, owner computes, those of its part of a
- * vector held in parts. */
-static void chunk_of(const sap_async_spec *spec, int64_t lo, int64_t hi, int threads, int r,
-                     int64_t *a, int64_t *b)
+ * vector held in parts (home_of). */
+static void chunk_of(const sap_async_spec *spec, const sap_reduce *red, int64_t lo, int64_t hi,
+                     int threads, int r, int64_t *a, int64_t *b)
 {
 	int T = sap_nranks() * threads;
 	*a = sap_chunk(lo, hi, T, r * threads);
 	*b = sap_chunk(lo, hi, T, (r + 1) * threads);
-	const sap_dvec *home = held_part(spec);
+	const sap_dvec *home = home_of(spec, red);
 	if (home) {
 		int64_t pl, ph;
 		sap_dv_part(home, r, &pl, &ph);
@@ -903,12 +914,13 @@ static void owners_add(owners *o, int64_t a, int64_t b, uint16_t r)
 }
 
 /* Each rank's chunk of [lo, hi). */
-static owners chunk_owners(const sap_async_spec *spec, int64_t lo, int64_t hi, int threads)
+static owners chunk_owners(const sap_async_spec *spec, const sap_reduce *red, int64_t lo,
+                           int64_t hi, int threads)
 {
 	owners o = { 0 };
 	for (int r = 0; r < sap_nranks(); r++) {
 		int64_t a, b;
-		chunk_of(spec, lo, hi, threads, r, &a, &b);
+		chunk_of(spec, red, lo, hi, threads, r, &a, &b);
 		owners_add(&o, a, b, (uint16_t)r);
 	}
 	return o;
@@ -916,14 +928,14 @@ static owners chunk_owners(const sap_async_spec *spec, int64_t lo, int64_t hi, i
 
 /* The rank of each iteration of [lo, hi): the holder of its element of
  * af's vector, or, where every rank has it, the rank of its chunk. */
-static owners iteration_ranks(const sap_async_spec *spec, const sap_affine *af, int64_t lo,
-                              int64_t hi, int threads)
+static owners iteration_ranks(const sap_async_spec *spec, const sap_reduce *red,
+                              const sap_affine *af, int64_t lo, int64_t hi, int threads)
 {
 	const sap_dvec *v = spec->dds[af->dds].dv;
 	owners o = { 0 };
 	for (int r = 0; r < sap_nranks(); r++) {
 		int64_t a, b;
-		chunk_of(spec, lo, hi, threads, r, &a, &b);
+		chunk_of(spec, red, lo, hi, threads, r, &a, &b);
 		for (int64_t i = a, j; i < b; i = j) {
 			int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
 			uint16_t h = SAP_HOLD_ALL;
@@ -999,11 +1011,11 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	/* Owner computes: where the elements it writes are, if they were
 	 * left where written; else by chunks (of a part held, if any). */
 	sap_affine read_key;
-	const sap_affine *af = held_part(spec) ? NULL : owner_key(spec, &read_key);
+	const sap_affine *af = home_of(spec, x->r) ? NULL : owner_key(spec, &read_key);
 	owners own = { 0 };
 	int64_t a = 0, b = 0;
 	if (af)
-		own = iteration_ranks(spec, af, lo, hi, x->T);
+		own = iteration_ranks(spec, x->r, af, lo, hi, x->T);
 	if (af && x->r && !x->r->exact) {
 		/* Partial results combine per worker, so a loop that reduces
 		 * runs each worker's even chunk, as on one rank, even where
@@ -1059,13 +1071,13 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 					idx[m++] = i;
 		}
 	} else {
-		chunk_of(spec, lo, hi, x->T, me, &a, &b);
+		chunk_of(spec, x->r, lo, hi, x->T, me, &a, &b);
 		sap_reads_fetch(st, spec, x->env, NULL, 0, 0, NULL, 0, a, b);
 		bool writes = false;
 		for (int q = 0; q < spec->naffine; q++)
 			writes |= (spec->affine[q].mode & SAP_WRITE) != 0;
 		if (writes)
-			own = chunk_owners(spec, lo, hi, x->T);
+			own = chunk_owners(spec, x->r, lo, hi, x->T);
 	}
 	st->send_s += sap_now() - t0;
 	if (sap_cfg.dump_order && relaxed_run(x, T)) {
@@ -1074,7 +1086,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		int64_t *cut = sap_xmalloc((size_t)(T + 1) * sizeof *cut);
 		for (int r = 0; r < sap_nranks(); r++) {
 			int64_t ra, rb;
-			chunk_of(spec, lo, hi, x->T, r, &ra, &rb);
+			chunk_of(spec, x->r, lo, hi, x->T, r, &ra, &rb);
 			for (int v = 0; v < x->T; v++) {
 				int64_t c = sap_chunk(lo, hi, T, r * x->T + v);
 				cut[r * x->T + v] = v == 0 ? ra : c < ra ? ra : c > rb ? rb : c;
@@ -1102,13 +1114,19 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 
 /* The keys a loop runs over, if it is a loop over a map's keys that
  * touches maps only at its key, inserting nothing, and writes no
- * dvector: on several ranks, each key's rank runs it, on maps parted. */
-static const sap_dvec *map_keys(const sap_async_spec *spec, const sap_reduce *r)
+ * dvector: on several ranks, each key's rank runs it, on maps parted.
+ * Its iterations [lo, hi) are those of the keys, each reading its own:
+ * a loop over more iterations than a list of keys has (a user's ks =
+ * keys(m), read where i < len(ks)) is no such loop, and ran keys read
+ * past the list's end, some iterations twice and others never. */
+static const sap_dvec *map_keys(const sap_async_spec *spec, const sap_reduce *r, int64_t lo,
+                                int64_t hi)
 {
 	const sap_dvec *keys = NULL;
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
-		if (d->dv && d->dv->keys_of && d->mode == SAP_READ)
+		if (d->dv && d->dv->keys_of && d->mode == SAP_READ && d->by_index && lo == 0 &&
+		    hi == d->dv->n)
 			keys = d->dv;
 	}
 	if (!keys || (r && !r->flat))
@@ -1226,7 +1244,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	 * one whose partial results depend on grouping does so on one rank
 	 * too, so that they are the same whatever the ranks. */
 	const sap_dvec *mk = (sap_nranks() > 1 || (r && !r->exact && x.T > 1)) && !sap_cfg.run_order &&
-	                     lo < hi && spec->dds && !spec->serial ? map_keys(spec, r) : NULL;
+	                     lo < hi && spec->dds && !spec->serial ? map_keys(spec, r, lo, hi) : NULL;
 	/* Any other loop reads maps whole. */
 	for (int k = 0; !mk && spec->dds && k < spec->ndds; k++)
 		if (spec->dds[k].dm)

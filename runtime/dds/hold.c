@@ -439,6 +439,12 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		known[k] |= span[k];
 		any |= known[k] && d->dv->holder;
 	}
+	/* A vector held in parts keeps no holder map: the elements [a, b)
+	 * of a span one come from the parts now (a sum of floats runs
+	 * even chunks, not the parts: home_of in async.c). */
+	for (int k = 0; k < n; k++)
+		if (span[k] && spec->dds[k].dv->part_only && P > 1)
+			sap_dv_part_span(spec->dds[k].dv, a, b);
 	/* And a vector accumulated into where it is held: it is not read. */
 	bool *skip = sap_xcalloc((size_t)n, sizeof *skip);
 	for (int k = 0; k < n; k++)

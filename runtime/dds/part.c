@@ -77,3 +77,40 @@ void sap_dv_unpart(sap_dvec *v)
 	v->held = held;
 	v->part_only = false;
 }
+
+void sap_dv_part_span(sap_dvec *v, int64_t a, int64_t b)
+{
+	int P = sap_nranks(), me = sap_rank();
+	if (a < 0)
+		a = 0;
+	if (b > v->n)
+		b = v->n;
+	if (b < a)
+		b = a;
+	int64_t mine[2] = { a, b };
+	int64_t *span = sap_xmalloc((size_t)(2 * P) * sizeof *span);
+	sap_comm_allgather(mine, span, 2, sizeof *mine);
+	int64_t ol, oh;
+	sap_dv_part(v, me, &ol, &oh);
+	sap_comm_req *rq = sap_xcalloc((size_t)(2 * P), sizeof *rq);
+	int nrq = 0;
+	for (int k = 0; k < P; k++) {
+		if (k == me)
+			continue;
+		int64_t kl, kh;
+		sap_dv_part(v, k, &kl, &kh);
+		/* Mine that k names, and k's that I do. */
+		int64_t sa = ol > span[2 * k] ? ol : span[2 * k];
+		int64_t sb = oh < span[2 * k + 1] ? oh : span[2 * k + 1];
+		int64_t ra = kl > a ? kl : a, rb = kh < b ? kh : b;
+		if (sa < sb)
+			sap_comm_isend(v->data + (size_t)sa * v->elsize, sb - sa, v->elsize, k,
+			               SAP_CH_CHAIN, &rq[nrq++]);
+		if (ra < rb)
+			sap_comm_irecv(v->data + (size_t)ra * v->elsize, rb - ra, v->elsize, k,
+			               SAP_CH_CHAIN, &rq[nrq++]);
+	}
+	sap_comm_waitall(nrq, rq);
+	free(rq);
+	free(span);
+}
