@@ -814,6 +814,11 @@ static char *extern_array(Node *a)
 {
 	if (!is_lvalue(a))
 		return arr_ptr(a);
+	/* In driver code, storage the C may write: a map's element as an
+	 * assignment would find it (on the rank that holds it), not a copy
+	 * fetched for reading. */
+	if (!E->loop)
+		return emit_member(emit_lvalue(a), "v");
 	/* access.c's walk takes the call as an assignment of these. */
 	Sym *s = acc_array_base(a);
 	if (!E->loop || (s && (s->is_driver ? sema_is_reduce_var(E->loop, s) :

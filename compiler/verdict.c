@@ -784,6 +784,15 @@ static void written_in(Node *e, Vec *out)
 		 * loop planned when the list was empty kept its plan). */
 		if (e->builtin == B_PUSH || e->builtin == B_GEMV || e->builtin == B_GEMM)
 			written_path(e->args, out);
+		/* A C function may write an array argument (sap(7)): bump(W[5])
+		 * in driver code writes W, and loops planned before it must not
+		 * keep their copies of W. */
+		if (!e->builtin && e->sym && e->sym->is_extern) {
+			Node *p = e->sym->decl->args;
+			for (Node *a = e->args; a && p; a = a->next, p = p->next)
+				if (p->sym && p->sym->ty->kind == TY_ARRAY)
+					written_path(a, out);
+		}
 		break;
 	default:
 		break;

@@ -27,6 +27,7 @@ run_tests = \
 	tests/run/header-write-stamp.sap \
 	tests/run/narrow-call.sap \
 	tests/run/extern-arrays.sap \
+	tests/run/extern-writes-dds.sap \
 	tests/run/steady-buffers.sh \
 	tests/run/continue-before.sap \
 	tests/run/rand-keys-inner.sap \
@@ -190,7 +191,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/func-var-names.out tests/run/return-in-endless-loop.out tests/run/shadowed-keys.out \
 	tests/run/ternary-guard.out tests/run/type-names.out \
 	tests/run/parted-map-reads.out tests/run/driver-push-stamp.out \
-	tests/run/extern-arrays.out tests/run/extern-arrays.c tests/run/narrow-call.out \
+	tests/run/extern-arrays.out tests/run/extern-arrays.c tests/run/extern-writes-dds.out tests/run/extern-writes-dds.c tests/run/narrow-call.out \
 	tests/run/extern-key-array.out tests/run/extern-key-array.c tests/run/chained-assign-key.out \
 	tests/run/settle-again.out tests/run/interleaved-keys.out \
 	tests/run/header-write-stamp.out tests/run/continue-before.out \
