@@ -24,6 +24,35 @@ static void release(sap_dvec *v, int64_t a, int64_t b)
 		madvise((void *)s, e - s, MADV_DONTNEED);
 }
 
+/* Collective: rank k receives the elements [want[2k], want[2k + 1]) from
+ * the ranks whose parts hold them (its own part as it is). */
+static void move_spans(sap_dvec *v, const int64_t *want)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t ol, oh, a = want[2 * me], b = want[2 * me + 1];
+	sap_dv_part(v, me, &ol, &oh);
+	sap_comm_req *rq = sap_xcalloc((size_t)(2 * P), sizeof *rq);
+	int nrq = 0;
+	for (int k = 0; k < P; k++) {
+		if (k == me)
+			continue;
+		int64_t kl, kh;
+		sap_dv_part(v, k, &kl, &kh);
+		/* Mine that k wants, and k's that I do. */
+		int64_t sa = ol > want[2 * k] ? ol : want[2 * k];
+		int64_t sb = oh < want[2 * k + 1] ? oh : want[2 * k + 1];
+		int64_t ra = kl > a ? kl : a, rb = kh < b ? kh : b;
+		if (sa < sb)
+			sap_comm_isend(v->data + (size_t)sa * v->elsize, sb - sa, v->elsize, k,
+			               SAP_CH_CHAIN, &rq[nrq++]);
+		if (ra < rb)
+			sap_comm_irecv(v->data + (size_t)ra * v->elsize, rb - ra, v->elsize, k,
+			               SAP_CH_CHAIN, &rq[nrq++]);
+	}
+	sap_comm_waitall(nrq, rq);
+	free(rq);
+}
+
 void sap_dv_even_parts(sap_dvec *v)
 {
 	int P = sap_nranks(), me = sap_rank();
@@ -35,25 +64,13 @@ void sap_dv_even_parts(sap_dvec *v)
 		          v->name, INT32_MAX);
 	int64_t ol, oh, nl = even[me], nh = even[me + 1];
 	sap_dv_part(v, me, &ol, &oh);
-	sap_comm_req *rq = sap_xcalloc((size_t)(2 * P), sizeof *rq);
-	int nrq = 0;
-	for (int k = 0; k < P; k++) {
-		if (k == me)
-			continue;
-		int64_t kl, kh;
-		sap_dv_part(v, k, &kl, &kh);
-		/* Mine that k now holds, and k's that I do. */
-		int64_t sa = ol > even[k] ? ol : even[k], sb = oh < even[k + 1] ? oh : even[k + 1];
-		int64_t ra = kl > nl ? kl : nl, rb = kh < nh ? kh : nh;
-		if (sa < sb)
-			sap_comm_isend(v->data + (size_t)sa * v->elsize, sb - sa, v->elsize, k,
-			               SAP_CH_CHAIN, &rq[nrq++]);
-		if (ra < rb)
-			sap_comm_irecv(v->data + (size_t)ra * v->elsize, rb - ra, v->elsize, k,
-			               SAP_CH_CHAIN, &rq[nrq++]);
+	int64_t *want = sap_xmalloc((size_t)(2 * P) * sizeof *want);
+	for (int r = 0; r < P; r++) {
+		want[2 * r] = even[r];
+		want[2 * r + 1] = even[r + 1];
 	}
-	sap_comm_waitall(nrq, rq);
-	free(rq);
+	move_spans(v, want);
+	free(want);
 	release(v, ol, oh < nl ? oh : nl);
 	release(v, ol > nh ? ol : nh, oh);
 	size_t held = (size_t)(nh - nl) * v->elsize;
@@ -80,7 +97,7 @@ void sap_dv_unpart(sap_dvec *v)
 
 void sap_dv_part_span(sap_dvec *v, int64_t a, int64_t b)
 {
-	int P = sap_nranks(), me = sap_rank();
+	int P = sap_nranks();
 	if (a < 0)
 		a = 0;
 	if (b > v->n)
@@ -88,29 +105,8 @@ void sap_dv_part_span(sap_dvec *v, int64_t a, int64_t b)
 	if (b < a)
 		b = a;
 	int64_t mine[2] = { a, b };
-	int64_t *span = sap_xmalloc((size_t)(2 * P) * sizeof *span);
-	sap_comm_allgather(mine, span, 2, sizeof *mine);
-	int64_t ol, oh;
-	sap_dv_part(v, me, &ol, &oh);
-	sap_comm_req *rq = sap_xcalloc((size_t)(2 * P), sizeof *rq);
-	int nrq = 0;
-	for (int k = 0; k < P; k++) {
-		if (k == me)
-			continue;
-		int64_t kl, kh;
-		sap_dv_part(v, k, &kl, &kh);
-		/* Mine that k names, and k's that I do. */
-		int64_t sa = ol > span[2 * k] ? ol : span[2 * k];
-		int64_t sb = oh < span[2 * k + 1] ? oh : span[2 * k + 1];
-		int64_t ra = kl > a ? kl : a, rb = kh < b ? kh : b;
-		if (sa < sb)
-			sap_comm_isend(v->data + (size_t)sa * v->elsize, sb - sa, v->elsize, k,
-			               SAP_CH_CHAIN, &rq[nrq++]);
-		if (ra < rb)
-			sap_comm_irecv(v->data + (size_t)ra * v->elsize, rb - ra, v->elsize, k,
-			               SAP_CH_CHAIN, &rq[nrq++]);
-	}
-	sap_comm_waitall(nrq, rq);
-	free(rq);
-	free(span);
+	int64_t *want = sap_xmalloc((size_t)(2 * P) * sizeof *want);
+	sap_comm_allgather(mine, want, 2, sizeof *mine);
+	move_spans(v, want);
+	free(want);
 }
