@@ -1324,5 +1324,11 @@ bool sema_program(Program *p)
 			vec_push(&p->globals, n->sym);
 	}
 	propagate();
+	/* A C habit that would otherwise compile to a program that does
+	 * nothing: a function main that driver code never calls. */
+	Sym *m = map_get(&fnames, "main");
+	if (m && !m->is_extern && !m->used)
+		sema_fail(m->decl, "a SAP program has no function 'main': its statements at file "
+		          "scope are the program, run from the top; write the body there");
 	return true;
 }

@@ -85,6 +85,7 @@ compile_tests = \
 	tests/compile/const-compound-division.sap \
 	tests/compile/const-call.sap \
 	tests/compile/comma-decl.sap \
+	tests/compile/c-main.sap \
 	tests/compile/reduce-minus.sap \
 	tests/compile/const-compound-shift.sap \
 	tests/compile/const-division-by-zero.sap \
