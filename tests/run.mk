@@ -78,6 +78,7 @@ run_tests = \
 	tests/run/sync-over-element.sh \
 	tests/run/sync-reduce-key.sap \
 	tests/run/hybrid-one-rank.sh \
+	tests/run/one-process.sh \
 	tests/run/sync-replay.sh \
 	tests/run/sync-merge-solo.sh \
 	tests/run/async-int-range.sap \

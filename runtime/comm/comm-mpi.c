@@ -1,7 +1,12 @@
 /* comm-mpi.c: the communication layer on MPI, the only file of libsap
  * that calls it.  Everything goes over MPI_COMM_WORLD but stale
  * synchronous steps, which probe for messages and so get a communicator
- * of their own, where nothing else can match. */
+ * of their own, where nothing else can match.
+ *
+ * A job of one process does not start MPI at all (`solo`): MPI_Init and
+ * MPI_Finalize under mpiexec take 0.1 s, which is a tenth of a program
+ * of a second's work, and with one rank a collective is a copy at most,
+ * as in comm-self.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +15,9 @@
 
 static int rank = 0, size = 1;
 static MPI_Comm ssp_comm = MPI_COMM_NULL;
+/* Not started, or started as a job of one process: no MPI. */
+static bool solo = true;
+static bool solo_live;
 
 _Static_assert(sizeof(MPI_Request) <= sizeof(((sap_comm_req *)0)->h),
                "an MPI request fits a sap_comm_req");
@@ -34,9 +42,30 @@ static void quick_start(void)
 	}
 }
 
+/* Whether the launcher says the job has one process, or there is no
+ * launcher (a singleton); SAP_MPI=1 starts MPI anyway, for C code of the
+ * user's that calls it. */
+static bool one_process(void)
+{
+	const char *v = getenv("SAP_MPI");
+	if (v && *v && strcmp(v, "0") != 0)
+		return false;
+	const char *world = getenv("OMPI_COMM_WORLD_SIZE");
+	if (!world)
+		world = getenv("PMI_SIZE");
+	if (world)
+		return strcmp(world, "1") == 0;
+	return !getenv("PMIX_RANK") && !getenv("PMI_RANK") && !getenv("SLURM_STEP_NUM_TASKS");
+}
+
 void sap_comm_start(int *argc, char ***argv)
 {
+	if (one_process()) {
+		solo = solo_live = true;
+		return;
+	}
 	int provided;
+	solo = false;
 	quick_start();
 	MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -45,6 +74,8 @@ void sap_comm_start(int *argc, char ***argv)
 
 bool sap_comm_live(void)
 {
+	if (solo)
+		return solo_live;
 	int init = 0, fin = 0;
 	MPI_Initialized(&init);
 	MPI_Finalized(&fin);
@@ -53,12 +84,16 @@ bool sap_comm_live(void)
 
 void sap_comm_end(void)
 {
-	if (sap_comm_live())
+	if (solo)
+		solo_live = false;
+	else if (sap_comm_live())
 		MPI_Finalize();
 }
 
 _Noreturn void sap_comm_abort(int status)
 {
+	if (solo)
+		exit(status);
 	/* What the other ranks printed before is in their pipes to Open
 	 * MPI's daemon; an abort at once can end the daemon before it has
 	 * forwarded it (seen on 3 ranks under load: rank 0's line before
@@ -76,6 +111,8 @@ int sap_comm_node_size(void)
 {
 	MPI_Comm node;
 	int local = 1;
+	if (solo)
+		return 1;
 	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 	                        &node) == MPI_SUCCESS) {
 		MPI_Comm_size(node, &local);
@@ -86,6 +123,11 @@ int sap_comm_node_size(void)
 
 double sap_comm_wtime(void)
 {
+	if (solo) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+	}
 	return MPI_Wtime();
 }
 
@@ -127,9 +169,17 @@ typedef struct how {
 static how how_of(const int64_t *n, int k, size_t unit, const char *what)
 {
 	size_t u = sap_comm_check(n, k, unit, what);
-	if (u == 1)
+	if (u == 1 || solo)
 		return (how){ MPI_BYTE, (int64_t)unit };
 	return (how){ unit_type(unit), 1 };
+}
+
+/* One process's share of a collective: n items to `to` from `from`,
+ * which may overlap. */
+static void solo_copy(void *to, const void *from, int64_t n, size_t unit)
+{
+	if (n > 0 && to != from)
+		memmove(to, from, (size_t)n * unit);
 }
 
 static void how_done(how *h)
@@ -151,6 +201,8 @@ static int *ints(const int64_t *n, const how *h)
 
 void sap_comm_barrier(void)
 {
+	if (solo)
+		return;
 	MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -161,18 +213,27 @@ void sap_comm_allreduce(void *buf, int64_t n, sap_comm_type t, sap_comm_op op)
 	MPI_Datatype types[] = { [SAP_COMM_INT] = MPI_INT, [SAP_COMM_I64] = MPI_INT64_T,
 	                         [SAP_COMM_U64] = MPI_UINT64_T, [SAP_COMM_DOUBLE] = MPI_DOUBLE };
 	sap_comm_check(&n, 1, 1, "a reduction");
+	if (solo)
+		return;
 	MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, types[t], ops[op], MPI_COMM_WORLD);
 }
 
 int64_t sap_comm_exscan_sum(int64_t v)
 {
 	int64_t sum = 0;
+	if (solo)
+		return 0;
 	MPI_Exscan(&v, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 	return rank == 0 ? 0 : sum;
 }
 
 void sap_comm_bcast(void *buf, int64_t n, size_t unit, int root)
 {
+	if (solo) {
+		if (unit != 1)
+			sap_comm_check(&n, 1, unit, "a broadcast");
+		return;
+	}
 	if (unit == 1) {
 		for (int64_t at = 0; at < n; at += INT32_MAX)
 			MPI_Bcast((char *)buf + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX,
@@ -187,6 +248,10 @@ void sap_comm_bcast(void *buf, int64_t n, size_t unit, int root)
 void sap_comm_allgather(const void *mine, void *all, int64_t n, size_t unit)
 {
 	how h = how_of(&n, 1, unit, "a gather");
+	if (solo) {
+		solo_copy(all, mine, n, unit);
+		return;
+	}
 	MPI_Allgather(mine, (int)(n * h.per), h.type, all, (int)(n * h.per), h.type,
 	              MPI_COMM_WORLD);
 	how_done(&h);
@@ -210,6 +275,11 @@ void sap_comm_allgatherv(const void *mine, int64_t n, void *all, const int64_t *
                          const int64_t *dis, size_t unit)
 {
 	how h = how_v(n, cnt, dis, unit, "a gather");
+	if (solo) {
+		how_done(&h);
+		solo_copy((char *)all + (size_t)dis[0] * unit, mine, n, unit);
+		return;
+	}
 	int *c = ints(cnt, &h), *d = ints(dis, &h);
 	MPI_Allgatherv(mine, (int)(n * h.per), h.type, all, c, d, h.type, MPI_COMM_WORLD);
 	free(c);
@@ -219,6 +289,10 @@ void sap_comm_allgatherv(const void *mine, int64_t n, void *all, const int64_t *
 
 void sap_comm_gather(const void *mine, void *all, int64_t n, size_t unit, int root)
 {
+	if (solo) {
+		sap_comm_allgather(mine, all, n, unit);
+		return;
+	}
 	how h = how_of(&n, 1, unit, "a gather");
 	MPI_Gather(mine, (int)(n * h.per), h.type, all, (int)(n * h.per), h.type, root,
 	           MPI_COMM_WORLD);
@@ -228,6 +302,10 @@ void sap_comm_gather(const void *mine, void *all, int64_t n, size_t unit, int ro
 void sap_comm_gatherv(const void *mine, int64_t n, void *all, const int64_t *cnt,
                       const int64_t *dis, size_t unit, int root)
 {
+	if (solo) {
+		sap_comm_allgatherv(mine, n, all, cnt, dis, unit);
+		return;
+	}
 	/* Only the root's counts mean anything; the others check their own. */
 	how h = rank == root ? how_v(n, cnt, dis, unit, "a gather") : how_of(&n, 1, unit, "a gather");
 	int *c = NULL, *d = NULL;
@@ -244,6 +322,10 @@ void sap_comm_gatherv(const void *mine, int64_t n, void *all, const int64_t *cnt
 void sap_comm_alltoall(const void *out, void *in, int64_t n, size_t unit)
 {
 	how h = how_of(&n, 1, unit, "an exchange");
+	if (solo) {
+		solo_copy(in, out, n, unit);
+		return;
+	}
 	MPI_Alltoall(out, (int)(n * h.per), h.type, in, (int)(n * h.per), h.type, MPI_COMM_WORLD);
 	how_done(&h);
 }
@@ -258,6 +340,12 @@ void sap_comm_alltoallv(const void *out, const int64_t *scnt, const int64_t *sdi
 	memcpy(all + 3 * size, rdis, (size_t)size * sizeof *all);
 	how h = how_of(all, 4 * size, unit, "an exchange");
 	free(all);
+	if (solo) {
+		how_done(&h);
+		solo_copy((char *)in + (size_t)rdis[0] * unit, (const char *)out + (size_t)sdis[0] * unit,
+		          scnt[0], unit);
+		return;
+	}
 	int *sc = ints(scnt, &h), *sd = ints(sdis, &h), *rc = ints(rcnt, &h), *rd = ints(rdis, &h);
 	MPI_Alltoallv(out, sc, sd, h.type, in, rc, rd, h.type, MPI_COMM_WORLD);
 	free(sc);
@@ -271,6 +359,8 @@ void sap_comm_alltoallv(const void *out, const int64_t *scnt, const int64_t *sdi
 
 void sap_comm_open(sap_comm_chan ch)
 {
+	if (solo)
+		return;
 	if (ch == SAP_CH_SSP && ssp_comm == MPI_COMM_NULL)
 		MPI_Comm_dup(MPI_COMM_WORLD, &ssp_comm);
 }
@@ -285,8 +375,17 @@ static int tag_of(sap_comm_chan ch)
 	return ch == SAP_CH_HOLDERS ? 1 : 0;
 }
 
+/* The engines never send to themselves, so with one process a message is
+ * an internal error, not a call into an MPI that was never started. */
+static void need_peer(const char *what)
+{
+	if (solo)
+		sap_fatal(NULL, "internal error: %s with no other rank (a job of one process)", what);
+}
+
 void sap_comm_send(const void *buf, int64_t n, size_t unit, int to, sap_comm_chan ch)
 {
+	need_peer("a message sent");
 	if (unit == 1) {
 		for (int64_t at = 0; at < n; at += INT32_MAX)
 			MPI_Send((const char *)buf + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX,
@@ -300,6 +399,7 @@ void sap_comm_send(const void *buf, int64_t n, size_t unit, int to, sap_comm_cha
 
 void sap_comm_recv(void *buf, int64_t n, size_t unit, int from, sap_comm_chan ch)
 {
+	need_peer("a message awaited");
 	if (unit == 1) {
 		for (int64_t at = 0; at < n; at += INT32_MAX)
 			MPI_Recv((char *)buf + at, n - at < INT32_MAX ? (int)(n - at) : INT32_MAX,
@@ -330,6 +430,7 @@ static MPI_Request get_req(const sap_comm_req *rq)
 void sap_comm_isend(const void *buf, int64_t n, size_t unit, int to, sap_comm_chan ch,
                     sap_comm_req *rq)
 {
+	need_peer("a message sent");
 	how h = how_of(&n, 1, unit, "a message");
 	MPI_Request r;
 	MPI_Isend(buf, (int)(n * h.per), h.type, to, tag_of(ch), comm_of(ch), &r);
@@ -340,6 +441,7 @@ void sap_comm_isend(const void *buf, int64_t n, size_t unit, int to, sap_comm_ch
 void sap_comm_irecv(void *buf, int64_t n, size_t unit, int from, sap_comm_chan ch,
                     sap_comm_req *rq)
 {
+	need_peer("a message awaited");
 	how h = how_of(&n, 1, unit, "a message");
 	MPI_Request r;
 	MPI_Irecv(buf, (int)(n * h.per), h.type, from, tag_of(ch), comm_of(ch), &r);
@@ -358,6 +460,11 @@ void sap_comm_wait(sap_comm_req *rq)
 
 void sap_comm_waitall(int64_t n, sap_comm_req *rq)
 {
+	if (solo) {
+		for (int64_t i = 0; i < n; i++)
+			rq[i].live = false;
+		return;
+	}
 	MPI_Request *r = sap_xmalloc((size_t)n * sizeof *r);
 	int k = 0;
 	for (int64_t i = 0; i < n; i++)
@@ -372,11 +479,14 @@ void sap_comm_waitall(int64_t n, sap_comm_req *rq)
 bool sap_comm_iprobe(int from, sap_comm_chan ch)
 {
 	int flag = 0;
+	if (solo)
+		return false;
 	MPI_Iprobe(from, tag_of(ch), comm_of(ch), &flag, MPI_STATUS_IGNORE);
 	return flag;
 }
 
 void sap_comm_probe(int from, sap_comm_chan ch)
 {
+	need_peer("a message awaited");
 	MPI_Probe(from, tag_of(ch), comm_of(ch), MPI_STATUS_IGNORE);
 }
