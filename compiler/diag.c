@@ -125,13 +125,16 @@ void diag_error(SrcFile *f, int off, const char *fmt, ...)
 
 /* The warnings sapc gives itself, for the names of the program; gcc
  * would name the C's (u_x) at the C's columns, so the C tells it nothing
- * to warn of there.  Off until -Wall or -Wunused turns them on, as in gcc. */
+ * to warn of there.  The unused ones are off until -Wall or -Wunused
+ * turns them on, as in gcc; a constant that a conversion changes is on,
+ * as in clang. */
 static struct {
 	const char *name;
 	bool on, error;
 } warnings[] = {
 	{"unused-variable", false, false},
 	{"unused-but-set-variable", false, false},
+	{"literal-conversion", true, false},
 };
 static bool werror;
 
@@ -146,9 +149,15 @@ static int warning_index(const char *name)
 bool diag_option(const char *arg)
 {
 	int n = (int)(sizeof warnings / sizeof warnings[0]);
-	if (!strcmp(arg, "-Wall") || !strcmp(arg, "-Wunused") || !strcmp(arg, "-Wno-unused")) {
+	if (!strcmp(arg, "-Wall")) {
 		for (int i = 0; i < n; i++)
-			warnings[i].on = arg[2] != 'n';
+			warnings[i].on = true;
+		return true;
+	}
+	if (!strcmp(arg, "-Wunused") || !strcmp(arg, "-Wno-unused")) {
+		for (int i = 0; i < n; i++)
+			if (!strncmp(warnings[i].name, "unused-", 7))
+				warnings[i].on = arg[2] != 'n';
 		return true;
 	}
 	if (!strcmp(arg, "-Werror") || !strcmp(arg, "-Wno-error")) {

@@ -501,7 +501,7 @@ const char *sema_suggest(const char *name);
 Sym *sema_declare(Node *decl, const char *name, SymKind k, Type *ty);
 bool sema_const_int(Node *e, int64_t *v);
 void sema_fold(Node *e);
-void sema_check_constant_fits(Node *e, Type *to);
+void sema_check_constant_fits(Node *e, Type *to, bool implicit);
 void sema_narrow(Node *e, Type *to);
 Type *sema_resolve(TypeSpec *ts);
 void sema_check_text_shape(Node *at, const char *verb, Type *t);

@@ -407,7 +407,7 @@ void sema_fold(Node *e)
 
 /* A constant stored where a `to` is expected must keep its value:
  * int x = 2147483648 is an error, as is float f = 1e39. */
-void sema_check_constant_fits(Node *e, Type *to)
+void sema_check_constant_fits(Node *e, Type *to, bool implicit)
 {
 	int64_t v;
 	double d;
@@ -421,6 +421,13 @@ void sema_check_constant_fits(Node *e, Type *to)
 	    !(to->kind == TY_INT ? d > -2147483649.0 && d < 2147483648.0 :
 	      d >= -9223372036854775808.0 && d < 9223372036854775808.0))
 		sema_fail(sema_start_of(e), "the constant %g does not fit in '%s'", d, ty_str(to));
+	/* Valid, and C's, but `int p = 1.5` is seldom meant as 1. */
+	if (implicit && ty_is_int(to) && const_float(e, &d) && (double)(int64_t)d != d) {
+		Node *at = sema_start_of(e);
+		diag_warning(at->file, at->off, "literal-conversion",
+		             "the constant %.17g converted to '%s' becomes %lld; write %s(...) if that "
+		             "is meant", d, ty_str(to), (long long)(int64_t)d, ty_str(to));
+	}
 	/* Not d > FLT_MAX: a double up to half a float ulp above FLT_MAX
 	 * still rounds to it; from there (a tie too, FLT_MAX's significand
 	 * being odd) it is inf. */
@@ -786,7 +793,7 @@ void sema_check_var(Node *d)
 			          ty_str(t), ty_str(d->init->ty));
 		/* As for any variable: the default is what --help shows, so it
 		 * must be the value the program starts with. */
-		sema_check_constant_fits(d->init, t);
+		sema_check_constant_fits(d->init, t, true);
 		Sym *s = sema_declare(d, name, SYM_VAR, t);
 		s->vclass = V_PARAM;
 		return;

@@ -70,7 +70,7 @@ static const char *mismatch_hint(Type *to, Node *e)
 void sema_expect_assignable(Node *e, Type *to, const char *fmt, ...)
 {
 	if (sema_assignable(to, e->ty)) {
-		sema_check_constant_fits(e, to);
+		sema_check_constant_fits(e, to, true);
 		sema_narrow(e, to);
 		return;
 	}
@@ -348,7 +348,7 @@ static void check_map_key(Node *m, Node *k)
 		          ty_str(k->ty));
 	/* A long key of an int map converts as a long stored in an int does:
 	 * in range, or an error (it kept its low 32 bits, 2^32 + 7 being 7). */
-	sema_check_constant_fits(k, m->ty->key);
+	sema_check_constant_fits(k, m->ty->key, true);
 	sema_narrow(k, m->ty->key);
 }
 
@@ -724,7 +724,7 @@ static Type *check_call(Node *e)
 			sema_fail_note(a, format("argument %d of '%s' must be '%s', not '%s'", argno, name,
 			                         ty_str(p->sym->ty), ty_str(a->ty)),
 			               p, "parameter declared here");
-		sema_check_constant_fits(a, p->sym->ty);
+		sema_check_constant_fits(a, p->sym->ty, true);
 		sema_narrow(a, p->sym->ty);
 	}
 	if (sema_ctx.loop) {
@@ -907,7 +907,7 @@ static Type *check_expr_inner(Node *e)
 		if (!ty_is_scalar(a))
 			sema_fail(e, "cannot convert '%s' to '%s'", ty_str(a), ty_str(to));
 		if (ty_is_num(a))
-			sema_check_constant_fits(e->lhs, to);
+			sema_check_constant_fits(e->lhs, to, false);
 		return to;
 	}
 	case N_INDEX: {

@@ -7,8 +7,9 @@
 #                        any); running it under mpiexec on 1, 2 and 3 ranks
 #                        (with the arguments in X.args) must print X.out and
 #                        exit 0, or, with X.status, exit with that status on
-#                        one rank and print X.err; X.NAME.in is copied in as
-#                        NAME, and each X.NAME.expect must equal the file
+#                        one rank and print X.err; X.flags holds more
+#                        options of sapc (-Wno-...); X.NAME.in is copied in
+#                        as NAME, and each X.NAME.expect must equal the file
 #                        NAME the program writes.
 # Environment (from Makefile.am): SAPC, MPIEXEC, top_srcdir.
 set -u
@@ -64,8 +65,10 @@ run)
 	if [ -f "$dir/$name.c" ]; then
 		cp "$dir/$name.c" helpers.c && extra=helpers.c
 	fi
+	flags=
+	[ -f "$dir/$name.flags" ] && flags=$(cat "$dir/$name.flags")
 	# shellcheck disable=SC2086
-	if ! "$SAPC" -O2 -Wall -Wextra -Werror -o "$name" "$name.sap" $extra >cc.log 2>&1; then
+	if ! "$SAPC" -O2 -Wall -Wextra -Werror $flags -o "$name" "$name.sap" $extra >cc.log 2>&1; then
 		echo "FAIL: sapc could not compile $name.sap"
 		cat cc.log
 		exit 1

@@ -1,6 +1,6 @@
 ## End-to-end tests: compile a .sap program, run it under mpiexec, compare
-## its output (tests/run/X.sap with X.out, and optionally X.args, X.status,
-## X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
+## its output (tests/run/X.sap with X.out, and optionally X.args, X.flags,
+## X.status, X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
 run_tests = \
 	tests/run/interleaved-keys.sap \
@@ -173,6 +173,7 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
 	tests/run/params-defaults.out tests/run/params-defaults.args \
+	tests/run/conv-implicit.flags tests/run/const-limits.flags \
 	tests/run/conv-nan.out tests/run/conv-nan.err tests/run/conv-nan.status \
 	tests/run/minmax-order.out tests/run/map-null-key.out tests/run/shared-plan-ranks.out tests/run/lazy-temps.out tests/run/array-drop-init.out tests/run/local-keys.out tests/run/map-int-keys.out \
 	tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \

@@ -116,6 +116,28 @@ test -s unused.err && { cat unused.err; fail "warnings without -Wall"; }
 grep -q "5:5: error: variable 'q' set but not used \[-Werror=unused-but-set-variable\]" unused.err ||
 	fail "-Werror=unused-but-set-variable: $(cat unused.err)"
 
+# A constant that an implicit conversion changes warns by default (not
+# int(...), nor a constant that converts exactly); -Wno-unused leaves it
+# on, -Wno-literal-conversion turns it off, -Werror makes it an error.
+cat >conv.sap <<'SAP'
+param int p = 1.5;
+int a = int(2.5);
+int b = 10 * 0.5;
+print("%d %d %d\n", p, a, b);
+SAP
+cat >conv.expect <<'TXT'
+conv.sap:1:15: warning: the constant 1.5 converted to 'int' becomes 1; write int(...) if that is meant [-Wliteral-conversion]
+     1 | param int p = 1.5;
+       |               ^
+TXT
+"$SAPC" -Wno-unused -o conv conv.sap 2>conv.err || fail "conv.sap"
+diff -u conv.expect conv.err || fail "the warning of conv.sap"
+[ "$(run ./conv)" = "1 2 5" ] || fail "conv.sap printed $(run ./conv)"
+"$SAPC" -Wno-literal-conversion -fsyntax-only conv.sap 2>conv.err || fail "-Wno-literal-conversion"
+test -s conv.err && { cat conv.err; fail "-Wno-literal-conversion still warned"; }
+"$SAPC" -Werror -fsyntax-only conv.sap 2>conv.err && fail "-Werror on conv.sap should fail"
+grep -q "1:15: error: .*\[-Werror=literal-conversion\]" conv.err || fail "-Werror: $(cat conv.err)"
+
 # SAPC_CC overrides the compiler; -v shows the command.
 SAPC_CC=false "$SAPC" -o never hello.sap 2>/dev/null && fail "SAPC_CC=false should fail"
 SAPC_CC=mpicc "$SAPC" -v -o cc hello.sap 2>cmd.txt || fail "SAPC_CC=mpicc"
