@@ -467,6 +467,9 @@ void sema_narrow(Node *e, Type *to)
 }
 
 
+/* The struct whose field's type is being resolved. */
+static Node *defining;
+
 Type *sema_resolve(TypeSpec *ts)
 {
 	switch (ts->kind) {
@@ -481,6 +484,10 @@ Type *sema_resolve(TypeSpec *ts)
 		Node *sd = map_get(&snames, sema_S(ts->name));
 		if (sd)
 			return ty_struct(sd);
+		if (defining && !strcmp(sema_S(defining->name), sema_S(ts->name)))
+			fail_ts(ts, "%s", format("struct '%s' cannot hold itself, nor a list of itself: "
+			                         "keep the elements in a dvector<%s> and hold their "
+			                         "indices (long)", sema_S(ts->name), sema_S(ts->name)));
 		fail_ts(ts, "unknown type '%s'", sema_S(ts->name));
 	}
 	case TS_ARRAY: {
@@ -1139,7 +1146,9 @@ static void check_struct(Node *sd)
 	sd->ival = 1;           /* N_STRUCT: how deeply structs nest in it */
 	Map fields = {0};
 	for (Node *f = sd->args; f; f = f->next) {
+		defining = sd;
 		Type *t = sema_resolve(f->ts);
+		defining = NULL;
 		if (t->kind == TY_VOID)
 			sema_fail(f, "field '%s' declared void", sema_S(f->name));
 		if (ty_is_dds(t))
