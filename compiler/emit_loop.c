@@ -922,7 +922,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	int id = li->id;
 	/* The DDSs the body touches, and the static keys of the written ones. */
 	static const char *modes[] = {"0", "SAP_READ", "SAP_WRITE", "SAP_RW"};
-	emit_line(s, "static const sap_dds sap_dds[] = {");
+	emit_line(s, "static const sap_dds sap_ddss[] = {");
 	for (int i = 0; i < li->dds.n; i++) {
 		Sym *d = li->dds.v[i];
 		int m = (int)(intptr_t)li->dds_mode.v[i];
@@ -982,7 +982,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	const char *serial = li->verdict == VD_SERIAL ? emit_cstr(li->reason, strlen(li->reason))
 	                                               : "NULL";
 	Buf sp = {0};
-	buf_printf(&sp, "sap_async_spec sap_spec = {.dds = sap_dds, .ndds = %d", li->dds.n);
+	buf_printf(&sp, "sap_async_spec sap_aspec = {.dds = sap_ddss, .ndds = %d", li->dds.n);
 	if (naff)
 		buf_printf(&sp, ", .affine = sap_aff, .naffine = %d", naff);
 	if (li->has_slice)
@@ -1026,7 +1026,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		lo = format("sap_lo%d", id);
 		hi = format("sap_hi%d", id);
 	}
-	emit_line(s, "sap_async_for(&sap_loop%d, &sap_spec, %s, %s, NULL, sap_loop%d_body, %s);", id,
+	emit_line(s, "sap_async_for(&sap_loop%d, &sap_aspec, %s, %s, NULL, sap_loop%d_body, %s);", id,
 	          lo, hi, id, redargs);
 }
 
@@ -1083,7 +1083,7 @@ static void sync_call(Node *s, const char *redargs, Vec *wr)
 	}
 	emit_line(s, "sap_dvec *const sap_uses[] = {%s};", uses.s);
 	Buf sp = {0};
-	buf_printf(&sp, "sap_syncspec sap_spec = {.model = %s", model);
+	buf_printf(&sp, "sap_syncspec sap_sspec = {.model = %s", model);
 	if (li->staleness)
 		buf_printf(&sp, ", .staleness = %s", stal);
 	buf_printf(&sp, ", .batch = %s", batch);
@@ -1103,7 +1103,7 @@ static void sync_call(Node *s, const char *redargs, Vec *wr)
 	if (li->batched)
 		buf_puts(&sp, ", .batched = true");
 	emit_line(s, "%s};", sp.s);
-	emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_spec, NULL, sap_loop%d_body, %s);", id,
+	emit_line(s, "sap_sync_for(&sap_loop%d, %s.n, &sap_sspec, NULL, sap_loop%d_body, %s);", id,
 	          s->lhs->sym->cname, id, redargs);
 	for (int i = 0; i < li->dds.n; i++)
 		if ((intptr_t)li->dds_mode.v[i] & ACC_WRITE)

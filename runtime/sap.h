@@ -1364,7 +1364,7 @@ extern float sap_sigmoid_tab[SAP_SIGMOID_N];
 static inline float sap_fast_sigmoid(double x)
 {
 	if (!(x > -SAP_SIGMOID_MAX))
-		return x != x ? x : 0.0f;
+		return x != x ? (float)x : 0.0f;
 	if (x >= SAP_SIGMOID_MAX)
 		return 1.0f;
 	int i = (int)((x + SAP_SIGMOID_MAX) * (SAP_SIGMOID_N / (2.0 * SAP_SIGMOID_MAX)));

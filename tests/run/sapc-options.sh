@@ -138,6 +138,24 @@ test -s conv.err && { cat conv.err; fail "-Wno-literal-conversion still warned";
 "$SAPC" -Werror -fsyntax-only conv.sap 2>conv.err && fail "-Werror on conv.sap should fail"
 grep -q "1:15: error: .*\[-Werror=literal-conversion\]" conv.err || fail "-Werror: $(cat conv.err)"
 
+# -Wshadow finds no shadows the program does not have (a reduction's
+# private copy, driver variables as file-scope statics); sap.h's inline
+# helpers convert explicitly (-Wfloat-conversion).
+cat >shadow.sap <<'SAP'
+double s = 0;
+async for (long i = 0; i < 8; i++) reduce(+: s) { s += fast_sigmoid(i - 4.0); }
+if (s > 0) {
+    int k = 1;
+    print("%d\n", k);
+}
+for (int t = 0; t < 1; t++) {
+    int k = 2;
+    print("%d %.3f\n", k, s);
+}
+SAP
+"$SAPC" -Wall -Wextra -Wshadow -Wfloat-conversion -Werror -o shadow shadow.sap ||
+	fail "-Wshadow -Wfloat-conversion -Werror on shadow.sap"
+
 # SAPC_CC overrides the compiler; -v shows the command.
 SAPC_CC=false "$SAPC" -o never hello.sap 2>/dev/null && fail "SAPC_CC=false should fail"
 SAPC_CC=mpicc "$SAPC" -v -o cc hello.sap 2>cmd.txt || fail "SAPC_CC=mpicc"
