@@ -947,23 +947,6 @@ static char *lazy(Node *e)
 
 /* ---- expressions ---- */
 
-/* The value of a string constant expression (literals, string consts
- * and + of them) into b; false if e is no such expression. */
-static bool const_str(Node *e, Buf *b)
-{
-	switch (e->kind) {
-	case N_STR:
-		buf_puts(b, e->sval);
-		return true;
-	case N_NAME:
-		return e->sym && e->sym->vclass == V_CONST && const_str(e->sym->decl->init, b);
-	case N_BINARY:
-		return e->op == TK_PLUS && const_str(e->lhs, b) && const_str(e->rhs, b);
-	default:
-		return false;
-	}
-}
-
 /* A string operation in a const's or param's initialiser, done here: a C
  * static initialiser cannot call sap_str_cat or strcmp.  As the runtime
  * does it (sap_str_cat, strcmp), or NULL if an operand is not constant. */
@@ -972,7 +955,7 @@ static char *fold_str_op(Node *e)
 	Buf a = {0}, b = {0};
 	buf_puts(&a, "");
 	buf_puts(&b, "");
-	if (!const_str(e->lhs, &a) || !const_str(e->rhs, &b))
+	if (!sema_const_str(e->lhs, &a) || !sema_const_str(e->rhs, &b))
 		return NULL;
 	if (e->op == TK_PLUS) {
 		buf_puts(&a, b.s);
@@ -1081,6 +1064,15 @@ char *emit_expr(Node *e)
 		return c;
 	}
 	case N_CONV:
+		if (e->ty->kind == TY_STRING) {
+			Type *a = e->lhs->ty;
+			if (a->kind == TY_STRING)
+				return emit_expr(e->lhs);
+			if (a->kind == TY_BOOL)
+				return format("((%s) ? \"true\" : \"false\")", emit_expr(e->lhs));
+			return format("sap_str_of_%s(%s)", ty_is_int(a) ? "long" : a->kind == TY_FLOAT ?
+			              "float" : "double", emit_expr(e->lhs));
+		}
 		if (ty_is_int(e->ty) && ty_is_float(e->lhs->ty))
 			return format("sap_%s%s(%s, %s)", e->ts ? "f2" : "to_", e->ty->kind == TY_INT ? "i32" : "i64",
 			              emit_expr(e->lhs), emit_site(e));

@@ -502,6 +502,10 @@ Sym *sema_declare(Node *decl, const char *name, SymKind k, Type *ty);
 bool sema_const_int(Node *e, int64_t *v);
 void sema_fold(Node *e);
 void sema_check_constant_fits(Node *e, Type *to, bool implicit);
+/* The value of a string constant expression (literals, string consts,
+ * + of them, string() of constants) appended to b; false if e is no such
+ * expression. */
+bool sema_const_str(Node *e, Buf *b);
 void sema_narrow(Node *e, Type *to);
 Type *sema_resolve(TypeSpec *ts);
 void sema_check_text_shape(Node *at, const char *verb, Type *t);

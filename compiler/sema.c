@@ -565,6 +565,46 @@ Type *sema_resolve(TypeSpec *ts)
 
 /* ---- declarations ---- */
 
+bool sema_const_str(Node *e, Buf *b)
+{
+	double v;
+	char num[40];
+	switch (e->kind) {
+	case N_STR:
+		buf_puts(b, e->sval);
+		return true;
+	case N_BOOL:
+		buf_puts(b, e->ival ? "true" : "false");
+		return true;
+	case N_NAME:
+		return e->sym && e->sym->vclass == V_CONST && sema_const_str(e->sym->decl->init, b);
+	case N_BINARY:
+		return e->op == TK_PLUS && sema_const_str(e->lhs, b) && sema_const_str(e->rhs, b);
+	case N_CONV:
+		/* string(x) as the runtime writes it (sap_str_of_*). */
+		if (!e->ty || e->ty->kind != TY_STRING)
+			return false;
+		if (e->lhs->ty->kind == TY_STRING || e->lhs->ty->kind == TY_BOOL)
+			return sema_const_str(e->lhs, b);
+		if (ty_is_int(e->lhs->ty) && e->lhs->has_cval) {
+			snprintf(num, sizeof num, "%lld", (long long)e->lhs->cval);
+		} else if (ty_is_float(e->lhs->ty) && fold_float(e->lhs, &v)) {
+			bool f = e->lhs->ty->kind == TY_FLOAT;
+			for (int digits = f ? 6 : 15; digits <= (f ? 9 : 17); digits++) {
+				snprintf(num, sizeof num, "%.*g", digits, v);
+				if (v != v || (f ? strtof(num, NULL) == (float)v : strtod(num, NULL) == v))
+					break;
+			}
+		} else {
+			return false;
+		}
+		buf_puts(b, num);
+		return true;
+	default:
+		return false;
+	}
+}
+
 static bool is_constant(Node *e)
 {
 	switch (e->kind) {
@@ -789,7 +829,9 @@ void sema_check_var(Node *d)
 				sema_fail(d, "'%s' cannot be a param: --%s is kept for an option of every program",
 				          name, name);
 		sema_check_expr(d->init);
-		if (!is_constant(d->init)) {
+		Buf sb = {0};
+		if (!is_constant(d->init) ||
+		    (d->init->ty->kind == TY_STRING && !sema_const_str(d->init, &sb))) {
 			Node *bad = non_constant_part(d->init);
 			sema_fail(bad ? bad : d->init, "the default of param '%s' must be a constant%s", name,
 			          why_not_constant(d->init));
@@ -840,7 +882,9 @@ void sema_check_var(Node *d)
 			fail_ts(d->ts, "a const must be a scalar or a string, not '%s'", ty_str(t));
 		if (!d->init)
 			sema_fail(d, "const '%s' needs a value", name);
-		if (!is_constant(d->init)) {
+		Buf sb = {0};
+		if (!is_constant(d->init) ||
+		    (d->init->ty->kind == TY_STRING && !sema_const_str(d->init, &sb))) {
 			Node *bad = non_constant_part(d->init);
 			sema_fail(bad ? bad : d->init, "the value of const '%s' must be a constant expression%s", name,
 			          why_not_constant(d->init));

@@ -698,6 +698,10 @@ static Type *check_call(Node *e)
 			if ((n->kind == N_FUNC || n->kind == N_EXTERN) && !strcmp(sema_S(n->name), name))
 				sema_fail(e, "the value of const '%s' must be a constant expression, but it "
 				          "calls function '%s'", sema_S(sema_const_decl->name), name);
+		if (!strcmp(name, "to_string") || !strcmp(name, "str") || !strcmp(name, "itoa") ||
+		    !strcmp(name, "tostring"))
+			sema_fail(e, "call to undefined function '%s'; a number becomes a string by "
+			          "string(...), as in \"doc\" + string(id)", name);
 		const char *sg = suggest_func(name);
 		if (sg)
 			sema_fail(e, "call to undefined function '%s'; did you mean '%s'?", name, sg);
@@ -754,6 +758,10 @@ static Type *binary_type(Node *e, int op, Type *a, Type *b)
 			return ty_arith(a, b);
 		if (op == TK_PLUS && a->kind == TY_STRING && b->kind == TY_STRING)
 			return ty_string;
+		if (op == TK_PLUS && (a->kind == TY_STRING) != (b->kind == TY_STRING) &&
+		    ty_is_scalar(a->kind == TY_STRING ? b : a))
+			sema_fail(e, "%s; a string joins only a string: write string(...) around the %s",
+			          bad, ty_is_num(a->kind == TY_STRING ? b : a) ? "number" : "bool");
 		if (ty_is_numarray(a) && ty_is_numarray(b)) {
 			if (a->len != b->len)
 				sema_fail(e, "%s: arrays of different lengths", bad);
@@ -904,6 +912,11 @@ static Type *check_expr_inner(Node *e)
 			return e->ty;   /* sema_narrow's, checked */
 		Type *to = sema_resolve(e->ts);
 		Type *a = sema_check_expr(e->lhs);
+		if (to->kind == TY_STRING && (ty_is_scalar(a) || a->kind == TY_STRING))
+			return to;
+		if (a->kind == TY_STRING && ty_is_num(to))
+			sema_fail(e, "cannot convert 'string' to '%s'; read the number it holds with to_%s(...)",
+			          ty_str(to), ty_str(to));
 		if (!ty_is_scalar(a))
 			sema_fail(e, "cannot convert '%s' to '%s'", ty_str(a), ty_str(to));
 		if (ty_is_num(a))

@@ -145,8 +145,11 @@ static void decide(void)
 				             "the key is there", a->key->sym->keys_of->sym->name, a->dds->name,
 				             a->dds->name, a->key->sym->name);
 			else
-				way = "; a write to a key that is there inserts none, so inserting the keys "
-				      "first lets a loop write them in parallel";
+				way = format("; a write to a key that is there inserts none, but only a loop "
+				             "over the map's keys (async for (K k : %s), or join(...)) writes "
+				             "them in parallel, each iteration its own key; to count or sum "
+				             "into %s, write %s[k] += x under accumulate(+: %s)",
+				             a->dds->name, a->dds->name, a->dds->name, a->dds->name);
 			acc_li->verdict = VD_SERIAL;
 			acc_li->has_slice = false;
 			acc_li->reason = format("the body %s %s, and a map's structure cannot change in "

@@ -90,8 +90,8 @@ basetype(A) ::= INT(K).                                     { A = ast_basetype(p
 basetype(A) ::= LONG(K).                                    { A = ast_basetype(p, K, TS_LONG); }
 basetype(A) ::= FLOAT(K).                                   { A = ast_basetype(p, K, TS_FLOAT); }
 basetype(A) ::= DOUBLE(K).                                  { A = ast_basetype(p, K, TS_DOUBLE); }
+basetype(A) ::= STRING(K).                                  { A = ast_basetype(p, K, TS_STRING); }
 type(A) ::= basetype(B).                                    { A = B; }
-type(A) ::= STRING(K).                                      { A = ast_basetype(p, K, TS_STRING); }
 type(A) ::= VOID(K).                                        { A = ast_basetype(p, K, TS_VOID); }
 type(A) ::= TYPENAME(N).                                    { A = ast_named_type(p, N); }
 type(A) ::= type(E) LBRACKET(B) expr(S) RBRACKET.           { A = ast_array_type(p, E, B, S); }

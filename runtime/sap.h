@@ -272,6 +272,11 @@ typedef const char *sap_str;
 
 sap_str sap_str_cat(sap_str a, sap_str b);
 sap_str sap_str_dup(const char *s, size_t n);
+/* string(x): the number in decimal, a floating one with the fewest digits
+ * that read back to it ("0.1", not "0.10000000000000001"). */
+sap_str sap_str_of_long(int64_t v);
+sap_str sap_str_of_double(double v);
+sap_str sap_str_of_float(float v);
 static inline const char *sap_str_c(sap_str s) { return s ? s : ""; }
 static inline bool sap_str_eq(sap_str a, sap_str b) { return strcmp(sap_str_c(a), sap_str_c(b)) == 0; }
 static inline int sap_str_cmp(sap_str a, sap_str b) { return strcmp(sap_str_c(a), sap_str_c(b)); }

@@ -4,6 +4,7 @@
 ## that compare whole programs.
 run_tests = \
 	tests/run/interleaved-keys.sap \
+	tests/run/string-conv.sap \
 	tests/run/settle-again.sap \
 	tests/run/extern-key-array.sap \
 	tests/run/chained-assign-key.sap \
@@ -172,7 +173,7 @@ run_tests = \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_tests) \
-	tests/run/params-defaults.out tests/run/params-defaults.args \
+	tests/run/params-defaults.out tests/run/params-defaults.args tests/run/string-conv.out \
 	tests/run/conv-implicit.flags tests/run/const-limits.flags \
 	tests/run/conv-nan.out tests/run/conv-nan.err tests/run/conv-nan.status \
 	tests/run/minmax-order.out tests/run/map-null-key.out tests/run/shared-plan-ranks.out tests/run/lazy-temps.out tests/run/array-drop-init.out tests/run/local-keys.out tests/run/map-int-keys.out \

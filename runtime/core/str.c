@@ -38,6 +38,37 @@ sap_str sap_str_dup(const char *s, size_t n)
 	return p;
 }
 
+sap_str sap_str_of_long(int64_t v)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
+	return sap_str_dup(buf, (size_t)n);
+}
+
+sap_str sap_str_of_double(double v)
+{
+	char buf[32];
+	int n = 0;
+	for (int digits = 15; digits <= 17; digits++) {
+		n = snprintf(buf, sizeof buf, "%.*g", digits, v);
+		if (v != v || strtod(buf, NULL) == v)
+			break;
+	}
+	return sap_str_dup(buf, (size_t)n);
+}
+
+sap_str sap_str_of_float(float v)
+{
+	char buf[32];
+	int n = 0;
+	for (int digits = 6; digits <= 9; digits++) {
+		n = snprintf(buf, sizeof buf, "%.*g", digits, (double)v);
+		if (v != v || strtof(buf, NULL) == v)
+			break;
+	}
+	return sap_str_dup(buf, (size_t)n);
+}
+
 sap_str sap_str_cat(sap_str a, sap_str b)
 {
 	a = sap_str_c(a);
