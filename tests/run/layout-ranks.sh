@@ -57,9 +57,9 @@ async for (long i = 0; i < n; i++) reduce(+: s3) {
     Z[K[i]] += 1;
     s3 += X[i];
 }
-double s6 = 0;
-async for (long i = 0; i < n; i++) reduce(+: s6) {
-    s6 += X[i] + Z[K[i]] * 0;
+double s6 = 0;                  // max is exact: it may run in loop 6's plan
+async for (long i = 0; i < n; i++) reduce(max: s6) {
+    s6 = max(s6, X[i] + Z[K[i]] * 0);
 }
 dvector<double> G(3);
 double s4 = 0;
