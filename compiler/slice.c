@@ -369,6 +369,7 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	Taint *tx = s ? acc_taint_at(s, u) : NULL;
 	if (c.read && acc_loop->kind == N_ASYNC && !relax_hint &&
 	    (emit_any_node(acc_loop->body, cond_of_ternary, c.read) ||
+	     (u && emit_any_node(a->key, tainted_ternary, u)) ||
 	     (tx && tx->unit && !tx->ctl &&
 	      emit_any_node(acc_unit_expr(tx->unit), tainted_ternary, tx->unit))))
 		hint = "the slice cannot take each branch of a conditional expression (?:) in turn, "

@@ -86,6 +86,7 @@ compile_tests = \
 	tests/compile/const-call.sap \
 	tests/compile/comma-decl.sap \
 	tests/compile/c-main.sap \
+	tests/compile/ternary-key-written.sap \
 	tests/compile/string-plus-number.sap \
 	tests/compile/struct-self.sap \
 	tests/compile/reduce-minus.sap \
