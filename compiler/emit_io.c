@@ -485,6 +485,9 @@ static void format_fields(Buf *b, Type *t, const char *x, const char *name, int 
 	case TY_STRING:
 		buf_printf(b, "%ssap_fmt_str(o, %s, \"%s\");\n", tabs(depth + 1), x, *name ? name : "value");
 		break;
+	case TY_FLOAT: case TY_DOUBLE:
+		buf_printf(b, "%s%s(o, %s, \"%s\");\n", tabs(depth + 1), fmt_fn(t), x, name);
+		break;
 	default:
 		buf_printf(b, "%s%s(o, %s);\n", tabs(depth + 1), fmt_fn(t), x);
 	}

@@ -758,8 +758,10 @@ typedef struct sap_out sap_out;
 void sap_fmt_bool(sap_out *o, bool x);
 void sap_fmt_int(sap_out *o, int32_t x);
 void sap_fmt_long(sap_out *o, int64_t x);
-void sap_fmt_float(sap_out *o, float x);        /* %.9g: round-trips */
-void sap_fmt_double(sap_out *o, double x);      /* %.17g: round-trips */
+/* %.9g and %.17g, which round-trip; name is the field's, for the error
+ * about a value load would not read back (nan, inf). */
+void sap_fmt_float(sap_out *o, float x, const char *name);
+void sap_fmt_double(sap_out *o, double x, const char *name);
 /* A string field: an error if it would not read back as this one field
  * (empty, holding a blank, or ':' inside a list element, '#' first). */
 void sap_fmt_str(sap_out *o, sap_str x, const char *field);

@@ -316,8 +316,22 @@ void sap_order_end(void)
 		}
 		sap_comm_barrier();
 	}
-	if (runf)
+	if (runf) {
+		/* A file recorded by a run that went further (more passes, other
+		 * parameters): the replay matched it only this far. */
+		char *buf = NULL;
+		size_t cap = 0;
+		const char *l;
+		while ((l = next_line(&buf, &cap)) && !*l)
+			;
+		if (l && sap_rank() == 0)
+			sap_warn(NULL, "--run-order=%s: the program ended before the file did (line %lld: "
+			         "\"%s\"): it was recorded by a run that went further, with other "
+			         "parameters or input, and this run replayed it only up to there",
+			         sap_cfg.run_order, (long long)runline, l);
+		free(buf);
 		fclose(runf);
+	}
 	dumpf = runf = NULL;
 	runline = 0;
 }

@@ -126,10 +126,11 @@ static void put(sap_out *o, const char *s, size_t n)
 
 /* sap_load rejects nan and inf, so a file holding one could not be read
  * back; a model gone to nan is a failed training besides. */
-static void check_finite(sap_out *o, double x)
+static void check_finite(sap_out *o, double x, const char *name)
 {
 	if (!isfinite(x))
-		unloadable(o, "it holds %s, which is not a number load reads",
+		unloadable(o, "%s%s%sholds %s, which is not a number load reads",
+		           *name ? "field '" : "it", name, *name ? "' " : " ",
 		           isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
 }
 
@@ -168,17 +169,17 @@ void sap_fmt_long(sap_out *o, int64_t x)
 	put_u64(o, x < 0 ? 0 - (uint64_t)x : (uint64_t)x, x < 0);
 }
 
-void sap_fmt_float(sap_out *o, float x)
+void sap_fmt_float(sap_out *o, float x, const char *name)
 {
-	check_finite(o, x);
+	check_finite(o, x, name);
 	field(o);
 	char *p = room(o, 32);
 	o->n += (size_t)snprintf(p, 32, "%.9g", (double)x);
 }
 
-void sap_fmt_double(sap_out *o, double x)
+void sap_fmt_double(sap_out *o, double x, const char *name)
 {
-	check_finite(o, x);
+	check_finite(o, x, name);
 	field(o);
 	char *p = room(o, 32);
 	o->n += (size_t)snprintf(p, 32, "%.17g", x);

@@ -5,7 +5,8 @@
 # one rank the one it stopped in: the replay of that file stops at the
 # same error.  Over ranks another rank may stop the job while rank 0
 # writes the order of the run that fails, so there the replay may end
-# where that run starts instead.
+# where that run starts instead.  A replay that ends before its file does
+# (recorded by a run that went further, with other parameters) warns.
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
 : "${top_srcdir:?must be set}"
@@ -45,4 +46,21 @@ for np in 1 2 3; do
 		{ [ "$np" -gt 1 ] && grep -q "ends where invocation 1 of loop 3 " err.replay; } ||
 		{ cat err.replay; fail "$np ranks: the replay did not reach the same error"; }
 done
+
+cat >passes.sap <<'SAP'
+param int passes = 3;
+dvector<double> W(50);
+for (int p = 0; p < passes; p++) {
+    async for (long i = 0; i < 50; i++) { W[i] = W[i] * 0.5 + rand(); }
+}
+print("%.17g\n", W[7]);
+SAP
+"$SAPC" -o passes passes.sap || fail "sapc passes.sap"
+./passes --threads=2 --dump-order=order.passes >out.full 2>/dev/null || fail "passes: the run"
+./passes --run-order=order.passes >out.replay 2>err.replay || fail "passes: the replay"
+cmp -s out.full out.replay || fail "passes: the replay printed another value"
+test -s err.replay && { cat err.replay; fail "passes: the full replay warned"; }
+./passes --passes=1 --run-order=order.passes >/dev/null 2>err.short || fail "passes: the short replay"
+grep -q "warning: --run-order=order.passes: the program ended before the file did (line 52: \"loop 1 invocation 2 count 50\")" err.short ||
+	{ cat err.short; fail "passes: a replay that ends before its file did not warn"; }
 exit 0

@@ -43,7 +43,7 @@ static void format_Rating(sap_out *o, const void *elem)
 	const Rating *e = elem;
 	sap_fmt_int(o, e->i);
 	sap_fmt_int(o, e->j);
-	sap_fmt_float(o, e->r);
+	sap_fmt_float(o, e->r, "r");
 }
 
 static const sap_site site = { "prog.sap", 20, 15 };
@@ -137,7 +137,7 @@ static void format_Doc(sap_out *o, const void *elem)
 	sap_fmt_str(o, e->id, "id");
 	sap_fmt_bool(o, e->ok);
 	sap_fmt_long(o, e->n);
-	sap_fmt_double(o, e->x);
+	sap_fmt_double(o, e->x, "x");
 	for (int64_t k = 0; k < e->words.n; k++)
 		sap_fmt_str(o, ((const sap_str *)e->words.v)[k], "words");
 }
