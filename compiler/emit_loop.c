@@ -945,6 +945,10 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		Buf row = {0};
 		buf_printf(&row, "{.name = %s, .%s = &%s, .mode = %s",
 		           emit_cstr(d->name, strlen(d->name)), dv ? "dv" : "dm", d->cname, modes[m]);
+		int64_t nlo, nhi;
+		if (!acc_reads_own(li, d) && acc_reads_near(li, d, &nlo, &nhi))
+			buf_printf(&row, ", .near = true, .near_lo = %lld, .near_hi = %lld", (long long)nlo,
+			           (long long)nhi);
 		if (!acc_is_accum(li, d) && acc_additive(li, d))
 			buf_printf(&row, ", .additive = %d", acc_additive(li, d));
 		else if (li->verdict == VD_SERIAL && acc_assigned_only(li, d))

@@ -608,6 +608,9 @@ bool acc_by_index(LoopInfo *li, Sym *d);
 /* Does loop li only read dvector d, at its loop variable (acc_by_index
  * without the copy, so also for elements holding strings or lists)? */
 bool acc_reads_own(LoopInfo *li, Sym *d);
+/* Does li only read dvector d, and only at i + c for constants c, all in
+ * [*lo, *hi] (a stencil's neighbours, u[i - 1] and u[i + 1])? */
+bool acc_reads_near(LoopInfo *li, Sym *d, int64_t *lo, int64_t *hi);
 /* Does loop li touch map d only at the key of its loop over a map's keys
  * (so on several ranks the rank holding that key can run it)? */
 bool acc_at_key(LoopInfo *li, Sym *d);

@@ -635,6 +635,44 @@ bool acc_reads_own(LoopInfo *l, Sym *d)
 	       every_access(l, d, reads_own);
 }
 
+/* The constant c of a read at i + c, if it is one (|c| small enough
+ * that the neighbours of a rank's elements are few). */
+static bool read_near(const Access *a, int64_t *c)
+{
+	if (a->dynamic || a->mode != ACC_READ || a->aterms.n != 1)
+		return false;
+	const AffTerm *t = a->aterms.v[0];
+	if (t->k != 1 || t->inv)
+		return false;
+	*c = 0;
+	for (int k = 0; k < a->bterms.n; k++) {
+		const AffTerm *b = a->bterms.v[k];
+		if (b->inv)
+			return false;
+		*c += b->k;
+	}
+	return *c >= -1024 && *c <= 1024;
+}
+
+bool acc_reads_near(LoopInfo *l, Sym *d, int64_t *lo, int64_t *hi)
+{
+	if (l->verdict == VD_SYNC || d->ty->kind != TY_DVEC || acc_is_accum(l, d))
+		return false;
+	bool any = false;
+	for (int i = 0; i < l->accesses.n; i++) {
+		Access *a = l->accesses.v[i];
+		int64_t c;
+		if (a->dds != d)
+			continue;
+		if (!read_near(a, &c))
+			return false;
+		*lo = any && *lo < c ? *lo : c;
+		*hi = any && *hi > c ? *hi : c;
+		any = true;
+	}
+	return any;
+}
+
 static bool is_static(const Access *a)
 {
 	return !a->dynamic;

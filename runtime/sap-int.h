@@ -252,6 +252,11 @@ void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                      const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
                      int64_t a, int64_t b);
+/* Collective: of the vectors span says, the elements the iterations of
+ * the nruns runs [ab[2r], ab[2r + 1]) read (sap_dds.near: neighbours
+ * too) from their holders. */
+void sap_span_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const bool *span,
+                    const int64_t *ab, int64_t nruns);
 /* Collective, for a planned loop over ranks: of the vectors the loop
  * only reads, and only at the loop variable (sap_index_inputs), the
  * elements at [a, b) (the iterations this rank slices) when p is NULL,

@@ -365,6 +365,10 @@ typedef struct sap_dvec {
 	 * touched elements, and given back where it no longer holds any
 	 * (sap_dv_trim), so its memory follows its share. */
 	bool sparse;
+	/* Made whole since the last trim, which then gives nothing back: a
+	 * vector gathered whole at every pass (a pull-form PageRank's
+	 * contributions) would fault all its pages in again each time. */
+	bool gathered;
 	size_t held;            /* bytes counted as DDS memory: resident */
 	size_t peak;            /* the most held */
 	/* After async loops over ranks: per element, the one rank whose
@@ -984,6 +988,12 @@ typedef struct sap_dds {
 	                           body a copy in plan order (sap_staged) if
 	                           flat, and run each iteration where its
 	                           element is */
+	bool near;              /* a dvector the loop only reads, and only at
+	                           i + c for c in [near_lo, near_hi] (not all
+	                           0: that is by_index): on several ranks a
+	                           run of iterations [a, b) needs only the
+	                           elements [a + near_lo, b + near_hi) */
+	int32_t near_lo, near_hi;
 	bool recorded;          /* spec->reads records every access of it */
 	bool at_key;            /* a dmap the body touches only at the key of
 	                           its loop over a map's keys (sap_dvec.keys_of):

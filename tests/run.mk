@@ -80,6 +80,7 @@ run_tests = \
 	tests/run/sync-over-element.sh \
 	tests/run/sync-reduce-key.sap \
 	tests/run/hybrid-one-rank.sh \
+	tests/run/stencil-ranks.sh \
 	tests/run/ckpt-shared-plan.sh \
 	tests/run/one-process.sh \
 	tests/run/sync-replay.sh \

@@ -1040,11 +1040,20 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		 * loop variable that is held where the iterations run (the
 		 * same on every rank: own and the holders are). */
 		bool *skip = sap_xcalloc((size_t)spec->ndds, sizeof *skip);
+		bool *near = sap_xcalloc((size_t)spec->ndds, sizeof *near);
+		bool fetch = false;
 		skip[af->dds] = true;
 		for (int k = 0; k < spec->ndds; k++) {
 			const sap_dvec *v = spec->dds[k].dv;
 			if (spec->dds[k].accumulate && v && sap_acc_in_place(v)) {
 				skip[k] = true;
+				continue;
+			}
+			/* A stencil's neighbours: the elements around this rank's
+			 * runs come from their holders, not the whole vector. */
+			if (spec->dds[k].near && v && v->holder && !v->part_only &&
+			    !(spec->dds[k].mode & SAP_WRITE)) {
+				skip[k] = near[k] = fetch = true;
 				continue;
 			}
 			if (!spec->dds[k].by_index || !v || !v->holder || hi > v->n || lo < 0)
@@ -1054,6 +1063,20 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 				skip[k] = held_by(v, own.run[u].a, own.run[u].b, own.run[u].r);
 		}
 		sap_whole_spec(spec, skip, &st->traffic);
+		/* Every rank takes the same way: own and the holders are the
+		 * same on all. */
+		if (fetch) {
+			int64_t *ab = sap_xmalloc((size_t)(2 * own.n + 2) * sizeof *ab), nr = 0;
+			for (int64_t u = 0; u < own.n; u++)
+				if (own.run[u].r == me) {
+					ab[2 * nr] = own.run[u].a;
+					ab[2 * nr + 1] = own.run[u].b;
+					nr++;
+				}
+			sap_span_fetch(st, spec, near, ab, nr);
+			free(ab);
+		}
+		free(near);
 		free(skip);
 		/* This rank's iterations: a range, or a list if they are
 		 * several runs. */

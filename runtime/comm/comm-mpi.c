@@ -281,7 +281,9 @@ void sap_comm_allgatherv(const void *mine, int64_t n, void *all, const int64_t *
 		return;
 	}
 	int *c = ints(cnt, &h), *d = ints(dis, &h);
-	MPI_Allgatherv(mine, (int)(n * h.per), h.type, all, c, d, h.type, MPI_COMM_WORLD);
+	/* mine already where it goes in all: MPI wants that said. */
+	const void *from = (const char *)all + (size_t)dis[rank] * unit == mine ? MPI_IN_PLACE : mine;
+	MPI_Allgatherv(from, (int)(n * h.per), h.type, all, c, d, h.type, MPI_COMM_WORLD);
 	free(c);
 	free(d);
 	how_done(&h);

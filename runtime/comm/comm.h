@@ -77,7 +77,8 @@ void sap_comm_bcast(void *buf, int64_t n, size_t unit, int root);
 
 /* Every rank's mine[0 .. n), the same n on all, into all[r * n ..). */
 void sap_comm_allgather(const void *mine, void *all, int64_t n, size_t unit);
-/* Every rank's mine[0 .. cnt[r]) into all[dis[r] ..); n = cnt[me]. */
+/* Every rank's mine[0 .. cnt[r]) into all[dis[r] ..); n = cnt[me]; mine
+ * may be all + dis[me] (in place). */
 void sap_comm_allgatherv(const void *mine, int64_t n, void *all, const int64_t *cnt,
                          const int64_t *dis, size_t unit);
 /* Every rank's count n into cnt[], and their running sums, where an

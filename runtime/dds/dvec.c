@@ -260,6 +260,11 @@ void sap_dv_trim(sap_dvec *v)
 {
 	if (!v->sparse)
 		return;
+	if (v->holder && v->gathered) {
+		v->gathered = false;
+		sap_dv_recount(v);
+		return;
+	}
 	if (v->holder) {
 		/* What the loop left here counts first: it is the most. */
 		sap_dv_recount(v);

@@ -239,6 +239,34 @@ static const char *take_run(sap_dvec *v, int64_t a, int64_t b, const char *in)
 	return in;
 }
 
+/* Where every rank holds at most one run of v's elements (the chunks of
+ * a loop that wrote v), they go straight from the holders' data into the
+ * others', by one allgatherv in place: no packing, no buffers to fault in
+ * (a 4 MB vector took 13 ms packed against MPI's 0.5 ms).  Its runs'
+ * [a, b) in ab, or false. */
+static bool one_run_each(const sap_dvec *v, int P, int64_t *ab)
+{
+	if (v->codec)
+		return false;
+	for (int r = 0; r < P; r++)
+		ab[2 * r] = ab[2 * r + 1] = 0;
+	uint16_t h;
+	for (int64_t k = 0, j; k < v->n; k = j) {
+		j = sap_hold_run(v, k, v->n, &h);
+		if (h == SAP_HOLD_ALL)
+			continue;
+		if (h >= P)
+			return false;
+		/* Runs end at blocks too: adjacent ones of h are one. */
+		if (ab[2 * h + 1] > ab[2 * h] && ab[2 * h + 1] != k)
+			return false;
+		if (ab[2 * h + 1] == ab[2 * h])
+			ab[2 * h] = k;
+		ab[2 * h + 1] = j;
+	}
+	return true;
+}
+
 /* Each rank sends the elements it holds, in key order, to all: no keys
  * travel, since every rank knows the holder map.  The map goes by runs
  * of one holder, which are whole blocks but where loops mixed them. */
@@ -249,6 +277,35 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 	int P = sap_nranks(), me = sap_rank();
 	int64_t mine = 0;
 	uint16_t h;
+	int64_t *ab = sap_xmalloc((size_t)(2 * P) * sizeof *ab);
+	if (one_run_each(v, P, ab)) {
+		int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt);
+		int64_t *dis = sap_xmalloc((size_t)P * sizeof *dis), total = 0;
+		for (int r = 0; r < P; r++) {
+			cnt[r] = ab[2 * r + 1] - ab[2 * r];
+			dis[r] = ab[2 * r];
+			total += cnt[r];
+		}
+		sap_comm_allgatherv(v->data + (size_t)dis[me] * v->elsize, cnt[me], v->data, cnt, dis,
+		                    v->elsize);
+		int64_t sent = cnt[me] * (int64_t)v->elsize * (P - 1);
+		int64_t got = (total - cnt[me]) * (int64_t)v->elsize;
+		if (stats) {
+			stats->sent += sent;
+			stats->received += got;
+		} else {
+			moved_sent += sent;
+			moved_recv += got;
+		}
+		free(ab);
+		free(cnt);
+		free(dis);
+		sap_hold_drop(v);
+		sap_dv_recount(v);
+		v->gathered = true;
+		return;
+	}
+	free(ab);
 	for (int64_t k = 0, j; k < v->n; k = j) {
 		j = sap_hold_run(v, k, v->n, &h);
 		if (h == me)
@@ -287,6 +344,7 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 	free(dis);
 	sap_hold_drop(v);
 	sap_dv_recount(v);
+	v->gathered = true;
 }
 
 void sap_whole_all(void)
@@ -381,21 +439,26 @@ static void key_maps(sap_dist *d, const sap_async_spec *spec, const bool *which)
 	d->base[n] = d->words;
 }
 
-/* The keys [a, b) of the vectors span says, in bits (per DDS). */
+/* The keys the iterations [a, b) read of the vectors span says, in bits
+ * (per DDS): [a, b) itself, or [a + near_lo, b + near_hi) of a vector
+ * read at neighbours of the loop variable. */
 static void mark_span(const sap_async_spec *spec, const bool *span, uint64_t **bits, int64_t a,
                       int64_t b)
 {
 	for (int k = 0; k < spec->ndds; k++) {
-		int64_t x = a < 0 ? 0 : a, y = span[k] && b > spec->dds[k].dv->n ? spec->dds[k].dv->n : b;
-		for (; span[k] && x < y; x++)
+		if (!span[k] || a >= b)
+			continue;
+		const sap_dds *d = &spec->dds[k];
+		int64_t x = d->near ? a + d->near_lo : a, y = d->near ? b + d->near_hi : b;
+		x = x < 0 ? 0 : x;
+		y = y > d->dv->n ? d->dv->n : y;
+		for (; x < y; x++)
 			bits[k][(uint64_t)x / 64] |= (uint64_t)1 << ((uint64_t)x % 64);
 	}
 }
 
-/* Collective: the elements [a, b) of the vectors span says from their
- * holders, if any of them has a holder map. */
-static void fetch_span(struct sap_loop_state *st, const sap_async_spec *spec, const bool *span,
-                       int64_t a, int64_t b)
+void sap_span_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const bool *span,
+                    const int64_t *ab, int64_t nruns)
 {
 	int n = spec->ndds;
 	bool any = false;
@@ -409,13 +472,23 @@ static void fetch_span(struct sap_loop_state *st, const sap_async_spec *spec, co
 	uint64_t **bits = sap_xcalloc((size_t)n, sizeof *bits);
 	for (int k = 0; k < n; k++)
 		bits[k] = d.base[k + 1] > d.base[k] ? mine + d.base[k] : NULL;
-	mark_span(spec, span, bits, a, b);
+	for (int64_t r = 0; r < nruns; r++)
+		mark_span(spec, span, bits, ab[2 * r], ab[2 * r + 1]);
 	d.need = sap_xmalloc((size_t)sap_nranks() * (size_t)(d.words + 1) * sizeof *d.need);
 	sap_comm_allgather(mine, d.need, d.words, sizeof *mine);
 	sap_dist_fetch(&d, spec, &st->traffic);
 	sap_dist_free(&d);
 	free(mine);
 	free(bits);
+}
+
+/* Collective: the elements [a, b) of the vectors span says from their
+ * holders, if any of them has a holder map. */
+static void fetch_span(struct sap_loop_state *st, const sap_async_spec *spec, const bool *span,
+                       int64_t a, int64_t b)
+{
+	int64_t ab[2] = { a, b };
+	sap_span_fetch(st, spec, span, ab, 1);
 }
 
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
@@ -434,8 +507,10 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		known[k] = spec->reads && d->dv && d->recorded && !(d->mode & SAP_WRITE) &&
 		           !d->slice_reads;
 		/* A vector read only at the loop variable, in a run of
-		 * iterations [a, b): those keys, not the whole vector. */
-		span[k] = !p && d->dv && d->by_index && !(d->mode & SAP_WRITE);
+		 * iterations [a, b): those keys, not the whole vector; or
+		 * only at its neighbours: [a + near_lo, b + near_hi). */
+		span[k] = !p && d->dv && (d->by_index || (d->near && !d->dv->part_only)) &&
+		          !(d->mode & SAP_WRITE);
 		known[k] |= span[k];
 		any |= known[k] && d->dv->holder;
 	}
