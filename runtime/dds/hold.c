@@ -267,6 +267,21 @@ static bool one_run_each(const sap_dvec *v, int P, int64_t *ab)
 	return true;
 }
 
+/* v is whole on every rank now: the bytes counted, the holders gone. */
+static void whole_done(sap_dvec *v, sap_dist_stats *stats, int64_t sent, int64_t got)
+{
+	if (stats) {
+		stats->sent += sent;
+		stats->received += got;
+	} else {
+		moved_sent += sent;
+		moved_recv += got;
+	}
+	sap_hold_drop(v);
+	sap_dv_recount(v);
+	v->gathered = true;
+}
+
 /* Each rank sends the elements it holds, in key order, to all: no keys
  * travel, since every rank knows the holder map.  The map goes by runs
  * of one holder, which are whole blocks but where loops mixed them. */
@@ -288,21 +303,11 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 		}
 		sap_comm_allgatherv(v->data + (size_t)dis[me] * v->elsize, cnt[me], v->data, cnt, dis,
 		                    v->elsize);
-		int64_t sent = cnt[me] * (int64_t)v->elsize * (P - 1);
-		int64_t got = (total - cnt[me]) * (int64_t)v->elsize;
-		if (stats) {
-			stats->sent += sent;
-			stats->received += got;
-		} else {
-			moved_sent += sent;
-			moved_recv += got;
-		}
+		whole_done(v, stats, cnt[me] * (int64_t)v->elsize * (P - 1),
+		           (total - cnt[me]) * (int64_t)v->elsize);
 		free(ab);
 		free(cnt);
 		free(dis);
-		sap_hold_drop(v);
-		sap_dv_recount(v);
-		v->gathered = true;
 		return;
 	}
 	free(ab);
@@ -329,22 +334,12 @@ void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 		if (h != SAP_HOLD_ALL && h != me)
 			at[h] = take_run(v, k, j, at[h]);
 	}
-	int64_t sent = cnt[me] * (P - 1), got = total - cnt[me];
-	if (stats) {
-		stats->sent += sent;
-		stats->received += got;
-	} else {
-		moved_sent += sent;
-		moved_recv += got;
-	}
+	whole_done(v, stats, cnt[me] * (P - 1), total - cnt[me]);
 	free(at);
 	free(out);
 	free(in);
 	free(cnt);
 	free(dis);
-	sap_hold_drop(v);
-	sap_dv_recount(v);
-	v->gathered = true;
 }
 
 void sap_whole_all(void)
