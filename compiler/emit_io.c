@@ -394,8 +394,23 @@ static char *elem_shape(Type *t)
  * of fields when its elements are structs or arrays. */
 static void parse_fields(Buf *b, Type *t, const char *x, const char *name, int depth)
 {
+	static int tables;
 	switch (t->kind) {
 	case TY_ARRAY:
+		/* A bad number in an array field names its element, "a[1]":
+		 * the names of a short array of scalars, in a table. */
+		if (*name && t->len <= 64 && (ty_is_scalar(t->elem) || t->elem->kind == TY_STRING)) {
+			int id = ++tables;
+			buf_printf(b, "%sstatic const char *const sap_nm%d[] = {", tabs(depth + 1), id);
+			for (int64_t i = 0; i < t->len; i++)
+				buf_printf(b, "%s\"%s[%lld]\"", i ? ", " : "", name, (long long)i);
+			buf_puts(b, "};\n");
+			buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++)\n", tabs(depth + 1), depth,
+			           depth, (long long)t->len, depth);
+			buf_printf(b, "%s%s(f, &%s[i%d], sap_nm%d[i%d]);\n", tabs(depth + 2), scan_fn(t->elem),
+			           emit_member(x, "v"), depth, id, depth);
+			break;
+		}
 		buf_printf(b, "%sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", tabs(depth + 1), depth,
 		           depth, (long long)t->len, depth);
 		parse_fields(b, t->elem, format("%s[i%d]", emit_member(x, "v"), depth), name, depth + 1);

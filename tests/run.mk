@@ -4,6 +4,7 @@
 ## that compare whole programs.
 run_tests = \
 	tests/run/interleaved-keys.sap \
+	tests/run/load-array-field.sap \
 	tests/run/save-nan-field.sap \
 	tests/run/string-conv.sap \
 	tests/run/settle-again.sap \
@@ -179,6 +180,8 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/params-defaults.out tests/run/params-defaults.args tests/run/string-conv.out \
 	tests/run/conv-implicit.flags tests/run/const-limits.flags \
 	tests/run/save-nan-field.status tests/run/save-nan-field.err tests/run/save-nan-field.out \
+	tests/run/load-array-field.status tests/run/load-array-field.err tests/run/load-array-field.out \
+	tests/run/load-array-field.rows.txt.in \
 	tests/run/conv-nan.out tests/run/conv-nan.err tests/run/conv-nan.status \
 	tests/run/minmax-order.out tests/run/map-null-key.out tests/run/shared-plan-ranks.out tests/run/lazy-temps.out tests/run/array-drop-init.out tests/run/local-keys.out tests/run/map-int-keys.out \
 	tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
