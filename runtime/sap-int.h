@@ -1121,10 +1121,11 @@ uint32_t sap_stripe(int dds, int64_t key);
  * unless copied already, and show them to the body. */
 void sap_stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec, const sap_run *x,
                       int w0, int nw);
-/* plan/stage.c: for a loop writing no DDS, a loop over the same iterations on
- * T workers whose plan it can run on, with that loop's copies; or NULL. */
+/* plan/stage.c: for a loop writing no DDS whose reductions (r) are exact,
+ * a loop over the same iterations on T workers whose plan it can run on,
+ * with that loop's copies; or NULL. */
 struct sap_loop_state *sap_plan_to_share(struct sap_loop_state *st, const sap_async_spec *spec,
-                                         int64_t lo, int64_t hi, int T);
+                                         const sap_reduce *r, int64_t lo, int64_t hi, int T);
 
 /* async/relaxed.c: the views of the relaxed vectors of reduce r (see
  * sap_relaxed).  direct: red's are the vectors' own elements, made

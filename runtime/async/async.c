@@ -1250,16 +1250,6 @@ static void pack_lists(struct sap_loop_state *st, const sap_async_spec *spec)
 	}
 }
 
-/* Whether a loop may run in another loop's plan: not if its partial
- * results depend on how the iterations fall on workers, as then its
- * result would depend on whether that plan is at hand (not after a
- * resume, before the other loop has run again), not only on the ranks
- * and threads. */
-static bool shareable(const sap_reduce *r)
-{
-	return !r || r->exact;
-}
-
 static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
                       void *env, sap_body_fn body, const sap_reduce *r, void *red)
 {
@@ -1318,8 +1308,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		sap_serial_warn(L, spec, x.T * sap_nranks(), hi - lo);
 		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, spec->serial);
 	} else if (ranks) {
-		struct sap_loop_state *o = shareable(r) ? sap_plan_to_share(st, spec, lo, hi,
-		                                                            sap_nranks() * x.T) : NULL;
+		struct sap_loop_state *o = sap_plan_to_share(st, spec, r, lo, hi, sap_nranks() * x.T);
 		/* Whether a rank holds plan-order copies (which share a plan)
 		 * is its own affair, but every rank must take the same way:
 		 * their collectives differ (MPI_ERR_TRUNCATE on 3 ranks). */
@@ -1341,8 +1330,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, why);
 			break;
 		case INDEPENDENT: {
-			struct sap_loop_state *o = shareable(r) ? sap_plan_to_share(st, spec, lo, hi, x.V) :
-			                           NULL;
+			struct sap_loop_state *o = sap_plan_to_share(st, spec, r, lo, hi, x.V);
 			if (o)
 				run_shared(st, spec, &x, lo, red, o);
 			else

@@ -123,11 +123,8 @@ int sap_comm_node_size(void)
 
 double sap_comm_wtime(void)
 {
-	if (solo) {
-		struct timespec t;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-	}
+	if (solo)
+		return sap_now();
 	return MPI_Wtime();
 }
 

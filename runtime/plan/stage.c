@@ -319,10 +319,16 @@ void sap_stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec, con
 /* A loop that writes no DDS may run in any order: in the plan of another
  * loop over the same iterations that made copies of the dvectors this one
  * reads at its own index, it reads those copies and each worker the
- * blocks that loop gave it.  That loop's state, or NULL. */
+ * blocks that loop gave it.  That loop's state, or NULL.  Not a loop
+ * whose partial results (r) depend on how the iterations fall on workers:
+ * its result would then depend on whether that plan is at hand (not after
+ * a resume, before the other loop has run again), not only on the ranks
+ * and threads. */
 struct sap_loop_state *sap_plan_to_share(struct sap_loop_state *st, const sap_async_spec *spec,
-                                         int64_t lo, int64_t hi, int T)
+                                         const sap_reduce *r, int64_t lo, int64_t hi, int T)
 {
+	if (r && !r->exact)
+		return NULL;
 	for (int k = 0; k < spec->ndds; k++)
 		if (spec->dds[k].mode & SAP_WRITE)
 			return NULL;
