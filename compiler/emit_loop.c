@@ -302,8 +302,9 @@ static void reduce_struct(Node *s)
 		} else {
 			const char *kk = t->key->kind == TY_INT ? "SAP_K_INT" : t->key->kind == TY_LONG ?
 			                 "SAP_K_LONG" : "SAP_K_STRING";
-			emit_line(NULL, "\tsap_dm_create_buffer(&r->acc_%s, %s, %s, sizeof(%s));", d->cname,
-			          emit_cstr(d->name, strlen(d->name)), kk, emit_ctype(t->elem));
+			emit_line(NULL, "\tsap_dm_create_buffer(&r->acc_%s, %s, %s, sizeof(%s), %s);", d->cname,
+			          emit_cstr(d->name, strlen(d->name)), kk, emit_ctype(t->elem),
+			          numtype_of(t->elem));
 		}
 	}
 	for (int i = 0; i < li->relax_syms.n; i++)

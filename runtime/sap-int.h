@@ -335,6 +335,20 @@ bool sap_nt_flat(const sap_numtype *t);
 bool sap_nt_has_int(const sap_numtype *t);
 /* Whether every scalar of the element at p is all zero bits (+0). */
 bool sap_nt_zero(const sap_numtype *t, const void *p);
+/* n elements of type t set to the identity of +: -0.0 in floating
+ * scalars (-0.0 + x is x for every x, +0.0 + -0.0 is not), 0 in others;
+ * and whether one is that. */
+void sap_nt_identity(const sap_numtype *t, void *p, int64_t n);
+bool sap_nt_is_identity(const sap_numtype *t, const void *p);
+/* Make buf, an empty accumulate buffer of map m's values, keep the sums
+ * of m's keys densely by m's entry, if that pays for a loop of n
+ * iterations. */
+void sap_acc_shadow(sap_dmap *buf, const sap_dmap *m, int64_t n);
+void sap_acc_shadows(const sap_reduce *r, const sap_async_spec *spec, void *red, int64_t n);
+/* Entry i of m (i < m->nents): its key and value, or NULL where it is
+ * dead. */
+const void *sap_dm_key_at(const sap_dmap *m, int64_t i);
+void *sap_dm_val_at(const sap_dmap *m, int64_t i);
 void sap_sc_add(const sap_numtype *t, void *v, const void *a, int64_t n);
 void sap_sc_sub(const sap_numtype *t, void *v, const void *a, int64_t n);
 void sap_sc_delta(const sap_numtype *t, void *v, const void *a, const void *old, int64_t n);
@@ -1087,6 +1101,10 @@ typedef struct sap_run {
 	 * loop every rank runs whole as one rank of P x T workers would has
 	 * V = P x T on its T threads, rather than P x T threads. */
 	int V;
+	/* For the accumulate buffers of the workers (sap_acc_shadows): the
+	 * loop's spec and its iterations in this invocation, if known. */
+	const struct sap_async_spec *spec;
+	int64_t n;
 } sap_run;
 
 /* Thread t's first worker, of x->V. */

@@ -554,14 +554,26 @@ typedef struct sap_dmap {
 	uint32_t fetched;               /* keys driver code asked owners for */
 	char **asked;                   /* their values, a buffer each */
 	size_t held, peak;              /* bytes, for --stats */
+	/* Changes whenever the set of keys may have (not with values): the
+	 * sorted keys sap_dm_keys made last stay good until then. */
+	uint64_t kver;
+	struct sap_dm_sorted *sorted;
+	/* An accumulate buffer's values start at the sum's identity (-0.0,
+	 * which adds nothing even to -0.0).  One may shadow its target
+	 * (sap_acc_shadow): the sums of the keys the target has then go by
+	 * the target's entry into `dense`, only the others into the map. */
+	const struct sap_numtype *num;
+	const struct sap_dmap *shadow;
+	char *dense;
 } sap_dmap;
 
 void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,
                    bool multi, void (*drop)(void *));
 void sap_dm_free(sap_dmap *m);
-/* A map of accumulated sums (in a reduce struct, which may be copied):
- * not a DDS of the program, so not listed in --stats. */
-void sap_dm_create_buffer(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize);
+/* A map of accumulated sums of type num (in a reduce struct, which may
+ * be copied): not a DDS of the program, so not listed in --stats. */
+void sap_dm_create_buffer(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,
+                          const struct sap_numtype *num);
 /* The distinct keys of m, or with b not NULL those of both m and b, in
  * ascending order (strings by bytes), as a new dvector v of int, long or
  * string elements. */
@@ -610,18 +622,19 @@ static inline uint64_t sap_dm_mix(uint64_t x)
 /* The value slot of an int (wide false) or long key if m holds it on this
  * rank, else NULL.  Only where m is not parted or its loop runs here
  * (sap_dm_near). */
-static inline void *sap_dm_hit(const sap_dmap *m, int64_t key, bool wide)
+static inline int64_t sap_dm_hit_ent(const sap_dmap *m, int64_t key, bool wide)
 {
 	if (m->nslots == 0)
-		return NULL;
+		return -1;
 	uint64_t h = sap_dm_mix((uint64_t)key);
 	uint64_t mask = (uint64_t)m->nslots - 1, tag = h & ~SAP_DM_IDX_MASK;
 	for (uint64_t p = h & mask;; p = (p + 1) & mask) {
 		uint64_t s = m->slots[p];
 		if (s == 0)
-			return NULL;
+			return -1;
 		if ((s & SAP_DM_IDX_MASK) && (s & ~SAP_DM_IDX_MASK) == tag) {
-			char *e = m->ents + (size_t)((s & SAP_DM_IDX_MASK) - 1) * m->entsize;
+			int64_t i = (int64_t)(s & SAP_DM_IDX_MASK) - 1;
+			const char *e = m->ents + (size_t)i * m->entsize;
 			int64_t k;
 			if (wide)
 				memcpy(&k, e, sizeof k);
@@ -631,9 +644,15 @@ static inline void *sap_dm_hit(const sap_dmap *m, int64_t key, bool wide)
 				k = k32;
 			}
 			if (k == key)
-				return e + m->valoff;
+				return i;
 		}
 	}
+}
+
+static inline void *sap_dm_hit(const sap_dmap *m, int64_t key, bool wide)
+{
+	int64_t i = sap_dm_hit_ent(m, key, wide);
+	return i < 0 ? NULL : m->ents + (size_t)i * m->entsize + m->valoff;
 }
 
 /* False for a parted map outside the loops that run where its keys are:
@@ -645,6 +664,11 @@ static inline bool sap_dm_near(const sap_dmap *m)
 
 static inline void *sap_dm_upsert_int(sap_dmap *m, int64_t key, bool wide)
 {
+	if (m->shadow) {
+		int64_t i = sap_dm_hit_ent(m->shadow, key, wide);
+		if (i >= 0)
+			return m->dense + (size_t)i * m->valsize;
+	}
 	void *v = sap_dm_near(m) ? sap_dm_hit(m, key, wide) : NULL;
 	if (v)
 		return v;

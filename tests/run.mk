@@ -3,6 +3,7 @@
 ## X.status, X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
 run_tests = \
+	tests/run/acc-map-dense.sap \
 	tests/run/interleaved-keys.sap \
 	tests/run/load-array-field.sap \
 	tests/run/save-nan-field.sap \
@@ -184,7 +185,7 @@ EXTRA_DIST += $(run_tests) \
 	tests/run/load-array-field.rows.txt.in \
 	tests/run/conv-nan.out tests/run/conv-nan.err tests/run/conv-nan.status \
 	tests/run/minmax-order.out tests/run/map-null-key.out tests/run/shared-plan-ranks.out tests/run/lazy-temps.out tests/run/array-drop-init.out tests/run/local-keys.out tests/run/map-int-keys.out \
-	tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
+	tests/run/acc-map-dense.out tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
 	tests/run/accumulate-held.out tests/run/accumulate-held.args \
 	tests/run/array-fill.out tests/run/list-range.out tests/run/push-self.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/dmap-self.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/keyless-iters.out tests/run/keyless-iters.args \

@@ -209,11 +209,65 @@ void sap_acc_apply(const sap_numtype *t, sap_dvec *v, void *buf)
 	sap_acc_free(buf);
 }
 
+/* A loop that accumulates into a map of many keys adds to most of them
+ * (a gradient's), and a map of its own per worker would insert them all
+ * again, every invocation, and merge them by lookups.  The buffer then
+ * keeps the sums of the keys the target has in an array by the target's
+ * entry (the target's index finds them; the body cannot change it), at
+ * the sum's identity where nothing was added, and only new keys in the
+ * map.  The sums are the same either way: the identity adds nothing.
+ * Dense pays when the loop is not much shorter than the map. */
+void sap_acc_shadow(sap_dmap *buf, const sap_dmap *m, int64_t n)
+{
+	if (!buf->num || buf->shadow || buf->live || buf->num->size != buf->valsize || m->multi ||
+	    m->parted || m->nents < 1024 || n < m->nents / 16)
+		return;
+	buf->shadow = m;
+	buf->dense = sap_acc_take(m->nents, buf->valsize);
+	sap_nt_identity(buf->num, buf->dense, m->nents);
+}
+
+/* Each map accumulate buffer of red, a reduce struct of r for spec's
+ * loop of n iterations, made to shadow its target if that pays. */
+void sap_acc_shadows(const sap_reduce *r, const sap_async_spec *spec, void *red, int64_t n)
+{
+	for (int a = 0; r && red && a < r->nacc; a++) {
+		sap_dmap *m = spec->dds[r->acc[a].dds].dm;
+		if (m)
+			sap_acc_shadow((sap_dmap *)((char *)red + r->acc[a].off), m, n);
+	}
+}
+
+/* from's sums in a dense array by m's entry, into into's values. */
+static void merge_dense(const sap_numtype *t, sap_dmap *into, const sap_dmap *m,
+                        const char *dense)
+{
+	size_t vs = t->size;
+	if (into->shadow == m) {
+		sap_acc_add(t, into->dense, dense, m->nents);
+		return;
+	}
+	for (int64_t i = 0; i < m->nents; i++) {
+		const char *v = dense + (size_t)i * vs;
+		if (into == m) {
+			void *to = sap_dm_val_at(into, i);
+			if (to)
+				sap_sc_add(t, to, v, 1);
+		} else if (!sap_nt_is_identity(t, v)) {
+			const void *key = sap_dm_key_at(m, i);
+			if (key)
+				sap_sc_add(t, sap_dm_upsert(into, key), v, 1);
+		}
+	}
+}
+
 void sap_dm_merge(const sap_numtype *t, sap_dmap *into, sap_dmap *from)
 {
+	if (from->shadow)
+		merge_dense(t, into, from->shadow, from->dense);
 	int64_t pos = 0;
 	const void *key;
 	void *val;
 	while (sap_dm_next(from, &pos, &key, &val))
-		sap_acc_add(t, sap_dm_upsert(into, key), val, 1);
+		sap_sc_add(t, sap_dm_upsert(into, key), val, 1);
 }

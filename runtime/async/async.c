@@ -456,8 +456,11 @@ static void reds_open(sap_run *x)
 	if (!x->r)
 		return;
 	x->reds = sap_xmalloc((size_t)x->V * x->r->size);
-	for (int w = 0; w < x->V; w++)
+	for (int w = 0; w < x->V; w++) {
 		x->r->init(sap_run_red(x, w));
+		if (x->spec)
+			sap_acc_shadows(x->r, x->spec, sap_run_red(x, w), x->n);
+	}
 	sap_rel_open(x);
 }
 
@@ -1256,7 +1259,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	L->invocations++;
 	struct sap_loop_state *st = state_of(L);
 	pack_lists(st, spec);
-	sap_run x = { L, env, body, r, NULL, sap_threads(), sap_threads() };
+	sap_run x = { L, env, body, r, NULL, sap_threads(), sap_threads(), NULL, 0 };
 	if (r)
 		sap_acc_driver_init(r, spec, red);
 	/* One worker reads and adds to relaxed vectors in place. */
@@ -1272,6 +1275,12 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	for (int k = 0; !mk && spec->dds && k < spec->ndds; k++)
 		if (spec->dds[k].dm)
 			sap_dm_whole(spec->dds[k].dm);
+	/* Now that the maps are as the loop sees them. */
+	if (r && spec->dds) {
+		x.spec = spec;
+		x.n = hi - lo;
+		sap_acc_shadows(r, spec, red, x.n);
+	}
 	bool ranks = !mk && sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
 	             !spec->serial && sap_dist_ok(spec, r, &why) && shape_of(spec, &why) != UNKNOWN;
 	/* Every rank runs all of it: then as one rank of P x T workers, so

@@ -830,7 +830,7 @@ static void replace_red(const sap_reduce *r, const sap_async_spec *spec, char *r
 			memcpy(in + off, red + off, sizeof(void *));
 		} else {
 			sap_dmap *mine = (sap_dmap *)(red + off), *m = (sap_dmap *)(in + off);
-			sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize);
+			sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize, mine->num);
 			p = sap_dm_unpack(m, p);
 			sap_dm_free(mine);
 		}

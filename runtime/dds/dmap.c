@@ -119,14 +119,19 @@ void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize
 	m->entsize = m->valoff + ((valsize + 7) & ~(size_t)7);
 }
 
-void sap_dm_create_buffer(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize)
+void sap_dm_create_buffer(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,
+                          const sap_numtype *num)
 {
 	sap_dm_create(m, name, kk, valsize, false, NULL);
 	sap_ptrs_del(&sap_live_maps, m);
+	m->num = num;
 }
 
 void sap_dm_free(sap_dmap *m)
 {
+	sap_acc_free(m->dense);
+	m->dense = NULL;
+	m->shadow = NULL;
 	if (m->drop)
 		for (int64_t i = 0; i < m->nents; i++)
 			if (E(m, i)->live)
@@ -138,8 +143,25 @@ void sap_dm_free(sap_dmap *m)
 	m->name = NULL;         /* no map now: a checkpoint writes none */
 }
 
+/* The keys the last sap_dm_keys listed, sorted and without duplicates
+ * (with b, those b has too), while neither map's keys changed. */
+typedef struct sap_dm_sorted {
+	uint64_t kver, bkver;
+	const sap_dmap *b;
+	int64_t n;
+	char keys[];
+} sap_dm_sorted;
+
+static void keys_changed(sap_dmap *m)
+{
+	m->kver++;
+	free(m->sorted);
+	m->sorted = NULL;
+}
+
 void sap_dm_clear(sap_dmap *m)
 {
+	keys_changed(m);
 	free(m->ents);
 	free(m->slots);
 	m->ents = NULL;
@@ -251,6 +273,10 @@ static void reserve(sap_dmap *m)
 static int64_t append_seq(sap_dmap *m, const void *key, uint64_t h, int64_t seq)
 {
 	reserve(m);
+	if (m->sorted)
+		keys_changed(m);
+	else
+		m->kver++;
 	int64_t i = m->nents++;
 	ent *e = E(m, i);
 	memset(e, 0, m->entsize);
@@ -267,6 +293,8 @@ static int64_t append_seq(sap_dmap *m, const void *key, uint64_t h, int64_t seq)
 	}
 	e->live = (uint64_t)seq;
 	m->live++;
+	if (m->num)
+		sap_nt_identity(m->num, V(m, i), 1);
 	int64_t p = m->multi ? lookup(m, key, h) : -1;
 	if (p >= 0)
 		chain_append(m, ent_of(m->slots[p]), i);
@@ -290,6 +318,16 @@ uint64_t sap_dm_hash(const sap_dmap *m, const void *key)
 void *sap_dm_put(sap_dmap *m, const void *key, int64_t seq)
 {
 	return V(m, append_seq(m, key, hash_key(m, key), seq));
+}
+
+const void *sap_dm_key_at(const sap_dmap *m, int64_t i)
+{
+	return E(m, i)->live ? &E(m, i)->key : NULL;
+}
+
+void *sap_dm_val_at(const sap_dmap *m, int64_t i)
+{
+	return E(m, i)->live ? V(m, i) : NULL;
 }
 
 bool sap_dm_entry(const sap_dmap *m, int64_t *pos, const void **key, void **val, int64_t *seq)
@@ -317,6 +355,7 @@ void sap_dm_keep(sap_dmap *m, bool (*keep)(const sap_dmap *m, const void *key, v
 		if (!e->live)
 			continue;
 		if (!keep(m, &e->key, arg)) {
+			keys_changed(m);
 			if (m->drop)
 				m->drop(V(m, i));
 			m->live--;
@@ -391,6 +430,11 @@ void *sap_dm_get(sap_dmap *m, const void *key, const sap_site *s)
 
 void *sap_dm_upsert(sap_dmap *m, const void *key)
 {
+	if (m->shadow) {
+		int64_t p = lookup(m->shadow, key, hash_key(m->shadow, key));
+		if (p >= 0)
+			return m->dense + (size_t)ent_of(m->shadow->slots[p]) * m->valsize;
+	}
 	if (driver(m))
 		sap_dm_whole(m);
 	uint64_t h = hash_key(m, key);
@@ -433,6 +477,7 @@ int64_t sap_dm_erase(sap_dmap *m, const void *key)
 	if (p < 0)
 		return 0;
 	int64_t n = 0;
+	keys_changed(m);
 	for (int64_t i = ent_of(m->slots[p]); i >= 0; i = m->multi ? C(m, i)->next : -1) {
 		if (m->drop)
 			m->drop(V(m, i));
@@ -494,6 +539,8 @@ void *sap_dm_next_of(sap_dmap *m, const void *key, int64_t *pos)
 
 /* ---- keys, for loops over maps ---- */
 
+static void keys_done(sap_dvec *v, sap_dmap *m, const sap_dmap *b, bool spread);
+
 static sap_keykind sort_kind;
 static int by_key(const void *x, const void *y)
 {
@@ -519,6 +566,15 @@ void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const 
 	 * it holds (of both maps, which the same key puts on the same rank),
 	 * and the ranks pool them. */
 	bool spread = sap_dm_spread(m, b);
+	const sap_dm_sorted *c = m->sorted;
+	if (!spread && c && c->kver == m->kver && c->b == b && (!b || c->bkver == b->kver)) {
+		/* Loops over the keys of a map whose keys stay the same (a
+		 * gradient's, a graph's) sort them once. */
+		sap_dv_create(v, name, c->n, ks, s);
+		memcpy(v->data, c->keys, (size_t)c->n * ks);
+		keys_done(v, m, b, spread);
+		return;
+	}
 	/* Every live entry's key, sorted; then the duplicates of a
 	 * multimap's keys, and with b the keys b lacks, squeezed out. */
 	char *buf = sap_xmalloc((size_t)m->live * ks);
@@ -549,10 +605,22 @@ void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const 
 	}
 	sap_dv_create(v, name, kept, ks, s);
 	memcpy(v->data, buf, (size_t)kept * ks);
+	if (!spread) {
+		free(m->sorted);
+		m->sorted = sap_xmalloc(sizeof *m->sorted + (size_t)kept * ks);
+		*m->sorted = (sap_dm_sorted){ m->kver, b ? b->kver : 0, b, kept };
+		memcpy(m->sorted->keys, buf, (size_t)kept * ks);
+	}
 	free(buf);
+	keys_done(v, m, b, spread);
+}
+
+static void keys_done(sap_dvec *v, sap_dmap *m, const sap_dmap *b, bool spread)
+{
+	size_t ks = v->elsize;
 	/* Strings are the map's: copies outlive an erase. */
 	if (m->kk == SAP_K_STRING && !spread)
-		for (int64_t i = 0; i < kept; i++) {
+		for (int64_t i = 0; i < v->n; i++) {
 			sap_str *p = (sap_str *)(v->data + (size_t)i * ks);
 			*p = sap_str_dup(*p, strlen(*p));
 		}

@@ -286,23 +286,36 @@ char *sap_dm_pool_keys(sap_keykind kk, char *keys, int64_t *n)
 	return all;
 }
 
+static char *pack_one(const sap_dmap *m, char *p, const void *key, const void *val,
+                      size_t *bytes, int64_t *n)
+{
+	size_t vs = pad8(m->valsize);
+	*bytes += key_bytes(m->kk, key) + vs;
+	++*n;
+	if (p) {
+		p = put_key(p, m->kk, key);
+		memset(p, 0, vs);
+		memcpy(p, val, m->valsize);
+		p += vs;
+	}
+	return p;
+}
+
 size_t sap_dm_pack(const sap_dmap *m, char *out)
 {
-	size_t vs = pad8(m->valsize), bytes = 8;
+	size_t bytes = 8;
 	int64_t pos = 0, seq, n = 0;
 	const void *key;
 	void *val;
 	char *p = out ? out + 8 : NULL;
-	while (sap_dm_entry(m, &pos, &key, &val, &seq)) {
-		bytes += key_bytes(m->kk, key) + vs;
-		n++;
-		if (p) {
-			p = put_key(p, m->kk, key);
-			memset(p, 0, vs);
-			memcpy(p, val, m->valsize);
-			p += vs;
-		}
+	/* An accumulate buffer's sums of its target's keys, where any. */
+	for (int64_t i = 0; m->shadow && i < m->shadow->nents; i++) {
+		const char *v = m->dense + (size_t)i * m->valsize;
+		if ((key = sap_dm_key_at(m->shadow, i)) && !sap_nt_is_identity(m->num, v))
+			p = pack_one(m, p, key, v, &bytes, &n);
 	}
+	while (sap_dm_entry(m, &pos, &key, &val, &seq))
+		p = pack_one(m, p, key, val, &bytes, &n);
 	if (out)
 		memcpy(out, &n, 8);
 	return bytes;

@@ -3,6 +3,7 @@
  * through their sap_numtype): adding the workers' copies or changes
  * together, and merging the total into the old values (avg, sum or the
  * program's function). */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "sap-int.h"
@@ -34,6 +35,63 @@ bool sap_nt_zero(const sap_numtype *t, const void *p)
 		for (size_t i = 0; i < n; i++)
 			if (b[i])
 				return false;
+	}
+	return true;
+}
+
+void sap_nt_identity(const sap_numtype *t, void *p, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		char *e = (char *)p + (size_t)i * t->size;
+		memset(e, 0, t->size);
+		for (int k = 0; k < t->nf; k++) {
+			const sap_numfield *f = &t->f[k];
+			if (f->kind == SAP_S_FLOAT)
+				for (uint32_t j = 0; j < f->n; j++)
+					memcpy(e + f->off + (size_t)j * 4, &(float){ -0.0f }, 4);
+			else if (f->kind == SAP_S_DOUBLE)
+				for (uint32_t j = 0; j < f->n; j++)
+					memcpy(e + f->off + (size_t)j * 8, &(double){ -0.0 }, 8);
+		}
+	}
+}
+
+bool sap_nt_is_identity(const sap_numtype *t, const void *p)
+{
+	for (int k = 0; k < t->nf; k++) {
+		const sap_numfield *f = &t->f[k];
+		const char *b = (const char *)p + f->off;
+		for (uint32_t j = 0; j < f->n; j++) {
+			bool id;
+			switch (f->kind) {
+			case SAP_S_FLOAT: {
+				float x;
+				memcpy(&x, b + (size_t)j * 4, 4);
+				id = x == 0 && signbit(x);
+				break;
+			}
+			case SAP_S_DOUBLE: {
+				double x;
+				memcpy(&x, b + (size_t)j * 8, 8);
+				id = x == 0 && signbit(x);
+				break;
+			}
+			case SAP_S_INT: {
+				int32_t x;
+				memcpy(&x, b + (size_t)j * 4, 4);
+				id = x == 0;
+				break;
+			}
+			default: {
+				int64_t x;
+				memcpy(&x, b + (size_t)j * 8, 8);
+				id = x == 0;
+				break;
+			}
+			}
+			if (!id)
+				return false;
+		}
 	}
 	return true;
 }

@@ -513,7 +513,7 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 		r->init(red);
 	st->whole_why = P * sap_threads() > 1 ? why : NULL;
 	if (!split) {
-		sap_run x = { L, env, body, r, NULL, 1, 1 };
+		sap_run x = { L, env, body, r, NULL, 1, 1, NULL, 0 };
 		double t0 = sap_now();
 		for (int64_t b = 0; b < n; b += spec->batch) {
 			int64_t e = n - b < spec->batch ? n : b + spec->batch;
@@ -525,7 +525,7 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 		return;
 	}
 	sync_run s = { .spec = spec, .P = P, .T = T, .M = spec->batch, .st = st };
-	s.x = (sap_run){ L, env, body, r, NULL, T, T };
+	s.x = (sap_run){ L, env, body, r, NULL, T, T, NULL, 0 };
 	st->workers = P * T;
 	run_split(&s, n, red);
 }
