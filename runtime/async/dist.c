@@ -831,6 +831,14 @@ static void replace_red(const sap_reduce *r, const sap_async_spec *spec, char *r
 		} else {
 			sap_dmap *mine = (sap_dmap *)(red + off), *m = (sap_dmap *)(in + off);
 			sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize, mine->num);
+			/* A dense buffer stays one (its array taken over). */
+			if (mine->shadow) {
+				m->shadow = mine->shadow;
+				m->dense = mine->dense;
+				mine->shadow = NULL;
+				mine->dense = NULL;
+				sap_nt_identity(m->num, m->dense, m->shadow->nents);
+			}
 			p = sap_dm_unpack(m, p);
 			sap_dm_free(mine);
 		}

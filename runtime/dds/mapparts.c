@@ -329,7 +329,9 @@ const char *sap_dm_unpack(sap_dmap *m, const char *in)
 	for (int64_t i = 0; i < n; i++) {
 		union { int32_t i; int64_t l; sap_str s; } kb;
 		in = get_key(in, m->kk, &kb);
-		memcpy(sap_dm_put(m, &kb, ++m->seq), in, m->valsize);
+		/* A buffer that shadows a map takes the sums of that map's
+		 * keys into its array. */
+		memcpy(m->shadow ? sap_dm_upsert(m, &kb) : sap_dm_put(m, &kb, ++m->seq), in, m->valsize);
 		in += pad8(m->valsize);
 	}
 	return in;
