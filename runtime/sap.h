@@ -544,6 +544,11 @@ typedef struct sap_dmap {
 	int64_t nents, capents, live;
 	uint64_t *slots;                /* open addressing over entry indices */
 	int64_t nslots;
+	/* Or, for int and long keys that fill much of a range (ids), the
+	 * entry index + 1 of key k at dix[k - dlo], for k in [dlo, dlo + dn):
+	 * no hashing and a table of 4 bytes a key. */
+	uint32_t *dix;
+	int64_t dlo, dn;
 	int64_t nkeys, nused;           /* distinct live keys; non-empty slots */
 	int64_t seq;                    /* entries ever added: each has its number */
 	/* On several ranks (mapparts.c): parted, each rank holds only the
@@ -619,11 +624,15 @@ static inline uint64_t sap_dm_mix(uint64_t x)
 	return x;
 }
 
-/* The value slot of an int (wide false) or long key if m holds it on this
- * rank, else NULL.  Only where m is not parted or its loop runs here
- * (sap_dm_near). */
+/* The entry of an int (wide false) or long key if m holds it on this
+ * rank, else -1; sap_dm_hit its value slot, or NULL.  Only where m is not
+ * parted or its loop runs here (sap_dm_near). */
 static inline int64_t sap_dm_hit_ent(const sap_dmap *m, int64_t key, bool wide)
 {
+	if (m->dix) {
+		uint64_t p = (uint64_t)key - (uint64_t)m->dlo;
+		return p < (uint64_t)m->dn ? (int64_t)m->dix[p] - 1 : -1;
+	}
 	if (m->nslots == 0)
 		return -1;
 	uint64_t h = sap_dm_mix((uint64_t)key);

@@ -95,7 +95,8 @@ sap_ptrs sap_live_maps;
 /* The bytes m holds, after its entries or index changed size. */
 static void account(sap_dmap *m)
 {
-	size_t held = (size_t)m->capents * m->entsize + (size_t)m->nslots * sizeof *m->slots;
+	size_t held = (size_t)m->capents * m->entsize + (size_t)m->nslots * sizeof *m->slots +
+	              (size_t)m->dn * sizeof *m->dix;
 	sap_mem_dds((int64_t)held - (int64_t)m->held);
 	m->held = held;
 	if (held > m->peak)
@@ -164,14 +165,22 @@ void sap_dm_clear(sap_dmap *m)
 	keys_changed(m);
 	free(m->ents);
 	free(m->slots);
+	free(m->dix);
 	m->ents = NULL;
 	m->slots = NULL;
+	m->dix = NULL;
 	m->nents = m->capents = m->live = 0;
-	m->nslots = m->nkeys = m->nused = 0;
+	m->nslots = m->nkeys = m->nused = m->dn = 0;
 	account(m);
 }
 
-/* Index position of key's first entry, or -1. */
+/* An int or long key as a number. */
+static int64_t ikey(const sap_dmap *m, const void *key)
+{
+	return m->kk == SAP_K_INT ? *(const int32_t *)key : *(const int64_t *)key;
+}
+
+/* Hash index position of key's first entry, or -1. */
 static int64_t lookup(const sap_dmap *m, const void *key, uint64_t h)
 {
 	if (m->nslots == 0)
@@ -186,16 +195,89 @@ static int64_t lookup(const sap_dmap *m, const void *key, uint64_t h)
 	}
 }
 
+/* Key's first entry (of hash h), or -1. */
+static int64_t find_ent(const sap_dmap *m, const void *key, uint64_t h)
+{
+	if (m->dix) {
+		uint64_t p = (uint64_t)ikey(m, key) - (uint64_t)m->dlo;
+		return p < (uint64_t)m->dn ? (int64_t)m->dix[p] - 1 : -1;
+	}
+	int64_t p = lookup(m, key, h);
+	return p < 0 ? -1 : ent_of(m->slots[p]);
+}
+
+/* ---- the direct index ----
+ * Keys that are ids fill most of a range; the index is then an array
+ * over the range, as long as it stays under DIRECT slots a live entry
+ * (the hash index takes 3 to 6 slots of 8 bytes a key). */
+enum { DIRECT = 8, DIRECT_MIN = 32 };
+
+static bool direct_ok(const sap_dmap *m, unsigned __int128 width)
+{
+	return width <= (unsigned __int128)DIRECT * (uint64_t)(m->live + 1) + 64 &&
+	       m->capents < (int64_t)UINT32_MAX;
+}
+
+/* The index over [lo, lo + width), with the live entries in it. */
+static void direct_build(sap_dmap *m, int64_t lo, int64_t width)
+{
+	free(m->slots);
+	m->slots = NULL;
+	m->nslots = m->nused = 0;
+	free(m->dix);
+	m->dix = sap_xcalloc((size_t)width, sizeof *m->dix);
+	m->dlo = lo;
+	m->dn = width;
+	account(m);
+}
+
+/* Whether the direct index has or can take key k (growing by half again
+ * towards it, so that keys arriving in order cost O(1) each). */
+static bool direct_fits(sap_dmap *m, int64_t k)
+{
+	if ((uint64_t)k - (uint64_t)m->dlo < (uint64_t)m->dn)
+		return true;
+	__int128 lo = m->dlo, hi = (__int128)m->dlo + m->dn;
+	__int128 nlo = k < lo ? k : lo, nhi = k >= hi ? (__int128)k + 1 : hi;
+	__int128 grow = (nhi - nlo) / 2 + 16;
+	if (k < lo)
+		nlo = nlo - grow < INT64_MIN ? INT64_MIN : nlo - grow;
+	else
+		nhi = nhi + grow > (__int128)INT64_MAX + 1 ? (__int128)INT64_MAX + 1 : nhi + grow;
+	if (!direct_ok(m, (unsigned __int128)(nhi - nlo)))
+		return false;
+	int64_t width = (int64_t)(nhi - nlo), shift = (int64_t)(lo - nlo);
+	uint32_t *d = sap_xcalloc((size_t)width, sizeof *d);
+	memcpy(d + shift, m->dix, (size_t)m->dn * sizeof *d);
+	free(m->dix);
+	m->dix = d;
+	m->dlo = (int64_t)nlo;
+	m->dn = width;
+	account(m);
+	return true;
+}
+
+static void hash_rebuild(sap_dmap *m);
+
 /* Make entry i, of hash h, the first of a key that is not in the index. */
 static void index_new(sap_dmap *m, int64_t i, uint64_t h)
 {
-	uint64_t mask = (uint64_t)m->nslots - 1;
-	uint64_t p = h & mask;
-	while (is_ent(m->slots[p]))
-		p = (p + 1) & mask;
-	if (m->slots[p] == EMPTY)
-		m->nused++;
-	m->slots[p] = (h & TAG_MASK) | (uint64_t)(i + 1);
+	if (m->dix && !direct_fits(m, ikey(m, &E(m, i)->key))) {
+		/* Entry i is live already: the new index has it. */
+		hash_rebuild(m);
+		return;
+	}
+	if (m->dix) {
+		m->dix[(uint64_t)ikey(m, &E(m, i)->key) - (uint64_t)m->dlo] = (uint32_t)(i + 1);
+	} else {
+		uint64_t mask = (uint64_t)m->nslots - 1;
+		uint64_t p = h & mask;
+		while (is_ent(m->slots[p]))
+			p = (p + 1) & mask;
+		if (m->slots[p] == EMPTY)
+			m->nused++;
+		m->slots[p] = (h & TAG_MASK) | (uint64_t)(i + 1);
+	}
 	m->nkeys++;
 	if (m->multi) {
 		C(m, i)->next = -1;
@@ -211,16 +293,9 @@ static void chain_append(sap_dmap *m, int64_t head, int64_t i)
 	C(m, i)->next = -1;
 }
 
-/* Rebuild the index for the live entries, at most 35% full after. */
-static void reindex(sap_dmap *m)
+/* Index the live entries again (index_new, as if added in order). */
+static void index_all(sap_dmap *m)
 {
-	int64_t want = 16;
-	while (7 * want < 20 * (m->nkeys + 1))
-		want *= 2;
-	free(m->slots);
-	m->slots = sap_xcalloc((size_t)want, sizeof *m->slots);
-	m->nslots = want;
-	account(m);
 	m->nkeys = m->nused = 0;
 	/* Hashes are not stored: recomputing them costs less memory than
 	 * keeping them, and happens O(1) times per entry overall. */
@@ -228,13 +303,54 @@ static void reindex(sap_dmap *m)
 		ent *e = E(m, i);
 		if (!e->live)
 			continue;
-		uint64_t h = hash_key(m, &e->key);
-		int64_t p = m->multi ? lookup(m, &e->key, h) : -1;
-		if (p >= 0)
-			chain_append(m, ent_of(m->slots[p]), i);
+		uint64_t h = m->dix ? 0 : hash_key(m, &e->key);
+		int64_t f = m->multi ? find_ent(m, &e->key, h) : -1;
+		if (f >= 0)
+			chain_append(m, f, i);
 		else
 			index_new(m, i, h);
 	}
+}
+
+/* A hash index for the live entries, at most 35% full after. */
+static void hash_rebuild(sap_dmap *m)
+{
+	int64_t want = 16;
+	while (7 * want < 20 * (m->nkeys + 1))
+		want *= 2;
+	free(m->dix);
+	m->dix = NULL;
+	m->dn = 0;
+	free(m->slots);
+	m->slots = sap_xcalloc((size_t)want, sizeof *m->slots);
+	m->nslots = want;
+	account(m);
+	index_all(m);
+}
+
+/* Rebuild the index for the live entries: direct where the keys allow. */
+static void reindex(sap_dmap *m)
+{
+	if ((m->kk == SAP_K_INT || m->kk == SAP_K_LONG) && m->live >= DIRECT_MIN) {
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		for (int64_t i = 0; i < m->nents; i++)
+			if (E(m, i)->live) {
+				int64_t k = ikey(m, &E(m, i)->key);
+				lo = k < lo ? k : lo;
+				hi = k > hi ? k : hi;
+			}
+		unsigned __int128 width = (unsigned __int128)((__int128)hi - lo + 1);
+		/* Room above for keys still to come in order. */
+		unsigned __int128 room = width + width / 2 + 16;
+		if ((__int128)lo + (__int128)room > (__int128)INT64_MAX + 1)
+			room = width;
+		if (direct_ok(m, room)) {
+			direct_build(m, lo, (int64_t)room);
+			index_all(m);
+			return;
+		}
+	}
+	hash_rebuild(m);
 }
 
 /* Room for one more entry and one more key; may move every entry. */
@@ -265,7 +381,7 @@ static void reserve(sap_dmap *m)
 	}
 	/* Linear probing stays short while the index is under 70% full,
 	 * tombstones included. */
-	if (10 * (m->nused + 1) > 7 * m->nslots)
+	if (!m->dix && 10 * (m->nused + 1) > 7 * m->nslots)
 		reindex(m);
 }
 
@@ -295,9 +411,9 @@ static int64_t append_seq(sap_dmap *m, const void *key, uint64_t h, int64_t seq)
 	m->live++;
 	if (m->num)
 		sap_nt_identity(m->num, V(m, i), 1);
-	int64_t p = m->multi ? lookup(m, key, h) : -1;
-	if (p >= 0)
-		chain_append(m, ent_of(m->slots[p]), i);
+	int64_t f = m->multi ? find_ent(m, key, h) : -1;
+	if (f >= 0)
+		chain_append(m, f, i);
 	else
 		index_new(m, i, h);
 	return i;
@@ -379,14 +495,14 @@ void sap_dm_keep(sap_dmap *m, bool (*keep)(const sap_dmap *m, const void *key, v
 
 int64_t sap_dm_here(sap_dmap *m, const void *key, void **val)
 {
-	int64_t p = lookup(m, key, hash_key(m, key));
-	*val = p < 0 ? NULL : V(m, ent_of(m->slots[p]));
-	if (p < 0)
+	int64_t f = find_ent(m, key, hash_key(m, key));
+	*val = f < 0 ? NULL : V(m, f);
+	if (f < 0)
 		return 0;
 	if (!m->multi)
 		return 1;
 	int64_t n = 0;
-	for (int64_t i = ent_of(m->slots[p]); i >= 0; i = C(m, i)->next)
+	for (int64_t i = f; i >= 0; i = C(m, i)->next)
 		n++;
 	return n;
 }
@@ -404,8 +520,8 @@ void *sap_dm_find(sap_dmap *m, const void *key)
 		void *v;
 		return sap_dm_ask(m, key, &v) ? v : NULL;
 	}
-	int64_t p = lookup(m, key, hash_key(m, key));
-	return p < 0 ? NULL : V(m, ent_of(m->slots[p]));
+	int64_t f = find_ent(m, key, hash_key(m, key));
+	return f < 0 ? NULL : V(m, f);
 }
 
 void *sap_dm_get(sap_dmap *m, const void *key, const sap_site *s)
@@ -431,16 +547,16 @@ void *sap_dm_get(sap_dmap *m, const void *key, const sap_site *s)
 void *sap_dm_upsert(sap_dmap *m, const void *key)
 {
 	if (m->shadow) {
-		int64_t p = lookup(m->shadow, key, hash_key(m->shadow, key));
-		if (p >= 0)
-			return m->dense + (size_t)ent_of(m->shadow->slots[p]) * m->valsize;
+		int64_t f = find_ent(m->shadow, key, hash_key(m->shadow, key));
+		if (f >= 0)
+			return m->dense + (size_t)f * m->valsize;
 	}
 	if (driver(m))
 		sap_dm_whole(m);
 	uint64_t h = hash_key(m, key);
-	int64_t p = lookup(m, key, h);
-	if (p >= 0)
-		return V(m, ent_of(m->slots[p]));
+	int64_t f = find_ent(m, key, h);
+	if (f >= 0)
+		return V(m, f);
 	return V(m, append(m, key, h));
 }
 
@@ -451,9 +567,9 @@ void *sap_dm_add(sap_dmap *m, const void *key)
 		sap_dm_whole(m);
 	uint64_t h = hash_key(m, key);
 	if (!m->multi) {
-		int64_t p = lookup(m, key, h);
-		if (p >= 0) {
-			void *v = V(m, ent_of(m->slots[p]));
+		int64_t f = find_ent(m, key, h);
+		if (f >= 0) {
+			void *v = V(m, f);
 			if (m->drop)
 				m->drop(v);
 			memset(v, 0, m->valsize);
@@ -473,18 +589,22 @@ int64_t sap_dm_erase(sap_dmap *m, const void *key)
 {
 	if (driver(m))
 		sap_dm_whole(m);
-	int64_t p = lookup(m, key, hash_key(m, key));
-	if (p < 0)
+	uint64_t h = hash_key(m, key);
+	int64_t f = find_ent(m, key, h);
+	if (f < 0)
 		return 0;
 	int64_t n = 0;
 	keys_changed(m);
-	for (int64_t i = ent_of(m->slots[p]); i >= 0; i = m->multi ? C(m, i)->next : -1) {
+	for (int64_t i = f; i >= 0; i = m->multi ? C(m, i)->next : -1) {
 		if (m->drop)
 			m->drop(V(m, i));
 		E(m, i)->live = 0;
 		n++;
 	}
-	m->slots[p] = TOMB;
+	if (m->dix)
+		m->dix[(uint64_t)ikey(m, key) - (uint64_t)m->dlo] = 0;
+	else
+		m->slots[lookup(m, key, h)] = TOMB;
 	m->live -= n;
 	m->nkeys--;
 	return n;
@@ -521,8 +641,7 @@ void *sap_dm_next_of(sap_dmap *m, const void *key, int64_t *pos)
 		sap_dm_whole(m);
 	int64_t i;
 	if (*pos == 0) {
-		int64_t p = lookup(m, key, hash_key(m, key));
-		i = p < 0 ? -1 : ent_of(m->slots[p]);
+		i = find_ent(m, key, hash_key(m, key));
 	} else {
 		int64_t prev = *pos - 1;
 		/* The key may have been erased since the last call. */

@@ -21,9 +21,9 @@ START_TEST(memory_held)
 	for (int64_t k = 0; k < 1000; k++)
 		*(double *)sap_dm_upsert(&m, &k) = 1;
 	int64_t held = sap_mem_dds_held() - before - 12032;
-	/* 1000 entries of 24 bytes (key, flag, value) and an index of 8-byte
-	 * slots, both grown by doubling. */
-	ck_assert_int_ge(held, 1000 * 24 + 1000 * 8);
+	/* 1000 entries of 24 bytes (key, flag, value) and an index (a 4-byte
+	 * slot a key over their range here), grown by doubling. */
+	ck_assert_int_ge(held, 1000 * 24 + 1000 * 4);
 	ck_assert_int_le(held, 2 * (1000 * 24 + 4096 * 8));
 	sap_dm_free(&m);
 	sap_dv_free(&v);
@@ -178,6 +178,87 @@ START_TEST(churn)
 	ck_assert_int_eq(*(int64_t *)sap_dm_get(&m, &keep, NULL), 5);
 	ck_assert_int_le(m.nslots, 64);
 	ck_assert_int_le(m.capents, 64);
+	sap_dm_free(&m);
+}
+END_TEST
+
+/* Keys that fill a range (ids) go by the direct index; keys that leave
+ * the range sparse move the map to the hash index, with nothing lost and
+ * insertion order kept; dense again, it goes back. */
+START_TEST(direct_index)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "ids", SAP_K_LONG, sizeof(int64_t), false, NULL);
+	for (int64_t k = 0; k < 10000; k++)
+		*(int64_t *)sap_dm_upsert(&m, &k) = k * 3;
+	ck_assert_ptr_nonnull(m.dix);
+	/* Below the range: it grows down. */
+	for (int64_t k = -1; k >= -500; k--)
+		*(int64_t *)sap_dm_upsert(&m, &k) = k * 3;
+	ck_assert_ptr_nonnull(m.dix);
+	int64_t gap = 20000, far = (int64_t)1 << 40, lo = INT64_MIN, hi = INT64_MAX;
+	ck_assert_ptr_null(sap_dm_find(&m, &gap));
+	ck_assert_int_eq(sap_dm_erase(&m, &gap), 0);
+	int64_t five = 5;
+	ck_assert_int_eq(sap_dm_erase(&m, &five), 1);
+	ck_assert_ptr_null(sap_dm_find(&m, &five));
+	ck_assert_ptr_null(sap_dm_hit(&m, 5, true));
+	ck_assert_ptr_eq(sap_dm_hit(&m, 6, true), sap_dm_find(&m, &(int64_t){ 6 }));
+	ck_assert_ptr_null(sap_dm_hit(&m, far, true));
+	ck_assert_ptr_null(sap_dm_hit(&m, lo, true));
+	/* Far keys: the hash index, the same contents. */
+	*(int64_t *)sap_dm_upsert(&m, &far) = 1;
+	*(int64_t *)sap_dm_upsert(&m, &lo) = 2;
+	*(int64_t *)sap_dm_upsert(&m, &hi) = 3;
+	ck_assert_ptr_null(m.dix);
+	ck_assert_int_eq(sap_dm_size(&m), 10500 - 1 + 3);
+	for (int64_t k = -500; k < 10000; k++)
+		if (k != 5)
+			ck_assert_int_eq(*(int64_t *)sap_dm_get(&m, &k, NULL), k * 3);
+	ck_assert_int_eq(*(int64_t *)sap_dm_hit(&m, lo, true), 2);
+	ck_assert_int_eq(*(int64_t *)sap_dm_hit(&m, hi, true), 3);
+	/* Insertion order through both indexes. */
+	int64_t pos = 0, n = 0;
+	const void *key;
+	void *v;
+	while (sap_dm_next(&m, &pos, &key, &v)) {
+		int64_t want = n < 10000 - 1 ? (n < 5 ? n : n + 1) : n < 10499 ? -(n - 9999 + 1) :
+		               n == 10499 ? far : n == 10500 ? lo : hi;
+		ck_assert_int_eq(*(const int64_t *)key, want);
+		n++;
+	}
+	ck_assert_int_eq(n, 10502);
+	/* Without the far keys, and many more ids: direct again when the
+	 * hash index is rebuilt. */
+	sap_dm_erase(&m, &far);
+	sap_dm_erase(&m, &lo);
+	sap_dm_erase(&m, &hi);
+	for (int64_t k = 10000; k < 40000; k++)
+		*(int64_t *)sap_dm_upsert(&m, &k) = k * 3;
+	ck_assert_ptr_nonnull(m.dix);
+	for (int64_t k = -500; k < 40000; k++)
+		if (k != 5)
+			ck_assert_int_eq(*(int64_t *)sap_dm_hit(&m, k, true), k * 3);
+	sap_dm_free(&m);
+
+	/* int keys at the ends of their range. */
+	sap_dm_create(&m, "i", SAP_K_INT, sizeof(int32_t), true, NULL);
+	for (int32_t k = 0; k < 100; k++)
+		for (int j = 0; j < 3; j++)
+			*(int32_t *)sap_dm_add(&m, &k) = k + j;
+	ck_assert_ptr_nonnull(m.dix);
+	int32_t imin = INT32_MIN, imax = INT32_MAX;
+	*(int32_t *)sap_dm_add(&m, &imin) = -1;
+	*(int32_t *)sap_dm_add(&m, &imax) = -2;
+	ck_assert_int_eq(sap_dm_count(&m, &imin), 1);
+	ck_assert_int_eq(*(int32_t *)sap_dm_hit(&m, INT32_MAX, false), -2);
+	for (int32_t k = 0; k < 100; k++) {
+		ck_assert_int_eq(sap_dm_count(&m, &k), 3);
+		int64_t p = 0;
+		int32_t *x, j = 0;
+		while ((x = sap_dm_next_of(&m, &k, &p)))
+			ck_assert_int_eq(*x, k + j++);
+	}
 	sap_dm_free(&m);
 }
 END_TEST
@@ -349,6 +430,7 @@ Suite *dmap_suite(void)
 	tcase_add_test(tc, order_after_erase_and_rehash);
 	tcase_add_test(tc, erase_while_iterating);
 	tcase_add_test(tc, churn);
+	tcase_add_test(tc, direct_index);
 	tcase_add_test(tc, string_keys);
 	tcase_add_test(tc, multimap);
 	tcase_add_test(tc, drop_called);
