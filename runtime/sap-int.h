@@ -333,6 +333,7 @@ size_t sap_scalar_size(sap_scalar s);
 /* One kind of scalar and no padding: the elements are an array of it. */
 bool sap_nt_flat(const sap_numtype *t);
 bool sap_nt_has_int(const sap_numtype *t);
+bool sap_nt_has_float(const sap_numtype *t);
 /* Whether every scalar of the element at p is all zero bits (+0). */
 bool sap_nt_zero(const sap_numtype *t, const void *p);
 /* n elements of type t set to the identity of +: -0.0 in floating
@@ -348,7 +349,8 @@ void sap_acc_shadows(const sap_reduce *r, const sap_async_spec *spec, void *red,
 /* Entry i of m (i < m->nents): its key and value, or NULL where it is
  * dead. */
 const void *sap_dm_key_at(const sap_dmap *m, int64_t i);
-void *sap_dm_val_at(const sap_dmap *m, int64_t i);
+/* Add dense[i], of type t, to the value of each live entry i of m. */
+void sap_dm_add_dense(const sap_numtype *t, sap_dmap *m, const char *dense);
 void sap_sc_add(const sap_numtype *t, void *v, const void *a, int64_t n);
 void sap_sc_sub(const sap_numtype *t, void *v, const void *a, int64_t n);
 void sap_sc_delta(const sap_numtype *t, void *v, const void *a, const void *old, int64_t n);

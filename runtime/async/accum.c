@@ -247,13 +247,13 @@ static void merge_dense(const sap_numtype *t, sap_dmap *into, const sap_dmap *m,
 		sap_acc_add(t, into->dense, dense, m->nents);
 		return;
 	}
+	if (into == m) {
+		sap_dm_add_dense(t, into, dense);
+		return;
+	}
 	for (int64_t i = 0; i < m->nents; i++) {
 		const char *v = dense + (size_t)i * vs;
-		if (into == m) {
-			void *to = sap_dm_val_at(into, i);
-			if (to)
-				sap_sc_add(t, to, v, 1);
-		} else if (!sap_nt_is_identity(t, v)) {
+		if (!sap_nt_is_identity(t, v)) {
 			const void *key = sap_dm_key_at(m, i);
 			if (key)
 				sap_sc_add(t, sap_dm_upsert(into, key), v, 1);

@@ -441,9 +441,23 @@ const void *sap_dm_key_at(const sap_dmap *m, int64_t i)
 	return E(m, i)->live ? &E(m, i)->key : NULL;
 }
 
-void *sap_dm_val_at(const sap_dmap *m, int64_t i)
+void sap_dm_add_dense(const sap_numtype *t, sap_dmap *m, const char *dense)
 {
-	return E(m, i)->live ? V(m, i) : NULL;
+	bool dbl = sap_nt_flat(t) && t->f[0].kind == SAP_S_DOUBLE && t->f[0].n == 1;
+	for (int64_t i = 0; i < m->nents; i++) {
+		if (!E(m, i)->live)
+			continue;
+		const char *a = dense + (size_t)i * t->size;
+		if (dbl) {
+			double x, y;
+			memcpy(&x, V(m, i), sizeof x);
+			memcpy(&y, a, sizeof y);
+			x += y;
+			memcpy(V(m, i), &x, sizeof x);
+		} else {
+			sap_sc_add(t, V(m, i), a, 1);
+		}
+	}
 }
 
 bool sap_dm_entry(const sap_dmap *m, int64_t *pos, const void **key, void **val, int64_t *seq)

@@ -41,9 +41,24 @@ bool sap_nt_zero(const sap_numtype *t, const void *p)
 
 void sap_nt_identity(const sap_numtype *t, void *p, int64_t n)
 {
+	bool flat = sap_nt_flat(t);
+	if (flat && t->f[0].kind == SAP_S_DOUBLE) {
+		double *d = p;
+		for (int64_t i = 0, m = n * t->f[0].n; i < m; i++)
+			d[i] = -0.0;
+		return;
+	}
+	if (flat && t->f[0].kind == SAP_S_FLOAT) {
+		float *d = p;
+		for (int64_t i = 0, m = n * t->f[0].n; i < m; i++)
+			d[i] = -0.0f;
+		return;
+	}
+	memset(p, 0, (size_t)n * t->size);
+	if (!sap_nt_has_float(t))
+		return;
 	for (int64_t i = 0; i < n; i++) {
 		char *e = (char *)p + (size_t)i * t->size;
-		memset(e, 0, t->size);
 		for (int k = 0; k < t->nf; k++) {
 			const sap_numfield *f = &t->f[k];
 			if (f->kind == SAP_S_FLOAT)
@@ -54,6 +69,14 @@ void sap_nt_identity(const sap_numtype *t, void *p, int64_t n)
 					memcpy(e + f->off + (size_t)j * 8, &(double){ -0.0 }, 8);
 		}
 	}
+}
+
+bool sap_nt_has_float(const sap_numtype *t)
+{
+	for (int k = 0; k < t->nf; k++)
+		if (t->f[k].kind == SAP_S_FLOAT || t->f[k].kind == SAP_S_DOUBLE)
+			return true;
+	return false;
 }
 
 bool sap_nt_is_identity(const sap_numtype *t, const void *p)
