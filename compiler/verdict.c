@@ -140,10 +140,13 @@ static void decide(void)
 			if (!store)
 				;
 			else if (acc_at_loop_key(a) && a->key->sym->keys_of->kind == N_NAME)
-				way = format("; insert its keys first (in driver code or a loop of their own), "
-				             "then a loop over join(%s, %s) writes %s[%s] in parallel, since "
-				             "the key is there", a->key->sym->keys_of->sym->name, a->dds->name,
-				             a->dds->name, a->key->sym->name);
+				way = format("; insert its keys first (in driver code%s), then a loop over "
+				             "join(%s, %s) writes %s[%s] in parallel, since the key is there",
+				             ty_is_numeric(a->dds->ty->elem) ?
+				             format(", or in parallel by a loop under accumulate(+: %s) that "
+				                    "adds 0: %s[k] += 0", a->dds->name, a->dds->name) : "",
+				             a->key->sym->keys_of->sym->name, a->dds->name, a->dds->name,
+				             a->key->sym->name);
 			else
 				way = format("; a write to a key that is there inserts none, but only a loop "
 				             "over the map's keys (async for (K k : %s), or join(...)) writes "

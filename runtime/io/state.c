@@ -975,7 +975,7 @@ int sap_resume(sap_state_fn fn)
 	/* After every one there, a damaged newer one included. */
 	ckpt_seq = sap_ckpt_last_seq(dir) + 1;
 	if (sap_rank() == 0)
-		fprintf(stderr, "resuming from checkpoint %llu in '%s', after parallel operator %llu "
+		fprintf(stderr, "resuming from checkpoint %llu in '%s', after parallel loop run %llu "
 		        "(loop %u)\n", (unsigned long long)h.seq, dir, (unsigned long long)h.invocation,
 		        h.op);
 	if (was != sap_nranks())
