@@ -1132,10 +1132,11 @@ static void reductions_back(Node *s)
 		Type *t = d->ty;
 		const char *nt = numtype_of(t->elem);
 		if (t->kind == TY_DVEC) {
-			emit_line(s, "sap_acc_apply(%s, &%s, sap_r.acc_%s);", nt, d->cname, d->cname);
+			emit_line(s, "sap_acc_done(&sap_loop%d, %s, &%s, sap_r.acc_%s);", li->id, nt,
+			          d->cname, d->cname);
 		} else {
-			emit_line(s, "sap_dm_merge(%s, &%s, &sap_r.acc_%s);", nt, d->cname, d->cname);
-			emit_line(s, "sap_dm_free(&sap_r.acc_%s);", d->cname);
+			emit_line(s, "sap_acc_merge(&sap_loop%d, %s, &%s, &sap_r.acc_%s);", li->id, nt,
+			          d->cname, d->cname);
 		}
 	}
 }

@@ -349,6 +349,9 @@ void sap_acc_shadows(const sap_reduce *r, const sap_async_spec *spec, void *red,
 /* Entry i of m (i < m->nents): its key and value, or NULL where it is
  * dead. */
 const void *sap_dm_key_at(const sap_dmap *m, int64_t i);
+/* If m is empty (and not parted), m takes buf's entries, sums of type t
+ * as m + buf would hold them, leaving buf empty; else false. */
+bool sap_dm_take(const sap_numtype *t, sap_dmap *m, sap_dmap *buf);
 /* Add dense[i], of type t, to the value of each live entry i of m. */
 void sap_dm_add_dense(const sap_numtype *t, sap_dmap *m, const char *dense);
 void sap_sc_add(const sap_numtype *t, void *v, const void *a, int64_t n);
@@ -1056,6 +1059,7 @@ struct sap_loop_state {
 	/* On several ranks, why every rank ran all of the last invocation,
 	 * or NULL. */
 	const char *whole_why;
+	char why_buf[160];              /* whole_why's text, when made */
 	sap_verdict verdict;
 	int shared_with;                /* SAP_V_SHARED: the loop whose plan it ran */
 	bool key_level;                 /* SAP_V_PLANNED: a key-level plan */

@@ -1336,6 +1336,10 @@ void sap_acc_apply(const sap_numtype *t, sap_dvec *v, void *buf);
 /* Add every value of from (of type t) into into's value of the same
  * key, inserting keys into lacks, in from's insertion order. */
 void sap_dm_merge(const sap_numtype *t, sap_dmap *into, sap_dmap *from);
+/* After loop L, the accumulated sums into their vector or map as above
+ * (buf freed), the time counted as the loop's. */
+void sap_acc_done(sap_loop *L, const sap_numtype *t, sap_dvec *v, void *buf);
+void sap_acc_merge(sap_loop *L, const sap_numtype *t, sap_dmap *m, sap_dmap *buf);
 
 /* ==== Checkpoints (--checkpoint-dir, --resume) ========================= */
 

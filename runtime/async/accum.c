@@ -271,3 +271,29 @@ void sap_dm_merge(const sap_numtype *t, sap_dmap *into, sap_dmap *from)
 	while (sap_dm_next(from, &pos, &key, &val))
 		sap_sc_add(t, sap_dm_upsert(into, key), val, 1);
 }
+
+/* After the loop: the time counts as the loop's in --stats. */
+static void loop_time(sap_loop *L, double t0)
+{
+	if (L->kind == SAP_ASYNC && L->state)
+		L->state->compute_s += sap_now() - t0;
+}
+
+void sap_acc_merge(sap_loop *L, const sap_numtype *t, sap_dmap *m, sap_dmap *buf)
+{
+	double t0 = sap_now();
+	/* Into an empty map (a fresh gradient each pass, counts made from
+	 * nothing), the buffer's entries are the map's, in the order the
+	 * merge would insert them. */
+	if (!sap_dm_take(t, m, buf))
+		sap_dm_merge(t, m, buf);
+	sap_dm_free(buf);
+	loop_time(L, t0);
+}
+
+void sap_acc_done(sap_loop *L, const sap_numtype *t, sap_dvec *v, void *buf)
+{
+	double t0 = sap_now();
+	sap_acc_apply(t, v, buf);
+	loop_time(L, t0);
+}

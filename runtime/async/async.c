@@ -1146,7 +1146,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
  * keys(m), read where i < len(ks)) is no such loop, and ran keys read
  * past the list's end, some iterations twice and others never. */
 static const sap_dvec *map_keys(const sap_async_spec *spec, const sap_reduce *r, int64_t lo,
-                                int64_t hi)
+                                int64_t hi, char *why, size_t wn)
 {
 	const sap_dvec *keys = NULL;
 	for (int k = 0; k < spec->ndds; k++) {
@@ -1155,15 +1155,38 @@ static const sap_dvec *map_keys(const sap_async_spec *spec, const sap_reduce *r,
 		    hi == d->dv->n)
 			keys = d->dv;
 	}
-	if (!keys || (r && !r->flat))
+	if (!keys)
 		return NULL;
+	/* Why a loop over a map's keys does not run on the maps' parts, for
+	 * --stats, where the reason is not the general one. */
+	if (r && !r->flat) {
+		snprintf(why, wn, "a reduce variable holds a list or string");
+		return NULL;
+	}
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
-		if (d->accumulate || (d->dv && (d->mode & SAP_WRITE)))
+		if (d->accumulate) {
+			snprintf(why, wn, "it accumulates into %s", d->name);
 			return NULL;
-		if (d->dm && (!d->at_key || d->dm->drop || d->dm->refs || d->dm->kk != keys->keys_of->kk ||
-		              ((d->mode & SAP_WRITE) && !d->keeps_keys)))
+		}
+		if (d->dv && (d->mode & SAP_WRITE)) {
+			snprintf(why, wn, "it writes the dvector %s", d->name);
 			return NULL;
+		}
+		if (!d->dm)
+			continue;
+		if (!d->at_key)
+			snprintf(why, wn, "it %s %s at keys other than its own",
+			         d->mode == SAP_READ ? "reads" : "touches", d->name);
+		else if ((d->mode & SAP_WRITE) && !d->keeps_keys)
+			snprintf(why, wn, "it inserts or erases keys of %s", d->name);
+		else if (d->dm->drop || d->dm->refs)
+			snprintf(why, wn, "the values of %s hold strings or lists", d->name);
+		else if (d->dm->kk != keys->keys_of->kk)
+			snprintf(why, wn, "%s has keys of another type", d->name);
+		else
+			continue;
+		return NULL;
 	}
 	return keys;
 }
@@ -1269,8 +1292,10 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	/* A loop over a map's keys runs each key where the map holds it;
 	 * one whose partial results depend on grouping does so on one rank
 	 * too, so that they are the same whatever the ranks. */
+	st->why_buf[0] = 0;
 	const sap_dvec *mk = (sap_nranks() > 1 || (r && !r->exact && x.T > 1)) && !sap_cfg.run_order &&
-	                     lo < hi && spec->dds && !spec->serial ? map_keys(spec, r, lo, hi) : NULL;
+	                     lo < hi && spec->dds && !spec->serial ?
+	                     map_keys(spec, r, lo, hi, st->why_buf, sizeof st->why_buf) : NULL;
 	/* Any other loop reads maps whole. */
 	for (int k = 0; !mk && spec->dds && k < spec->ndds; k++)
 		if (spec->dds[k].dm)
@@ -1291,7 +1316,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	st->whole_why = NULL;
 	if (sap_nranks() > 1 && !mk && !ranks && lo < hi && spec->dds && !spec->serial &&
 	    !sap_cfg.run_order)
-		st->whole_why = why ? why : "its keys are unknown";
+		st->whole_why = st->why_buf[0] ? st->why_buf : why ? why : "its keys are unknown";
 	/* What a loop accumulates into, every rank adds the same sums to,
 	 * or each holder those of its elements. */
 	for (int k = 0; ranks && k < spec->ndds; k++)

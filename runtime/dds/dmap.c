@@ -436,9 +436,67 @@ void *sap_dm_put(sap_dmap *m, const void *key, int64_t seq)
 	return V(m, append_seq(m, key, hash_key(m, key), seq));
 }
 
+/* -0.0 in the floating scalars of an element of type t made +0.0. */
+static void plus_zero(const sap_numtype *t, void *p)
+{
+	for (int k = 0; k < t->nf; k++) {
+		const sap_numfield *f = &t->f[k];
+		char *b = (char *)p + f->off;
+		for (uint32_t j = 0; j < f->n; j++) {
+			if (f->kind == SAP_S_DOUBLE) {
+				double x;
+				memcpy(&x, b + (size_t)j * 8, 8);
+				x += 0.0;
+				memcpy(b + (size_t)j * 8, &x, 8);
+			} else if (f->kind == SAP_S_FLOAT) {
+				float x;
+				memcpy(&x, b + (size_t)j * 4, 4);
+				x += 0.0f;
+				memcpy(b + (size_t)j * 4, &x, 4);
+			}
+		}
+	}
+}
+
 const void *sap_dm_key_at(const sap_dmap *m, int64_t i)
 {
 	return E(m, i)->live ? &E(m, i)->key : NULL;
+}
+
+bool sap_dm_take(const sap_numtype *t, sap_dmap *m, sap_dmap *buf)
+{
+	if (m->live || m->parted || m->multi || buf->shadow || buf->multi || m->kk != buf->kk ||
+	    m->valsize != buf->valsize || m->entsize != buf->entsize || buf->live == 0)
+		return false;
+	sap_dm_clear(m);
+	m->ents = buf->ents;
+	m->capents = buf->capents;
+	m->nents = buf->nents;
+	m->live = buf->live;
+	m->slots = buf->slots;
+	m->nslots = buf->nslots;
+	m->nkeys = buf->nkeys;
+	m->nused = buf->nused;
+	m->dix = buf->dix;
+	m->dlo = buf->dlo;
+	m->dn = buf->dn;
+	if (buf->seq > m->seq)
+		m->seq = buf->seq;
+	/* The buffer's bytes are the map's now. */
+	m->held = buf->held;
+	m->peak = m->held > m->peak ? m->held : m->peak;
+	buf->held = 0;
+	buf->ents = NULL;
+	buf->slots = NULL;
+	buf->dix = NULL;
+	buf->nents = buf->capents = buf->live = buf->nslots = buf->nkeys = buf->nused = buf->dn = 0;
+	/* A key inserted by the merge starts at +0.0, and +0.0 + -0.0 is
+	 * +0.0: a sum of -0.0 (the buffer's start) becomes +0.0. */
+	if (sap_nt_has_float(t))
+		for (int64_t i = 0; i < m->nents; i++)
+			if (E(m, i)->live)
+				plus_zero(t, V(m, i));
+	return true;
 }
 
 void sap_dm_add_dense(const sap_numtype *t, sap_dmap *m, const char *dense)
