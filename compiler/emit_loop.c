@@ -939,6 +939,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 			{ ty_is_flat(d->ty->elem), "flat" },
 			{ d->parted, "parted" },
 			{ acc_reads_own(li, d), "by_index" },
+			{ !acc_reads_own(li, d) && acc_at_own(li, d), "at_own" },
 			{ acc_dv_recorded(li, d), "recorded" },
 			{ acc_at_key(li, d), "at_key" },
 			{ acc_no_slice(li, d), "no_slice" },

@@ -608,6 +608,8 @@ bool acc_by_index(LoopInfo *li, Sym *d);
 /* Does loop li only read dvector d, at its loop variable (acc_by_index
  * without the copy, so also for elements holding strings or lists)? */
 bool acc_reads_own(LoopInfo *li, Sym *d);
+/* Every access of d, read or write, is at the loop variable itself. */
+bool acc_at_own(LoopInfo *li, Sym *d);
 /* Does li only read dvector d, and only at i + c for constants c, all in
  * [*lo, *hi] (a stencil's neighbours, u[i - 1] and u[i + 1])? */
 bool acc_reads_near(LoopInfo *li, Sym *d, int64_t *lo, int64_t *hi);

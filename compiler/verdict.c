@@ -603,6 +603,24 @@ static bool reads_own(const Access *a)
 	return t->k == 1 && !t->inv;
 }
 
+/* Read or written at the loop variable itself. */
+static bool at_own(const Access *a)
+{
+	if (a->dynamic || a->aterms.n != 1)
+		return false;
+	const AffTerm *t = a->aterms.v[0];
+	for (int k = 0; k < a->bterms.n; k++)
+		if (((AffTerm *)a->bterms.v[k])->k != 0)
+			return false;
+	return t->k == 1 && !t->inv;
+}
+
+bool acc_at_own(LoopInfo *l, Sym *d)
+{
+	return l->verdict != VD_SYNC && d->ty->kind == TY_DVEC && !acc_is_accum(l, d) &&
+	       every_access(l, d, at_own);
+}
+
 /* Does l access d, and is every access of it ok? */
 static bool every_access(LoopInfo *l, Sym *d, bool (*ok)(const Access *))
 {

@@ -1016,6 +1016,8 @@ typedef struct sap_dds {
 	                           of, which the loop reads at the loop
 	                           variable: each rank runs the iterations
 	                           of its part */
+	bool at_own;            /* a dvector the loop writes (or reads and
+	                           writes) only at the loop variable */
 	bool by_index;          /* a dvector the loop only reads, and only at
 	                           the loop variable: the runtime may hand the
 	                           body a copy in plan order (sap_staged) if

@@ -1059,7 +1059,10 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 				skip[k] = near[k] = fetch = true;
 				continue;
 			}
-			if (!spec->dds[k].by_index || !v || !v->holder || hi > v->n || lo < 0)
+			/* Read or written only at the loop variable, where the
+			 * iterations run: nothing to fetch. */
+			if (!(spec->dds[k].by_index || spec->dds[k].at_own) || !v || !v->holder ||
+			    hi > v->n || lo < 0)
 				continue;
 			skip[k] = true;
 			for (int64_t u = 0; u < own.n && skip[k]; u++)
