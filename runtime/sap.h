@@ -539,8 +539,9 @@ typedef struct sap_dmap {
 	                                   pointers: never parted (set by the
 	                                   program after sap_dm_create) */
 	/* private */
-	char *ents;                     /* entries: key slot, live flag, value */
-	size_t entsize, valoff;
+	char *ents;                     /* entries: key slot, live flag */
+	char *vals;                     /* entry i's value at i * vstride */
+	size_t entsize, vstride;
 	int64_t nents, capents, live;
 	uint64_t *slots;                /* open addressing over entry indices */
 	int64_t nslots;
@@ -661,7 +662,7 @@ static inline int64_t sap_dm_hit_ent(const sap_dmap *m, int64_t key, bool wide)
 static inline void *sap_dm_hit(const sap_dmap *m, int64_t key, bool wide)
 {
 	int64_t i = sap_dm_hit_ent(m, key, wide);
-	return i < 0 ? NULL : m->ents + (size_t)i * m->entsize + m->valoff;
+	return i < 0 ? NULL : m->vals + (size_t)i * m->vstride;
 }
 
 /* False for a parted map outside the loops that run where its keys are:

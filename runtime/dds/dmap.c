@@ -54,7 +54,26 @@ static inline chain *C(const sap_dmap *m, int64_t i)
 
 static inline void *V(const sap_dmap *m, int64_t i)
 {
-	return m->ents + (size_t)i * m->entsize + m->valoff;
+	return m->vals + (size_t)i * m->vstride;
+}
+
+/* Entry j takes entry i's place (i > j). */
+static void move_ent(sap_dmap *m, int64_t j, int64_t i)
+{
+	memcpy(E(m, j), E(m, i), m->entsize);
+	memcpy(V(m, j), V(m, i), m->vstride);
+}
+
+/* The entries' and values' arrays for cap entries. */
+static void resize(sap_dmap *m, int64_t cap)
+{
+	size_t eb, vb;
+	if (cap > (int64_t)IDX_MASK - 1 || __builtin_mul_overflow((uint64_t)cap, m->entsize, &eb) ||
+	    __builtin_mul_overflow((uint64_t)cap, m->vstride, &vb))
+		sap_fatal(NULL, "out of memory");
+	m->ents = sap_xrealloc(m->ents, eb);
+	m->vals = sap_xrealloc(m->vals, vb ? vb : 1);
+	m->capents = cap;
 }
 
 static uint64_t hash_key(const sap_dmap *m, const void *key)
@@ -95,7 +114,8 @@ sap_ptrs sap_live_maps;
 /* The bytes m holds, after its entries or index changed size. */
 static void account(sap_dmap *m)
 {
-	size_t held = (size_t)m->capents * m->entsize + (size_t)m->nslots * sizeof *m->slots +
+	size_t held = (size_t)m->capents * (m->entsize + m->vstride) +
+	              (size_t)m->nslots * sizeof *m->slots +
 	              (size_t)m->dn * sizeof *m->dix;
 	sap_mem_dds((int64_t)held - (int64_t)m->held);
 	m->held = held;
@@ -115,9 +135,11 @@ void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize
 	m->drop = drop;
 	m->version = sap_new_version();
 	/* Values of generated code hold nothing wider than 8 bytes (scalars,
-	 * pointers, lists), so 8-byte alignment suffices. */
-	m->valoff = sizeof(ent) + (multi ? sizeof(chain) : 0);
-	m->entsize = m->valoff + ((valsize + 7) & ~(size_t)7);
+	 * pointers, lists), so 8-byte alignment suffices.  They lie apart from
+	 * the keys, packed: a lookup by the direct index touches the value
+	 * only, in an array as dense as a dvector's. */
+	m->entsize = sizeof(ent) + (multi ? sizeof(chain) : 0);
+	m->vstride = (valsize + 7) & ~(size_t)7;
 }
 
 void sap_dm_create_buffer(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,
@@ -164,9 +186,11 @@ void sap_dm_clear(sap_dmap *m)
 {
 	keys_changed(m);
 	free(m->ents);
+	free(m->vals);
 	free(m->slots);
 	free(m->dix);
 	m->ents = NULL;
+	m->vals = NULL;
 	m->slots = NULL;
 	m->dix = NULL;
 	m->nents = m->capents = m->live = 0;
@@ -363,19 +387,13 @@ static void reserve(sap_dmap *m)
 			for (int64_t i = 0; i < m->nents; i++)
 				if (E(m, i)->live) {
 					if (i != j)
-						memcpy(E(m, j), E(m, i), m->entsize);
+						move_ent(m, j, i);
 					j++;
 				}
 			m->nents = j;
 			reindex(m);
 		} else {
-			int64_t cap = m->capents ? m->capents * 2 : 16;
-			size_t bytes;
-			if (cap > (int64_t)IDX_MASK - 1 ||
-			    __builtin_mul_overflow((uint64_t)cap, m->entsize, &bytes))
-				sap_fatal(NULL, "out of memory");
-			m->ents = sap_xrealloc(m->ents, bytes);
-			m->capents = cap;
+			resize(m, m->capents ? m->capents * 2 : 16);
 			account(m);
 		}
 	}
@@ -396,6 +414,7 @@ static int64_t append_seq(sap_dmap *m, const void *key, uint64_t h, int64_t seq)
 	int64_t i = m->nents++;
 	ent *e = E(m, i);
 	memset(e, 0, m->entsize);
+	memset(V(m, i), 0, m->vstride);
 	switch (m->kk) {
 	case SAP_K_INT:
 		e->key.i = *(const int32_t *)key;
@@ -466,10 +485,12 @@ const void *sap_dm_key_at(const sap_dmap *m, int64_t i)
 bool sap_dm_take(const sap_numtype *t, sap_dmap *m, sap_dmap *buf)
 {
 	if (m->live || m->parted || m->multi || buf->shadow || buf->multi || m->kk != buf->kk ||
-	    m->valsize != buf->valsize || m->entsize != buf->entsize || buf->live == 0)
+	    m->valsize != buf->valsize || m->entsize != buf->entsize ||
+	    m->vstride != buf->vstride || buf->live == 0)
 		return false;
 	sap_dm_clear(m);
 	m->ents = buf->ents;
+	m->vals = buf->vals;
 	m->capents = buf->capents;
 	m->nents = buf->nents;
 	m->live = buf->live;
@@ -487,6 +508,7 @@ bool sap_dm_take(const sap_numtype *t, sap_dmap *m, sap_dmap *buf)
 	m->peak = m->held > m->peak ? m->held : m->peak;
 	buf->held = 0;
 	buf->ents = NULL;
+	buf->vals = NULL;
 	buf->slots = NULL;
 	buf->dix = NULL;
 	buf->nents = buf->capents = buf->live = buf->nslots = buf->nkeys = buf->nused = buf->dn = 0;
@@ -550,16 +572,14 @@ void sap_dm_keep(sap_dmap *m, bool (*keep)(const sap_dmap *m, const void *key, v
 			continue;
 		}
 		if (i != j)
-			memcpy(E(m, j), e, m->entsize);
+			move_ent(m, j, i);
 		j++;
 	}
 	m->nents = j;
 	/* Room for what is left, and no more. */
 	int64_t cap = j > 16 ? j : 16;
-	if (cap < m->capents) {
-		m->ents = sap_xrealloc(m->ents, (size_t)cap * m->entsize);
-		m->capents = cap;
-	}
+	if (cap < m->capents)
+		resize(m, cap);
 	/* Sized for at most as many keys as entries. */
 	m->nkeys = m->live;
 	reindex(m);
