@@ -83,6 +83,7 @@ run_tests = \
 	tests/run/sync-reduce-key.sap \
 	tests/run/hybrid-one-rank.sh \
 	tests/run/stencil-ranks.sh \
+	tests/run/owner-writes.sh \
 	tests/run/ckpt-shared-plan.sh \
 	tests/run/one-process.sh \
 	tests/run/sync-replay.sh \
