@@ -128,6 +128,46 @@ static void eof_error(Program *p, Tok t)
 	diag_error(p->cur, at, "unexpected end of file");
 }
 
+/* A C statement SAP has no form of, by the first word of the line the
+ * error is on (a porter's switch, goto label, static), as a message
+ * about the word at *at; or NULL. */
+static const char *c_statement(Program *p, Tok t, int *at)
+{
+	const char *text = p->cur->text, *q = text + t.off;
+	while (q > text && q[-1] != '\n')
+		q--;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	static const struct { const char *word, *say; } forms[] = {
+		{"switch", "SAP has no switch: write it as if / else if"},
+		{"case", "SAP has no switch or case: write it as if / else if"},
+		{"default", "SAP has no switch or default: write it as if / else if"},
+		{"goto", "SAP has no goto or labels: use a loop with break or continue, or a flag"},
+		{"static", "SAP has no static: a variable declared outside functions lives as long "
+		           "as the program, and one inside lives for its call"},
+		{"typedef", "SAP has no typedef: name the type itself (struct S ...; then S x;)"},
+		{"enum", "SAP has no enum: use const int names"},
+		{"union", "SAP has no union: use a struct"},
+	};
+	*at = (int)(q - text);
+	for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+		size_t n = strlen(forms[i].word);
+		if (!strncmp(q, forms[i].word, n) && (q[n] == ' ' || q[n] == '\t' || q[n] == '(' ||
+		                                      q[n] == ':' || q[n] == '\n' || q[n] == 0))
+			return forms[i].say;
+	}
+	/* A label: a name and ':' opening the line. */
+	const char *e = q;
+	while (*e == '_' || (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') ||
+	       (e > q && *e >= '0' && *e <= '9'))
+		e++;
+	if (e > q && t.kind == TK_COLON && text + t.off == e) {
+		*at = t.off;
+		return "SAP has no goto or labels: use a loop with break or continue, or a flag";
+	}
+	return NULL;
+}
+
 /* One message, suggesting the token that would let the parse go on. */
 void parse_syntax_error(Program *p, Tok t)
 {
@@ -157,6 +197,24 @@ void parse_syntax_error(Program *p, Tok t)
 	/* unsigned int x: C's words before a type. */
 	if (t.kind >= TK_BOOL && t.kind <= TK_STRING && p->prev.kind == TK_IDENT && c_int_word(p->prev)) {
 		unknown_type(p, p->prev);
+		return;
+	}
+	int at;
+	const char *c = c_statement(p, t, &at);
+	if (c) {
+		diag_error(p->cur, at, "%s", c);
+		return;
+	}
+	/* double *p; and s->f: pointers. */
+	if (t.kind == TK_STAR && p->prev.p &&
+	    ((p->prev.kind >= TK_BOOL && p->prev.kind <= TK_VOID) || p->prev.kind == TK_TYPENAME)) {
+		diag_error(p->cur, t.off, "SAP has no pointers: what a pointer would point to is a "
+		           "dvector, a list or an array, passed and returned by value");
+		return;
+	}
+	if (t.kind == TK_GT && p->prev.p && p->prev.kind == TK_MINUS && p->prev.off + 1 == t.off) {
+		diag_error(p->cur, p->prev.off, "SAP has no pointers and no '->': a struct's field is "
+		           "s.f");
 		return;
 	}
 	if (t.kind == TK_RBRACE && p->open_braces.n == 0) {

@@ -702,6 +702,12 @@ static Type *check_call(Node *e)
 		    !strcmp(name, "tostring"))
 			sema_fail(e, "call to undefined function '%s'; a number becomes a string by "
 			          "string(...), as in \"doc\" + string(id)", name);
+		if (!strcmp(name, "sizeof"))
+			sema_fail(e, "SAP has no sizeof: len(x) is the number of elements of a list, "
+			          "a string or a DDS, and an array's is in its type");
+		if (!strcmp(name, "free") || !strcmp(name, "realloc") || !strcmp(name, "calloc"))
+			sema_fail(e, "call to undefined function '%s': SAP has no pointers; lists and DDSs "
+			          "grow and free themselves", name);
 		const char *sg = suggest_func(name);
 		if (sg)
 			sema_fail(e, "call to undefined function '%s'; did you mean '%s'?", name, sg);

@@ -240,7 +240,12 @@ loop:
 			['@'] = "; for the dot product of two arrays, use dot(a, b)",
 			['\''] = "; strings are written in double quotes",
 		};
-		if (*start >= 0x20 && *start < 0x7f)
+		const char *s = (const char *)start;
+		if (*start == '#' && (!strncmp(s, "#include", 8) || !strncmp(s, "#define", 7)))
+			diag_error(lx->file, t->off, "SAP has no preprocessor: C helpers go in a .c file "
+			           "given to sapc and are declared in the program with extern, and a "
+			           "constant is written const T NAME = value;");
+		else if (*start >= 0x20 && *start < 0x7f)
 			diag_error(lx->file, t->off, "unexpected character '%c'%s", *start,
 			           hints[*start] ? hints[*start] : "");
 		else

@@ -1,5 +1,12 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/c-pointer.sap \
+	tests/compile/c-arrow.sap \
+	tests/compile/c-switch.sap \
+	tests/compile/c-label.sap \
+	tests/compile/c-static.sap \
+	tests/compile/c-sizeof.sap \
+	tests/compile/c-include.sap \
 	tests/compile/key-assign-parens.sap \
 	tests/compile/key-assign-in-cond.sap \
 	tests/compile/unsigned-int.sap \
