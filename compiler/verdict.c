@@ -591,19 +591,7 @@ void acc_analyse_loop(Node *l)
 
 /* ---- reads of the iteration's own element ---- */
 
-/* Is a a read of X[i], i the loop variable? */
-static bool reads_own(const Access *a)
-{
-	if (a->dynamic || a->mode != ACC_READ || a->aterms.n != 1)
-		return false;
-	const AffTerm *t = a->aterms.v[0];
-	for (int k = 0; k < a->bterms.n; k++)
-		if (((AffTerm *)a->bterms.v[k])->k != 0)
-			return false;
-	return t->k == 1 && !t->inv;
-}
-
-/* Read or written at the loop variable itself. */
+/* Is a an access of X[i], read or written, i the loop variable? */
 static bool at_own(const Access *a)
 {
 	if (a->dynamic || a->aterms.n != 1)
@@ -613,6 +601,12 @@ static bool at_own(const Access *a)
 		if (((AffTerm *)a->bterms.v[k])->k != 0)
 			return false;
 	return t->k == 1 && !t->inv;
+}
+
+/* Is a a read of X[i]? */
+static bool reads_own(const Access *a)
+{
+	return a->mode == ACC_READ && at_own(a);
 }
 
 bool acc_at_own(LoopInfo *l, Sym *d)
