@@ -1261,6 +1261,10 @@ typedef struct sap_sync_stats {
 	const char *whole_why;          /* the last invocation ran whole: why */
 	double recon_s;                 /* sparse path: in the slice */
 	int64_t rows;                   /* sparse path: rows sent to other ranks */
+	/* sparse path: rows the rank's steps touched, of the rows there were
+	 * (summed over steps); whether it said the slice only adds work. */
+	int64_t touched, offered;
+	bool warned;
 } sap_sync_stats;
 /* Each sync loop's, oldest first, after the last. */
 sap_sync_stats *sap_sync_stats_all(void);

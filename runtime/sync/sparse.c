@@ -234,6 +234,8 @@ void sap_sparse_fetch(sap_sparse *sp, sap_sync_stats *st)
 				push(uk, sp->tk[t * nwr + k].v[j]);
 		if (T > 1)
 			unique(uk);
+		st->touched += uk->n;
+		st->offered += v->n;
 		if (P > 1) {
 			/* The rows others own, from them. */
 			int64_t *want = sap_xmalloc((size_t)uk->n * sizeof *want);

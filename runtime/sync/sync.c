@@ -460,6 +460,23 @@ static void run_split(sync_run *s, int64_t n, void *red)
 	split_end(s, q, red);
 }
 
+/* The sparse path pays where a step touches a small part of the rows;
+ * where every step touches nearly all of them (a dense model's weights,
+ * k-means' centroids), the slice only repeats work, once as much as the
+ * body's in k-means.  Said once a loop, when it costs. */
+static void slice_warn(const sap_loop *L, sap_sync_stats *st)
+{
+	if (st->warned || sap_cfg.quiet_plans || st->offered == 0 ||
+	    (double)st->touched < 0.9 * (double)st->offered || st->recon_s < 0.05 ||
+	    st->recon_s < 0.25 * st->compute_s)
+		return;
+	st->warned = true;
+	sap_warn(&L->site, "sync for touches %.0f%% of the rows it writes at every step, so its "
+	         "reconnaissance slice only adds work (%.2f s so far, against %.2f s in the "
+	         "body); write recon = off in its with (...) (sap(7))",
+	         100.0 * (double)st->touched / (double)st->offered, st->recon_s, st->compute_s);
+}
+
 static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
                      sap_body_fn body, const sap_reduce *r, void *red)
 {
@@ -528,6 +545,7 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 	s.x = (sap_run){ L, env, body, r, NULL, T, T, NULL, 0 };
 	st->workers = P * T;
 	run_split(&s, n, red);
+	slice_warn(L, st);
 }
 
 void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
