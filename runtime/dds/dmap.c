@@ -407,10 +407,7 @@ static void reserve(sap_dmap *m)
 static int64_t append_seq(sap_dmap *m, const void *key, uint64_t h, int64_t seq)
 {
 	reserve(m);
-	if (m->sorted)
-		keys_changed(m);
-	else
-		m->kver++;
+	keys_changed(m);
 	int64_t i = m->nents++;
 	ent *e = E(m, i);
 	memset(e, 0, m->entsize);
