@@ -142,13 +142,63 @@ static bool lazy_access(const Access *a)
 	return a->unit && find_lazy(a->unit, a->at, false) == 2;
 }
 
-/* Does s record a key in a region of its own (lazy_access)? */
-static bool lazy_records(Node *s)
+/* Might computing e stop the job: an index out of range, a missing key,
+ * a division by zero, a checked conversion, a call?  A key that cannot
+ * needs no region where the body may not compute it: recording a key the
+ * body does not touch only widens the plan, and a region costs a setjmp
+ * and makes the slice's locals volatile. */
+static bool can_fail(const Node *e)
+{
+	if (!e || e->has_cval)
+		return false;
+	if (!e->ty || !(ty_is_num(e->ty) || e->ty->kind == TY_BOOL))
+		return true;
+	switch (e->kind) {
+	case N_INT: case N_FLOAT: case N_BOOL: case N_NAME:
+		return false;
+	case N_UNARY:
+		return can_fail(e->lhs);
+	case N_BINARY:
+		if (!e->lhs->ty || e->lhs->ty->kind == TY_STRING)
+			return true;
+		if ((e->op == TK_SHL || e->op == TK_SHR) && ty_is_int(e->ty) &&
+		    !(e->rhs->kind == N_INT && e->rhs->ival >= 0 &&
+		      e->rhs->ival < (e->ty->kind == TY_INT ? 32 : 64)))
+			return true;
+		if ((e->op == TK_SLASH || e->op == TK_PERCENT) && ty_is_int(e->ty) &&
+		    !(e->rhs->kind == N_INT && e->rhs->ival != 0))
+			return true;
+		return can_fail(e->lhs) || can_fail(e->rhs);
+	case N_COND:
+		return can_fail(e->cond) || can_fail(e->then) || can_fail(e->els);
+	case N_CONV:
+		if (ty_is_int(e->ty) && ty_is_float(e->lhs->ty))
+			return true;
+		if (e->ty->kind == TY_INT && e->lhs->ty->kind == TY_LONG)
+			return true;
+		return can_fail(e->lhs);
+	default:
+		return true;
+	}
+}
+
+/* Is a's key, recorded at s, recorded in a region of its own: before an
+ * inner loop, which may make no pass or none that reaches the access, or
+ * in an operand its statement may not evaluate (lazy_access)? */
+static bool record_spec(Node *s, const Access *a)
+{
+	bool maybe = s->kind == N_WHILE || s->kind == N_DO || s->kind == N_FOR ||
+	             lazy_access(a);
+	return maybe && can_fail(a->key);
+}
+
+/* Does s record a key in a region of its own? */
+static bool spec_records(Node *s)
 {
 	LoopInfo *li = E->loop->li;
 	for (int i = 0; i < li->accesses.n; i++) {
 		Access *a = li->accesses.v[i];
-		if (a->recorded && a->anchor == s && lazy_access(a))
+		if (a->recorded && a->anchor == s && record_spec(s, a))
 			return true;
 	}
 	return false;
@@ -189,10 +239,7 @@ static void records(Node *at)
 	}
 	for (int i = 0; i < recs.n; i++) {
 		Access *a = recs.v[i];
-		/* Recorded before an inner loop, which may make no pass or
-		 * none that reaches the access: its own region. */
-		bool spec = at->kind == N_WHILE || at->kind == N_DO || at->kind == N_FOR ||
-		            lazy_access(a);
+		bool spec = record_spec(at, a);
 		if (spec)
 			spec_begin(E->loop);
 		StmtState st;
@@ -234,12 +281,14 @@ static bool has_spec(Node *s)
 				return true;
 		return false;
 	case N_IF:
-		return s->slice == SL_FLAT || lazy_records(s) || has_spec(s->then) ||
+		return s->slice == SL_FLAT || spec_records(s) || has_spec(s->then) ||
 		       has_spec(s->els);
 	case N_WHILE: case N_DO: case N_FOR:
-		return true;    /* keys recorded before it, each in a region */
+		return spec_records(s) || s->slice == SL_FLAT ||
+		       (s->slice == SL_INCLUDED && (acc_slice_over(s) || dropped_jump(s->body))) ||
+		       has_spec(s->init) || has_spec(s->body);
 	default:
-		return lazy_records(s);
+		return spec_records(s);
 	}
 }
 
