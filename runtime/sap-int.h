@@ -349,6 +349,10 @@ void sap_acc_shadows(const sap_reduce *r, const sap_async_spec *spec, void *red,
 /* Entry i of m (i < m->nents): its key and value, or NULL where it is
  * dead. */
 const void *sap_dm_key_at(const sap_dmap *m, int64_t i);
+/* A hash of m's entries in order, dead ones included: maps that agree
+ * on it hold the same keys at the same entries (as far as 64 bits of
+ * hash tell). */
+uint64_t sap_dm_order_hash(const sap_dmap *m);
 /* If m is empty (and not parted), m takes buf's entries, sums of type t
  * as m + buf would hold them, leaving buf empty; else false. */
 bool sap_dm_take(const sap_numtype *t, sap_dmap *m, sap_dmap *buf);

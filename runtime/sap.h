@@ -571,6 +571,8 @@ typedef struct sap_dmap {
 	const struct sap_numtype *num;
 	const struct sap_dmap *shadow;
 	char *dense;
+	bool dense_all;         /* dense holds every rank's sums already
+	                           (sap_dist_reduce): not packed, kept */
 } sap_dmap;
 
 void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,

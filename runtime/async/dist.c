@@ -831,13 +831,16 @@ static void replace_red(const sap_reduce *r, const sap_async_spec *spec, char *r
 		} else {
 			sap_dmap *mine = (sap_dmap *)(red + off), *m = (sap_dmap *)(in + off);
 			sap_dm_create_buffer(m, mine->name, mine->kk, mine->valsize, mine->num);
-			/* A dense buffer stays one (its array taken over). */
+			/* A dense buffer stays one (its array taken over), with
+			 * its sums if they are every rank's (dense_chains). */
 			if (mine->shadow) {
 				m->shadow = mine->shadow;
 				m->dense = mine->dense;
+				m->dense_all = mine->dense_all;
 				mine->shadow = NULL;
 				mine->dense = NULL;
-				sap_nt_identity(m->num, m->dense, m->shadow->nents);
+				if (!m->dense_all)
+					sap_nt_identity(m->num, m->dense, m->shadow->nents);
 			}
 			p = sap_dm_unpack(m, p);
 			sap_dm_free(mine);
@@ -845,6 +848,88 @@ static void replace_red(const sap_reduce *r, const sap_async_spec *spec, char *r
 	}
 	memcpy(red, in, r->size);
 	free(in);
+}
+
+/* A map accumulate buffer that shadows its target (sap_acc_shadow) has
+ * the sums of the target's keys in an array by entry.  Where every rank's
+ * target holds the same keys at the same entries (a map the ranks built
+ * alike, as they do in driver code and by merges), the arrays add up
+ * along the chain piece by piece, as a vector's buffers do, in the order
+ * the records would: ((rank 0's workers) + rank 1's workers) + ...  Only
+ * keys new to the target then go as records.  Whether the targets agree
+ * is asked of all ranks, by a hash of their entries in order. */
+typedef struct dense_job {
+	const sap_numtype *num;
+	size_t es;
+	const char *reds;
+	size_t rsize, off;
+	int T;
+	char *into;
+} dense_job;
+
+static void dense_add(void *arg, int64_t e0, int64_t e1, const void *pre)
+{
+	dense_job *j = arg;
+	char *d = j->into + (size_t)e0 * j->es;
+	if (pre)
+		memcpy(d, pre, (size_t)(e1 - e0) * j->es);
+	for (int w = 0; w < j->T; w++) {
+		const sap_dmap *b = (const sap_dmap *)(j->reds + (size_t)w * j->rsize + j->off);
+		sap_acc_add(j->num, d, b->dense + (size_t)e0 * j->es, e1 - e0);
+	}
+}
+
+static void dense_chains(const sap_reduce *r, const sap_async_spec *spec, char *reds, int T,
+                         char *red, sap_dist_stats *stats)
+{
+	int n = 0;
+	for (int a = 0; a < r->nacc; a++)
+		n += spec->dds[r->acc[a].dds].dm != NULL;
+	if (!n)
+		return;
+	/* Per map: its target's hash and entries + 1 (0: no dense buffer
+	 * here), then the same complemented, so that one MAX gives the
+	 * largest and the smallest. */
+	uint64_t *v = sap_xcalloc((size_t)4 * (size_t)n, sizeof *v);
+	for (int a = 0, k = 0; a < r->nacc; a++) {
+		if (!spec->dds[r->acc[a].dds].dm)
+			continue;
+		size_t off = r->acc[a].off;
+		const sap_dmap *b = (const sap_dmap *)(red + off);
+		bool ok = b->shadow && !b->dense_all;
+		for (int w = 0; ok && w < T; w++)
+			ok = ((const sap_dmap *)(reds + (size_t)w * r->size + off))->shadow == b->shadow;
+		uint64_t h = ok ? sap_dm_order_hash(b->shadow) : 0;
+		uint64_t ne = ok ? (uint64_t)b->shadow->nents + 1 : 0;
+		v[2 * k] = h;
+		v[2 * k + 1] = ne;
+		v[2 * n + 2 * k] = ~h;
+		v[2 * n + 2 * k + 1] = ~ne;
+		k++;
+	}
+	sap_comm_allreduce(v, 4 * n, SAP_COMM_U64, SAP_COMM_MAX);
+	for (int a = 0, k = 0; a < r->nacc; a++) {
+		if (!spec->dds[r->acc[a].dds].dm)
+			continue;
+		bool same = v[2 * k + 1] && v[2 * k] == ~v[2 * n + 2 * k] &&
+		            v[2 * k + 1] == ~v[2 * n + 2 * k + 1];
+		k++;
+		if (!same)
+			continue;
+		size_t off = r->acc[a].off;
+		sap_dmap *b = (sap_dmap *)(red + off);
+		dense_job j = { b->num, b->valsize, reds, r->size, off, T, b->dense };
+		sap_chain_sum_to(b->dense, b->shadow->nents, b->valsize, true, dense_add, &j, NULL,
+		                 stats);
+		b->dense_all = true;
+		for (int w = 0; w < T; w++) {
+			sap_dmap *wb = (sap_dmap *)(reds + (size_t)w * r->size + off);
+			sap_acc_free(wb->dense);
+			wb->dense = NULL;
+			wb->shadow = NULL;
+		}
+	}
+	free(v);
 }
 
 static void big_send(const char *b, int64_t n, int to)
@@ -1024,6 +1109,7 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
 				memcpy(wr, &none, sizeof none);
 			}
 		}
+		dense_chains(r, spec, reds, T, red, stats);
 		int64_t n;
 		if (me > 0) {
 			char *in = big_recv(me - 1, &n);

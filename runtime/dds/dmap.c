@@ -155,6 +155,7 @@ void sap_dm_free(sap_dmap *m)
 	sap_acc_free(m->dense);
 	m->dense = NULL;
 	m->shadow = NULL;
+	m->dense_all = false;
 	if (m->drop)
 		for (int64_t i = 0; i < m->nents; i++)
 			if (E(m, i)->live)
@@ -477,6 +478,19 @@ static void plus_zero(const sap_numtype *t, void *p)
 const void *sap_dm_key_at(const sap_dmap *m, int64_t i)
 {
 	return E(m, i)->live ? &E(m, i)->key : NULL;
+}
+
+uint64_t sap_dm_order_hash(const sap_dmap *m)
+{
+	uint64_t h = sap_dm_mix((uint64_t)m->nents ^ (uint64_t)m->kk << 56);
+	for (int64_t i = 0; i < m->nents; i++) {
+		const ent *e = E(m, i);
+		uint64_t x = 0x5bd1e9955bd1e995u;
+		if (e->live)
+			x = hash_key(m, &e->key);
+		h = sap_dm_mix(h ^ x) + (uint64_t)i;
+	}
+	return h;
 }
 
 bool sap_dm_take(const sap_numtype *t, sap_dmap *m, sap_dmap *buf)

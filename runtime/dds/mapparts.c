@@ -308,8 +308,9 @@ size_t sap_dm_pack(const sap_dmap *m, char *out)
 	const void *key;
 	void *val;
 	char *p = out ? out + 8 : NULL;
-	/* An accumulate buffer's sums of its target's keys, where any. */
-	for (int64_t i = 0; m->shadow && i < m->shadow->nents; i++) {
+	/* An accumulate buffer's sums of its target's keys, where any and
+	 * not every rank's already. */
+	for (int64_t i = 0; m->shadow && !m->dense_all && i < m->shadow->nents; i++) {
 		const char *v = m->dense + (size_t)i * m->valsize;
 		if ((key = sap_dm_key_at(m->shadow, i)) && !sap_nt_is_identity(m->num, v))
 			p = pack_one(m, p, key, v, &bytes, &n);
