@@ -272,8 +272,9 @@ static void decide(void)
 	acc_li->verdict = VD_INDEPENDENT;
 }
 
-/* A loop that writes nothing may still read elements of a dvector that
- * an async loop over ranks left where it wrote them (see runtime/dds/hold.c).
+/* A loop that writes nothing, or only at keys of its own iterations, may
+ * still read elements of a dvector that an async loop over ranks left
+ * where it wrote them (see runtime/dds/hold.c).
  * A slice recording its dynamic reads tells each rank which of those
  * elements to fetch, instead of all.  Only where a slice can compute
  * every such key exactly, from the iteration and data alone. */
@@ -538,7 +539,9 @@ static void analyse(Node *l)
 	guarded_constant_keys();
 	acc_build_slice();
 	decide();
-	if (acc_li->verdict == VD_NOWRITE)
+	/* Owner computes (VD_INDEPENDENT) too: a matrix-vector product
+	 * writes q[i] and reads p at the columns of row i. */
+	if (acc_li->verdict == VD_NOWRITE || acc_li->verdict == VD_INDEPENDENT)
 		try_read_slice();
 }
 

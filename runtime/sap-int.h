@@ -252,6 +252,12 @@ void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                      const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
                      int64_t a, int64_t b);
+/* Collective, before this rank runs the runs [ab[2r], ab[2r + 1]) of
+ * iterations of an owner-computes loop: the elements of the vectors
+ * `which` says (spec->reads records every read of them) that those
+ * iterations read, from their holders.  Cached as sap_reads_fetch's. */
+void sap_reads_fetch_runs(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
+                          const bool *which, const int64_t *ab, int64_t nruns);
 /* Collective: of the vectors span says, the elements the iterations of
  * the nruns runs [ab[2r], ab[2r + 1]) read (sap_dds.near: neighbours
  * too) from their holders. */

@@ -84,6 +84,7 @@ run_tests = \
 	tests/run/hybrid-one-rank.sh \
 	tests/run/stencil-ranks.sh \
 	tests/run/owner-writes.sh \
+	tests/run/owner-reads.sh \
 	tests/run/sync-slice-warn.sh \
 	tests/run/ckpt-shared-plan.sh \
 	tests/run/one-process.sh \

@@ -1044,7 +1044,8 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		 * same on every rank: own and the holders are). */
 		bool *skip = sap_xcalloc((size_t)spec->ndds, sizeof *skip);
 		bool *near = sap_xcalloc((size_t)spec->ndds, sizeof *near);
-		bool fetch = false;
+		bool *reads = sap_xcalloc((size_t)spec->ndds, sizeof *reads);
+		bool fetch = false, fetch_reads = false;
 		skip[af->dds] = true;
 		for (int k = 0; k < spec->ndds; k++) {
 			const sap_dvec *v = spec->dds[k].dv;
@@ -1059,6 +1060,13 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 				skip[k] = near[k] = fetch = true;
 				continue;
 			}
+			/* Read at keys the read slice records (q[i] = A[i] . p):
+			 * those elements, not the whole vector. */
+			if (spec->reads && spec->dds[k].recorded && !spec->dds[k].slice_reads && v &&
+			    v->holder && !(spec->dds[k].mode & SAP_WRITE) && !spec->dds[k].accumulate) {
+				skip[k] = reads[k] = fetch_reads = true;
+				continue;
+			}
 			/* Read or written only at the loop variable, where the
 			 * iterations run: nothing to fetch. */
 			if (!(spec->dds[k].by_index || spec->dds[k].at_own) || !v || !v->holder ||
@@ -1071,7 +1079,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		sap_whole_spec(spec, skip, &st->traffic);
 		/* Every rank takes the same way: own and the holders are the
 		 * same on all. */
-		if (fetch) {
+		if (fetch || fetch_reads) {
 			int64_t *ab = sap_xmalloc((size_t)(2 * own.n + 2) * sizeof *ab), nr = 0;
 			for (int64_t u = 0; u < own.n; u++)
 				if (own.run[u].r == me) {
@@ -1079,10 +1087,15 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 					ab[2 * nr + 1] = own.run[u].b;
 					nr++;
 				}
-			sap_span_fetch(st, spec, near, ab, nr);
+			if (fetch)
+				sap_span_fetch(st, spec, near, ab, nr);
+			/* After the others: the slice reads their elements. */
+			if (fetch_reads)
+				sap_reads_fetch_runs(st, spec, x->env, reads, ab, nr);
 			free(ab);
 		}
 		free(near);
+		free(reads);
 		free(skip);
 		/* This rank's iterations: a range, or a list if they are
 		 * several runs. */

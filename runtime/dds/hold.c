@@ -434,6 +434,26 @@ static void key_maps(sap_dist *d, const sap_async_spec *spec, const bool *which)
 	d->base[n] = d->words;
 }
 
+/* The cache's names of the iterations and inputs it now holds. */
+static void reads_remember(struct sap_loop_state *st, const sap_async_spec *spec,
+                           const void *key1, int64_t key2, int64_t a, int64_t b)
+{
+	int n = spec->ndds;
+	st->rd_key1 = key1;
+	st->rd_key2 = key2;
+	st->rd_a = a;
+	st->rd_b = b;
+	st->rd_ndds = n;
+	free(st->rd_versions);
+	free(st->rd_sizes);
+	st->rd_versions = sap_xcalloc((size_t)n, sizeof *st->rd_versions);
+	st->rd_sizes = sap_xcalloc((size_t)n, sizeof *st->rd_sizes);
+	for (int k = 0; k < n; k++) {
+		st->rd_versions[k] = dds_version_of(&spec->dds[k]);
+		st->rd_sizes[k] = dds_size_of(&spec->dds[k]);
+	}
+}
+
 /* The keys the iterations [a, b) read of the vectors span says, in bits
  * (per DDS): [a, b) itself, or [a + near_lo, b + near_hi) of a vector
  * read at neighbours of the loop variable. */
@@ -571,23 +591,49 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		sap_comm_allgather(mine, d->need, (int64_t)W, sizeof *mine);
 		free(mine);
 		free(bits);
-		st->rd_key1 = key1;
-		st->rd_key2 = key2;
-		st->rd_a = a;
-		st->rd_b = b;
-		st->rd_ndds = n;
-		free(st->rd_versions);
-		free(st->rd_sizes);
-		st->rd_versions = sap_xcalloc((size_t)n, sizeof *st->rd_versions);
-		st->rd_sizes = sap_xcalloc((size_t)n, sizeof *st->rd_sizes);
-		for (int k = 0; k < n; k++) {
-			st->rd_versions[k] = dds_version_of(&spec->dds[k]);
-			st->rd_sizes[k] = dds_size_of(&spec->dds[k]);
-		}
+		reads_remember(st, spec, key1, key2, a, b);
 	}
 	sap_dist_fetch(&st->rdist, spec, &st->traffic);
 	free(known);
 	free(span);
+}
+
+/* Names the iterations of sap_reads_fetch_runs in the cache (key1). */
+static const char runs_key;
+
+void sap_reads_fetch_runs(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
+                          const bool *which, const int64_t *ab, int64_t nruns)
+{
+	int P = sap_nranks(), n = spec->ndds;
+	uint64_t h = sap_dm_mix((uint64_t)nruns);
+	for (int64_t r = 0; r < 2 * nruns; r++)
+		h = sap_dm_mix(h ^ (uint64_t)ab[r]);
+	int64_t a = nruns ? ab[0] : 0, b = nruns ? ab[2 * nruns - 1] : 0;
+	int valid = reads_valid(st, spec, &runs_key, (int64_t)h, a, b);
+	if (P > 1)
+		sap_comm_allreduce(&valid, 1, SAP_COMM_INT, SAP_COMM_MIN);
+	if (!valid) {
+		sap_dist_free(&st->rdist);
+		sap_dist *d = &st->rdist;
+		key_maps(d, spec, which);
+		int64_t W = d->words;
+		uint64_t *mine = sap_xcalloc((size_t)W + 1, sizeof *mine);
+		uint64_t **bits = sap_xcalloc((size_t)n, sizeof *bits);
+		for (int k = 0; k < n; k++)
+			bits[k] = d->base[k + 1] > d->base[k] ? mine + d->base[k] : NULL;
+		read_marks m = { spec, bits };
+		sap_rec r = { .log = mark_read, .logbuf = &m };
+		r.mask = &r.sink;
+		for (int64_t u = 0; u < nruns; u++)
+			if (ab[2 * u] < ab[2 * u + 1])
+				spec->reads(env, NULL, ab[2 * u], ab[2 * u + 1], &r);
+		d->need = sap_xmalloc((size_t)P * (size_t)W * sizeof *d->need + 1);
+		sap_comm_allgather(mine, d->need, (int64_t)W, sizeof *mine);
+		free(mine);
+		free(bits);
+		reads_remember(st, spec, &runs_key, (int64_t)h, a, b);
+	}
+	sap_dist_fetch(&st->rdist, spec, &st->traffic);
 }
 
 /* ---- inputs of planned loops read at the loop variable ---- */
