@@ -325,6 +325,52 @@ static const char *unrepeatable_hint(const Node *c)
 
 /* Access a's key reads root, a DDS the loop writes or a function that
  * draws random numbers, directly or through the tainted local s. */
+static int field_on(Node *n, void *arg)
+{
+	Node **f = arg;
+	if (n->kind == N_FIELD && n->lhs == f[0]) {
+		f[1] = n;
+		return 1;
+	}
+	return 0;
+}
+
+/* The N_FIELD of the loop's body that selects a field of element at. */
+static Node *field_of(Node *at)
+{
+	Node *f[2] = { at, NULL };
+	emit_any_node(acc_loop->body, field_on, f);
+	return f[1];
+}
+
+/* Gauss-Seidel with the unknown kept in the row, A[i].x = ...
+ * A[A[i].a[k].col].x: the key reads a field of d that the loop never
+ * writes, and the fix is to keep the written field in a vector of its
+ * own, not sync for.  The hint, or NULL. */
+static const char *field_hint(Node *read, Sym *d)
+{
+	Node *rf = read ? field_of(read) : NULL, *wf = NULL;
+	if (!rf)
+		return NULL;
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *b = acc_li->accesses.v[i];
+		if (b->dds != d || !(b->mode & ACC_WRITE))
+			continue;
+		Node *f = b->at->kind == N_INDEX ? field_of(b->at) : NULL;
+		if (!f || f->field_index == rf->field_index ||
+		    (wf && wf->field_index != f->field_index))
+			return NULL;
+		wf = f;
+	}
+	if (!wf)
+		return NULL;
+	return format("the loop writes only the field %.*s of %s's elements, and the key reads their "
+	              "field %.*s: keep %.*s in a vector of its own (dvector<%s> %.*s(len(%s))), and "
+	              "the key reads nothing the loop writes", wf->name.len, wf->name.p, d->name,
+	              rf->name.len, rf->name.p, wf->name.len, wf->name.p, ty_str(wf->ty),
+	              wf->name.len, wf->name.p, d->name);
+}
+
 static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 {
 	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
@@ -388,6 +434,9 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		hint = format("the slice evaluates a condition whole or not at all: assign %s in a "
 		              "statement of its own before the %s", s->name,
 		              cn->kind == N_IF ? "if" : "loop");
+	const char *fh = c.read && !cn ? field_hint(c.read, acc_read_dds(c.read)) : NULL;
+	if (fh)
+		hint = fh;
 	if (!s) {
 		acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: it reads %s, "
 		                              "which this loop writes", acc, when, acc_name_list(&c.dds)),
