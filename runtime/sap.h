@@ -616,7 +616,18 @@ void *sap_dm_next_of(sap_dmap *m, const void *key, int64_t *pos);
 #define SAP_DM_IDX_BITS 40
 #define SAP_DM_IDX_MASK (((uint64_t)1 << SAP_DM_IDX_BITS) - 1)
 
-/* splitmix64's finaliser: consecutive ints spread over the index. */
+/* The index's hash of a key (or of a string's FNV-1a): one multiply by
+ * 2^64 / phi, whose high half, folded onto the low, spreads consecutive
+ * ints, strided ones and ones differing only in high bits over the slots
+ * (low bits), the worker bits (32 .. 39, sap_dm_key_worker) and the tags
+ * (the top 24).  Every lookup of m[k] waits for it, so it is short. */
+static inline uint64_t sap_dm_ihash(uint64_t x)
+{
+	x *= 0x9e3779b97f4a7c15u;
+	return x ^ (x >> 32);
+}
+
+/* splitmix64's finaliser: a strong mix, for hashes of whole tables. */
 static inline uint64_t sap_dm_mix(uint64_t x)
 {
 	x ^= x >> 30;
@@ -638,7 +649,7 @@ static inline int64_t sap_dm_hit_ent(const sap_dmap *m, int64_t key, bool wide)
 	}
 	if (m->nslots == 0)
 		return -1;
-	uint64_t h = sap_dm_mix((uint64_t)key);
+	uint64_t h = sap_dm_ihash((uint64_t)key);
 	uint64_t mask = (uint64_t)m->nslots - 1, tag = h & ~SAP_DM_IDX_MASK;
 	for (uint64_t p = h & mask;; p = (p + 1) & mask) {
 		uint64_t s = m->slots[p];

@@ -94,7 +94,7 @@ static uint64_t hash_key(const sap_dmap *m, const void *key)
 			x = (x ^ *p) * 1099511628211u;
 		break;
 	}
-	return sap_dm_mix(x);
+	return sap_dm_ihash(x);
 }
 
 static bool key_eq(const sap_dmap *m, const ent *e, const void *key)
