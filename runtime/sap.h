@@ -685,7 +685,7 @@ static inline bool sap_dm_near(const sap_dmap *m)
 	return !m->parted || m->local;
 }
 
-static inline void *sap_dm_upsert_int(sap_dmap *m, int64_t key, bool wide)
+static inline __attribute__((always_inline)) void *sap_dm_upsert_int(sap_dmap *m, int64_t key, bool wide)
 {
 	if (m->shadow) {
 		int64_t i = sap_dm_hit_ent(m->shadow, key, wide);
