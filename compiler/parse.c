@@ -256,6 +256,41 @@ void parse_syntax_error(Program *p, Tok t)
 		           "(a[0] = 1; ...) or in a loop");
 		return;
 	}
+	/* L.push(3): C++'s and Python's method calls. */
+	if (t.kind == TK_LPAREN && p->prev.kind == TK_IDENT && p->prev.p) {
+		const char *text = p->cur->text, *q = text + p->prev.off;
+		while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
+			q--;
+		if (q > text && q[-1] == '.') {
+			const char *b = q - 1;
+			while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
+				b--;
+			const char *a = b;
+			while (a > text && (a[-1] == '_' || a[-1] == ']' || a[-1] == '[' ||
+			                    (a[-1] >= 'a' && a[-1] <= 'z') || (a[-1] >= 'A' && a[-1] <= 'Z') ||
+			                    (a[-1] >= '0' && a[-1] <= '9') || a[-1] == '.'))
+				a--;
+			static const struct { const char *m, *f, *rest; } as[] = {
+				{"size", "len", ""}, {"length", "len", ""}, {"len", "len", ""},
+				{"push_back", "push", ", x"}, {"append", "push", ", x"}, {"push", "push", ", x"},
+				{"add", "push", ", x"}, {"insert", "insert", ", k, v"},
+				{"erase", "erase", ", k"}, {"remove", "erase", ", k"},
+				{"count", "count", ", k"}, {"contains", "contains", ", k"},
+				{"get", "get", ", k, default"}, {"keys", "keys", ""},
+			};
+			for (size_t i = 0; i < sizeof as / sizeof as[0]; i++)
+				if ((size_t)p->prev.len == strlen(as[i].m) &&
+				    !strncmp(p->prev.p, as[i].m, (size_t)p->prev.len)) {
+					diag_error(p->cur, p->prev.off, "SAP has no methods: write %s(%.*s%s)",
+					           as[i].f, (int)(b - a), a, as[i].rest);
+					return;
+				}
+			diag_error(p->cur, p->prev.off, "SAP has no methods: a function takes the value "
+			           "as an argument, %.*s(%.*s, ...)", p->prev.len, p->prev.p,
+			           (int)(b - a), a);
+			return;
+		}
+	}
 	static const struct { int kind; const char *text; } fixes[] = {
 		{TK_SEMI, ";"}, {TK_RPAREN, ")"}, {TK_RBRACKET, "]"}, {TK_RBRACE, "}"},
 		{TK_GT, ">"}, {TK_COMMA, ","}, {TK_COLON, ":"}, {TK_LPAREN, "("},

@@ -844,7 +844,11 @@ static Type *check_expr_inner(Node *e)
 		s->reads++;
 		if (sema_ctx.func && !s->in_func && s->vclass != V_CONST && s->vclass != V_PARAM)
 			sema_fail_note(e, format("function '%s' cannot use driver variable '%s'", sema_S(sema_ctx.func->name), name),
-			               s->decl, "functions see only their parameters, consts and params; pass the value as an argument");
+			               s->decl, ty_is_dds(s->ty) ?
+			               format("functions see only their parameters, consts and params, and a "
+			                      "%s cannot be passed: pass the elements the function needs "
+			                      "(f(%s[i]) rather than f(i))", ty_str(s->ty), name) :
+			               "functions see only their parameters, consts and params; pass the value as an argument");
 		e->sym = s;
 		return s->ty;
 	}

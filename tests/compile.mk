@@ -1,6 +1,8 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
 	tests/compile/c-pointer.sap \
+	tests/compile/c-method.sap \
+	tests/compile/function-dds.sap \
 	tests/compile/key-field-written.sap \
 	tests/compile/c-arrow.sap \
 	tests/compile/c-switch.sap \
