@@ -237,10 +237,14 @@ static int64_t find_ent(const sap_dmap *m, const void *key, uint64_t h)
  * (the hash index takes 3 to 6 slots of 8 bytes a key). */
 enum { DIRECT = 8, DIRECT_MIN = 32 };
 
+static unsigned __int128 direct_max(const sap_dmap *m)
+{
+	return (unsigned __int128)DIRECT * (uint64_t)(m->live + 1) + 64;
+}
+
 static bool direct_ok(const sap_dmap *m, unsigned __int128 width)
 {
-	return width <= (unsigned __int128)DIRECT * (uint64_t)(m->live + 1) + 64 &&
-	       m->capents < (int64_t)UINT32_MAX;
+	return width <= direct_max(m) && m->capents < (int64_t)UINT32_MAX;
 }
 
 /* The index over [lo, lo + width), with the live entries in it. */
@@ -265,17 +269,38 @@ static bool direct_fits(sap_dmap *m, int64_t k)
 	__int128 lo = m->dlo, hi = (__int128)m->dlo + m->dn;
 	__int128 nlo = k < lo ? k : lo, nhi = k >= hi ? (__int128)k + 1 : hi;
 	__int128 grow = (nhi - nlo) / 2 + 16;
+	__int128 elo = nlo, ehi = nhi;
 	if (k < lo)
 		nlo = nlo - grow < INT64_MIN ? INT64_MIN : nlo - grow;
 	else
 		nhi = nhi + grow > (__int128)INT64_MAX + 1 ? (__int128)INT64_MAX + 1 : nhi + grow;
-	if (!direct_ok(m, (unsigned __int128)(nhi - nlo)))
-		return false;
+	if (!direct_ok(m, (unsigned __int128)(nhi - nlo))) {
+		/* Near the density limit: as much room as the limit gives, if
+		 * that grows the range by a sixteenth at least, so that keys
+		 * arriving in order at about the limit's density do not copy
+		 * the index every few keys: at most 11 copies of it while its
+		 * range doubles, else the hash index until the entries double. */
+		__int128 max = (__int128)direct_max(m);
+		if (k < lo)
+			nlo = ehi - max < INT64_MIN ? INT64_MIN : ehi - max;
+		else
+			nhi = elo + max > (__int128)INT64_MAX + 1 ? (__int128)INT64_MAX + 1 : elo + max;
+		if (nlo > elo || nhi < ehi || (nhi - nlo) - (hi - lo) < (hi - lo) / 16 ||
+		    !direct_ok(m, (unsigned __int128)(nhi - nlo)))
+			return false;
+	}
 	int64_t width = (int64_t)(nhi - nlo), shift = (int64_t)(lo - nlo);
-	uint32_t *d = sap_xcalloc((size_t)width, sizeof *d);
-	memcpy(d + shift, m->dix, (size_t)m->dn * sizeof *d);
-	free(m->dix);
-	m->dix = d;
+	if (shift == 0) {
+		/* Upwards realloc moves a large index's pages rather than
+		 * copying them into fresh ones (page faults cost most here). */
+		m->dix = sap_xrealloc(m->dix, (size_t)width * sizeof *m->dix);
+		memset(m->dix + m->dn, 0, (size_t)(width - m->dn) * sizeof *m->dix);
+	} else {
+		uint32_t *d = sap_xcalloc((size_t)width, sizeof *d);
+		memcpy(d + shift, m->dix, (size_t)m->dn * sizeof *d);
+		free(m->dix);
+		m->dix = d;
+	}
 	m->dlo = (int64_t)nlo;
 	m->dn = width;
 	account(m);
@@ -353,8 +378,8 @@ static void hash_rebuild(sap_dmap *m)
 	index_all(m);
 }
 
-/* Rebuild the index for the live entries: direct where the keys allow. */
-static void reindex(sap_dmap *m)
+/* A direct index for the live entries if their keys allow one. */
+static bool try_direct(sap_dmap *m)
 {
 	if ((m->kk == SAP_K_INT || m->kk == SAP_K_LONG) && m->live >= DIRECT_MIN) {
 		int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -367,15 +392,24 @@ static void reindex(sap_dmap *m)
 		unsigned __int128 width = (unsigned __int128)((__int128)hi - lo + 1);
 		/* Room above for keys still to come in order. */
 		unsigned __int128 room = width + width / 2 + 16;
+		if (room > direct_max(m))
+			room = direct_max(m) > width ? direct_max(m) : width;
 		if ((__int128)lo + (__int128)room > (__int128)INT64_MAX + 1)
 			room = width;
 		if (direct_ok(m, room)) {
 			direct_build(m, lo, (int64_t)room);
 			index_all(m);
-			return;
+			return true;
 		}
 	}
-	hash_rebuild(m);
+	return false;
+}
+
+/* Rebuild the index for the live entries: direct where the keys allow. */
+static void reindex(sap_dmap *m)
+{
+	if (!try_direct(m))
+		hash_rebuild(m);
 }
 
 /* Room for one more entry and one more key; may move every entry. */
@@ -757,6 +791,24 @@ void *sap_dm_next_of(sap_dmap *m, const void *key, int64_t *pos)
 		return NULL;
 	*pos = i + 1;
 	return V(m, i);
+}
+
+/* Counted first, so that the list is allocated once: the second walk
+ * finds the chain in cache. */
+void sap_dm_values(sap_dmap *m, const void *key, sap_list *l)
+{
+	if (driver(m))
+		sap_dm_whole(m);
+	int64_t f = find_ent(m, key, hash_key(m, key)), n = 0;
+	for (int64_t i = f; i >= 0; i = m->multi ? C(m, i)->next : -1)
+		n++;
+	if (n == 0)
+		return;
+	sap_list_grow(l, l->n + n, m->valsize);
+	char *d = (char *)l->v + (size_t)l->n * m->valsize;
+	for (int64_t i = f; i >= 0; i = m->multi ? C(m, i)->next : -1, d += m->valsize)
+		memcpy(d, V(m, i), m->valsize);
+	l->n += n;
 }
 
 /* ---- keys, for loops over maps ---- */

@@ -263,6 +263,83 @@ START_TEST(direct_index)
 }
 END_TEST
 
+/* Ids one in five of their range, arriving scrambled (a graph's node
+ * ids): the direct index, whose 1.5x room over the range does not fit
+ * 8 slots a key, takes the range itself, and grows to a key just below
+ * it by the room the density limit leaves. */
+START_TEST(direct_index_scattered)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "nodes", SAP_K_LONG, sizeof(double), false, NULL);
+	enum { N = 200000, RANGE = 1000003 };
+	for (int64_t i = 0; i < N; i++) {
+		int64_t k = (i * 7919 + 13) % RANGE;
+		*(double *)sap_dm_upsert(&m, &k) = (double)i;
+	}
+	ck_assert_ptr_nonnull(m.dix);
+	ck_assert_int_le(m.dn, 8 * (N + 1) + 64);
+	int64_t low = m.dlo - 5;
+	*(double *)sap_dm_upsert(&m, &low) = -1;
+	ck_assert_ptr_nonnull(m.dix);
+	ck_assert_int_le(m.dlo, low);
+	for (int64_t i = 0; i < N; i++)
+		ck_assert(*(double *)sap_dm_hit(&m, (i * 7919 + 13) % RANGE, true) == (double)i);
+	ck_assert(*(double *)sap_dm_hit(&m, low, true) == -1);
+	ck_assert_int_eq(sap_dm_size(&m), N + 1);
+	sap_dm_free(&m);
+
+	/* Keys in order at the limit's density: direct while the limit
+	 * leaves room, hashed after, and every key found either way. */
+	sap_dm_create(&m, "stride", SAP_K_LONG, sizeof(int64_t), false, NULL);
+	for (int64_t i = 0; i < 100000; i++) {
+		int64_t k = 8 * i;
+		*(int64_t *)sap_dm_upsert(&m, &k) = i;
+	}
+	for (int64_t i = 0; i < 100000; i++)
+		ck_assert_int_eq(*(int64_t *)sap_dm_hit(&m, 8 * i, true), i);
+	ck_assert_ptr_null(sap_dm_hit(&m, 4, true));
+	sap_dm_free(&m);
+}
+END_TEST
+
+/* m[k] of a multimap in a program: the values of k appended to a list. */
+START_TEST(multimap_values)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "out", SAP_K_LONG, sizeof(int64_t), true, NULL);
+	for (int64_t j = 0; j < 10; j++)
+		for (int64_t k = 0; k < 100; k++)
+			if (j <= k % 7)
+				*(int64_t *)sap_dm_add(&m, &k) = 1000 * k + j;
+	for (int64_t k = 0; k < 100; k++) {
+		sap_list l = {0};
+		*(int64_t *)sap_list_push(&l, sizeof(int64_t)) = -1;
+		sap_dm_values(&m, &k, &l);
+		ck_assert_int_eq(l.n, 1 + k % 7 + 1);
+		ck_assert_int_eq(((int64_t *)l.v)[0], -1);
+		for (int64_t j = 0; j <= k % 7; j++)
+			ck_assert_int_eq(((int64_t *)l.v)[1 + j], 1000 * k + j);
+		sap_list_free(&l);
+	}
+	sap_list none = {0};
+	int64_t missing = 100;
+	sap_dm_values(&m, &missing, &none);
+	ck_assert_int_eq(none.n, 0);
+	ck_assert_ptr_null(none.v);
+	sap_dm_free(&m);
+	/* A plain map: the one value. */
+	sap_dm_create(&m, "one", SAP_K_INT, sizeof(int32_t), false, NULL);
+	int32_t k = 4;
+	*(int32_t *)sap_dm_upsert(&m, &k) = 9;
+	sap_list l = {0};
+	sap_dm_values(&m, &k, &l);
+	ck_assert_int_eq(l.n, 1);
+	ck_assert_int_eq(((int32_t *)l.v)[0], 9);
+	sap_list_free(&l);
+	sap_dm_free(&m);
+}
+END_TEST
+
 START_TEST(string_keys)
 {
 	sap_dmap m;
@@ -431,6 +508,8 @@ Suite *dmap_suite(void)
 	tcase_add_test(tc, erase_while_iterating);
 	tcase_add_test(tc, churn);
 	tcase_add_test(tc, direct_index);
+	tcase_add_test(tc, direct_index_scattered);
+	tcase_add_test(tc, multimap_values);
 	tcase_add_test(tc, string_keys);
 	tcase_add_test(tc, multimap);
 	tcase_add_test(tc, drop_called);
