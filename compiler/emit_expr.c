@@ -219,6 +219,10 @@ const char *emit_audit(Sym *d, bool write)
 	                             E->loop->li->id, i, write ? 2 : 1);
 }
 
+/* Set by emit_owned: the list m[k] of a dmultimap builds is the
+ * receiver's, not a temporary to drop after a copy. */
+static bool dmm_owned;
+
 static char *index_expr(Node *e, bool write)
 {
 	Type *bt = e->lhs->ty;
@@ -326,9 +330,17 @@ static char *index_expr(Node *e, bool write)
 		char *pos = emit_tmp("pos");
 		char *slot = emit_tmp("v");
 		char *key = emit_tmp("key");
+		bool owned = dmm_owned;
+		dmm_owned = false;
 		emit_line(e, "sap_list %s = {0};", t);
 		emit_line(e, "%s %s = %s;", emit_ctype(bt->key), key, map_key(e->lhs->kind == N_NAME ?
 		          e->lhs->sym : NULL, e->rhs, ACC_READ));
+		if (!ty_needs_drop(bt->elem)) {
+			emit_line(e, "sap_dm_values(&%s, &%s, &%s);", emit_expr(e->lhs), key, t);
+			if (E->drops && !owned)
+				vec_push(E->drops, format("%s(&%s);", emit_drop_fn(lt), t));
+			return t;
+		}
 		emit_line(e, "for (int64_t %s = 0;;) {", pos);
 		emit_line(e, "\t%s *%s = sap_dm_next_of(&%s, &%s, &%s);", vt, slot, emit_expr(e->lhs), key, pos);
 		emit_line(e, "\tif (!%s)", slot);
@@ -339,7 +351,7 @@ static char *index_expr(Node *e, bool write)
 		else
 			emit_line(e, "\t*(%s *)sap_list_push(&%s, sizeof(%s)) = *%s;", vt, t, vt, slot);
 		emit_line(e, "}");
-		if (E->drops)
+		if (E->drops && !owned)
 			vec_push(E->drops, format("%s(&%s);", emit_drop_fn(lt), t));
 		return t;
 	}
@@ -1096,6 +1108,12 @@ char *emit_owned(Node *e)
 		return e->ty->kind == TY_ARRAY && !is_lvalue(e) ? array_value(e) : emit_expr(e);
 	if (e->kind == N_CALL && fresh_call(e))
 		return call(e);
+	if (e->kind == N_INDEX && e->lhs->ty->kind == TY_DMMAP) {
+		dmm_owned = true;
+		char *v = emit_expr(e);
+		dmm_owned = false;
+		return v;
+	}
 	char *v = emit_expr(e);
 	if (is_lvalue(e))
 		return format("%s(&%s)", emit_copy_fn(e->ty), v);

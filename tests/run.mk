@@ -3,6 +3,7 @@
 ## X.status, X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
 run_tests = \
+	tests/run/pagerank-ids.sap \
 	tests/run/acc-map-dense.sap \
 	tests/run/interleaved-keys.sap \
 	tests/run/load-array-field.sap \
