@@ -41,6 +41,13 @@ void *sap_xcalloc(size_t n, size_t size);
  * huge pages if large (error.c); freed with free.  NULL if none. */
 void *sap_alloc_dds(size_t n);
 
+/* core/sort.c: ascending radix sorts.  Keys v[0 .. n), each in
+ * [0, 2^bits) (bits < 0: found from the keys); records of size bytes
+ * that start with a key in [0, 2^63), stably (equal keys keep their
+ * order). */
+void sap_sort_keys(int64_t *v, int64_t n, int bits);
+void sap_sort_recs(void *base, int64_t n, size_t size);
+
 /* core/ptrs.c: a set of pointers, in no order. */
 typedef struct sap_ptrs {
 	void **v;
@@ -340,7 +347,7 @@ size_t sap_scalar_size(sap_scalar s);
 bool sap_nt_flat(const sap_numtype *t);
 bool sap_nt_has_int(const sap_numtype *t);
 bool sap_nt_has_float(const sap_numtype *t);
-/* Whether every scalar of the element at p is all zero bits (+0). */
+/* Whether every scalar of the element at p is zero (floats: +0 or -0). */
 bool sap_nt_zero(const sap_numtype *t, const void *p);
 /* n elements of type t set to the identity of +: -0.0 in floating
  * scalars (-0.0 + x is x for every x, +0.0 + -0.0 is not), 0 in others;

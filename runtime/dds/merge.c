@@ -31,10 +31,22 @@ bool sap_nt_zero(const sap_numtype *t, const void *p)
 {
 	for (int k = 0; k < t->nf; k++) {
 		const unsigned char *b = (const unsigned char *)p + t->f[k].off;
-		size_t n = (size_t)t->f[k].n * sap_scalar_size(t->f[k].kind);
-		for (size_t i = 0; i < n; i++)
-			if (b[i])
+		size_t sz = sap_scalar_size(t->f[k].kind);
+		/* The sign bit of a float or double does not count. */
+		uint64_t sign = t->f[k].kind == SAP_S_DOUBLE ? (uint64_t)1 << 63 :
+		                t->f[k].kind == SAP_S_FLOAT ? (uint64_t)1 << 31 : 0;
+		for (uint32_t i = 0; i < t->f[k].n; i++) {
+			uint64_t x = 0;
+			if (sz == 8)
+				memcpy(&x, b + (size_t)i * 8, 8);
+			else {
+				uint32_t y;
+				memcpy(&y, b + (size_t)i * 4, 4);
+				x = y;
+			}
+			if (x & ~sign)
 				return false;
+		}
 	}
 	return true;
 }
@@ -121,9 +133,19 @@ bool sap_nt_is_identity(const sap_numtype *t, const void *p)
 
 typedef enum op { OP_ADD, OP_SUB, OP_DELTA, OP_DIV, OP_AVG, OP_SUM } op;
 
-/* n scalars of type T: v and a, b the operands (out, old, total for the
- * merges; out may be either). */
-#define KERNEL(T)                                                                \
+/* n scalars of type T (bits of the same size U): v and a, b the
+ * operands (out, old, total for the merges; out may be either).  A
+ * worker's change to a scalar it left as it was is -0.0, which adds
+ * nothing to any sum, where new - old would be NaN for an infinite old
+ * value and +0.0 for -0.0. */
+#define KERNEL(T, U)                                                             \
+	static inline bool same_##T(T x, T y)                                    \
+	{                                                                        \
+		U bx, by;                                                        \
+		memcpy(&bx, &x, sizeof bx);                                      \
+		memcpy(&by, &y, sizeof by);                                      \
+		return bx == by;                                                 \
+	}                                                                        \
 	static void k_##T(op o, void *vv, const void *va, const void *vb, int64_t n, \
 	                  int64_t A)                                             \
 	{                                                                        \
@@ -136,11 +158,11 @@ typedef enum op { OP_ADD, OP_SUB, OP_DELTA, OP_DIV, OP_AVG, OP_SUM } op;
 			break;                                                   \
 		case OP_SUB:                                                     \
 			for (int64_t i = 0; i < n; i++)                          \
-				v[i] -= a[i];                                    \
+				v[i] = same_##T(v[i], a[i]) ? (T)-0.0 : v[i] - a[i]; \
 			break;                                                   \
 		case OP_DELTA:                                                   \
 			for (int64_t i = 0; i < n; i++)                          \
-				v[i] += a[i] - b[i];                             \
+				v[i] += same_##T(a[i], b[i]) ? (T)-0.0 : a[i] - b[i]; \
 			break;                                                   \
 		case OP_DIV:                                                     \
 			for (int64_t i = 0; i < n; i++)                          \
@@ -156,10 +178,10 @@ typedef enum op { OP_ADD, OP_SUB, OP_DELTA, OP_DIV, OP_AVG, OP_SUM } op;
 			break;                                                   \
 		}                                                                \
 	}
-KERNEL(float)
-KERNEL(double)
-KERNEL(int32_t)
-KERNEL(int64_t)
+KERNEL(float, uint32_t)
+KERNEL(double, uint64_t)
+KERNEL(int32_t, uint32_t)
+KERNEL(int64_t, uint64_t)
 
 static void kernel(op o, sap_scalar s, void *v, const void *a, const void *b, int64_t n,
                    int64_t A)

@@ -129,30 +129,6 @@ bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int bloc
 	return true;
 }
 
-/* Sort keys v[0 .. n), each in [0, 2^bits), by radix: a sample holds
- * hundreds of thousands, and a comparison sort of them costs more than
- * the rest of the planning. */
-static void sort_keys(int64_t *v, int64_t n, int bits)
-{
-	enum { D = 11 };
-	int64_t *tmp = sap_xmalloc((size_t)n * sizeof *tmp), *from = v, *to = tmp;
-	for (int sh = 0; sh < bits; sh += D) {
-		int64_t cnt[(1 << D) + 1] = { 0 };
-		for (int64_t k = 0; k < n; k++)
-			cnt[((uint64_t)from[k] >> sh & ((1 << D) - 1)) + 1]++;
-		for (int d = 0; d < 1 << D; d++)
-			cnt[d + 1] += cnt[d];
-		for (int64_t k = 0; k < n; k++)
-			to[cnt[(uint64_t)from[k] >> sh & ((1 << D) - 1)]++] = from[k];
-		int64_t *t = from;
-		from = to;
-		to = t;
-	}
-	if (from != v)
-		memcpy(v, from, (size_t)n * sizeof *v);
-	free(tmp);
-}
-
 /* Cut keys 0 .. n - 1 into F contiguous blocks of about equal weight, a
  * key's weight being its count among the sampled keys key[0 .. m)
  * (ascending) plus an even prior: each block takes keys until it has
@@ -397,7 +373,7 @@ void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int
 		int bits = 1;
 		while (bits < 63 && (v->n - 1) >> bits)
 			bits++;
-		sort_keys(kp, cnt[p], bits);
+		sap_sort_keys(kp, cnt[p], bits);
 		cut_keys(ly->cuts[k], ly->F, v->n, kp, cnt[p]);
 		fill_table(&ly->d[k], ly->tabs[k], v->n);
 	}

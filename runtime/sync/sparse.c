@@ -32,17 +32,10 @@ static void push(keys *k, int64_t x)
 	k->v[k->n++] = x;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Sorted, each key once, written if any copy of it was. */
 static void unique(keys *k)
 {
-	if (k->n > 1)
-		qsort(k->v, (size_t)k->n, sizeof *k->v, cmp_i64);
+	sap_sort_keys(k->v, k->n, -1);
 	int64_t m = 0;
 	for (int64_t i = 0; i < k->n; i++) {
 		if (m && k->v[m - 1] >> 1 == k->v[i] >> 1)
@@ -176,8 +169,7 @@ void sap_sparse_recon(sap_sparse *sp, int t, const int64_t *idx, int64_t n)
 		/* Whole words, once every key in them has its flag. */
 		for (int64_t j = 0; j < tk->n; j++)
 			sp->seen[i][tk->v[j] >> 7] = sp->wrote[i][tk->v[j] >> 7] = 0;
-		if (tk->n > 1)
-			qsort(tk->v, (size_t)tk->n, sizeof *tk->v, cmp_i64);
+		sap_sort_keys(tk->v, tk->n, -1);
 	}
 }
 
@@ -295,52 +287,64 @@ typedef struct part {
 	int64_t at;             /* its row in what came in */
 } part;
 
-static int cmp_part(const void *a, const void *b)
+/* A row of es bytes: most are one double or float, whose copy the
+ * compiler inlines when it knows the size. */
+static inline void cp(char *d, const char *s, size_t es)
 {
-	const part *x = a, *y = b;
-	if (x->key != y->key)
-		return (x->key > y->key) - (x->key < y->key);
-	return (x->rank > y->rank) - (x->rank < y->rank);
+	if (es == 8)
+		memcpy(d, s, 8);
+	else if (es == 4)
+		memcpy(d, s, 4);
+	else
+		memcpy(d, s, es);
 }
 
 /* Each of this rank's threads' changes to the rows of uk[k] it wrote,
- * at pos order, T rows a row (all zero for a thread that did not write
- * it), and its storage back to the old values.  The owner adds them up
- * worker by worker, so that the sum is the one a single rank of P x T
- * threads takes. */
+ * at pos order, T rows a row (-0.0, no change, for a thread that did not
+ * write it), and its storage back to the old values.  The owner adds them
+ * up worker by worker, so that the sum is the one a single rank of P x T
+ * threads takes.  The subtractions go a thread at a time over all its
+ * rows (sap_sc_sub), not a call a row. */
 static char *changes(sap_sparse *sp, int k, char **copies, const int64_t *pos, int64_t m)
 {
 	const sap_syncdds *w = &sp->spec->wr[k];
 	sap_dvec *v = w->dv;
 	size_t es = v->elsize, rs = es * (size_t)sp->T;
 	const keys *uk = &sp->uk[k];
-	/* Row j of uk's change by thread t at d + j * rs + t * es. */
-	char *d = sap_xcalloc((size_t)uk->n * rs + 1, 1);
-	for (int64_t j = 0; j < uk->n; j++) {
-		if (!(uk->v[j] & 1))
-			continue;
-		char *row = v->data + (size_t)(uk->v[j] >> 1) * es, *old = sp->old[k] + j * es;
-		memcpy(d + j * rs, row, es);
-		sap_sc_sub(w->num, d + j * rs, old, 1);
-		memcpy(row, old, es);
-	}
-	for (int t = 1; copies && t < sp->T; t++) {
+	int64_t n = uk->n;
+	const char *old = sp->old[k];
+	/* Thread t's change to row j of uk at d + (t * n + j) * es. */
+	char *d = sap_xmalloc((size_t)n * rs + 1);
+	for (int64_t j = 0; j < n; j++)
+		cp(d + (size_t)j * es, v->data + (size_t)(uk->v[j] >> 1) * es, es);
+	sap_sc_sub(w->num, d, old, n);
+	for (int64_t j = 0; j < n; j++)
+		if (uk->v[j] & 1)
+			cp(v->data + (size_t)(uk->v[j] >> 1) * es, old + (size_t)j * es, es);
+	char *o = sap_xmalloc((size_t)n * es + 1);
+	for (int t = 1; t < sp->T; t++) {
+		char *dt = d + (size_t)t * (size_t)n * es;
+		const char *c = copies ? copies[t * sp->nwr + k] : NULL;
 		const keys *tk = &sp->tk[t * sp->nwr + k];
-		const char *c = copies[t * sp->nwr + k];
-		int64_t j = 0;
-		for (int64_t q = 0; q < tk->n; q++) {
-			if (!(tk->v[q] & 1))
-				continue;
-			while (uk->v[j] >> 1 != tk->v[q] >> 1)
-				j++;
-			char *at = d + j * rs + (size_t)t * es;
-			memcpy(at, c + (size_t)(tk->v[q] >> 1) * es, es);
-			sap_sc_sub(w->num, at, sp->old[k] + j * es, 1);
-		}
+		/* Rows the thread did not write (or all, without copies): old
+		 * against old, no change. */
+		memcpy(dt, old, (size_t)n * es);
+		memcpy(o, old, (size_t)n * es);
+		if (c)
+			for (int64_t q = 0, j = 0; q < tk->n; q++) {
+				if (!(tk->v[q] & 1))
+					continue;
+				while (uk->v[j] >> 1 != tk->v[q] >> 1)
+					j++;
+				cp(dt + (size_t)j * es, c + (size_t)(tk->v[q] >> 1) * es, es);
+			}
+		sap_sc_sub(w->num, dt, o, n);
 	}
+	free(o);
 	char *out = sap_xmalloc((size_t)m * rs + 1);
 	for (int64_t q = 0; q < m; q++)
-		memcpy(out + q * rs, d + pos[q] * rs, rs);
+		for (int t = 0; t < sp->T; t++)
+			cp(out + (size_t)q * rs + (size_t)t * es, d + ((size_t)t * (size_t)n + (size_t)pos[q]) * es, es);
 	free(d);
 	return out;
 }
@@ -382,33 +386,41 @@ void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *
 				pt[j].rank = r;
 				pt[j].at = j;
 			}
-		if (n > 1)
-			qsort(pt, (size_t)n, sizeof *pt, cmp_part);
-		/* Worker by worker, rank after rank; a change that is all zero
-		 * is left out, since a worker that did not write the row sends
-		 * one on some layouts and nothing on others. */
-		char *tot = sap_xmalloc(es + 1);
+		/* By key, each key's in rank order as they came. */
+		sap_sort_recs(pt, n, sizeof *pt);
+		/* Worker by worker, rank after rank; a change that is zero is
+		 * left out, since a worker that did not write the row sends one
+		 * on some layouts and nothing on others.  Then every row's merge
+		 * in one call. */
+		char *tot = sap_xmalloc((size_t)n * es + 1), *olds = sap_xmalloc((size_t)n * es + 1);
+		int64_t *at = sap_xmalloc((size_t)n * sizeof *at + 1), nrow = 0;
 		for (int64_t j = 0; j < n;) {
 			int64_t e = j;
 			bool have = false;
+			char *sum = tot + (size_t)nrow * es;
 			for (; e < n && pt[e].key == pt[j].key; e++)
 				for (int t = 0; t < sp->T; t++) {
 					const char *c = rin + pt[e].at * rs + (size_t)t * es;
 					if (sap_nt_zero(w->num, c))
 						continue;
 					if (have)
-						sap_sc_add(w->num, tot, c, 1);
+						sap_sc_add(w->num, sum, c, 1);
 					else
-						memcpy(tot, c, es);
+						cp(sum, c, es);
 					have = true;
 				}
 			if (!have)
-				memset(tot, 0, es);
-			char *row = v->data + (size_t)pt[j].key * es;
-			sap_sc_merge(w, tot, row, tot, 1, A);
-			memcpy(row, tot, es);
+				sap_nt_identity(w->num, sum, 1);
+			at[nrow] = pt[j].key;
+			cp(olds + (size_t)nrow * es, v->data + (size_t)pt[j].key * es, es);
+			nrow++;
 			j = e;
 		}
+		sap_sc_merge(w, tot, olds, tot, nrow, A);
+		for (int64_t q = 0; q < nrow; q++)
+			cp(v->data + (size_t)at[q] * es, tot + (size_t)q * es, es);
+		free(at);
+		free(olds);
 		free(tot);
 		free(pt);
 		free(rin);
