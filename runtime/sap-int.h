@@ -1282,6 +1282,7 @@ typedef struct sap_sync_stats {
 	 * (summed over steps); whether it said the slice only adds work. */
 	int64_t touched, offered;
 	bool warned;
+	bool warned_steps;              /* said its steps cost more than their work */
 } sap_sync_stats;
 /* Each sync loop's, oldest first, after the last. */
 sap_sync_stats *sap_sync_stats_all(void);

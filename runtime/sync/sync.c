@@ -477,6 +477,22 @@ static void slice_warn(const sap_loop *L, sap_sync_stats *st)
 	         100.0 * (double)st->touched / (double)st->offered, st->recon_s, st->compute_s);
 }
 
+/* A mini-batch too small for its workers: each step's merge (and
+ * slice) costs a fixed part, which dwarfs a body of a few microseconds,
+ * and the loop runs slower than on one worker.  Said once a loop. */
+static void steps_warn(const sap_loop *L, const sap_syncspec *spec, sap_sync_stats *st)
+{
+	double over = st->sync_s + st->recon_s;
+	if (st->warned_steps || sap_cfg.quiet_plans || st->workers < 2 || over < 0.5 ||
+	    over < 3 * st->compute_s)
+		return;
+	st->warned_steps = true;
+	sap_warn(&L->site, "sync for spends %.2f s merging its %d workers' steps against %.2f s "
+	         "in the body: mini-batches of %lld elements are too small for that many "
+	         "workers, and fewer (--threads=1, fewer ranks) or a larger batch would run "
+	         "faster (sap(7))", over, st->workers, st->compute_s, (long long)spec->batch);
+}
+
 static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
                      sap_body_fn body, const sap_reduce *r, void *red)
 {
@@ -546,6 +562,7 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 	st->workers = P * T;
 	run_split(&s, n, red);
 	slice_warn(L, st);
+	steps_warn(L, spec, st);
 }
 
 void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
