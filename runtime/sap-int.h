@@ -1306,6 +1306,13 @@ void sap_sparse_copy_in(const sap_sparse *sp, int t, int k, char *copy);
  * + k] for threads t >= 1 when copies is not NULL) merged at the owners,
  * from A workers; the storage of other rows back to the old values. */
 void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *st);
+/* One rank: thread t's part of the step's merge, the rows of its 1/T of
+ * every sparse vector's keys, from every thread's copy (copies[u * nwr +
+ * k], thread 0's too) against the storage, which kept the old values;
+ * returns the distinct rows of its part the step touched.  The same
+ * sums as sap_sparse_merge, with no fetch before the step and every
+ * thread merging at once. */
+int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A);
 /* Collective: the owners hold the rows; other ranks give back pages. */
 void sap_sparse_close(sap_sparse *sp);
 

@@ -33,6 +33,10 @@ typedef struct sync_run {
 	const sap_syncspec *spec;
 	int P, T;
 	bool hybrid, copies, keep_old;
+	/* One rank, every written vector sparse: each step is one run of
+	 * the threads, thread 0 on copies too (local_step). */
+	bool local;
+	int64_t A;              /* local: the step's active workers */
 	int64_t M, steps;
 	int64_t *idx;           /* this rank's shard */
 	int64_t *tlo;           /* thread t runs idx[tlo[t] .. tlo[t + 1]) */
@@ -45,6 +49,7 @@ typedef struct sync_run {
 	 * next, so that none idles while another has long sentences left. */
 	bool hogwild;
 	_Atomic int64_t next;
+	_Atomic int64_t touched;        /* local: rows the step touched */
 	sap_sparse *sp;         /* the vectors on the sparse path, or NULL */
 	sap_sync_stats *st;
 } sync_run;
@@ -140,6 +145,45 @@ static void step_worker(void *arg, int t)
 		run(s, lo, hi, t);
 	}
 	sap_tview = NULL;
+}
+
+/* One step on one rank (s->local): thread t records its mini-batch's
+ * keys, copies their rows, runs the batch on its copies; when all have,
+ * it merges its share of the rows.  The storage keeps the old values
+ * until then, so the threads copy from it while others run: no fetch,
+ * and one wake-up of the threads a step where there were two and the
+ * merge on one of them. */
+static void local_step(void *arg, int t)
+{
+	sync_run *s = arg;
+	const sap_syncspec *spec = s->spec;
+	int nwr = spec->nwr;
+	double t0 = sap_now();
+	int64_t lo = 0, hi = 0;
+	bool on = thread_active(s, t, s->step);
+	if (on) {
+		lo = s->tlo[t] + s->step * s->M;
+		hi = lo + s->M < s->tlo[t + 1] ? lo + s->M : s->tlo[t + 1];
+	}
+	sap_sparse_recon(s->sp, t, s->idx + lo, hi - lo);
+	for (int k = 0; k < nwr; k++)
+		sap_sparse_copy_in(s->sp, t, k, s->copy[t * nwr + k]);
+	double t1 = sap_now();
+	if (on) {
+		sap_tview = s->views + t * (nwr + 1);
+		run(s, lo, hi, t);
+		sap_tview = NULL;
+	}
+	double t2 = sap_now();
+	sap_pool_barrier();
+	int64_t touched = sap_sparse_local_merge(s->sp, s->copy, t, s->A);
+	if (t == 0) {
+		double t3 = sap_now();
+		s->st->recon_s += t1 - t0;
+		s->st->compute_s += t2 - t1;
+		s->st->sync_s += t3 - t2;
+	}
+	atomic_fetch_add(&s->touched, touched);
 }
 
 /* Thread t records the keys of its mini-batch (sparse path). */
@@ -356,6 +400,9 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 	layout(s, n);
 	if (spec->slice && !s->hogwild && !ssp && s->P * T > 1)
 		s->sp = sap_sparse_open(spec, T);
+	s->local = s->sp && s->P == 1 && s->copies;
+	for (int k = 0; s->local && k < nwr; k++)
+		s->local = sap_sparse_has(s->sp, k);
 	if (s->keep_old) {
 		s->old = sap_xcalloc((size_t)nwr, sizeof *s->old);
 		for (int k = 0; k < nwr; k++)
@@ -365,7 +412,7 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 	if (s->copies) {
 		s->copy = sap_xcalloc((size_t)(T * nwr), sizeof *s->copy);
 		s->views = sap_xcalloc((size_t)(T * (nwr + 1)), sizeof *s->views);
-		for (int t = 1; t < T; t++)
+		for (int t = s->local ? 0 : 1; t < T; t++)
 			for (int k = 0; k < nwr; k++) {
 				s->copy[t * nwr + k] = sap_xmalloc(spec->wr[k].dv->n * spec->wr[k].dv->elsize + 1);
 				s->views[t * (nwr + 1) + k] = (sap_view){ spec->wr[k].dv, s->copy[t * nwr + k] };
@@ -396,6 +443,15 @@ static void split_steps(sync_run *s, sap_ssp *q)
 	for (s->step = 0; s->step < s->steps; s->step++) {
 		if (q)
 			sap_ssp_wait(q, s->step);
+		if (s->local) {
+			s->A = active(s, s->step);
+			atomic_store(&s->touched, 0);
+			sap_pool_run(T, local_step, s);
+			s->st->touched += atomic_load(&s->touched);
+			for (int k = 0; k < nwr; k++)
+				s->st->offered += spec->wr[k].dv->n;
+			continue;
+		}
 		for (int k = 0; s->keep_old && k < nwr; k++)
 			if (s->old[k])
 				memcpy(s->old[k], spec->wr[k].dv->data,
