@@ -778,7 +778,7 @@ static void body_close(Node *s)
  * ends.  recorded: over a plan made from its own slice, the keys the
  * slice recorded are the body's, and the runtime knows whether they are
  * in range.  staged: every plan-order copy is there. */
-static void body_guards(Node *s, Buf *guard, Buf *recorded, Buf *staged)
+static void body_guards(Node *s, Buf *guard, Buf *recorded, Buf *staged, Buf *clip)
 {
 	LoopInfo *li = s->li;
 	Vec seen = {0};
@@ -795,6 +795,8 @@ static void body_guards(Node *s, Buf *guard, Buf *recorded, Buf *staged)
 		vec_push(&seen, t);
 		char *ac = affine_c(&a->aterms), *bc = affine_c(&a->bterms);
 		buf_printf(guard, " &&\n\t    sap_keys_in(%s, %s, sap_first, sap_end, %s.n)", ac, bc,
+		           a->dds->cname);
+		buf_printf(clip, "\t\tsap_keys_clip(%s, %s, %s.n, &sap_mlo, &sap_mhi);\n", ac, bc,
 		           a->dds->cname);
 	}
 	for (int i = 0; i < li->dds.n; i++) {
@@ -822,9 +824,9 @@ static void body_fn(Node *s)
 {
 	LoopInfo *li = s->li;
 	int id = li->id;
-	Buf guard = {0}, recorded = {0}, staged = {0};
+	Buf guard = {0}, recorded = {0}, staged = {0}, clip = {0};
 	if (s->kind == N_ASYNC)
-		body_guards(s, &guard, &recorded, &staged);
+		body_guards(s, &guard, &recorded, &staged, &clip);
 	bool all = (guard.len && staged.len) || recorded.len;  /* a version with sap_v 2 */
 	E->versioned = all || guard.len;
 	Aside as;
@@ -907,6 +909,17 @@ static void body_fn(Node *s)
 			emit_line(s, "else if (%s) {\n\t\tif (sap_idx)\n\t\t\t%s, 1, false, 0);\n\t\telse\n\t\t\t"
 			          "sap_loop%d_run(env, NULL, lo, hi, red, 1, false, 0);\n\t}",
 			          conjunction(guard.s), run, id);
+		/* Contiguous iterations some of whose keys leave the vectors at
+		 * the ends (u[i - 1] at i = 0, under an if): the checked
+		 * version at the ends, the other in between, in order. */
+		if (guard.len)
+			emit_line(s, "else if (!sap_idx) {\n"
+			          "\t\tint64_t sap_mlo = lo, sap_mhi = hi;\n"
+			          "%s"
+			          "\t\tsap_loop%d_run(env, NULL, lo, sap_mlo, red, 0, false, 0);\n"
+			          "\t\tsap_loop%d_run(env, NULL, sap_mlo, sap_mhi, red, 1, false, 0);\n"
+			          "\t\tsap_loop%d_run(env, NULL, sap_mhi, hi, red, 0, false, 0);\n\t}",
+			          clip.s, id, id, id);
 		emit_line(s, "else\n\t\t%s, 0, false, 0);", run);
 		E->indent = 0;
 		emit_line(s, "}");

@@ -513,6 +513,36 @@ static inline bool sap_affine_in(int64_t a, int64_t b, int64_t lo, int64_t hi, i
 	return (uint64_t)k0 < (uint64_t)n && (uint64_t)k1 < (uint64_t)n;
 }
 
+/* [*lo, *hi) narrowed to the iterations k whose key a * k + b is in
+ * [0, n) (an interval: the keys are monotonic in k), exactly, in 128
+ * bits; empty as *lo = *hi = the old *hi.  A chunk whose ends reach past
+ * a vector's ends (u[i - 1] at i = 0, guarded by an if) runs the checks
+ * at its ends only, not in all of it. */
+static inline void sap_keys_clip(int64_t a, int64_t b, int64_t n, int64_t *lo, int64_t *hi)
+{
+	__int128 l = *lo, h = *hi, k0, k1;
+	if (a == 0) {
+		k0 = INT64_MIN;
+		k1 = (uint64_t)b < (uint64_t)n ? (__int128)INT64_MAX + 1 : k0;
+	} else {
+		/* a > 0: k in [ceil(-b / a), ceil((n - b) / a)); a < 0: the
+		 * same with a, b, n negated and the ends swapped. */
+		__int128 A = a > 0 ? a : -(__int128)a;
+		__int128 lo0 = a > 0 ? -(__int128)b : (__int128)b - n + 1;
+		__int128 hi0 = a > 0 ? (__int128)n - b : (__int128)b + 1;
+		k0 = lo0 >= 0 ? (lo0 + A - 1) / A : -((-lo0) / A);
+		k1 = hi0 >= 0 ? (hi0 + A - 1) / A : -((-hi0) / A);
+	}
+	if (k0 > l)
+		l = k0;
+	if (k1 < h)
+		h = k1;
+	if (h <= l)
+		l = h = *hi;
+	*lo = (int64_t)l;
+	*hi = (int64_t)h;
+}
+
 /* Are the keys a * i + b of iterations [lo, hi) all in [0, n)?  As
  * sap_affine_in: a key that wraps between the ends (i * 2^62 + 3 is 3 at
  * i = 0 and at i = 4) has an end that overflows, so the body checks each. */

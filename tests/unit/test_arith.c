@@ -62,6 +62,46 @@ START_TEST(abs_min_max)
 }
 END_TEST
 
+/* sap_keys_clip against every k: the iterations of [lo, hi) whose key
+ * a * k + b is in [0, n), as one interval, or empty at hi; and at the
+ * ends of 64 bits. */
+START_TEST(keys_clip)
+{
+	for (int64_t a = -3; a <= 3; a++)
+		for (int64_t b = -12; b <= 12; b++)
+			for (int64_t n = 0; n <= 8; n++)
+				for (int64_t lo = -7; lo <= 7; lo++)
+					for (int64_t hi = lo; hi <= 7; hi++) {
+						int64_t l = lo, h = hi, first = INT64_MAX, last = INT64_MIN;
+						sap_keys_clip(a, b, n, &l, &h);
+						for (int64_t k = lo; k < hi; k++)
+							if (a * k + b >= 0 && a * k + b < n) {
+								first = k < first ? k : first;
+								last = k;
+							}
+						if (first == INT64_MAX) {
+							ck_assert_int_eq(l, hi);
+							ck_assert_int_eq(h, hi);
+						} else {
+							ck_assert_int_eq(l, first);
+							ck_assert_int_eq(h, last + 1);
+						}
+					}
+	int64_t l = INT64_MIN, h = INT64_MAX;
+	sap_keys_clip(INT64_MAX, 0, 10, &l, &h);
+	ck_assert_int_eq(l, 0);
+	ck_assert_int_eq(h, 1);
+	l = INT64_MIN, h = INT64_MAX;
+	sap_keys_clip(-1, INT64_MIN, INT64_MAX, &l, &h);
+	ck_assert_int_eq(l, INT64_MIN);
+	ck_assert_int_eq(h, INT64_MIN + 1);
+	l = INT64_MIN, h = INT64_MAX;
+	sap_keys_clip(-2, INT64_MAX, INT64_MAX, &l, &h);
+	ck_assert_int_eq(l, 1);
+	ck_assert_int_eq(h, INT64_MAX / 2 + 1);
+}
+END_TEST
+
 START_TEST(dot_wraps)
 {
 	const int32_t a[] = { INT32_MAX, 1, -3 }, b[] = { 2, 5, 4 };
@@ -82,6 +122,7 @@ Suite *arith_suite(void)
 	tcase_add_exit_test(tc, mod_by_zero, 1);
 	tcase_add_test(tc, abs_min_max);
 	tcase_add_test(tc, dot_wraps);
+	tcase_add_test(tc, keys_clip);
 	suite_add_tcase(s, tc);
 	return s;
 }
