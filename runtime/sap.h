@@ -558,6 +558,15 @@ typedef enum sap_keykind { SAP_K_INT, SAP_K_LONG, SAP_K_STRING } sap_keykind;
 /* Hash map from int32_t, int64_t or sap_str keys to values of a fixed size.
  * Iteration order is insertion order, so programs are deterministic.  A
  * dmultimap keeps every inserted (key, value) pair. */
+/* An index slot of a map (dmap.c): s is 0 when empty, the entry index
+ * + 1 in the low SAP_DM_IDX_BITS and the hash's top bits above; k the
+ * key itself (int keys, sign-extended) or the key's whole hash (strings),
+ * so that a probe compares keys without reading the entry: one cache
+ * miss fewer a lookup. */
+typedef struct sap_dm_slot {
+	uint64_t s, k;
+} sap_dm_slot;
+
 typedef struct sap_dmap {
 	const char *name;
 	sap_keykind kk;
@@ -573,7 +582,7 @@ typedef struct sap_dmap {
 	char *vals;                     /* entry i's value at i * vstride */
 	size_t entsize, vstride;
 	int64_t nents, capents, live;
-	uint64_t *slots;                /* open addressing over entry indices */
+	struct sap_dm_slot *slots;      /* open addressing over entry indices */
 	int64_t nslots;
 	/* Or, for int and long keys that fill much of a range (ids), the
 	 * entry index + 1 of key k at dix[k - dlo], for k in [dlo, dlo + dn):
@@ -682,26 +691,15 @@ static inline int64_t sap_dm_hit_ent(const sap_dmap *m, int64_t key, bool wide)
 	}
 	if (m->nslots == 0)
 		return -1;
+	(void)wide;
 	uint64_t h = sap_dm_ihash((uint64_t)key);
-	uint64_t mask = (uint64_t)m->nslots - 1, tag = h & ~SAP_DM_IDX_MASK;
+	uint64_t mask = (uint64_t)m->nslots - 1;
 	for (uint64_t p = h & mask;; p = (p + 1) & mask) {
-		uint64_t s = m->slots[p];
-		if (s == 0)
+		sap_dm_slot sl = m->slots[p];
+		if (sl.s == 0)
 			return -1;
-		if ((s & SAP_DM_IDX_MASK) && (s & ~SAP_DM_IDX_MASK) == tag) {
-			int64_t i = (int64_t)(s & SAP_DM_IDX_MASK) - 1;
-			const char *e = m->ents + (size_t)i * m->entsize;
-			int64_t k;
-			if (wide)
-				memcpy(&k, e, sizeof k);
-			else {
-				int32_t k32;
-				memcpy(&k32, e, sizeof k32);
-				k = k32;
-			}
-			if (k == key)
-				return i;
-		}
+		if ((sl.s & SAP_DM_IDX_MASK) && sl.k == (uint64_t)key)
+			return (int64_t)(sl.s & SAP_DM_IDX_MASK) - 1;
 	}
 }
 
