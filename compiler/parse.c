@@ -251,6 +251,11 @@ void parse_syntax_error(Program *p, Tok t)
 		           "%.*s(x)", p->prev.len, p->prev.p);
 		return;
 	}
+	if (t.kind == TK_LBRACE && (p->prev.kind == TK_COMMA || p->prev.kind == TK_LPAREN)) {
+		diag_error(p->cur, t.off, "SAP has no array or struct literals: declare a local, set "
+		           "its elements (a variable declared without a value is all zeros) and pass it");
+		return;
+	}
 	if (t.kind == TK_LBRACE && p->prev.kind == TK_ASSIGN) {
 		diag_error(p->cur, t.off, "SAP has no brace initialisers: assign the elements one by one "
 		           "(a[0] = 1; ...) or in a loop");

@@ -2,6 +2,7 @@
 compile_tests = \
 	tests/compile/c-pointer.sap \
 	tests/compile/c-method.sap \
+	tests/compile/array-literal.sap \
 	tests/compile/function-dds.sap \
 	tests/compile/key-field-written.sap \
 	tests/compile/c-arrow.sap \
