@@ -330,8 +330,24 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	if (dds >= 0) {
 		fix = fix_for(spec, dds);
 	} else if (adds) {
-		fix = sap_strf("take the additive updates out of the plan with 'accumulate(+: D)' or "
-		               "'relaxed(+: D)' (sapc --explain names them)");
+		/* The DDSs only added to, by name; accumulate only for those
+		 * the body does not read. */
+		char *names = NULL;
+		bool read = false;
+		for (int k = 0; k < spec->ndds; k++) {
+			if (spec->dds[k].additive != 1 && spec->dds[k].additive != 2)
+				continue;
+			read |= spec->dds[k].additive == 2;
+			char *n = names ? sap_strf("%s, %s", names, spec->dds[k].name) :
+			          sap_strf("%s", spec->dds[k].name);
+			free(names);
+			names = n;
+		}
+		fix = read ? sap_strf("take the additive updates out of the plan with "
+		                      "'relaxed(+: %s)' (sap(7): what it relaxes)", names) :
+		      sap_strf("take the additive updates out of the plan with 'accumulate(+: %s)'",
+		               names);
+		free(names);
 	} else {
 		fix = sap_strf("the body does more than add to what it writes, so neither accumulate "
 		               "nor relaxed applies: spread its writes over more elements");

@@ -216,13 +216,14 @@ for pt in 1x2 2x1; do
 	grep warning rng.err | diff want - || fail "rng on $pt: not the one warning expected"
 done
 
-# Of two DDSs, the warning names neither.
+# Of two DDSs added to, one also read (W): the warning names both, for
+# relaxed (accumulate would not take W).
 $MPIEXEC -n 1 ./spread --threads=2 --two >/dev/null 2>two.err || fail "spread --two"
 echo "spread.sap:25:1: warning: async for runs serially on 2 workers (balance 2.0):" \
 	"no element is written by more than 9% of its iterations, but they write 24.0" \
 	"elements each on average, so every task group shares blocks with the others;" \
-	"take the additive updates out of the plan with 'accumulate(+: D)' or 'relaxed(+: D)'" \
-	"(sapc --explain names them), or run with --locks (not deterministic)" >want
+	"take the additive updates out of the plan with 'relaxed(+: W, V)'" \
+	"(sap(7): what it relaxes), or run with --locks (not deterministic)" >want
 diff want two.err || fail "spread --two: not the one warning expected"
 # With --locks on and no group to lock (one key in every iteration), it
 # is no advice.
