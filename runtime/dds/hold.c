@@ -523,9 +523,13 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		           !d->slice_reads;
 		/* A vector read only at the loop variable, in a run of
 		 * iterations [a, b): those keys, not the whole vector; or
-		 * only at its neighbours: [a + near_lo, b + near_hi). */
-		span[k] = !p && d->dv && (d->by_index || (d->near && !d->dv->part_only)) &&
-		          !(d->mode & SAP_WRITE);
+		 * only at its neighbours: [a + near_lo, b + near_hi); or
+		 * written (and read) only at the loop variable, which the
+		 * loop leaves where it ran (settle_chunks): r[i] -= c * X[i]
+		 * over a loaded X sent the rank's share of r every call. */
+		span[k] = !p && d->dv && (((d->by_index || (d->near && !d->dv->part_only)) &&
+		                           !(d->mode & SAP_WRITE)) ||
+		                          (d->at_own && !d->dv->part_only));
 		known[k] |= span[k];
 		any |= known[k] && d->dv->holder;
 	}

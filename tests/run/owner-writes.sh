@@ -59,4 +59,36 @@ for np in 2 3; do
 	sent=$(echo "$rows" | awk '{ print $13 }' | sort -u)
 	test "$sent" = 0.00 || fail "$np ranks: loop 2 sent $sent MB: $rows"
 done
+
+# The same over a loaded vector, held in parts, that the loop reads at
+# the loop variable: the iterations run by its parts (chunks), and a
+# vector written there stays there.  r[i] -= c * X[i][j] sent the rank's
+# share of r every call (a user sweep's Lasso over dense rows).
+awk 'BEGIN { for (i = 0; i < 30011; i++) print (i % 13) * 0.125, (i % 5) - 2 }' >X.txt
+awk 'BEGIN { for (i = 0; i < 30011; i++) print (i % 17) * 0.5 }' >y.txt
+cat >ol.sap <<'SAP'
+dvector<float[2]> X = load("X.txt");
+dvector<double> r = load("y.txt");
+long n = len(X);
+for (int k = 0; k < 20; k++) {
+    int j = k % 2;
+    double s = 0;
+    async for (long i = 0; i < n; i++) reduce(+: s) { s += X[i][j] * r[i]; }
+    async for (long i = 0; i < n; i++) { r[i] -= 1e-6 * s * X[i][j]; }
+}
+save(r, "r.txt");
+SAP
+"$SAPC" -O2 -o ol ol.sap || fail "sapc ol.sap"
+for l in "1 1" "2 1" "3 1" "1 2"; do
+	set -- $l
+	$MPIEXEC -n "$1" ./ol --threads="$2" --stats >"out.$1$2" 2>"err.$1$2" </dev/null ||
+		{ cat "err.$1$2"; fail "ol on $1 x $2: the run failed"; }
+	mv r.txt "r.$1$2"
+done
+cmp -s r.21 r.12 || fail "ol: 2 x 1 differs from 1 x 2"
+for np in 2 3; do
+	rows=$(grep "^ *2 [^ ]*ol.sap:8 " "err.${np}1")
+	sent=$(echo "$rows" | awk '{ print $13 }' | sort -u)
+	test "$sent" = 0.00 || fail "ol on $np ranks: loop 2 sent $sent MB: $rows"
+done
 exit 0
