@@ -850,6 +850,35 @@ static void replace_red(const sap_reduce *r, const sap_async_spec *spec, char *r
 	free(in);
 }
 
+/* A vector accumulate buffer's piece in the chain (or a map buffer's
+ * dense array's, map): pre's elements, or the zeros of init on rank 0,
+ * then each worker's, in order. */
+typedef struct acc_job {
+	const sap_numtype *num;
+	size_t es;
+	const char *reds;
+	size_t rsize, off;
+	int T;
+	char *into;
+	bool map;
+} acc_job;
+
+static void acc_add(void *arg, int64_t e0, int64_t e1, const void *pre)
+{
+	acc_job *j = arg;
+	char *d = j->into + (size_t)e0 * j->es;
+	if (pre)
+		memcpy(d, pre, (size_t)(e1 - e0) * j->es);
+	for (int w = 0; w < j->T; w++) {
+		const char *at = j->reds + (size_t)w * j->rsize + j->off, *b;
+		if (j->map)
+			b = ((const sap_dmap *)at)->dense;
+		else
+			memcpy(&b, at, sizeof b);
+		sap_acc_add(j->num, d, b + (size_t)e0 * j->es, e1 - e0);
+	}
+}
+
 /* A map accumulate buffer that shadows its target (sap_acc_shadow) has
  * the sums of the target's keys in an array by entry.  Where every rank's
  * target holds the same keys at the same entries (a map the ranks built
@@ -858,27 +887,6 @@ static void replace_red(const sap_reduce *r, const sap_async_spec *spec, char *r
  * the records would: ((rank 0's workers) + rank 1's workers) + ...  Only
  * keys new to the target then go as records.  Whether the targets agree
  * is asked of all ranks, by a hash of their entries in order. */
-typedef struct dense_job {
-	const sap_numtype *num;
-	size_t es;
-	const char *reds;
-	size_t rsize, off;
-	int T;
-	char *into;
-} dense_job;
-
-static void dense_add(void *arg, int64_t e0, int64_t e1, const void *pre)
-{
-	dense_job *j = arg;
-	char *d = j->into + (size_t)e0 * j->es;
-	if (pre)
-		memcpy(d, pre, (size_t)(e1 - e0) * j->es);
-	for (int w = 0; w < j->T; w++) {
-		const sap_dmap *b = (const sap_dmap *)(j->reds + (size_t)w * j->rsize + j->off);
-		sap_acc_add(j->num, d, b->dense + (size_t)e0 * j->es, e1 - e0);
-	}
-}
-
 static void dense_chains(const sap_reduce *r, const sap_async_spec *spec, char *reds, int T,
                          char *red, sap_dist_stats *stats)
 {
@@ -918,8 +926,8 @@ static void dense_chains(const sap_reduce *r, const sap_async_spec *spec, char *
 			continue;
 		size_t off = r->acc[a].off;
 		sap_dmap *b = (sap_dmap *)(red + off);
-		dense_job j = { b->num, b->valsize, reds, r->size, off, T, b->dense };
-		sap_chain_sum_to(b->dense, b->shadow->nents, b->valsize, true, dense_add, &j, NULL,
+		acc_job j = { b->num, b->valsize, reds, r->size, off, T, b->dense, true };
+		sap_chain_sum_to(b->dense, b->shadow->nents, b->valsize, true, acc_add, &j, NULL,
 		                 stats);
 		b->dense_all = true;
 		for (int w = 0; w < T; w++) {
@@ -946,29 +954,6 @@ static char *big_recv(int from, int64_t *n)
 	return b;
 }
 
-/* A vector accumulate buffer's piece in the chain: pre's elements, or
- * the zeros of init on rank 0, then each worker's, in order. */
-typedef struct acc_job {
-	const sap_numtype *num;
-	size_t es;
-	const char *reds;
-	size_t rsize, off;
-	int T;
-	char *into;
-} acc_job;
-
-static void acc_add(void *arg, int64_t e0, int64_t e1, const void *pre)
-{
-	acc_job *j = arg;
-	char *d = j->into + (size_t)e0 * j->es;
-	if (pre)
-		memcpy(d, pre, (size_t)(e1 - e0) * j->es);
-	for (int w = 0; w < j->T; w++) {
-		const char *b;
-		memcpy(&b, j->reds + (size_t)w * j->rsize + j->off, sizeof b);
-		sap_acc_add(j->num, d, b + (size_t)e0 * j->es, e1 - e0);
-	}
-}
 
 /* With one worker a rank, a vector held in pieces by the ranks (no
  * element held by all) needs no chain: each rank sends each holder its
@@ -1080,7 +1065,7 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
 				continue;
 			char *buf;
 			memcpy(&buf, (char *)red + r->acc[a].off, sizeof buf);
-			acc_job j = { r->acc[a].num, v->elsize, reds, r->size, r->acc[a].off, T, buf };
+			acc_job j = { r->acc[a].num, v->elsize, reds, r->size, r->acc[a].off, T, buf, false };
 			char *w0;
 			memcpy(&w0, reds + j.off, sizeof w0);
 			/* Where the vector is held by ranks, the sums go to the

@@ -137,6 +137,18 @@ static inline void cp(char *d, const char *s, size_t es)
 		memcpy(d, s, es);
 }
 
+/* Rows key[0 .. n) of w's vector: old (their values, in that order) and
+ * the workers' total changes tot merged, in one call, and stored. */
+static void merge_rows(const sap_syncdds *w, char *tot, const char *old, const int64_t *key,
+                       int64_t n, int64_t A)
+{
+	sap_dvec *v = w->dv;
+	size_t es = v->elsize;
+	sap_sc_merge(w, tot, old, tot, n, A);
+	for (int64_t q = 0; q < n; q++)
+		cp(v->data + (size_t)key[q] * es, tot + (size_t)q * es, es);
+}
+
 /* ---- recording ---- */
 
 typedef struct rec_ctx {
@@ -419,9 +431,7 @@ void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *
 			nrow++;
 			j = e;
 		}
-		sap_sc_merge(w, tot, olds, tot, nrow, A);
-		for (int64_t q = 0; q < nrow; q++)
-			cp(v->data + (size_t)at[q] * es, tot + (size_t)q * es, es);
+		merge_rows(w, tot, olds, at, nrow, A);
 		free(at);
 		free(olds);
 		free(tot);
@@ -554,9 +564,7 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A)
 		}
 		for (int64_t q = 0; q < nrow; q++)
 			cp(olds + (size_t)q * es, v->data + (size_t)rk[q] * es, es);
-		sap_sc_merge(w, tot, olds, tot, nrow, A);
-		for (int64_t q = 0; q < nrow; q++)
-			cp(v->data + (size_t)rk[q] * es, tot + (size_t)q * es, es);
+		merge_rows(w, tot, olds, rk, nrow, A);
 		free(rk);
 		free(tot);
 		free(o);
