@@ -732,7 +732,8 @@ static inline __attribute__((always_inline)) void *sap_dm_upsert_int(sap_dmap *m
 	return sap_dm_upsert(m, &k);
 }
 
-static inline void *sap_dm_find_int(sap_dmap *m, int64_t key, bool wide)
+static inline __attribute__((always_inline)) void *sap_dm_find_int(sap_dmap *m, int64_t key,
+                                                                  bool wide)
 {
 	if (sap_dm_near(m))
 		return sap_dm_hit(m, key, wide);
@@ -742,7 +743,8 @@ static inline void *sap_dm_find_int(sap_dmap *m, int64_t key, bool wide)
 	return sap_dm_find(m, &k);
 }
 
-static inline void *sap_dm_get_int(sap_dmap *m, int64_t key, bool wide, const sap_site *s)
+static inline __attribute__((always_inline)) void *sap_dm_get_int(sap_dmap *m, int64_t key,
+                                                                 bool wide, const sap_site *s)
 {
 	void *v = sap_dm_find_int(m, key, wide);
 	if (v)
