@@ -70,5 +70,7 @@ grep -q "write recon = off" err || { cat err; fail "km: the warning says not wha
 $MPIEXEC -n 1 ./km --threads=2 --quiet-plans >out 2>err </dev/null || { cat err; fail "km failed"; }
 test ! -s err || { cat err; fail "km --quiet-plans: warned"; }
 $MPIEXEC -n 1 ./emb --threads=2 >out 2>err </dev/null || { cat err; fail "emb failed"; }
-test ! -s err || { cat err; fail "emb: warned of a slice that pays"; }
+# (A loaded machine may find its steps cost more to merge than the
+# body takes, which is the other warning, about the batch.)
+! grep -q 'slice only adds work' err || { cat err; fail "emb: warned of a slice that pays"; }
 exit 0
