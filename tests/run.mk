@@ -3,6 +3,9 @@
 ## X.status, X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
 run_tests = \
+	tests/run/edge-keys.sap \
+	tests/run/sync-inf.sap \
+	tests/run/sync-local-layouts.sh \
 	tests/run/pagerank-ids.sap \
 	tests/run/acc-map-dense.sap \
 	tests/run/interleaved-keys.sap \
