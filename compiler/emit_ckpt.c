@@ -12,6 +12,7 @@
  * temporaries go) are written before they are read again.  Every
  * parallel loop is in main's code: a function cannot hold one (sap(7)). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "sapc.h"
 
@@ -243,11 +244,15 @@ static bool reach(Node *n, Node *site, Live *live)
 /* What main may read after site: see above.  What a live vector's
  * making reads when --resume makes it again, and the map a live
  * vector's keys come from, are live too. */
-static void live_after(Node *site, Live *live)
+static void live_after(Node *site, Live *live, Vec *in_funcs)
 {
-	for (Node *n = E->prog->items; n; n = n->next)
-		if (n->kind == N_FUNC)
-			mentions(n->body, live);
+	for (int i = 0; i < in_funcs->n; i++) {
+		Sym *v = in_funcs->v[i];
+		if (v->live_at != live->at) {
+			v->live_at = live->at;
+			vec_push(&live->syms, v);
+		}
+	}
 	reach_list(E->prog->items, site, live);
 	for (int i = 0; i < live->syms.n; i++) {
 		Sym *v = live->syms.v[i];
@@ -256,6 +261,12 @@ static void live_after(Node *site, Live *live)
 		if (v->ty->kind == TY_DVEC && v->decl && v->decl->size)
 			mentions(v->decl->size, live);
 	}
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
 }
 
 void emit_state_fn(void)
@@ -267,14 +278,22 @@ void emit_state_fn(void)
 	int nsite = E->resume_points.n;
 	/* gone[i * nsite + k]: driver variable i is not live after site k. */
 	bool *gone = xcalloc((size_t)vars.n * (size_t)nsite + 1, sizeof *gone);
+	/* What the functions mention, once: every site has it live. */
+	Live funcs = { {0}, -1 };
+	for (Node *n = E->prog->items; n; n = n->next)
+		if (n->kind == N_FUNC)
+			mentions(n->body, &funcs);
+	for (int i = 0; i < funcs.syms.n; i++)
+		((Sym *)funcs.syms.v[i])->live_at = 0;
 	for (int k = 0; k < nsite; k++) {
 		Live live = { {0}, k + 1 };
-		live_after(E->resume_points.v[k], &live);
+		live_after(E->resume_points.v[k], &live, &funcs.syms);
 		for (int i = 0; i < vars.n; i++)
 			gone[(size_t)i * (size_t)nsite + (size_t)k] = ((Sym *)vars.v[i])->live_at != k + 1;
 		for (int i = 0; i < live.syms.n; i++)
 			((Sym *)live.syms.v[i])->live_at = 0;
 	}
+	int *ids = xcalloc((size_t)nsite + 1, sizeof *ids);
 	Buf b = {0};
 	buf_puts(&b, "/* The driver variables, DDSs and loops the program may read after\n"
 	         " * loop `at`, for a checkpoint to write and --resume to read back. */\n"
@@ -284,12 +303,24 @@ void emit_state_fn(void)
 		Type *t = v->ty;
 		if (v->vclass == V_CONST || v->vclass == V_PARAM)
 			continue;
-		Buf dead = {0};
-		buf_puts(&dead, "");
+		/* The sites where v is dead, as runs of loop numbers: a test a
+		 * site made the state function quadratic in a long program. */
+		int nid = 0;
 		for (int k = 0; k < nsite; k++)
 			if (gone[(size_t)i * (size_t)nsite + (size_t)k])
-				buf_printf(&dead, "%sat != %d", dead.len ? " && " : "",
-				           ((Node *)E->resume_points.v[k])->li->id);
+				ids[nid++] = ((Node *)E->resume_points.v[k])->li->id;
+		qsort(ids, (size_t)nid, sizeof *ids, cmp_int);
+		Buf dead = {0};
+		buf_puts(&dead, "");
+		for (int a = 0, z; a < nid; a = z) {
+			for (z = a + 1; z < nid && ids[z] <= ids[z - 1] + 1; z++)
+				;
+			if (ids[z - 1] == ids[a])
+				buf_printf(&dead, "%sat != %d", dead.len ? " && " : "", ids[a]);
+			else
+				buf_printf(&dead, "%s(at < %d || at > %d)", dead.len ? " && " : "",
+				           ids[a], ids[z - 1]);
+		}
 		if (dead.len)
 			buf_printf(&b, "\tif (%s)\n\t", dead.s);
 		const char *name = emit_cstr(v->name, strlen(v->name));
