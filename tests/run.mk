@@ -2,6 +2,19 @@
 ## its output (tests/run/X.sap with X.out, and optionally X.args, X.flags,
 ## X.status, X.err, X.c, X.NAME.in inputs and X.NAME.expect outputs), and scripts
 ## that compare whole programs.
+## The longest run first, so that make -j does not end on one of them.
+run_slow_tests = \
+	tests/run/reduce-grid.sh \
+	tests/run/hot-keys.sh \
+	tests/run/chain-pieces.sh \
+	tests/run/bad-input.sh \
+	tests/run/slice-twins.sh \
+	tests/run/text-errors.sh \
+	tests/run/folded-keys.sh \
+	tests/run/async-order.sh \
+	tests/run/ckpt-resume.sh \
+	tests/run/ckpt-damage.sh \
+	tests/run/ckpt-faults.sh
 run_tests = \
 	tests/run/edge-keys.sap \
 	tests/run/sync-inf.sap \
@@ -57,10 +70,8 @@ run_tests = \
 	tests/run/args-ranks.sh \
 	tests/run/wtime-ranks.sh \
 	tests/run/slice-vars.sh \
-	tests/run/async-order.sh \
 	tests/run/dump-order-error.sh \
 	tests/run/if-assign-key.sh \
-	tests/run/bad-input.sh \
 	tests/run/output-is-input.sh \
 	tests/run/codec-ranks.sh \
 	tests/run/cond-keys.sap \
@@ -99,17 +110,12 @@ run_tests = \
 	tests/run/merge-fn-rows.sap \
 	tests/run/slice-locals.sap \
 	tests/run/error-stops.sh \
-	tests/run/folded-keys.sh \
 	tests/run/folded-keys-c.sh \
 	tests/run/audit-maps.sh \
 	tests/run/ranged-const-c.sh \
 	tests/run/blas-threads.sh \
-	tests/run/chain-pieces.sh \
-	tests/run/ckpt-damage.sh \
-	tests/run/ckpt-faults.sh \
 	tests/run/ckpt-kill.sh \
 	tests/run/ckpt-live.sh \
-	tests/run/ckpt-resume.sh \
 	tests/run/ckpt-empty.sh \
 	tests/run/cond-access.sap \
 	tests/run/elem-types.sap \
@@ -117,7 +123,6 @@ run_tests = \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/holders-ranks.sh \
-	tests/run/hot-keys.sh \
 	tests/run/key-plan.sh \
 	tests/run/strips.sh \
 	tests/run/colouring.sh \
@@ -156,7 +161,6 @@ run_tests = \
 	tests/run/params-set.sap \
 	tests/run/params.sap \
 	tests/run/parts-ranks.sh \
-	tests/run/reduce-grid.sh \
 	tests/run/rng-calls.sap \
 	tests/run/relaxed.sap \
 	tests/run/relaxed-ranks.sh \
@@ -169,7 +173,6 @@ run_tests = \
 	tests/run/sgdmf-adaptive.sh \
 	tests/run/slice-bounds.sap \
 	tests/run/slice-errors.sh \
-	tests/run/slice-twins.sh \
 	tests/run/ssp-ranks.sh \
 	tests/run/staged.sap \
 	tests/run/stdlib.sap \
@@ -177,14 +180,13 @@ run_tests = \
 	tests/run/gemm.sap \
 	tests/run/strings-ranks.sap \
 	tests/run/sync-ranks.sh \
-	tests/run/text-errors.sh \
 	tests/run/text-roundtrip.sh \
 	tests/run/sparse-ranks.sh \
 	tests/run/stdin-ranks.sh \
 	tests/run/w2v-sample.sh \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
-EXTRA_DIST += $(run_tests) \
+EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/params-defaults.out tests/run/params-defaults.args tests/run/string-conv.out \
 	tests/run/conv-implicit.flags tests/run/const-limits.flags \
 	tests/run/save-nan-field.status tests/run/save-nan-field.err tests/run/save-nan-field.out \
