@@ -7,6 +7,7 @@
 #define SAP_INT_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include "comm/comm.h"
 #include "sap.h"
 
@@ -120,6 +121,10 @@ void sap_wtime_continue(double then);
  * themselves in on the driver, so that wtime() tells driver code from a
  * body (sap_wtime_prog). */
 extern _Atomic int sap_loops_running;
+static inline bool sap_in_loop(void)
+{
+	return atomic_load_explicit(&sap_loops_running, memory_order_relaxed) != 0;
+}
 /* The stack sap_main gave the program's thread, which the workers get
  * too; 0: the default (stack.c). */
 extern size_t sap_stack_bytes;
@@ -319,6 +324,9 @@ void sap_dm_set_parted(sap_dmap *m, int64_t total);
 void sap_dm_unpart(sap_dmap *m);
 /* Collective: a parted m whole on every rank, in insertion order. */
 void sap_dm_whole(sap_dmap *m);
+/* A multimap's values listed key by key, for a loop that reads it and
+ * does not change its keys: if it has many values a key (dmap.c). */
+void sap_dm_group(sap_dmap *m);
 void sap_dm_whole_all(void);
 /* Collective, for driver code on a parted m: sap_dm_here asked of
  * key's owner.  *val is a copy of the value, every rank's own, which

@@ -612,6 +612,10 @@ typedef struct sap_dmap {
 	char *dense;
 	bool dense_all;         /* dense holds every rank's sums already
 	                           (sap_dist_reduce): not packed, kept */
+	/* A multimap's values key by key while its keys stay
+	 * (sap_dm_group); reads by driver code since they changed. */
+	char *gval;
+	int64_t reads;
 } sap_dmap;
 
 void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,

@@ -1316,7 +1316,14 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	for (int k = 0; !mk && spec->dds && k < spec->ndds; k++)
 		if (spec->dds[k].dm)
 			sap_dm_whole(spec->dds[k].dm);
-	/* Now that the maps are as the loop sees them. */
+	/* Now that the maps are as the loop sees them.  A multimap the loop
+	 * reads and does not change lists its values by key, where the
+	 * loop is long enough to pay for the listing. */
+	for (int k = 0; spec->dds && k < spec->ndds; k++) {
+		sap_dmap *m = spec->dds[k].dm;
+		if (m && m->multi && !(spec->dds[k].mode & SAP_WRITE) && 4 * (hi - lo) >= m->nkeys)
+			sap_dm_group(m);
+	}
 	if (r && spec->dds) {
 		x.spec = spec;
 		x.n = hi - lo;
