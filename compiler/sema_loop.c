@@ -157,6 +157,265 @@ static void check_reduce(Node *loop)
 	}
 }
 
+/* ---- what a body does with its reduce variables ----
+ *
+ * Within the body a reduce variable is a worker's partial value, which
+ * starts at the operator's identity.  A body that replaces it (last =
+ * x[i]) or reads it (if (s < 10) s += x) computes what no serial order of
+ * the iterations would, and differently on every number of workers: the
+ * loop would not be serializable.  With an operator, then, the variable
+ * may only be updated by that operator; min and max may also test it
+ * (if (x > best) best = x), && and || test it and set their absorbing
+ * value.  A function's partial value is the user's to read.  A sync
+ * for, whose mini-batches are not serializable anyway, is left as its
+ * reduce semantics say. */
+
+typedef struct RedUse {
+	Node *loop;
+	int guard;              /* enclosing conditions that test a variable */
+} RedUse;
+
+static Node *lvalue_base(Node *e)
+{
+	while (e && (e->kind == N_INDEX || e->kind == N_FIELD))
+		e = e->lhs;
+	return e;
+}
+
+/* The same place, written the same way (hist[b], acc.sum[2]). */
+static bool same_place(Node *a, Node *b)
+{
+	if (!a || !b || a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case N_NAME:
+		return a->sym == b->sym;
+	case N_INT:
+		return a->ival == b->ival;
+	case N_FIELD:
+		return a->field_index == b->field_index && same_place(a->lhs, b->lhs);
+	case N_INDEX:
+		return same_place(a->lhs, b->lhs) && same_place(a->rhs, b->rhs);
+	case N_BINARY:
+		return a->op == b->op && same_place(a->lhs, b->lhs) && same_place(a->rhs, b->rhs);
+	case N_CONV: case N_UNARY:
+		return a->op == b->op && a->ty == b->ty && same_place(a->lhs, b->lhs);
+	default:
+		return false;
+	}
+}
+
+static int names_red(Node *n, void *arg)
+{
+	Node *loop = arg;
+	return n->kind == N_NAME && n->sym && sema_is_reduce_var(loop, n->sym) ? 1 : 0;
+}
+
+static bool mentions_red(Node *e, Node *loop)
+{
+	return emit_any_node(e, names_red, loop);
+}
+
+/* The reduce clause of s in loop, and its operator ("+", "min", or a
+ * function's name). */
+static Node *clause_of(Node *loop, Sym *s)
+{
+	for (int i = 0; i < loop->li->reduce_syms.n; i++)
+		if (loop->li->reduce_syms.v[i] == s)
+			return loop->li->reduce_ops.v[i];
+	return NULL;
+}
+
+static bool by_function(Node *cl)
+{
+	return cl->sym != NULL;
+}
+
+static _Noreturn void red_misuse(Node *at, Node *cl, Sym *s, bool reads)
+{
+	const char *op = sema_S(cl->name), *v = s->name;
+	const char *how =
+		cl->op == TK_PLUS ? format("%s += e, %s -= e, %s++ or %s = %s + e", v, v, v, v, v) :
+		cl->op == TK_STAR ? format("%s *= e or %s = %s * e", v, v, v) :
+		cl->op == TK_AND ? format("%s &= e", v) :
+		cl->op == TK_OR ? format("%s |= e", v) :
+		cl->op == TK_XOR ? format("%s ^= e", v) :
+		cl->op == TK_ANDAND ? format("%s = %s && e, or %s = false", v, v, v) :
+		cl->op == TK_OROR ? format("%s = %s || e, or %s = true", v, v, v) :
+		format("%s = %s(%s, e), or tested: if (e %s %s) %s = e", v, op, v,
+		       !strcmp(op, "min") ? "<" : ">", v, v);
+	sema_fail_note(at, format(reads ? "the body reads reduce variable '%s', which within it is a "
+	                                  "worker's partial value, not the running result"
+	                                : "this replaces reduce variable '%s', a worker's partial value "
+	                                  "(which starts at the reduction's identity), so the result "
+	                                  "would match no serial order of the iterations", v),
+	               cl, format("reduce(%s: %s) is here; in the body, update '%s' only as %s", op, v, v,
+	                          how));
+}
+
+/* Whether rhs, assigned to place (of reduce variable s, clause cl), is
+ * an update by cl's operator: place op e, e op place, or the extremum. */
+static bool is_update(Node *place, Node *rhs, Node *cl, Node *loop, int guard)
+{
+	const char *op = sema_S(cl->name);
+	bool mn = !strcmp(op, "min"), mx = !strcmp(op, "max");
+	if (rhs->kind == N_BINARY && rhs->op == cl->op) {
+		bool left = same_place(rhs->lhs, place), right = same_place(rhs->rhs, place);
+		return (left && !mentions_red(rhs->rhs, loop)) || (right && !mentions_red(rhs->lhs, loop));
+	}
+	if (rhs->kind == N_BINARY && ((cl->op == TK_PLUS && rhs->op == TK_MINUS) ||
+	                              (cl->op == TK_STAR && rhs->op == TK_SLASH)))
+		return same_place(rhs->lhs, place) && !mentions_red(rhs->rhs, loop);
+	if (rhs->kind == N_CALL && ((mn && rhs->builtin == B_MIN) || (mx && rhs->builtin == B_MAX)) &&
+	    rhs->args && rhs->args->next) {
+		Node *a = rhs->args, *b = a->next;
+		return (same_place(a, place) && !mentions_red(b, loop)) ||
+		       (same_place(b, place) && !mentions_red(a, loop));
+	}
+	/* best = x > best ? x : best */
+	if ((mn || mx) && rhs->kind == N_COND)
+		return (same_place(rhs->then, place) || !mentions_red(rhs->then, loop)) &&
+		       (same_place(rhs->els, place) || !mentions_red(rhs->els, loop));
+	if (cl->op == TK_ANDAND && rhs->kind == N_BOOL && !rhs->ival)
+		return true;
+	if (cl->op == TK_OROR && rhs->kind == N_BOOL && rhs->ival)
+		return true;
+	/* best = x, where a condition around tests best. */
+	return (mn || mx) && guard > 0 && !mentions_red(rhs, loop);
+}
+
+static void check_red_uses(Node *n, RedUse *u);
+
+static void check_red_list(Node *n, RedUse *u)
+{
+	for (; n; n = n->next)
+		check_red_uses(n, u);
+}
+
+/* A condition: min, max, && and || may test their variables there. */
+static bool check_red_cond(Node *c, RedUse *u)
+{
+	if (!c || !mentions_red(c, u->loop))
+		return false;
+	RedUse t = *u;
+	t.guard = -1;
+	check_red_uses(c, &t);
+	return true;
+}
+
+static void check_red_uses(Node *n, RedUse *u)
+{
+	if (!n)
+		return;
+	Node *loop = u->loop;
+	switch (n->kind) {
+	case N_NAME:
+		if (n->sym && sema_is_reduce_var(loop, n->sym)) {
+			Node *cl = clause_of(loop, n->sym);
+			const char *op = sema_S(cl->name);
+			bool tests = !strcmp(op, "min") || !strcmp(op, "max") || cl->op == TK_ANDAND ||
+			             cl->op == TK_OROR;
+			if (!by_function(cl) && !(tests && u->guard < 0))
+				red_misuse(n, cl, n->sym, true);
+		}
+		return;
+	case N_ASSIGN: case N_INCDEC: {
+		Node *b = lvalue_base(n->lhs);
+		Node *cl = b && b->kind == N_NAME && b->sym && sema_is_reduce_var(loop, b->sym) ?
+		           clause_of(loop, b->sym) : NULL;
+		if (!cl || by_function(cl))
+			break;
+		/* The place's subscripts are the body's own. */
+		for (Node *p = n->lhs; p != b; p = p->lhs)
+			if (p->kind == N_INDEX)
+				check_red_uses(p->rhs, u);
+		bool ok;
+		if (n->kind == N_INCDEC)
+			ok = cl->op == TK_PLUS;
+		else if (n->op == TK_ASSIGN)
+			ok = is_update(n->lhs, n->rhs, cl, loop, u->guard);
+		else
+			ok = (n->op == cl->op || (cl->op == TK_PLUS && n->op == TK_MINUS) ||
+			      (cl->op == TK_STAR && n->op == TK_SLASH)) &&
+			     (cl->op == TK_PLUS || cl->op == TK_STAR || cl->op == TK_AND ||
+			      cl->op == TK_OR || cl->op == TK_XOR) &&
+			     !mentions_red(n->rhs, loop);
+		/* s += s * x reads the partial; s = x replaces it. */
+		if (!ok)
+			red_misuse(n, cl, b->sym, n->kind == N_ASSIGN && mentions_red(n->rhs, loop) &&
+			                          !(n->op == TK_ASSIGN && n->rhs->kind == N_CALL));
+		/* What the update adds is checked as any expression; the
+		 * place itself is not a read. */
+		if (n->kind == N_ASSIGN && n->op == TK_ASSIGN) {
+			Node *r = n->rhs;
+			if (r->kind == N_COND) {
+				check_red_cond(r->cond, u);
+				if (!same_place(r->then, n->lhs))
+					check_red_uses(r->then, u);
+				if (!same_place(r->els, n->lhs))
+					check_red_uses(r->els, u);
+			} else if (r->kind == N_CALL || r->kind == N_BINARY) {
+				for (Node *a = r->kind == N_CALL ? r->args : NULL; a; a = a->next)
+					if (!same_place(a, n->lhs))
+						check_red_uses(a, u);
+				if (r->kind == N_BINARY) {
+					if (!same_place(r->lhs, n->lhs))
+						check_red_uses(r->lhs, u);
+					if (!same_place(r->rhs, n->lhs))
+						check_red_uses(r->rhs, u);
+				}
+			} else {
+				check_red_uses(r, u);
+			}
+		} else if (n->kind == N_ASSIGN) {
+			check_red_uses(n->rhs, u);
+		}
+		return;
+	}
+	case N_IF: case N_WHILE: case N_DO: case N_FOR: {
+		RedUse t = *u;
+		if (n->kind == N_FOR)
+			check_red_uses(n->init, u);
+		if (check_red_cond(n->cond, u) && t.guard >= 0)
+			t.guard++;
+		check_red_uses(n->then, &t);
+		check_red_uses(n->els, &t);
+		check_red_uses(n->step, &t);
+		check_red_uses(n->body, &t);
+		return;
+	}
+	case N_COND:
+		check_red_cond(n->cond, u);
+		check_red_uses(n->then, u);
+		check_red_uses(n->els, u);
+		return;
+	case N_CALL:
+		/* C may update a partial in place (tally(hist, k)): the user's
+		 * word that it adds. */
+		if (n->sym && n->sym->is_extern) {
+			for (Node *a = n->args; a; a = a->next)
+				if (!(a->kind == N_NAME && a->sym && sema_is_reduce_var(loop, a->sym)))
+					check_red_uses(a, u);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->step, n->body, n->size};
+	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+		check_red_uses(kids[i], u);
+	check_red_list(n->args, u);
+}
+
+static void check_reduce_uses(Node *loop)
+{
+	if (!loop->li->reduce_syms.n)
+		return;
+	RedUse u = { loop, 0 };
+	check_red_uses(loop->body, &u);
+}
+
 static void enter_parallel(Node *loop)
 {
 	if (sema_ctx.func)
@@ -237,6 +496,7 @@ void sema_check_async(Node *loop)
 	iv->loop = loop;
 	iv->is_driver = false;
 	sema_check_stmt(loop->body);
+	check_reduce_uses(loop);
 	sema_ctx = saved;
 	sema_close_scope();
 }

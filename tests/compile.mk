@@ -1,5 +1,9 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/reduce-replaced.sap \
+	tests/compile/reduce-read.sap \
+	tests/compile/reduce-wrong-op.sap \
+	tests/compile/reduce-self-term.sap \
 	tests/compile/c-pointer.sap \
 	tests/compile/c-method.sap \
 	tests/compile/array-literal.sap \
