@@ -367,6 +367,15 @@ static void explain_additive(FILE *out, LoopInfo *L)
 }
 
 /* The accesses, one line per DDS and key, with how each is known. */
+/* The key of a loop over a map's keys (async for (int a : m)), which
+ * the parser made a loop over the index of the keys' vector: NULL for
+ * another loop. */
+static Node *map_key_of(Node *l)
+{
+	Node *k = l->kind == N_ASYNC && l->body && l->body->kind == N_BLOCK ? l->body->args : NULL;
+	return k && k->kind == N_VAR && k->keys_of && k->init && k->init->kind == N_INDEX ? k : NULL;
+}
+
 static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 {
 	fprintf(out, "  accesses:\n");
@@ -374,9 +383,15 @@ static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 		fprintf(out, "    (none)\n");
 	Vec seen = {0};
 	char **texts = access_texts(L);
+	/* A loop over a map's keys reads its keys' vector at the hidden
+	 * index: the user wrote the key, which the header shows. */
+	Node *key = map_key_of(l);
+	Sym *keys = key ? key->init->lhs->sym : NULL;
 	for (int i = 0; i < L->accesses.n; i++) {
 		Access *a = L->accesses.v[i];
 		char *text = texts[i];
+		if (keys && a->dds == keys)
+			continue;
 		bool dup = false;
 		for (int k = 0; k < seen.n && !dup; k++)
 			dup = !strcmp(seen.v[k], text);
@@ -569,7 +584,11 @@ static void explain_loop(FILE *out, Node *l)
 	LoopInfo *L = l->li;
 	int line, col;
 	diag_linecol(l->file, l->off, &line, &col);
-	if (l->kind == N_ASYNC)
+	Node *key = map_key_of(l);
+	if (key)
+		fprintf(out, "%s:%d:%d: loop %d: async for (%s %s : %s)\n", l->file->name, line, col, L->id,
+		        ty_str(key->sym->ty), key->sym->name, acc_expr_str(key->keys_of));
+	else if (l->kind == N_ASYNC)
 		fprintf(out, "%s:%d:%d: loop %d: async for (%s in [%s, %s))\n", l->file->name, line, col, L->id,
 		        l->init->sym->name, acc_expr_str(l->init->init), acc_expr_str(l->cond->rhs));
 	else
