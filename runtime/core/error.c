@@ -189,6 +189,21 @@ void *sap_alloc_dds(size_t n)
 	return p;
 }
 
+void sap_advise_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	enum { HUGE = 2 << 20 };
+	if (!p || n < 2 * HUGE)
+		return;
+	uintptr_t a = ((uintptr_t)p + HUGE - 1) / HUGE * HUGE, b = ((uintptr_t)p + n) / HUGE * HUGE;
+	if (b > a)
+		madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 void *sap_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

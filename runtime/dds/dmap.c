@@ -270,6 +270,7 @@ static void direct_build(sap_dmap *m, int64_t lo, int64_t width)
 	m->nslots = m->nused = 0;
 	free(m->dix);
 	m->dix = sap_xcalloc((size_t)width, sizeof *m->dix);
+	sap_advise_huge(m->dix, (size_t)width * sizeof *m->dix);
 	m->dlo = lo;
 	m->dn = width;
 	account(m);
@@ -312,6 +313,7 @@ static bool direct_fits(sap_dmap *m, int64_t k)
 		memset(m->dix + m->dn, 0, (size_t)(width - m->dn) * sizeof *m->dix);
 	} else {
 		uint32_t *d = sap_xcalloc((size_t)width, sizeof *d);
+		sap_advise_huge(d, (size_t)width * sizeof *d);
 		memcpy(d + shift, m->dix, (size_t)m->dn * sizeof *d);
 		free(m->dix);
 		m->dix = d;
@@ -392,6 +394,7 @@ static void hash_rebuild(sap_dmap *m)
 	m->dn = 0;
 	free(m->slots);
 	m->slots = sap_xcalloc((size_t)want, sizeof *m->slots);
+	sap_advise_huge(m->slots, (size_t)want * sizeof *m->slots);
 	m->nslots = want;
 	account(m);
 	index_all(m);
