@@ -193,7 +193,8 @@ for pt in 1x1 1x2 2x1 2x2 3x1 3x2; do
 	echo "spread.sap:25:1: warning: async for runs serially on $w workers (balance $w.0):" \
 		"no element is written by more than 9% of its iterations, but they write 12.0" \
 		"elements each on average, so every task group shares blocks with the others;" \
-		"make its updates of W 'relaxed(+: W)'$locks" >want
+		"make its updates of W 'relaxed(+: W)', if the algorithm tolerates" \
+		"reading W a round stale (sap(7))$locks" >want
 	diff want spread.$pt.err || fail "spread on $pt: not the one warning expected"
 
 	# shellcheck disable=SC2086
@@ -212,7 +213,8 @@ for pt in 1x2 2x1; do
 	[ $np = 1 ] || locks=
 	echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
 		"100% of its iterations write B[0];" \
-		"make its updates of B 'relaxed(+: B)'$locks" >want
+		"make its updates of B 'relaxed(+: B)', if the algorithm tolerates" \
+		"reading B a round stale (sap(7))$locks" >want
 	grep warning rng.err | diff want - || fail "rng on $pt: not the one warning expected"
 done
 
@@ -222,14 +224,16 @@ $MPIEXEC -n 1 ./spread --threads=2 --two >/dev/null 2>two.err || fail "spread --
 echo "spread.sap:25:1: warning: async for runs serially on 2 workers (balance 2.0):" \
 	"no element is written by more than 9% of its iterations, but they write 24.0" \
 	"elements each on average, so every task group shares blocks with the others;" \
-	"take the additive updates out of the plan with 'relaxed(+: W, V)'" \
-	"(sap(7): what it relaxes), or run with --locks (not deterministic)" >want
+	"take the additive updates out of the plan with 'relaxed(+: W, V)', if the" \
+	"algorithm tolerates reading them a round stale (sap(7)), or run with --locks (not" \
+	"deterministic)" >want
 diff want two.err || fail "spread --two: not the one warning expected"
 # With --locks on and no group to lock (one key in every iteration), it
 # is no advice.
 $MPIEXEC -n 1 ./rng --threads=2 --locks >/dev/null 2>rngl.err || fail "rng --locks"
 echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
-	"100% of its iterations write B[0]; make its updates of B 'relaxed(+: B)'" >want
+	"100% of its iterations write B[0]; make its updates of B 'relaxed(+: B)', if the" \
+	"algorithm tolerates reading B a round stale (sap(7))" >want
 grep warning rngl.err | diff want - || fail "rng --locks: not the one warning expected"
 
 # --locks, or SAP_LOCKS=1, locks the group: said by the warning and --stats.
