@@ -16,6 +16,7 @@ run_slow_tests = \
 	tests/run/ckpt-damage.sh \
 	tests/run/ckpt-faults.sh
 run_tests = \
+	tests/run/string-key-order.sap \
 	tests/run/mmap-groups.sap \
 	tests/run/edge-keys.sap \
 	tests/run/sync-inf.sap \
@@ -188,7 +189,7 @@ run_tests = \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_slow_tests) $(run_tests) \
-	tests/run/mmap-groups.out \
+	tests/run/mmap-groups.out tests/run/string-key-order.out \
 	tests/run/params-defaults.out tests/run/params-defaults.args tests/run/string-conv.out \
 	tests/run/conv-implicit.flags tests/run/const-limits.flags \
 	tests/run/save-nan-field.status tests/run/save-nan-field.err tests/run/save-nan-field.out \

@@ -914,6 +914,43 @@ static int by_key(const void *x, const void *y)
 	}
 }
 
+/* A string key and its first 8 bytes as a big-endian number, which
+ * orders as strcmp does (the bytes unsigned, a shorter string first). */
+typedef struct str_rec {
+	uint64_t pre;
+	sap_str s;
+} str_rec;
+
+static int by_rest(const void *x, const void *y)
+{
+	return strcmp(((const str_rec *)x)->s + 8, ((const str_rec *)y)->s + 8);
+}
+
+/* n strings in strcmp order: by radix on their first 8 bytes, then
+ * strcmp over the rest where those are equal and the strings go on.  A
+ * loop over 1.8M word pairs spent seconds in qsort's strcmp calls. */
+static void sort_strs(sap_str *k, int64_t n)
+{
+	str_rec *r = sap_xmalloc((size_t)n * sizeof *r);
+	for (int64_t i = 0; i < n; i++) {
+		const unsigned char *c = (const unsigned char *)k[i];
+		uint64_t p = 0;
+		for (int b = 0; b < 8 && c[b]; b++)
+			p |= (uint64_t)c[b] << (56 - 8 * b);
+		r[i] = (str_rec){ p, k[i] };
+	}
+	sap_sort_recs(r, n, sizeof *r);
+	for (int64_t a = 0, z; a < n; a = z) {
+		for (z = a + 1; z < n && r[z].pre == r[a].pre; z++)
+			;
+		if (z - a > 1 && (r[a].pre & 0xff))
+			qsort(r + a, (size_t)(z - a), sizeof *r, by_rest);
+	}
+	for (int64_t i = 0; i < n; i++)
+		k[i] = r[i].s;
+	free(r);
+}
+
 static int64_t int_at(const char *buf, int64_t i, bool narrow)
 {
 	if (narrow) {
@@ -995,9 +1032,8 @@ void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const 
 			if (e->live && (!m->multi || C(m, i)->n > 0))
 				memcpy(buf + (size_t)n++ * ks, &e->key, ks);
 		}
-		sort_kind = m->kk;
 		if (n > 1)
-			qsort(buf, (size_t)n, ks, by_key);
+			sort_strs((sap_str *)(void *)buf, n);
 	}
 	sort_kind = m->kk;
 	int64_t kept = 0;
