@@ -192,6 +192,8 @@ static bool same_place(Node *a, Node *b)
 		return a->sym == b->sym;
 	case N_INT:
 		return a->ival == b->ival;
+	case N_FLOAT:
+		return a->fval == b->fval && a->is_float32 == b->is_float32;
 	case N_FIELD:
 		return a->field_index == b->field_index && same_place(a->lhs, b->lhs);
 	case N_INDEX:
@@ -253,19 +255,41 @@ static _Noreturn void red_misuse(Node *at, Node *cl, Sym *s, bool reads)
 	                          how));
 }
 
+/* The operator that undoes op in an update (s = s + x - y): none for the
+ * others. */
+static int inverse_of(int op)
+{
+	return op == TK_PLUS ? TK_MINUS : op == TK_STAR ? TK_SLASH : 0;
+}
+
+/* How many times place is a term of e, a tree of op and its inverse (a
+ * sum and difference); *bad if it is one under the inverse (s = x - s)
+ * or another term mentions a reduce variable. */
+static int place_terms(Node *e, Node *place, int op, bool inv, Node *loop, bool *bad)
+{
+	int iop = inverse_of(op);
+	if (e->kind == N_BINARY && (e->op == op || (iop && e->op == iop)))
+		return place_terms(e->lhs, place, op, inv, loop, bad) +
+		       place_terms(e->rhs, place, op, inv != (e->op == iop), loop, bad);
+	if (same_place(e, place)) {
+		*bad |= inv;
+		return 1;
+	}
+	*bad |= mentions_red(e, loop);
+	return 0;
+}
+
 /* Whether rhs, assigned to place (of reduce variable s, clause cl), is
- * an update by cl's operator: place op e, e op place, or the extremum. */
+ * an update by cl's operator: place op e (op e ...), or the extremum. */
 static bool is_update(Node *place, Node *rhs, Node *cl, Node *loop, int guard)
 {
 	const char *op = sema_S(cl->name);
 	bool mn = !strcmp(op, "min"), mx = !strcmp(op, "max");
-	if (rhs->kind == N_BINARY && rhs->op == cl->op) {
-		bool left = same_place(rhs->lhs, place), right = same_place(rhs->rhs, place);
-		return (left && !mentions_red(rhs->rhs, loop)) || (right && !mentions_red(rhs->lhs, loop));
+	if (rhs->kind == N_BINARY && (rhs->op == cl->op || (inverse_of(cl->op) &&
+	                                                    rhs->op == inverse_of(cl->op)))) {
+		bool bad = false;
+		return place_terms(rhs, place, cl->op, false, loop, &bad) == 1 && !bad;
 	}
-	if (rhs->kind == N_BINARY && ((cl->op == TK_PLUS && rhs->op == TK_MINUS) ||
-	                              (cl->op == TK_STAR && rhs->op == TK_SLASH)))
-		return same_place(rhs->lhs, place) && !mentions_red(rhs->rhs, loop);
 	if (rhs->kind == N_CALL && ((mn && rhs->builtin == B_MIN) || (mx && rhs->builtin == B_MAX)) &&
 	    rhs->args && rhs->args->next) {
 		Node *a = rhs->args, *b = a->next;
@@ -285,6 +309,18 @@ static bool is_update(Node *place, Node *rhs, Node *cl, Node *loop, int guard)
 }
 
 static void check_red_uses(Node *n, RedUse *u);
+
+/* The terms of an update's tree of op but the place updated. */
+static void check_red_terms(Node *e, Node *place, int op, RedUse *u)
+{
+	int iop = inverse_of(op);
+	if (e->kind == N_BINARY && (e->op == op || (iop && e->op == iop))) {
+		check_red_terms(e->lhs, place, op, u);
+		check_red_terms(e->rhs, place, op, u);
+	} else if (!same_place(e, place)) {
+		check_red_uses(e, u);
+	}
+}
 
 static void check_red_list(Node *n, RedUse *u)
 {
@@ -335,10 +371,12 @@ static void check_red_uses(Node *n, RedUse *u)
 		else if (n->op == TK_ASSIGN)
 			ok = is_update(n->lhs, n->rhs, cl, loop, u->guard);
 		else
-			ok = (n->op == cl->op || (cl->op == TK_PLUS && n->op == TK_MINUS) ||
-			      (cl->op == TK_STAR && n->op == TK_SLASH)) &&
-			     (cl->op == TK_PLUS || cl->op == TK_STAR || cl->op == TK_AND ||
-			      cl->op == TK_OR || cl->op == TK_XOR) &&
+			ok = ((n->op == cl->op && (cl->op == TK_PLUS || cl->op == TK_STAR ||
+			                           cl->op == TK_AND || cl->op == TK_OR ||
+			                           cl->op == TK_XOR)) ||
+			      (inverse_of(cl->op) && n->op == inverse_of(cl->op)) ||
+			      (cl->op == TK_ANDAND && n->op == TK_AND) ||
+			      (cl->op == TK_OROR && n->op == TK_OR)) &&
 			     !mentions_red(n->rhs, loop);
 		/* s += s * x reads the partial; s = x replaces it. */
 		if (!ok)
@@ -354,16 +392,12 @@ static void check_red_uses(Node *n, RedUse *u)
 					check_red_uses(r->then, u);
 				if (!same_place(r->els, n->lhs))
 					check_red_uses(r->els, u);
-			} else if (r->kind == N_CALL || r->kind == N_BINARY) {
-				for (Node *a = r->kind == N_CALL ? r->args : NULL; a; a = a->next)
+			} else if (r->kind == N_CALL) {
+				for (Node *a = r->args; a; a = a->next)
 					if (!same_place(a, n->lhs))
 						check_red_uses(a, u);
-				if (r->kind == N_BINARY) {
-					if (!same_place(r->lhs, n->lhs))
-						check_red_uses(r->lhs, u);
-					if (!same_place(r->rhs, n->lhs))
-						check_red_uses(r->rhs, u);
-				}
+			} else if (r->kind == N_BINARY) {
+				check_red_terms(r, n->lhs, cl->op, u);
 			} else {
 				check_red_uses(r, u);
 			}
