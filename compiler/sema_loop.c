@@ -172,7 +172,11 @@ static void check_reduce(Node *loop)
 
 typedef struct RedUse {
 	Node *loop;
-	int guard;              /* enclosing conditions that test a variable */
+	bool in_cond;           /* in a condition, where min, max, && and ||
+	                           may test their variables */
+	Sym *tested[16];        /* the reduce variables that enclosing
+	                           conditions test */
+	int ntested;
 } RedUse;
 
 static Node *lvalue_base(Node *e)
@@ -211,6 +215,11 @@ static int names_red(Node *n, void *arg)
 {
 	Node *loop = arg;
 	return n->kind == N_NAME && n->sym && sema_is_reduce_var(loop, n->sym) ? 1 : 0;
+}
+
+static int names_sym_of(Node *n, void *s)
+{
+	return n->kind == N_NAME && n->sym == s;
 }
 
 static bool mentions_red(Node *e, Node *loop)
@@ -281,10 +290,11 @@ static int place_terms(Node *e, Node *place, int op, bool inv, Node *loop, bool 
 
 /* Whether rhs, assigned to place (of reduce variable s, clause cl), is
  * an update by cl's operator: place op e (op e ...), or the extremum. */
-static bool is_update(Node *place, Node *rhs, Node *cl, Node *loop, int guard)
+static bool is_update(Node *place, Node *rhs, Node *cl, const RedUse *u)
 {
 	const char *op = sema_S(cl->name);
 	bool mn = !strcmp(op, "min"), mx = !strcmp(op, "max");
+	Node *loop = u->loop;
 	if (rhs->kind == N_BINARY && (rhs->op == cl->op || (inverse_of(cl->op) &&
 	                                                    rhs->op == inverse_of(cl->op)))) {
 		bool bad = false;
@@ -305,7 +315,10 @@ static bool is_update(Node *place, Node *rhs, Node *cl, Node *loop, int guard)
 	if (cl->op == TK_OROR && rhs->kind == N_BOOL && rhs->ival)
 		return true;
 	/* best = x, where a condition around tests best. */
-	return (mn || mx) && guard > 0 && !mentions_red(rhs, loop);
+	bool tested = false;
+	for (int i = 0; i < u->ntested; i++)
+		tested |= u->tested[i] == lvalue_base(place)->sym;
+	return (mn || mx) && tested && !mentions_red(rhs, loop);
 }
 
 static void check_red_uses(Node *n, RedUse *u);
@@ -334,7 +347,7 @@ static bool check_red_cond(Node *c, RedUse *u)
 	if (!c || !mentions_red(c, u->loop))
 		return false;
 	RedUse t = *u;
-	t.guard = -1;
+	t.in_cond = true;
 	check_red_uses(c, &t);
 	return true;
 }
@@ -351,7 +364,7 @@ static void check_red_uses(Node *n, RedUse *u)
 			const char *op = sema_S(cl->name);
 			bool tests = !strcmp(op, "min") || !strcmp(op, "max") || cl->op == TK_ANDAND ||
 			             cl->op == TK_OROR;
-			if (!by_function(cl) && !(tests && u->guard < 0))
+			if (!by_function(cl) && !(tests && u->in_cond))
 				red_misuse(n, cl, n->sym, true);
 		}
 		return;
@@ -369,7 +382,7 @@ static void check_red_uses(Node *n, RedUse *u)
 		if (n->kind == N_INCDEC)
 			ok = cl->op == TK_PLUS;
 		else if (n->op == TK_ASSIGN)
-			ok = is_update(n->lhs, n->rhs, cl, loop, u->guard);
+			ok = is_update(n->lhs, n->rhs, cl, u);
 		else
 			ok = ((n->op == cl->op && (cl->op == TK_PLUS || cl->op == TK_STAR ||
 			                           cl->op == TK_AND || cl->op == TK_OR ||
@@ -410,8 +423,12 @@ static void check_red_uses(Node *n, RedUse *u)
 		RedUse t = *u;
 		if (n->kind == N_FOR)
 			check_red_uses(n->init, u);
-		if (check_red_cond(n->cond, u) && t.guard >= 0)
-			t.guard++;
+		if (check_red_cond(n->cond, u))
+			for (int i = 0; i < loop->li->reduce_syms.n; i++) {
+				Sym *v = loop->li->reduce_syms.v[i];
+				if (t.ntested < 16 && emit_any_node(n->cond, names_sym_of, v))
+					t.tested[t.ntested++] = v;
+			}
 		check_red_uses(n->then, &t);
 		check_red_uses(n->els, &t);
 		check_red_uses(n->step, &t);
@@ -446,7 +463,7 @@ static void check_reduce_uses(Node *loop)
 {
 	if (!loop->li->reduce_syms.n)
 		return;
-	RedUse u = { loop, 0 };
+	RedUse u = { .loop = loop };
 	check_red_uses(loop->body, &u);
 }
 
