@@ -47,9 +47,10 @@ void *sap_alloc_dds(size_t n);
  * huge pages to an address not so aligned splits them, which cost more. */
 void sap_advise_huge(void *p, size_t n);
 
-/* core/sort.c: ascending radix sorts.  Keys v[0 .. n), each in
- * [0, 2^bits) (bits < 0: found from the keys); records of size bytes
- * that start with a key in [0, 2^63), stably (equal keys keep their
+/* core/sort.c: ascending radix sorts, the keys compared as unsigned
+ * 64-bit numbers.  Keys v[0 .. n), each in [0, 2^bits) (bits < 0: found
+ * from the keys); records of size bytes that start with a uint64_t key
+ * (any: a string's first 8 bytes too), stably (equal keys keep their
  * order). */
 void sap_sort_keys(int64_t *v, int64_t n, int bits);
 void sap_sort_recs(void *base, int64_t n, size_t size);
