@@ -239,6 +239,29 @@ bool acc_inserts(LoopInfo *l, Sym *dds)
 	return false;
 }
 
+/* A store whose key the slice records, itself or in the record it was
+ * folded into: the runtime can check in advance that the key is there. */
+bool acc_check_insert(const Access *a)
+{
+	return a->may_insert && (a->recorded || a->folded_into);
+}
+
+bool acc_checks_keys(LoopInfo *l, Sym *dds)
+{
+	if (!l->has_slice || (l->verdict != VD_ONCE && l->verdict != VD_EACH))
+		return false;
+	bool any = false;
+	for (int i = 0; i < l->accesses.n; i++) {
+		Access *a = l->accesses.v[i];
+		if (a->dds != dds || !a->structural)
+			continue;
+		if (!acc_check_insert(a))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 Access *acc_static_dv(LoopInfo *l, Node *e)
 {
 	for (int i = 0; i < l->accesses.n; i++) {
@@ -562,7 +585,7 @@ static void walk_lvalue(Node *e, bool whole)
 		if (acc_is_dds(e->lhs)) {
 			Access *a = access(e, e->lhs, e->rhs, whole ? ACC_WRITE : ACC_RW);
 			if (e->lhs->ty->kind == TY_DMAP && !a->accumulate && !has_key(e->lhs, e->rhs))
-				a->structural = true;
+				a->structural = a->may_insert = true;
 			return;
 		}
 		walk_lvalue(e->lhs, false);
@@ -628,6 +651,8 @@ void acc_walk_expr(Node *e)
 		case B_INSERT: case B_ERASE: {
 			Access *a = access(e, a0, a0->next, ACC_WRITE);
 			a->structural = true;
+			/* insert() on a dmap sets the value of a key that is there. */
+			a->may_insert = e->builtin == B_INSERT && a0->ty->kind == TY_DMAP;
 			acc_walk_expr(a0->next->next);
 			return;
 		}

@@ -949,6 +949,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 			{ acc_is_accum(li, d), "accumulate" },
 			{ reads, "slice_reads" },
 			{ !dv && !acc_inserts(li, d), "keeps_keys" },
+			{ !dv && acc_checks_keys(li, d), "check_keys" },
 			{ ty_is_flat(d->ty->elem), "flat" },
 			{ d->parted, "parted" },
 			{ acc_reads_own(li, d), "by_index" },

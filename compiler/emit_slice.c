@@ -245,15 +245,25 @@ static void records(Node *at)
 		StmtState st;
 		emit_stmt_begin(&st);
 		char *k = emit_expr(a->key);
-		if (a->key->ty->kind == TY_STRING)
-			k = format("sap_key_str(%s)", k);
-		else
-			k = format("(int64_t)(%s)", k);
+		bool str = a->key->ty->kind == TY_STRING;
+		/* A write of a map that may insert: is the key there? */
+		bool check = ((intptr_t)modes.v[i] & ACC_WRITE) && acc_checks_keys(li, a->dds);
+		if (check) {
+			emit_line(E->loop, "{ %s sap_kc = %s;", emit_ctype(a->key->ty), k);
+			k = "sap_kc";
+		}
+		char *rk = str ? format("sap_key_str(%s)", k) : format("(int64_t)(%s)", k);
 		static const char *mname[] = {"", "SAP_READ", "SAP_WRITE", "SAP_RW"};
 		/* At the loop's line: a breakpoint on the body's line should
 		 * stop in the body, not in its reconnaissance. */
-		emit_line(E->loop, "sap_rec_key(rec, %d, %s, %s);", a->ddsi, k,
+		emit_line(E->loop, "sap_rec_key(rec, %d, %s, %s);", a->ddsi, rk,
 		          mname[(intptr_t)modes.v[i]]);
+		Node *mn = a->at->kind == N_INDEX ? a->at->lhs : a->at->args;
+		if (check && str)
+			emit_line(E->loop, "sap_rec_has(rec, sap_dm_find(&%s, &sap_kc)); }", emit_expr(mn));
+		else if (check)
+			emit_line(E->loop, "sap_rec_has(rec, sap_dm_find_int(&%s, sap_kc, %s)); }", emit_expr(mn),
+			          a->dds->ty->key->kind == TY_LONG ? "true" : "false");
 		emit_stmt_end(&st, E->loop);
 		if (spec)
 			spec_end(E->loop);

@@ -342,9 +342,14 @@ static void explain_additive(FILE *out, LoopInfo *L)
 		        only->name);
 	for (int kind = 1; kind <= 2; kind++) {
 		Vec ds = {0};
+		/* Maps whose keys may be missing: a loop that inserts one runs
+		 * serially, which accumulate does not. */
+		bool inserts = false;
 		for (int i = 0; i < L->dds.n; i++)
-			if ((!only || L->dds.v[i] == only) && acc_additive(L, L->dds.v[i]) == kind)
+			if ((!only || L->dds.v[i] == only) && acc_additive(L, L->dds.v[i]) == kind) {
 				acc_add_name(&ds, ((Sym *)L->dds.v[i])->name);
+				inserts |= acc_checks_keys(L, L->dds.v[i]);
+			}
 		if (!ds.n)
 			continue;
 		char *names = acc_name_list(&ds);
@@ -357,6 +362,9 @@ static void explain_additive(FILE *out, LoopInfo *L)
 		if (L->verdict == VD_SERIAL)
 			fprintf(out, "with '%s(+: %s)' these updates never conflict",
 			        kind == 1 ? "accumulate" : "relaxed", clause.s);
+		else if (inserts && kind == 1)
+			fprintf(out, "with 'accumulate(+: %s)' these updates never conflict and insert missing "
+			        "keys in parallel", clause.s);
 		else
 			fprintf(out, "if most iterations write a few of %s elements, which makes the plan "
 			        "serial, '%s(+: %s)' takes these updates out of the plan", one ? "its" : "their",
@@ -579,6 +587,35 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 	}
 }
 
+/* Maps the loop writes at keys that may be missing: planned only when
+ * none is, which the reconnaissance checks every time it runs. */
+static void explain_checked_keys(FILE *out, LoopInfo *L)
+{
+	Vec ms = {0}, nums = {0};
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		if (!acc_checks_keys(L, d))
+			continue;
+		vec_push(&ms, (void *)d->name);
+		if (ty_is_numeric(d->ty->elem) && acc_additive(L, d) != 1)
+			vec_push(&nums, d);
+	}
+	if (!ms.n)
+		return;
+	fprintf(out, "    keys: writing a missing key of %s inserts it, and a map's structure cannot "
+	        "change in parallel: the reconnaissance checks that every key the body writes is "
+	        "there (again whenever the keys of the map change), and runs an invocation in which "
+	        "one is missing serially (--stats says so)", acc_name_list(&ms));
+	/* Keys to come: a loop under accumulate inserts them in parallel
+	 * (the hint says so for a map the body only adds to). */
+	for (int i = 0; i < nums.n; i++) {
+		const char *d = ((Sym *)nums.v[i])->name;
+		fprintf(out, "%s%s[k] += 0 under accumulate(+: %s)", i ? ", " : "; a loop before it "
+		        "can insert the keys in parallel: ", d, d);
+	}
+	fputc('\n', out);
+}
+
 static void explain_loop(FILE *out, Node *l)
 {
 	LoopInfo *L = l->li;
@@ -616,6 +653,7 @@ static void explain_loop(FILE *out, Node *l)
 		}
 	}
 	explain_verdict(out, l, L);
+	explain_checked_keys(out, L);
 	explain_additive(out, L);
 }
 

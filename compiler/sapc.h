@@ -570,6 +570,9 @@ typedef struct Access {
 	bool recorded;          /* a dynamic access of a DDS the loop writes */
 	bool accumulate;
 	bool structural;        /* inserts into or erases from a map */
+	bool may_insert;        /* structural by m[k] = v or m[k] op= v: inserts
+	                           only when k is missing, which the runtime can
+	                           check in advance when the slice records k */
 	Vec aterms, bterms;     /* static: key = a * i + b, of AffTerm * */
 	Vec ctrl;               /* enclosing control nodes */
 } Access;
@@ -595,6 +598,11 @@ bool acc_is_accum(LoopInfo *li, Sym *dds);
 bool acc_is_relaxed(LoopInfo *li, Sym *dds);
 /* The body inserts into (or erases from) map dds. */
 bool acc_inserts(LoopInfo *li, Sym *dds);
+/* The body writes map dds at keys that may be missing, which its slice
+ * records: the runtime runs it planned when every one is there. */
+bool acc_checks_keys(LoopInfo *li, Sym *dds);
+/* Is a such a write, whose key the slice records? */
+bool acc_check_insert(const Access *a);
 /* The static access of a dvector at e (an N_INDEX), or NULL. */
 Access *acc_static_dv(LoopInfo *li, Node *e);
 /* The access of a dvector at e whose key the slice records, itself or as

@@ -129,30 +129,15 @@ static void decide(void)
 	}
 	for (int i = 0; i < acc_li->accesses.n; i++) {
 		Access *a = acc_li->accesses.v[i];
-		if (a->structural && !a->accumulate) {
+		/* m[k] = v inserts only a missing k: the runtime checks the
+		 * keys the slice records, and runs the loop serially when
+		 * one is missing (sap_rec_has). */
+		if (a->structural && !a->accumulate && !acc_check_insert(a)) {
 			bool erase = a->at->kind == N_CALL && a->at->builtin == B_ERASE;
-			/* m[k] = v; not insert(), which adds an entry whatever is
-			 * there, nor m[k] += v, whose hint is accumulate. */
-			bool store = a->at->kind == N_INDEX && a->mode == ACC_WRITE;
-			const char *way = "";
-			/* idf[w] = ... in a loop over df's keys: the parallel form
-			 * sap(7) gives, keys first, then a loop over both maps. */
-			if (!store)
-				;
-			else if (acc_at_loop_key(a) && a->key->sym->keys_of->kind == N_NAME)
-				way = format("; insert its keys first (in driver code%s), then a loop over "
-				             "join(%s, %s) writes %s[%s] in parallel, since the key is there",
-				             ty_is_numeric(a->dds->ty->elem) ?
-				             format(", or in parallel by a loop under accumulate(+: %s) that "
-				                    "adds 0: %s[k] += 0", a->dds->name, a->dds->name) : "",
-				             a->key->sym->keys_of->sym->name, a->dds->name, a->dds->name,
-				             a->key->sym->name);
-			else
-				way = format("; a write to a key that is there inserts none, but only a loop "
-				             "over the map's keys (async for (K k : %s), or join(...)) writes "
-				             "them in parallel, each iteration its own key; to count or sum "
-				             "into %s, write %s[k] += x under accumulate(+: %s)",
-				             a->dds->name, a->dds->name, a->dds->name, a->dds->name);
+			/* A write the slice does not record: at a constant key. */
+			const char *way = a->may_insert && !a->dynamic ?
+			                  format("; every iteration that writes %s writes %s[%s], which may be "
+			                         "missing", a->dds->name, a->dds->name, acc_expr_str(a->key)) : "";
 			acc_li->verdict = VD_SERIAL;
 			acc_li->has_slice = false;
 			acc_li->reason = format("the body %s %s, and a map's structure cannot change in "
@@ -509,6 +494,20 @@ static void guarded_constant_keys(void)
 	}
 }
 
+/* m[i] = v on a map, i the loop variable: an affine key, but whether it
+ * inserts depends on the map's keys, which only the runtime knows; the
+ * slice records it, so that the runtime can check. */
+static void recorded_map_stores(void)
+{
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		if (a->may_insert && !a->dynamic && a->aterms.n) {
+			a->dynamic = true;
+			a->aterms.n = a->bterms.n = 0;
+		}
+	}
+}
+
 static void analyse(Node *l)
 {
 	walk_loop(l);
@@ -537,6 +536,7 @@ static void analyse(Node *l)
 	while (acc_choose_forks())
 		acc_retaint();
 	guarded_constant_keys();
+	recorded_map_stores();
 	acc_build_slice();
 	decide();
 	/* Owner computes (VD_INDEPENDENT) too: a matrix-vector product

@@ -499,6 +499,9 @@ typedef struct sap_layout {
 	int part[64];           /* per taking part DDS: its index in the spec */
 	uint8_t **tabs;         /* per spec DDS: its granule table, or NULL */
 	int64_t **cuts;         /* and its cuts */
+	/* Set by the reconnaissance when a key the body writes into a map
+	 * is missing (sap_rec_has): the loop inserts it. */
+	int *missing;
 } sap_layout;
 
 /* B = blocks (or T when 0), reduced so that every part fits in 64 bits.
@@ -511,6 +514,11 @@ bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int bloc
 void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int64_t lo,
                       int64_t hi, int threads, bool ranks);
 void sap_layout_free(sap_layout *ly);
+/* Does a sample of the iterations of [lo, hi) write a key missing from a
+ * check_keys map?  Then the loop inserts (a loop filling a map), which
+ * the sample tells before the whole reconnaissance and plan are made. */
+bool sap_recon_missing(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
+                       int64_t hi);
 
 /* Reconnaissance of [lo, hi) on T workers over contiguous chunks: the
  * slice and the affine forms give each iteration a block mask, and the
@@ -842,6 +850,9 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
  * every iteration writes one element, run on n iterations with more
  * workers than one: once per loop. */
 void sap_serial_warn(const sap_loop *L, const sap_async_spec *spec, int workers, int64_t n);
+/* Once per loop, for a loop run serially because a key it writes into a
+ * map is missing, when accumulate would insert it in parallel. */
+void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, int workers, int64_t n);
 
 /* ==== plan/stage.c: plan-order copies ==================================== */
 
@@ -1097,6 +1108,10 @@ struct sap_loop_state {
 	bool strips;                    /* which is by strips */
 	bool colour;                    /* or by colouring */
 	const char *reason;             /* spec->serial */
+	bool inserts;                   /* the plan's keys include missing ones
+	                                   of a check_keys map */
+	uint64_t *kvers;                /* per spec DDS: a check_keys map's kver */
+	char insert_why[96];
 	bool ever_locked;
 	int64_t groups, rounds;
 	int workers;

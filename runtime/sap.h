@@ -1061,6 +1061,10 @@ typedef struct sap_dds {
 	bool slice_reads;       /* the slice reads it: re-run when it changes */
 	bool keeps_keys;        /* a dmap written only at keys it has (in a
 	                           loop over them): no insert moves its values */
+	bool check_keys;        /* a dmap written at keys its slice records and
+	                           checks (sap_rec_has): it keeps its keys when
+	                           every one is there, else the loop runs
+	                           serially, inserting them */
 	bool flat;              /* its elements hold no pointer (string, list),
 	                           so their bytes can go to another rank */
 	bool parted;            /* a dvector each rank may hold only its part
@@ -1139,6 +1143,7 @@ struct sap_rec {                /* private */
 	uint64_t *kmax;         /* per DDS: the largest key recorded, as
 	                           unsigned (or NULL) */
 	uint64_t sink;          /* the mask of an iteration outside lo .. */
+	int *missing;           /* set when a key checked is missing, or NULL */
 };
 
 static inline uint32_t sap_key_block(int64_t key, uint32_t nblk)
@@ -1197,6 +1202,14 @@ static inline void sap_rec_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 		*r->mask |= sap_rec_bit(d, key);
 }
 int64_t sap_key_str(sap_str s);
+
+/* After a key of a map the body writes (sap_dds.check_keys): slot is its
+ * value slot, NULL when the key is missing, which writing would insert. */
+static inline void sap_rec_has(sap_rec *r, const void *slot)
+{
+	if (!slot && r->missing)
+		__atomic_store_n(r->missing, 1, __ATOMIC_RELAXED);
+}
 
 /* Under --check-plan (L not NULL), a key of a map the plan orders,
  * audited as access dds of iteration it with mode (sap_audit_key): the

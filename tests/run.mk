@@ -16,6 +16,7 @@ run_slow_tests = \
 	tests/run/ckpt-damage.sh \
 	tests/run/ckpt-faults.sh
 run_tests = \
+	tests/run/map-store-keys.sh \
 	tests/run/string-key-order.sap \
 	tests/run/mmap-groups.sap \
 	tests/run/edge-keys.sap \

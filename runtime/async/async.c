@@ -87,7 +87,7 @@ static shape shape_of(const sap_async_spec *spec, const char **why)
 		parts++;
 		/* An insert may move every value of a map, under the feet of
 		 * a worker updating another key. */
-		if (d->dm && !d->keeps_keys) {
+		if (d->dm && !d->keeps_keys && !d->check_keys) {
 			*why = "it writes a dmap, whose inserts are not thread-safe";
 			return UNKNOWN;
 		}
@@ -223,6 +223,10 @@ static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *s
 		                   !same_keys(st, k, d)))
 			return false;
 	}
+	/* A map whose keys were checked: the check holds while its keys do. */
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].check_keys && !st->resumed && st->kvers[k] != spec->dds[k].dm->kver)
+			return false;
 	return drv_same(st, spec) && (!spec->naffine ||
 	       !memcmp(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine));
 }
@@ -246,6 +250,7 @@ static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, in
 	st->ptrs = sap_xrealloc(st->ptrs, (size_t)nd * sizeof *st->ptrs);
 	st->sizes = sap_xrealloc(st->sizes, (size_t)nd * sizeof *st->sizes);
 	st->versions = sap_xrealloc(st->versions, (size_t)nd * sizeof *st->versions);
+	st->kvers = sap_xrealloc(st->kvers, (size_t)nd * sizeof *st->kvers);
 	for (int k = 0; k < st->nkcopy; k++)
 		free(st->kcopy[k]);
 	st->kcopy = sap_xrealloc(st->kcopy, (size_t)nd * sizeof *st->kcopy);
@@ -256,6 +261,7 @@ static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, in
 		st->ptrs[k] = dds_ptr(d);
 		st->sizes[k] = dds_size(d);
 		st->versions[k] = dds_version(d);
+		st->kvers[k] = d->dm ? d->dm->kver : 0;
 		st->kcopy[k] = NULL;
 		if (d->dv && d->dv->keys_of && d->slice_reads) {
 			st->kbytes[k] = keys_row(d->dv, NULL);
@@ -373,6 +379,13 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	st->resumed = false;
 	free(st->resume_memo);
 	st->resume_memo = NULL;
+	*st->layout.missing = 0;
+	/* A loop that fills a map misses keys at once: no plan then. */
+	if (!ranks && sap_recon_missing(spec, &st->layout, env, lo, hi)) {
+		st->inserts = true;
+		st->recon_s += sap_now() - t0;
+		return;
+	}
 	if (st->bufcap < n) {
 		free(st->ids);
 		free(st->order);
@@ -414,6 +427,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 		                  p->goff[g + 1] - p->goff[g], threads);
 	}
 	st->keys_known = spec->slice != NULL;
+	st->inserts = *st->layout.missing != 0;
 	/* Static keys come from the affine subscripts, not a slice: that
 	 * pass is the plan's, as --explain says. */
 	if (spec->slice)
@@ -422,10 +436,11 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	st->plan_builds++;
 	st->plan_s += sap_now() - t0 - slicing;
 
-	if (sap_cfg.check_plan)
+	if (sap_cfg.check_plan && !st->inserts)
 		check_plan(st, spec, env, lo, hi, threads);
 	cache_save(st, spec, lo, hi, T);
-	sap_hot_warn(st, spec, env, lo, hi, threads, ranks);
+	if (!st->inserts)
+		sap_hot_warn(st, spec, env, lo, hi, threads, ranks);
 }
 
 /* Every vector of spec held in parts, whole on every rank: collective. */
@@ -662,10 +677,30 @@ static void dump_plan(const sap_run *x, const sap_plan *p, int64_t lo, int V)
 		dump_plan_order(x->L, p, lo);
 }
 
+/* Why a loop whose plan found a key missing ran serially: writing it
+ * inserts it, which moves a map's values under the other workers. */
+static const char *inserts_why(struct sap_loop_state *st, const sap_async_spec *spec)
+{
+	const char *name = "a map";
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].check_keys) {
+			name = spec->dds[k].name;
+			break;
+		}
+	snprintf(st->insert_why, sizeof st->insert_why, "the body inserts keys into %s: a key it "
+	         "writes is missing", name);
+	return st->insert_why;
+}
+
 static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                         int64_t lo, int64_t hi, void *red)
 {
 	make_plan(st, spec, x->env, lo, hi, x->V, x->T, sap_cfg.locks, false);
+	if (st->inserts) {
+		sap_insert_warn(x->L, spec, x->V, hi - lo);
+		run_serial(st, x, lo, hi, red, SAP_V_SERIAL, inserts_why(st, spec));
+		return;
+	}
 	const sap_plan *p = &st->plan;
 	ran(st, p->nlocked ? SAP_V_LOCKED : SAP_V_PLANNED, x->V, p->ngroups, p->nrounds,
 	    p->balance);

@@ -41,6 +41,9 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
 	*recon_s = sap_recon(spec, ly, env, lo, hi, threads, sap_plan_count_sink, &j, kmax);
 	sap_plan_group_end(&j, p, order);
 	sap_plan_pack(p, locks, 0);
+	/* A key missing: the loop runs serially, this plan is not used. */
+	if (*ly->missing)
+		return;
 	/* ids is free again: the rounds of the iterations.  A locked plan
 	 * costs more than its even load says, and is not deterministic: a
 	 * key-level plan that keeps the workers busy enough replaces it. */

@@ -69,6 +69,7 @@ static void fill_table(const sap_rec_dds *d, uint8_t *tab, int64_t n)
 bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int blocks)
 {
 	memset(ly, 0, sizeof *ly);
+	ly->missing = sap_xcalloc(1, sizeof *ly->missing);
 	ly->ndds = spec->ndds;
 	ly->d = sap_xcalloc((size_t)spec->ndds, sizeof *ly->d);
 	ly->tabs = sap_xcalloc((size_t)spec->ndds, sizeof *ly->tabs);
@@ -380,6 +381,34 @@ void sap_layout_weigh(sap_layout *ly, const sap_async_spec *spec, void *env, int
 	free(keys);
 }
 
+static void ignore_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
+{
+	(void)r, (void)dds, (void)key, (void)mode;
+}
+
+/* Iterations of the sample: enough that a loop filling a map meets a
+ * missing key among them, few enough to cost nothing beside the loop. */
+enum { MISSING_SAMPLE = 1024 };
+
+bool sap_recon_missing(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
+                       int64_t hi)
+{
+	bool any = false;
+	for (int k = 0; k < spec->ndds; k++)
+		any |= spec->dds[k].check_keys;
+	int64_t n = hi - lo, S = n < MISSING_SAMPLE ? n : MISSING_SAMPLE;
+	if (!any || !spec->slice || S <= 0)
+		return false;
+	int missing = 0;
+	sap_rec r = { .d = ly->d, .log = ignore_key, .missing = &missing };
+	r.mask = &r.sink;
+	for (int64_t q = 0; q < S && !missing; q++) {
+		int64_t i = lo + (int64_t)((unsigned __int128)q * (uint64_t)n / (uint64_t)S);
+		spec->slice(env, &i, 0, 1, &r);
+	}
+	return missing != 0;
+}
+
 void sap_layout_free(sap_layout *ly)
 {
 	for (int k = 0; ly->tabs && k < ly->ndds; k++) {
@@ -391,6 +420,8 @@ void sap_layout_free(sap_layout *ly)
 	ly->cuts = NULL;
 	free(ly->d);
 	free(ly->memo);
+	free(ly->missing);
+	ly->missing = NULL;
 	ly->tabs = NULL;
 	ly->d = NULL;
 	ly->memo = NULL;
@@ -425,7 +456,8 @@ static void mask_worker(void *arg, int w)
 		double t0 = sap_now();
 		memset(m, 0, (size_t)(e - s) * sizeof *m);
 		if (j->spec->slice) {
-			sap_rec r = { .masks = m, .lo = s, .n = e - s, .d = j->ly->d, .kmax = kmax };
+			sap_rec r = { .masks = m, .lo = s, .n = e - s, .d = j->ly->d, .kmax = kmax,
+			              .missing = j->ly->missing };
 			r.mask = &r.sink;
 			j->spec->slice(j->env, NULL, s, e, &r);
 		}
