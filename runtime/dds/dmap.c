@@ -35,8 +35,8 @@ typedef struct chain {
 
 /* An index slot's s: 0 when empty, TOMB when its key was erased,
  * otherwise the entry index + 1 in the low IDX_BITS and the hash's top
- * bits above; its k the key or the string's hash (sap.h reads them too:
- * sap_dm_hit). */
+ * bits (its tag) above; its k the key, or of a string the string or its
+ * hash (slot_key; sap.h reads them too: sap_dm_hit). */
 #define IDX_BITS SAP_DM_IDX_BITS
 #define IDX_MASK SAP_DM_IDX_MASK
 #define TAG_MASK (~IDX_MASK)
@@ -80,7 +80,9 @@ static void resize(sap_dmap *m, int64_t cap)
 	m->capents = cap;
 }
 
-static uint64_t hash_key(const sap_dmap *m, const void *key)
+/* The hash of a key; of a string (len not NULL), also its length up to 9
+ * (9: longer than 8). */
+static uint64_t hash_len(const sap_dmap *m, const void *key, uint64_t *len)
 {
 	uint64_t x;
 	switch (m->kk) {
@@ -90,15 +92,26 @@ static uint64_t hash_key(const sap_dmap *m, const void *key)
 	case SAP_K_LONG:
 		x = (uint64_t)*(const int64_t *)key;
 		break;
-	default:
+	default: {
 		/* FNV-1a 64 over the bytes, then the mix. */
 		/* A string never assigned is NULL, and means "". */
 		x = 14695981039346656037u;
-		for (const unsigned char *p = (const unsigned char *)sap_str_c(*(const sap_str *)key); *p; p++)
+		const unsigned char *s = (const unsigned char *)sap_str_c(*(const sap_str *)key), *p;
+		for (p = s; *p; p++)
 			x = (x ^ *p) * 1099511628211u;
+		*len = p - s > 8 ? 9 : (uint64_t)(p - s);
 		break;
 	}
+	}
 	return sap_dm_ihash(x);
+}
+
+/* The index's hash of a key: a string's length up to 9 in its top 4
+ * bits, which a slot's tag keeps (slot_key). */
+static uint64_t hash_key(const sap_dmap *m, const void *key)
+{
+	uint64_t len = 0, h = hash_len(m, key, &len);
+	return m->kk == SAP_K_STRING ? (h & ~((uint64_t)15 << 60)) | len << 60 : h;
 }
 
 static bool key_eq(const sap_dmap *m, const ent *e, const void *key)
@@ -213,10 +226,26 @@ static int64_t ikey(const sap_dmap *m, const void *key)
 	return m->kk == SAP_K_INT ? *(const int32_t *)key : *(const int64_t *)key;
 }
 
-/* What a slot holds of key, of hash h: the key, or a string's hash. */
+/* The first 8 bytes of a string of at most 8, zero after its end. */
+static inline uint64_t str_prefix(const char *s)
+{
+	uint64_t x = 0;
+	for (int n = 0; n < 8 && s[n]; n++)
+		x |= (uint64_t)(unsigned char)s[n] << (8 * n);
+	return x;
+}
+
+/* What a slot holds of key, of hash h (hash_key): in k the key, or a
+ * string's hash, or, for a string of at most 8 bytes, the string itself;
+ * in the tag bits of s the hash's top bits, of a string with its length
+ * (up to 9) in the top 4 of them.  A probe for a string of at most 8
+ * bytes is then settled by the slot alone: one cache miss, not the three
+ * of reading the entry and its string too. */
 static uint64_t slot_key(const sap_dmap *m, const void *key, uint64_t h)
 {
-	return m->kk == SAP_K_STRING ? h : (uint64_t)ikey(m, key);
+	if (m->kk != SAP_K_STRING)
+		return (uint64_t)ikey(m, key);
+	return h >> 60 <= 8 ? str_prefix(sap_str_c(*(const sap_str *)key)) : h;
 }
 
 /* Hash index position of key's first entry, or -1. */
@@ -224,13 +253,17 @@ static int64_t lookup(const sap_dmap *m, const void *key, uint64_t h)
 {
 	if (m->nslots == 0)
 		return -1;
-	uint64_t mask = (uint64_t)m->nslots - 1, want = slot_key(m, key, h);
+	uint64_t tag = h & TAG_MASK, mask = (uint64_t)m->nslots - 1, want = slot_key(m, key, h);
 	bool str = m->kk == SAP_K_STRING;
+	/* A string of at most 8 bytes is its slot's k and length; a longer
+	 * one is compared in the entry. */
+	bool whole = str && h >> 60 <= 8;
 	for (uint64_t p = h & mask;; p = (p + 1) & mask) {
 		const sap_dm_slot *sl = &m->slots[p];
 		if (sl->s == EMPTY)
 			return -1;
-		if (is_ent(sl->s) && sl->k == want && (!str || key_eq(m, E(m, ent_of(sl->s)), key)))
+		if (is_ent(sl->s) && sl->k == want &&
+		    (!str || ((sl->s & TAG_MASK) == tag && (whole || key_eq(m, E(m, ent_of(sl->s)), key)))))
 			return (int64_t)p;
 	}
 }
@@ -512,7 +545,8 @@ static int64_t append(sap_dmap *m, const void *key, uint64_t h)
 
 uint64_t sap_dm_hash(const sap_dmap *m, const void *key)
 {
-	return hash_key(m, key);
+	uint64_t len;
+	return hash_len(m, key, &len);
 }
 
 void *sap_dm_put(sap_dmap *m, const void *key, int64_t seq)

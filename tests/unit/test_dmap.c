@@ -366,6 +366,66 @@ START_TEST(string_keys)
 }
 END_TEST
 
+/* Keys that share their first 8 bytes, of 7, 8, 9 and more bytes, and
+ * the empty key: a probe settles a key of at most 8 bytes by its slot
+ * (the bytes and the length), a longer one by the entry.  Each key is
+ * found with its own count, missing ones are missing, and so through
+ * the rehashes of growth and after erasing half. */
+START_TEST(string_key_prefixes)
+{
+	sap_dmap m;
+	sap_dm_create(&m, "prefixes", SAP_K_STRING, sizeof(int64_t), false, NULL);
+	enum { N = 3000 };
+	char buf[32];
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < N; i++) {
+			/* "abcdefg", "abcdefgh", "abcdefgh0", ... "abcdefgh2999",
+			 * "", "x", "xy": lengths 0 to 12. */
+			int n = i == 0 ? snprintf(buf, sizeof buf, "abcdefg") :
+			        i == 1 ? snprintf(buf, sizeof buf, "abcdefgh") :
+			        i == 2 ? snprintf(buf, sizeof buf, "%s", "") :
+			        i == 3 ? snprintf(buf, sizeof buf, "x") :
+			        i == 4 ? snprintf(buf, sizeof buf, "xy") :
+			        snprintf(buf, sizeof buf, "abcdefgh%d", i);
+			sap_str k = sap_str_dup(buf, (size_t)n);
+			*(int64_t *)sap_dm_upsert(&m, &k) += i + 1;
+		}
+	ck_assert_int_eq(sap_dm_size(&m), N);
+	for (int i = 0; i < N; i++) {
+		int n = i == 0 ? snprintf(buf, sizeof buf, "abcdefg") :
+		        i == 1 ? snprintf(buf, sizeof buf, "abcdefgh") :
+		        i == 2 ? snprintf(buf, sizeof buf, "%s", "") :
+		        i == 3 ? snprintf(buf, sizeof buf, "x") :
+		        i == 4 ? snprintf(buf, sizeof buf, "xy") :
+		        snprintf(buf, sizeof buf, "abcdefgh%d", i);
+		sap_str k = sap_str_dup(buf, (size_t)n);
+		int64_t *v = sap_dm_find(&m, &k);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_int_eq(*v, 2 * (i + 1));
+	}
+	sap_str none = NULL;
+	ck_assert_int_eq(*(int64_t *)sap_dm_find(&m, &none), 6);
+	const char *missing[] = { "abcdef", "abcdefgi", "abcdefgh3000", "abcdefghi", "xyz", "y" };
+	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++) {
+		sap_str k = missing[i];
+		ck_assert_ptr_null(sap_dm_find(&m, &k));
+	}
+	for (int i = 5; i < N; i += 2) {
+		snprintf(buf, sizeof buf, "abcdefgh%d", i);
+		sap_str k = buf;
+		ck_assert_int_eq(sap_dm_erase(&m, &k), 1);
+	}
+	sap_str s8 = "abcdefgh", s7 = "abcdefg", s9 = "abcdefgh6";
+	ck_assert_int_eq(*(int64_t *)sap_dm_find(&m, &s8), 4);
+	ck_assert_int_eq(*(int64_t *)sap_dm_find(&m, &s7), 2);
+	ck_assert_int_eq(*(int64_t *)sap_dm_find(&m, &s9), 14);
+	snprintf(buf, sizeof buf, "abcdefgh%d", 7);
+	sap_str gone = buf;
+	ck_assert_ptr_null(sap_dm_find(&m, &gone));
+	sap_dm_free(&m);
+}
+END_TEST
+
 START_TEST(multimap)
 {
 	sap_dmap m;
@@ -511,6 +571,7 @@ Suite *dmap_suite(void)
 	tcase_add_test(tc, direct_index_scattered);
 	tcase_add_test(tc, multimap_values);
 	tcase_add_test(tc, string_keys);
+	tcase_add_test(tc, string_key_prefixes);
 	tcase_add_test(tc, multimap);
 	tcase_add_test(tc, drop_called);
 	tcase_add_exit_test(tc, get_missing, 1);
