@@ -12,9 +12,8 @@
 #                        as NAME, and each X.NAME.expect must equal the file
 #                        NAME the program writes.
 # Environment (from Makefile.am): SAPC, MPIEXEC, top_srcdir; and
-# SAP_TEST_RANKS, the rank counts of tests/run (default "1 2 3": CI's
-# sanitized pass leaves 3, oversubscribed and the slowest, to the plain
-# pass).
+# SAP_TEST_RANKS, the rank counts of tests/run (default "1 2 3"; CI's
+# sanitized pass runs them on one rank, the plain pass on all three).
 set -u
 : "${top_srcdir:?must be set}"
 # shellcheck source=preamble.sh source-path=SCRIPTDIR
