@@ -366,6 +366,15 @@ START_TEST(string_keys)
 }
 END_TEST
 
+/* Key i of string_key_prefixes, a copy of buf: "abcdefg", "abcdefgh",
+ * "", "x", "xy", then "abcdefgh5" ... "abcdefgh2999": 0 to 12 bytes. */
+static sap_str prefix_key(char buf[32], int i)
+{
+	static const char *first[] = { "abcdefg", "abcdefgh", "", "x", "xy" };
+	int n = i < 5 ? snprintf(buf, 32, "%s", first[i]) : snprintf(buf, 32, "abcdefgh%d", i);
+	return sap_str_dup(buf, (size_t)n);
+}
+
 /* Keys that share their first 8 bytes, of 7, 8, 9 and more bytes, and
  * the empty key: a probe settles a key of at most 8 bytes by its slot
  * (the bytes and the length), a longer one by the entry.  Each key is
@@ -379,26 +388,12 @@ START_TEST(string_key_prefixes)
 	char buf[32];
 	for (int round = 0; round < 2; round++)
 		for (int i = 0; i < N; i++) {
-			/* "abcdefg", "abcdefgh", "abcdefgh0", ... "abcdefgh2999",
-			 * "", "x", "xy": lengths 0 to 12. */
-			int n = i == 0 ? snprintf(buf, sizeof buf, "abcdefg") :
-			        i == 1 ? snprintf(buf, sizeof buf, "abcdefgh") :
-			        i == 2 ? snprintf(buf, sizeof buf, "%s", "") :
-			        i == 3 ? snprintf(buf, sizeof buf, "x") :
-			        i == 4 ? snprintf(buf, sizeof buf, "xy") :
-			        snprintf(buf, sizeof buf, "abcdefgh%d", i);
-			sap_str k = sap_str_dup(buf, (size_t)n);
+			sap_str k = prefix_key(buf, i);
 			*(int64_t *)sap_dm_upsert(&m, &k) += i + 1;
 		}
 	ck_assert_int_eq(sap_dm_size(&m), N);
 	for (int i = 0; i < N; i++) {
-		int n = i == 0 ? snprintf(buf, sizeof buf, "abcdefg") :
-		        i == 1 ? snprintf(buf, sizeof buf, "abcdefgh") :
-		        i == 2 ? snprintf(buf, sizeof buf, "%s", "") :
-		        i == 3 ? snprintf(buf, sizeof buf, "x") :
-		        i == 4 ? snprintf(buf, sizeof buf, "xy") :
-		        snprintf(buf, sizeof buf, "abcdefgh%d", i);
-		sap_str k = sap_str_dup(buf, (size_t)n);
+		sap_str k = prefix_key(buf, i);
 		int64_t *v = sap_dm_find(&m, &k);
 		ck_assert_ptr_nonnull(v);
 		ck_assert_int_eq(*v, 2 * (i + 1));
