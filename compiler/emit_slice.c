@@ -260,10 +260,11 @@ static void records(Node *at)
 		          mname[(intptr_t)modes.v[i]]);
 		Node *mn = a->at->kind == N_INDEX ? a->at->lhs : a->at->args;
 		if (check && str)
-			emit_line(E->loop, "sap_rec_has(rec, sap_dm_find(&%s, &sap_kc)); }", emit_expr(mn));
+			emit_line(E->loop, "sap_rec_has(rec, %d, sap_dm_find(&%s, &sap_kc)); }", a->ddsi,
+			          emit_expr(mn));
 		else if (check)
-			emit_line(E->loop, "sap_rec_has(rec, sap_dm_find_int(&%s, sap_kc, %s)); }", emit_expr(mn),
-			          a->dds->ty->key->kind == TY_LONG ? "true" : "false");
+			emit_line(E->loop, "sap_rec_has(rec, %d, sap_dm_find_int(&%s, sap_kc, %s)); }", a->ddsi,
+			          emit_expr(mn), a->dds->ty->key->kind == TY_LONG ? "true" : "false");
 		emit_stmt_end(&st, E->loop);
 		if (spec)
 			spec_end(E->loop);

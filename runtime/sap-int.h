@@ -500,8 +500,9 @@ typedef struct sap_layout {
 	uint8_t **tabs;         /* per spec DDS: its granule table, or NULL */
 	int64_t **cuts;         /* and its cuts */
 	/* Set by the reconnaissance when a key the body writes into a map
-	 * is missing (sap_rec_has): the loop inserts it. */
-	int *missing;
+	 * is missing (sap_rec_has): the loop inserts it.  Bit min(dds, 63)
+	 * names the map. */
+	uint64_t *missing;
 } sap_layout;
 
 /* B = blocks (or T when 0), reduced so that every part fits in 64 bits.
@@ -517,8 +518,10 @@ void sap_layout_free(sap_layout *ly);
 /* Does a sample of the iterations of [lo, hi) write a key missing from a
  * check_keys map?  Then the loop inserts (a loop filling a map), which
  * the sample tells before the whole reconnaissance and plan are made. */
-bool sap_recon_missing(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
-                       int64_t hi);
+uint64_t sap_recon_missing(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                           int64_t lo, int64_t hi);
+/* The check_keys map of spec a missing mask (sap_layout.missing) names. */
+int sap_missing_dds(const sap_async_spec *spec, uint64_t missing);
 
 /* Reconnaissance of [lo, hi) on T workers over contiguous chunks: the
  * slice and the affine forms give each iteration a block mask, and the
@@ -852,7 +855,8 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 void sap_serial_warn(const sap_loop *L, const sap_async_spec *spec, int workers, int64_t n);
 /* Once per loop, for a loop run serially because a key it writes into a
  * map is missing, when accumulate would insert it in parallel. */
-void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, int workers, int64_t n);
+void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t missing, int workers,
+                     int64_t n);
 
 /* ==== plan/stage.c: plan-order copies ==================================== */
 
@@ -1110,6 +1114,7 @@ struct sap_loop_state {
 	const char *reason;             /* spec->serial */
 	bool inserts;                   /* the plan's keys include missing ones
 	                                   of a check_keys map */
+	uint64_t missing;               /* which (sap_layout.missing) */
 	uint64_t *kvers;                /* per spec DDS: a check_keys map's kver */
 	char insert_why[96];
 	bool ever_locked;

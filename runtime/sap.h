@@ -1144,7 +1144,8 @@ struct sap_rec {                /* private */
 	uint64_t *kmax;         /* per DDS: the largest key recorded, as
 	                           unsigned (or NULL) */
 	uint64_t sink;          /* the mask of an iteration outside lo .. */
-	int *missing;           /* set when a key checked is missing, or NULL */
+	uint64_t *missing;      /* bit min(dds, 63) set when a key of that
+	                           checked map is missing, or NULL */
 };
 
 static inline uint32_t sap_key_block(int64_t key, uint32_t nblk)
@@ -1206,10 +1207,10 @@ int64_t sap_key_str(sap_str s);
 
 /* After a key of a map the body writes (sap_dds.check_keys): slot is its
  * value slot, NULL when the key is missing, which writing would insert. */
-static inline void sap_rec_has(sap_rec *r, const void *slot)
+static inline void sap_rec_has(sap_rec *r, int dds, const void *slot)
 {
 	if (!slot && r->missing)
-		__atomic_store_n(r->missing, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_or(r->missing, (uint64_t)1 << (dds < 63 ? dds : 63), __ATOMIC_RELAXED);
 }
 
 /* Under --check-plan (L not NULL), a key of a map the plan orders,

@@ -381,7 +381,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	st->resume_memo = NULL;
 	*st->layout.missing = 0;
 	/* A loop that fills a map misses keys at once: no plan then. */
-	if (!ranks && sap_recon_missing(spec, &st->layout, env, lo, hi)) {
+	if (!ranks && (st->missing = sap_recon_missing(spec, &st->layout, env, lo, hi))) {
 		st->inserts = true;
 		st->recon_s += sap_now() - t0;
 		return;
@@ -427,7 +427,8 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 		                  p->goff[g + 1] - p->goff[g], threads);
 	}
 	st->keys_known = spec->slice != NULL;
-	st->inserts = *st->layout.missing != 0;
+	st->missing = *st->layout.missing;
+	st->inserts = st->missing != 0;
 	/* Static keys come from the affine subscripts, not a slice: that
 	 * pass is the plan's, as --explain says. */
 	if (spec->slice)
@@ -681,12 +682,8 @@ static void dump_plan(const sap_run *x, const sap_plan *p, int64_t lo, int V)
  * inserts it, which moves a map's values under the other workers. */
 static const char *inserts_why(struct sap_loop_state *st, const sap_async_spec *spec)
 {
-	const char *name = "a map";
-	for (int k = 0; k < spec->ndds; k++)
-		if (spec->dds[k].check_keys) {
-			name = spec->dds[k].name;
-			break;
-		}
+	int d = sap_missing_dds(spec, st->missing);
+	const char *name = d >= 0 && spec->dds[d].name ? spec->dds[d].name : "a map";
 	snprintf(st->insert_why, sizeof st->insert_why, "the body inserts keys into %s: a key it "
 	         "writes is missing", name);
 	return st->insert_why;
@@ -697,7 +694,7 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 {
 	make_plan(st, spec, x->env, lo, hi, x->V, x->T, sap_cfg.locks, false);
 	if (st->inserts) {
-		sap_insert_warn(x->L, spec, x->V, hi - lo);
+		sap_insert_warn(x->L, spec, st->missing, x->V, hi - lo);
 		run_serial(st, x, lo, hi, red, SAP_V_SERIAL, inserts_why(st, spec));
 		return;
 	}

@@ -281,25 +281,34 @@ void sap_serial_warn(const sap_loop *L, const sap_async_spec *spec, int workers,
 	free(fix);
 }
 
-void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, int workers, int64_t n)
+void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t missing, int workers,
+                     int64_t n)
 {
 	/* Only where accumulate is the way out: a loop that fills a map
 	 * (P[u] = p) has no other, and a warning would be noise. */
-	int d = -1;
 	for (int k = 0; k < spec->ndds; k++)
-		if (spec->dds[k].check_keys) {
-			if (spec->dds[k].additive != 1)
-				return;
-			if (d < 0)
-				d = k;
-		}
+		if (spec->dds[k].check_keys && spec->dds[k].additive != 1)
+			return;
+	int d = sap_missing_dds(spec, missing);
 	if (sap_cfg.quiet_plans || workers < 2 || n < 2 * (int64_t)workers || d < 0 || warned_of(L))
 		return;
 	warned_add(L);
-	const char *m = spec->dds[d].name ? spec->dds[d].name : "?";
-	sap_warn(&L->site, "async for runs serially on %d workers: the body inserts keys into %s (a key "
-	         "it writes is missing); make its updates of %s 'accumulate(+: %s)', which inserts "
-	         "keys in parallel", workers, m, m, m);
+	/* Every map missing a key: accumulating one of several still
+	 * leaves the loop serial. */
+	char *m = sap_strf("%s", spec->dds[d].name ? spec->dds[d].name : "?");
+	int nm = 1;
+	for (int k = d + 1; k < spec->ndds; k++)
+		if (spec->dds[k].check_keys && (missing >> (k < 63 ? k : 63) & 1) && spec->dds[k].name) {
+			char *t = sap_strf("%s, %s", m, spec->dds[k].name);
+			free(m);
+			m = t;
+			nm++;
+		}
+	sap_warn(&L->site, "async for runs serially on %d workers: the body inserts keys into %s (%s "
+	         "it writes %s missing); make its updates of %s 'accumulate(+: %s)', which inserts "
+	         "keys in parallel", workers, m, nm > 1 ? "keys" : "a key", nm > 1 ? "are" : "is",
+	         nm > 1 ? "them" : m, m);
+	free(m);
 }
 
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,

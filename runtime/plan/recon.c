@@ -387,26 +387,41 @@ static void ignore_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 }
 
 /* Iterations of the sample: enough that a loop filling a map meets a
- * missing key among them, few enough to cost nothing beside the loop. */
+ * missing key among them, few enough to cost nothing beside the loop.
+ * All of them, not up to the first missing key: the messages name every
+ * map the sample found missing keys of. */
 enum { MISSING_SAMPLE = 1024 };
 
-bool sap_recon_missing(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
-                       int64_t hi)
+uint64_t sap_recon_missing(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                           int64_t lo, int64_t hi)
 {
 	bool any = false;
 	for (int k = 0; k < spec->ndds; k++)
 		any |= spec->dds[k].check_keys;
 	int64_t n = hi - lo, S = n < MISSING_SAMPLE ? n : MISSING_SAMPLE;
 	if (!any || !spec->slice || S <= 0)
-		return false;
-	int missing = 0;
+		return 0;
+	uint64_t missing = 0;
 	sap_rec r = { .d = ly->d, .log = ignore_key, .missing = &missing };
 	r.mask = &r.sink;
-	for (int64_t q = 0; q < S && !missing; q++) {
+	for (int64_t q = 0; q < S; q++) {
 		int64_t i = lo + (int64_t)((unsigned __int128)q * (uint64_t)n / (uint64_t)S);
 		spec->slice(env, &i, 0, 1, &r);
 	}
-	return missing != 0;
+	return missing;
+}
+
+int sap_missing_dds(const sap_async_spec *spec, uint64_t missing)
+{
+	int first = -1;
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].check_keys) {
+			if (missing >> (k < 63 ? k : 63) & 1)
+				return k;
+			if (first < 0)
+				first = k;
+		}
+	return first;
 }
 
 void sap_layout_free(sap_layout *ly)

@@ -187,6 +187,10 @@ case $v in
 "serialized: the body inserts keys into g: a key it writes is missing") ;;
 *) cat stats; fail "the loop inserting keys of g ran '$v'" ;;
 esac
+# The warning names every map missing keys: accumulating one of them
+# would leave the loop serial.
+grep -q "keys.sap:43:5: warning: async for runs serially on 2 workers: the body inserts keys into g, gs (keys it writes are missing); make its updates of them 'accumulate(+: g, gs)'" stats ||
+	{ cat stats; fail "the warning does not name g and gs"; }
 test "$(verdict 32 stats)" = planned || { cat stats; fail "the first loop did not run planned"; }
 
 # The order a 1 x 2 run took, replayed on one thread: the same bits.
