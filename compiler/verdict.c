@@ -422,6 +422,12 @@ static void sync_paths(Node *l)
 			acc_li->sync_why.v[i] = (void *)all;
 			continue;
 		}
+		/* A step's elements are the worker's copy of them: the sparse
+		 * path, which fetches and sends recorded rows, leaves them. */
+		if (cand.v[c] == l->lhs->sym) {
+			acc_li->sync_why.v[i] = (void *)"the loop runs over it";
+			continue;
+		}
 		bool whole = false;
 		for (int k = 0; k < acc_li->whole_dds.n; k++)
 			whole |= acc_li->whole_dds.v[k] == cand.v[c];

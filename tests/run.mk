@@ -16,6 +16,7 @@ run_slow_tests = \
 	tests/run/ckpt-damage.sh \
 	tests/run/ckpt-faults.sh
 run_tests = \
+	tests/run/sync-writes-over.sap \
 	tests/run/map-store-keys.sh \
 	tests/run/string-key-order.sap \
 	tests/run/mmap-groups.sap \
@@ -190,6 +191,8 @@ run_tests = \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_slow_tests) $(run_tests) \
+	tests/run/sync-writes-over.out tests/run/sync-writes-over.rows.txt.in \
+	tests/run/sync-writes-over.vals.txt.in \
 	tests/run/mmap-groups.out tests/run/string-key-order.out \
 	tests/run/params-defaults.out tests/run/params-defaults.args tests/run/string-conv.out \
 	tests/run/conv-implicit.flags tests/run/const-limits.flags \

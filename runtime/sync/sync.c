@@ -592,8 +592,11 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 				sap_dv_own_parts(spec->over);
 			keep[nkeep++] = spec->over;
 		}
+		/* Not over, which the sparse path leaves (sap_sparse_open): kept
+		 * in parts, it would be merged densely from parts. */
 		for (int k = 0; spec->slice && k < spec->nwr; k++)
-			if (spec->wr[k].sparse && !(spec->model == SAP_SSP && spec->staleness > 0))
+			if (spec->wr[k].sparse && spec->wr[k].dv != spec->over &&
+			    !(spec->model == SAP_SSP && spec->staleness > 0))
 				keep[nkeep++] = spec->wr[k].dv;
 	}
 	sap_whole_these(spec->uses, spec->nuses, keep, nkeep);
