@@ -808,6 +808,8 @@ void sema_check_var(Node *d)
 {
 	Type *t = sema_resolve(d->ts);
 	const char *name = sema_S(d->name);
+	int64_t cval = 0;
+	bool has_cval = false;
 	if (t->kind == TY_VOID)
 		sema_fail(d, "variable '%s' declared void", name);
 	if (d->vclass == V_PARAM) {
@@ -902,6 +904,13 @@ void sema_check_var(Node *d)
 			c->cval = (int64_t)fv;
 			c->has_cval = true;
 		}
+		/* const int D = 1e3: a floating literal C converts itself (no
+		 * N_CONV, sema_narrow), checked in range above; its value
+		 * sizes arrays as any integer const's. */
+		if (ty_is_int(t) && !c->has_cval && ty_is_float(c->ty) && fold_float(c, &fv)) {
+			cval = (int64_t)fv;
+			has_cval = true;
+		}
 	}
 	Sym *s = sema_declare(d, name, SYM_VAR, t);
 	s->vclass = d->vclass;
@@ -911,6 +920,10 @@ void sema_check_var(Node *d)
 	}
 	if (d->vclass == V_CONST && ty_is_int(t) && sema_const_int(d->init, &s->cval))
 		s->has_cval = true;
+	else if (has_cval) {
+		s->cval = cval;
+		s->has_cval = true;
+	}
 }
 
 static void check_assign_bool(Node *at, Type *to, Node *e)
