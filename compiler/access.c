@@ -954,6 +954,34 @@ static bool own_read(Node *r, Unit *ru)
 	return true;
 }
 
+/* The write of the iteration's own element of a dvector that r, reading
+ * that element, follows in the body (z[i] = ...; int k = z[i];), or NULL:
+ * the slice knows the value before the loop, not the new one, and a key
+ * taken from the value read before the write would be knowable. */
+Node *acc_own_write_before(Node *r)
+{
+	Access *a = access_at(r);
+	if (!a || a->dynamic || a->dds->ty->kind != TY_DVEC || !acc_const_nonzero(&a->aterms))
+		return NULL;
+	int rp = -1;
+	for (int i = 0; i < acc_units.n && rp < 0; i++)
+		if (((Unit *)acc_units.v[i])->node == a->unit)
+			rp = i;
+	Node *w = NULL;
+	for (int i = 0; rp >= 0 && i < acc_li->accesses.n; i++) {
+		Access *b = acc_li->accesses.v[i];
+		if (b->dds != a->dds)
+			continue;
+		if (b->dynamic || !acc_same_terms(&b->aterms, &a->aterms) ||
+		    !acc_same_terms(&b->bterms, &a->bterms))
+			return NULL;
+		for (int k = 0; !w && (b->mode & ACC_WRITE) && k < rp; k++)
+			if (((Unit *)acc_units.v[k])->node == b->unit)
+				w = b->at;
+	}
+	return w;
+}
+
 /* Does unit u compute something unknowable: a read of a DDS the loop
  * writes (not its own element, above), random numbers a called function
  * draws, or a tainted local (*from)? */

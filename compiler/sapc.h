@@ -616,6 +616,7 @@ bool acc_by_index(LoopInfo *li, Sym *d);
 /* Does loop li only read dvector d, at its loop variable (acc_by_index
  * without the copy, so also for elements holding strings or lists)? */
 bool acc_reads_own(LoopInfo *li, Sym *d);
+Node *acc_own_write_before(Node *r);
 /* Every access of d, read or write, is at the loop variable itself. */
 bool acc_at_own(LoopInfo *li, Sym *d);
 /* Does li only read dvector d, and only at i + c for constants c, all in

@@ -437,6 +437,12 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	const char *fh = c.read && !cn ? field_hint(c.read, acc_read_dds(c.read)) : NULL;
 	if (fh)
 		hint = fh;
+	Node *ow = c.read && !cn && !fh ? acc_own_write_before(c.read) : NULL;
+	if (ow)
+		hint = format("%s is the iteration's own element, which the body writes before this "
+		              "read (%s): a slice knows only its value before the loop; read it into "
+		              "a local before writing it (int v = ...; %s = v;) and use the local",
+		              acc_expr_str(c.read), line_of(ow), acc_expr_str(ow));
 	if (!s) {
 		acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: it reads %s, "
 		                              "which this loop writes", acc, when, acc_name_list(&c.dds)),

@@ -1,5 +1,6 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/key-after-own-write.sap \
 	tests/compile/reduce-replaced.sap \
 	tests/compile/reduce-read.sap \
 	tests/compile/reduce-wrong-op.sap \
