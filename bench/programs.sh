@@ -91,13 +91,13 @@ args() {
 		echo "--data=$D/graph-n3000000-d8-l0.5-a0.8-s1.txt --iters=100 $o" ;;
 	lasso.small)
 		lasso_data 50000 100000 "$D/programs-lasso-small"
-		echo "--data=$D/programs-lasso-small.X.txt --y=$D/programs-lasso-small.y.txt --lambda=0.003 --sweeps=100 $o" ;;
+		echo "--data=$D/programs-lasso-small.X.txt --y=$D/programs-lasso-small.y.txt --lambda=0.003 --sweeps=200 $o" ;;
 	lasso.large)
 		lasso_data 500000 1000000 "$D/programs-lasso-large"
 		echo "--data=$D/programs-lasso-large.X.txt --y=$D/programs-lasso-large.y.txt --lambda=0.003 --sweeps=250 $o" ;;
 	sgdmf.small)
 		ratings 8000 2000 1000000 "$D/programs-ratings-1m.txt"
-		echo "--data=$D/programs-ratings-1m.txt --iters=30 $o" ;;
+		echo "--data=$D/programs-ratings-1m.txt --iters=100 $o" ;;
 	sgdmf.large)
 		ratings 24000 3500 5000000 "$D/programs-ratings-5m.txt"
 		echo "--data=$D/programs-ratings-5m.txt --iters=120 $o" ;;

@@ -441,6 +441,33 @@ static int default_threads(void)
 	return t < 1 ? 1 : t;
 }
 
+/* --threads=T asked for, on a rank Open MPI's default policy bound to
+ * fewer CPUs (one core a rank when there are at most two): its threads
+ * would take turns there, no faster than one, and nothing would say so.
+ * A binding the user chose (--bind-to, which mpiexec passes on as
+ * OMPI_MCA_hwloc_base_binding_policy) stays; otherwise the rank takes
+ * its even share of the node's CPUs, which its threads then inherit. */
+static void widen_default_binding(void)
+{
+	const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+	const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	cpu_set_t set;
+	if (!lr || !ls || getenv("OMPI_MCA_hwloc_base_binding_policy") ||
+	    sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) >= sap_cfg.threads)
+		return;
+	int l = atoi(lr), L = atoi(ls), N = online_cpus();
+	if (L < 1 || l < 0 || l >= L || N > CPU_SETSIZE)
+		return;
+	int lo = (int)((long)l * N / L), hi = (int)((long)(l + 1) * N / L);
+	if (hi - lo <= CPU_COUNT(&set))
+		return;
+	cpu_set_t share;
+	CPU_ZERO(&share);
+	for (int c = lo; c < hi; c++)
+		CPU_SET(c, &share);
+	(void)sched_setaffinity(0, sizeof share, &share);
+}
+
 /* Levenshtein distance of a[0..an) and b, for "did you mean". */
 static size_t distance(const char *a, size_t an, const char *b)
 {
@@ -722,6 +749,8 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 	read_env();
 	for (int i = 1; i < *argc; i++)
 		parse_arg(prog, (*argv)[i]);
+	if (sap_cfg.threads > 1)
+		widen_default_binding();
 	if (sap_cfg.threads <= 0)
 		sap_cfg.threads = default_threads();
 	sap_audit_on = sap_cfg.check_plan;
