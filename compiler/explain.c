@@ -616,6 +616,72 @@ static void explain_checked_keys(FILE *out, LoopInfo *L)
 	fputc('\n', out);
 }
 
+/* Why a loop over a map's keys cannot run on the maps' parts, each rank
+ * the keys it holds, or NULL when it can: the runtime's test
+ * (map_keys_owner in runtime/async/async.c), in the same order. */
+static const char *owner_why(LoopInfo *L, Node *key, bool flat)
+{
+	if (!flat)
+		return "a reduce variable holds a list or string";
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		bool wr = (intptr_t)L->dds_mode.v[i] & ACC_WRITE;
+		if (acc_is_accum(L, d))
+			return format("it accumulates into %s", d->name);
+		if (d->ty->kind == TY_DVEC) {
+			if (wr)
+				return format("it writes the dvector %s", d->name);
+			continue;
+		}
+		if (!acc_at_key(L, d))
+			return format("it %s %s at keys other than its own", wr ? "touches" : "reads",
+			              d->name);
+		if (wr && acc_inserts(L, d))
+			return format("it inserts or erases keys of %s", d->name);
+		if (!ty_is_flat(d->ty->elem))
+			return format("the values of %s hold strings or lists", d->name);
+		if (d->ty->key->kind != key->sym->ty->kind)
+			return format("%s has keys of another type", d->name);
+	}
+	return NULL;
+}
+
+/* On several ranks: a loop that writes a dmap (not accumulated) runs
+ * whole on every rank, its threads the workers (a map's values stay on
+ * the rank that writes them), unless over a map's keys each rank can
+ * run the keys it holds (sap_dist_ok, map_keys_owner). */
+static void explain_ranks(FILE *out, Node *l, LoopInfo *L)
+{
+	if (l->kind != N_ASYNC || L->verdict == VD_REJECTED || L->verdict == VD_SERIAL)
+		return;
+	bool flat = true;
+	for (int i = 0; i < L->reduce_syms.n; i++)
+		flat = flat && ty_is_flat(((Sym *)L->reduce_syms.v[i])->ty);
+	Sym *wmap = NULL;
+	for (int i = 0; i < L->dds.n && !wmap; i++) {
+		Sym *d = L->dds.v[i];
+		if (d->ty->kind != TY_DVEC && ((intptr_t)L->dds_mode.v[i] & ACC_WRITE) &&
+		    !acc_is_accum(L, d))
+			wmap = d;
+	}
+	Node *key = map_key_of(l);
+	const char *why = key ? owner_why(L, key, flat) : NULL;
+	if (key && !why) {
+		if (wmap)
+			fprintf(out, "  ranks: each rank runs the keys of the maps that it holds\n");
+		return;
+	}
+	if (!flat)
+		why = "a reduce variable holds a list or string";
+	else if (wmap && !why)
+		why = format("it writes the dmap %s", wmap->name);
+	else if (wmap)
+		why = format("it writes the dmap %s, and %s", wmap->name, why);
+	else
+		return;
+	fprintf(out, "  ranks: every rank runs the whole loop on its own threads (%s)\n", why);
+}
+
 static void explain_loop(FILE *out, Node *l)
 {
 	LoopInfo *L = l->li;
@@ -654,6 +720,7 @@ static void explain_loop(FILE *out, Node *l)
 	}
 	explain_verdict(out, l, L);
 	explain_checked_keys(out, L);
+	explain_ranks(out, l, L);
 	explain_additive(out, L);
 }
 
