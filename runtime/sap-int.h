@@ -855,6 +855,10 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 void sap_serial_warn(const sap_loop *L, const sap_async_spec *spec, int workers, int64_t n);
 /* Once per loop, for a loop run serially because a key it writes into a
  * map is missing, when accumulate would insert it in parallel. */
+/* After an invocation: a loop that keeps planning (its plan is made
+ * again nearly every invocation) for longer than its body runs says so,
+ * once. */
+void sap_plan_cost_warn(struct sap_loop_state *st);
 void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t missing, int workers,
                      int64_t n);
 
@@ -1117,6 +1121,7 @@ struct sap_loop_state {
 	uint64_t missing;               /* which (sap_layout.missing) */
 	uint64_t *kvers;                /* per spec DDS: a check_keys map's kver */
 	char insert_why[96];
+	bool warned_cost;               /* sap_plan_cost_warn said it */
 	bool ever_locked;
 	int64_t groups, rounds;
 	int workers;

@@ -1431,6 +1431,8 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			break;
 		}
 	}
+	if (spec->dds && !spec->serial)
+		sap_plan_cost_warn(st);
 	if (spec->dds)
 		stamp(spec);
 	/* What this rank fetched or wrote and no longer holds goes. */

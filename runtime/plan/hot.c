@@ -311,6 +311,24 @@ void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t mis
 	free(m);
 }
 
+void sap_plan_cost_warn(struct sap_loop_state *st)
+{
+	const sap_loop *L = st->loop;
+	double planning = st->recon_s + st->plan_s;
+	/* Re-planned at least three times, in most invocations: a plan
+	 * reused costs nothing more, and a first plan pays for itself. */
+	if (sap_cfg.quiet_plans || st->warned_cost || st->workers < 2 || st->plan_builds < 3 ||
+	    5 * st->plan_builds < 4 * (int64_t)L->invocations || planning < 0.5 ||
+	    planning < 2 * st->compute_s)
+		return;
+	st->warned_cost = true;
+	sap_warn(&L->site, "async for spends %.2f s planning (%lld plans in %lld invocations) "
+	         "against %.2f s running the body on %d workers: the plans cost more than they "
+	         "save; fewer workers or a sync for would likely run it faster (--stats shows the "
+	         "times)", planning, (long long)st->plan_builds,
+	         (long long)L->invocations, st->compute_s, st->workers);
+}
+
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                   int64_t lo, int64_t hi, int threads, bool ranks)
 {
