@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <ctype.h>
 #include <float.h>
+#include <math.h>
 #include <string.h>
 #include "sapc.h"
 #include "grammar.h"
@@ -590,7 +591,9 @@ bool sema_const_str(Node *e, Buf *b)
 			snprintf(num, sizeof num, "%lld", (long long)e->lhs->cval);
 		} else if (ty_is_float(e->lhs->ty) && fold_float(e->lhs, &v)) {
 			bool f = e->lhs->ty->kind == TY_FLOAT;
-			for (int digits = f ? 6 : 15; digits <= (f ? 9 : 17); digits++) {
+			/* A subnormal from one digit on, as sap_str_of_double. */
+			bool sub = v != 0 && fabs(v) < (f ? FLT_MIN : DBL_MIN);
+			for (int digits = sub ? 1 : f ? 6 : 15; digits <= (f ? 9 : 17); digits++) {
 				snprintf(num, sizeof num, "%.*g", digits, v);
 				if (v != v || (f ? strtof(num, NULL) == (float)v : strtod(num, NULL) == v))
 					break;

@@ -4,6 +4,7 @@
  * ones: a malloc each would cost more time and memory than the text.  Each
  * thread carves from its own chunk, so later parallel loaders need no lock.
  */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,10 @@ sap_str sap_str_of_double(double v)
 {
 	char buf[32];
 	int n = 0;
-	for (int digits = 15; digits <= 17; digits++) {
+	/* A subnormal has fewer significant digits than 15 (5e-324 has one):
+	 * at 15 it would print digits of noise. */
+	int from = v != 0 && fabs(v) < DBL_MIN ? 1 : 15;
+	for (int digits = from; digits <= 17; digits++) {
 		n = snprintf(buf, sizeof buf, "%.*g", digits, v);
 		if (v != v || strtod(buf, NULL) == v)
 			break;
@@ -61,7 +65,8 @@ sap_str sap_str_of_float(float v)
 {
 	char buf[32];
 	int n = 0;
-	for (int digits = 6; digits <= 9; digits++) {
+	int from = v != 0 && fabsf(v) < FLT_MIN ? 1 : 6;
+	for (int digits = from; digits <= 9; digits++) {
 		n = snprintf(buf, sizeof buf, "%.*g", digits, (double)v);
 		if (v != v || strtof(buf, NULL) == v)
 			break;
