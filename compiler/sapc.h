@@ -526,6 +526,9 @@ bool sema_is_map(Type *t);
 Builtin sema_find_builtin(const char *name);
 Type *sema_check_expr(Node *e);
 void sema_check_cond(Node *c);
+/* A full expression that changes a variable where C leaves the order of
+ * that change and another use of the variable undefined is an error. */
+void sema_check_sequenced(Node *e);
 
 /* sema_loop.c: async for and sync for. */
 void sema_check_async(Node *loop);

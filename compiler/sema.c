@@ -951,16 +951,20 @@ void sema_check_stmt(Node *s)
 		sema_check_var(s);
 		if (s->init && s->vclass != V_PARAM && !ty_is_dds(s->sym->ty))
 			check_assign_bool(s->init, s->sym->ty, s->init);
+		if (s->init)
+			sema_check_sequenced(s->init);
 		return;
 	case N_EXPR:
 		sema_check_expr(s->lhs);
 		if (s->lhs->kind == N_ASSIGN && s->lhs->op == TK_ASSIGN)
 			check_assign_bool(s->lhs, s->lhs->lhs->ty, s->lhs->rhs);
+		sema_check_sequenced(s->lhs);
 		return;
 	case N_EMPTY:
 		return;
 	case N_IF:
 		sema_check_cond(s->cond);
+		sema_check_sequenced(s->cond);
 		sema_check_stmt(s->then);
 		if (s->els)
 			sema_check_stmt(s->els);
@@ -968,6 +972,7 @@ void sema_check_stmt(Node *s)
 	case N_WHILE:
 	case N_DO:
 		sema_check_cond(s->cond);
+		sema_check_sequenced(s->cond);
 		sema_ctx.seqloops++;
 		sema_check_stmt(s->body);
 		sema_ctx.seqloops--;
@@ -976,10 +981,14 @@ void sema_check_stmt(Node *s)
 		sema_open_scope();
 		if (s->init)
 			sema_check_stmt(s->init);
-		if (s->cond)
+		if (s->cond) {
 			sema_check_cond(s->cond);
-		if (s->step)
+			sema_check_sequenced(s->cond);
+		}
+		if (s->step) {
 			sema_check_expr(s->step);
+			sema_check_sequenced(s->step);
+		}
 		sema_ctx.seqloops++;
 		sema_check_stmt(s->body);
 		sema_ctx.seqloops--;
@@ -1011,6 +1020,7 @@ void sema_check_stmt(Node *s)
 				return;
 			}
 			sema_check_expr(s->lhs);
+			sema_check_sequenced(s->lhs);
 			if (rt->kind == TY_VOID)
 				sema_fail(s->lhs, "function '%s' returns void; it cannot return a value", sema_S(sema_ctx.func->name));
 			sema_expect_assignable(s->lhs, rt, "function '%s' returns '%s', not '%s'", sema_S(sema_ctx.func->name),

@@ -988,3 +988,76 @@ void sema_check_cond(Node *c)
 	if (!ty_is_scalar(t))
 		sema_fail(c, "condition has type '%s'; it must be bool or a number", ty_str(t));
 }
+
+/* ---- changes of a variable unsequenced with its other uses ---- */
+
+/* A variable's name in a full expression: by is the assignment or ++/--
+ * that changes it there, or NULL for a read; path, the nodes from the
+ * root down to it. */
+typedef struct Occ {
+	Node *n, *by;
+	Node **path;
+	int depth;
+} Occ;
+
+static void collect_occs(Node *e, Node *by, Vec *path, Vec *out)
+{
+	if (!e)
+		return;
+	vec_push(path, e);
+	if (e->kind == N_NAME && e->sym) {
+		Occ *o = xcalloc(1, sizeof *o);
+		o->n = e;
+		o->by = by;
+		o->depth = path->n;
+		o->path = xcalloc((size_t)path->n, sizeof *o->path);
+		memcpy(o->path, path->v, (size_t)path->n * sizeof *o->path);
+		vec_push(out, o);
+	}
+	bool sets = (e->kind == N_ASSIGN || e->kind == N_INCDEC) && e->lhs && e->lhs->kind == N_NAME;
+	collect_occs(e->lhs, sets ? e : NULL, path, out);
+	collect_occs(e->rhs, NULL, path, out);
+	collect_occs(e->cond, NULL, path, out);
+	collect_occs(e->then, NULL, path, out);
+	collect_occs(e->els, NULL, path, out);
+	for (Node *a = e->kind == N_CALL ? e->args : NULL; a; a = a->next)
+		collect_occs(a, NULL, path, out);
+	path->n--;
+}
+
+/* C leaves undefined a change of a variable unsequenced with another
+ * change or a use of it in the same full expression (e += e -= 3,
+ * h[i] = i++, f(i, i++)): what the program printed would be whatever
+ * the C compiler chose.  Sequenced are: the operands of &&, || and ?:,
+ * and an assignment's own change after the values of its operands
+ * (x = x + 1, x += x). */
+void sema_check_sequenced(Node *e)
+{
+	Vec path = {0}, occ = {0};
+	collect_occs(e, NULL, &path, &occ);
+	for (int i = 0; i < occ.n; i++) {
+		Occ *a = occ.v[i];
+		for (int j = i + 1; j < occ.n; j++) {
+			Occ *b = occ.v[j];
+			if (a->n->sym != b->n->sym || (!a->by && !b->by))
+				continue;
+			int k = 0;
+			while (k + 1 < a->depth && k + 1 < b->depth && a->path[k + 1] == b->path[k + 1])
+				k++;
+			Node *l = a->path[k];
+			if (l->kind == N_COND ||
+			    (l->kind == N_BINARY && (l->op == TK_ANDAND || l->op == TK_OROR)))
+				continue;
+			if ((l->kind == N_ASSIGN || l->kind == N_INCDEC) &&
+			    ((a->by == l && !b->by) || (b->by == l && !a->by)))
+				continue;
+			Occ *w = a->by ? a : b, *o = w == a ? b : a;
+			const char *name = w->n->sym->name;
+			sema_fail_note(w->n, format("'%s' is changed here and %s elsewhere in the same "
+			                             "expression, in an order C leaves undefined: change "
+			                             "it in a statement of its own", name,
+			                             o->by ? "changed again" : "used"),
+			               o->n, format("'%s' is %s here", name, o->by ? "changed" : "used"));
+		}
+	}
+}

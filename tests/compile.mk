@@ -1,5 +1,8 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/unsequenced-use.sap \
+	tests/compile/unsequenced-twice.sap \
+	tests/compile/unsequenced-call.sap \
 	tests/compile/key-after-own-write.sap \
 	tests/compile/reduce-replaced.sap \
 	tests/compile/reduce-read.sap \
