@@ -919,6 +919,18 @@ static bool share_loop(Unit *u, Unit *w)
 	return false;
 }
 
+/* Does every access of a's DDS have a's key, one affine form? */
+static bool one_affine_key(Access *a)
+{
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *b = acc_li->accesses.v[i];
+		if (b->dds == a->dds && (b->dynamic || !acc_same_terms(&b->aterms, &a->aterms) ||
+		                         !acc_same_terms(&b->bterms, &a->bterms)))
+			return false;
+	}
+	return true;
+}
+
 /* Is r, read in unit ru, a read of the iteration's own element of a
  * dvector the loop writes, before the iteration writes it?  When every
  * access of the vector has one injective affine key, no other iteration
@@ -936,14 +948,11 @@ static bool own_read(Node *r, Unit *ru)
 	for (int i = 0; i < acc_units.n && rp < 0; i++)
 		if (acc_units.v[i] == ru)
 			rp = i;
+	if (!one_affine_key(a))
+		return false;
 	for (int i = 0; i < acc_li->accesses.n; i++) {
 		Access *b = acc_li->accesses.v[i];
-		if (b->dds != a->dds)
-			continue;
-		if (b->dynamic || !acc_same_terms(&b->aterms, &a->aterms) ||
-		    !acc_same_terms(&b->bterms, &a->bterms))
-			return false;
-		if (!(b->mode & ACC_WRITE))
+		if (b->dds != a->dds || !(b->mode & ACC_WRITE))
 			continue;
 		for (int k = 0; k < acc_units.n; k++) {
 			Unit *w = acc_units.v[k];
@@ -961,7 +970,8 @@ static bool own_read(Node *r, Unit *ru)
 Node *acc_own_write_before(Node *r)
 {
 	Access *a = access_at(r);
-	if (!a || a->dynamic || a->dds->ty->kind != TY_DVEC || !acc_const_nonzero(&a->aterms))
+	if (!a || a->dynamic || a->dds->ty->kind != TY_DVEC || !acc_const_nonzero(&a->aterms) ||
+	    !one_affine_key(a))
 		return NULL;
 	int rp = -1;
 	for (int i = 0; i < acc_units.n && rp < 0; i++)
@@ -972,9 +982,6 @@ Node *acc_own_write_before(Node *r)
 		Access *b = acc_li->accesses.v[i];
 		if (b->dds != a->dds)
 			continue;
-		if (b->dynamic || !acc_same_terms(&b->aterms, &a->aterms) ||
-		    !acc_same_terms(&b->bterms, &a->bterms))
-			return NULL;
 		for (int k = 0; !w && (b->mode & ACC_WRITE) && k < rp; k++)
 			if (((Unit *)acc_units.v[k])->node == b->unit)
 				w = b->at;
