@@ -1025,6 +1025,22 @@ static void collect_occs(Node *e, Node *by, Vec *path, Vec *out)
 	path->n--;
 }
 
+/* Does e change a variable by its name (x = ..., x++)? */
+static bool changes_name(Node *e)
+{
+	if (!e)
+		return false;
+	if ((e->kind == N_ASSIGN || e->kind == N_INCDEC) && e->lhs && e->lhs->kind == N_NAME)
+		return true;
+	if (changes_name(e->lhs) || changes_name(e->rhs) || changes_name(e->cond) ||
+	    changes_name(e->then) || changes_name(e->els))
+		return true;
+	for (Node *a = e->kind == N_CALL ? e->args : NULL; a; a = a->next)
+		if (changes_name(a))
+			return true;
+	return false;
+}
+
 /* C leaves undefined a change of a variable unsequenced with another
  * change or a use of it in the same full expression (e += e -= 3,
  * h[i] = i++, f(i, i++)): what the program printed would be whatever
@@ -1033,13 +1049,19 @@ static void collect_occs(Node *e, Node *by, Vec *path, Vec *out)
  * (x = x + 1, x += x). */
 void sema_check_sequenced(Node *e)
 {
+	if (!changes_name(e))
+		return;
 	Vec path = {0}, occ = {0};
 	collect_occs(e, NULL, &path, &occ);
+	/* Each change against every other name of its variable: linear in
+	 * the names for a change or two (print(x, x, ..., x++)). */
 	for (int i = 0; i < occ.n; i++) {
 		Occ *a = occ.v[i];
-		for (int j = i + 1; j < occ.n; j++) {
+		if (!a->by)
+			continue;
+		for (int j = 0; j < occ.n; j++) {
 			Occ *b = occ.v[j];
-			if (a->n->sym != b->n->sym || (!a->by && !b->by))
+			if (j == i || a->n->sym != b->n->sym || (b->by && j < i))
 				continue;
 			int k = 0;
 			while (k + 1 < a->depth && k + 1 < b->depth && a->path[k + 1] == b->path[k + 1])
