@@ -854,13 +854,14 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
  * workers than one: once per loop. */
 void sap_serial_warn(const sap_loop *L, const sap_async_spec *spec, int workers, int64_t n);
 /* Once per loop, for a loop run serially because a key it writes into a
- * map is missing, when accumulate would insert it in parallel. */
+ * map is missing (the maps of the bits of missing), when accumulate would
+ * insert it in parallel. */
+void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t missing, int workers,
+                     int64_t n);
 /* After an invocation: a loop that keeps planning (its plan is made
  * again nearly every invocation) for longer than its body runs says so,
  * once. */
 void sap_plan_cost_warn(struct sap_loop_state *st);
-void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t missing, int workers,
-                     int64_t n);
 
 /* ==== plan/stage.c: plan-order copies ==================================== */
 
