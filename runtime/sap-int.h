@@ -527,8 +527,9 @@ int sap_missing_dds(const sap_async_spec *spec, uint64_t missing);
  * slice and the affine forms give each iteration a block mask, and the
  * masks of iterations first .. first + n - 1 (ascending, within worker
  * w's chunk) go to sink while they are in cache.  Returns the seconds the
- * slowest worker spent slicing.  kmax, if not NULL, gets per spec DDS the
- * largest key (as unsigned) the slice recorded, 0 if none
+ * slowest worker spent slicing.  kmax, if not NULL, gets per spec DDS a
+ * bound (as unsigned) of the keys the slice recorded: the largest of them
+ * beyond the layout's largest key ly->d[k].max, else that largest key
  * (sap_recorded_below). */
 typedef void (*sap_mask_sink)(void *arg, int w, int64_t first, const uint64_t *masks,
                               int64_t n);

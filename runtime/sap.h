@@ -1151,8 +1151,8 @@ struct sap_rec {                /* private */
 	/* Non-NULL: every key goes here instead of into a mask. */
 	void (*log)(sap_rec *r, int dds, int64_t key, sap_mode mode);
 	void *logbuf;
-	uint64_t *kmax;         /* per DDS: the largest key recorded, as
-	                           unsigned (or NULL) */
+	uint64_t *kmax;         /* per DDS: the largest key recorded beyond
+	                           d->max, as unsigned (or NULL) */
 	uint64_t sink;          /* the mask of an iteration outside lo .. */
 	uint64_t *missing;      /* bit min(dds, 63) set when a key of that
 	                           checked map is missing, or NULL */
@@ -1206,12 +1206,14 @@ static inline void sap_rec_begin(sap_rec *r, int64_t i)
 static inline void sap_rec_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 {
 	const sap_rec_dds *d = &r->d[dds];
-	if (r->kmax && (uint64_t)key > r->kmax[dds])
-		r->kmax[dds] = (uint64_t)key;
-	if (r->log)
+	if (r->log) {
 		r->log(r, dds, key, mode);
-	else if (d->nblk && (uint64_t)key <= d->max)
-		*r->mask |= sap_rec_bit(d, key);
+	} else if ((uint64_t)key <= d->max) {
+		if (d->nblk)
+			*r->mask |= sap_rec_bit(d, key);
+	} else if (r->kmax && (uint64_t)key > r->kmax[dds]) {
+		r->kmax[dds] = (uint64_t)key;
+	}
 }
 int64_t sap_key_str(sap_str s);
 

@@ -22,6 +22,7 @@ run_tests = \
 	tests/run/string-key-order.sap \
 	tests/run/mmap-groups.sap \
 	tests/run/edge-keys.sap \
+	tests/run/recorded-range.sap \
 	tests/run/sync-inf.sap \
 	tests/run/sync-local-layouts.sh \
 	tests/run/pagerank-ids.sap \
@@ -194,6 +195,9 @@ TESTS += $(run_tests)
 EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/sync-writes-over.out tests/run/sync-writes-over.rows.txt.in \
 	tests/run/sync-writes-over.vals.txt.in \
+	tests/run/edge-keys.out tests/run/edge-keys.err tests/run/edge-keys.status \
+	tests/run/recorded-range.out tests/run/recorded-range.err tests/run/recorded-range.status \
+	tests/run/pagerank-ids.out tests/run/sync-inf.out \
 	tests/run/mmap-groups.out tests/run/string-key-order.out \
 	tests/run/params-defaults.out tests/run/params-defaults.args tests/run/string-conv.out \
 	tests/run/conv-implicit.flags tests/run/const-limits.flags \

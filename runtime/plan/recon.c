@@ -95,10 +95,11 @@ bool sap_layout_make(sap_layout *ly, const sap_async_spec *spec, int T, int bloc
 	int part = 0;
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
+		sap_rec_dds *rd = &ly->d[k];
+		/* Every DDS's, for the bound of its keys (sap_recon). */
+		rd->max = d->dv ? (uint64_t)d->dv->n - 1 : UINT64_MAX;
 		if (!(d->mode & SAP_WRITE) || d->accumulate)
 			continue;
-		sap_rec_dds *rd = &ly->d[k];
-		rd->max = d->dv ? (uint64_t)d->dv->n - 1 : UINT64_MAX;
 		if (own_key(spec, k)) {
 			rd->own = true;
 			rd->nblk = d->dv->n > 0;
@@ -504,11 +505,13 @@ double sap_recon(const sap_async_spec *spec, const sap_layout *ly, void *env, in
 	double mx = 0;
 	for (int w = 0; w < T; w++)
 		mx = spent[w] > mx ? spent[w] : mx;
-	if (kmax)
-		memset(kmax, 0, nd * sizeof *kmax);
-	for (size_t k = 0; km && k < nd; k++)
+	/* Keys within a DDS's layout are not followed one by one (the hot
+	 * path of sap_rec_key): its largest key stands for them. */
+	for (size_t k = 0; km && k < nd; k++) {
+		kmax[k] = ly->d[k].max;
 		for (int w = 0; w < T; w++)
 			kmax[k] = km[(size_t)w * nd + k] > kmax[k] ? km[(size_t)w * nd + k] : kmax[k];
+	}
 	free(km);
 	free(spent);
 	return mx;
