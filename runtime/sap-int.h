@@ -41,10 +41,12 @@ void *sap_xcalloc(size_t n, size_t size);
 /* Storage for a DDS's elements or lists, aligned to a cache line, on
  * huge pages if large (error.c); freed with free.  NULL if none. */
 void *sap_alloc_dds(size_t n);
-/* A large array fresh from calloc (a map's index) faulted in a 4 KiB
- * page at a time, at about 10 us each on a VM: ask for huge pages where
- * the kernel gives them on request.  Not for what realloc grows: moving
- * huge pages to an address not so aligned splits them, which cost more. */
+/* A large array fresh from calloc or malloc (a map's index; sap_xmalloc
+ * of 2 MiB or more) faulted in a 4 KiB page at a time, at about 10 us
+ * each on a VM: ask for huge pages, for the 2 MiB pages wholly inside it,
+ * where the kernel gives them on request.  Not for what realloc grows:
+ * moving huge pages to an address not so aligned splits them, which cost
+ * more. */
 void sap_advise_huge(void *p, size_t n);
 
 /* core/sort.c: ascending radix sorts, the keys compared as unsigned
