@@ -15,11 +15,12 @@
 # whose columns overlap much (--spread=1, uniformly random rows).  lambda
 # is BENCH_LAMBDA (default 0.003, against a lambda_max of about 5), small
 # enough that coordinate descent is still making progress after N sweeps.
-# At the full size the twin took 20 s for 300 sweeps on a 2-core EPYC VM
-# with a load average of 4; each X file is 315 MB, generated in 5 s.
+# At the full size the twin takes 11-13 s for 400 sweeps on a quiet 2-core
+# EPYC VM (at least 10 s, so that fixed costs weigh as in a real job);
+# each X file is 315 MB, generated in 5 s.
 #
 # The target is the twin's objective after N = BENCH_SWEEPS sweeps
-# (default 300, quick 20), F_N; a run reaches it at the first sweep whose
+# (default 400, quick 20), F_N; a run reaches it at the first sweep whose
 # objective is at most F_N + 1e-12 |F_N| (several workers visit the
 # features in another order, so their objectives differ from the twin's
 # in the last digits).  Its time is the seconds the program itself prints
@@ -57,7 +58,7 @@ if test "$quick" = 1; then
 	sweeps=${BENCH_SWEEPS:-20}
 else
 	rows=500000 features=1000000 nnz=20
-	sweeps=${BENCH_SWEEPS:-300}
+	sweeps=${BENCH_SWEEPS:-400}
 fi
 support=$((features / 10))
 noise=1 seed=1

@@ -28,12 +28,12 @@
 # log-likelihood must equal the twin's exactly, seed by seed: the script
 # fails if not.
 #
-#   bench/lda.sh                  # full: 1.2M planted tokens 100 sweeps; Brown 250 sweeps
+#   bench/lda.sh                  # full: 1.2M planted tokens 200 sweeps; Brown 500 sweeps
 #   BENCH_QUICK=1 bench/lda.sh    # smoke test: small corpora, 2-4 sweeps
 #
 # Environment: see bench/common.subr; also BENCH_K (topics, default 20),
-# BENCH_SWEEPS (planted corpus, default 100, quick 4), BENCH_BROWN_SWEEPS
-# (default 250, quick 2), BENCH_BROWN (default yes; no leaves it out),
+# BENCH_SWEEPS (planted corpus, default 200, quick 4), BENCH_BROWN_SWEEPS
+# (default 500, quick 2), BENCH_BROWN (default yes; no leaves it out),
 # BENCH_SEEDS (seeds of each program whose log-likelihoods are compared,
 # default 5, quick 2).
 set -eu
@@ -48,12 +48,12 @@ if test "$quick" = 1; then
 	bsweeps=${BENCH_BROWN_SWEEPS:-2}
 	seeds=${BENCH_SEEDS:-2}
 else
-	# About 1.2M tokens: 100 sweeps bring the log-likelihood near its
-	# plateau (where the seeds' spread means something) and take the twin
-	# over 10 s.
+	# About 1.2M tokens: 200 sweeps bring the log-likelihood near its
+	# plateau (where the seeds' spread means something) and keep the twin
+	# sampling for over 10 s (21.5M tokens/s); Brown's 474k tokens, 500.
 	docs=6000 vocab=20000 length=200
-	sweeps=${BENCH_SWEEPS:-100}
-	bsweeps=${BENCH_BROWN_SWEEPS:-250}
+	sweeps=${BENCH_SWEEPS:-200}
+	bsweeps=${BENCH_BROWN_SWEEPS:-500}
 	seeds=${BENCH_SEEDS:-5}
 fi
 k=${BENCH_K:-20}
