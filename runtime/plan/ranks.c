@@ -28,18 +28,45 @@ static inline int64_t cell(const int64_t *cg, int64_t G, int nk, int r, int64_t 
 	return cg[((size_t)r * (size_t)G + (size_t)g) * (size_t)nk + (size_t)k];
 }
 
+/* The iterations a rank keeps of its own skip the exchange (for two
+ * ranks, about half of what a plan moves, copied twice more and written
+ * into fresh pages): idx[j] is the j-th of them in the order the rank
+ * would have sent them to itself, and base their elements (NULL: the
+ * element is the iteration itself). */
+typedef struct kept {
+	const int64_t *idx;
+	const char *base;
+} kept;
+
+/* The exchange of out (counts and displacements per rank) into in,
+ * without this rank's part to itself, which neither buffer holds. */
+static void exchange_others(const void *out, const int64_t *scnt, const int64_t *sdis, void *in,
+                            const int64_t *rcnt, const int64_t *rdis, size_t es)
+{
+	int P = sap_nranks(), me = sap_rank();
+	int64_t *sc = sap_xmalloc((size_t)P * sizeof *sc), *rc = sap_xmalloc((size_t)P * sizeof *rc);
+	memcpy(sc, scnt, (size_t)P * sizeof *sc);
+	memcpy(rc, rcnt, (size_t)P * sizeof *rc);
+	sc[me] = rc[me] = 0;
+	sap_comm_alltoallv(out, sc, sdis, in, rc, rdis, es);
+	free(sc);
+	free(rc);
+}
+
 /* What this rank received, from each rank in rank order and each rank's
  * by group and key, into dst in plan order (elements of es bytes): a
  * group's by key, and within a key those from rank s after those from
  * the ranks before, so that each key's stay in index order, as on one
- * rank (group.c). */
+ * rank (group.c).  Its own come from self. */
 static void place_by_group(char *dst, const char *src, size_t es, const sap_plan *p,
-                           const int *own, const int64_t *cg, int nk, const int64_t *rdis)
+                           const int *own, const int64_t *cg, int nk, const int64_t *rdis,
+                           const kept *self)
 {
 	int P = sap_nranks(), me = sap_rank();
 	int64_t G = p->ngroups;
 	int64_t *at = sap_xmalloc((size_t)P * sizeof *at);
 	memcpy(at, rdis, (size_t)P * sizeof *at);
+	at[me] = 0;
 	for (int64_t g = 0; g < G; g++) {
 		if (own[g] != me)
 			continue;
@@ -47,7 +74,14 @@ static void place_by_group(char *dst, const char *src, size_t es, const sap_plan
 		for (int k = 0; k < nk; k++)
 			for (int s = 0; s < P; s++) {
 				int64_t c = cell(cg, G, nk, s, g, k);
-				memcpy(dst + (size_t)q * es, src + (size_t)at[s] * es, (size_t)c * es);
+				if (s != me)
+					memcpy(dst + (size_t)q * es, src + (size_t)at[s] * es, (size_t)c * es);
+				else if (self->base)
+					for (int64_t j = 0; j < c; j++)
+						memcpy(dst + (size_t)(q + j) * es,
+						       self->base + (size_t)self->idx[at[s] + j] * es, es);
+				else
+					memcpy(dst + (size_t)q * es, self->idx + at[s], (size_t)c * es);
 				q += c;
 				at[s] += c;
 			}
@@ -74,10 +108,12 @@ static void ship_elements(const sap_plan *p, struct sap_ship *sh, const int *own
 	}
 	char *in = sap_xmalloc((size_t)nr * es);
 	for (int64_t q = 0; q < ns; q++)
-		memcpy(out + (size_t)q * es, sh->v->data + (size_t)sendb[q] * es, es);
-	sap_comm_alltoallv(out, scnt, sdis, in, rcnt, rdis, es);
+		if (q < sdis[me] || q >= sdis[me] + scnt[me])
+			memcpy(out + (size_t)q * es, sh->v->data + (size_t)sendb[q] * es, es);
+	exchange_others(out, scnt, sdis, in, rcnt, rdis, es);
 	sap_stage_reserve(sh->s, (size_t)p->n * es);
-	place_by_group(sh->s->data, in, es, p, own, cg, nk, rdis);
+	kept self = { sendb + sdis[me], sh->v->data };
+	place_by_group(sh->s->data, in, es, p, own, cg, nk, rdis, &self);
 	sap_stage_done(sh->s, sh->v, (size_t)nr * es);
 	/* What went to other ranks and came from them. */
 	sh->sent += (int64_t)((size_t)(ns - scnt[me]) * es);
@@ -368,8 +404,10 @@ static void route_receive(const rank_plan *rp, route *rt, int64_t *order)
 		r0 += c;
 	}
 	int64_t *recvb = sap_xmalloc((size_t)r0 * sizeof *recvb);
-	sap_comm_alltoallv(rt->sendb, rt->scnt, rt->sdis, recvb, rcnt, rdis, sizeof *recvb);
-	place_by_group((char *)order, (const char *)recvb, sizeof *order, p, own, cg, rt->nk, rdis);
+	exchange_others(rt->sendb, rt->scnt, rt->sdis, recvb, rcnt, rdis, sizeof *recvb);
+	kept self = { rt->sendb + rt->sdis[me], NULL };
+	place_by_group((char *)order, (const char *)recvb, sizeof *order, p, own, cg, rt->nk, rdis,
+	               &self);
 	p->order = order;
 	p->mine = rt->own;
 	rt->rcnt = rcnt;
