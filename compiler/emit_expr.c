@@ -140,7 +140,7 @@ static char *borrow_temp(Type *t, const char *value)
 
 /* DDS d's index in the spec of the async loop being written, if its plan
  * orders d (the loop writes it, not by accumulate), else -1. */
-static int planned_dds(Sym *d)
+int emit_planned_dds(Sym *d)
 {
 	Node *l = E->loop;
 	if (!d || !l || l->kind != N_ASYNC || acc_is_accum(l->li, d))
@@ -158,7 +158,7 @@ static int planned_dds(Sym *d)
 static char *map_key(Sym *md, Node *k, int mode)
 {
 	char *key = emit_expr(k);
-	int i = E->in_body ? planned_dds(md) : -1;
+	int i = E->in_body ? emit_planned_dds(md) : -1;
 	if (i < 0)
 		return key;
 	int id = E->loop->li->id;
@@ -214,7 +214,7 @@ static char *lit(Node *e)
  * the check, or NULL where there is nothing to audit. */
 const char *emit_audit(Sym *d, bool write)
 {
-	int i = E->versioned ? planned_dds(d) : -1;
+	int i = E->versioned ? emit_planned_dds(d) : -1;
 	return i < 0 ? NULL : format(", sap_v < 1 ? &sap_loop%d : NULL, %d, sap_i, %d",
 	                             E->loop->li->id, i, write ? 2 : 1);
 }
@@ -318,10 +318,10 @@ static char *index_expr(Node *e, bool write)
 			              dm_call("upsert", bt->key, NULL, format("sap_red->acc_%s", e->lhs->sym->cname),
 			                      e->rhs, NULL, 0));
 		if (write)
-			return format("(*(%s *)%s)", emit_ctype(bt->elem),
-			              dm_call("upsert", bt->key, e->lhs, emit_expr(e->lhs), e->rhs, NULL, ACC_WRITE));
-		return format("(*(%s *)%s)", emit_ctype(bt->elem),
-		              dm_call("get", bt->key, e->lhs, emit_expr(e->lhs), e->rhs, emit_site(e), ACC_READ));
+			return format("(*(%s *)%s)", emit_ctype(bt->elem), emit_memo(e->lhs, e->rhs,
+			              dm_call("upsert", bt->key, e->lhs, emit_expr(e->lhs), e->rhs, NULL, ACC_WRITE)));
+		return format("(*(%s *)%s)", emit_ctype(bt->elem), emit_memo(e->lhs, e->rhs,
+		              dm_call("get", bt->key, e->lhs, emit_expr(e->lhs), e->rhs, emit_site(e), ACC_READ)));
 	case TY_DMMAP: {
 		/* m[k] is a list of k's values, in insertion order. */
 		Type *lt = e->ty;
@@ -690,13 +690,15 @@ static char *builtin_call(Node *e)
 			char *v = settled(a2, emit_owned(a2));
 			emit_line(e, "*(%s *)sap_dm_add(&%s, %s) = %s;", emit_ctype(vt), m, k, v);
 		} else {
-			char *slot = format("(*(%s *)%s)", emit_ctype(vt), dm_call("upsert", mt->key, a0, m, a1, NULL, ACC_WRITE));
+			char *slot = format("(*(%s *)%s)", emit_ctype(vt),
+			                    emit_memo(a0, a1, dm_call("upsert", mt->key, a0, m, a1, NULL, ACC_WRITE)));
 			emit_store(e, slot, vt, before_insert(a2), TK_ASSIGN);
 		}
 		return "(void)0";
 	}
 	case B_CONTAINS:
-		return format("(%s != NULL)", dm_call("find", a0->ty->key, a0, emit_expr(a0), a1, NULL, ACC_READ));
+		return format("(%s != NULL)",
+		              emit_memo(a0, a1, dm_call("find", a0->ty->key, a0, emit_expr(a0), a1, NULL, ACC_READ)));
 	case B_COUNT:
 		return format("sap_dm_count(&%s, %s)", emit_expr(a0), key_ref(a0->ty->key, a0, a1, ACC_READ));
 	case B_ERASE:
@@ -705,7 +707,8 @@ static char *builtin_call(Node *e)
 		Type *vt = a0->ty->elem;
 		char *slot = emit_tmp("slot");
 		char *t = emit_tmp("got");
-		emit_line(e, "%s *%s = %s;", emit_ctype(vt), slot, dm_call("find", a0->ty->key, a0, emit_expr(a0), a1, NULL, ACC_READ));
+		emit_line(e, "%s *%s = %s;", emit_ctype(vt), slot,
+		          emit_memo(a0, a1, dm_call("find", a0->ty->key, a0, emit_expr(a0), a1, NULL, ACC_READ)));
 		/* The default's store drops what t held: nothing. */
 		emit_line(e, ty_needs_drop(vt) ? "%s %s = {0};" : "%s %s;", emit_ctype(vt), t);
 		emit_line(e, "if (%s) {", slot);

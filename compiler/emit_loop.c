@@ -695,7 +695,11 @@ static void body_loop(Node *s)
 	Node *saved_loop = E->loop;
 	E->loop = s;    /* before the element: a sync for's worker copy */
 	emit_element_var(s);
+	int nm = E->memo.n;
+	if (s->kind == N_ASYNC)
+		emit_memo_maps(s);
 	emit_body(s->body);
+	E->memo.n = nm;
 	E->loop = saved_loop;
 	emit_iterations_end(s);
 }

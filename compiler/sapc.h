@@ -819,6 +819,7 @@ typedef struct Emitter {
 	bool in_const;          /* expanding a const/param initialiser */
 	Node *loop;             /* the parallel loop whose body or slice is being written */
 	Vec hoisted;            /* Hoist *: dvector elements addressed once per for loop */
+	Vec memo;               /* Memo *: map elements looked up once an iteration */
 	Vec counted;            /* Counted *: the for loops around, k < len(L), whose L[k] is in range */
 	Vec lens;               /* Counted *: locals n = len(L) of the blocks around, still L's length */
 	Vec ranged;             /* Ranged *: subscripts of the for loops around known in range */
@@ -906,6 +907,15 @@ typedef struct Hoist {
 	char *decl;             /* its declaration, before the loop */
 } Hoist;
 
+/* A map an async body reaches at one key, the same all the iteration
+ * (emit_memo.c): its element's address, once looked up. */
+typedef struct Memo {
+	Sym *map;
+	char *key;              /* acc_key_id of the key */
+	char *var;              /* the C pointer, NULL until the first access */
+	const char *cond;       /* C: whether to use it (not when audited) */
+} Memo;
+
 typedef struct Counted {
 	Sym *k;                 /* the counter */
 	Node *list;             /* L of its condition k < len(L) */
@@ -921,6 +931,12 @@ typedef struct Ranged {
 } Ranged;
 const char *emit_ranged(Node *key);
 const char *emit_audit(Sym *d, bool write);
+/* The async loop's index of a DDS its plan orders, or -1. */
+int emit_planned_dds(Sym *d);
+/* Declare the map elements loop s's body looks up once an iteration, in
+ * E->memo; emit_memo wraps lookup (of map m at key k) to use them. */
+void emit_memo_maps(Node *s);
+char *emit_memo(Node *m, Node *k, const char *lookup);
 
 extern Emitter *E;
 const char *emit_ctype(Type *t);        /* ensures the typedef exists */

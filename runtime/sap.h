@@ -464,6 +464,10 @@ static inline int64_t sap_dv_ixc(const sap_dvec *v, int64_t i, const sap_site *s
  * accesses of the DDSs its plan orders are checked against the keys
  * its reconnaissance recorded (runtime/async/audit.c). */
 extern bool sap_audit_on;
+/* The element of a map at the one key an async body reaches it by in an
+ * iteration: p once looked up (and use, false where accesses are
+ * audited), else the lookup x, kept in p.  See sapc's emit_memo.c. */
+#define SAP_MEMO(use, p, x) ((use) && (p) ? (p) : ((p) = (x)))
 struct sap_loop;
 void sap_audit_key(const struct sap_loop *L, int dds, int64_t it, int64_t key, int mode,
                    const sap_site *s);
