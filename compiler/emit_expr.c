@@ -182,10 +182,13 @@ static char *dm_call(const char *fn, Type *kt, Node *mn, const char *m, Node *k,
 {
 	const char *tail = site ? format(", %s", site) : "";
 	char *key = map_key(mn && mn->kind == N_NAME ? mn->sym : NULL, k, mode);
+	const Memo *mm = emit_memo(mn, k);
+	const char *pre = mm ? "memo" : "dm";
+	const char *memo = mm ? format("&%s, %s, ", mm->var, mm->cond) : "";
 	if (kt->kind == TY_INT || kt->kind == TY_LONG)
-		return format("sap_dm_%s_int(&%s, %s, %s%s)", fn, m, key,
+		return format("sap_%s_%s_int(%s&%s, %s, %s%s)", pre, fn, memo, m, key,
 		              kt->kind == TY_LONG ? "true" : "false", tail);
-	return format("sap_dm_%s(&%s, &(%s){%s}%s)", fn, m, emit_ctype(kt), key, tail);
+	return format("sap_%s_%s(%s&%s, &(%s){%s}%s)", pre, fn, memo, m, emit_ctype(kt), key, tail);
 }
 
 static char *lit(Node *e)
@@ -318,10 +321,10 @@ static char *index_expr(Node *e, bool write)
 			              dm_call("upsert", bt->key, NULL, format("sap_red->acc_%s", e->lhs->sym->cname),
 			                      e->rhs, NULL, 0));
 		if (write)
-			return format("(*(%s *)%s)", emit_ctype(bt->elem), emit_memo(e->lhs, e->rhs,
-			              dm_call("upsert", bt->key, e->lhs, emit_expr(e->lhs), e->rhs, NULL, ACC_WRITE)));
-		return format("(*(%s *)%s)", emit_ctype(bt->elem), emit_memo(e->lhs, e->rhs,
-		              dm_call("get", bt->key, e->lhs, emit_expr(e->lhs), e->rhs, emit_site(e), ACC_READ)));
+			return format("(*(%s *)%s)", emit_ctype(bt->elem),
+			              dm_call("upsert", bt->key, e->lhs, emit_expr(e->lhs), e->rhs, NULL, ACC_WRITE));
+		return format("(*(%s *)%s)", emit_ctype(bt->elem),
+		              dm_call("get", bt->key, e->lhs, emit_expr(e->lhs), e->rhs, emit_site(e), ACC_READ));
 	case TY_DMMAP: {
 		/* m[k] is a list of k's values, in insertion order. */
 		Type *lt = e->ty;
@@ -690,15 +693,13 @@ static char *builtin_call(Node *e)
 			char *v = settled(a2, emit_owned(a2));
 			emit_line(e, "*(%s *)sap_dm_add(&%s, %s) = %s;", emit_ctype(vt), m, k, v);
 		} else {
-			char *slot = format("(*(%s *)%s)", emit_ctype(vt),
-			                    emit_memo(a0, a1, dm_call("upsert", mt->key, a0, m, a1, NULL, ACC_WRITE)));
+			char *slot = format("(*(%s *)%s)", emit_ctype(vt), dm_call("upsert", mt->key, a0, m, a1, NULL, ACC_WRITE));
 			emit_store(e, slot, vt, before_insert(a2), TK_ASSIGN);
 		}
 		return "(void)0";
 	}
 	case B_CONTAINS:
-		return format("(%s != NULL)",
-		              emit_memo(a0, a1, dm_call("find", a0->ty->key, a0, emit_expr(a0), a1, NULL, ACC_READ)));
+		return format("(%s != NULL)", dm_call("find", a0->ty->key, a0, emit_expr(a0), a1, NULL, ACC_READ));
 	case B_COUNT:
 		return format("sap_dm_count(&%s, %s)", emit_expr(a0), key_ref(a0->ty->key, a0, a1, ACC_READ));
 	case B_ERASE:
@@ -707,8 +708,7 @@ static char *builtin_call(Node *e)
 		Type *vt = a0->ty->elem;
 		char *slot = emit_tmp("slot");
 		char *t = emit_tmp("got");
-		emit_line(e, "%s *%s = %s;", emit_ctype(vt), slot,
-		          emit_memo(a0, a1, dm_call("find", a0->ty->key, a0, emit_expr(a0), a1, NULL, ACC_READ)));
+		emit_line(e, "%s *%s = %s;", emit_ctype(vt), slot, dm_call("find", a0->ty->key, a0, emit_expr(a0), a1, NULL, ACC_READ));
 		/* The default's store drops what t held: nothing. */
 		emit_line(e, ty_needs_drop(vt) ? "%s %s = {0};" : "%s %s;", emit_ctype(vt), t);
 		emit_line(e, "if (%s) {", slot);

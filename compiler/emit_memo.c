@@ -198,14 +198,14 @@ void emit_memo_maps(Node *s)
 	}
 }
 
-char *emit_memo(Node *m, Node *k, const char *lookup)
+const Memo *emit_memo(Node *m, Node *k)
 {
-	if (m->kind != N_NAME)
-		return (char *)lookup;
+	if (!m || m->kind != N_NAME)
+		return NULL;
 	for (int i = 0; i < E->memo.n; i++) {
 		Memo *mm = E->memo.v[i];
 		if (mm->map == m->sym && !strcmp(mm->key, acc_key_id(k)))
-			return format("SAP_MEMO(%s, %s, %s)", mm->cond, mm->var, lookup);
+			return mm;
 	}
-	return (char *)lookup;
+	return NULL;
 }

@@ -934,9 +934,9 @@ const char *emit_audit(Sym *d, bool write);
 /* The async loop's index of a DDS its plan orders, or -1. */
 int emit_planned_dds(Sym *d);
 /* Declare the map elements loop s's body looks up once an iteration, in
- * E->memo; emit_memo wraps lookup (of map m at key k) to use them. */
+ * E->memo; emit_memo finds the one of map m at key k, if any. */
 void emit_memo_maps(Node *s);
-char *emit_memo(Node *m, Node *k, const char *lookup);
+const Memo *emit_memo(Node *m, Node *k);
 
 extern Emitter *E;
 const char *emit_ctype(Type *t);        /* ensures the typedef exists */

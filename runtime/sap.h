@@ -464,10 +464,6 @@ static inline int64_t sap_dv_ixc(const sap_dvec *v, int64_t i, const sap_site *s
  * accesses of the DDSs its plan orders are checked against the keys
  * its reconnaissance recorded (runtime/async/audit.c). */
 extern bool sap_audit_on;
-/* The element of a map at the one key an async body reaches it by in an
- * iteration: p once looked up (and use, false where accesses are
- * audited), else the lookup x, kept in p.  See sapc's emit_memo.c. */
-#define SAP_MEMO(use, p, x) ((use) && (p) ? (p) : ((p) = (x)))
 struct sap_loop;
 void sap_audit_key(const struct sap_loop *L, int dds, int64_t it, int64_t key, int mode,
                    const sap_site *s);
@@ -772,6 +768,42 @@ static inline __attribute__((always_inline)) void *sap_dm_get_int(sap_dmap *m, i
 		return sap_dm_get(m, &key, s);
 	int32_t k = (int32_t)key;
 	return sap_dm_get(m, &k, s);
+}
+
+/* The element of a map at the one key an async body reaches it by in an
+ * iteration (sapc's emit_memo.c): *p once found, if use (false where the
+ * accesses are audited), else the lookup's, kept in *p.  Functions, so
+ * that two in one expression are sequenced. */
+#define SAP_MEMO_INLINE static inline __attribute__((always_inline)) void *
+SAP_MEMO_INLINE sap_memo_get(void **p, bool use, sap_dmap *m, const void *key, const sap_site *s)
+{
+	return use && *p ? *p : (*p = sap_dm_get(m, key, s));
+}
+
+SAP_MEMO_INLINE sap_memo_upsert(void **p, bool use, sap_dmap *m, const void *key)
+{
+	return use && *p ? *p : (*p = sap_dm_upsert(m, key));
+}
+
+SAP_MEMO_INLINE sap_memo_find(void **p, bool use, sap_dmap *m, const void *key)
+{
+	return use && *p ? *p : (*p = sap_dm_find(m, key));
+}
+
+SAP_MEMO_INLINE sap_memo_get_int(void **p, bool use, sap_dmap *m, int64_t key, bool wide,
+                                 const sap_site *s)
+{
+	return use && *p ? *p : (*p = sap_dm_get_int(m, key, wide, s));
+}
+
+SAP_MEMO_INLINE sap_memo_upsert_int(void **p, bool use, sap_dmap *m, int64_t key, bool wide)
+{
+	return use && *p ? *p : (*p = sap_dm_upsert_int(m, key, wide));
+}
+
+SAP_MEMO_INLINE sap_memo_find_int(void **p, bool use, sap_dmap *m, int64_t key, bool wide)
+{
+	return use && *p ? *p : (*p = sap_dm_find_int(m, key, wide));
 }
 
 /* ==== Loading and saving ============================================= */
