@@ -318,7 +318,7 @@ static char *index_expr(Node *e, bool write)
 	case TY_DMAP:
 		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
 			return format("(*(%s *)%s)", emit_ctype(bt->elem),
-			              dm_call("upsert", bt->key, NULL, format("sap_red->acc_%s", e->lhs->sym->cname),
+			              dm_call("upsert", bt->key, e->lhs, format("sap_red->acc_%s", e->lhs->sym->cname),
 			                      e->rhs, NULL, 0));
 		if (write)
 			return format("(*(%s *)%s)", emit_ctype(bt->elem),

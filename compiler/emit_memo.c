@@ -12,9 +12,11 @@
  * An access reading a missing key still stops the program at its own
  * site, as it is the first to run at that key.
  *
- * Not for accumulate or relaxed targets (their accesses go to buffers),
- * nor where the access is audited against the reconnaissance
- * (--check-plan), which must see every one. */
+ * An accumulate target's accesses go to the worker's buffer, a map of
+ * its own, which the same holds for.  Not for relaxed targets, whose
+ * reads and writes go to different places, nor where the access is
+ * audited against the reconnaissance (--check-plan), which must see
+ * every one. */
 
 #include <string.h>
 
@@ -184,7 +186,7 @@ void emit_memo_maps(Node *s)
 	for (int i = 0; i < sc.maps.n; i++) {
 		Sym *m = sc.maps.v[i];
 		Node *k = sc.keys.v[i];
-		if (has(&sc.bad, m) || acc_is_accum(li, m) || acc_is_relaxed(li, m) || !steady(&sc, k))
+		if (has(&sc.bad, m) || acc_is_relaxed(li, m) || !steady(&sc, k))
 			continue;
 		Memo *mm = xcalloc(1, sizeof *mm);
 		mm->map = m;
