@@ -565,8 +565,29 @@ static bool has_key(Node *m, Node *k)
 	return false;
 }
 
-/* An assignment target: whole is true when the assignment replaces it. */
-static void walk_lvalue(Node *e, bool whole)
+/* The length of list local s, a variable of its own: only what replaces
+ * the list or pushes to it sets it, so that a key bounded by len(z)
+ * does not depend on what the body stores in z's elements (an LDA's
+ * topics, drawn from the counts the loop writes). */
+static Sym *len_sym(Sym *s)
+{
+	if (!s->len) {
+		s->len = xcalloc(1, sizeof *s->len);
+		*s->len = *s;
+		s->len->name = format("len(%s)", s->name);
+		s->len->len = NULL;
+	}
+	return s->len;
+}
+
+static bool list_local(Node *e)
+{
+	return e && e->kind == N_NAME && acc_is_local(e->sym) && e->sym->ty->kind == TY_LIST;
+}
+
+/* An assignment target: whole is true when the assignment replaces it,
+ * elems when only elements of it are written. */
+static void walk_target(Node *e, bool whole, bool elems)
 {
 	switch (e->kind) {
 	case N_NAME:
@@ -574,12 +595,14 @@ static void walk_lvalue(Node *e, bool whole)
 			acc_add_sym(&acc_cur->defs, e->sym);
 			if (!whole)
 				acc_add_sym(&acc_cur->uses, e->sym);
+			if (!elems && list_local(e))
+				acc_add_sym(&acc_cur->defs, len_sym(e->sym));
 		} else if (!ty_is_dds(e->sym->ty)) {
 			acc_cur->effect = e;
 		}
 		return;
 	case N_FIELD:
-		walk_lvalue(e->lhs, false);
+		walk_target(e->lhs, false, elems);
 		return;
 	case N_INDEX:
 		if (acc_is_dds(e->lhs)) {
@@ -588,13 +611,18 @@ static void walk_lvalue(Node *e, bool whole)
 				a->structural = a->may_insert = true;
 			return;
 		}
-		walk_lvalue(e->lhs, false);
+		walk_target(e->lhs, false, elems || e->lhs->ty->kind == TY_LIST);
 		acc_walk_expr(e->rhs);
 		return;
 	default:
 		acc_walk_expr(e);
 		return;
 	}
+}
+
+static void walk_lvalue(Node *e, bool whole)
+{
+	walk_target(e, whole, false);
 }
 
 void acc_walk_expr(Node *e)
@@ -641,6 +669,10 @@ void acc_walk_expr(Node *e)
 			 * its length is made again when the length changes. */
 			if (a0 && acc_is_dds(a0)) {
 				dds_index(dds_of(a0), 0);
+				return;
+			}
+			if (list_local(a0)) {
+				acc_add_sym(&acc_cur->uses, len_sym(a0->sym));
 				return;
 			}
 			break;
@@ -783,6 +815,8 @@ void acc_walk_stmt(Node *s)
 		Unit *saved = acc_cur;
 		acc_cur = new_unit(s, false);
 		acc_add_sym(&acc_cur->defs, s->sym);
+		if (acc_is_local(s->sym) && s->sym->ty->kind == TY_LIST)
+			acc_add_sym(&acc_cur->defs, len_sym(s->sym));
 		acc_walk_expr(s->init);
 		acc_walk_expr(s->size);
 		acc_cur = saved;

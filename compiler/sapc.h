@@ -450,6 +450,7 @@ struct Sym {
 	int64_t cval;           /* consts: folded integer value */
 	bool has_cval;
 	Sym *shadow;            /* outer symbol with the same name */
+	Sym *len;               /* access.c: a list local's length, as a variable */
 	Sym *hidden;            /* sema: the symbol of this name it hides while in scope */
 	int scope_at;           /* sema: its index in the scope stack */
 	Node *taint;            /* access.c: why a body local is unpredictable */
