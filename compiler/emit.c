@@ -597,6 +597,25 @@ static bool filled_before_read(Node *d)
 	return false;
 }
 
+
+/* Declaration d takes m[k] of a dmultimap (not written by the async loop
+ * whose body it is in) into a list of plain elements it never changes:
+ * it may borrow the map's values (emit_view). */
+static bool borrows(Node *d)
+{
+	Node *e = d->init;
+	if (!E->in_body || !E->loop || E->loop->kind != N_ASYNC || d->sym->modified ||
+	    e->kind != N_INDEX || e->lhs->kind != N_NAME || e->lhs->ty->kind != TY_DMMAP ||
+	    ty_needs_drop(e->lhs->ty->elem))
+		return false;
+	Vec w = {0};
+	acc_dds_written(E->loop->body, &w);
+	for (int i = 0; i < w.n; i++)
+		if (w.v[i] == e->lhs->sym)
+			return false;
+	return true;
+}
+
 static void var_decl(Node *d)
 {
 	Sym *s = d->sym;
@@ -694,7 +713,8 @@ static void var_decl(Node *d)
 		emit_line(d, ty_needs_drop(t) ? "%s %s = {0};" : "%s %s;", ct, s->cname);
 		emit_store(d, s->cname, t, d->init, TK_ASSIGN);
 	} else {
-		emit_line(d, "%s %s = %s;", ct, s->cname, emit_owned(d->init));
+		emit_line(d, "%s %s = %s;", ct, s->cname, borrows(d) ? emit_view(d->init) :
+		          emit_owned(d->init));
 	}
 	emit_stmt_end(&st, d);
 	/* sapc warned of it (sema_warn_unused) if asked to; gcc would again,

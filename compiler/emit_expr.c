@@ -223,8 +223,10 @@ const char *emit_audit(Sym *d, bool write)
 }
 
 /* Set by emit_owned: the list m[k] of a dmultimap builds is the
- * receiver's, not a temporary to drop after a copy. */
-static bool dmm_owned;
+ * receiver's, not a temporary to drop after a copy.  dmm_view: and the
+ * receiver never changes it, nor the loop the map, so it may borrow the
+ * map's values (emit_view). */
+static bool dmm_owned, dmm_view;
 
 static char *index_expr(Node *e, bool write)
 {
@@ -333,13 +335,14 @@ static char *index_expr(Node *e, bool write)
 		char *pos = emit_tmp("pos");
 		char *slot = emit_tmp("v");
 		char *key = emit_tmp("key");
-		bool owned = dmm_owned;
-		dmm_owned = false;
+		bool owned = dmm_owned, view = dmm_view;
+		dmm_owned = dmm_view = false;
 		emit_line(e, "sap_list %s = {0};", t);
 		emit_line(e, "%s %s = %s;", emit_ctype(bt->key), key, map_key(e->lhs->kind == N_NAME ?
 		          e->lhs->sym : NULL, e->rhs, ACC_READ));
 		if (!ty_needs_drop(bt->elem)) {
-			emit_line(e, "sap_dm_values(&%s, &%s, &%s);", emit_expr(e->lhs), key, t);
+			emit_line(e, "sap_dm_%s(&%s, &%s, &%s);", view ? "view" : "values", emit_expr(e->lhs),
+			          key, t);
 			if (E->drops && !owned)
 				vec_push(E->drops, format("%s(&%s);", emit_drop_fn(lt), t));
 			return t;
@@ -1101,6 +1104,18 @@ char *emit_expr(Node *e)
 	default:
 		return "0";
 	}
+}
+
+/* The list m[k] of a dmultimap for a local that never changes it, in an
+ * async body that does not change the map: the values where the map
+ * keeps them side by side (sap_dm_view), borrowed, not copied; a graph's
+ * neighbour lists read for each wedge were a copy each. */
+char *emit_view(Node *e)
+{
+	dmm_view = true;
+	char *v = emit_owned(e);
+	dmm_view = false;
+	return v;
 }
 
 /* A value the receiver will own: a deep copy of storage, or a fresh

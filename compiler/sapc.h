@@ -946,6 +946,7 @@ char *emit_tmp(const char *prefix);
 void emit_line(Node *at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *emit_expr(Node *e);               /* a C expression; may add to E->pre */
 char *emit_owned(Node *e);              /* a value the receiver owns */
+char *emit_view(Node *e);               /* the same, borrowing a dmultimap's values */
 char *emit_lvalue(Node *e);             /* storage that may be written */
 char *emit_member(const char *base, const char *field); /* base.field, or p->field */
 char *emit_addr(const char *x);         /* &x, or p for *p */

@@ -661,6 +661,9 @@ bool sap_dm_next(sap_dmap *m, int64_t *pos, const void **key, void **val);
 /* Appends copies of key's values to l, bytes as they are (values that
  * own nothing). */
 void sap_dm_values(sap_dmap *m, const void *key, sap_list *l);
+/* The same into an empty l, for a list nothing changes while the map's
+ * keys stay: where m keeps its values grouped, l borrows them. */
+void sap_dm_view(sap_dmap *m, const void *key, sap_list *l);
 /* Multimap: the next value slot of key after *pos (start at 0), or NULL. */
 void *sap_dm_next_of(sap_dmap *m, const void *key, int64_t *pos);
 

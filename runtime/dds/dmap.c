@@ -877,6 +877,21 @@ void sap_dm_values(sap_dmap *m, const void *key, sap_list *l)
 		memcpy(d, V(m, i), m->valsize);
 }
 
+void sap_dm_view(sap_dmap *m, const void *key, sap_list *l)
+{
+	if (!m->multi || !m->gval || driver(m)) {
+		sap_dm_values(m, key, l);
+		return;
+	}
+	int64_t f = find_ent(m, key, hash_key(m, key));
+	if (f < 0)
+		return;
+	/* Borrowed (cap 0): never freed or grown in place. */
+	l->v = m->gval + (size_t)C(m, f)->g * m->valsize;
+	l->n = C(m, f)->n;
+	l->cap = 0;
+}
+
 /* ---- a multimap's values grouped by key ----
  *
  * A multimap's entries are in insertion order, so the values of one key
