@@ -835,6 +835,10 @@ bool sap_plan_pack(sap_plan *p, bool locks, int64_t max_rounds);
  * this share of the workers' even share leaves them idle a fifth of the
  * time or more: only then is a key-level plan tried. */
 #define SAP_KEYS_WORTH 1.25
+/* Nor when an element is written by this share of the iterations
+ * (sap_hot_share): a key-level plan would be serial too, and finding
+ * that out reads the whole key log (a bias feature in every example). */
+#define SAP_KEYS_FUTILE 0.95
 /* Did the last plan made with this layout try a key-level plan and keep
  * the blocks'?  sap_plan_keys_tried records what the try did. */
 bool sap_plan_keys_lost(const sap_layout *ly, const sap_plan *p);
@@ -852,6 +856,11 @@ bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly
  * change from serial to locked or back. */
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                   int64_t lo, int64_t hi, int threads, bool ranks);
+/* The share of the iterations of [lo, hi) that write the element most
+ * of them write, from an evenly spaced sample, less its sampling error:
+ * every key-level plan runs that share one iteration at a time. */
+double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
+                     int64_t hi, int threads);
 /* The same for a loop the compiler serialized (spec->serial) because
  * every iteration writes one element, run on n iterations with more
  * workers than one: once per loop. */

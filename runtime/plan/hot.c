@@ -9,6 +9,7 @@
  * So when a plan is built, one line on stderr says which, from the keys
  * of an evenly spaced sample of the iterations, and what to do.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sap-int.h"
@@ -383,6 +384,28 @@ void sap_plan_cost_warn(struct sap_loop_state *st)
 	         "save; fewer workers or a sync for would likely run it faster (--stats shows the "
 	         "times)", planning, (long long)st->plan_builds,
 	         (long long)L->invocations, st->compute_s, st->workers);
+}
+
+/* Iterations the probe of sap_hot_share samples. */
+enum { PROBE = 4096 };
+
+double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
+                     int64_t hi, int threads)
+{
+	int64_t n = hi - lo, ns = n < PROBE ? n : PROBE;
+	if (ns <= 0)
+		return 0;
+	int64_t *idx = sap_xmalloc((size_t)ns * sizeof *idx), nk;
+	for (int64_t k = 0; k < ns; k++)
+		idx[k] = lo + (int64_t)((__int128)n * k / ns);
+	hot_key *v = count_writes(spec, ly, env, idx, ns, threads, &nk);
+	free(idx);
+	int64_t top = 0;
+	for (int64_t k = 0; k < nk; k++)
+		top = v[k].count > top ? v[k].count : top;
+	free(v);
+	double h = (double)top / (double)ns;
+	return h - 3 * sqrt(h * (1 - h) / (double)ns) - 1.0 / (double)ns;
 }
 
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
