@@ -564,6 +564,9 @@ typedef struct sap_keylog {
 void sap_recon_log(const sap_async_spec *spec, const sap_layout *ly, void *env,
                    const int64_t *idx, int64_t n, sap_keylog *log, int T);
 void sap_keylog_free(sap_keylog *log);
+/* Empty log, with room in it and its buffers for about n accesses sliced
+ * on T threads. */
+void sap_keylog_reserve(sap_keylog *log, int T, int64_t n);
 struct sap_loop_state;
 /* --check-plan: keep log (of every iteration of the plan) for the body's
  * accesses to be checked against (sap_audit_key); free it with the plan. */

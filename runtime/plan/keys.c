@@ -583,6 +583,10 @@ bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly
 		int64_t e = hi - s < chunk ? hi : s + chunk;
 		for (int64_t i = s; i < e; i++)
 			idx[i - s] = i;
+		/* The accesses expected, from those of the chunks before. */
+		if (s > lo)
+			sap_keylog_reserve(&log, threads, (int64_t)((double)nacc / (double)(s - lo) *
+			                                            (double)(e - s)) + 1);
 		log.n = 0;
 		sap_recon_log(spec, ly, env, idx, e - s, &log, threads);
 		feed_job f = { &v, c, &log, threads > 1 ? 2 : 1, true };

@@ -642,6 +642,35 @@ void sap_recon_log(const sap_async_spec *spec, const sap_layout *ly, void *env,
 	}
 }
 
+/* Room for n accesses in lg, empty: a fresh buffer, which sap_xmalloc
+ * backs by huge pages, not one grown by doubling from 1024 entries, whose
+ * copies and first touches (every 4 KB a fault) were a third of a
+ * key-level plan's time. */
+static void reserve(sap_keylog *lg, int64_t n)
+{
+	lg->n = 0;
+	if (lg->cap >= n)
+		return;
+	free(lg->v);
+	lg->v = sap_xmalloc((size_t)n * sizeof *lg->v);
+	lg->cap = n;
+}
+
+void sap_keylog_reserve(sap_keylog *log, int T, int64_t n)
+{
+	if (log->nwork < 2 * T) {
+		log->work = sap_xrealloc(log->work, (size_t)(2 * T) * sizeof *log->work);
+		memset(log->work + log->nwork, 0, (size_t)(2 * T - log->nwork) * sizeof *log->work);
+		log->nwork = 2 * T;
+	}
+	/* A worker's share of the iterations may hold more than its share
+	 * of the accesses. */
+	int64_t per = n / T + n / (4 * T) + 1024;
+	for (int w = 0; w < 2 * T; w++)
+		reserve(&log->work[w], per);
+	reserve(log, n + n / 4);
+}
+
 void sap_keylog_free(sap_keylog *log)
 {
 	for (int w = 0; w < log->nwork; w++)
