@@ -227,7 +227,6 @@ char *emit_settle(Node *e, StmtState *st, const char *ctype)
 
 /* ---- statements ---- */
 
-
 /* The body of a sequential loop, then the loop's closing brace. */
 static void loop_body(Node *s)
 {
@@ -597,10 +596,10 @@ static bool filled_before_read(Node *d)
 	return false;
 }
 
-
-/* Declaration d takes m[k] of a dmultimap (not written by the async loop
- * whose body it is in) into a list of plain elements it never changes:
- * it may borrow the map's values (emit_view). */
+/* Declaration d takes m[k] of a dmultimap, which the async loop whose
+ * body it is in neither inserts into nor erases from (an insert drops
+ * the map's grouped values), into a list of plain elements it never
+ * changes: it may borrow the map's values (emit_view). */
 static bool borrows(Node *d)
 {
 	Node *e = d->init;
@@ -608,10 +607,9 @@ static bool borrows(Node *d)
 	    e->kind != N_INDEX || e->lhs->kind != N_NAME || e->lhs->ty->kind != TY_DMMAP ||
 	    ty_needs_drop(e->lhs->ty->elem))
 		return false;
-	Vec w = {0};
-	acc_dds_written(E->loop->body, &w);
-	for (int i = 0; i < w.n; i++)
-		if (w.v[i] == e->lhs->sym)
+	LoopInfo *li = E->loop->li;
+	for (int i = 0; i < li->dds.n; i++)
+		if (li->dds.v[i] == e->lhs->sym && ((intptr_t)li->dds_mode.v[i] & ACC_WRITE))
 			return false;
 	return true;
 }
@@ -724,7 +722,6 @@ static void var_decl(Node *d)
 	if (ty_needs_drop(t) && (E->scope->up || !s->is_driver))
 		vec_push(&E->scope->drops, format("%s(&%s);", emit_drop_fn(t), s->cname));
 }
-
 
 /* Does e translate to a single C expression, with no statements before
  * it and nothing to drop after it? */
