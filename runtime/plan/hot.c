@@ -386,6 +386,19 @@ void sap_plan_cost_warn(struct sap_loop_state *st)
 	         (long long)L->invocations, st->compute_s, st->workers);
 }
 
+/* Of ns evenly spaced iterations of [lo, hi), those in [a, b), into idx;
+ * how many. */
+static int64_t spaced(int64_t lo, int64_t hi, int64_t ns, int64_t a, int64_t b, int64_t *idx)
+{
+	int64_t m = 0;
+	for (int64_t k = 0; k < ns; k++) {
+		int64_t i = lo + (int64_t)((__int128)(hi - lo) * k / ns);
+		if (i >= a && i < b)
+			idx[m++] = i;
+	}
+	return m;
+}
+
 /* Iterations the probe of sap_hot_share samples. */
 enum { PROBE = 4096 };
 
@@ -396,9 +409,8 @@ double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env
 	if (ns <= 0)
 		return 0;
 	int64_t *idx = sap_xmalloc((size_t)ns * sizeof *idx), nk;
-	for (int64_t k = 0; k < ns; k++)
-		idx[k] = lo + (int64_t)((__int128)n * k / ns);
-	hot_key *v = count_writes(spec, ly, env, idx, ns, threads, &nk);
+	int64_t m = spaced(lo, hi, ns, lo, hi, idx);
+	hot_key *v = count_writes(spec, ly, env, idx, m, threads, &nk);
 	free(idx);
 	int64_t top = 0;
 	for (int64_t k = 0; k < nk; k++)
@@ -434,12 +446,8 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 		a = sap_chunk(lo, hi, T, sap_rank() * threads);
 		b = sap_chunk(lo, hi, T, (sap_rank() + 1) * threads);
 	}
-	int64_t *idx = sap_xmalloc((size_t)ns * sizeof *idx), m = 0;
-	for (int64_t k = 0; k < ns; k++) {
-		int64_t i = lo + (int64_t)((__int128)n * k / ns);
-		if (i >= a && i < b)
-			idx[m++] = i;
-	}
+	int64_t *idx = sap_xmalloc((size_t)ns * sizeof *idx);
+	int64_t m = spaced(lo, hi, ns, a, b, idx);
 	int64_t nk;
 	hot_key *v = count_writes(spec, &st->layout, env, idx, m, threads, &nk);
 	free(idx);

@@ -614,14 +614,20 @@ static void log_worker(void *arg, int w)
 	j->out[j->T + w] = rl.keys;
 }
 
-void sap_recon_log(const sap_async_spec *spec, const sap_layout *ly, void *env,
-                   const int64_t *idx, int64_t n, sap_keylog *log, int T)
+/* The log's two buffers per worker for T workers. */
+static void work_bufs(sap_keylog *log, int T)
 {
 	if (log->nwork < 2 * T) {
 		log->work = sap_xrealloc(log->work, (size_t)(2 * T) * sizeof *log->work);
 		memset(log->work + log->nwork, 0, (size_t)(2 * T - log->nwork) * sizeof *log->work);
 		log->nwork = 2 * T;
 	}
+}
+
+void sap_recon_log(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                   const int64_t *idx, int64_t n, sap_keylog *log, int T)
+{
+	work_bufs(log, T);
 	sap_keylog *out = log->work;
 	for (int w = 0; w < 2 * T; w++)
 		out[w].n = 0;
@@ -658,11 +664,7 @@ static void reserve(sap_keylog *lg, int64_t n)
 
 void sap_keylog_reserve(sap_keylog *log, int T, int64_t n)
 {
-	if (log->nwork < 2 * T) {
-		log->work = sap_xrealloc(log->work, (size_t)(2 * T) * sizeof *log->work);
-		memset(log->work + log->nwork, 0, (size_t)(2 * T - log->nwork) * sizeof *log->work);
-		log->nwork = 2 * T;
-	}
+	work_bufs(log, T);
 	/* A worker's share of the iterations may hold more than its share
 	 * of the accesses. */
 	int64_t per = n / T + n / (4 * T) + 1024;
