@@ -135,6 +135,7 @@ static struct {
 	{"unused-variable", false, false},
 	{"unused-but-set-variable", false, false},
 	{"literal-conversion", true, false},
+	{"unused-value", true, false},
 };
 static bool werror;
 

@@ -1133,9 +1133,11 @@ static void ranged_loop(Node *s)
 		return;
 	Sym *j = c->lhs->sym;
 	int64_t step = 1;
-	if (!ty_is_int(j->ty) || st->lhs->kind != N_NAME || st->lhs->sym != j ||
+	/* The step's kind first: a step such as `k` or `f(k)` has no lhs. */
+	if (!ty_is_int(j->ty) ||
 	    !((st->kind == N_INCDEC && st->op == TK_INC) ||
 	      (st->kind == N_ASSIGN && st->op == TK_PLUS && st->rhs->has_cval && (step = st->rhs->cval) >= 1)) ||
+	    st->lhs->kind != N_NAME || st->lhs->sym != j ||
 	    emit_any_node(s->body, assigns_sym, j) || !invariant(c->rhs, s->body, j))
 		return;
 	RangeScan r = {.j = j, .body = s->body, .lo = j->cname};
@@ -1204,8 +1206,10 @@ static void for_stmt(Node *s)
 			Node *x = s->step;
 			if (x->kind == N_INCDEC)
 				st = format("%s%s", emit_lvalue(x->lhs), x->op == TK_INC ? "++" : "--");
-			else
+			else if (x->kind == N_ASSIGN || (x->kind == N_CALL && x->ty->kind == TY_VOID))
 				st = emit_expr(x);
+			else    /* `k` for `k++`: sapc has said so (-Wunused-value) */
+				st = format("(void)(%s)", emit_expr(x));
 		}
 		int nh = E->hoisted.n;
 		if (s->cond)

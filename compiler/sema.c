@@ -937,6 +937,27 @@ static void check_assign_bool(Node *at, Type *to, Node *e)
 
 /* ---- statements ---- */
 
+/* Does e assign, count or call anything? */
+static bool has_effect(Node *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == N_ASSIGN || e->kind == N_INCDEC || e->kind == N_CALL)
+		return true;
+	return has_effect(e->lhs) || has_effect(e->rhs) || has_effect(e->cond) ||
+	       has_effect(e->then) || has_effect(e->els);
+}
+
+/* `k` where `k++` was meant: a for loop that never ends.  gcc would say
+ * so of the C, at the C's columns. */
+static void warn_no_effect(Node *e)
+{
+	if (!has_effect(e)) {
+		Node *at = sema_start_of(e);
+		diag_warning(at->file, at->off, "unused-value", "statement with no effect");
+	}
+}
+
 void sema_check_stmt(Node *s)
 {
 	s->loop = sema_ctx.loop;
@@ -956,6 +977,7 @@ void sema_check_stmt(Node *s)
 		return;
 	case N_EXPR:
 		sema_check_expr(s->lhs);
+		warn_no_effect(s->lhs);
 		if (s->lhs->kind == N_ASSIGN && s->lhs->op == TK_ASSIGN)
 			check_assign_bool(s->lhs, s->lhs->lhs->ty, s->lhs->rhs);
 		sema_check_sequenced(s->lhs);
@@ -988,6 +1010,7 @@ void sema_check_stmt(Node *s)
 		if (s->step) {
 			sema_check_expr(s->step);
 			sema_check_sequenced(s->step);
+			warn_no_effect(s->step);
 		}
 		sema_ctx.seqloops++;
 		sema_check_stmt(s->body);

@@ -138,6 +138,33 @@ test -s conv.err && { cat conv.err; fail "-Wno-literal-conversion still warned";
 "$SAPC" -Werror -fsyntax-only conv.sap 2>conv.err && fail "-Werror on conv.sap should fail"
 grep -q "1:15: error: .*\[-Werror=literal-conversion\]" conv.err || fail "-Werror: $(cat conv.err)"
 
+# A statement with no effect warns by default, as gcc does of C: a for
+# step `k` for `k++` (which crashed sapc) never ends the loop; the C
+# stays clean, and the program runs.
+cat >effect.sap <<'SAP'
+int x = 3;
+x + 1;
+for (int k = 0; k < 3; k) {
+    x++;
+    if (x > 5)
+        break;
+}
+print("%d\n", x);
+SAP
+cat >effect.expect <<'TXT'
+effect.sap:2:1: warning: statement with no effect [-Wunused-value]
+     2 | x + 1;
+       | ^
+effect.sap:3:24: warning: statement with no effect [-Wunused-value]
+     3 | for (int k = 0; k < 3; k) {
+       |                        ^
+TXT
+"$SAPC" -Wall -Wextra -Werror=unused-variable -o effect effect.sap 2>effect.err || fail "effect.sap"
+diff -u effect.expect effect.err || fail "the warnings of effect.sap"
+[ "$(run ./effect)" = "6" ] || fail "effect.sap printed $(run ./effect)"
+"$SAPC" -Wno-unused-value -fsyntax-only effect.sap 2>effect.err || fail "-Wno-unused-value"
+test -s effect.err && { cat effect.err; fail "-Wno-unused-value still warned"; }
+
 # -Wshadow finds no shadows the program does not have (a reduction's
 # private copy, driver variables as file-scope statics); sap.h's inline
 # helpers convert explicitly (-Wfloat-conversion).
