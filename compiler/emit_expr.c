@@ -302,18 +302,25 @@ static char *index_expr(Node *e, bool write)
 					return format("(*%s)", h->ptr);
 			}
 		}
+		/* A sync for body logs the rows it writes of a vector on the
+		 * sparse path (emit_tracked). */
+		bool mark = write && E->loop && e->lhs->kind == N_NAME &&
+		            emit_tracked(E->loop->li, e->lhs->sym);
+		const char *mk = mark ? format("sap_sync_mark(sap_l%s, ", e->lhs->sym->cname) : "";
+		const char *mke = mark ? ")" : "";
 		/* Driver code runs on every rank: it needs every rank's copy
 		 * current (sap_dv_ixd). */
 		if (e->lhs->kind == N_NAME && in) {
 			char *v = emit_expr(e->lhs);
-			return format("(((%s *)%s)[sap_dv_ixc(&%s, %s, %s, !%s)])", emit_ctype(bt->elem),
-			              emit_dv_data(e->lhs->sym), v, emit_expr(e->rhs), emit_site(e), in);
+			return format("(((%s *)%s)[%ssap_dv_ixc(&%s, %s, %s, !%s)%s])", emit_ctype(bt->elem),
+			              emit_dv_data(e->lhs->sym), mk, v, emit_expr(e->rhs), emit_site(e), in,
+			              mke);
 		}
 		if (e->lhs->kind == N_NAME) {
 			char *v = emit_expr(e->lhs);
-			return format("(((%s *)%s)[sap_dv_ix%s(&%s, %s, %s)])", emit_ctype(bt->elem),
-			              emit_dv_data(e->lhs->sym), E->loop ? "" : "d", v, emit_expr(e->rhs),
-			              emit_site(e));
+			return format("(((%s *)%s)[%ssap_dv_ix%s(&%s, %s, %s)%s])", emit_ctype(bt->elem),
+			              emit_dv_data(e->lhs->sym), mk, E->loop ? "" : "d", v, emit_expr(e->rhs),
+			              emit_site(e), mke);
 		}
 		return format("(*(%s *)sap_dv_at%s(&%s, %s, %s))", emit_ctype(bt->elem),
 		              E->loop ? "" : "d", emit_expr(e->lhs), emit_expr(e->rhs), emit_site(e));

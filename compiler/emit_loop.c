@@ -449,6 +449,19 @@ bool emit_synced(LoopInfo *li, Sym *d)
 	return false;
 }
 
+/* In a sync for body, a written vector on the sparse path (every key
+ * recorded): the body logs the rows it writes, sap_l_NAME, so that on
+ * one rank the runtime needs no reconnaissance pass (sap_sync_mark). */
+bool emit_tracked(LoopInfo *li, Sym *d)
+{
+	if (!emit_synced(li, d) || !li->has_slice)
+		return false;
+	for (int i = 0; i < li->dds.n && i < li->sync_why.n; i++)
+		if (li->dds.v[i] == d)
+			return !li->sync_why.v[i];
+	return false;
+}
+
 /* Where dvector d's elements are: "NAME.data", or the worker's copy. */
 /* Does the body function being written hold d's data pointer in the
  * local sap_dX?  A driver vector the loop touches: its buffer stays put
@@ -752,6 +765,9 @@ static void body_open(Node *s)
 		E->loop = s;
 		if (emit_synced(li, d))
 			emit_line(s, "void *sap_d%s = sap_sync_data(&%s);\n\t(void)sap_d%s;", d->cname,
+			          d->cname, d->cname);
+		if (emit_tracked(li, d))
+			emit_line(s, "sap_wlog *sap_l%s = sap_sync_log(&%s);\n\t(void)sap_l%s;", d->cname,
 			          d->cname, d->cname);
 		E->loop = saved;
 	}
@@ -1088,6 +1104,7 @@ static void sync_call(Node *s, const char *redargs, Vec *wr)
 			dense = false;
 			continue;
 		}
+		/* As emit_tracked: the body logs the rows it writes. */
 		bool sparse = li->has_slice && i < li->sync_why.n && !li->sync_why.v[i];
 		buf_printf(&wrs, "\t\t{.dv = &%s, .num = %s, %s, .rec = %d%s},\n", d->cname,
 		           numtype_of(e), merge_of(s, d), i, sparse ? ", .sparse = true" : "");

@@ -976,6 +976,7 @@ int emit_staged(LoopInfo *li, Sym *d);
  * elements; one holding lists is copied only where it gains. */
 bool emit_stage_sure(LoopInfo *li, Sym *d);
 bool emit_synced(LoopInfo *li, Sym *d);
+bool emit_tracked(LoopInfo *li, Sym *d);
 char *emit_dv_data(Sym *d);
 
 #endif

@@ -1366,8 +1366,15 @@ void sap_sparse_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *
  * k], thread 0's too) against the storage, which kept the old values;
  * returns the distinct rows of its part the step touched.  The same
  * sums as sap_sparse_merge, with no fetch before the step and every
- * thread merging at once. */
-int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A);
+ * thread merging at once.  spread: the merged rows into every thread's
+ * copy too, which so stay the storage's values. */
+int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A, bool spread);
+/* One rank: thread t's log of the rows it writes of written vector k
+ * (NULL for one not sparse), which the body fills (sap_sync_mark) ... */
+sap_wlog *sap_sparse_log(sap_sparse *sp, int t, int k);
+/* ... and thread t's keys for the step's merge taken from its logs, which
+ * are left empty. */
+void sap_sparse_logged(sap_sparse *sp, int t);
 /* Collective: the owners hold the rows; other ranks give back pages. */
 void sap_sparse_close(sap_sparse *sp);
 

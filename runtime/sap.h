@@ -1410,11 +1410,23 @@ sap_list sap_sync_batch(const sap_dvec *over, const void *copy, const int64_t *i
                         int64_t hi);
 void sap_sync_batch_done(sap_list *b);
 
+/* The rows of a vector a worker wrote in a sync for step, each once:
+ * a bit a row, and the rows in the order first written. */
+typedef struct sap_wlog {
+	uint64_t *bits;
+	int64_t *v;
+	int64_t n, cap;
+} sap_wlog;
+void sap_wlog_grow(sap_wlog *l);
+
 /* A worker thread's copy of a written vector: the body of a sync for
- * loop reads and writes a written vector v through sap_sync_data(v). */
+ * loop reads and writes a written vector v through sap_sync_data(v),
+ * and logs the rows it writes in sap_sync_log(v) where that is not
+ * NULL (the vector's keys are all recorded, on one rank). */
 typedef struct sap_view {
 	const sap_dvec *dv;
 	void *data;
+	sap_wlog *log;
 } sap_view;
 extern _Thread_local const sap_view *sap_tview;
 
@@ -1424,6 +1436,29 @@ static inline void *sap_sync_data(const sap_dvec *v)
 		if (w->dv == v)
 			return w->data;
 	return v->data;
+}
+
+static inline sap_wlog *sap_sync_log(const sap_dvec *v)
+{
+	for (const sap_view *w = sap_tview; w && w->dv; w++)
+		if (w->dv == v)
+			return w->log;
+	return NULL;
+}
+
+/* Row i (in range), which the body writes: logged, and returned. */
+static inline int64_t sap_sync_mark(sap_wlog *l, int64_t i)
+{
+	if (l) {
+		uint64_t m = (uint64_t)1 << (i & 63), *w = &l->bits[i >> 6];
+		if (!(*w & m)) {
+			*w |= m;
+			if (l->n == l->cap)
+				sap_wlog_grow(l);
+			l->v[l->n++] = i;
+		}
+	}
+	return i;
 }
 
 /* Set up the RNG for iteration i of loop L (invocation counted by the

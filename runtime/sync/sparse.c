@@ -49,6 +49,21 @@ static void unique(keys *k)
 	k->n = m;
 }
 
+/* A thread's log of the rows it writes, a cache line of its own. */
+typedef struct wlog {
+	sap_wlog l;
+	char pad[64 - sizeof(sap_wlog) % 64];
+} wlog;
+
+/* A thread's buffers for its part of the merge (one rank), kept from
+ * step to step: allocating them each step faulted in fresh pages. */
+typedef struct lbuf {
+	char *d, *o, *tot;
+	int64_t *rk, *pos;
+	size_t dcap, ocap, totcap, rkcap, poscap;
+	char pad[64];
+} lbuf;
+
 struct sap_sparse {
 	const sap_syncspec *spec;
 	int T, P, me, nwr;
@@ -57,6 +72,9 @@ struct sap_sparse {
 	keys *tk;               /* [t * nwr + k]: thread t's keys this step */
 	uint64_t **seen;        /* [t * nwr + k]: bit per row, while recording */
 	uint64_t **wrote;       /* ... of the rows written */
+	wlog *wl;               /* [t * nwr + k]: the rows the body wrote (one
+	                           rank), its bits seen's */
+	lbuf *lb;               /* [t] */
 	keys *uk;               /* [k]: the rank's keys this step */
 	char **old;             /* [k]: the rows of uk[k] before the step */
 	size_t *oldcap;
@@ -109,6 +127,8 @@ sap_sparse *sap_sparse_open(const sap_syncspec *spec, int T)
 	sp->tk = sap_xcalloc((size_t)(T * nwr), sizeof *sp->tk);
 	sp->seen = sap_xcalloc((size_t)(T * nwr), sizeof *sp->seen);
 	sp->wrote = sap_xcalloc((size_t)(T * nwr), sizeof *sp->wrote);
+	sp->wl = sap_xcalloc((size_t)(T * nwr), sizeof *sp->wl);
+	sp->lb = sap_xcalloc((size_t)T, sizeof *sp->lb);
 	sp->uk = sap_xcalloc((size_t)nwr, sizeof *sp->uk);
 	sp->old = sap_xcalloc((size_t)nwr, sizeof *sp->old);
 	sp->oldcap = sap_xcalloc((size_t)nwr, sizeof *sp->oldcap);
@@ -120,6 +140,7 @@ sap_sparse *sap_sparse_open(const sap_syncspec *spec, int T)
 		for (int t = 0; t < T; t++) {
 			sp->seen[t * nwr + k] = sap_xcalloc((size_t)(w->dv->n / 64 + 1), sizeof(uint64_t));
 			sp->wrote[t * nwr + k] = sap_xcalloc((size_t)(w->dv->n / 64 + 1), sizeof(uint64_t));
+			sp->wl[t * nwr + k].l.bits = sp->seen[t * nwr + k];
 		}
 	}
 	return sp;
@@ -196,6 +217,37 @@ void sap_sparse_recon(sap_sparse *sp, int t, const int64_t *idx, int64_t n)
 		/* Whole words, once every key in them has its flag. */
 		for (int64_t j = 0; j < tk->n; j++)
 			sp->seen[i][tk->v[j] >> 7] = sp->wrote[i][tk->v[j] >> 7] = 0;
+		sap_sort_keys(tk->v, tk->n, -1);
+	}
+}
+
+/* ---- logged by the body (one rank) ---- */
+
+void sap_wlog_grow(sap_wlog *l)
+{
+	l->cap = l->cap ? 2 * l->cap : 256;
+	l->v = sap_xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
+}
+
+sap_wlog *sap_sparse_log(sap_sparse *sp, int t, int k)
+{
+	return sap_sparse_has(sp, k) ? &sp->wl[t * sp->nwr + k].l : NULL;
+}
+
+void sap_sparse_logged(sap_sparse *sp, int t)
+{
+	for (int k = 0; k < sp->nwr; k++) {
+		int i = t * sp->nwr + k;
+		keys *tk = &sp->tk[i];
+		sap_wlog *l = &sp->wl[i].l;
+		tk->n = 0;
+		if (!sap_sparse_has(sp, k))
+			continue;
+		for (int64_t j = 0; j < l->n; j++) {
+			push(tk, l->v[j] * 2 + 1);
+			l->bits[l->v[j] >> 6] = 0;
+		}
+		l->n = 0;
 		sap_sort_keys(tk->v, tk->n, -1);
 	}
 }
@@ -481,12 +533,36 @@ static int64_t first_at(const keys *tk, int64_t k)
 	return lo;
 }
 
-int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A)
+/* Room for n bytes at *p, which holds *cap. */
+static void *room(void *p, size_t *cap, size_t n)
+{
+	if (n > *cap) {
+		*cap = n + n / 2 + 64;
+		free(p);
+		p = sap_xmalloc(*cap);
+	}
+	return p;
+}
+
+/* A change of a double row that is zero (either sign), as sap_nt_zero. */
+static inline bool zero_doubles(const char *c, size_t es)
+{
+	for (size_t i = 0; i < es; i += 8) {
+		uint64_t x;
+		memcpy(&x, c + i, 8);
+		if (x << 1)
+			return false;
+	}
+	return true;
+}
+
+int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A, bool spread)
 {
 	int T = sp->T, nwr = sp->nwr;
 	int64_t touched = 0;
-	int64_t *a = sap_xmalloc((size_t)T * sizeof *a), *b = sap_xmalloc((size_t)T * sizeof *b);
-	int64_t *cur = sap_xmalloc((size_t)T * sizeof *cur), *dat = sap_xmalloc((size_t)T * sizeof *dat);
+	lbuf *L = &sp->lb[t];
+	L->pos = room(L->pos, &L->poscap, (size_t)T * 4 * sizeof(int64_t));
+	int64_t *a = L->pos, *b = a + T, *cur = b + T, *dat = cur + T;
 	for (int k = 0; k < nwr; k++) {
 		if (!sap_sparse_has(sp, k))
 			continue;
@@ -506,7 +582,8 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A)
 			for (int64_t q = a[u]; q < b[u]; q++)
 				nw += tk->v[q] & 1;
 		}
-		char *d = sap_xmalloc((size_t)nw * es + 1), *o = sap_xmalloc((size_t)nw * es + 1);
+		char *d = L->d = room(L->d, &L->dcap, (size_t)nw * es + 1);
+		char *o = L->o = room(L->o, &L->ocap, (size_t)nw * es + 1);
 		int64_t j = 0;
 		for (int u = 0; u < T; u++) {
 			const keys *tk = &sp->tk[u * nwr + k];
@@ -524,8 +601,10 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A)
 		/* Row by row in key order, each one's changes in thread order
 		 * (a zero change left out, as sap_sparse_merge does); then
 		 * every row's merge in one call. */
-		char *tot = sap_xmalloc((size_t)(ne < 1 ? 1 : ne) * es), *olds = o;
-		int64_t *rk = sap_xmalloc((size_t)(ne < 1 ? 1 : ne) * sizeof *rk), nrow = 0;
+		char *tot = L->tot = room(L->tot, &L->totcap, (size_t)(ne < 1 ? 1 : ne) * es);
+		char *olds = o;
+		int64_t *rk = L->rk = room(L->rk, &L->rkcap, (size_t)(ne < 1 ? 1 : ne) * sizeof *rk);
+		int64_t nrow = 0;
 		for (int u = 0; u < T; u++)
 			cur[u] = a[u];
 		for (;;) {
@@ -545,7 +624,7 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A)
 				if (tk->v[cur[u]] & 1) {
 					wrote = true;
 					const char *c = d + (size_t)dat[u]++ * es;
-					if (!sap_nt_zero(w->num, c)) {
+					if (fd ? !zero_doubles(c, es) : !sap_nt_zero(w->num, c)) {
 						if (have)
 							add_row(w->num, fd, sum, c, es);
 						else
@@ -565,15 +644,12 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A)
 		for (int64_t q = 0; q < nrow; q++)
 			cp(olds + (size_t)q * es, v->data + (size_t)rk[q] * es, es);
 		merge_rows(w, tot, olds, rk, nrow, A);
-		free(rk);
-		free(tot);
-		free(o);
-		free(d);
+		for (int u = 0; spread && u < T; u++) {
+			char *c = copies[u * nwr + k];
+			for (int64_t q = 0; q < nrow; q++)
+				cp(c + (size_t)rk[q] * es, tot + (size_t)q * es, es);
+		}
 	}
-	free(a);
-	free(b);
-	free(cur);
-	free(dat);
 	return touched;
 }
 
@@ -616,11 +692,22 @@ void sap_sparse_close(sap_sparse *sp)
 		free(sp->old[k]);
 	}
 	for (int i = 0; i < sp->T * nwr; i++) {
+		free(sp->wl[i].l.v);
 		free(sp->tk[i].v);
 		free(sp->seen[i]);
 		free(sp->wrote[i]);
 	}
+	for (int t = 0; t < sp->T; t++) {
+		lbuf *L = &sp->lb[t];
+		free(L->d);
+		free(L->o);
+		free(L->tot);
+		free(L->rk);
+		free(L->pos);
+	}
+	free(sp->lb);
 	free(sp->tk);
+	free(sp->wl);
 	free(sp->seen);
 	free(sp->wrote);
 	free(sp->uk);

@@ -36,6 +36,7 @@ typedef struct sync_run {
 	/* One rank, every written vector sparse: each step is one run of
 	 * the threads, thread 0 on copies too (local_step). */
 	bool local;
+	bool tracked;           /* local: the body logs the rows it writes */
 	int64_t A;              /* local: the step's active workers */
 	int64_t M, steps;
 	int64_t *idx;           /* this rank's shard */
@@ -147,17 +148,20 @@ static void step_worker(void *arg, int t)
 	sap_tview = NULL;
 }
 
-/* One step on one rank (s->local): thread t records its mini-batch's
- * keys, copies their rows, runs the batch on its copies; when all have,
- * it merges its share of the rows.  The storage keeps the old values
- * until then, so the threads copy from it while others run: no fetch,
- * and one wake-up of the threads a step where there were two and the
- * merge on one of them. */
+/* One step on one rank (s->local): thread t runs its mini-batch on its
+ * copies; when all have, it merges its share of the rows into the
+ * storage, which kept the old values.  No fetch, and one wake-up of the
+ * threads a step.  s->tracked: the copies are the storage's values at the
+ * start of the step, and the body logs the rows it writes
+ * (sap_sync_mark), to be merged into the storage and every copy: no
+ * reconnaissance pass, which cost several times the body of a sparse
+ * model's small mini-batches.  Else the thread runs the slice over its
+ * mini-batch first and copies the rows it records, so that a vector
+ * much larger than what an invocation touches is not copied whole. */
 static void local_step(void *arg, int t)
 {
 	sync_run *s = arg;
-	const sap_syncspec *spec = s->spec;
-	int nwr = spec->nwr;
+	int nwr = s->spec->nwr;
 	double t0 = sap_now();
 	int64_t lo = 0, hi = 0;
 	bool on = thread_active(s, t, s->step);
@@ -165,9 +169,11 @@ static void local_step(void *arg, int t)
 		lo = s->tlo[t] + s->step * s->M;
 		hi = lo + s->M < s->tlo[t + 1] ? lo + s->M : s->tlo[t + 1];
 	}
-	sap_sparse_recon(s->sp, t, s->idx + lo, hi - lo);
-	for (int k = 0; k < nwr; k++)
-		sap_sparse_copy_in(s->sp, t, k, s->copy[t * nwr + k]);
+	if (!s->tracked) {
+		sap_sparse_recon(s->sp, t, s->idx + lo, hi - lo);
+		for (int k = 0; k < nwr; k++)
+			sap_sparse_copy_in(s->sp, t, k, s->copy[t * nwr + k]);
+	}
 	double t1 = sap_now();
 	if (on) {
 		sap_tview = s->views + t * (nwr + 1);
@@ -175,13 +181,14 @@ static void local_step(void *arg, int t)
 		sap_tview = NULL;
 	}
 	double t2 = sap_now();
+	if (s->tracked)
+		sap_sparse_logged(s->sp, t);
 	sap_pool_barrier();
-	int64_t touched = sap_sparse_local_merge(s->sp, s->copy, t, s->A);
+	int64_t touched = sap_sparse_local_merge(s->sp, s->copy, t, s->A, s->tracked);
 	if (t == 0) {
-		double t3 = sap_now();
 		s->st->recon_s += t1 - t0;
 		s->st->compute_s += t2 - t1;
-		s->st->sync_s += t3 - t2;
+		s->st->sync_s += sap_now() - t2;
 	}
 	atomic_fetch_add(&s->touched, touched);
 }
@@ -403,6 +410,13 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 	s->local = s->sp && s->P == 1 && s->copies;
 	for (int k = 0; s->local && k < nwr; k++)
 		s->local = sap_sparse_has(s->sp, k);
+	/* Whole copies, unless they are large beside the invocation's
+	 * elements: a slice costs about as much an element as copying half
+	 * a kilobyte. */
+	double bytes = 0;
+	for (int k = 0; s->local && k < nwr; k++)
+		bytes += (double)spec->wr[k].dv->n * (double)spec->wr[k].dv->elsize * T;
+	s->tracked = s->local && bytes <= 512.0 * (double)n;
 	if (s->keep_old) {
 		s->old = sap_xcalloc((size_t)nwr, sizeof *s->old);
 		for (int k = 0; k < nwr; k++)
@@ -414,8 +428,15 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 		s->views = sap_xcalloc((size_t)(T * (nwr + 1)), sizeof *s->views);
 		for (int t = s->local ? 0 : 1; t < T; t++)
 			for (int k = 0; k < nwr; k++) {
-				s->copy[t * nwr + k] = sap_xmalloc(spec->wr[k].dv->n * spec->wr[k].dv->elsize + 1);
-				s->views[t * (nwr + 1) + k] = (sap_view){ spec->wr[k].dv, s->copy[t * nwr + k] };
+				const sap_dvec *v = spec->wr[k].dv;
+				size_t bytes = v->n * v->elsize;
+				s->copy[t * nwr + k] = sap_xmalloc(bytes + 1);
+				s->views[t * (nwr + 1) + k] = (sap_view){ v, s->copy[t * nwr + k], NULL };
+				/* local_step keeps these the storage's values. */
+				if (s->tracked) {
+					memcpy(s->copy[t * nwr + k], v->data, bytes);
+					s->views[t * (nwr + 1) + k].log = sap_sparse_log(s->sp, t, k);
+				}
 			}
 	}
 	const sap_reduce *r = s->x.r;
