@@ -767,8 +767,8 @@ static void body_open(Node *s)
 			emit_line(s, "void *sap_d%s = sap_sync_data(&%s);\n\t(void)sap_d%s;", d->cname,
 			          d->cname, d->cname);
 		if (emit_tracked(li, d))
-			emit_line(s, "sap_wlog *sap_l%s = sap_sync_log(&%s);\n\t(void)sap_l%s;", d->cname,
-			          d->cname, d->cname);
+			emit_line(s, "sap_wlog *sap_l%s = sap_mk ? sap_sync_log(&%s) : NULL;\n\t(void)sap_l%s;",
+			          d->cname, d->cname, d->cname);
 		E->loop = saved;
 	}
 	if (li->uses_rng)
@@ -849,6 +849,18 @@ static void body_fn(Node *s)
 		body_guards(s, &guard, &recorded, &staged, &clip);
 	bool all = (guard.len && staged.len) || recorded.len;  /* a version with sap_v 2 */
 	E->versioned = all || guard.len;
+	/* A sync for body that logs its writes (emit_tracked), in a version
+	 * that does and one that does not. */
+	Buf logs = {0};
+	for (int i = 0; s->kind == N_SYNC && i < li->dds.n; i++) {
+		Node *saved = E->loop;
+		E->loop = s;
+		if (emit_tracked(li, li->dds.v[i]))
+			buf_printf(&logs, "%ssap_sync_log(&%s)", logs.len ? " || " : "",
+			           ((Sym *)li->dds.v[i])->cname);
+		E->loop = saved;
+	}
+	bool marks = logs.len > 0;
 	Aside as;
 	emit_aside_begin(&as);
 	if (E->versioned) {
@@ -865,6 +877,12 @@ static void body_fn(Node *s)
 		emit_line(s, "static inline __attribute__((always_inline)) void sap_loop%d_run(void *env, "
 		          "const int64_t *sap_idx, int64_t lo, int64_t hi, void *red, const int sap_v, "
 		          "const bool sap_seq, const int64_t sap_off)", id);
+	} else if (marks) {
+		emit_line(NULL, "/* The body of loop %d, written once.  sap_loop%d_body runs it with sap_mk\n"
+		          " * true where it logs the rows it writes (sap_sync_mark), compiled\n"
+		          " * apart: the log's stores could reach what the body reads. */", id, id);
+		emit_line(s, "static inline __attribute__((always_inline)) void sap_loop%d_run(void *env, "
+		          "const int64_t *sap_idx, int64_t lo, int64_t hi, void *red, const bool sap_mk)", id);
 	} else {
 		emit_line(s, "static void sap_loop%d_body(void *env, const int64_t *sap_idx, int64_t lo, "
 		          "int64_t hi, void *red)", id);
@@ -875,6 +893,8 @@ static void body_fn(Node *s)
 		emit_line(s, "(void)sap_v;\n\t(void)sap_seq;\n\t(void)sap_off;");
 	else
 		emit_line(s, "if (lo >= hi)\n\t\treturn;");
+	if (marks)
+		emit_line(s, "(void)sap_mk;");
 	E->in_body = true;
 	body_open(s);
 	body_loop(s);
@@ -943,6 +963,13 @@ static void body_fn(Node *s)
 		emit_line(s, "else\n\t\t%s, 0, false, 0);", run);
 		E->indent = 0;
 		emit_line(s, "}");
+	}
+	if (marks) {
+		buf_putc(E->out, '\n');
+		emit_line(s, "static void sap_loop%d_body(void *env, const int64_t *sap_idx, int64_t lo, "
+		          "int64_t hi, void *red)", id);
+		emit_line(s, "{\n\tif (%s)\n\t\tsap_loop%d_run(env, sap_idx, lo, hi, red, true);\n"
+		          "\telse\n\t\tsap_loop%d_run(env, sap_idx, lo, hi, red, false);\n}", logs.s, id, id);
 	}
 	buf_puts(&E->funcs, emit_aside_end(&as));
 	buf_puts(&E->funcs, "\n");

@@ -533,6 +533,32 @@ static int64_t first_at(const keys *tk, int64_t k)
 	return lo;
 }
 
+/* Where thread t's share of vector k's keys starts in the merge: where
+ * the threads' keys of the step fall t / T of the way through, on
+ * average, so that each merges about as many rows (a sparse model's
+ * frequent features sit at low keys, and even chunks of the key range
+ * left one thread most of the work).  Which thread merges a row changes
+ * nothing in it. */
+static int64_t split(const sap_sparse *sp, int k, int t)
+{
+	int T = sp->T;
+	int64_t n = sp->spec->wr[k].dv->n;
+	if (t == 0)
+		return 0;
+	if (t == T)
+		return n;
+	double sum = 0;
+	int m = 0;
+	for (int u = 0; u < T; u++) {
+		const keys *tk = &sp->tk[u * sp->nwr + k];
+		if (tk->n) {
+			sum += (double)(tk->v[(int64_t)((__int128)tk->n * t / T)] >> 1);
+			m++;
+		}
+	}
+	return m ? (int64_t)(sum / m) : sap_chunk(0, n, T, t);
+}
+
 /* Room for n bytes at *p, which holds *cap. */
 static void *room(void *p, size_t *cap, size_t n)
 {
@@ -570,7 +596,7 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A, 
 		sap_dvec *v = w->dv;
 		size_t es = v->elsize;
 		bool fd = sap_nt_flat(w->num) && w->num->f[0].kind == SAP_S_DOUBLE;
-		int64_t lo = sap_chunk(0, v->n, T, t), hi = sap_chunk(0, v->n, T, t + 1);
+		int64_t lo = split(sp, k, t), hi = split(sp, k, t + 1);
 		/* Each thread's entries in [lo, hi), and its written rows'
 		 * changes, thread after thread, into d. */
 		int64_t nw = 0, ne = 0;
