@@ -513,14 +513,14 @@ void emit_zero(Node *at, const char *dst, Type *t)
 static char *narrow_compound(Node *at, Type *lt, Node *rhs, int op, const char *dst)
 {
 	const char *fn = narrow_fn(lt, rhs->ty);
-	const char *ct = emit_ctype(lt);
 	const char *o = ast_opname(op);
 	char *r = emit_expr(rhs);
 	if (at->kind != N_ASSIGN || at->lhs->kind == N_FIELD)
 		return format("(%s = %s(%s %s (%s), %s))", dst, fn, dst, o, r, emit_site(at));
 	int t = E->tmp++;
-	return format("({ %s *sap_p%d = &%s; *sap_p%d = %s(*sap_p%d %s (%s), %s); })", ct, t, dst, t, fn,
-	              t, o, r, emit_site(at));
+	/* __typeof__: a slice's locals may be volatile (emit_slice_volatile). */
+	return format("({ __typeof__(%s) *sap_p%d = &%s; *sap_p%d = %s(*sap_p%d %s (%s), %s); })", dst, t,
+	              dst, t, fn, t, o, r, emit_site(at));
 }
 
 /* dst op= src as statements; dst is storage of type dt. */
@@ -552,8 +552,8 @@ static char *checked_compound(Node *at, Type *lt, Node *rhs, int op, const char 
 	if (at->kind != N_ASSIGN || at->lhs->kind == N_FIELD)
 		return format("(%s = %s%s(%s, %s, %s)%s)", dst, to, fn, dst, r, emit_site(at), end);
 	int t = E->tmp++;
-	return format("({ %s *sap_p%d = &%s; *sap_p%d = %s%s(*sap_p%d, %s, %s)%s; })", ct, t, dst, t,
-	              to, fn, t, r, emit_site(at), end);
+	return format("({ __typeof__(%s) *sap_p%d = &%s; *sap_p%d = %s%s(*sap_p%d, %s, %s)%s; })", dst, t,
+	              dst, t, to, fn, t, r, emit_site(at), end);
 }
 
 /* A name for the temporary t, which holds the value of e: the store
@@ -675,6 +675,20 @@ static char *settled(Node *e, char *value)
 	return t;
 }
 
+/* The value of src for a slot of type dt that a container makes: an
+ * array of other numbers converted element by element first, into a
+ * temporary, as an assignment converts it (C has no such conversion). */
+static char *converted(Node *at, Type *dt, Node *src)
+{
+	if (dt->kind == TY_ARRAY && ty_is_numarray(dt) && src->ty != dt) {
+		char *t = emit_tmp("cv");
+		emit_line(at, "%s %s;", emit_ctype(dt), t);
+		emit_store(at, t, dt, src, TK_ASSIGN);
+		return t;
+	}
+	return settled(src, emit_owned(src));
+}
+
 static char *builtin_call(Node *e)
 {
 	Node *a0 = e->args, *a1 = a0 ? a0->next : NULL, *a2 = a1 ? a1->next : NULL;
@@ -689,7 +703,7 @@ static char *builtin_call(Node *e)
 		}
 	case B_PUSH: {
 		Type *et = a0->ty->elem;
-		char *v = settled(a1, emit_owned(a1));
+		char *v = converted(e, et, a1);
 		char *l = emit_lvalue(a0);
 		emit_line(e, "*(%s *)sap_list_push(&%s, sizeof(%s)) = %s;", emit_ctype(et), l,
 		          emit_ctype(et), v);
@@ -700,7 +714,7 @@ static char *builtin_call(Node *e)
 		char *m = emit_expr(a0);
 		if (mt->kind == TY_DMMAP) {
 			char *k = key_ref(mt->key, a0, a1, ACC_WRITE);
-			char *v = settled(a2, emit_owned(a2));
+			char *v = converted(e, vt, a2);
 			emit_line(e, "*(%s *)sap_dm_add(&%s, %s) = %s;", emit_ctype(vt), m, k, v);
 		} else {
 			char *slot = format("(*(%s *)%s)", emit_ctype(vt), dm_call("upsert", mt->key, a0, m, a1, NULL, ACC_WRITE));
