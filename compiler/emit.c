@@ -214,7 +214,8 @@ void emit_stmt_end(StmtState *st, Node *at)
 /* A condition or value that must survive the statement's drops. */
 char *emit_settle(Node *e, StmtState *st, const char *ctype)
 {
-	char *v = emit_expr(e);
+	/* "bool": a condition (emit_test). */
+	char *v = strcmp(ctype, "bool") ? emit_expr(e) : emit_test(e);
 	if (!st->drops.n)
 		return v;
 	char *t = emit_tmp("v");
@@ -1200,7 +1201,7 @@ static void for_stmt(Node *s)
 	if ((!s->cond || plain_expr(s->cond, NULL)) && (!s->step || plain_expr(s->step, NULL)) &&
 	    !writes_dds(s->cond) && !writes_dds(s->step)) {
 		/* The common case stays a C for loop, which cc vectorises. */
-		char *c = s->cond ? emit_expr(s->cond) : "";
+		char *c = s->cond ? emit_test(s->cond) : "";
 		char *st = "";
 		if (s->step) {
 			Node *x = s->step;
@@ -1266,6 +1267,9 @@ static void for_stmt(Node *s)
 	stamp_writes(s, s->cond);
 }
 
+/* The result type of the function being written, for its returns. */
+static Type *ret_type;
+
 void emit_stmt(Node *s)
 {
 	StmtState st;
@@ -1310,7 +1314,7 @@ void emit_stmt(Node *s)
 	}
 	case N_WHILE:
 		if (plain_expr(s->cond, NULL) && !writes_dds(s->cond)) {
-			emit_line(s, "while (%s) {", emit_expr(s->cond));
+			emit_line(s, "while (%s) {", emit_test(s->cond));
 			E->indent++;
 			loop_body(s);
 			return;
@@ -1352,7 +1356,13 @@ void emit_stmt(Node *s)
 		}
 		emit_stmt_begin(&st);
 		Type *rt = s->lhs->ty;
-		char *v = emit_owned(s->lhs);
+		char *v;
+		if (rt->kind == TY_ARRAY && ret_type && rt != ret_type) {
+			v = emit_converted(s->lhs, ret_type, s->lhs);
+			rt = ret_type;
+		} else {
+			v = emit_owned(s->lhs);
+		}
 		char *t = emit_tmp("ret");
 		emit_line(s, "%s %s = %s;", emit_ctype(rt), t, v);
 		emit_stmt_end(&st, s);
@@ -1401,6 +1411,7 @@ static char *signature(Node *f)
 
 static void function(Node *f)
 {
+	ret_type = f->sym->ty;
 	Buf fb = {0};
 	E->out = &fb;
 	E->indent = 0;
@@ -1421,6 +1432,7 @@ static void function(Node *f)
 		emit_line(f, "sap_fatal(NULL, \"the end of function '%s' was reached\");", sema_S(f->name));
 	E->indent = 0;
 	emit_line(f, "}");
+	ret_type = NULL;
 	buf_puts(&fb, "\n");
 	buf_puts(&E->funcs, fb.s);
 }

@@ -678,7 +678,7 @@ static char *settled(Node *e, char *value)
 /* The value of src for a slot of type dt that a container makes: an
  * array of other numbers converted element by element first, into a
  * temporary, as an assignment converts it (C has no such conversion). */
-static char *converted(Node *at, Type *dt, Node *src)
+char *emit_converted(Node *at, Type *dt, Node *src)
 {
 	if (dt->kind == TY_ARRAY && ty_is_numarray(dt) && src->ty != dt) {
 		char *t = emit_tmp("cv");
@@ -703,7 +703,7 @@ static char *builtin_call(Node *e)
 		}
 	case B_PUSH: {
 		Type *et = a0->ty->elem;
-		char *v = converted(e, et, a1);
+		char *v = emit_converted(e, et, a1);
 		char *l = emit_lvalue(a0);
 		emit_line(e, "*(%s *)sap_list_push(&%s, sizeof(%s)) = %s;", emit_ctype(et), l,
 		          emit_ctype(et), v);
@@ -714,7 +714,7 @@ static char *builtin_call(Node *e)
 		char *m = emit_expr(a0);
 		if (mt->kind == TY_DMMAP) {
 			char *k = key_ref(mt->key, a0, a1, ACC_WRITE);
-			char *v = converted(e, vt, a2);
+			char *v = emit_converted(e, vt, a2);
 			emit_line(e, "*(%s *)sap_dm_add(&%s, %s) = %s;", emit_ctype(vt), m, k, v);
 		} else {
 			char *slot = format("(*(%s *)%s)", emit_ctype(vt), dm_call("upsert", mt->key, a0, m, a1, NULL, ACC_WRITE));
@@ -879,12 +879,14 @@ static char *call(Node *e)
 	for (Node *a = e->args; a; a = a->next, p = p->next) {
 		Type *pt = p->sym->ty;
 		char *v;
-		if (f->is_extern && pt->kind == TY_ARRAY)
+		if (f->is_extern && pt->kind == TY_ARRAY && a->ty != pt)
+			v = emit_member(emit_converted(a, pt, a), "v");
+		else if (f->is_extern && pt->kind == TY_ARRAY)
 			v = extern_array(a);
 		else if (f->is_extern && pt->kind == TY_STRING)
 			v = format("sap_str_c(%s)", emit_expr(a));
 		else if (pt->kind == TY_ARRAY && a->ty != pt)
-			v = array_value(a);
+			v = emit_converted(a, pt, a);
 		else
 			v = emit_expr(a);
 		if (ty_is_num(pt) && pt != a->ty)
@@ -934,13 +936,22 @@ static void splice(Buf *pre)
 	buf_puts(E->out, pre->s ? pre->s : "");
 }
 
+/* e as a test: a number compared with 0, as C tests it, so that gcc
+ * finds no arithmetic in a boolean context (-Wint-in-bool-context on
+ * `if (x * y)`, a multiplication SAP allows there). */
+char *emit_test(Node *e)
+{
+	char *v = emit_expr(e);
+	return e->ty->kind == TY_BOOL ? v : format("(%s != 0)", v);
+}
+
 static char *lazy(Node *e)
 {
 	Buf pb = {0};
 	Vec db = {0};
 	char *rhs;
 	if (e->kind == N_COND) {
-		char *c = emit_expr(e->cond);
+		char *c = emit_test(e->cond);
 		Buf pa = {0};
 		Vec da = {0};
 		/* A list-holding result is t's own, dropped after the statement. */
@@ -968,8 +979,10 @@ static char *lazy(Node *e)
 			vec_push(E->drops, format("%s(&%s);", emit_drop_fn(e->ty), t));
 		return t;
 	}
-	char *l = emit_expr(e->lhs);
+	char *l = emit_test(e->lhs);
 	rhs = with_pre(e->rhs, &pb, &db, false);
+	if (e->rhs->ty->kind != TY_BOOL)
+		rhs = format("(%s != 0)", rhs);
 	if (!pb.len && !db.n)
 		return format("(%s %s %s)", l, ast_opname(e->op), rhs);
 	char *t = emit_tmp("b");
@@ -1076,6 +1089,8 @@ char *emit_expr(Node *e)
 	case N_UNARY:
 		if (e->ty->kind == TY_ARRAY)
 			return array_value(e);
+		if (e->op == TK_NOT)
+			return format("(!%s)", emit_test(e->lhs));
 		return format("(%s%s)", ast_opname(e->op), emit_expr(e->lhs));
 	case N_ASSIGN: {
 		char *dst = emit_lvalue(e->lhs);

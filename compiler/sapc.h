@@ -947,7 +947,9 @@ void emit_line(Node *at, const char *fmt, ...) __attribute__((format(printf, 2, 
 char *emit_expr(Node *e);               /* a C expression; may add to E->pre */
 char *emit_owned(Node *e);              /* a value the receiver owns */
 char *emit_view(Node *e);               /* the same, borrowing a dmultimap's values */
-char *emit_lvalue(Node *e);             /* storage that may be written */
+char *emit_lvalue(Node *e);
+char *emit_test(Node *e);
+char *emit_converted(Node *at, Type *dt, Node *src);             /* storage that may be written */
 char *emit_member(const char *base, const char *field); /* base.field, or p->field */
 char *emit_addr(const char *x);         /* &x, or p for *p */
 void emit_store(Node *at, const char *dst, Type *dt, Node *src, int op);
