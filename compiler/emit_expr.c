@@ -936,6 +936,24 @@ static void splice(Buf *pre)
 	buf_puts(E->out, pre->s ? pre->s : "");
 }
 
+static bool is_comparison(int op)
+{
+	return op == TK_LT || op == TK_LE || op == TK_GT || op == TK_GE || op == TK_EQ || op == TK_NE;
+}
+
+/* v, the C of side e of a comparison: an int compared with a constant
+ * past an int's range (x < 3000000000, always true) goes through a long
+ * of its own, where gcc cannot see the range (-Wtype-limits).  The
+ * result is the same. */
+static char *widened(Node *e, Node *other, char *v)
+{
+	if (e->ty->kind != TY_INT || !other->has_cval || !ty_is_int(other->ty) ||
+	    (other->cval >= INT32_MIN && other->cval <= INT32_MAX))
+		return v;
+	int t = E->tmp++;
+	return format("({ int64_t sap_w%d = %s; sap_w%d; })", t, v, t);
+}
+
 /* e as a test: a number compared with 0, as C tests it, so that gcc
  * finds no arithmetic in a boolean context (-Wint-in-bool-context on
  * `if (x * y)`, a multiplication SAP allows there). */
@@ -1084,6 +1102,17 @@ char *emit_expr(Node *e)
 		}
 		{
 			char *a = emit_expr(e->lhs), *b = emit_expr(e->rhs);
+			if (is_comparison(e->op) && !E->in_const) {
+				a = widened(e->lhs, e->rhs, a);
+				b = widened(e->rhs, e->lhs, b);
+				/* x == x, a NaN test for a float: through a
+				 * temporary, or gcc calls it always true
+				 * (-Wtautological-compare). */
+				if (!strcmp(a, b)) {
+					int t = E->tmp++;
+					a = format("({ __typeof__(%s) sap_w%d = %s; sap_w%d; })", a, t, a, t);
+				}
+			}
 			return format("(%s %s %s)", a, ast_opname(e->op), b);
 		}
 	case N_UNARY:
@@ -1127,6 +1156,8 @@ char *emit_expr(Node *e)
 			return format("sap_str_of_%s(%s)", ty_is_int(a) ? "long" : a->kind == TY_FLOAT ?
 			              "float" : "double", emit_expr(e->lhs));
 		}
+		if (e->ty->kind == TY_BOOL)
+			return emit_test(e->lhs);
 		if (ty_is_int(e->ty) && ty_is_float(e->lhs->ty))
 			return format("sap_%s%s(%s, %s)", e->ts ? "f2" : "to_", e->ty->kind == TY_INT ? "i32" : "i64",
 			              emit_expr(e->lhs), emit_site(e));

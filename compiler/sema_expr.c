@@ -403,6 +403,41 @@ static const char *conversion_for(Type *t)
 
 enum { PRINT_WIDTH_MAX = 1000000 };
 
+/* The flags fs[flags .. end) of the conversion at fs[conv] (the whole
+ * '%...' at start, len long): one that C ignores or leaves undefined
+ * there is an error, as gcc's -Wformat makes it of the C. */
+static void check_print_flags(Node *f, int64_t flags, int64_t end, int64_t conv, int64_t start,
+                              int len)
+{
+	const char *fs = f->sval;
+	char c = fs[conv];
+	bool has_prec = memchr(fs + end, '.', (size_t)(conv - end)) != NULL;
+	bool minus = memchr(fs + flags, '-', (size_t)(end - flags)) != NULL;
+	bool plus = memchr(fs + flags, '+', (size_t)(end - flags)) != NULL;
+	for (int64_t k = flags; k < end; k++) {
+		char g = fs[k];
+		const char *why = NULL;
+		if (g == '#' && !strchr("oxXeEfFgG", c))
+			why = "has no meaning for";
+		else if ((g == '+' || g == ' ') && !strchr("dieEfFgG", c))
+			why = "has no meaning for";
+		else if (g == '0' && strchr("cs", c))
+			why = "has no meaning for";
+		else if (g == '0' && minus)
+			why = "is ignored with '-' for";
+		else if (g == '0' && has_prec && strchr("diuxXo", c))
+			why = "is ignored with a precision for";
+		else if (g == ' ' && plus)
+			why = "is ignored with '+' for";
+		if (why)
+			sema_fail(str_pos(f, k), "the '%c' flag in '%.*s' %s %%%c; drop it", g, len, fs + start,
+			          why, c);
+	}
+	if (c == 'c' && has_prec)
+		sema_fail(str_pos(f, start), "a precision in '%.*s' has no meaning for %%c; drop it", len,
+		          fs + start);
+}
+
 static void check_print(Node *call)
 {
 	Node *f = call->args;
@@ -420,7 +455,9 @@ static void check_print(Node *call)
 		int64_t start = i++;
 		if (fs[i] == '%')
 			continue;
+		int64_t flags = i;
 		while (i < f->ival && strchr("-+ #0", fs[i])) i++;
+		int64_t flags_end = i;
 		/* C's printf fails past INT_MAX characters (EOVERFLOW), and
 		 * dropped the width: no format needs a megabyte of padding. */
 		for (int part = 0; part < 2; part++) {
@@ -457,6 +494,7 @@ static void check_print(Node *call)
 		}
 		if (!c || !strchr("diuxXocfeEgGs", c))
 			sema_fail(str_pos(f, start), "unknown conversion '%s' in print format", shown(fs + start, len));
+		check_print_flags(f, flags, flags_end, i, start, len);
 		if (!a)
 			sema_fail(str_pos(f, start), "too few arguments for the format: '%.*s' has no argument", len,
 			          fs + start);

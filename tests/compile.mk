@@ -1,6 +1,7 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
 	tests/compile/len-push.sap \
+	tests/compile/print-flag.sap \
 	tests/compile/unsequenced-use.sap \
 	tests/compile/unsequenced-twice.sap \
 	tests/compile/unsequenced-call.sap \

@@ -26,6 +26,7 @@ run_tests = \
 	tests/run/slice-volatile.sap \
 	tests/run/cond-numbers.sap \
 	tests/run/array-args.sap \
+	tests/run/int-range-compare.sap \
 	tests/run/mmap-view.sap \
 	tests/run/mmap-groups.sap \
 	tests/run/edge-keys.sap \
@@ -205,7 +206,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/edge-keys.out tests/run/edge-keys.err tests/run/edge-keys.status \
 	tests/run/recorded-range.out tests/run/recorded-range.err tests/run/recorded-range.status \
 	tests/run/pagerank-ids.out tests/run/sync-inf.out \
-	tests/run/mmap-groups.out tests/run/string-key-order.out tests/run/map-memo.out tests/run/len-bound.out tests/run/len-bound.args tests/run/mmap-view.out tests/run/push-convert.out tests/run/slice-volatile.out tests/run/cond-numbers.out tests/run/array-args.out tests/run/array-args.c \
+	tests/run/mmap-groups.out tests/run/string-key-order.out tests/run/map-memo.out tests/run/len-bound.out tests/run/len-bound.args tests/run/mmap-view.out tests/run/push-convert.out tests/run/slice-volatile.out tests/run/cond-numbers.out tests/run/array-args.out tests/run/array-args.c tests/run/int-range-compare.out \
 	tests/run/params-defaults.out tests/run/params-defaults.args tests/run/string-conv.out \
 	tests/run/conv-implicit.flags tests/run/const-limits.flags \
 	tests/run/save-nan-field.status tests/run/save-nan-field.err tests/run/save-nan-field.out \
