@@ -1373,17 +1373,8 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A, 
  * (NULL for one not sparse), which the body fills (sap_sync_mark) ... */
 sap_wlog *sap_sparse_log(sap_sparse *sp, int t, int k);
 /* ... and thread t's keys for the step's merge taken from its logs, which
- * are left empty.  Thread 0 writes the storage itself and its log keeps
- * the old values, until sap_sparse_fresh, before its next step. */
+ * are left empty. */
 void sap_sparse_logged(sap_sparse *sp, int t);
-void sap_sparse_fresh(sap_sparse *sp, int t);
-/* Every rank holds the vectors whole (sync.c's replica steps): ... */
-void sap_sparse_replicate(sap_sparse *sp);
-/* ... collective: every rank's step, its threads' logged rows in the
- * storage and their copies (copies[t * nwr + k], thread 0's too), merged
- * on every rank, each row's terms in worker order, as sap_sparse_merge
- * adds them at the owners, from A workers. */
-void sap_sparse_replica_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *st);
 /* Collective: the owners hold the rows; other ranks give back pages. */
 void sap_sparse_close(sap_sparse *sp);
 

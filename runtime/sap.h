@@ -1411,19 +1411,13 @@ sap_list sap_sync_batch(const sap_dvec *over, const void *copy, const int64_t *i
 void sap_sync_batch_done(sap_list *b);
 
 /* The rows of a vector a worker wrote in a sync for step, each once:
- * a bit a row, and the rows in the order first written; for a worker
- * that writes the vector itself, old holds each row's value before its
- * first write (at the row's place; data and es say where it is). */
+ * a bit a row, and the rows in the order first written. */
 typedef struct sap_wlog {
 	uint64_t *bits;
 	int64_t *v;
 	int64_t n, cap;
-	char *old;
-	const char *data;
-	size_t es;
 } sap_wlog;
-/* Row i into l, the first time: grown, and the old value kept. */
-void sap_wlog_add(sap_wlog *l, int64_t i);
+void sap_wlog_grow(sap_wlog *l);
 
 /* A worker thread's copy of a written vector: the body of a sync for
  * loop reads and writes a written vector v through sap_sync_data(v),
@@ -1459,10 +1453,9 @@ static inline int64_t sap_sync_mark(sap_wlog *l, int64_t i)
 		uint64_t m = (uint64_t)1 << (i & 63), *w = &l->bits[i >> 6];
 		if (!(*w & m)) {
 			*w |= m;
-			if (l->n == l->cap || l->old)
-				sap_wlog_add(l, i);
-			else
-				l->v[l->n++] = i;
+			if (l->n == l->cap)
+				sap_wlog_grow(l);
+			l->v[l->n++] = i;
 		}
 	}
 	return i;

@@ -75,12 +75,6 @@ struct sap_sparse {
 	wlog *wl;               /* [t * nwr + k]: the rows the body wrote (one
 	                           rank), its bits seen's */
 	lbuf *lb;               /* [t] */
-	bool replica;           /* every rank holds the vectors whole */
-	struct {                /* sap_sparse_replica_merge's, kept */
-		char *out, *d, *o, *in, *tot, *olds;
-		int64_t *rk;
-		size_t outcap, dcap, ocap, incap, totcap, oldscap, rkcap;
-	} rb;
 	keys *uk;               /* [k]: the rank's keys this step */
 	char **old;             /* [k]: the rows of uk[k] before the step */
 	size_t *oldcap;
@@ -229,41 +223,15 @@ void sap_sparse_recon(sap_sparse *sp, int t, const int64_t *idx, int64_t n)
 
 /* ---- logged by the body (one rank) ---- */
 
-void sap_wlog_add(sap_wlog *l, int64_t i)
+void sap_wlog_grow(sap_wlog *l)
 {
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 256;
-		l->v = sap_xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
-	}
-	l->v[l->n++] = i;
-	if (l->old)
-		memcpy(l->old + (size_t)i * l->es, l->data + (size_t)i * l->es, l->es);
+	l->cap = l->cap ? 2 * l->cap : 256;
+	l->v = sap_xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
 }
 
 sap_wlog *sap_sparse_log(sap_sparse *sp, int t, int k)
 {
-	if (!sap_sparse_has(sp, k))
-		return NULL;
-	sap_wlog *l = &sp->wl[t * sp->nwr + k].l;
-	const sap_dvec *v = sp->spec->wr[k].dv;
-	if (t == 0 && !l->old) {
-		/* Pages only where rows are written. */
-		l->old = sap_xmalloc(v->n * v->elsize + 1);
-		l->data = v->data;
-		l->es = v->elsize;
-	}
-	return l;
-}
-
-void sap_sparse_fresh(sap_sparse *sp, int t)
-{
-	for (int k = 0; t == 0 && k < sp->nwr; k++) {
-		keys *tk = &sp->tk[k];
-		uint64_t *bits = sp->wl[k].l.bits;
-		for (int64_t j = 0; bits && j < tk->n; j++)
-			bits[tk->v[j] >> 7] = 0;
-		tk->n = 0;
-	}
+	return sap_sparse_has(sp, k) ? &sp->wl[t * sp->nwr + k].l : NULL;
 }
 
 void sap_sparse_logged(sap_sparse *sp, int t)
@@ -275,27 +243,13 @@ void sap_sparse_logged(sap_sparse *sp, int t)
 		tk->n = 0;
 		if (!sap_sparse_has(sp, k))
 			continue;
-		/* Thread 0's bits say whose old value is in l->old until the
-		 * merge is done (sap_sparse_fresh). */
 		for (int64_t j = 0; j < l->n; j++) {
 			push(tk, l->v[j] * 2 + 1);
-			if (!l->old)
-				l->bits[l->v[j] >> 6] = 0;
+			l->bits[l->v[j] >> 6] = 0;
 		}
 		l->n = 0;
 		sap_sort_keys(tk->v, tk->n, -1);
 	}
-}
-
-/* Row key of vector k before the step: where thread 0, which writes the
- * storage itself, kept it if it wrote the row, else in the storage. */
-static inline const char *old_row(const sap_sparse *sp, int k, int64_t key)
-{
-	const sap_wlog *l = &sp->wl[k].l;
-	size_t es = sp->spec->wr[k].dv->elsize;
-	if (l->old && l->bits[key >> 6] >> (key & 63) & 1)
-		return l->old + (size_t)key * es;
-	return sp->spec->wr[k].dv->data + (size_t)key * es;
 }
 
 /* ---- exchanges ---- */
@@ -659,14 +613,13 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A, 
 		int64_t j = 0;
 		for (int u = 0; u < T; u++) {
 			const keys *tk = &sp->tk[u * nwr + k];
-			/* NULL: thread 0 writes the storage itself. */
-			const char *c = copies[u * nwr + k] ? copies[u * nwr + k] : v->data;
+			const char *c = copies[u * nwr + k];
 			dat[u] = j;
 			for (int64_t q = a[u]; q < b[u]; q++)
 				if (tk->v[q] & 1) {
 					size_t at = (size_t)(tk->v[q] >> 1) * es;
 					cp(d + (size_t)j * es, c + at, es);
-					cp(o + (size_t)j * es, old_row(sp, k, tk->v[q] >> 1), es);
+					cp(o + (size_t)j * es, v->data + at, es);
 					j++;
 				}
 		}
@@ -715,148 +668,15 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A, 
 			rk[nrow++] = key;
 		}
 		for (int64_t q = 0; q < nrow; q++)
-			cp(olds + (size_t)q * es, old_row(sp, k, rk[q]), es);
+			cp(olds + (size_t)q * es, v->data + (size_t)rk[q] * es, es);
 		merge_rows(w, tot, olds, rk, nrow, A);
 		for (int u = 0; spread && u < T; u++) {
 			char *c = copies[u * nwr + k];
-			if (!c)
-				continue;
 			for (int64_t q = 0; q < nrow; q++)
 				cp(c + (size_t)rk[q] * es, tot + (size_t)q * es, es);
 		}
 	}
 	return touched;
-}
-
-/* ---- every rank a whole copy ---- */
-
-void sap_sparse_replicate(sap_sparse *sp)
-{
-	sp->replica = true;
-}
-
-/* This rank's written rows of vector k in key order (into uk), each with
- * its threads' changes against the storage, T rows a row (-0.0 for a
- * thread that left it alone, which sap_sc_sub gives), after its key:
- * 8 + es * T bytes a row. */
-static char *own_changes(sap_sparse *sp, int k, char **copies)
-{
-	int T = sp->T, nwr = sp->nwr;
-	const sap_syncdds *w = &sp->spec->wr[k];
-	size_t es = w->dv->elsize, ps = sizeof(int64_t) + es * (size_t)T;
-	keys *uk = &sp->uk[k];
-	uk->n = 0;
-	for (int t = 0; t < T; t++)
-		for (int64_t j = 0; j < sp->tk[t * nwr + k].n; j++)
-			push(uk, sp->tk[t * nwr + k].v[j]);
-	if (T > 1)
-		unique(uk);
-	char *out = sp->rb.out = room(sp->rb.out, &sp->rb.outcap, (size_t)uk->n * ps + 1);
-	for (int64_t j = 0; j < uk->n; j++) {
-		int64_t key = uk->v[j] >> 1;
-		char *row = out + (size_t)j * ps;
-		memcpy(row, &key, sizeof key);
-		for (int t = 0; t < T; t++)
-			cp(row + sizeof key + (size_t)t * es, (copies[t * nwr + k] ? copies[t * nwr + k] :
-			   w->dv->data) + (size_t)key * es, es);
-	}
-	/* Each thread's rows against the old values, a thread at a time. */
-	char *d = sp->rb.d = room(sp->rb.d, &sp->rb.dcap, (size_t)uk->n * es + 1);
-	char *o = sp->rb.o = room(sp->rb.o, &sp->rb.ocap, (size_t)uk->n * es + 1);
-	for (int64_t j = 0; j < uk->n; j++)
-		cp(o + (size_t)j * es, old_row(sp, k, uk->v[j] >> 1), es);
-	for (int t = 0; t < T; t++) {
-		for (int64_t j = 0; j < uk->n; j++)
-			cp(d + (size_t)j * es, out + (size_t)j * ps + sizeof(int64_t) + (size_t)t * es, es);
-		sap_sc_sub(w->num, d, o, uk->n);
-		for (int64_t j = 0; j < uk->n; j++)
-			cp(out + (size_t)j * ps + sizeof(int64_t) + (size_t)t * es, d + (size_t)j * es, es);
-	}
-	return out;
-}
-
-void sap_sparse_replica_merge(sap_sparse *sp, char **copies, int64_t A, sap_sync_stats *st)
-{
-	int P = sp->P, T = sp->T, nwr = sp->nwr;
-	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
-	int64_t *cur = sap_xmalloc((size_t)P * sizeof *cur);
-	for (int k = 0; k < nwr; k++) {
-		if (!sap_sparse_has(sp, k))
-			continue;
-		const sap_syncdds *w = &sp->spec->wr[k];
-		sap_dvec *v = w->dv;
-		size_t es = v->elsize, ps = sizeof(int64_t) + es * (size_t)T;
-		bool fd = sap_nt_flat(w->num) && w->num->f[0].kind == SAP_S_DOUBLE;
-		char *mine = own_changes(sp, k, copies);
-		int64_t m = sp->uk[k].n;
-		sap_comm_allgather(&m, cnt, 1, sizeof m);
-		int64_t all = 0;
-		for (int r = 0; r < P; r++) {
-			dis[r] = all;
-			all += cnt[r];
-		}
-		char *in = sp->rb.in = room(sp->rb.in, &sp->rb.incap, (size_t)all * ps + 1);
-		sap_comm_allgatherv(mine, m, in, cnt, dis, ps);
-		st->sync_bytes += (double)(all - m) * (double)ps;
-		st->rows += m;
-		st->touched += m;
-		st->offered += v->n;
-		/* Each row's terms in worker order, rank after rank (a zero
-		 * left out, as sap_sparse_merge does); the ranks' lists are in
-		 * key order. */
-		char *tot = sp->rb.tot = room(sp->rb.tot, &sp->rb.totcap, (size_t)all * es + 1);
-		char *olds = sp->rb.olds = room(sp->rb.olds, &sp->rb.oldscap, (size_t)all * es + 1);
-		int64_t *rk = sp->rb.rk = room(sp->rb.rk, &sp->rb.rkcap, (size_t)all * sizeof *rk + 1);
-		int64_t nrow = 0;
-		for (int r = 0; r < P; r++)
-			cur[r] = dis[r];
-		for (;;) {
-			int64_t key = INT64_MAX, kr;
-			for (int r = 0; r < P; r++)
-				if (cur[r] < dis[r] + cnt[r]) {
-					memcpy(&kr, in + (size_t)cur[r] * ps, sizeof kr);
-					if (kr < key)
-						key = kr;
-				}
-			if (key == INT64_MAX)
-				break;
-			char *sum = tot + (size_t)nrow * es;
-			bool have = false;
-			for (int r = 0; r < P; r++) {
-				if (cur[r] >= dis[r] + cnt[r])
-					continue;
-				const char *row = in + (size_t)cur[r] * ps;
-				memcpy(&kr, row, sizeof kr);
-				if (kr != key)
-					continue;
-				for (int t = 0; t < T; t++) {
-					const char *c = row + sizeof kr + (size_t)t * es;
-					if (fd ? zero_doubles(c, es) : sap_nt_zero(w->num, c))
-						continue;
-					if (have)
-						add_row(w->num, fd, sum, c, es);
-					else
-						cp(sum, c, es);
-					have = true;
-				}
-				cur[r]++;
-			}
-			if (!have)
-				sap_nt_identity(w->num, sum, 1);
-			cp(olds + (size_t)nrow * es, old_row(sp, k, key), es);
-			rk[nrow++] = key;
-		}
-		merge_rows(w, tot, olds, rk, nrow, A);
-		/* Every thread's copy stays the storage's values. */
-		for (int t = 0; t < T; t++) {
-			char *c = copies[t * nwr + k];
-			for (int64_t q = 0; c && q < nrow; q++)
-				cp(c + (size_t)rk[q] * es, tot + (size_t)q * es, es);
-		}
-	}
-	free(cur);
-	free(dis);
-	free(cnt);
 }
 
 /* ---- the end ---- */
@@ -892,15 +712,13 @@ void sap_sparse_close(sap_sparse *sp)
 {
 	int nwr = sp->nwr;
 	for (int k = 0; k < nwr; k++) {
-		if (sap_sparse_has(sp, k) && sp->P > 1 && !sp->spec->wr[k].dv->part_only &&
-		    !sp->replica)
+		if (sap_sparse_has(sp, k) && sp->P > 1 && !sp->spec->wr[k].dv->part_only)
 			settle(sp->spec->wr[k].dv, sp->P);
 		free(sp->uk[k].v);
 		free(sp->old[k]);
 	}
 	for (int i = 0; i < sp->T * nwr; i++) {
 		free(sp->wl[i].l.v);
-		free(sp->wl[i].l.old);
 		free(sp->tk[i].v);
 		free(sp->seen[i]);
 		free(sp->wrote[i]);
@@ -914,13 +732,6 @@ void sap_sparse_close(sap_sparse *sp)
 		free(L->pos);
 	}
 	free(sp->lb);
-	free(sp->rb.out);
-	free(sp->rb.d);
-	free(sp->rb.o);
-	free(sp->rb.in);
-	free(sp->rb.tot);
-	free(sp->rb.olds);
-	free(sp->rb.rk);
 	free(sp->tk);
 	free(sp->wl);
 	free(sp->seen);

@@ -34,15 +34,9 @@ typedef struct sync_run {
 	int P, T;
 	bool hybrid, copies, keep_old;
 	/* One rank, every written vector sparse: each step is one run of
-	 * the threads, thread 0 on copies too (local_step)... */
+	 * the threads, thread 0 on copies too (local_step). */
 	bool local;
-	/* ... or, tracked, the body logs the rows it writes, thread 0 into
-	 * the storage and keeping the old values. */
-	bool tracked;
-	/* Several ranks, every written vector sparse and small beside the
-	 * elements: each rank holds them whole, its threads log the rows
-	 * they write, and the ranks send each other their changes. */
-	bool replica;
+	bool tracked;           /* local: the body logs the rows it writes */
 	int64_t A;              /* local: the step's active workers */
 	int64_t M, steps;
 	int64_t *idx;           /* this rank's shard */
@@ -179,8 +173,6 @@ static void local_step(void *arg, int t)
 		sap_sparse_recon(s->sp, t, s->idx + lo, hi - lo);
 		for (int k = 0; k < nwr; k++)
 			sap_sparse_copy_in(s->sp, t, k, s->copy[t * nwr + k]);
-	} else {
-		sap_sparse_fresh(s->sp, t);
 	}
 	double t1 = sap_now();
 	if (on) {
@@ -199,24 +191,6 @@ static void local_step(void *arg, int t)
 		s->st->sync_s += sap_now() - t2;
 	}
 	atomic_fetch_add(&s->touched, touched);
-}
-
-/* One step on every rank (s->replica): thread t runs its mini-batch on
- * its copies, the storage's values at the start of the step, logging the
- * rows it writes; sap_sparse_replica_merge then merges every rank's. */
-static void replica_step(void *arg, int t)
-{
-	sync_run *s = arg;
-	int nwr = s->spec->nwr;
-	sap_sparse_fresh(s->sp, t);
-	if (thread_active(s, t, s->step)) {
-		int64_t lo = s->tlo[t] + s->step * s->M;
-		int64_t hi = lo + s->M < s->tlo[t + 1] ? lo + s->M : s->tlo[t + 1];
-		sap_tview = s->views + t * (nwr + 1);
-		run(s, lo, hi, t);
-		sap_tview = NULL;
-	}
-	sap_sparse_logged(s->sp, t);
 }
 
 /* Thread t records the keys of its mini-batch (sparse path). */
@@ -410,7 +384,7 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 	int nwr = spec->nwr, T = s->T;
 	bool ssp = spec->model == SAP_SSP && spec->staleness > 0 && s->P > 1 && nwr > 0;
 	s->hybrid = spec->model == SAP_HYBRID;
-	s->copies = !s->hybrid && (T > 1 || s->replica);
+	s->copies = !s->hybrid && T > 1;
 	s->keep_old = ssp;
 	/* Integers average their changes, rounded toward zero, which adding
 	 * the copies and dividing would round differently. */
@@ -443,10 +417,6 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 	for (int k = 0; s->local && k < nwr; k++)
 		bytes += (double)spec->wr[k].dv->n * (double)spec->wr[k].dv->elsize * T;
 	s->tracked = s->local && bytes <= 512.0 * (double)n;
-	if (s->replica) {
-		sap_sparse_replicate(s->sp);
-		s->tracked = true;
-	}
 	if (s->keep_old) {
 		s->old = sap_xcalloc((size_t)nwr, sizeof *s->old);
 		for (int k = 0; k < nwr; k++)
@@ -456,26 +426,17 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 	if (s->copies) {
 		s->copy = sap_xcalloc((size_t)(T * nwr), sizeof *s->copy);
 		s->views = sap_xcalloc((size_t)(T * (nwr + 1)), sizeof *s->views);
-		for (int t = s->local || s->replica ? 0 : 1; t < T; t++)
+		for (int t = s->local ? 0 : 1; t < T; t++)
 			for (int k = 0; k < nwr; k++) {
-				sap_dvec *v = spec->wr[k].dv;
+				const sap_dvec *v = spec->wr[k].dv;
 				size_t bytes = v->n * v->elsize;
-				if (s->tracked) {
-					/* Thread 0 writes the storage, its log
-					 * keeping the old values; the others'
-					 * copies stay the storage's values
-					 * between steps. */
-					if (t > 0) {
-						s->copy[t * nwr + k] = sap_xmalloc(bytes + 1);
-						memcpy(s->copy[t * nwr + k], v->data, bytes);
-					}
-					s->views[t * (nwr + 1) + k] = (sap_view){ v,
-						t > 0 ? s->copy[t * nwr + k] : v->data,
-						sap_sparse_log(s->sp, t, k) };
-					continue;
-				}
 				s->copy[t * nwr + k] = sap_xmalloc(bytes + 1);
 				s->views[t * (nwr + 1) + k] = (sap_view){ v, s->copy[t * nwr + k], NULL };
+				/* local_step keeps these the storage's values. */
+				if (s->tracked) {
+					memcpy(s->copy[t * nwr + k], v->data, bytes);
+					s->views[t * (nwr + 1) + k].log = sap_sparse_log(s->sp, t, k);
+				}
 			}
 	}
 	const sap_reduce *r = s->x.r;
@@ -503,15 +464,6 @@ static void split_steps(sync_run *s, sap_ssp *q)
 	for (s->step = 0; s->step < s->steps; s->step++) {
 		if (q)
 			sap_ssp_wait(q, s->step);
-		if (s->replica) {
-			double t0 = sap_now();
-			sap_pool_run(T, replica_step, s);
-			double t1 = sap_now();
-			sap_sparse_replica_merge(s->sp, s->copy, active(s, s->step), s->st);
-			s->st->compute_s += t1 - t0;
-			s->st->sync_s += sap_now() - t1;
-			continue;
-		}
 		if (s->local) {
 			s->A = active(s, s->step);
 			atomic_store(&s->touched, 0);
@@ -618,27 +570,6 @@ static void steps_warn(const sap_loop *L, const sap_syncspec *spec, sap_sync_sta
 	         "faster (sap(7))", over, st->workers, st->compute_s, (long long)spec->batch);
 }
 
-/* Whether the ranks of a split run hold its written vectors whole
- * (sync_run.replica): all on the sparse path, under bsp, and their
- * copies (T for the threads, the storage) small beside a rank's elements,
- * as for one rank's tracked steps.  The same on every rank.  Each rank
- * merges every rank's rows, which the owners share out among them: past
- * a few ranks that costs more than the slice and the fetch it saves. */
-static bool replica_fits(const sap_syncspec *spec, int64_t n, int P, int T)
-{
-	enum { MAX_RANKS = 4 };
-	if (!spec->slice || spec->model != SAP_BSP || spec->nwr == 0 || P > MAX_RANKS)
-		return false;
-	double bytes = 0;
-	for (int k = 0; k < spec->nwr; k++) {
-		const sap_syncdds *w = &spec->wr[k];
-		if (!w->sparse || w->dv == spec->over || w->merge == SAP_M_FN)
-			return false;
-		bytes += (double)w->dv->n * (double)w->dv->elsize * (T + 1);
-	}
-	return bytes <= 512.0 * (double)n / P;
-}
-
 static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
                      sap_body_fn body, const sap_reduce *r, void *red)
 {
@@ -672,10 +603,9 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 	}
 	/* Every rank starts from every current value, but of the vector it
 	 * runs over, which each rank runs its own elements of. */
-	bool replica = split && P > 1 && replica_fits(spec, n, P, T);
 	const sap_dvec **keep = sap_xmalloc((size_t)(spec->nwr + 1) * sizeof *keep);
 	int nkeep = 0;
-	if (split && P > 1 && !replica) {
+	if (split && P > 1) {
 		/* Ranks run even shares: elements the load or an earlier loop
 		 * left elsewhere come to them, or the vector is made whole. */
 		if (spec->over && !spec->over_indexed && parts_even(spec->over)) {
@@ -707,7 +637,7 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 		st->steps += (n + spec->batch - 1) / spec->batch;
 		return;
 	}
-	sync_run s = { .spec = spec, .P = P, .T = T, .M = spec->batch, .st = st, .replica = replica };
+	sync_run s = { .spec = spec, .P = P, .T = T, .M = spec->batch, .st = st };
 	s.x = (sap_run){ L, env, body, r, NULL, T, T, NULL, 0 };
 	st->workers = P * T;
 	run_split(&s, n, red);

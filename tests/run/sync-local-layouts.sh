@@ -4,10 +4,9 @@
 # ranks through the rows' owners.  Both must give the sums a single rank
 # of P x T workers takes: 1 x T equals T x 1 bit for bit, for double,
 # float, int and struct rows, under sum and avg, with rows some workers
-# only read.  Each takes two ways, both checked: the body logging the
-# rows it writes, into whole copies of the vectors on every rank, or, for
-# vectors large beside the loop's elements (--rows), the slice over each
-# mini-batch, with the rows from their owners on several ranks.
+# only read.  One rank takes two ways, both checked: the body logging the
+# rows it writes into whole copies of the vectors, or, for vectors large
+# beside the loop's elements (--rows), the slice over each mini-batch.
 #
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
@@ -67,12 +66,10 @@ cmp out.1x4 out.2x2 || fail "2 x 2 differs from 1 x 4: $(cat out.1x4) / $(cat ou
 cmp out.1x4 out.4x1 || fail "4 x 1 differs from 1 x 4: $(cat out.1x4) / $(cat out.4x1)"
 # Two workers' steps differ from three's: the layouts are not all alike.
 cmp -s out.1x2 out.1x3 && fail "1 x 2 and 1 x 3 alike: $(cat out.1x2)"
-for l in "1 2" "2 1" "1 3" "3 1"; do
-	# shellcheck disable=SC2086
-	set -- $l
-	$MPIEXEC -n "$1" ./sl --threads="$2" --rows=1000000 >"big.$1x$2" 2>err ||
-		{ cat err; fail "on $1 x $2, --rows=1000000"; }
-	cmp "out.$1x$2" "big.$1x$2" ||
-		fail "$1 x $2 differs with large vectors: $(cat "out.$1x$2") / $(cat "big.$1x$2")"
+for t in 2 3; do
+	$MPIEXEC -n 1 ./sl --threads=$t --rows=1000000 >"big.1x$t" 2>err ||
+		{ cat err; fail "on 1 x $t, --rows=1000000"; }
+	cmp "out.1x$t" "big.1x$t" ||
+		fail "1 x $t differs with large vectors: $(cat "out.1x$t") / $(cat "big.1x$t")"
 done
 exit 0
