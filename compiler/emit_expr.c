@@ -941,26 +941,38 @@ static bool is_comparison(int op)
 	return op == TK_LT || op == TK_LE || op == TK_GT || op == TK_GE || op == TK_EQ || op == TK_NE;
 }
 
+/* The value v through a temporary of C type ct, where gcc's warnings
+ * that a comparison is constant cannot see what it was.  The value is
+ * the same. */
+static char *through_temp(const char *ct, const char *v)
+{
+	int t = E->tmp++;
+	return format("({ %s sap_w%d = %s; sap_w%d; })", ct, t, v, t);
+}
+
 /* v, the C of side e of a comparison: an int compared with a constant
  * past an int's range (x < 3000000000, always true) goes through a long
- * of its own, where gcc cannot see the range (-Wtype-limits).  The
- * result is the same. */
+ * of its own (-Wtype-limits). */
 static char *widened(Node *e, Node *other, char *v)
 {
 	if (e->ty->kind != TY_INT || !other->has_cval || !ty_is_int(other->ty) ||
 	    (other->cval >= INT32_MIN && other->cval <= INT32_MAX))
 		return v;
-	int t = E->tmp++;
-	return format("({ int64_t sap_w%d = %s; sap_w%d; })", t, v, t);
+	return through_temp("int64_t", v);
 }
 
-/* e as a test: a number compared with 0, as C tests it, so that gcc
- * finds no arithmetic in a boolean context (-Wint-in-bool-context on
- * `if (x * y)`, a multiplication SAP allows there). */
+/* v, the C of a value of type t, as a test: a number compared with 0, as
+ * C tests it, so that gcc finds no arithmetic in a boolean context
+ * (-Wint-in-bool-context on `if (x * y)`, a multiplication SAP allows
+ * there). */
+static char *tested(Type *t, char *v)
+{
+	return t->kind == TY_BOOL ? v : format("(%s != 0)", v);
+}
+
 char *emit_test(Node *e)
 {
-	char *v = emit_expr(e);
-	return e->ty->kind == TY_BOOL ? v : format("(%s != 0)", v);
+	return tested(e->ty, emit_expr(e));
 }
 
 static char *lazy(Node *e)
@@ -998,9 +1010,7 @@ static char *lazy(Node *e)
 		return t;
 	}
 	char *l = emit_test(e->lhs);
-	rhs = with_pre(e->rhs, &pb, &db, false);
-	if (e->rhs->ty->kind != TY_BOOL)
-		rhs = format("(%s != 0)", rhs);
+	rhs = tested(e->rhs->ty, with_pre(e->rhs, &pb, &db, false));
 	if (!pb.len && !db.n)
 		return format("(%s %s %s)", l, ast_opname(e->op), rhs);
 	char *t = emit_tmp("b");
@@ -1108,10 +1118,8 @@ char *emit_expr(Node *e)
 				/* x == x, a NaN test for a float: through a
 				 * temporary, or gcc calls it always true
 				 * (-Wtautological-compare). */
-				if (!strcmp(a, b)) {
-					int t = E->tmp++;
-					a = format("({ __typeof__(%s) sap_w%d = %s; sap_w%d; })", a, t, a, t);
-				}
+				if (!strcmp(a, b))
+					a = through_temp(format("__typeof__(%s)", a), a);
 			}
 			return format("(%s %s %s)", a, ast_opname(e->op), b);
 		}
