@@ -43,10 +43,8 @@ void *sap_xcalloc(size_t n, size_t size);
 void *sap_alloc_dds(size_t n);
 /* A large array fresh from calloc or malloc (a map's index; sap_xmalloc
  * of 2 MiB or more) faulted in a 4 KiB page at a time, at about 10 us
- * each on a VM: ask for huge pages, for the 2 MiB pages wholly inside it,
- * where the kernel gives them on request.  Not for what realloc grows:
- * moving huge pages to an address not so aligned splits them, which cost
- * more. */
+ * each on a VM: ask for huge pages, for every page of the block, where
+ * the kernel gives them on request.  p from malloc, calloc or realloc. */
 void sap_advise_huge(void *p, size_t n);
 
 /* core/sort.c: ascending radix sorts, the keys compared as unsigned
