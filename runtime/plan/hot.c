@@ -403,21 +403,33 @@ static int64_t spaced(int64_t lo, int64_t hi, int64_t ns, int64_t a, int64_t b, 
 enum { PROBE = 4096 };
 
 double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
-                     int64_t hi, int threads)
+                     int64_t hi, int64_t a, int64_t b, int threads)
 {
 	int64_t n = hi - lo, ns = n < PROBE ? n : PROBE;
 	if (ns <= 0)
 		return 0;
 	int64_t *idx = sap_xmalloc((size_t)ns * sizeof *idx), nk;
-	int64_t m = spaced(lo, hi, ns, lo, hi, idx);
+	int64_t m = spaced(lo, hi, ns, a, b, idx);
 	hot_key *v = count_writes(spec, ly, env, idx, m, threads, &nk);
 	free(idx);
-	int64_t top = 0;
-	for (int64_t k = 0; k < nk; k++)
-		top = v[k].count > top ? v[k].count : top;
-	free(v);
-	double h = (double)top / (double)ns;
-	return h - 3 * sqrt(h * (1 - h) / (double)ns) - 1.0 / (double)ns;
+	bool ranks = a > lo || b < hi;
+	if (ranks && sap_nranks() > 1) {
+		v = gather_keys(v, &nk);
+		if (v)
+			nk = merge_runs(v, nk);
+	}
+	double h = 0;
+	if (v) {
+		int64_t top = 0;
+		for (int64_t k = 0; k < nk; k++)
+			top = v[k].count > top ? v[k].count : top;
+		free(v);
+		h = (double)top / (double)ns;
+		h -= 3 * sqrt(h * (1 - h) / (double)ns) + 1.0 / (double)ns;
+	}
+	if (ranks && sap_nranks() > 1)
+		sap_comm_bcast(&h, 1, sizeof h, 0);
+	return h;
 }
 
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,

@@ -257,6 +257,15 @@ static bool ranks_keys(rank_plan *rp, const sap_async_spec *spec, const sap_layo
 	uint32_t *round = NULL;
 	bool keyed = false;
 	if (T > 1 && c > SAP_KEYS_WORTH * share && !sap_plan_keys_lost(ly, p)) {
+		/* A hot key makes every key-level plan serial: found on a
+		 * sample, before vectors are made whole for nothing (a
+		 * linear model's examples, every feature list on every rank,
+		 * three times the loop's work for SVM by SGD). */
+		if (sap_hot_share(spec, ly, env, lo, hi, rp->a, rp->b, rp->threads) >=
+		    SAP_KEYS_FUTILE) {
+			sap_plan_keys_tried(ly, false);
+			return false;
+		}
 		/* So must a vector the slice reads that only some ranks hold
 		 * current (an input fetched by iteration, sap_index_fetch). */
 		for (int k = 0; k < spec->ndds; k++) {
