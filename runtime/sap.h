@@ -627,6 +627,11 @@ typedef struct sap_dmap {
 	 * (sap_dm_group); reads by driver code since they changed. */
 	char *gval;
 	int64_t reads;
+	/* With gval, for keys of the direct index: key k's values start at
+	 * gval's value gdir[2 p] and number gdir[2 p + 1] - 1 (0: no such
+	 * key), p = k - glo < gn; one cache miss a key, not three. */
+	uint32_t *gdir;
+	int64_t glo, gn;
 } sap_dmap;
 
 void sap_dm_create(sap_dmap *m, const char *name, sap_keykind kk, size_t valsize,

@@ -134,7 +134,8 @@ static void account(sap_dmap *m)
 	size_t held = (size_t)m->capents * (m->entsize + m->vstride) +
 	              (size_t)m->nslots * sizeof *m->slots +
 	              (size_t)m->dn * sizeof *m->dix +
-	              (m->gval ? (size_t)m->live * m->valsize : 0);
+	              (m->gval ? (size_t)m->live * m->valsize : 0) +
+	              (size_t)m->gn * 2 * sizeof *m->gdir;
 	sap_mem_dds((int64_t)held - (int64_t)m->held);
 	m->held = held;
 	if (held > m->peak)
@@ -883,6 +884,15 @@ void sap_dm_view(sap_dmap *m, const void *key, sap_list *l)
 		sap_dm_values(m, key, l);
 		return;
 	}
+	if (m->gdir) {
+		uint64_t p = (uint64_t)ikey(m, key) - (uint64_t)m->glo;
+		if (p >= (uint64_t)m->gn || !m->gdir[2 * p + 1])
+			return;
+		l->v = m->gval + (size_t)m->gdir[2 * p] * m->valsize;
+		l->n = m->gdir[2 * p + 1] - 1;
+		l->cap = 0;
+		return;
+	}
 	int64_t f = find_ent(m, key, hash_key(m, key));
 	if (f < 0)
 		return;
@@ -910,6 +920,9 @@ static void ungroup(sap_dmap *m)
 		return;
 	free(m->gval);
 	m->gval = NULL;
+	free(m->gdir);
+	m->gdir = NULL;
+	m->gn = 0;
 	account(m);
 }
 
@@ -939,6 +952,20 @@ void sap_dm_group(sap_dmap *m)
 			C(m, j)->g = g + 1;
 	}
 	m->gval = gval;
+	/* Ids filling their range: each key's start and count by the key,
+	 * as a CSR graph's offsets are. */
+	if (m->dix && m->dn <= 2 * m->live && m->live < (int64_t)UINT32_MAX - 1) {
+		m->gdir = sap_xcalloc((size_t)m->dn * 2, sizeof *m->gdir);
+		for (int64_t p = 0; p < m->dn; p++) {
+			int64_t f = (int64_t)m->dix[p] - 1;
+			if (f >= 0) {
+				m->gdir[2 * p] = (uint32_t)C(m, f)->g;
+				m->gdir[2 * p + 1] = (uint32_t)C(m, f)->n + 1;
+			}
+		}
+		m->glo = m->dlo;
+		m->gn = m->dn;
+	}
 	account(m);
 }
 
