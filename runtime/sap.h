@@ -318,7 +318,7 @@ size_t sap_list_lend(sap_list *l, size_t elsize, char *at);
 
 static inline void *sap_list_push(sap_list *l, size_t elsize)
 {
-	if (l->n >= l->cap)
+	if (__builtin_expect(l->n >= l->cap, 0))
 		sap_list_grow(l, l->n + 1, elsize);
 	return (char *)l->v + (size_t)l->n++ * elsize;
 }
@@ -756,8 +756,8 @@ static inline __attribute__((always_inline)) void *sap_dm_upsert_int(sap_dmap *m
 		if (i >= 0)
 			return m->dense + (size_t)i * m->valsize;
 	}
-	void *v = sap_dm_near(m) ? sap_dm_hit(m, key, wide) : NULL;
-	if (v)
+	void *v = __builtin_expect(sap_dm_near(m), 1) ? sap_dm_hit(m, key, wide) : NULL;
+	if (__builtin_expect(v != NULL, 1))
 		return v;
 	if (wide)
 		return sap_dm_upsert(m, &key);
@@ -768,7 +768,7 @@ static inline __attribute__((always_inline)) void *sap_dm_upsert_int(sap_dmap *m
 static inline __attribute__((always_inline)) void *sap_dm_find_int(sap_dmap *m, int64_t key,
                                                                   bool wide)
 {
-	if (sap_dm_near(m))
+	if (__builtin_expect(sap_dm_near(m), 1))
 		return sap_dm_hit(m, key, wide);
 	if (wide)
 		return sap_dm_find(m, &key);
@@ -780,7 +780,7 @@ static inline __attribute__((always_inline)) void *sap_dm_get_int(sap_dmap *m, i
                                                                  bool wide, const sap_site *s)
 {
 	void *v = sap_dm_find_int(m, key, wide);
-	if (v)
+	if (__builtin_expect(v != NULL, 1))
 		return v;
 	if (wide)
 		return sap_dm_get(m, &key, s);
@@ -1458,7 +1458,7 @@ static inline int64_t sap_sync_mark(sap_wlog *l, int64_t i)
 		uint64_t m = (uint64_t)1 << (i & 63), *w = &l->bits[i >> 6];
 		if (!(*w & m)) {
 			*w |= m;
-			if (l->n == l->cap)
+			if (__builtin_expect(l->n == l->cap, 0))
 				sap_wlog_grow(l);
 			l->v[l->n++] = i;
 		}
