@@ -7,6 +7,25 @@
 
 enum { D = 11, SMALL = 48 };
 
+/* Digits of d bits, d at most D, for n keys of `bits` bits: the fewest
+ * passes over the keys, unless narrower digits cost less in all, each
+ * pass clearing and summing 2^d counters (a few hundred keys' digits of
+ * 11 bits cleared 2048 counters each pass for them). */
+static int digit_bits(int64_t n, int bits)
+{
+	int best = D;
+	double cost = 1e300;
+	for (int d = 4; d <= D; d++) {
+		int passes = (bits + d - 1) / d;
+		double c = passes * ((double)(1 << d) + 2.0 * (double)n);
+		if (c < cost) {
+			cost = c;
+			best = d;
+		}
+	}
+	return best;
+}
+
 static int bits_of(const void *base, int64_t n, size_t size)
 {
 	uint64_t any = 0;
@@ -34,14 +53,17 @@ void sap_sort_keys(int64_t *v, int64_t n, int bits)
 		return;
 	}
 	int64_t *tmp = sap_xmalloc((size_t)n * sizeof *tmp), *from = v, *to = tmp;
-	for (int sh = 0; sh < bits; sh += D) {
-		int64_t cnt[(1 << D) + 1] = { 0 };
+	int db = digit_bits(n, bits);
+	uint64_t mask = ((uint64_t)1 << db) - 1;
+	for (int sh = 0; sh < bits; sh += db) {
+		int64_t cnt[(1 << D) + 1];
+		memset(cnt, 0, ((size_t)1 << db) * sizeof *cnt + sizeof *cnt);
 		for (int64_t k = 0; k < n; k++)
-			cnt[((uint64_t)from[k] >> sh & ((1 << D) - 1)) + 1]++;
-		for (int d = 0; d < 1 << D; d++)
+			cnt[((uint64_t)from[k] >> sh & mask) + 1]++;
+		for (uint64_t d = 0; d < mask; d++)
 			cnt[d + 1] += cnt[d];
 		for (int64_t k = 0; k < n; k++)
-			to[cnt[(uint64_t)from[k] >> sh & ((1 << D) - 1)]++] = from[k];
+			to[cnt[(uint64_t)from[k] >> sh & mask]++] = from[k];
 		int64_t *t = from;
 		from = to;
 		to = t;
@@ -77,19 +99,22 @@ void sap_sort_recs(void *base, int64_t n, size_t size)
 		return;
 	}
 	char *tmp = sap_xmalloc((size_t)n * size), *from = b, *to = tmp;
-	for (int sh = 0; sh < bits; sh += D) {
-		int64_t cnt[(1 << D) + 1] = { 0 };
+	int db = digit_bits(n, bits);
+	uint64_t mask = ((uint64_t)1 << db) - 1;
+	for (int sh = 0; sh < bits; sh += db) {
+		int64_t cnt[(1 << D) + 1];
+		memset(cnt, 0, ((size_t)1 << db) * sizeof *cnt + sizeof *cnt);
 		for (int64_t k = 0; k < n; k++) {
 			uint64_t x;
 			memcpy(&x, from + (size_t)k * size, sizeof x);
-			cnt[(x >> sh & ((1 << D) - 1)) + 1]++;
+			cnt[(x >> sh & mask) + 1]++;
 		}
-		for (int d = 0; d < 1 << D; d++)
+		for (uint64_t d = 0; d < mask; d++)
 			cnt[d + 1] += cnt[d];
 		for (int64_t k = 0; k < n; k++) {
 			uint64_t x;
 			memcpy(&x, from + (size_t)k * size, sizeof x);
-			memcpy(to + (size_t)cnt[x >> sh & ((1 << D) - 1)]++ * size, from + (size_t)k * size, size);
+			memcpy(to + (size_t)cnt[x >> sh & mask]++ * size, from + (size_t)k * size, size);
 		}
 		char *t = from;
 		from = to;

@@ -1309,6 +1309,58 @@ static void allow_threads(void)
 	sap_cfg.threads = 4;
 }
 
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The radix sorts (core/sort.c) against qsort, over sizes around the
+ * insertion sort's and the digit widths' changes and keys of 0 to 64
+ * bits; sap_sort_recs keeps equal keys' records in their order. */
+START_TEST(radix_sorts)
+{
+	static const int64_t sizes[] = { 0, 1, 2, 47, 48, 49, 170, 1000, 6000, 70000 };
+	static const int widths[] = { 0, 1, 7, 18, 33, 57, 64 };
+	uint64_t r = 88172645463325252u;
+	for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
+		for (size_t b = 0; b < sizeof widths / sizeof *widths; b++) {
+			int64_t n = sizes[a];
+			int w = widths[b];
+			uint64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+			uint64_t *want = malloc((size_t)(n ? n : 1) * sizeof *want);
+			uint64_t (*rec)[2] = malloc((size_t)(n ? n : 1) * sizeof *rec);
+			for (int64_t k = 0; k < n; k++) {
+				r ^= r << 13;
+				r ^= r >> 7;
+				r ^= r << 17;
+				v[k] = w == 64 ? r : w ? r & (((uint64_t)1 << w) - 1) : 0;
+				/* Few distinct keys too, so that ties are many. */
+				if (k % 3 == 0)
+					v[k] &= 7;
+				want[k] = v[k];
+				rec[k][0] = v[k];
+				rec[k][1] = (uint64_t)k;
+			}
+			qsort(want, (size_t)n, sizeof *want, by_u64);
+			sap_sort_keys((int64_t *)v, n, -1);
+			sap_sort_recs(rec, n, sizeof *rec);
+			for (int64_t k = 0; k < n; k++) {
+				ck_assert_msg(v[k] == want[k], "n %lld width %d: key %lld", (long long)n, w,
+				              (long long)k);
+				ck_assert_msg(rec[k][0] == want[k], "n %lld width %d: record %lld",
+				              (long long)n, w, (long long)k);
+				ck_assert_msg(k == 0 || rec[k - 1][0] != rec[k][0] || rec[k - 1][1] < rec[k][1],
+				              "n %lld width %d: ties out of order at %lld", (long long)n, w,
+				              (long long)k);
+			}
+			free(v);
+			free(want);
+			free(rec);
+		}
+}
+END_TEST
+
 Suite *sched_suite(void)
 {
 	Suite *s = suite_create("sched");
@@ -1316,6 +1368,7 @@ Suite *sched_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, allow_threads, NULL);
 	tcase_add_test(tc, keyless_group_once);
+	tcase_add_test(tc, radix_sorts);
 	tcase_add_test(tc, layout_blocks);
 	tcase_add_test(tc, layout_granules);
 	tcase_add_test(tc, layout_weighed);
