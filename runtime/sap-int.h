@@ -860,10 +860,11 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 /* The share of the iterations of [lo, hi) that write the element most
  * of them write, from an evenly spaced sample, less its sampling error:
  * every key-level plan runs that share one iteration at a time.  This
- * rank slices the sample's iterations in [a, b); over ranks, its share
- * of them (collective: every rank gets rank 0's figure). */
+ * rank slices the sample's iterations in [a, b): with ranks, its share
+ * of them (collective: every rank gets rank 0's figure, whatever its
+ * share, even none). */
 double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
-                     int64_t hi, int64_t a, int64_t b, int threads);
+                     int64_t hi, int64_t a, int64_t b, int threads, bool ranks);
 /* The same for a loop the compiler serialized (spec->serial) because
  * every iteration writes one element, run on n iterations with more
  * workers than one: once per loop. */

@@ -449,7 +449,7 @@ static int64_t spaced(int64_t lo, int64_t hi, int64_t ns, int64_t a, int64_t b, 
 enum { PROBE = 4096 };
 
 double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
-                     int64_t hi, int64_t a, int64_t b, int threads)
+                     int64_t hi, int64_t a, int64_t b, int threads, bool ranks)
 {
 	int64_t n = hi - lo, ns = n < PROBE ? n : PROBE;
 	if (ns <= 0)
@@ -458,8 +458,8 @@ double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env
 	int64_t m = spaced(lo, hi, ns, a, b, idx);
 	hot_key *v = count_writes(spec, ly, env, idx, m, threads, &nk);
 	free(idx);
-	bool ranks = a > lo || b < hi;
-	if (ranks && sap_nranks() > 1) {
+	ranks = ranks && sap_nranks() > 1;
+	if (ranks) {
 		v = gather_keys(v, &nk);
 		if (v)
 			nk = merge_runs(v, nk);
@@ -473,7 +473,7 @@ double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env
 		h = (double)top / (double)ns;
 		h -= 3 * sqrt(h * (1 - h) / (double)ns) + 1.0 / (double)ns;
 	}
-	if (ranks && sap_nranks() > 1)
+	if (ranks)
 		sap_comm_bcast(&h, 1, sizeof h, 0);
 	return h;
 }

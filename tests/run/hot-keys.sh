@@ -176,8 +176,30 @@ awk 'BEGIN { for (i = 0; i < 3000; i++) {
 		printf " %d:%.3f", 1 + (i * 7 + k * 13) % 63, ((i * k) % 17) / 17.0
 	printf "\n" } }' >svm.txt
 
-for p in hot spread bipartite rng svm; do
+# Loops of fewer iterations than workers, every one writing B[0]: a
+# rank with no share of the planner's sample still takes part in its
+# collectives (it once waited alone, for ever).
+cat >tiny.sap <<'SAP'
+dvector<list<int>> X(1);
+dvector<long> r(3);
+for (int it = 0; it < 3; it++) {
+    async for (long j = 0; j < len(X); j++) {
+        for (long k = 0; k < len(X[j]); k++)
+            r[X[j][k]] += 1;
+    }
+    push(X[0], 2);
+}
+print("r %d %d %d\n", r[0], r[1], r[2]);
+SAP
+
+for p in hot spread bipartite rng svm tiny; do
 	"$SAPC" -o $p $p.sap || fail "sapc $p.sap"
+done
+for pt in 2x1 3x1; do
+	np=${pt%x*} t=${pt#*x}
+	timeout 120 $MPIEXEC -n $np ./tiny --threads=$t --quiet-plans >tiny.out 2>tiny.err ||
+		{ cat tiny.err; fail "tiny on $pt"; }
+	echo "r 0 0 3" | diff - tiny.out || fail "tiny on $pt"
 done
 ./svm --threads=1 --quiet-plans >svm.want 2>svm.err || { cat svm.err; fail "svm on 1x1"; }
 for pt in 1x2 2x1 3x1; do
