@@ -169,6 +169,39 @@ static const char *c_statement(Program *p, Tok t, int *at)
 }
 
 /* One message, suggesting the token that would let the parse go on. */
+/* Whether the name at off in text stands in the list of a reduce,
+ * accumulate or relaxed clause: after "reduce (op:" and names and
+ * commas only. */
+static bool in_clause_names(const char *text, int off)
+{
+	const char *q = text + off;
+	while (q > text && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == ',' ||
+	                    q[-1] == '_' || (q[-1] >= 'a' && q[-1] <= 'z') ||
+	                    (q[-1] >= 'A' && q[-1] <= 'Z') || (q[-1] >= '0' && q[-1] <= '9')))
+		q--;
+	if (q == text || q[-1] != ':')
+		return false;
+	/* The operator, then "(" and the clause's word. */
+	const char *o = q - 1;
+	while (o > text && o[-1] != '(' && o[-1] != ';' && o[-1] != '{' && o[-1] != ')')
+		o--;
+	if (o == text || o[-1] != '(')
+		return false;
+	const char *w = o - 1;
+	while (w > text && (w[-1] == ' ' || w[-1] == '\t'))
+		w--;
+	static const char *const words[] = { "reduce", "accumulate", "relaxed" };
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		size_t n = strlen(words[i]);
+		if ((size_t)(w - text) >= n && !strncmp(w - n, words[i], n) &&
+		    (w - (ptrdiff_t)n == text || !(w[-(ptrdiff_t)n - 1] == '_' ||
+		                                  (w[-(ptrdiff_t)n - 1] >= 'a' && w[-(ptrdiff_t)n - 1] <= 'z') ||
+		                                  (w[-(ptrdiff_t)n - 1] >= 'A' && w[-(ptrdiff_t)n - 1] <= 'Z'))))
+			return true;
+	}
+	return false;
+}
+
 void parse_syntax_error(Program *p, Tok t)
 {
 	if (p->failed)
@@ -237,6 +270,14 @@ void parse_syntax_error(Program *p, Tok t)
 		diag_error(p->cur, t.off, "'%.*s' is no operator of a reduction: use +, *, &&, ||, &, |, ^ "
 		           "or a function's name (min, max, or one of the program's); a difference is "
 		           "reduce(+: x) with x -= ... in the body", t.len, t.p);
+		return;
+	}
+	/* reduce(min: s.lo): a clause names whole variables. */
+	if ((t.kind == TK_DOT || t.kind == TK_LBRACKET) && p->prev.kind == TK_IDENT && p->prev.p &&
+	    in_clause_names(p->cur->text, p->prev.off)) {
+		diag_error(p->cur, t.off, "a reduce, accumulate or relaxed clause names variables "
+		           "(or DDSs), not parts of them: name '%.*s' whole (a struct or array of "
+		           "numbers reduces field by field, element by element)", p->prev.len, p->prev.p);
 		return;
 	}
 	/* int a = 1, b = 2; and C's comma operator, i = 0, j = 1. */

@@ -2,6 +2,7 @@
 compile_tests = \
 	tests/compile/len-push.sap \
 	tests/compile/print-flag.sap \
+	tests/compile/reduce-field.sap \
 	tests/compile/unsequenced-use.sap \
 	tests/compile/unsequenced-twice.sap \
 	tests/compile/unsequenced-call.sap \
