@@ -168,7 +168,11 @@ static const char *c_statement(Program *p, Tok t, int *at)
 	return NULL;
 }
 
-/* One message, suggesting the token that would let the parse go on. */
+static bool word_char(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
 /* Whether the name at off in text stands in the list of a reduce,
  * accumulate or relaxed clause: after "reduce (op:" and names and
  * commas only. */
@@ -176,8 +180,7 @@ static bool in_clause_names(const char *text, int off)
 {
 	const char *q = text + off;
 	while (q > text && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == ',' ||
-	                    q[-1] == '_' || (q[-1] >= 'a' && q[-1] <= 'z') ||
-	                    (q[-1] >= 'A' && q[-1] <= 'Z') || (q[-1] >= '0' && q[-1] <= '9')))
+	                    word_char(q[-1])))
 		q--;
 	if (q == text || q[-1] != ':')
 		return false;
@@ -190,18 +193,17 @@ static bool in_clause_names(const char *text, int off)
 	const char *w = o - 1;
 	while (w > text && (w[-1] == ' ' || w[-1] == '\t'))
 		w--;
+	const char *a = w;
+	while (a > text && word_char(a[-1]))
+		a--;
 	static const char *const words[] = { "reduce", "accumulate", "relaxed" };
-	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
-		size_t n = strlen(words[i]);
-		if ((size_t)(w - text) >= n && !strncmp(w - n, words[i], n) &&
-		    (w - (ptrdiff_t)n == text || !(w[-(ptrdiff_t)n - 1] == '_' ||
-		                                  (w[-(ptrdiff_t)n - 1] >= 'a' && w[-(ptrdiff_t)n - 1] <= 'z') ||
-		                                  (w[-(ptrdiff_t)n - 1] >= 'A' && w[-(ptrdiff_t)n - 1] <= 'Z'))))
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if ((size_t)(w - a) == strlen(words[i]) && !strncmp(a, words[i], (size_t)(w - a)))
 			return true;
-	}
 	return false;
 }
 
+/* One message, suggesting the token that would let the parse go on. */
 void parse_syntax_error(Program *p, Tok t)
 {
 	if (p->failed)

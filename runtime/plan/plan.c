@@ -50,7 +50,8 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
 	double c = sap_plan_cost(p), share = (double)(hi - lo) / T;
 	if (T > 1 && (c > SAP_KEYS_WORTH * share || p->nlocked) && !sap_plan_keys_lost(ly, p)) {
 		double max_cost = p->nlocked ? fmax(0.99 * c, SAP_KEYS_WORTH * share) : 0.99 * c;
-		if (!p->nlocked && sap_hot_share(spec, ly, env, lo, hi, lo, hi, threads, false) >= SAP_KEYS_FUTILE)
+		if (!p->nlocked &&
+		    sap_hot_share(spec, ly, env, lo, hi, lo, hi, threads, false) >= SAP_KEYS_FUTILE)
 			sap_plan_keys_tried(ly, false);
 		else
 			sap_plan_keys_tried(ly, sap_plan_keys(p, spec, ly, env, lo, hi, T, threads, ids,
