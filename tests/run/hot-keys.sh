@@ -176,8 +176,8 @@ awk 'BEGIN { for (i = 0; i < 3000; i++) {
 		printf " %d:%.3f", 1 + (i * 7 + k * 13) % 63, ((i * k) % 17) / 17.0
 	printf "\n" } }' >svm.txt
 
-# Loops of fewer iterations than workers, every one writing B[0]: a
-# rank with no share of the planner's sample still takes part in its
+# A loop of one iteration, over X's one list, on 2 and 3 ranks: a rank
+# with no share of the planner's sample still takes part in its
 # collectives (it once waited alone, for ever).
 cat >tiny.sap <<'SAP'
 dvector<list<int>> X(1);
