@@ -168,11 +168,6 @@ static const char *c_statement(Program *p, Tok t, int *at)
 	return NULL;
 }
 
-static bool word_char(char c)
-{
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
 /* Whether the name at off in text stands in the list of a reduce,
  * accumulate or relaxed clause: after "reduce (op:" and names and
  * commas only. */
@@ -180,7 +175,7 @@ static bool in_clause_names(const char *text, int off)
 {
 	const char *q = text + off;
 	while (q > text && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == ',' ||
-	                    word_char(q[-1])))
+	                    is_word_char(q[-1])))
 		q--;
 	if (q == text || q[-1] != ':')
 		return false;
@@ -194,7 +189,7 @@ static bool in_clause_names(const char *text, int off)
 	while (w > text && (w[-1] == ' ' || w[-1] == '\t'))
 		w--;
 	const char *a = w;
-	while (a > text && word_char(a[-1]))
+	while (a > text && is_word_char(a[-1]))
 		a--;
 	static const char *const words[] = { "reduce", "accumulate", "relaxed" };
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
