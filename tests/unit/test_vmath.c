@@ -255,6 +255,73 @@ START_TEST(acc_buffers)
 }
 END_TEST
 
+/* The merge arithmetic (runtime/dds/merge.c) runs sixteen bytes at a time
+ * and then one by one: every operation gives, bit for bit, what one
+ * scalar at a time gives, at every length and on signed zeros,
+ * infinities and NaNs (a change of -0.0 where the bits are the same). */
+static uint32_t bits(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, 4);
+	return u;
+}
+
+START_TEST(merge_kernels)
+{
+	static const sap_numfield f = { .off = 0, .n = 1, .kind = SAP_S_FLOAT };
+	sap_numtype t = { .size = sizeof(float), .nf = 1, .f = &f };
+	const float sp[] = { 0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.5f, -2.25f, 1e-40f };
+	enum { N = 37, NS = sizeof sp / sizeof *sp };
+	float a[N], b[N], v[N], r[N];
+	for (int n = 0; n <= N; n++)
+		for (int op = 0; op < 5; op++) {
+			for (int i = 0; i < N; i++) {
+				a[i] = sp[(i * 3 + n) % NS];
+				b[i] = i % 4 == 0 ? a[i] : sp[(i * 5 + op) % NS] + (float)i;
+				v[i] = r[i] = sp[(i + op) % NS] - (float)n;
+			}
+			switch (op) {
+			case 0:
+				sap_sc_sub(&t, v, a, n);
+				for (int i = 0; i < n; i++)
+					r[i] = bits(r[i]) == bits(a[i]) ? -0.0f : r[i] - a[i];
+				break;
+			case 1:
+				sap_sc_delta(&t, v, b, a, n);
+				for (int i = 0; i < n; i++)
+					r[i] += bits(b[i]) == bits(a[i]) ? -0.0f : b[i] - a[i];
+				break;
+			case 2:
+				sap_sc_add(&t, v, a, n);
+				for (int i = 0; i < n; i++)
+					r[i] += a[i];
+				break;
+			case 3:
+				sap_sc_div(&t, v, n, 3);
+				for (int i = 0; i < n; i++)
+					r[i] /= 3.0f;
+				break;
+			default: {
+				sap_syncdds w = { .num = &t, .merge = SAP_M_AVG };
+				sap_sc_merge(&w, v, a, b, n, 3);
+				for (int i = 0; i < n; i++)
+					r[i] = a[i] + b[i] / 3.0f;
+			}
+			}
+			for (int i = 0; i < N; i++)
+				ck_assert_msg(bits(v[i]) == bits(r[i]), "op %d, n %d, [%d]: %a, not %a",
+				              op, n, i, (double)v[i], (double)r[i]);
+		}
+	/* -0.0 where the bits are the same, NaN's included */
+	float x[4] = { NAN, 0.0f, -0.0f, 1 }, y[4] = { NAN, -0.0f, 0.0f, 1 };
+	sap_sc_sub(&t, x, y, 4);
+	ck_assert_uint_eq(bits(x[0]), bits(-0.0f));
+	ck_assert_uint_eq(bits(x[1]), bits(0.0f));
+	ck_assert_uint_eq(bits(x[2]), bits(-0.0f));
+	ck_assert_uint_eq(bits(x[3]), bits(-0.0f));
+}
+END_TEST
+
 Suite *vmath_suite(void)
 {
 	Suite *s = suite_create("vmath");
@@ -265,6 +332,7 @@ Suite *vmath_suite(void)
 	tcase_add_test(tc, dot_lane_order);
 	tcase_add_test(tc, softmax_lane_order);
 	tcase_add_test(tc, acc_buffers);
+	tcase_add_test(tc, merge_kernels);
 	tcase_add_exit_test(tc, gemm_mismatch, 1);
 	tcase_add_exit_test(tc, gemm_upd_mismatch, 1);
 	suite_add_tcase(s, tc);
