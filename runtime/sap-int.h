@@ -1374,8 +1374,9 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A, 
  * (NULL for one not sparse), which the body fills (sap_sync_mark) ... */
 sap_wlog *sap_sparse_log(sap_sparse *sp, int t, int k);
 /* ... and thread t's keys for the step's merge taken from its logs, which
- * are left empty. */
-void sap_sparse_logged(sap_sparse *sp, int t);
+ * are left empty; returns how many.  want false: the logs emptied only
+ * (a merge of whole vectors follows). */
+int64_t sap_sparse_logged(sap_sparse *sp, int t, bool want);
 /* Collective: the owners hold the rows; other ranks give back pages. */
 void sap_sparse_close(sap_sparse *sp);
 

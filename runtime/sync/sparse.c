@@ -234,8 +234,9 @@ sap_wlog *sap_sparse_log(sap_sparse *sp, int t, int k)
 	return sap_sparse_has(sp, k) ? &sp->wl[t * sp->nwr + k].l : NULL;
 }
 
-void sap_sparse_logged(sap_sparse *sp, int t)
+int64_t sap_sparse_logged(sap_sparse *sp, int t, bool want)
 {
+	int64_t all = 0;
 	for (int k = 0; k < sp->nwr; k++) {
 		int i = t * sp->nwr + k;
 		keys *tk = &sp->tk[i];
@@ -243,13 +244,17 @@ void sap_sparse_logged(sap_sparse *sp, int t)
 		tk->n = 0;
 		if (!sap_sparse_has(sp, k))
 			continue;
+		all += l->n;
 		for (int64_t j = 0; j < l->n; j++) {
-			push(tk, l->v[j] * 2 + 1);
+			if (want)
+				push(tk, l->v[j] * 2 + 1);
 			l->bits[l->v[j] >> 6] = 0;
 		}
 		l->n = 0;
-		sap_sort_keys(tk->v, tk->n, -1);
+		if (want)
+			sap_sort_keys(tk->v, tk->n, -1);
 	}
+	return all;
 }
 
 /* ---- exchanges ---- */
@@ -615,13 +620,18 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A, 
 			const keys *tk = &sp->tk[u * nwr + k];
 			const char *c = copies[u * nwr + k];
 			dat[u] = j;
-			for (int64_t q = a[u]; q < b[u]; q++)
+			/* The rows another thread wrote are in its core's
+			 * cache: asked for ahead, their transfers overlap. */
+			for (int64_t q = a[u]; q < b[u]; q++) {
+				if (q + 8 < b[u])
+					__builtin_prefetch(c + (size_t)(tk->v[q + 8] >> 1) * es);
 				if (tk->v[q] & 1) {
 					size_t at = (size_t)(tk->v[q] >> 1) * es;
 					cp(d + (size_t)j * es, c + at, es);
 					cp(o + (size_t)j * es, v->data + at, es);
 					j++;
 				}
+			}
 		}
 		sap_sc_sub(w->num, d, o, nw);
 		/* Row by row in key order, each one's changes in thread order
@@ -672,8 +682,11 @@ int64_t sap_sparse_local_merge(sap_sparse *sp, char **copies, int t, int64_t A, 
 		merge_rows(w, tot, olds, rk, nrow, A);
 		for (int u = 0; spread && u < T; u++) {
 			char *c = copies[u * nwr + k];
-			for (int64_t q = 0; q < nrow; q++)
+			for (int64_t q = 0; q < nrow; q++) {
+				if (q + 8 < nrow)
+					__builtin_prefetch(c + (size_t)rk[q + 8] * es, 1);
 				cp(c + (size_t)rk[q] * es, tot + (size_t)q * es, es);
+			}
 		}
 	}
 	return touched;

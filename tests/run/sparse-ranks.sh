@@ -13,6 +13,9 @@
 #  - an averaged vector, read at some rows and written at others, agrees
 #    with the dense path's to rounding, and is the same on two runs for
 #    given ranks x threads;
+#  - a step that writes most of the rows (one rank merges such steps
+#    whole) gives the same bits on 1 x 2 as on 2 x 1, on 1 x 3 as on
+#    3 x 1, summed on either path and averaged on the sparse one;
 #  - hybrid over ranks takes the sparse path as well;
 #  - on several ranks the sparse path moves a small part of what the
 #    dense path does (--stats sync_MB), and rows_sent counts it.
@@ -82,6 +85,50 @@ print("W %.17g %.17g\n", w0, w1);
 print("G %d %d %d %d %d\n", gs, G[0], G[1], G[2], G[3]);
 SAP
 	"$SAPC" -O2 -o "$tmp/hist-$recon" "$tmp/hist-$recon.sap" || fail "sapc hist-$recon.sap"
+done
+
+for recon in on off; do
+	sed "s/@RECON@/$recon/" >"$tmp/wide-$recon.sap" <<'SAP'
+dvector<long> E(4000);
+async for (long i = 0; i < len(E); i++)
+    E[i] = rand_int(1000000);
+dvector<float> S(300);
+dvector<double> A(300);
+for (int ep = 0; ep < 3; ep++)
+    sync for (long e : E) with (bsp, batch = 50, recon = @RECON@, merge(S) = sum) {
+        for (int k = 0; k < 8; k++) {
+            long r = (e / (k + 1)) % 300;
+            S[r] += 0.1 * (k + 1) - 0.05 * S[(r + 1) % 300];
+            A[r] += 1.0 / (k + 3) - 0.01 * A[r];
+        }
+        S[e % 300] = -0.0;
+    }
+double s = 0;
+double a = 0;
+for (int k = 0; k < 300; k++) {
+    s += S[k] * (k + 1);
+    a += A[k] * (k + 1);
+}
+print("wide %.17g %.17g\n", s, a);
+SAP
+	"$SAPC" -O2 -o "$tmp/wide-$recon" "$tmp/wide-$recon.sap" || fail "sapc wide-$recon.sap"
+done
+for l in "1 2 2 1" "1 3 3 1"; do
+	set -- $l
+	for recon in on off; do
+		for x in "$1 $2" "$3 $4"; do
+			set -- $x "$@"
+			$MPIEXEC --bind-to none -n "$1" "$tmp/wide-$recon" --threads="$2" >"$tmp/wide.$1.$2.$recon" \
+				2>"$tmp/wide.$1.$2.$recon.err" ||
+				{ cat "$tmp/wide.$1.$2.$recon" "$tmp/wide.$1.$2.$recon.err"; fail "wide recon=$recon on $1 x $2"; }
+			shift 2
+		done
+		cmp "$tmp/wide.$1.$2.$recon" "$tmp/wide.$3.$4.$recon" ||
+			fail "wide recon=$recon: $1 x $2 and $3 x $4 differ"
+	done
+	# A sum is the same on both paths.
+	test "$(cut -d' ' -f2 "$tmp/wide.$1.$2.on")" = "$(cut -d' ' -f2 "$tmp/wide.$1.$2.off")" ||
+		{ cat "$tmp/wide.$1.$2.on" "$tmp/wide.$1.$2.off"; fail "wide on $1 x $2: S differs between the paths"; }
 done
 
 cat >"$tmp/hyb.sap" <<'SAP'
