@@ -608,8 +608,17 @@ static Type *check_builtin(Node *e, Builtin b, const char *name)
 		return b == B_CONTAINS ? ty_bool : ty_long;
 	}
 	case B_GET: {
+		/* A user reaching for get on a multimap, or for a two-argument
+		 * lookup, is told what reads a key. */
+		Node *m = e->args;
+		if (m && m->ty->kind == TY_DMMAP && m->kind == N_NAME)
+			sema_fail(e, "get is for a dmap; the values of a key k of dmultimap '%.*s' are %.*s[k], "
+			          "a list", m->name.len, m->name.p, m->name.len, m->name.p);
+		if (m && m->ty->kind == TY_DMAP && m->kind == N_NAME && m->next && !m->next->next)
+			sema_fail(e, "get takes 3 arguments, the map, the key and the value for a missing key, "
+			          "but 2 were given (%.*s[k] reads a key that must be there)", m->name.len,
+			          m->name.p);
 		sema_check_args_count(e, 3, "get");
-		Node *m = sema_arg(e, 0);
 		if (m->ty->kind != TY_DMAP)
 			sema_fail(m, "get needs a dmap, not '%s'", ty_str(m->ty));
 		check_map_key(m, sema_arg(e, 1));

@@ -50,6 +50,8 @@ compile_tests = \
 	tests/compile/async-clock-fn-key.sap \
 	tests/compile/async-wtime-key.sap \
 	tests/compile/accumulate-assign.sap \
+	tests/compile/get-multimap.sap \
+	tests/compile/get-two-args.sap \
 	tests/compile/async-rand-key-loop.sap \
 	tests/compile/async-rand-local-loop.sap \
 	tests/compile/relax-two.sap \
