@@ -1392,6 +1392,29 @@ void sema_warn_unused(SrcFile *f)
 	}
 }
 
+/* A program may define a function the prelude has (its own sigmoid, an
+ * extern of the C library declared again): the program's replaces the
+ * prelude's, as a C program's own function does a library's, for the
+ * prelude's callers too.  The prelude is the first file parsed. */
+static void drop_shadowed(Program *p)
+{
+	if (p->files.n < 2)
+		return;
+	SrcFile *std = p->files.v[0];
+	Map mine = {0};
+	for (Node *n = p->items; n; n = n->next)
+		if ((n->kind == N_FUNC || n->kind == N_EXTERN) && n->file != std)
+			map_put(&mine, sema_S(n->name), n);
+	for (Node **pp = &p->items; *pp;) {
+		Node *n = *pp;
+		if ((n->kind == N_FUNC || n->kind == N_EXTERN) && n->file == std &&
+		    map_get(&mine, sema_S(n->name)))
+			*pp = n->next;
+		else
+			pp = &n->next;
+	}
+}
+
 bool sema_program(Program *p)
 {
 	sema_prog = p;
@@ -1405,6 +1428,7 @@ bool sema_program(Program *p)
 	uniq = 0;
 	if (setjmp(fail_jmp))
 		return false;
+	drop_shadowed(p);
 	/* Consts and structs first, in source order (a struct's array sizes may
 	 * name consts), then function signatures, so any function can call any
 	 * other. */
