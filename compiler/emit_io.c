@@ -632,7 +632,8 @@ char *emit_print(Node *call)
 		Buf spec = {0};
 		buf_puts(&spec, "");
 		for (size_t j = start; j < i; j++)
-			buf_putc(&spec, s[j]);
+			if (!strchr("hlLqjzt", s[j]))
+				buf_putc(&spec, s[j]);
 		char *v = emit_expr(a);
 		if (c == 'c') {
 			buf_printf(&fmt, "%sc", spec.s);

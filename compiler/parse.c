@@ -283,12 +283,7 @@ void parse_syntax_error(Program *p, Tok t)
 		           "declaration declares one name: write each as a statement of its own");
 		return;
 	}
-	/* C habits: (double) x, and = {1, 2, 3}. */
-	if (t.kind == TK_RPAREN && p->prev.p && p->prev.kind >= TK_BOOL && p->prev.kind <= TK_DOUBLE) {
-		diag_error(p->cur, p->prev.off, "SAP has no C casts: a conversion is written as a call, "
-		           "%.*s(x)", p->prev.len, p->prev.p);
-		return;
-	}
+	/* C habits: = {1, 2, 3}. */
 	if (t.kind == TK_LBRACE && (p->prev.kind == TK_COMMA || p->prev.kind == TK_LPAREN)) {
 		diag_error(p->cur, t.off, "SAP has no array or struct literals: declare a local, set "
 		           "its elements (a variable declared without a value is all zeros) and pass it");

@@ -175,7 +175,7 @@ with(A) ::= IDENT(N) LPAREN expr(E) RPAREN.                 { A = ast_with(p, N,
 with(A) ::= IDENT(N) ASSIGN expr(E).                        { A = ast_with(p, N, E, true); }
 with(A) ::= IDENT(N) LPAREN expr(E) RPAREN ASSIGN expr(F).  { A = ast_with_merge(p, N, E, F); }
 
-// expr = C's expressions without casts, comma, pointers; conversions are written float(x)
+// expr = C's expressions without comma, pointers; conversions are written float(x) or (float) x
 expr(A) ::= expr(L) ASSIGN(O) expr(R).                      { A = ast_assign(p, TK_ASSIGN, O, L, R); }
 expr(A) ::= expr(L) PLUSEQ(O) expr(R).                      { A = ast_assign(p, TK_PLUS, O, L, R); }
 expr(A) ::= expr(L) MINUSEQ(O) expr(R).                     { A = ast_assign(p, TK_MINUS, O, L, R); }
@@ -218,6 +218,7 @@ expr(A) ::= expr(B) LBRACKET(O) expr(I) RBRACKET.           { A = ast_index(p, O
 expr(A) ::= expr(B) DOT(O) IDENT(N).                        { A = ast_field(p, O, B, N); }
 expr(A) ::= IDENT(N) LPAREN args(L) RPAREN.                 { A = ast_call(p, N, L); }
 expr(A) ::= basetype(T) LPAREN expr(E) RPAREN.              { A = ast_conv(p, T, E); }
+expr(A) ::= LPAREN basetype(T) RPAREN expr(E). [UMINUS]      { A = ast_conv(p, T, E); }
 expr(A) ::= LPAREN expr(E) RPAREN.                          { A = E; }
 expr(A) ::= INTLIT(T).                                      { A = ast_int(p, T); }
 expr(A) ::= FLOATLIT(T).                                    { A = ast_float(p, T); }

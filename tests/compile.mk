@@ -29,8 +29,6 @@ compile_tests = \
 	tests/compile/lone-cr.sap \
 	tests/compile/accumulate-bool-field.sap \
 	tests/compile/brace-init.sap \
-	tests/compile/c-cast.sap \
-	tests/compile/print-lf.sap \
 	tests/compile/utf8-caret.sap \
 	tests/compile/bom-column.sap \
 	tests/compile/array-2d-plus.sap \
@@ -169,7 +167,6 @@ compile_tests = \
 	tests/compile/param-non-constant-default.sap \
 	tests/compile/print-format-type.sap \
 	tests/compile/print-in-loop.sap \
-	tests/compile/print-long-format.sap \
 	tests/compile/print-non-literal-format.sap \
 	tests/compile/print-too-few-args.sap \
 	tests/compile/print-too-many-args.sap \
