@@ -88,6 +88,7 @@ paramlist(A) ::= paramlist(L) COMMA cdecl(D).               { A = ast_append(L, 
 basetype(A) ::= BOOL(K).                                    { A = ast_basetype(p, K, TS_BOOL); }
 basetype(A) ::= INT(K).                                     { A = ast_basetype(p, K, TS_INT); }
 basetype(A) ::= LONG(K).                                    { A = ast_basetype(p, K, TS_LONG); }
+basetype(A) ::= LONG(K) LONG.                               { A = ast_basetype(p, K, TS_LONG); }
 basetype(A) ::= FLOAT(K).                                   { A = ast_basetype(p, K, TS_FLOAT); }
 basetype(A) ::= DOUBLE(K).                                  { A = ast_basetype(p, K, TS_DOUBLE); }
 basetype(A) ::= STRING(K).                                  { A = ast_basetype(p, K, TS_STRING); }
