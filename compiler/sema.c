@@ -1392,10 +1392,11 @@ void sema_warn_unused(SrcFile *f)
 	}
 }
 
-/* A program may define a function the prelude has (its own sigmoid, an
- * extern of the C library declared again): the program's replaces the
- * prelude's, as a C program's own function does a library's, for the
- * prelude's callers too.  The prelude is the first file parsed. */
+/* A program may define a function or a constant the prelude has (its
+ * own sigmoid, an extern of the C library declared again, M_PI): the
+ * program's replaces the prelude's, as a C program's own function does a
+ * library's, for the prelude's callers too.  The prelude is the first
+ * file parsed. */
 static void drop_shadowed(Program *p)
 {
 	if (p->files.n < 2)
@@ -1403,11 +1404,11 @@ static void drop_shadowed(Program *p)
 	SrcFile *std = p->files.v[0];
 	Map mine = {0};
 	for (Node *n = p->items; n; n = n->next)
-		if ((n->kind == N_FUNC || n->kind == N_EXTERN) && n->file != std)
+		if ((n->kind == N_FUNC || n->kind == N_EXTERN || n->kind == N_VAR) && n->file != std)
 			map_put(&mine, sema_S(n->name), n);
 	for (Node **pp = &p->items; *pp;) {
 		Node *n = *pp;
-		if ((n->kind == N_FUNC || n->kind == N_EXTERN) && n->file == std &&
+		if ((n->kind == N_FUNC || n->kind == N_EXTERN || n->kind == N_VAR) && n->file == std &&
 		    map_get(&mine, sema_S(n->name)))
 			*pp = n->next;
 		else
