@@ -136,6 +136,7 @@ static struct {
 	{"unused-but-set-variable", false, false},
 	{"literal-conversion", true, false},
 	{"unused-value", true, false},
+	{"array-parameter-copy", true, false},
 };
 static bool werror;
 

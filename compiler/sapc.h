@@ -446,6 +446,8 @@ struct Sym {
 	bool set;               /* variables: assigned with = after the declaration */
 	bool modified;          /* variables: written in any way after the
 	                           declaration (=, op=, ++, elements, push) */
+	Node *wrote_at;         /* parameters: the first write */
+	bool returned;          /* parameters: returned whole by name */
 	char *cname;            /* the name in C */
 	int64_t cval;           /* consts: folded integer value */
 	bool has_cval;

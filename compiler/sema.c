@@ -1044,6 +1044,8 @@ void sema_check_stmt(Node *s)
 			}
 			sema_check_expr(s->lhs);
 			sema_check_sequenced(s->lhs);
+			if (s->lhs->kind == N_NAME && s->lhs->sym && s->lhs->sym->vclass == V_ARG)
+				s->lhs->sym->returned = true;
 			if (rt->kind == TY_VOID)
 				sema_fail(s->lhs, "function '%s' returns void; it cannot return a value", sema_S(sema_ctx.func->name));
 			sema_expect_assignable(s->lhs, rt, "function '%s' returns '%s', not '%s'", sema_S(sema_ctx.func->name),
@@ -1206,6 +1208,17 @@ static void check_func(Node *f)
 	sema_check_stmt(f->body);
 	if (f->sym->ty->kind != TY_VOID && !always_returns(f->body))
 		sema_fail(f, "function '%s' can end without returning a value", sema_S(f->name));
+	/* C passes an array as a pointer, so C code updates the caller's
+	 * array through a parameter; here the parameter is a copy, and
+	 * writes that are not returned never reach the caller. */
+	for (Node *p = f->args; p; p = p->next) {
+		Sym *a = p->sym;
+		if (a->ty->kind == TY_ARRAY && a->wrote_at && !a->returned)
+			diag_warning(a->wrote_at->file, sema_start_of(a->wrote_at)->off, "array-parameter-copy",
+			             "'%s' is a copy of the caller's array (SAP passes arrays by value, "
+			             "not as C's pointers): this write does not reach the caller; return the "
+			             "array, or write the caller's variable or dvector element", a->name);
+	}
 	sema_close_scope();
 	sema_ctx = saved;
 }

@@ -164,6 +164,8 @@ static void check_lvalue(Node *e, Node *how, const char *verb)
 		sema_fail(e, "expression cannot be %s", verb);
 	Sym *s = b->sym;
 	s->modified = true;
+	if (!s->wrote_at)
+		s->wrote_at = e;
 	if (s->vclass == V_CONST)
 		sema_fail_note(e, format("cannot assign to const '%s'", s->name), s->decl, "declared here");
 	if (s->vclass == V_PARAM)

@@ -48,6 +48,7 @@ compile_tests = \
 	tests/compile/async-clock-fn-key.sap \
 	tests/compile/async-wtime-key.sap \
 	tests/compile/accumulate-assign.sap \
+	tests/compile/array-param-copy.sap \
 	tests/compile/get-multimap.sap \
 	tests/compile/get-two-args.sap \
 	tests/compile/async-rand-key-loop.sap \
