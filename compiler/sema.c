@@ -1415,14 +1415,19 @@ static void drop_shadowed(Program *p)
 	if (p->files.n < 2)
 		return;
 	SrcFile *std = p->files.v[0];
-	Map mine = {0};
+	/* Functions replace functions, variables constants: a driver
+	 * variable may share a function's name (func-var-names.sap). */
+	Map funcs = {0}, vars = {0};
 	for (Node *n = p->items; n; n = n->next)
-		if ((n->kind == N_FUNC || n->kind == N_EXTERN || n->kind == N_VAR) && n->file != std)
-			map_put(&mine, sema_S(n->name), n);
+		if (n->file != std && (n->kind == N_FUNC || n->kind == N_EXTERN))
+			map_put(&funcs, sema_S(n->name), n);
+		else if (n->file != std && n->kind == N_VAR)
+			map_put(&vars, sema_S(n->name), n);
 	for (Node **pp = &p->items; *pp;) {
 		Node *n = *pp;
-		if ((n->kind == N_FUNC || n->kind == N_EXTERN || n->kind == N_VAR) && n->file == std &&
-		    map_get(&mine, sema_S(n->name)))
+		bool fn = n->kind == N_FUNC || n->kind == N_EXTERN;
+		if (n->file == std && (fn || n->kind == N_VAR) &&
+		    map_get(fn ? &funcs : &vars, sema_S(n->name)))
 			*pp = n->next;
 		else
 			pp = &n->next;

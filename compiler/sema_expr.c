@@ -482,10 +482,15 @@ static void check_print(Node *call)
 		/* C's length modifiers (%ld, %lf, %zu), as code brought over
 		 * from C has them: taken and ignored, an integer prints in full
 		 * whatever its type (emit_print). */
+		int64_t mods = i;
 		while (i < f->ival && strchr("hlLqjzt", fs[i]))
 			i++;
 		char c = fs[i];
 		int len = (int)(i - start + (c != 0));
+		/* '%q' alone is no conversion with a modifier */
+		if (i > mods && (!c || !strchr("diuxXocfeEgGs", c)))
+			sema_fail(str_pos(f, start), "unknown conversion '%s' in print format",
+			          shown(fs + start, (int)(i - start)));
 		if (!c || !strchr("diuxXocfeEgGs", c))
 			sema_fail(str_pos(f, start), "unknown conversion '%s' in print format", shown(fs + start, len));
 		check_print_flags(f, flags, flags_end, i, start, len);
