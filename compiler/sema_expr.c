@@ -838,6 +838,10 @@ static Type *binary_type(Node *e, int op, Type *a, Type *b)
 		if (a->kind == TY_ARRAY || b->kind == TY_ARRAY)
 			sema_fail(e, "%s: arrays combine element by element only with '+', '-' and '*' "
 			          "(and '*', '/' by a scalar); write a loop over the elements", bad);
+		/* C's rand() % n: SAP's rand() is a double. */
+		if (op == TK_PERCENT && e->lhs->kind == N_CALL && !strcmp(sema_S(e->lhs->name), "rand"))
+			sema_fail(e, "%s: SAP's rand() draws a double in [0, 1), not C's integer; rand_int(n) "
+			          "draws an integer from 0 to n - 1", bad);
 		sema_fail(e, "%s (integers needed)", bad);
 	case TK_LT: case TK_GT: case TK_LE: case TK_GE:
 		if ((ty_is_num(a) && ty_is_num(b)) || (a->kind == TY_STRING && b->kind == TY_STRING))
@@ -879,6 +883,9 @@ static Type *check_expr_inner(Node *e)
 					sema_fail(e, "the value of const '%s' must be a constant expression, but '%s' is "
 					          "a %s", sema_S(sema_const_decl->name), name,
 					          n->vclass == V_PARAM ? "param (set on the command line)" : "variable");
+			if (!strcmp(name, "RAND_MAX"))
+				sema_fail(e, "undefined name 'RAND_MAX': SAP's rand() draws a double in [0, 1) "
+				          "already, and rand_int(n) an integer from 0 to n - 1");
 			const char *sg = sema_suggest(name);
 			if (sg)
 				sema_fail(e, "undefined name '%s'; did you mean '%s'?", name, sg);

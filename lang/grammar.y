@@ -84,7 +84,7 @@ paramlist(A) ::= cdecl(D).                                  { A = ast_arg_cdecl(
 paramlist(A) ::= paramlist(L) COMMA type(T) IDENT(N).       { A = ast_append(L, ast_arg_decl(p, T, N)); }
 paramlist(A) ::= paramlist(L) COMMA cdecl(D).               { A = ast_append(L, ast_arg_cdecl(p, D)); }
 
-// type = basetype | TYPENAME | type "[" expr "]" | list<type> | dvector<type> | dmap<type,type> | dmultimap<type,type>
+// type = basetype | TYPENAME | struct IDENT (C's way) | type "[" expr "]" | list<type> | dvector<type> | dmap<type,type> | dmultimap<type,type>
 basetype(A) ::= BOOL(K).                                    { A = ast_basetype(p, K, TS_BOOL); }
 basetype(A) ::= INT(K).                                     { A = ast_basetype(p, K, TS_INT); }
 basetype(A) ::= LONG(K).                                    { A = ast_basetype(p, K, TS_LONG); }
@@ -95,6 +95,7 @@ basetype(A) ::= STRING(K).                                  { A = ast_basetype(p
 type(A) ::= basetype(B).                                    { A = B; }
 type(A) ::= VOID(K).                                        { A = ast_basetype(p, K, TS_VOID); }
 type(A) ::= TYPENAME(N).                                    { A = ast_named_type(p, N); }
+type(A) ::= STRUCT IDENT(N).                                { A = ast_named_type(p, N); }
 type(A) ::= type(E) LBRACKET(B) expr(S) RBRACKET.           { A = ast_array_type(p, E, B, S); }
 type(A) ::= LIST(K) LT type(E) GT.                          { A = ast_generic1(p, K, TS_LIST, E); }
 type(A) ::= DVECTOR(K) LT type(E) GT.                       { A = ast_generic1(p, K, TS_DVEC, E); }

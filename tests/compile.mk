@@ -49,6 +49,8 @@ compile_tests = \
 	tests/compile/async-wtime-key.sap \
 	tests/compile/accumulate-assign.sap \
 	tests/compile/array-param-copy.sap \
+	tests/compile/rand-modulo.sap \
+	tests/compile/rand-max.sap \
 	tests/compile/get-multimap.sap \
 	tests/compile/get-two-args.sap \
 	tests/compile/async-rand-key-loop.sap \

@@ -192,6 +192,7 @@ run_tests = \
 	tests/run/stdlib.sap \
 	tests/run/prelude-own.sap \
 	tests/run/c-cast.sap \
+	tests/run/struct-keyword.sap \
 	tests/run/print-modifiers.sap \
 	tests/run/blas.sap \
 	tests/run/gemm.sap \
@@ -204,7 +205,7 @@ run_tests = \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_slow_tests) $(run_tests) \
-	tests/run/sync-writes-over.out tests/run/sync-writes-over.rows.txt.in tests/run/prelude-own.out tests/run/c-cast.out tests/run/print-modifiers.out \
+	tests/run/sync-writes-over.out tests/run/sync-writes-over.rows.txt.in tests/run/prelude-own.out tests/run/c-cast.out tests/run/print-modifiers.out tests/run/struct-keyword.out \
 	tests/run/sync-writes-over.vals.txt.in \
 	tests/run/edge-keys.out tests/run/edge-keys.err tests/run/edge-keys.status \
 	tests/run/recorded-range.out tests/run/recorded-range.err tests/run/recorded-range.status \
