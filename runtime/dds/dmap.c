@@ -934,8 +934,21 @@ void sap_dm_group(sap_dmap *m)
 	char *gval = sap_alloc_dds((size_t)m->live * vs);
 	if (!gval)
 		return;
+	/* Ids filling their range go in key order, as a CSR graph's rows:
+	 * a loop over the ids then reads the values in one stream, where in
+	 * the order the keys first came (an edge list sorted by source,
+	 * grouped by target) each key's values were a cache miss away,
+	 * which made a pull PageRank's iterations ten times C's. */
+	bool dense = m->dix && m->dn <= 2 * m->live && m->live < (int64_t)UINT32_MAX - 1;
 	int64_t at = 0;
-	for (int64_t i = 0; i < m->nents; i++)
+	for (int64_t p = 0; dense && p < m->dn; p++) {
+		int64_t f = (int64_t)m->dix[p] - 1;
+		if (f >= 0 && E(m, f)->live && C(m, f)->n > 0) {
+			C(m, f)->g = at;
+			at += C(m, f)->n;
+		}
+	}
+	for (int64_t i = 0; !dense && i < m->nents; i++)
 		if (E(m, i)->live && C(m, i)->n > 0) {
 			C(m, i)->g = at;
 			at += C(m, i)->n;
@@ -954,7 +967,7 @@ void sap_dm_group(sap_dmap *m)
 	m->gval = gval;
 	/* Ids filling their range: each key's start and count by the key,
 	 * as a CSR graph's offsets are. */
-	if (m->dix && m->dn <= 2 * m->live && m->live < (int64_t)UINT32_MAX - 1) {
+	if (dense) {
 		m->gdir = sap_xcalloc((size_t)m->dn * 2, sizeof *m->gdir);
 		for (int64_t p = 0; p < m->dn; p++) {
 			int64_t f = (int64_t)m->dix[p] - 1;
