@@ -323,6 +323,8 @@ const char *emit_codec(Type *t)
 		buf_printf(&E->helpers, ", .drop = %s", drop);
 	if (ty_has_flat_list(t))
 		buf_printf(&E->helpers, ", .settle = %s, .lend = %s", settle, lend);
+	if (t->kind == TY_STRING)
+		buf_puts(&E->helpers, ", .lines = true");
 	buf_puts(&E->helpers, "};\n\n");
 	return name;
 }

@@ -32,6 +32,9 @@ char *sap_escape(const char *p, size_t n);
  * message. */
 enum { SAP_TOKEN_SHOW = 60 };
 char *sap_token(const char *p, size_t n);
+/* Whether a data file is a .csv (by its name, in any case): load and
+ * save separate its fields by commas. */
+bool sap_is_csv(const char *path);
 /* Allocation that cannot fail: running out of memory is a fatal error, so
  * callers need no NULL checks. */
 void *sap_xmalloc(size_t n);

@@ -355,6 +355,7 @@ typedef struct sap_codec {
 	void (*drop)(void *x);
 	size_t (*settle)(void *x, char *at);
 	size_t (*lend)(void *x, char *at);
+	bool lines;             /* strings, loaded a whole line each */
 } sap_codec;
 
 typedef struct sap_dvec {
@@ -826,7 +827,8 @@ SAP_MEMO_INLINE sap_memo_find_int(void **p, bool use, sap_dmap *m, int64_t key, 
 
 /* ==== Loading and saving ============================================= */
 
-/* One input line being split into whitespace-separated fields. */
+/* One input line being split into fields, separated by blanks (by
+ * commas in a .csv file). */
 typedef struct sap_fields {
 	const char *file;
 	int64_t line;           /* 1-based line number in the whole file */
@@ -838,6 +840,9 @@ typedef struct sap_fields {
 	int enf, eat;           /* its number of fields, those read so far */
 	const char *estart;     /* where its first field began */
 	struct sap_lbuf *lists; /* where load puts lists, or NULL (the heap) */
+	/* A .csv file: one ',' (blanks around it allowed) between fields,
+	 * owed after each field until the next one starts. */
+	bool comma, owed;
 } sap_fields;
 
 /* The lists load parses go one after another into blocks, in element

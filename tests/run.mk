@@ -193,6 +193,8 @@ run_tests = \
 	tests/run/prelude-own.sap \
 	tests/run/c-cast.sap \
 	tests/run/struct-keyword.sap \
+	tests/run/csv-load.sap \
+	tests/run/csv-errors.sap \
 	tests/run/print-modifiers.sap \
 	tests/run/blas.sap \
 	tests/run/gemm.sap \
@@ -206,6 +208,9 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/sync-writes-over.out tests/run/sync-writes-over.rows.txt.in tests/run/prelude-own.out tests/run/c-cast.out tests/run/print-modifiers.out tests/run/struct-keyword.out \
+	tests/run/csv-load.out tests/run/csv-load.points.csv.in tests/run/csv-load.lists.csv.in \
+	tests/run/csv-load.out.csv.expect tests/run/csv-errors.points.csv.in tests/run/csv-errors.status \
+	tests/run/csv-errors.err tests/run/csv-errors.out \
 	tests/run/sync-writes-over.vals.txt.in \
 	tests/run/edge-keys.out tests/run/edge-keys.err tests/run/edge-keys.status \
 	tests/run/recorded-range.out tests/run/recorded-range.err tests/run/recorded-range.status \

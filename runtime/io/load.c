@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -66,7 +67,23 @@ static char *tok(const char *p, size_t n)
  * too, and joins it to the next field of the same element. */
 static inline bool ends_field(const sap_fields *f, char c)
 {
-	return is_sep(c) || (f->elem && c == ':');
+	return is_sep(c) || (f->elem && c == ':') || (f->comma && c == ',');
+}
+
+/* Past the blanks before the next field, and in a .csv file past the
+ * one comma owed before it.  A missing comma is left for next_token to
+ * name, as is a second one (an empty field). */
+static inline const char *skip_sep(sap_fields *f, const char *p)
+{
+	while (p < f->end && is_sep(*p))
+		p++;
+	if (f->owed && p < f->end && *p == ',') {
+		f->owed = false;
+		p++;
+		while (p < f->end && is_sep(*p))
+			p++;
+	}
+	return p;
 }
 
 static _Noreturn void elem_error(const sap_fields *f, const char *field, const char *what)
@@ -83,8 +100,17 @@ static const char *next_token(sap_fields *f, const char *field, size_t *n)
 		if (p == f->end || is_sep(*p) || *p == ':')
 			elem_error(f, field, "empty (nothing after ':')");
 	} else {
-		while (p < f->end && is_sep(*p))
-			p++;
+		p = skip_sep(f, p);
+		if (f->comma && p < f->end && (f->owed || *p == ',')) {
+			const char *q = p;
+			while (q < f->end && !ends_field(f, *q))
+				q++;
+			if (f->owed)
+				field_error(f, "field '%s': %s follows the last field with no ',': "
+				            "the fields of a .csv file are separated by commas", field,
+				            tok(p, (size_t)(q - p)));
+			field_error(f, "field '%s': empty (two commas in a row)", field);
+		}
 	}
 	if (p == f->end) {
 		if (f->elem && f->eat > 0)
@@ -101,6 +127,7 @@ static const char *next_token(sap_fields *f, const char *field, size_t *n)
 	if (f->elem && f->eat++ == 0)
 		f->estart = p;
 	f->p = q;
+	f->owed = f->comma;
 	*n = (size_t)(q - p);
 	return p;
 }
@@ -216,6 +243,19 @@ static inline const char *quick_start(const sap_fields *f)
 		return p + 1;
 	while (p < f->end && is_sep(*p))
 		p++;
+	/* The owed comma, then one field: anything else (no comma, two)
+	 * is next_token's to name. */
+	if (f->comma) {
+		if (f->owed) {
+			if (p == f->end || *p != ',')
+				return f->end;
+			p++;
+			while (p < f->end && is_sep(*p))
+				p++;
+		}
+		if (p < f->end && *p == ',')
+			return f->end;
+	}
 	return p;
 }
 
@@ -227,6 +267,7 @@ static inline bool quick_take(sap_fields *f, const char *t, const char *q)
 	if (f->elem && f->eat++ == 0)
 		f->estart = t;
 	f->p = q;
+	f->owed = f->comma;
 	return true;
 }
 
@@ -339,15 +380,27 @@ void sap_scan_line(sap_fields *f, sap_str *out)
 
 bool sap_scan_more(sap_fields *f)
 {
-	while (f->p < f->end && is_sep(*f->p))
-		f->p++;
-	return f->p < f->end;
+	const char *p = f->p;
+	while (p < f->end && is_sep(*p))
+		p++;
+	/* A comma that ends the line ("1,2,") ends it. */
+	if (f->comma && f->owed && p < f->end && *p == ',') {
+		const char *q = p + 1;
+		while (q < f->end && is_sep(*q))
+			q++;
+		if (q == f->end)
+			p = q;
+	}
+	f->p = p;
+	return p < f->end;
 }
 
 void sap_scan_end(sap_fields *f, const char *type)
 {
 	if (!sap_scan_more(f))
 		return;
+	if (f->comma && *f->p == ',')
+		f->p = skip_sep(f, f->p);
 	const char *q = f->p;
 	while (q < f->end && !is_sep(*q))
 		q++;
@@ -507,6 +560,78 @@ static size_t bom(const char *buf, size_t len)
 	return len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
 }
 
+bool sap_is_csv(const char *path)
+{
+	size_t n = strlen(path);
+	return n >= 4 && !strcasecmp(path + n - 4, ".csv");
+}
+
+static bool is_tsv(const char *path)
+{
+	size_t n = strlen(path);
+	return n >= 4 && !strcasecmp(path + n - 4, ".tsv");
+}
+
+/* Whether the field [p, q) reads as a number: a sign, then a digit or
+ * '.' and a digit, or nan or inf in any case. */
+static bool numeric(const char *p, const char *q)
+{
+	if (p < q && (*p == '-' || *p == '+'))
+		p++;
+	if (p < q && *p == '.')
+		p++;
+	if (p < q && *p >= '0' && *p <= '9')
+		return true;
+	return q - p >= 3 && (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3));
+}
+
+/* Whether a field of the line [p, eol) reads as a number. */
+static bool any_numeric(const char *p, const char *eol, bool comma)
+{
+	while (p < eol) {
+		while (p < eol && (is_sep(*p) || (comma && *p == ',')))
+			p++;
+		const char *q = p;
+		while (q < eol && !is_sep(*q) && !(comma && *q == ','))
+			q++;
+		if (q > p && numeric(p, q))
+			return true;
+		p = q;
+	}
+	return false;
+}
+
+/* The first line of a .csv or .tsv file when it holds no number and the
+ * next line with content does: the column names that spreadsheets and
+ * pandas write, which load skips (not for a dvector<string>, whose
+ * elements are the lines as they are).  Its length with its '\n', or 0. */
+static size_t header_len(const char *buf, size_t len, const char *path)
+{
+	bool csv = sap_is_csv(path);
+	if (!csv && !is_tsv(path))
+		return 0;
+	const char *end = buf + len, *eol = memchr(buf, '\n', len);
+	if (!eol)
+		return 0;
+	const char *c = buf;
+	while (c < eol && sap_is_blank(*c))
+		c++;
+	if (c == eol || *c == '#' || any_numeric(c, eol, csv))
+		return 0;
+	for (const char *p = eol + 1; p < end;) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			e = end;
+		const char *d = p;
+		while (d < e && sap_is_blank(*d))
+			d++;
+		if (d < e && *d != '#')
+			return any_numeric(d, e, csv) ? (size_t)(eol + 1 - buf) : 0;
+		p = e + 1;
+	}
+	return 0;
+}
+
 /* Start of the line's content, or NULL for a blank or comment line. */
 static const char *content(const char *p, const char *eol)
 {
@@ -523,7 +648,7 @@ static void parse_lines(const char *buf, size_t len, const char *path, int64_t l
 	const char *end = buf + len;
 	/* A NUL would end a string field early, silently: text has none. */
 	const char *nul = memchr(buf, '\0', len);
-	sap_fields f = { .file = path, .line = line0, .lists = lists };
+	sap_fields f = { .file = path, .line = line0, .lists = lists, .comma = sap_is_csv(path) };
 	for (const char *p = buf; p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
@@ -536,6 +661,7 @@ static void parse_lines(const char *buf, size_t len, const char *path, int64_t l
 		if (c) {
 			f.p = c;
 			f.end = eol;
+			f.owed = false;
 			parse(&f, elems);
 			elems += elsize;
 		}
@@ -691,6 +817,32 @@ static void parse_text(text_cut *c, const char *path, int64_t line0, char *elems
 	c->pc = NULL;
 }
 
+/* The lines before buf + b, where parsing starts: 1 past a header. */
+static int64_t header_line(const char *buf, size_t b)
+{
+	return memchr(buf, '\n', b) != NULL;
+}
+
+static ssize_t pread_full(int fd, char *p, size_t n, off_t off);
+
+/* header_len of the file fd, from its first bytes (the next line may be
+ * in another rank's share). */
+static size_t header_at(int fd, const char *path)
+{
+	enum { LOOK = 1 << 16 };
+	if (!sap_is_csv(path) && !is_tsv(path))
+		return 0;
+	char *buf = sap_xmalloc(LOOK);
+	ssize_t n = pread_full(fd, buf, LOOK, 0);
+	size_t h = 0;
+	if (n > 0) {
+		size_t b = bom(buf, (size_t)n);
+		h = header_len(buf + b, (size_t)n - b, path);
+	}
+	free(buf);
+	return h;
+}
+
 /* The elements of buf[0 .. len), the whole file, into v.  On several
  * ranks every rank has the same bytes and finds the same first error,
  * which rank 0 alone reports. */
@@ -701,13 +853,15 @@ static void load_buffer(sap_dvec *v, const char *name, const char *path, size_t 
 	char *buf = txt->p;
 	size_t len = txt->len;
 	size_t b = bom(buf, len);
+	if (!codec || !codec->lines)
+		b += header_len(buf + b, len - b, path);
 	int64_t lines;
 	text_cut c;
 	int64_t count = count_text(&c, buf + b, len - b, &lines);
 	sap_dv_create(v, name, count, elsize, s);
 	load_trap t;
 	sap_lbuf lists;
-	parse_text(&c, path, 0, v->data, elsize, parse, &t, &lists);
+	parse_text(&c, path, header_line(buf, b), v->data, elsize, parse, &t, &lists);
 	if (t.line != INT64_MAX) {
 		if (sap_rank() == 0) {
 			sap_site at = { path, t.line > INT32_MAX ? INT32_MAX : (int)t.line, 0 };
@@ -816,6 +970,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 {
 	int P = sap_nranks(), r = sap_rank();
 	text txt;
+	size_t head = r == 0 && (!codec || !codec->lines) ? header_at(fd, path) : 0;
 	int err = read_share(fd, size, r, P, &txt, path) ? 0 : errno;
 	close(fd);
 	int maxerr = err;
@@ -830,9 +985,14 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	char *buf = txt.p;
 	size_t len = txt.len;
 	size_t b = r == 0 ? bom(buf, len) : 0;
+	if (b + head > len)
+		head = 0;
+	b += head;
 	text_cut c;
 	int64_t count = count_text(&c, buf + b, len - b, &lines);
-	int64_t line0 = sap_comm_exscan_sum(lines);
+	/* The header line counts in the lines' numbers. */
+	lines += head > 0;
+	int64_t line0 = sap_comm_exscan_sum(lines) + (head > 0);
 	int64_t *counts = sap_xmalloc((size_t)P * sizeof *counts);
 	sap_comm_allgather(&count, counts, 1, sizeof count);
 	int64_t *cuts = sap_xmalloc((size_t)(P + 1) * sizeof *cuts);

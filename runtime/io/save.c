@@ -18,6 +18,7 @@ struct sap_out {
 	char *buf;
 	size_t n, cap;
 	bool line_start;        /* no field on this line yet */
+	bool comma;             /* fields separated by commas (a .csv) */
 	int fd;                 /* streaming to it, or -1: all in memory */
 	int err;                /* the first failed write's errno, or 0 */
 	int64_t elem;           /* the element being formatted */
@@ -66,12 +67,13 @@ static char *room(sap_out *o, size_t n)
 	return o->buf + o->n;
 }
 
-/* Fields are separated by one space, those of one element of a list of
- * structs or arrays by ':'; a line starts without one. */
+/* Fields are separated by one space (a comma in a .csv), those of one
+ * element of a list of structs or arrays by ':'; a line starts without
+ * one. */
 static void field(sap_out *o)
 {
 	if (!o->line_start) {
-		*room(o, 1) = o->grp == 2 ? ':' : ' ';
+		*room(o, 1) = o->grp == 2 ? ':' : o->comma ? ',' : ' ';
 		o->n++;
 	}
 	o->line_start = false;
@@ -194,6 +196,9 @@ void sap_fmt_str(sap_out *o, sap_str x, const char *name)
 	else if (has_blank(x))
 		unloadable(o, "field '%s' is \"%s\", and a string field cannot hold a blank",
 		           name, sap_shown(x, b, sizeof b));
+	else if (o->comma && strchr(x, ','))
+		unloadable(o, "field '%s' is \"%s\", and a string field of a .csv file cannot hold "
+		           "a comma", name, sap_shown(x, b, sizeof b));
 	else if (o->grp && strchr(x, ':'))
 		unloadable(o, "field '%s' is \"%s\", and a string in an element of a list of "
 		           "structs or arrays cannot hold ':'", name, sap_shown(x, b, sizeof b));
@@ -395,7 +400,7 @@ static void save_one(sap_dvec *v, const char *path, sap_format_fn fmt, const sap
 	save_names nm;
 	names_make(&nm, path);
 	clean_stale(&nm);
-	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX };
+	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX, .comma = sap_is_csv(path) };
 	o.fd = open(nm.tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
 	if (o.fd < 0)
 		settle(errno, path, NULL, s);
@@ -439,7 +444,7 @@ static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 	int r = sap_rank();
 	int64_t lo, hi;
 	sap_dv_part(v, r, &lo, &hi);
-	sap_out o = { .cap = OUT_BUF, .fd = -1, .bad = INT64_MAX };
+	sap_out o = { .cap = OUT_BUF, .fd = -1, .bad = INT64_MAX, .comma = sap_is_csv(path) };
 	o.buf = sap_xmalloc(o.cap);
 	format_range(&o, v, lo, hi, fmt);
 	settle_loadable(&o, v, path, NULL, s);
@@ -534,7 +539,7 @@ static void save_stream(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 {
 	if (sap_nranks() > 1)
 		sap_dv_whole(v, NULL);
-	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX, .fd = -1 };
+	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX, .fd = -1, .comma = sap_is_csv(path) };
 	int err = 0;
 	if (sap_rank() == 0) {
 		/* Formatted in memory first (fd -1 grows the buffer). */
