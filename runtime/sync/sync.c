@@ -524,8 +524,13 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 	for (int k = 0; s->local && k < nwr; k++)
 		bytes += (double)spec->wr[k].dv->n * (double)spec->wr[k].dv->elsize * T;
 	s->tracked = s->local && bytes <= 512.0 * (double)n;
-	/* A merge function stays with the driver: it is the program's. */
-	s->par = s->P == 1 && s->copies && !s->sp && !fn;
+	/* A merge function stays with the driver: it is the program's.  A
+	 * copy for thread 0 too costs one more whole copy: not of a model
+	 * of gigabytes. */
+	double whole = 0;
+	for (int k = 0; k < nwr; k++)
+		whole += (double)spec->wr[k].dv->n * (double)spec->wr[k].dv->elsize;
+	s->par = s->P == 1 && s->copies && !s->sp && !fn && whole <= (double)(1 << 30) / T;
 	s->whole = false;
 	if (s->par || (s->tracked && !fn)) {
 		size_t most = 1;
