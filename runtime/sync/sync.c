@@ -157,6 +157,27 @@ static void step_worker(void *arg, int t)
 	sap_tview = NULL;
 }
 
+/* Worker term c of a sum in worker order into v, n elements: the first
+ * taken as it is (less old, if not NULL), each later one added (its
+ * change from old, if not NULL), so that the sums are the same however
+ * the workers fall on ranks and threads. */
+static void add_term(const sap_syncdds *w, char *v, const char *c, const char *old, int64_t n,
+                     bool *first)
+{
+	if (!*first) {
+		if (old)
+			sap_sc_delta(w->num, v, c, old, n);
+		else
+			sap_sc_add(w->num, v, c, n);
+		return;
+	}
+	if (c != v)
+		memcpy(v, c, (size_t)n * w->dv->elsize);
+	if (old)
+		sap_sc_sub(w->num, v, old, n);
+	*first = false;
+}
+
 /* The first element of thread t's part of n in a par_step merge: even
  * parts, cut at 64-element multiples so that no two threads write the
  * same cache line of a vector of small elements. */
@@ -183,22 +204,9 @@ static void par_merge(sync_run *s, int k, int64_t e0, int64_t e1, char *v)
 	size_t es = w->dv->elsize, at = (size_t)e0 * es, bytes = (size_t)n * es;
 	char *old = (char *)w->dv->data + at;
 	bool first = true;
-	for (int u = 0; u < s->T; u++) {
-		if (!thread_active(s, u, s->step))
-			continue;
-		const char *c = s->copy[u * nwr + k] + at;
-		if (!first) {
-			if (changes)
-				sap_sc_delta(w->num, v, c, old, n);
-			else
-				sap_sc_add(w->num, v, c, n);
-			continue;
-		}
-		memcpy(v, c, bytes);
-		if (changes)
-			sap_sc_sub(w->num, v, old, n);
-		first = false;
-	}
+	for (int u = 0; u < s->T; u++)
+		if (thread_active(s, u, s->step))
+			add_term(w, v, s->copy[u * nwr + k] + at, changes ? old : NULL, n, &first);
 	if (first)
 		return;
 	if (changes)
@@ -355,20 +363,10 @@ static void gather(void *arg, int64_t e0, int64_t e1, const void *pre)
 				continue;
 			c = (const char *)s->copy[t * s->spec->nwr + g->k] + at;
 		}
-		if (!first) {
-			if (old)
-				sap_sc_delta(w->num, v, c, old, n);
-			else
-				sap_sc_add(w->num, v, c, n);
-			continue;
-		}
-		if (c != v)
-			memcpy(v, c, bytes);
-		if (old)
-			sap_sc_sub(w->num, v, old, n);
-		if (pre)
+		bool was = first;
+		add_term(w, v, c, old, n, &first);
+		if (was && pre)
 			sap_sc_add(w->num, v, pre, n);
-		first = false;
 	}
 	if (first) {
 		if (pre)
