@@ -525,10 +525,10 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 	/* A merge function stays with the driver: it is the program's.  A
 	 * copy for thread 0 too costs one more whole copy: not of a model
 	 * of gigabytes. */
-	double whole = 0;
+	double vbytes = 0;
 	for (int k = 0; k < nwr; k++)
-		whole += (double)spec->wr[k].dv->n * (double)spec->wr[k].dv->elsize;
-	s->par = s->P == 1 && s->copies && !s->sp && !fn && whole <= (double)(1 << 30) / T;
+		vbytes += (double)spec->wr[k].dv->n * (double)spec->wr[k].dv->elsize;
+	s->par = s->P == 1 && s->copies && !s->sp && !fn && vbytes <= (double)(1 << 30) / T;
 	s->whole = false;
 	if (s->par || (s->tracked && !fn)) {
 		size_t most = 1;
