@@ -34,8 +34,11 @@ syn keyword sapBuiltin		rand rand_int rand_normal uniform normal
 syn keyword sapBuiltin		tokens vocab unigram fast_sigmoid softmax
 syn keyword sapBuiltin		split fields to_int to_long to_float to_double
 syn keyword sapBuiltin		gemv ger gemm wtime ranks threads
-syn keyword sapPrelude		sqrt exp log pow tanh floor ceil fabs
-syn keyword sapPrelude		sqrtf expf logf sigmoid keep_prob
+syn keyword sapPrelude		sqrt cbrt exp exp2 expm1 log log2 log10 log1p pow hypot
+syn keyword sapPrelude		sin cos tan asin acos atan atan2 sinh cosh tanh erf erfc
+syn keyword sapPrelude		lgamma tgamma floor ceil round trunc fabs fmod fmin fmax copysign
+syn keyword sapPrelude		sqrtf expf logf log1pf powf tanhf fabsf floorf ceilf roundf
+syn keyword sapPrelude		isnan isinf M_PI M_E sigmoid keep_prob
 
 " The with clause of a sync for: models and options are plain names there.
 " (with is matched, not a keyword, so that the region below can start on it.)
