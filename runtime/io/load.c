@@ -572,66 +572,6 @@ static bool is_tsv(const char *path)
 	return n >= 4 && !strcasecmp(path + n - 4, ".tsv");
 }
 
-/* Whether the field [p, q) reads as a number: a sign, then a digit or
- * '.' and a digit, or nan or inf in any case. */
-static bool numeric(const char *p, const char *q)
-{
-	if (p < q && (*p == '-' || *p == '+'))
-		p++;
-	if (p < q && *p == '.')
-		p++;
-	if (p < q && *p >= '0' && *p <= '9')
-		return true;
-	return q - p >= 3 && (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3));
-}
-
-/* Whether a field of the line [p, eol) reads as a number. */
-static bool any_numeric(const char *p, const char *eol, bool comma)
-{
-	while (p < eol) {
-		while (p < eol && (is_sep(*p) || (comma && *p == ',')))
-			p++;
-		const char *q = p;
-		while (q < eol && !is_sep(*q) && !(comma && *q == ','))
-			q++;
-		if (q > p && numeric(p, q))
-			return true;
-		p = q;
-	}
-	return false;
-}
-
-/* The first line of a .csv or .tsv file when it holds no number and the
- * next line with content does: the column names that spreadsheets and
- * pandas write, which load skips (not for a dvector<string>, whose
- * elements are the lines as they are).  Its length with its '\n', or 0. */
-static size_t header_len(const char *buf, size_t len, const char *path)
-{
-	bool csv = sap_is_csv(path);
-	if (!csv && !is_tsv(path))
-		return 0;
-	const char *end = buf + len, *eol = memchr(buf, '\n', len);
-	if (!eol)
-		return 0;
-	const char *c = buf;
-	while (c < eol && sap_is_blank(*c))
-		c++;
-	if (c == eol || *c == '#' || any_numeric(c, eol, csv))
-		return 0;
-	for (const char *p = eol + 1; p < end;) {
-		const char *e = memchr(p, '\n', (size_t)(end - p));
-		if (!e)
-			e = end;
-		const char *d = p;
-		while (d < e && sap_is_blank(*d))
-			d++;
-		if (d < e && *d != '#')
-			return any_numeric(d, e, csv) ? (size_t)(eol + 1 - buf) : 0;
-		p = e + 1;
-	}
-	return 0;
-}
-
 /* Start of the line's content, or NULL for a blank or comment line. */
 static const char *content(const char *p, const char *eol)
 {
@@ -693,6 +633,47 @@ static void parse_trapped(load_trap *t, const char *buf, size_t len, const char 
 	if (!setjmp(t->at))
 		parse_lines(buf, len, path, line0, elems, elsize, parse, lists);
 	trap = NULL;
+}
+
+/* Whether the line [p, eol) reads as an element; what it holds is
+ * dropped. */
+static bool reads(const char *p, const char *eol, const char *path, size_t elsize,
+                  sap_parse_fn parse, const sap_codec *codec)
+{
+	char *el = sap_xcalloc(1, elsize ? elsize : 1);
+	load_trap t = { .line = INT64_MAX };
+	parse_trapped(&t, p, (size_t)(eol - p), path, 0, el, elsize, parse, NULL);
+	bool ok = t.line == INT64_MAX;
+	free(t.msg);
+	if (codec && codec->drop)
+		codec->drop(el);
+	free(el);
+	return ok;
+}
+
+/* The first line of a .csv or .tsv file when it does not read as an
+ * element and the next line with content does: the column names that
+ * spreadsheets and pandas write, which load skips (not for a
+ * dvector<string>, whose elements are the lines as they are).  Its
+ * length with its '\n', or 0. */
+static size_t header_len(const char *buf, size_t len, const char *path, size_t elsize,
+                         sap_parse_fn parse, const sap_codec *codec)
+{
+	if ((!sap_is_csv(path) && !is_tsv(path)) || (codec && codec->lines))
+		return 0;
+	const char *end = buf + len, *eol = memchr(buf, '\n', len);
+	if (!eol || !content(buf, eol))
+		return 0;
+	for (const char *p = eol + 1; p < end;) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			e = end;
+		if (content(p, e))
+			return !reads(buf, eol, path, elsize, parse, codec) &&
+			       reads(p, e, path, elsize, parse, codec) ? (size_t)(eol + 1 - buf) : 0;
+		p = e + 1;
+	}
+	return 0;
 }
 
 /* A text cut at line starts into pieces that the pool's threads count
@@ -827,7 +808,8 @@ static ssize_t pread_full(int fd, char *p, size_t n, off_t off);
 
 /* header_len of the file fd, from its first bytes (the next line may be
  * in another rank's share). */
-static size_t header_at(int fd, const char *path)
+static size_t header_at(int fd, const char *path, size_t elsize, sap_parse_fn parse,
+                        const sap_codec *codec)
 {
 	enum { LOOK = 1 << 16 };
 	if (!sap_is_csv(path) && !is_tsv(path))
@@ -837,7 +819,7 @@ static size_t header_at(int fd, const char *path)
 	size_t h = 0;
 	if (n > 0) {
 		size_t b = bom(buf, (size_t)n);
-		h = header_len(buf + b, (size_t)n - b, path);
+		h = header_len(buf + b, (size_t)n - b, path, elsize, parse, codec);
 	}
 	free(buf);
 	return h;
@@ -853,8 +835,7 @@ static void load_buffer(sap_dvec *v, const char *name, const char *path, size_t 
 	char *buf = txt->p;
 	size_t len = txt->len;
 	size_t b = bom(buf, len);
-	if (!codec || !codec->lines)
-		b += header_len(buf + b, len - b, path);
+	b += header_len(buf + b, len - b, path, elsize, parse, codec);
 	int64_t lines;
 	text_cut c;
 	int64_t count = count_text(&c, buf + b, len - b, &lines);
@@ -970,7 +951,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 {
 	int P = sap_nranks(), r = sap_rank();
 	text txt;
-	size_t head = r == 0 && (!codec || !codec->lines) ? header_at(fd, path) : 0;
+	size_t head = r == 0 ? header_at(fd, path, elsize, parse, codec) : 0;
 	int err = read_share(fd, size, r, P, &txt, path) ? 0 : errno;
 	close(fd);
 	int maxerr = err;
