@@ -508,6 +508,11 @@ Node *ast_extern(Program *p, Tok kw, TypeSpec *ret, Tok name, Node *params)
 	return n;
 }
 
+void ast_proto(Program *p, TypeSpec *ret, Tok name, Node *params)
+{
+	vec_push(&p->protos, ast_extern(p, name, ret, name, params));
+}
+
 Node *ast_arg_decl(Program *p, TypeSpec *ts, Tok name)
 {
 	return ast_var(p, ts, name, NULL, NULL, V_ARG);

@@ -268,6 +268,7 @@ struct Program {
 	Vec files;              /* SrcFile * */
 	Vec structs;            /* Node * N_STRUCT */
 	Vec funcs;              /* Node * N_FUNC and N_EXTERN */
+	Vec protos;             /* Node * N_EXTERN of C prototypes (ast_proto) */
 	Vec loops;              /* Node * N_ASYNC / N_SYNC */
 	Vec globals;            /* Sym * of driver variables, params, consts */
 	Lexer *lx;              /* while parsing */
@@ -340,6 +341,9 @@ Node *ast_struct(Program *p, Tok name, Node *fields);
 Node *ast_field_decl(Program *p, TypeSpec *ts, Tok name);
 Node *ast_func(Program *p, TypeSpec *ret, Tok name, Node *params, Node *body);
 Node *ast_extern(Program *p, Tok kw, TypeSpec *ret, Tok name, Node *params);
+/* C's prototype, double f(double x);: noted, for sema to check that the
+ * program defines f. */
+void ast_proto(Program *p, TypeSpec *ret, Tok name, Node *params);
 Node *ast_arg_decl(Program *p, TypeSpec *ts, Tok name);
 Node *ast_arg_cdecl(Program *p, Node *decl);
 void ast_top(Program *p, Node *item);

@@ -1434,6 +1434,24 @@ static void drop_shadowed(Program *p)
 	}
 }
 
+/* C's prototypes: each must name a function the program defines (or
+ * declares extern); being C's, they repeat its signature, which the
+ * definition's checks cover. */
+static void check_protos(Program *p)
+{
+	for (int i = 0; i < p->protos.n; i++) {
+		Node *d = p->protos.v[i];
+		const char *name = sema_S(d->name);
+		bool found = false;
+		for (Node *n = p->items; n && !found; n = n->next)
+			found = (n->kind == N_FUNC || n->kind == N_EXTERN) && !strcmp(sema_S(n->name), name);
+		if (!found)
+			sema_fail(d, "function '%s' is declared but not defined; a C function compiled with "
+			          "the program (sapc prog.sap helpers.c) is declared with 'extern' in front",
+			          name);
+	}
+}
+
 bool sema_program(Program *p)
 {
 	sema_prog = p;
@@ -1448,6 +1466,7 @@ bool sema_program(Program *p)
 	if (setjmp(fail_jmp))
 		return false;
 	drop_shadowed(p);
+	check_protos(p);
 	/* Consts and structs first, in source order (a struct's array sizes may
 	 * name consts), then function signatures, so any function can call any
 	 * other. */

@@ -62,6 +62,7 @@ items ::= items item.
 // item = struct | function | extern | param | statement
 item ::= STRUCT IDENT(N) LBRACE fields(F) RBRACE.          { ast_top(p, ast_struct(p, N, F)); }
 item ::= type(T) IDENT(N) LPAREN params(P) RPAREN block(B). { ast_top(p, ast_func(p, T, N, P, B)); }
+item ::= type(T) IDENT(N) LPAREN params(P) RPAREN SEMI.     { ast_proto(p, T, N, P); }
 item ::= EXTERN(K) type(T) IDENT(N) LPAREN params(P) RPAREN SEMI.
                                                             { ast_top(p, ast_extern(p, K, T, N, P)); }
 item ::= PARAM(K) type(T) IDENT(N) ASSIGN expr(E) SEMI.     { ast_top(p, ast_param(p, K, T, N, E)); }
@@ -76,9 +77,10 @@ fields(A) ::= fields(L) cdecl(D) SEMI.                      { A = ast_append(L, 
 cdecl(A) ::= type(T) IDENT(N) LBRACKET(B) expr(S) RBRACKET. { A = ast_cdecl(p, T, N, B, S); }
 cdecl(A) ::= cdecl(D) LBRACKET(B) expr(S) RBRACKET.         { A = ast_cdecl_dim(p, D, B, S); }
 
-// params = (param ("," param)*)?, param = type IDENT | cdecl
+// params = (param ("," param)*)? | void (C's empty list), param = type IDENT | cdecl
 params(A) ::= .                                             { A = NULL; }
 params(A) ::= paramlist(L).                                 { A = L; }
+params(A) ::= VOID.                                         { A = NULL; }
 paramlist(A) ::= type(T) IDENT(N).                          { A = ast_arg_decl(p, T, N); }
 paramlist(A) ::= cdecl(D).                                  { A = ast_arg_cdecl(p, D); }
 paramlist(A) ::= paramlist(L) COMMA type(T) IDENT(N).       { A = ast_append(L, ast_arg_decl(p, T, N)); }
