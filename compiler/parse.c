@@ -73,8 +73,16 @@ static void unknown_type(Program *p, Tok t)
 		return;
 	}
 	if (c_int_word(t)) {
-		diag_error(p->cur, t.off, "unknown type '%s': SAP's integers are int (32 bits) and "
-		           "long (64 bits), both signed", name);
+		/* C's text is char *: SAP's is string. */
+		const char *q = p->cur->text + t.off + t.len;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (!strcmp(name, "char") && *q == '*')
+			diag_error(p->cur, t.off, "unknown type 'char': text is a 'string' in SAP "
+			           "(string s = \"x\";), and there are no pointers");
+		else
+			diag_error(p->cur, t.off, "unknown type '%s': SAP's integers are int (32 bits) "
+			           "and long (64 bits), both signed", name);
 		return;
 	}
 	static const char *builtin[] = {"bool", "int", "long", "float", "double", "string"};

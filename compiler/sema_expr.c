@@ -883,6 +883,14 @@ static Type *check_expr_inner(Node *e)
 					sema_fail(e, "the value of const '%s' must be a constant expression, but '%s' is "
 					          "a %s", sema_S(sema_const_decl->name), name,
 					          n->vclass == V_PARAM ? "param (set on the command line)" : "variable");
+			/* char *s = ...; at a statement's start reads as a product. */
+			static const char *ctypes[] = {"char", "unsigned", "signed", "short", "size_t",
+			                               "uint32_t", "uint64_t", "int32_t", "int64_t"};
+			for (size_t i = 0; i < sizeof ctypes / sizeof ctypes[0]; i++)
+				if (!strcmp(name, ctypes[i]))
+					sema_fail(e, "unknown type '%s': SAP's text is a 'string' (string s = "
+					          "\"x\";), its integers are int (32 bits) and long (64 bits), "
+					          "and it has no pointers", name);
 			if (!strcmp(name, "RAND_MAX"))
 				sema_fail(e, "undefined name 'RAND_MAX': SAP's rand() draws a double in [0, 1) "
 				          "already, and rand_int(n) an integer from 0 to n - 1");

@@ -52,6 +52,7 @@ compile_tests = \
 	tests/compile/rand-modulo.sap \
 	tests/compile/rand-max.sap \
 	tests/compile/proto-undefined.sap \
+	tests/compile/char-pointer.sap \
 	tests/compile/get-multimap.sap \
 	tests/compile/get-two-args.sap \
 	tests/compile/async-rand-key-loop.sap \
