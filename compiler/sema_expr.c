@@ -487,12 +487,11 @@ static void check_print(Node *call)
 			i++;
 		char c = fs[i];
 		int len = (int)(i - start + (c != 0));
-		/* '%q' alone is no conversion with a modifier */
-		if (i > mods && (!c || !strchr("diuxXocfeEgGs", c)))
-			sema_fail(str_pos(f, start), "unknown conversion '%s' in print format",
-			          shown(fs + start, (int)(i - start)));
+		/* Shown up to the modifiers when there are some: '%q' alone is
+		 * no conversion with a modifier. */
 		if (!c || !strchr("diuxXocfeEgGs", c))
-			sema_fail(str_pos(f, start), "unknown conversion '%s' in print format", shown(fs + start, len));
+			sema_fail(str_pos(f, start), "unknown conversion '%s' in print format",
+			          shown(fs + start, i > mods ? (int)(i - start) : len));
 		check_print_flags(f, flags, flags_end, i, start, len);
 		if (!a)
 			sema_fail(str_pos(f, start), "too few arguments for the format: '%.*s' has no argument", len,
