@@ -47,6 +47,8 @@ Node *ast_append(Node *list, Node *item)
 void ast_top(Program *p, Node *item)
 {
 	*p->tail = item;
+	while (item->next)
+		item = item->next;
 	p->tail = &item->next;
 }
 
@@ -247,6 +249,7 @@ Node *ast_var(Program *p, TypeSpec *ts, Tok name, Node *size, Node *init, int vc
 {
 	Node *n = ast_node(p, N_VAR, name.off);
 	n->ts = ts;
+	n->base_ts = ts;
 	n->name = name;
 	n->size = size;
 	n->init = init;
@@ -257,7 +260,9 @@ Node *ast_var(Program *p, TypeSpec *ts, Tok name, Node *size, Node *init, int vc
 /* float w[K][M] declares w as float[K][M], as in C. */
 Node *ast_cdecl(Program *p, TypeSpec *ts, Tok name, Tok lb, Node *size)
 {
-	return ast_var(p, ast_array_type(p, ts, lb, size), name, NULL, NULL, V_LOCAL);
+	Node *n = ast_var(p, ast_array_type(p, ts, lb, size), name, NULL, NULL, V_LOCAL);
+	n->base_ts = ts;
+	return n;
 }
 
 Node *ast_cdecl_dim(Program *p, Node *decl, Tok lb, Node *size)
@@ -271,6 +276,21 @@ Node *ast_var_init(Program *p, Node *decl, Node *init)
 	(void)p;
 	decl->init = init;
 	return decl;
+}
+
+/* The next name of a C declaration, int i, a[3], n = 0;: decl has no
+ * type yet, or dims around none; it takes the first name's. */
+Node *ast_var_next(Program *p, Node *decls, Node *decl, Node *init)
+{
+	(void)p;
+	TypeSpec **t = &decl->ts;
+	while (*t)
+		t = &(*t)->elem;
+	*t = decls->base_ts;
+	decl->base_ts = decls->base_ts;
+	decl->vclass = decls->vclass;
+	decl->init = init;
+	return ast_append(decls, decl);
 }
 
 Node *ast_param(Program *p, Tok kw, TypeSpec *ts, Tok name, Node *init)

@@ -263,11 +263,6 @@ void parse_syntax_error(Program *p, Tok t)
 		diag_error(p->cur, t.off, "'else' without an 'if' before it");
 		return;
 	}
-	if (t.kind == TK_COMMA && p->prev.kind == TK_IDENT && parse_would_shift(p->before_tok, TK_SEMI, t)) {
-		diag_error(p->cur, t.off, "expected ';' before ','; declare one name at a time, each with "
-		           "its type");
-		return;
-	}
 	/* reduce(-: x): where an operator of reduce, accumulate or relaxed
 	 * goes (+ would do), one it has not. */
 	if (t.kind != TK_PLUS && t.kind != TK_IDENT && p->prev.kind == TK_LPAREN &&
@@ -287,8 +282,8 @@ void parse_syntax_error(Program *p, Tok t)
 	}
 	/* int a = 1, b = 2; and C's comma operator, i = 0, j = 1. */
 	if (t.kind == TK_COMMA && parse_would_shift(p->before_tok, TK_SEMI, t)) {
-		diag_error(p->cur, t.off, "expected ';' before ','; SAP has no comma operator, and a "
-		           "declaration declares one name: write each as a statement of its own");
+		diag_error(p->cur, t.off, "expected ';' before ','; SAP has no comma operator: write "
+		           "each as a statement of its own");
 		return;
 	}
 	/* C habits: = {1, 2, 3}. */

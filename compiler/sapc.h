@@ -238,6 +238,8 @@ struct Node {
 	Node *clauses;          /* loops: with items; N_REDUCE list in args */
 	Node *size;             /* N_VAR: dvector size argument */
 	TypeSpec *ts;           /* N_VAR, N_FUNC result, N_CONV target, N_FOR var */
+	TypeSpec *base_ts;      /* N_VAR: ts without C's declarator dims, which
+	                           the next names of int a[3], b; share */
 	Tok name;               /* identifier: variable, field, function, clause */
 	Sym *sym;               /* sema: what a name or declaration denotes */
 
@@ -314,6 +316,7 @@ Node *ast_var(Program *p, TypeSpec *ts, Tok name, Node *size, Node *init, int vc
 Node *ast_cdecl(Program *p, TypeSpec *ts, Tok name, Tok lb, Node *size);
 Node *ast_cdecl_dim(Program *p, Node *decl, Tok lb, Node *size);
 Node *ast_var_init(Program *p, Node *decl, Node *init);
+Node *ast_var_next(Program *p, Node *decls, Node *decl, Node *init);
 Node *ast_param(Program *p, Tok kw, TypeSpec *ts, Tok name, Node *init);
 Node *ast_expr_stmt(Program *p, Node *e);
 Node *ast_if(Program *p, Tok kw, Node *c, Node *then, Node *els);

@@ -809,6 +809,15 @@ static void check_dvec_init(Node *d, Type *t)
 
 void sema_check_var(Node *d)
 {
+	/* double x[100] ported as dvector<double> x[100] */
+	int64_t len;
+	if (d->ts->kind == TS_ARRAY && d->ts->elem->kind == TS_DVEC) {
+		sema_check_expr(d->ts->size);
+		if (sema_const_int(d->ts->size, &len))
+			fail_ts(d->ts->elem, "%s", format("a dvector is not declared as an array: its length "
+			        "goes in parentheses, 'dvector<%s> %s(%lld)'",
+			        ty_str(sema_resolve(d->ts->elem->elem)), sema_S(d->name), (long long)len));
+	}
 	Type *t = sema_resolve(d->ts);
 	const char *name = sema_S(d->name);
 	int64_t cval = 0;

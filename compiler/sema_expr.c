@@ -528,7 +528,7 @@ static const struct { const char *name; Builtin b; } builtins[] = {
 	{"len", B_LEN}, {"push", B_PUSH}, {"insert", B_INSERT}, {"contains", B_CONTAINS},
 	{"count", B_COUNT}, {"erase", B_ERASE}, {"get", B_GET}, {"min", B_MIN}, {"max", B_MAX},
 	{"abs", B_ABS}, {"dot", B_DOT}, {"rand", B_RAND}, {"rand_int", B_RAND_INT},
-	{"rand_normal", B_RAND_NORMAL}, {"print", B_PRINT}, {"load", B_LOAD}, {"save", B_SAVE},
+	{"rand_normal", B_RAND_NORMAL}, {"print", B_PRINT}, {"printf", B_PRINT}, {"load", B_LOAD}, {"save", B_SAVE},
 	{"uniform", B_UNIFORM}, {"normal", B_NORMAL}, {"keys", B_KEYS}, {"join", B_JOIN},
 	{"tokens", B_TOKENS}, {"vocab", B_VOCAB}, {"unigram", B_UNIGRAM},
 	{"fast_sigmoid", B_FAST_SIGMOID}, {"softmax", B_SOFTMAX}, {"wtime", B_WTIME},
@@ -702,12 +702,12 @@ static Type *check_builtin(Node *e, Builtin b, const char *name)
 			sema_fail(e->args, "rand_int needs an integer bound, not '%s'", ty_str(e->args->ty));
 		return ty_long;
 	case B_PRINT:
-		no_io_in_loop(e, "print");
+		no_io_in_loop(e, name);
 		if (sema_ctx.func && !sema_ctx.func->sym->does_io) {
 			sema_ctx.func->sym->does_io = true;
 			sema_ctx.func->sym->io_site = e;
 		}
-		check_print(e);
+		check_print(e, name);
 		return ty_void;
 	case B_SAVE: {
 		no_io_in_loop(e, "save");

@@ -68,10 +68,12 @@ item ::= EXTERN(K) type(T) IDENT(N) LPAREN params(P) RPAREN SEMI.
 item ::= PARAM(K) type(T) IDENT(N) ASSIGN expr(E) SEMI.     { ast_top(p, ast_param(p, K, T, N, E)); }
 item ::= stmt(S).                                           { ast_top(p, S); }
 
-// fields = (type IDENT ";")*
+// fields = (type IDENT ("," declr)* ";" | cdecl ("," declr)* ";")*
 fields(A) ::= .                                             { A = NULL; }
-fields(A) ::= fields(L) type(T) IDENT(N) SEMI.              { A = ast_append(L, ast_field_decl(p, T, N)); }
-fields(A) ::= fields(L) cdecl(D) SEMI.                      { A = ast_append(L, D); }
+fields(A) ::= fields(L) fdecls(D) SEMI.                     { A = ast_append(L, D); }
+fdecls(A) ::= type(T) IDENT(N).                             { A = ast_field_decl(p, T, N); }
+fdecls(A) ::= cdecl(D).                                     { A = D; }
+fdecls(A) ::= fdecls(L) COMMA declr(D).                     { A = ast_var_next(p, L, D, NULL); }
 
 // cdecl = type IDENT ("[" expr "]")+    C's way to declare an array: float w[K]
 cdecl(A) ::= type(T) IDENT(N) LBRACKET(B) expr(S) RBRACKET. { A = ast_cdecl(p, T, N, B, S); }
@@ -109,15 +111,22 @@ block(A) ::= LBRACE(B) stmts(S) RBRACE.                     { A = ast_block(p, B
 stmts(A) ::= .                                              { A = NULL; }
 stmts(A) ::= stmts(L) stmt(S).                              { A = ast_append(L, S); }
 
-// vardecl = "const"? type IDENT ("(" expr ")")? ("=" expr)? ";"
-vardecl(A) ::= type(T) IDENT(N) SEMI.                       { A = ast_var(p, T, N, NULL, NULL, V_LOCAL); }
-vardecl(A) ::= type(T) IDENT(N) ASSIGN expr(E) SEMI.        { A = ast_var(p, T, N, NULL, E, V_LOCAL); }
+// vardecl = decls ";" | type IDENT "(" expr ")" ("=" expr)? ";"
+// decls = "const"? type IDENT ("=" expr)? ("," declr ("=" expr)?)*    as C: int i, j = 0, a[3];
+vardecl(A) ::= decls(D) SEMI.                               { A = D; }
 vardecl(A) ::= type(T) IDENT(N) LPAREN expr(S) RPAREN SEMI. { A = ast_var(p, T, N, S, NULL, V_LOCAL); }
 vardecl(A) ::= type(T) IDENT(N) LPAREN expr(S) RPAREN ASSIGN expr(E) SEMI.
                                                             { A = ast_var(p, T, N, S, E, V_LOCAL); }
-vardecl(A) ::= CONST type(T) IDENT(N) ASSIGN expr(E) SEMI.  { A = ast_var(p, T, N, NULL, E, V_CONST); }
-vardecl(A) ::= cdecl(D) SEMI.                               { A = D; }
-vardecl(A) ::= cdecl(D) ASSIGN expr(E) SEMI.                { A = ast_var_init(p, D, E); }
+decls(A) ::= type(T) IDENT(N).                              { A = ast_var(p, T, N, NULL, NULL, V_LOCAL); }
+decls(A) ::= type(T) IDENT(N) ASSIGN expr(E).               { A = ast_var(p, T, N, NULL, E, V_LOCAL); }
+decls(A) ::= CONST type(T) IDENT(N) ASSIGN expr(E).         { A = ast_var(p, T, N, NULL, E, V_CONST); }
+decls(A) ::= cdecl(D).                                      { A = D; }
+decls(A) ::= cdecl(D) ASSIGN expr(E).                       { A = ast_var_init(p, D, E); }
+decls(A) ::= decls(L) COMMA declr(D).                       { A = ast_var_next(p, L, D, NULL); }
+decls(A) ::= decls(L) COMMA declr(D) ASSIGN expr(E).        { A = ast_var_next(p, L, D, E); }
+// declr = IDENT ("[" expr "]")*
+declr(A) ::= IDENT(N).                                      { A = ast_var(p, NULL, N, NULL, NULL, V_LOCAL); }
+declr(A) ::= declr(D) LBRACKET(B) expr(S) RBRACKET.         { A = ast_cdecl_dim(p, D, B, S); }
 
 // stmt = vardecl | block | expr ";" | ";" | if | while | do | for | break | continue | return | async for | sync for
 stmt(A) ::= vardecl(D).                                     { A = D; }

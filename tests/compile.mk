@@ -1,5 +1,6 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/dvector-array.sap \
 	tests/compile/len-push.sap \
 	tests/compile/print-flag.sap \
 	tests/compile/reduce-field.sap \
