@@ -210,6 +210,28 @@ static char *combine(Node *r, Type *t, const char *a, const char *b)
 	return format("%s(%s, %s)", r->sym->cname, a, b);
 }
 
+/* A min or max and the variables kept with it: from's, if from's value
+ * beats into's by the body's test (test opens the condition). */
+static void emit_won(Node *at, LoopInfo *li, Sym *v, const char *into, const char *from,
+                     const char *test)
+{
+	const char *t = at ? "" : "\t";
+	int j = 0;
+	while (li->won_syms.v[j] != v)
+		j++;
+	int op = (int)(intptr_t)li->won_ops.v[j];
+	emit_line(at, "%sif (%s%s%s %s %s%s)) {", t, test, from, v->cname, ast_opname(op), into, v->cname);
+	emit_line(at, "%s\t%s%s = %s%s;", t, into, v->cname, from, v->cname);
+	for (int i = 0; i < li->kept_syms.n; i++)
+		if (li->kept_with.v[i] == v) {
+			const char *c = ((Sym *)li->kept_syms.v[i])->cname;
+			emit_line(at, "%s\t%s%s = %s%s;", t, into, c, from, c);
+		}
+	if (at == NULL)
+		emit_line(at, "%s\t%ssap_won_%s = true;", t, into, v->cname);
+	emit_line(at, "%s}", t);
+}
+
 void emit_aside_begin(Aside *a)
 {
 	memset(&a->buf, 0, sizeof a->buf);
@@ -271,6 +293,12 @@ static void reduce_struct(Node *s)
 		Sym *v = li->reduce_syms.v[i];
 		emit_line(NULL, "\t%s %s;", emit_ctype(v->ty), v->cname);
 	}
+	for (int i = 0; i < li->kept_syms.n; i++) {
+		Sym *c = li->kept_syms.v[i];
+		emit_line(NULL, "\t%s %s;", emit_ctype(c->ty), c->cname);
+	}
+	for (int i = 0; i < li->won_syms.n; i++)
+		emit_line(NULL, "\tbool sap_won_%s;", ((Sym *)li->won_syms.v[i])->cname);
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Sym *d = li->accum_syms.v[i];
 		if (d->ty->kind == TY_DVEC)
@@ -293,6 +321,10 @@ static void reduce_struct(Node *s)
 		else
 			emit_line(NULL, "\tmemset(&r->%s, 0, sizeof r->%s);", v->cname, v->cname);
 	}
+	for (int i = 0; i < li->kept_syms.n; i++)
+		emit_line(NULL, "\tr->%s = 0;", ((Sym *)li->kept_syms.v[i])->cname);
+	for (int i = 0; i < li->won_syms.n; i++)
+		emit_line(NULL, "\tr->sap_won_%s = false;", ((Sym *)li->won_syms.v[i])->cname);
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Sym *d = li->accum_syms.v[i];
 		Type *t = d->ty;
@@ -317,9 +349,13 @@ static void reduce_struct(Node *s)
 		emit_line(NULL, "\t(void)r, (void)f;");
 	for (int i = 0; i < li->reduce_syms.n; i++) {
 		Sym *v = li->reduce_syms.v[i];
-		emit_line(NULL, "\tr->%s = %s;", v->cname,
-		          combine(li->reduce_ops.v[i], v->ty, format("r->%s", v->cname),
-		                  format("f->%s", v->cname)));
+		if (sema_is_won(s, v))
+			emit_won(NULL, li, v, "r->", "f->", format("f->sap_won_%s && (!r->sap_won_%s || ", v->cname,
+			                                     v->cname));
+		else
+			emit_line(NULL, "\tr->%s = %s;", v->cname,
+			          combine(li->reduce_ops.v[i], v->ty, format("r->%s", v->cname),
+			                  format("f->%s", v->cname)));
 	}
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Sym *d = li->accum_syms.v[i];
@@ -366,7 +402,7 @@ static void reduce_struct(Node *s)
 	/* Exact: every combination gives the same bits in any grouping.
 	 * Relaxed reads see the other workers' updates a round late, so
 	 * the result depends on the workers. */
-	bool exact = li->relax_syms.n == 0;
+	bool exact = li->relax_syms.n == 0 && li->won_syms.n == 0;
 	for (int i = 0; i < li->reduce_syms.n; i++) {
 		Node *r = li->reduce_ops.v[i];
 		Type *t = ((Sym *)li->reduce_syms.v[i])->ty;
@@ -731,6 +767,14 @@ static void body_open(Node *s)
 			Sym *v = li->reduce_syms.v[i];
 			emit_line(s, "%s %s = sap_red->%s;", emit_ctype(v->ty), v->cname, v->cname);
 		}
+		for (int i = 0; i < li->kept_syms.n; i++) {
+			Sym *c = li->kept_syms.v[i];
+			emit_line(s, "%s %s = sap_red->%s;", emit_ctype(c->ty), c->cname, c->cname);
+		}
+		for (int i = 0; i < li->won_syms.n; i++) {
+			const char *n = ((Sym *)li->won_syms.v[i])->cname;
+			emit_line(s, "bool sap_won_%s = sap_red->sap_won_%s;", n, n);
+		}
 		/* The buffers stay put for the call.  Held in locals, they are
 		 * not loaded again through sap_red after every store the body
 		 * makes, which cc cannot tell apart from a store to *sap_red. */
@@ -789,6 +833,14 @@ static void body_close(Node *s)
 	for (int i = 0; i < li->reduce_syms.n; i++) {
 		Sym *v = li->reduce_syms.v[i];
 		emit_line(s, "sap_red->%s = %s;", v->cname, v->cname);
+	}
+	for (int i = 0; i < li->kept_syms.n; i++) {
+		Sym *c = li->kept_syms.v[i];
+		emit_line(s, "sap_red->%s = %s;", c->cname, c->cname);
+	}
+	for (int i = 0; i < li->won_syms.n; i++) {
+		const char *n = ((Sym *)li->won_syms.v[i])->cname;
+		emit_line(s, "sap_red->sap_won_%s = sap_won_%s;", n, n);
 	}
 }
 
@@ -1186,8 +1238,11 @@ static void reductions_back(Node *s)
 	int nred = li->reduce_syms.n;
 	for (int i = 0; i < nred; i++) {
 		Sym *v = li->reduce_syms.v[i];
-		emit_line(s, "%s = %s;", v->cname,
-		          combine(li->reduce_ops.v[i], v->ty, v->cname, format("sap_r.%s", v->cname)));
+		if (sema_is_won(s, v))
+			emit_won(s, li, v, "", "sap_r.", format("sap_r.sap_won_%s && (", v->cname));
+		else
+			emit_line(s, "%s = %s;", v->cname,
+			          combine(li->reduce_ops.v[i], v->ty, v->cname, format("sap_r.%s", v->cname)));
 	}
 	/* Accumulated updates land in the DDSs. */
 	for (int i = 0; i < li->accum_syms.n; i++) {

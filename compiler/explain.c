@@ -457,7 +457,14 @@ static void explain_clauses(FILE *out, LoopInfo *L)
 		fprintf(out, "  reduce:");
 		for (int i = 0; i < L->reduce_syms.n; i++) {
 			Node *r = L->reduce_ops.v[i];
-			fprintf(out, " %.*s: %s", r->name.len, r->name.p, ((Sym *)L->reduce_syms.v[i])->name);
+			Sym *v = L->reduce_syms.v[i];
+			fprintf(out, " %.*s: %s", r->name.len, r->name.p, v->name);
+			for (int j = 0, n = 0; j < L->kept_syms.n; j++)
+				if (L->kept_with.v[j] == v)
+					fprintf(out, "%s%s", n++ ? ", " : " (keeping ", ((Sym *)L->kept_syms.v[j])->name);
+			for (int j = 0; j < L->won_syms.n; j++)
+				if (L->won_syms.v[j] == v)
+					fprintf(out, " as set with it)");
 		}
 		fprintf(out, "\n");
 	}

@@ -182,6 +182,14 @@ typedef struct LoopInfo {
 	int id;                 /* 1-based, source order */
 	Vec reduce_syms;        /* Sym * of reduce variables */
 	Vec reduce_ops;         /* Node * N_REDUCE per variable */
+	Vec kept_syms;          /* Sym * of driver variables set with a min or
+	                           max variable (if (d < best) { best = d; at = i; }) */
+	Vec kept_with;          /* the reduce variable's Sym * for each */
+	Vec won_syms;           /* Sym * of the min and max variables with some */
+	Vec won_ops;            /* how a new value beats the old: TK_GT, TK_GE,
+	                           TK_LT or TK_LE, as new OP old (intptr_t) */
+	Vec pending;            /* sema: N_ASSIGN of driver variables, which
+	                           only min and max may keep */
 	bool uses_rng;
 	/* sync for */
 	int model;              /* SAP_BSP... */
@@ -528,6 +536,9 @@ Node *sema_start_of(Node *e);
 void sema_expect_assignable(Node *e, Type *to, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool sema_is_reduce_var(Node *loop, Sym *s);
+bool sema_has_extremum(Node *loop);
+bool sema_is_won(Node *loop, Sym *s);
+_Noreturn void sema_driver_assign_fail(Node *e, Node *how, Sym *s, Node *loop);
 const char *sema_loopword(Node *loop);
 const char *sema_a_loop(Node *loop);
 void sema_check_args_count(Node *call, int want, const char *name);

@@ -99,6 +99,27 @@ bool sema_is_reduce_var(Node *loop, Sym *s)
 	return false;
 }
 
+/* Has the loop a reduce(min: ...) or reduce(max: ...)? */
+bool sema_has_extremum(Node *loop)
+{
+	for (int i = 0; i < loop->li->reduce_ops.n; i++) {
+		Node *r = loop->li->reduce_ops.v[i];
+		if (!r->sym && r->name.len == 3 && (!strncmp(r->name.p, "min", 3) ||
+		                                     !strncmp(r->name.p, "max", 3)))
+			return true;
+	}
+	return false;
+}
+
+/* Is s a min or max variable that keeps others with it? */
+bool sema_is_won(Node *loop, Sym *s)
+{
+	for (int i = 0; i < loop->li->won_syms.n; i++)
+		if (loop->li->won_syms.v[i] == s)
+			return true;
+	return false;
+}
+
 const char *sema_loopword(Node *loop)
 {
 	return loop->kind == N_ASYNC ? "async for" : "sync for";
@@ -189,12 +210,24 @@ static void check_lvalue(Node *e, Node *how, const char *verb)
 		                                  "worker that runs it; to step by k, loop over the number of "
 		                                  "steps and use k * %s", s->name, s->name));
 	if (loop && !ty_is_dds(s->ty) && s->loop != loop && !s->in_func && !sema_is_reduce_var(loop, s)) {
-		const char *op = guess_reduction(how, s);
-		sema_fail_note(e, format("%s body cannot assign driver variable '%s'", sema_a_loop(loop), s->name),
-		               loop, format("to combine '%s' across iterations, add reduce(%s: %s) to this loop; "
-		                            "for a temporary, declare it inside the loop body", s->name,
-		                            op ? op : "op", s->name));
+		/* at = i beside best = d may be kept with best: sema_loop.c
+		 * decides once it has seen the body. */
+		if (how && how->kind == N_ASSIGN && how->op == TK_ASSIGN && e == how->lhs &&
+		    e->kind == N_NAME && sema_has_extremum(loop)) {
+			vec_push(&loop->li->pending, how);
+			return;
+		}
+		sema_driver_assign_fail(e, how, s, loop);
 	}
+}
+
+void sema_driver_assign_fail(Node *e, Node *how, Sym *s, Node *loop)
+{
+	const char *op = guess_reduction(how, s);
+	sema_fail_note(e, format("%s body cannot assign driver variable '%s'", sema_a_loop(loop), s->name),
+	               loop, format("to combine '%s' across iterations, add reduce(%s: %s) to this loop; "
+	                            "for a temporary, declare it inside the loop body", s->name,
+	                            op ? op : "op", s->name));
 }
 
 void sema_check_args_count(Node *call, int want, const char *name)
@@ -440,14 +473,14 @@ static void check_print_flags(Node *f, int64_t flags, int64_t end, int64_t conv,
 		          fs + start);
 }
 
-static void check_print(Node *call)
+static void check_print(Node *call, const char *name)
 {
 	Node *f = call->args;
 	if (!f)
-		sema_fail(call, "print needs a format string");
+		sema_fail(call, "%s needs a format string", name);
 	if (f->kind != N_STR)
-		sema_fail(f, "the format of print must be a string literal; to print a string value, write "
-		          "print(\"%%s\", value)");
+		sema_fail(f, "the format of %s must be a string literal; to print a string value, write "
+		          "%s(\"%%s\", value)", name, name);
 	Node *a = f->next;
 	int argno = 2;
 	const char *fs = f->sval;

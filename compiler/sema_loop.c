@@ -174,9 +174,10 @@ typedef struct RedUse {
 	Node *loop;
 	bool in_cond;           /* in a condition, where min, max, && and ||
 	                           may test their variables */
-	Sym *tested[16];        /* the reduce variables that enclosing
-	                           conditions test */
-	int ntested;
+	Node *guards[16];       /* the comparisons of enclosing ifs' conditions
+	                           (a conjunct each) under whose then-branch
+	                           the body runs */
+	int nguards;
 } RedUse;
 
 static Node *lvalue_base(Node *e)
@@ -215,11 +216,6 @@ static int names_red(Node *n, void *arg)
 {
 	Node *loop = arg;
 	return n->kind == N_NAME && n->sym && sema_is_reduce_var(loop, n->sym) ? 1 : 0;
-}
-
-static int names_sym_of(Node *n, void *s)
-{
-	return n->kind == N_NAME && n->sym == s;
 }
 
 static bool mentions_red(Node *e, Node *loop)
@@ -288,6 +284,23 @@ static int place_terms(Node *e, Node *place, int op, bool inv, Node *loop, bool 
 	return 0;
 }
 
+/* The e of a comparison c that says e is above place (for max; below
+ * for min), e > place or place < e (>= and <= too), e not mentioning a
+ * reduce variable; else NULL.  A min that tests the wrong way round
+ * would keep no serial order's result. */
+static Node *beats(Node *c, Node *place, bool mx, Node *loop)
+{
+	if (!c || c->kind != N_BINARY)
+		return NULL;
+	bool gt = c->op == TK_GT || c->op == TK_GE, lt = c->op == TK_LT || c->op == TK_LE;
+	Node *e = NULL;
+	if (same_place(c->rhs, place) && (mx ? gt : lt))
+		e = c->lhs;
+	else if (same_place(c->lhs, place) && (mx ? lt : gt))
+		e = c->rhs;
+	return e && !mentions_red(e, loop) ? e : NULL;
+}
+
 /* Whether rhs, assigned to place (of reduce variable s, clause cl), is
  * an update by cl's operator: place op e (op e ...), or the extremum. */
 static bool is_update(Node *place, Node *rhs, Node *cl, const RedUse *u)
@@ -306,19 +319,26 @@ static bool is_update(Node *place, Node *rhs, Node *cl, const RedUse *u)
 		return (same_place(a, place) && !mentions_red(b, loop)) ||
 		       (same_place(b, place) && !mentions_red(a, loop));
 	}
-	/* best = x > best ? x : best */
-	if ((mn || mx) && rhs->kind == N_COND)
-		return (same_place(rhs->then, place) || !mentions_red(rhs->then, loop)) &&
-		       (same_place(rhs->els, place) || !mentions_red(rhs->els, loop));
+	/* best = x > best ? x : best, or best = best < x ? x : best */
+	if ((mn || mx) && rhs->kind == N_COND) {
+		Node *e = beats(rhs->cond, place, mx, loop);
+		if (e && same_place(rhs->then, e) && same_place(rhs->els, place))
+			return true;
+		e = beats(rhs->cond, place, !mx, loop);
+		return e && same_place(rhs->then, place) && same_place(rhs->els, e);
+	}
 	if (cl->op == TK_ANDAND && rhs->kind == N_BOOL && !rhs->ival)
 		return true;
 	if (cl->op == TK_OROR && rhs->kind == N_BOOL && rhs->ival)
 		return true;
-	/* best = x, where a condition around tests best. */
-	bool tested = false;
-	for (int i = 0; i < u->ntested; i++)
-		tested |= u->tested[i] == lvalue_base(place)->sym;
-	return (mn || mx) && tested && !mentions_red(rhs, loop);
+	/* best = x under if (x > best): the value tested is the one kept. */
+	if (mn || mx)
+		for (int i = 0; i < u->nguards; i++) {
+			Node *e = beats(u->guards[i], place, mx, loop);
+			if (e && same_place(e, rhs))
+				return true;
+		}
+	return false;
 }
 
 static void check_red_uses(Node *n, RedUse *u);
@@ -350,6 +370,18 @@ static bool check_red_cond(Node *c, RedUse *u)
 	t.in_cond = true;
 	check_red_uses(c, &t);
 	return true;
+}
+
+/* The comparisons among the conjuncts of an if's condition, which hold
+ * in its then-branch. */
+static void add_guards(Node *c, RedUse *u)
+{
+	if (c->kind == N_BINARY && c->op == TK_ANDAND) {
+		add_guards(c->lhs, u);
+		add_guards(c->rhs, u);
+	} else if (c->kind == N_BINARY && u->nguards < 16) {
+		u->guards[u->nguards++] = c;
+	}
 }
 
 static void check_red_uses(Node *n, RedUse *u)
@@ -394,7 +426,8 @@ static void check_red_uses(Node *n, RedUse *u)
 		/* s += s * x reads the partial; s = x replaces it. */
 		if (!ok)
 			red_misuse(n, cl, b->sym, n->kind == N_ASSIGN && mentions_red(n->rhs, loop) &&
-			                          !(n->op == TK_ASSIGN && n->rhs->kind == N_CALL));
+			                          !(n->op == TK_ASSIGN && (n->rhs->kind == N_CALL ||
+			                                                   n->rhs->kind == N_COND)));
 		/* What the update adds is checked as any expression; the
 		 * place itself is not a read. */
 		if (n->kind == N_ASSIGN && n->op == TK_ASSIGN) {
@@ -423,16 +456,12 @@ static void check_red_uses(Node *n, RedUse *u)
 		RedUse t = *u;
 		if (n->kind == N_FOR)
 			check_red_uses(n->init, u);
-		if (check_red_cond(n->cond, u))
-			for (int i = 0; i < loop->li->reduce_syms.n; i++) {
-				Sym *v = loop->li->reduce_syms.v[i];
-				if (t.ntested < 16 && emit_any_node(n->cond, names_sym_of, v))
-					t.tested[t.ntested++] = v;
-			}
+		if (check_red_cond(n->cond, u) && n->kind == N_IF)
+			add_guards(n->cond, &t);
 		check_red_uses(n->then, &t);
-		check_red_uses(n->els, &t);
-		check_red_uses(n->step, &t);
-		check_red_uses(n->body, &t);
+		check_red_uses(n->els, u);
+		check_red_uses(n->step, u);
+		check_red_uses(n->body, u);
 		return;
 	}
 	case N_COND:
@@ -457,6 +486,228 @@ static void check_red_uses(Node *n, RedUse *u)
 	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
 		check_red_uses(kids[i], u);
 	check_red_list(n->args, u);
+}
+
+/* ---- driver variables kept with a min or max ----
+ *
+ * if (d < best) { best = d; at = i; } keeps at with best: after the loop
+ * at holds what the iteration that set the final best gave it, as in the
+ * serial loop.  Each worker keeps its own best and at; they combine in
+ * worker order by the same test, so that a tie goes as serially (the
+ * first for <, the last for <=), and only the workers that set best take
+ * part.  A site is an if whose condition has such a test and whose
+ * branch sets best (to the value tested) and the kept variables, each a
+ * statement of the branch itself. */
+
+typedef struct Site {
+	Node *ifn;
+	Sym *v;
+	int op;                 /* new OP old */
+	Node *vset;             /* best = d */
+} Site;
+
+typedef struct Kept {
+	Node *loop;
+	Vec sites;              /* Site * */
+	Sym *sym;               /* the variable a visit looks for, */
+	bool reads;             /* its reads too, not only its updates, */
+	Vec skip;               /* but for these assignments */
+	Node *found;
+} Kept;
+
+static int mirror(int op)
+{
+	return op == TK_LT ? TK_GT : op == TK_LE ? TK_GE : op == TK_GT ? TK_LT : TK_LE;
+}
+
+static Node *branch_stmts(Node *then)
+{
+	return then && then->kind == N_BLOCK ? then->args : then;
+}
+
+static Node *assign_of(Node *st)
+{
+	return st && st->kind == N_EXPR && st->lhs->kind == N_ASSIGN && st->lhs->op == TK_ASSIGN ?
+	       st->lhs : NULL;
+}
+
+static void site_of_guard(Node *ifn, Node *g, Kept *k)
+{
+	if (g->kind == N_BINARY && g->op == TK_ANDAND) {
+		site_of_guard(ifn, g->lhs, k);
+		site_of_guard(ifn, g->rhs, k);
+		return;
+	}
+	LoopInfo *li = k->loop->li;
+	for (int i = 0; i < li->reduce_syms.n; i++) {
+		Node *cl = li->reduce_ops.v[i];
+		Sym *v = li->reduce_syms.v[i];
+		const char *op = sema_S(cl->name);
+		bool mx = !strcmp(op, "max");
+		if (by_function(cl) || (!mx && strcmp(op, "min")) || !ty_is_scalar(v->ty))
+			continue;
+		Node place = {.kind = N_NAME, .sym = v};
+		Node *e = beats(g, &place, mx, k->loop);
+		if (!e)
+			continue;
+		for (Node *st = branch_stmts(ifn->then); st; st = ifn->then->kind == N_BLOCK ? st->next : NULL) {
+			Node *a = assign_of(st);
+			if (a && a->lhs->kind == N_NAME && a->lhs->sym == v && same_place(a->rhs, e)) {
+				Site *t = xcalloc(1, sizeof *t);
+				*t = (Site){ifn, v, same_place(g->rhs, &place) ? g->op : mirror(g->op), a};
+				vec_push(&k->sites, t);
+				break;
+			}
+		}
+	}
+}
+
+static int find_sites(Node *n, void *arg)
+{
+	if (n->kind == N_IF)
+		site_of_guard(n, n->cond, arg);
+	return 0;
+}
+
+static bool skipped(Kept *k, Node *n)
+{
+	for (int i = 0; i < k->skip.n; i++)
+		if (k->skip.v[i] == n)
+			return true;
+	return false;
+}
+
+/* An update of k->sym (or a read) but the assignments k->skip. */
+static int other_use(Node *n, void *arg)
+{
+	Kept *k = arg;
+	if ((n->kind == N_ASSIGN || n->kind == N_INCDEC) && lvalue_base(n->lhs) &&
+	    lvalue_base(n->lhs)->kind == N_NAME && lvalue_base(n->lhs)->sym == k->sym) {
+		if (!skipped(k, n)) {
+			k->found = n;
+			return 1;
+		}
+		if (k->reads && emit_any_node(n->rhs, other_use, k))
+			return 1;
+		return -1;
+	}
+	if (k->reads && n->kind == N_NAME && n->sym == k->sym) {
+		k->found = n;
+		return 1;
+	}
+	return 0;
+}
+
+/* The site among k's whose branch has statement a. */
+static Site *site_with(Kept *k, Node *a)
+{
+	for (int i = 0; i < k->sites.n; i++) {
+		Site *t = k->sites.v[i];
+		for (Node *st = branch_stmts(t->ifn->then); st;
+		     st = t->ifn->then->kind == N_BLOCK ? st->next : NULL)
+			if (assign_of(st) == a)
+				return t;
+	}
+	return NULL;
+}
+
+static bool site_sets(Site *t, Sym *c)
+{
+	for (Node *st = branch_stmts(t->ifn->then); st; st = t->ifn->then->kind == N_BLOCK ? st->next : NULL) {
+		Node *a = assign_of(st);
+		if (a && a->lhs->kind == N_NAME && a->lhs->sym == c)
+			return true;
+	}
+	return false;
+}
+
+static void check_kept(Node *loop)
+{
+	LoopInfo *li = loop->li;
+	if (!li->pending.n)
+		return;
+	Kept k = {.loop = loop};
+	emit_any_node(loop->body, find_sites, &k);
+	for (int i = 0; i < li->pending.n; i++) {
+		Node *a = li->pending.v[i];
+		Sym *c = a->lhs->sym;
+		Site *t = site_with(&k, a);
+		if (!t) {
+			Sym *v = NULL;
+			for (int j = 0; j < li->reduce_syms.n && !v; j++) {
+				const char *op = sema_S(((Node *)li->reduce_ops.v[j])->name);
+				if (!strcmp(op, "min") || !strcmp(op, "max"))
+					v = li->reduce_syms.v[j];
+			}
+			bool mx = !strcmp(sema_S(clause_of(loop, v)->name), "max");
+			sema_fail_note(a->lhs, format("%s body cannot assign driver variable '%s'",
+			                              sema_a_loop(loop), c->name), loop,
+			               format("to keep '%s' with '%s', set both in one branch: if (e %s %s) "
+			                      "{ %s = e; %s = ...; }; to combine '%s' across iterations, add "
+			                      "reduce(op: %s)", c->name, v->name, mx ? ">" : "<", v->name,
+			                      v->name, c->name, c->name, c->name));
+		}
+		if (!ty_is_scalar(c->ty))
+			sema_fail(a->lhs, "'%s' cannot be kept with '%s': a variable kept with a reduce(%s) "
+			          "variable is a number or a bool, not '%s'", c->name, t->v->name,
+			          t->op == TK_GT || t->op == TK_GE ? "max" : "min", ty_str(c->ty));
+		int j = 0;
+		while (j < li->kept_syms.n && li->kept_syms.v[j] != c)
+			j++;
+		if (j == li->kept_syms.n) {
+			vec_push(&li->kept_syms, c);
+			vec_push(&li->kept_with, t->v);
+		} else if (li->kept_with.v[j] != t->v) {
+			sema_fail(a->lhs, "'%s' is set both where '%s' and where '%s' change; it can be kept "
+			          "with one of them", c->name, ((Sym *)li->kept_with.v[j])->name, t->v->name);
+		}
+	}
+	/* Each min or max with kept variables: one test, and every place
+	 * that sets it sets them all. */
+	for (int i = 0; i < li->kept_syms.n; i++) {
+		Sym *c = li->kept_syms.v[i], *v = li->kept_with.v[i];
+		if (sema_is_won(loop, v))
+			continue;
+		Site *first = NULL;
+		Kept u = {.sym = v};
+		for (int m = 0; m < k.sites.n; m++) {
+			Site *t = k.sites.v[m];
+			if (t->v != v)
+				continue;
+			if (!first)
+				first = t;
+			if (t->op != first->op)
+				sema_fail_note(t->ifn->cond, format("'%s' is tested here with %s and elsewhere with "
+				               "%s; keeping '%s' with it needs one test, which decides ties",
+				               v->name, ast_opname(t->op), ast_opname(first->op), c->name),
+				               first->ifn->cond, "the other test");
+			for (int q = 0; q < li->kept_syms.n; q++)
+				if (li->kept_with.v[q] == v && !site_sets(t, li->kept_syms.v[q]))
+					sema_fail(t->vset, "this sets '%s' but not '%s', which the loop keeps with "
+					          "'%s': set it here too", v->name,
+					          ((Sym *)li->kept_syms.v[q])->name, v->name);
+			vec_push(&u.skip, t->vset);
+		}
+		if (emit_any_node(loop->body, other_use, &u))
+			sema_fail(u.found, "'%s' keeps '%s' with it, so the body changes '%s' only as "
+			          "'if (e %s %s) { %s = e; %s = ...; }'", v->name, c->name, v->name,
+			          ast_opname(first->op), v->name, v->name, c->name);
+		vec_push(&li->won_syms, v);
+		vec_push(&li->won_ops, (void *)(intptr_t)first->op);
+	}
+	/* Kept variables are set, not read: within the body each is a
+	 * worker's own. */
+	for (int i = 0; i < li->kept_syms.n; i++) {
+		Sym *c = li->kept_syms.v[i];
+		Kept u = {.sym = c, .reads = true};
+		for (int m = 0; m < li->pending.n; m++)
+			if (((Node *)li->pending.v[m])->lhs->sym == c)
+				vec_push(&u.skip, li->pending.v[m]);
+		if (emit_any_node(loop->body, other_use, &u))
+			sema_fail(u.found, "the body reads '%s', which it keeps with '%s': within the body it "
+			          "is a worker's own value, not the loop's", c->name,
+			          ((Sym *)li->kept_with.v[i])->name);
+	}
 }
 
 static void check_reduce_uses(Node *loop)
@@ -547,6 +798,7 @@ void sema_check_async(Node *loop)
 	iv->loop = loop;
 	iv->is_driver = false;
 	sema_check_stmt(loop->body);
+	check_kept(loop);
 	check_reduce_uses(loop);
 	sema_ctx = saved;
 	sema_close_scope();
@@ -682,6 +934,7 @@ void sema_check_sync(Node *loop)
 	Sym *s = sema_declare(v, sema_S(v->name), SYM_VAR, t);
 	s->readonly = true;
 	sema_check_stmt(loop->body);
+	check_kept(loop);
 	sema_ctx = saved;
 	sema_close_scope();
 }

@@ -1,5 +1,11 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/reduce-kept-outside.sap \
+	tests/compile/reduce-kept-read.sap \
+	tests/compile/reduce-kept-partial.sap \
+	tests/compile/reduce-kept-tests.sap \
+	tests/compile/reduce-min-wrong-way.sap \
+	tests/compile/reduce-max-cond-swapped.sap \
 	tests/compile/dvector-array.sap \
 	tests/compile/len-push.sap \
 	tests/compile/print-flag.sap \
