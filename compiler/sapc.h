@@ -448,6 +448,8 @@ struct Sym {
 	Node *loop;             /* parallel loop the variable is declared in */
 	bool in_func;           /* declared inside a function */
 	bool is_driver;         /* a driver variable (emitted as a static) */
+	bool once;              /* ... declared outside every loop: with
+	                           !modified, the same in every invocation */
 	bool readonly;          /* sync-for element, borrowed list params */
 	bool by_ref;            /* emit: a sync-for element read through its
 	                           pointer, cname_p, not copied */

@@ -158,6 +158,7 @@ Sym *sema_declare(Node *decl, const char *name, SymKind k, Type *ty)
 	s->loop = sema_ctx.loop;
 	s->in_func = sema_ctx.func != NULL;
 	s->is_driver = !sema_ctx.func && !sema_ctx.loop;
+	s->once = s->is_driver && !sema_ctx.seqloops;
 	Sym *outer = sema_lookup(name);
 	s->shadow = outer;
 	char *c = format("u_%s", name);

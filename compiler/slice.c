@@ -832,8 +832,10 @@ static bool seed_key(Access *a)
 	if (depth == u->ctrl.n && u->node->aux && u->node->kind != N_IF) {
 		acc_reject(acc_leftmost(a->key), format("the key of %s[%s] in the %s of the loop changes inside that "
 		                              "loop, but a slice records the keys of a loop's header once, "
-		                              "before it: move the access into the loop body", a->dds->name,
-		                              acc_expr_str(a->key), u->is_step ? "step" : "condition"),
+		                              "before it: move the access into the loop body%s", a->dds->name,
+		                              acc_expr_str(a->key), u->is_step ? "step" : "condition",
+		                              u->is_step ? "" : " (for (k = 0; k < n && c; k++) body is "
+		                              "for (k = 0; k < n; k++) { if (!(c)) break; body })"),
 		           NULL, NULL);
 		return false;
 	}
@@ -1001,8 +1003,9 @@ Sym *acc_driver_read(Node *e)
 		return NULL;
 	if (e->kind == N_NAME) {
 		Sym *s = e->sym;
+		/* long n = len(y), never changed, is as a const. */
 		if (s && s->kind == SYM_VAR && !acc_is_local(s) && !ty_is_dds(s->ty) &&
-		    s->vclass != V_CONST && s->vclass != V_PARAM)
+		    s->vclass != V_CONST && s->vclass != V_PARAM && !(s->once && !s->modified))
 			return s;
 		return NULL;
 	}
