@@ -179,6 +179,37 @@ static const char *c_statement(Program *p, Tok t, int *at)
 /* Whether the name at off in text stands in the list of a reduce,
  * accumulate or relaxed clause: after "reduce (op:" and names and
  * commas only. */
+/* The first word of the statement that offset off is in, or "for" in a
+ * for's parentheses; "" if none. */
+static const char *stmt_word(const char *text, int off)
+{
+	static char word[16];
+	const char *q = text + off;
+	int depth = 0;
+	for (; q > text; q--) {
+		char c = q[-1];
+		if (c == ')')
+			depth++;
+		else if (c == '(' && depth-- == 0) {
+			const char *w = q - 1;
+			while (w > text && (w[-1] == ' ' || w[-1] == '\t'))
+				w--;
+			if (w - text >= 3 && !strncmp(w - 3, "for", 3) && (w - 3 == text || !is_word_char(w[-4])))
+				return "for";
+			break;
+		} else if (depth == 0 && (c == ';' || c == '{' || c == '}'))
+			break;
+	}
+	while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+		q++;
+	size_t n = 0;
+	while (n + 1 < sizeof word && is_word_char(q[n]))
+		n++;
+	memcpy(word, q, n);
+	word[n] = 0;
+	return word;
+}
+
 static bool in_clause_names(const char *text, int off)
 {
 	const char *q = text + off;
@@ -282,8 +313,15 @@ void parse_syntax_error(Program *p, Tok t)
 	}
 	/* int a = 1, b = 2; and C's comma operator, i = 0, j = 1. */
 	if (t.kind == TK_COMMA && parse_would_shift(p->before_tok, TK_SEMI, t)) {
-		diag_error(p->cur, t.off, "expected ';' before ','; SAP has no comma operator: write "
-		           "each as a statement of its own");
+		const char *w = stmt_word(p->cur->text, t.off);
+		diag_error(p->cur, t.off, "expected ';' before ','; %s",
+		           !strcmp(w, "for") ? "a for loop declares one variable and has no comma "
+		                               "operator: declare the others before the loop" :
+		           !strcmp(w, "param") ? "a param declares one name: write each as a "
+		                                 "declaration of its own" :
+		           !strcmp(w, "dvector") || !strcmp(w, "dmap") || !strcmp(w, "dmultimap") ?
+		                                 "a DDS is declared one to a declaration" :
+		           "SAP has no comma operator: write each as a statement of its own");
 		return;
 	}
 	/* C habits: = {1, 2, 3}. */
