@@ -268,6 +268,27 @@ void parse_syntax_error(Program *p, Tok t)
 		unknown_type(p, p->prev);
 		return;
 	}
+	/* int relaxed = 0;: C names that are SAP's words. */
+	static const int words[] = { TK_PARAM, TK_ASYNC, TK_SYNC, TK_REDUCE, TK_ACCUMULATE, TK_WITH,
+	                             TK_LIST, TK_DVECTOR, TK_DMAP, TK_DMULTIMAP, TK_RELAXED,
+	                             TK_STRING };
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (t.kind == words[i] && parse_would_shift(p->before_tok, TK_IDENT, t)) {
+			diag_error(p->cur, t.off, "'%.*s' is a word of SAP's (not of C's), which cannot name "
+			           "a variable or a function: rename it", t.len, t.p);
+			return;
+		}
+	/* sizeof(double), sizeof n: a type or a name after it (sizeof(x) is
+	 * a call, which sema explains). */
+	const char *txt = p->cur->text, *q = txt + t.off;
+	while (q > txt && (q[-1] == ' ' || q[-1] == '(' || q[-1] == '\t' || is_word_char(q[-1])) &&
+	       !(q - txt >= 6 && !strncmp(q - 6, "sizeof", 6)))
+		q--;
+	if (q - txt >= 6 && !strncmp(q - 6, "sizeof", 6) && (q - 6 == txt || !is_word_char(q[-7]))) {
+		diag_error(p->cur, (int)(q - 6 - txt), "SAP has no sizeof: len(x) is the number of "
+		           "elements of a list, a string or a DDS, and an array's is in its type");
+		return;
+	}
 	int at;
 	const char *c = c_statement(p, t, &at);
 	if (c) {

@@ -1,5 +1,8 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/keyword-name.sap \
+	tests/compile/sizeof-type.sap \
+	tests/compile/comma-for.sap \
 	tests/compile/reduce-kept-outside.sap \
 	tests/compile/reduce-kept-read.sap \
 	tests/compile/reduce-kept-partial.sap \
