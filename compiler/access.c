@@ -965,6 +965,31 @@ static bool one_affine_key(Access *a)
 	return true;
 }
 
+typedef struct FieldOf {
+	Node *at;
+	int field;
+} FieldOf;
+
+static int find_field(Node *n, void *arg)
+{
+	FieldOf *f = arg;
+	if (n->kind == N_FIELD && n->lhs == f->at) {
+		f->field = n->field_index;
+		return 1;
+	}
+	return 0;
+}
+
+/* The field of a struct element that access a reaches (D[d].w), or -1
+ * for the whole element. */
+static int field_of(const Access *a)
+{
+	FieldOf f = {a->at, -1};
+	if (a->unit && a->at && a->at->kind == N_INDEX)
+		emit_any_node(a->unit, find_field, &f);
+	return f.field;
+}
+
 /* Is r, read in unit ru, a read of the iteration's own element of a
  * dvector the loop writes, before the iteration writes it?  When every
  * access of the vector has one injective affine key, no other iteration
@@ -984,9 +1009,15 @@ static bool own_read(Node *r, Unit *ru)
 			rp = i;
 	if (!one_affine_key(a))
 		return false;
+	/* A write of another field of the element leaves this one be
+	 * (D[d].z[i] = ..., the key from D[d].w[i]). */
+	int fa = field_of(a);
 	for (int i = 0; i < acc_li->accesses.n; i++) {
 		Access *b = acc_li->accesses.v[i];
 		if (b->dds != a->dds || !(b->mode & ACC_WRITE))
+			continue;
+		int fb = fa < 0 ? -1 : field_of(b);
+		if (fa >= 0 && fb >= 0 && fb != fa)
 			continue;
 		for (int k = 0; k < acc_units.n; k++) {
 			Unit *w = acc_units.v[k];
