@@ -91,9 +91,13 @@ static const char *slice_note(Node *n)
 	if (c->fork)
 		return "    (condition not evaluated: the slice runs the iteration once with each branch "
 		       "taken, and records the keys of both)";
-	if (c->over && c->guard == n->cond)
+	if (c->over && c->guard == n->cond && c->jump)
 		return "    (a break on a condition not evaluated is ignored: the keys of iterations "
 		       "the body may not reach are recorded too)";
+	if (c->over && c->guard == n->cond)
+		return "    (its condition uses a value set under a condition not evaluated: the slice "
+		       "runs it as far as that value takes it, and the keys of iterations the body may "
+		       "not reach are recorded too)";
 	if (c->over)
 		return format("    (runs while %s, the part of the condition it can evaluate: the keys of "
 		              "iterations the body may not reach are recorded too)",
@@ -253,7 +257,8 @@ static bool adds_to(const Access *a)
 /* What DDS d, which loop L writes, is to a hint: 0 when it is not only
  * added to (or cannot be accumulated, or each iteration touches elements
  * of its own, so it never conflicts), else 1 when the body never reads
- * it otherwise (accumulate), 2 when it does (relaxed, a dvector). */
+ * it otherwise (accumulate), 2 when it does (relaxed, a dvector), 4 when
+ * it does and d is a dmap (which relaxed does not take). */
 int acc_additive(LoopInfo *L, Sym *d)
 {
 	/* L's own modes, not the loop being analysed (acc_written): the
@@ -293,7 +298,7 @@ int acc_additive(LoopInfo *L, Sym *d)
 		return 0;
 	/* relaxed takes dvectors only. */
 	if (reads && d->ty->kind != TY_DVEC)
-		return 0;
+		return 4;
 	return reads ? 2 : 1;
 }
 
@@ -643,8 +648,15 @@ static const char *owner_why(LoopInfo *L, Node *key, bool flat)
 		if (!acc_at_key(L, d))
 			return format("it %s %s at keys other than its own", wr ? "touches" : "reads",
 			              d->name);
-		if (wr && acc_inserts(L, d))
-			return format("it inserts or erases keys of %s", d->name);
+		if (wr && acc_inserts(L, d)) {
+			bool call = false;
+			for (int k = 0; k < L->accesses.n; k++) {
+				Access *a = L->accesses.v[k];
+				call |= a->dds == d && a->structural && a->at->kind == N_CALL;
+			}
+			return call ? format("it inserts or erases keys of %s", d->name) :
+			       format("it may write a key of %s that is missing, which inserts it", d->name);
+		}
 		if (!ty_is_flat(d->ty->elem))
 			return format("the values of %s hold strings or lists", d->name);
 		if (d->ty->key->kind != key->sym->ty->kind)

@@ -1163,7 +1163,8 @@ typedef struct sap_dds {
 	unsigned char additive; /* only added to: 1 never read otherwise (it
 	                           could be accumulated), 2 read too (relaxed);
 	                           3 only assigned at constant keys, never read
-	                           (a flag: a reduce variable's job) */
+	                           (a flag: a reduce variable's job); 4 read
+	                           too, a dmap (which relaxed does not take) */
 } sap_dds;
 
 /* A static access of a DDS the loop writes: key a * i + b in iteration i

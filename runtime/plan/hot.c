@@ -357,6 +357,11 @@ static char *fix_for(const sap_async_spec *spec, int dds)
 	 * mistakes an epoch on 3 workers. */
 	if (spec->dds[dds].additive == 1)
 		return sap_strf("make its updates of %s 'accumulate(+: %s)'", d, d);
+	if (spec->dds[dds].additive == 4)
+		return sap_strf("the body reads %s as well as adding to it, and relaxed, which would "
+		                "take such updates out of the plan, takes a dvector: keep the values in "
+		                "a dvector indexed by ids (vocab(), or a dmap from key to id) to use "
+		                "'relaxed(+: ...)'", d);
 	if (spec->dds[dds].additive)
 		return sap_strf("make its updates of %s 'relaxed(+: %s)', if the algorithm tolerates "
 		                "reading %s a round stale (sap(7))", d, d, d);
