@@ -29,7 +29,7 @@ syn keyword sapBoolean		true false
 syn keyword sapBuiltin		len push insert count erase get keys join
 " (contains is an argument of :syn keyword, so it is matched instead.)
 syn match   sapBuiltin		"\<contains\>"
-syn keyword sapBuiltin		min max abs dot print load save
+syn keyword sapBuiltin		min max abs dot print printf load save
 syn keyword sapBuiltin		rand rand_int rand_normal uniform normal
 syn keyword sapBuiltin		tokens vocab unigram fast_sigmoid softmax
 syn keyword sapBuiltin		split fields to_int to_long to_float to_double
@@ -39,6 +39,8 @@ syn keyword sapPrelude		sin cos tan asin acos atan atan2 sinh cosh tanh erf erfc
 syn keyword sapPrelude		lgamma tgamma floor ceil round trunc fabs fmod fmin fmax copysign
 syn keyword sapPrelude		sqrtf expf logf log1pf powf tanhf fabsf floorf ceilf roundf
 syn keyword sapPrelude		isnan isinf M_PI M_E sigmoid keep_prob
+syn keyword sapPrelude		INFINITY HUGE_VAL NAN DBL_MAX DBL_MIN DBL_EPSILON FLT_MAX FLT_MIN
+syn keyword sapPrelude		FLT_EPSILON INT_MAX INT_MIN LONG_MAX LONG_MIN
 
 " The with clause of a sync for: models and options are plain names there.
 " (with is matched, not a keyword, so that the region below can start on it.)
