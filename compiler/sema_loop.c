@@ -313,7 +313,12 @@ static bool is_update(Node *place, Node *rhs, Node *cl, const RedUse *u)
 		bool bad = false;
 		return place_terms(rhs, place, cl->op, false, loop, &bad) == 1 && !bad;
 	}
-	if (rhs->kind == N_CALL && ((mn && rhs->builtin == B_MIN) || (mx && rhs->builtin == B_MAX)) &&
+	/* C's fmax too: a partial never holds the NaN fmax passes over,
+	 * so combining partials by max gives what fmax would. */
+	bool cmax = rhs->kind == N_CALL && rhs->sym && rhs->sym->is_extern &&
+	            !strcmp(rhs->sym->name, mx ? "fmax" : "fmin");
+	if (rhs->kind == N_CALL && ((mn && rhs->builtin == B_MIN) || (mx && rhs->builtin == B_MAX) ||
+	                            ((mn || mx) && cmax)) &&
 	    rhs->args && rhs->args->next) {
 		Node *a = rhs->args, *b = a->next;
 		return (same_place(a, place) && !mentions_red(b, loop)) ||
