@@ -278,6 +278,12 @@ void parse_syntax_error(Program *p, Tok t)
 			           "a variable or a function: rename it", t.len, t.p);
 			return;
 		}
+	/* sync for (Rating a : A) { ... }: the with clause left out. */
+	if (p->prev.kind == TK_RPAREN && parse_would_shift(p->before_tok, TK_WITH, t)) {
+		diag_error(p->cur, t.off, "a sync for needs a with clause after its parentheses: "
+		           "with (bsp, batch = M), ssp(s) or hybrid instead of bsp (sap(7), sync for)");
+		return;
+	}
 	/* sizeof(double), sizeof n: a type or a name after it (sizeof(x) is
 	 * a call, which sema explains). */
 	const char *txt = p->cur->text, *q = txt + t.off;
