@@ -1245,6 +1245,8 @@ void sap_rel_close(const sap_run *x, bool ranks, sap_dist_stats *stats);
 /* async/accum.c: sap_acc_alloc's buffer, not zeroed, for a copy to fill;
  * back with sap_acc_free. */
 void *sap_acc_take(int64_t n, size_t elsize);
+/* Whether the n bytes at p are all zero. */
+bool sap_all_zero(const char *p, size_t n);
 
 /* async/exec.c: run a plan on its workers (x->reds set); order, when not NULL,
  * gets the equivalent serial order (p->n indices). */

@@ -119,7 +119,7 @@ void sap_acc_free(void *q)
 }
 
 
-static bool all_zero(const char *p, size_t n)
+bool sap_all_zero(const char *p, size_t n)
 {
 	uint64_t any = 0, w;
 	size_t i = 0;
@@ -141,13 +141,13 @@ static bool all_zero(const char *p, size_t n)
 static bool zero_here(const sap_dvec *v)
 {
 	if (!sap_acc_in_place(v))
-		return all_zero(v->data, (size_t)v->n * v->elsize);
+		return sap_all_zero(v->data, (size_t)v->n * v->elsize);
 	int me = sap_rank();
 	for (int64_t k = 0, j; k < v->n; k = j) {
 		uint16_t h;
 		j = sap_hold_run(v, k, v->n, &h);
 		if ((h == me || h == SAP_HOLD_ALL) &&
-		    !all_zero(v->data + (size_t)k * v->elsize, (size_t)(j - k) * v->elsize))
+		    !sap_all_zero(v->data + (size_t)k * v->elsize, (size_t)(j - k) * v->elsize))
 			return false;
 	}
 	return true;

@@ -1033,6 +1033,116 @@ static bool acc_to_holders(const sap_numtype *num, const sap_dvec *v, char *buf,
 	return true;
 }
 
+/* ---- sparse accumulate buffers ----
+ *
+ * A loop that adds to few elements of a large vector (counts by hashed
+ * features, a sparse gradient) leaves its workers' buffers zero almost
+ * everywhere, and the chain would still carry the whole vector from rank
+ * to rank and back.  Each worker's blocks with a bit set then go to every
+ * rank, which adds them up worker by worker, rank by rank: the chain's
+ * order, ((0 + rank 0's worker 0's) + its worker 1's) + ..., so the sums
+ * are the same bit for bit.  A block of zeros adds nothing: a sum that
+ * starts at +0.0 never becomes -0.0, and x + +0.0 is x for every other
+ * x.  Whether the blocks are few enough is decided from every rank's
+ * count, the same on all. */
+enum { SPARSE_BLOCK = 512 };
+
+/* Worker w's buffer (of job j). */
+static const char *worker_buf(const acc_job *j, int w)
+{
+	const char *b;
+	memcpy(&b, j->reds + (size_t)w * j->rsize + j->off, sizeof b);
+	return b;
+}
+
+/* The bytes of this rank's workers' non-zero blocks, as [count, then
+ * (block, bytes) per block] per worker, at out if not NULL; stops past
+ * limit. */
+static int64_t sparse_pack(const acc_job *j, int64_t n, int64_t be, int64_t limit, char *out)
+{
+	int64_t bytes = 0, nb = (n + be - 1) / be;
+	for (int w = 0; w < j->T && bytes <= limit; w++) {
+		const char *b = worker_buf(j, w);
+		char *cnt_at = out ? out + bytes : NULL;
+		int64_t cnt = 0;
+		bytes += (int64_t)sizeof cnt;
+		for (int64_t k = 0; k < nb && bytes <= limit; k++) {
+			int64_t e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
+			size_t len = (size_t)(e1 - e0) * j->es;
+			if (sap_all_zero(b + (size_t)e0 * j->es, len))
+				continue;
+			if (out) {
+				memcpy(out + bytes, &k, sizeof k);
+				memcpy(out + bytes + sizeof k, b + (size_t)e0 * j->es, len);
+			}
+			bytes += (int64_t)(sizeof k + len);
+			cnt++;
+		}
+		if (cnt_at)
+			memcpy(cnt_at, &cnt, sizeof cnt);
+	}
+	return bytes;
+}
+
+/* The total of every worker's buffer into j->into (zero all over), or,
+ * with v, into the elements of v this rank holds (zero there), by the
+ * blocks, when they are fewer bytes than the vector; false, nothing
+ * done, otherwise, on every rank alike. */
+static bool acc_sparse(acc_job *j, int64_t n, const sap_dvec *v, sap_dist_stats *stats)
+{
+	int P = sap_nranks();
+	int64_t be = j->es >= SPARSE_BLOCK ? 1 : (int64_t)(SPARSE_BLOCK / j->es);
+	int64_t whole = n * (int64_t)j->es;
+	/* A glance first: a buffer with most of 64 blocks across it set is
+	 * dense (PageRank's next), and not scanned whole to tell. */
+	int64_t nb = (n + be - 1) / be, set = 0;
+	for (int s = 0; s < 64 && nb >= 256 && j->T > 0; s++) {
+		int64_t k = nb * s / 64, e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
+		set += !sap_all_zero(worker_buf(j, 0) + (size_t)e0 * j->es, (size_t)(e1 - e0) * j->es);
+	}
+	int64_t mine = set > 32 ? whole + 1 : sparse_pack(j, n, be, whole, NULL), total = mine;
+	sap_comm_allreduce(&total, 1, SAP_COMM_I64, SAP_COMM_SUM);
+	if (P < 2 || total > whole || !sap_comm_fits(total))
+		return false;
+	char *out = sap_xmalloc((size_t)mine + 1), *in = sap_xmalloc((size_t)total + 1);
+	sparse_pack(j, n, be, whole, out);
+	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	sap_comm_counts(mine, cnt, dis);
+	sap_comm_allgatherv(out, mine, in, cnt, dis, 1);
+	stats->sent += mine * (P - 1);
+	stats->received += total - mine;
+	const char *p = in, *end = in + total;
+	while (p < end) {
+		int64_t c;
+		memcpy(&c, p, sizeof c);
+		p += sizeof c;
+		for (int64_t i = 0; i < c; i++) {
+			int64_t k;
+			memcpy(&k, p, sizeof k);
+			p += sizeof k;
+			int64_t e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
+			if (!v || !sap_acc_in_place(v)) {
+				char *d = v ? v->data : j->into;
+				sap_acc_add(j->num, d + (size_t)e0 * j->es, p, e1 - e0);
+			} else {
+				for (int64_t a = e0, b; a < e1; a = b) {
+					uint16_t h;
+					b = sap_hold_run(v, a, e1, &h);
+					if (h == sap_rank() || h == SAP_HOLD_ALL)
+						sap_acc_add(j->num, v->data + (size_t)a * j->es,
+						            p + (size_t)(a - e0) * j->es, b - a);
+				}
+			}
+			p += (size_t)(e1 - e0) * j->es;
+		}
+	}
+	free(out);
+	free(in);
+	free(cnt);
+	free(dis);
+	return true;
+}
+
 /* from's elements into to, where this rank holds them if held, else all. */
 static void copy_held(const sap_dvec *v, char *to, const char *from, bool held)
 {
@@ -1078,13 +1188,15 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
 				 * takes as the buffer where it is zero only where
 				 * this rank holds it.  Then 0 + total is total. */
 				bool alias = buf == v->data;
-				if (alias)
-					j.into = sap_acc_alloc(v->n, v->elsize);
-				sap_chain_sum_to(j.into, v->n, v->elsize, true, acc_add, &j, place ? v : NULL,
-				                 stats);
-				if (alias) {
-					copy_held(v, buf, j.into, place);
-					sap_acc_free(j.into);
+				if (!acc_sparse(&j, v->n, alias ? v : NULL, stats)) {
+					if (alias)
+						j.into = sap_acc_alloc(v->n, v->elsize);
+					sap_chain_sum_to(j.into, v->n, v->elsize, true, acc_add, &j,
+					                 place ? v : NULL, stats);
+					if (alias) {
+						copy_held(v, buf, j.into, place);
+						sap_acc_free(j.into);
+					}
 				}
 			}
 			for (int w = 0; w < T; w++) {
