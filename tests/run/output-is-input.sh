@@ -36,4 +36,15 @@ refused -o extra.c prog.sap extra.c
 cp prog.sap copy.sap
 "$SAPC" -S -o copy.sap prog.sap || fail "sapc -S -o copy.sap prog.sap"
 grep -q 'sap_main' copy.sap || fail "copy.sap was not written"
+
+# -S's default name, prog.c beside prog.sap, is where a C twin lives:
+# written over only if sapc wrote it (or -o names it).
+printf 'int twin;\n' >prog.c
+"$SAPC" -S prog.sap >out 2>&1 && fail "sapc -S wrote over prog.c"
+grep -q "error: 'prog.c' exists and sapc did not write it" out || { cat out; fail "no error for prog.c"; }
+[ "$(cat prog.c)" = 'int twin;' ] || fail "sapc -S changed prog.c"
+"$SAPC" -save-temps -o p2 prog.sap >/dev/null 2>&1 || fail "sapc -save-temps"
+"$SAPC" -S -o prog.c prog.sap || fail "sapc -S -o prog.c"
+"$SAPC" -S prog.sap || fail "sapc -S over its own prog.c"
+grep -q 'sap_main' prog.c || fail "prog.c was not written"
 exit 0
