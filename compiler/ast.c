@@ -271,6 +271,13 @@ Node *ast_cdecl_dim(Program *p, Node *decl, Tok lb, Node *size)
 	return decl;
 }
 
+Node *ast_paren(Program *p, Node *e)
+{
+	(void)p;
+	e->parens = true;
+	return e;
+}
+
 Node *ast_var_init(Program *p, Node *decl, Node *init)
 {
 	(void)p;

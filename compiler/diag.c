@@ -137,6 +137,7 @@ static struct {
 	{"literal-conversion", true, false},
 	{"unused-value", true, false},
 	{"array-parameter-copy", true, false},
+	{"parentheses", true, false},
 };
 static bool werror;
 

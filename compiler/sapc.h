@@ -266,6 +266,7 @@ struct Node {
 	int rsite;              /* N_CALL of rand in a loop body: its site, 1-based */
 	Node *keys_of;          /* N_VAR: the key of a loop over this map (or join) */
 	bool made;              /* written by the compiler, not the user */
+	bool parens;            /* written in parentheses: if ((x = f())) */
 	int slice;              /* slice.c: the node's part in its loop's slice */
 	void *aux;              /* access.c: scratch */
 	char *text;             /* access.c: acc_expr_str's text, once made */
@@ -324,6 +325,7 @@ Node *ast_var(Program *p, TypeSpec *ts, Tok name, Node *size, Node *init, int vc
 Node *ast_cdecl(Program *p, TypeSpec *ts, Tok name, Tok lb, Node *size);
 Node *ast_cdecl_dim(Program *p, Node *decl, Tok lb, Node *size);
 Node *ast_var_init(Program *p, Node *decl, Node *init);
+Node *ast_paren(Program *p, Node *e);
 Node *ast_var_next(Program *p, Node *decls, Node *decl, Node *init);
 Node *ast_param(Program *p, Tok kw, TypeSpec *ts, Tok name, Node *init);
 Node *ast_expr_stmt(Program *p, Node *e);

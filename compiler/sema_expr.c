@@ -1078,6 +1078,9 @@ Type *sema_check_expr(Node *e)
 void sema_check_cond(Node *c)
 {
 	Type *t = sema_check_expr(c);
+	if (c->kind == N_ASSIGN && c->op == TK_ASSIGN && !c->parens)
+		diag_warning(c->file, c->off, "parentheses", "assignment used as a condition: for a "
+		             "comparison write '==', or put the assignment in parentheses");
 	if (!ty_is_scalar(t))
 		sema_fail(c, "condition has type '%s'; it must be bool or a number", ty_str(t));
 }

@@ -232,7 +232,7 @@ expr(A) ::= expr(B) DOT(O) IDENT(N).                        { A = ast_field(p, O
 expr(A) ::= IDENT(N) LPAREN args(L) RPAREN.                 { A = ast_call(p, N, L); }
 expr(A) ::= basetype(T) LPAREN expr(E) RPAREN.              { A = ast_conv(p, T, E); }
 expr(A) ::= LPAREN basetype(T) RPAREN expr(E). [UMINUS]      { A = ast_conv(p, T, E); }
-expr(A) ::= LPAREN expr(E) RPAREN.                          { A = E; }
+expr(A) ::= LPAREN expr(E) RPAREN.                          { A = ast_paren(p, E); }
 expr(A) ::= INTLIT(T).                                      { A = ast_int(p, T); }
 expr(A) ::= FLOATLIT(T).                                    { A = ast_float(p, T); }
 expr(A) ::= STRLIT(T).                                      { A = ast_str(p, T); }
