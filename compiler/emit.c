@@ -1194,8 +1194,18 @@ static void counted_body(Node *s)
 		E->counted.n--;
 }
 
+static int is_parallel(Node *n, void *arg)
+{
+	(void)arg;
+	return n->kind == N_ASYNC || n->kind == N_SYNC;
+}
+
 static void for_stmt(Node *s)
 {
+	/* A resumed run jumps to the checkpoint after a parallel loop in
+	 * the body, past what runs before the first pass: no key is tested
+	 * or element found there once for all passes. */
+	bool resumes = !E->loop && emit_any_node(s->body, is_parallel, NULL);
 	emit_line(s, "{");
 	E->indent++;
 	emit_push_scope(false, false);
@@ -1216,7 +1226,7 @@ static void for_stmt(Node *s)
 				st = format("(void)(%s)", emit_expr(x));
 		}
 		int nh = E->hoisted.n;
-		if (s->cond)
+		if (s->cond && !resumes)
 			hoist(s);
 		if (E->hoisted.n > nh) {
 			/* Elements the loop addresses with invariant keys are
@@ -1233,7 +1243,8 @@ static void for_stmt(Node *s)
 			}
 		}
 		int nr = E->ranged.n;
-		ranged_loop(s);
+		if (!resumes)
+			ranged_loop(s);
 		emit_line(s, "for (; %s; %s) {", c, st);
 		E->indent++;
 		counted_body(s);

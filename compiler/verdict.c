@@ -537,6 +537,20 @@ static void analyse(Node *l)
 			sync_paths(l);
 		return;
 	}
+	/* A clause naming a DDS the body never adds to would give the
+	 * runtime a buffer of no DDS of the loop's. */
+	for (int k = 0; k < 2; k++) {
+		Vec *v = k ? &acc_li->relax_syms : &acc_li->accum_syms;
+		for (int i = 0; i < v->n; i++)
+			if (!(acc_dds_mode_of(acc_li, v->v[i]) & ACC_WRITE)) {
+				const char *d = ((Sym *)v->v[i])->name;
+				acc_reject(l, format("%s(+: %s): the loop's body does not add to '%s', so there "
+				                     "is nothing to %s; take it out of the clause",
+				                     k ? "relaxed" : "accumulate", d, d,
+				                     k ? "relax" : "accumulate"), NULL, NULL);
+				return;
+			}
+	}
 	acc_compute_taint();
 	acc_li->nforks = 0;
 	while (acc_choose_forks())

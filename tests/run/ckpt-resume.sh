@@ -112,4 +112,28 @@ $MPIEXEC -n 2 ./prog --checkpoint-dir=ck --checkpoint-every=1 --resume >p2 2>p2.
 	fail "--resume took a changed corpus.txt"
 grep -q "error: --resume: 'corpus.txt', which dvector C was loaded from, has changed since the checkpoint was taken" p2.err ||
 	{ cat p2.err; fail "the message for a changed input"; }
+
+# A driver loop whose body has a parallel loop: --resume jumps into the
+# body, past what runs before its first pass, so the array's keys are
+# tested there each pass (an index out of range after a resume went
+# through, with a flag never set).
+cat >ranged.sap <<'SAP'
+int cls[8];
+double tot = 0;
+for (int k = 0; k < 12; k++) {
+    cls[k] = k;
+    double s = 0;
+    async for (long j = 0; j < 100; j++) reduce(+: s) { s += j; }
+    tot += s;
+}
+print("%g\n", tot);
+SAP
+"$SAPC" -O2 -Wall -Wextra -Werror -o ranged ranged.sap || fail "sapc ranged.sap"
+rm -rf ck
+SAP_TEST_KILL_AFTER=3 $MPIEXEC -n 1 ./ranged --checkpoint-dir=ck --checkpoint-every=1 >/dev/null 2>&1 \
+	</dev/null && fail "ranged: not killed after loop 3"
+$MPIEXEC -n 1 ./ranged --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null &&
+	fail "ranged: the resumed run wrote past the array"
+grep -q "ranged.sap:4:8: error: index 8 out of range for array (size 8)" p2.err ||
+	{ cat p2.err; fail "ranged: no range error after --resume"; }
 exit 0
