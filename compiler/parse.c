@@ -156,6 +156,7 @@ static const char *c_statement(Program *p, Tok t, int *at)
 		{"typedef", "SAP has no typedef: name the type itself (struct S ...; then S x;)"},
 		{"enum", "SAP has no enum: use const int names"},
 		{"union", "SAP has no union: use a struct"},
+		{"inline", "SAP has no inline: the C compiler inlines small functions by itself"},
 	};
 	*at = (int)(q - text);
 	for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
@@ -164,6 +165,17 @@ static const char *c_statement(Program *p, Tok t, int *at)
 		                                      q[n] == ':' || q[n] == '\n' || q[n] == 0))
 			return forms[i].say;
 	}
+	/* ... or where the statement starts within the line (if (k) goto
+	 * done;): the word is the token met or the one before it. */
+	Tok w[2] = {p->prev, t};
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; w[k].p && w[k].kind == TK_IDENT && i < sizeof forms / sizeof forms[0]; i++)
+			if ((size_t)w[k].len == strlen(forms[i].word) &&
+			    !strncmp(w[k].p, forms[i].word, (size_t)w[k].len) &&
+			    strcmp(forms[i].word, "default") && strcmp(forms[i].word, "case")) {
+				*at = w[k].off;
+				return forms[i].say;
+			}
 	/* A label: a name and ':' opening the line. */
 	const char *e = q;
 	while (*e == '_' || (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') ||
@@ -176,9 +188,6 @@ static const char *c_statement(Program *p, Tok t, int *at)
 	return NULL;
 }
 
-/* Whether the name at off in text stands in the list of a reduce,
- * accumulate or relaxed clause: after "reduce (op:" and names and
- * commas only. */
 /* The first word of the statement that offset off is in, or "for" in a
  * for's parentheses; "" if none. */
 static const char *stmt_word(const char *text, int off)
@@ -210,6 +219,9 @@ static const char *stmt_word(const char *text, int off)
 	return word;
 }
 
+/* Whether the name at off in text stands in the list of a reduce,
+ * accumulate or relaxed clause: after "reduce (op:" and names and
+ * commas only. */
 static bool in_clause_names(const char *text, int off)
 {
 	const char *q = text + off;
@@ -249,6 +261,12 @@ void parse_syntax_error(Program *p, Tok t)
 	}
 	if (t.kind == 0) {
 		eof_error(p, t);
+		return;
+	}
+	int at;
+	const char *c = c_statement(p, t, &at);
+	if (c) {
+		diag_error(p->cur, at, "%s", c);
 		return;
 	}
 	/* An identifier where a type must be ("dvector<Ratings>"), or one
@@ -293,12 +311,6 @@ void parse_syntax_error(Program *p, Tok t)
 	if (q - txt >= 6 && !strncmp(q - 6, "sizeof", 6) && (q - 6 == txt || !is_word_char(q[-7]))) {
 		diag_error(p->cur, (int)(q - 6 - txt), "SAP has no sizeof: len(x) is the number of "
 		           "elements of a list, a string or a DDS, and an array's is in its type");
-		return;
-	}
-	int at;
-	const char *c = c_statement(p, t, &at);
-	if (c) {
-		diag_error(p->cur, at, "%s", c);
 		return;
 	}
 	/* double *p; and s->f: pointers. */
