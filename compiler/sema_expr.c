@@ -223,6 +223,14 @@ static void check_lvalue(Node *e, Node *how, const char *verb)
 
 void sema_driver_assign_fail(Node *e, Node *how, Sym *s, Node *loop)
 {
+	/* bi[k] = i beside bc[k] = c[i] under reduce(min: bc). */
+	if (e->kind != N_NAME && sema_has_extremum(loop))
+		sema_fail_note(e, format("%s body cannot assign driver variable '%s'", sema_a_loop(loop),
+		                         s->name), loop,
+		               "a variable kept with a min or max is a whole number or bool set beside it, "
+		               "as in if (e < best) { best = e; at = i; }; for an index per element, reduce "
+		               "an array of structs of value and index by a function of the program "
+		               "(sap(7), reduce)");
 	const char *op = guess_reduction(how, s);
 	sema_fail_note(e, format("%s body cannot assign driver variable '%s'", sema_a_loop(loop), s->name),
 	               loop, format("to combine '%s' across iterations, add reduce(%s: %s) to this loop; "

@@ -1,5 +1,6 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/reduce-kept-element.sap \
 	tests/compile/accumulate-untouched.sap \
 	tests/compile/assign-cond.sap \
 	tests/compile/sync-no-with.sap \
