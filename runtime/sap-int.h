@@ -1245,6 +1245,14 @@ void sap_rel_close(const sap_run *x, bool ranks, sap_dist_stats *stats);
 /* async/accum.c: sap_acc_alloc's buffer, not zeroed, for a copy to fill;
  * back with sap_acc_free. */
 void *sap_acc_take(int64_t n, size_t elsize);
+/* plan/keys.c: whether the key-level plans of a loop of n iterations keep
+ * a vector of len keys in a dense array (they touch a fair share of it)
+ * rather than a hash table: a fresh array per plan costs its pages, and
+ * 800 iterations over the rows of an 800 x 800 matrix planned in 26 ms. */
+static inline bool sap_dense_keys(int64_t len, int64_t n)
+{
+	return len <= 256 * n + 4096;
+}
 /* Whether the n bytes at p are all zero. */
 bool sap_all_zero(const char *p, size_t n);
 

@@ -88,7 +88,8 @@ sap_colouring *sap_colour_new(const sap_async_spec *spec, const sap_layout *ly, 
 		const sap_dds *d = &spec->dds[k];
 		col_table *t = &c->t[k];
 		t->skip = ly->d[k].own || !ly->d[k].nblk;
-		if (!t->skip && d->dv && d->dv->n <= DENSE_KEYS && dense + d->dv->n <= DENSE_TOTAL) {
+		if (!t->skip && d->dv && d->dv->n <= DENSE_KEYS && dense + d->dv->n <= DENSE_TOTAL &&
+		    sap_dense_keys(d->dv->n, n)) {
 			t->ndense = d->dv->n;
 			t->dense = sap_xcalloc((size_t)t->ndense, sizeof *t->dense);
 			dense += t->ndense;

@@ -496,15 +496,18 @@ bool sap_plan_strips(sap_plan *p, const sap_access *log, int64_t nlog, int64_t l
 
 /* The key tables of v for the loop's DDSs: none for those that never
  * conflict (the iteration's own element, one no iteration writes),
- * dense arrays for dvectors within DENSE_KEYS, up to budget keys. */
-static void tables_make(wave *v, const sap_async_spec *spec, const sap_layout *ly, int64_t budget)
+ * dense arrays for dvectors within DENSE_KEYS, up to budget keys, that a
+ * loop of n iterations may touch a fair share of (sap_dense_keys). */
+static void tables_make(wave *v, const sap_async_spec *spec, const sap_layout *ly, int64_t budget,
+                        int64_t n)
 {
 	int64_t dense = 0;
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
 		key_table *t = &v->t[k];
 		t->skip = ly->d[k].own || !ly->d[k].nblk;
-		if (!t->skip && d->dv && d->dv->n <= DENSE_KEYS && dense + d->dv->n <= budget) {
+		if (!t->skip && d->dv && d->dv->n <= DENSE_KEYS && dense + d->dv->n <= budget &&
+		    sap_dense_keys(d->dv->n, n)) {
 			t->ndense = d->dv->n;
 			t->dense = sap_xcalloc((size_t)t->ndense, sizeof *t->dense);
 			dense += t->ndense;
@@ -572,7 +575,7 @@ bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly
 	wave v;
 	/* Strips take at least a worker's share and a round. */
 	wave_init(&v, spec->ndds, lo, n, round, T, share + charge < max_cost);
-	tables_make(&v, spec, ly, DENSE_TOTAL);
+	tables_make(&v, spec, ly, DENSE_TOTAL, n);
 	uint32_t *colour = sap_xmalloc((size_t)n * sizeof *colour);
 	sap_colouring *c = sap_colour_new(spec, ly, spec->ndds, lo, n, colour);
 	int64_t chunk = 1024, nacc = 0;
