@@ -313,6 +313,12 @@ void parse_syntax_error(Program *p, Tok t)
 		           "elements of a list, a string or a DDS, and an array's is in its type");
 		return;
 	}
+	/* &x where a value goes: an address. */
+	if (t.kind == TK_AND && parse_would_shift(p->before_tok, TK_IDENT, t)) {
+		diag_error(p->cur, t.off, "SAP has no pointers, so '&' takes no address: pass or "
+		           "assign the value itself (a function returns what it changes)");
+		return;
+	}
 	/* double *p; and s->f: pointers. */
 	if (t.kind == TK_STAR && p->prev.p &&
 	    ((p->prev.kind >= TK_BOOL && p->prev.kind <= TK_VOID) || p->prev.kind == TK_TYPENAME)) {

@@ -850,6 +850,10 @@ static Type *binary_type(Node *e, int op, Type *a, Type *b)
 			return ty_arith(a, b);
 		if (op == TK_PLUS && a->kind == TY_STRING && b->kind == TY_STRING)
 			return ty_string;
+		/* (x > 0) + (y > 0): C counts with comparisons. */
+		if ((a->kind == TY_BOOL && ty_is_scalar(b)) || (b->kind == TY_BOOL && ty_is_scalar(a)))
+			sema_fail(e, "%s; a bool is not a number in SAP: write int(...) around the "
+			          "comparison to count it as 0 or 1", bad);
 		if (op == TK_PLUS && (a->kind == TY_STRING) != (b->kind == TY_STRING) &&
 		    ty_is_scalar(a->kind == TY_STRING ? b : a))
 			sema_fail(e, "%s; a string joins only a string: write string(...) around the %s",

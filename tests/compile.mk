@@ -1,5 +1,7 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/address-of.sap \
+	tests/compile/bool-count.sap \
 	tests/compile/reduce-kept-element.sap \
 	tests/compile/accumulate-untouched.sap \
 	tests/compile/assign-cond.sap \
