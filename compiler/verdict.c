@@ -273,12 +273,14 @@ static void try_read_slice(void)
 	acc_li->reads_why = !acc_li->has_slice ? NULL : ok ? NULL : "a slice cannot compute every key";
 	for (int i = 0; ok && i < acc_units.n + acc_li->accesses.n; i++) {
 		Node *e = NULL;
+		bool cond = false;
 		if (i < acc_units.n) {
 			Unit *u = acc_units.v[i];
 			Node *n = u->node;
 			if (u->included)
 				e = n->kind == N_VAR ? n->init : n->kind == N_EXPR ? n->lhs :
 				    u->is_step ? n->step : n->cond;
+			cond = e && e == n->cond;
 		} else {
 			Access *a = acc_li->accesses.v[i - acc_units.n];
 			if (a->recorded)
@@ -289,6 +291,7 @@ static void try_read_slice(void)
 			Ctl *c = acc_ctls.v[k];
 			if (c->included && (c->taint || c->over) && !(d = acc_driver_read(c->guard)))
 				d = acc_driver_read(c->skip);
+			cond = d != NULL;
 		}
 		if (e && acc_has_rand(e)) {
 			ok = false;
@@ -296,8 +299,9 @@ static void try_read_slice(void)
 			                    "to the next";
 		} else if (d) {
 			ok = false;
-			acc_li->reads_why = format("a key depends on the driver variable %s, which may change "
-			                           "between invocations", d->name);
+			acc_li->reads_why = format("%s on the driver variable %s, which may change "
+			                           "between invocations", cond ? "whether an element is read "
+			                           "depends" : "a key depends", d->name);
 		}
 	}
 	acc_li->has_slice = false;
