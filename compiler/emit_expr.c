@@ -1076,8 +1076,11 @@ char *emit_expr(Node *e)
 	case N_INT: case N_FLOAT: case N_STR: case N_BOOL:
 		return lit(e);
 	case N_NAME:
+		/* In its type: const float f = 0.1 is 0.1f to a double too. */
 		if (E->in_const && e->sym->vclass == V_CONST)
-			return format("(%s)", emit_expr(e->sym->decl->init));
+			return ty_is_scalar(e->sym->ty) ?
+			       format("((%s)(%s))", emit_ctype(e->sym->ty), emit_expr(e->sym->decl->init)) :
+			       format("(%s)", emit_expr(e->sym->decl->init));
 		e->sym->used = true;
 		return e->sym->by_ref ? format("(*%s_p)", e->sym->cname) : e->sym->cname;
 	case N_BINARY:

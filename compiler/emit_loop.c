@@ -169,6 +169,10 @@ static const char *identity(Node *r, Type *t)
 	if (!ty_is_scalar(t) && !r->sym)
 		return format("%s()", red_helper(r, t, true));
 	const char *op = format("%.*s", r->name.len, r->name.p);
+	/* -0.0 adds nothing to any sum, -0.0 included (+0.0 made it +0.0:
+	 * double s = -0.0 stayed so serially over no iteration). */
+	if (r->op == TK_PLUS && ty_is_float(t))
+		return "-0.0";
 	switch (r->op) {
 	case TK_PLUS: case TK_OR: case TK_XOR: return "0";
 	case TK_STAR: return "1";

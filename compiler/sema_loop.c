@@ -377,6 +377,96 @@ static bool check_red_cond(Node *c, RedUse *u)
 	return true;
 }
 
+/* The first name of a reduce variable of at[1] (or of at[2], if set). */
+static int red_name(Node *n, void *arg)
+{
+	Node **at = arg;
+	if (n->kind == N_NAME && n->sym && sema_is_reduce_var(at[1], n->sym) &&
+	    (!at[2] || n->sym == (Sym *)at[2])) {
+		at[0] = n;
+		return 1;
+	}
+	return 0;
+}
+
+static int assigns(Node *n, void *arg)
+{
+	(void)arg;
+	return n->kind == N_ASSIGN || n->kind == N_INCDEC;
+}
+
+static int names_this(Node *n, void *s)
+{
+	return n->kind == N_NAME && n->sym == s;
+}
+
+typedef struct UpdateOf {
+	Sym *v;
+} UpdateOf;
+
+static int updates_of(Node *n, void *arg)
+{
+	UpdateOf *w = arg;
+	if (n->kind != N_ASSIGN && n->kind != N_INCDEC)
+		return 0;
+	Node *b = lvalue_base(n->lhs);
+	return b && b->kind == N_NAME && b->sym == w->v;
+}
+
+/* Whether statement s, in a branch of an if whose condition c tests
+ * reduce variables, does nothing but update those (and set driver
+ * variables, which may be kept with them): whatever else it did would
+ * follow a worker's partial value, not the loop's (if (x > best) {
+ * best = x; W[i] = 1; } marked elements below the value before the
+ * loop). */
+static bool only_updates(Node *s, Node *c, Node *loop)
+{
+	if (!s)
+		return true;
+	switch (s->kind) {
+	case N_EMPTY:
+		return true;
+	case N_BLOCK:
+		for (Node *a = s->args; a; a = a->next)
+			if (!only_updates(a, c, loop))
+				return false;
+		return true;
+	case N_IF:
+		return !emit_any_node(s->cond, assigns, NULL) && only_updates(s->then, c, loop) &&
+		       only_updates(s->els, c, loop);
+	case N_EXPR: {
+		Node *e = s->lhs;
+		if (e->kind != N_ASSIGN && e->kind != N_INCDEC)
+			return false;
+		Node *b = lvalue_base(e->lhs);
+		if (!b || b->kind != N_NAME || !b->sym)
+			return false;
+		if (sema_is_reduce_var(loop, b->sym))
+			return emit_any_node(c, names_this, b->sym);
+		return b == e->lhs && b->sym->is_driver;
+	}
+	default:
+		return false;
+	}
+}
+
+/* An if testing reduce variables whose branches do more than update
+ * them, or a loop's condition testing one, or a ?: outside an update. */
+static _Noreturn void red_cond_misuse(Node *c, Node *loop, Sym *v, const char *what)
+{
+	Node *at[3] = {NULL, loop, (Node *)v};
+	emit_any_node(c, red_name, at);
+	Node *cl = clause_of(loop, at[0]->sym);
+	sema_fail_note(at[0], format("the body tests reduce variable '%s', a worker's partial value "
+	                             "(which starts at the reduction's identity), %s: what it does "
+	                             "would follow the partial, not the loop's running value",
+	                             at[0]->sym->name, what),
+	               cl, format("reduce(%s: %s) is here; a condition may test '%s' only where its "
+	                          "branches do nothing but update it (if (e > %s) %s = e)",
+	                          sema_S(cl->name), at[0]->sym->name, at[0]->sym->name,
+	                          at[0]->sym->name, at[0]->sym->name));
+}
+
 /* The comparisons among the conjuncts of an if's condition, which hold
  * in its then-branch. */
 static void add_guards(Node *c, RedUse *u)
@@ -415,6 +505,27 @@ static void check_red_uses(Node *n, RedUse *u)
 		for (Node *p = n->lhs; p != b; p = p->lhs)
 			if (p->kind == N_INDEX)
 				check_red_uses(p->rhs, u);
+		/* An integer updated by a fraction, or divided, truncates at
+		 * every step, which the workers' partials do not repeat (p *= 1.5
+		 * from a partial of 1 stays 1; v /= 2 makes it 0). */
+		/* (sema_narrow wraps a float stored in an integer in a
+		 * conversion without a type written) */
+		Node *val = n->kind == N_ASSIGN && n->rhs->kind == N_CONV && !n->rhs->ts ? n->rhs->lhs :
+		            n->rhs;
+		if (n->kind == N_ASSIGN && ty_is_int(n->lhs->ty) && ty_is_float(val->ty))
+			sema_fail_note(n, format("'%s' is an integer, and this update by a fractional value "
+			                         "truncates at every step, so the workers' partial values "
+			                         "would not combine into what the serial loop computes",
+			                         b->sym->name), cl,
+			               format("make '%s' a double, or convert the value: int(...)",
+			                      b->sym->name));
+		if (n->kind == N_ASSIGN && ty_is_int(n->lhs->ty) && cl->op == TK_STAR &&
+		    (n->op == TK_SLASH || (n->op == TK_ASSIGN && n->rhs->kind == N_BINARY &&
+		                           n->rhs->op == TK_SLASH)))
+			sema_fail_note(n, format("'%s' is an integer, and integer division truncates at every "
+			                         "step, which no product of the workers' partial values "
+			                         "repeats", b->sym->name), cl,
+			               format("make '%s' a double", b->sym->name));
 		bool ok;
 		if (n->kind == N_INCDEC)
 			ok = cl->op == TK_PLUS;
@@ -461,8 +572,25 @@ static void check_red_uses(Node *n, RedUse *u)
 		RedUse t = *u;
 		if (n->kind == N_FOR)
 			check_red_uses(n->init, u);
-		if (check_red_cond(n->cond, u) && n->kind == N_IF)
+		if (check_red_cond(n->cond, u)) {
+			if (n->kind != N_IF)
+				red_cond_misuse(n->cond, loop, NULL, "in a loop's condition");
+			if (emit_any_node(n->cond, assigns, NULL))
+				red_cond_misuse(n->cond, loop, NULL, "in a condition that assigns");
+			if (!only_updates(n->then, n->cond, loop) || !only_updates(n->els, n->cond, loop) ||
+			    (n->els && n->els->kind != N_EMPTY))
+				red_cond_misuse(n->cond, loop, NULL, "in an if whose branches do more than update it");
+			/* if (x < best && x > lo) best = x: lo's partial would
+			 * filter best's updates. */
+			for (int i = 0; i < loop->li->reduce_syms.n; i++) {
+				Sym *v = loop->li->reduce_syms.v[i];
+				UpdateOf w = {v};
+				if (emit_any_node(n->cond, names_this, v) && !emit_any_node(n->then, updates_of, &w))
+					red_cond_misuse(n->cond, loop, v, format("in an if whose branch does not update "
+					                                      "'%s'", v->name));
+			}
 			add_guards(n->cond, &t);
+		}
 		check_red_uses(n->then, &t);
 		check_red_uses(n->els, u);
 		check_red_uses(n->step, u);
@@ -470,7 +598,9 @@ static void check_red_uses(Node *n, RedUse *u)
 		return;
 	}
 	case N_COND:
-		check_red_cond(n->cond, u);
+		/* Not an update's (those are checked there). */
+		if (check_red_cond(n->cond, u))
+			red_cond_misuse(n->cond, loop, NULL, "in a ?: that is not an update of it");
 		check_red_uses(n->then, u);
 		check_red_uses(n->els, u);
 		return;
@@ -557,7 +687,12 @@ static void site_of_guard(Node *ifn, Node *g, Kept *k)
 			continue;
 		for (Node *st = branch_stmts(ifn->then); st; st = ifn->then->kind == N_BLOCK ? st->next : NULL) {
 			Node *a = assign_of(st);
-			if (a && a->lhs->kind == N_NAME && a->lhs->sym == v && same_place(a->rhs, e)) {
+			/* best = x for an int best and a double x is narrowed:
+			 * a site still, for check_red_uses to refuse. */
+			Node *r = a ? a->rhs : NULL;
+			if (r && r->kind == N_CONV && !r->ts)
+				r = r->lhs;
+			if (a && a->lhs->kind == N_NAME && a->lhs->sym == v && same_place(r, e)) {
 				Site *t = xcalloc(1, sizeof *t);
 				*t = (Site){ifn, v, same_place(g->rhs, &place) ? g->op : mirror(g->op), a};
 				vec_push(&k->sites, t);

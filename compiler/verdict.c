@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sapc.h"
+#include "grammar.h"
 
 /* ---- verdicts ---- */
 
@@ -100,6 +101,17 @@ static void decide(void)
 		bool relaxed = acc_is_relaxed(acc_li, a->dds);
 		if (relaxed && a->mode == ACC_READ)
 			continue;
+		/* D[k] -= 1.5 into a long: truncated at each step serially,
+		 * once a worker's copy in parallel. */
+		Node *e = a->unit && a->unit->kind == N_EXPR ? a->unit->lhs : NULL;
+		if (e && e->kind == N_ASSIGN && (e->op == TK_PLUS || e->op == TK_MINUS) &&
+		    ty_is_int(e->lhs->ty) && ty_is_float(e->rhs->ty)) {
+			acc_reject(e, format("'%s' holds integers, and adding a fractional value truncates at "
+			                     "every step, which the workers' copies, added up once, do not "
+			                     "repeat: convert the value, int(...), or make the elements "
+			                     "doubles", a->dds->name), NULL, NULL);
+			return;
+		}
 		if (acc_adds_only(a))
 			continue;
 		const char *d = a->dds->name;

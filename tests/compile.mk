@@ -1,5 +1,12 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/reduce-cond-branch.sap \
+	tests/compile/reduce-cond-else.sap \
+	tests/compile/reduce-cond-other.sap \
+	tests/compile/reduce-cond-changed.sap \
+	tests/compile/reduce-int-fraction.sap \
+	tests/compile/reduce-int-divide.sap \
+	tests/compile/accumulate-int-fraction.sap \
 	tests/compile/address-of.sap \
 	tests/compile/bool-count.sap \
 	tests/compile/reduce-kept-element.sap \

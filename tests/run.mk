@@ -16,6 +16,7 @@ run_slow_tests = \
 	tests/run/ckpt-damage.sh \
 	tests/run/ckpt-faults.sh
 run_tests = \
+	tests/run/float-consts.sap \
 	tests/run/acc-sparse.sh \
 	tests/run/field-own-read.sap \
 	tests/run/reduce-kept.sap \
