@@ -400,6 +400,19 @@ static int names_this(Node *n, void *s)
 	return n->kind == N_NAME && n->sym == s;
 }
 
+/* The statements of an if's branch: a block's, or the one. */
+static Node *branch_stmts(Node *then)
+{
+	return then && then->kind == N_BLOCK ? then->args : then;
+}
+
+/* The plain assignment statement st is, or NULL. */
+static Node *assign_of(Node *st)
+{
+	return st && st->kind == N_EXPR && st->lhs->kind == N_ASSIGN && st->lhs->op == TK_ASSIGN ?
+	       st->lhs : NULL;
+}
+
 typedef struct UpdateOf {
 	Sym *v;
 } UpdateOf;
@@ -577,6 +590,20 @@ static void check_red_uses(Node *n, RedUse *u)
 				red_cond_misuse(n->cond, loop, NULL, "in a loop's condition");
 			if (emit_any_node(n->cond, assigns, NULL))
 				red_cond_misuse(n->cond, loop, NULL, "in a condition that assigns");
+			/* reduce(max: best, bi) with bi = i beside best = x: bi
+			 * is to be kept, not reduced. */
+			for (Node *st = branch_stmts(n->then); st;
+			     st = n->then->kind == N_BLOCK ? st->next : NULL) {
+				Node *a = assign_of(st);
+				Sym *x = a && a->lhs->kind == N_NAME ? a->lhs->sym : NULL;
+				if (x && sema_is_reduce_var(loop, x) && !emit_any_node(n->cond, names_this, x))
+					sema_fail_note(a->lhs, format("'%s' is reduced by its own clause, so this "
+					                              "sets a worker's partial of it, not the value "
+					                              "beside the one the condition tests", x->name),
+					               clause_of(loop, x),
+					               format("to keep '%s' with what the condition tests, take "
+					                      "it out of the reduce clause", x->name));
+			}
 			if (!only_updates(n->then, n->cond, loop) || !only_updates(n->els, n->cond, loop) ||
 			    (n->els && n->els->kind != N_EMPTY))
 				red_cond_misuse(n->cond, loop, NULL, "in an if whose branches do more than update it");
@@ -653,17 +680,6 @@ typedef struct Kept {
 static int mirror(int op)
 {
 	return op == TK_LT ? TK_GT : op == TK_LE ? TK_GE : op == TK_GT ? TK_LT : TK_LE;
-}
-
-static Node *branch_stmts(Node *then)
-{
-	return then && then->kind == N_BLOCK ? then->args : then;
-}
-
-static Node *assign_of(Node *st)
-{
-	return st && st->kind == N_EXPR && st->lhs->kind == N_ASSIGN && st->lhs->op == TK_ASSIGN ?
-	       st->lhs : NULL;
 }
 
 static void site_of_guard(Node *ifn, Node *g, Kept *k)

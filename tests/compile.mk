@@ -1,5 +1,6 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/reduce-kept-reduced.sap \
 	tests/compile/reduce-cond-branch.sap \
 	tests/compile/reduce-cond-else.sap \
 	tests/compile/reduce-cond-other.sap \
