@@ -377,13 +377,20 @@ static bool check_red_cond(Node *c, RedUse *u)
 	return true;
 }
 
-/* The first name of a reduce variable of at[1] (or of at[2], if set). */
+/* A search for the first name of a reduce variable of loop (of v, if
+ * set). */
+typedef struct RedName {
+	Node *loop;
+	Sym *v;
+	Node *found;
+} RedName;
+
 static int red_name(Node *n, void *arg)
 {
-	Node **at = arg;
-	if (n->kind == N_NAME && n->sym && sema_is_reduce_var(at[1], n->sym) &&
-	    (!at[2] || n->sym == (Sym *)at[2])) {
-		at[0] = n;
+	RedName *r = arg;
+	if (n->kind == N_NAME && n->sym && sema_is_reduce_var(r->loop, n->sym) &&
+	    (!r->v || n->sym == r->v)) {
+		r->found = n;
 		return 1;
 	}
 	return 0;
@@ -413,17 +420,13 @@ static Node *assign_of(Node *st)
 	       st->lhs : NULL;
 }
 
-typedef struct UpdateOf {
-	Sym *v;
-} UpdateOf;
-
-static int updates_of(Node *n, void *arg)
+/* An assignment or ++/-- of v (a Sym). */
+static int updates_of(Node *n, void *v)
 {
-	UpdateOf *w = arg;
 	if (n->kind != N_ASSIGN && n->kind != N_INCDEC)
 		return 0;
 	Node *b = lvalue_base(n->lhs);
-	return b && b->kind == N_NAME && b->sym == w->v;
+	return b && b->kind == N_NAME && b->sym == v;
 }
 
 /* Whether statement s, in a branch of an if whose condition c tests
@@ -467,17 +470,17 @@ static bool only_updates(Node *s, Node *c, Node *loop)
  * them, or a loop's condition testing one, or a ?: outside an update. */
 static _Noreturn void red_cond_misuse(Node *c, Node *loop, Sym *v, const char *what)
 {
-	Node *at[3] = {NULL, loop, (Node *)v};
-	emit_any_node(c, red_name, at);
-	Node *cl = clause_of(loop, at[0]->sym);
-	sema_fail_note(at[0], format("the body tests reduce variable '%s', a worker's partial value "
-	                             "(which starts at the reduction's identity), %s: what it does "
-	                             "would follow the partial, not the loop's running value",
-	                             at[0]->sym->name, what),
+	RedName r = {loop, v, NULL};
+	emit_any_node(c, red_name, &r);
+	const char *name = r.found->sym->name;
+	Node *cl = clause_of(loop, r.found->sym);
+	sema_fail_note(r.found, format("the body tests reduce variable '%s', a worker's partial value "
+	                               "(which starts at the reduction's identity), %s: what it does "
+	                               "would follow the partial, not the loop's running value",
+	                               name, what),
 	               cl, format("reduce(%s: %s) is here; a condition may test '%s' only where its "
 	                          "branches do nothing but update it (if (e > %s) %s = e)",
-	                          sema_S(cl->name), at[0]->sym->name, at[0]->sym->name,
-	                          at[0]->sym->name, at[0]->sym->name));
+	                          sema_S(cl->name), name, name, name, name));
 }
 
 /* The comparisons among the conjuncts of an if's condition, which hold
@@ -611,8 +614,7 @@ static void check_red_uses(Node *n, RedUse *u)
 			 * filter best's updates. */
 			for (int i = 0; i < loop->li->reduce_syms.n; i++) {
 				Sym *v = loop->li->reduce_syms.v[i];
-				UpdateOf w = {v};
-				if (emit_any_node(n->cond, names_this, v) && !emit_any_node(n->then, updates_of, &w))
+				if (emit_any_node(n->cond, names_this, v) && !emit_any_node(n->then, updates_of, v))
 					red_cond_misuse(n->cond, loop, v, format("in an if whose branch does not update "
 					                                      "'%s'", v->name));
 			}
