@@ -1056,32 +1056,45 @@ static const char *worker_buf(const acc_job *j, int w)
 }
 
 /* The bytes of this rank's workers' non-zero blocks, as [count, then
- * (block, bytes) per block] per worker, at out if not NULL; stops past
- * limit. */
-static int64_t sparse_pack(const acc_job *j, int64_t n, int64_t be, int64_t limit, char *out)
+ * (block, bytes) per block] per worker, stopping past limit; the blocks
+ * go to ks (nb a worker), their counts to cnt. */
+static int64_t sparse_scan(const acc_job *j, int64_t n, int64_t be, int64_t limit, int64_t *ks,
+                           int64_t *cnt)
 {
 	int64_t bytes = 0, nb = (n + be - 1) / be;
 	for (int w = 0; w < j->T && bytes <= limit; w++) {
 		const char *b = worker_buf(j, w);
-		char *cnt_at = out ? out + bytes : NULL;
-		int64_t cnt = 0;
-		bytes += (int64_t)sizeof cnt;
+		cnt[w] = 0;
+		bytes += (int64_t)sizeof *cnt;
 		for (int64_t k = 0; k < nb && bytes <= limit; k++) {
 			int64_t e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
 			size_t len = (size_t)(e1 - e0) * j->es;
 			if (sap_all_zero(b + (size_t)e0 * j->es, len))
 				continue;
-			if (out) {
-				memcpy(out + bytes, &k, sizeof k);
-				memcpy(out + bytes + sizeof k, b + (size_t)e0 * j->es, len);
-			}
+			ks[w * nb + cnt[w]++] = k;
 			bytes += (int64_t)(sizeof k + len);
-			cnt++;
 		}
-		if (cnt_at)
-			memcpy(cnt_at, &cnt, sizeof cnt);
 	}
 	return bytes;
+}
+
+/* The blocks sparse_scan found, packed at out. */
+static void sparse_pack(const acc_job *j, int64_t n, int64_t be, const int64_t *ks,
+                        const int64_t *cnt, char *out)
+{
+	int64_t nb = (n + be - 1) / be;
+	for (int w = 0; w < j->T; w++) {
+		const char *b = worker_buf(j, w);
+		memcpy(out, &cnt[w], sizeof *cnt);
+		out += sizeof *cnt;
+		for (int64_t i = 0; i < cnt[w]; i++) {
+			int64_t k = ks[w * nb + i], e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
+			size_t len = (size_t)(e1 - e0) * j->es;
+			memcpy(out, &k, sizeof k);
+			memcpy(out + sizeof k, b + (size_t)e0 * j->es, len);
+			out += sizeof k + len;
+		}
+	}
 }
 
 /* The total of every worker's buffer into j->into (zero all over), or,
@@ -1100,12 +1113,23 @@ static bool acc_sparse(acc_job *j, int64_t n, const sap_dvec *v, sap_dist_stats 
 		int64_t k = nb * s / 64, e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
 		set += !sap_all_zero(worker_buf(j, 0) + (size_t)e0 * j->es, (size_t)(e1 - e0) * j->es);
 	}
-	int64_t mine = set > 32 ? whole + 1 : sparse_pack(j, n, be, whole, NULL), total = mine;
+	int64_t *ks = NULL, *kc = NULL, mine = whole + 1;
+	if (set <= 32) {
+		ks = sap_xmalloc((size_t)(j->T * nb + 1) * sizeof *ks);
+		kc = sap_xcalloc((size_t)j->T + 1, sizeof *kc);
+		mine = sparse_scan(j, n, be, whole, ks, kc);
+	}
+	int64_t total = mine;
 	sap_comm_allreduce(&total, 1, SAP_COMM_I64, SAP_COMM_SUM);
-	if (P < 2 || total > whole || !sap_comm_fits(total))
+	if (P < 2 || total > whole || !sap_comm_fits(total)) {
+		free(ks);
+		free(kc);
 		return false;
+	}
 	char *out = sap_xmalloc((size_t)mine + 1), *in = sap_xmalloc((size_t)total + 1);
-	sparse_pack(j, n, be, whole, out);
+	sparse_pack(j, n, be, ks, kc, out);
+	free(ks);
+	free(kc);
 	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	sap_comm_counts(mine, cnt, dis);
 	sap_comm_allgatherv(out, mine, in, cnt, dis, 1);
