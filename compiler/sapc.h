@@ -506,6 +506,8 @@ extern Program *sema_prog;
 extern Ctx sema_ctx;
 extern Vec sema_funcs;          /* Sym * of functions */
 extern Vec sema_loop_calls;     /* calls in loop bodies: Node *, checked at the end */
+extern Vec sema_same_calls;     /* calls of the program's functions taken as giving one
+                                   value twice in an iteration (sema_loop.c) */
 extern Vec sema_loop_of_call;
 extern Node *sema_const_decl;   /* the const whose value is being checked */
 extern Vec sema_hooks;          /* merge and reduction function sites (Node *, ->sym) */

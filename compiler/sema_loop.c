@@ -187,6 +187,40 @@ static Node *lvalue_base(Node *e)
 	return e;
 }
 
+static bool same_place(Node *a, Node *b);
+
+/* Two calls that give the same value in one iteration: of the same
+ * function, on the same arguments, drawing no random number and not
+ * reading the clock.  A program's function is told so after its body's
+ * calls are known (sema_same_calls); a C function is taken to be pure, as
+ * for keys. */
+static bool same_call(Node *a, Node *b)
+{
+	switch (a->builtin) {
+	case B_NONE:
+		if (!a->sym || a->sym != b->sym)
+			return false;
+		break;
+	case B_LEN: case B_CONTAINS: case B_COUNT: case B_GET: case B_MIN: case B_MAX:
+	case B_ABS: case B_DOT: case B_FAST_SIGMOID: case B_TO_INT: case B_TO_LONG:
+	case B_TO_FLOAT: case B_TO_DOUBLE:
+		if (a->builtin != b->builtin)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	Node *x = a->args, *y = b->args;
+	for (; x && y; x = x->next, y = y->next)
+		if (!same_place(x, y))
+			return false;
+	if (x || y)
+		return false;
+	if (a->builtin == B_NONE && !a->sym->is_extern)
+		vec_push(&sema_same_calls, a);
+	return true;
+}
+
 /* The same place, written the same way (hist[b], acc.sum[2]). */
 static bool same_place(Node *a, Node *b)
 {
@@ -207,6 +241,8 @@ static bool same_place(Node *a, Node *b)
 		return a->op == b->op && same_place(a->lhs, b->lhs) && same_place(a->rhs, b->rhs);
 	case N_CONV: case N_UNARY:
 		return a->op == b->op && a->ty == b->ty && same_place(a->lhs, b->lhs);
+	case N_CALL:
+		return same_call(a, b);
 	default:
 		return false;
 	}
@@ -321,8 +357,9 @@ static bool is_update(Node *place, Node *rhs, Node *cl, const RedUse *u)
 	                            ((mn || mx) && cmax)) &&
 	    rhs->args && rhs->args->next) {
 		Node *a = rhs->args, *b = a->next;
-		return (same_place(a, place) && !mentions_red(b, loop)) ||
-		       (same_place(b, place) && !mentions_red(a, loop));
+		if ((same_place(a, place) && !mentions_red(b, loop)) ||
+		    (same_place(b, place) && !mentions_red(a, loop)))
+			return true;
 	}
 	/* best = x > best ? x : best, or best = best < x ? x : best */
 	if ((mn || mx) && rhs->kind == N_COND) {

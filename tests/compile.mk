@@ -5,6 +5,7 @@ compile_tests = \
 	tests/compile/reduce-cond-else.sap \
 	tests/compile/reduce-cond-other.sap \
 	tests/compile/reduce-cond-changed.sap \
+	tests/compile/reduce-call-rng.sap \
 	tests/compile/reduce-int-fraction.sap \
 	tests/compile/reduce-int-divide.sap \
 	tests/compile/accumulate-int-fraction.sap \
