@@ -1423,6 +1423,17 @@ static char *signature(Node *f)
 	return b.s;
 }
 
+/* The call of C's macro in the wrapper of extern f (sema's c_macro). */
+static char *macro_call(Node *f)
+{
+	Buf b = {0};
+	buf_printf(&b, "%s(", f->sym->name);
+	for (Node *p = f->args; p; p = p->next)
+		buf_printf(&b, "%s%s", p == f->args ? "" : ", ", p->sym->cname);
+	buf_puts(&b, ")");
+	return b.s;
+}
+
 static void function(Node *f)
 {
 	ret_type = f->sym->ty;
@@ -1550,6 +1561,9 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	for (Node *n = p->items; n; n = n->next) {
 		if (n->kind == N_FUNC && used_function(n))
 			buf_printf(&E->protos, "static %s;\n", signature(n));
+		else if (n->kind == N_EXTERN && n->sym->used && n->sym->c_macro)
+			buf_printf(&E->protos, "static %s { return %s; }\n", signature(n),
+			           macro_call(n));
 		else if (n->kind == N_EXTERN && n->sym->used)
 			buf_printf(&E->protos, "extern %s;\n", signature(n));
 	}

@@ -456,6 +456,7 @@ struct Sym {
 	bool by_ref;            /* emit: a sync-for element read through its
 	                           pointer, cname_p, not copied */
 	bool is_extern;
+	bool c_macro;           /* an extern of one of C's type-generic macros */
 	bool does_io, uses_rng; /* functions, transitively */
 	bool uses_clock;        /* functions, transitively: wtime() */
 	Node *io_site;          /* where the I/O happens */

@@ -1176,6 +1176,15 @@ static void declare_func(Node *f)
 	/* Not u_ as variables: a driver variable may share a function's
 	 * name (functions cannot see it), and both are file-scope C names. */
 	s->cname = s->is_extern ? xstrdup(name) : format("f_%s", name);
+	/* C's type-generic macros have no function to declare (gcc's
+	 * built-ins take any type): a wrapper of the declared types calls
+	 * the macro (emit.c). */
+	static const char *generic[] = {"isnan", "isinf", "isfinite", "isnormal", "signbit",
+		"fpclassify", "isgreater", "isgreaterequal", "isless", "islessequal",
+		"islessgreater", "isunordered"};
+	for (size_t i = 0; s->is_extern && i < sizeof generic / sizeof *generic; i++)
+		if (!strcmp(name, generic[i]))
+			s->cname = format("sap_c_%s", name), s->c_macro = true;
 	f->sym = s;
 	vec_push(&sema_funcs, s);
 	map_put(&fnames, name, s);
