@@ -286,6 +286,23 @@ void parse_syntax_error(Program *p, Tok t)
 		unknown_type(p, p->prev);
 		return;
 	}
+	/* (unsigned) x, (uint32_t) n: a cast to one of C's integer words. */
+	if (p->prev.kind == TK_RPAREN) {
+		const char *txt0 = p->cur->text, *e = txt0 + p->prev.off, *b;
+		while (e > txt0 && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		for (b = e; b > txt0 && is_word_char(b[-1]); b--)
+			;
+		const char *o = b;
+		while (o > txt0 && (o[-1] == ' ' || o[-1] == '\t'))
+			o--;
+		Tok w = { TK_IDENT, b, (int)(e - b), (int)(b - txt0) };
+		if (e > b && o > txt0 && o[-1] == '(' && c_int_word(w)) {
+			diag_error(p->cur, w.off, "no type '%.*s' in SAP: its integers are int (32 bits) and "
+			           "long (64 bits), both signed; cast with (int)x or (long)x", w.len, w.p);
+			return;
+		}
+	}
 	/* int relaxed = 0;: C names that are SAP's words. */
 	static const int words[] = { TK_PARAM, TK_ASYNC, TK_SYNC, TK_REDUCE, TK_ACCUMULATE, TK_WITH,
 	                             TK_LIST, TK_DVECTOR, TK_DMAP, TK_DMULTIMAP, TK_RELAXED,

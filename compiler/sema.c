@@ -250,6 +250,17 @@ static bool const_float(Node *e, double *v)
 	return false;
 }
 
+/* The fewest digits that give d back (2.9, not 2.8999999999999999). */
+static const char *shortest(double d)
+{
+	for (int prec = 1; prec < 17; prec++) {
+		const char *s = format("%.*g", prec, d);
+		if (strtod(s, NULL) == d)
+			return s;
+	}
+	return format("%.17g", d);
+}
+
 /* The value of a floating constant expression (is_constant), as C
  * computes it: each float-typed step rounded to float. */
 static bool fold_float(Node *e, double *v)
@@ -428,8 +439,8 @@ void sema_check_constant_fits(Node *e, Type *to, bool implicit)
 	if (implicit && ty_is_int(to) && const_float(e, &d) && (double)(int64_t)d != d) {
 		Node *at = sema_start_of(e);
 		diag_warning(at->file, at->off, "literal-conversion",
-		             "the constant %.17g converted to '%s' becomes %lld; write %s(...) if that "
-		             "is meant", d, ty_str(to), (long long)(int64_t)d, ty_str(to));
+		             "the constant %s converted to '%s' becomes %lld; write %s(...) if that "
+		             "is meant", shortest(d), ty_str(to), (long long)(int64_t)d, ty_str(to));
 	}
 	/* Not d > FLT_MAX: a double up to half a float ulp above FLT_MAX
 	 * still rounds to it; from there (a tie too, FLT_MAX's significand

@@ -544,7 +544,8 @@ static void check_print(Node *call, const char *name)
 		if (!ok)
 			sema_fail(sema_start_of(a), "'%.*s' in the format expects %s, but argument %d has type '%s'%s", len,
 			          fs + start, strchr("diuxXoc", c) ? "an integer" : c == 's' ? "a string" : "a number",
-			          argno, ty_str(t), use ? format("; use '%s' for a '%s'", use, ty_str(t)) : "");
+			          argno, ty_str(t), use ? format("; use '%s' for %s '%s'", use,
+			          strchr("aeiou", ty_str(t)[0]) ? "an" : "a", ty_str(t)) : "");
 		a = a->next;
 		argno++;
 	}
@@ -794,6 +795,11 @@ static Type *check_call(Node *e)
 		if (!strcmp(name, "free") || !strcmp(name, "realloc") || !strcmp(name, "calloc"))
 			sema_fail(e, "call to undefined function '%s': SAP has no pointers; lists and DDSs "
 			          "grow and free themselves", name);
+		if (!strcmp(name, "srand") || !strcmp(name, "srandom") || !strcmp(name, "srand48") ||
+		    !strcmp(name, "seed"))
+			sema_fail(e, "call to undefined function '%s': the random numbers are seeded by "
+			          "the option --seed=N of the program (sap-run(1)), the same on every "
+			          "layout; rand() and rand_int() need no seeding", name);
 		const char *sg = suggest_func(name);
 		if (sg)
 			sema_fail(e, "call to undefined function '%s'; did you mean '%s'?", name, sg);

@@ -172,8 +172,19 @@ loop:
 	float [fF]? { TOK(TK_FLOATLIT); }
 	int [lL]? { TOK(TK_INTLIT); }
 	(digit+ | "0" [xX] hex*) [a-zA-Z_0-9.]+ {
-		diag_error(lx->file, t->off, "invalid number '%.*s'", (int)(YYCURSOR - start),
-		           (const char *)start);
+		/* C's suffixes SAP does not have: 1LL, 10u, 10UL. */
+		const char *q = (const char *)YYCURSOR;
+		while (q > (const char *)start && strchr("lLuU", q[-1]))
+			q--;
+		const char *d = (const char *)start;
+		bool hex = d[0] == '0' && (d[1] == 'x' || d[1] == 'X');
+		d += hex ? 2 : 0;
+		bool csuffix = q < (const char *)YYCURSOR && q > d;
+		for (; csuffix && d < q; d++)
+			csuffix = hex ? strchr("0123456789abcdefABCDEF", *d) != NULL : *d >= '0' && *d <= '9';
+		diag_error(lx->file, t->off, "invalid number '%.*s'%s", (int)(YYCURSOR - start),
+		           (const char *)start, csuffix ? ": SAP's integer suffix is L alone (a long), and "
+		           "there are no unsigned types" : "");
 		return -1;
 	}
 	"\"" ([^"\\\n\x00] | "\\" [^\n\x00])* "\"" { TOK(TK_STRLIT); }

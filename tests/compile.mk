@@ -6,6 +6,8 @@ compile_tests = \
 	tests/compile/reduce-cond-other.sap \
 	tests/compile/reduce-cond-changed.sap \
 	tests/compile/reduce-call-rng.sap \
+	tests/compile/cast-unsigned.sap \
+	tests/compile/number-c-suffix.sap \
 	tests/compile/reduce-int-fraction.sap \
 	tests/compile/reduce-int-divide.sap \
 	tests/compile/accumulate-int-fraction.sap \
