@@ -261,15 +261,18 @@ static void set_param(const sap_param *p, const char *val)
 			goto bad;
 		errno = 0;
 		if (p->type == SAP_P_FLOAT) {
-			float f = strtof(val, &end);
+			/* Read as a double and narrowed, as the default is (C's
+			 * float x = 0.1, and a twin's (float)atof(argv[i])). */
+			double d = strtod(val, &end);
+			float f = (float)d;
 			if (*end)
 				goto bad;
-			if (errno == ERANGE && (f > 1 || f < -1))
-				goto range;
-			if (errno == ERANGE && f == 0)
-				goto tiny;
-			if (!isfinite(f))
+			if (!isfinite(d))
 				goto nonfinite;
+			if ((errno == ERANGE && (d > 1 || d < -1)) || !isfinite(f))
+				goto range;
+			if ((errno == ERANGE && d == 0) || (f == 0 && d != 0))
+				goto tiny;
 			*(float *)p->addr = f;
 		} else {
 			double d = strtod(val, &end);
