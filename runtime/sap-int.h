@@ -21,6 +21,9 @@ typedef struct sap_dist_stats sap_dist_stats;
 _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap);
 /* A warning on stderr, from rank 0 only (every rank calls it). */
 void sap_warn(const sap_site *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Let out the lines print() held: collective, where every rank is at the
+ * same point of the driver code (loops, loads, saves, the end). */
+void sap_print_settle(void);
 /* printf into a fresh string of the length it takes (sap_xmalloc). */
 char *sap_vstrf(const char *fmt, va_list ap);
 char *sap_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

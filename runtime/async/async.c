@@ -1444,6 +1444,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
                    void *env, sap_body_fn body, const sap_reduce *r, void *red)
 {
+	sap_print_settle();
 	atomic_fetch_add(&sap_loops_running, 1);
 	async_for(L, spec, lo, hi, env, body, r, red);
 	atomic_fetch_sub(&sap_loops_running, 1);

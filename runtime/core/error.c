@@ -80,22 +80,62 @@ _Noreturn void sap_oob(const sap_site *s, const char *what, int64_t i, int64_t n
 	          (long long)i, what, (long long)n);
 }
 
-void sap_print(const char *fmt, ...)
+/* Prints since the ranks last met: the same count on every rank, as
+ * every rank runs the driver code. */
+static int64_t print_pending;
+/* Rank 0's stdout is a terminal: each line goes out as printed. */
+static int print_tty = -1;
+
+enum { PRINT_BATCH = 1024 };
+
+static void print_flush(void)
 {
-	/* Every rank runs the driver code and so every print; rank 0 prints
-	 * only once all have got here.  A rank that failed before never
-	 * arrives, and its abort ends rank 0 before the line is out: nothing
-	 * is printed after an error, whichever rank had it. */
+	if (sap_rank() == 0 && (fflush(stdout) == EOF || ferror(stdout)))
+		sap_fatal(NULL, "cannot write standard output: %s", strerror(errno));
+}
+
+void sap_print_settle(void)
+{
+	if (!print_pending)
+		return;
+	print_pending = 0;
 	if (sap_nranks() > 1 && sap_comm_live())
 		sap_comm_barrier();
+	print_flush();
+}
+
+void sap_print(const char *fmt, ...)
+{
+	/* Every rank runs the driver code and so every print; rank 0 lets
+	 * its lines out only once every rank has got past them: at the next
+	 * point where the ranks meet anyway (a parallel loop, a load or a
+	 * save, the end; sap_print_settle), or with a barrier of their own
+	 * every PRINT_BATCH lines.  A rank that failed before never
+	 * arrives, and its abort ends rank 0 with those lines unwritten:
+	 * nothing is printed after an error, whichever rank had it, and a
+	 * line costs no barrier. */
+	if (print_tty < 0) {
+		print_tty = sap_rank() == 0 && isatty(STDOUT_FILENO);
+		/* Open MPI gives ranks a pseudo-terminal, which C's stdout
+		 * writes out a line at a time: the lines wait in a buffer for
+		 * the ranks to meet. */
+		if (sap_nranks() > 1)
+			setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	}
+	bool meet = ++print_pending >= PRINT_BATCH;
+	if (meet) {
+		print_pending = 0;
+		if (sap_nranks() > 1 && sap_comm_live())
+			sap_comm_barrier();
+	}
 	if (sap_rank() != 0)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		sap_fatal(NULL, "cannot write standard output: %s", strerror(errno));
+	if (meet || (print_tty && sap_nranks() == 1))
+		print_flush();
 }
 
 char *sap_escape(const char *p, size_t n)

@@ -839,6 +839,7 @@ const char *sap_progname(void)
 
 int sap_finalize(void)
 {
+	sap_print_settle();
 	fflush(stdout);
 	sap_ckpt_finish();
 	sap_stats_print();

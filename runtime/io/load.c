@@ -1033,12 +1033,14 @@ static void load_any(sap_dvec *v, const char *name, const char *path, size_t els
 void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
               sap_parse_fn parse, bool flat, bool parted, const sap_site *s)
 {
+	sap_print_settle();
 	load_any(v, name, path, elsize, parse, flat, parted, NULL, s);
 }
 
 void sap_load_codec(sap_dvec *v, const char *name, const char *path, size_t elsize,
                     sap_parse_fn parse, const sap_codec *codec, const sap_site *s)
 {
+	sap_print_settle();
 	load_any(v, name, path, elsize, parse, false, false, codec, s);
 }
 

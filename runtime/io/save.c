@@ -565,6 +565,7 @@ static void save_stream(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 
 void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
 {
+	sap_print_settle();
 	/* Every rank decides alike: rank 0's view of path. */
 	int stream = sap_rank() == 0 && is_stream(path);
 	if (sap_nranks() > 1)

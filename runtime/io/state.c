@@ -779,6 +779,8 @@ static void test_kill(void)
 
 void sap_ckpt_after(const sap_loop *L, sap_state_fn fn)
 {
+	/* The lines printed before a checkpoint are out before it is. */
+	sap_print_settle();
 	ops_run++;
 	if (sap_cfg.ckpt_dir && due())
 		checkpoint(L, fn);

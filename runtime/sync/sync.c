@@ -784,6 +784,7 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
                   sap_body_fn body, const sap_reduce *r, void *red)
 {
+	sap_print_settle();
 	atomic_fetch_add(&sap_loops_running, 1);
 	sync_for(L, n, spec, env, body, r, red);
 	atomic_fetch_sub(&sap_loops_running, 1);
