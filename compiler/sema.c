@@ -319,6 +319,24 @@ static bool fold_float(Node *e, double *v)
 static int64_t int_min(Type *t) { return t->kind == TY_INT ? INT32_MIN : INT64_MIN; }
 static int64_t int_max(Type *t) { return t->kind == TY_INT ? INT32_MAX : INT64_MAX; }
 
+/* An integer constant, or a bool one, which % & | ^ << >> count as 0
+ * or 1 (1 << true). */
+static bool const_operand(Node *e, int64_t *v)
+{
+	if (sema_const_int(e, v))
+		return true;
+	if (!e->ty || e->ty->kind != TY_BOOL)
+		return false;
+	if (e->kind == N_BOOL) {
+		*v = e->ival != 0;
+		return true;
+	}
+	if (e->kind == N_NAME && e->sym && e->sym->vclass == V_CONST && e->sym->decl &&
+	    e->sym->decl->init)
+		return const_operand(e->sym->decl->init, v);
+	return false;
+}
+
 /* Fold an integer expression just checked, in the width of its type, as
  * C would compute it.  Where C has no value (overflow, a division by zero,
  * a shift by a negative count or by the width or more), it is an error
@@ -342,10 +360,10 @@ void sema_fold(Node *e)
 	int64_t lo = int_min(t), hi = int_max(t), a = 0, b = 0, v;
 	bool ca = false, cb = false;
 	if (e->kind == N_UNARY || e->kind == N_BINARY)
-		ca = sema_const_int(e->lhs, &a);
+		ca = const_operand(e->lhs, &a);
 	/* x / 0 and x <<= 40 as well as 1 / 0. */
 	if (e->kind == N_BINARY || e->kind == N_ASSIGN) {
-		cb = sema_const_int(e->rhs, &b);
+		cb = const_operand(e->rhs, &b);
 		if ((e->op == TK_SLASH || e->op == TK_PERCENT) && cb && b == 0)
 			sema_fail(e, "division by zero");
 		if ((e->op == TK_SHL || e->op == TK_SHR) && cb && (b < 0 || b >= (t->kind == TY_INT ? 32 : 64)))

@@ -22,6 +22,7 @@ run_tests = \
 	tests/run/reduce-kept.sap \
 	tests/run/reduce-call-test.sap \
 	tests/run/extern-macros.sap \
+	tests/run/c-judgements.sap \
 	tests/run/c-declarators.sap \
 	tests/run/threads-binding.sh \
 	tests/run/sync-writes-over.sap \
@@ -230,7 +231,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/load-array-field.status tests/run/load-array-field.err tests/run/load-array-field.out \
 	tests/run/load-array-field.rows.txt.in \
 	tests/run/conv-nan.out tests/run/conv-nan.err tests/run/conv-nan.status \
-	tests/run/minmax-order.out tests/run/reduce-call-test.out tests/run/extern-macros.out tests/run/map-null-key.out tests/run/shared-plan-ranks.out tests/run/lazy-temps.out tests/run/array-drop-init.out tests/run/local-keys.out tests/run/map-int-keys.out \
+	tests/run/minmax-order.out tests/run/reduce-call-test.out tests/run/extern-macros.out tests/run/c-judgements.out tests/run/map-null-key.out tests/run/shared-plan-ranks.out tests/run/lazy-temps.out tests/run/array-drop-init.out tests/run/local-keys.out tests/run/map-int-keys.out \
 	tests/run/acc-map-dense.out tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
 	tests/run/accumulate-held.out tests/run/accumulate-held.args \
 	tests/run/array-fill.out tests/run/list-range.out tests/run/push-self.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/dmap-self.out tests/run/strings-ranks.out \
