@@ -286,6 +286,28 @@ void parse_syntax_error(Program *p, Tok t)
 		unknown_type(p, p->prev);
 		return;
 	}
+	/* sync for (long i = 0; ...): the counted header of an async for. */
+	if (t.kind == TK_ASSIGN && p->prev.kind == TK_IDENT) {
+		const char *txt0 = p->cur->text, *q = txt0 + p->prev.off;
+		int parens = 0;
+		while (q > txt0 && !strchr(";{}", q[-1]) && parens <= 0) {
+			q--;
+			parens += *q == '(';
+		}
+		while (q > txt0 && (q[-1] == ' ' || q[-1] == '\t'))
+			q--;
+		if (parens == 1 && q - txt0 >= 3 && !strncmp(q - 3, "for", 3)) {
+			const char *f = q - 3;
+			while (f > txt0 && (f[-1] == ' ' || f[-1] == '\t'))
+				f--;
+			if (f - txt0 >= 4 && !strncmp(f - 4, "sync", 4)) {
+				diag_error(p->cur, t.off, "a sync for runs over the elements of a dvector, "
+				           "'sync for (T x : D) with (...)' (or its mini-batches, "
+				           "'sync for (list<T> b : D)'); a counted loop is an async for");
+				return;
+			}
+		}
+	}
 	/* (unsigned) x, (uint32_t) n: a cast to one of C's integer words. */
 	if (p->prev.kind == TK_RPAREN) {
 		const char *txt0 = p->cur->text, *e = txt0 + p->prev.off, *b;

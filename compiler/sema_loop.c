@@ -254,6 +254,11 @@ static int names_red(Node *n, void *arg)
 	return n->kind == N_NAME && n->sym && sema_is_reduce_var(loop, n->sym) ? 1 : 0;
 }
 
+static int names_sym(Node *n, void *arg)
+{
+	return n->kind == N_NAME && n->sym == arg ? 1 : 0;
+}
+
 static bool mentions_red(Node *e, Node *loop)
 {
 	return emit_any_node(e, names_red, loop);
@@ -969,6 +974,9 @@ void sema_check_async(Node *loop)
 	}
 	if (c->kind != N_BINARY || c->op != TK_LT || !is_var(c->lhs, iv))
 		sema_fail(c, "the condition of an async for must be '%s < end'", iv->name);
+	if (emit_any_node(c->rhs, names_sym, iv))
+		sema_fail(c->rhs, "the end of an async for is computed once, before the first "
+		          "iteration, so it cannot use the loop variable '%s'", iv->name);
 	Node *s = loop->step;
 	if (!s)
 		sema_fail(loop, "%s: the step is missing", async_form);

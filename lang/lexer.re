@@ -252,6 +252,14 @@ loop:
 			['\''] = "; strings are written in double quotes",
 		};
 		const char *s = (const char *)start;
+		/* 'a': C's character constant, an int in C. */
+		if (*start == '\'' && s + 2 < (const char *)lx->lim && s[1] >= 0x20 && s[1] < 0x7f &&
+		    s[1] != '\\' && s[2] == '\'') {
+			diag_error(lx->file, t->off, "SAP has no character constants: write the code, %d for "
+			           "'%c', or the one-character string \"%s%c\"", s[1], s[1],
+			           s[1] == '"' ? "\\" : "", s[1]);
+			return -1;
+		}
 		if (*start == '#' && (!strncmp(s, "#include", 8) || !strncmp(s, "#define", 7)))
 			diag_error(lx->file, t->off, "SAP has no preprocessor: C helpers go in a .c file "
 			           "given to sapc and are declared in the program with extern, and a "

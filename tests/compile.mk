@@ -8,6 +8,9 @@ compile_tests = \
 	tests/compile/reduce-call-rng.sap \
 	tests/compile/cast-unsigned.sap \
 	tests/compile/number-c-suffix.sap \
+	tests/compile/async-end-loopvar.sap \
+	tests/compile/char-constant.sap \
+	tests/compile/sync-counted.sap \
 	tests/compile/reduce-int-fraction.sap \
 	tests/compile/reduce-int-divide.sap \
 	tests/compile/accumulate-int-fraction.sap \
