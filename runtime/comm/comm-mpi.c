@@ -475,6 +475,26 @@ void sap_comm_waitall(int64_t n, sap_comm_req *rq)
 	free(r);
 }
 
+bool sap_comm_testall(int64_t n, sap_comm_req *rq)
+{
+	if (solo) {
+		for (int64_t i = 0; i < n; i++)
+			rq[i].live = false;
+		return true;
+	}
+	MPI_Request *r = sap_xmalloc((size_t)(n ? n : 1) * sizeof *r);
+	int k = 0, flag = 0;
+	for (int64_t i = 0; i < n; i++)
+		if (rq[i].live)
+			r[k++] = get_req(&rq[i]);
+	MPI_Testall(k, r, &flag, MPI_STATUSES_IGNORE);
+	if (flag)
+		for (int64_t i = 0; i < n; i++)
+			rq[i].live = false;
+	free(r);
+	return flag != 0;
+}
+
 bool sap_comm_iprobe(int from, sap_comm_chan ch)
 {
 	int flag = 0;

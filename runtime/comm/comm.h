@@ -138,6 +138,9 @@ void sap_comm_irecv(void *buf, int64_t n, size_t unit, int from, sap_comm_chan c
                     sap_comm_req *rq);
 void sap_comm_wait(sap_comm_req *rq);
 void sap_comm_waitall(int64_t n, sap_comm_req *rq);
+/* Whether every request of rq is done, without waiting; if so they are
+ * all done as after sap_comm_waitall, and if not none is changed. */
+bool sap_comm_testall(int64_t n, sap_comm_req *rq);
 /* Whether a message from rank `from` waits on ch; probe blocks until one
  * does. */
 bool sap_comm_iprobe(int from, sap_comm_chan ch);

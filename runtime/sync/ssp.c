@@ -28,6 +28,7 @@ struct sap_ssp {
 	char **z;               /* per vector */
 	void *sum;
 	int64_t done;           /* clocks merged into z */
+	int64_t sent;           /* clocks whose sends are done, their buffers freed */
 	int64_t waits, max_stale;
 	double wait_s;
 	int64_t *lead;          /* per lead, s + 2 */
@@ -116,9 +117,30 @@ static void poll(sap_ssp *q)
 	}
 }
 
+/* This rank's changes whose sends are done, freed in clock order; with
+ * wait, all of them.  Waiting for a send here while other ranks wait
+ * to receive from a third could close a cycle of waits on 3 ranks and
+ * more (a send of a large change ends only when its receiver takes it):
+ * only sap_ssp_close, which takes every message first, waits. */
+static void free_sent(sap_ssp *q, bool wait)
+{
+	for (; q->sent < q->done; q->sent++) {
+		sap_comm_req *rq = &q->req[(size_t)q->sent * (size_t)q->P * (size_t)q->nwr];
+		if (wait)
+			sap_comm_waitall(q->P * q->nwr, rq);
+		else if (!sap_comm_testall(q->P * q->nwr, rq))
+			return;
+		for (int k = 0; k < q->nwr; k++) {
+			free(*slot(q, q->sent, q->me, k));
+			*slot(q, q->sent, q->me, k) = NULL;
+		}
+	}
+}
+
 /* Clocks every rank's changes are in for, merged into z in order. */
 static void settle(sap_ssp *q)
 {
+	free_sent(q, false);
 	for (; q->done < q->steps; q->done++) {
 		int64_t c = q->done;
 		for (int r = 0; r < q->P; r++)
@@ -131,13 +153,14 @@ static void settle(sap_ssp *q)
 				sap_sc_add(w->num, q->sum, *slot(q, c, r, k), w->dv->n);
 			sap_sc_merge(w, q->z[k], q->z[k], q->sum, w->dv->n, q->A[c]);
 		}
-		size_t at = (size_t)c * (size_t)q->P * (size_t)q->nwr;
-		sap_comm_waitall(q->P * q->nwr, q->req + at);
-		for (int i = 0; i < q->P * q->nwr; i++) {
-			free(q->d[at + (size_t)i]);
-			q->d[at + (size_t)i] = NULL;
-		}
+		/* The others' changes; this rank's own is a send's buffer. */
+		for (int r = 0; r < q->P; r++)
+			for (int k = 0; r != q->me && k < q->nwr; k++) {
+				free(*slot(q, c, r, k));
+				*slot(q, c, r, k) = NULL;
+			}
 	}
+	free_sent(q, false);
 }
 
 void sap_ssp_wait(sap_ssp *q, int64_t clock)
@@ -182,6 +205,7 @@ void sap_ssp_close(sap_ssp *q, sap_sync_stats *st)
 		while (r != q->me && q->got[r] < q->steps * q->nwr)
 			take(q, r);
 	settle(q);
+	free_sent(q, true);
 	for (int k = 0; k < q->nwr; k++) {
 		memcpy(q->spec->wr[k].dv->data, q->z[k], bytes(&q->spec->wr[k]));
 		free(q->z[k]);
