@@ -689,8 +689,9 @@ static void check_same_start(int argc, char **argv, const sap_program *prog)
 }
 
 /* A checkpoint directory that cannot be made or written in is an error
- * at the start, not a warning at every checkpoint (which writes none).
- * A directory to resume from is read first, and checked then. */
+ * at the start, not a warning at every checkpoint (which writes none),
+ * with --resume too: a job script that always passes it must not run
+ * on without checkpoints. */
 static void check_ckpt_dir(void)
 {
 	const char *d = sap_cfg.ckpt_dir;
@@ -774,7 +775,7 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 		            "file's first loop, not at the checkpoint");
 	if (sap_cfg.ckpt_dir && !sap_cfg.ckpt_every && !sap_cfg.ckpt_seconds)
 		sap_cfg.ckpt_seconds = DEFAULT_CKPT_SECONDS;
-	if (sap_cfg.ckpt_dir && !sap_cfg.resume)
+	if (sap_cfg.ckpt_dir)
 		check_ckpt_dir();
 	program_hash = prog->hash;
 	/* Loops spread over ranks plan for ranks x threads workers, the same

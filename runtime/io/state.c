@@ -707,6 +707,7 @@ static __attribute__((format(printf, 1, 2))) void warn_rank(const char *fmt, ...
 }
 
 static uint64_t ckpt_seq;      /* of the next checkpoint; 0: not known yet */
+static int64_t failed_parts;    /* checkpoints this rank could not write */
 static uint64_t ops_run;        /* parallel operators finished */
 static double last_ckpt;        /* when the last checkpoint was taken */
 static double ckpt_seconds;
@@ -866,7 +867,11 @@ static void complete(bool last)
 	if (unmarked)
 		counted(writing.mark_bytes, -1);
 	if (writing.err) {
-		warn_rank("%s (the run goes on)", writing.err);
+		/* A directory that cannot be written fails every checkpoint:
+		 * three say so, the end of the run how many more did. */
+		if (++failed_parts <= 3)
+			warn_rank("%s (the run goes on%s)", writing.err, failed_parts == 3 ?
+			          "; further failures are counted at the end" : "");
 		free(writing.err);
 		writing.err = NULL;
 	} else if (!ok && me == 0) {
@@ -904,6 +909,9 @@ void sap_ckpt_finish(void)
 	double t0 = sap_wtime();
 	bool was = writing.active;
 	complete(true);
+	if (failed_parts > 3)
+		warn_rank("%lld checkpoints in all could not be written to '%s'",
+		          (long long)failed_parts, sap_cfg.ckpt_dir);
 	free(writing.crcs);
 	writing.crcs = NULL;
 	free(spare.buf);

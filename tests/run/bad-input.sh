@@ -148,6 +148,9 @@ for np in 1 2 3; do
 		"error: --dump-order=/etc/passwd/x: Not a directory" "" $run --dump-order=/etc/passwd/x
 	error "--run-order that is a directory, $np ranks" 2 \
 		"error: --run-order=adir: Is a directory" "" $run --run-order=adir
+	# With --resume too: the run would go on taking no checkpoint.
+	error "--checkpoint-dir that is a file with --resume, $np ranks" 2 \
+		"error: --checkpoint-dir=got: Not a directory" "" $run --checkpoint-dir=got --resume
 	# A checkpoint does not hold a place in the order file: a resumed
 	# recording or replay is refused, and the file left as it was.
 	echo "a record" >rec.txt
