@@ -309,6 +309,8 @@ void sap_moved_add(int64_t sent, int64_t received);
 /* No entries, no memory: the values are not dropped. */
 void sap_dm_clear(sap_dmap *m);
 uint64_t sap_dm_hash(const sap_dmap *m, const void *key);
+/* The same for two maps of the same keys, whatever their order. */
+uint64_t sap_dm_keyset(const sap_dmap *m);
 /* A new zeroed entry for key, numbered seq (which orders iteration),
  * after every existing one; its value slot. */
 void *sap_dm_put(sap_dmap *m, const void *key, int64_t seq);
@@ -1142,7 +1144,7 @@ struct sap_loop_state {
 	bool inserts;                   /* the plan's keys include missing ones
 	                                   of a check_keys map */
 	uint64_t missing;               /* which (sap_layout.missing) */
-	uint64_t *kvers;                /* per spec DDS: a check_keys map's kver */
+	uint64_t *kvers;                /* per spec DDS: a check_keys map's keyset */
 	char insert_why[96];
 	bool warned_cost;               /* sap_plan_cost_warn said it */
 	bool ever_locked;

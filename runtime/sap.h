@@ -614,6 +614,10 @@ typedef struct sap_dmap {
 	/* Changes whenever the set of keys may have (not with values): the
 	 * sorted keys sap_dm_keys made last stay good until then. */
 	uint64_t kver;
+	/* The set of keys itself: a sum of a mix of each live key, so that
+	 * a map rebuilt with the same keys (made whole after being parted
+	 * over ranks) is seen to have them (sap_dm_keyset). */
+	uint64_t kset;
 	struct sap_dm_sorted *sorted;
 	/* An accumulate buffer's values start at the sum's identity (-0.0,
 	 * which adds nothing even to -0.0).  One may shadow its target

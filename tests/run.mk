@@ -197,6 +197,7 @@ run_tests = \
 	tests/run/slice-errors.sh \
 	tests/run/ssp-ranks.sh \
 	tests/run/ssp-cycle.sh \
+	tests/run/map-keyset-plan.sh \
 	tests/run/staged.sap \
 	tests/run/stdlib.sap \
 	tests/run/prelude-own.sap \

@@ -223,9 +223,12 @@ static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *s
 		                   !same_keys(st, k, d)))
 			return false;
 	}
-	/* A map whose keys were checked: the check holds while its keys do. */
+	/* A map whose keys were checked: the check holds while its keys do,
+	 * the same set even if the map was rebuilt since (made whole after a
+	 * loop that ran on its parts). */
 	for (int k = 0; k < spec->ndds; k++)
-		if (spec->dds[k].check_keys && !st->resumed && st->kvers[k] != spec->dds[k].dm->kver)
+		if (spec->dds[k].check_keys && !st->resumed &&
+		    st->kvers[k] != sap_dm_keyset(spec->dds[k].dm))
 			return false;
 	return drv_same(st, spec) && (!spec->naffine ||
 	       !memcmp(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine));
@@ -261,7 +264,7 @@ static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, in
 		st->ptrs[k] = dds_ptr(d);
 		st->sizes[k] = dds_size(d);
 		st->versions[k] = dds_version(d);
-		st->kvers[k] = d->dm ? d->dm->kver : 0;
+		st->kvers[k] = d->dm ? sap_dm_keyset(d->dm) : 0;
 		st->kcopy[k] = NULL;
 		if (d->dv && d->dv->keys_of && d->slice_reads) {
 			st->kbytes[k] = keys_row(d->dv, NULL);

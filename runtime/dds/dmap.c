@@ -208,6 +208,7 @@ static void keys_changed(sap_dmap *m)
 void sap_dm_clear(sap_dmap *m)
 {
 	keys_changed(m);
+	m->kset = 0;
 	free(m->ents);
 	free(m->vals);
 	free(m->slots);
@@ -359,6 +360,21 @@ static bool direct_fits(sap_dmap *m, int64_t k)
 }
 
 static void hash_rebuild(sap_dmap *m);
+
+/* A key's term in m->kset. */
+static uint64_t key_mix(const sap_dmap *m, const void *key)
+{
+	uint64_t len, x = m->kk == SAP_K_STRING ? hash_len(m, key, &len) : (uint64_t)ikey(m, key);
+	x += 0x9e3779b97f4a7c15u;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+	return x ^ (x >> 31);
+}
+
+uint64_t sap_dm_keyset(const sap_dmap *m)
+{
+	return m->kset ^ ((uint64_t)m->nkeys * 0x9e3779b97f4a7c15u);
+}
 
 /* Make entry i, of hash h, the first of a key that is not in the index. */
 static void index_new(sap_dmap *m, int64_t i, uint64_t h)
@@ -530,10 +546,12 @@ static int64_t append_seq(sap_dmap *m, const void *key, uint64_t h, int64_t seq)
 	if (m->num)
 		sap_nt_identity(m->num, V(m, i), 1);
 	int64_t f = m->multi ? find_ent(m, key, h) : -1;
-	if (f >= 0)
+	if (f >= 0) {
 		chain_append(m, f, i);
-	else
+	} else {
+		m->kset += key_mix(m, key);
 		index_new(m, i, h);
+	}
 	return i;
 }
 
@@ -610,6 +628,7 @@ bool sap_dm_take(const sap_numtype *t, sap_dmap *m, sap_dmap *buf)
 	m->slots = buf->slots;
 	m->nslots = buf->nslots;
 	m->nkeys = buf->nkeys;
+	m->kset = buf->kset;
 	m->nused = buf->nused;
 	m->dix = buf->dix;
 	m->dlo = buf->dlo;
@@ -625,6 +644,7 @@ bool sap_dm_take(const sap_numtype *t, sap_dmap *m, sap_dmap *buf)
 	buf->slots = NULL;
 	buf->dix = NULL;
 	buf->nents = buf->capents = buf->live = buf->nslots = buf->nkeys = buf->nused = buf->dn = 0;
+	buf->kset = 0;
 	/* A key inserted by the merge starts at +0.0, and +0.0 + -0.0 is
 	 * +0.0: a sum of -0.0 (the buffer's start) becomes +0.0. */
 	if (sap_nt_has_float(t))
@@ -696,6 +716,10 @@ void sap_dm_keep(sap_dmap *m, bool (*keep)(const sap_dmap *m, const void *key, v
 	/* Sized for at most as many keys as entries. */
 	m->nkeys = m->live;
 	reindex(m);
+	m->kset = 0;
+	for (int64_t i = 0; i < m->nents; i++)
+		if (E(m, i)->live && (!m->multi || C(m, i)->n > 0))
+			m->kset += key_mix(m, &E(m, i)->key);
 }
 
 int64_t sap_dm_here(sap_dmap *m, const void *key, void **val)
@@ -795,6 +819,7 @@ int64_t sap_dm_erase(sap_dmap *m, const void *key)
 		return 0;
 	int64_t n = 0;
 	keys_changed(m);
+	m->kset -= key_mix(m, key);
 	for (int64_t i = f; i >= 0; i = m->multi ? C(m, i)->next : -1) {
 		if (m->drop)
 			m->drop(V(m, i));
