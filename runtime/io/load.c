@@ -651,9 +651,35 @@ static bool reads(const char *p, const char *eol, const char *path, size_t elsiz
 	return ok;
 }
 
+/* Whether every field of the line is a name, none a number: a header
+ * whatever the lines after it are (none, or one with an error). */
+static bool names_only(const char *p, const char *eol)
+{
+	int fields = 0;
+	while (p < eol) {
+		while (p < eol && (sap_is_blank(*p) || *p == ',' || *p == '\r'))
+			p++;
+		const char *f = p;
+		while (p < eol && !sap_is_blank(*p) && *p != ',' && *p != '\r')
+			p++;
+		if (p == f)
+			break;
+		/* A name starts with a letter or '_', as no number does but
+		 * nan and inf. */
+		size_t n = (size_t)(p - f);
+		bool letter = *f == '_' || ((*f | 32) >= 'a' && (*f | 32) <= 'z');
+		if (!letter || (n == 3 && (!strncasecmp(f, "nan", 3) || !strncasecmp(f, "inf", 3))) ||
+		    (n == 8 && !strncasecmp(f, "infinity", 8)))
+			return false;
+		fields++;
+	}
+	return fields > 0;
+}
+
 /* The first line of a .csv or .tsv file when it does not read as an
- * element and the next line with content does: the column names that
- * spreadsheets and pandas write, which load skips (not for a
+ * element and the next line with content does, or it holds names only:
+ * the column names that spreadsheets and pandas write (pandas writes
+ * them alone for an empty frame), which load skips (not for a
  * dvector<string>, whose elements are the lines as they are).  Its
  * length with its '\n', or 0. */
 static size_t header_len(const char *buf, size_t len, const char *path, size_t elsize,
@@ -662,15 +688,19 @@ static size_t header_len(const char *buf, size_t len, const char *path, size_t e
 	if ((!sap_is_csv(path) && !is_tsv(path)) || (codec && codec->lines))
 		return 0;
 	const char *end = buf + len, *eol = memchr(buf, '\n', len);
-	if (!eol || !content(buf, eol))
+	if (!eol)
+		eol = end;
+	if (!content(buf, eol) || reads(buf, eol, path, elsize, parse, codec))
 		return 0;
+	size_t h = eol < end ? (size_t)(eol + 1 - buf) : len;
+	if (names_only(buf, eol))
+		return h;
 	for (const char *p = eol + 1; p < end;) {
 		const char *e = memchr(p, '\n', (size_t)(end - p));
 		if (!e)
 			e = end;
 		if (content(p, e))
-			return !reads(buf, eol, path, elsize, parse, codec) &&
-			       reads(p, e, path, elsize, parse, codec) ? (size_t)(eol + 1 - buf) : 0;
+			return reads(p, e, path, elsize, parse, codec) ? h : 0;
 		p = e + 1;
 	}
 	return 0;
