@@ -24,6 +24,8 @@ void sap_warn(const sap_site *s, const char *fmt, ...) __attribute__((format(pri
 /* Let out the lines print() held: collective, where every rank is at the
  * same point of the driver code (loops, loads, saves, the end). */
 void sap_print_settle(void);
+/* How stdout is buffered, once the rank is known. */
+void sap_print_start(void);
 /* printf into a fresh string of the length it takes (sap_xmalloc). */
 char *sap_vstrf(const char *fmt, va_list ap);
 char *sap_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

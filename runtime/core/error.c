@@ -94,6 +94,19 @@ static void print_flush(void)
 		sap_fatal(NULL, "cannot write standard output: %s", strerror(errno));
 }
 
+void sap_print_start(void)
+{
+	/* Open MPI gives its ranks a pseudo-terminal, which C's stdout
+	 * writes out a line at a time (200000 lines took 0.9 s under
+	 * mpiexec -n 1, 0.05 s without): the lines wait in a buffer for the
+	 * ranks to meet, and only a terminal of the user's own sees each
+	 * line as printed.  Before anything is written to stdout. */
+	bool mpiexec = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+	print_tty = sap_rank() == 0 && isatty(STDOUT_FILENO) && !mpiexec;
+	if (!print_tty)
+		setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+}
+
 void sap_print_settle(void)
 {
 	if (!print_pending)
@@ -114,14 +127,8 @@ void sap_print(const char *fmt, ...)
 	 * arrives, and its abort ends rank 0 with those lines unwritten:
 	 * nothing is printed after an error, whichever rank had it, and a
 	 * line costs no barrier. */
-	if (print_tty < 0) {
-		print_tty = sap_rank() == 0 && isatty(STDOUT_FILENO);
-		/* Open MPI gives ranks a pseudo-terminal, which C's stdout
-		 * writes out a line at a time: the lines wait in a buffer for
-		 * the ranks to meet. */
-		if (sap_nranks() > 1)
-			setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	}
+	if (print_tty < 0)
+		print_tty = 0;
 	bool meet = ++print_pending >= PRINT_BATCH;
 	if (meet) {
 		print_pending = 0;

@@ -741,6 +741,7 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 	sap_comm_start(argc, argv);
 	rank = sap_comm_rank();
 	nranks = sap_comm_size();
+	sap_print_start();
 
 	progname = prog->name;
 	if (*argc > 0 && (*argv)[0] && (*argv)[0][0]) {
