@@ -26,6 +26,8 @@ void sap_warn(const sap_site *s, const char *fmt, ...) __attribute__((format(pri
 void sap_print_settle(void);
 /* How stdout is buffered, once the rank is known. */
 void sap_print_start(void);
+/* The lines print() holds, out before a stack overflow ends the process. */
+void sap_print_crash(void);
 /* printf into a fresh string of the length it takes (sap_xmalloc). */
 char *sap_vstrf(const char *fmt, va_list ap);
 char *sap_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,5 +1,6 @@
 /* error.c: fatal errors, printing, checked sizes and allocation. */
 #include <errno.h>
+#include <signal.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -85,6 +86,8 @@ _Noreturn void sap_oob(const sap_site *s, const char *what, int64_t i, int64_t n
 static int64_t print_pending;
 /* Rank 0's stdout is a terminal: each line goes out as printed. */
 static int print_tty = -1;
+/* Within vprintf: stdout's buffer is being written. */
+static volatile sig_atomic_t printing;
 
 enum { PRINT_BATCH = 1024 };
 
@@ -139,10 +142,21 @@ void sap_print(const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
+	printing = 1;
 	vprintf(fmt, ap);
+	printing = 0;
 	va_end(ap);
 	if (meet || (print_tty && sap_nranks() == 1))
 		print_flush();
+}
+
+void sap_print_crash(void)
+{
+	/* A stack overflow ends the process at once: the lines this rank
+	 * printed before it go out first, as sap_fatal lets them, unless
+	 * the overflow came within the printing. */
+	if (!printing && sap_rank() == 0)
+		fflush(stdout);
 }
 
 char *sap_escape(const char *p, size_t n)

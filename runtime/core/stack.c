@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -94,8 +95,16 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	char *end = stack_lo, *at = si->si_addr;
 	if (end && at < end + 65536 && at + NEAR >= end) {
+		sap_print_crash();
 		ssize_t w = write(2, overflow_msg, overflow_len);
 		(void)w;
+		/* Rank 0 lets out the lines it holds when it meets the same
+		 * overflow (sap_print_crash): the other ranks give it the
+		 * moment sap_comm_abort gives it before an error. */
+		if (sap_rank() != 0) {
+			struct timespec pause = { 0, 300 * 1000 * 1000 };
+			nanosleep(&pause, NULL);
+		}
 		_exit(1);
 	}
 	sigaction(SIGSEGV, &before, NULL);
