@@ -84,8 +84,9 @@ _Noreturn void sap_oob(const sap_site *s, const char *what, int64_t i, int64_t n
 /* Prints since the ranks last met: the same count on every rank, as
  * every rank runs the driver code. */
 static int64_t print_pending;
-/* Rank 0's stdout is a terminal: each line goes out as printed. */
-static int print_tty = -1;
+/* Rank 0's stdout is a terminal: each line goes out as printed
+ * (sap_print_start). */
+static bool print_tty;
 /* Within vprintf: stdout's buffer is being written. */
 static volatile sig_atomic_t printing;
 
@@ -130,8 +131,6 @@ void sap_print(const char *fmt, ...)
 	 * arrives, and its abort ends rank 0 with those lines unwritten:
 	 * nothing is printed after an error, whichever rank had it, and a
 	 * line costs no barrier. */
-	if (print_tty < 0)
-		print_tty = 0;
 	bool meet = ++print_pending >= PRINT_BATCH;
 	if (meet) {
 		print_pending = 0;
