@@ -1111,6 +1111,7 @@ struct sap_loop_state {
 	int rd_ndds;
 	uint64_t *rd_versions;
 	int64_t *rd_sizes;
+	bool *rd_which;
 	/* Planned loops over ranks: which inputs read at the loop variable
 	 * this rank's groups need, for plan id_builds (sap_index_fetch). */
 	sap_dist idist;

@@ -204,6 +204,7 @@ run_tests = \
 	tests/run/c-cast.sap \
 	tests/run/struct-keyword.sap \
 	tests/run/csv-load.sap \
+	tests/run/reads-holders.sap \
 	tests/run/csv-errors.sap \
 	tests/run/c-prototypes.sap \
 	tests/run/print-modifiers.sap \
@@ -219,7 +220,7 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/sync-writes-over.out tests/run/sync-writes-over.rows.txt.in tests/run/prelude-own.out tests/run/c-cast.out tests/run/print-modifiers.out tests/run/struct-keyword.out tests/run/c-prototypes.out \
-	tests/run/csv-load.out tests/run/csv-load.points.csv.in tests/run/csv-load.lists.csv.in tests/run/csv-load.words.csv.in tests/run/csv-load.names.csv.in \
+	tests/run/reads-holders.out tests/run/csv-load.out tests/run/csv-load.points.csv.in tests/run/csv-load.lists.csv.in tests/run/csv-load.words.csv.in tests/run/csv-load.names.csv.in \
 	tests/run/csv-load.out.csv.expect tests/run/csv-errors.points.csv.in tests/run/csv-errors.status \
 	tests/run/csv-errors.err tests/run/csv-errors.out \
 	tests/run/sync-writes-over.vals.txt.in \

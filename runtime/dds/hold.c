@@ -401,15 +401,20 @@ static int64_t dds_size_of(const sap_dds *d)
 	return d->dv ? d->dv->n : d->dm ? sap_dm_size(d->dm) : 0;
 }
 
-/* Is the cached need of st for these iterations and inputs? */
+/* Is the cached need of st for these iterations and inputs, and for
+ * the vectors which says?  Those change with the holder maps: a vector
+ * whole at the last run (x[0] = 1 in driver code) and scattered since by
+ * a loop is one more to fetch, and the cache has none of its keys. */
 static bool reads_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
-                        const void *key1, int64_t key2, int64_t a, int64_t b)
+                        const void *key1, int64_t key2, int64_t a, int64_t b, const bool *which)
 {
 	if (!st->rdist.need || st->rd_key1 != key1 || st->rd_key2 != key2 || st->rd_a != a ||
 	    st->rd_b != b || st->rd_ndds != spec->ndds)
 		return false;
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
+		if (st->rd_which[k] != which[k])
+			return false;
 		/* One the body takes only the length of (mode 0) may give
 		 * the keys, as one the slice reads does. */
 		if ((d->slice_reads || !d->mode) && st->rd_versions[k] != dds_version_of(d))
@@ -436,7 +441,7 @@ static void key_maps(sap_dist *d, const sap_async_spec *spec, const bool *which)
 
 /* The cache's names of the iterations and inputs it now holds. */
 static void reads_remember(struct sap_loop_state *st, const sap_async_spec *spec,
-                           const void *key1, int64_t key2, int64_t a, int64_t b)
+                           const void *key1, int64_t key2, int64_t a, int64_t b, const bool *which)
 {
 	int n = spec->ndds;
 	st->rd_key1 = key1;
@@ -446,8 +451,11 @@ static void reads_remember(struct sap_loop_state *st, const sap_async_spec *spec
 	st->rd_ndds = n;
 	free(st->rd_versions);
 	free(st->rd_sizes);
+	free(st->rd_which);
 	st->rd_versions = sap_xcalloc((size_t)n, sizeof *st->rd_versions);
 	st->rd_sizes = sap_xcalloc((size_t)n, sizeof *st->rd_sizes);
+	st->rd_which = sap_xmalloc((size_t)(n ? n : 1) * sizeof *st->rd_which);
+	memcpy(st->rd_which, which, (size_t)n * sizeof *which);
 	for (int k = 0; k < n; k++) {
 		st->rd_versions[k] = dds_version_of(&spec->dds[k]);
 		st->rd_sizes[k] = dds_size_of(&spec->dds[k]);
@@ -554,7 +562,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 	/* Each rank's own iterations [a, b) are in the key: when the bounds
 	 * change, some ranks' may not (rank 0's [0, 19) of 39 and of 38),
 	 * and every rank must take the collective below or none. */
-	int valid = reads_valid(st, spec, key1, key2, a, b);
+	int valid = reads_valid(st, spec, key1, key2, a, b, known);
 	if (P > 1)
 		sap_comm_allreduce(&valid, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	if (!valid) {
@@ -595,7 +603,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		sap_comm_allgather(mine, d->need, (int64_t)W, sizeof *mine);
 		free(mine);
 		free(bits);
-		reads_remember(st, spec, key1, key2, a, b);
+		reads_remember(st, spec, key1, key2, a, b, known);
 	}
 	sap_dist_fetch(&st->rdist, spec, &st->traffic);
 	free(known);
@@ -613,7 +621,7 @@ void sap_reads_fetch_runs(struct sap_loop_state *st, const sap_async_spec *spec,
 	for (int64_t r = 0; r < 2 * nruns; r++)
 		h = sap_dm_mix(h ^ (uint64_t)ab[r]);
 	int64_t a = nruns ? ab[0] : 0, b = nruns ? ab[2 * nruns - 1] : 0;
-	int valid = reads_valid(st, spec, &runs_key, (int64_t)h, a, b);
+	int valid = reads_valid(st, spec, &runs_key, (int64_t)h, a, b, which);
 	if (P > 1)
 		sap_comm_allreduce(&valid, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	if (!valid) {
@@ -635,7 +643,7 @@ void sap_reads_fetch_runs(struct sap_loop_state *st, const sap_async_spec *spec,
 		sap_comm_allgather(mine, d->need, (int64_t)W, sizeof *mine);
 		free(mine);
 		free(bits);
-		reads_remember(st, spec, &runs_key, (int64_t)h, a, b);
+		reads_remember(st, spec, &runs_key, (int64_t)h, a, b, which);
 	}
 	sap_dist_fetch(&st->rdist, spec, &st->traffic);
 }
