@@ -409,7 +409,9 @@ static void get_dvec(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
 	if (resharding(s)) {
 		/* Another number of ranks: a vector held in parts is cut in
 		 * even parts; any other is whole on every rank, read from every
-		 * part. */
+		 * part.  One rank holds it whole, as its load() would have:
+		 * loops never look for parts there. */
+		part_only &= P > 1;
 		int64_t lo = part_only ? sap_chunk(0, n, P, me) : 0;
 		int64_t hi = part_only ? sap_chunk(0, n, P, me + 1) : n;
 		if (part_only)

@@ -136,4 +136,47 @@ $MPIEXEC -n 1 ./ranged --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null &&
 	fail "ranged: the resumed run wrote past the array"
 grep -q "ranged.sap:4:8: error: index 8 out of range for array (size 8)" p2.err ||
 	{ cat p2.err; fail "ranged: no range error after --resume"; }
+
+# A loaded vector held in parts on 2 ranks, resumed on 1 rank of 2
+# threads: whole there, as load() makes it on one rank, for the planned
+# loop that reads it at its index (it stopped at "no plan-order copy").
+cat >bf.sap <<'SAP'
+struct Edge { int u; int v; int w; }
+if (len("edges.txt") > 0) {
+    dvector<Edge> E = load("edges.txt");
+    int n = 0;
+    async for (long i = 0; i < len(E); i++) reduce(max: n)
+        n = max(n, max(E[i].u, E[i].v) + 1);
+    dvector<long> dist(n) = 1000000000L;
+    dist[0] = 0;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        async for (long i = 0; i < len(E); i++) reduce(||: changed) {
+            Edge e = E[i];
+            if (dist[e.u] + e.w < dist[e.v]) {
+                dist[e.v] = dist[e.u] + e.w;
+                changed = true;
+            }
+        }
+    }
+    long tot = 0;
+    async for (long v = 0; v < n; v++) reduce(+: tot) { tot += dist[v]; }
+    print("total %d\n", tot);
+}
+SAP
+awk 'BEGIN { n = 3000; s = 1
+	for (i = 0; i < 4 * n; i++) {
+		s = (s * 1103515245 + 12345) % 2147483648; u = s % n
+		s = (s * 1103515245 + 12345) % 2147483648; v = s % n
+		s = (s * 1103515245 + 12345) % 2147483648; print u, v, 1 + s % 100
+	} }' >edges.txt
+"$SAPC" -O2 -Wall -Wextra -Werror -o bf bf.sap || fail "sapc bf.sap"
+$MPIEXEC -n 1 ./bf >p0 2>&1 </dev/null || { cat p0; fail "bf: the run failed"; }
+rm -rf ck
+SAP_TEST_KILL_AFTER=3 $MPIEXEC -n 2 ./bf --checkpoint-dir=ck --checkpoint-every=1 >/dev/null 2>&1 \
+	</dev/null && fail "bf: not killed after loop 3"
+$MPIEXEC -n 1 ./bf --threads=2 --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null ||
+	{ cat p2.err; fail "bf: killed on 2 ranks, --resume on 1 rank of 2 threads failed"; }
+cmp -s p0 p2 || { diff p0 p2; fail "bf: resumed on 1 rank of 2 threads, the total differs"; }
 exit 0
