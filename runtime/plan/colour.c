@@ -72,7 +72,7 @@ static col_key *ck_make(sap_colouring *c, col_table *t, int64_t key)
 }
 
 sap_colouring *sap_colour_new(const sap_async_spec *spec, const sap_layout *ly, int ndds,
-                              int64_t lo, int64_t n, uint32_t *round)
+                              int64_t lo, int64_t n, uint32_t *round, const int64_t *acc)
 {
 	sap_colouring *c = sap_xcalloc(1, sizeof *c);
 	c->ndds = ndds;
@@ -89,7 +89,7 @@ sap_colouring *sap_colour_new(const sap_async_spec *spec, const sap_layout *ly, 
 		col_table *t = &c->t[k];
 		t->skip = ly->d[k].own || !ly->d[k].nblk;
 		if (!t->skip && d->dv && d->dv->n <= DENSE_KEYS && dense + d->dv->n <= DENSE_TOTAL &&
-		    sap_dense_keys(d->dv->n, n)) {
+		    sap_dense_keys(d->dv->n, acc[k])) {
 			t->ndense = d->dv->n;
 			t->dense = sap_xcalloc((size_t)t->ndense, sizeof *t->dense);
 			dense += t->ndense;
@@ -182,7 +182,7 @@ bool sap_plan_colour(sap_plan *p, const sap_access *log, int64_t nlog, int64_t l
 	if (n <= 0 || n >= UINT32_MAX)
 		return false;
 	uint32_t *round = sap_xmalloc((size_t)n * sizeof *round);
-	sap_colouring *c = sap_colour_new(NULL, NULL, ndds, lo, n, round);
+	sap_colouring *c = sap_colour_new(NULL, NULL, ndds, lo, n, round, NULL);
 	sap_colour_feed(c, log, nlog);
 	bool ok = c->alive;
 	if (ok) {

@@ -496,10 +496,10 @@ bool sap_plan_strips(sap_plan *p, const sap_access *log, int64_t nlog, int64_t l
 
 /* The key tables of v for the loop's DDSs: none for those that never
  * conflict (the iteration's own element, one no iteration writes),
- * dense arrays for dvectors within DENSE_KEYS, up to budget keys, that a
- * loop of n iterations may touch a fair share of (sap_dense_keys). */
+ * dense arrays for dvectors within DENSE_KEYS, up to budget keys, that
+ * the loop's acc[k] accesses may touch a fair share of (sap_dense_keys). */
 static void tables_make(wave *v, const sap_async_spec *spec, const sap_layout *ly, int64_t budget,
-                        int64_t n)
+                        const int64_t *acc)
 {
 	int64_t dense = 0;
 	for (int k = 0; k < spec->ndds; k++) {
@@ -507,7 +507,7 @@ static void tables_make(wave *v, const sap_async_spec *spec, const sap_layout *l
 		key_table *t = &v->t[k];
 		t->skip = ly->d[k].own || !ly->d[k].nblk;
 		if (!t->skip && d->dv && d->dv->n <= DENSE_KEYS && dense + d->dv->n <= budget &&
-		    sap_dense_keys(d->dv->n, n)) {
+		    sap_dense_keys(d->dv->n, acc[k])) {
 			t->ndense = d->dv->n;
 			t->dense = sap_xcalloc((size_t)t->ndense, sizeof *t->dense);
 			dense += t->ndense;
@@ -575,14 +575,13 @@ bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly
 	wave v;
 	/* Strips take at least a worker's share and a round. */
 	wave_init(&v, spec->ndds, lo, n, round, T, share + charge < max_cost);
-	tables_make(&v, spec, ly, DENSE_TOTAL, n);
 	uint32_t *colour = sap_xmalloc((size_t)n * sizeof *colour);
-	sap_colouring *c = sap_colour_new(spec, ly, spec->ndds, lo, n, colour);
+	sap_colouring *c = NULL;
 	int64_t chunk = 1024, nacc = 0;
 	int64_t *idx = sap_xmalloc(65536 * sizeof *idx);
 	bool fed = true;
 	sap_keylog log = { 0 };
-	for (int64_t s = lo; s < hi && fed && (v.waving || v.far || sap_colour_alive(c));) {
+	for (int64_t s = lo; s < hi && fed && (v.waving || v.far || !c || sap_colour_alive(c));) {
 		int64_t e = hi - s < chunk ? hi : s + chunk;
 		for (int64_t i = s; i < e; i++)
 			idx[i - s] = i;
@@ -592,6 +591,20 @@ bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly
 			                                            (double)(e - s)) + 1);
 		log.n = 0;
 		sap_recon_log(spec, ly, env, idx, e - s, &log, threads);
+		if (!c) {
+			/* The tables once the first chunk tells how many keys of
+			 * each DDS an iteration touches: a sparse model's 20 keys
+			 * an example over a vector of a million is no fair share. */
+			int64_t *acc = sap_xcalloc((size_t)spec->ndds + 1, sizeof *acc);
+			for (int64_t k = 0; k < log.n; k++)
+				if (log.v[k].dds >= 0 && log.v[k].dds < spec->ndds)
+					acc[log.v[k].dds]++;
+			for (int k = 0; k < spec->ndds; k++)
+				acc[k] = (int64_t)((double)acc[k] / (double)(e - s) * (double)n);
+			tables_make(&v, spec, ly, DENSE_TOTAL, acc);
+			c = sap_colour_new(spec, ly, spec->ndds, lo, n, colour, acc);
+			free(acc);
+		}
 		feed_job f = { &v, c, &log, threads > 1 ? 2 : 1, true };
 		sap_pool_run(f.nw, feed_worker, &f);
 		fed = f.fed;
