@@ -415,9 +415,60 @@ void parse_syntax_error(Program *p, Tok t)
 		return;
 	}
 	if (t.kind == TK_LBRACE && p->prev.kind == TK_ASSIGN) {
+		/* int v[4] = {0}; only says what a declaration does anyway. */
+		const char *b = p->cur->text + t.off + 1;
+		while (*b == ' ' || *b == '\t')
+			b++;
+		if (*b == '0' && !is_word_char(b[1]) && b[1] != '.') {
+			for (b++; *b == ' ' || *b == '\t'; b++)
+				;
+		}
+		if (*b == '}') {
+			diag_error(p->cur, t.off, "SAP has no brace initialisers, and needs none here: a "
+			           "variable declared without a value is all zeros; drop the '= {...}'");
+			return;
+		}
 		diag_error(p->cur, t.off, "SAP has no brace initialisers: assign the elements one by one "
 		           "(a[0] = 1; ...) or in a loop");
 		return;
+	}
+	/* const long A[4] = {...};: a const is one number, bool or string. */
+	if (t.kind == TK_LBRACKET && p->prev.kind == TK_IDENT &&
+	    !strcmp(stmt_word(p->cur->text, t.off), "const")) {
+		diag_error(p->cur, t.off, "a const is a number, a bool or a string, not an array: declare "
+		           "the array without const and assign its elements");
+		return;
+	}
+	/* (void) f(x);: a call's result may go unused as it is. */
+	if (t.kind == TK_VOID && p->prev.kind == TK_LPAREN &&
+	    parse_would_shift(p->before_tok, TK_IDENT, t)) {
+		diag_error(p->cur, t.off, "SAP has no casts to void: a call whose result goes unused is "
+		           "a statement as it is, f(x);");
+		return;
+	}
+	/* S s = S(0, 1); or (S){0, 1}: a struct value written out. */
+	if (t.kind == TK_TYPENAME && parse_would_shift(p->before_tok, TK_IDENT, t)) {
+		diag_error(p->cur, t.off, "SAP has no struct literals or constructors: declare a "
+		           "variable of type '%.*s' (all zeros when declared without a value) and set "
+		           "its fields, s.f = ...", t.len, t.p);
+		return;
+	}
+	/* merge(W, b) = sum: one vector a merge. */
+	if (t.kind == TK_COMMA && p->prev.kind == TK_IDENT && p->prev.p) {
+		const char *text = p->cur->text, *q = text + p->prev.off;
+		while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
+			q--;
+		if (q > text && q[-1] == '(') {
+			q--;
+			while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
+				q--;
+			if (q - text >= 5 && !strncmp(q - 5, "merge", 5) &&
+			    (q - 5 == text || !is_word_char(q[-6]))) {
+				diag_error(p->cur, t.off, "a merge names one vector: write one for each, "
+				           "merge(%.*s) = f, merge(...) = f", p->prev.len, p->prev.p);
+				return;
+			}
+		}
 	}
 	/* L.push(3): C++'s and Python's method calls. */
 	if (t.kind == TK_LPAREN && p->prev.kind == TK_IDENT && p->prev.p) {

@@ -264,6 +264,28 @@ static bool mentions_red(Node *e, Node *loop)
 	return emit_any_node(e, names_red, loop);
 }
 
+typedef struct RedFind {
+	Node *loop, *found;
+} RedFind;
+
+static int find_red(Node *n, void *arg)
+{
+	RedFind *f = arg;
+	if (names_red(n, f->loop)) {
+		f->found = n;
+		return 1;
+	}
+	return 0;
+}
+
+/* The first name of a reduce variable in e, or NULL. */
+static Node *first_red(Node *e, Node *loop)
+{
+	RedFind f = { loop, NULL };
+	emit_any_node(e, find_red, &f);
+	return f.found;
+}
+
 /* The reduce clause of s in loop, and its operator ("+", "min", or a
  * function's name). */
 static Node *clause_of(Node *loop, Sym *s)
@@ -584,19 +606,24 @@ static void check_red_uses(Node *n, RedUse *u)
 			                         "step, which no product of the workers' partial values "
 			                         "repeats", b->sym->name), cl,
 			               format("make '%s' a double", b->sym->name));
-		bool ok;
-		if (n->kind == N_INCDEC)
+		bool ok, op_ok = false;
+		if (n->kind == N_INCDEC) {
 			ok = cl->op == TK_PLUS;
-		else if (n->op == TK_ASSIGN)
+		} else if (n->op == TK_ASSIGN) {
 			ok = is_update(n->lhs, n->rhs, cl, u);
-		else
-			ok = ((n->op == cl->op && (cl->op == TK_PLUS || cl->op == TK_STAR ||
-			                           cl->op == TK_AND || cl->op == TK_OR ||
-			                           cl->op == TK_XOR)) ||
-			      (inverse_of(cl->op) && n->op == inverse_of(cl->op)) ||
-			      (cl->op == TK_ANDAND && n->op == TK_AND) ||
-			      (cl->op == TK_OROR && n->op == TK_OR)) &&
-			     !mentions_red(n->rhs, loop);
+		} else {
+			op_ok = (n->op == cl->op && (cl->op == TK_PLUS || cl->op == TK_STAR ||
+			                             cl->op == TK_AND || cl->op == TK_OR ||
+			                             cl->op == TK_XOR)) ||
+			        (inverse_of(cl->op) && n->op == inverse_of(cl->op)) ||
+			        (cl->op == TK_ANDAND && n->op == TK_AND) ||
+			        (cl->op == TK_OROR && n->op == TK_OR);
+			ok = op_ok && !mentions_red(n->rhs, loop);
+		}
+		/* s += cnt reads cnt's partial: that is the read to name. */
+		Node *r = op_ok && !ok ? first_red(n->rhs, loop) : NULL;
+		if (r)
+			red_misuse(r, clause_of(loop, r->sym), r->sym, true);
 		/* s += s * x reads the partial; s = x replaces it. */
 		if (!ok)
 			red_misuse(n, cl, b->sym, n->kind == N_ASSIGN && mentions_red(n->rhs, loop) &&

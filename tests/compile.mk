@@ -1,5 +1,11 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/reduce-reads-other.sap \
+	tests/compile/void-cast.sap \
+	tests/compile/const-array.sap \
+	tests/compile/brace-zero.sap \
+	tests/compile/merge-list.sap \
+	tests/compile/struct-literal.sap \
 	tests/compile/reduce-kept-reduced.sap \
 	tests/compile/reduce-cond-branch.sap \
 	tests/compile/reduce-cond-else.sap \
