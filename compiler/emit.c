@@ -463,6 +463,103 @@ static int names_sym(Node *n, void *s)
 	return n->kind == N_NAME && n->sym == s;
 }
 
+/* ---- narrowing to float ---- */
+
+/* Is t float, or an array of them? */
+static bool float_elems(Type *t)
+{
+	while (t && t->kind == TY_ARRAY)
+		t = t->elem;
+	return t && t->kind == TY_FLOAT;
+}
+
+/* Is a value of type from wider than a float (double, int, long, or an
+ * array of them)? */
+static bool wider_elems(Type *from)
+{
+	while (from && from->kind == TY_ARRAY)
+		from = from->elem;
+	return from && (from->kind == TY_DOUBLE || from->kind == TY_INT || from->kind == TY_LONG);
+}
+
+/* A number written out (0.01, -3, 2 * 0.5): rounded once, by cc. */
+static bool literal(Node *e)
+{
+	switch (e->kind) {
+	case N_INT: case N_FLOAT:
+		return true;
+	case N_UNARY: case N_CONV:
+		return literal(e->lhs);
+	case N_BINARY:
+		return literal(e->lhs) && literal(e->rhs);
+	default:
+		return e->has_cval;
+	}
+}
+
+static bool narrows(Type *to, Node *e)
+{
+	return e && float_elems(to) && wider_elems(e->ty) && !literal(e);
+}
+
+/* Does n store a wider value in a float, its enclosing function's result
+ * being ret? */
+static int narrows_at(Node *n, void *ret)
+{
+	switch (n->kind) {
+	case N_CONV:
+		return narrows(n->ty, n->lhs);
+	case N_ASSIGN:
+		return narrows(n->lhs->ty, n->rhs);
+	case N_VAR:
+		return n->sym && narrows(n->sym->ty, n->init);
+	case N_RETURN:
+		return ret && narrows(ret, n->lhs);
+	case N_CALL:
+		if (n->builtin == B_PUSH && n->args && n->args->next && n->args->ty &&
+		    n->args->ty->kind == TY_LIST)
+			return narrows(n->args->ty->elem, n->args->next);
+		if (!n->builtin && n->sym && n->sym->decl) {
+			Node *p = n->sym->decl->args;
+			for (Node *a = n->args; a && p; a = a->next, p = p->next)
+				if (p->sym && narrows(p->sym->ty, a))
+					return 1;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* In driver code: a parallel loop's body is looked at whole. */
+static int narrows_driver(Node *n, void *arg)
+{
+	int *found = arg;
+	if (n->kind == N_ASYNC || n->kind == N_SYNC) {
+		if (emit_any_node(n->body, narrows_at, NULL) || emit_any_node(n->cond, narrows_at, NULL) ||
+		    emit_any_node(n->init, narrows_at, NULL) || emit_any_node(n->step, narrows_at, NULL))
+			*found |= NARROW_HOT;
+		return -1;
+	}
+	if (narrows_at(n, NULL))
+		*found |= NARROW_DRIVER;
+	return 0;
+}
+
+int emit_narrows_float(Program *prog)
+{
+	int found = 0;
+	for (Node *n = prog->items; n; n = n->next) {
+		if (n->kind == N_FUNC) {
+			if (emit_any_node(n->body, narrows_at, n->sym ? n->sym->ty : NULL))
+				found |= NARROW_HOT;
+		} else if (n->kind != N_STRUCT && n->kind != N_EXTERN) {
+			emit_any_node(n, narrows_driver, &found);
+		}
+	}
+	return found;
+}
+
 static int assigns_sym(Node *n, void *s)
 {
 	return (n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->lhs->kind == N_NAME &&
@@ -1586,6 +1683,11 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	E->out = &E->main;
 	E->indent = 0;
 	E->scope = NULL;
+	/* Driver code that stores wider values in floats is built without
+	 * SLP (main.c says why); the loops' bodies keep theirs. */
+	if (o->driver_no_slp)
+		buf_puts(&E->main, "#if defined __GNUC__ && !defined __clang__\n"
+		         "__attribute__((optimize(\"no-tree-slp-vectorize\")))\n#endif\n");
 	buf_puts(&E->main, "static int sap_main_program(int argc, char **argv)\n{\n");
 	E->indent = 1;
 	buf_puts(&E->main, "\tsap_init(&argc, &argv, &sap_prog);\n");

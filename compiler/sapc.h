@@ -814,6 +814,7 @@ typedef struct EmitOpts {
 	/* What #line directives call the generated C (default: the main
 	 * .sap file's name with ".c" appended). */
 	const char *c_name;
+	bool driver_no_slp;     /* main.c: driver code built without SLP */
 } EmitOpts;
 
 /* emit_ckpt.c: checkpoints.  After parallel loop s in main, a checkpoint
@@ -902,6 +903,11 @@ void emit_stmt_end(StmtState *st, Node *at);
 char *emit_settle(Node *e, StmtState *st, const char *ctype);
 void emit_body(Node *s);
 bool emit_any_node(Node *n, int (*f)(Node *, void *), void *arg);
+/* Does the program store a wider value (double, int, long) in a float:
+ * NARROW_HOT in a function or a parallel loop, NARROW_DRIVER in driver
+ * code? */
+enum { NARROW_HOT = 1, NARROW_DRIVER = 2 };
+int emit_narrows_float(Program *prog);
 void emit_loop_cond(Node *c);
 void emit_stmt(Node *s);
 /* Set while writing a slice (emit_slice.c), read by the declarations of

@@ -197,6 +197,42 @@ tr -d "'" <cmd.txt | grep -q -- '-ffp-contract=off .*-march=native -mtune=native
 [ "$(run ./native)" = "sum 5" ] || fail "program built with -march=native"
 "$SAPC" -fsyntax-only hello.sap || fail "-fsyntax-only is still sapc's own"
 
+# -O3 computes what -O2 does: GCC 12's -O3 used a float's value before
+# its rounding in these loops' last iterations (sapc(1), -O3).
+cat >o3.sap <<'SAP'
+const int K = 19;
+double g = 0.013;
+float w[K], h[K];
+double d[K];
+for (int k = 0; k < K; k++) { w[k] = 0.1f * k - 0.7f; h[k] = 1.0f / (k + 1); d[k] = 0.3 * k; }
+for (int it = 0; it < 2; it++) {
+    for (int k = 0; k < K; k++) w[k] += g * (0.37f * h[k] - 0.05f * w[k]);
+    for (int k = 0; k < K; k++) d[k] = d[k] * 0.99 + w[k];
+}
+print("%.17g %.17g\n", d[16], d[17]);
+SAP
+"$SAPC" -O2 -o o2 o3.sap && "$SAPC" -O3 -o o3 o3.sap && "$SAPC" -O3 -march=native -o o3n o3.sap ||
+	fail "sapc o3.sap"
+[ "$(run ./o2)" = "6.4945771013307567 6.9873657231426236" ] || fail "o3.sap at -O2: $(run ./o2)"
+[ "$(run ./o3)" = "$(run ./o2)" ] || fail "o3.sap: -O3 gives $(run ./o3), -O2 $(run ./o2)"
+[ "$(run ./o3n)" = "$(run ./o2)" ] || fail "o3.sap: -O3 -march=native gives $(run ./o3n)"
+# And straight-line code at -O2.
+cat >slp.sap <<'SAP'
+float w[2];
+double dd[2];
+double g = 0.013;
+w[0] = 0.9f; w[1] = 1.0f; dd[0] = 4.8; dd[1] = 5.1;
+for (int i = 0; i < 3; i++) {
+    w[0] = w[0] + g * (0.37f * 0.5f - 0.05f * w[0]);
+    w[1] = w[1] + g * (0.37f * 0.25f - 0.05f * w[1]);
+    dd[0] = dd[0] * 0.99 + w[0];
+    dd[1] = dd[1] * 0.99 + w[1];
+}
+print("%.17g %.17g\n", dd[0], dd[1]);
+SAP
+"$SAPC" -O2 -o slp slp.sap || fail "sapc slp.sap"
+[ "$(run ./slp)" = "7.341367920595598 7.921916637258434" ] || fail "slp.sap at -O2: $(run ./slp)"
+
 # Nothing of sapc's is left in TMPDIR, whether the C compiler succeeds or
 # fails.
 mkdir t || exit 99
