@@ -890,7 +890,7 @@ void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t mis
 /* After an invocation: a loop that keeps planning (its plan is made
  * again nearly every invocation) for longer than its body runs says so,
  * once. */
-void sap_plan_cost_warn(struct sap_loop_state *st);
+void sap_plan_cost_warn(struct sap_loop_state *st, const sap_async_spec *spec);
 
 /* ==== plan/stage.c: plan-order copies ==================================== */
 

@@ -1435,7 +1435,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		}
 	}
 	if (spec->dds && !spec->serial)
-		sap_plan_cost_warn(st);
+		sap_plan_cost_warn(st, spec);
 	if (spec->dds)
 		stamp(spec);
 	/* What this rank fetched or wrote and no longer holds goes. */

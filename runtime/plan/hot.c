@@ -427,7 +427,34 @@ void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t mis
 	free(m);
 }
 
-void sap_plan_cost_warn(struct sap_loop_state *st)
+/* The DDSs only added to, by name, and the clause that takes their
+ * updates out of the plan (accumulate only for those the body does not
+ * read); NULL if there are none. */
+static char *additive_fix(const sap_async_spec *spec)
+{
+	char *names = NULL;
+	bool read = false;
+	for (int k = 0; k < spec->ndds; k++) {
+		if (spec->dds[k].additive != 1 && spec->dds[k].additive != 2)
+			continue;
+		read |= spec->dds[k].additive == 2;
+		char *n = names ? sap_strf("%s, %s", names, spec->dds[k].name) :
+		          sap_strf("%s", spec->dds[k].name);
+		free(names);
+		names = n;
+	}
+	if (!names)
+		return NULL;
+	char *fix = read ? sap_strf("take the additive updates out of the plan with "
+	                            "'relaxed(+: %s)', if the algorithm tolerates reading them a "
+	                            "round stale (sap(7))", names) :
+	            sap_strf("take the additive updates out of the plan with 'accumulate(+: %s)'",
+	                     names);
+	free(names);
+	return fix;
+}
+
+void sap_plan_cost_warn(struct sap_loop_state *st, const sap_async_spec *spec)
 {
 	const sap_loop *L = st->loop;
 	double planning = st->recon_s + st->plan_s;
@@ -438,11 +465,16 @@ void sap_plan_cost_warn(struct sap_loop_state *st)
 	    planning < 2 * st->compute_s)
 		return;
 	st->warned_cost = true;
+	/* k-core's peeling re-plans every sweep for its degrees, which it
+	 * only decrements: relaxed takes them out of the plan. */
+	char *adds = additive_fix(spec);
 	sap_warn(&L->site, "async for spends %.2f s planning (%lld plans in %lld invocations) "
 	         "against %.2f s running the body on %d workers: the plans cost more than they "
-	         "save; fewer workers or a sync for would likely run it faster (--stats shows the "
-	         "times)", planning, (long long)st->plan_builds,
-	         (long long)L->invocations, st->compute_s, st->workers);
+	         "save; %s%sfewer workers or a sync for would likely run it faster (--stats shows "
+	         "the times)", planning, (long long)st->plan_builds,
+	         (long long)L->invocations, st->compute_s, st->workers, adds ? adds : "",
+	         adds ? "; or " : "");
+	free(adds);
 }
 
 /* Of ns evenly spaced iterations of [lo, hi), those in [a, b), into idx;
@@ -535,31 +567,11 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	char *how = locked ? sap_strf("runs locked on %d workers (not deterministic)", T) :
 	            sap_strf("runs serially on %d workers (balance %.1f)", T, p->balance);
 	char *fix;
-	int adds = 0;
-	for (int k = 0; k < spec->ndds; k++)
-		adds |= spec->dds[k].additive == 1 || spec->dds[k].additive == 2;
+	char *adds = dds >= 0 ? NULL : additive_fix(spec);
 	if (dds >= 0) {
 		fix = fix_for(spec, dds);
 	} else if (adds) {
-		/* The DDSs only added to, by name; accumulate only for those
-		 * the body does not read. */
-		char *names = NULL;
-		bool read = false;
-		for (int k = 0; k < spec->ndds; k++) {
-			if (spec->dds[k].additive != 1 && spec->dds[k].additive != 2)
-				continue;
-			read |= spec->dds[k].additive == 2;
-			char *n = names ? sap_strf("%s, %s", names, spec->dds[k].name) :
-			          sap_strf("%s", spec->dds[k].name);
-			free(names);
-			names = n;
-		}
-		fix = read ? sap_strf("take the additive updates out of the plan with "
-		                      "'relaxed(+: %s)', if the algorithm tolerates reading them a "
-		                      "round stale (sap(7))", names) :
-		      sap_strf("take the additive updates out of the plan with 'accumulate(+: %s)'",
-		               names);
-		free(names);
+		fix = adds;
 	} else {
 		fix = sap_strf("the body does more than add to what it writes, so neither accumulate "
 		               "nor relaxed applies: spread its writes over more elements");
