@@ -725,6 +725,25 @@ static Access *recorded_in_twin_loop(const Access *a, const Unit *u, const Vec *
 	return NULL;
 }
 
+/* In a read slice, a static read of a vector the loop also reads at
+ * dynamic keys (x[u] beside x[G[u].nb[e]]): recorded too, so that the
+ * runtime knows every key of the vector the loop reads and fetches
+ * those, not the whole vector (a path graph's smoothing sent each rank's
+ * whole half of x every pass for one neighbour).  Not one whose key
+ * reads a driver variable or draws, which a read slice cannot take. */
+static bool read_beside_dynamic(const Access *a)
+{
+	if (!acc_soft || a->dynamic || a->mode != ACC_READ || acc_driver_read(a->key) ||
+	    acc_has_rand(a->key))
+		return false;
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		const Access *b = acc_li->accesses.v[i];
+		if (b->dds == a->dds && b->dynamic && !b->accumulate)
+			return true;
+	}
+	return false;
+}
+
 /* A recorded access: its key checked, the locals it needs marked, and
  * where the slice records it.  False when the key is rejected. */
 static bool seed_key(Access *a)
@@ -732,7 +751,7 @@ static bool seed_key(Access *a)
 	if (acc_loop->kind == N_SYNC)
 		a->recorded = sync_records(a->dds);
 	else
-		a->recorded = a->dynamic && !a->accumulate &&
+		a->recorded = (a->dynamic || read_beside_dynamic(a)) && !a->accumulate &&
 		              (acc_soft ? a->dds->ty->kind == TY_DVEC : acc_written(a->dds));
 	if (!a->recorded)
 		return true;

@@ -82,4 +82,38 @@ timeout 300 $MPIEXEC -n 2 "$tmp/lda" --threads=1 --data="$tmp/tok.txt" --sweeps=
 line=$(grep -n 'async for (long t = 0; t < len(tok); t++) relaxed' "$top_srcdir/samples/lda.sap" | cut -d: -f1)
 below 4 "$tmp/err3" "lda.sap:$line" '$13' \
 	"the sampling loop sent too much over 4 sweeps of 200000 tokens"
+
+# A loop that reads x at its loop variable and at keys from the data
+# (a path graph's neighbours): its read slice records both, so each rank
+# fetches the one neighbour the other holds, not the other's half of x
+# (80 KB a pass, 0.8 MB over 10) as when x[u] went unrecorded.
+cat >"$tmp/halo.sap" <<'SAP'
+struct Node { int id; list<int> nb; }
+dvector<Node> G = load("path.txt");
+long n = len(G);
+dvector<double> x(n) = 1.0;
+dvector<double> y(n);
+for (int it = 0; it < 10; it++) {
+    async for (long u = 0; u < n; u++) {
+        double s = x[u];
+        for (long e = 0; e < len(G[u].nb); e++)
+            s += x[G[u].nb[e]];
+        y[u] = s / (1 + len(G[u].nb));
+    }
+    async for (long u = 0; u < n; u++)
+        x[u] = y[u] + (u == 0 ? 1.0 : 0.0);
+}
+double t = 0;
+async for (long u = 0; u < n; u++) reduce(+: t) t += x[u];
+print("sum %.17g\n", t);
+SAP
+awk 'BEGIN { n = 20000; for (u = 0; u < n; u++) { l = u; if (u > 0) l = l " " u - 1
+	if (u < n - 1) l = l " " u + 1; print l } }' >"$tmp/path.txt"
+"$SAPC" -O2 -o "$tmp/halo" "$tmp/halo.sap" || fail "sapc halo.sap"
+(cd "$tmp" && timeout 300 $MPIEXEC -n 2 ./halo --threads=1 --stats >out4 2>err4) ||
+	{ cat "$tmp/err4"; fail "halo on 2 ranks"; }
+(cd "$tmp" && timeout 300 $MPIEXEC -n 1 ./halo >out5 2>err5) ||
+	{ cat "$tmp/err5"; fail "halo on 1 rank"; }
+cmp -s "$tmp/out4" "$tmp/out5" || { diff "$tmp/out4" "$tmp/out5"; fail "halo: 2 ranks and 1 differ"; }
+below 0.05 "$tmp/err4" "halo.sap:7" '$13' "the neighbours' loop sent too much over 10 passes"
 exit 0
