@@ -1113,6 +1113,9 @@ struct sap_loop_state {
 	uint64_t *rd_versions;
 	int64_t *rd_sizes;
 	bool *rd_which;
+	/* Per DDS, the version a chunk fetched much of (sap_reads_fetch). */
+	uint64_t *span_ver;
+	int nspan;
 	/* Planned loops over ranks: which inputs read at the loop variable
 	 * this rank's groups need, for plan id_builds (sap_index_fetch). */
 	sap_dist idist;
