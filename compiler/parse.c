@@ -188,6 +188,14 @@ static const char *c_statement(Program *p, Tok t, int *at)
 	return NULL;
 }
 
+/* q moved back over the blanks and tabs before it, not past text. */
+static const char *back_blanks(const char *text, const char *q)
+{
+	while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
+		q--;
+	return q;
+}
+
 /* The first word of the statement that offset off is in, or "for" in a
  * for's parentheses; "" if none. */
 static const char *stmt_word(const char *text, int off)
@@ -200,9 +208,7 @@ static const char *stmt_word(const char *text, int off)
 		if (c == ')')
 			depth++;
 		else if (c == '(' && depth-- == 0) {
-			const char *w = q - 1;
-			while (w > text && (w[-1] == ' ' || w[-1] == '\t'))
-				w--;
+			const char *w = back_blanks(text, q - 1);
 			if (w - text >= 3 && !strncmp(w - 3, "for", 3) && (w - 3 == text || !is_word_char(w[-4])))
 				return "for";
 			break;
@@ -236,9 +242,7 @@ static bool in_clause_names(const char *text, int off)
 		o--;
 	if (o == text || o[-1] != '(')
 		return false;
-	const char *w = o - 1;
-	while (w > text && (w[-1] == ' ' || w[-1] == '\t'))
-		w--;
+	const char *w = back_blanks(text, o - 1);
 	const char *a = w;
 	while (a > text && is_word_char(a[-1]))
 		a--;
@@ -294,12 +298,9 @@ void parse_syntax_error(Program *p, Tok t)
 			q--;
 			parens += *q == '(';
 		}
-		while (q > txt0 && (q[-1] == ' ' || q[-1] == '\t'))
-			q--;
+		q = back_blanks(txt0, q);
 		if (parens == 1 && q - txt0 >= 3 && !strncmp(q - 3, "for", 3)) {
-			const char *f = q - 3;
-			while (f > txt0 && (f[-1] == ' ' || f[-1] == '\t'))
-				f--;
+			const char *f = back_blanks(txt0, q - 3);
 			if (f - txt0 >= 4 && !strncmp(f - 4, "sync", 4)) {
 				diag_error(p->cur, t.off, "a sync for runs over the elements of a dvector, "
 				           "'sync for (T x : D) with (...)' (or its mini-batches, "
@@ -310,14 +311,10 @@ void parse_syntax_error(Program *p, Tok t)
 	}
 	/* (unsigned) x, (uint32_t) n: a cast to one of C's integer words. */
 	if (p->prev.kind == TK_RPAREN) {
-		const char *txt0 = p->cur->text, *e = txt0 + p->prev.off, *b;
-		while (e > txt0 && (e[-1] == ' ' || e[-1] == '\t'))
-			e--;
+		const char *txt0 = p->cur->text, *e = back_blanks(txt0, txt0 + p->prev.off), *b;
 		for (b = e; b > txt0 && is_word_char(b[-1]); b--)
 			;
-		const char *o = b;
-		while (o > txt0 && (o[-1] == ' ' || o[-1] == '\t'))
-			o--;
+		const char *o = back_blanks(txt0, b);
 		Tok w = { TK_IDENT, b, (int)(e - b), (int)(b - txt0) };
 		if (e > b && o > txt0 && o[-1] == '(' && c_int_word(w)) {
 			diag_error(p->cur, w.off, "no type '%.*s' in SAP: its integers are int (32 bits) and "
@@ -455,13 +452,9 @@ void parse_syntax_error(Program *p, Tok t)
 	}
 	/* merge(W, b) = sum: one vector a merge. */
 	if (t.kind == TK_COMMA && p->prev.kind == TK_IDENT && p->prev.p) {
-		const char *text = p->cur->text, *q = text + p->prev.off;
-		while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
-			q--;
+		const char *text = p->cur->text, *q = back_blanks(text, text + p->prev.off);
 		if (q > text && q[-1] == '(') {
-			q--;
-			while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
-				q--;
+			q = back_blanks(text, q - 1);
 			if (q - text >= 5 && !strncmp(q - 5, "merge", 5) &&
 			    (q - 5 == text || !is_word_char(q[-6]))) {
 				diag_error(p->cur, t.off, "a merge names one vector: write one for each, "
@@ -472,13 +465,9 @@ void parse_syntax_error(Program *p, Tok t)
 	}
 	/* L.push(3): C++'s and Python's method calls. */
 	if (t.kind == TK_LPAREN && p->prev.kind == TK_IDENT && p->prev.p) {
-		const char *text = p->cur->text, *q = text + p->prev.off;
-		while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
-			q--;
+		const char *text = p->cur->text, *q = back_blanks(text, text + p->prev.off);
 		if (q > text && q[-1] == '.') {
-			const char *b = q - 1;
-			while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
-				b--;
+			const char *b = back_blanks(text, q - 1);
 			const char *a = b;
 			while (a > text && (a[-1] == '_' || a[-1] == ']' || a[-1] == '[' ||
 			                    (a[-1] >= 'a' && a[-1] <= 'z') || (a[-1] >= 'A' && a[-1] <= 'Z') ||
