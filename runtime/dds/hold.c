@@ -522,6 +522,11 @@ static void fetch_span(struct sap_loop_state *st, const sap_async_spec *spec, co
  * and that has not changed since, is made whole instead, once: it then
  * costs nothing until something writes it.  Collective; every rank
  * decides the same. */
+static bool span_input(const sap_dds *d, bool span)
+{
+	return span && d->dv->holder && !d->dv->part_only && !(d->mode & SAP_WRITE);
+}
+
 static void whole_if_same(struct sap_loop_state *st, const sap_async_spec *spec, const bool *span,
                           int64_t a, int64_t b)
 {
@@ -535,14 +540,13 @@ static void whole_if_same(struct sap_loop_state *st, const sap_async_spec *spec,
 	}
 	bool any = false;
 	for (int k = 0; k < n; k++)
-		any |= span[k] && spec->dds[k].dv->holder && !spec->dds[k].dv->part_only &&
-		       !(spec->dds[k].mode & SAP_WRITE);
+		any |= span_input(&spec->dds[k], span[k]);
 	if (!any)
 		return;
 	int64_t *far = sap_xcalloc((size_t)n, sizeof *far);
 	for (int k = 0; k < n; k++) {
 		const sap_dvec *v = spec->dds[k].dv;
-		if (!span[k] || !v->holder || v->part_only || (spec->dds[k].mode & SAP_WRITE))
+		if (!span_input(&spec->dds[k], span[k]))
 			continue;
 		int64_t x = a < 0 ? 0 : a, y = b > v->n ? v->n : b;
 		while (x < y) {
@@ -556,8 +560,7 @@ static void whole_if_same(struct sap_loop_state *st, const sap_async_spec *spec,
 	sap_comm_allreduce(far, n, SAP_COMM_I64, SAP_COMM_MAX);
 	for (int k = 0; k < n; k++) {
 		sap_dvec *v = spec->dds[k].dv;
-		if (!span[k] || !v->holder || v->part_only || (spec->dds[k].mode & SAP_WRITE) ||
-		    far[k] * 16 <= v->n)
+		if (!span_input(&spec->dds[k], span[k]) || far[k] * 16 <= v->n)
 			continue;
 		if (st->span_ver[k] == v->version)
 			sap_dv_whole(v, &st->traffic);
