@@ -59,9 +59,26 @@ static int64_t merge_runs(hot_key *v, int64_t n)
 	return m;
 }
 
-/* The distinct elements each iteration of the log writes, one entry of
- * count 1 each (an iteration writing an element twice counts once). */
-static hot_key *written_keys(const sap_keylog *log, int64_t *nout)
+/* Reads, counted for the warning's cause only, are entries of DDS
+ * -1 - d; a read of a DDS the loop does not write, or accumulates, is
+ * no conflict and not counted (NOT). */
+enum { NOT = INT32_MIN };
+
+static int64_t counted(const sap_access *x, const sap_async_spec *spec, bool reads)
+{
+	if (x->mode & SAP_WRITE)
+		return x->dds;
+	if (!reads || x->dds < 0 || x->dds >= spec->ndds)
+		return NOT;
+	const sap_dds *d = &spec->dds[x->dds];
+	return (d->mode & SAP_WRITE) && !d->accumulate ? -1 - x->dds : NOT;
+}
+
+/* The distinct elements each iteration of the log writes (and reads,
+ * if counted), one entry of count 1 each (an iteration writing an
+ * element twice counts once). */
+static hot_key *written_keys(const sap_keylog *log, const sap_async_spec *spec, bool reads,
+                             int64_t *nout)
 {
 	hot_key *v = sap_xmalloc((size_t)(log->n ? log->n : 1) * sizeof *v);
 	int64_t n = 0;
@@ -69,8 +86,9 @@ static hot_key *written_keys(const sap_keylog *log, int64_t *nout)
 		int64_t e = s, first = n;
 		while (e < log->n && log->v[e].i == log->v[s].i) {
 			const sap_access *x = &log->v[e++];
-			if (x->mode & SAP_WRITE)
-				v[n++] = (hot_key){ x->dds, x->key, 1 };
+			int64_t d = counted(x, spec, reads);
+			if (d != NOT)
+				v[n++] = (hot_key){ d, x->key, 1 };
 		}
 		int64_t m = merge_runs(v + first, n - first);
 		for (int64_t k = first; k < first + m; k++)
@@ -123,24 +141,27 @@ static void tally_grow(tally *t)
 	free(old);
 }
 
-/* The log's writes into t; false, t untouched, when an element does not
- * pack. */
-static bool tally_log(tally *t, const sap_keylog *log)
+/* The log's writes into t, and the reads counted into r; false, both
+ * untouched, when an element does not pack. */
+static bool tally_log(tally *t, tally *r, const sap_keylog *log, const sap_async_spec *spec,
+                     bool reads)
 {
 	for (int64_t e = 0; e < log->n; e++)
-		if ((log->v[e].mode & SAP_WRITE) && !packs(&log->v[e]))
+		if (counted(&log->v[e], spec, reads) != NOT && !packs(&log->v[e]))
 			return false;
 	for (int64_t e = 0; e < log->n; e++) {
 		const sap_access *x = &log->v[e];
-		if (!(x->mode & SAP_WRITE))
+		int64_t d = counted(x, spec, reads);
+		if (d == NOT)
 			continue;
-		if (2 * (t->n + 1) > t->cap)
-			tally_grow(t);
+		tally *u = d < 0 ? r : t;
+		if (2 * (u->n + 1) > u->cap)
+			tally_grow(u);
 		int64_t elem = (int64_t)x->dds << KEY_BITS | x->key;
-		struct tslot *sl = tally_at(t, elem);
+		struct tslot *sl = tally_at(u, elem);
 		if (!sl->elem) {
 			*sl = (struct tslot){ elem + 1, x->i, 1 };
-			t->n++;
+			u->n++;
 		} else if (sl->last != x->i) {
 			sl->last = x->i;
 			sl->count++;
@@ -191,17 +212,50 @@ static hot_key *merge_sorted(hot_key *a, int64_t na, hot_key *b, int64_t nb, int
 	return v;
 }
 
-/* How many of the iterations idx[0 .. n) write each element, sorted by
- * element: counted in a table as the log comes (one pass, where sorting
- * each iteration's keys to count it once zeroed a radix sort's counts
- * every iteration, a fifth of a doc-major LDA loop's time); elements that
- * do not pack, by sorting entries, chunk by chunk. */
+/* r's elements as entries of reads (DDS -1 - d), sorted by element. */
+static hot_key *read_keys(tally *r, int64_t *nout)
+{
+	int64_t n;
+	hot_key *v = tally_keys(r, &n), *w = sap_xmalloc((size_t)(n ? n : 1) * sizeof *w);
+	/* Sorted by d, so by -1 - d backwards: the runs of each d in
+	 * reverse order, each still by key. */
+	int64_t m = 0;
+	for (int64_t e = n; e > 0;) {
+		int64_t s = e - 1;
+		while (s > 0 && v[s - 1].dds == v[e - 1].dds)
+			s--;
+		for (int64_t k = s; k < e; k++) {
+			w[m] = v[k];
+			w[m++].dds = -1 - v[k].dds;
+		}
+		e = s;
+	}
+	free(v);
+	*nout = n;
+	return w;
+}
+
+/* What the tables t and r hold, as entries sorted by element. */
+static hot_key *tallied(tally *t, tally *r, int64_t *nout)
+{
+	int64_t nw, nr;
+	hot_key *w = tally_keys(t, &nw), *rd = read_keys(r, &nr);
+	return merge_sorted(rd, nr, w, nw, nout);
+}
+
+/* How many of the iterations idx[0 .. n) write each element (and, if
+ * reads, read one of a DDS the loop writes), sorted by element: counted
+ * in a table as the log comes (one pass, where sorting each iteration's
+ * keys to count it once zeroed a radix sort's counts every iteration, a
+ * fifth of a doc-major LDA loop's time); elements that do not pack, by
+ * sorting entries, chunk by chunk. */
 static hot_key *count_writes(const sap_async_spec *spec, const sap_layout *ly, void *env,
-                             const int64_t *idx, int64_t n, int threads, int64_t *nout)
+                             const int64_t *idx, int64_t n, int threads, bool reads,
+                             int64_t *nout)
 {
 	hot_key *all = NULL;
 	int64_t nall = 0;
-	tally t = { 0 };
+	tally t = { 0 }, r = { 0 };
 	bool tallying = true;
 	sap_keylog log = { 0 };
 	/* The first chunk short, to learn the keys an iteration logs. */
@@ -213,21 +267,22 @@ static hot_key *count_writes(const sap_async_spec *spec, const sap_layout *ly, v
 		sap_recon_log(spec, ly, env, idx + s, e - s, &log, threads);
 		chunk = log.n ? (int64_t)((double)LOG_KEYS * (double)(e - s) / (double)log.n) : CHUNK;
 		chunk = chunk < 1 ? 1 : chunk > CHUNK ? CHUNK : chunk;
-		if (tallying && tally_log(&t, &log))
+		if (tallying && tally_log(&t, &r, &log, spec, reads))
 			continue;
 		if (tallying) {
-			/* From here on by entries: what the table has so far,
-			 * then the chunks from this one. */
+			/* From here on by entries: what the tables have so
+			 * far, then the chunks from this one. */
 			tallying = false;
-			all = tally_keys(&t, &nall);
+			all = tallied(&t, &r, &nall);
 		}
-		hot_key *v = written_keys(&log, &nk);
+		hot_key *v = written_keys(&log, spec, reads, &nk);
 		nk = merge_runs(v, nk);
 		all = merge_sorted(all, nall, v, nk, &nall);
 	}
 	if (tallying)
-		all = tally_keys(&t, &nall);
+		all = tallied(&t, &r, &nall);
 	free(t.s);
+	free(r.s);
 	sap_keylog_free(&log);
 	*nout = nall;
 	return all;
@@ -291,15 +346,22 @@ static char *element_name(const sap_dds *d, int64_t key)
  * iterations, and the DDS whose updates could stop conflicting (its
  * index, or -1 for each of them). */
 static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int64_t ns,
-                   int *dds)
+                   int *dds, bool *by_reads)
 {
-	const hot_key *top = NULL;
-	int64_t writes = 0;
+	const hot_key *top = NULL, *rtop = NULL;
+	int64_t writes = 0, w0 = -1;
 	for (int64_t k = 0; k < n; k++) {
+		if (v[k].dds < 0) {
+			if (!rtop || v[k].count > rtop->count)
+				rtop = &v[k];
+			continue;
+		}
 		writes += v[k].count;
+		w0 = w0 < 0 ? k : w0;
 		if (!top || v[k].count > top->count)
 			top = &v[k];
 	}
+	*by_reads = false;
 	double share = top ? (double)top->count / (double)ns : 0;
 	if (top && share >= HOT_SHARE) {
 		const sap_dds *d = &spec->dds[top->dds];
@@ -311,13 +373,34 @@ static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int6
 		free(el);
 		return c;
 	}
-	*dds = n ? (int)v[0].dds : -1;
+	/* No written element is hot, but one that is read: a Gauss-Seidel
+	 * sweep, every x[j] = f(x[0 .. n)), where each iteration conflicts
+	 * with every other through its reads. */
+	double rshare = rtop ? (double)rtop->count / (double)ns : 0;
+	if (rtop && rshare >= HOT_SHARE) {
+		int d = (int)(-1 - rtop->dds);
+		int64_t reads = 0;
+		for (int64_t k = 0; k < n; k++)
+			reads += v[k].dds == rtop->dds ? v[k].count : 0;
+		const char *name = spec->dds[d].name ? spec->dds[d].name : "?";
+		char *el = element_name(&spec->dds[d], rtop->key);
+		if (!el)
+			el = sap_strf("one of them");
+		*dds = d;
+		*by_reads = true;
+		char *c = sap_strf("its iterations each read %.1f elements of %s on average, which the "
+		                   "loop writes (%.0f%% of them read %s), so each conflicts with the "
+		                   "others", (double)reads / (double)ns, name, 100 * rshare, el);
+		free(el);
+		return c;
+	}
+	*dds = w0 >= 0 ? (int)v[w0].dds : -1;
 	if (!writes)
 		return sap_strf("none of the sampled iterations writes an element the plan knows of");
 	/* No element is hot: the groups meet through many elements each,
 	 * of one DDS, or of several. */
-	for (int64_t k = 1; k < n; k++)
-		if (v[k].dds != v[0].dds)
+	for (int64_t k = w0 + 1; k < n; k++)
+		if (v[k].dds >= 0 && v[k].dds != v[w0].dds)
 			*dds = -1;
 	return sap_strf("no element is written by more than %.0f%% of its iterations, but they "
 	                "write %.1f elements each on average, so every task group shares blocks "
@@ -344,8 +427,35 @@ static warned *warned_of(const sap_loop *L)
 	return NULL;
 }
 
-/* What to do about dds, whose element(s) most iterations write. */
-static char *fix_for(const sap_async_spec *spec, int dds)
+/* Whether the loop would still need a plan with its updates of dds
+ * relaxed (dds -1: of every DDS only added to): a write of another DDS
+ * that conflicts, and that the sampled iterations make (bit k of
+ * written, k < 64; a write under `if (bias)` may never happen).
+ * Without one the loop runs in chunks, and a relaxed DDS is stale by
+ * the whole invocation, which an SGD may not tolerate. */
+static bool planned_without(const sap_async_spec *spec, int dds, uint64_t written)
+{
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		bool relaxed = dds < 0 ? d->additive == 1 || d->additive == 2 : k == dds;
+		if (!relaxed && (d->mode & SAP_WRITE) && !d->accumulate && !d->at_own &&
+		    (k >= 64 || (written >> k & 1)))
+			return true;
+	}
+	return false;
+}
+
+/* "a round stale", or what a round would be. */
+static const char *staleness(const sap_async_spec *spec, int dds, uint64_t written)
+{
+	return planned_without(spec, dds, written) ? "a round stale (sap(7))" :
+	       "stale by a whole pass: with nothing else to plan, the loop would run in chunks, "
+	       "each worker reading the values of the loop's start plus its own updates (sap(7))";
+}
+
+/* What to do about dds, whose element(s) most iterations write; written
+ * as for planned_without. */
+static char *fix_for(const sap_async_spec *spec, int dds, uint64_t written)
 {
 	const char *d = spec->dds[dds].name ? spec->dds[dds].name : "?";
 	if (spec->dds[dds].additive == 3)
@@ -364,10 +474,22 @@ static char *fix_for(const sap_async_spec *spec, int dds)
 		                "'relaxed(+: ...)'", d);
 	if (spec->dds[dds].additive)
 		return sap_strf("make its updates of %s 'relaxed(+: %s)', if the algorithm tolerates "
-		                "reading %s a round stale (sap(7))", d, d, d);
+		                "reading %s %s", d, d, d, staleness(spec, dds, written));
 	return sap_strf("the body does more than add to %s ('%s[k] += x'), so neither accumulate "
 	                "nor relaxed applies as it is written: spread its writes over more "
 	                "elements", d, d);
+}
+
+/* What to do about a loop whose iterations read, most of them, elements
+ * of dds that others write. */
+static char *reads_fix(const sap_async_spec *spec, int dds, uint64_t written)
+{
+	const char *d = spec->dds[dds].name ? spec->dds[dds].name : "?";
+	if (spec->dds[dds].additive == 2)
+		return fix_for(spec, dds, written);
+	return sap_strf("if the algorithm allows, read the values %s had before the loop from a "
+	                "copy the loop does not write (a Jacobi sweep rather than Gauss-Seidel), "
+	                "and the iterations no longer conflict", d);
 }
 
 static warned *warned_add(const sap_loop *L)
@@ -391,7 +513,7 @@ void sap_serial_warn(const sap_loop *L, const sap_async_spec *spec, int workers,
 	    d >= spec->ndds || warned_of(L))
 		return;
 	warned_add(L);
-	char *fix = fix_for(spec, d);
+	char *fix = fix_for(spec, d, ~(uint64_t)0);
 	sap_warn(&L->site, "async for runs serially on %d workers: %s; %s", workers, spec->serial,
 	         fix);
 	free(fix);
@@ -430,7 +552,7 @@ void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t mis
 /* The DDSs only added to, by name, and the clause that takes their
  * updates out of the plan (accumulate only for those the body does not
  * read); NULL if there are none. */
-static char *additive_fix(const sap_async_spec *spec)
+static char *additive_fix(const sap_async_spec *spec, uint64_t written)
 {
 	char *names = NULL;
 	bool read = false;
@@ -446,8 +568,8 @@ static char *additive_fix(const sap_async_spec *spec)
 	if (!names)
 		return NULL;
 	char *fix = read ? sap_strf("take the additive updates out of the plan with "
-	                            "'relaxed(+: %s)', if the algorithm tolerates reading them a "
-	                            "round stale (sap(7))", names) :
+	                            "'relaxed(+: %s)', if the algorithm tolerates reading them %s",
+	                            names, staleness(spec, -1, written)) :
 	            sap_strf("take the additive updates out of the plan with 'accumulate(+: %s)'",
 	                     names);
 	free(names);
@@ -467,7 +589,7 @@ void sap_plan_cost_warn(struct sap_loop_state *st, const sap_async_spec *spec)
 	st->warned_cost = true;
 	/* k-core's peeling re-plans every sweep for its degrees, which it
 	 * only decrements: relaxed takes them out of the plan. */
-	char *adds = additive_fix(spec);
+	char *adds = additive_fix(spec, ~(uint64_t)0);
 	sap_warn(&L->site, "async for spends %.2f s planning (%lld plans in %lld invocations) "
 	         "against %.2f s running the body on %d workers: the plans cost more than they "
 	         "save; %s%sfewer workers or a sync for would likely run it faster (--stats shows "
@@ -501,7 +623,7 @@ double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env
 		return 0;
 	int64_t *idx = sap_xmalloc((size_t)ns * sizeof *idx), nk;
 	int64_t m = spaced(lo, hi, ns, a, b, idx);
-	hot_key *v = count_writes(spec, ly, env, idx, m, threads, &nk);
+	hot_key *v = count_writes(spec, ly, env, idx, m, threads, false, &nk);
 	free(idx);
 	ranks = ranks && sap_nranks() > 1;
 	if (ranks) {
@@ -552,7 +674,7 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	int64_t *idx = sap_xmalloc((size_t)ns * sizeof *idx);
 	int64_t m = spaced(lo, hi, ns, a, b, idx);
 	int64_t nk;
-	hot_key *v = count_writes(spec, &st->layout, env, idx, m, threads, &nk);
+	hot_key *v = count_writes(spec, &st->layout, env, idx, m, threads, true, &nk);
 	free(idx);
 	if (ranks && sap_nranks() > 1) {
 		v = gather_keys(v, &nk);
@@ -562,14 +684,25 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	}
 
 	int dds;
-	char *why = cause(spec, v, nk, ns, &dds);
+	bool by_reads;
+	char *why = cause(spec, v, nk, ns, &dds, &by_reads);
+	uint64_t written = 0;
+	for (int64_t k = 0; k < nk; k++)
+		written |= v[k].dds >= 0 && v[k].dds < 64 ? (uint64_t)1 << v[k].dds : 0;
 	free(v);
+	/* Only the wavefront runs every two conflicting iterations in index
+	 * order: a serial plan of blocks, strips or colours is the serial
+	 * loop's work in another order, with another result. */
+	bool in_order = p->keys && !p->strips && !p->colour;
 	char *how = locked ? sap_strf("runs locked on %d workers (not deterministic)", T) :
-	            sap_strf("runs serially on %d workers (balance %.1f)", T, p->balance);
+	            sap_strf("runs serially on %d workers (balance %.1f)%s", T, p->balance,
+	                     in_order ? "" : ", in the plan's order rather than index order");
 	char *fix;
-	char *adds = dds >= 0 ? NULL : additive_fix(spec);
-	if (dds >= 0) {
-		fix = fix_for(spec, dds);
+	char *adds = dds >= 0 ? NULL : additive_fix(spec, written);
+	if (by_reads) {
+		fix = reads_fix(spec, dds, written);
+	} else if (dds >= 0) {
+		fix = fix_for(spec, dds, written);
 	} else if (adds) {
 		fix = adds;
 	} else {
@@ -580,7 +713,8 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	 * where it is on and no group was big enough to lock. */
 	char *text = sap_strf("async for %s: %s; %s%s", how, why, fix,
 	                      locked ? " to run it in parallel deterministically" :
-	                      ranks || sap_cfg.locks ? "" : ", or run with --locks (not deterministic)");
+	                      ranks || sap_cfg.locks || by_reads ? "" :
+	                      ", or run with --locks (not deterministic)");
 	sap_warn(&st->loop->site, "%s", text);
 	free(text);
 	free(fix);

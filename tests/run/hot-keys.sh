@@ -209,6 +209,12 @@ for pt in 1x2 2x1 3x1; do
 	diff svm.want svm.out || fail "svm on $pt: not the serial loop's model"
 done
 
+# A plan by blocks runs a serial loop in an order of its own, not the
+# loop's, and the warning says so.
+order=", in the plan's order rather than index order"
+# Relaxed, the DDSs a warning names would leave the loop nothing to plan.
+whole="stale by a whole pass: with nothing else to plan, the loop would run in chunks,"
+whole="$whole each worker reading the values of the loop's start plus its own updates (sap(7))"
 hot_warning() {
 	echo "hot.sap:24:5: warning: async for runs $1: 60% of its iterations write W[0];" \
 		"make its updates of W 'accumulate(+: W)'$2"
@@ -231,10 +237,10 @@ for pt in 1x1 1x2 2x1 2x2 3x1 3x2; do
 		continue
 	fi
 	if [ $np = 1 ]; then
-		hot_warning "serially on $w workers (balance $w.0)" \
+		hot_warning "serially on $w workers (balance $w.0)$order" \
 			", or run with --locks (not deterministic)" >want
 	else
-		hot_warning "serially on $w workers (balance $w.0)" "" >want
+		hot_warning "serially on $w workers (balance $w.0)$order" "" >want
 	fi
 	diff want warned || { cat hot.$pt.err; fail "hot on $pt: not the one warning expected"; }
 	grep 'warning' hot.$pt.err2 | diff want - || fail "hot on $pt: the rerun warns differently"
@@ -250,11 +256,11 @@ for pt in 1x1 1x2 2x1 2x2 3x1 3x2; do
 	cmp spread.$pt.out spread.$pt.out2 || fail "spread: two runs on $pt print different results"
 	locks=", or run with --locks (not deterministic)"
 	[ $np = 1 ] || locks=
-	echo "spread.sap:25:1: warning: async for runs serially on $w workers (balance $w.0):" \
+	echo "spread.sap:25:1: warning: async for runs serially on $w workers (balance $w.0)$order:" \
 		"no element is written by more than 9% of its iterations, but they write 12.0" \
 		"elements each on average, so every task group shares blocks with the others;" \
 		"make its updates of W 'relaxed(+: W)', if the algorithm tolerates" \
-		"reading W a round stale (sap(7))$locks" >want
+		"reading W $whole$locks" >want
 	diff want spread.$pt.err || fail "spread on $pt: not the one warning expected"
 
 	# shellcheck disable=SC2086
@@ -271,7 +277,7 @@ for pt in 1x2 2x1; do
 		{ cat rng.err; fail "rng on $pt: not planned 4 times"; }
 	locks=", or run with --locks (not deterministic)"
 	[ $np = 1 ] || locks=
-	echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
+	echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0)$order:" \
 		"100% of its iterations write B[0];" \
 		"make its updates of B 'relaxed(+: B)', if the algorithm tolerates" \
 		"reading B a round stale (sap(7))$locks" >want
@@ -281,17 +287,17 @@ done
 # Of two DDSs added to, one also read (W): the warning names both, for
 # relaxed (accumulate would not take W).
 $MPIEXEC -n 1 ./spread --threads=2 --two >/dev/null 2>two.err || fail "spread --two"
-echo "spread.sap:25:1: warning: async for runs serially on 2 workers (balance 2.0):" \
+echo "spread.sap:25:1: warning: async for runs serially on 2 workers (balance 2.0)$order:" \
 	"no element is written by more than 9% of its iterations, but they write 24.0" \
 	"elements each on average, so every task group shares blocks with the others;" \
 	"take the additive updates out of the plan with 'relaxed(+: W, V)', if the" \
-	"algorithm tolerates reading them a round stale (sap(7)), or run with --locks (not" \
+	"algorithm tolerates reading them $whole, or run with --locks (not" \
 	"deterministic)" >want
 diff want two.err || fail "spread --two: not the one warning expected"
 # With --locks on and no group to lock (one key in every iteration), it
 # is no advice.
 $MPIEXEC -n 1 ./rng --threads=2 --locks >/dev/null 2>rngl.err || fail "rng --locks"
-echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
+echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0)$order:" \
 	"100% of its iterations write B[0]; make its updates of B 'relaxed(+: B)', if the" \
 	"algorithm tolerates reading B a round stale (sap(7))" >want
 grep warning rngl.err | diff want - || fail "rng --locks: not the one warning expected"
@@ -362,5 +368,36 @@ for pt in 1x1 1x2 2x1; do
 	diff want ser.err || fail "ser on $pt: not the two warnings expected"
 	$MPIEXEC -n $np ./ser --threads=$t --quiet-plans >/dev/null 2>ser.err || fail "ser --quiet-plans"
 	[ -s ser.err ] && { cat ser.err; fail "ser on $pt: --quiet-plans still warns"; }
+done
+
+# A Gauss-Seidel sweep writes one element an iteration, but every
+# iteration reads all of x: the warning blames the reads, names the
+# fix that removes them and does not offer --locks, which keeps them.
+cat >gs.sap <<'SAP'
+param int p = 64;
+dvector<double> x(p) = 1.0;
+for (int sweep = 0; sweep < 3; sweep++) {
+    async for (long j = 0; j < p; j++) {
+        double s = 0;
+        for (long k = 0; k < p; k++)
+            if (k != j)
+                s += x[k];
+        x[j] = 0.5 * x[j] + s / (4 * p);
+    }
+}
+print("%.17g\n", x[0] + x[p - 1]);
+SAP
+"$SAPC" -o gs gs.sap || fail "sapc gs.sap"
+./gs >gs.want 2>gs.err || fail "gs on one worker"
+for pt in 1x2 2x1; do
+	np=${pt%x*} t=${pt#*x}
+	$MPIEXEC -n $np ./gs --threads=$t >gs.out 2>gs.err || { cat gs.err; fail "gs on $pt"; }
+	echo "gs.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0)$order:" \
+		"its iterations each read 64.0 elements of x on average, which the loop writes" \
+		"(100% of them read x[0]), so each conflicts with the others; if the algorithm" \
+		"allows, read the values x had before the loop from a copy the loop does not" \
+		"write (a Jacobi sweep rather than Gauss-Seidel), and the iterations no longer" \
+		"conflict" >want
+	diff want gs.err || fail "gs on $pt: not the warning expected"
 done
 exit 0

@@ -832,7 +832,8 @@ START_TEST(serial_plan_warns)
 {
 	char msg[4096];
 	ck_assert_int_eq(run_captured(words_warn, msg, sizeof msg), 0);
-	const char *serial = "warning: async for runs serially on 2 workers (balance 2.0)";
+	const char *serial = "warning: async for runs serially on 2 workers (balance 2.0), in the plan's "
+	                     "order rather than index order";
 	const char *fix = "make its updates of M 'accumulate(+: M)'";
 	const char *locks = ", or run with --locks (not deterministic)\n";
 	char *want = sap_strf("test.sap:7:1: %s: 80%% of its iterations write M[\"the\"]; %s%s"
