@@ -1141,7 +1141,8 @@ char *emit_expr(Node *e)
 			return checked;
 		/* best = d where best keeps others: this worker set it. */
 		if (E->loop && e->lhs->kind == N_NAME && sema_is_won(E->loop, e->lhs->sym))
-			return format("(sap_won_%s = true, %s = %s)", e->lhs->sym->cname, dst, emit_expr(src));
+			return format("(sap_won_%s = true, sap_at_%s = sap_i, %s = %s)", e->lhs->sym->cname,
+			              e->lhs->sym->cname, dst, emit_expr(src));
 		if (ty_is_scalar(e->lhs->ty))
 			return format("(%s %s%s %s)", dst, e->op == TK_ASSIGN ? "" : ast_opname(e->op),
 			              "=", emit_expr(src));

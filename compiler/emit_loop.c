@@ -215,7 +215,13 @@ static char *combine(Node *r, Type *t, const char *a, const char *b)
 }
 
 /* A min or max and the variables kept with it: from's, if from's value
- * beats into's by the body's test (test opens the condition). */
+ * beats into's by the body's test (test opens the condition).  Two
+ * workers' partials (at NULL) that tie go by the iterations that set
+ * them, as serially: the first for < and >, the last for <= and >=;
+ * each worker runs its iterations in index order where the loop runs
+ * by chunks or by the keys of a map, so that a tie is the serial loop's
+ * whichever worker holds which iterations.  The driver's own value comes
+ * before every iteration. */
 static void emit_won(Node *at, LoopInfo *li, Sym *v, const char *into, const char *from,
                      const char *test)
 {
@@ -224,15 +230,25 @@ static void emit_won(Node *at, LoopInfo *li, Sym *v, const char *into, const cha
 	while (li->won_syms.v[j] != v)
 		j++;
 	int op = (int)(intptr_t)li->won_ops.v[j];
-	emit_line(at, "%sif (%s%s%s %s %s%s)) {", t, test, from, v->cname, ast_opname(op), into, v->cname);
-	emit_line(at, "%s\t%s%s = %s%s;", t, into, v->cname, from, v->cname);
+	const char *o = ast_opname(op), *n = v->cname;
+	if (at)
+		emit_line(at, "if (%s%s%s %s %s%s)) {", test, from, n, o, into, n);
+	else if (op == TK_LT || op == TK_GT)
+		emit_line(at, "\tif (%s%s%s %s %s%s || (!(%s%s %s %s%s) && %ssap_at_%s < %ssap_at_%s))) {",
+		          test, from, n, o, into, n, into, n, o, from, n, from, n, into, n);
+	else
+		emit_line(at, "\tif (%s(%s%s %s %s%s && (!(%s%s %s %s%s) || %ssap_at_%s > %ssap_at_%s)))) {",
+		          test, from, n, o, into, n, into, n, o, from, n, from, n, into, n);
+	emit_line(at, "%s\t%s%s = %s%s;", t, into, n, from, n);
 	for (int i = 0; i < li->kept_syms.n; i++)
 		if (li->kept_with.v[i] == v) {
 			const char *c = ((Sym *)li->kept_syms.v[i])->cname;
 			emit_line(at, "%s\t%s%s = %s%s;", t, into, c, from, c);
 		}
-	if (at == NULL)
-		emit_line(at, "%s\t%ssap_won_%s = true;", t, into, v->cname);
+	if (at == NULL) {
+		emit_line(at, "%s\t%ssap_won_%s = true;", t, into, n);
+		emit_line(at, "%s\t%ssap_at_%s = %ssap_at_%s;", t, into, n, from, n);
+	}
 	emit_line(at, "%s}", t);
 }
 
@@ -301,8 +317,10 @@ static void reduce_struct(Node *s)
 		Sym *c = li->kept_syms.v[i];
 		emit_line(NULL, "\t%s %s;", emit_ctype(c->ty), c->cname);
 	}
-	for (int i = 0; i < li->won_syms.n; i++)
+	for (int i = 0; i < li->won_syms.n; i++) {
 		emit_line(NULL, "\tbool sap_won_%s;", ((Sym *)li->won_syms.v[i])->cname);
+		emit_line(NULL, "\tint64_t sap_at_%s;", ((Sym *)li->won_syms.v[i])->cname);
+	}
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Sym *d = li->accum_syms.v[i];
 		if (d->ty->kind == TY_DVEC)
@@ -328,7 +346,8 @@ static void reduce_struct(Node *s)
 	for (int i = 0; i < li->kept_syms.n; i++)
 		emit_line(NULL, "\tr->%s = 0;", ((Sym *)li->kept_syms.v[i])->cname);
 	for (int i = 0; i < li->won_syms.n; i++)
-		emit_line(NULL, "\tr->sap_won_%s = false;", ((Sym *)li->won_syms.v[i])->cname);
+		emit_line(NULL, "\tr->sap_won_%s = false, r->sap_at_%s = 0;", ((Sym *)li->won_syms.v[i])->cname,
+		          ((Sym *)li->won_syms.v[i])->cname);
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Sym *d = li->accum_syms.v[i];
 		Type *t = d->ty;
@@ -778,6 +797,7 @@ static void body_open(Node *s)
 		for (int i = 0; i < li->won_syms.n; i++) {
 			const char *n = ((Sym *)li->won_syms.v[i])->cname;
 			emit_line(s, "bool sap_won_%s = sap_red->sap_won_%s;", n, n);
+			emit_line(s, "int64_t sap_at_%s = sap_red->sap_at_%s;", n, n);
 		}
 		/* The buffers stay put for the call.  Held in locals, they are
 		 * not loaded again through sap_red after every store the body
@@ -845,6 +865,7 @@ static void body_close(Node *s)
 	for (int i = 0; i < li->won_syms.n; i++) {
 		const char *n = ((Sym *)li->won_syms.v[i])->cname;
 		emit_line(s, "sap_red->sap_won_%s = sap_won_%s;", n, n);
+		emit_line(s, "sap_red->sap_at_%s = sap_at_%s;", n, n);
 	}
 }
 

@@ -631,7 +631,7 @@ static void explain_checked_keys(FILE *out, LoopInfo *L)
 /* Why a loop over a map's keys cannot run on the maps' parts, each rank
  * the keys it holds, or NULL when it can: the runtime's test
  * (map_keys_owner in runtime/async/async.c), in the same order. */
-static const char *owner_why(LoopInfo *L, Node *key, bool flat)
+static const char *owner_why(LoopInfo *L, Type *kt, bool flat)
 {
 	if (!flat)
 		return "a reduce variable holds a list or string";
@@ -659,8 +659,33 @@ static const char *owner_why(LoopInfo *L, Node *key, bool flat)
 		}
 		if (!ty_is_flat(d->ty->elem))
 			return format("the values of %s hold strings or lists", d->name);
-		if (d->ty->key->kind != key->sym->ty->kind)
+		if (d->ty->key->kind != kt->kind)
 			return format("%s has keys of another type", d->name);
+	}
+	return NULL;
+}
+
+/* A dvector of a map's keys (ks = keys(m)) that a loop over [0, len(ks))
+ * reads at its index and only so: the runtime runs the loop as one over
+ * the map's keys (map_keys in runtime/async/async.c). */
+static Sym *keys_read(Node *l, LoopInfo *L)
+{
+	if (l->kind != N_ASYNC || strcmp(acc_expr_str(l->init->init), "0"))
+		return NULL;
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		Node *in = d->decl ? d->decl->init : NULL;
+		if (d->ty->kind != TY_DVEC || (intptr_t)L->dds_mode.v[i] != ACC_READ || !in ||
+		    in->kind != N_CALL || (in->builtin != B_KEYS && in->builtin != B_JOIN) ||
+		    strcmp(acc_expr_str(l->cond->rhs), format("len(%s)", d->name)))
+			continue;
+		bool own = true;
+		for (int k = 0; k < L->accesses.n; k++) {
+			Access *a = L->accesses.v[k];
+			own &= a->dds != d || (a->key->kind == N_NAME && a->key->sym == l->init->sym);
+		}
+		if (own)
+			return d;
 	}
 	return NULL;
 }
@@ -684,7 +709,16 @@ static void explain_ranks(FILE *out, Node *l, LoopInfo *L)
 			wmap = d;
 	}
 	Node *key = map_key_of(l);
-	const char *why = key ? owner_why(L, key, flat) : NULL;
+	const char *why = key ? owner_why(L, key->sym->ty, flat) : NULL;
+	Sym *ks = key ? NULL : keys_read(l, L);
+	if (ks && !owner_why(L, ks->ty->elem, flat)) {
+		fprintf(out, "  keys: %s holds the keys of %s and the loop reads it at its index, all "
+		        "of it: on several ranks, or with a reduce whose result depends on how the "
+		        "iterations are grouped, it runs as a loop over those keys, each on the worker "
+		        "that holds it, each worker's keys in index order\n", ks->name,
+		        acc_expr_str(ks->decl->init->args));
+		return;
+	}
 	if (key && !why) {
 		if (wmap)
 			fprintf(out, "  ranks: each rank runs the keys of the maps that it holds\n");

@@ -726,9 +726,10 @@ static void check_red_uses(Node *n, RedUse *u)
  * if (d < best) { best = d; at = i; } keeps at with best: after the loop
  * at holds what the iteration that set the final best gave it, as in the
  * serial loop.  Each worker keeps its own best and at; they combine in
- * worker order by the same test, so that a tie goes as serially (the
- * first for <, the last for <=), and only the workers that set best take
- * part.  A site is an if whose condition has such a test and whose
+ * worker order by the same test, a tie by the iterations that set them,
+ * so that it goes as serially (the first for <, the last for <=) where
+ * each worker runs its iterations in index order, and only the workers
+ * that set best take part.  A site is an if whose condition has such a test and whose
  * branch sets best (to the value tested) and the kept variables, each a
  * statement of the branch itself. */
 

@@ -2,6 +2,7 @@
 ## (and X.status when some loop is rejected).
 explain_tests = \
 	tests/explain/cancelled-terms.sap \
+	tests/explain/keys-vector.sap \
 	tests/explain/shadowed-locals.sap \
 	tests/explain/guarded-constant.sap \
 	tests/explain/local-keys.sap \
