@@ -178,6 +178,44 @@ static void put_slice(FILE *out, Node *l, LoopInfo *L)
 	fprintf(out, "\n");
 }
 
+/* Why a sync for runs whole on every rank, one worker each, or NULL: the
+ * runtime's test (sync_for in runtime/sync/sync.c), but for a loop over
+ * something other than a dvector, which the compiler does not make. */
+static char *sync_whole(LoopInfo *L)
+{
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		if (((intptr_t)L->dds_mode.v[i] & ACC_WRITE) &&
+		    (d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem)))
+			return format("it writes %s, a %s, which no merge covers", d->name,
+			              d->ty->kind == TY_DVEC ? "dvector of other than numbers" : "map");
+	}
+	for (int i = 0; i < L->reduce_syms.n; i++) {
+		Sym *v = L->reduce_syms.v[i];
+		if (!ty_is_flat(v->ty))
+			return format("its reduce clause combines %s, a %s, which steps do not merge",
+			              v->name, ty_str(v->ty));
+	}
+	if (L->accum_syms.n)
+		return format("it accumulates into %s", ((Sym *)L->accum_syms.v[0])->name);
+	return NULL;
+}
+
+/* Whether t holds an integer: averaged as changes rounded toward zero,
+ * where floating-point elements average the workers' copies. */
+static bool has_int(Type *t)
+{
+	if (t->kind == TY_ARRAY)
+		return has_int(t->elem);
+	if (t->kind == TY_STRUCT) {
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (has_int(f->ty))
+				return true;
+		return false;
+	}
+	return ty_is_int(t);
+}
+
 /* How a sync for's written DDSs are merged, each. */
 static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 {
@@ -190,13 +228,7 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 	else
 		fprintf(out, "hybrid: a rank's threads share its copy without locks; ranks after each "
 		        "sub-iteration\n");
-	bool whole = false;
-	for (int i = 0; i < L->dds.n; i++) {
-		Sym *d = L->dds.v[i];
-		if (((intptr_t)L->dds_mode.v[i] & ACC_WRITE) &&
-		    (d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem)))
-			whole = true;
-	}
+	bool whole = sync_whole(L) != NULL;
 	for (int i = 0; i < L->dds.n; i++) {
 		Sym *d = L->dds.v[i];
 		if (!((intptr_t)L->dds_mode.v[i] & ACC_WRITE))
@@ -218,6 +250,7 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 			continue;
 		}
 		const char *why = i < L->sync_why.n ? L->sync_why.v[i] : "recon = off";
+		bool copies = !strcmp(how, "avg") && !has_int(d->ty->elem);
 		if (!why)
 			fprintf(out, "%s, sparse: only the rows the slice records travel; each step a rank "
 			        "fetches them from their owners and sends its changes to the owners\n", how);
@@ -227,10 +260,11 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 			        ty_str(d->ty->elem));
 		else
 			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so each step the "
-			        "ranks add their workers' changes on the vector's storage, no packing, "
+			        "ranks add their workers' %s on the vector's storage, no packing, "
 			        "in a chain: the running sum goes from rank to rank in pieces of at least 256 KiB, "
 			        "each rank adding to one while the next adds to the one before, and the "
-			        "last broadcasts the sum\n", how, why, ty_str(d->ty->elem));
+			        "last broadcasts the sum%s\n", how, why, ty_str(d->ty->elem),
+			        copies ? "copies" : "changes", copies ? ", which is divided by the workers" : "");
 	}
 	if (!whole && L->has_slice) {
 		fprintf(out, "  slice (each step, over the step's elements, before they run):\n");
@@ -578,18 +612,10 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 		break;
 	case VD_SYNC: {
 		/* What no merge covers makes the loop run whole (see explain_sync). */
-		Sym *whole = NULL;
-		for (int i = 0; i < L->dds.n && !whole; i++) {
-			Sym *d = L->dds.v[i];
-			if (((intptr_t)L->dds_mode.v[i] & ACC_WRITE) &&
-			    (d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem)))
-				whole = d;
-		}
+		char *whole = sync_whole(L);
 		if (whole)
-			fprintf(out, "whole on every rank (sync for): it writes %s, a %s, which no merge "
-			        "covers, so the loop runs whole on every rank, one worker each\n",
-			        whole->name, whole->ty->kind == TY_DVEC ? "dvector of other than numbers" :
-			        "map");
+			fprintf(out, "whole on every rank (sync for): %s, so the loop runs whole on every "
+			        "rank, one worker each\n", whole);
 		else
 			fprintf(out, "data-parallel (sync for): each worker updates its own copy of what "
 			        "the body writes, merged at synchronisation points\n");

@@ -59,6 +59,10 @@ $MPIEXEC -n 1 ./sparse --run-order=o.txt >rep.out 2>rep.err || fail "replay on 1
 grep -q "sparse.sap:8:5: warning: --run-order: this sync for ran on 2 workers (2 ranks of 1 thread) in the recorded run and on 1 (1 of 1) here: its result, and what follows from it, is not the recorded run's; replay under mpiexec -n 2 with --threads=1" rep.err ||
 	{ cat rep.err; fail "no warning replaying 2 x 1 on 1 x 1"; }
 test "$(grep -c warning rep.err)" = 1 || { cat rep.err; fail "more than one warning for one loop"; }
+# On the sparse path one rank of 2 threads sums as 2 ranks of 1 do.
+$MPIEXEC -n 1 ./sparse --threads=2 --run-order=o.txt >rep.out 2>rep.err || fail "replay on 1 x 2"
+cmp -s rec.out rep.out || fail "the sparse replay on 1 x 2 is not the run on 2 x 1: $(cat rec.out rep.out)"
+test -s rep.err && { cat rep.err; fail "a warning replaying a sparse 2 x 1 loop on 1 x 2"; }
 
 $MPIEXEC -n 2 ./dense --threads=1 --dump-order=d.txt >rec.out || fail "dense on 2 x 1"
 $MPIEXEC -n 1 ./dense --threads=2 --run-order=d.txt >rep.out 2>rep.err || fail "dense replay on 1 x 2"
