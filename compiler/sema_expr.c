@@ -231,6 +231,15 @@ void sema_driver_assign_fail(Node *e, Node *how, Sym *s, Node *loop)
 		               "as in if (e < best) { best = e; at = i; }; for an index per element, reduce "
 		               "an array of structs of value and index by a function of the program "
 		               "(sap(7), reduce)");
+	/* No reduce combines lists in index order: a dvector the loop
+	 * fills at its own index does. */
+	if (s->ty->kind == TY_LIST || s->ty->kind == TY_STRING)
+		sema_fail_note(e, format("%s body cannot change driver variable '%s'", sema_a_loop(loop),
+		                         s->name), loop,
+		               format("to collect a value per iteration, write it to a dvector at the "
+		                      "loop's index (dvector<int> picked_at(n); picked_at[i] = 1) and build "
+		                      "'%s' from it after the loop, in index order; for a temporary, "
+		                      "declare it inside the loop body", s->name));
 	const char *op = guess_reduction(how, s);
 	sema_fail_note(e, format("%s body cannot assign driver variable '%s'", sema_a_loop(loop), s->name),
 	               loop, format("to combine '%s' across iterations, add reduce(%s: %s) to this loop; "
@@ -944,6 +953,16 @@ static Type *check_expr_inner(Node *e)
 			if (!strcmp(name, "RAND_MAX"))
 				sema_fail(e, "undefined name 'RAND_MAX': SAP's rand() draws a double in [0, 1) "
 				          "already, and rand_int(n) an integer from 0 to n - 1");
+			/* A function using a param declared below it: names are
+			 * visible from their declaration on, unlike functions. */
+			for (Node *n = sema_prog->items; n; n = n->next)
+				if (n->kind == N_VAR && !strcmp(sema_S(n->name), name) && n->file == e->file &&
+				    n->off > e->off)
+					sema_fail_note(e, format("'%s' is used before its declaration", name), n,
+					               format("declared here: a %s is visible from its declaration "
+					                      "on (functions are not); move it above the use",
+					                      n->vclass == V_PARAM ? "param" :
+					                      n->vclass == V_CONST ? "const" : "variable"));
 			const char *sg = sema_suggest(name);
 			if (sg)
 				sema_fail(e, "undefined name '%s'; did you mean '%s'?", name, sg);

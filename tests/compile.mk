@@ -1,5 +1,7 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/list-driver-push.sap \
+	tests/compile/param-below.sap \
 	tests/compile/reduce-reads-other.sap \
 	tests/compile/void-cast.sap \
 	tests/compile/const-array.sap \
