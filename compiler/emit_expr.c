@@ -248,6 +248,18 @@ static char *index_expr(Node *e, bool write)
 		              emit_expr(i), (long long)bt->len, emit_site(e));
 	}
 	case TY_LIST: {
+		/* m[k][i] of a multimap: the value itself, not a copy of all
+		 * of k's values for each i (a loop over them was quadratic). */
+		Node *mk = e->lhs;
+		if (!write && mk->kind == N_INDEX && mk->lhs->ty->kind == TY_DMMAP &&
+		    !ty_needs_drop(bt->elem)) {
+			Type *mt = mk->lhs->ty;
+			char *key = emit_tmp("key");
+			emit_line(e, "%s %s = %s;", emit_ctype(mt->key), key,
+			          map_key(mk->lhs->kind == N_NAME ? mk->lhs->sym : NULL, mk->rhs, ACC_READ));
+			return format("(*(%s *)sap_dm_value_at(&%s, &%s, %s, %s))", emit_ctype(bt->elem),
+			              emit_expr(mk->lhs), key, emit_expr(e->rhs), emit_site(e));
+		}
 		char *b = write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
 		if (emit_counted(e->lhs, e->rhs))
 			return format("((%s *)%s)[%s]", emit_ctype(bt->elem), emit_member(b, "v"),
@@ -696,7 +708,18 @@ static char *builtin_call(Node *e)
 	case B_LEN:
 		switch (a0->ty->kind) {
 		case TY_DVEC: return format("%s.n", emit_expr(a0));
-		case TY_LIST: return format("%s.n", emit_expr(a0));
+		case TY_LIST:
+			/* len(m[k]) of a multimap counts k's values, without
+			 * copying them. */
+			if (a0->kind == N_INDEX && a0->lhs->ty->kind == TY_DMMAP) {
+				Type *mt = a0->lhs->ty;
+				char *key = emit_tmp("key");
+				emit_line(e, "%s %s = %s;", emit_ctype(mt->key), key,
+				          map_key(a0->lhs->kind == N_NAME ? a0->lhs->sym : NULL, a0->rhs,
+				                  ACC_READ));
+				return format("sap_dm_count(&%s, &%s)", emit_expr(a0->lhs), key);
+			}
+			return format("%s.n", emit_expr(a0));
 		case TY_DMAP: case TY_DMMAP: return format("sap_dm_size(&%s)", emit_expr(a0));
 		case TY_STRING: return format("sap_str_len(%s)", emit_expr(a0));
 		default: return format("INT64_C(%lld)", (long long)a0->ty->len);

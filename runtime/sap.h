@@ -676,6 +676,10 @@ void sap_dm_values(sap_dmap *m, const void *key, sap_list *l);
 void sap_dm_view(sap_dmap *m, const void *key, sap_list *l);
 /* Multimap: the next value slot of key after *pos (start at 0), or NULL. */
 void *sap_dm_next_of(sap_dmap *m, const void *key, int64_t *pos);
+/* Multimap: key's i-th value in insertion order, what m[k][i] reads,
+ * without a copy of the list; an index out of range is the list's
+ * error at s. */
+void *sap_dm_value_at(sap_dmap *m, const void *key, int64_t i, const sap_site *s);
 
 /* Integer keys without a call: dmap.c's index is open addressing over
  * 64-bit slots, the entry index + 1 in the low SAP_DM_IDX_BITS and the

@@ -1255,6 +1255,12 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 		if (spec->dds[k].dm) {
 			sap_dm_part(spec->dds[k].dm);
 			spec->dds[k].dm->local = true;
+			/* Parting keeps the rank's entries, not their values
+			 * grouped by key: group them again, as for any loop that
+			 * reads a multimap (a key's values read by index were
+			 * otherwise a walk along its chain each). */
+			if (!(spec->dds[k].mode & SAP_WRITE))
+				sap_dm_group(spec->dds[k].dm);
 		}
 	/* Each key on its worker of the P x T (sap_dm_key_worker), so that
 	 * partial results are the same whatever P and T: thread t of this

@@ -903,6 +903,26 @@ void sap_dm_values(sap_dmap *m, const void *key, sap_list *l)
 		memcpy(d, V(m, i), m->valsize);
 }
 
+void *sap_dm_value_at(sap_dmap *m, const void *key, int64_t i, const sap_site *s)
+{
+	if (driver(m))
+		sap_dm_whole(m);
+	int64_t f = find_ent(m, key, hash_key(m, key));
+	int64_t n = f < 0 ? 0 : m->multi ? C(m, f)->n : 1;
+	if ((uint64_t)i >= (uint64_t)n)
+		sap_oob(s, "list", i, n);
+	/* Driver code reading the values one by one (a loop over
+	 * m[k][i]) groups them as sap_dm_values does: the chain is then
+	 * followed once, not i steps for every i. */
+	if (m->multi && !m->gval && !sap_in_loop() && ++m->reads > m->nkeys / 4)
+		sap_dm_group(m);
+	if (m->gval)
+		return m->gval + (size_t)(C(m, f)->g + i) * m->valsize;
+	while (i-- > 0)
+		f = C(m, f)->next;
+	return V(m, f);
+}
+
 void sap_dm_view(sap_dmap *m, const void *key, sap_list *l)
 {
 	if (!m->multi || !m->gval || driver(m)) {
