@@ -54,7 +54,9 @@ $MPIEXEC -n 2 ./sparse --threads=1 --dump-order=o.txt >rec.out || fail "sparse o
 grep -q '^sync 1 invocation 3 ranks 2 threads 1$' o.txt || { cat o.txt; fail "no sync line in the dump"; }
 $MPIEXEC -n 2 ./sparse --threads=1 --run-order=o.txt >rep.out 2>rep.err || fail "replay on 2 x 1"
 cmp -s rec.out rep.out || fail "the replay on 2 x 1 is not the recorded run: $(cat rec.out rep.out)"
-test -s rep.err && { cat rep.err; fail "a warning replaying on the recorded layout"; }
+# Only the replay's own warning counts: a slow machine (a sanitized
+# build) also gets the timed one about small mini-batches.
+grep -q -- '--run-order' rep.err && { cat rep.err; fail "a warning replaying on the recorded layout"; }
 $MPIEXEC -n 1 ./sparse --run-order=o.txt >rep.out 2>rep.err || fail "replay on 1 x 1"
 grep -q "sparse.sap:8:5: warning: --run-order: this sync for ran on 2 workers (2 ranks of 1 thread) in the recorded run and on 1 (1 of 1) here: its result, and what follows from it, is not the recorded run's; replay under mpiexec -n 2 with --threads=1" rep.err ||
 	{ cat rep.err; fail "no warning replaying 2 x 1 on 1 x 1"; }
@@ -62,12 +64,13 @@ test "$(grep -c warning rep.err)" = 1 || { cat rep.err; fail "more than one warn
 # On the sparse path one rank of 2 threads sums as 2 ranks of 1 do.
 $MPIEXEC -n 1 ./sparse --threads=2 --run-order=o.txt >rep.out 2>rep.err || fail "replay on 1 x 2"
 cmp -s rec.out rep.out || fail "the sparse replay on 1 x 2 is not the run on 2 x 1: $(cat rec.out rep.out)"
-test -s rep.err && { cat rep.err; fail "a warning replaying a sparse 2 x 1 loop on 1 x 2"; }
+grep -q -- '--run-order' rep.err && { cat rep.err; fail "a warning replaying a sparse 2 x 1 loop on 1 x 2"; }
 
 $MPIEXEC -n 2 ./dense --threads=1 --dump-order=d.txt >rec.out || fail "dense on 2 x 1"
 $MPIEXEC -n 1 ./dense --threads=2 --run-order=d.txt >rep.out 2>rep.err || fail "dense replay on 1 x 2"
 cmp -s rec.out rep.out || fail "the dense replay on 1 x 2 is not the run on 2 x 1: $(cat rec.out rep.out)"
-test -s rep.err && { cat rep.err; fail "a warning replaying a dense loop on as many workers"; }
+grep -q -- '--run-order' rep.err &&
+	{ cat rep.err; fail "a warning replaying a dense loop on as many workers"; }
 
 $MPIEXEC -n 1 ./hybrid --threads=2 --dump-order=h.txt >/dev/null || fail "hybrid on 1 x 2"
 $MPIEXEC -n 1 ./hybrid --threads=2 --run-order=h.txt >/dev/null 2>rep.err || fail "hybrid replay"
