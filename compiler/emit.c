@@ -728,13 +728,13 @@ static void var_decl(Node *d)
 		Node *in = d->init;
 		const char *name = emit_cstr(s->name, strlen(s->name));
 		if (in && in->kind == N_CALL && in->builtin == B_LOAD && !ty_is_flat(t->elem)) {
-			emit_line(d, "sap_load_codec(&%s, %s, %s, sizeof(%s), %s, &%s, %s);", s->cname, name,
-			          emit_expr(in->args), et, emit_parse_fn(t->elem), emit_codec(t->elem),
-			          emit_site(in));
+			emit_line(d, "sap_load_codec(&%s, %s, %s, sizeof(%s), %s, &%s, %s, %s);", s->cname,
+			          name, emit_expr(in->args), et, emit_parse_fn(t->elem), emit_codec(t->elem),
+			          emit_field_names(t->elem), emit_site(in));
 		} else if (in && in->kind == N_CALL && in->builtin == B_LOAD) {
-			emit_line(d, "sap_load(&%s, %s, %s, sizeof(%s), %s, true, %s, %s);", s->cname, name,
-			          emit_expr(in->args), et, emit_parse_fn(t->elem),
-			          s->parted ? "true" : "false", emit_site(in));
+			emit_line(d, "sap_load(&%s, %s, %s, sizeof(%s), %s, true, %s, %s, %s);", s->cname,
+			          name, emit_expr(in->args), et, emit_parse_fn(t->elem),
+			          s->parted ? "true" : "false", emit_field_names(t->elem), emit_site(in));
 		} else if (in && in->kind == N_CALL && in->builtin == B_VOCAB) {
 			emit_line(d, "sap_vocab(&%s, %s, &%s, %s, (double)(%s), %s);", s->cname, name,
 			          emit_expr(in->args), emit_scalar_kind(in->args->ty->elem),

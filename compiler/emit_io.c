@@ -454,6 +454,24 @@ static void parse_fields(Buf *b, Type *t, const char *x, const char *name, int d
 	}
 }
 
+/* A struct's field names as a C string "a,b", which a .csv or .tsv file's
+ * header may be (sap_load); "NULL" for other elements, and for a struct
+ * of arrays or structs, whose columns are not its fields (a list last
+ * is one column, the rest of the line). */
+const char *emit_field_names(Type *t)
+{
+	if (t->kind != TY_STRUCT || !t->sdecl->args)
+		return "NULL";
+	Buf b = {0};
+	for (Node *f = t->sdecl->args; f; f = f->next) {
+		if (!ty_is_scalar(f->ty) && f->ty->kind != TY_STRING &&
+		    (f->ty->kind != TY_LIST || f->next))
+			return "NULL";
+		buf_printf(&b, "%s%s", f == t->sdecl->args ? "" : ",", f->sym->name);
+	}
+	return emit_cstr(b.s, b.len);
+}
+
 const char *emit_parse_fn(Type *t)
 {
 	char *name = format("sap_parse_%s", t->mangle);

@@ -1000,6 +1000,7 @@ const char *emit_codec(Type *t);
 const char *emit_pack_fn(Type *t);
 const char *emit_unpack_fn(Type *t);
 const char *emit_parse_fn(Type *t);
+const char *emit_field_names(Type *t);
 const char *emit_format_fn(Type *t);
 char *emit_print(Node *call);
 void emit_params(Program *p, const char *progname);

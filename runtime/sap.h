@@ -910,14 +910,18 @@ typedef void (*sap_parse_fn)(sap_fields *f, void *elem);
 /* flat: the element holds no pointer (no string or list), so ranks can
  * parse shares of the file and exchange the bytes.  parted: the program
  * reads the elements only in loops at their own index (the compiler
- * checks), so on several ranks each keeps just the share it parsed. */
+ * checks), so on several ranks each keeps just the share it parsed.
+ * fields: a struct's field names, "a,b,c", which a .csv or .tsv file's
+ * header may be (NULL: none). */
 void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
-              sap_parse_fn parse, bool flat, bool parted, const sap_site *s);
+              sap_parse_fn parse, bool flat, bool parted, const char *fields,
+              const sap_site *s);
 /* The same for elements holding strings or lists: on several ranks each
  * parses its share of the file, and the shares go to every rank through
  * codec. */
 void sap_load_codec(sap_dvec *v, const char *name, const char *path, size_t elsize,
-                    sap_parse_fn parse, const sap_codec *codec, const sap_site *s);
+                    sap_parse_fn parse, const sap_codec *codec, const char *fields,
+                    const sap_site *s);
 
 /* Buffered output of one element per line, fields separated by a space. */
 typedef struct sap_out sap_out;

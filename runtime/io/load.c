@@ -676,8 +676,40 @@ static bool names_only(const char *p, const char *eol)
 	return fields > 0;
 }
 
+/* The field names of the struct the load in progress reads ("a,b"), or
+ * NULL: driver code loads one file at a time, on the main thread, so the
+ * header test below reads them here rather than down every call. */
+static const char *load_fields;
+
+/* Whether the line's fields are the names in fields ("a,b"), in order and
+ * all of them, in any case: a header even where it reads as an element
+ * (columns all strings: "src,dst" of an edge list). */
+static bool field_names(const char *p, const char *eol, const char *fields)
+{
+	if (!fields)
+		return false;
+	for (const char *n = fields;;) {
+		while (p < eol && (sap_is_blank(*p) || *p == ',' || *p == '\r'))
+			p++;
+		const char *f = p;
+		while (p < eol && !sap_is_blank(*p) && *p != ',' && *p != '\r')
+			p++;
+		const char *ne = strchr(n, ',');
+		size_t nn = ne ? (size_t)(ne - n) : strlen(n);
+		if ((size_t)(p - f) != nn || strncasecmp(f, n, nn))
+			return false;
+		if (!ne) {
+			while (p < eol && (sap_is_blank(*p) || *p == ',' || *p == '\r'))
+				p++;
+			return p == eol;
+		}
+		n = ne + 1;
+	}
+}
+
 /* The first line of a .csv or .tsv file when it does not read as an
- * element and the next line with content does, or it holds names only:
+ * element and the next line with content does, or it holds names only,
+ * or it is the struct's field names:
  * the column names that spreadsheets and pandas write (pandas writes
  * them alone for an empty frame), which load skips (not for a
  * dvector<string>, whose elements are the lines as they are).  Its
@@ -690,9 +722,11 @@ static size_t header_len(const char *buf, size_t len, const char *path, size_t e
 	const char *end = buf + len, *eol = memchr(buf, '\n', len);
 	if (!eol)
 		eol = end;
+	size_t h = eol < end ? (size_t)(eol + 1 - buf) : len;
+	if (content(buf, eol) && field_names(buf, eol, load_fields))
+		return h;
 	if (!content(buf, eol) || reads(buf, eol, path, elsize, parse, codec))
 		return 0;
-	size_t h = eol < end ? (size_t)(eol + 1 - buf) : len;
 	if (names_only(buf, eol))
 		return h;
 	for (const char *p = eol + 1; p < end;) {
@@ -1061,17 +1095,23 @@ static void load_any(sap_dvec *v, const char *name, const char *path, size_t els
                      const sap_site *s);
 
 void sap_load(sap_dvec *v, const char *name, const char *path, size_t elsize,
-              sap_parse_fn parse, bool flat, bool parted, const sap_site *s)
+              sap_parse_fn parse, bool flat, bool parted, const char *fields,
+              const sap_site *s)
 {
 	sap_print_settle();
+	load_fields = fields;
 	load_any(v, name, path, elsize, parse, flat, parted, NULL, s);
+	load_fields = NULL;
 }
 
 void sap_load_codec(sap_dvec *v, const char *name, const char *path, size_t elsize,
-                    sap_parse_fn parse, const sap_codec *codec, const sap_site *s)
+                    sap_parse_fn parse, const sap_codec *codec, const char *fields,
+                    const sap_site *s)
 {
 	sap_print_settle();
+	load_fields = fields;
 	load_any(v, name, path, elsize, parse, false, false, codec, s);
+	load_fields = NULL;
 }
 
 /* Several ranks: fail on every rank when rank `first` (the lowest that

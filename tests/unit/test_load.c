@@ -64,7 +64,7 @@ static sap_dvec load_text(const char *text)
 		registered = atexit(remove_loading) == 0;
 	loading = tmp_with(text);
 	sap_dvec v;
-	sap_load(&v, "A", loading, sizeof(Rating), parse_Rating, true, false, &site);
+	sap_load(&v, "A", loading, sizeof(Rating), parse_Rating, true, false, NULL, &site);
 	unlink(loading);
 	free(loading);
 	loading = NULL;
@@ -148,7 +148,7 @@ START_TEST(load_all_kinds)
 	                      "d2 0 9223372036854775807 -2.5e300\n"
 	                      "d3 1 +12 1e-320 x\n");
 	sap_dvec v;
-	sap_load(&v, "D", path, sizeof(Doc), parse_Doc, false, false, &site);
+	sap_load(&v, "D", path, sizeof(Doc), parse_Doc, false, false, NULL, &site);
 	ck_assert_int_eq(v.n, 3);
 	Doc *d = (Doc *)v.data;
 	ck_assert_str_eq(d[0].id, "d1");
@@ -163,7 +163,7 @@ START_TEST(load_all_kinds)
 	/* Save and load again: every value comes back exactly. */
 	sap_save(&v, path, format_Doc, &site);
 	sap_dvec w;
-	sap_load(&w, "D", path, sizeof(Doc), parse_Doc, false, false, &site);
+	sap_load(&w, "D", path, sizeof(Doc), parse_Doc, false, false, NULL, &site);
 	ck_assert_int_eq(w.n, 3);
 	Doc *e = (Doc *)w.data;
 	for (int i = 0; i < 3; i++) {
@@ -213,7 +213,7 @@ START_TEST(save_round_trip)
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	ck_assert_int_ne(access(tmp, F_OK), 0);        /* renamed away */
 	sap_dvec w;
-	sap_load(&w, "A", path, sizeof(Rating), parse_Rating, true, false, &site);
+	sap_load(&w, "A", path, sizeof(Rating), parse_Rating, true, false, NULL, &site);
 	ck_assert_int_eq(w.n, N);
 	ck_assert(memcmp(v.data, w.data, (size_t)N * sizeof(Rating)) == 0);
 	sap_dv_free(&v);
@@ -344,7 +344,7 @@ static void load_control(void) { load_text("1 2 \x01\x1b[2J\n"); }
 static void load_missing_file(void)
 {
 	sap_dvec v;
-	sap_load(&v, "A", "/nonexistent/ratings.txt", sizeof(Rating), parse_Rating, true, false, &site);
+	sap_load(&v, "A", "/nonexistent/ratings.txt", sizeof(Rating), parse_Rating, true, false, NULL, &site);
 }
 
 static void save_bad_path(void)
