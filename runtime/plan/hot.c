@@ -60,9 +60,10 @@ static int64_t merge_runs(hot_key *v, int64_t n)
 }
 
 /* Reads, counted for the warning's cause only, are entries of DDS
- * -1 - d; a read of a DDS the loop does not write, or accumulates, is
- * no conflict and not counted (NOT). */
-enum { NOT = INT32_MIN };
+ * READ + d, which sort after every write; a read of a DDS the loop does
+ * not write, or accumulates, is no conflict and not counted (NOT). */
+#define READ (INT64_C(1) << 32)
+enum { NOT = -1 };
 
 static int64_t counted(const sap_access *x, const sap_async_spec *spec, bool reads)
 {
@@ -71,7 +72,7 @@ static int64_t counted(const sap_access *x, const sap_async_spec *spec, bool rea
 	if (!reads || x->dds < 0 || x->dds >= spec->ndds)
 		return NOT;
 	const sap_dds *d = &spec->dds[x->dds];
-	return (d->mode & SAP_WRITE) && !d->accumulate ? -1 - x->dds : NOT;
+	return (d->mode & SAP_WRITE) && !d->accumulate ? READ + x->dds : NOT;
 }
 
 /* The distinct elements each iteration of the log writes (and reads,
@@ -154,7 +155,7 @@ static bool tally_log(tally *t, tally *r, const sap_keylog *log, const sap_async
 		int64_t d = counted(x, spec, reads);
 		if (d == NOT)
 			continue;
-		tally *u = d < 0 ? r : t;
+		tally *u = d >= READ ? r : t;
 		if (2 * (u->n + 1) > u->cap)
 			tally_grow(u);
 		int64_t elem = (int64_t)x->dds << KEY_BITS | x->key;
@@ -212,35 +213,14 @@ static hot_key *merge_sorted(hot_key *a, int64_t na, hot_key *b, int64_t nb, int
 	return v;
 }
 
-/* r's elements as entries of reads (DDS -1 - d), sorted by element. */
-static hot_key *read_keys(tally *r, int64_t *nout)
-{
-	int64_t n;
-	hot_key *v = tally_keys(r, &n), *w = sap_xmalloc((size_t)(n ? n : 1) * sizeof *w);
-	/* Sorted by d, so by -1 - d backwards: the runs of each d in
-	 * reverse order, each still by key. */
-	int64_t m = 0;
-	for (int64_t e = n; e > 0;) {
-		int64_t s = e - 1;
-		while (s > 0 && v[s - 1].dds == v[e - 1].dds)
-			s--;
-		for (int64_t k = s; k < e; k++) {
-			w[m] = v[k];
-			w[m++].dds = -1 - v[k].dds;
-		}
-		e = s;
-	}
-	free(v);
-	*nout = n;
-	return w;
-}
-
-/* What the tables t and r hold, as entries sorted by element. */
+/* What the tables t and r (reads) hold, as entries sorted by element. */
 static hot_key *tallied(tally *t, tally *r, int64_t *nout)
 {
 	int64_t nw, nr;
-	hot_key *w = tally_keys(t, &nw), *rd = read_keys(r, &nr);
-	return merge_sorted(rd, nr, w, nw, nout);
+	hot_key *w = tally_keys(t, &nw), *rd = tally_keys(r, &nr);
+	for (int64_t k = 0; k < nr; k++)
+		rd[k].dds += READ;
+	return merge_sorted(w, nw, rd, nr, nout);
 }
 
 /* How many of the iterations idx[0 .. n) write each element (and, if
@@ -351,7 +331,7 @@ static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int6
 	const hot_key *top = NULL, *rtop = NULL;
 	int64_t writes = 0, w0 = -1;
 	for (int64_t k = 0; k < n; k++) {
-		if (v[k].dds < 0) {
+		if (v[k].dds >= READ) {
 			if (!rtop || v[k].count > rtop->count)
 				rtop = &v[k];
 			continue;
@@ -378,7 +358,7 @@ static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int6
 	 * with every other through its reads. */
 	double rshare = rtop ? (double)rtop->count / (double)ns : 0;
 	if (rtop && rshare >= HOT_SHARE) {
-		int d = (int)(-1 - rtop->dds);
+		int d = (int)(rtop->dds - READ);
 		int64_t reads = 0;
 		for (int64_t k = 0; k < n; k++)
 			reads += v[k].dds == rtop->dds ? v[k].count : 0;
@@ -400,7 +380,7 @@ static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int6
 	/* No element is hot: the groups meet through many elements each,
 	 * of one DDS, or of several. */
 	for (int64_t k = w0 + 1; k < n; k++)
-		if (v[k].dds >= 0 && v[k].dds != v[w0].dds)
+		if (v[k].dds < READ && v[k].dds != v[w0].dds)
 			*dds = -1;
 	return sap_strf("no element is written by more than %.0f%% of its iterations, but they "
 	                "write %.1f elements each on average, so every task group shares blocks "
