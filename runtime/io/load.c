@@ -651,27 +651,34 @@ static bool reads(const char *p, const char *eol, const char *path, size_t elsiz
 	return ok;
 }
 
+/* The next field of a header line at *p before eol, separated by blanks
+ * or commas: its start, with its length in *n (0 at the line's end). */
+static const char *next_field(const char **p, const char *eol, size_t *n)
+{
+	const char *q = *p;
+	while (q < eol && (sap_is_blank(*q) || *q == ',' || *q == '\r'))
+		q++;
+	const char *f = q;
+	while (q < eol && !sap_is_blank(*q) && *q != ',' && *q != '\r')
+		q++;
+	*p = q;
+	*n = (size_t)(q - f);
+	return f;
+}
+
 /* Whether every field of the line is a name, none a number: a header
  * whatever the lines after it are (none, or one with an error). */
 static bool names_only(const char *p, const char *eol)
 {
 	int fields = 0;
-	while (p < eol) {
-		while (p < eol && (sap_is_blank(*p) || *p == ',' || *p == '\r'))
-			p++;
-		const char *f = p;
-		while (p < eol && !sap_is_blank(*p) && *p != ',' && *p != '\r')
-			p++;
-		if (p == f)
-			break;
+	size_t n;
+	for (const char *f; (f = next_field(&p, eol, &n)), n; fields++) {
 		/* A name starts with a letter or '_', as no number does but
 		 * nan and inf. */
-		size_t n = (size_t)(p - f);
 		bool letter = *f == '_' || ((*f | 32) >= 'a' && (*f | 32) <= 'z');
 		if (!letter || (n == 3 && (!strncasecmp(f, "nan", 3) || !strncasecmp(f, "inf", 3))) ||
 		    (n == 8 && !strncasecmp(f, "infinity", 8)))
 			return false;
-		fields++;
 	}
 	return fields > 0;
 }
@@ -688,22 +695,16 @@ static bool field_names(const char *p, const char *eol, const char *fields)
 {
 	if (!fields)
 		return false;
-	for (const char *n = fields;;) {
-		while (p < eol && (sap_is_blank(*p) || *p == ',' || *p == '\r'))
-			p++;
-		const char *f = p;
-		while (p < eol && !sap_is_blank(*p) && *p != ',' && *p != '\r')
-			p++;
-		const char *ne = strchr(n, ',');
-		size_t nn = ne ? (size_t)(ne - n) : strlen(n);
-		if ((size_t)(p - f) != nn || strncasecmp(f, n, nn))
+	for (const char *n = fields;; n++) {
+		size_t len, nn = strcspn(n, ",");
+		const char *f = next_field(&p, eol, &len);
+		if (len != nn || strncasecmp(f, n, nn))
 			return false;
-		if (!ne) {
-			while (p < eol && (sap_is_blank(*p) || *p == ',' || *p == '\r'))
-				p++;
-			return p == eol;
+		n += nn;
+		if (!*n) {
+			next_field(&p, eol, &len);
+			return len == 0;
 		}
-		n = ne + 1;
 	}
 }
 
