@@ -222,6 +222,16 @@ const char *emit_audit(Sym *d, bool write)
 	                             E->loop->li->id, i, write ? 2 : 1);
 }
 
+/* The key of m[k], a multimap's read, in a temporary of its type: its
+ * name. */
+static char *mm_key(Node *ix)
+{
+	char *key = emit_tmp("key");
+	emit_line(ix, "%s %s = %s;", emit_ctype(ix->lhs->ty->key), key,
+	          map_key(ix->lhs->kind == N_NAME ? ix->lhs->sym : NULL, ix->rhs, ACC_READ));
+	return key;
+}
+
 /* Set by emit_owned: the list m[k] of a dmultimap builds is the
  * receiver's, not a temporary to drop after a copy.  dmm_view: and the
  * receiver never changes it, nor the loop the map, so it may borrow the
@@ -253,10 +263,7 @@ static char *index_expr(Node *e, bool write)
 		Node *mk = e->lhs;
 		if (!write && mk->kind == N_INDEX && mk->lhs->ty->kind == TY_DMMAP &&
 		    !ty_needs_drop(bt->elem)) {
-			Type *mt = mk->lhs->ty;
-			char *key = emit_tmp("key");
-			emit_line(e, "%s %s = %s;", emit_ctype(mt->key), key,
-			          map_key(mk->lhs->kind == N_NAME ? mk->lhs->sym : NULL, mk->rhs, ACC_READ));
+			char *key = mm_key(mk);
 			return format("(*(%s *)sap_dm_value_at(&%s, &%s, %s, %s))", emit_ctype(bt->elem),
 			              emit_expr(mk->lhs), key, emit_expr(e->rhs), emit_site(e));
 		}
@@ -353,12 +360,10 @@ static char *index_expr(Node *e, bool write)
 		char *t = emit_tmp("vals");
 		char *pos = emit_tmp("pos");
 		char *slot = emit_tmp("v");
-		char *key = emit_tmp("key");
 		bool owned = dmm_owned, view = dmm_view;
 		dmm_owned = dmm_view = false;
 		emit_line(e, "sap_list %s = {0};", t);
-		emit_line(e, "%s %s = %s;", emit_ctype(bt->key), key, map_key(e->lhs->kind == N_NAME ?
-		          e->lhs->sym : NULL, e->rhs, ACC_READ));
+		char *key = mm_key(e);
 		if (!ty_needs_drop(bt->elem)) {
 			emit_line(e, "sap_dm_%s(&%s, &%s, &%s);", view ? "view" : "values", emit_expr(e->lhs),
 			          key, t);
@@ -712,11 +717,7 @@ static char *builtin_call(Node *e)
 			/* len(m[k]) of a multimap counts k's values, without
 			 * copying them. */
 			if (a0->kind == N_INDEX && a0->lhs->ty->kind == TY_DMMAP) {
-				Type *mt = a0->lhs->ty;
-				char *key = emit_tmp("key");
-				emit_line(e, "%s %s = %s;", emit_ctype(mt->key), key,
-				          map_key(a0->lhs->kind == N_NAME ? a0->lhs->sym : NULL, a0->rhs,
-				                  ACC_READ));
+				char *key = mm_key(a0);
 				return format("sap_dm_count(&%s, &%s)", emit_expr(a0->lhs), key);
 			}
 			return format("%s.n", emit_expr(a0));
