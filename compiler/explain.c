@@ -490,7 +490,7 @@ static void explain_accesses(FILE *out, Node *l, LoopInfo *L)
 }
 
 /* The reduce, accumulate and relaxed clauses, and what each means. */
-static void explain_clauses(FILE *out, LoopInfo *L)
+static void explain_clauses(FILE *out, Node *l, LoopInfo *L)
 {
 	if (L->reduce_syms.n) {
 		fprintf(out, "  reduce:");
@@ -512,7 +512,15 @@ static void explain_clauses(FILE *out, LoopInfo *L)
 		for (int i = 0; i < L->accum_syms.n; i++)
 			fprintf(out, "%s %s", i ? "," : "", ((Sym *)L->accum_syms.v[i])->name);
 		fprintf(out, " (each worker adds into its own copy; the copies are merged when the loop "
-		        "ends, so these updates never conflict)\n");
+		        "ends, so these updates never conflict");
+		bool map = false;
+		for (int i = 0; i < L->accum_syms.n; i++)
+			map |= ((Sym *)L->accum_syms.v[i])->ty->kind != TY_DVEC;
+		/* sap_dist_reduce, owner_sums */
+		if (map && l->kind == N_ASYNC)
+			fprintf(out, "; on several ranks, a map's sums go to the ranks that hold their "
+			        "keys, which leaves the map parted");
+		fputs(")\n", out);
 	}
 	if (L->relax_syms.n) {
 		fprintf(out, "  relaxed:");
@@ -656,7 +664,7 @@ static void explain_checked_keys(FILE *out, LoopInfo *L)
 
 /* Why a loop over a map's keys cannot run on the maps' parts, each rank
  * the keys it holds, or NULL when it can: the runtime's test
- * (map_keys_owner in runtime/async/async.c), in the same order. */
+ * (map_keys in runtime/async/async.c), in the same order. */
 static const char *owner_why(LoopInfo *L, Type *kt, bool flat)
 {
 	if (!flat)
@@ -664,16 +672,22 @@ static const char *owner_why(LoopInfo *L, Type *kt, bool flat)
 	for (int i = 0; i < L->dds.n; i++) {
 		Sym *d = L->dds.v[i];
 		bool wr = (intptr_t)L->dds_mode.v[i] & ACC_WRITE;
-		if (acc_is_accum(L, d))
-			return format("it accumulates into %s", d->name);
+		/* A map it accumulates into gets the sums after it; one it
+		 * only reads, it reads at its key parted, or else whole. */
+		if (acc_is_accum(L, d)) {
+			if (d->ty->kind == TY_DVEC)
+				return format("it accumulates into %s", d->name);
+			continue;
+		}
 		if (d->ty->kind == TY_DVEC) {
 			if (wr)
 				return format("it writes the dvector %s", d->name);
 			continue;
 		}
+		if (!wr)
+			continue;
 		if (!acc_at_key(L, d))
-			return format("it %s %s at keys other than its own", wr ? "touches" : "reads",
-			              d->name);
+			return format("it touches %s at keys other than its own", d->name);
 		if (wr && acc_inserts(L, d)) {
 			bool call = false;
 			for (int k = 0; k < L->accesses.n; k++) {
@@ -719,7 +733,7 @@ static Sym *keys_read(Node *l, LoopInfo *L)
 /* On several ranks: a loop that writes a dmap (not accumulated) runs
  * whole on every rank, its threads the workers (a map's values stay on
  * the rank that writes them), unless over a map's keys each rank can
- * run the keys it holds (sap_dist_ok, map_keys_owner). */
+ * run the keys it holds (sap_dist_ok, map_keys). */
 static void explain_ranks(FILE *out, Node *l, LoopInfo *L)
 {
 	if (l->kind != N_ASYNC || L->verdict == VD_REJECTED || L->verdict == VD_SERIAL)
@@ -746,7 +760,13 @@ static void explain_ranks(FILE *out, Node *l, LoopInfo *L)
 		return;
 	}
 	if (key && !why) {
-		if (wmap)
+		Vec acc = {0};
+		for (int i = 0; i < L->dds.n; i++) {
+			Sym *d = L->dds.v[i];
+			if (d->ty->kind != TY_DVEC && acc_is_accum(L, d))
+				vec_push(&acc, d);
+		}
+		if (wmap || acc.n)
 			fprintf(out, "  ranks: each rank runs the keys of the maps that it holds\n");
 		return;
 	}
@@ -778,7 +798,7 @@ static void explain_loop(FILE *out, Node *l)
 		        l->init->sym->name, acc_expr_str(l->lhs),
 		        L->batched ? ", the body once per mini-batch" : "");
 	explain_accesses(out, l, L);
-	explain_clauses(out, L);
+	explain_clauses(out, l, L);
 	if (l->kind == N_ASYNC && L->verdict != VD_REJECTED) {
 		if (L->verdict == VD_SERIAL) {
 			fprintf(out, "  slice: none (the loop is serialized)\n");

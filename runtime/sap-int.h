@@ -365,6 +365,17 @@ char *sap_dm_pool_keys(sap_keykind kk, char *keys, int64_t *n);
  * what follows. */
 size_t sap_dm_pack(const sap_dmap *m, char *out);
 const char *sap_dm_unpack(sap_dmap *m, const char *in);
+/* Collective: the T accumulate buffers of this rank's workers (in
+ * order) into total, a new buffer holding the sums of the keys this rank
+ * owns, each added up worker by worker over every rank's workers in
+ * order, as a chain through them all would (total->owned, ->span); the
+ * workers' buffers are left empty.  False, and nothing changed, when the
+ * buffers hold fewer than min entries over all ranks, or some rank
+ * cannot (can false, or a buffer shadows its target). */
+bool sap_dm_owner_sums(sap_dmap *const *bufs, int T, bool can, sap_dmap *total, int64_t min,
+                       int64_t *sent, int64_t *received);
+/* A parted m's entries on all ranks, once keys were added on some. */
+void sap_dm_recount(sap_dmap *m);
 
 /* dds/merge.c: n elements of type t, scalar by scalar: v += a; v -= a;
  * v += a - old; v /= A. */

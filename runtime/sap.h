@@ -628,6 +628,12 @@ typedef struct sap_dmap {
 	char *dense;
 	bool dense_all;         /* dense holds every rank's sums already
 	                           (sap_dist_reduce): not packed, kept */
+	/* On several ranks, an accumulate buffer may hold the sums of only
+	 * the keys this rank owns (sap_dm_owner_sums), each entry numbered
+	 * among the `span` numbers every rank's workers' entries took:
+	 * sap_acc_merge then parts the target and adds them there. */
+	bool owned;
+	int64_t span;
 	/* A multimap's values key by key while its keys stay
 	 * (sap_dm_group); reads by driver code since they changed. */
 	char *gval;

@@ -279,13 +279,35 @@ static void loop_time(sap_loop *L, double t0)
 		L->state->compute_s += sap_now() - t0;
 }
 
+/* buf's sums of the keys this rank owns into m, parted: a key m lacks
+ * takes the number its entry had among every worker's, after m's own, so
+ * that m's entries stay in the order a merge of them all gives. */
+static void owned_merge(const sap_numtype *t, sap_dmap *m, sap_dmap *buf)
+{
+	if (!sap_dm_part(m))
+		sap_fatal(NULL, "internal error: map '%s' not parted for its sums", m->name);
+	int64_t base = m->seq, pos = 0, seq;
+	const void *key;
+	void *val;
+	while (sap_dm_entry(buf, &pos, &key, &val, &seq)) {
+		void *v;
+		if (!sap_dm_here(m, key, &v))
+			v = sap_dm_put(m, key, base + seq);
+		sap_sc_add(t, v, val, 1);
+	}
+	m->seq = base + buf->span;
+	sap_dm_recount(m);
+}
+
 void sap_acc_merge(sap_loop *L, const sap_numtype *t, sap_dmap *m, sap_dmap *buf)
 {
 	double t0 = sap_now();
 	/* Into an empty map (a fresh gradient each pass, counts made from
 	 * nothing), the buffer's entries are the map's, in the order the
 	 * merge would insert them. */
-	if (!sap_dm_take(t, m, buf))
+	if (buf->owned)
+		owned_merge(t, m, buf);
+	else if (!sap_dm_take(t, m, buf))
 		sap_dm_merge(t, m, buf);
 	sap_dm_free(buf);
 	loop_time(L, t0);

@@ -1189,9 +1189,20 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 
 /* ---- loops over the keys of maps, on several ranks ---- */
 
+/* Whether a loop over keys reads map d whole on every rank rather than
+ * parted: it only reads it, and at other keys than its own, or its
+ * values hold strings or lists (which are never parted), or its keys are
+ * of another kind. */
+static bool read_whole(const sap_dds *d, const sap_dvec *keys)
+{
+	return d->mode == SAP_READ && (!d->at_key || d->dm->drop || d->dm->refs ||
+	                               d->dm->kk != keys->keys_of->kk);
+}
+
 /* The keys a loop runs over, if it is a loop over a map's keys that
- * touches maps only at its key, inserting nothing, and writes no
- * dvector: on several ranks, each key's rank runs it, on maps parted.
+ * writes maps only at its key, inserting nothing, and writes no dvector
+ * (it may accumulate into maps): on several ranks, each key's rank runs
+ * it, on maps parted (or whole, read_whole).
  * Its iterations [lo, hi) are those of the keys, each reading its own:
  * a loop over more iterations than a list of keys has (a user's ks =
  * keys(m), read where i < len(ks)) is no such loop, and ran keys read
@@ -1216,6 +1227,10 @@ static const sap_dvec *map_keys(const sap_async_spec *spec, const sap_reduce *r,
 	}
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
+		/* A map it accumulates into, it does not read: the sums go to
+		 * the keys' owners after it (sap_dist_reduce). */
+		if (d->accumulate && d->dm)
+			continue;
 		if (d->accumulate) {
 			snprintf(why, wn, "it accumulates into %s", d->name);
 			return NULL;
@@ -1224,11 +1239,10 @@ static const sap_dvec *map_keys(const sap_async_spec *spec, const sap_reduce *r,
 			snprintf(why, wn, "it writes the dvector %s", d->name);
 			return NULL;
 		}
-		if (!d->dm)
+		if (!d->dm || read_whole(d, keys))
 			continue;
 		if (!d->at_key)
-			snprintf(why, wn, "it %s %s at keys other than its own",
-			         d->mode == SAP_READ ? "reads" : "touches", d->name);
+			snprintf(why, wn, "it touches %s at keys other than its own", d->name);
 		else if ((d->mode & SAP_WRITE) && !d->keeps_keys)
 			snprintf(why, wn, "it inserts or erases keys of %s", d->name);
 		else if (d->dm->drop || d->dm->refs)
@@ -1252,7 +1266,11 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 	unpart_all(spec);
 	sap_whole_spec(spec, NULL, &st->traffic);
 	for (int k = 0; k < spec->ndds; k++)
-		if (spec->dds[k].dm) {
+		if (spec->dds[k].dm && !spec->dds[k].accumulate) {
+			if (read_whole(&spec->dds[k], keys)) {
+				sap_dm_whole(spec->dds[k].dm);
+				continue;
+			}
 			sap_dm_part(spec->dds[k].dm);
 			spec->dds[k].dm->local = true;
 			/* Parting keeps the rank's entries, not their values
@@ -1294,7 +1312,7 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 	free(idx);
 	free(cut);
 	for (int k = 0; k < spec->ndds; k++)
-		if (spec->dds[k].dm)
+		if (spec->dds[k].dm && !spec->dds[k].accumulate)
 			spec->dds[k].dm->local = false;
 	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
@@ -1353,9 +1371,10 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	const sap_dvec *mk = (sap_nranks() > 1 || (r && !r->exact && x.T > 1)) && !sap_cfg.run_order &&
 	                     lo < hi && spec->dds && !spec->serial ?
 	                     map_keys(spec, r, lo, hi, st->why_buf, sizeof st->why_buf) : NULL;
-	/* Any other loop reads maps whole. */
+	/* Any other loop reads maps whole; those it accumulates into, it
+	 * does not read, and the sums go where the map is after it. */
 	for (int k = 0; !mk && spec->dds && k < spec->ndds; k++)
-		if (spec->dds[k].dm)
+		if (spec->dds[k].dm && !spec->dds[k].accumulate)
 			sap_dm_whole(spec->dds[k].dm);
 	/* Now that the maps are as the loop sees them.  A multimap the loop
 	 * reads and does not change lists its values by key, where the

@@ -2,12 +2,14 @@
  *
  * A map is whole on every rank while driver code and loops that run on
  * every rank build and use it: each rank runs the same inserts in the
- * same order.  A loop over a map's keys that touches maps only at its
+ * same order.  A loop over a map's keys that writes maps only at its
  * key runs each key on the rank that holds it; before it runs, each map
- * it touches is parted: every rank keeps only the keys sap_dm_owner gives
- * it, and nothing is sent, since every rank had them all.  A parted map
- * takes about 1/P of the memory on each rank, and stays parted through
- * further such loops and their keys().
+ * it touches there is parted: every rank keeps only the keys sap_dm_owner
+ * gives it, and nothing is sent, since every rank had them all.  A parted
+ * map takes about 1/P of the memory on each rank, and stays parted
+ * through further such loops and their keys().  A loop's accumulated
+ * sums of a map, where many, go to their keys' owners, which add them to
+ * the map parted (sap_dm_owner_sums, sap_acc_merge).
  *
  * Driver code reading a key of a parted map asks the key's owner, by a
  * broadcast.  Anything else (an insert, an erase, iterating, a loop that
@@ -336,4 +338,122 @@ const char *sap_dm_unpack(sap_dmap *m, const char *in)
 		in += pad8(m->valsize);
 	}
 	return in;
+}
+
+/* ---- accumulate sums where their keys are held ---- */
+
+bool sap_dm_owner_sums(sap_dmap *const *bufs, int T, bool can, sap_dmap *total, int64_t min,
+                       int64_t *sent, int64_t *received)
+{
+	int P = sap_nranks(), me = sap_rank();
+	const sap_dmap *b0 = bufs[0];
+	/* Every worker's entries, each rank's T after a count of -1 where it
+	 * cannot go this way: where each worker's numbers start. */
+	int64_t *mine = sap_xmalloc((size_t)(T + 1) * sizeof *mine);
+	int64_t *all = sap_xmalloc((size_t)P * (size_t)(T + 1) * sizeof *all);
+	mine[0] = can ? 0 : -1;
+	for (int w = 0; w < T; w++) {
+		mine[w + 1] = bufs[w]->live;
+		if (bufs[w]->shadow || bufs[w]->owned)
+			mine[0] = -1;
+	}
+	sap_comm_allgather(mine, all, T + 1, sizeof *mine);
+	free(mine);
+	int64_t span = 0, *start = sap_xmalloc((size_t)T * sizeof *start);
+	bool ok = true;
+	for (int q = 0; q < P; q++) {
+		ok = ok && all[(size_t)q * (T + 1)] == 0;
+		for (int w = 0; w < T; w++) {
+			if (q == me)
+				start[w] = span;
+			span += all[(size_t)q * (T + 1) + 1 + w];
+		}
+	}
+	free(all);
+	if (!ok || span < min) {
+		free(start);
+		return false;
+	}
+	/* Each entry's owner, then records for each rank: the entry's
+	 * number, its key, its value. */
+	size_t vs = pad8(b0->valsize);
+	int64_t n = 0;
+	for (int w = 0; w < T; w++)
+		n += bufs[w]->live;
+	int *own = sap_xmalloc((size_t)(n ? n : 1) * sizeof *own);
+	int64_t *scnt = sap_xcalloc((size_t)P, sizeof *scnt), *sdis = sap_xmalloc((size_t)P * sizeof *sdis);
+	int64_t i = 0, pos, seq;
+	const void *key;
+	void *val;
+	for (int w = 0; w < T; w++)
+		for (pos = 0; sap_dm_entry(bufs[w], &pos, &key, &val, &seq); i++) {
+			own[i] = sap_dm_owner(b0, key);
+			scnt[own[i]] += 8 + (int64_t)key_bytes(b0->kk, key) + (int64_t)vs;
+		}
+	int64_t out_n = 0;
+	for (int q = 0; q < P; q++) {
+		sdis[q] = out_n;
+		out_n += scnt[q];
+	}
+	char *out = sap_xmalloc((size_t)(out_n ? out_n : 1));
+	int64_t *at = sap_xmalloc((size_t)P * sizeof *at);
+	memcpy(at, sdis, (size_t)P * sizeof *at);
+	i = 0;
+	for (int w = 0; w < T; w++) {
+		int64_t j = 0;
+		for (pos = 0; sap_dm_entry(bufs[w], &pos, &key, &val, &seq); i++, j++) {
+			char *p = out + at[own[i]];
+			int64_t num = start[w] + j;
+			memcpy(p, &num, 8);
+			p = put_key(p + 8, b0->kk, key);
+			memset(p, 0, vs);
+			memcpy(p, val, b0->valsize);
+			at[own[i]] = p + vs - out;
+		}
+	}
+	free(own);
+	free(at);
+	free(start);
+	int64_t *rcnt = sap_xmalloc((size_t)P * sizeof *rcnt), *rdis = sap_xmalloc((size_t)P * sizeof *rdis);
+	sap_comm_alltoall(scnt, rcnt, 1, sizeof *scnt);
+	int64_t in_n = 0;
+	for (int q = 0; q < P; q++) {
+		rdis[q] = in_n;
+		in_n += rcnt[q];
+	}
+	char *in = sap_xmalloc((size_t)(in_n ? in_n : 1));
+	sap_comm_alltoallv(out, scnt, sdis, in, rcnt, rdis, 1);
+	*sent = out_n - scnt[me];
+	*received = in_n - rcnt[me];
+	free(out);
+	free(scnt);
+	free(sdis);
+	free(rcnt);
+	free(rdis);
+	/* Rank by rank, worker by worker: the chain's order of adding. */
+	sap_dm_create_buffer(total, b0->name, b0->kk, b0->valsize, b0->num);
+	for (const char *p = in; p < in + in_n;) {
+		int64_t num;
+		memcpy(&num, p, 8);
+		union { int32_t i; int64_t l; sap_str s; } kb;
+		p = get_key(p + 8, b0->kk, &kb);
+		void *v;
+		if (!sap_dm_here(total, &kb, &v))
+			v = sap_dm_put(total, &kb, num + 1);
+		sap_sc_add(b0->num, v, p, 1);
+		p += vs;
+	}
+	free(in);
+	total->owned = true;
+	total->span = span;
+	for (int w = 0; w < T; w++)
+		sap_dm_clear(bufs[w]);
+	return true;
+}
+
+void sap_dm_recount(sap_dmap *m)
+{
+	int64_t n = m->live;
+	sap_comm_allreduce(&n, 1, SAP_COMM_I64, SAP_COMM_SUM);
+	m->total = n;
 }
