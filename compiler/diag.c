@@ -138,6 +138,7 @@ static struct {
 	{"unused-value", true, false},
 	{"array-parameter-copy", true, false},
 	{"parentheses", true, false},
+	{"loop-carried", true, false},
 };
 static bool werror;
 

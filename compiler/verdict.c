@@ -830,6 +830,77 @@ static void partition(Program *p)
 	part_one_home(p);
 }
 
+/* ---- chains of iterations ---- */
+
+/* The constant c of key terms t (k i + c with no invariant), if it has
+ * only constants besides; 0 when it has none. */
+static bool const_part(const Vec *t, int64_t *c)
+{
+	*c = 0;
+	for (int i = 0; i < t->n; i++) {
+		const AffTerm *a = t->v[i];
+		if (a->inv)
+			return false;
+		*c += a->k;
+	}
+	return true;
+}
+
+/* How many iterations after a's, b's key is the key of: d when b is at
+ * k (i + d) + c, a at k i + c (both k i plus constants). */
+static bool iter_gap(const Access *a, const Access *b, int64_t *d)
+{
+	if (a->dynamic || b->dynamic || a->aterms.n != 1 || b->aterms.n != 1 ||
+	    !acc_same_terms((Vec *)&a->aterms, (Vec *)&b->aterms))
+		return false;
+	const AffTerm *t = a->aterms.v[0];
+	int64_t ca, cb;
+	if (t->inv || t->k == 0 || !const_part(&a->bterms, &ca) || !const_part(&b->bterms, &cb) ||
+	    (cb - ca) % t->k)
+		return false;
+	*d = (cb - ca) / t->k;
+	return *d != 0;
+}
+
+/* An async for whose iteration i touches an element that iteration i + d
+ * writes (x[i] = x[i - 1] + a[i], a running sum or average): it runs the
+ * iterations in an order of its own, so the chain comes out as another
+ * order's, which sap(7) allows and nobody porting a loop expects. */
+static void warn_chain(Node *l)
+{
+	LoopInfo *L = l->li;
+	if (l->kind != N_ASYNC || L->verdict == VD_REJECTED || L->verdict == VD_SERIAL)
+		return;
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *w = L->accesses.v[i];
+		if (!(w->mode & ACC_WRITE) || w->accumulate || w->dds->ty->kind != TY_DVEC ||
+		    acc_is_relaxed(L, w->dds) || acc_is_accum(L, w->dds))
+			continue;
+		for (int j = 0; j < L->accesses.n; j++) {
+			Access *a = L->accesses.v[j];
+			int64_t d;
+			if (a == w || a->dds != w->dds || !iter_gap(w, a, &d))
+				continue;
+			const char *iv = l->init->sym->name;
+			const char *other = format("%s %s %lld", iv, d < 0 ? "-" : "+",
+			                           (long long)(d < 0 ? -d : d));
+			bool wr = a->mode & ACC_WRITE;
+			const char *so = wr ? "the element may keep another iteration's value than the "
+			                      "serial loop's last" :
+			                 d < 0 ? "a chain like this (a running sum or average) comes out as "
+			                         "another order's" :
+			                 "the read may see the value written after it in the serial loop";
+			diag_warning(a->at->file, a->at->off, "loop-carried",
+			             "iteration %s %s %s, which iteration %s writes%s: async for runs its "
+			             "iterations in an order of its own, not index order on several "
+			             "workers, so %s; write a plain for loop to keep index order", iv,
+			             wr ? "writes" : "reads", acc_expr_str(a->at), other, wr ? " too" : "",
+			             so);
+			return;
+		}
+	}
+}
+
 bool acc_program(Program *p, bool explain)
 {
 	acc_explain_mode = explain;
@@ -845,6 +916,7 @@ bool acc_program(Program *p, bool explain)
 				diag_note(l->li->note_at->file, l->li->note_at->off, "%s", l->li->note);
 			return false;
 		}
+		warn_chain(l);
 	}
 	partition(p);
 	return true;
