@@ -608,6 +608,7 @@ void acc_analyse_loop(Node *l)
 		analyse(l);
 	}
 	bool runs = L->verdict != VD_REJECTED && L->verdict != VD_SERIAL;
+	bool one_round = L->verdict == VD_NOWRITE || L->verdict == VD_INDEPENDENT;
 	Vec names = {0};
 	for (int i = n0; i < L->relax_syms.n; i++)
 		vec_push(&names, (void *)((Sym *)L->relax_syms.v[i])->name);
@@ -624,6 +625,12 @@ void acc_analyse_loop(Node *l)
 		              "sync for, whose iterations may read stale values",
 		              semi ? (int)(semi - note) : 0, note, acc_name_list(&names), list.s);
 	}
+	/* A helper's online k-means overshot its centroids P-fold so. */
+	if (runs && one_round)
+		note = format("%s; relaxed so, the loop has nothing else to plan and runs each "
+		              "invocation as one round of contiguous chunks: a worker's reads miss the "
+		              "other workers' updates of the whole invocation, which suits sums such as "
+		              "gradients but not running means (c += (x - c) / n)", note);
 	if (runs)
 		L->note = note;
 }
