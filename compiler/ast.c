@@ -74,6 +74,14 @@ Node *ast_int(Program *p, Tok t)
 	unsigned long long v = strtoull(s, &end, 0);
 	if (*end && s[0] == '0' && !errno)
 		number_error(p, t, format("invalid digit '%c' in octal constant", *end));
+	else if (!errno && !*end && v > INT64_MAX)
+		/* C's unsigned 64-bit constants (hashes' primes and mixers):
+		 * the long with the same bits is what a port wants. */
+		number_error(p, t, format("integer constant is too large for a long (at most "
+		                          "9223372036854775807; there is no unsigned type): for the "
+		                          "same 64 bits write %lldL, which >> shifts with its sign and "
+		                          "/ and < take as negative; got",
+		                          (long long)(int64_t)v));
 	else if (errno || *end || v > INT64_MAX)
 		number_error(p, t, "integer constant is too large:");
 	n->ival = (int64_t)v;

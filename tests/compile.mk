@@ -2,6 +2,7 @@
 compile_tests = \
 	tests/compile/list-driver-push.sap \
 	tests/compile/param-below.sap \
+	tests/compile/hex-unsigned.sap \
 	tests/compile/reduce-reads-other.sap \
 	tests/compile/void-cast.sap \
 	tests/compile/const-array.sap \
