@@ -129,6 +129,8 @@ void sap_order_dump_rounds(const sap_loop *L, const int64_t *idx, const int64_t 
 
 /* The next line without its newline, or NULL at the end of the file. */
 static char *next_line(char **buf, size_t *cap);
+/* The loop whose order next_line reads, for its errors. */
+static const sap_site *run_site;
 
 /* A sync for's result depends on its workers, not on an order: the dump
  * says how many there were, and a replay with others is told that its
@@ -148,6 +150,7 @@ void sap_order_sync(const sap_loop *L, int P, int T, int timed, bool sparse)
 		return;
 	if (!runf && !(runf = fopen(f, "r")))
 		sap_fatal(&L->site, "--run-order=%s: %s", f, strerror(errno));
+	run_site = &L->site;
 	char *buf = NULL;
 	size_t cap = 0;
 	char *line = next_line(&buf, &cap);
@@ -191,8 +194,13 @@ static char *next_line(char **buf, size_t *cap)
 	if (len < 0)
 		return NULL;
 	runline++;
-	if (len > 0 && (*buf)[len - 1] == '\n')
-		(*buf)[len - 1] = '\0';
+	/* Every line written ends in one: a file cut short (a full disk, a
+	 * copy killed) would otherwise show as a bad or repeated index. */
+	if ((*buf)[len - 1] != '\n')
+		sap_fatal(run_site, "--run-order=%s:%lld: the file ends inside this line (\"%s\"): "
+		          "it was cut short", sap_cfg.run_order, (long long)runline,
+		          sap_token(*buf, (size_t)len));
+	(*buf)[len - 1] = '\0';
 	return *buf;
 }
 
@@ -203,6 +211,7 @@ int64_t *sap_order_next(const sap_loop *L, int64_t lo, int64_t hi, int *V, int64
 	if (!runf && !(runf = fopen(f, "r")))
 		sap_fatal(&L->site, "--run-order=%s: %s", f, strerror(errno));
 	long long n = hi > lo ? hi - lo : 0;
+	run_site = &L->site;
 	char *buf = NULL;
 	size_t cap = 0;
 	char *line = next_line(&buf, &cap);

@@ -774,6 +774,17 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 	if (sap_cfg.resume && sap_cfg.run_order)
 		usage_error("--resume cannot be used with --run-order: a replay starts at the "
 		            "file's first loop, not at the checkpoint");
+	/* --dump-order empties its file at the start: the recording the
+	 * replay was to read would be lost. */
+	if (sap_cfg.dump_order && sap_cfg.run_order) {
+		struct stat a, b;
+		if (strcmp(sap_cfg.dump_order, sap_cfg.run_order) == 0 ||
+		    (stat(sap_cfg.dump_order, &a) == 0 && stat(sap_cfg.run_order, &b) == 0 &&
+		     a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+			usage_error("--dump-order and --run-order name the same file, %s: recording "
+			            "would empty the order the replay reads; record into another file",
+			            sap_cfg.run_order);
+	}
 	if (sap_cfg.ckpt_dir && !sap_cfg.ckpt_every && !sap_cfg.ckpt_seconds)
 		sap_cfg.ckpt_seconds = DEFAULT_CKPT_SECONDS;
 	if (sap_cfg.ckpt_dir)

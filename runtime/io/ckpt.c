@@ -498,8 +498,12 @@ static bool load_part(const char *dir, uint64_t seq, uint64_t program, int r, in
 		memcpy(&dh, part, sizeof dh);
 		uint32_t want;
 		memcpy(&want, comp + 2 * sizeof(uint64_t) + (size_t)r * sizeof want, sizeof want);
-		if (memcmp(dh.magic, magic, sizeof magic) || dh.version != VERSION)
-			*why = sap_strf("%s: not a checkpoint of this version of sapc", ppath);
+		if (memcmp(dh.magic, magic, sizeof magic))
+			*why = sap_strf("%s: not a checkpoint part (it does not start with %s): "
+			                "overwritten or corrupt", ppath, magic);
+		else if (dh.version != VERSION)
+			*why = sap_strf("%s: a checkpoint of another version of sapc (format %u, this "
+			                "one reads %u)", ppath, (unsigned)dh.version, (unsigned)VERSION);
 		else if (dh.head_crc != sap_crc32c(0, &dh, offsetof(disk_head, head_crc)) ||
 		         !zeros(part + sizeof dh, (pn < BLOCK ? pn : BLOCK) - sizeof dh))
 			*why = sap_strf("%s: its header is corrupt (CRC32C)", ppath);

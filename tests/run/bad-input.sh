@@ -19,6 +19,7 @@
 #    2, as for any option that cannot be used, when found at start-up);
 #  - so is an empty --dump-order=, --run-order= or --checkpoint-dir=;
 #  - and a --run-order that is a directory;
+#  - and --dump-order naming the file --run-order reads;
 #  - and --dump-order or --run-order with --resume, which a checkpoint
 #    cannot continue.
 #
@@ -164,6 +165,14 @@ for np in $ranks; do
 			"p: error: --resume cannot be used with --$o" "" \
 			$run --$o=rec.txt --checkpoint-dir=ck --resume
 		test "$(cat rec.txt)" = "a record" || fail "--$o with --resume, $np ranks: the file changed"
+	done
+	# --dump-order empties its file at the start: not the one being
+	# replayed, by name or by another path to it.
+	for d in rec.txt ./rec.txt; do
+		error "--dump-order=$d and --run-order=rec.txt, $np ranks" 2 \
+			"p: error: --dump-order and --run-order name the same file, rec.txt" "" \
+			$run --run-order=rec.txt --dump-order=$d
+		test "$(cat rec.txt)" = "a record" || fail "--dump-order=$d, $np ranks: the file changed"
 	done
 	if test -w /dev/full; then
 		# Written out after each loop run: the first one fails.

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Damaged checkpoints (sap-run(1), CHECKPOINTS), as SCR and FTI are tested:
 # a part deleted, truncated, with one bit flipped in its data or its
-# header, the parts of two ranks swapped, a part of an older checkpoint or
-# of another run put in, a newer checkpoint of another program, a
-# COMPLETE missing, empty, truncated or garbage.  Each is found before
+# header, its header zeroed, the parts of two ranks swapped, a part of an
+# older checkpoint or of another run put in, a newer checkpoint of another
+# program, a COMPLETE missing, empty, truncated or garbage.  Each is found before
 # use, with a warning that names the file, and --resume falls back to the
 # older checkpoint; the run then ends as an uninterrupted one does.  With
 # both kept checkpoints damaged, it starts from the beginning.
@@ -95,6 +95,11 @@ resumed "bit flipped in the data" "ck/ckpt-9/part-1: its data are corrupt (CRC32
 killed "bit flipped in the header"
 flip ck/ckpt-9/part-0 20
 resumed "bit flipped in the header" "ck/ckpt-9/part-0: its header is corrupt (CRC32C)" 8
+
+# A header overwritten with zeros was blamed on the version of sapc.
+killed "header zeroed"
+dd if=/dev/zero of=ck/ckpt-9/part-0 bs=64 count=1 conv=notrunc 2>/dev/null
+resumed "header zeroed" "ck/ckpt-9/part-0: not a checkpoint part (it does not start with SAPCKPT): overwritten or corrupt" 8
 
 killed "parts swapped"
 mv ck/ckpt-9/part-0 t && mv ck/ckpt-9/part-1 ck/ckpt-9/part-0 && mv t ck/ckpt-9/part-1

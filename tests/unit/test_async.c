@@ -413,6 +413,8 @@ START_TEST(replay_mismatch)
 		{ "loop 6 invocation 1 count 4\n0\n1\n2\n3\n", "but the file has loop 6" },
 		{ "", "the file ends where invocation 1 of loop 7 (4 iterations) should start" },
 		{ "loop 7 invocation 1 count 4\n0\n1\n", "the file ends after 2 of the 4" },
+		{ "loop 7 invocation 1 count 4\n0\n1\n2\n3", ":5: the file ends inside this line "
+		  "(\"3\"): it was cut short" },
 		{ "loop 7 invocation 1 count 4\n0\n1\n1\n3\n", ":4: iteration 1 comes twice" },
 		{ "loop 7 invocation 1 count 4\n0\n9\n", ":3: iteration 9 is out of the loop's "
 		  "range [0, 4)" },
