@@ -22,6 +22,17 @@ enum { SAMPLE = 65536 };
  * cause: it alone keeps that share of the work on one worker at a time. */
 #define HOT_SHARE 0.1
 
+/* Invocations of fewer iterations are not warned about. */
+enum { WARN_MIN = 64 };
+
+/* Fewer iterations than twice the workers leave some idle in any plan;
+ * such a loop, or one of a few dozen iterations, is too short to matter
+ * (a Dijkstra's relaxing of a vertex's 9 arcs). */
+static bool too_short(int workers, int64_t n)
+{
+	return workers < 2 || n < 2 * (int64_t)workers || n < WARN_MIN;
+}
+
 /* Iterations logged at a time, at most: the log holds every key they
  * touch, so only the counts of the elements, which are at most the DDSs'
  * sizes, grow with the sample.  Iterations of many keys each go fewer at
@@ -342,8 +353,10 @@ static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int6
 			top = &v[k];
 	}
 	*by_reads = false;
+	/* An element one iteration writes is no cause, whatever its share
+	 * of a short loop. */
 	double share = top ? (double)top->count / (double)ns : 0;
-	if (top && share >= HOT_SHARE) {
+	if (top && top->count > 1 && share >= HOT_SHARE) {
 		const sap_dds *d = &spec->dds[top->dds];
 		char *el = element_name(d, top->key);
 		if (!el)
@@ -357,7 +370,7 @@ static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int6
 	 * sweep, every x[j] = f(x[0 .. n)), where each iteration conflicts
 	 * with every other through its reads. */
 	double rshare = rtop ? (double)rtop->count / (double)ns : 0;
-	if (rtop && rshare >= HOT_SHARE) {
+	if (rtop && rtop->count > 1 && rshare >= HOT_SHARE) {
 		int d = (int)(rtop->dds - READ);
 		int64_t reads = 0;
 		for (int64_t k = 0; k < n; k++)
@@ -489,8 +502,8 @@ void sap_serial_warn(const sap_loop *L, const sap_async_spec *spec, int workers,
 	/* A map whose keys the body inserts or erases has no other way: a
 	 * warning would be noise. */
 	int d = spec->serial_dds - 1;
-	if (sap_cfg.quiet_plans || workers < 2 || n < 2 * (int64_t)workers || d < 0 ||
-	    d >= spec->ndds || warned_of(L))
+	if (sap_cfg.quiet_plans || too_short(workers, n) || d < 0 || d >= spec->ndds ||
+	    warned_of(L))
 		return;
 	warned_add(L);
 	char *fix = fix_for(spec, d, ~(uint64_t)0);
@@ -508,7 +521,7 @@ void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t mis
 		if (spec->dds[k].check_keys && spec->dds[k].additive != 1)
 			return;
 	int d = sap_missing_dds(spec, missing);
-	if (sap_cfg.quiet_plans || workers < 2 || n < 2 * (int64_t)workers || d < 0 || warned_of(L))
+	if (sap_cfg.quiet_plans || too_short(workers, n) || d < 0 || warned_of(L))
 		return;
 	warned_add(L);
 	/* Every map missing a key: accumulating one of several still
@@ -631,9 +644,7 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	const sap_plan *p = &st->plan;
 	int T = p->nworkers;
 	bool locked = p->nlocked > 0;
-	/* Fewer iterations than twice the workers leave some idle in any
-	 * plan; such a loop is too short to matter. */
-	if (sap_cfg.quiet_plans || T < 2 || hi - lo < 2 * (int64_t)T ||
+	if (sap_cfg.quiet_plans || too_short(T, hi - lo) ||
 	    (!locked && !(p->balance > 0.8 * T)))
 		return;
 	warned *w = warned_of(st->loop);
