@@ -178,6 +178,7 @@ run_tests = \
 	tests/run/dmap-self.sap \
 	tests/run/maps-ranks.sh \
 	tests/run/acc-map-layouts.sh \
+	tests/run/csv-header-doubt.sh \
 	tests/run/mlr-sample.sh \
 	tests/run/memory-ranks.sh \
 	tests/run/install-moved.sh \

@@ -708,6 +708,53 @@ static bool field_names(const char *p, const char *eol, const char *fields)
 	}
 }
 
+/* Lines below the first that show a first line of names is data (an
+ * edge list's first node again) before load warns that it may be a
+ * header; fewer tell nothing. */
+enum { DOUBT_MIN = 20, DOUBT_MAX = 2000 };
+
+/* Set by header_len when the first line, loaded as an element, holds only
+ * names, none of which any of the next lines (at least DOUBT_MIN) has: a
+ * header of other names than the struct's fields ("from,to" for fields
+ * a and b), which reads as an element as well. */
+static bool header_doubt;
+static char *doubt_line;
+
+/* header_doubt said, once, at the load. */
+static void warn_doubt(const char *path, const sap_site *s)
+{
+	if (header_doubt)
+		sap_warn(s, "'%s': its first line, \"%s\", is loaded as an element, but none of its "
+		         "words shows up in the lines below it: if it is a header, name the struct's "
+		         "fields after its columns (they are %s), and load skips it", path,
+		         doubt_line, load_fields ? load_fields : "?");
+	header_doubt = false;
+	free(doubt_line);
+	doubt_line = NULL;
+}
+
+static bool names_below(const char *line, const char *eol, const char *end)
+{
+	int seen = 0;
+	for (const char *p = eol + 1; p < end && seen < DOUBT_MAX;) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			break;          /* the look's last line may be cut short */
+		if (content(p, e)) {
+			seen++;
+			size_t n, m;
+			for (const char *q = p, *f; (f = next_field(&q, e, &n)), n;) {
+				const char *r = line;
+				for (const char *g; (g = next_field(&r, eol, &m)), m;)
+					if (m == n && !memcmp(f, g, n))
+						return true;
+			}
+		}
+		p = e + 1;
+	}
+	return seen < DOUBT_MIN;
+}
+
 /* The first line of a .csv or .tsv file when it does not read as an
  * element and the next line with content does, or it holds names only,
  * or it is the struct's field names:
@@ -726,8 +773,17 @@ static size_t header_len(const char *buf, size_t len, const char *path, size_t e
 	size_t h = eol < end ? (size_t)(eol + 1 - buf) : len;
 	if (content(buf, eol) && field_names(buf, eol, load_fields))
 		return h;
-	if (!content(buf, eol) || reads(buf, eol, path, elsize, parse, codec))
+	if (!content(buf, eol))
 		return 0;
+	if (reads(buf, eol, path, elsize, parse, codec)) {
+		header_doubt = names_only(buf, eol) && !names_below(buf, eol, end);
+		if (header_doubt) {
+			free(doubt_line);
+			size_t n = (size_t)(eol - buf);
+			doubt_line = sap_token(buf, n && buf[n - 1] == '\r' ? n - 1 : n);
+		}
+		return 0;
+	}
 	if (names_only(buf, eol))
 		return h;
 	for (const char *p = eol + 1; p < end;) {
@@ -901,6 +957,7 @@ static void load_buffer(sap_dvec *v, const char *name, const char *path, size_t 
 	size_t len = txt->len;
 	size_t b = bom(buf, len);
 	b += header_len(buf + b, len - b, path, elsize, parse, codec);
+	warn_doubt(path, s);
 	int64_t lines;
 	text_cut c;
 	int64_t count = count_text(&c, buf + b, len - b, &lines);
@@ -1017,6 +1074,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	int P = sap_nranks(), r = sap_rank();
 	text txt;
 	size_t head = r == 0 ? header_at(fd, path, elsize, parse, codec) : 0;
+	warn_doubt(path, s);
 	int err = read_share(fd, size, r, P, &txt, path) ? 0 : errno;
 	close(fd);
 	int maxerr = err;
