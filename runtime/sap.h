@@ -572,9 +572,9 @@ typedef enum sap_keykind { SAP_K_INT, SAP_K_LONG, SAP_K_STRING } sap_keykind;
 /* An index slot of a map (dmap.c): s is 0 when empty, the entry index
  * + 1 in the low SAP_DM_IDX_BITS and the hash's top bits above; k the
  * key itself (int keys, sign-extended; strings of at most 8 bytes) or the
- * key's whole hash (longer strings), so that a probe compares keys
- * without reading the entry: one cache miss fewer a lookup, three for
- * short strings. */
+ * address of the entry's string (longer strings, which live as long as
+ * the program), so that a probe compares keys without reading the entry:
+ * one cache miss fewer a lookup, two for short strings. */
 typedef struct sap_dm_slot {
 	uint64_t s, k;
 } sap_dm_slot;

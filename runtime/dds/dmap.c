@@ -106,24 +106,35 @@ static uint64_t hash_len(const sap_dmap *m, const void *key, uint64_t *len)
 	return sap_dm_ihash(x);
 }
 
+/* A string's hash for the index, 8 bytes at a time: FNV's loop over its
+ * bytes, one multiply after another, was a sixth of a PageRank's over
+ * names (hash_len keeps it, for what the ranks agree on). */
+static uint64_t str_index_hash(const char *s, size_t n)
+{
+	uint64_t h = 0x243f6a8885a308d3u ^ (uint64_t)n, w;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9u;
+		h ^= h >> 31;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0x94d049bb133111ebu;
+	return h ^ (h >> 29);
+}
+
 /* The index's hash of a key: a string's length up to 9 in its top 4
  * bits, which a slot's tag keeps (slot_key). */
 static uint64_t hash_key(const sap_dmap *m, const void *key)
 {
-	uint64_t len = 0, h = hash_len(m, key, &len);
-	return m->kk == SAP_K_STRING ? (h & ~((uint64_t)15 << 60)) | len << 60 : h;
-}
-
-static bool key_eq(const sap_dmap *m, const ent *e, const void *key)
-{
-	switch (m->kk) {
-	case SAP_K_INT:
-		return e->key.i == *(const int32_t *)key;
-	case SAP_K_LONG:
-		return e->key.l == *(const int64_t *)key;
-	default:
-		return strcmp(e->key.s, sap_str_c(*(const sap_str *)key)) == 0;
+	if (m->kk != SAP_K_STRING) {
+		uint64_t len;
+		return hash_len(m, key, &len);
 	}
+	const char *s = sap_str_c(*(const sap_str *)key);
+	size_t n = strlen(s);
+	uint64_t h = sap_dm_ihash(str_index_hash(s, n));
+	return (h & ~((uint64_t)15 << 60)) | (uint64_t)(n > 8 ? 9 : n) << 60;
 }
 
 sap_ptrs sap_live_maps;
@@ -237,17 +248,20 @@ static inline uint64_t str_prefix(const char *s)
 	return x;
 }
 
-/* What a slot holds of key, of hash h (hash_key): in k the key, or a
- * string's hash, or, for a string of at most 8 bytes, the string itself;
- * in the tag bits of s the hash's top bits, of a string with its length
- * (up to 9) in the top 4 of them.  A probe for a string of at most 8
- * bytes is then settled by the slot alone: one cache miss, not the three
- * of reading the entry and its string too. */
+/* What a slot holds of key, of hash h (hash_key): in k the key, or, for
+ * a string of at most 8 bytes, the string itself, or the address of a
+ * longer one (the entry's own: key is the entry's when the slot is
+ * made); in the tag bits of s the hash's top bits, of a string with its
+ * length (up to 9) in the top 4 of them.  A probe for a string of at
+ * most 8 bytes is then settled by the slot alone: one cache miss, not
+ * the three of reading the entry and its string too; a longer string
+ * is compared where the slot points, without the entry. */
 static uint64_t slot_key(const sap_dmap *m, const void *key, uint64_t h)
 {
 	if (m->kk != SAP_K_STRING)
 		return (uint64_t)ikey(m, key);
-	return h >> 60 <= 8 ? str_prefix(sap_str_c(*(const sap_str *)key)) : h;
+	const char *s = sap_str_c(*(const sap_str *)key);
+	return h >> 60 <= 8 ? str_prefix(s) : (uint64_t)(uintptr_t)s;
 }
 
 /* Hash index position of key's first entry, or -1. */
@@ -255,17 +269,29 @@ static int64_t lookup(const sap_dmap *m, const void *key, uint64_t h)
 {
 	if (m->nslots == 0)
 		return -1;
-	uint64_t tag = h & TAG_MASK, mask = (uint64_t)m->nslots - 1, want = slot_key(m, key, h);
+	uint64_t tag = h & TAG_MASK, mask = (uint64_t)m->nslots - 1;
+	if (m->kk == SAP_K_STRING && h >> 60 > 8) {
+		/* The tag's 20 bits of hash pass one other string in a
+		 * million to the comparison. */
+		const char *s = sap_str_c(*(const sap_str *)key);
+		for (uint64_t p = h & mask;; p = (p + 1) & mask) {
+			const sap_dm_slot *sl = &m->slots[p];
+			if (sl->s == EMPTY)
+				return -1;
+			if (is_ent(sl->s) && (sl->s & TAG_MASK) == tag &&
+			    ((const char *)(uintptr_t)sl->k == s || !strcmp((const char *)(uintptr_t)sl->k, s)))
+				return (int64_t)p;
+		}
+	}
+	/* An int, or a string of at most 8 bytes: its slot's k (and, for a
+	 * string, its length). */
+	uint64_t want = slot_key(m, key, h);
 	bool str = m->kk == SAP_K_STRING;
-	/* A string of at most 8 bytes is its slot's k and length; a longer
-	 * one is compared in the entry. */
-	bool whole = str && h >> 60 <= 8;
 	for (uint64_t p = h & mask;; p = (p + 1) & mask) {
 		const sap_dm_slot *sl = &m->slots[p];
 		if (sl->s == EMPTY)
 			return -1;
-		if (is_ent(sl->s) && sl->k == want &&
-		    (!str || ((sl->s & TAG_MASK) == tag && (whole || key_eq(m, E(m, ent_of(sl->s)), key)))))
+		if (is_ent(sl->s) && sl->k == want && (!str || (sl->s & TAG_MASK) == tag))
 			return (int64_t)p;
 	}
 }

@@ -377,7 +377,8 @@ static sap_str prefix_key(char buf[32], int i)
 
 /* Keys that share their first 8 bytes, of 7, 8, 9 and more bytes, and
  * the empty key: a probe settles a key of at most 8 bytes by its slot
- * (the bytes and the length), a longer one by the entry.  Each key is
+ * (the bytes and the length), a longer one by comparing it with the
+ * entry's string, which its slot points at.  Each key is
  * found with its own count, missing ones are missing, and so through
  * the rehashes of growth and after erasing half. */
 START_TEST(string_key_prefixes)
