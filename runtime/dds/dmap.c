@@ -111,14 +111,26 @@ static uint64_t hash_len(const sap_dmap *m, const void *key, uint64_t *len)
  * names (hash_len keeps it, for what the ranks agree on). */
 static uint64_t str_index_hash(const char *s, size_t n)
 {
-	uint64_t h = 0x243f6a8885a308d3u ^ (uint64_t)n, w;
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xbf58476d1ce4e5b9u;
-		h ^= h >> 31;
+	uint64_t h = 0x243f6a8885a308d3u ^ (uint64_t)n, w = 0;
+	/* The tail in loads of fixed size, overlapping (the length is in
+	 * h): a copy of n bytes was a call's worth of work for a word. */
+	if (n >= 8) {
+		const char *end = s + n;
+		for (; n > 8; s += 8, n -= 8) {
+			memcpy(&w, s, 8);
+			h = (h ^ w) * 0xbf58476d1ce4e5b9u;
+			h ^= h >> 31;
+		}
+		memcpy(&w, end - 8, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		w = (uint64_t)a << 32 | b;
+	} else if (n) {
+		w = (uint64_t)(unsigned char)s[0] << 16 | (uint64_t)(unsigned char)s[n >> 1] << 8 |
+		    (unsigned char)s[n - 1];
 	}
-	w = 0;
-	memcpy(&w, s, n);
 	h = (h ^ w) * 0x94d049bb133111ebu;
 	return h ^ (h >> 29);
 }
