@@ -869,6 +869,14 @@ static bool iter_gap(const Access *a, const Access *b, int64_t *d)
 	return *d != 0;
 }
 
+/* Whether no two iterations of l are d apart: its bounds are constants
+ * no more than d apart (X[i] = X[i + 4] over [0, 4)). */
+static bool no_iteration(const Node *l, int64_t d)
+{
+	const Node *lo = l->init->init, *hi = l->cond->rhs;
+	return lo && hi && lo->has_cval && hi->has_cval && (d < 0 ? -d : d) >= hi->cval - lo->cval;
+}
+
 /* An async for whose iteration i touches an element that iteration i + d
  * writes (x[i] = x[i - 1] + a[i], a running sum or average): it runs the
  * iterations in an order of its own, so the chain comes out as another
@@ -886,7 +894,7 @@ static void warn_chain(Node *l)
 		for (int j = 0; j < L->accesses.n; j++) {
 			Access *a = L->accesses.v[j];
 			int64_t d;
-			if (a == w || a->dds != w->dds || !iter_gap(w, a, &d))
+			if (a == w || a->dds != w->dds || !iter_gap(w, a, &d) || no_iteration(l, d))
 				continue;
 			const char *iv = l->init->sym->name;
 			const char *other = format("%s %s %lld", iv, d < 0 ? "-" : "+",

@@ -733,6 +733,8 @@ static void warn_doubt(const char *path, const sap_site *s)
 	doubt_line = NULL;
 }
 
+/* Whether a field of the first line [line, eol) shows up in one of the
+ * lines after it (any column), or too few follow before end to tell. */
 static bool names_below(const char *line, const char *eol, const char *end)
 {
 	int seen = 0;
