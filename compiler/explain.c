@@ -774,13 +774,12 @@ static void explain_ranks(FILE *out, Node *l, LoopInfo *L)
 		return;
 	}
 	if (key && !why) {
-		Vec acc = {0};
+		bool acc = false;
 		for (int i = 0; i < L->dds.n; i++) {
 			Sym *d = L->dds.v[i];
-			if (d->ty->kind != TY_DVEC && acc_is_accum(L, d))
-				vec_push(&acc, d);
+			acc |= d->ty->kind != TY_DVEC && acc_is_accum(L, d);
 		}
-		if (wmap || acc.n)
+		if (wmap || acc)
 			fprintf(out, "  ranks: each rank runs the keys of the maps that it holds\n");
 		return;
 	}
