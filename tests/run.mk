@@ -19,6 +19,7 @@ run_tests = \
 	tests/run/float-consts.sap \
 	tests/run/keys-ties.sap \
 	tests/run/acc-map-owner.sap \
+	tests/run/keys-memory.sap \
 	tests/run/csv-field-header.sap \
 	tests/run/mmap-index.sap \
 	tests/run/acc-sparse.sh \
@@ -226,7 +227,7 @@ run_tests = \
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/sync-writes-over.out tests/run/sync-writes-over.rows.txt.in tests/run/prelude-own.out tests/run/c-cast.out tests/run/print-modifiers.out tests/run/struct-keyword.out tests/run/c-prototypes.out \
-	tests/run/keys-ties.out tests/run/acc-map-owner.out tests/run/csv-field-header.out tests/run/csv-field-header.edges.csv.in tests/run/csv-field-header.plain.csv.in \
+	tests/run/keys-ties.out tests/run/acc-map-owner.out tests/run/keys-memory.out tests/run/keys-memory.c tests/run/csv-field-header.out tests/run/csv-field-header.edges.csv.in tests/run/csv-field-header.plain.csv.in \
 	tests/run/csv-field-header.other.csv.in tests/run/csv-field-header.docs.tsv.in tests/run/mmap-index.out tests/run/reads-holders.out tests/run/csv-load.out tests/run/csv-load.points.csv.in tests/run/csv-load.lists.csv.in tests/run/csv-load.words.csv.in tests/run/csv-load.names.csv.in \
 	tests/run/csv-load.out.csv.expect tests/run/csv-errors.points.csv.in tests/run/csv-errors.status \
 	tests/run/csv-errors.err tests/run/csv-errors.out \

@@ -1067,7 +1067,7 @@ void sap_dm_group(sap_dmap *m)
 
 /* ---- keys, for loops over maps ---- */
 
-static void keys_done(sap_dvec *v, sap_dmap *m, const sap_dmap *b, bool spread);
+static void keys_done(sap_dvec *v, sap_dmap *m, const sap_dmap *b);
 
 static sap_keykind sort_kind;
 static int by_key(const void *x, const void *y)
@@ -1178,7 +1178,7 @@ void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const 
 		 * gradient's, a graph's) sort them once. */
 		sap_dv_create(v, name, c->n, ks, s);
 		memcpy(v->data, c->keys, (size_t)c->n * ks);
-		keys_done(v, m, b, spread);
+		keys_done(v, m, b);
 		return;
 	}
 	/* Every live key once, sorted; then with b the keys b lacks
@@ -1233,18 +1233,14 @@ void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const 
 		memcpy(m->sorted->keys, buf, (size_t)kept * ks);
 	}
 	free(buf);
-	keys_done(v, m, b, spread);
+	keys_done(v, m, b);
 }
 
-static void keys_done(sap_dvec *v, sap_dmap *m, const sap_dmap *b, bool spread)
+static void keys_done(sap_dvec *v, sap_dmap *m, const sap_dmap *b)
 {
-	size_t ks = v->elsize;
-	/* Strings are the map's: copies outlive an erase. */
-	if (m->kk == SAP_K_STRING && !spread)
-		for (int64_t i = 0; i < v->n; i++) {
-			sap_str *p = (sap_str *)(v->data + (size_t)i * ks);
-			*p = sap_str_dup(*p, strlen(*p));
-		}
+	/* The keys' strings are the map's, shared: strings live as long as
+	 * the program, an erased key's too.  (A copy of each, every listing,
+	 * grew a loop over a map's keys by its keys' bytes each run.) */
 	sap_dv_recount(v);
 	v->keys_of = m;
 	/* The same keys while the maps are unchanged: a loop over them

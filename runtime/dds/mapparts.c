@@ -102,14 +102,58 @@ static char *put_key(char *p, sap_keykind kk, const void *key)
 	return p + 8;
 }
 
-/* The key at p into *key (its type's bytes; a string copied to the
- * arena); returns what follows it. */
+/* Strings received from other ranks, each once.  Strings live as long as
+ * the program, so a copy for each key received grew a loop over a parted
+ * map's keys, or one accumulating into a fresh map, by every key's bytes
+ * each run; the same key received again is the same string.  Collectives
+ * run on the main thread only. */
+static struct {
+	sap_str *v;
+	uint64_t cap, n;        /* cap a power of two, or 0 */
+} interned;
+
+static uint64_t bytes_hash(const char *p, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u ^ n;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3u;
+	return h ^ (h >> 29);
+}
+
+static sap_str intern(const char *p, size_t n)
+{
+	if (2 * (interned.n + 1) > interned.cap) {
+		uint64_t cap = interned.cap ? 2 * interned.cap : 1024;
+		sap_str *v = sap_xcalloc(cap, sizeof *v);
+		for (uint64_t i = 0; i < interned.cap; i++) {
+			sap_str s = interned.v[i];
+			if (!s)
+				continue;
+			uint64_t j = bytes_hash(s, strlen(s)) & (cap - 1);
+			while (v[j])
+				j = (j + 1) & (cap - 1);
+			v[j] = s;
+		}
+		free(interned.v);
+		interned.v = v;
+		interned.cap = cap;
+	}
+	uint64_t j = bytes_hash(p, n) & (interned.cap - 1);
+	for (sap_str s; (s = interned.v[j]); j = (j + 1) & (interned.cap - 1))
+		if (!strncmp(s, p, n) && !s[n])
+			return s;
+	interned.n++;
+	return interned.v[j] = sap_str_dup(p, n);
+}
+
+/* The key at p into *key (its type's bytes; a string, interned); returns
+ * what follows it. */
 static const char *get_key(const char *p, sap_keykind kk, void *key)
 {
 	int64_t x;
 	memcpy(&x, p, 8);
 	if (kk == SAP_K_STRING) {
-		sap_str s = sap_str_dup(p + 8, (size_t)x);
+		sap_str s = intern(p + 8, (size_t)x);
 		memcpy(key, &s, sizeof s);
 		return p + 8 + pad8((size_t)x);
 	}
