@@ -54,9 +54,12 @@ typedef struct key_table {
  * keys in all (a table at most four slots of 25 bytes per key: 100 MiB),
  * and a loop that touches more gets no key-level plan.  Beside them, 4
  * bytes per iteration for the wavefront's rounds and 4 for the strips'
- * reach.  The key log is read LOG_ACCESSES accesses at a time (24 MiB). */
+ * reach.  The key log is read LOG_ACCESSES accesses at a time (2 MiB,
+ * with the workers' buffers 7 MiB), in buffers reused from piece to
+ * piece: pieces of 24 MiB took fresh pages every time they grew, whose
+ * zeroing was half of a short loop's plan, and tripled its peak memory. */
 enum { DENSE_KEYS = 1 << 22, DENSE_TOTAL = 1 << 23, HASHED_KEYS = 1 << 20,
-       LOG_ACCESSES = 1 << 20 };
+       LOG_ACCESSES = 1 << 16 };
 
 /* Strips of up to this many rounds are tried: whatever m, a written
  * key's iterations must lie within about (m - 1) / m of a worker's
