@@ -609,6 +609,33 @@ static const char *suggest_func(const char *name)
 }
 
 
+/* What SAP has in place of C's string functions, which a port from C
+ * calls first: NULL for other names. */
+static const char *c_string_hint(const char *name)
+{
+	static const struct { const char *names, *hint; } hints[] = {
+		{ " strlen strnlen ", "len(s) is a string's length in bytes" },
+		{ " strcmp strncmp strcoll strcasecmp ",
+		  "strings compare with == != < > <= >=, byte by byte" },
+		{ " strcpy strncpy strcat strncat strdup strndup sprintf snprintf ",
+		  "strings are values: = copies one, + joins two, and string(x) formats a number" },
+		{ " atoi atol atoll atof strtol strtoll strtoul strtod strtof ",
+		  "to_int(), to_long(), to_float() and to_double() read a number from a string" },
+		{ " strtok strtok_r strsep strchr strrchr strstr strspn strcspn ",
+		  "tokens(), split() and fields() cut a string into words (sap(7), Text)" },
+		{ " tolower toupper isalpha isdigit isalnum isspace ispunct isupper islower ",
+		  "SAP has no characters, and a string cannot be indexed: tokens() gives a line's "
+		  "words with ASCII letters lowercased; for a string's bytes, declare a C function "
+		  "of your own (sap(7), Extern functions)" },
+	};
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
+		for (const char *p = hints[i].names; (p = strstr(p, name)); p++)
+			if (p[-1] == ' ' && p[n] == ' ')
+				return hints[i].hint;
+	return NULL;
+}
+
 static Type *check_builtin(Node *e, Builtin b, const char *name)
 {
 	e->builtin = b;
@@ -809,6 +836,9 @@ static Type *check_call(Node *e)
 			sema_fail(e, "call to undefined function '%s': the random numbers are seeded by "
 			          "the option --seed=N of the program (sap-run(1)), the same on every "
 			          "layout; rand() and rand_int() need no seeding", name);
+		const char *cs = c_string_hint(name);
+		if (cs)
+			sema_fail(e, "call to undefined function '%s': %s", name, cs);
 		const char *sg = suggest_func(name);
 		if (sg)
 			sema_fail(e, "call to undefined function '%s'; did you mean '%s'?", name, sg);
@@ -1071,7 +1101,10 @@ static Type *check_expr_inner(Node *e)
 			return b->kind == TY_DMAP ? b->elem : ty_list(b->elem);
 		}
 		if (b->kind != TY_ARRAY && b->kind != TY_LIST && b->kind != TY_DVEC)
-			sema_fail(e, "'%s' cannot be indexed", ty_str(b));
+			sema_fail(e, "'%s' cannot be indexed%s", ty_str(b), b->kind != TY_STRING ? "" :
+			          ": SAP has no characters; tokens(), split() and fields() cut a string "
+			          "into words, and for its bytes a C function of your own can take it "
+			          "(sap(7), Extern functions)");
 		if (!ty_is_int(i))
 			sema_fail(e->rhs, "index must be an integer, not '%s'", ty_str(i));
 		int64_t k;

@@ -1,6 +1,8 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
 	tests/compile/list-driver-push.sap \
+	tests/compile/string-index.sap \
+	tests/compile/c-string-funcs.sap \
 	tests/compile/param-below.sap \
 	tests/compile/hex-unsigned.sap \
 	tests/compile/reduce-reads-other.sap \
