@@ -847,11 +847,17 @@ typedef struct sap_fields {
 	const char *file;
 	int64_t line;           /* 1-based line number in the whole file */
 	const char *p, *end;
+	const char *start;      /* the line's */
+	/* The first element of the line's list with two fields or more,
+	 * and whether it joined them by ':' (1) or blanks (2); 0: none yet. */
+	const char *lfirst;
+	int lform;
 	/* Inside an element of a list of structs or arrays (see
 	 * sap_scan_elem), else NULL: */
 	const char *elem;       /* the list's name, for messages */
 	const char *eshape;     /* the element's type and fields */
 	int enf, eat;           /* its number of fields, those read so far */
+	int ejoin;              /* its fields joined by ':' (1), blanks (2), both */
 	const char *estart;     /* where its first field began */
 	struct sap_lbuf *lists; /* where load puts lists, or NULL (the heap) */
 	/* A .csv file: one ',' (blanks around it allowed) between fields,

@@ -165,6 +165,7 @@ run_tests = \
 	tests/run/load-lists.sap \
 	tests/run/pack-lists.sap \
 	tests/run/libsvm.sh \
+	tests/run/load-colon-words.sh \
 	tests/run/genlasso.sh \
 	tests/run/lasso-sample.sh \
 	tests/run/pagerank-sample.sh \

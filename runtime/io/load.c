@@ -126,6 +126,8 @@ static const char *next_token(sap_fields *f, const char *field, size_t *n)
 		elem_error(f, field, "empty (nothing before ':')");
 	if (f->elem && f->eat++ == 0)
 		f->estart = p;
+	else if (f->elem)
+		f->ejoin |= p[-1] == ':' ? 1 : 2;
 	f->p = q;
 	f->owed = f->comma;
 	*n = (size_t)(q - p);
@@ -138,6 +140,37 @@ void sap_scan_elem(sap_fields *f, const char *list, const char *shape, int nf)
 	f->eshape = shape;
 	f->enf = nf;
 	f->eat = 0;
+	f->ejoin = 0;
+}
+
+/* The element ending at f->p holds its fields otherwise than the line's
+ * first (f->lfirst), or both ways (f->ejoin 3). */
+static _Noreturn __attribute__((cold, noinline)) void mixed_forms(const sap_fields *f)
+{
+	int form = f->ejoin;
+	if (form == 3)
+		field_error(f, "list '%s': %s joins some of its fields by ':' and separates "
+		            "others by blanks: an element is a %s, and a ':' ends a string field",
+		            f->elem, tok(f->estart, (size_t)(f->p - f->estart)), f->eshape);
+	const char *j = form == 1 ? f->estart : f->lfirst;
+	const char *b = form == 1 ? f->lfirst : f->estart;
+	const char *je = j, *be = b;
+	while (je < f->end && !is_sep(*je))
+		je++;
+	for (int k = 1; be < f->end && k < f->enf; k++) {
+		while (be < f->end && !is_sep(*be))
+			be++;
+		while (be < f->end && is_sep(*be))
+			be++;
+	}
+	while (be < f->end && !is_sep(*be))
+		be++;
+	field_error(f, "list '%s': %s at column %lld joins an element's fields by ':' "
+	            "but %s at column %lld separates them by blanks: a line holds its "
+	            "elements one way, and a ':' ends a string field, so that a word "
+	            "holding one becomes two fields (an element is a %s)", f->elem,
+	            tok(j, (size_t)(je - j)), (long long)(j - f->start + 1),
+	            tok(b, (size_t)(be - b)), (long long)(b - f->start + 1), f->eshape);
 }
 
 void sap_scan_elem_end(sap_fields *f)
@@ -149,6 +182,16 @@ void sap_scan_elem_end(sap_fields *f)
 		size_t n = (size_t)(q - f->estart);
 		field_error(f, "list '%s': %s has more than the %d fields of an element, "
 		            "a %s", f->elem, tok(f->estart, n), f->enf, f->eshape);
+	}
+	/* A line that mixes the forms has most likely a ':' inside a string
+	 * field ("4:30" for a word), which made two fields of it and
+	 * shifted every element after it: silently, when a second such
+	 * word shifts them back. */
+	if (f->ejoin != f->lform) {
+		if (f->lform || f->ejoin == 3)
+			mixed_forms(f);
+		f->lform = f->ejoin;
+		f->lfirst = f->estart;
 	}
 	f->elem = NULL;
 }
@@ -266,6 +309,8 @@ static inline bool quick_take(sap_fields *f, const char *t, const char *q)
 		return false;
 	if (f->elem && f->eat++ == 0)
 		f->estart = t;
+	else if (f->elem)
+		f->ejoin |= t[-1] == ':' ? 1 : 2;
 	f->p = q;
 	f->owed = f->comma;
 	return true;
@@ -599,7 +644,8 @@ static void parse_lines(const char *buf, size_t len, const char *path, int64_t l
 			            "which holds none", (long long)(nul - p + 1));
 		const char *c = content(p, eol);
 		if (c) {
-			f.p = c;
+			f.p = f.start = c;
+			f.lform = 0;
 			f.end = eol;
 			f.owed = false;
 			parse(&f, elems);
