@@ -127,6 +127,7 @@ run_tests = \
 	tests/run/stencil-ranks.sh \
 	tests/run/owner-writes.sh \
 	tests/run/owner-reads.sh \
+	tests/run/owner-balance.sh \
 	tests/run/sync-slice-warn.sh \
 	tests/run/ckpt-shared-plan.sh \
 	tests/run/one-process.sh \

@@ -997,6 +997,29 @@ static owners iteration_ranks(const sap_async_spec *spec, const sap_reduce *red,
 	return o;
 }
 
+/* The busiest rank's iterations over the mean, for --stats: a chunks
+ * loop runs where its elements are (owner computes, or the part of a
+ * vector held in parts), which leaves ranks idle when the loop covers
+ * what some hold (the first half of a loaded vector), and a balance of 1
+ * would hide it.  o: the owners when the loop has them, else by chunk_of. */
+static double ranks_balance(const sap_async_spec *spec, const sap_reduce *red, const owners *o,
+                            int64_t lo, int64_t hi, int threads)
+{
+	int P = sap_nranks();
+	int64_t *cnt = sap_xcalloc((size_t)P, sizeof *cnt), top = 0;
+	for (int64_t u = 0; u < o->n; u++)
+		cnt[o->run[u].r] += o->run[u].b - o->run[u].a;
+	for (int r = 0; !o->n && r < P; r++) {
+		int64_t a, b;
+		chunk_of(spec, red, lo, hi, threads, r, &a, &b);
+		cnt[r] = b - a;
+	}
+	for (int r = 0; r < P; r++)
+		top = cnt[r] > top ? cnt[r] : top;
+	free(cnt);
+	return hi > lo ? (double)top * P / (double)(hi - lo) : 1.0;
+}
+
 /* The keys written by a chunks loop (affine in the iteration) stay with
  * the rank that ran the iteration. */
 static void settle_chunks(const sap_async_spec *spec, const owners *o)
@@ -1071,7 +1094,8 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		/* Then as chunks below: the vectors read at the loop
 		 * variable are fetched for the chunk, the others made whole. */
 	}
-	ran(st, af ? SAP_V_OWNER : SAP_V_CHUNKS, T, T, 1, 1.0);
+	ran(st, af ? SAP_V_OWNER : SAP_V_CHUNKS, T, T, 1,
+	    ranks_balance(spec, x->r, &own, lo, hi, x->T));
 	int64_t *idx = NULL, n = 0, nmine = 0;
 	if (af) {
 		/* The others are made whole, but for a vector read at the
