@@ -791,7 +791,8 @@ static void explain_ranks(FILE *out, Node *l, LoopInfo *L)
 		why = format("it writes the dmap %s, and %s", wmap->name, why);
 	else
 		return;
-	fprintf(out, "  ranks: every rank runs the whole loop on its own threads (%s)\n", why);
+	fprintf(out, "  ranks: every rank runs the whole loop on its own threads (%s), so more ranks "
+	        "do not make it faster\n", why);
 }
 
 static void explain_loop(FILE *out, Node *l)
