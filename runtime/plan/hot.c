@@ -605,20 +605,48 @@ static int64_t spaced(int64_t lo, int64_t hi, int64_t ns, int64_t a, int64_t b, 
 	return m;
 }
 
-/* Iterations the probe of sap_hot_share samples. */
-enum { PROBE = 4096 };
+/* Iterations the probe of sap_hot_share samples: at most PROBE, and
+ * fewer, down to PROBE_MIN, when they would log more than PROBE_KEYS
+ * accesses.  A Gaussian elimination's step writes a row of a flat
+ * matrix an iteration: 600 rows of 600 keys were tallied in a table
+ * grown by doubling to 24 MB, 60% of each of its plans, where a hot key
+ * shows in far fewer iterations (and fewer make the share's estimate
+ * only more cautious). */
+enum { PROBE = 4096, PROBE_MIN = 64, PROBE_KEYS = 1 << 16 };
+
+/* The probe's size, from the accesses of PROBE_MIN spaced iterations:
+ * collective over ranks, each slicing those of its share [a, b). */
+static int64_t probe_size(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                          int64_t lo, int64_t hi, int64_t a, int64_t b, int threads, bool ranks)
+{
+	int64_t n = hi - lo, ns = n < PROBE ? n : PROBE;
+	if (ns <= PROBE_MIN)
+		return ns;
+	int64_t *idx = sap_xmalloc(PROBE_MIN * sizeof *idx);
+	sap_keylog log = { 0 };
+	sap_recon_log(spec, ly, env, idx, spaced(lo, hi, PROBE_MIN, a, b, idx), &log, threads);
+	int64_t acc = log.n;
+	sap_keylog_free(&log);
+	free(idx);
+	if (ranks)
+		sap_comm_allreduce(&acc, 1, SAP_COMM_I64, SAP_COMM_SUM);
+	double per = (double)acc / PROBE_MIN;
+	if (per * (double)ns > PROBE_KEYS)
+		ns = (int64_t)(PROBE_KEYS / per) > PROBE_MIN ? (int64_t)(PROBE_KEYS / per) : PROBE_MIN;
+	return ns;
+}
 
 double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
                      int64_t hi, int64_t a, int64_t b, int threads, bool ranks)
 {
-	int64_t n = hi - lo, ns = n < PROBE ? n : PROBE;
+	ranks = ranks && sap_nranks() > 1;
+	int64_t ns = probe_size(spec, ly, env, lo, hi, a, b, threads, ranks);
 	if (ns <= 0)
 		return 0;
 	int64_t *idx = sap_xmalloc((size_t)ns * sizeof *idx), nk;
 	int64_t m = spaced(lo, hi, ns, a, b, idx);
 	hot_key *v = count_writes(spec, ly, env, idx, m, threads, false, &nk);
 	free(idx);
-	ranks = ranks && sap_nranks() > 1;
 	if (ranks) {
 		v = gather_keys(v, &nk);
 		if (v)
