@@ -381,13 +381,21 @@ static bool const_of(Node *e, int64_t *k)
 	return false;
 }
 
-/* key = sum(a) * i + sum(b), or false if e is not affine. */
-static bool affine(Node *e, Vec *a, Vec *b)
+/* The inner loop variable whose terms affine() puts in s, or NULL. */
+static Sym *span_sym;
+
+/* key = sum(a) * i + sum(b) (+ sum(s) * span_sym when s is given), or
+ * false if e is not affine. */
+static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 {
 	if (!ty_is_int(e->ty))
 		return false;
 	if (e->kind == N_NAME && e->sym == acc_iv) {
 		aff_add(a, 1, NULL);
+		return true;
+	}
+	if (s && e->kind == N_NAME && e->sym && e->sym == span_sym) {
+		aff_add(s, 1, NULL);
 		return true;
 	}
 	int64_t k;
@@ -399,35 +407,37 @@ static bool affine(Node *e, Vec *a, Vec *b)
 	 * declaration holds its initializer's value wherever it is seen. */
 	if (e->kind == N_NAME && acc_is_local(e->sym) && !e->sym->modified && e->sym->decl &&
 	    e->sym->decl->kind == N_VAR && e->sym->decl->init && e->sym->vclass == V_LOCAL)
-		return affine(e->sym->decl->init, a, b);
+		return affine(e->sym->decl->init, a, b, s);
 	if (invariant(e)) {
 		aff_add(b, 1, e);
 		return true;
 	}
 	if (e->kind == N_CONV)
-		return ty_is_int(e->lhs->ty) && affine(e->lhs, a, b);
+		return ty_is_int(e->lhs->ty) && affine(e->lhs, a, b, s);
 	if (e->kind == N_UNARY && e->op == TK_MINUS) {
-		Vec a1 = {0}, b1 = {0};
-		if (!affine(e->lhs, &a1, &b1))
+		Vec a1 = {0}, b1 = {0}, s1 = {0};
+		if (!affine(e->lhs, &a1, &b1, s ? &s1 : NULL))
 			return false;
-		if (!aff_scale(&a1, -1) || !aff_scale(&b1, -1))
+		if (!aff_scale(&a1, -1) || !aff_scale(&b1, -1) || !aff_scale(&s1, -1))
 			return false;
 		for (int i = 0; i < a1.n; i++) vec_push(a, a1.v[i]);
 		for (int i = 0; i < b1.n; i++) vec_push(b, b1.v[i]);
+		for (int i = 0; i < s1.n; i++) vec_push(s, s1.v[i]);
 		return true;
 	}
 	if (e->kind != N_BINARY)
 		return false;
 	if (e->op == TK_PLUS || e->op == TK_MINUS) {
-		Vec a2 = {0}, b2 = {0};
-		if (!affine(e->lhs, a, b) || !affine(e->rhs, &a2, &b2))
+		Vec a2 = {0}, b2 = {0}, s2 = {0};
+		if (!affine(e->lhs, a, b, s) || !affine(e->rhs, &a2, &b2, s ? &s2 : NULL))
 			return false;
 		if (e->op == TK_MINUS) {
-			if (!aff_scale(&a2, -1) || !aff_scale(&b2, -1))
+			if (!aff_scale(&a2, -1) || !aff_scale(&b2, -1) || !aff_scale(&s2, -1))
 				return false;
 		}
 		for (int i = 0; i < a2.n; i++) vec_push(a, a2.v[i]);
 		for (int i = 0; i < b2.n; i++) vec_push(b, b2.v[i]);
+		for (int i = 0; i < s2.n; i++) vec_push(s, s2.v[i]);
 		return true;
 	}
 	if (e->op == TK_STAR) {
@@ -438,14 +448,17 @@ static bool affine(Node *e, Vec *a, Vec *b)
 			c = e->rhs, x = e->lhs;
 		else
 			return false;
-		Vec a1 = {0}, b1 = {0};
-		if (!affine(x, &a1, &b1))
+		Vec a1 = {0}, b1 = {0}, s1 = {0};
+		if (!affine(x, &a1, &b1, s ? &s1 : NULL))
 			return false;
 		if (const_of(c, &k)) {
-			if (!aff_scale(&a1, k) || !aff_scale(&b1, k))
+			if (!aff_scale(&a1, k) || !aff_scale(&b1, k) || !aff_scale(&s1, k))
 				return false;
 		} else {
-			/* An invariant factor: only over constant terms. */
+			/* An invariant factor: only over constant terms (and a
+			 * span's variable keeps a factor of 1). */
+			if (s1.n)
+				return false;
 			for (int i = 0; i < a1.n; i++)
 				if (((AffTerm *)a1.v[i])->inv)
 					return false;
@@ -457,6 +470,7 @@ static bool affine(Node *e, Vec *a, Vec *b)
 		}
 		for (int i = 0; i < a1.n; i++) vec_push(a, a1.v[i]);
 		for (int i = 0; i < b1.n; i++) vec_push(b, b1.v[i]);
+		for (int i = 0; i < s1.n; i++) vec_push(s, s1.v[i]);
 		return true;
 	}
 	return false;
@@ -519,6 +533,83 @@ static bool fits_int32(const Vec *v)
 	return true;
 }
 
+/* ---- spans: keys over an inner loop's range ---- */
+
+/* for (int v = L; v < H; v++) (or v <= H, or v += 1) with L and H
+ * invariant and nothing in the loop but its step assigning v: v, with
+ * *lo = L, *hi = H, *le for <=; else NULL. */
+static Sym *span_loop(Node *f, Node **lo, Node **hi, bool *le)
+{
+	if (f->kind != N_FOR || !f->init || !f->cond || !f->step || f->init->kind != N_VAR ||
+	    !f->init->init || !f->init->sym || !f->aux)
+		return NULL;
+	Sym *v = f->init->sym;
+	Node *st = f->step, *c = f->cond;
+	int64_t k;
+	bool inc = (st->kind == N_INCDEC && st->op == TK_INC) ||
+	           (st->kind == N_ASSIGN && st->op == TK_PLUS && const_of(st->rhs, &k) && k == 1);
+	if (!inc || !st->lhs || st->lhs->kind != N_NAME || st->lhs->sym != v)
+		return NULL;
+	if (c->kind != N_BINARY || (c->op != TK_LT && c->op != TK_LE) || c->lhs->kind != N_NAME ||
+	    c->lhs->sym != v || !invariant(f->init->init) || !invariant(c->rhs))
+		return NULL;
+	Ctl *ctl = f->aux;
+	for (int i = 0; i < acc_units.n; i++) {
+		Unit *u = acc_units.v[i];
+		if (u == ctl->step)
+			continue;
+		bool in = u->node == f;
+		for (int m = 0; m < u->ctrl.n && !in; m++)
+			in = u->ctrl.v[m] == f;
+		for (int m = 0; in && m < u->defs.n; m++)
+			if (u->defs.v[m] == v)
+				return NULL;
+	}
+	*lo = f->init->init;
+	*hi = c->rhs;
+	*le = c->op == TK_LE;
+	return v;
+}
+
+/* Each dynamic access of a dvector whose key is A * i + B + j, j the
+ * variable of an enclosing counted loop (span_loop): a row of a flat
+ * matrix, a[i * n + j].  Its keys for iteration i lie in a span the
+ * runtime knows before it plans, and when the spans of different
+ * iterations cannot meet (rows i of Gaussian elimination's step), the
+ * loop needs no reconnaissance nor plan: one was 100 times the body. */
+void acc_find_spans(void)
+{
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		a->span = false;
+		if (!a->dynamic || a->accumulate || a->dds->ty->kind != TY_DVEC)
+			continue;
+		for (int m = a->ctrl.n - 1; m >= 0 && !a->span; m--) {
+			Node *lo, *hi;
+			bool le;
+			Sym *v = span_loop(a->ctrl.v[m], &lo, &hi, &le);
+			if (!v)
+				continue;
+			Vec A = {0}, B = {0}, S = {0};
+			span_sym = v;
+			bool ok = affine(a->key, &A, &B, &S) && aff_normalize(&A) && aff_normalize(&B) &&
+			          aff_normalize(&S) && S.n == 1 && ((AffTerm *)S.v[0])->k == 1 &&
+			          !((AffTerm *)S.v[0])->inv &&
+			          !(int32_arith(a->key) && (!fits_int32(&A) || !fits_int32(&B)));
+			span_sym = NULL;
+			if (!ok)
+				continue;
+			a->span = true;
+			a->span_var = v;
+			a->span_le = le;
+			a->span_a = A;
+			a->span_b = B;
+			a->span_lo = lo;
+			a->span_hi = hi;
+		}
+	}
+}
+
 /* ---- walking the body ---- */
 
 
@@ -533,7 +624,7 @@ static Access *access(Node *at, Node *base, Node *key, int mode)
 	a->mode = mode;
 	a->accumulate = acc_is_accum(acc_li, d);
 	a->ddsi = dds_index(d, mode);
-	if (!affine(key, &a->aterms, &a->bterms) || !aff_normalize(&a->aterms) ||
+	if (!affine(key, &a->aterms, &a->bterms, NULL) || !aff_normalize(&a->aterms) ||
 	    !aff_normalize(&a->bterms) ||
 	    (int32_arith(key) && (!fits_int32(&a->aterms) || !fits_int32(&a->bterms)))) {
 		a->dynamic = true;

@@ -1115,6 +1115,27 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	}
 	if (naff)
 		emit_line(s, "sap_affine sap_aff[] = {\n%s\t};", aff.s);
+	/* Spans, when they are every dynamic access of the written DDSs:
+	 * then the runtime may find the iterations apart before it plans. */
+	int nspan = 0;
+	bool spans_all = true;
+	Buf spn = {0};
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (!a->dynamic || a->accumulate || !(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE))
+			continue;
+		if (!a->span) {
+			spans_all = false;
+			continue;
+		}
+		const char *lo = format("(int64_t)(%s)", emit_expr(a->span_lo));
+		const char *hi = format("(int64_t)(%s)%s", emit_expr(a->span_hi), a->span_le ? " + 1" : "");
+		buf_printf(&spn, "\t\t{.dds = %d, .mode = %s, .a = %s, .b = %s + %s, .w = %s - %s},\n",
+		           a->ddsi, modes[a->mode], affine_c(&a->span_a), affine_c(&a->span_b), lo, hi, lo);
+		nspan++;
+	}
+	if (nspan && spans_all)
+		emit_line(s, "sap_span sap_spn[] = {\n%s\t};", spn.s);
 	if (li->slice_vars.n) {
 		Buf dv = {0};
 		for (int i = 0; i < li->slice_vars.n; i++) {
@@ -1131,6 +1152,8 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		buf_printf(&sp, ", .affine = sap_aff, .naffine = %d", naff);
 	if (li->has_slice)
 		buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
+	if (nspan && spans_all)
+		buf_printf(&sp, ", .span = sap_spn, .nspan = %d", nspan);
 	if (li->slice_rng || (li->slice_var && !li->slice_vars.n))
 		buf_puts(&sp, ", .slice_rng = true");
 	if (li->slice_vars.n)

@@ -647,6 +647,32 @@ static void explain_order(FILE *out, Node *l, LoopInfo *L)
 	        "(a greedy matching or colouring) can differ with it\n");
 }
 
+/* A loop whose dynamic keys of the DDSs it writes are all spans (rows
+ * of a flat matrix): the runtime's check before it plans. */
+static void explain_spans(FILE *out, Node *l, LoopInfo *L)
+{
+	if (l->kind != N_ASYNC ||
+	    (L->verdict != VD_STATIC && L->verdict != VD_ONCE && L->verdict != VD_EACH))
+		return;
+	Vec names = {0};
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (!a->dynamic || a->accumulate || !(acc_dds_mode_of(L, a->dds) & ACC_WRITE))
+			continue;
+		if (!a->span)
+			return;
+		vec_push(&names, (void *)format("%s[%s] (%s in [%s, %s%c)", a->dds->name,
+		                                acc_expr_str(a->key), a->span_var->name,
+		                                acc_expr_str(a->span_lo), acc_expr_str(a->span_hi),
+		                                a->span_le ? ']' : ')'));
+	}
+	if (!names.n)
+		return;
+	fprintf(out, "  spans: %s %s a range of keys an iteration: when the loop starts, if those "
+	        "of different iterations cannot meet, it runs in contiguous chunks with no "
+	        "reconnaissance or plan\n", acc_name_list(&names), names.n > 1 ? "each cover" : "covers");
+}
+
 /* Maps the loop writes at keys that may be missing: planned only when
  * none is, which the reconnaissance checks every time it runs. */
 static void explain_checked_keys(FILE *out, LoopInfo *L)
@@ -832,6 +858,7 @@ static void explain_loop(FILE *out, Node *l)
 		}
 	}
 	explain_verdict(out, l, L);
+	explain_spans(out, l, L);
 	explain_order(out, l, L);
 	explain_checked_keys(out, L);
 	explain_ranks(out, l, L);

@@ -605,6 +605,15 @@ typedef struct Access {
 	                           only when k is missing, which the runtime can
 	                           check in advance when the slice records k */
 	Vec aterms, bterms;     /* static: key = a * i + b, of AffTerm * */
+	/* A dynamic key A * i + B + j, j the variable of an enclosing
+	 * for (int j = L; j < H; j++) with L and H invariant: the keys of an
+	 * iteration are a span, [A i + B + L, A i + B + H) (H + 1 when
+	 * span_le), which the runtime checks for overlaps between
+	 * iterations before it plans (acc_find_spans). */
+	bool span, span_le;
+	Sym *span_var;
+	Vec span_a, span_b;
+	Node *span_lo, *span_hi;
 	Vec ctrl;               /* enclosing control nodes */
 } Access;
 
@@ -786,6 +795,7 @@ char *acc_name_list(Vec *v);
 bool acc_adds_only(Access *a);
 bool acc_defined_inside(Node *c, Vec *syms);
 void acc_build_slice(void);
+void acc_find_spans(void);
 /* Do x and y compute the same value from the same variables (neither
  * with side effects nor random draws)? */
 bool acc_same_expr(const Node *x, const Node *y);

@@ -574,6 +574,7 @@ static void analyse(Node *l)
 	guarded_constant_keys();
 	recorded_map_stores();
 	acc_build_slice();
+	acc_find_spans();
 	decide();
 	/* Owner computes (VD_INDEPENDENT) too: a matrix-vector product
 	 * writes q[i] and reads p at the columns of row i. */

@@ -1199,6 +1199,15 @@ typedef struct sap_affine {
 	int64_t a, b;
 } sap_affine;
 
+/* The keys [a i + b, a i + b + w) of a dynamic access x[A * i + B + j]
+ * inside for (j = L; j < H; j++), L and H invariant: b = B + L and
+ * w = H - L (none when w <= 0). */
+typedef struct sap_span {
+	int dds;
+	sap_mode mode;
+	int64_t a, b, w;
+} sap_span;
+
 /* Where a reconnaissance slice records the dynamic accesses of the DDSs
  * the loop writes.  Owned by the runtime (recon.c); generated code only
  * passes it to the two functions below, which are inline because a slice
@@ -1348,6 +1357,9 @@ typedef struct sap_async_spec {
 	const sap_affine *affine;       /* static accesses of written DDSs */
 	int naffine;
 	sap_slice_fn slice;             /* NULL when no access is dynamic */
+	const sap_span *span;           /* when every dynamic access of a
+	                                   written DDS is a span: those */
+	int nspan;
 	bool slice_rng;                 /* the slice draws random numbers, so
 	                                   it runs again every invocation */
 	const sap_drvvar *drv;          /* the driver variables it reads */

@@ -128,6 +128,7 @@ run_tests = \
 	tests/run/owner-writes.sh \
 	tests/run/owner-reads.sh \
 	tests/run/owner-balance.sh \
+	tests/run/spans.sh \
 	tests/run/sync-slice-warn.sh \
 	tests/run/ckpt-shared-plan.sh \
 	tests/run/one-process.sh \

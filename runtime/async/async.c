@@ -116,6 +116,81 @@ static shape shape_of(const sap_async_spec *spec, const char **why)
 	return indep ? INDEPENDENT : NEEDS_PLAN;
 }
 
+/* Do the iterations [lo, hi) of a loop whose dynamic accesses of the
+ * DDSs it writes are all spans (spec->span) touch keys of those DDSs
+ * apart from each other's?  For each written dvector: its spans and
+ * affine keys that move with i all move by the same stride a, and the
+ * keys of one iteration lie within |a| of each other, so that no two
+ * iterations' meet; those that do not move (a = 0) are only read, and
+ * outside every key the others reach; and every key lies in the vector
+ * (an index error is the plan's path to report).  Then the loop runs as
+ * contiguous chunks with no reconnaissance nor plan: rows i > k of
+ * Gaussian elimination, which read row k, planned in 100 times the
+ * body's time. */
+static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t lo, int64_t hi)
+{
+	/* A relaxed loop's reads are as of its rounds, the plan's. */
+	if (!spec->nspan || (r && r->nrel))
+		return false;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (!(d->mode & SAP_WRITE) || d->accumulate)
+			continue;
+		if (!d->dv)
+			return false;
+		int64_t stride = 0;
+		__int128 off_lo = 0, off_hi = 0;
+		bool moves = false;
+		int nacc = spec->naffine + spec->nspan;
+		/* First the keys that move, then those that stay. */
+		for (int pass = 0; pass < 2; pass++) {
+			__int128 h0 = 0, h1 = 0;
+			if (pass == 1 && moves) {
+				__int128 first = (__int128)stride * lo, last = (__int128)stride * (hi - 1);
+				h0 = (stride > 0 ? first : last) + off_lo;
+				h1 = (stride > 0 ? last : first) + off_hi;
+				if (off_hi - off_lo > (stride > 0 ? stride : -(__int128)stride) || h0 < 0 ||
+				    h1 > d->dv->n)
+					return false;
+			}
+			for (int q = 0; q < nacc; q++) {
+				const sap_affine *af = q < spec->naffine ? &spec->affine[q] : NULL;
+				const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
+				int dds = af ? af->dds : sp->dds;
+				int64_t a = af ? af->a : sp->a, b = af ? af->b : sp->b, w = af ? 1 : sp->w;
+				sap_mode mode = af ? af->mode : sp->mode;
+				if (dds != k || w <= 0)
+					continue;
+				if (pass == 0 && a != 0) {
+					if (moves && a != stride)
+						return false;
+					if (!moves || b < off_lo)
+						off_lo = b;
+					if (!moves || (__int128)b + w > off_hi)
+						off_hi = (__int128)b + w;
+					stride = a;
+					moves = true;
+				} else if (pass == 1 && a == 0) {
+					if (mode & SAP_WRITE)
+						return false;
+					if (moves && (__int128)b < h1 && (__int128)b + w > h0)
+						return false;
+				}
+			}
+		}
+	}
+	return true;
+}
+
+/* shape_of for the iterations [lo, hi): a loop to plan whose spans keep
+ * them apart runs as independent ones. */
+static shape shape_at(const sap_async_spec *spec, const sap_reduce *r, int64_t lo, int64_t hi,
+                      const char **why)
+{
+	shape s = shape_of(spec, why);
+	return s == NEEDS_PLAN && spans_apart(spec, r, lo, hi) ? INDEPENDENT : s;
+}
+
 static int64_t dds_size(const sap_dds *d)
 {
 	return d->dv ? d->dv->n : d->dm ? sap_dm_size(d->dm) : 0;
@@ -1050,6 +1125,23 @@ static void settle_chunks(const sap_async_spec *spec, const owners *o)
 		}
 		sap_hold_tidy(v);
 	}
+	/* Spans (spans_apart): each iteration's keys, a range. */
+	for (int q = 0; q < spec->nspan; q++) {
+		const sap_span *sp = &spec->span[q];
+		sap_dvec *v = spec->dds[sp->dds].dv;
+		if (!(sp->mode & SAP_WRITE) || !v || sp->w <= 0)
+			continue;
+		sap_hold_map(v);
+		for (int64_t u = 0; u < o->n; u++)
+			for (int64_t i = o->run[u].a; i < o->run[u].b; i++) {
+				int64_t k0 = sp->a * i + sp->b, k1 = k0 + sp->w;
+				k0 = k0 < 0 ? 0 : k0;
+				k1 = k1 > v->n ? v->n : k1;
+				if (k0 < k1)
+					sap_hold_range(v, k0, k1, o->run[u].r);
+			}
+		sap_hold_tidy(v);
+	}
 }
 
 /* Whether v's elements [a, b) are held by r or by every rank. */
@@ -1064,15 +1156,23 @@ static bool held_by(const sap_dvec *v, int64_t a, int64_t b, uint16_t r)
 	return true;
 }
 
+/* spans: a loop whose spans keep its iterations apart (spans_apart),
+ * which reads the vectors it writes at keys other than its own: they
+ * are made whole first, and it runs in chunks, not where an affine key's
+ * element is held. */
 static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
-                            int64_t lo, int64_t hi, void *red)
+                            int64_t lo, int64_t hi, void *red, bool spans)
 {
 	int T = sap_nranks() * x->T, me = sap_rank();
 	double t0 = sap_now();
+	if (spans) {
+		unpart_all(spec);
+		sap_whole_spec(spec, NULL, &st->traffic);
+	}
 	/* Owner computes: where the elements it writes are, if they were
 	 * left where written; else by chunks (of a part held, if any). */
 	sap_affine read_key;
-	const sap_affine *af = home_of(spec, x->r) ? NULL : owner_key(spec, &read_key);
+	const sap_affine *af = spans || home_of(spec, x->r) ? NULL : owner_key(spec, &read_key);
 	owners own = { 0 };
 	int64_t a = 0, b = 0;
 	if (af)
@@ -1177,6 +1277,8 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		bool writes = false;
 		for (int q = 0; q < spec->naffine; q++)
 			writes |= (spec->affine[q].mode & SAP_WRITE) != 0;
+		for (int q = 0; spans && q < spec->nspan; q++)
+			writes |= (spec->span[q].mode & SAP_WRITE) != 0;
 		if (writes)
 			own = chunk_owners(spec, x->r, lo, hi, x->T);
 	}
@@ -1460,13 +1562,15 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		if (o)
 			run_shared(st, spec, &x, lo, red, o);
 		else if (shape_of(spec, &why) == INDEPENDENT)
-			run_dist_chunks(st, spec, &x, lo, hi, red);
+			run_dist_chunks(st, spec, &x, lo, hi, red, false);
+		else if (spans_apart(spec, r, lo, hi))
+			run_dist_chunks(st, spec, &x, lo, hi, red, true);
 		else
 			run_dist_planned(st, spec, &x, lo, hi, red);
 	} else if (x.V == 1) {
 		run_serial(st, &x, lo, hi, red, SAP_V_INDEX, NULL);
 	} else {
-		switch (shape_of(spec, &why)) {
+		switch (shape_at(spec, r, lo, hi, &why)) {
 		case UNKNOWN:
 			run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, why);
 			break;
