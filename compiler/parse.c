@@ -176,6 +176,18 @@ static const char *c_statement(Program *p, Tok t, int *at)
 				*at = w[k].off;
 				return forms[i].say;
 			}
+	/* ... or a switch after another statement on the line (int k = 2;
+	 * switch (k) {), which parses as a call up to its '{'. */
+	for (const char *x = q; x + 6 <= text + t.off; x++)
+		if (!strncmp(x, "switch", 6) && (x == q || !is_word_char(x[-1]))) {
+			const char *y = x + 6;
+			while (*y == ' ' || *y == '\t')
+				y++;
+			if (*y == '(') {
+				*at = (int)(x - text);
+				return forms[0].say;
+			}
+		}
 	/* A label: a name and ':' opening the line. */
 	const char *e = q;
 	while (*e == '_' || (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') ||
@@ -346,7 +358,7 @@ void parse_syntax_error(Program *p, Tok t)
 		q--;
 	if (q - txt >= 6 && !strncmp(q - 6, "sizeof", 6) && (q - 6 == txt || !is_word_char(q[-7]))) {
 		diag_error(p->cur, (int)(q - 6 - txt), "SAP has no sizeof: len(x) is the number of "
-		           "elements of a list, a string or a DDS, and an array's is in its type");
+		           "elements of a list, an array, a string or a DDS");
 		return;
 	}
 	/* &x where a value goes: an address. */
