@@ -826,8 +826,8 @@ static Type *check_call(Node *e)
 			sema_fail(e, "call to undefined function '%s'; a number becomes a string by "
 			          "string(...), as in \"doc\" + string(id)", name);
 		if (!strcmp(name, "sizeof"))
-			sema_fail(e, "SAP has no sizeof: len(x) is the number of elements of a list, "
-			          "a string or a DDS, and an array's is in its type");
+			sema_fail(e, "SAP has no sizeof: len(x) is the number of elements of a list, an array, "
+			          "a string or a DDS");
 		if (!strcmp(name, "free") || !strcmp(name, "realloc") || !strcmp(name, "calloc"))
 			sema_fail(e, "call to undefined function '%s': SAP has no pointers; lists and DDSs "
 			          "grow and free themselves", name);
