@@ -902,6 +902,7 @@ void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t mis
  * again nearly every invocation) for longer than its body runs says so,
  * once. */
 void sap_plan_cost_warn(struct sap_loop_state *st, const sap_async_spec *spec);
+void sap_plan_cost_final(void);
 
 /* ==== plan/stage.c: plan-order copies ==================================== */
 

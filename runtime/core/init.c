@@ -855,6 +855,7 @@ int sap_finalize(void)
 	sap_print_settle();
 	fflush(stdout);
 	sap_ckpt_finish();
+	sap_plan_cost_final();
 	sap_stats_print();
 	sap_pool_end();
 	sap_order_end();

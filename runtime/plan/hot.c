@@ -592,6 +592,29 @@ void sap_plan_cost_warn(struct sap_loop_state *st, const sap_async_spec *spec)
 	free(adds);
 }
 
+/* At the end of the run: a loop planned too few times for
+ * sap_plan_cost_warn whose planning alone took longer than its body
+ * would have on one worker.  A helper's symmetric matrix, filled by one
+ * async for, planned for 3.9 s against 0.011 s of body, and nothing
+ * said so. */
+void sap_plan_cost_final(void)
+{
+	for (struct sap_loop_state *st = sap_stats_loops(); st; st = st->next) {
+		const sap_loop *L = st->loop;
+		double planning = st->recon_s + st->plan_s;
+		if (sap_cfg.quiet_plans || st->warned_cost || st->workers < 2 || !st->plan_builds ||
+		    planning < 0.5 || planning < st->workers * st->compute_s)
+			continue;
+		st->warned_cost = true;
+		sap_warn(&L->site, "async for spent %.2f s planning (%lld plan%s in %lld invocation%s) "
+		         "against %.2f s running the body on %d workers: on one worker, with no plan, "
+		         "it would likely have run faster (--stats shows the times)", planning,
+		         (long long)st->plan_builds, st->plan_builds == 1 ? "" : "s",
+		         (long long)L->invocations, L->invocations == 1 ? "" : "s", st->compute_s,
+		         st->workers);
+	}
+}
+
 /* Of ns evenly spaced iterations of [lo, hi), those in [a, b), into idx;
  * how many. */
 static int64_t spaced(int64_t lo, int64_t hi, int64_t ns, int64_t a, int64_t b, int64_t *idx)
