@@ -535,6 +535,23 @@ static bool fits_int32(const Vec *v)
 
 /* ---- spans: keys over an inner loop's range ---- */
 
+/* Does anything in loop c but its step assign v? */
+static bool loop_assigns(const Ctl *c, const Sym *v)
+{
+	for (int i = 0; i < acc_units.n; i++) {
+		Unit *u = acc_units.v[i];
+		if (u == c->step)
+			continue;
+		bool in = u->node == c->node;
+		for (int m = 0; m < u->ctrl.n && !in; m++)
+			in = u->ctrl.v[m] == c->node;
+		for (int m = 0; in && m < u->defs.n; m++)
+			if (u->defs.v[m] == v)
+				return true;
+	}
+	return false;
+}
+
 /* for (int v = L; v < H; v++) (or v <= H, or v += 1) with L and H
  * invariant and nothing in the loop but its step assigning v: v, with
  * *lo = L, *hi = H, *le for <=; else NULL. */
@@ -553,18 +570,8 @@ static Sym *span_loop(Node *f, Node **lo, Node **hi, bool *le)
 	if (c->kind != N_BINARY || (c->op != TK_LT && c->op != TK_LE) || c->lhs->kind != N_NAME ||
 	    c->lhs->sym != v || !invariant(f->init->init) || !invariant(c->rhs))
 		return NULL;
-	Ctl *ctl = f->aux;
-	for (int i = 0; i < acc_units.n; i++) {
-		Unit *u = acc_units.v[i];
-		if (u == ctl->step)
-			continue;
-		bool in = u->node == f;
-		for (int m = 0; m < u->ctrl.n && !in; m++)
-			in = u->ctrl.v[m] == f;
-		for (int m = 0; in && m < u->defs.n; m++)
-			if (u->defs.v[m] == v)
-				return NULL;
-	}
+	if (loop_assigns(f->aux, v))
+		return NULL;
 	*lo = f->init->init;
 	*hi = c->rhs;
 	*le = c->op == TK_LE;
@@ -1398,18 +1405,7 @@ static bool counted(Ctl *c, Node *guard)
 	int64_t k;
 	if (st->kind == N_ASSIGN && (!const_of(st->rhs, &k) || k <= 0))
 		return false;
-	for (int i = 0; i < acc_units.n; i++) {
-		Unit *u = acc_units.v[i];
-		if (u == c->step)
-			continue;
-		bool in = u->node == n;
-		for (int m = 0; m < u->ctrl.n && !in; m++)
-			in = u->ctrl.v[m] == n;
-		for (int m = 0; in && m < u->defs.n; m++)
-			if (u->defs.v[m] == v)
-				return false;
-	}
-	return bounds(guard, v, up, n);
+	return !loop_assigns(c, v) && bounds(guard, v, up, n);
 }
 
 void acc_compute_taint(void)
