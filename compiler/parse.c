@@ -321,6 +321,16 @@ void parse_syntax_error(Program *p, Tok t)
 			}
 		}
 	}
+	/* (double[3]) a: a cast to an array type. */
+	if (t.kind == TK_LBRACKET && p->prev.kind >= TK_BOOL && p->prev.kind <= TK_STRING) {
+		const char *txt0 = p->cur->text, *o = back_blanks(txt0, txt0 + p->prev.off);
+		if (o > txt0 && o[-1] == '(') {
+			diag_error(p->cur, (int)(o - 1 - txt0), "SAP has no casts to array types: an "
+			           "array converts element by element in an assignment, as in "
+			           "double[3] b = a;");
+			return;
+		}
+	}
 	/* (unsigned) x, (uint32_t) n: a cast to one of C's integer words. */
 	if (p->prev.kind == TK_RPAREN) {
 		const char *txt0 = p->cur->text, *e = back_blanks(txt0, txt0 + p->prev.off), *b;

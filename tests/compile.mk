@@ -4,6 +4,7 @@ compile_tests = \
 	tests/compile/string-index.sap \
 	tests/compile/c-string-funcs.sap \
 	tests/compile/switch-midline.sap \
+	tests/compile/array-cast.sap \
 	tests/compile/param-below.sap \
 	tests/compile/hex-unsigned.sap \
 	tests/compile/reduce-reads-other.sap \
