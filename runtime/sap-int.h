@@ -1168,6 +1168,8 @@ struct sap_loop_state {
 	uint64_t *kvers;                /* per spec DDS: a check_keys map's keyset */
 	char insert_why[96];
 	bool warned_cost;               /* sap_plan_cost_warn said it */
+	bool cost_fixed;                /* cost_fix is known */
+	char *cost_fix;                 /* its additive_fix, for the end */
 	bool ever_locked;
 	int64_t groups, rounds;
 	int workers;
