@@ -1052,6 +1052,15 @@ static void body_fn(Node *s)
 	buf_puts(&E->funcs, "\n");
 }
 
+/* Is d a dvector li only reads at ranges of keys (acc_reads_ranged)
+ * that neither by_index nor near describes: on several ranks a run of
+ * iterations fetches those keys (spec.rspan), not the whole vector. */
+static bool ranged(LoopInfo *li, Sym *d)
+{
+	int64_t lo, hi;
+	return acc_reads_ranged(li, d) && !acc_reads_own(li, d) && !acc_reads_near(li, d, &lo, &hi);
+}
+
 /* The call of an async for: its DDSs with their flags, the static keys
  * of the written ones, and the spec that holds them. */
 static void async_call(Node *s, const char *redargs, Vec *wr)
@@ -1081,6 +1090,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 			{ acc_dv_recorded(li, d), "recorded" },
 			{ acc_at_key(li, d), "at_key" },
 			{ acc_no_slice(li, d), "no_slice" },
+			{ ranged(li, d), "ranged" },
 		};
 		Buf row = {0};
 		buf_printf(&row, "{.name = %s, .%s = &%s, .mode = %s",
@@ -1136,6 +1146,28 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	}
 	if (nspan && spans_all)
 		emit_line(s, "sap_span sap_spn[] = {\n%s\t};", spn.s);
+	/* The keys of the vectors it only reads at ranges. */
+	int nrspan = 0;
+	Buf rspn = {0};
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (!ranged(li, a->dds))
+			continue;
+		if (!a->dynamic) {
+			buf_printf(&rspn, "\t\t{.dds = %d, .mode = SAP_READ, .a = %s, .b = %s, .w = 1},\n",
+			           a->ddsi, affine_c(&a->aterms), affine_c(&a->bterms));
+		} else {
+			const char *lo = format("(int64_t)(%s)", emit_expr(a->span_lo));
+			const char *hi = format("(int64_t)(%s)%s", emit_expr(a->span_hi),
+			                        a->span_le ? " + 1" : "");
+			buf_printf(&rspn, "\t\t{.dds = %d, .mode = SAP_READ, .a = %s, .b = %s + %s, "
+			           ".w = %s - %s},\n", a->ddsi, affine_c(&a->span_a), affine_c(&a->span_b),
+			           lo, hi, lo);
+		}
+		nrspan++;
+	}
+	if (nrspan)
+		emit_line(s, "sap_span sap_rspn[] = {\n%s\t};", rspn.s);
 	if (li->slice_vars.n) {
 		Buf dv = {0};
 		for (int i = 0; i < li->slice_vars.n; i++) {
@@ -1154,6 +1186,8 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		buf_printf(&sp, ", .slice = sap_loop%d_slice", id);
 	if (nspan && spans_all)
 		buf_printf(&sp, ", .span = sap_spn, .nspan = %d", nspan);
+	if (nrspan)
+		buf_printf(&sp, ", .rspan = sap_rspn, .nrspan = %d", nrspan);
 	if (li->slice_rng || (li->slice_var && !li->slice_vars.n))
 		buf_puts(&sp, ", .slice_rng = true");
 	if (li->slice_vars.n)

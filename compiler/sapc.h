@@ -662,6 +662,10 @@ bool acc_at_own(LoopInfo *li, Sym *d);
 /* Does li only read dvector d, and only at i + c for constants c, all in
  * [*lo, *hi] (a stencil's neighbours, u[i - 1] and u[i + 1])? */
 bool acc_reads_near(LoopInfo *li, Sym *d, int64_t *lo, int64_t *hi);
+/* Does li only read dvector d, each time at a key affine in the loop
+ * variable or in a span (a row of a flat matrix, X[i * F + f])?  Then
+ * the keys of a run of iterations are known when the loop starts. */
+bool acc_reads_ranged(LoopInfo *li, Sym *d);
 /* Does loop li touch map d only at the key of its loop over a map's keys
  * (so on several ranks the rank holding that key can run it)? */
 bool acc_at_key(LoopInfo *li, Sym *d);

@@ -735,6 +735,17 @@ bool acc_reads_near(LoopInfo *l, Sym *d, int64_t *lo, int64_t *hi)
 	return any;
 }
 
+static bool read_ranged(const Access *a)
+{
+	return a->mode == ACC_READ && (!a->dynamic || a->span);
+}
+
+bool acc_reads_ranged(LoopInfo *l, Sym *d)
+{
+	return l->verdict != VD_SYNC && d->ty->kind == TY_DVEC && !acc_is_accum(l, d) &&
+	       every_access(l, d, read_ranged);
+}
+
 static bool is_static(const Access *a)
 {
 	return !a->dynamic;

@@ -276,10 +276,12 @@ void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats
  * from their holders where this rank reads them, every other one whole.
  * The iterations are the groups of workers w0 .. w0 + threads - 1 in p
  * (whose copies the loop's stage shows), or [a, b) when p is NULL;
- * key1 and key2 name them for the cache. */
+ * key1 and key2 name them for the cache.  spans: the loop's spans keep
+ * its iterations apart (async.c): the vectors it writes are fetched at
+ * the keys of [a, b), which the loop then leaves where they ran. */
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                      const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
-                     int64_t a, int64_t b);
+                     int64_t a, int64_t b, bool spans);
 /* Collective, before this rank runs the runs [ab[2r], ab[2r + 1]) of
  * iterations of an owner-computes loop: the elements of the vectors
  * `which` says (spec->reads records every read of them) that those

@@ -1178,6 +1178,10 @@ typedef struct sap_dds {
 	                           run of iterations [a, b) needs only the
 	                           elements [a + near_lo, b + near_hi) */
 	int32_t near_lo, near_hi;
+	bool ranged;            /* a dvector the loop only reads, at keys
+	                           affine in the loop variable or in spans,
+	                           which spec->rspan lists: on several ranks
+	                           a run of iterations needs only those */
 	bool recorded;          /* spec->reads records every access of it */
 	bool at_key;            /* a dmap the body touches only at the key of
 	                           its loop over a map's keys (sap_dvec.keys_of):
@@ -1360,6 +1364,8 @@ typedef struct sap_async_spec {
 	const sap_span *span;           /* when every dynamic access of a
 	                                   written DDS is a span: those */
 	int nspan;
+	const sap_span *rspan;          /* the keys of the ranged DDSs */
+	int nrspan;
 	bool slice_rng;                 /* the slice draws random numbers, so
 	                                   it runs again every invocation */
 	const sap_drvvar *drv;          /* the driver variables it reads */

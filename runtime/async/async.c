@@ -848,7 +848,8 @@ static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sa
 		dump_plan_order(x->L, p, lo);
 	double t0 = sap_now();
 	if (sap_nranks() > 1) {
-		sap_reads_fetch(st, spec, x->env, p, sap_rank() * x->T, x->T, o, o->plan_builds, 0, 0);
+		sap_reads_fetch(st, spec, x->env, p, sap_rank() * x->T, x->T, o, o->plan_builds, 0, 0,
+		                false);
 		st->send_s += sap_now() - t0;
 	}
 	reds_open(x);
@@ -1132,14 +1133,23 @@ static void settle_chunks(const sap_async_spec *spec, const owners *o)
 		if (!(sp->mode & SAP_WRITE) || !v || sp->w <= 0)
 			continue;
 		sap_hold_map(v);
-		for (int64_t u = 0; u < o->n; u++)
-			for (int64_t i = o->run[u].a; i < o->run[u].b; i++) {
-				int64_t k0 = sp->a * i + sp->b, k1 = k0 + sp->w;
+		for (int64_t u = 0; u < o->n; u++) {
+			int64_t x = o->run[u].a, y = o->run[u].b;
+			/* Spans that touch or overlap make one range a run: the
+			 * rows of a flat matrix took a range an iteration, 60%
+			 * of a 16-column histogram's loop on 2 ranks. */
+			bool one = sp->a > 0 && sp->w >= sp->a && x < y;
+			for (int64_t i = x; i < y; i++) {
+				int64_t k0 = sp->a * i + sp->b, k1 = one ? sp->a * (y - 1) + sp->b + sp->w :
+				                                           k0 + sp->w;
 				k0 = k0 < 0 ? 0 : k0;
 				k1 = k1 > v->n ? v->n : k1;
 				if (k0 < k1)
 					sap_hold_range(v, k0, k1, o->run[u].r);
+				if (one)
+					break;
 			}
+		}
 		sap_hold_tidy(v);
 	}
 }
@@ -1157,18 +1167,21 @@ static bool held_by(const sap_dvec *v, int64_t a, int64_t b, uint16_t r)
 }
 
 /* spans: a loop whose spans keep its iterations apart (spans_apart),
- * which reads the vectors it writes at keys other than its own: they
- * are made whole first, and it runs in chunks, not where an affine key's
- * element is held. */
+ * which reads the vectors it writes at keys other than its own: each
+ * rank fetches the keys its chunk touches (sap_reads_fetch), and it runs
+ * in chunks, not where an affine key's element is held.  Making every
+ * vector whole first, a loaded input included, took 0.4 s against the
+ * body's 7 ms for a flat histogram's rows on 2 ranks. */
 static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                             int64_t lo, int64_t hi, void *red, bool spans)
 {
 	int T = sap_nranks() * x->T, me = sap_rank();
 	double t0 = sap_now();
-	if (spans) {
-		unpart_all(spec);
-		sap_whole_spec(spec, NULL, &st->traffic);
-	}
+	/* A vector it writes cannot stay in parts; the rest is fetched
+	 * below, as for other chunks. */
+	for (int k = 0; spans && k < spec->ndds; k++)
+		if (spec->dds[k].dv && (spec->dds[k].mode & SAP_WRITE))
+			sap_dv_unpart(spec->dds[k].dv);
 	/* Owner computes: where the elements it writes are, if they were
 	 * left where written; else by chunks (of a part held, if any). */
 	sap_affine read_key;
@@ -1212,10 +1225,11 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 				skip[k] = true;
 				continue;
 			}
-			/* A stencil's neighbours: the elements around this rank's
-			 * runs come from their holders, not the whole vector. */
-			if (spec->dds[k].near && v && v->holder && !v->part_only &&
-			    !(spec->dds[k].mode & SAP_WRITE)) {
+			/* A stencil's neighbours, or a ranged vector's keys (rows
+			 * of a flat matrix): the elements this rank's runs read
+			 * come from their holders, not the whole vector. */
+			if ((spec->dds[k].near || spec->dds[k].ranged) && v && v->holder &&
+			    !v->part_only && !(spec->dds[k].mode & SAP_WRITE)) {
 				skip[k] = near[k] = fetch = true;
 				continue;
 			}
@@ -1273,7 +1287,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		}
 	} else {
 		chunk_of(spec, x->r, lo, hi, x->T, me, &a, &b);
-		sap_reads_fetch(st, spec, x->env, NULL, 0, 0, NULL, 0, a, b);
+		sap_reads_fetch(st, spec, x->env, NULL, 0, 0, NULL, 0, a, b, spans);
 		bool writes = false;
 		for (int q = 0; q < spec->naffine; q++)
 			writes |= (spec->affine[q].mode & SAP_WRITE) != 0;

@@ -462,21 +462,54 @@ static void reads_remember(struct sap_loop_state *st, const sap_async_spec *spec
 	}
 }
 
+/* Bits [x, y) of bits set, clipped to [0, n). */
+static void set_bits(uint64_t *bits, int64_t x, int64_t y, int64_t n)
+{
+	x = x < 0 ? 0 : x;
+	y = y > n ? n : y;
+	for (; x < y; x++)
+		bits[(uint64_t)x / 64] |= (uint64_t)1 << ((uint64_t)x % 64);
+}
+
+/* The keys iterations [a, b) touch of DDS k: of a written one, under a
+ * loop whose spans keep them apart, its static keys and spans; of a
+ * ranged one (sap_dds.ranged), those of spec->rspan. */
+static void mark_spans(const sap_async_spec *spec, int k, uint64_t *bits, int64_t a, int64_t b)
+{
+	int64_t n = spec->dds[k].dv->n;
+	bool ranged = spec->dds[k].ranged;
+	int naf = ranged ? 0 : spec->naffine, nsp = ranged ? spec->nrspan : spec->nspan;
+	const sap_span *spans = ranged ? spec->rspan : spec->span;
+	for (int q = 0; q < naf + nsp; q++) {
+		const sap_affine *af = q < naf ? &spec->affine[q] : NULL;
+		const sap_span *sp = af ? NULL : &spans[q - naf];
+		if ((af ? af->dds : sp->dds) != k)
+			continue;
+		int64_t s = af ? af->a : sp->a, o = af ? af->b : sp->b, w = af ? 1 : sp->w;
+		/* A key that does not move (a row every iteration reads)
+		 * once. */
+		for (int64_t i = a; i < (s ? b : a + 1); i++)
+			set_bits(bits, s * i + o, s * i + o + w, n);
+	}
+}
+
 /* The keys the iterations [a, b) read of the vectors span says, in bits
  * (per DDS): [a, b) itself, or [a + near_lo, b + near_hi) of a vector
- * read at neighbours of the loop variable. */
+ * read at neighbours of the loop variable, or those of mark_spans of a
+ * ranged one, and under spans of a vector the loop writes. */
 static void mark_span(const sap_async_spec *spec, const bool *span, uint64_t **bits, int64_t a,
-                      int64_t b)
+                      int64_t b, bool spans)
 {
 	for (int k = 0; k < spec->ndds; k++) {
 		if (!span[k] || a >= b)
 			continue;
 		const sap_dds *d = &spec->dds[k];
+		if ((spans && (d->mode & SAP_WRITE)) || d->ranged) {
+			mark_spans(spec, k, bits[k], a, b);
+			continue;
+		}
 		int64_t x = d->near ? a + d->near_lo : a, y = d->near ? b + d->near_hi : b;
-		x = x < 0 ? 0 : x;
-		y = y > d->dv->n ? d->dv->n : y;
-		for (; x < y; x++)
-			bits[k][(uint64_t)x / 64] |= (uint64_t)1 << ((uint64_t)x % 64);
+		set_bits(bits[k], x, y, d->dv->n);
 	}
 }
 
@@ -496,7 +529,7 @@ void sap_span_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const
 	for (int k = 0; k < n; k++)
 		bits[k] = d.base[k + 1] > d.base[k] ? mine + d.base[k] : NULL;
 	for (int64_t r = 0; r < nruns; r++)
-		mark_span(spec, span, bits, ab[2 * r], ab[2 * r + 1]);
+		mark_span(spec, span, bits, ab[2 * r], ab[2 * r + 1], false);
 	d.need = sap_xmalloc((size_t)sap_nranks() * (size_t)(d.words + 1) * sizeof *d.need);
 	sap_comm_allgather(mine, d.need, d.words, sizeof *mine);
 	sap_dist_fetch(&d, spec, &st->traffic);
@@ -527,6 +560,13 @@ static bool span_input(const sap_dds *d, bool span)
 	return span && d->dv->holder && !d->dv->part_only && !(d->mode & SAP_WRITE);
 }
 
+/* Those whose keys are [a, b), more or less: not a ranged one, which
+ * whole_if_refetched counts from its need. */
+static bool index_input(const sap_dds *d, bool span)
+{
+	return span_input(d, span) && !d->ranged;
+}
+
 /* st's per-DDS versions of vectors it fetched much of (st->span_ver). */
 static void fetched_vers(struct sap_loop_state *st, int n)
 {
@@ -546,13 +586,13 @@ static void whole_if_same(struct sap_loop_state *st, const sap_async_spec *spec,
 	fetched_vers(st, n);
 	bool any = false;
 	for (int k = 0; k < n; k++)
-		any |= span_input(&spec->dds[k], span[k]);
+		any |= index_input(&spec->dds[k], span[k]);
 	if (!any)
 		return;
 	int64_t *far = sap_xcalloc((size_t)n, sizeof *far);
 	for (int k = 0; k < n; k++) {
 		const sap_dvec *v = spec->dds[k].dv;
-		if (!span_input(&spec->dds[k], span[k]))
+		if (!index_input(&spec->dds[k], span[k]))
 			continue;
 		int64_t x = a < 0 ? 0 : a, y = b > v->n ? v->n : b;
 		while (x < y) {
@@ -566,7 +606,7 @@ static void whole_if_same(struct sap_loop_state *st, const sap_async_spec *spec,
 	sap_comm_allreduce(far, n, SAP_COMM_I64, SAP_COMM_MAX);
 	for (int k = 0; k < n; k++) {
 		sap_dvec *v = spec->dds[k].dv;
-		if (!span_input(&spec->dds[k], span[k]) || far[k] * 16 <= v->n)
+		if (!index_input(&spec->dds[k], span[k]) || far[k] * 16 <= v->n)
 			continue;
 		if (st->span_ver[k] == v->version)
 			sap_dv_whole(v, &st->traffic);
@@ -636,7 +676,7 @@ static void whole_if_refetched(struct sap_loop_state *st, const sap_async_spec *
 
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                      const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
-                     int64_t a, int64_t b)
+                     int64_t a, int64_t b, bool spans)
 {
 	int P = sap_nranks();
 	int n = spec->ndds;
@@ -655,9 +695,10 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		 * written (and read) only at the loop variable, which the
 		 * loop leaves where it ran (settle_chunks): r[i] -= c * X[i]
 		 * over a loaded X sent the rank's share of r every call. */
-		span[k] = !p && d->dv && (((d->by_index || (d->near && !d->dv->part_only)) &&
+		span[k] = !p && d->dv && (((d->by_index || ((d->near || d->ranged) && !d->dv->part_only)) &&
 		                           !(d->mode & SAP_WRITE)) ||
-		                          (d->at_own && !d->dv->part_only));
+		                          (d->at_own && !d->dv->part_only) ||
+		                          (spans && (d->mode & SAP_WRITE) && !d->accumulate));
 		known[k] |= span[k];
 		any |= known[k] && d->dv->holder;
 	}
@@ -719,7 +760,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		} else if (a < b && spec->reads) {
 			spec->reads(env, NULL, a, b, &r);
 		}
-		mark_span(spec, span, bits, a, b);
+		mark_span(spec, span, bits, a, b, spans);
 		d->need = sap_xmalloc((size_t)P * (size_t)W * sizeof *d->need);
 		sap_comm_allgather(mine, d->need, (int64_t)W, sizeof *mine);
 		free(mine);
@@ -727,7 +768,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		reads_remember(st, spec, key1, key2, a, b, known);
 	}
 	for (int k = 0; k < n; k++)
-		known[k] &= !span[k];
+		known[k] &= !span[k] || spec->dds[k].ranged;
 	whole_if_refetched(st, spec, known);
 	sap_dist_fetch(&st->rdist, spec, &st->traffic);
 	free(known);

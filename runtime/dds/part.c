@@ -73,9 +73,7 @@ void sap_dv_even_parts(sap_dvec *v)
 	free(want);
 	release(v, ol, oh < nl ? oh : nl);
 	release(v, ol > nh ? ol : nh, oh);
-	size_t held = (size_t)(nh - nl) * v->elsize;
-	sap_mem_dds((int64_t)held - (int64_t)v->held);
-	v->held = held;
+	sap_dv_account(v, (size_t)(nh - nl) * v->elsize);
 	sap_dv_set_cuts(v, even);
 }
 
@@ -89,9 +87,9 @@ void sap_dv_unpart(sap_dvec *v)
 		sap_dv_part(v, k, &kl, &kh);
 		sap_comm_bcast(v->data + (size_t)kl * v->elsize, kh - kl, v->elsize, k);
 	}
-	size_t held = (size_t)v->n * v->elsize;
-	sap_mem_dds((int64_t)held - (int64_t)v->held);
-	v->held = held;
+	/* Through sap_dv_account, which keeps the peak: --stats said a
+	 * loaded vector made whole took 27.2 MB at the end, 13.6 at most. */
+	sap_dv_account(v, (size_t)v->n * v->elsize);
 	v->part_only = false;
 }
 
