@@ -214,6 +214,7 @@ void sap_dm_free(sap_dmap *m)
 typedef struct sap_dm_sorted {
 	uint64_t kver, bkver;
 	const sap_dmap *b;
+	bool spread;            /* pooled from every rank's keys */
 	int64_t n;
 	char keys[];
 } sap_dm_sorted;
@@ -1173,10 +1174,18 @@ void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const 
 	 * and the ranks pool them. */
 	bool spread = sap_dm_spread(m, b);
 	const sap_dm_sorted *c = m->sorted;
-	if (!spread && c && c->kver == m->kver && c->b == b && (!b || c->bkver == b->kver)) {
+	int same = c && c->spread == spread && c->kver == m->kver && c->b == b &&
+	           (!b || c->bkver == b->kver);
+	/* Pooled keys hold while no rank's changed: every rank takes the
+	 * same way, as pooling is collective.  Pooling and sorting them
+	 * again cost a loop over a parted map's 100,000 keys 5 ms a call
+	 * on 2 ranks, against 0.2 ms of body. */
+	if (spread)
+		sap_comm_allreduce(&same, 1, SAP_COMM_INT, SAP_COMM_MIN);
+	if (same) {
 		/* Loops over the keys of a map whose keys stay the same (a
 		 * gradient's, a graph's) sort them once. */
-		sap_dv_create(v, name, c->n, ks, s);
+		sap_dv_create_whole(v, name, c->n, ks, s);
 		memcpy(v->data, c->keys, (size_t)c->n * ks);
 		keys_done(v, m, b);
 		return;
@@ -1224,14 +1233,12 @@ void sap_dm_keys(sap_dvec *v, const char *name, sap_dmap *m, sap_dmap *b, const 
 		if (kept > 1)
 			qsort(buf, (size_t)kept, ks, by_key);
 	}
-	sap_dv_create(v, name, kept, ks, s);
+	sap_dv_create_whole(v, name, kept, ks, s);
 	memcpy(v->data, buf, (size_t)kept * ks);
-	if (!spread) {
-		free(m->sorted);
-		m->sorted = sap_xmalloc(sizeof *m->sorted + (size_t)kept * ks);
-		*m->sorted = (sap_dm_sorted){ m->kver, b ? b->kver : 0, b, kept };
-		memcpy(m->sorted->keys, buf, (size_t)kept * ks);
-	}
+	free(m->sorted);
+	m->sorted = sap_xmalloc(sizeof *m->sorted + (size_t)kept * ks);
+	*m->sorted = (sap_dm_sorted){ m->kver, b ? b->kver : 0, b, spread, kept };
+	memcpy(m->sorted->keys, buf, (size_t)kept * ks);
 	free(buf);
 	keys_done(v, m, b);
 }

@@ -55,8 +55,23 @@ static char *map_zero(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+static void create(sap_dvec *v, const char *name, int64_t n, size_t elsize, const sap_site *s,
+                   bool may_sparse);
+
 void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
                    const sap_site *s)
+{
+	create(v, name, n, elsize, s, true);
+}
+
+void sap_dv_create_whole(sap_dvec *v, const char *name, int64_t n, size_t elsize,
+                         const sap_site *s)
+{
+	create(v, name, n, elsize, s, false);
+}
+
+static void create(sap_dvec *v, const char *name, int64_t n, size_t elsize, const sap_site *s,
+                   bool may_sparse)
 {
 	if (n < 0)
 		sap_fatal(s, "negative size %lld for dvector %s", (long long)n, name);
@@ -66,7 +81,7 @@ void sap_dv_create(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	/* Whole cache lines: elements of different workers share no line
 	 * at the ends of the array. */
 	size_t bytes = whole_bytes(n, elsize);
-	bool sparse = sap_nranks() > 1 && bytes >= SPARSE_MIN;
+	bool sparse = may_sparse && sap_nranks() > 1 && bytes >= SPARSE_MIN;
 	if (sparse) {
 		v->data = map_zero(bytes);
 	} else {
