@@ -426,24 +426,31 @@ static warned *warned_of(const sap_loop *L)
  * written, k < 64; a write under `if (bias)` may never happen).
  * Without one the loop runs in chunks, and a relaxed DDS is stale by
  * the whole invocation, which an SGD may not tolerate. */
-static bool planned_without(const sap_async_spec *spec, int dds, uint64_t written)
+static int planned_without(const sap_async_spec *spec, int dds, uint64_t written)
 {
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
 		bool relaxed = dds < 0 ? d->additive == 1 || d->additive == 2 : k == dds;
 		if (!relaxed && (d->mode & SAP_WRITE) && !d->accumulate && !d->at_own &&
 		    (k >= 64 || (written >> k & 1)))
-			return true;
+			return k;
 	}
-	return false;
+	return -1;
 }
 
-/* "a round stale", or what a round would be. */
-static const char *staleness(const sap_async_spec *spec, int dds, uint64_t written)
+/* "a round stale", and what a round would be.  A dual coordinate
+ * descent's plan for alpha[perm[k]] is one round, keys that never meet,
+ * where "a round stale" read as a small lag. */
+static char *staleness(const sap_async_spec *spec, int dds, uint64_t written)
 {
-	return planned_without(spec, dds, written) ? "a round stale (sap(7))" :
-	       "stale by a whole pass: with nothing else to plan, the loop would run in chunks, "
-	       "each worker reading the values of the loop's start plus its own updates (sap(7))";
+	int k = planned_without(spec, dds, written);
+	if (k >= 0)
+		return sap_strf("a round stale, a round of the plan for its writes of %s (a whole pass "
+		                "where those never meet; sap(7))",
+		                spec->dds[k].name ? spec->dds[k].name : "?");
+	return sap_strf("stale by a whole pass: with nothing else to plan, the loop would run in "
+	                "chunks, each worker reading the values of the loop's start plus its own "
+	                "updates (sap(7))");
 }
 
 /* What to do about dds, whose element(s) most iterations write; written
@@ -465,9 +472,13 @@ static char *fix_for(const sap_async_spec *spec, int dds, uint64_t written)
 		                "take such updates out of the plan, takes a dvector: keep the values in "
 		                "a dvector indexed by ids (vocab(), or a dmap from key to id) to use "
 		                "'relaxed(+: ...)'", d);
-	if (spec->dds[dds].additive)
-		return sap_strf("make its updates of %s 'relaxed(+: %s)', if the algorithm tolerates "
-		                "reading %s %s", d, d, d, staleness(spec, dds, written));
+	if (spec->dds[dds].additive) {
+		char *st = staleness(spec, dds, written);
+		char *fix = sap_strf("make its updates of %s 'relaxed(+: %s)', if the algorithm "
+		                     "tolerates reading %s %s", d, d, d, st);
+		free(st);
+		return fix;
+	}
 	return sap_strf("the body does more than add to %s ('%s[k] += x'), so neither accumulate "
 	                "nor relaxed applies as it is written: spread its writes over more "
 	                "elements", d, d);
@@ -560,11 +571,13 @@ static char *additive_fix(const sap_async_spec *spec, uint64_t written)
 	}
 	if (!names)
 		return NULL;
+	char *st = read ? staleness(spec, -1, written) : NULL;
 	char *fix = read ? sap_strf("take the additive updates out of the plan with "
 	                            "'relaxed(+: %s)', if the algorithm tolerates reading them %s",
-	                            names, staleness(spec, -1, written)) :
+	                            names, st) :
 	            sap_strf("take the additive updates out of the plan with 'accumulate(+: %s)'",
 	                     names);
+	free(st);
 	free(names);
 	return fix;
 }
