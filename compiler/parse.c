@@ -344,6 +344,14 @@ void parse_syntax_error(Program *p, Tok t)
 			return;
 		}
 	}
+	/* order = list<int>();: a constructor, as in C++. */
+	if (t.kind == TK_LIST && parse_would_shift(p->before_tok, TK_IDENT, t) &&
+	    t.p[t.len] == '<') {
+		diag_error(p->cur, t.off, "SAP has no list constructor: a list declared without a "
+		           "value starts empty ('list<int> l;'); to empty one, declare it where it "
+		           "should start again, or assign it an empty list ('list<int> none; l = none;')");
+		return;
+	}
 	/* int relaxed = 0;: C names that are SAP's words. */
 	static const int words[] = { TK_PARAM, TK_ASYNC, TK_SYNC, TK_REDUCE, TK_ACCUMULATE, TK_WITH,
 	                             TK_LIST, TK_DVECTOR, TK_DMAP, TK_DMULTIMAP, TK_RELAXED,

@@ -5,6 +5,7 @@ compile_tests = \
 	tests/compile/c-string-funcs.sap \
 	tests/compile/switch-midline.sap \
 	tests/compile/array-cast.sap \
+	tests/compile/list-constructor.sap \
 	tests/compile/param-below.sap \
 	tests/compile/hex-unsigned.sap \
 	tests/compile/reduce-reads-other.sap \
