@@ -139,6 +139,7 @@ static struct {
 	{"array-parameter-copy", true, false},
 	{"parentheses", true, false},
 	{"loop-carried", true, false},
+	{"relaxed-self", true, false},
 };
 static bool werror;
 

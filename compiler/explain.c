@@ -274,7 +274,7 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 
 /* Access a adds to its element: 'D[k] += x', '-=', '++' or '--' as a
  * statement of its own (as accumulate requires). */
-static bool adds_to(const Access *a)
+bool acc_adds_to(const Access *a)
 {
 	Node *u = a->unit;
 	Node *e = u->kind == N_EXPR ? u->lhs : NULL;
@@ -316,7 +316,7 @@ int acc_additive(LoopInfo *L, Sym *d)
 		/* An insert by +=, which accumulate allows, but not insert(). */
 		if (a->at->kind == N_CALL && a->structural)
 			return 0;
-		if (adds_to(a))
+		if (acc_adds_to(a))
 			adds = true;
 		else if (a->mode == ACC_READ)
 			reads = true;

@@ -636,6 +636,9 @@ void acc_dds_written_expr(Node *e, Vec *out);
  * as of its round), so never a conflict? */
 bool acc_is_accum(LoopInfo *li, Sym *dds);
 bool acc_is_relaxed(LoopInfo *li, Sym *dds);
+/* Is access a the target of an additive update, X[k] += v (or -=, ++,
+ * --), and no other write? */
+bool acc_adds_to(const Access *a);
 /* The body inserts into (or erases from) map dds. */
 bool acc_inserts(LoopInfo *li, Sym *dds);
 /* The body writes map dds at keys that may be missing, which its slice

@@ -928,6 +928,82 @@ static void warn_chain(Node *l)
 	}
 }
 
+/* The locals whose values may come from DDS d's: flow-insensitive, for
+ * a warning. */
+typedef struct SelfDep {
+	Sym *d;
+	Vec deps;               /* Sym * */
+	bool grew;
+} SelfDep;
+
+static bool is_dep(const SelfDep *s, const Sym *x)
+{
+	for (int i = 0; i < s->deps.n; i++)
+		if (s->deps.v[i] == x)
+			return true;
+	return false;
+}
+
+static int reads_dep(Node *n, void *arg)
+{
+	const SelfDep *s = arg;
+	if (n->kind == N_INDEX && n->lhs->kind == N_NAME && n->lhs->sym == s->d)
+		return 1;
+	return n->kind == N_NAME && n->sym && is_dep(s, n->sym);
+}
+
+static int grow_deps(Node *n, void *arg)
+{
+	SelfDep *s = arg;
+	Node *lhs = n->kind == N_ASSIGN ? n->lhs : NULL, *e = n->kind == N_VAR ? n->init :
+	                                                   n->kind == N_ASSIGN ? n->rhs : NULL;
+	/* p.x = ..., a[k] = ...: the local they are parts of. */
+	while (lhs && (lhs->kind == N_FIELD || (lhs->kind == N_INDEX && !acc_is_dds(lhs->lhs))))
+		lhs = lhs->lhs;
+	Sym *x = n->kind == N_VAR ? n->sym : lhs && lhs->kind == N_NAME ? lhs->sym : NULL;
+	if (x && e && !is_dep(s, x) && emit_any_node(e, reads_dep, s)) {
+		vec_push(&s->deps, x);
+		s->grew = true;
+	}
+	return 0;
+}
+
+/* A relaxed DDS of a loop that runs each invocation as one round (nothing
+ * else to plan), whose additive update adds an amount computed from the
+ * DDS itself: each worker corrects it from the invocation's start, and
+ * the corrections add up.  A helper's global bias, g[0] += lr * (x[i] -
+ * g[0]), went 3, 6, 0, 6 ... on 2 ranks and 9, -9, 27, -45 on 3, and an
+ * SGD-MF with biases relaxed as --explain's hint offered went to NaN on
+ * 3 ranks, with nothing said. */
+static void warn_relaxed_self(Node *l)
+{
+	LoopInfo *L = l->li;
+	if (l->kind != N_ASYNC || (L->verdict != VD_NOWRITE && L->verdict != VD_INDEPENDENT))
+		return;
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (!acc_is_relaxed(L, a->dds) || !acc_adds_to(a) || a->unit->kind != N_EXPR ||
+		    a->unit->lhs->kind != N_ASSIGN)
+			continue;
+		SelfDep s = { a->dds, {0}, true };
+		while (s.grew) {
+			s.grew = false;
+			emit_any_node(l->body, grow_deps, &s);
+		}
+		if (!emit_any_node(a->unit->lhs->rhs, reads_dep, &s))
+			continue;
+		diag_warning(a->at->file, a->at->off, "relaxed-self",
+		             "the amount added to %s is computed from %s itself, and relaxed so, the "
+		             "loop runs each invocation as one round: every worker corrects %s from "
+		             "the values at the start, and the workers' corrections add up, which can "
+		             "overshoot by up to the number of workers (a running mean, a bias, a "
+		             "large step), where relaxed suits sums such as counts; leave %s out of "
+		             "relaxed, or use sync for with merge(%s) = avg", a->dds->name,
+		             a->dds->name, a->dds->name, a->dds->name, a->dds->name);
+		return;
+	}
+}
+
 bool acc_program(Program *p, bool explain)
 {
 	acc_explain_mode = explain;
@@ -944,6 +1020,7 @@ bool acc_program(Program *p, bool explain)
 			return false;
 		}
 		warn_chain(l);
+		warn_relaxed_self(l);
 	}
 	partition(p);
 	return true;

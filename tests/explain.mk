@@ -15,6 +15,7 @@ explain_tests = \
 	tests/explain/conditional.sap \
 	tests/explain/folded-keys.sap \
 	tests/explain/hotkeys.sap \
+	tests/explain/relaxed-self.sap \
 	tests/explain/indirect.sap \
 	tests/explain/inner.sap \
 	tests/explain/maps.sap \
