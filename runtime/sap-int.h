@@ -114,6 +114,7 @@ typedef struct sap_config {
 	bool locks;
 	bool quiet_plans;       /* no warning of serial or locked plans */
 	bool check_plan;        /* verify every plan against the keys */
+	bool plan_small;        /* plan loops too small to pay for it */
 	bool stats;             /* print the per-loop table at the end */
 	const char *dump_order; /* write each async invocation's order here */
 	const char *run_order;  /* replay the orders of this file */
@@ -1176,6 +1177,7 @@ struct sap_loop_state {
 	uint64_t missing;               /* which (sap_layout.missing) */
 	uint64_t *kvers;                /* per spec DDS: a check_keys map's keyset */
 	char insert_why[96];
+	int64_t last_lo, last_hi;       /* the bounds of the last invocation */
 	bool warned_cost;               /* sap_plan_cost_warn said it */
 	bool cost_fixed;                /* cost_fix is known */
 	char *cost_fix;                 /* its additive_fix, for the end */

@@ -428,6 +428,8 @@ static void read_env(void)
 		sap_cfg.locks = strcmp(v, "0") != 0;
 	if ((v = getenv("SAP_CHECK_PLAN")) && *v)
 		sap_cfg.check_plan = strcmp(v, "0") != 0;
+	if ((v = getenv("SAP_PLAN_SMALL")) && *v)
+		sap_cfg.plan_small = strcmp(v, "0") != 0;
 }
 
 /* The node's CPUs shared by its ranks, so that ranks x threads does not
@@ -590,7 +592,7 @@ static void parse_arg(const sap_program *prog, const char *arg)
  * one rank alone would end that rank but not the others), then its
  * arguments; each item "label\0value\0". */
 static const char *const plan_env[] = { "SAP_THREADS", "SAP_BLOCKS", "SAP_LOCKS",
-                                        "SAP_CHECK_PLAN", "SAP_FINE_ORDER" };
+                                        "SAP_CHECK_PLAN", "SAP_FINE_ORDER", "SAP_PLAN_SMALL" };
 
 static void item(char **buf, size_t *n, const char *label, const char *val)
 {

@@ -67,7 +67,8 @@ static char *verdict1(const struct sap_loop_state *st)
 	switch (st->verdict) {
 	case SAP_V_SHARED:
 		return sap_strf("planned (loop %d's plan)", st->shared_with);
-	case SAP_V_INDEX: return sap_strf("index-order");
+	case SAP_V_INDEX:
+		return st->reason ? sap_strf("index-order: %s", st->reason) : sap_strf("index-order");
 	case SAP_V_CHUNKS: return sap_strf("chunks");
 	case SAP_V_OWNER: return sap_strf("chunks (owner computes)");
 	case SAP_V_PLANNED:

@@ -17,6 +17,8 @@ static void setup(void)
 {
 	sap_order_end();
 	memset(&sap_cfg, 0, sizeof sap_cfg);
+	/* The planner's tests plan loops of any size (but small_loops). */
+	sap_cfg.plan_small = true;
 }
 
 static void teardown(void)
@@ -180,6 +182,44 @@ static void seen_body(void *env, const int64_t *idx, int64_t lo, int64_t hi, voi
 	for (int64_t k = lo; k < hi; k++)
 		r->v[r->n++] = idx ? idx[k] : k;
 }
+
+/* A loop that needs a plan, of fewer than 512 iterations over bounds the
+ * last invocation did not have, runs in index order on one worker (a
+ * plan would cost more than it saves, and nothing would reuse it); over
+ * the same bounds again, and past 512, it plans. */
+START_TEST(small_loops)
+{
+	sap_cfg.plan_small = false;
+	sap_dvec x, a;
+	sap_dv_create(&x, "x", 2000, 4, NULL);
+	sap_dv_create(&a, "a", 2000, 4, NULL);
+	sap_dds d[2] = {
+		{ .name = "a", .dv = &a, .mode = SAP_READ },
+		{ .name = "x", .dv = &x, .mode = SAP_RW },
+	};
+	/* x[i] and x[i + 1]: a plan. */
+	sap_affine af[2] = { { 1, SAP_WRITE, 1, 0 }, { 1, SAP_READ, 1, 1 } };
+	sap_async_spec spec = { .dds = d, .ndds = 2, .affine = af, .naffine = 2 };
+	sap_cfg.threads = 2;
+	seen_red red;
+	sap_loop L = new_loop(1);
+	sap_async_for(&L, &spec, 0, 300, NULL, seen_body, &seen_reduce, &red);
+	ck_assert_int_eq(L.state->verdict, SAP_V_INDEX);
+	ck_assert_int_eq(L.state->plan_builds, 0);
+	sap_async_for(&L, &spec, 300, 600, NULL, seen_body, &seen_reduce, &red);
+	ck_assert_int_eq(L.state->verdict, SAP_V_INDEX);
+	ck_assert_int_eq(red.n, 300);
+	for (int64_t i = 0; i < 300; i++)
+		ck_assert_int_eq(red.v[i], 300 + i);
+	sap_async_for(&L, &spec, 300, 600, NULL, seen_body, &seen_reduce, &red);
+	ck_assert_int_eq(L.state->verdict, SAP_V_PLANNED);
+	ck_assert_int_eq(L.state->plan_builds, 1);
+	sap_async_for(&L, &spec, 0, 1999, NULL, seen_body, &seen_reduce, &red);
+	ck_assert_int_eq(L.state->verdict, SAP_V_PLANNED);
+	sap_dv_free(&x);
+	sap_dv_free(&a);
+}
+END_TEST
 
 START_TEST(chunks_when_independent)
 {
@@ -911,6 +951,7 @@ Suite *async_suite(void)
 	tcase_add_test(tc, serial_spec_index_order);
 	tcase_add_test(tc, unanalysed_spec_index_order);
 	tcase_add_test(tc, chunks_when_independent);
+	tcase_add_test(tc, small_loops);
 	tcase_add_test(tc, reduce_in_worker_order);
 	tcase_add_test(tc, deterministic);
 	tcase_add_loop_test(tc, replay_equals_parallel, 0, 2);
