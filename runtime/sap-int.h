@@ -1178,6 +1178,10 @@ struct sap_loop_state {
 	uint64_t *kvers;                /* per spec DDS: a check_keys map's keyset */
 	char insert_why[96];
 	int64_t last_lo, last_hi;       /* the bounds of the last invocation */
+	/* A loop over a map's keys on several ranks (run_map_owner): its
+	 * last parted run's times, parting and body (map_whole_run). */
+	double mk_part_s, mk_body_s;
+	bool mk_timed;
 	bool warned_cost;               /* sap_plan_cost_warn said it */
 	bool cost_fixed;                /* cost_fix is known */
 	char *cost_fix;                 /* its additive_fix, for the end */

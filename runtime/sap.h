@@ -608,6 +608,7 @@ typedef struct sap_dmap {
 	 * all; local while a loop runs where its keys are. */
 	bool parted, local;
 	int64_t total;
+	double whole_s;                 /* the last sap_dm_whole's time */
 	uint32_t fetched;               /* keys driver code asked owners for */
 	char **asked;                   /* their values, a buffer each */
 	size_t held, peak;              /* bytes, for --stats */

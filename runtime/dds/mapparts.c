@@ -196,6 +196,7 @@ void sap_dm_whole(sap_dmap *m)
 {
 	if (!m->parted)
 		return;
+	double t0 = sap_now();
 	size_t vs = pad8(m->valsize);
 	size_t bytes = 0;
 	int64_t pos = 0, seq;
@@ -236,6 +237,7 @@ void sap_dm_whole(sap_dmap *m)
 	free(r);
 	free(in);
 	sap_dm_unpart(m);
+	m->whole_s = sap_now() - t0;
 }
 
 void sap_dm_whole_all(void)
