@@ -486,11 +486,59 @@ static void mark_spans(const sap_async_spec *spec, int k, uint64_t *bits, int64_
 		if ((af ? af->dds : sp->dds) != k)
 			continue;
 		int64_t s = af ? af->a : sp->a, o = af ? af->b : sp->b, w = af ? 1 : sp->w;
-		/* A key that does not move (a row every iteration reads)
-		 * once. */
+		/* Rows that meet or touch are one range; a key that does not
+		 * move (a row every iteration reads) is marked once. */
+		if (s > 0 && w >= s) {
+			set_bits(bits, s * a + o, s * (b - 1) + o + w, n);
+			continue;
+		}
 		for (int64_t i = a; i < (s ? b : a + 1); i++)
 			set_bits(bits, s * i + o, s * i + o + w, n);
 	}
+}
+
+/* The keys [*x, *y) that hold every key iterations [a, b) touch of the
+ * vector span[k] says, as mark_span marks them. */
+static void span_hull(const sap_async_spec *spec, int k, int64_t a, int64_t b, bool spans,
+                      int64_t *x, int64_t *y)
+{
+	const sap_dds *d = &spec->dds[k];
+	*x = d->near ? a + d->near_lo : a;
+	*y = d->near ? b + d->near_hi : b;
+	if ((spans && (d->mode & SAP_WRITE)) || d->ranged) {
+		bool ranged = d->ranged;
+		int naf = ranged ? 0 : spec->naffine, nsp = ranged ? spec->nrspan : spec->nspan;
+		const sap_span *spv = ranged ? spec->rspan : spec->span;
+		*x = INT64_MAX;
+		*y = INT64_MIN;
+		for (int q = 0; q < naf + nsp; q++) {
+			const sap_affine *af = q < naf ? &spec->affine[q] : NULL;
+			const sap_span *sp = af ? NULL : &spv[q - naf];
+			if ((af ? af->dds : sp->dds) != k)
+				continue;
+			int64_t s = af ? af->a : sp->a, o = af ? af->b : sp->b, w = af ? 1 : sp->w;
+			int64_t lo = s >= 0 ? s * a + o : s * (b - 1) + o;
+			int64_t hi = (s >= 0 ? s * (b - 1) + o : s * a + o) + w;
+			*x = lo < *x ? lo : *x;
+			*y = hi > *y ? hi : *y;
+		}
+	}
+	*x = *x < 0 ? 0 : *x;
+	*y = *y > d->dv->n ? d->dv->n : *y;
+}
+
+/* Does this rank hold v's keys [x, y) (or every rank)? */
+static bool held_here(const sap_dvec *v, int64_t x, int64_t y)
+{
+	uint16_t me = (uint16_t)sap_rank();
+	while (x < y) {
+		uint16_t h;
+		int64_t e = sap_hold_run(v, x, y, &h);
+		if (h != me && h != SAP_HOLD_ALL)
+			return false;
+		x = e;
+	}
+	return true;
 }
 
 /* The keys the iterations [a, b) read of the vectors span says, in bits
@@ -521,6 +569,24 @@ void sap_span_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const
 	for (int k = 0; k < n; k++)
 		any |= span[k] && spec->dds[k].dv->holder;
 	if (!any)
+		return;
+	/* Where every rank holds what its runs read (a loop reading the
+	 * rows the ranks wrote), one allreduce says so: marking the keys
+	 * and gathering every rank's marks took a histogram's loop over
+	 * 200,000 rows 3 ms a pass for nothing. */
+	int need = 0;
+	for (int k = 0; k < n && !need; k++) {
+		const sap_dvec *v = spec->dds[k].dv;
+		for (int64_t r = 0; span[k] && v->holder && r < nruns && !need; r++) {
+			int64_t x, y;
+			if (ab[2 * r] >= ab[2 * r + 1])
+				continue;
+			span_hull(spec, k, ab[2 * r], ab[2 * r + 1], false, &x, &y);
+			need = !held_here(v, x, y);
+		}
+	}
+	sap_comm_allreduce(&need, 1, SAP_COMM_INT, SAP_COMM_MAX);
+	if (!need)
 		return;
 	sap_dist d = { 0 };
 	key_maps(&d, spec, span);
