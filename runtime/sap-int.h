@@ -1209,6 +1209,10 @@ typedef struct sap_plan_history {
 } sap_plan_history;
 /* L's history, pointing into its state; false if it has none. */
 bool sap_async_history(const sap_loop *L, sap_plan_history *h);
+/* The bounds of L's last invocation (plan_unpaid in async.c), which a
+ * resumed run must know to choose as the run it continues did. */
+void sap_async_bounds(const sap_loop *L, int64_t b[2]);
+void sap_async_set_bounds(sap_loop *L, const int64_t b[2]);
 /* After --resume: L plans from h (copied) while the inputs are those of
  * the checkpoint, which no version above `restored` changed. */
 void sap_async_resume(sap_loop *L, const sap_plan_history *h, uint64_t restored);

@@ -41,6 +41,22 @@ bool sap_async_history(const sap_loop *L, sap_plan_history *h)
 	return true;
 }
 
+void sap_async_bounds(const sap_loop *L, int64_t b[2])
+{
+	const struct sap_loop_state *st = L->kind == SAP_ASYNC ? L->state : NULL;
+	b[0] = st ? st->last_lo : 0;
+	b[1] = st ? st->last_hi : 0;
+}
+
+void sap_async_set_bounds(sap_loop *L, const int64_t b[2])
+{
+	if (L->kind != SAP_ASYNC || (!L->state && !b[0] && !b[1]))
+		return;
+	struct sap_loop_state *st = state_of(L);
+	st->last_lo = b[0];
+	st->last_hi = b[1];
+}
+
 void sap_async_resume(sap_loop *L, const sap_plan_history *h, uint64_t restored)
 {
 	struct sap_loop_state *st = state_of(L);

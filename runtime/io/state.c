@@ -166,6 +166,10 @@ void sap_state_loop(sap_state *s, sap_loop *L)
 	sap_plan_history h;
 	if (!s->reading) {
 		put_i64(s, L->invocations);
+		int64_t b[2];
+		sap_async_bounds(L, b);
+		put_i64(s, b[0]);
+		put_i64(s, b[1]);
 		bool has = sap_async_history(L, &h);
 		put_i64(s, has);
 		if (!has)
@@ -181,6 +185,10 @@ void sap_state_loop(sap_state *s, sap_loop *L)
 		return;
 	}
 	L->invocations = (uint32_t)get_same(s, what);
+	int64_t b[2];
+	b[0] = get_same(s, what);
+	b[1] = get_same(s, what);
+	sap_async_set_bounds(L, b);
 	for (int r = 0; r < s->nin; r++) {
 		if (!get_i64(s, r, what))
 			continue;
