@@ -471,21 +471,37 @@ static void set_bits(uint64_t *bits, int64_t x, int64_t y, int64_t n)
 		bits[(uint64_t)x / 64] |= (uint64_t)1 << ((uint64_t)x % 64);
 }
 
-/* The keys iterations [a, b) touch of DDS k: of a written one, under a
- * loop whose spans keep them apart, its static keys and spans; of a
- * ranged one (sap_dds.ranged), those of spec->rspan. */
-static void mark_spans(const sap_async_spec *spec, int k, uint64_t *bits, int64_t a, int64_t b)
+/* A key form: iteration i touches the w keys from s i + o. */
+typedef struct key_form {
+	int64_t s, o, w;
+} key_form;
+
+/* The key forms of DDS k, into *out (to free); how many.  Of a written
+ * one, under a loop whose spans keep its iterations apart, its static
+ * keys and spans; of a ranged one (sap_dds.ranged), spec->rspan's. */
+static int key_forms(const sap_async_spec *spec, int k, key_form **out)
 {
-	int64_t n = spec->dds[k].dv->n;
 	bool ranged = spec->dds[k].ranged;
-	int naf = ranged ? 0 : spec->naffine, nsp = ranged ? spec->nrspan : spec->nspan;
+	int naf = ranged ? 0 : spec->naffine, nsp = ranged ? spec->nrspan : spec->nspan, m = 0;
 	const sap_span *spans = ranged ? spec->rspan : spec->span;
+	*out = sap_xmalloc((size_t)(naf + nsp + 1) * sizeof **out);
 	for (int q = 0; q < naf + nsp; q++) {
 		const sap_affine *af = q < naf ? &spec->affine[q] : NULL;
 		const sap_span *sp = af ? NULL : &spans[q - naf];
-		if ((af ? af->dds : sp->dds) != k)
-			continue;
-		int64_t s = af ? af->a : sp->a, o = af ? af->b : sp->b, w = af ? 1 : sp->w;
+		if ((af ? af->dds : sp->dds) == k)
+			(*out)[m++] = af ? (key_form){ af->a, af->b, 1 } : (key_form){ sp->a, sp->b, sp->w };
+	}
+	return m;
+}
+
+/* The keys iterations [a, b) touch of DDS k (key_forms), in bits. */
+static void mark_spans(const sap_async_spec *spec, int k, uint64_t *bits, int64_t a, int64_t b)
+{
+	int64_t n = spec->dds[k].dv->n;
+	key_form *f;
+	int m = key_forms(spec, k, &f);
+	for (int q = 0; q < m; q++) {
+		int64_t s = f[q].s, o = f[q].o, w = f[q].w;
 		/* Rows that meet or touch are one range; a key that does not
 		 * move (a row every iteration reads) is marked once. */
 		if (s > 0 && w >= s) {
@@ -495,33 +511,30 @@ static void mark_spans(const sap_async_spec *spec, int k, uint64_t *bits, int64_
 		for (int64_t i = a; i < (s ? b : a + 1); i++)
 			set_bits(bits, s * i + o, s * i + o + w, n);
 	}
+	free(f);
 }
 
 /* The keys [*x, *y) that hold every key iterations [a, b) touch of the
- * vector span[k] says, as mark_span marks them. */
-static void span_hull(const sap_async_spec *spec, int k, int64_t a, int64_t b, bool spans,
-                      int64_t *x, int64_t *y)
+ * vector span[k] says, as mark_span marks them (spans not set). */
+static void span_hull(const sap_async_spec *spec, int k, int64_t a, int64_t b, int64_t *x,
+                      int64_t *y)
 {
 	const sap_dds *d = &spec->dds[k];
 	*x = d->near ? a + d->near_lo : a;
 	*y = d->near ? b + d->near_hi : b;
-	if ((spans && (d->mode & SAP_WRITE)) || d->ranged) {
-		bool ranged = d->ranged;
-		int naf = ranged ? 0 : spec->naffine, nsp = ranged ? spec->nrspan : spec->nspan;
-		const sap_span *spv = ranged ? spec->rspan : spec->span;
+	if (d->ranged) {
+		key_form *f;
+		int m = key_forms(spec, k, &f);
 		*x = INT64_MAX;
 		*y = INT64_MIN;
-		for (int q = 0; q < naf + nsp; q++) {
-			const sap_affine *af = q < naf ? &spec->affine[q] : NULL;
-			const sap_span *sp = af ? NULL : &spv[q - naf];
-			if ((af ? af->dds : sp->dds) != k)
-				continue;
-			int64_t s = af ? af->a : sp->a, o = af ? af->b : sp->b, w = af ? 1 : sp->w;
+		for (int q = 0; q < m; q++) {
+			int64_t s = f[q].s, o = f[q].o;
 			int64_t lo = s >= 0 ? s * a + o : s * (b - 1) + o;
-			int64_t hi = (s >= 0 ? s * (b - 1) + o : s * a + o) + w;
+			int64_t hi = (s >= 0 ? s * (b - 1) + o : s * a + o) + f[q].w;
 			*x = lo < *x ? lo : *x;
 			*y = hi > *y ? hi : *y;
 		}
+		free(f);
 	}
 	*x = *x < 0 ? 0 : *x;
 	*y = *y > d->dv->n ? d->dv->n : *y;
@@ -581,7 +594,7 @@ void sap_span_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const
 			int64_t x, y;
 			if (ab[2 * r] >= ab[2 * r + 1])
 				continue;
-			span_hull(spec, k, ab[2 * r], ab[2 * r + 1], false, &x, &y);
+			span_hull(spec, k, ab[2 * r], ab[2 * r + 1], &x, &y);
 			need = !held_here(v, x, y);
 		}
 	}
