@@ -301,6 +301,13 @@ void sap_reads_fetch_runs(struct sap_loop_state *st, const sap_async_spec *spec,
  * too) from their holders. */
 void sap_span_fetch(struct sap_loop_state *st, const sap_async_spec *spec, const bool *span,
                     const int64_t *ab, int64_t nruns);
+/* Collective: is the ranged vector spec->dds[k] (sap_dds.ranged) to be
+ * fetched at the keys of this rank's runs [ab[2r], ab[2r + 1]), rather
+ * than made whole?  Not when some rank's runs reach a sixteenth of it or
+ * more held elsewhere: a kNN's queries each read every training point,
+ * and fetched key by key that moved twice the bytes of the whole vector
+ * in 140 times the time. */
+bool sap_ranged_fetch(const sap_async_spec *spec, int k, const int64_t *ab, int64_t nruns);
 /* Collective, for a planned loop over ranks: of the vectors the loop
  * only reads, and only at the loop variable (sap_index_inputs), the
  * elements at [a, b) (the iterations this rank slices) when p is NULL,

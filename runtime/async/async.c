@@ -1205,6 +1205,21 @@ static bool held_by(const sap_dvec *v, int64_t a, int64_t b, uint16_t r)
 	return true;
 }
 
+/* sap_ranged_fetch for the runs of own that rank me runs. */
+static bool ranged_fetch(const sap_async_spec *spec, int k, const owners *own, int me)
+{
+	int64_t *ab = sap_xmalloc((size_t)(2 * own->n + 2) * sizeof *ab), nr = 0;
+	for (int64_t u = 0; u < own->n; u++)
+		if (own->run[u].r == me) {
+			ab[2 * nr] = own->run[u].a;
+			ab[2 * nr + 1] = own->run[u].b;
+			nr++;
+		}
+	bool fetch = sap_ranged_fetch(spec, k, ab, nr);
+	free(ab);
+	return fetch;
+}
+
 /* spans: a loop whose spans keep its iterations apart (spans_apart),
  * which reads the vectors it writes at keys other than its own: each
  * rank fetches the keys its chunk touches (sap_reads_fetch), and it runs
@@ -1268,7 +1283,8 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 			 * of a flat matrix): the elements this rank's runs read
 			 * come from their holders, not the whole vector. */
 			if ((spec->dds[k].near || spec->dds[k].ranged) && v && v->holder &&
-			    !v->part_only && !(spec->dds[k].mode & SAP_WRITE)) {
+			    !v->part_only && !(spec->dds[k].mode & SAP_WRITE) &&
+			    (!spec->dds[k].ranged || ranged_fetch(spec, k, &own, me))) {
 				skip[k] = near[k] = fetch = true;
 				continue;
 			}

@@ -540,6 +540,28 @@ static void span_hull(const sap_async_spec *spec, int k, int64_t a, int64_t b, i
 	*y = *y > d->dv->n ? d->dv->n : *y;
 }
 
+bool sap_ranged_fetch(const sap_async_spec *spec, int k, const int64_t *ab, int64_t nruns)
+{
+	const sap_dvec *v = spec->dds[k].dv;
+	int64_t far = 0;
+	int me = sap_rank();
+	for (int64_t r = 0; r < nruns; r++) {
+		int64_t x, y;
+		if (ab[2 * r] >= ab[2 * r + 1])
+			continue;
+		span_hull(spec, k, ab[2 * r], ab[2 * r + 1], &x, &y);
+		while (x < y) {
+			uint16_t h;
+			int64_t e = sap_hold_run(v, x, y, &h);
+			if (h != me && h != SAP_HOLD_ALL)
+				far += e - x;
+			x = e;
+		}
+	}
+	sap_comm_allreduce(&far, 1, SAP_COMM_I64, SAP_COMM_MAX);
+	return far * 16 < v->n;
+}
+
 /* Does this rank hold v's keys [x, y) (or every rank)? */
 static bool held_here(const sap_dvec *v, int64_t x, int64_t y)
 {
@@ -779,6 +801,12 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		                          (d->at_own && !d->dv->part_only) ||
 		                          (spans && (d->mode & SAP_WRITE) && !d->accumulate));
 		known[k] |= span[k];
+	}
+	for (int k = 0; k < n; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (span[k] && d->ranged && d->dv->holder && P > 1 &&
+		    !sap_ranged_fetch(spec, k, (int64_t[]){ a, b }, 1))
+			span[k] = known[k] = false;
 		any |= known[k] && d->dv->holder;
 	}
 	whole_if_same(st, spec, span, a, b);

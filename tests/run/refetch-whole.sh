@@ -4,13 +4,15 @@
 # then and fetched no more: AdaBoost's loop over features scans every
 # example's bins, built once, and fetched the other rank's half of them
 # every round.  Here xb (0.8 MB, each rank holding half after the loop
-# that fills it) is read whole by a loop over 4 "features" in each of 5
-# rounds, between which a loop at the loop variable changes wt only:
-# the first round fetches 0.4 MB, the second makes xb whole (0.4 MB),
-# and the last three move nothing, 0.8 MB in all where every round
-# fetching moved 2 MB.  A loop that writes xb between rounds still
-# fetches it each round, and the results on 2 and 3 ranks are those of
-# one.  The counts come from --stats, which is exact, not a timing.
+# that fills it) is read whole, at keys from the data (xb[idx[i]]), by
+# a loop over 4 "features" in each of 5 rounds, between which a loop at
+# the loop variable changes wt only: the first round fetches 0.4 MB of
+# xb, the second makes it whole (0.4 MB), and the last three move none
+# of it, 0.8 MB in all where every round fetching moved 2 MB; wt, read
+# as a row (wt[i], i over all), goes whole every round (0.4 MB each).
+# A loop that writes xb between rounds still fetches it each round, and
+# the results on 2 and 3 ranks are those of one.  The counts come from
+# --stats, which is exact, not a timing.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -26,11 +28,14 @@ param int rounds = 5;
 param bool change = false;
 dvector<double> xb(n);
 dvector<double> wt(n) = 1.0;
+dvector<long> idx(n);
+for (long i = 0; i < n; i++)
+    idx[i] = i * 7919 % n;
 async for (long i = 0; i < n; i++) xb[i] = i % 7;
 for (int t = 0; t < rounds; t++) {
     long s = 0;
     async for (long f = 0; f < 4; f++) reduce(+: s) {
-        for (long i = 0; i < n; i++) s += long(xb[i]) * (f + 1) + long(wt[i]);
+        for (long i = 0; i < n; i++) s += long(xb[idx[i]]) * (f + 1) + long(wt[i]);
     }
     async for (long i = 0; i < n; i++) wt[i] = wt[i] * 0.5 + xb[i];
     if (change)
@@ -40,9 +45,9 @@ for (int t = 0; t < rounds; t++) {
 SAP
 "$SAPC" -O2 -o "$tmp/p" "$tmp/p.sap" || fail "sapc"
 
-# sent FILE: rank 0's MB sent by the loop at p.sap:9.
+# sent FILE: rank 0's MB sent by the loop at p.sap:12.
 sent() {
-	awk '$2 ~ "p.sap:9$" { print $13; exit }' "$1"
+	awk '$2 ~ "p.sap:12$" { print $13; exit }' "$1"
 }
 
 for change in false true; do
@@ -51,7 +56,7 @@ for change in false true; do
 		{ cat "$tmp/err"; fail "2 ranks, change=$change"; }
 	cmp "$tmp/one" "$tmp/two" || fail "2 ranks print other sums than 1, change=$change"
 	s=$(sent "$tmp/err")
-	test -n "$s" || { cat "$tmp/err"; fail "no --stats line for p.sap:9"; }
+	test -n "$s" || { cat "$tmp/err"; fail "no --stats line for p.sap:12"; }
 	# xb's half 0.4 MB and wt's half 0.4 MB: wt changes every round.
 	if [ $change = false ]; then
 		awk -v s="$s" 'BEGIN { exit !(s >= 2.79 && s <= 2.81) }' ||
