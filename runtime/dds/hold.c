@@ -540,23 +540,31 @@ static void span_hull(const sap_async_spec *spec, int k, int64_t a, int64_t b, i
 	*y = *y > d->dv->n ? d->dv->n : *y;
 }
 
+/* How many of v's keys [x, y) other ranks hold (not every rank). */
+static int64_t far_keys(const sap_dvec *v, int64_t x, int64_t y)
+{
+	int me = sap_rank();
+	int64_t far = 0;
+	while (x < y) {
+		uint16_t h;
+		int64_t e = sap_hold_run(v, x, y, &h);
+		if (h != me && h != SAP_HOLD_ALL)
+			far += e - x;
+		x = e;
+	}
+	return far;
+}
+
 bool sap_ranged_fetch(const sap_async_spec *spec, int k, const int64_t *ab, int64_t nruns)
 {
 	const sap_dvec *v = spec->dds[k].dv;
 	int64_t far = 0;
-	int me = sap_rank();
 	for (int64_t r = 0; r < nruns; r++) {
 		int64_t x, y;
 		if (ab[2 * r] >= ab[2 * r + 1])
 			continue;
 		span_hull(spec, k, ab[2 * r], ab[2 * r + 1], &x, &y);
-		while (x < y) {
-			uint16_t h;
-			int64_t e = sap_hold_run(v, x, y, &h);
-			if (h != me && h != SAP_HOLD_ALL)
-				far += e - x;
-			x = e;
-		}
+		far += far_keys(v, x, y);
 	}
 	sap_comm_allreduce(&far, 1, SAP_COMM_I64, SAP_COMM_MAX);
 	return far * 16 < v->n;
@@ -678,43 +686,48 @@ static void fetched_vers(struct sap_loop_state *st, int n)
 	}
 }
 
-static void whole_if_same(struct sap_loop_state *st, const sap_async_spec *spec, const bool *span,
-                          int64_t a, int64_t b)
+/* Collective, the end of both: of the vectors ok says, one that some
+ * rank reads a sixteenth or more of from others (far, this rank's count
+ * each) is made whole if this loop found so before at its version, else
+ * its version is kept.  Frees ok and far. */
+static void whole_if_again(struct sap_loop_state *st, const sap_async_spec *spec, bool *ok,
+                           int64_t *far)
 {
-	int n = spec->ndds, P = sap_nranks(), me = sap_rank();
-	if (P == 1)
-		return;
+	int n = spec->ndds;
 	fetched_vers(st, n);
-	bool any = false;
-	for (int k = 0; k < n; k++)
-		any |= index_input(&spec->dds[k], span[k]);
-	if (!any)
-		return;
-	int64_t *far = sap_xcalloc((size_t)n, sizeof *far);
-	for (int k = 0; k < n; k++) {
-		const sap_dvec *v = spec->dds[k].dv;
-		if (!index_input(&spec->dds[k], span[k]))
-			continue;
-		int64_t x = a < 0 ? 0 : a, y = b > v->n ? v->n : b;
-		while (x < y) {
-			uint16_t who;
-			int64_t e = sap_hold_run(v, x, y, &who);
-			if (who != me && who != SAP_HOLD_ALL)
-				far[k] += e - x;
-			x = e;
-		}
-	}
 	sap_comm_allreduce(far, n, SAP_COMM_I64, SAP_COMM_MAX);
 	for (int k = 0; k < n; k++) {
 		sap_dvec *v = spec->dds[k].dv;
-		if (!index_input(&spec->dds[k], span[k]) || far[k] * 16 <= v->n)
+		if (!ok[k] || far[k] * 16 <= v->n)
 			continue;
 		if (st->span_ver[k] == v->version)
 			sap_dv_whole(v, &st->traffic);
 		else
 			st->span_ver[k] = v->version;
 	}
+	free(ok);
 	free(far);
+}
+
+static void whole_if_same(struct sap_loop_state *st, const sap_async_spec *spec, const bool *span,
+                          int64_t a, int64_t b)
+{
+	int n = spec->ndds;
+	if (sap_nranks() == 1)
+		return;
+	bool any = false, *ok = sap_xcalloc((size_t)(n ? n : 1), sizeof *ok);
+	for (int k = 0; k < n; k++)
+		any |= ok[k] = index_input(&spec->dds[k], span[k]);
+	if (!any) {
+		free(ok);
+		return;
+	}
+	int64_t *far = sap_xcalloc((size_t)(n ? n : 1), sizeof *far);
+	for (int k = 0; k < n; k++)
+		if (ok[k])
+			far[k] = far_keys(spec->dds[k].dv, a < 0 ? 0 : a,
+			                  b > spec->dds[k].dv->n ? spec->dds[k].dv->n : b);
+	whole_if_again(st, spec, ok, far);
 }
 
 /* How many of bits [x, y) are set. */
@@ -742,16 +755,18 @@ static void whole_if_refetched(struct sap_loop_state *st, const sap_async_spec *
 	const sap_dist *d = &st->rdist;
 	if (P == 1 || !d->need)
 		return;
-	bool any = false;
+	bool any = false, *ok = sap_xcalloc((size_t)(n ? n : 1), sizeof *ok);
 	for (int k = 0; k < n; k++)
-		any |= which[k] && span_input(&spec->dds[k], true) && d->base[k + 1] > d->base[k];
-	if (!any)
+		any |= ok[k] = which[k] && span_input(&spec->dds[k], true) &&
+		               d->base[k + 1] > d->base[k];
+	if (!any) {
+		free(ok);
 		return;
-	fetched_vers(st, n);
-	int64_t *far = sap_xcalloc((size_t)n, sizeof *far);
+	}
+	int64_t *far = sap_xcalloc((size_t)(n ? n : 1), sizeof *far);
 	for (int k = 0; k < n; k++) {
 		const sap_dvec *v = spec->dds[k].dv;
-		if (!which[k] || !span_input(&spec->dds[k], true) || d->base[k + 1] == d->base[k])
+		if (!ok[k])
 			continue;
 		const uint64_t *bits = d->need + (int64_t)me * d->words + d->base[k];
 		for (int64_t x = 0; x < v->n;) {
@@ -762,17 +777,7 @@ static void whole_if_refetched(struct sap_loop_state *st, const sap_async_spec *
 			x = e;
 		}
 	}
-	sap_comm_allreduce(far, n, SAP_COMM_I64, SAP_COMM_MAX);
-	for (int k = 0; k < n; k++) {
-		sap_dvec *v = spec->dds[k].dv;
-		if (!which[k] || !span_input(&spec->dds[k], true) || far[k] * 16 <= v->n)
-			continue;
-		if (st->span_ver[k] == v->version)
-			sap_dv_whole(v, &st->traffic);
-		else
-			st->span_ver[k] = v->version;
-	}
-	free(far);
+	whole_if_again(st, spec, ok, far);
 }
 
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
