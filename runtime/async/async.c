@@ -806,6 +806,20 @@ static bool plan_unpaid(const struct sap_loop_state *st, int64_t lo, int64_t hi)
 	       !sap_cfg.check_plan && !sap_cfg.locks && !sap_cfg.plan_small;
 }
 
+/* plan_unpaid over ranks: in index order, as on one rank of P x T
+ * threads, on every rank, with every vector whole.  Planned over the
+ * ranks instead, such a loop ran in the plan's order, another result
+ * than 1 x T's (tests/run/small-loop-ranks.sap), and 4 iterations of an
+ * in-place partition of a tree's node ranges took 2.5 s a plan. */
+static void run_serial_ranks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
+                             int64_t lo, int64_t hi, void *red)
+{
+	unpart_all(spec);
+	sap_whole_spec(spec, NULL, &st->traffic);
+	run_serial(st, x, lo, hi, red, SAP_V_INDEX, "too few iterations to plan");
+	st->whole_why = "as one worker runs them";
+}
+
 static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
                         int64_t lo, int64_t hi, void *red)
 {
@@ -1680,6 +1694,8 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			run_dist_chunks(st, spec, &x, lo, hi, red, false);
 		else if (spans_apart(spec, r, lo, hi))
 			run_dist_chunks(st, spec, &x, lo, hi, red, true);
+		else if (plan_unpaid(st, lo, hi))
+			run_serial_ranks(st, spec, &x, lo, hi, red);
 		else
 			run_dist_planned(st, spec, &x, lo, hi, red);
 	} else if (x.V == 1) {
