@@ -903,7 +903,8 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
  * every key-level plan runs that share one iteration at a time.  This
  * rank slices the sample's iterations in [a, b): with ranks, its share
  * of them (collective: every rank gets rank 0's figure, whatever its
- * share, even none). */
+ * share, even none).  0 for fewer iterations than could show a share of
+ * SAP_KEYS_FUTILE, the only use of the figure. */
 double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
                      int64_t hi, int64_t a, int64_t b, int threads, bool ranks);
 /* The same for a loop the compiler serialized (spec->serial) because
