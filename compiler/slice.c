@@ -275,6 +275,22 @@ static bool could_relax(Sym *d)
 	return adds && reads;
 }
 
+/* Could d join a relaxed DDS whose reads its keys depend on: a dvector
+ * of numbers this loop only adds to (a perceptron's second weight
+ * vector, updated at the tag predicted from the first)? */
+static bool could_relax_too(Sym *d)
+{
+	if (!d || d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem) || acc_is_accum(acc_li, d) ||
+	    acc_is_relaxed(acc_li, d))
+		return false;
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		if (a->dds == d && (a->mode == ACC_READ || !acc_adds_only(a)))
+			return false;
+	}
+	return true;
+}
+
 static int is_node(Node *n, void *target)
 {
 	return n == target;
@@ -421,6 +437,13 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		hint = "the slice cannot take each branch of a conditional expression (?:) in turn, "
 		       "as it does an if statement's: write it as an if, or use sync for, whose "
 		       "iterations may read stale values";
+	/* Relaxing the DDS read made the key of one only added to depend on
+	 * a relaxed read: relaxed too, it may (acc_analyse_loop tries). */
+	if (!relax_hint && c.read && acc_loop->kind == N_ASYNC &&
+	    acc_is_relaxed(acc_li, acc_read_dds(c.read)) && could_relax_too(a->dds)) {
+		acc_li->relax_hint = a->dds;
+		relax_hint = "";
+	}
 	if (relax_hint && c.read)
 		acc_li->relax_note = format("%s is read here; %s", acc_read_dds(c.read)->name, relax_hint);
 	/* if ((j = nbr[i]) > 0 && w[j] > 0.1): j itself is knowable, but the

@@ -102,6 +102,7 @@ compile_tests = \
 	tests/compile/async-rand-key-loop.sap \
 	tests/compile/async-rand-local-loop.sap \
 	tests/compile/relax-two.sap \
+	tests/compile/relax-added-key.sap \
 	tests/compile/async-key-ternary-local.sap \
 	tests/compile/accumulate-driver-var.sap \
 	tests/compile/accumulate-map-read.sap \
