@@ -847,6 +847,13 @@ void sap_plan_number_groups(sap_group_job *j, sap_plan *p, sap_mask_set *all_in,
 void sap_plan_group_end(sap_group_job *j, sap_plan *p, int64_t *order);
 /* What running p costs, in iterations of one worker. */
 double sap_plan_cost(const sap_plan *p);
+/* Does p keep about one of its workers busy at a time: its balance above
+ * 0.8 workers, no locked round (then the loop runs in index order on one
+ * worker, async.c, and hot.c warns)? */
+static inline bool sap_plan_serial(const sap_plan *p)
+{
+	return p->nworkers > 1 && !p->nlocked && p->balance > 0.8 * p->nworkers;
+}
 /* Inside a group of a block plan with ngroups groups, the iterations run
  * sorted by the small block of the heaviest DDS they write (key), stable:
  * the first bit of that DDS's small blocks in a mask, or -1 when groups
@@ -892,10 +899,10 @@ bool sap_plan_keys(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly
 
 /* plan/hot.c: after st's plan of [lo, hi) was built on `threads` threads (and
  * the ranks, when ranks: then collective), a warning at the loop if the
- * plan runs serially on more than one worker (balance above 0.8 x
- * workers) or has locked rounds, naming the element most iterations
- * write and what to do; once per loop, and again only when its plans
- * change from serial to locked or back. */
+ * plan keeps one worker busy at a time (sap_plan_serial: it then runs
+ * in index order on one) or has locked rounds, naming the element most
+ * iterations write and what to do; once per loop, and again only when
+ * its plans change from serial to locked or back. */
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                   int64_t lo, int64_t hi, int threads, bool ranks);
 /* The share of the iterations of [lo, hi) that write the element most

@@ -131,6 +131,7 @@ run_tests = \
 	tests/run/owner-balance.sh \
 	tests/run/spans.sh \
 	tests/run/refetch-whole.sh \
+	tests/run/serial-plan.sh \
 	tests/run/span-traffic.sh \
 	tests/run/sync-slice-warn.sh \
 	tests/run/ckpt-shared-plan.sh \

@@ -721,8 +721,7 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	const sap_plan *p = &st->plan;
 	int T = p->nworkers;
 	bool locked = p->nlocked > 0;
-	if (sap_cfg.quiet_plans || too_short(T, hi - lo) ||
-	    (!locked && !(p->balance > 0.8 * T)))
+	if (sap_cfg.quiet_plans || too_short(T, hi - lo) || (!locked && !sap_plan_serial(p)))
 		return;
 	warned *w = warned_of(st->loop);
 	if (w && w->locked == locked)
@@ -758,13 +757,9 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	for (int64_t k = 0; k < nk; k++)
 		written |= v[k].dds >= 0 && v[k].dds < 64 ? (uint64_t)1 << v[k].dds : 0;
 	free(v);
-	/* Only the wavefront runs every two conflicting iterations in index
-	 * order: a serial plan of blocks, strips or colours is the serial
-	 * loop's work in another order, with another result. */
-	bool in_order = p->keys && !p->strips && !p->colour;
+	/* Such a plan runs in index order on one worker (async.c). */
 	char *how = locked ? sap_strf("runs locked on %d workers (not deterministic)", T) :
-	            sap_strf("runs serially on %d workers (balance %.1f)%s", T, p->balance,
-	                     in_order ? "" : ", in the plan's order rather than index order");
+	            sap_strf("runs serially on %d workers (balance %.1f)", T, p->balance);
 	char *fix;
 	char *adds = dds >= 0 ? NULL : additive_fix(spec, written);
 	if (by_reads) {

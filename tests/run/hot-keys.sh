@@ -229,9 +229,8 @@ for pt in 1x2 2x1 3x1; do
 	diff svm.want svm.out || fail "svm on $pt: not the serial loop's model"
 done
 
-# A plan by blocks runs a serial loop in an order of its own, not the
-# loop's, and the warning says so.
-order=", in the plan's order rather than index order"
+# The --stats verdict of a plan that keeps one worker busy at a time.
+serial='index-order: its plan keeps one worker busy at a time'
 # Relaxed, the DDSs a warning names would leave the loop nothing to plan.
 whole="stale by a whole pass: with nothing else to plan, the loop would run in chunks,"
 whole="$whole each worker reading the values of the loop's start plus its own updates (sap(7))"
@@ -257,15 +256,19 @@ for pt in 1x1 1x2 2x1 2x2 3x1 3x2; do
 		continue
 	fi
 	if [ $np = 1 ]; then
-		hot_warning "serially on $w workers (balance $w.0)$order" \
+		hot_warning "serially on $w workers (balance $w.0)" \
 			", or run with --locks (not deterministic)" >want
 	else
-		hot_warning "serially on $w workers (balance $w.0)$order" "" >want
+		hot_warning "serially on $w workers (balance $w.0)" "" >want
 	fi
 	diff want warned || { cat hot.$pt.err; fail "hot on $pt: not the one warning expected"; }
 	grep 'warning' hot.$pt.err2 | diff want - || fail "hot on $pt: the rerun warns differently"
-	grep -q "^ *1 hot.sap:24 .* planned\$" hot.$pt.err ||
-		{ cat hot.$pt.err; fail "hot on $pt: not planned"; }
+	# Such a plan runs in index order on one worker, over ranks on every
+	# rank (sap-run(1)).
+	v=$serial
+	[ $np = 1 ] || v="$v, on every rank: as one worker runs them"
+	grep -q "^ *1 hot.sap:24 .* $v\$" hot.$pt.err ||
+		{ cat hot.$pt.err; fail "hot on $pt: not in index order"; }
 	grep -q 'locked' hot.$pt.err && { cat hot.$pt.err; fail "hot on $pt: locked by default"; }
 
 	# shellcheck disable=SC2086
@@ -276,7 +279,7 @@ for pt in 1x1 1x2 2x1 2x2 3x1 3x2; do
 	cmp spread.$pt.out spread.$pt.out2 || fail "spread: two runs on $pt print different results"
 	locks=", or run with --locks (not deterministic)"
 	[ $np = 1 ] || locks=
-	echo "spread.sap:25:1: warning: async for runs serially on $w workers (balance $w.0)$order:" \
+	echo "spread.sap:25:1: warning: async for runs serially on $w workers (balance $w.0):" \
 		"no element is written by more than 9% of its iterations, but they write 12.0" \
 		"elements each on average, so every task group shares blocks with the others;" \
 		"make its updates of W 'relaxed(+: W)', if the algorithm tolerates" \
@@ -293,11 +296,13 @@ done
 for pt in 1x2 2x1; do
 	np=${pt%x*} t=${pt#*x}
 	$MPIEXEC -n $np ./rng --threads=$t --stats >rng.out 2>rng.err || { cat rng.err; fail "rng on $pt"; }
-	grep -q "^ *1 rng.sap:4 *4 *4 .*planned\$" rng.err ||
+	v=$serial
+	[ $np = 1 ] || v="$v, on every rank: as one worker runs them"
+	grep -q "^ *1 rng.sap:4 *4 *4 .*$v\$" rng.err ||
 		{ cat rng.err; fail "rng on $pt: not planned 4 times"; }
 	locks=", or run with --locks (not deterministic)"
 	[ $np = 1 ] || locks=
-	echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0)$order:" \
+	echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
 		"100% of its iterations write B[0];" \
 		"make its updates of B 'relaxed(+: B)', if the algorithm tolerates" \
 		"reading B a round stale, a round of the plan for its writes of W (a whole pass" \
@@ -308,7 +313,7 @@ done
 # Of two DDSs added to, one also read (W): the warning names both, for
 # relaxed (accumulate would not take W).
 $MPIEXEC -n 1 ./spread --threads=2 --two >/dev/null 2>two.err || fail "spread --two"
-echo "spread.sap:25:1: warning: async for runs serially on 2 workers (balance 2.0)$order:" \
+echo "spread.sap:25:1: warning: async for runs serially on 2 workers (balance 2.0):" \
 	"no element is written by more than 9% of its iterations, but they write 24.0" \
 	"elements each on average, so every task group shares blocks with the others;" \
 	"take the additive updates out of the plan with 'relaxed(+: W, V)', if the" \
@@ -318,7 +323,7 @@ diff want two.err || fail "spread --two: not the one warning expected"
 # With --locks on and no group to lock (one key in every iteration), it
 # is no advice.
 $MPIEXEC -n 1 ./rng --threads=2 --locks >/dev/null 2>rngl.err || fail "rng --locks"
-echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0)$order:" \
+echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
 	"100% of its iterations write B[0]; make its updates of B 'relaxed(+: B)', if the" \
 	"algorithm tolerates reading B a round stale, a round of the plan for its writes" \
 	"of W (a whole pass where those never meet; sap(7))" >want
@@ -337,11 +342,11 @@ grep -q "^ *1 hot.sap:24 .* locked (non-deterministic)\$" locks.err ||
 	{ cat locks.err; fail "SAP_LOCKS=1: not locked"; }
 SAP_LOCKS=1 $MPIEXEC -x SAP_LOCKS -n 1 ./hot --threads=2 --no-locks --stats >/dev/null 2>locks.err ||
 	fail "hot with SAP_LOCKS=1 --no-locks"
-grep -q "^ *1 hot.sap:24 .* planned\$" locks.err ||
+grep -q "^ *1 hot.sap:24 .* $serial\$" locks.err ||
 	{ cat locks.err; fail "SAP_LOCKS=1 --no-locks: not planned"; }
 $MPIEXEC -n 1 ./hot --threads=2 --locks --no-locks --stats >/dev/null 2>locks.err ||
 	fail "hot --locks --no-locks"
-grep -q "^ *1 hot.sap:24 .* planned\$" locks.err ||
+grep -q "^ *1 hot.sap:24 .* $serial\$" locks.err ||
 	{ cat locks.err; fail "--locks --no-locks: not planned"; }
 
 # --quiet-plans, and the results stay those of the default.
@@ -414,7 +419,7 @@ SAP
 for pt in 1x2 2x1; do
 	np=${pt%x*} t=${pt#*x}
 	$MPIEXEC -n $np ./gs --threads=$t >gs.out 2>gs.err || { cat gs.err; fail "gs on $pt"; }
-	echo "gs.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0)$order:" \
+	echo "gs.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
 		"its iterations each read 64.0 elements of x on average, which the loop writes" \
 		"(100% of them read x[0]), so each conflicts with the others; if the algorithm" \
 		"allows, read the values x had before the loop from a copy the loop does not" \

@@ -651,14 +651,15 @@ START_TEST(locked_group_serializable)
 	fclose(f);
 	unlink(path);
 
-	/* Without locks (the default) the group runs on one worker, in
-	 * index order. */
+	/* Without locks (the default) the plan keeps one worker busy at a
+	 * time, and the loop runs on one worker, in index order. */
 	sap_cfg.dump_order = NULL;
 	sap_cfg.locks = false;
 	*(int64_t *)b.S.data = 0;
 	sap_loop L2 = new_loop(5);
 	sap_async_for(&L2, &b.spec, 0, N, &b, bump_body, NULL, NULL);
-	ck_assert_int_eq(L2.state->verdict, SAP_V_PLANNED);
+	ck_assert_int_eq(L2.state->verdict, SAP_V_INDEX);
+	ck_assert_str_eq(L2.state->reason, "its plan keeps one worker busy at a time");
 	for (int64_t i = 0; i < N; i++)
 		ck_assert_int_eq(x[i], i);
 	sap_dv_free(&b.S);
@@ -874,8 +875,7 @@ START_TEST(serial_plan_warns)
 {
 	char msg[4096];
 	ck_assert_int_eq(run_captured(words_warn, msg, sizeof msg), 0);
-	const char *serial = "warning: async for runs serially on 2 workers (balance 2.0), in the plan's "
-	                     "order rather than index order";
+	const char *serial = "warning: async for runs serially on 2 workers (balance 2.0)";
 	const char *fix = "make its updates of M 'accumulate(+: M)'";
 	const char *locks = ", or run with --locks (not deterministic)\n";
 	char *want = sap_strf("test.sap:7:1: %s: 80%% of its iterations write M[\"the\"]; %s%s"
