@@ -1474,7 +1474,7 @@ static const sap_dvec *map_keys(const sap_async_spec *spec, const sap_reduce *r,
 		if (!d->at_key)
 			snprintf(why, wn, "it touches %s at keys other than its own", d->name);
 		else if ((d->mode & SAP_WRITE) && !d->keeps_keys)
-			snprintf(why, wn, "it inserts or erases keys of %s", d->name);
+			snprintf(why, wn, "it may insert or erase keys of %s", d->name);
 		else if (d->dm->drop || d->dm->refs)
 			snprintf(why, wn, "the values of %s hold strings or lists", d->name);
 		else if (d->dm->kk != keys->keys_of->kk)
