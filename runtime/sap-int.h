@@ -115,6 +115,8 @@ typedef struct sap_config {
 	bool quiet_plans;       /* no warning of serial or locked plans */
 	bool check_plan;        /* verify every plan against the keys */
 	bool plan_small;        /* plan loops too small to pay for it */
+	int short_loops;        /* short chunks loops over ranks: 1 whole on
+	                           every rank, -1 spread, 0 timed (async.c) */
 	bool stats;             /* print the per-loop table at the end */
 	const char *dump_order; /* write each async invocation's order here */
 	const char *run_order;  /* replay the orders of this file */
@@ -1197,6 +1199,11 @@ struct sap_loop_state {
 	 * last parted run's times, parting and body (map_whole_run). */
 	double mk_part_s, mk_body_s;
 	bool mk_timed;
+	/* Short invocations over ranks (async.c, brief_whole): how many were
+	 * timed, their seconds spread over the ranks and whole on each, and
+	 * the choice made (1 whole, -1 spread, 0 not yet). */
+	int brief_n, brief;
+	double brief_spread_s, brief_whole_s;
 	bool warned_cost;               /* sap_plan_cost_warn said it */
 	bool cost_fixed;                /* cost_fix is known */
 	char *cost_fix;                 /* its additive_fix, for the end */

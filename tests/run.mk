@@ -132,6 +132,7 @@ run_tests = \
 	tests/run/spans.sh \
 	tests/run/refetch-whole.sh \
 	tests/run/serial-plan.sh \
+	tests/run/short-loops.sh \
 	tests/run/span-traffic.sh \
 	tests/run/sync-slice-warn.sh \
 	tests/run/ckpt-shared-plan.sh \

@@ -430,6 +430,8 @@ static void read_env(void)
 		sap_cfg.check_plan = strcmp(v, "0") != 0;
 	if ((v = getenv("SAP_PLAN_SMALL")) && *v)
 		sap_cfg.plan_small = strcmp(v, "0") != 0;
+	if ((v = getenv("SAP_SHORT_LOOPS")) && *v)
+		sap_cfg.short_loops = strcmp(v, "whole") == 0 ? 1 : strcmp(v, "spread") == 0 ? -1 : 0;
 }
 
 /* The node's CPUs shared by its ranks, so that ranks x threads does not
