@@ -694,6 +694,24 @@ static bool filled_before_read(Node *d)
 	return false;
 }
 
+/* Arrays of at least this many elements, counting those of nested
+ * arrays, are zeroed lazily. */
+enum { LAZY_ELEMS = 8192 };
+
+/* Is the local s, an array declared without an initialiser, large enough
+ * to zero lazily (sap_lazy_row)?  Only of elements that need no drop. */
+static bool zero_lazily(Sym *s)
+{
+	Type *t = s->ty;
+	if (t->kind != TY_ARRAY || t->len <= 0 || ty_needs_drop(t) || s->is_driver || s->by_ref)
+		return false;
+	double n = 1;
+	for (Type *u = t; u->kind == TY_ARRAY; u = u->elem)
+		n *= (double)u->len;
+	s->lazy = n >= LAZY_ELEMS;
+	return s->lazy;
+}
+
 /* Declaration d takes m[k] of a dmultimap, which the async loop whose
  * body it is in neither inserts into nor erases from (an insert drops
  * the map's grouped values), into a list of plain elements it never
@@ -719,8 +737,12 @@ static void var_decl(Node *d)
 	if (s->vclass == V_CONST && s->is_driver)
 		return;         /* emitted as a static const */
 	const char *ct = emit_ctype(t);
-	if (emit_slice_volatile && emit_spec_ahead && !s->is_driver && (ty_is_num(t) || t->kind == TY_BOOL))
+	bool vol = emit_slice_volatile && emit_spec_ahead && !s->is_driver &&
+	           (ty_is_num(t) || t->kind == TY_BOOL);
+	if (vol)
 		ct = format("volatile %s", ct);
+	/* Set again at each declaration, for the uses that follow it. */
+	s->lazy = false;
 	StmtState st;
 	emit_stmt_begin(&st);
 	if (t->kind == TY_DVEC) {
@@ -802,6 +824,8 @@ static void var_decl(Node *d)
 			emit_zero(d, s->cname, t);
 	} else if (!d->init && filled_before_read(d)) {
 		emit_line(d, "%s %s;", ct, s->cname);
+	} else if (!d->init && !vol && zero_lazily(s)) {
+		emit_line(d, "%s %s; int64_t %s_hw = 0; (void)%s_hw;", ct, s->cname, s->cname, s->cname);
 	} else if (!d->init) {
 		emit_line(d, "%s %s = {0};", ct, s->cname);
 	} else if (t->kind == TY_ARRAY && !(d->init->ty == t && emit_is_simple(d->init))) {

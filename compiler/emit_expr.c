@@ -244,18 +244,26 @@ static char *index_expr(Node *e, bool write)
 	/* Sites are registered only where used: sap_S must not hold unused ones. */
 	switch (bt->kind) {
 	case TY_ARRAY: {
-		char *b = write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
 		Node *i = e->rhs;
-		if (i->kind == N_INT)
-			return format("%s[%s]", emit_member(b, "v"), emit_expr(i));
-		const char *in = emit_ranged(i);
-		if (in) {
-			char *k = emit_expr(i);
-			return format("%s[%s ? %s : sap_check_index(%s, %lld, \"array\", %s)]", emit_member(b, "v"),
-			              in, k, k, (long long)bt->len, emit_site(e));
+		Sym *lz = e->lhs->kind == N_NAME && e->lhs->sym->lazy ? e->lhs->sym : NULL;
+		char *b = lz ? lz->cname : write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
+		char *k;
+		const char *in = i->kind == N_INT ? NULL : emit_ranged(i);
+		if (i->kind == N_INT) {
+			k = emit_expr(i);
+		} else if (in) {
+			char *x = emit_expr(i);
+			k = format("%s ? %s : sap_check_index(%s, %lld, \"array\", %s)", in, x, x,
+			           (long long)bt->len, emit_site(e));
+		} else {
+			k = format("sap_check_index(%s, %lld, \"array\", %s)", emit_expr(i),
+			           (long long)bt->len, emit_site(e));
 		}
-		return format("%s[sap_check_index(%s, %lld, \"array\", %s)]", emit_member(b, "v"),
-		              emit_expr(i), (long long)bt->len, emit_site(e));
+		/* A lazily zeroed array's rows up to k first (emit.c). */
+		if (lz)
+			k = format("sap_lazy_row(%s.v, sizeof %s.v[0], %lld, &%s_hw, %s)", b, b,
+			           (long long)bt->len, b, k);
+		return format("%s[%s]", emit_member(b, "v"), k);
 	}
 	case TY_LIST: {
 		/* m[k][i] of a multimap: the value itself, not a copy of all
@@ -390,10 +398,19 @@ static char *index_expr(Node *e, bool write)
 	}
 }
 
+/* A lazily zeroed array used whole: all of it zeroed first. */
+static char *lazy_whole(Sym *s)
+{
+	return format("(*(%s *)sap_lazy_all(%s.v, sizeof %s.v[0], %lld, &%s_hw))", emit_ctype(s->ty),
+	              s->cname, s->cname, (long long)s->ty->len, s->cname);
+}
+
 char *emit_lvalue(Node *e)
 {
 	switch (e->kind) {
 	case N_NAME:
+		if (e->sym->lazy)
+			return lazy_whole(e->sym);
 		return e->sym->by_ref ? format("(*%s_p)", e->sym->cname) : e->sym->cname;
 	case N_FIELD:
 		return emit_member(emit_lvalue(e->lhs), e->sym->cname);
@@ -1106,6 +1123,8 @@ char *emit_expr(Node *e)
 			       format("((%s)(%s))", emit_ctype(e->sym->ty), emit_expr(e->sym->decl->init)) :
 			       format("(%s)", emit_expr(e->sym->decl->init));
 		e->sym->used = true;
+		if (e->sym->lazy)
+			return lazy_whole(e->sym);
 		return e->sym->by_ref ? format("(*%s_p)", e->sym->cname) : e->sym->cname;
 	case N_BINARY:
 		if (e->ty->kind == TY_ARRAY)

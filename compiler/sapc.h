@@ -455,6 +455,8 @@ struct Sym {
 	bool readonly;          /* sync-for element, borrowed list params */
 	bool by_ref;            /* emit: a sync-for element read through its
 	                           pointer, cname_p, not copied */
+	bool lazy;              /* emit: a large local array zeroed row by row
+	                           as used (sap_lazy_row), rows cname_hw */
 	bool is_extern;
 	bool c_macro;           /* an extern of one of C's type-generic macros */
 	bool does_io, uses_rng; /* functions, transitively */

@@ -339,6 +339,33 @@ static inline int64_t sap_check_index(int64_t i, int64_t n, const char *what,
 	return i;
 }
 
+/* A large local array declared without an initialiser is zeroed lazily
+ * (sapc's emit.c): a Viterbi's trellis double d[65536][4], of which an
+ * iteration uses its sequence's 30 rows, cost a 2 MB memset an
+ * iteration.  *hw rows from the start are zero or written; any use of
+ * row i zeroes those before it first, a page or so ahead, and any use of
+ * the array whole zeroes the rest.  The array reads as zeros where
+ * nothing wrote it, as if zeroed at its declaration. */
+static inline int64_t sap_lazy_row(void *v, size_t row, int64_t len, int64_t *hw, int64_t i)
+{
+	if (i >= *hw) {
+		int64_t to = i + 1 + (int64_t)(4096 / row);
+		to = to < len ? to : len;
+		memset((char *)v + (size_t)*hw * row, 0, (size_t)(to - *hw) * row);
+		*hw = to;
+	}
+	return i;
+}
+
+static inline void *sap_lazy_all(void *v, size_t row, int64_t len, int64_t *hw)
+{
+	if (*hw < len) {
+		memset((char *)v + (size_t)*hw * row, 0, (size_t)(len - *hw) * row);
+		*hw = len;
+	}
+	return v;
+}
+
 /* ==== dvector ========================================================= */
 
 /* How elements holding strings or lists travel between ranks, generated
