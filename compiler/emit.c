@@ -282,7 +282,8 @@ static bool assigned_in(Node *e, Sym *v)
 	if (!e)
 		return false;
 	if (e->kind == N_ASSIGN || e->kind == N_INCDEC ||
-	    (e->kind == N_CALL && e->builtin == B_PUSH)) {
+	    (e->kind == N_CALL && (e->builtin == B_PUSH || e->builtin == B_INSERT ||
+	                           e->builtin == B_ERASE))) {
 		Node *b = e->kind == N_CALL ? e->args : e->lhs;
 		while (b->kind == N_FIELD || b->kind == N_INDEX)
 			b = b->lhs;
@@ -1322,6 +1323,35 @@ static int is_parallel(Node *n, void *arg)
 	return n->kind == N_ASYNC || n->kind == N_SYNC;
 }
 
+/* In loop s's condition, a count(m, k) of a map, or a len(m[k]) of a
+ * multimap, with a key s cannot change and a map it does not write: where
+ * it is, to be computed once, before the first pass.  A DBSCAN's
+ * for (j = 0; j < count(grid, k); j++) ... grid[k][j] looked the key up
+ * twice a pass, twice the time of the loop with the count hoisted. */
+static Node **hoistable_count(Node *s)
+{
+	Node *c = s->cond;
+	if (!c || c->kind != N_BINARY ||
+	    (c->op != TK_LT && c->op != TK_LE && c->op != TK_GT && c->op != TK_GE && c->op != TK_NE))
+		return NULL;
+	Node **side[2] = { &c->rhs, &c->lhs };
+	for (int i = 0; i < 2; i++) {
+		Node *e = *side[i], *m = NULL, *k = NULL;
+		if (e->kind == N_CALL && e->builtin == B_COUNT && e->args && e->args->next) {
+			m = e->args;
+			k = e->args->next;
+		} else if (e->kind == N_CALL && e->builtin == B_LEN && e->args &&
+		           e->args->kind == N_INDEX && e->args->lhs->ty->kind == TY_DMMAP) {
+			m = e->args->lhs;
+			k = e->args->rhs;
+		}
+		if (m && m->kind == N_NAME && m->sym && ty_is_dds(m->ty) && invariant_key(k, s) &&
+		    !stmt_assigns(s->body, m->sym) && !assigned_in(s->step, m->sym))
+			return side[i];
+	}
+	return NULL;
+}
+
 static void for_stmt(Node *s)
 {
 	/* A resumed run jumps to the checkpoint after a parallel loop in
@@ -1333,6 +1363,15 @@ static void for_stmt(Node *s)
 	emit_push_scope(false, false);
 	if (s->init)
 		emit_stmt(s->init);
+	Node **hp = !resumes ? hoistable_count(s) : NULL, *hc = hp ? *hp : NULL;
+	if (hp) {
+		char *t = emit_tmp("n");
+		StmtState hs;
+		emit_stmt_begin(&hs);
+		emit_line(s, "%s %s = %s;", emit_ctype(hc->ty), t, emit_expr(hc));
+		emit_stmt_end(&hs, s);
+		*hp = emit_temp_node(hc, t);
+	}
 	if ((!s->cond || plain_expr(s->cond, NULL)) && (!s->step || plain_expr(s->step, NULL)) &&
 	    !writes_dds(s->cond) && !writes_dds(s->step)) {
 		/* The common case stays a C for loop, which cc vectorises. */
@@ -1379,6 +1418,8 @@ static void for_stmt(Node *s)
 		emit_pop_scope(s);
 		E->indent--;
 		emit_line(s, "}");
+		if (hp)
+			*hp = hc;
 		return;
 	}
 	char *first = emit_tmp("first");
@@ -1400,6 +1441,8 @@ static void for_stmt(Node *s)
 	emit_pop_scope(s);
 	E->indent--;
 	emit_line(s, "}");
+	if (hp)
+		*hp = hc;
 	stamp_writes(s, s->cond);
 }
 

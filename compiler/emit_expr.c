@@ -592,7 +592,7 @@ static char *checked_compound(Node *at, Type *lt, Node *rhs, int op, const char 
 
 /* A name for the temporary t, which holds the value of e: the store
  * functions take nodes. */
-static Node *temp_node(Node *e, const char *t)
+Node *emit_temp_node(Node *e, const char *t)
 {
 	Sym *s = xcalloc(1, sizeof *s);
 	s->kind = SYM_VAR;
@@ -620,10 +620,10 @@ static Node *before_insert(Node *src)
 	if (inert(src) || ty_needs_drop(src->ty))
 		return src;
 	if (src->ty->kind == TY_ARRAY && !is_lvalue(src))
-		return temp_node(src, array_value(src));
+		return emit_temp_node(src, array_value(src));
 	char *t = emit_tmp("v");
 	emit_line(src, "%s %s = %s;", emit_ctype(src->ty), t, emit_expr(src));
-	return temp_node(src, t);
+	return emit_temp_node(src, t);
 }
 
 Node *emit_store_src(Node *lhs, Node *src)

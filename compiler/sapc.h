@@ -999,6 +999,8 @@ void emit_line(Node *at, const char *fmt, ...) __attribute__((format(printf, 2, 
 char *emit_expr(Node *e);               /* a C expression; may add to E->pre */
 char *emit_owned(Node *e);              /* a value the receiver owns */
 char *emit_view(Node *e);               /* the same, borrowing a dmultimap's values */
+/* A name for t, a C local holding e's value, to stand for e. */
+Node *emit_temp_node(Node *e, const char *t);
 char *emit_lvalue(Node *e);
 char *emit_test(Node *e);
 char *emit_converted(Node *at, Type *dt, Node *src);             /* storage that may be written */
