@@ -571,9 +571,17 @@ static void key_vars(Node *e, Sym *iv, Vec *out)
 		key_vars(a, iv, out);
 }
 
+static int span_keys(Node *l, LoopInfo *L, Vec *names);
+
 static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 {
 	fprintf(out, "  verdict: ");
+	/* Where its spans keep the iterations apart, which is the common
+	 * case (each iteration a row of its own), the loop runs in chunks:
+	 * said first, as it is what a run's --stats usually shows. */
+	const char *spans = span_keys(l, L, NULL) ? "parallel: in contiguous chunks, with no "
+	                    "reconnaissance or plan, when the spans below keep the iterations "
+	                    "apart; otherwise" : NULL;
 	switch (L->verdict) {
 	case VD_NOWRITE:
 		fprintf(out, "parallel: writes no DDS%s, so the iterations are split into contiguous "
@@ -592,8 +600,8 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 		        "from the affine keys with no reconnaissance\n");
 		break;
 	case VD_ONCE: {
-		fprintf(out, "parallel: reconnaissance runs once and the plan is reused while the loop "
-		        "bounds");
+		fprintf(out, "%s reconnaissance runs once and the plan is reused while the loop "
+		        "bounds", spans ? spans : "parallel:");
 		/* What the plan is made from: the slice's inputs, and the driver
 		 * variables of the static keys (V[n + off] is planned anew when
 		 * off changes). */
@@ -613,13 +621,14 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 		break;
 	}
 	case VD_EACH:
+		fprintf(out, "%s, with the plan rebuilt every invocation: ",
+		        spans ? spans : "parallel");
 		if (L->slice_rng)
-			fprintf(out, "parallel, with the plan rebuilt every invocation: the slice draws random "
-			        "numbers, which differ from one invocation to the next\n");
+			fprintf(out, "the slice draws random numbers, which differ from one invocation to "
+			        "the next\n");
 		else
-			fprintf(out, "parallel, with the plan rebuilt every invocation: the slice reads the "
-			        "driver variable %s, which may change between invocations\n",
-			        L->slice_var->name);
+			fprintf(out, "the slice reads the driver variable %s, which may change between "
+			        "invocations\n", L->slice_var->name);
 		break;
 	case VD_SERIAL:
 		fprintf(out, "serialized: %s (line %d)\n", L->reason, line_no(L->reason_at));
@@ -658,26 +667,35 @@ static void explain_order(FILE *out, Node *l, LoopInfo *L)
 	        "(a greedy matching or colouring) can differ with it\n");
 }
 
-/* A loop whose dynamic keys of the DDSs it writes are all spans (rows
- * of a flat matrix): the runtime's check before it plans. */
-static void explain_spans(FILE *out, Node *l, LoopInfo *L)
+/* The dynamic keys of the DDSs a loop writes, when all are spans (rows
+ * of a flat matrix): the runtime's check before it plans.  Into names
+ * if not NULL; how many (0 when some key is not a span). */
+static int span_keys(Node *l, LoopInfo *L, Vec *names)
 {
 	if (l->kind != N_ASYNC ||
 	    (L->verdict != VD_STATIC && L->verdict != VD_ONCE && L->verdict != VD_EACH))
-		return;
-	Vec names = {0};
+		return 0;
+	int n = 0;
 	for (int i = 0; i < L->accesses.n; i++) {
 		Access *a = L->accesses.v[i];
 		if (!a->dynamic || a->accumulate || !(acc_dds_mode_of(L, a->dds) & ACC_WRITE))
 			continue;
 		if (!a->span)
-			return;
-		vec_push(&names, (void *)format("%s[%s] (%s in [%s, %s%c)", a->dds->name,
-		                                acc_expr_str(a->key), a->span_var->name,
-		                                acc_expr_str(a->span_lo), acc_expr_str(a->span_hi),
-		                                a->span_le ? ']' : ')'));
+			return 0;
+		n++;
+		if (names)
+			vec_push(names, (void *)format("%s[%s] (%s in [%s, %s%c)", a->dds->name,
+			                               acc_expr_str(a->key), a->span_var->name,
+			                               acc_expr_str(a->span_lo), acc_expr_str(a->span_hi),
+			                               a->span_le ? ']' : ')'));
 	}
-	if (!names.n)
+	return n;
+}
+
+static void explain_spans(FILE *out, Node *l, LoopInfo *L)
+{
+	Vec names = {0};
+	if (!span_keys(l, L, &names))
 		return;
 	fprintf(out, "  spans: %s %s a range of keys an iteration: when the loop starts, if those "
 	        "of different iterations cannot meet, it runs in contiguous chunks with no "

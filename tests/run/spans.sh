@@ -82,6 +82,9 @@ grep -qF '  spans: a[i * n + j] (j in [k + 1, n)) and a[k * n + j] (j in [k + 1,
 	{ cat explain; fail "--explain: no spans line for the elimination"; }
 grep -qF '  spans: b[i * (n + 1) + j] (j in [0, n]) covers' explain ||
 	{ cat explain; fail "--explain: no spans line for the rows by <="; }
+# The verdict says first what such a loop usually does: run in chunks.
+grep -qF '  verdict: parallel: in contiguous chunks, with no reconnaissance or plan, when the spans below keep the iterations apart; otherwise reconnaissance runs once' explain ||
+	{ cat explain; fail "--explain: the verdict does not say the spans may run the loop in chunks"; }
 
 cat >want <<'OUT'
 lu 30161.353628888188 columns 458265.4092097719
