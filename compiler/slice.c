@@ -256,13 +256,14 @@ bool acc_adds_only(Access *a)
 	return ok;
 }
 
-/* Could d be relaxed(+: d) in this loop: a dvector of numbers it only
- * reads and adds to, doing both? */
-static bool could_relax(Sym *d)
+/* Is d a dvector of numbers this loop only reads and adds to, adding
+ * somewhere, not accumulated?  *reads: whether it reads it too. */
+static bool only_adds(Sym *d, bool *reads)
 {
+	*reads = false;
 	if (!d || d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem) || acc_is_accum(acc_li, d))
 		return false;
-	bool adds = false, reads = false;
+	bool adds = false;
 	for (int i = 0; i < acc_li->accesses.n; i++) {
 		Access *a = acc_li->accesses.v[i];
 		if (a->dds != d)
@@ -270,25 +271,25 @@ static bool could_relax(Sym *d)
 		if (a->mode != ACC_READ && !acc_adds_only(a))
 			return false;
 		adds |= a->mode != ACC_READ;
-		reads |= a->mode == ACC_READ;
+		*reads |= a->mode == ACC_READ;
 	}
-	return adds && reads;
+	return adds;
 }
 
-/* Could d join a relaxed DDS whose reads its keys depend on: a dvector
- * of numbers this loop only adds to (a perceptron's second weight
- * vector, updated at the tag predicted from the first)? */
+/* Could d be relaxed(+: d) in this loop: does it read and add to it? */
+static bool could_relax(Sym *d)
+{
+	bool reads;
+	return only_adds(d, &reads) && reads;
+}
+
+/* Could d join a relaxed DDS whose reads its keys depend on: a vector
+ * this loop only adds to (a perceptron's second weight vector, updated
+ * at the tag predicted from the first)? */
 static bool could_relax_too(Sym *d)
 {
-	if (!d || d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem) || acc_is_accum(acc_li, d) ||
-	    acc_is_relaxed(acc_li, d))
-		return false;
-	for (int i = 0; i < acc_li->accesses.n; i++) {
-		Access *a = acc_li->accesses.v[i];
-		if (a->dds == d && (a->mode == ACC_READ || !acc_adds_only(a)))
-			return false;
-	}
-	return true;
+	bool reads;
+	return d && !acc_is_relaxed(acc_li, d) && only_adds(d, &reads) && !reads;
 }
 
 static int is_node(Node *n, void *target)
