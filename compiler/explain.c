@@ -201,19 +201,20 @@ static char *sync_whole(LoopInfo *L)
 	return NULL;
 }
 
-/* Whether t holds an integer: averaged as changes rounded toward zero,
- * where floating-point elements average the workers' copies. */
-static bool has_int(Type *t)
+/* A dense vector d of a bsp or hybrid loop, merged by how, dense for
+ * why; over: the loop runs over it.  A step's changed rows travel alone
+ * (runtime/sync/delta.c) unless a merge function applies to every row
+ * or the loop runs over d. */
+static void put_dense(FILE *out, Sym *d, const char *how, const char *why, bool over)
 {
-	if (t->kind == TY_ARRAY)
-		return has_int(t->elem);
-	if (t->kind == TY_STRUCT) {
-		for (Node *f = t->sdecl->args; f; f = f->next)
-			if (has_int(f->ty))
-				return true;
-		return false;
-	}
-	return ty_is_int(t);
+	bool rows = (!strcmp(how, "avg") || !strcmp(how, "sum")) && !over;
+	fprintf(out, "%s, dense (%s): elements of fixed size (%s), whole on every rank; %sthe "
+	        "ranks add their workers' changes on the vector's storage, no packing, in a chain: "
+	        "the running sum goes from rank to rank in pieces of at least 256 KiB, each rank "
+	        "adding to one while the next adds to the one before, and the last broadcasts the "
+	        "sum\n", how, why, ty_str(d->ty->elem),
+	        rows ? "after each step a rank finds the rows its workers changed, and when the "
+	               "ranks' rows are few every rank gets them all; else " : "after each step ");
 }
 
 /* How a sync for's written DDSs are merged, each. */
@@ -250,7 +251,6 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 			continue;
 		}
 		const char *why = i < L->sync_why.n ? L->sync_why.v[i] : "recon = off";
-		bool copies = !strcmp(how, "avg") && !has_int(d->ty->elem);
 		if (!why)
 			fprintf(out, "%s, sparse: only the rows the slice records travel; each step a rank "
 			        "fetches them from their owners and sends its changes to the owners\n", how);
@@ -259,12 +259,7 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 			        "step's change to every rank whole, no packing\n", how, why,
 			        ty_str(d->ty->elem));
 		else
-			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so each step the "
-			        "ranks add their workers' %s on the vector's storage, no packing, "
-			        "in a chain: the running sum goes from rank to rank in pieces of at least 256 KiB, "
-			        "each rank adding to one while the next adds to the one before, and the "
-			        "last broadcasts the sum%s\n", how, why, ty_str(d->ty->elem),
-			        copies ? "copies" : "changes", copies ? ", which is divided by the workers" : "");
+			put_dense(out, d, how, why, d == l->lhs->sym);
 	}
 	if (!whole && L->has_slice) {
 		fprintf(out, "  slice (each step, over the step's elements, before they run):\n");

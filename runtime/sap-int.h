@@ -1464,6 +1464,15 @@ int64_t sap_sparse_logged(sap_sparse *sp, int t, bool want);
 /* Collective: the owners hold the rows; other ranks give back pages. */
 void sap_sparse_close(sap_sparse *sp);
 
+/* sync/delta.c: collective.  Written vectors w[0 .. nv)'s step merged
+ * into their storage from the rows the workers' terms changed against
+ * the old values old[k], vector k's terms at term[k * T .. k * T + T)
+ * (NULL for a worker without one), for each vector where sending those
+ * rows moves fewer bytes than the whole vector: done[k] says where, the
+ * others left as they were.  Every rank passes the same vectors and T. */
+void sap_sync_delta(const sap_syncdds *const *w, char *const *term, const char *const *old, int nv,
+                    int T, int64_t A, bool *done, sap_sync_stats *st);
+
 /* sync/ssp.c: stale synchronous steps over ranks.  Each rank sends its change
  * of each clock (step) to every other rank and goes on; it waits before
  * clock c while some rank has not finished clock c - s - 1.  A rank's

@@ -8,9 +8,10 @@
  * its part a step.
  * Under bsp every worker runs on a copy of the written vectors of its own
  * (thread 0 on the vector itself), and after each step the copies merge:
- * for averaging, the ranks add their workers' copies and divide by the
- * number of workers that ran a batch; for sum, the program's functions
- * and integers, they add the changes against a copy of the old values.  Under hybrid a rank's threads share
+ * the ranks add their workers' changes against a copy of the old values,
+ * and the merge (avg, sum, the program's function) makes the new values
+ * from the old ones and the sum: with few rows changed, every rank gets
+ * the changed rows of all (delta.c).  Under hybrid a rank's threads share
  * the vectors without locks and only ranks merge.  ssp runs as bsp among
  * a rank's threads and lets ranks run ahead (ssp.c).  Sums are taken in
  * worker order, rank after rank (see merge), so a bsp result depends on
@@ -338,8 +339,8 @@ typedef struct gather_job {
 
 /* Into elements [e0, e1) of vector k's storage: pre (if not NULL)
  * followed by what this rank's workers made of them in the step, the
- * sum of their copies (avg, without old values) or of their changes,
- * added in worker order.  The first term is taken as it is, not added
+ * sum of their changes (of their copies without old values: hogwild's
+ * one rank), added in worker order.  The first term is taken as it is, not added
  * to zero, so the sums are the same however the workers fall on ranks.
  * Zeros when there is nothing. */
 static void gather(void *arg, int64_t e0, int64_t e1, const void *pre)
@@ -402,6 +403,52 @@ static void ssp_merge(sync_run *s, sap_ssp *q)
 	free(d);
 }
 
+/* The vectors whose step merges from the rows it changed, where that
+ * pays (sap_sync_delta), marked in done: over ranks, against the old
+ * values, those not on the sparse path, not merged by the program's
+ * function (which applies to every row) and not the one the loop runs
+ * over (whose elements stay in parts). */
+static void delta(sync_run *s, int64_t A, bool *done)
+{
+	const sap_syncspec *spec = s->spec;
+	int nwr = spec->nwr, nv = 0;
+	if (s->P == 1 || !s->old)
+		return;
+	/* A term per worker, or per rank under hybrid, whose threads share
+	 * the storage. */
+	int T = s->hybrid ? 1 : s->T;
+	const sap_syncdds **w = sap_xmalloc((size_t)nwr * sizeof *w);
+	const char **old = sap_xmalloc((size_t)nwr * sizeof *old);
+	char **term = sap_xcalloc((size_t)nwr * (size_t)T, sizeof *term);
+	int *of = sap_xmalloc((size_t)nwr * sizeof *of);
+	bool *did = sap_xmalloc((size_t)nwr * sizeof *did);
+	for (int k = 0; k < nwr; k++) {
+		const sap_syncdds *x = &spec->wr[k];
+		if (sap_sparse_has(s->sp, k) || !s->old[k] || x->merge == SAP_M_FN || x->dv == spec->over)
+			continue;
+		for (int t = 0; t < s->T; t++) {
+			if (!thread_active(s, t, s->step))
+				continue;
+			if (s->hybrid || t == 0)
+				term[nv * T] = x->dv->data;
+			else if (s->copies)
+				term[nv * T + t] = s->copy[t * nwr + k];
+		}
+		w[nv] = x;
+		old[nv] = s->old[k];
+		of[nv++] = k;
+	}
+	if (nv)
+		sap_sync_delta(w, term, old, nv, T, A, did, s->st);
+	for (int q = 0; q < nv; q++)
+		done[of[q]] = did[q];
+	free(did);
+	free(of);
+	free(term);
+	free(old);
+	free(w);
+}
+
 /* Every rank's workers' step merged into the written vectors.  The
  * ranks add their workers' terms in a chain (sap_chain_sum), rank r
  * onto the sum of ranks 0 .. r - 1, piece by piece, so that rank r + 1
@@ -416,12 +463,14 @@ static void merge(sync_run *s, sap_ssp *q)
 		ssp_merge(s, q);
 		return;
 	}
+	bool *done = sap_xcalloc((size_t)spec->nwr + 1, sizeof *done);
+	delta(s, A, done);
 	for (int k = 0; k < spec->nwr; k++) {
 		const sap_syncdds *w = &spec->wr[k];
 		int64_t n = w->dv->n;
 		size_t bytes = n * w->dv->elsize;
 		void *v = w->dv->data;
-		if (sap_sparse_has(s->sp, k))
+		if (sap_sparse_has(s->sp, k) || done[k])
 			continue;
 		/* One worker, here for another vector's merge function: this
 		 * one is the worker's copy, as the serial loop leaves it (old
@@ -437,6 +486,7 @@ static void merge(sync_run *s, sap_ssp *q)
 			sap_sc_div(w->num, v, n, A);
 		s->st->sync_bytes += s->P > 1 ? (double)bytes * 2 : 0;
 	}
+	free(done);
 	if (s->sp)
 		sap_sparse_merge(s->sp, s->copies ? s->copy : NULL, A, s->st);
 }
@@ -490,11 +540,11 @@ static sap_ssp *split_begin(sync_run *s, int64_t n)
 	bool ssp = spec->model == SAP_SSP && spec->staleness > 0 && s->P > 1 && nwr > 0;
 	s->hybrid = spec->model == SAP_HYBRID;
 	s->copies = !s->hybrid && T > 1;
-	s->keep_old = ssp;
-	/* Integers average their changes, rounded toward zero, which adding
-	 * the copies and dividing would round differently. */
-	for (int k = 0; k < nwr; k++)
-		s->keep_old |= spec->wr[k].merge != SAP_M_AVG || sap_nt_has_int(spec->wr[k].num);
+	/* Every merge is of the changes against the old values: an average
+	 * as old + (the sum of the changes) / workers, as sap(7) has it,
+	 * which merging only the rows a step changed needs (delta.c), and
+	 * integers' rounded toward zero. */
+	s->keep_old = true;
 	/* Hybrid on one rank merges nothing, so its threads need not wait
 	 * for each other between mini-batches: the loop is one step, in
 	 * which they share out the elements as Hogwild's threads do.  A sum

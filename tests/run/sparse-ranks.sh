@@ -17,8 +17,9 @@
 #    whole) gives the same bits on 1 x 2 as on 2 x 1, on 1 x 3 as on
 #    3 x 1, summed on either path and averaged on the sparse one;
 #  - hybrid over ranks takes the sparse path as well;
-#  - on several ranks the sparse path moves a small part of what the
-#    dense path does (--stats sync_MB), and rows_sent counts it.
+#  - on several ranks the sparse path moves a small part of the whole
+#    vectors (--stats sync_MB), and so does the dense path, which finds the
+#    rows each step changed; rows_sent counts them.
 #
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 : "${top_srcdir:?must be set}"
@@ -161,7 +162,7 @@ grep -q '^    H            sum, dense (the key of H\[C\[e.a\] % 16\] is not know
 # stdout, which mpiexec forwards on its own and could splice into them).
 moved() {
 	awk '/^sap stats: parallel loops on rank 0/ { r0 = 1 } /^sap stats: parallel loops on rank [1-9]/ { r0 = 0 }
-	     r0 && $1 == 3 && $4 == "bsp" { print $9, $14 }' "$1.err"
+	     r0 && $1 == 3 && $4 == "bsp" { print $9, $14, $6 }' "$1.err"
 }
 
 want=
@@ -205,13 +206,15 @@ grep '^W ' "$tmp/hist.2.2.on" >"$tmp/w1"
 grep '^W ' "$tmp/again" >"$tmp/w2"
 cmp "$tmp/w1" "$tmp/w2" || fail "hist on 2 x 2: two runs differ"
 
-# Traffic: the sparse path moves rows, the dense path vectors.
+# Traffic: the sparse path moves rows, and so does the dense path, which
+# finds the rows each step changed: both a small part of the whole C and W
+# (1.2 MB) that the chain would move twice a step.
 for np in 2 3; do
 	set -- $(moved "$tmp/hist.$np.1.on") $(moved "$tmp/hist.$np.1.off")
-	test $# -eq 4 || { cat "$tmp/hist.$np.1.on.err"; fail "no sync row in --stats on $np ranks"; }
-	awk -v s="$1" -v r="$2" -v d="$3" -v rd="$4" \
-		'BEGIN { exit !(s > 0 && r > 0 && rd == 0 && s * 10 < d) }' ||
-		fail "on $np ranks: sparse moved $1 MB in $2 rows, dense $3 MB ($4 rows)"
+	test $# -eq 6 || { cat "$tmp/hist.$np.1.on.err"; fail "no sync row in --stats on $np ranks"; }
+	awk -v s="$1" -v r="$2" -v d="$4" -v rd="$5" -v steps="$6" \
+		'BEGIN { whole = steps * 2 * 1.2; exit !(s > 0 && r > 0 && rd > 0 && s * 10 < whole && d * 10 < whole) }' ||
+		fail "on $np ranks: sparse moved $1 MB in $2 rows, dense $4 MB ($5 rows) in $6 steps"
 done
 
 for np in 1 2 3; do
