@@ -457,6 +457,9 @@ struct Sym {
 	                           pointer, cname_p, not copied */
 	bool lazy;              /* emit: a large local array zeroed row by row
 	                           as used (sap_lazy_row), rows cname_hw */
+	bool borrowed;          /* emit: a loop body's unchanged copy of an
+	                           element of a vector the loop does not
+	                           write: its lists shared, not copied */
 	bool is_extern;
 	bool c_macro;           /* an extern of one of C's type-generic macros */
 	bool does_io, uses_rng; /* functions, transitively */
