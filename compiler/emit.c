@@ -322,6 +322,15 @@ static bool invariant_key(Node *e, Node *s)
 	}
 }
 
+/* Does the parallel loop of li write d? */
+static bool loop_writes(LoopInfo *li, Sym *d)
+{
+	for (int i = 0; i < li->dds.n; i++)
+		if (li->dds.v[i] == d)
+			return ((intptr_t)li->dds_mode.v[i] & ACC_WRITE) != 0;
+	return false;
+}
+
 static void hoist_in(Node *e, Node *s)
 {
 	if (!e)
@@ -362,6 +371,32 @@ static void hoist_in(Node *e, Node *s)
 			                 "sap_v == 2 || " : "", st, st, et,
 			                 e->lhs->sym->cname, e->lhs->sym->cname, emit_expr(e->rhs),
 			                 emit_site(e));
+		vec_push(&E->hoisted, h);
+		return;
+	}
+	/* m[k] of a multimap the parallel loop does not write, at a key
+	 * for loop s cannot change: the key's values, found once, where
+	 * m[k][j] looked k up for every j (a PageRank pulling over in-edges
+	 * in a dmultimap ran at a sixth of its C twin's speed). */
+	if (e->kind == N_INDEX && e->lhs->kind == N_NAME && e->lhs->ty->kind == TY_DMMAP &&
+	    E->loop && !ty_needs_drop(e->lhs->ty->elem) && invariant_key(e->rhs, s) &&
+	    !stmt_assigns(s->body, e->lhs->sym) && !loop_writes(E->loop->li, e->lhs->sym)) {
+		char *k = acc_key_id(e->rhs);
+		for (int i = 0; i < E->hoisted.n; i++) {
+			Hoist *h = E->hoisted.v[i];
+			if (h->dds == e->lhs->sym && !strcmp(h->key, k))
+				return;
+		}
+		Hoist *h = xcalloc(1, sizeof *h);
+		h->dds = e->lhs->sym;
+		h->key = k;
+		h->ptr = emit_tmp("vals");
+		char *key = emit_tmp("key");
+		h->decl = format("sap_list %s = {0}; %s %s = %s; sap_dm_view(&%s, &%s, &%s);", h->ptr,
+		                 emit_ctype(e->lhs->ty->key), key,
+		                 emit_expr(e->rhs), e->lhs->sym->cname, key,
+		                 h->ptr);
+		h->drop = format("sap_list_free(&%s);", h->ptr);
 		vec_push(&E->hoisted, h);
 		return;
 	}
@@ -1439,6 +1474,11 @@ static void for_stmt(Node *s)
 		counted_body(s);
 		E->ranged.n = nr;
 		if (E->hoisted.n > nh) {
+			for (int i = nh; i < E->hoisted.n; i++) {
+				Hoist *h = E->hoisted.v[i];
+				if (h->drop)
+					emit_line(s, "%s", h->drop);
+			}
 			E->hoisted.n = nh;
 			E->indent--;
 			emit_line(s, "}");

@@ -238,6 +238,21 @@ static char *mm_key(Node *ix)
  * map's values (emit_view). */
 static bool dmm_owned, dmm_view;
 
+/* The list a for loop found m[k]'s values in before its first pass
+ * (hoist_in in emit.c), or NULL. */
+static const char *hoisted_values(Node *e)
+{
+	if (e->lhs->kind != N_NAME || e->lhs->ty->kind != TY_DMMAP || !E->hoisted.n)
+		return NULL;
+	char *k = acc_key_id(e->rhs);
+	for (int i = E->hoisted.n - 1; i >= 0; i--) {
+		Hoist *h = E->hoisted.v[i];
+		if (h->dds == e->lhs->sym && !strcmp(h->key, k))
+			return h->ptr;
+	}
+	return NULL;
+}
+
 static char *index_expr(Node *e, bool write)
 {
 	Type *bt = e->lhs->ty;
@@ -269,6 +284,12 @@ static char *index_expr(Node *e, bool write)
 		/* m[k][i] of a multimap: the value itself, not a copy of all
 		 * of k's values for each i (a loop over them was quadratic). */
 		Node *mk = e->lhs;
+		const char *hv = mk->kind == N_INDEX ? hoisted_values(mk) : NULL;
+		if (hv) {
+			char *x = emit_expr(e->rhs);
+			return format("((%s *)%s.v)[sap_check_index(%s, %s.n, \"list\", %s)]",
+			              emit_ctype(bt->elem), hv, x, hv, emit_site(e));
+		}
 		if (!write && mk->kind == N_INDEX && mk->lhs->ty->kind == TY_DMMAP &&
 		    !ty_needs_drop(bt->elem)) {
 			char *key = mm_key(mk);
@@ -365,6 +386,12 @@ static char *index_expr(Node *e, bool write)
 		/* m[k] is a list of k's values, in insertion order. */
 		Type *lt = e->ty;
 		const char *vt = emit_ctype(bt->elem);
+		const char *hv = hoisted_values(e);
+		if (hv) {
+			bool owned = dmm_owned;
+			dmm_owned = dmm_view = false;
+			return owned ? format("%s(&%s)", emit_copy_fn(lt), hv) : (char *)hv;
+		}
 		char *t = emit_tmp("vals");
 		char *pos = emit_tmp("pos");
 		char *slot = emit_tmp("v");

@@ -959,8 +959,10 @@ void emit_slice_fn(Node *s);
 typedef struct Hoist {
 	Sym *dds;
 	char *key;              /* acc_expr_str of the subscript */
-	char *ptr;              /* the C pointer variable */
+	char *ptr;              /* the C pointer variable; for a multimap,
+	                           the sap_list of the key's values */
 	char *decl;             /* its declaration, before the loop */
+	char *drop;             /* after the loop, or NULL */
 } Hoist;
 
 /* A map an async body reaches at one key, the same all the iteration
