@@ -130,6 +130,11 @@ extern sap_config sap_cfg;
 sap_rng *sap_driver_rng(void);
 /* The hash of the program (sap_program.hash), which a checkpoint carries. */
 uint64_t sap_program_hash(void);
+/* The program's params: how many, the i-th's name, and its value as
+ * text (malloc'd), for a checkpoint to compare a resumed run's with. */
+int sap_param_count(void);
+const char *sap_param_name(int i);
+char *sap_param_text(int i);
 /* An option that cannot be used, found at start-up by rank `first`, the
  * same on every rank: msg from that rank (naming it on several ranks),
  * then exit status 2 everywhere.  Collective. */

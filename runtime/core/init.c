@@ -21,6 +21,7 @@ static int nranks = 1;
 uint32_t sap_seed_value = 1;
 static sap_rng driver_rng;
 static uint64_t program_hash;
+static const sap_program *program;
 /* --checkpoint-dir alone: a checkpoint at most every ten minutes. */
 enum { DEFAULT_CKPT_SECONDS = 600 };
 sap_config sap_cfg;
@@ -794,6 +795,7 @@ void sap_init(int *argc, char ***argv, const sap_program *prog)
 	if (sap_cfg.ckpt_dir)
 		check_ckpt_dir();
 	program_hash = prog->hash;
+	program = prog;
 	/* Loops spread over ranks plan for ranks x threads workers, the same
 	 * plan on every rank: the ranks must agree on their threads. */
 	if (nranks > 1) {
@@ -818,6 +820,30 @@ sap_rng *sap_driver_rng(void)
 uint64_t sap_program_hash(void)
 {
 	return program_hash;
+}
+
+int sap_param_count(void)
+{
+	return program ? program->nparams : 0;
+}
+
+const char *sap_param_name(int i)
+{
+	return program->params[i].name;
+}
+
+char *sap_param_text(int i)
+{
+	const sap_param *p = &program->params[i];
+	switch (p->type) {
+	case SAP_P_BOOL: return sap_strf("%s", *(bool *)p->addr ? "true" : "false");
+	case SAP_P_INT: return sap_strf("%d", (int)*(int32_t *)p->addr);
+	case SAP_P_LONG: return sap_strf("%lld", (long long)*(int64_t *)p->addr);
+	case SAP_P_FLOAT: return sap_strf("%.9g", (double)*(float *)p->addr);
+	case SAP_P_DOUBLE: return sap_strf("%.17g", *(double *)p->addr);
+	case SAP_P_STRING: return sap_strf("%s", sap_str_c(*(sap_str *)p->addr));
+	}
+	return sap_strf("?");
 }
 
 /* After --resume, what the clock read in the run that took the

@@ -726,9 +726,58 @@ static int64_t ckpt_bytes, ckpt_count, ckpt_largest;
 /* The runtime's part, first in every checkpoint: the count of operators,
  * the driver's generator, and the clock, whose wtime() goes on from
  * where it was. */
+/* A resumed run's params that differ from the checkpoint's, as
+ * "--k=3 (now 4), ...", or NULL: said once the state is read. */
+static char *params_changed;
+
+/* The params' values as text, each after its name: a run resumed with
+ * others continues from a state they did not make, which --resume says
+ * (sap_resume); changing some (more epochs) is what the user wants. */
+static void params_state(sap_state *s)
+{
+	int n = sap_param_count();
+	if (!s->reading) {
+		put_i64(s, n);
+		for (int i = 0; i < n; i++) {
+			const char *name = sap_param_name(i);
+			char *v = sap_param_text(i);
+			put_val(s, name, strlen(name), NULL);
+			put_val(s, v, strlen(v), NULL);
+			free(v);
+		}
+		return;
+	}
+	for (int r = 0; r < s->nin; r++) {
+		int64_t m = get_i64(s, r, "the params");
+		for (int64_t i = 0; i < m; i++) {
+			int64_t kn = get_i64(s, r, "a param's name");
+			const char *name = take(s, r, (size_t)kn, "a param's name");
+			int64_t kv = get_i64(s, r, "a param's value");
+			const char *was = take(s, r, (size_t)kv, "a param's value");
+			if (r > 0)
+				continue;
+			for (int j = 0; j < n; j++) {
+				const char *pn = sap_param_name(j);
+				if (strlen(pn) != (size_t)kn || memcmp(pn, name, (size_t)kn))
+					continue;
+				char *now = sap_param_text(j);
+				if (strlen(now) != (size_t)kv || memcmp(now, was, (size_t)kv)) {
+					char *add = sap_strf("%s%s--%s=%.*s (now %s)", params_changed ?
+					                     params_changed : "", params_changed ? ", " : "",
+					                     pn, (int)kv, was, now);
+					free(params_changed);
+					params_changed = add;
+				}
+				free(now);
+			}
+		}
+	}
+}
+
 static void runtime_state(sap_state *s)
 {
 	sap_rng *r = sap_driver_rng();
+	params_state(s);
 	if (s->reading) {
 		ops_run = (uint64_t)get_same(s, "the runtime's state");
 		double t = 0;
@@ -1007,6 +1056,13 @@ int sap_resume(sap_state_fn fn)
 		         "has %d: its async loops plan for other workers, so its results may differ "
 		         "from the uninterrupted run's", h.threads, h.threads == 1 ? "" : "s",
 		         sap_cfg.threads);
+	if (params_changed) {
+		sap_warn(NULL, "--resume: the checkpoint was taken with %s: what it holds was made "
+		         "with the old values and goes on with the new, as the program reads them "
+		         "(sap-run(1), CHECKPOINTS)", params_changed);
+		free(params_changed);
+		params_changed = NULL;
+	}
 	/* The random numbers after the checkpoint would be another seed's
 	 * than those before it: a run of neither. */
 	if (h.seed != sap_seed())

@@ -9,7 +9,8 @@
 # the killed run's lines are a prefix of the uninterrupted run's, the
 # resumed run's a suffix, and together they are all of them (a line
 # printed between the checkpoint and the kill is printed again).  Then:
-# taken on P ranks and resumed on Q, and resumed with another seed.
+# taken on P ranks and resumed on Q, and resumed with another seed or
+# other params.
 set -u
 : "${top_srcdir:?must be set}"
 # shellcheck source=../preamble.sh source-path=SCRIPTDIR
@@ -97,6 +98,13 @@ $MPIEXEC -n 1 ./prog --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null ||
 	{ cat p2.err; fail "--resume with the default seed"; }
 grep -q "warning: --resume: the checkpoint was taken with --seed=7, this run has --seed=1" p2.err ||
 	{ cat p2.err; fail "no warning of a checkpoint of --seed=7 resumed with --seed=1"; }
+grep -q "params\|--count\|--scale" p2.err && { cat p2.err; fail "a warning of params not changed"; }
+# Resumed with other params: what the checkpoint holds was made with the
+# old values, which is said, naming each changed one.
+$MPIEXEC -n 1 ./prog --checkpoint-dir=ck --resume --seed=7 --scale=2.5 --label=x >p2 2>p2.err \
+	</dev/null || { cat p2.err; fail "--resume --scale=2.5 --label=x"; }
+grep -q "warning: --resume: the checkpoint was taken with --scale=2 (now 2.5), --label=run (now x): " p2.err ||
+	{ cat p2.err; fail "no warning of params changed on --resume"; }
 
 # A vector loaded from a file and never written (C, from corpus.txt) is
 # not in the checkpoint: --resume loads it again, and refuses a file that
