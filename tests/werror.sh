@@ -44,6 +44,16 @@ for f in sgdmf sgdmf-adaptive; do
 		fi
 	done
 done
+# A function that calls itself on every path is the program's to run
+# forever; gcc 12 warns of it (-Winfinite-recursion), which the C leaves
+# to sapc's user, not to -Werror.
+printf 'int f(int x) { return f(x + 1) + 1; }\nprint("%%d\\n", f(0));\n' >"$tmp/recurse.sap"
+n=$((n + 1))
+if ! "$SAPC" -c -O2 -Wall -Wextra -Werror -o "$tmp/x.o" "$tmp/recurse.sap" >"$tmp/log" 2>&1; then
+	echo "FAIL: a function calling itself on every path: the C does not compile with -Werror"
+	head -n 20 "$tmp/log"
+	status=1
+fi
 echo "compiled $n programs"
 [ "$n" -gt 0 ] || status=1
 exit $status
