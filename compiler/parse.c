@@ -352,6 +352,31 @@ void parse_syntax_error(Program *p, Tok t)
 		           "should start again, or assign it an empty list ('list<int> none; l = none;')");
 		return;
 	}
+	/* for (...) reduce(+: s) {: a clause on a loop that takes none, or
+	 * after the body. */
+	if ((t.kind == TK_REDUCE || t.kind == TK_ACCUMULATE || t.kind == TK_RELAXED) &&
+	    (p->prev.kind == TK_RPAREN || p->prev.kind == TK_RBRACE)) {
+		const char *w = p->prev.kind == TK_RPAREN ? stmt_word(p->cur->text, t.off) : "";
+		if (!strcmp(w, "for") || !strcmp(w, "while")) {
+			diag_error(p->cur, t.off, "a plain %s runs its passes in order and takes no "
+			           "clauses: reduce, accumulate and relaxed go on an async for, between its "
+			           "parentheses and its body (and reduce on a sync for, after its with "
+			           "clause)", w);
+			return;
+		}
+		if (!strcmp(w, "sync")) {
+			diag_error(p->cur, t.off, t.kind == TK_REDUCE ?
+			           "a sync for's reduce clause comes after its with (...) clause" :
+			           "a sync for takes a with (...) clause and reduce, not accumulate or "
+			           "relaxed: its merge(V) = sum adds the workers' changes");
+			return;
+		}
+		if (p->prev.kind == TK_RBRACE) {
+			diag_error(p->cur, t.off, "a loop's clauses go between its parentheses and its "
+			           "body: async for (...) %.*s(...) { ... }", t.len, t.p);
+			return;
+		}
+	}
 	/* int relaxed = 0;: C names that are SAP's words. */
 	static const int words[] = { TK_PARAM, TK_ASYNC, TK_SYNC, TK_REDUCE, TK_ACCUMULATE, TK_WITH,
 	                             TK_LIST, TK_DVECTOR, TK_DMAP, TK_DMULTIMAP, TK_RELAXED,

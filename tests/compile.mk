@@ -1,5 +1,8 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/clause-plain-for.sap \
+	tests/compile/clause-sync-order.sap \
+	tests/compile/clause-after-body.sap \
 	tests/compile/list-driver-push.sap \
 	tests/compile/string-index.sap \
 	tests/compile/c-string-funcs.sap \
