@@ -117,6 +117,14 @@ static const char *next_token(sap_fields *f, const char *field, size_t *n)
 			field_error(f, "list '%s': the line ends inside an element, %d field%s short: "
 			            "an element is a %s", f->elem, f->enf - f->eat,
 			            f->enf - f->eat == 1 ? "" : "s", f->eshape);
+		/* A .csv of another separator: one field, which holds all. */
+		const char *sep = f->comma && !memchr(f->start, ',', (size_t)(f->end - f->start)) ?
+		                  memchr(f->start, ';', (size_t)(f->end - f->start)) ? ";" :
+		                  memchr(f->start, '|', (size_t)(f->end - f->start)) ? "|" : NULL : NULL;
+		if (sep)
+			field_error(f, "field '%s': missing (line has too few fields): the line has no "
+			            "',' but '%s', and the fields of a .csv file are separated by commas",
+			            field, sep);
 		field_error(f, "field '%s': missing (line has too few fields)", field);
 	}
 	const char *q = p;
@@ -754,6 +762,10 @@ static bool field_names(const char *p, const char *eol, const char *fields)
 	}
 }
 
+/* The first line of the last file load took as a header (header_len),
+ * or NULL: said when it was the only line. */
+static char *header_text;
+
 /* Lines below the first that show a first line of names is data (an
  * edge list's first node again) before load warns that it may be a
  * header; fewer tell nothing. */
@@ -810,8 +822,26 @@ static bool names_below(const char *line, const char *eol, const char *end)
  * them alone for an empty frame), which load skips (not for a
  * dvector<string>, whose elements are the lines as they are).  Its
  * length with its '\n', or 0. */
+static size_t header_len_of(const char *buf, size_t len, const char *path, size_t elsize,
+                            sap_parse_fn parse, const sap_codec *codec);
+
 static size_t header_len(const char *buf, size_t len, const char *path, size_t elsize,
                          sap_parse_fn parse, const sap_codec *codec)
+{
+	size_t h = header_len_of(buf, len, path, elsize, parse, codec);
+	free(header_text);
+	header_text = NULL;
+	if (h) {
+		size_t n = h;
+		while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+			n--;
+		header_text = sap_token(buf, n);
+	}
+	return h;
+}
+
+static size_t header_len_of(const char *buf, size_t len, const char *path, size_t elsize,
+                            sap_parse_fn parse, const sap_codec *codec)
 {
 	if ((!sap_is_csv(path) && !is_tsv(path)) || (codec && codec->lines))
 		return 0;
@@ -1253,9 +1283,16 @@ static char *bcast_buffer(char *buf, size_t *len)
 
 static void warn_empty(const sap_dvec *v, const char *path, const sap_site *s)
 {
-	if (v->n == 0)
+	if (v->n == 0 && header_text)
+		sap_warn(s, "'%s' holds no elements: its one line, \"%s\", was taken as a header of "
+		         "column names%s", path, header_text, strchr(header_text, ';') &&
+		         !strchr(header_text, ',') ? " (the fields of a .csv file are separated by "
+		                                     "commas)" : "");
+	else if (v->n == 0)
 		sap_warn(s, "'%s' holds no elements: it is empty or has only blank and comment "
 		         "lines", path);
+	free(header_text);
+	header_text = NULL;
 }
 
 static void load_file(sap_dvec *v, const char *name, const char *path, size_t elsize,

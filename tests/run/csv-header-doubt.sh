@@ -8,7 +8,11 @@
 #  - h.csv and h.tsv, a header above 40 edges: one warning, on 1 and 2
 #    ranks, and the header loaded (41 elements);
 #  - e.csv, the same edges without it: no warning;
-#  - s.csv, a header above 3 edges (too few to tell): no warning.
+#  - s.csv, a header above 3 edges (too few to tell): no warning;
+#  - o.csv, a header alone: no elements, and the warning says its line was
+#    taken as a header (not that the file is empty);
+#  - c.csv, fields separated by ';': the first line is taken as a header,
+#    and the error at the second says the separator is not a comma.
 #
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
@@ -44,5 +48,13 @@ for np in 1 2; do
 		$MPIEXEC -n $np ./p --data=$f >out 2>err || { cat err; fail "$f, $np ranks"; }
 		test ! -s err || { cat err; fail "$f, $np ranks: a warning"; }
 	done
+	echo "a,b" >o.csv
+	$MPIEXEC -n $np ./p --data=o.csv >out 2>err && fail "o.csv, $np ranks: L[0] of no elements"
+	grep -qx "p.sap:3:19: warning: 'o.csv' holds no elements: its one line, \"a,b\", was taken as a header of column names" err ||
+		{ cat err; fail "o.csv, $np ranks: not the header's warning"; }
+	printf 'n1;n2\nn3;n4\n' >c.csv
+	$MPIEXEC -n $np ./p --data=c.csv >out 2>err && fail "c.csv, $np ranks: loaded"
+	grep -q "c.csv:2: error: field 'b': missing (line has too few fields): the line has no ',' but ';', and the fields of a .csv file are separated by commas" err ||
+		{ cat err; fail "c.csv, $np ranks: not the separator's error"; }
 done
 exit 0
