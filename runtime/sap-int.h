@@ -1216,6 +1216,11 @@ struct sap_loop_state {
 	int64_t groups, rounds;
 	int workers;
 	double balance;
+	/* One rank: the plan made before the current one, for inputs that
+	 * may come back (a checkerboard's two colours, a loop inside a for
+	 * over 0 and 1): its PLAN_FIELDS (async.c), or NULL. */
+	struct sap_loop_state *spare;
+	int64_t spare_hits;             /* invocations that ran it */
 };
 
 /* What an async loop's next plan depends on besides its inputs, when

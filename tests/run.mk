@@ -234,6 +234,7 @@ run_tests = \
 	tests/run/strings-ranks.sap \
 	tests/run/sync-ranks.sh \
 	tests/run/sync-delta.sh \
+	tests/run/spare-plan.sh \
 	tests/run/text-roundtrip.sh \
 	tests/run/sparse-ranks.sh \
 	tests/run/stdin-ranks.sh \

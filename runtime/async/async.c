@@ -438,6 +438,88 @@ static const sap_dvec *held_part(const sap_async_spec *spec)
 	return NULL;
 }
 
+/* ---- the spare plan ----
+ *
+ * A loop whose slice reads a driver variable that alternates (the colour
+ * of a checkerboard sweep: for (c = 0; c < 2; c++) async for ...) planned
+ * anew at every invocation: an Ising model spent as long in recon and
+ * planning as in its body.  The plan before the current one is kept
+ * aside, and taken back when the inputs are its again.  A plan is a
+ * function of its inputs (where the slice draws no random numbers), so
+ * one taken back is the one a new plan would be, and a run resumed from
+ * a checkpoint, which has only the current plan's history, makes it
+ * again alike. */
+
+/* The fields of a loop's state that one plan and its inputs are. */
+#define PLAN_FIELDS(X) X(cached) X(layout_inv) X(lo) X(hi) X(T) X(blocks) X(ndds) X(sizes) \
+	X(versions) X(kcopy) X(kbytes) X(nkcopy) X(ptrs) X(affine) X(naffine) X(drv) X(ndrv) \
+	X(kvers) X(layout) X(ids) X(order) X(bufcap) X(plan) X(key_max) X(keys_known) X(audit) \
+	X(naudit) X(locked) X(inserts) X(missing)
+#define SWAP_FIELD(f) { __typeof__(a->f) t_ = a->f; a->f = b->f; b->f = t_; }
+
+static void swap_plans(struct sap_loop_state *a, struct sap_loop_state *b)
+{
+	PLAN_FIELDS(SWAP_FIELD)
+}
+
+/* The plan fields of a spare state freed and zeroed. */
+static void spare_clear(struct sap_loop_state *sp)
+{
+	drop_plan(sp);
+	for (int k = 0; k < sp->nkcopy; k++)
+		free(sp->kcopy[k]);
+	free(sp->kcopy);
+	free(sp->kbytes);
+	free(sp->ptrs);
+	free(sp->sizes);
+	free(sp->versions);
+	free(sp->kvers);
+	free(sp->affine);
+	free(sp->drv);
+	free(sp->ids);
+	free(sp->order);
+	free(sp->key_max);
+	struct sap_loop_state zero = { 0 }, *a = sp, *b = &zero;
+	PLAN_FIELDS(SWAP_FIELD)
+}
+
+/* Plans of more iterations are not kept twice. */
+enum { SPARE_MAX = 1 << 24 };
+
+/* Whether the spare plan is valid for these inputs: then it is current,
+ * and the current one the spare. */
+static bool spare_take(struct sap_loop_state *st, const sap_async_spec *spec, int64_t lo,
+                       int64_t hi, int T)
+{
+	if (!st->spare || !st->spare->cached)
+		return false;
+	swap_plans(st, st->spare);
+	if (!cache_valid(st, spec, lo, hi, T)) {
+		swap_plans(st, st->spare);
+		return false;
+	}
+	/* The plan-order copies follow the other plan's order. */
+	for (int k = 0; k < st->nstage; k++)
+		st->stage[k].src = NULL;
+	st->spare_hits++;
+	return true;
+}
+
+/* The current plan set aside before one for other inputs is made. */
+static void spare_keep(struct sap_loop_state *st, const sap_async_spec *spec, int64_t lo,
+                       int64_t hi)
+{
+	if (!st->cached || st->resumed || st->inserts || spec->slice_rng || hi - lo > SPARE_MAX ||
+	    st->hi - st->lo > SPARE_MAX)
+		return;
+	if (!st->spare)
+		st->spare = sap_xcalloc(1, sizeof *st->spare);
+	spare_clear(st->spare);
+	for (int k = 0; k < st->nstage; k++)
+		st->stage[k].src = NULL;
+	swap_plans(st, st->spare);
+}
+
 /* A plan for T workers, made on `threads` threads (of every rank, when
  * ranks: then collective, and each rank has its own groups' lists). */
 static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
@@ -449,6 +531,12 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	 * spread as before, so the blocks' cuts and the plan's search
 	 * (ly->memo) stay. */
 	bool again = same_inputs(st, spec, lo, hi, T);
+	if (!ranks && !spec->slice_rng) {
+		if (spare_take(st, spec, lo, hi, T))
+			return;
+		if (!again)
+			spare_keep(st, spec, lo, hi);
+	}
 	sap_layout kept = st->layout;
 	if (again)
 		st->layout = (sap_layout){ 0 };
