@@ -364,6 +364,27 @@ static Node *beats(Node *c, Node *place, bool mx, Node *loop)
 	return e && !mentions_red(e, loop) ? e : NULL;
 }
 
+/* r, a min or max variable's new value under a test of e against it, is
+ * e, or e converted to the variable's type t by a conversion written out
+ * (float(x), (int)x): conversions never decrease, so keeping converted
+ * values tested unconverted keeps the largest (smallest) converted one,
+ * whatever the order, as max (min) of them does.  Not with variables
+ * kept with it (argmax), which take the iteration of the last value that
+ * beat the converted one: a tie among values converted alike goes to
+ * the first iteration when partials combine, to the last serially. */
+static bool tested_value(Node *r, Node *e, Type *t)
+{
+	if (same_place(r, e))
+		return true;
+	if (r->ty != t || !ty_is_num(t))
+		return false;
+	if (r->kind == N_CONV && r->ts)
+		return same_place(r->lhs, e);
+	return r->kind == N_CALL && (r->builtin == B_TO_INT || r->builtin == B_TO_LONG ||
+	                             r->builtin == B_TO_FLOAT || r->builtin == B_TO_DOUBLE) &&
+	       r->args && !r->args->next && same_place(r->args, e);
+}
+
 /* Whether rhs, assigned to place (of reduce variable s, clause cl), is
  * an update by cl's operator: place op e (op e ...), or the extremum. */
 static bool is_update(Node *place, Node *rhs, Node *cl, const RedUse *u)
@@ -404,7 +425,7 @@ static bool is_update(Node *place, Node *rhs, Node *cl, const RedUse *u)
 	if (mn || mx)
 		for (int i = 0; i < u->nguards; i++) {
 			Node *e = beats(u->guards[i], place, mx, loop);
-			if (e && same_place(e, rhs))
+			if (e && tested_value(rhs, e, place->ty))
 				return true;
 		}
 	return false;
