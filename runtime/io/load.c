@@ -663,21 +663,33 @@ static void parse_lines(const char *buf, size_t len, const char *path, int64_t l
 	}
 }
 
-/* Physical lines (line starts) and elements in buf[0 .. len). */
-static void count_lines(const char *buf, size_t len, int64_t *lines, int64_t *elems)
+/* Physical lines (line starts), elements, and comment lines (their first
+ * non-blank character a '#') in buf[0 .. len). */
+static void count_lines(const char *buf, size_t len, int64_t *lines, int64_t *elems,
+                        int64_t *hashes)
 {
 	const char *end = buf + len;
-	*lines = *elems = 0;
+	*lines = *elems = *hashes = 0;
 	for (const char *p = buf; p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
 			eol = end;
 		++*lines;
-		if (content(p, eol))
+		if (content(p, eol)) {
 			++*elems;
+		} else {
+			const char *q = p;
+			while (q < eol && sap_is_blank(*q))
+				q++;
+			*hashes += q < eol && *q == '#';
+		}
 		p = eol + 1;
 	}
 }
+
+/* The comment lines of the load in progress: of the whole file, or of
+ * this rank's share until load_shared adds them up. */
+static int64_t load_hashes;
 
 static void parse_trapped(load_trap *t, const char *buf, size_t len, const char *path,
                           int64_t line0, char *elems, size_t elsize, sap_parse_fn parse,
@@ -886,6 +898,7 @@ typedef struct piece {
 	const char *p;
 	size_t len;
 	int64_t lines, elems;   /* counted */
+	int64_t hashes;         /* comment lines, counted */
 	int64_t line0, at;      /* lines and elements before it */
 	load_trap t;
 	sap_lbuf lists;
@@ -903,7 +916,7 @@ typedef struct text_cut {
 static void count_piece(void *arg, int w)
 {
 	piece *pc = &((text_cut *)arg)->pc[w];
-	count_lines(pc->p, pc->len, &pc->lines, &pc->elems);
+	count_lines(pc->p, pc->len, &pc->lines, &pc->elems, &pc->hashes);
 }
 
 static void parse_piece(void *arg, int w)
@@ -949,6 +962,7 @@ static int64_t count_text(text_cut *c, const char *buf, size_t len, int64_t *lin
 		c->pc[k].line0 = l;
 		e += c->pc[k].elems;
 		l += c->pc[k].lines;
+		load_hashes += c->pc[k].hashes;
 	}
 	*lines = l;
 	return e;
@@ -1172,6 +1186,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	b += head;
 	text_cut c;
 	int64_t count = count_text(&c, buf + b, len - b, &lines);
+	sap_comm_allreduce(&load_hashes, 1, SAP_COMM_I64, SAP_COMM_SUM);
 	/* The header line counts in the lines' numbers. */
 	lines += head > 0;
 	int64_t line0 = sap_comm_exscan_sum(lines) + (head > 0);
@@ -1283,6 +1298,14 @@ static char *bcast_buffer(char *buf, size_t *len)
 
 static void warn_empty(const sap_dvec *v, const char *path, const sap_site *s)
 {
+	/* A corpus's lines starting with '#' (hashtags, Markdown headings)
+	 * are data more often than comments: not dropped without a word. */
+	if (v->codec && v->codec->lines && load_hashes > 0)
+		sap_warn(s, "'%s': %lld line%s whose first non-blank character is '#' %s skipped as "
+		         "comment%s, not loaded into %s (sap(7), LOADING AND SAVING)", path,
+		         (long long)load_hashes, load_hashes == 1 ? "" : "s",
+		         load_hashes == 1 ? "was" : "were", load_hashes == 1 ? "" : "s", v->name);
+	load_hashes = 0;
 	if (v->n == 0 && header_text)
 		sap_warn(s, "'%s' holds no elements: its one line, \"%s\", was taken as a header of "
 		         "column names%s", path, header_text, strchr(header_text, ';') &&
