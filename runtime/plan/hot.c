@@ -445,8 +445,8 @@ static char *staleness(const sap_async_spec *spec, int dds, uint64_t written)
 {
 	int k = planned_without(spec, dds, written);
 	if (k >= 0)
-		return sap_strf("a round stale, a round of the plan for its writes of %s (a whole pass "
-		                "where those never meet; sap(7))",
+		return sap_strf("a round stale, where a round is one of the plan the loop still makes "
+		                "for its writes of %s (a whole pass if those never meet; sap(7))",
 		                spec->dds[k].name ? spec->dds[k].name : "?");
 	return sap_strf("stale by a whole pass: with nothing else to plan, the loop would run in "
 	                "chunks, each worker reading the values of the loop's start plus its own "

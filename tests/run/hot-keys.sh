@@ -305,8 +305,8 @@ for pt in 1x2 2x1; do
 	echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
 		"100% of its iterations write B[0];" \
 		"make its updates of B 'relaxed(+: B)', if the algorithm tolerates" \
-		"reading B a round stale, a round of the plan for its writes of W (a whole pass" \
-		"where those never meet; sap(7))$locks" >want
+		"reading B a round stale, where a round is one of the plan the loop still makes" \
+		"for its writes of W (a whole pass if those never meet; sap(7))$locks" >want
 	grep warning rng.err | diff want - || fail "rng on $pt: not the one warning expected"
 done
 
@@ -325,8 +325,8 @@ diff want two.err || fail "spread --two: not the one warning expected"
 $MPIEXEC -n 1 ./rng --threads=2 --locks >/dev/null 2>rngl.err || fail "rng --locks"
 echo "rng.sap:4:5: warning: async for runs serially on 2 workers (balance 2.0):" \
 	"100% of its iterations write B[0]; make its updates of B 'relaxed(+: B)', if the" \
-	"algorithm tolerates reading B a round stale, a round of the plan for its writes" \
-	"of W (a whole pass where those never meet; sap(7))" >want
+	"algorithm tolerates reading B a round stale, where a round is one of the plan the" \
+	"loop still makes for its writes of W (a whole pass if those never meet; sap(7))" >want
 grep warning rngl.err | diff want - || fail "rng --locks: not the one warning expected"
 
 # --locks, or SAP_LOCKS=1, locks the group: said by the warning and --stats.
