@@ -58,7 +58,13 @@ void field_error(const sap_fields *f, const char *fmt, ...)
 static char *tok(const char *p, size_t n)
 {
 	char *e = sap_token(p, n);
-	char *q = sap_strf("\"%s\"", e);
+	/* What the quotes do not show: a no-break space looks like the
+	 * blank it is not. */
+	bool nbsp = false;
+	for (size_t i = 0; i + 1 < n && !nbsp; i++)
+		nbsp = (unsigned char)p[i] == 0xc2 && (unsigned char)p[i + 1] == 0xa0;
+	char *q = sap_strf("\"%s\"%s", e, nbsp ? " (with a no-break space, U+00A0, which "
+	                   "does not separate fields)" : "");
 	free(e);
 	return q;
 }
@@ -458,6 +464,12 @@ void sap_scan_end(sap_fields *f, const char *type)
 	while (q < f->end && !is_sep(*q))
 		q++;
 	size_t n = (size_t)(q - f->p);
+	/* Lines ended by a CR alone (old Mac files) are one line. */
+	const char *cr = memchr(f->start, '\r', (size_t)(f->end - f->start));
+	if (cr && cr + 1 < f->end)
+		field_error(f, "extra field %s after %s: the line holds carriage returns, so its "
+		            "lines may end in a CR alone, which load does not take for a line end; "
+		            "convert it (tr '\\r' '\\n')", tok(f->p, n), type);
 	field_error(f, "extra field %s after %s", tok(f->p, n), type);
 }
 
@@ -611,6 +623,17 @@ static int open_input(const char *path, bool *regular, bool peek)
 static size_t bom(const char *buf, size_t len)
 {
 	return len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
+/* A file of UTF-16 text, told by its byte-order mark: its every other
+ * byte a NUL, which parsing would call an error of its first line. */
+static void not_utf16(const char *buf, size_t len, const char *path, const sap_site *s)
+{
+	if (len >= 2 && ((buf[0] == '\xff' && buf[1] == '\xfe') ||
+	                 (buf[0] == '\xfe' && buf[1] == '\xff')))
+		sap_fatal(s, "'%s' is UTF-16 text (it starts with the byte-order mark %s): data files "
+		          "are UTF-8; convert it (iconv -f UTF-16 -t UTF-8)", path,
+		          buf[0] == '\xff' ? "FF FE" : "FE FF");
 }
 
 bool sap_is_csv(const char *path)
@@ -1047,6 +1070,7 @@ static void load_buffer(sap_dvec *v, const char *name, const char *path, size_t 
 {
 	char *buf = txt->p;
 	size_t len = txt->len;
+	not_utf16(buf, len, path, s);
 	size_t b = bom(buf, len);
 	b += header_len(buf + b, len - b, path, elsize, parse, codec);
 	warn_doubt(path, s);
@@ -1180,6 +1204,8 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	int64_t lines;
 	char *buf = txt.p;
 	size_t len = txt.len;
+	if (r == 0)
+		not_utf16(buf, len, path, s);
 	size_t b = r == 0 ? bom(buf, len) : 0;
 	if (b + head > len)
 		head = 0;

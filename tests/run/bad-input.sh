@@ -5,6 +5,8 @@
 #  - a UTF-8 byte-order mark at the start of a data file is skipped (line
 #    numbers unchanged);
 #  - a NUL byte in a line is an error naming the file, line and column;
+#    a file of UTF-16 is an error that says so, and so are a no-break
+#    space between two fields and lines ended by a CR alone;
 #  - nan and inf in a data file or in a param are errors, and so is a
 #    nonzero number too small for its type (1e-50 in a float: not 0);
 #  - control bytes from a data file (a field, a map key) or the command
@@ -64,6 +66,9 @@ printf '1 a 2.5\n2 b nan\n' >nan.txt
 printf '1 a -inf\n' >inf.txt
 printf '1 a 1e-40\n2 b 1e-50\n' >tiny.txt
 printf '1 a \001\033[2J\n' >ctl.txt
+printf '1\302\2402 a 2.5\n' >nbsp.txt
+printf '\377\3761\000 \000a\000\n\000' >u16.txt
+printf '1 a 2.5\r2 b 3\r' >cr.txt
 # 60 nines, as messages show them, and a field of 200.
 nines=$(printf '%060d' 0 | tr 0 9)
 printf '%s%s%s99 a 1\n' "$nines" "$nines" "$nines" >big.txt
@@ -116,6 +121,15 @@ for np in $ranks; do
 		$run --data=tiny.txt
 	error "--gamma=1e-400, $np ranks" 2 \
 		"p: error: --gamma: 1e-400 is too small for DOUBLE: it would be 0" "" $run --gamma=1e-400
+	error "a no-break space, $np ranks" 1 \
+		"nbsp.txt:1: error: field 'i': expected an int, got \"1$(printf '\302\240')2\" (with a no-break space, U+00A0, which does not separate fields)" \
+		"" $run --data=nbsp.txt
+	error "UTF-16, $np ranks" 1 \
+		"error: 'u16.txt' is UTF-16 text (it starts with the byte-order mark FF FE): data files are UTF-8; convert it (iconv -f UTF-16 -t UTF-8)" \
+		"" $run --data=u16.txt
+	error "lines ended by CR alone, $np ranks" 1 \
+		"cr.txt:1: error: extra field \"2\" after R: the line holds carriage returns, so its lines may end in a CR alone" \
+		"" $run --data=cr.txt
 	error "control bytes, $np ranks" 1 \
 		"ctl.txt:1: error: field 'r': expected a float, got \"\\x01\\x1b[2J\"" "" $run --data=ctl.txt
 	error "a long number, $np ranks" 1 \
