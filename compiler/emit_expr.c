@@ -287,8 +287,10 @@ static char *index_expr(Node *e, bool write)
 		const char *hv = mk->kind == N_INDEX ? hoisted_values(mk) : NULL;
 		if (hv) {
 			char *x = emit_expr(e->rhs);
-			return format("((%s *)%s.v)[sap_check_index(%s, %s.n, \"list\", %s)]",
-			              emit_ctype(bt->elem), hv, x, hv, emit_site(e));
+			char *what = format("list '%s'", acc_expr_str(mk));
+			return format("((%s *)%s.v)[sap_check_index(%s, %s.n, %s, %s)]",
+			              emit_ctype(bt->elem), hv, x, hv, emit_cstr(what, strlen(what)),
+			              emit_site(e));
 		}
 		if (!write && mk->kind == N_INDEX && mk->lhs->ty->kind == TY_DMMAP &&
 		    !ty_needs_drop(bt->elem)) {
@@ -300,8 +302,11 @@ static char *index_expr(Node *e, bool write)
 		if (emit_counted(e->lhs, e->rhs))
 			return format("((%s *)%s)[%s]", emit_ctype(bt->elem), emit_member(b, "v"),
 			              emit_expr(e->rhs));
-		return format("(*(%s *)sap_list_at(&%s, %s, sizeof(%s), %s))", emit_ctype(bt->elem), b,
-		              emit_expr(e->rhs), emit_ctype(bt->elem), emit_site(e));
+		/* Named in the message as the source writes it, as a vector is. */
+		char *what = format("list '%s'", acc_expr_str(e->lhs));
+		return format("(*(%s *)sap_list_atn(&%s, %s, sizeof(%s), %s, %s))", emit_ctype(bt->elem),
+		              b, emit_expr(e->rhs), emit_ctype(bt->elem), emit_cstr(what, strlen(what)),
+		              emit_site(e));
 	}
 	case TY_DVEC:
 		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym) && E->acc_locals)

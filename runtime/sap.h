@@ -332,6 +332,15 @@ static inline void *sap_list_at(const sap_list *l, int64_t i, size_t elsize,
 	return (char *)l->v + (size_t)i * elsize;
 }
 
+/* The same, for a list the message names (what: "list 'e.x'"). */
+static inline void *sap_list_atn(const sap_list *l, int64_t i, size_t elsize, const char *what,
+                                 const sap_site *s)
+{
+	if ((uint64_t)i >= (uint64_t)l->n)
+		sap_oob(s, what, i, l->n);
+	return (char *)l->v + (size_t)i * elsize;
+}
+
 static inline int64_t sap_check_index(int64_t i, int64_t n, const char *what,
                                       const sap_site *s)
 {
