@@ -764,6 +764,7 @@ typedef struct Site {
 typedef struct Kept {
 	Node *loop;
 	Vec sites;              /* Site * */
+	Vec converted;          /* Site * whose branch sets a converted value */
 	Sym *sym;               /* the variable a visit looks for, */
 	bool reads;             /* its reads too, not only its updates, */
 	Vec skip;               /* but for these assignments */
@@ -805,6 +806,14 @@ static void site_of_guard(Node *ifn, Node *g, Kept *k)
 				Site *t = xcalloc(1, sizeof *t);
 				*t = (Site){ifn, v, same_place(g->rhs, &place) ? g->op : mirror(g->op), a};
 				vec_push(&k->sites, t);
+				break;
+			}
+			/* best = float(d): no site, but said if a variable is
+			 * kept there (check_kept). */
+			if (a && a->lhs->kind == N_NAME && a->lhs->sym == v && tested_value(a->rhs, e, v->ty)) {
+				Site *t = xcalloc(1, sizeof *t);
+				*t = (Site){ifn, v, g->op, a};
+				vec_push(&k->converted, t);
 				break;
 			}
 		}
@@ -881,6 +890,20 @@ static void check_kept(Node *loop)
 		Node *a = li->pending.v[i];
 		Sym *c = a->lhs->sym;
 		Site *t = site_with(&k, a);
+		for (int j = 0; !t && j < k.converted.n; j++) {
+			Site *u = k.converted.v[j];
+			if (site_sets(u, c))
+				sema_fail_note(a->lhs, format("'%s' cannot be kept with '%s', which this branch "
+				                              "sets to a converted value: values converted alike "
+				                              "tie, and a tie would keep another iteration's '%s' "
+				                              "than the serial loop", c->name, u->v->name,
+				                              c->name),
+				               u->vset, format("set '%s' to the value tested, with no conversion: "
+				                               "declare it %s, the tested value's type",
+				                               u->v->name, ty_str(u->vset->rhs->kind == N_CONV ?
+				                                                  u->vset->rhs->lhs->ty :
+				                                                  u->vset->rhs->args->ty)));
+		}
 		if (!t) {
 			Sym *v = NULL;
 			for (int j = 0; j < li->reduce_syms.n && !v; j++) {

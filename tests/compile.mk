@@ -1,5 +1,6 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/reduce-kept-converted.sap \
 	tests/compile/clause-plain-for.sap \
 	tests/compile/clause-sync-order.sap \
 	tests/compile/clause-after-body.sap \
