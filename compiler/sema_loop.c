@@ -374,15 +374,17 @@ static Node *beats(Node *c, Node *place, bool mx, Node *loop)
  * the first iteration when partials combine, to the last serially. */
 static bool tested_value(Node *r, Node *e, Type *t)
 {
-	if (same_place(r, e))
+	/* e first: same_place notes e's calls, which a message about
+	 * calls that draw points at. */
+	if (same_place(e, r))
 		return true;
 	if (r->ty != t || !ty_is_num(t))
 		return false;
 	if (r->kind == N_CONV && r->ts)
-		return same_place(r->lhs, e);
+		return same_place(e, r->lhs);
 	return r->kind == N_CALL && (r->builtin == B_TO_INT || r->builtin == B_TO_LONG ||
 	                             r->builtin == B_TO_FLOAT || r->builtin == B_TO_DOUBLE) &&
-	       r->args && !r->args->next && same_place(r->args, e);
+	       r->args && !r->args->next && same_place(e, r->args);
 }
 
 /* Whether rhs, assigned to place (of reduce variable s, clause cl), is
