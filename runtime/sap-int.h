@@ -921,6 +921,14 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
  * SAP_KEYS_FUTILE, the only use of the figure. */
 double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
                      int64_t hi, int64_t a, int64_t b, int threads, bool ranks);
+/* Whether no key-level plan of T workers can cost less than max_cost,
+ * from the same sample: an element is written by SAP_KEYS_FUTILE of
+ * the iterations, or by enough of them for the rounds of the wavefront
+ * and the colouring, while its writers lie too far apart for strips.
+ * Collective as sap_hot_share. */
+bool sap_keys_futile(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
+                     int64_t hi, int64_t a, int64_t b, int threads, bool ranks, int T,
+                     double max_cost);
 /* The same for a loop the compiler serialized (spec->serial) because
  * every iteration writes one element, run on n iterations with more
  * workers than one: once per loop. */

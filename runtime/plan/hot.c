@@ -44,7 +44,15 @@ enum { CHUNK = 4096, LOG_KEYS = 65536 };
 /* One element written by some sampled iterations, and by how many. */
 typedef struct hot_key {
 	int64_t dds, key, count;
+	int64_t first, last;    /* the first and last iteration counted */
 } hot_key;
+
+static void span_add(hot_key *a, const hot_key *b)
+{
+	a->count += b->count;
+	a->first = b->first < a->first ? b->first : a->first;
+	a->last = b->last > a->last ? b->last : a->last;
+}
 
 static int by_key(const void *x, const void *y)
 {
@@ -63,7 +71,7 @@ static int64_t merge_runs(hot_key *v, int64_t n)
 	int64_t m = 0;
 	for (int64_t k = 0; k < n; k++) {
 		if (m && !by_key(&v[m - 1], &v[k]))
-			v[m - 1].count += v[k].count;
+			span_add(&v[m - 1], &v[k]);
 		else
 			v[m++] = v[k];
 	}
@@ -100,7 +108,7 @@ static hot_key *written_keys(const sap_keylog *log, const sap_async_spec *spec, 
 			const sap_access *x = &log->v[e++];
 			int64_t d = counted(x, spec, reads);
 			if (d != NOT)
-				v[n++] = (hot_key){ d, x->key, 1 };
+				v[n++] = (hot_key){ d, x->key, 1, x->i, x->i };
 		}
 		int64_t m = merge_runs(v + first, n - first);
 		for (int64_t k = first; k < first + m; k++)
@@ -128,7 +136,7 @@ static bool packs(const sap_access *x)
 typedef struct tally {
 	struct tslot {
 		int64_t elem;           /* the number + 1 */
-		int64_t last, count;
+		int64_t last, count, first;
 	} *s;
 	int64_t cap, n;
 } tally;
@@ -172,7 +180,7 @@ static bool tally_log(tally *t, tally *r, const sap_keylog *log, const sap_async
 		int64_t elem = (int64_t)x->dds << KEY_BITS | x->key;
 		struct tslot *sl = tally_at(u, elem);
 		if (!sl->elem) {
-			*sl = (struct tslot){ elem + 1, x->i, 1 };
+			*sl = (struct tslot){ elem + 1, x->i, 1, x->i };
 			u->n++;
 		} else if (sl->last != x->i) {
 			sl->last = x->i;
@@ -193,9 +201,11 @@ static hot_key *tally_keys(tally *t, int64_t *nout)
 			p[n++] = t->s[k].elem - 1;
 	sap_sort_keys(p, n, -1);
 	hot_key *v = sap_xmalloc((size_t)(n ? n : 1) * sizeof *v);
-	for (int64_t k = 0; k < n; k++)
+	for (int64_t k = 0; k < n; k++) {
+		const struct tslot *sl = tally_at(t, p[k]);
 		v[k] = (hot_key){ p[k] >> KEY_BITS, p[k] & (((int64_t)1 << KEY_BITS) - 1),
-		                  tally_at(t, p[k])->count };
+		                  sl->count, sl->first, sl->last };
+	}
 	free(p);
 	*nout = n;
 	return v;
@@ -215,7 +225,7 @@ static hot_key *merge_sorted(hot_key *a, int64_t na, hot_key *b, int64_t nb, int
 			v[m++] = b[j++];
 		} else {
 			v[m] = a[i++];
-			v[m++].count += b[j++].count;
+			span_add(&v[m++], &b[j++]);
 		}
 	}
 	free(a);
@@ -284,7 +294,7 @@ static hot_key *count_writes(const sap_async_spec *spec, const sap_layout *ly, v
 static hot_key *gather_keys(hot_key *v, int64_t *n)
 {
 	int P = sap_nranks(), me = sap_rank();
-	int64_t mine = *n * 3, *all = NULL;
+	int64_t mine = *n * 5, *all = NULL;
 	int64_t *cnts = sap_xmalloc((size_t)P * sizeof *cnts);
 	int64_t *dis = sap_xmalloc((size_t)P * sizeof *dis);
 	sap_comm_gather(&mine, cnts, 1, sizeof mine, 0);
@@ -296,12 +306,12 @@ static hot_key *gather_keys(hot_key *v, int64_t *n)
 		}
 		all = sap_xmalloc((size_t)total * sizeof *all);
 	}
-	/* hot_key is three int64_t, no padding. */
+	/* hot_key is five int64_t, no padding. */
 	sap_comm_gatherv(v, mine, all, cnts, dis, sizeof *all, 0);
 	free(cnts);
 	free(dis);
 	free(v);
-	*n = total / 3;
+	*n = total / 5;
 	return me == 0 ? (hot_key *)all : NULL;
 }
 
@@ -679,10 +689,14 @@ static int64_t probe_size(const sap_async_spec *spec, const sap_layout *ly, void
 	return ns;
 }
 
-double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
-                     int64_t hi, int64_t a, int64_t b, int threads, bool ranks)
+/* sap_hot_share, and in *span the most iterations between the first and
+ * the last of the sample's writers of one element (0 when none is
+ * written twice), alike on every rank. */
+static double hot_probe(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
+                        int64_t hi, int64_t a, int64_t b, int threads, bool ranks, double *span)
 {
 	ranks = ranks && sap_nranks() > 1;
+	*span = 0;
 	/* The share, less its error, is at most 1 - 1 / ns, short of
 	 * SAP_KEYS_FUTILE below 20 iterations: not worth logging them (2
 	 * iterations rewriting 1M elements each tallied them, 60% of the
@@ -701,18 +715,50 @@ double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env
 		if (v)
 			nk = merge_runs(v, nk);
 	}
-	double h = 0;
+	double h = 0, sp = 0;
 	if (v) {
 		int64_t top = 0;
-		for (int64_t k = 0; k < nk; k++)
+		for (int64_t k = 0; k < nk; k++) {
 			top = v[k].count > top ? v[k].count : top;
+			if (v[k].count > 1 && (double)(v[k].last - v[k].first) > sp)
+				sp = (double)(v[k].last - v[k].first);
+		}
 		free(v);
 		h = (double)top / (double)ns;
 		h -= 3 * sqrt(h * (1 - h) / (double)ns) + 1.0 / (double)ns;
 	}
-	if (ranks)
-		sap_comm_bcast(&h, 1, sizeof h, 0);
+	if (ranks) {
+		double x[2] = { h, sp };
+		sap_comm_bcast(x, 2, sizeof *x, 0);
+		h = x[0];
+		sp = x[1];
+	}
+	*span = sp;
 	return h;
+}
+
+double sap_hot_share(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
+                     int64_t hi, int64_t a, int64_t b, int threads, bool ranks)
+{
+	double span;
+	return hot_probe(spec, ly, env, lo, hi, a, b, threads, ranks, &span);
+}
+
+bool sap_keys_futile(const sap_async_spec *spec, const sap_layout *ly, void *env, int64_t lo,
+                     int64_t hi, int64_t a, int64_t b, int threads, bool ranks, int T,
+                     double max_cost)
+{
+	double span, h = hot_probe(spec, ly, env, lo, hi, a, b, threads, ranks, &span);
+	if (h >= SAP_KEYS_FUTILE)
+		return true;
+	/* The wavefront and the colouring put each writer of an element in
+	 * a round of its own, and strips need every element's writers
+	 * within n / T iterations: a sparse model's features, each in a
+	 * twentieth of the examples all over them, made every rank log
+	 * every iteration's keys (its examples made whole first) for plans
+	 * that could not beat the serial one. */
+	double n = (double)(hi - lo), share = n / T, charge = share / 2000.0 + 1.0;
+	return h > 0 && span >= share && h * n * charge + share >= max_cost;
 }
 
 void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *env,

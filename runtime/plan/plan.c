@@ -51,7 +51,7 @@ void sap_plan_recon(sap_plan *p, const sap_async_spec *spec, const sap_layout *l
 	if (T > 1 && (c > SAP_KEYS_WORTH * share || p->nlocked) && !sap_plan_keys_lost(ly, p)) {
 		double max_cost = p->nlocked ? fmax(0.99 * c, SAP_KEYS_WORTH * share) : 0.99 * c;
 		if (!p->nlocked &&
-		    sap_hot_share(spec, ly, env, lo, hi, lo, hi, threads, false) >= SAP_KEYS_FUTILE)
+		    sap_keys_futile(spec, ly, env, lo, hi, lo, hi, threads, false, T, max_cost))
 			sap_plan_keys_tried(ly, false);
 		else
 			sap_plan_keys_tried(ly, sap_plan_keys(p, spec, ly, env, lo, hi, T, threads, ids,

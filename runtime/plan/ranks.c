@@ -261,8 +261,8 @@ static bool ranks_keys(rank_plan *rp, const sap_async_spec *spec, const sap_layo
 		 * sample, before vectors are made whole for nothing (a
 		 * linear model's examples, every feature list on every rank,
 		 * three times the loop's work for SVM by SGD). */
-		if (sap_hot_share(spec, ly, env, lo, hi, rp->a, rp->b, rp->threads, true) >=
-		    SAP_KEYS_FUTILE) {
+		if (sap_keys_futile(spec, ly, env, lo, hi, rp->a, rp->b, rp->threads, true, T,
+		                    0.99 * c)) {
 			sap_plan_keys_tried(ly, false);
 			return false;
 		}
