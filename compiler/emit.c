@@ -331,6 +331,23 @@ static bool loop_writes(LoopInfo *li, Sym *d)
 	return false;
 }
 
+/* A hoist of e, DDS[key], in a temporary named for tmp, for the caller
+ * to fill in and push; NULL when e is hoisted already. */
+static Hoist *hoist_new(Node *e, const char *tmp)
+{
+	char *k = acc_key_id(e->rhs);
+	for (int i = 0; i < E->hoisted.n; i++) {
+		Hoist *h = E->hoisted.v[i];
+		if (h->dds == e->lhs->sym && !strcmp(h->key, k))
+			return NULL;
+	}
+	Hoist *h = xcalloc(1, sizeof *h);
+	h->dds = e->lhs->sym;
+	h->key = k;
+	h->ptr = emit_tmp(tmp);
+	return h;
+}
+
 static void hoist_in(Node *e, Node *s)
 {
 	if (!e)
@@ -344,16 +361,9 @@ static void hoist_in(Node *e, Node *s)
 	    !acc_is_accum(E->loop->li, e->lhs->sym) && invariant_key(e->rhs, s) &&
 	    !stmt_assigns(s->body, e->lhs->sym) &&
 	    !(E->versioned && acc_static_dv(E->loop->li, e))) {
-		char *k = acc_key_id(e->rhs);
-		for (int i = 0; i < E->hoisted.n; i++) {
-			Hoist *h = E->hoisted.v[i];
-			if (h->dds == e->lhs->sym && !strcmp(h->key, k))
-				return;
-		}
-		Hoist *h = xcalloc(1, sizeof *h);
-		h->dds = e->lhs->sym;
-		h->key = k;
-		h->ptr = emit_tmp("el");
+		Hoist *h = hoist_new(e, "el");
+		if (!h)
+			return;
 		const char *et = emit_ctype(e->lhs->ty->elem);
 		const char *au = emit_audit(e->lhs->sym, false);
 		h->decl = au ? format("%s *%s = &((%s *)%s)[sap_dv_ixa(&%s, %s, %s, true%s)];", et,
@@ -381,16 +391,9 @@ static void hoist_in(Node *e, Node *s)
 	if (e->kind == N_INDEX && e->lhs->kind == N_NAME && e->lhs->ty->kind == TY_DMMAP &&
 	    E->loop && !ty_needs_drop(e->lhs->ty->elem) && invariant_key(e->rhs, s) &&
 	    !stmt_assigns(s->body, e->lhs->sym) && !loop_writes(E->loop->li, e->lhs->sym)) {
-		char *k = acc_key_id(e->rhs);
-		for (int i = 0; i < E->hoisted.n; i++) {
-			Hoist *h = E->hoisted.v[i];
-			if (h->dds == e->lhs->sym && !strcmp(h->key, k))
-				return;
-		}
-		Hoist *h = xcalloc(1, sizeof *h);
-		h->dds = e->lhs->sym;
-		h->key = k;
-		h->ptr = emit_tmp("vals");
+		Hoist *h = hoist_new(e, "vals");
+		if (!h)
+			return;
 		char *key = emit_tmp("key");
 		h->decl = format("sap_list %s = {0}; %s %s = %s; sap_dm_view(&%s, &%s, &%s);", h->ptr,
 		                 emit_ctype(e->lhs->ty->key), key,
