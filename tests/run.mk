@@ -203,6 +203,7 @@ run_tests = \
 	tests/run/options-doc.sh \
 	tests/run/params-bad.sap \
 	tests/run/params-typo.sap \
+	tests/run/params-swap.sap \
 	tests/run/params-version.sap \
 	tests/run/params-set.sap \
 	tests/run/params.sap \
@@ -307,7 +308,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/params-bad.args tests/run/params-bad.err tests/run/params-bad.out \
 	tests/run/params-bad.status \
 	tests/run/params-typo.args tests/run/params-typo.err tests/run/params-typo.out \
-	tests/run/params-typo.status tests/run/params-version.args tests/run/params-version.out \
+	tests/run/params-typo.status tests/run/params-swap.args tests/run/params-swap.err tests/run/params-swap.out tests/run/params-swap.status tests/run/params-version.args tests/run/params-version.out \
 	tests/run/params-set.args tests/run/params-set.out \
 	tests/run/params.args tests/run/params.out \
 	tests/run/staged.args tests/run/staged.out \

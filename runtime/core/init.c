@@ -476,29 +476,32 @@ static void widen_default_binding(void)
 	(void)sched_setaffinity(0, sizeof share, &share);
 }
 
-/* Levenshtein distance of a[0..an) and b, for "did you mean". */
+/* Edits from a[0 .. an) to b: letters inserted, deleted, replaced, or
+ * two neighbours swapped (--idnex for --index is one typo, not two). */
 static size_t distance(const char *a, size_t an, const char *b)
 {
-	size_t bn = strlen(b);
-	size_t *row = sap_xmalloc((bn + 1) * sizeof *row);
+	size_t bn = strlen(b), w = bn + 1;
+	/* Rows i - 2, i - 1 and i of the table, in turn. */
+	size_t *t = sap_xmalloc(3 * w * sizeof *t);
 	for (size_t j = 0; j <= bn; j++)
-		row[j] = j;
+		t[j] = j;
 	for (size_t i = 1; i <= an; i++) {
-		size_t diag = row[0];
-		row[0] = i;
+		size_t *r = t + (i % 3) * w, *p = t + ((i - 1) % 3) * w, *pp = t + ((i + 1) % 3) * w;
+		r[0] = i;
 		for (size_t j = 1; j <= bn; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
+			size_t best = p[j - 1] + (a[i - 1] != b[j - 1]);
+			if (p[j] + 1 < best)
+				best = p[j] + 1;
+			if (r[j - 1] + 1 < best)
+				best = r[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    pp[j - 2] + 1 < best)
+				best = pp[j - 2] + 1;
+			r[j] = best;
 		}
 	}
-	size_t d = row[bn];
-	free(row);
+	size_t d = t[(an % 3) * w + bn];
+	free(t);
 	return d;
 }
 
