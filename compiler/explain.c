@@ -697,6 +697,20 @@ static void explain_spans(FILE *out, Node *l, LoopInfo *L)
 	        "reconnaissance or plan\n", acc_name_list(&names), names.n > 1 ? "each cover" : "covers");
 }
 
+/* The path to the first number in a value of type t ("", ".sum",
+ * "[0].w"): what '+= 0' can add to, which a struct or an array cannot. */
+static const char *number_in(Type *t)
+{
+	if (t->kind == TY_ARRAY)
+		return format("[0]%s", number_in(t->elem));
+	if (t->kind == TY_STRUCT) {
+		for (Node *f = t->sdecl->args; f; f = f->next)
+			if (ty_is_numeric(f->ty))
+				return format(".%s%s", f->sym->name, number_in(f->ty));
+	}
+	return "";
+}
+
 /* Maps the loop writes at keys that may be missing: planned only when
  * none is, which the reconnaissance checks every time it runs. */
 static void explain_checked_keys(FILE *out, LoopInfo *L)
@@ -719,9 +733,9 @@ static void explain_checked_keys(FILE *out, LoopInfo *L)
 	/* Keys to come: a loop under accumulate inserts them in parallel
 	 * (the hint says so for a map the body only adds to). */
 	for (int i = 0; i < nums.n; i++) {
-		const char *d = ((Sym *)nums.v[i])->name;
-		fprintf(out, "%s%s[k] += 0 under accumulate(+: %s)", i ? ", " : "; a loop before it "
-		        "can insert the keys in parallel: ", d, d);
+		Sym *m = nums.v[i];
+		fprintf(out, "%s%s[k]%s += 0 under accumulate(+: %s)", i ? ", " : "; a loop before it "
+		        "can insert the keys in parallel: ", m->name, number_in(m->ty->elem), m->name);
 	}
 	fputc('\n', out);
 }

@@ -1,6 +1,7 @@
 ## Golden --explain tests: tests/explain/X.sap with the expected report X.out
 ## (and X.status when some loop is rejected).
 explain_tests = \
+	tests/explain/keys-hint-struct.sap \
 	tests/explain/cancelled-terms.sap \
 	tests/explain/keys-vector.sap \
 	tests/explain/loop-carried.sap \
