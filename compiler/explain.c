@@ -656,10 +656,11 @@ static void explain_order(FILE *out, Node *l, LoopInfo *L)
 	if (l->kind != N_ASYNC ||
 	    (L->verdict != VD_STATIC && L->verdict != VD_ONCE && L->verdict != VD_EACH))
 		return;
-	fprintf(out, "  order: iterations that conflict run one after the other, in index order "
-	        "under a key-level wavefront plan, otherwise (blocks, strips, colours) in an order "
-	        "that depends on the number of workers: a result that depends on which runs first "
-	        "(a greedy matching or colouring) can differ with it\n");
+	fprintf(out, "  order: iterations that conflict run one after the other: in index order "
+	        "on one worker and under a key-level wavefront plan; by blocks or strips in an "
+	        "order that depends on the number of workers; by colours in one order for any "
+	        "number of workers above one: a result that depends on which runs first (a greedy "
+	        "matching or colouring) can differ with the workers\n");
 }
 
 /* The dynamic keys of the DDSs a loop writes, when all are spans (rows
