@@ -201,18 +201,19 @@ static char *sync_whole(LoopInfo *L)
 	return NULL;
 }
 
-/* A dense vector d of a bsp or hybrid loop, merged by how, dense for
- * why; over: the loop runs over it.  A step's changed rows travel alone
+/* A dense vector d of a bsp or hybrid loop, merged by how (shown as
+ * shown), dense for why; over: the loop runs over it.  A step's changed rows travel alone
  * (runtime/sync/delta.c) unless a merge function applies to every row
  * or the loop runs over d. */
-static void put_dense(FILE *out, Sym *d, const char *how, const char *why, bool over)
+static void put_dense(FILE *out, Sym *d, const char *how, const char *shown, const char *why,
+                      bool over)
 {
 	bool rows = (!strcmp(how, "avg") || !strcmp(how, "sum")) && !over;
 	fprintf(out, "%s, dense (%s): elements of fixed size (%s), whole on every rank; %sthe "
 	        "ranks add their workers' changes on the vector's storage, no packing, in a chain: "
 	        "the running sum goes from rank to rank in pieces of at least 256 KiB, each rank "
 	        "adding to one while the next adds to the one before, and the last broadcasts the "
-	        "sum\n", how, why, ty_str(d->ty->elem),
+	        "sum\n", shown, why, ty_str(d->ty->elem),
 	        rows ? "after each step a rank finds the rows its workers changed, and when the "
 	               "ranks' rows are few every rank gets them all; else " : "after each step ");
 }
@@ -250,16 +251,22 @@ static void explain_sync(FILE *out, Node *l, LoopInfo *L)
 			fprintf(out, "%s, but the loop runs whole on every rank, one worker each\n", how);
 			continue;
 		}
+		/* An embedding's rows that one worker of three changed moved a
+		 * third as far, and its neighbours came out half as good. */
+		const char *shown = strcmp(how, "avg") ? how :
+		                    format("avg (a step's changes divided by its workers, also where one "
+		                           "worker alone changed a row; merge(%s) = sum keeps them whole)",
+		                           d->name);
 		const char *why = i < L->sync_why.n ? L->sync_why.v[i] : "recon = off";
 		if (!why)
 			fprintf(out, "%s, sparse: only the rows the slice records travel; each step a rank "
-			        "fetches them from their owners and sends its changes to the owners\n", how);
+			        "fetches them from their owners and sends its changes to the owners\n", shown);
 		else if (L->model == 1)
 			fprintf(out, "%s, dense (%s): elements of fixed size (%s), so a rank sends each "
-			        "step's change to every rank whole, no packing\n", how, why,
+			        "step's change to every rank whole, no packing\n", shown, why,
 			        ty_str(d->ty->elem));
 		else
-			put_dense(out, d, how, why, d == l->lhs->sym);
+			put_dense(out, d, how, shown, why, d == l->lhs->sym);
 	}
 	if (!whole && L->has_slice) {
 		fprintf(out, "  slice (each step, over the step's elements, before they run):\n");
