@@ -23,6 +23,6 @@ grep -q 'sap_dv_ix(&u_W,' "$tmp/run.c" && fail "a body indexes W with a check th
 test "$(grep -o 'sap_dv_ix[ac](&u_W, [^;]*sap_v < 2[,)]' "$tmp/run.c" | wc -l)" -ge 14 ||
 	fail "fewer W accesses than expected are left unchecked at sap_v 2"
 # The slices still check every key they record.
-grep -q 'sap_rec_key(rec, 1, (int64_t)(((u_E \*)sap_list_at(' "$tmp/a.c" ||
+grep -q 'sap_rec_key(rec, 1, (int64_t)(((u_E \*)sap_list_atn(' "$tmp/a.c" ||
 	fail "a slice records R[i].x[k] unchecked"
 exit 0

@@ -15,7 +15,7 @@ make_tmp
 
 "$SAPC" -S -o "$tmp/a.c" "$top_srcdir/tests/run/list-range.sap" || fail "sapc -S"
 checked() {
-	grep -q "sap_list_at(&$1," "$tmp/a.c"
+	grep -q "sap_list_atn(&$1," "$tmp/a.c"
 }
 plain() {
 	grep -q "$1\.v)\[$2\]" "$tmp/a.c"
@@ -32,7 +32,7 @@ for v in u1 u2 u8 u10 u12 u17 u18; do
 done
 # The nested loop's u8[k].x[m], in driver code and in the async body.
 test "$(grep -o 'u_x\.v)\[u_m[_0-9]*\]' "$tmp/a.c" | wc -l)" -ge 5 || fail "L[k].x[m] still checked"
-grep -q 'sap_list_at(&[^,]*u_x, u_m' "$tmp/a.c" && fail "an x[m] is checked"
+grep -q 'sap_list_atn(&[^,]*u_x, u_m' "$tmp/a.c" && fail "an x[m] is checked"
 test "$(grep -o 'sap_loop[12]_run(env, NULL, lo, hi, red, 1, false, 0);' "$tmp/a.c" | wc -l)" = 2 ||
 	fail "an async body over contiguous iterations is not called with a NULL index list"
 exit 0
