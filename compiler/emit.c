@@ -762,11 +762,7 @@ static bool borrows(Node *d)
 	    e->kind != N_INDEX || e->lhs->kind != N_NAME || e->lhs->ty->kind != TY_DMMAP ||
 	    ty_needs_drop(e->lhs->ty->elem))
 		return false;
-	LoopInfo *li = E->loop->li;
-	for (int i = 0; i < li->dds.n; i++)
-		if (li->dds.v[i] == e->lhs->sym && ((intptr_t)li->dds_mode.v[i] & ACC_WRITE))
-			return false;
-	return true;
+	return !loop_writes(E->loop->li, e->lhs->sym);
 }
 
 /* Declaration d, in a loop body, takes an element of a vector the loop
@@ -786,11 +782,7 @@ static bool borrows_element(Node *d)
 		e = e->lhs;
 	if (e->kind != N_INDEX || e->lhs->kind != N_NAME || e->lhs->ty->kind != TY_DVEC)
 		return false;
-	LoopInfo *li = E->loop->li;
-	for (int i = 0; i < li->dds.n; i++)
-		if (li->dds.v[i] == e->lhs->sym && ((intptr_t)li->dds_mode.v[i] & ACC_WRITE))
-			return false;
-	return true;
+	return !loop_writes(E->loop->li, e->lhs->sym);
 }
 
 static void var_decl(Node *d)
