@@ -16,6 +16,7 @@ run_slow_tests = \
 	tests/run/ckpt-damage.sh \
 	tests/run/ckpt-faults.sh
 run_tests = \
+	tests/run/moving-keys.sap \
 	tests/run/float-consts.sap \
 	tests/run/small-loop-ranks.sap \
 	tests/run/lazy-arrays.sap \
@@ -254,7 +255,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/sync-writes-over.vals.txt.in \
 	tests/run/edge-keys.out tests/run/edge-keys.err tests/run/edge-keys.status \
 	tests/run/recorded-range.out tests/run/recorded-range.err tests/run/recorded-range.status \
-	tests/run/pagerank-ids.out tests/run/sync-inf.out \
+	tests/run/pagerank-ids.out tests/run/sync-inf.out tests/run/moving-keys.out \
 	tests/run/mmap-groups.out tests/run/string-key-order.out tests/run/map-memo.out tests/run/len-bound.out tests/run/len-bound.args tests/run/mmap-view.out tests/run/push-convert.out tests/run/slice-volatile.out tests/run/cond-numbers.out tests/run/array-args.out tests/run/array-args.c tests/run/int-range-compare.out \
 	tests/run/params-defaults.out tests/run/params-defaults.args tests/run/string-conv.out \
 	tests/run/conv-implicit.flags tests/run/const-limits.flags tests/run/param-declarator.flags tests/run/ternary-guard.flags \

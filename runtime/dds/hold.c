@@ -401,6 +401,29 @@ static int64_t dds_size_of(const sap_dds *d)
 	return d->dv ? d->dv->n : d->dm ? sap_dm_size(d->dm) : 0;
 }
 
+/* The values of spec's affine keys and spans, as many as *n says, to
+ * free: an offset may be a driver variable (A[p * K + j] under a loop
+ * over p), and the need made from them holds only while they do. */
+static int64_t *forms_of(const sap_async_spec *spec, int64_t *n)
+{
+	int64_t m = 4 * (int64_t)spec->naffine + 5 * (int64_t)(spec->nspan + spec->nrspan), at = 0;
+	int64_t *f = sap_xmalloc((size_t)(m ? m : 1) * sizeof *f);
+	for (int q = 0; q < spec->naffine; q++) {
+		const sap_affine *af = &spec->affine[q];
+		int64_t v[] = { af->dds, af->mode, af->a, af->b };
+		memcpy(f + at, v, sizeof v);
+		at += 4;
+	}
+	for (int q = 0; q < spec->nspan + spec->nrspan; q++) {
+		const sap_span *sp = q < spec->nspan ? &spec->span[q] : &spec->rspan[q - spec->nspan];
+		int64_t v[] = { sp->dds, sp->mode, sp->a, sp->b, sp->w };
+		memcpy(f + at, v, sizeof v);
+		at += 5;
+	}
+	*n = m;
+	return f;
+}
+
 /* Is the cached need of st for these iterations and inputs, and for
  * the vectors which says?  Those change with the holder maps: a vector
  * whole at the last run (x[0] = 1 in driver code) and scattered since by
@@ -422,7 +445,11 @@ static bool reads_valid(const struct sap_loop_state *st, const sap_async_spec *s
 		if (st->rd_sizes[k] != dds_size_of(d))
 			return false;
 	}
-	return true;
+	int64_t m;
+	int64_t *f = forms_of(spec, &m);
+	bool same = m == st->rd_nforms && !memcmp(f, st->rd_forms, (size_t)m * sizeof *f);
+	free(f);
+	return same;
 }
 
 /* d's key maps: a bit per key of each DDS k with which[k], DDS k's from
@@ -456,6 +483,8 @@ static void reads_remember(struct sap_loop_state *st, const sap_async_spec *spec
 	st->rd_sizes = sap_xcalloc((size_t)n, sizeof *st->rd_sizes);
 	st->rd_which = sap_xmalloc((size_t)(n ? n : 1) * sizeof *st->rd_which);
 	memcpy(st->rd_which, which, (size_t)n * sizeof *which);
+	free(st->rd_forms);
+	st->rd_forms = forms_of(spec, &st->rd_nforms);
 	for (int k = 0; k < n; k++) {
 		st->rd_versions[k] = dds_version_of(&spec->dds[k]);
 		st->rd_sizes[k] = dds_size_of(&spec->dds[k]);
