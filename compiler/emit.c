@@ -1808,6 +1808,7 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	emit_slice_volatile = false;
 	E->prog = p;
 	E->opts = o;
+	emit_value_ranges(p);
 	buf_puts(&E->types, "");
 	buf_puts(&E->helpers, "");
 	buf_puts(&E->sites, "");

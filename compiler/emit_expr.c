@@ -264,7 +264,7 @@ static char *index_expr(Node *e, bool write)
 		char *b = lz ? lz->cname : write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
 		char *k;
 		const char *in = i->kind == N_INT ? NULL : emit_ranged(i);
-		if (i->kind == N_INT) {
+		if (i->kind == N_INT || emit_index_in(i, bt->len)) {
 			k = emit_expr(i);
 		} else if (in) {
 			char *x = emit_expr(i);

@@ -486,6 +486,9 @@ struct Sym {
 	                           (k = j = ...), so the slice declares it */
 	Node *keys_of;          /* read-only key of a loop over this map (or join) */
 	int live_at;            /* emit_ckpt.c: the last live set it joined, + 1 */
+	/* emit_range.c: an integer local holds only values in [vr_lo, vr_hi] */
+	bool vr_seen, vr_known;
+	int64_t vr_lo, vr_hi;
 	bool parted;            /* a loaded dvector read only as X[i] in async
 	                           loops over i that run spread over ranks: on
 	                           several ranks each keeps only its part
@@ -850,6 +853,10 @@ char *emit_program_hash(void);
 
 /* Write the C translation of a checked program. */
 void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname);
+/* emit_range.c: the intervals of integer locals' values (Sym.vr_*), and
+ * whether index i is one held inside [0, len). */
+void emit_value_ranges(Program *p);
+bool emit_index_in(Node *i, int64_t len);
 
 /* Shared by emit.c (program, statements), emit_loop.c and emit_slice.c
  * (parallel loops, their slices), emit_expr.c (expressions, whole-array

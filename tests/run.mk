@@ -17,6 +17,7 @@ run_slow_tests = \
 	tests/run/ckpt-faults.sh
 run_tests = \
 	tests/run/moving-keys.sap \
+	tests/run/index-range-c.sh \
 	tests/run/float-consts.sap \
 	tests/run/small-loop-ranks.sap \
 	tests/run/lazy-arrays.sap \
