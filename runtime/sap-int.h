@@ -478,6 +478,10 @@ char *sap_ckpt_commit(const char *dir, const sap_ckpt_head *h, char *err, uint32
  * pruned; NULL or why not. */
 bool sap_ckpt_agree(bool ok, uint32_t crc, uint32_t *crcs, int *flag);
 char *sap_ckpt_mark(const char *dir, const sap_ckpt_head *h, const uint32_t *crcs, int ranks);
+/* This rank's part of checkpoint seq removed, and its directory if that
+ * leaves it empty: one that will never be complete (a full disk left one
+ * empty directory per checkpoint). */
+void sap_ckpt_discard(const char *dir, uint64_t seq);
 /* Collective: the checkpoint being written, if any, completed (at the end
  * of the run). */
 void sap_ckpt_finish(void);

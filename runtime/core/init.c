@@ -702,25 +702,28 @@ static void check_same_start(int argc, char **argv, const sap_program *prog)
  * on without checkpoints. */
 static void check_ckpt_dir(void)
 {
+	static const char *const what[] = { "", "cannot create it", "cannot look at it", "",
+	                                     "cannot write in it" };
 	const char *d = sap_cfg.ckpt_dir;
 	struct stat st;
-	int err = 0;
+	int e[2] = { 0, 0 };
 	if (mkdir(d, 0755) != 0 && errno != EEXIST)
-		err = errno;
+		e[0] = errno, e[1] = 1;
 	else if (stat(d, &st) != 0)
-		err = errno;
+		e[0] = errno, e[1] = 2;
 	else if (!S_ISDIR(st.st_mode))
-		err = ENOTDIR;
+		e[0] = ENOTDIR, e[1] = 3;
 	else if (access(d, W_OK | X_OK) != 0)
-		err = errno;
-	int first = err ? rank : nranks;
+		e[0] = errno, e[1] = 4;
+	int first = e[0] ? rank : nranks;
 	if (nranks > 1)
 		sap_comm_allreduce(&first, 1, SAP_COMM_INT, SAP_COMM_MIN);
 	if (first == nranks)
 		return;
 	if (nranks > 1)
-		sap_comm_bcast(&err, 1, sizeof err, first);
-	sap_option_fail(first, sap_strf("--checkpoint-dir=%s: %s", d, strerror(err)));
+		sap_comm_bcast(e, 2, sizeof *e, first);
+	sap_option_fail(first, sap_strf("--checkpoint-dir=%s: %s%s%s", d, what[e[1]],
+	                                *what[e[1]] ? ": " : "", strerror(e[0])));
 }
 
 /* glibc maps each malloc of 128 KiB or more and unmaps it when freed,

@@ -432,6 +432,17 @@ char *sap_ckpt_mark(const char *dir, const sap_ckpt_head *h, const uint32_t *crc
 	return err;
 }
 
+void sap_ckpt_discard(const char *dir, uint64_t seq)
+{
+	char *cdir = ckpt_dir(dir, seq);
+	char *part = sap_strf("%s/part-%d", cdir, sap_comm_rank());
+	unlink(part);
+	/* Another rank's part still there keeps it, until that rank's turn. */
+	rmdir(cdir);
+	free(part);
+	free(cdir);
+}
+
 char *sap_ckpt_commit(const char *dir, const sap_ckpt_head *h, char *err, uint32_t crc)
 {
 	int P = sap_comm_size(), me = sap_comm_rank();
@@ -445,6 +456,8 @@ char *sap_ckpt_commit(const char *dir, const sap_ckpt_head *h, char *err, uint32
 		bad = err != NULL;
 	}
 	sap_comm_bcast(&bad, 1, sizeof bad, 0);
+	if (bad)
+		sap_ckpt_discard(dir, h->seq);
 	if (bad && !err)
 		err = sap_strf("checkpoint %llu in '%s' not written: another rank failed",
 		               (unsigned long long)h->seq, dir);

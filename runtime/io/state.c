@@ -923,8 +923,12 @@ static void complete(bool last)
 	}
 	writing.crcs = sap_xrealloc(writing.crcs, (size_t)P * sizeof *writing.crcs);
 	bool ok = sap_ckpt_agree(writing.err == NULL, writing.crc, writing.crcs, &unmarked);
-	if (unmarked)
+	if (unmarked) {
 		counted(writing.mark_bytes, -1);
+		sap_ckpt_discard(sap_cfg.ckpt_dir, writing.mark_h.seq);
+	}
+	if (!ok)
+		sap_ckpt_discard(sap_cfg.ckpt_dir, writing.h.seq);
 	if (writing.err) {
 		/* A directory that cannot be written fails every checkpoint:
 		 * three say so, the end of the run how many more did. */
@@ -955,8 +959,10 @@ static void complete(bool last)
 		}
 		writing.mark = false;
 		sap_comm_bcast(&bad, 1, sizeof bad, 0);
-		if (bad)
+		if (bad) {
 			counted(writing.mark_bytes, -1);
+			sap_ckpt_discard(sap_cfg.ckpt_dir, writing.h.seq);
+		}
 	}
 	free(spare.buf);
 	spare = writing.s;

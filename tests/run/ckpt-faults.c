@@ -2,7 +2,8 @@
  * one call on a checkpoint's files fail, as a full disk or a failing one
  * would.  SAP_FAULT=OP:N:ERR fails the Nth call of OP (write, fsync or
  * rename) on a file whose path has "/ckpt-" in it, with errno ERR
- * (ENOSPC or EIO), on the rank SAP_FAULT_RANK (default 0) of the job
+ * (ENOSPC or EIO), or every call from the Nth on with OP:N+:ERR (a disk
+ * that stays full), on the rank SAP_FAULT_RANK (default 0) of the job
  * (OMPI_COMM_WORLD_RANK; 0 without mpiexec).  A failing write first
  * writes half of what it was given, as a full disk does. */
 #define _GNU_SOURCE
@@ -29,7 +30,9 @@ static bool armed(const char *op)
 		return false;
 	if (atoi(r ? r : "0") != atoi(me ? me : "0"))
 		return false;
-	return ++calls == atoi(f + strlen(op) + 1);
+	char *end;
+	long n = strtol(f + strlen(op) + 1, &end, 10);
+	return *end == '+' ? ++calls >= n : ++calls == n;
 }
 
 static int fault(void)

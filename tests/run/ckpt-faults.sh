@@ -67,6 +67,26 @@ for fault in write:1:ENOSPC write:4:EIO fsync:1:EIO fsync:3:ENOSPC rename:1:ENOS
 	done
 done
 
+# A disk that stays full from the first checkpoint or a later one on: the
+# run goes on, and leaves the checkpoints it wrote, not a directory for
+# every one it could not.
+for rank in 0 1; do
+	for from in 2 6; do
+		what="a disk full from write $from on rank $rank"
+		rm -rf ck w.txt
+		$run -x LD_PRELOAD="$PWD/shim.so" -x SAP_FAULT="write:$from+:ENOSPC" -x SAP_FAULT_RANK="$rank" \
+			-x ASAN_OPTIONS ./p --checkpoint-dir=ck --checkpoint-every=1 >p1.out 2>p1.err </dev/null ||
+			{ cat p1.err; fail "$what: the run failed"; }
+		cmp -s full.out p1.out || fail "$what: the output differs"
+		grep -q "checkpoints in all could not be written" p1.err ||
+			{ cat p1.err; fail "$what: no count of the failures"; }
+		for d in ck/ckpt-*; do
+			test -d "$d" || continue
+			test -e "$d/COMPLETE" || { ls -R ck; fail "$what: left $d, which is not complete"; }
+		done
+	done
+done
+
 : >afile
 for d in afile /proc/sap-no-such-dir; do
 	for np in 1 2; do
