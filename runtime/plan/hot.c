@@ -613,11 +613,11 @@ void sap_plan_cost_warn(struct sap_loop_state *st, const sap_async_spec *spec)
 	/* k-core's peeling re-plans every sweep for its degrees, which it
 	 * only decrements: relaxed takes them out of the plan. */
 	char *adds = additive_fix(spec, ~(uint64_t)0);
-	sap_warn(&L->site, "async for spends %.2f s planning (%lld plans in %lld invocations) "
-	         "against %.2f s running the body on %d workers: the plans cost more than they "
+	sap_warn(&L->site, "async for has spent %.2f s planning in its first %lld invocations (%lld "
+	         "plans) against %.2f s running the body on %d workers: the plans cost more than they "
 	         "save; %s%sfewer workers or a sync for would likely run it faster (--stats shows "
-	         "the times)", planning, (long long)st->plan_builds,
-	         (long long)L->invocations, st->compute_s, st->workers, adds ? adds : "",
+	         "the times)", planning, (long long)L->invocations,
+	         (long long)st->plan_builds, st->compute_s, st->workers, adds ? adds : "",
 	         adds ? "; or " : "");
 	free(adds);
 }

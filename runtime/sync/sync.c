@@ -750,8 +750,8 @@ static void steps_warn(const sap_loop *L, const sap_syncspec *spec, sap_sync_sta
 	    over < 3 * st->compute_s)
 		return;
 	st->warned_steps = true;
-	sap_warn(&L->site, "sync for spends %.2f s merging its %d workers' steps against %.2f s "
-	         "in the body: mini-batches of %lld elements are too small for that many "
+	sap_warn(&L->site, "sync for has spent %.2f s so far merging its %d workers' steps, against "
+	         "%.2f s in the body: mini-batches of %lld elements are too small for that many "
 	         "workers, and fewer (--threads=1, fewer ranks) or a larger batch would run "
 	         "faster (sap(7))", over, st->workers, st->compute_s, (long long)spec->batch);
 }
