@@ -892,7 +892,12 @@ static void explain_loop(FILE *out, Node *l)
 			fprintf(out, "  slice: none (no dynamic key of a DDS the loop writes)\n");
 			if (L->has_reads) {
 				fprintf(out, "  read slice (on several ranks, each rank fetches the elements its "
-				        "iterations read):\n");
+				        "iterations read");
+				for (int i = 0; i < L->slice_vars.n; i++)
+					fprintf(out, "%s%s", i ? i == L->slice_vars.n - 1 ? " and " : ", " :
+					        "; the slice runs again when ", ((Sym *)L->slice_vars.v[i])->name);
+				fprintf(out, "%s):\n", !L->slice_vars.n ? "" : L->slice_vars.n == 1 ? " changes" :
+				        " change");
 				put_slice(out, l, L);
 			} else if (L->reads_why) {
 				fprintf(out, "  read slice: none (%s), so on several ranks the vectors it reads are "

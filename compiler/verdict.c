@@ -309,12 +309,35 @@ static void try_read_slice(void)
 			ok = false;
 			acc_li->reads_why = "a key depends on random numbers, which differ from one invocation "
 			                    "to the next";
-		} else if (d) {
+		} else if (d && (!ty_is_scalar(d->ty) || acc_is_reduce(d))) {
+			/* A number is compared at each invocation (the fetch list
+			 * is made again when it changes); a reduce variable is each
+			 * worker's own while the loop runs. */
 			ok = false;
-			acc_li->reads_why = format("%s on the driver variable %s, which may change "
-			                           "between invocations", cond ? "whether an element is read "
-			                           "depends" : "a key depends", d->name);
+			acc_li->reads_why = format("%s on the %s %s, %s", cond ? "whether an element is read "
+			                           "depends" : "a key depends", acc_is_reduce(d) ?
+			                           "reduce variable" : "driver variable", d->name,
+			                           acc_is_reduce(d) ? "whose value differs from worker to "
+			                           "worker while the loop runs" : "which may change between "
+			                           "invocations and is no number the runtime can compare");
 		}
+	}
+	if (ok) {
+		Vec all = {0};
+		slice_driver_reads(&all);
+		for (int i = 0; i < all.n && ok; i++) {
+			Sym *d = all.v[i];
+			if (!ty_is_scalar(d->ty) || acc_is_reduce(d)) {
+				ok = false;
+				acc_li->reads_why = format("a key depends on the %s %s, %s", acc_is_reduce(d) ?
+				                           "reduce variable" : "driver variable", d->name,
+				                           acc_is_reduce(d) ? "whose value differs from worker "
+				                           "to worker while the loop runs" : "which may change "
+				                           "between invocations and is no number the runtime "
+				                           "can compare");
+			}
+		}
+		acc_li->slice_vars = ok ? all : (Vec){0};
 	}
 	acc_li->has_slice = false;
 	acc_li->has_reads = ok;

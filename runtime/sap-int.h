@@ -1169,7 +1169,7 @@ struct sap_loop_state {
 	uint64_t *rd_versions;
 	int64_t *rd_sizes;
 	bool *rd_which;
-	int64_t *rd_forms, rd_nforms;   /* the key forms' values (forms_of) */
+	int64_t *rd_forms, rd_nforms;   /* values of key forms, driver variables */
 	/* Per DDS, the version a chunk fetched much of (sap_reads_fetch). */
 	uint64_t *span_ver;
 	int nspan;

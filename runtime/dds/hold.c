@@ -401,13 +401,16 @@ static int64_t dds_size_of(const sap_dds *d)
 	return d->dv ? d->dv->n : d->dm ? sap_dm_size(d->dm) : 0;
 }
 
-/* The values of spec's affine keys and spans, as many as *n says, to
- * free: an offset may be a driver variable (A[p * K + j] under a loop
- * over p), and the need made from them holds only while they do. */
+/* The values of spec's affine keys and spans, and of the driver
+ * variables its read slice reads, as many words as *n says, to free: an
+ * offset may be a driver variable (A[p * K + j] under a loop over p), and
+ * the need made from them holds only while they do. */
 static int64_t *forms_of(const sap_async_spec *spec, int64_t *n)
 {
 	int64_t m = 4 * (int64_t)spec->naffine + 5 * (int64_t)(spec->nspan + spec->nrspan), at = 0;
-	int64_t *f = sap_xmalloc((size_t)(m ? m : 1) * sizeof *f);
+	for (int k = 0; k < spec->ndrv; k++)
+		m += 1 + (int64_t)(spec->drv[k].size + 7) / 8;
+	int64_t *f = sap_xcalloc((size_t)(m ? m : 1), sizeof *f);
 	for (int q = 0; q < spec->naffine; q++) {
 		const sap_affine *af = &spec->affine[q];
 		int64_t v[] = { af->dds, af->mode, af->a, af->b };
@@ -419,6 +422,11 @@ static int64_t *forms_of(const sap_async_spec *spec, int64_t *n)
 		int64_t v[] = { sp->dds, sp->mode, sp->a, sp->b, sp->w };
 		memcpy(f + at, v, sizeof v);
 		at += 5;
+	}
+	for (int k = 0; k < spec->ndrv; k++) {
+		f[at++] = (int64_t)spec->drv[k].size;
+		memcpy(f + at, spec->drv[k].p, spec->drv[k].size);
+		at += (int64_t)(spec->drv[k].size + 7) / 8;
 	}
 	*n = m;
 	return f;
