@@ -271,6 +271,9 @@ sap_holders *sap_hold_map(sap_dvec *v);
  * many, sap_hold_tidy gives back the arrays of blocks held by one rank. */
 void sap_hold_set(sap_dvec *v, int64_t k, uint16_t r);
 void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r);
+/* The n keys k, k + s, k + 2 s ... (s >= 1, all in v) held by r: a block
+ * at a time, where a key at a time cost a strided loop's body time again. */
+void sap_hold_stride(sap_dvec *v, int64_t k, int64_t s, int64_t n, uint16_t r);
 /* Key k's holder lw[k] for each k of v where that is not SAP_HOLD_ALL. */
 void sap_hold_from(sap_dvec *v, const uint16_t *lw);
 /* The end of the run of keys from k (< end) held as k is, at most end;

@@ -1258,6 +1258,18 @@ static double ranks_balance(const sap_async_spec *spec, const sap_reduce *red, c
 	return hi > lo ? (double)top * P / (double)(hi - lo) : 1.0;
 }
 
+/* Whether rank r alone holds every key of v in [a, b). */
+static bool held_only_by(const sap_dvec *v, int64_t a, int64_t b, uint16_t r)
+{
+	for (int64_t k = a; k < b;) {
+		uint16_t h;
+		k = sap_hold_run(v, k, b, &h);
+		if (h != r)
+			return false;
+	}
+	return true;
+}
+
 /* The keys written by a chunks loop (affine in the iteration) stay with
  * the rank that ran the iteration. */
 static void settle_chunks(const sap_async_spec *spec, const owners *o)
@@ -1270,6 +1282,17 @@ static void settle_chunks(const sap_async_spec *spec, const owners *o)
 		sap_hold_map(v);
 		for (int64_t u = 0; u < o->n; u++) {
 			const own_run *w = &o->run[u];
+			/* Where the rank already holds every key between the
+			 * run's first and last (x[2 * i + c] over the keys the
+			 * last invocation left with it), nothing moves: a key at
+			 * a time cost the body's time again, and a new stamp
+			 * made every fetch list over the vector anew. */
+			__int128 f = (__int128)af->a * w->a + af->b, l = (__int128)af->a * (w->b - 1) + af->b;
+			__int128 lo = f < l ? f : l, hi = (f < l ? l : f) + 1;
+			lo = lo < 0 ? 0 : lo;
+			hi = hi > v->n ? v->n : hi;
+			if (w->a < w->b && lo < hi && held_only_by(v, (int64_t)lo, (int64_t)hi, w->r))
+				continue;
 			if (af->a == 1) {
 				/* A run of one rank's iterations: their keys are a
 				 * range. */
@@ -1278,6 +1301,12 @@ static void settle_chunks(const sap_async_spec *spec, const owners *o)
 				k1 = k1 > v->n ? v->n : k1;
 				if (k0 < k1)
 					sap_hold_range(v, k0, k1, w->r);
+				continue;
+			}
+			if (af->a != 0 && w->a < w->b && f >= 0 && f < v->n && l >= 0 && l < v->n) {
+				/* Every key in v: the keys in ascending order. */
+				int64_t s = af->a > 0 ? af->a : -af->a;
+				sap_hold_stride(v, (int64_t)lo, s, w->b - w->a, w->r);
 				continue;
 			}
 			for (int64_t i = w->a; i < w->b; i++) {

@@ -142,6 +142,24 @@ void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r)
 	}
 }
 
+void sap_hold_stride(sap_dvec *v, int64_t k, int64_t s, int64_t n, uint16_t r)
+{
+	sap_holders *h = v->holder;
+	h->stamp = ++hold_clock;
+	while (n > 0) {
+		int64_t b = k >> SAP_HOLD_SHIFT, end = (b + 1) << SAP_HOLD_SHIFT;
+		int64_t m = (end - k + s - 1) / s;
+		m = m < n ? m : n;
+		if (h->blk[b] || h->val[b] != r) {
+			uint16_t *a = mixed(v, b);
+			for (int64_t i = 0; i < m; i++)
+				a[(k + i * s) & (BLOCK - 1)] = r;
+		}
+		k += m * s;
+		n -= m;
+	}
+}
+
 /* Block by block rather than key by key: a plan's last writers alternate
  * from key to key where its groups interleave (LDA's z, a token a key,
  * written by the rank of the token's word), and a key at a time cost
