@@ -699,12 +699,29 @@ static Node *loop_local(Node *l, Sym *v, Sym *s)
 	return def->node;
 }
 
-/* An access the slice records anyway in an earlier loop with the same
+/* Whether a jump between units at from and to (either order) can end
+ * the body's iteration: a continue of the loop, or a return. */
+static bool leaves_between(int from, int to)
+{
+	int lo = from < to ? from : to, hi = from < to ? to : from;
+	for (int i = 0; i < acc_jumps.n; i++) {
+		const Jump *j = acc_jumps.v[i];
+		if (!j->target && j->pos >= lo && j->pos <= hi)
+			return true;
+	}
+	return false;
+}
+
+/* An access the slice records anyway in another loop with the same
  * header, at the body's top level, with the same key but for the loop
  * variable: sparse updates read a row's entries in one loop and update
  * them in another (under a condition, say).  Every pass of a's loop
- * repeats one of the earlier loop, which recorded the key unconditionally;
- * recording a again would double the slice's work and the key log. */
+ * repeats one of the other loop, which recorded the key unconditionally
+ * before it or records it after, with no way out of the iteration in
+ * between; recording a again would double the slice's work and the key
+ * log, and a's condition would make the slice read what decides it (a
+ * sampler's old topic, for (j ...) if (j == old) n[d * K + j]--, which
+ * the loop writes: planned again at every sweep). */
 static Access *recorded_in_twin_loop(const Access *a, const Unit *u, const Vec *uses)
 {
 	if (!u || u->is_step || u->node->aux)
@@ -721,15 +738,25 @@ static Access *recorded_in_twin_loop(const Access *a, const Unit *u, const Vec *
 	Sym *v2 = l2 ? plain_for(l2) : NULL;
 	if (!v2)
 		return NULL;
+	bool guarded = false;
+	for (int k = 0; k < u->ctrl.n; k++)
+		guarded |= !((Ctl *)((Node *)u->ctrl.v[k])->aux)->is_loop;
 	for (int k = 0; k < uses->n; k++)
 		if (uses->v[k] != v2 && !assigned_once(uses->v[k]) && !loop_local(l2, v2, uses->v[k]))
 			return NULL;
 	for (int i = 0; i < acc_li->accesses.n; i++) {
 		Access *b = acc_li->accesses.v[i];
-		if (b == a || b->dds != a->dds || !b->dynamic || b->accumulate || !b->recorded)
+		if (b == a || b->dds != a->dds || !b->dynamic || b->accumulate || b->folded_into)
 			continue;
 		const Unit *ub = access_unit(b);
-		if (!ub || ub->is_step || ub->node->aux || ub->ctrl.n != 1 || ub->pos >= u->pos)
+		if (!ub || ub->is_step || ub->node->aux || ub->ctrl.n != 1 || ub->pos == u->pos ||
+		    leaves_between(u->pos, ub->pos))
+			continue;
+		/* One before has been seeded: recorded, unless folded; one
+		 * after will be, as a is (the same vector), or the loop is
+		 * rejected.  Folding into one after is worth it where a is
+		 * under a condition, which the slice then need not decide. */
+		if (ub->pos < u->pos ? !b->recorded : !guarded)
 			continue;
 		Node *l1 = ub->ctrl.v[0];
 		Sym *v1 = l1 != l2 ? plain_for(l1) : NULL;
