@@ -309,16 +309,21 @@ static void try_read_slice(void)
 			ok = false;
 			acc_li->reads_why = "a key depends on random numbers, which differ from one invocation "
 			                    "to the next";
-		} else if (d && (!ty_is_scalar(d->ty) || acc_is_reduce(d))) {
-			/* A number is compared at each invocation (the fetch list
-			 * is made again when it changes); a reduce variable is each
-			 * worker's own while the loop runs. */
+		} else if (d && (cond || !ty_is_scalar(d->ty) || acc_is_reduce(d))) {
+			/* A number in a key is compared at each invocation (the
+			 * fetch list is made again when it changes).  One that
+			 * decides whether or how often elements are read (an
+			 * inner loop to ne over every entity) would have the
+			 * slice record the whole vector, key by key, where
+			 * making it whole costs one copy; a reduce variable is
+			 * each worker's own while the loop runs. */
 			ok = false;
 			acc_li->reads_why = format("%s on the %s %s, %s", cond ? "whether an element is read "
 			                           "depends" : "a key depends", acc_is_reduce(d) ?
 			                           "reduce variable" : "driver variable", d->name,
 			                           acc_is_reduce(d) ? "whose value differs from worker to "
-			                           "worker while the loop runs" : "which may change between "
+			                           "worker while the loop runs" : cond ? "which may change "
+			                           "between invocations" : "which may change between "
 			                           "invocations and is no number the runtime can compare");
 		}
 	}
