@@ -658,12 +658,17 @@ static int other_use(Node *n, void *arg)
 	return n->kind == N_NAME && n->sym == u->a;
 }
 
-/* e's integer constant value, through widening conversions. */
-static bool const_val(Node *e, int64_t *v)
+Node *emit_unwiden(Node *e)
 {
 	while (e->kind == N_CONV && ty_is_int(e->ty) && e->lhs->ty && ty_is_int(e->lhs->ty) &&
 	       (e->ty == e->lhs->ty || e->ty->kind == TY_LONG))
 		e = e->lhs;
+	return e;
+}
+
+bool emit_const_val(Node *e, int64_t *v)
+{
+	e = emit_unwiden(e);
 	if (!e->has_cval)
 		return false;
 	*v = e->cval;
@@ -678,18 +683,18 @@ static bool fill_loop(Node *f, Sym *a, int64_t len)
 		return false;
 	Sym *j = NULL;
 	int64_t v;
-	if (f->init->kind == N_VAR && f->init->init && const_val(f->init->init, &v) && v == 0)
+	if (f->init->kind == N_VAR && f->init->init && emit_const_val(f->init->init, &v) && v == 0)
 		j = f->init->sym;
 	else if (f->init->kind == N_EXPR && f->init->lhs->kind == N_ASSIGN &&
 	         f->init->lhs->op == TK_ASSIGN && f->init->lhs->lhs->kind == N_NAME &&
-	         const_val(f->init->lhs->rhs, &v) && v == 0)
+	         emit_const_val(f->init->lhs->rhs, &v) && v == 0)
 		j = f->init->lhs->lhs->sym;
 	/* A local: no function called in the body can assign it. */
 	if (!j || !j->ty || !ty_is_int(j->ty) || j->vclass != V_LOCAL || j->is_driver)
 		return false;
 	Node *c = f->cond;
 	if (c->kind != N_BINARY || c->lhs->kind != N_NAME || c->lhs->sym != j ||
-	    !const_val(c->rhs, &v) || !((c->op == TK_LT && v == len) || (c->op == TK_LE && v == len - 1)))
+	    !emit_const_val(c->rhs, &v) || !((c->op == TK_LT && v == len) || (c->op == TK_LE && v == len - 1)))
 		return false;
 	Node *st = f->step;
 	if (st->kind != N_INCDEC || st->op != TK_INC || st->lhs->kind != N_NAME || st->lhs->sym != j)
@@ -1328,10 +1333,10 @@ static void ranged_loop(Node *s)
 	RangeScan r = {.j = j, .body = s->body, .lo = j->cname};
 	int64_t v;
 	Node *in = s->init;
-	r.fixed = const_val(c->rhs, &v) && in &&
-	          ((in->kind == N_VAR && in->sym == j && in->init && const_val(in->init, &v)) ||
+	r.fixed = emit_const_val(c->rhs, &v) && in &&
+	          ((in->kind == N_VAR && in->sym == j && in->init && emit_const_val(in->init, &v)) ||
 	           (in->kind == N_EXPR && in->lhs->kind == N_ASSIGN && in->lhs->op == TK_ASSIGN &&
-	            in->lhs->lhs->kind == N_NAME && in->lhs->lhs->sym == j && const_val(in->lhs->rhs, &v)));
+	            in->lhs->lhs->kind == N_NAME && in->lhs->lhs->sym == j && emit_const_val(in->lhs->rhs, &v)));
 	r.hi = format("(int64_t)(%s)", emit_expr(c->rhs));
 	buf_puts(&r.guard, "");
 	emit_any_node(s->body, range_scan, &r);

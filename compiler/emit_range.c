@@ -17,6 +17,8 @@
  * variable is also set by reduce clauses and by --resume.
  */
 
+#include <stdint.h>
+
 #include "sapc.h"
 #include "grammar.h"
 
@@ -27,20 +29,10 @@ typedef struct Counter {
 
 typedef struct Walk {
 	Vec counters;           /* Counter *: the for loops around */
-	Vec syms;               /* Sym * given an interval or refused */
 } Walk;
 
-/* e's integer value through widening conversions, if constant. */
-static bool constant(Node *e, int64_t *v)
-{
-	while (e->kind == N_CONV && ty_is_int(e->ty) && e->lhs->ty && ty_is_int(e->lhs->ty) &&
-	       (e->ty == e->lhs->ty || e->ty->kind == TY_LONG))
-		e = e->lhs;
-	if (!e->has_cval)
-		return false;
-	*v = e->cval;
-	return true;
-}
+/* Far from int64_t's ends, so that sums of a few cannot wrap. */
+static const int64_t big = (int64_t)1 << 40;
 
 static int assigns(Node *n, void *s)
 {
@@ -48,19 +40,15 @@ static int assigns(Node *n, void *s)
 	       n->lhs->sym == s;
 }
 
-/* The interval of e's values at this point of the walk, if known; kept
- * far from int64_t's ends, so that sums of a few cannot wrap. */
+/* The interval of e's values at this point of the walk, if known. */
 static bool interval(Walk *w, Node *e, int64_t *lo, int64_t *hi)
 {
-	const int64_t big = (int64_t)1 << 40;
 	int64_t v;
-	if (constant(e, &v)) {
+	if (emit_const_val(e, &v)) {
 		*lo = *hi = v;
 		return v > -big && v < big;
 	}
-	while (e->kind == N_CONV && ty_is_int(e->ty) && e->lhs->ty && ty_is_int(e->lhs->ty) &&
-	       (e->ty == e->lhs->ty || e->ty->kind == TY_LONG))
-		e = e->lhs;
+	e = emit_unwiden(e);
 	if (e->kind == N_NAME) {
 		for (int i = w->counters.n - 1; i >= 0; i--) {
 			Counter *c = w->counters.v[i];
@@ -77,10 +65,11 @@ static bool interval(Walk *w, Node *e, int64_t *lo, int64_t *hi)
 		return interval(w, e->then, lo, hi) && interval(w, e->els, &l2, &h2) &&
 		       ((*lo = *lo < l2 ? *lo : l2), (*hi = *hi > h2 ? *hi : h2), true);
 	if (e->kind == N_BINARY && (e->op == TK_PLUS || e->op == TK_MINUS) && ty_is_int(e->ty) &&
-	    constant(e->rhs, &v) && v > -big && v < big && interval(w, e->lhs, lo, hi)) {
+	    emit_const_val(e->rhs, &v) && v > -big && v < big && interval(w, e->lhs, lo, hi)) {
 		*lo += e->op == TK_PLUS ? v : -v;
 		*hi += e->op == TK_PLUS ? v : -v;
-		return true;
+		/* An int sum out of int's range wraps. */
+		return e->ty->kind != TY_INT || (*lo >= INT32_MIN && *hi <= INT32_MAX);
 	}
 	return false;
 }
@@ -91,15 +80,17 @@ static bool candidate(Sym *s)
 	       ty_is_int(s->ty);
 }
 
-/* s takes values in [lo, hi] too; or any value (known false). */
-static void join(Walk *w, Sym *s, bool known, int64_t lo, int64_t hi)
+/* s takes values in [lo, hi] too; or any value (known false).  An int
+ * stores a value outside its range as another. */
+static void join(Sym *s, bool known, int64_t lo, int64_t hi)
 {
+	if (s->ty->kind == TY_INT && (lo < INT32_MIN || hi > INT32_MAX))
+		known = false;
 	if (!s->vr_seen) {
 		s->vr_seen = true;
 		s->vr_known = known;
 		s->vr_lo = lo;
 		s->vr_hi = hi;
-		vec_push(&w->syms, s);
 		return;
 	}
 	s->vr_known &= known;
@@ -116,22 +107,22 @@ static bool counter(Node *f, Counter *c)
 	Sym *j = NULL;
 	if (!in || !cd || !st || !f->body)
 		return false;
-	if (in->kind == N_VAR && in->init && constant(in->init, &a))
+	if (in->kind == N_VAR && in->init && emit_const_val(in->init, &a))
 		j = in->sym;
 	else if (in->kind == N_EXPR && in->lhs->kind == N_ASSIGN && in->lhs->op == TK_ASSIGN &&
-	         in->lhs->lhs->kind == N_NAME && constant(in->lhs->rhs, &a))
+	         in->lhs->lhs->kind == N_NAME && emit_const_val(in->lhs->rhs, &a))
 		j = in->lhs->lhs->sym;
 	if (!j || !j->ty || !ty_is_int(j->ty) || cd->kind != N_BINARY || cd->lhs->kind != N_NAME ||
-	    cd->lhs->sym != j || !constant(cd->rhs, &b) || (cd->op != TK_LT && cd->op != TK_LE))
+	    cd->lhs->sym != j || !emit_const_val(cd->rhs, &b) || (cd->op != TK_LT && cd->op != TK_LE))
 		return false;
 	if (!((st->kind == N_INCDEC && st->op == TK_INC) ||
-	      (st->kind == N_ASSIGN && st->op == TK_PLUS && constant(st->rhs, &step) && step >= 1)) ||
+	      (st->kind == N_ASSIGN && st->op == TK_PLUS && emit_const_val(st->rhs, &step) && step >= 1)) ||
 	    st->lhs->kind != N_NAME || st->lhs->sym != j)
 		return false;
 	if (emit_any_node(f->body, assigns, j))
 		return false;
 	*c = (Counter){ .j = j, .lo = a, .hi = cd->op == TK_LT ? b - 1 : b };
-	return c->lo <= c->hi;
+	return c->lo <= c->hi && c->lo > -big && c->hi < big;
 }
 
 static void walk(Walk *w, Node *n);
@@ -142,10 +133,11 @@ static void walk_list(Walk *w, Node *n)
 		walk(w, n);
 }
 
-static int bound_var(Node *n, void *w)
+static int bound_var(Node *n, void *unused)
 {
+	(void)unused;
 	if (n->kind == N_VAR && candidate(n->sym))
-		join(w, n->sym, false, 0, 0);
+		join(n->sym, false, 0, 0);
 	return 0;
 }
 
@@ -158,18 +150,18 @@ static void walk(Walk *w, Node *n)
 	case N_VAR:
 		if (candidate(n->sym) && n->sym->decl == n) {
 			bool known = !n->init || interval(w, n->init, &lo, &hi);
-			join(w, n->sym, known, lo, hi);
+			join(n->sym, known, lo, hi);
 		}
 		break;
 	case N_ASSIGN:
 		if (n->lhs->kind == N_NAME && candidate(n->lhs->sym)) {
 			bool known = n->op == TK_ASSIGN && interval(w, n->rhs, &lo, &hi);
-			join(w, n->lhs->sym, known, lo, hi);
+			join(n->lhs->sym, known, lo, hi);
 		}
 		break;
 	case N_INCDEC:
 		if (n->lhs->kind == N_NAME && candidate(n->lhs->sym))
-			join(w, n->lhs->sym, false, 0, 0);
+			join(n->lhs->sym, false, 0, 0);
 		break;
 	case N_ASYNC: case N_SYNC: case N_FUNC:
 		/* Variables the loop or the call binds: any value. */
@@ -204,9 +196,7 @@ void emit_value_ranges(Program *p)
 
 bool emit_index_in(Node *i, int64_t len)
 {
-	while (i->kind == N_CONV && ty_is_int(i->ty) && i->lhs->ty && ty_is_int(i->lhs->ty) &&
-	       (i->ty == i->lhs->ty || i->ty->kind == TY_LONG))
-		i = i->lhs;
+	i = emit_unwiden(i);
 	return i->kind == N_NAME && candidate(i->sym) && i->sym->vr_known && i->sym->vr_lo >= 0 &&
 	       i->sym->vr_hi < len;
 }

@@ -853,6 +853,10 @@ char *emit_program_hash(void);
 
 /* Write the C translation of a checked program. */
 void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname);
+/* e through the conversions that widen an integer; its value, if those
+ * leave a constant. */
+Node *emit_unwiden(Node *e);
+bool emit_const_val(Node *e, int64_t *v);
 /* emit_range.c: the intervals of integer locals' values (Sym.vr_*), and
  * whether index i is one held inside [0, len). */
 void emit_value_ranges(Program *p);
