@@ -269,6 +269,18 @@ static void decide(void)
 	acc_li->verdict = VD_INDEPENDENT;
 }
 
+/* Why a driver variable d read by the slice, in a condition or in a key,
+ * leaves the loop with no read slice. */
+static const char *no_read_slice(const Sym *d, bool cond)
+{
+	return format("%s on the %s %s, %s", cond ? "whether an element is read depends" :
+	              "a key depends", acc_is_reduce((Sym *)d) ? "reduce variable" : "driver variable",
+	              d->name, acc_is_reduce((Sym *)d) ? "whose value differs from worker to worker "
+	              "while the loop runs" : cond ? "which may change between invocations" :
+	              "which may change between invocations and is no number the runtime can "
+	              "compare");
+}
+
 /* A loop that writes nothing, or only at keys of its own iterations, may
  * still read elements of a dvector that an async loop over ranks left
  * where it wrote them (see runtime/dds/hold.c).
@@ -318,13 +330,7 @@ static void try_read_slice(void)
 			 * making it whole costs one copy; a reduce variable is
 			 * each worker's own while the loop runs. */
 			ok = false;
-			acc_li->reads_why = format("%s on the %s %s, %s", cond ? "whether an element is read "
-			                           "depends" : "a key depends", acc_is_reduce(d) ?
-			                           "reduce variable" : "driver variable", d->name,
-			                           acc_is_reduce(d) ? "whose value differs from worker to "
-			                           "worker while the loop runs" : cond ? "which may change "
-			                           "between invocations" : "which may change between "
-			                           "invocations and is no number the runtime can compare");
+			acc_li->reads_why = no_read_slice(d, cond);
 		}
 	}
 	if (ok) {
@@ -334,12 +340,7 @@ static void try_read_slice(void)
 			Sym *d = all.v[i];
 			if (!ty_is_scalar(d->ty) || acc_is_reduce(d)) {
 				ok = false;
-				acc_li->reads_why = format("a key depends on the %s %s, %s", acc_is_reduce(d) ?
-				                           "reduce variable" : "driver variable", d->name,
-				                           acc_is_reduce(d) ? "whose value differs from worker "
-				                           "to worker while the loop runs" : "which may change "
-				                           "between invocations and is no number the runtime "
-				                           "can compare");
+				acc_li->reads_why = no_read_slice(d, false);
 			}
 		}
 		acc_li->slice_vars = ok ? all : (Vec){0};

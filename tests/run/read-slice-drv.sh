@@ -44,6 +44,8 @@ $MPIEXEC -n 2 ./rs --stats >out 2>err </dev/null || { cat err; fail "the run wit
 mb=$(awk '/^sap stats: parallel loops on rank 0/ { on = 1 } /^sap stats: parallel loops on rank 1/ { on = 0 }
 	on && $2 == "rs.sap:9" { print $12 }' err)
 test -n "$mb" || { cat err; fail "no --stats row for the loop at rs.sap:9"; }
-awk -v mb="$mb" 'BEGIN { exit !(mb < 0.1) }' ||
+# Made whole, w would be 4 MB; a short loop may run on every rank (a
+# choice by its time, so the figure moves a little under load).
+awk -v mb="$mb" 'BEGIN { exit !(mb < 1) }' ||
 	fail "the loop sent $mb MB from rank 0 over 5 passes to read 500 elements"
 exit 0
