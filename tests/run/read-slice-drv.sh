@@ -39,10 +39,10 @@ for layout in "1 2" "2 1" "3 1" "2 2"; do
 	$MPIEXEC -n "$1" ./rs --threads="$2" >out 2>err </dev/null || { cat err; fail "$1 x $2 failed"; }
 	cmp -s one.out out || { diff one.out out; fail "$1 x $2 prints other sums than 1 x 1"; }
 done
-# The loop's sent_MB on rank 0 of 2 (column 12 of its --stats row).
+# The loop's sent_MB on rank 0 of 2 (column 13 of its --stats row).
 $MPIEXEC -n 2 ./rs --stats >out 2>err </dev/null || { cat err; fail "the run with --stats failed"; }
 mb=$(awk '/^sap stats: parallel loops on rank 0/ { on = 1 } /^sap stats: parallel loops on rank 1/ { on = 0 }
-	on && $2 == "rs.sap:9" { print $12 }' err)
+	on && $2 == "rs.sap:9" { print $13 }' err)
 test -n "$mb" || { cat err; fail "no --stats row for the loop at rs.sap:9"; }
 # Made whole, w would be 4 MB; a short loop may run on every rank (a
 # choice by its time, so the figure moves a little under load).
