@@ -172,15 +172,28 @@ void sap_hold_from(sap_dvec *v, const uint16_t *lw)
 		const uint16_t *l = lw + b * BLOCK;
 		int64_t n = v->n - b * BLOCK < BLOCK ? v->n - b * BLOCK : BLOCK;
 		int64_t set = 0;
+		uint16_t r = SAP_HOLD_ALL;
 		bool one = true;
 		for (int64_t i = 0; i < n; i++) {
-			set += l[i] != SAP_HOLD_ALL;
-			one &= l[i] == l[0];
+			if (l[i] == SAP_HOLD_ALL)
+				continue;
+			set++;
+			one &= r == SAP_HOLD_ALL || l[i] == r;
+			r = l[i];
 		}
 		if (!set)
 			continue;
+		/* One writer, and the keys it did not write held by it or by
+		 * every rank: the block is its.  Left to every rank, keys
+		 * nobody wrote cut the map into runs of a key or two (a
+		 * planned loop's writes at random keys: a later loop's check
+		 * of where its elements are walked a million runs). */
+		for (int64_t i = 0; one && set < n && i < n; i++) {
+			uint16_t was = h->blk[b] ? h->blk[b][i] : h->val[b];
+			one = l[i] != SAP_HOLD_ALL || was == SAP_HOLD_ALL || was == r;
+		}
 		if (one) {
-			whole_block(v, b, l[0]);
+			whole_block(v, b, r);
 			continue;
 		}
 		uint16_t *a = mixed(v, b);

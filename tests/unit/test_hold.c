@@ -72,8 +72,10 @@ END_TEST
 
 /* sap_hold_from sets the holders of the keys its array names and leaves
  * the others: a block all of one new holder becomes one value (freeing
- * an array it had), a block partly named or of several holders an array,
- * a block named nowhere stays as it was; the stamp is new. */
+ * an array it had), as does a block partly named by one holder whose
+ * other keys it or every rank held; a block of several holders, or
+ * partly named where another rank held a key, an array; a block named
+ * nowhere stays as it was; the stamp is new. */
 START_TEST(from_last_writers)
 {
 	sap_dvec v;
@@ -83,23 +85,30 @@ START_TEST(from_last_writers)
 	uint16_t *want = malloc((size_t)n * sizeof *want);
 	uint16_t *lw = malloc((size_t)n * sizeof *lw);
 	sap_hold_map(&v);
-	/* Before: block 0 rank 1's, block 1 an array, the rest every rank's. */
+	/* Before: block 0 rank 1's, blocks 1 and 3 arrays (a key of rank
+	 * 0's each), the rest every rank's. */
 	sap_hold_range(&v, 0, BLOCK, 1);
 	sap_hold_set(&v, BLOCK + 3, 0);
+	sap_hold_set(&v, 3 * BLOCK + 20, 0);
 	for (int64_t k = 0; k < n; k++) {
-		want[k] = k < BLOCK ? 1 : k == BLOCK + 3 ? 0 : SAP_HOLD_ALL;
+		want[k] = k < BLOCK ? 1 : k == BLOCK + 3 || k == 3 * BLOCK + 20 ? 0 : SAP_HOLD_ALL;
 		lw[k] = SAP_HOLD_ALL;
 	}
-	ck_assert_int_eq(v.holder->nmixed, 1);
+	ck_assert_int_eq(v.holder->nmixed, 2);
 	/* Block 0 untouched; block 1 all rank 2's; block 2 alternating
-	 * (LDA's tokens); block 3 one key; the short block 4 all rank 0's. */
+	 * (LDA's tokens); block 3 one key of rank 1's beside rank 0's; the
+	 * short block 4 ten keys of rank 0's, which then holds it all (the
+	 * others were every rank's: a planned loop's writes at random keys). */
 	for (int64_t k = BLOCK; k < 2 * BLOCK; k++)
 		lw[k] = want[k] = 2;
 	for (int64_t k = 2 * BLOCK; k < 3 * BLOCK; k++)
 		lw[k] = want[k] = (uint16_t)(k % 2);
 	lw[3 * BLOCK + 9] = want[3 * BLOCK + 9] = 1;
-	for (int64_t k = 4 * BLOCK; k < n; k++)
-		lw[k] = want[k] = 0;
+	for (int64_t k = 4 * BLOCK; k < n; k++) {
+		if (k < 4 * BLOCK + 10)
+			lw[k] = 0;
+		want[k] = 0;
+	}
 	uint64_t stamp = v.holder->stamp;
 	sap_hold_from(&v, lw);
 	expect(&v, want);
