@@ -608,26 +608,70 @@ bool acc_same_expr(const Node *x, const Node *y)
 	return !p && !q;
 }
 
-/* An access the slice records anyway, before a, at the body's top level,
- * with the same key (whose variables keep one value in an iteration):
+static Sym *plain_for(Node *l);
+
+/* Is x's context, its enclosing control nodes, y's or one around y's? */
+static bool ctrl_within(const Unit *x, const Unit *y)
+{
+	if (x->ctrl.n > y->ctrl.n)
+		return false;
+	for (int k = 0; k < x->ctrl.n; k++)
+		if (x->ctrl.v[k] != y->ctrl.v[k])
+			return false;
+	return true;
+}
+
+/* Does local s keep one value from unit b to the units after b in b's
+ * context: assigned once, at the top level or before b in b's context
+ * or one around it (int u = G[v].nb[k] in a loop over k), or the counter
+ * of a plain loop around b? */
+static bool fixed_from(Sym *s, const Unit *b)
+{
+	if (assigned_once(s))
+		return true;
+	for (int k = 0; k < b->ctrl.n; k++) {
+		Node *n = b->ctrl.v[k];
+		if (n->kind == N_FOR && plain_for(n) == s)
+			return true;
+	}
+	const Unit *def = NULL;
+	for (int i = 0; i < acc_units.n; i++) {
+		const Unit *u = acc_units.v[i];
+		for (int k = 0; k < u->defs.n; k++)
+			if (u->defs.v[k] == s) {
+				if (def)
+					return false;
+				def = u;
+			}
+	}
+	return def && !def->is_step && !def->node->aux && def->pos < b->pos && ctrl_within(def, b);
+}
+
+/* An access the slice records anyway, before a, in a's context or one
+ * around it (the body's top level, the condition of an if a is under),
+ * with the same key, whose variables keep their values from there to a:
  * every iteration that runs a has run it, so recording a adds no key,
  * only the conditions a is under, which would make the slice read what
- * decides them (a pass counter of the driver, say) and plan again
- * whenever that changes. */
+ * decides them (a pass counter of the driver, say; the minimum so far of
+ * the very vector read, if (lab[u] < m) m = lab[u], which then had to be
+ * whole on every rank) and plan again whenever that changes. */
 static Access *recorded_before(const Access *a, const Unit *u, const Vec *uses)
 {
 	if (!u || !u->ctrl.n || u->is_step || u->node->aux)
 		return NULL;
-	for (int k = 0; k < uses->n; k++)
-		if (!assigned_once(uses->v[k]))
-			return NULL;
 	for (int i = 0; i < acc_li->accesses.n; i++) {
 		Access *b = acc_li->accesses.v[i];
-		if (b == a || b->dds != a->dds || !b->dynamic || b->accumulate)
+		if (b == a || b->dds != a->dds || !b->dynamic || b->accumulate || !b->recorded ||
+		    b->folded_into)
 			continue;
 		const Unit *ub = access_unit(b);
-		if (ub && !ub->ctrl.n && !ub->is_step && !ub->node->aux && ub->pos < u->pos &&
-		    acc_same_expr(a->key, b->key))
+		if (!ub || ub->is_step || (ub->node->aux && ub->node->kind != N_IF) ||
+		    ub->pos >= u->pos || !ctrl_within(ub, u) || !acc_same_expr(a->key, b->key))
+			continue;
+		bool fixed = true;
+		for (int k = 0; k < uses->n && fixed; k++)
+			fixed = fixed_from(uses->v[k], ub);
+		if (fixed)
 			return b;
 	}
 	return NULL;

@@ -354,9 +354,11 @@ static void try_read_slice(void)
 	}
 }
 
+/* Recorded, itself or by the access its record is folded into, whose
+ * key it has. */
 static bool is_recorded(const Access *a)
 {
-	return a->recorded;
+	return a->recorded || (a->folded_into && a->folded_into->recorded);
 }
 
 static bool every_access(LoopInfo *l, Sym *d, bool (*ok)(const Access *));

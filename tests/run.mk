@@ -20,6 +20,7 @@ run_tests = \
 	tests/run/index-range-c.sh \
 	tests/run/read-slice-drv.sh \
 	tests/run/scattered-holders.sh \
+	tests/run/folded-reads.sh \
 	tests/run/float-consts.sap \
 	tests/run/small-loop-ranks.sap \
 	tests/run/lazy-arrays.sap \
