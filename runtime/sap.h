@@ -417,6 +417,12 @@ typedef struct sap_dvec {
 	 * vector gathered whole at every pass (a pull-form PageRank's
 	 * contributions) would fault all its pages in again each time. */
 	bool gathered;
+	/* A loop fetched elements of it by a list of keys it had fetched
+	 * by before (sap_reads_fetch's cache), as it will again: trims keep
+	 * their pages, which given back faulted in again at every pass (a
+	 * neighbour minimum on 2 ranks, 3 ms a pass for 69 KB of 1 MB).  A
+	 * fetch by a new list gives them back again. */
+	bool refetched;
 	size_t held;            /* bytes counted as DDS memory: resident */
 	size_t peak;            /* the most held */
 	/* After async loops over ranks: per element, the one rank whose

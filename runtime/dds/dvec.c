@@ -37,6 +37,7 @@ static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, boo
 	v->cuts = NULL;
 	v->part_only = part_only;
 	v->mapped = v->sparse = false;
+	v->gathered = v->refetched = false;
 	v->held = v->peak = 0;
 	v->holder = NULL;
 	v->keys_of = NULL;
@@ -275,7 +276,7 @@ void sap_dv_trim(sap_dvec *v)
 {
 	if (!v->sparse)
 		return;
-	if (v->holder && v->gathered) {
+	if (v->holder && (v->gathered || (v->refetched && !v->codec))) {
 		v->gathered = false;
 		sap_dv_recount(v);
 		return;

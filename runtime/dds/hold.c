@@ -848,6 +848,15 @@ static void whole_if_refetched(struct sap_loop_state *st, const sap_async_spec *
 	whole_if_again(st, spec, ok, far);
 }
 
+/* The vectors d fetches from marked fetched again by the same keys, or
+ * not (sap_dvec.refetched). */
+static void mark_refetched(const sap_dist *d, const sap_async_spec *spec, bool again)
+{
+	for (int k = 0; k < spec->ndds; k++)
+		if (d->base[k + 1] > d->base[k] && spec->dds[k].dv)
+			spec->dds[k].dv->refetched = again;
+}
+
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                      const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
                      int64_t a, int64_t b, bool spans)
@@ -951,6 +960,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		known[k] &= !span[k] || spec->dds[k].ranged;
 	whole_if_refetched(st, spec, known);
 	sap_dist_fetch(&st->rdist, spec, &st->traffic);
+	mark_refetched(&st->rdist, spec, valid);
 	free(known);
 	free(span);
 }
@@ -992,6 +1002,7 @@ void sap_reads_fetch_runs(struct sap_loop_state *st, const sap_async_spec *spec,
 	}
 	whole_if_refetched(st, spec, which);
 	sap_dist_fetch(&st->rdist, spec, &st->traffic);
+	mark_refetched(&st->rdist, spec, valid);
 }
 
 /* ---- inputs of planned loops read at the loop variable ---- */
