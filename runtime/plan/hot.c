@@ -405,9 +405,14 @@ static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int6
 	for (int64_t k = w0 + 1; k < n; k++)
 		if (v[k].dds < READ && v[k].dds != v[w0].dds)
 			*dds = -1;
-	return sap_strf("no element is written by more than %.0f%% of its iterations, but they "
-	                "write %.1f elements each on average, so every task group shares blocks "
-	                "with the others", 100 * share, (double)writes / (double)(ns ? ns : 1));
+	/* A share under 1% would print as "more than 0%". */
+	char *most = 100 * share >= 1 ? sap_strf("more than %.0f%%", 100 * share) :
+	             sap_strf("more than %.2g%%", 100 * share);
+	char *c = sap_strf("no element is written by %s of its iterations, but they write %.1f "
+	                   "elements each on average, so every task group shares blocks with the "
+	                   "others", most, (double)writes / (double)(ns ? ns : 1));
+	free(most);
+	return c;
 }
 
 /* The loops warned about, and whether the plan was locked.  A loop
