@@ -774,11 +774,13 @@ void sap_colour_free(sap_colouring *c);
  * its workers' chunks), the ranks pool their masks into one plan for T =
  * P x threads workers, and each rank receives the iterations of its
  * workers' groups, with their elements of the ship[0 .. nship) vectors
- * (whose parts must be the shares); no locked rounds.  Collective. */
+ * (whose parts must be the shares); no locked rounds.  What a key-level
+ * plan makes whole for its slices counts in traffic.  Collective. */
 void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly,
                           void *env, int64_t lo, int64_t hi, int T, int threads,
                           uint32_t *ids, int64_t *order, double *recon_s,
-                          struct sap_ship *ship, int nship, uint64_t *kmax);
+                          struct sap_ship *ship, int nship, uint64_t *kmax,
+                          sap_dist_stats *traffic);
 /* Collective: every group's list in every rank's order. */
 void sap_plan_share(sap_plan *p);
 void sap_plan_free(sap_plan *p);

@@ -595,7 +595,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 			if (spec->dds[k].dv && spec->dds[k].dv->part_only)
 				ship[nship++] = (struct sap_ship){ spec->dds[k].dv, &st->stage[k], 0, 0, 0 };
 		sap_plan_recon_ranks(p, spec, &st->layout, env, lo, hi, T, threads, st->ids,
-		                     st->order, &slicing, ship, nship, st->key_max);
+		                     st->order, &slicing, ship, nship, st->key_max, &st->traffic);
 		for (int k = 0; k < nship; k++) {
 			st->traffic.sent += ship[k].sent;
 			st->traffic.received += ship[k].received;

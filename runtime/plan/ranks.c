@@ -249,7 +249,8 @@ static void ranks_number(rank_plan *rp)
  * made whole for it first (the block plan, if kept, still finds its
  * elements where they were).  True when it replaced the block plan. */
 static bool ranks_keys(rank_plan *rp, const sap_async_spec *spec, const sap_layout *ly,
-                       void *env, int64_t lo, int64_t hi, int T, int64_t *order)
+                       void *env, int64_t lo, int64_t hi, int T, int64_t *order,
+                       sap_dist_stats *traffic)
 {
 	sap_plan *p = rp->p;
 	double c = sap_plan_cost(p), share = (double)(hi - lo) / T;
@@ -273,7 +274,7 @@ static bool ranks_keys(rank_plan *rp, const sap_async_spec *spec, const sap_layo
 			if (v && v->part_only)
 				sap_dv_unpart(v);
 			if (v && v->holder && spec->dds[k].slice_reads)
-				sap_dv_whole(v, NULL);
+				sap_dv_whole(v, traffic);
 		}
 		round = sap_xmalloc((size_t)(hi - lo) * sizeof *round);
 		keyed = sap_plan_keys(p, spec, ly, env, lo, hi, T, rp->threads, round, order,
@@ -475,14 +476,15 @@ static void ranks_free(rank_plan *rp)
 void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly,
                           void *env, int64_t lo, int64_t hi, int T, int threads,
                           uint32_t *ids, int64_t *order, double *recon_s,
-                          struct sap_ship *ship, int nship, uint64_t *kmax)
+                          struct sap_ship *ship, int nship, uint64_t *kmax,
+                          sap_dist_stats *traffic)
 {
 	rank_plan rp;
 	ranks_recon(&rp, p, spec, ly, env, lo, hi, T, threads, ids, recon_s, kmax);
 	ranks_gather(&rp);
 	ranks_merge(&rp);
 	ranks_number(&rp);
-	if (ranks_keys(&rp, spec, ly, env, lo, hi, T, order))
+	if (ranks_keys(&rp, spec, ly, env, lo, hi, T, order, traffic))
 		p->mine = group_ranks(p, threads);
 	else
 		ranks_route(&rp, ids, order, ship, nship);
