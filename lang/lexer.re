@@ -182,9 +182,15 @@ loop:
 		bool csuffix = q < (const char *)YYCURSOR && q > d;
 		for (; csuffix && d < q; d++)
 			csuffix = hex ? strchr("0123456789abcdefABCDEF", *d) != NULL : *d >= '0' && *d <= '9';
-		diag_error(lx->file, t->off, "invalid number '%.*s'%s", (int)(YYCURSOR - start),
+		/* 1f, as C++ allows: digits and an f. */
+		bool fsuffix = !hex && YYCURSOR - start >= 2 && (YYCURSOR[-1] == 'f' || YYCURSOR[-1] == 'F');
+		for (const char *c = (const char *)start; fsuffix && c < (const char *)YYCURSOR - 1; c++)
+			fsuffix = *c >= '0' && *c <= '9';
+		diag_error(lx->file, t->off, "invalid number '%.*s'%s%.*s%s", (int)(YYCURSOR - start),
 		           (const char *)start, csuffix ? ": SAP's integer suffix is L alone (a long), and "
-		           "there are no unsigned types" : "");
+		           "there are no unsigned types" : fsuffix ? ": a float constant has a point or an "
+		           "exponent before its f, as in '" : "", fsuffix ? (int)(YYCURSOR - start - 1) : 0,
+		           (const char *)start, fsuffix ? ".0f'" : "");
 		return -1;
 	}
 	"\"" ([^"\\\n\x00] | "\\" [^\n\x00])* "\"" { TOK(TK_STRLIT); }
