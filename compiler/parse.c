@@ -210,6 +210,30 @@ static const char *back_blanks(const char *text, const char *q)
 
 /* The first word of the statement that offset off is in, or "for" in a
  * for's parentheses; "" if none. */
+/* Whether the '[' just read follows a type (int[) or a name after one
+ * (int a[, Point p[), as in a declaration, not an expression (l[). */
+static bool declares_array(const Program *p)
+{
+	const char *text = p->cur->text, *q = back_blanks(text, text + p->prev.off);
+	for (int words = 0; words < 2 && q > text; words++) {
+		const char *e = q;
+		while (q > text && is_word_char(q[-1]))
+			q--;
+		if (q == e)
+			return q > text && q[-1] == '>';
+		size_t n = (size_t)(e - q);
+		static const char *const types[] = { "int", "long", "float", "double", "bool",
+		                                     "string", "short", "char", "unsigned" };
+		for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+			if (strlen(types[i]) == n && !strncmp(q, types[i], n))
+				return true;
+		if (map_getn(&p->lx->typeset, q, n))
+			return true;
+		q = back_blanks(text, q);
+	}
+	return false;
+}
+
 static const char *stmt_word(const char *text, int off)
 {
 	static char word[16];
@@ -548,6 +572,14 @@ void parse_syntax_error(Program *p, Tok t)
 			           (int)(b - a), a);
 			return;
 		}
+	}
+	/* int a[] and int[] a: C's arrays of a size given elsewhere; the
+	 * word before the '[' (or before its name) is a type's. */
+	if (t.kind == TK_RBRACKET && p->prev.kind == TK_LBRACKET && declares_array(p)) {
+		diag_error(p->cur, t.off, "an array's size is part of its type, a constant, as in "
+		           "int a[4] or int[4] a (a parameter too); for a number of elements known only "
+		           "at run time, use a list, list<int> a");
+		return;
 	}
 	static const struct { int kind; const char *text; } fixes[] = {
 		{TK_SEMI, ";"}, {TK_RPAREN, ")"}, {TK_RBRACKET, "]"}, {TK_RBRACE, "}"},
