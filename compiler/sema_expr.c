@@ -627,6 +627,12 @@ static const char *c_string_hint(const char *name)
 		  "SAP has no characters, and a string cannot be indexed: tokens() gives a line's "
 		  "words with ASCII letters lowercased; for a string's bytes, declare a C function "
 		  "of your own (sap(7), Extern functions)" },
+		{ " append push_back push_front add ", "push(l, v) appends v to the list l" },
+		{ " pop pop_back pop_front clear resize remove shrink ",
+		  "a list only grows, by push(l, v); to empty one, assign it an empty list, as in "
+		  "l = list<int>()" },
+		{ " size length ", "len(x) is the number of elements of a list, an array or a DDS, "
+		  "or the bytes of a string" },
 	};
 	size_t n = strlen(name);
 	for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)

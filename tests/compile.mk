@@ -1,5 +1,8 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
+	tests/compile/array-unsized.sap \
+	tests/compile/float-f-suffix.sap \
+	tests/compile/list-pop.sap \
 	tests/compile/reduce-kept-converted.sap \
 	tests/compile/clause-plain-for.sap \
 	tests/compile/clause-sync-order.sap \
