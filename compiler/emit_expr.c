@@ -264,15 +264,18 @@ static char *index_expr(Node *e, bool write)
 		char *b = lz ? lz->cname : write ? emit_lvalue(e->lhs) : emit_expr(e->lhs);
 		char *k;
 		const char *in = i->kind == N_INT ? NULL : emit_ranged(i);
+		/* The error names the array as written (a, w[3].h[k]). */
+		char *what = format("array '%s'", acc_expr_str(e->lhs));
+		const char *wc = emit_cstr(what, strlen(what));
 		if (i->kind == N_INT || emit_index_in(i, bt->len)) {
 			k = emit_expr(i);
 		} else if (in) {
 			char *x = emit_expr(i);
-			k = format("%s ? %s : sap_check_index(%s, %lld, \"array\", %s)", in, x, x,
-			           (long long)bt->len, emit_site(e));
+			k = format("%s ? %s : sap_check_index(%s, %lld, %s, %s)", in, x, x,
+			           (long long)bt->len, wc, emit_site(e));
 		} else {
-			k = format("sap_check_index(%s, %lld, \"array\", %s)", emit_expr(i),
-			           (long long)bt->len, emit_site(e));
+			k = format("sap_check_index(%s, %lld, %s, %s)", emit_expr(i), (long long)bt->len,
+			           wc, emit_site(e));
 		}
 		/* A lazily zeroed array's rows up to k first (emit.c). */
 		if (lz)

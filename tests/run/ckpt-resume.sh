@@ -142,7 +142,7 @@ SAP_TEST_KILL_AFTER=3 $MPIEXEC -n 1 ./ranged --checkpoint-dir=ck --checkpoint-ev
 	</dev/null && fail "ranged: not killed after loop 3"
 $MPIEXEC -n 1 ./ranged --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null &&
 	fail "ranged: the resumed run wrote past the array"
-grep -q "ranged.sap:4:8: error: index 8 out of range for array (size 8)" p2.err ||
+grep -q "ranged.sap:4:8: error: index 8 out of range for array 'cls' (size 8)" p2.err ||
 	{ cat p2.err; fail "ranged: no range error after --resume"; }
 
 # A loaded vector held in parts on 2 ranks, resumed on 1 rank of 2
