@@ -34,6 +34,14 @@
 #   strip_time FILE  FILE without the " time SECONDS" that ends a line:
 #                    the reports of a sample and of its C twin, compared
 #                    without each program's own clock.
+#   same_on_layouts PROG WANT
+#                    run ./PROG under $MPIEXEC on 1 x 2, 2 x 1, 3 x 1 and
+#                    2 x 2 (ranks x --threads); fail unless each prints
+#                    the file WANT.
+#   sent_mb PROG SITE
+#                    run ./PROG --stats on 2 ranks and set mb to the
+#                    sent_MB of the loop at SITE (prog.sap:LINE) on rank
+#                    0; fail if the run fails or has no such row.
 #
 # Running MPI programs: $MPIEXEC stays unquoted, as it may carry options
 # of its own; and in a `while read` loop, give it </dev/null, as Open MPI
@@ -83,4 +91,25 @@ covers() {
 	head -n "$a" "$1" | cmp -s - "$2" || return 1
 	tail -n "$b" "$1" | cmp -s - "$3" || return 1
 	test $((a + b)) -ge "$f"
+}
+
+same_on_layouts() {
+	for layout in "1 2" "2 1" "3 1" "2 2"; do
+		# shellcheck disable=SC2086 # the ranks and the threads, two words
+		set -- "$1" "$2" $layout
+		$MPIEXEC -n "$3" "./$1" --threads="$4" >"$1.layout.out" 2>"$1.layout.err" </dev/null ||
+			{ cat "$1.layout.err"; fail "$3 x $4 failed"; }
+		cmp -s "$2" "$1.layout.out" ||
+			{ diff "$2" "$1.layout.out"; fail "$3 x $4 prints other results than 1 x 1"; }
+	done
+}
+
+sent_mb() {
+	$MPIEXEC -n 2 "./$1" --stats >"$1.stats.out" 2>"$1.stats.err" </dev/null ||
+		{ cat "$1.stats.err"; fail "the run of $1 with --stats failed"; }
+	# Column 13 of a loop's row is its sent_MB.
+	mb=$(awk -v site="$2" '/^sap stats: parallel loops on rank 0/ { on = 1 }
+		/^sap stats: parallel loops on rank 1/ { on = 0 }
+		on && $2 == site { print $13 }' "$1.stats.err")
+	test -n "$mb" || { cat "$1.stats.err"; fail "no --stats row for the loop at $2"; }
 }

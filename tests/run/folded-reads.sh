@@ -60,16 +60,9 @@ pass 8 sum 99168041
 pass 9 sum 99118260
 OUT
 cmp -s want.out one.out || { diff want.out one.out; fail "1 x 1 prints other sums"; }
-for layout in "1 2" "2 1" "3 1" "2 2"; do
-	set -- $layout
-	$MPIEXEC -n "$1" ./fr --threads="$2" >out 2>err </dev/null || { cat err; fail "$1 x $2 failed"; }
-	cmp -s one.out out || { diff one.out out; fail "$1 x $2 prints other sums than 1 x 1"; }
-done
-# The loop's sent_MB on rank 0 of 2 (column 13 of its --stats row).
-$MPIEXEC -n 2 ./fr --stats >out 2>err </dev/null || { cat err; fail "the run with --stats failed"; }
-mb=$(awk '/^sap stats: parallel loops on rank 0/ { on = 1 } /^sap stats: parallel loops on rank 1/ { on = 0 }
-	on && $2 == "fr.sap:15" { print $13 }' err)
-test -n "$mb" || { cat err; fail "no --stats row for the loop at fr.sap:15"; }
+same_on_layouts fr one.out
+# The loop's sent_MB on rank 0 of 2.
+sent_mb fr fr.sap:15
 awk -v mb="$mb" 'BEGIN { exit !(mb < 1) }' ||
 	fail "the loop sent $mb MB from rank 0 over 10 passes to read the neighbours across the cut"
 exit 0

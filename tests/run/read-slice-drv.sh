@@ -34,16 +34,9 @@ grep -q "read slice (on several ranks, each rank fetches the elements its iterat
 	{ cat explain.out; fail "no read slice that runs again when p changes"; }
 "$SAPC" -O2 -o rs rs.sap || fail "sapc rs.sap"
 $MPIEXEC -n 1 ./rs >one.out </dev/null || fail "the run on 1 rank failed"
-for layout in "1 2" "2 1" "3 1" "2 2"; do
-	set -- $layout
-	$MPIEXEC -n "$1" ./rs --threads="$2" >out 2>err </dev/null || { cat err; fail "$1 x $2 failed"; }
-	cmp -s one.out out || { diff one.out out; fail "$1 x $2 prints other sums than 1 x 1"; }
-done
-# The loop's sent_MB on rank 0 of 2 (column 13 of its --stats row).
-$MPIEXEC -n 2 ./rs --stats >out 2>err </dev/null || { cat err; fail "the run with --stats failed"; }
-mb=$(awk '/^sap stats: parallel loops on rank 0/ { on = 1 } /^sap stats: parallel loops on rank 1/ { on = 0 }
-	on && $2 == "rs.sap:9" { print $13 }' err)
-test -n "$mb" || { cat err; fail "no --stats row for the loop at rs.sap:9"; }
+same_on_layouts rs one.out
+# The loop's sent_MB on rank 0 of 2.
+sent_mb rs rs.sap:9
 # Made whole, w would be 4 MB; a short loop may run on every rank (a
 # choice by its time, so the figure moves a little under load).
 awk -v mb="$mb" 'BEGIN { exit !(mb < 1) }' ||

@@ -42,16 +42,9 @@ pass 2 cv 448693645
 pass 3 cv 435963256
 OUT
 cmp -s want.out one.out || { diff want.out one.out; fail "1 x 1 prints other sums"; }
-for layout in "1 2" "2 1" "3 1" "2 2"; do
-	set -- $layout
-	$MPIEXEC -n "$1" ./sh --threads="$2" >out 2>err </dev/null || { cat err; fail "$1 x $2 failed"; }
-	cmp -s one.out out || { diff one.out out; fail "$1 x $2 prints other sums than 1 x 1"; }
-done
-# The last loop's sent_MB on rank 0 of 2 (column 13 of its --stats row).
-$MPIEXEC -n 2 ./sh --stats >out 2>err </dev/null || { cat err; fail "the run with --stats failed"; }
-mb=$(awk '/^sap stats: parallel loops on rank 0/ { on = 1 } /^sap stats: parallel loops on rank 1/ { on = 0 }
-	on && $2 == "sh.sap:15" { print $13 }' err)
-test -n "$mb" || { cat err; fail "no --stats row for the loop at sh.sap:15"; }
+same_on_layouts sh one.out
+# The loop's sent_MB on rank 0 of 2.
+sent_mb sh sh.sap:15
 awk -v mb="$mb" 'BEGIN { exit !(mb < 0.8) }' ||
 	fail "the loop sent $mb MB from rank 0 over 4 passes to read the keys of w held across the cut"
 exit 0
