@@ -395,10 +395,11 @@ static void hoist_in(Node *e, Node *s)
 		if (!h)
 			return;
 		char *key = emit_tmp("key");
-		h->decl = format("sap_list %s = {0}; %s %s = %s; sap_dm_view(&%s, &%s, &%s);", h->ptr,
+		bool ik = e->lhs->ty->key->kind != TY_STRING;
+		h->decl = format("sap_list %s = {0}; %s %s = %s; sap_dm_view%s(&%s, %s%s, &%s);", h->ptr,
 		                 emit_ctype(e->lhs->ty->key), key,
-		                 emit_expr(e->rhs), e->lhs->sym->cname, key,
-		                 h->ptr);
+		                 emit_expr(e->rhs), ik ? "_int" : "", e->lhs->sym->cname,
+		                 ik ? "(int64_t)" : "&", key, h->ptr);
 		h->drop = format("sap_list_free(&%s);", h->ptr);
 		vec_push(&E->hoisted, h);
 		return;

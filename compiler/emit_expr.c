@@ -408,8 +408,12 @@ static char *index_expr(Node *e, bool write)
 		emit_line(e, "sap_list %s = {0};", t);
 		char *key = mm_key(e);
 		if (!ty_needs_drop(bt->elem)) {
-			emit_line(e, "sap_dm_%s(&%s, &%s, &%s);", view ? "view" : "values", emit_expr(e->lhs),
-			          key, t);
+			if (view && e->lhs->ty->key->kind != TY_STRING)
+				emit_line(e, "sap_dm_view_int(&%s, (int64_t)%s, &%s);", emit_expr(e->lhs),
+				          key, t);
+			else
+				emit_line(e, "sap_dm_%s(&%s, &%s, &%s);", view ? "view" : "values",
+				          emit_expr(e->lhs), key, t);
 			if (E->drops && !owned)
 				vec_push(E->drops, format("%s(&%s);", emit_drop_fn(lt), t));
 			return t;

@@ -26,12 +26,9 @@ void sap_list_grow(sap_list *l, int64_t need, size_t elsize)
 	l->cap = cap;
 }
 
-void sap_list_free(sap_list *l)
+void sap_list_release(void *v)
 {
-	if (l->cap)
-		free(l->v);
-	l->v = NULL;
-	l->n = l->cap = 0;
+	free(v);
 }
 
 size_t sap_list_settle(sap_list *l, size_t elsize, char *at)
