@@ -1178,6 +1178,9 @@ struct sap_loop_state {
 	/* Per DDS, the version a chunk fetched much of (sap_reads_fetch). */
 	uint64_t *span_ver;
 	int nspan;
+	/* Per DDS, whether its read slice's last fetch needed a sixteenth
+	 * or more of it from other ranks (whole_if_refetched). */
+	bool *read_much;
 	/* Planned loops over ranks: which inputs read at the loop variable
 	 * this rank's groups need, for plan id_builds (sap_index_fetch). */
 	sap_dist idist;

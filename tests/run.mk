@@ -21,6 +21,7 @@ run_tests = \
 	tests/run/read-slice-drv.sh \
 	tests/run/scattered-holders.sh \
 	tests/run/folded-reads.sh \
+	tests/run/whole-regather.sh \
 	tests/run/float-consts.sap \
 	tests/run/small-loop-ranks.sap \
 	tests/run/lazy-arrays.sap \

@@ -467,28 +467,32 @@ static int64_t *forms_of(const sap_async_spec *spec, int64_t *n)
  * the vectors which says?  Those change with the holder maps: a vector
  * whole at the last run (x[0] = 1 in driver code) and scattered since by
  * a loop is one more to fetch, and the cache has none of its keys. */
-static bool reads_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
-                        const void *key1, int64_t key2, int64_t a, int64_t b, const bool *which)
+/* 1 when the cache holds the need of these iterations and inputs; 0 when
+ * it holds none, or another set of iterations' or vectors'; -1 when the
+ * same iterations' inputs changed since (whole_read_much). */
+static int reads_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
+                       const void *key1, int64_t key2, int64_t a, int64_t b, const bool *which)
 {
 	if (!st->rdist.need || st->rd_key1 != key1 || st->rd_key2 != key2 || st->rd_a != a ||
 	    st->rd_b != b || st->rd_ndds != spec->ndds)
-		return false;
+		return 0;
+	for (int k = 0; k < spec->ndds; k++)
+		if (st->rd_which[k] != which[k])
+			return 0;
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
-		if (st->rd_which[k] != which[k])
-			return false;
 		/* One the body takes only the length of (mode 0) may give
 		 * the keys, as one the slice reads does. */
 		if ((d->slice_reads || !d->mode) && st->rd_versions[k] != dds_version_of(d))
-			return false;
+			return -1;
 		if (st->rd_sizes[k] != dds_size_of(d))
-			return false;
+			return -1;
 	}
 	int64_t m;
 	int64_t *f = forms_of(spec, &m);
 	bool same = m == st->rd_nforms && !memcmp(f, st->rd_forms, (size_t)m * sizeof *f);
 	free(f);
-	return same;
+	return same ? 1 : -1;
 }
 
 /* d's key maps: a bit per key of each DDS k with which[k], DDS k's from
@@ -749,7 +753,9 @@ static void fetched_vers(struct sap_loop_state *st, int n)
 {
 	if (st->nspan != n) {
 		free(st->span_ver);
+		free(st->read_much);
 		st->span_ver = sap_xcalloc((size_t)(n ? n : 1), sizeof *st->span_ver);
+		st->read_much = sap_xcalloc((size_t)(n ? n : 1), sizeof *st->read_much);
 		st->nspan = n;
 	}
 }
@@ -757,15 +763,18 @@ static void fetched_vers(struct sap_loop_state *st, int n)
 /* Collective, the end of both: of the vectors ok says, one that some
  * rank reads a sixteenth or more of from others (far, this rank's count
  * each) is made whole if this loop found so before at its version, else
- * its version is kept.  Frees ok and far. */
+ * its version is kept; with mark, st->read_much says which.  Frees ok
+ * and far. */
 static void whole_if_again(struct sap_loop_state *st, const sap_async_spec *spec, bool *ok,
-                           int64_t *far)
+                           int64_t *far, bool mark)
 {
 	int n = spec->ndds;
 	fetched_vers(st, n);
 	sap_comm_allreduce(far, n, SAP_COMM_I64, SAP_COMM_MAX);
 	for (int k = 0; k < n; k++) {
 		sap_dvec *v = spec->dds[k].dv;
+		if (mark)
+			st->read_much[k] = ok[k] && far[k] * 16 > v->n;
 		if (!ok[k] || far[k] * 16 <= v->n)
 			continue;
 		if (st->span_ver[k] == v->version)
@@ -795,7 +804,7 @@ static void whole_if_same(struct sap_loop_state *st, const sap_async_spec *spec,
 		if (ok[k])
 			far[k] = far_keys(spec->dds[k].dv, a < 0 ? 0 : a,
 			                  b > spec->dds[k].dv->n ? spec->dds[k].dv->n : b);
-	whole_if_again(st, spec, ok, far);
+	whole_if_again(st, spec, ok, far, false);
 }
 
 /* How many of bits [x, y) are set. */
@@ -845,7 +854,30 @@ static void whole_if_refetched(struct sap_loop_state *st, const sap_async_spec *
 			x = e;
 		}
 	}
-	whole_if_again(st, spec, ok, far);
+	whole_if_again(st, spec, ok, far, true);
+}
+
+/* Collective: of the vectors which says, those whose last fetch by this
+ * loop's slice needed a sixteenth or more of them from other ranks (a
+ * gather over all of a vector that driver code changes between passes),
+ * made whole where the slice must run again, which then need not run for
+ * them: the slice over every iteration, a bitmap of the vector from every
+ * rank and the fetch took 3 of a gather's 4 s on 2 ranks, each pass,
+ * where whole the vector moves once and stays so until a loop writes it.
+ * A list of keys still good is cheaper to fetch by than the whole vector
+ * (a pull PageRank's neighbours). */
+static bool whole_read_much(struct sap_loop_state *st, const sap_async_spec *spec,
+                            const bool *which)
+{
+	bool any = false;
+	for (int k = 0; k < spec->ndds && k < st->nspan; k++) {
+		sap_dvec *v = spec->dds[k].dv;
+		if (which[k] && st->read_much[k] && v && v->holder && !v->part_only) {
+			sap_dv_whole(v, &st->traffic);
+			any = true;
+		}
+	}
+	return any;
 }
 
 /* The vectors d fetches from marked fetched again by the same keys, or
@@ -916,7 +948,17 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 	int valid = reads_valid(st, spec, key1, key2, a, b, known);
 	if (P > 1)
 		sap_comm_allreduce(&valid, 1, SAP_COMM_INT, SAP_COMM_MIN);
-	if (!valid) {
+	if (valid < 0 && P > 1 && whole_read_much(st, spec, known)) {
+		any = false;
+		for (int k = 0; k < n; k++)
+			any |= known[k] && spec->dds[k].dv->holder;
+		if (!any) {
+			free(known);
+			free(span);
+			return;
+		}
+	}
+	if (valid <= 0) {
 		sap_dist_free(&st->rdist);
 		sap_dist *d = &st->rdist;
 		key_maps(d, spec, known);
@@ -960,7 +1002,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 		known[k] &= !span[k] || spec->dds[k].ranged;
 	whole_if_refetched(st, spec, known);
 	sap_dist_fetch(&st->rdist, spec, &st->traffic);
-	mark_refetched(&st->rdist, spec, valid);
+	mark_refetched(&st->rdist, spec, valid > 0);
 	free(known);
 	free(span);
 }
@@ -979,7 +1021,14 @@ void sap_reads_fetch_runs(struct sap_loop_state *st, const sap_async_spec *spec,
 	int valid = reads_valid(st, spec, &runs_key, (int64_t)h, a, b, which);
 	if (P > 1)
 		sap_comm_allreduce(&valid, 1, SAP_COMM_INT, SAP_COMM_MIN);
-	if (!valid) {
+	if (valid < 0 && P > 1 && whole_read_much(st, spec, which)) {
+		bool any = false;
+		for (int k = 0; k < n; k++)
+			any |= which[k] && spec->dds[k].dv->holder;
+		if (!any)
+			return;
+	}
+	if (valid <= 0) {
 		sap_dist_free(&st->rdist);
 		sap_dist *d = &st->rdist;
 		key_maps(d, spec, which);
@@ -1002,7 +1051,7 @@ void sap_reads_fetch_runs(struct sap_loop_state *st, const sap_async_spec *spec,
 	}
 	whole_if_refetched(st, spec, which);
 	sap_dist_fetch(&st->rdist, spec, &st->traffic);
-	mark_refetched(&st->rdist, spec, valid);
+	mark_refetched(&st->rdist, spec, valid > 0);
 }
 
 /* ---- inputs of planned loops read at the loop variable ---- */
