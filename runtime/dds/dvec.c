@@ -76,9 +76,10 @@ static void create(sap_dvec *v, const char *name, int64_t n, size_t elsize, cons
 {
 	if (n < 0)
 		sap_fatal(s, "negative size %lld for dvector %s", (long long)n, name);
-	if (elsize > INT64_MAX)
-		sap_fatal(s, "size overflow");
-	sap_mul_size(n, (int64_t)elsize, s);
+	int64_t bytes_n;
+	if (elsize > INT64_MAX || __builtin_mul_overflow(n, (int64_t)elsize, &bytes_n))
+		sap_fatal(s, "dvector %s of %lld elements of %zu bytes: more bytes than a 64-bit "
+		          "size holds", name, (long long)n, elsize);
 	/* Whole cache lines: elements of different workers share no line
 	 * at the ends of the array. */
 	size_t bytes = whole_bytes(n, elsize);
