@@ -588,6 +588,15 @@ static char *narrow_compound(Node *at, Type *lt, Node *rhs, int op, const char *
 	const char *fn = narrow_fn(lt, rhs->ty);
 	const char *o = ast_opname(op);
 	char *r = emit_expr(rhs);
+	/* A reduce variable in its loop holds one worker's partial value,
+	 * which may leave the range where the serial running value stays:
+	 * the error says so, and names it. */
+	Sym *rv = at->kind == N_ASSIGN && at->lhs->kind == N_NAME ? at->lhs->sym : NULL;
+	if (rv && rv->is_driver && E->loop && sema_is_reduce_var(E->loop, rv)) {
+		char *name = emit_cstr(rv->name, strlen(rv->name));
+		return format("(%s = sap_red_%s(%s %s (%s), %s, %s))", dst, fn + 4, dst, o, r,
+		              emit_site(at), name);
+	}
 	if (at->kind != N_ASSIGN || at->lhs->kind == N_FIELD)
 		return format("(%s = %s(%s %s (%s), %s))", dst, fn, dst, o, r, emit_site(at));
 	int t = E->tmp++;

@@ -265,6 +265,32 @@ static inline int32_t sap_conv_l2i(int64_t x, const sap_site *s, bool stored)
 static inline int32_t sap_l2i32(int64_t x, const sap_site *s) { return sap_conv_l2i(x, s, false); }
 static inline int32_t sap_lto_i32(int64_t x, const sap_site *s) { return sap_conv_l2i(x, s, true); }
 
+/* The same stored by op= in the reduce variable var of the loop: its
+ * value there is one worker's partial result, and the error says so. */
+_Noreturn void sap_red_range(const sap_site *s, const char *var, const char *type, double x);
+static inline int32_t sap_red_lto_i32(int64_t x, const sap_site *s, const char *var)
+{
+	if (x < INT32_MIN || x > INT32_MAX)
+		sap_red_range(s, var, "int", (double)x);
+	return (int32_t)x;
+}
+static inline int32_t sap_red_to_i32(double x, const sap_site *s, const char *var)
+{
+	if (x > -2147483649.0 && x < 2147483648.0)
+		return (int32_t)x;
+	if (x != x)
+		return sap_to_i32(x, s);
+	sap_red_range(s, var, "int", x);
+}
+static inline int64_t sap_red_to_i64(double x, const sap_site *s, const char *var)
+{
+	if (x >= -9223372036854775808.0 && x < 9223372036854775808.0)
+		return (int64_t)x;
+	if (x != x)
+		return sap_to_i64(x, s);
+	sap_red_range(s, var, "long", x);
+}
+
 /* An async for over [lo, hi) with an int loop variable: every value it
  * takes must be an int. */
 static inline void sap_int_bounds(int64_t lo, int64_t hi, const char *var, const sap_site *s)

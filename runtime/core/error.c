@@ -75,6 +75,14 @@ void sap_warn(const sap_site *s, const char *fmt, ...)
 	free(text);
 }
 
+_Noreturn void sap_red_range(const sap_site *s, const char *var, const char *type, double x)
+{
+	sap_fatal(s, "%.17g stored in %s: out of the range of %s %s; %s holds one worker's partial "
+	          "value of its reduce clause, which the serial loop's running value may not reach "
+	          "(sap(7), reduce): make %s a wider type", x, var, type[0] == 'i' ? "an" : "a", type,
+	          var, var);
+}
+
 _Noreturn void sap_oob(const sap_site *s, const char *what, int64_t i, int64_t n)
 {
 	sap_fatal(s, "index %lld out of range for %s (size %lld)",
