@@ -22,6 +22,12 @@ _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap)
 		for (;;)
 			pause();
 	fflush(stdout);
+	/* Driver code runs on every rank alike, so an error in it is every
+	 * rank's: the others give rank 0 a moment to report it and end the
+	 * job, rather than print it once each (three copies on 3 ranks).
+	 * One that only this rank meets is printed after the wait. */
+	if (sap_nranks() > 1 && sap_rank() != 0 && !sap_in_loop() && sap_comm_live())
+		sleep(1);
 	/* Build the whole message first so that ranks writing to a shared
 	 * stderr do not interleave their pieces; sized to fit, since a message
 	 * cut short (a long path, a long token) hides what went wrong. */
