@@ -22,11 +22,16 @@ _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap)
 		for (;;)
 			pause();
 	fflush(stdout);
-	/* Driver code runs on every rank alike, so an error in it is every
-	 * rank's: the others give rank 0 a moment to report it and end the
-	 * job, rather than print it once each (three copies on 3 ranks).
-	 * One that only this rank meets is printed after the wait. */
-	if (sap_nranks() > 1 && sap_rank() != 0 && !sap_in_loop() && sap_comm_live())
+	/* Driver code runs on every rank alike, so an error at a line of
+	 * the program outside its loops is every rank's: the others give
+	 * rank 0 a second to report it and end the job (Open MPI took more
+	 * than 0.3 s), rather than print it once each (three copies on 3
+	 * ranks).  One that only this rank meets is printed after the wait;
+	 * a data file's line, which the ranks agreed this one reports, and a
+	 * machine error (no site) at once. */
+	size_t fl = s && s->file ? strlen(s->file) : 0;
+	if (sap_nranks() > 1 && sap_rank() != 0 && !sap_in_loop() && sap_comm_live() && fl > 4 &&
+	    !strcmp(s->file + fl - 4, ".sap"))
 		sleep(1);
 	/* Build the whole message first so that ranks writing to a shared
 	 * stderr do not interleave their pieces; sized to fit, since a message
