@@ -33,6 +33,7 @@ LoopInfo *acc_li;
 Sym *acc_iv;
 Vec acc_units, acc_ctls, acc_jumps;
 Vec acc_ctrl;
+Vec acc_branch;
 Unit *acc_cur;
 bool acc_explain_mode;
 
@@ -870,8 +871,10 @@ static Unit *new_unit(Node *n, bool is_step)
 	Unit *u = xcalloc(1, sizeof *u);
 	u->node = n;
 	u->is_step = is_step;
-	for (int i = 0; i < acc_ctrl.n; i++)
+	for (int i = 0; i < acc_ctrl.n; i++) {
 		vec_push(&u->ctrl, acc_ctrl.v[i]);
+		vec_push(&u->branch, acc_branch.v[i]);
+	}
 	u->pos = acc_units.n;
 	vec_push(&acc_units, u);
 	return u;
@@ -927,9 +930,12 @@ void acc_walk_stmt(Node *s)
 		Ctl *c = new_ctl(s, false);
 		c->cond = expr_unit(s, s->cond, false);
 		vec_push(&acc_ctrl, s);
+		vec_push(&acc_branch, (void *)(intptr_t)0);
 		acc_walk_stmt(s->then);
+		acc_branch.v[acc_branch.n - 1] = (void *)(intptr_t)1;
 		acc_walk_stmt(s->els);
 		acc_ctrl.n--;
+		acc_branch.n--;
 		return;
 	}
 	case N_WHILE: case N_DO: case N_FOR: {
@@ -937,6 +943,7 @@ void acc_walk_stmt(Node *s)
 			acc_walk_stmt(s->init);
 		Ctl *c = new_ctl(s, true);
 		vec_push(&acc_ctrl, s);
+		vec_push(&acc_branch, (void *)(intptr_t)0);
 		if (s->cond)
 			c->cond = expr_unit(s, s->cond, false);
 		if (s->step) {
@@ -945,6 +952,7 @@ void acc_walk_stmt(Node *s)
 		}
 		acc_walk_stmt(s->body);
 		acc_ctrl.n--;
+		acc_branch.n--;
 		return;
 	}
 	case N_BREAK: case N_CONTINUE: {

@@ -708,6 +708,7 @@ typedef struct Unit {
 	Node *node;             /* N_VAR, N_EXPR; a control node for its cond/step */
 	bool is_step;
 	Vec ctrl;               /* enclosing control nodes in the body, outermost first */
+	Vec branch;             /* per ctrl node, 1 (intptr_t) in an if's else branch */
 	Vec defs, uses;         /* Sym * of body locals */
 	Vec reads;              /* N_INDEX / N_CALL nodes reading a DDS */
 	Node *rngcall;          /* a call no slice can repeat: of a function that draws random
@@ -770,6 +771,7 @@ extern LoopInfo *acc_li;
 extern Sym *acc_iv;
 extern Vec acc_units, acc_ctls, acc_jumps;
 extern Vec acc_ctrl;            /* the current control stack */
+extern Vec acc_branch;          /* and per node, 1 in an if's else branch */
 extern Unit *acc_cur;           /* unit being walked */
 extern bool acc_explain_mode;   /* acc_program's `explain`; nothing reads it */
 extern Vec acc_taints;          /* Taint * of the loop's tainted locals */

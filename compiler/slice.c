@@ -610,13 +610,15 @@ bool acc_same_expr(const Node *x, const Node *y)
 
 static Sym *plain_for(Node *l);
 
-/* Is x's context, its enclosing control nodes, y's or one around y's? */
+/* Is x's context, its enclosing control nodes, y's or one around y's?
+ * The branches of an if are two contexts: a unit in the then branch
+ * runs in no iteration that runs one in the else branch. */
 static bool ctrl_within(const Unit *x, const Unit *y)
 {
 	if (x->ctrl.n > y->ctrl.n)
 		return false;
 	for (int k = 0; k < x->ctrl.n; k++)
-		if (x->ctrl.v[k] != y->ctrl.v[k])
+		if (x->ctrl.v[k] != y->ctrl.v[k] || x->branch.v[k] != y->branch.v[k])
 			return false;
 	return true;
 }

@@ -408,7 +408,7 @@ static void walk_loop(Node *l)
 {
 	acc_loop = l;
 	acc_li = l->li;
-	acc_units.n = acc_ctls.n = acc_jumps.n = acc_ctrl.n = 0;
+	acc_units.n = acc_ctls.n = acc_jumps.n = acc_ctrl.n = acc_branch.n = 0;
 	acc_li->accesses.n = acc_li->dds.n = acc_li->dds_mode.n = acc_li->slice_reads.n = 0;
 	acc_li->whole_dds.n = 0;
 	number_rand_sites(l);
@@ -1040,7 +1040,7 @@ bool acc_program(Program *p, bool explain)
 	acc_explain_mode = explain;
 	/* Zeroed, not just emptied: between two programs in one process
 	 * xfree_all() frees what the vectors held. */
-	acc_units = acc_ctls = acc_jumps = acc_ctrl = acc_sync_only = acc_taints = (Vec){0};
+	acc_units = acc_ctls = acc_jumps = acc_ctrl = acc_branch = acc_sync_only = acc_taints = (Vec){0};
 	for (int i = 0; i < p->loops.n; i++) {
 		Node *l = p->loops.v[i];
 		acc_analyse_loop(l);
