@@ -253,6 +253,88 @@ static const char *hoisted_values(Node *e)
 	return NULL;
 }
 
+/* The key of e, x[k], emitted once into *kp: the caller may use it again. */
+static char *dv_key(Node *e, char **kp)
+{
+	if (!*kp)
+		*kp = emit_expr(e->rhs);
+	return *kp;
+}
+
+/* Element e, x[k], of a vector. */
+static char *dv_index(Node *e, bool write, char **kp)
+{
+	Type *bt = e->lhs->ty;
+	if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym) && E->acc_locals)
+		return format("sap_acc_%s[sap_check_index(%s, %s.n, %s, %s)]", e->lhs->sym->cname,
+		              dv_key(e, kp), e->lhs->sym->cname,
+		              emit_cstr(e->lhs->sym->name, strlen(e->lhs->sym->name)), emit_site(e));
+	if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
+		return format("((%s *)sap_red->acc_%s)[sap_check_index(%s, %s.n, %s, %s)]",
+		              emit_ctype(bt->elem), e->lhs->sym->cname, dv_key(e, kp),
+		              e->lhs->sym->cname, emit_cstr(e->lhs->sym->name, strlen(e->lhs->sym->name)),
+		              emit_site(e));
+	/* The iteration's own element, from the plan-order copy when
+	 * there is one (see emit_staged). */
+	int st = E->loop && !write && E->loop->kind == N_ASYNC ?
+	         emit_staged(E->loop->li, e->lhs->sym) : -1;
+	/* Static keys are in range for sap_v >= 1, recorded ones for
+	 * sap_v == 2, where every plan-order copy is there too. */
+	const char *au = emit_audit(e->lhs->sym, write);
+	if (E->versioned && acc_static_dv(E->loop->li, e)) {
+		char *el = format("((%s *)%s)[sap_dv_ix%s(&%s, %s, %s, sap_v < 1%s)]",
+		                  emit_ctype(bt->elem), emit_dv_data(e->lhs->sym), au ? "a" : "c",
+		                  e->lhs->sym->cname, dv_key(e, kp), emit_site(e), au ? au : "");
+		/* Pointers chosen, then dereferenced: an lvalue, whose
+		 * address array code may take. */
+		return st < 0 ? format("(%s)", el) :
+		       format("(*(%ssap_st%d ? &sap_st%d[sap_k] : &%s))",
+		              emit_stage_sure(E->loop->li, e->lhs->sym) ? "sap_v == 2 || " : "",
+		              st, st, el);
+	}
+	if (st >= 0) {
+		char *v = emit_expr(e->lhs);
+		return format("(*(sap_st%d ? &sap_st%d[sap_k] : &((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)]))",
+		              st, st, emit_ctype(bt->elem), v, v, dv_key(e, kp), emit_site(e));
+	}
+	const char *in = E->loop ? emit_ranged(e->rhs) : NULL;
+	if (E->versioned && acc_recorded_dv(E->loop->li, e))
+		return format("(((%s *)%s)[sap_dv_ix%s(&%s, %s, %s, sap_v < 2%s%s%s)])",
+		              emit_ctype(bt->elem), emit_dv_data(e->lhs->sym), au ? "a" : "c",
+		              e->lhs->sym->cname, dv_key(e, kp), emit_site(e), in ? " && !" : "",
+		              in ? in : "", au ? au : "");
+	if (e->lhs->kind == N_NAME && E->hoisted.n) {
+		char *k = acc_key_id(e->rhs);
+		for (int i = E->hoisted.n - 1; i >= 0; i--) {
+			Hoist *h = E->hoisted.v[i];
+			if (h->dds == e->lhs->sym && !strcmp(h->key, k))
+				return format("(*%s)", h->ptr);
+		}
+	}
+	/* A sync for body logs the rows it writes of a vector on the
+	 * sparse path (emit_tracked). */
+	bool mark = write && E->loop && e->lhs->kind == N_NAME &&
+	            emit_tracked(E->loop->li, e->lhs->sym);
+	const char *mk = mark ? format("sap_sync_mark(sap_l%s, ", e->lhs->sym->cname) : "";
+	const char *mke = mark ? ")" : "";
+	/* Driver code runs on every rank: it needs every rank's copy
+	 * current (sap_dv_ixd). */
+	if (e->lhs->kind == N_NAME && in) {
+		char *v = emit_expr(e->lhs);
+		return format("(((%s *)%s)[%ssap_dv_ixc(&%s, %s, %s, !%s)%s])", emit_ctype(bt->elem),
+		              emit_dv_data(e->lhs->sym), mk, v, dv_key(e, kp), emit_site(e), in,
+		              mke);
+	}
+	if (e->lhs->kind == N_NAME) {
+		char *v = emit_expr(e->lhs);
+		return format("(((%s *)%s)[%ssap_dv_ix%s(&%s, %s, %s)%s])", emit_ctype(bt->elem),
+		              emit_dv_data(e->lhs->sym), mk, E->loop ? "" : "d", v, dv_key(e, kp),
+		              emit_site(e), mke);
+	}
+	return format("(*(%s *)sap_dv_at%s(&%s, %s, %s))", emit_ctype(bt->elem),
+	              E->loop ? "" : "d", emit_expr(e->lhs), dv_key(e, kp), emit_site(e));
+}
+
 static char *index_expr(Node *e, bool write)
 {
 	Type *bt = e->lhs->ty;
@@ -311,75 +393,19 @@ static char *index_expr(Node *e, bool write)
 		              b, emit_expr(e->rhs), emit_ctype(bt->elem), emit_cstr(what, strlen(what)),
 		              emit_site(e));
 	}
-	case TY_DVEC:
-		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym) && E->acc_locals)
-			return format("sap_acc_%s[sap_check_index(%s, %s.n, %s, %s)]", e->lhs->sym->cname,
-			              emit_expr(e->rhs), e->lhs->sym->cname,
-			              emit_cstr(e->lhs->sym->name, strlen(e->lhs->sym->name)), emit_site(e));
-		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
-			return format("((%s *)sap_red->acc_%s)[sap_check_index(%s, %s.n, %s, %s)]",
-			              emit_ctype(bt->elem), e->lhs->sym->cname, emit_expr(e->rhs),
-			              e->lhs->sym->cname, emit_cstr(e->lhs->sym->name, strlen(e->lhs->sym->name)),
-			              emit_site(e));
-		/* The iteration's own element, from the plan-order copy when
-		 * there is one (see emit_staged). */
-		int st = E->loop && !write && E->loop->kind == N_ASYNC ?
-		         emit_staged(E->loop->li, e->lhs->sym) : -1;
-		/* Static keys are in range for sap_v >= 1, recorded ones for
-		 * sap_v == 2, where every plan-order copy is there too. */
-		const char *au = emit_audit(e->lhs->sym, write);
-		if (E->versioned && acc_static_dv(E->loop->li, e)) {
-			char *el = format("((%s *)%s)[sap_dv_ix%s(&%s, %s, %s, sap_v < 1%s)]",
-			                  emit_ctype(bt->elem), emit_dv_data(e->lhs->sym), au ? "a" : "c",
-			                  e->lhs->sym->cname, emit_expr(e->rhs), emit_site(e), au ? au : "");
-			/* Pointers chosen, then dereferenced: an lvalue, whose
-			 * address array code may take. */
-			return st < 0 ? format("(%s)", el) :
-			       format("(*(%ssap_st%d ? &sap_st%d[sap_k] : &%s))",
-			              emit_stage_sure(E->loop->li, e->lhs->sym) ? "sap_v == 2 || " : "",
-			              st, st, el);
-		}
-		if (st >= 0) {
-			char *v = emit_expr(e->lhs);
-			return format("(*(sap_st%d ? &sap_st%d[sap_k] : &((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)]))",
-			              st, st, emit_ctype(bt->elem), v, v, emit_expr(e->rhs), emit_site(e));
-		}
-		const char *in = E->loop ? emit_ranged(e->rhs) : NULL;
-		if (E->versioned && acc_recorded_dv(E->loop->li, e))
-			return format("(((%s *)%s)[sap_dv_ix%s(&%s, %s, %s, sap_v < 2%s%s%s)])",
-			              emit_ctype(bt->elem), emit_dv_data(e->lhs->sym), au ? "a" : "c",
-			              e->lhs->sym->cname, emit_expr(e->rhs), emit_site(e), in ? " && !" : "",
-			              in ? in : "", au ? au : "");
-		if (e->lhs->kind == N_NAME && E->hoisted.n) {
-			char *k = acc_key_id(e->rhs);
-			for (int i = E->hoisted.n - 1; i >= 0; i--) {
-				Hoist *h = E->hoisted.v[i];
-				if (h->dds == e->lhs->sym && !strcmp(h->key, k))
-					return format("(*%s)", h->ptr);
-			}
-		}
-		/* A sync for body logs the rows it writes of a vector on the
-		 * sparse path (emit_tracked). */
-		bool mark = write && E->loop && e->lhs->kind == N_NAME &&
-		            emit_tracked(E->loop->li, e->lhs->sym);
-		const char *mk = mark ? format("sap_sync_mark(sap_l%s, ", e->lhs->sym->cname) : "";
-		const char *mke = mark ? ")" : "";
-		/* Driver code runs on every rank: it needs every rank's copy
-		 * current (sap_dv_ixd). */
-		if (e->lhs->kind == N_NAME && in) {
-			char *v = emit_expr(e->lhs);
-			return format("(((%s *)%s)[%ssap_dv_ixc(&%s, %s, %s, !%s)%s])", emit_ctype(bt->elem),
-			              emit_dv_data(e->lhs->sym), mk, v, emit_expr(e->rhs), emit_site(e), in,
-			              mke);
-		}
-		if (e->lhs->kind == N_NAME) {
-			char *v = emit_expr(e->lhs);
-			return format("(((%s *)%s)[%ssap_dv_ix%s(&%s, %s, %s)%s])", emit_ctype(bt->elem),
-			              emit_dv_data(e->lhs->sym), mk, E->loop ? "" : "d", v, emit_expr(e->rhs),
-			              emit_site(e), mke);
-		}
-		return format("(*(%s *)sap_dv_at%s(&%s, %s, %s))", emit_ctype(bt->elem),
-		              E->loop ? "" : "d", emit_expr(e->lhs), emit_expr(e->rhs), emit_site(e));
+	case TY_DVEC: {
+		char *key = NULL;
+		char *el = dv_index(e, write, &key);
+		Sym *d = e->lhs->kind == N_NAME ? e->lhs->sym : NULL;
+		/* Sums go to the worker's buffer when the runtime made one
+		 * (acc_find_sums), else where the plan orders them. */
+		if (!d || !E->loop || !E->acc_locals || E->loop->kind != N_ASYNC ||
+		    !acc_is_sum(E->loop->li, d))
+			return el;
+		return format("(*(sap_acc_%s ? &sap_acc_%s[sap_check_index(%s, %s.n, %s, %s)] : &%s))",
+		              d->cname, d->cname, dv_key(e, &key), d->cname, emit_cstr(d->name, strlen(d->name)),
+		              emit_site(e), el);
+	}
 	case TY_DMAP:
 		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
 			return format("(*(%s *)%s)", emit_ctype(bt->elem),

@@ -300,6 +300,15 @@ static char *merge_of(Node *s, Sym *d)
 	return ".merge = SAP_M_AVG";
 }
 
+/* d's index in the loop's spec of DDSs. */
+static int dds_index(LoopInfo *li, Sym *d)
+{
+	int k = 0;
+	while (k < li->dds.n && li->dds.v[k] != d)
+		k++;
+	return k;
+}
+
 /* The reduce struct: reduce variables, then one private buffer per
  * accumulated DDS, with identities and merge. */
 static void reduce_struct(Node *s)
@@ -329,9 +338,12 @@ static void reduce_struct(Node *s)
 			emit_line(NULL, "\tsap_dmap acc_%s;", d->cname);
 	}
 	/* A relaxed vector's worker view, which the body reads and adds
-	 * to as an accumulate buffer (the runtime sets it). */
+	 * to as an accumulate buffer (the runtime sets it); a vector of
+	 * sums' buffer, or NULL where the plan orders its updates. */
 	for (int i = 0; i < li->relax_syms.n; i++)
 		emit_line(NULL, "\tvoid *acc_%s;", ((Sym *)li->relax_syms.v[i])->cname);
+	for (int i = 0; i < li->sum_syms.n; i++)
+		emit_line(NULL, "\tvoid *acc_%s;", ((Sym *)li->sum_syms.v[i])->cname);
 	emit_line(NULL, "};\n");
 	emit_line(NULL, "static void sap_loop%d_init(void *red)\n{", id);
 	emit_line(NULL, "\tstruct sap_red%d *r = red;", id);
@@ -364,11 +376,16 @@ static void reduce_struct(Node *s)
 	}
 	for (int i = 0; i < li->relax_syms.n; i++)
 		emit_line(NULL, "\tr->acc_%s = NULL;", ((Sym *)li->relax_syms.v[i])->cname);
+	for (int i = 0; i < li->sum_syms.n; i++) {
+		Sym *d = li->sum_syms.v[i];
+		emit_line(NULL, "\tr->acc_%s = sap_acc_opt(&sap_loop%d, %d, %s.n, sizeof(%s));", d->cname,
+		          id, dds_index(li, d), d->cname, emit_ctype(d->ty->elem));
+	}
 	emit_line(NULL, "}\n");
 	emit_line(NULL, "static void sap_loop%d_combine(void *into, const void *from)\n{", id);
 	emit_line(NULL, "\tstruct sap_red%d *r = into;", id);
 	emit_line(NULL, "\tstruct sap_red%d *f = (struct sap_red%d *)from;", id, id);
-	if (!li->reduce_syms.n && !li->accum_syms.n)
+	if (!li->reduce_syms.n && !li->accum_syms.n && !li->sum_syms.n)
 		emit_line(NULL, "\t(void)r, (void)f;");
 	for (int i = 0; i < li->reduce_syms.n; i++) {
 		Sym *v = li->reduce_syms.v[i];
@@ -393,21 +410,29 @@ static void reduce_struct(Node *s)
 			emit_line(NULL, "\tsap_dm_free(&f->acc_%s);", d->cname);
 		}
 	}
+	for (int i = 0; i < li->sum_syms.n; i++) {
+		Sym *d = li->sum_syms.v[i];
+		emit_line(NULL, "\tif (f->acc_%s) {", d->cname);
+		emit_line(NULL, "\t\tsap_acc_add(%s, r->acc_%s, f->acc_%s, %s.n);", numtype_of(d->ty->elem),
+		          d->cname, d->cname, d->cname);
+		emit_line(NULL, "\t\tsap_acc_free(f->acc_%s);", d->cname);
+		emit_line(NULL, "\t}");
+	}
 	emit_line(NULL, "}\n");
 	bool flat = true;
 	for (int i = 0; i < li->reduce_syms.n; i++)
 		flat = flat && ty_is_flat(((Sym *)li->reduce_syms.v[i])->ty);
 	const char *acc = "NULL";
-	if (li->accum_syms.n) {
+	int nacc = li->accum_syms.n + li->sum_syms.n;
+	if (nacc) {
 		acc = format("sap_loop%d_acc", id);
 		emit_line(NULL, "static const sap_accum %s[] = {", acc);
-		for (int i = 0; i < li->accum_syms.n; i++) {
-			Sym *d = li->accum_syms.v[i];
-			int k = 0;
-			while (k < li->dds.n && li->dds.v[k] != d)
-				k++;
-			emit_line(NULL, "\t{.off = offsetof(struct sap_red%d, acc_%s), .dds = %d, .num = %s},", id, d->cname, k,
-			          numtype_of(d->ty->elem));
+		for (int i = 0; i < nacc; i++) {
+			bool sum = i >= li->accum_syms.n;
+			Sym *d = sum ? li->sum_syms.v[i - li->accum_syms.n] : li->accum_syms.v[i];
+			emit_line(NULL, "\t{.off = offsetof(struct sap_red%d, acc_%s), .dds = %d, .num = %s%s},",
+			          id, d->cname, dds_index(li, d), numtype_of(d->ty->elem),
+			          sum ? ", .optional = true" : "");
 		}
 		emit_line(NULL, "};\n");
 	}
@@ -444,8 +469,8 @@ static void reduce_struct(Node *s)
 	           "\t.combine = sap_loop%d_combine,\n", id, id, id, id);
 	if (flat)
 		buf_puts(&r, "\t.flat = true,\n");
-	if (li->accum_syms.n)
-		buf_printf(&r, "\t.acc = %s,\n\t.nacc = %d,\n", acc, li->accum_syms.n);
+	if (nacc)
+		buf_printf(&r, "\t.acc = %s,\n\t.nacc = %d,\n", acc, nacc);
 	if (exact)
 		buf_puts(&r, "\t.exact = true,\n");
 	if (li->relax_syms.n)
@@ -784,7 +809,7 @@ static void body_open(Node *s)
 	bool async = s->kind == N_ASYNC;
 	int nred = li->reduce_syms.n;
 	emit_line(s, "(void)env;");
-	if (nred || li->accum_syms.n || li->relax_syms.n) {
+	if (nred || li->accum_syms.n || li->relax_syms.n || li->sum_syms.n) {
 		emit_line(s, "struct sap_red%d *sap_red = red;", li->id);
 		for (int i = 0; i < nred; i++) {
 			Sym *v = li->reduce_syms.v[i];
@@ -802,8 +827,8 @@ static void body_open(Node *s)
 		/* The buffers stay put for the call.  Held in locals, they are
 		 * not loaded again through sap_red after every store the body
 		 * makes, which cc cannot tell apart from a store to *sap_red. */
-		for (int k = 0; k < 2; k++) {
-			Vec *v = k ? &li->relax_syms : &li->accum_syms;
+		for (int k = 0; k < 3; k++) {
+			Vec *v = k == 2 ? &li->sum_syms : k ? &li->relax_syms : &li->accum_syms;
 			for (int i = 0; i < v->n; i++) {
 				Sym *d = v->v[i];
 				if (d->ty->kind != TY_DVEC)
@@ -1339,6 +1364,12 @@ static void reductions_back(Node *s)
 			          d->cname, d->cname);
 		}
 	}
+	for (int i = 0; i < li->sum_syms.n; i++) {
+		Sym *d = li->sum_syms.v[i];
+		emit_line(s, "if (sap_r.acc_%s)", d->cname);
+		emit_line(s, "\tsap_acc_done(&sap_loop%d, %s, &%s, sap_r.acc_%s);", li->id,
+		          numtype_of(d->ty->elem), d->cname, d->cname);
+	}
 }
 
 void emit_parallel(Node *s)
@@ -1347,7 +1378,8 @@ void emit_parallel(Node *s)
 	int id = li->id;
 	bool async = s->kind == N_ASYNC;
 	int nred = li->reduce_syms.n;
-	bool has_red = nred || li->accum_syms.n || li->relax_syms.n;
+	acc_find_sums(s);
+	bool has_red = nred || li->accum_syms.n || li->relax_syms.n || li->sum_syms.n;
 	int line, col;
 	diag_linecol(s->file, s->off, &line, &col);
 	vec_push(&E->loops_written, (void *)(intptr_t)id);

@@ -338,6 +338,51 @@ int acc_additive(LoopInfo *L, Sym *d)
 	return reads ? 2 : 1;
 }
 
+/* Sums of whole numbers come out the same in any order and grouping, so
+ * an async loop's updates X[k] += n of a vector of int or long elements,
+ * n an int or a long (a float added to a long truncates at every step,
+ * which is not a sum), may go into a buffer per worker, as accumulate(+:
+ * X) does, instead of into the plan: the runtime chooses (sap_acc_opt),
+ * as that pays only where the loop runs at least as many iterations as
+ * X has elements.  The keys must be ones the slice records, which the
+ * plan would serialize on; a serialized loop stays so. */
+void acc_find_sums(Node *l)
+{
+	LoopInfo *L = l->li;
+	if (L->sums_found)
+		return;
+	L->sums_found = true;
+	if (l->kind != N_ASYNC || (L->verdict != VD_STATIC && L->verdict != VD_ONCE &&
+	    L->verdict != VD_EACH))
+		return;
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		Type *e = d->ty->elem;
+		if (d->ty->kind != TY_DVEC || acc_additive(L, d) != 1 ||
+		    !ty_all_of(e, ty_first_scalar(e)) || !ty_is_int(ty_first_scalar(e)))
+			continue;
+		bool whole = true, recorded = false;
+		for (int j = 0; j < L->accesses.n; j++) {
+			Access *a = L->accesses.v[j];
+			if (a->dds != d)
+				continue;
+			Node *x = a->unit->lhs;
+			whole = whole && (x->kind == N_INCDEC || ty_is_int(x->rhs->ty));
+			recorded = recorded || a->recorded;
+		}
+		if (whole && recorded)
+			vec_push(&L->sum_syms, d);
+	}
+}
+
+bool acc_is_sum(LoopInfo *L, Sym *d)
+{
+	for (int i = 0; i < L->sum_syms.n; i++)
+		if (L->sum_syms.v[i] == d)
+			return true;
+	return false;
+}
+
 /* Is d, which the serialized loop L writes, only assigned in it, at
  * constant keys, and never read: a flag (changed[0] = 1) or a last
  * value, which a reduce variable holds without serializing anything? */
@@ -387,7 +432,8 @@ static void explain_additive(FILE *out, LoopInfo *L)
 		 * serially, which accumulate does not. */
 		bool inserts = false;
 		for (int i = 0; i < L->dds.n; i++)
-			if ((!only || L->dds.v[i] == only) && acc_additive(L, L->dds.v[i]) == kind) {
+			if ((!only || L->dds.v[i] == only) && acc_additive(L, L->dds.v[i]) == kind &&
+			    !acc_is_sum(L, L->dds.v[i])) {
 				acc_add_name(&ds, ((Sym *)L->dds.v[i])->name);
 				inserts |= acc_checks_keys(L, L->dds.v[i]);
 			}
@@ -424,6 +470,33 @@ static void explain_additive(FILE *out, LoopInfo *L)
 		        "round plus the worker's own updates", alone ? ", and with nothing else to plan "
 		        "a round is the whole invocation" : "");
 	}
+}
+
+/* The sums the runtime may take out of the plan (acc_find_sums). */
+static void explain_sums(FILE *out, Node *l, LoopInfo *L)
+{
+	acc_find_sums(l);
+	if (!L->sum_syms.n)
+		return;
+	Vec ds = {0};
+	for (int i = 0; i < L->sum_syms.n; i++)
+		acc_add_name(&ds, ((Sym *)L->sum_syms.v[i])->name);
+	bool one = ds.n == 1, alone = true;
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		if (((intptr_t)L->dds_mode.v[i] & ACC_WRITE) && !acc_is_accum(L, d) &&
+		    !acc_is_sum(L, d) && !acc_no_slice(L, d))
+			alone = false;
+	}
+	Buf clause = {0};
+	for (int i = 0; i < ds.n; i++)
+		buf_printf(&clause, "%s%s", i ? ", " : "", (const char *)ds.v[i]);
+	fprintf(out, "  sums: %s: whole numbers the loop only adds to, the same in any order; on "
+	        "several workers, an invocation with at least as many iterations as %s elements "
+	        "adds to %s in a copy per worker, as 'accumulate(+: %s)' would, not through the "
+	        "plan%s\n", acc_name_list(&ds), one ? "the vector has" : "a vector has",
+	        one ? "it" : "that vector", clause.s, alone ? ", and with nothing else to plan "
+	        "runs in contiguous chunks with no reconnaissance" : "");
 }
 
 /* The accesses, one line per DDS and key, with how each is known. */
@@ -909,6 +982,7 @@ static void explain_loop(FILE *out, Node *l)
 		}
 	}
 	explain_verdict(out, l, L);
+	explain_sums(out, l, L);
 	explain_spans(out, l, L);
 	explain_order(out, l, L);
 	explain_checked_keys(out, L);

@@ -204,6 +204,10 @@ typedef struct LoopInfo {
 	/* the access analysis (access.c, slice.c, verdict.c) */
 	Vec accum_syms;         /* Sym * of accumulate(+: X) DDSs */
 	Vec relax_syms;         /* Sym * of relaxed(+: X) DDSs (not in accum_syms) */
+	Vec sum_syms;           /* Sym * of vectors of whole numbers an async
+	                           loop only adds whole numbers to, at keys its
+	                           slice records (acc_find_sums) */
+	bool sums_found;
 	Vec accesses;           /* Access * in source order */
 	Vec dds;                /* Sym * of the DDSs the body touches */
 	Vec dds_mode;           /* their modes (AccMode, as intptr_t) */
@@ -821,6 +825,10 @@ Sym *acc_driver_read(Node *e);
  * out of the plan: 0 none, 1 accumulate (only added to), 2 relaxed (added
  * to and read). */
 int acc_additive(LoopInfo *L, Sym *d);
+/* Fill l's LoopInfo.sum_syms, once: sums in any order come out the same,
+ * so the runtime may accumulate them per worker instead of planning. */
+void acc_find_sums(Node *l);
+bool acc_is_sum(LoopInfo *L, Sym *d);
 bool acc_assigned_only(LoopInfo *L, Sym *d);
 /* Every such variable e reads, added to out once. */
 void acc_driver_reads(Node *e, Vec *out);

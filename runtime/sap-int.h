@@ -1093,6 +1093,21 @@ bool sap_chain_sum_to(char *buf, int64_t n, size_t es, bool mine, sap_chain_fn a
  * held, each holder adding the sums of its elements, rather than making
  * it whole first: v has a holder map and is not held in parts. */
 bool sap_acc_in_place(const sap_dvec *v);
+/* An invocation's choice for the optional accumulate buffers of a loop
+ * (sap_accum.optional): the reduce struct without those it plans, and
+ * the spec with those it makes accumulated. */
+typedef struct sap_sums {
+	sap_async_spec spec;
+	sap_reduce r;
+	sap_dds *dds;
+	sap_accum *acc;
+} sap_sums;
+/* Choose for loop L's invocation over [lo, hi), setting L->sums, and
+ * point *spec and *r at s's copies; false, s untouched, if r has no
+ * optional buffer.  sap_sums_free after the invocation. */
+bool sap_sums_choose(sap_sums *s, sap_loop *L, const sap_async_spec **spec,
+                     const sap_reduce **r, int64_t lo, int64_t hi);
+void sap_sums_free(sap_sums *s, sap_loop *L);
 /* The driver's reduce struct initialized, a vector accumulate buffer
  * being the vector itself where that gives the same sums. */
 void sap_acc_driver_init(const sap_reduce *r, const sap_async_spec *spec, void *red);

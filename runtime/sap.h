@@ -1159,6 +1159,9 @@ typedef struct sap_loop {
 	 * own slice: per spec DDS, the largest key the slice recorded in
 	 * any iteration, as unsigned (see sap_recorded_below). */
 	const uint64_t *key_max;
+	/* Runtime-owned, set for an invocation: the spec DDSs whose optional
+	 * accumulate buffers it makes (sap_accum.optional). */
+	uint64_t sums;
 } sap_loop;
 
 /* A loop body runs iterations [lo, hi), or, when idx is not NULL, the
@@ -1209,11 +1212,15 @@ static inline bool sap_seq_dense(const int64_t *idx, int64_t lo, int64_t hi)
  * or a sap_dmap; dds is D's index in the loop's sap_async_spec, num its
  * element (value) type.  combine skips a NULL vector buffer, which the
  * runtime leaves where it has added a buffer up itself (sap_dist_reduce
- * does, piece by piece). */
+ * does, piece by piece).  An optional one holds sums of whole numbers the
+ * compiler found (not an accumulate clause): the runtime chooses each
+ * invocation whether they go to buffers, as accumulate's do, or into the
+ * plan, the buffer NULL (sap_acc_opt). */
 typedef struct sap_accum {
 	size_t off;
 	int dds;
 	const struct sap_numtype *num;
+	bool optional;
 } sap_accum;
 
 /* A relaxed(+: D) vector of a reduce struct: at byte off, the pointer to
@@ -1646,6 +1653,9 @@ static inline sap_rng sap_rng_index(sap_rng base, int64_t i)
 /* Each worker adds into a private zeroed buffer of the DDS's elements;
  * the buffers are added together, then into the DDS, when the loop ends. */
 void *sap_acc_alloc(int64_t n, size_t elsize);
+/* sap_acc_alloc for spec DDS dds's optional buffer, or NULL when loop L
+ * plans its updates in this invocation. */
+void *sap_acc_opt(const sap_loop *L, int dds, int64_t n, size_t elsize);
 void sap_acc_free(void *p);
 /* into[i] += from[i] for n elements of type t, scalar by scalar. */
 void sap_acc_add(const sap_numtype *t, void *into, const void *from, int64_t n);

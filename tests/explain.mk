@@ -10,6 +10,7 @@ explain_tests = \
 	tests/explain/guarded-constant.sap \
 	tests/explain/local-keys.sap \
 	tests/explain/static-key-var.sap \
+	tests/explain/sums.sap \
 	tests/explain/relaxed-hint-dmap.sap \
 	tests/explain/wtime-guard.sap \
 	tests/explain/affine.sap \

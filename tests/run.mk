@@ -22,6 +22,7 @@ run_tests = \
 	tests/run/scattered-holders.sh \
 	tests/run/folded-reads.sh \
 	tests/run/whole-regather.sh \
+	tests/run/sums.sh \
 	tests/run/else-branch.sh \
 	tests/run/reduce-partial-range.sh \
 	tests/run/float-consts.sap \

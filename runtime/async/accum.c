@@ -100,6 +100,65 @@ void *sap_acc_alloc(int64_t n, size_t elsize)
 	return p + HEAD;
 }
 
+void *sap_acc_opt(const sap_loop *L, int dds, int64_t n, size_t elsize)
+{
+	return dds < 64 && (L->sums >> dds & 1) ? sap_acc_alloc(n, elsize) : NULL;
+}
+
+/* Sums into buffers cost a pass over each worker's buffer, and a plan
+ * one over the iterations, or none when the plan is kept: buffers pay
+ * where the loop has at least as many iterations as the vector has
+ * elements.  On one worker, nor the one nor the other: the body adds
+ * into the vector in index order.  A replay runs the recorded order,
+ * into the vector too; a serialized loop stays serial. */
+bool sap_sums_choose(sap_sums *s, sap_loop *L, const sap_async_spec **spec,
+                     const sap_reduce **r, int64_t lo, int64_t hi)
+{
+	const sap_reduce *R = *r;
+	const sap_async_spec *S = *spec;
+	L->sums = 0;
+	int opt = 0;
+	for (int a = 0; R && a < R->nacc; a++)
+		opt += R->acc[a].optional;
+	if (!opt || !S->dds)
+		return false;
+	bool many = sap_threads() * sap_nranks() > 1 && !sap_cfg.run_order && !S->serial;
+	s->acc = sap_xmalloc((size_t)R->nacc * sizeof *s->acc);
+	int n = 0;
+	for (int a = 0; a < R->nacc; a++) {
+		const sap_accum *x = &R->acc[a];
+		const sap_dvec *v = S->dds[x->dds].dv;
+		if (x->optional && (!many || x->dds >= 64 || !v || v->n > hi - lo))
+			continue;
+		if (x->optional)
+			L->sums |= (uint64_t)1 << x->dds;
+		s->acc[n++] = *x;
+	}
+	s->r = *R;
+	s->r.acc = s->acc;
+	s->r.nacc = n;
+	*r = &s->r;
+	s->dds = NULL;
+	if (L->sums) {
+		s->dds = sap_xmalloc((size_t)S->ndds * sizeof *s->dds);
+		memcpy(s->dds, S->dds, (size_t)S->ndds * sizeof *s->dds);
+		for (int k = 0; k < S->ndds && k < 64; k++)
+			if (L->sums >> k & 1)
+				s->dds[k].accumulate = true;
+		s->spec = *S;
+		s->spec.dds = s->dds;
+		*spec = &s->spec;
+	}
+	return true;
+}
+
+void sap_sums_free(sap_sums *s, sap_loop *L)
+{
+	free(s->acc);
+	free(s->dds);
+	L->sums = 0;
+}
+
 void sap_acc_free(void *q)
 {
 	if (!q)

@@ -1949,6 +1949,10 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 {
 	sap_print_settle();
 	atomic_fetch_add(&sap_loops_running, 1);
+	sap_sums sums;
+	bool chose = sap_sums_choose(&sums, L, &spec, &r, lo, hi);
 	async_for(L, spec, lo, hi, env, body, r, red);
+	if (chose)
+		sap_sums_free(&sums, L);
 	atomic_fetch_sub(&sap_loops_running, 1);
 }
