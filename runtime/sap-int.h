@@ -1101,6 +1101,8 @@ typedef struct sap_sums {
 	sap_reduce r;
 	sap_dds *dds;
 	sap_accum *acc;
+	sap_affine *affine;
+	sap_span *span;
 } sap_sums;
 /* Choose for loop L's invocation over [lo, hi), setting L->sums, and
  * point *spec and *r at s's copies; false, s untouched, if r has no

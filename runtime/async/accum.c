@@ -139,16 +139,34 @@ bool sap_sums_choose(sap_sums *s, sap_loop *L, const sap_async_spec **spec,
 	s->r.nacc = n;
 	*r = &s->r;
 	s->dds = NULL;
-	if (L->sums) {
-		s->dds = sap_xmalloc((size_t)S->ndds * sizeof *s->dds);
-		memcpy(s->dds, S->dds, (size_t)S->ndds * sizeof *s->dds);
-		for (int k = 0; k < S->ndds && k < 64; k++)
-			if (L->sums >> k & 1)
-				s->dds[k].accumulate = true;
-		s->spec = *S;
-		s->spec.dds = s->dds;
-		*spec = &s->spec;
-	}
+	s->affine = NULL;
+	s->span = NULL;
+	if (!L->sums)
+		return true;
+	/* The spec an accumulate clause gives: the DDSs accumulated, and
+	 * their static keys and spans not among the writes that place
+	 * iterations and elements (a static cnt[i]-- beside cnt[k] += 2
+	 * left the sums where the writes at i were, not where they went). */
+	s->spec = *S;
+	s->dds = sap_xmalloc((size_t)S->ndds * sizeof *s->dds);
+	memcpy(s->dds, S->dds, (size_t)S->ndds * sizeof *s->dds);
+	for (int k = 0; k < S->ndds && k < 64; k++)
+		if (L->sums >> k & 1)
+			s->dds[k].accumulate = true;
+	s->spec.dds = s->dds;
+	s->affine = sap_xmalloc((size_t)(S->naffine ? S->naffine : 1) * sizeof *s->affine);
+	s->spec.naffine = 0;
+	for (int q = 0; q < S->naffine; q++)
+		if (S->affine[q].dds >= 64 || !(L->sums >> S->affine[q].dds & 1))
+			s->affine[s->spec.naffine++] = S->affine[q];
+	s->spec.affine = s->affine;
+	s->span = sap_xmalloc((size_t)(S->nspan ? S->nspan : 1) * sizeof *s->span);
+	s->spec.nspan = 0;
+	for (int q = 0; q < S->nspan; q++)
+		if (S->span[q].dds >= 64 || !(L->sums >> S->span[q].dds & 1))
+			s->span[s->spec.nspan++] = S->span[q];
+	s->spec.span = S->span && s->spec.nspan ? s->span : NULL;
+	*spec = &s->spec;
 	return true;
 }
 
@@ -156,6 +174,8 @@ void sap_sums_free(sap_sums *s, sap_loop *L)
 {
 	free(s->acc);
 	free(s->dds);
+	free(s->affine);
+	free(s->span);
 	L->sums = 0;
 }
 

@@ -94,4 +94,37 @@ OUT
 echo "$recons" >got.recons
 cmp -s want.recons got.recons ||
 	{ diff want.recons got.recons; fail "the loops of sums ran other reconnaissances"; }
+
+# A vector of sums with a static key beside its dynamic one (cnt[i]--),
+# in a loop that accumulates into a double too, whose iterations go from
+# one fewer than cnt's elements (planned) to as many (a copy per worker):
+# the static key placed the iterations and left the sums where its
+# writes were, and 2 ranks printed 28806 where 1 printed 39999.
+cat >st.sap <<'SAP'
+param int M = 20000;
+dvector<int> src(M);
+async for (long i = 0; i < M; i++) src[i] = int((i * 7919 + 5) % M);
+dvector<long> cnt(M);
+dvector<double> acc(M);
+for (int p = 0; p < 2; p++) {
+    async for (long i = 0; i < M - 1 + p; i++) accumulate(+: acc) {
+        int k = src[i];
+        cnt[k] += 2;
+        cnt[i]--;
+        acc[k] += 1;
+    }
+    long s = 0;
+    long w = 0;
+    async for (long j = 0; j < M; j++) reduce(+: s, w) { s += cnt[j]; w += cnt[j] * (j % 97); }
+    print("pass %d sum %d weighted %d\n", p, s, w);
+}
+SAP
+"$SAPC" -O2 -o st st.sap || fail "sapc st.sap"
+$MPIEXEC -n 1 ./st >st.one </dev/null || fail "st: the run on 1 rank failed"
+cat >st.want <<'OUT'
+pass 0 sum 19999 weighted 959190
+pass 1 sum 39999 weighted 1918479
+OUT
+cmp -s st.want st.one || { diff st.want st.one; fail "st: 1 x 1 prints other sums"; }
+same_on_layouts st st.one
 exit 0
