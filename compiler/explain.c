@@ -290,6 +290,23 @@ bool acc_adds_to(const Access *a)
 }
 
 
+/* The value update x (D[k] += v, or ++, --) adds, as written: without
+ * the conversion to D's type sema wraps it in; NULL for ++ and --. */
+static Node *added_value(Node *x)
+{
+	if (x->kind != N_ASSIGN)
+		return NULL;
+	return x->rhs->kind == N_CONV && !x->rhs->ts ? x->rhs->lhs : x->rhs;
+}
+
+/* Does update x add a fraction to integers, which truncates at every
+ * step: not something accumulate or relaxed takes (sema_loop.c)? */
+static bool fraction_into_int(Node *x)
+{
+	Node *v = added_value(x);
+	return v && ty_is_int(ty_first_scalar(x->lhs->ty)) && !ty_is_int(ty_first_scalar(v->ty));
+}
+
 /* What DDS d, which loop L writes, is to a hint: 0 when it is not only
  * added to (or cannot be accumulated, or each iteration touches elements
  * of its own, so it never conflicts), else 1 when the body never reads
@@ -318,6 +335,8 @@ int acc_additive(LoopInfo *L, Sym *d)
 		/* An insert by +=, which accumulate allows, but not insert(). */
 		if (a->at->kind == N_CALL && a->structural)
 			return 0;
+		if (acc_adds_to(a) && fraction_into_int(a->unit->lhs))
+			return 0;
 		if (acc_adds_to(a))
 			adds = true;
 		else if (a->mode == ACC_READ)
@@ -340,9 +359,9 @@ int acc_additive(LoopInfo *L, Sym *d)
 
 /* Sums of whole numbers come out the same in any order and grouping, so
  * an async loop's updates X[k] += n of a vector of int or long elements,
- * n an int or a long (a float added to a long truncates at every step,
- * which is not a sum), may go into a buffer per worker, as accumulate(+:
- * X) does, instead of into the plan: the runtime chooses (sap_acc_opt),
+ * n an int, or a long into longs (a float added to a long truncates at
+ * every step, which is not a sum), may go into a buffer per worker, as
+ * accumulate(+: X) does, instead of into the plan: the runtime chooses (sap_acc_opt),
  * as that pays only where the loop runs at least as many iterations as
  * X has elements.  The keys must be ones the slice records, which the
  * plan would serialize on; a serialized loop stays so. */
@@ -366,8 +385,12 @@ void acc_find_sums(Node *l)
 			Access *a = L->accesses.v[j];
 			if (a->dds != d)
 				continue;
-			Node *x = a->unit->lhs;
-			whole = whole && (x->kind == N_INCDEC || ty_is_int(x->rhs->ty));
+			/* A long into an int is checked for range at every
+			 * step, which a copy from 0 would not repeat. */
+			Node *v = added_value(a->unit->lhs);
+			Type *vs = v ? ty_first_scalar(v->ty) : NULL;
+			whole = whole && (!v || (ty_all_of(v->ty, vs) && (vs->kind == TY_INT ||
+			        (vs->kind == TY_LONG && ty_first_scalar(e)->kind == TY_LONG))));
 			recorded = recorded || a->recorded;
 		}
 		if (whole && recorded)
