@@ -408,6 +408,10 @@ static void slice_stmt(Node *s)
 			d.init = NULL;
 			emit_stmt(&d);
 		}
+		/* Declared for its initialiser's side effect (int t = (k =
+		 * 5)), a local the slice never reads is unused in its C. */
+		if (s->kind == N_VAR && (s->slice == SL_INCLUDED || s->sym->slice_decl))
+			emit_line(s, "(void)%s;", s->sym->cname);
 		return;
 	case N_IF:
 		records(s);

@@ -25,6 +25,7 @@ run_tests = \
 	tests/run/sums.sh \
 	tests/run/else-branch.sh \
 	tests/run/reduce-partial-range.sh \
+	tests/run/slice-unused-local.sap \
 	tests/run/float-consts.sap \
 	tests/run/small-loop-ranks.sap \
 	tests/run/lazy-arrays.sap \
