@@ -47,8 +47,8 @@ for (int r = 0; r < 3; r++) {
     async for (long n = 0; n < len(A); n++) {
         Rating a = A[n];
         for (int k = 0; k < 16; k++)
-            W[a.i][k] += a.j + k;
-        H[a.j] += a.i % 5 + r;
+            W[a.i][k] = W[a.i][k] + a.j + k;
+        H[a.j] = H[a.j] + a.i % 5 + r;
     }
     // Right after the loop that wrote H: a read key that depends on
     // elements of H held elsewhere, which the read slice must see

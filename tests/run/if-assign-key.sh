@@ -31,25 +31,25 @@ async for (long i = 0; i < n; i++) reduce(+: hits) {
     long j = 0;
     if ((j = p[i]) >= 0)
         hits += 1;
-    a[j] += 100 * i;
+    a[j] = a[j] + 100 * i;
 }
 async for (long i = 0; i < n; i++) {
     long j = i;
     if (j++ < 0) {}
-    b[j % n] += 2 * i + 1;
+    b[j % n] = b[j % n] + 2 * i + 1;
 }
 async for (long i = 0; i < n; i++) {
     long j = 0;
     if ((j = (i * 3 + 1) % n) > 5)
-        a[j] += 1;
+        a[j] = a[j] + 1;
     else
-        b[j] += 1000;
+        b[j] = b[j] + 1000;
 }
 async for (long i = 0; i < n; i++) {
     for (long k = 0; k < 2; k++) {
         long j = 0;
         if ((j = (i + k * 11) % n) < 0) {}
-        b[j] += 10000 * (k + 1);
+        b[j] = b[j] + 10000 * (k + 1);
     }
 }
 long sa = 0;

@@ -46,8 +46,8 @@ for (int r = 0; r < 3; r++) {
     async for (long n = 0; n < len(A); n++) {
         Rating a = A[n];
         for (int k = 0; k < 16; k++) {
-            W[a.i][k] += a.j + r + k;
-            H[a.j][k] += a.i + k;
+            W[a.i][k] = W[a.i][k] + a.j + r + k;
+            H[a.j][k] = H[a.j][k] + a.i + k;
         }
     }
     long t = 0;

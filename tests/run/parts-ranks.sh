@@ -45,7 +45,7 @@ save(A, out);'
 planned='dvector<long> U(500);
 for (int r = 0; r < 2; r++) {
     async for (long n = 0; n < len(A); n++) {
-        U[A[n].i] += A[n].j + r;
+        U[A[n].i] = U[A[n].i] + A[n].j + r;
     }
     long t = 0;
     async for (long n = 0; n < len(A); n++) reduce(+: t) {

@@ -26,7 +26,7 @@ async for (long i = 0; i < n; i++) {
 dvector<long> w(n);
 dvector<long> v(n);
 for (int p = 0; p < passes; p++) {
-    async for (long i = 0; i < n; i++) w[key[i]] += val[i] + p;
+    async for (long i = 0; i < n; i++) w[key[i]] = w[key[i]] + val[i] + p;
     async for (long i = 1; i < n - 1; i++) v[i] = (w[i - 1] + w[i + 1] + v[i]) % 1000;
     long cv = 0;
     async for (long i = 0; i < n; i++) reduce(+: cv) cv += v[i] * (i % 7 + 1) + w[i];

@@ -8,7 +8,8 @@
 # against the keys, and the sums must be those of 1 x 1.  The values are
 # in a checkpoint too: killed after a loop and resumed, a run plans as the
 # uninterrupted one and prints the same bits (the updates depend on the
-# order of the iterations in a group).
+# order of the iterations in a group).  The counts are doubles: counts in
+# a long would be sums, which need no plan (sap(7)).
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -27,7 +28,7 @@ for (long i = 0; i < n; i++)
     for (int k = 0; k < int(i % 3) + 1; k++)
         push(X[i].nb, int((i * 13 + k * 101) % n));
 dvector<double> w(n);
-dvector<long> c(n);
+dvector<double> c(n);
 long m = 0;
 for (int r = 0; r < 8; r++) {
     async for (long i = 0; i < n; i++) {
@@ -45,8 +46,8 @@ long t = 0;
 long u = 0;
 for (long i = 0; i < n; i++) {
     s += w[i];
-    t += c[i] * (i % 10);
-    u += c[i];
+    t += long(c[i]) * (i % 10);
+    u += long(c[i]);
 }
 print("c %d %d\n", t, u);
 print("w %.17g\n", s);
