@@ -403,8 +403,8 @@ static char *index_expr(Node *e, bool write)
 		    !acc_is_sum(E->loop->li, d))
 			return el;
 		return format("(*(sap_acc_%s ? &sap_acc_%s[sap_check_index(%s, %s.n, %s, %s)] : &%s))",
-		              d->cname, d->cname, dv_key(e, &key), d->cname, emit_cstr(d->name, strlen(d->name)),
-		              emit_site(e), el);
+		              d->cname, d->cname, dv_key(e, &key), d->cname,
+		              emit_cstr(d->name, strlen(d->name)), emit_site(e), el);
 	}
 	case TY_DMAP:
 		if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))

@@ -378,8 +378,8 @@ static void reduce_struct(Node *s)
 		emit_line(NULL, "\tr->acc_%s = NULL;", ((Sym *)li->relax_syms.v[i])->cname);
 	for (int i = 0; i < li->sum_syms.n; i++) {
 		Sym *d = li->sum_syms.v[i];
-		emit_line(NULL, "\tr->acc_%s = sap_acc_opt(&sap_loop%d, %d, %s.n, sizeof(%s));", d->cname,
-		          id, dds_index(li, d), d->cname, emit_ctype(d->ty->elem));
+		emit_line(NULL, "\tr->acc_%s = sap_acc_opt(&sap_loop%d, %d, %s.n, sizeof(%s));",
+		          d->cname, id, dds_index(li, d), d->cname, emit_ctype(d->ty->elem));
 	}
 	emit_line(NULL, "}\n");
 	emit_line(NULL, "static void sap_loop%d_combine(void *into, const void *from)\n{", id);
@@ -413,8 +413,8 @@ static void reduce_struct(Node *s)
 	for (int i = 0; i < li->sum_syms.n; i++) {
 		Sym *d = li->sum_syms.v[i];
 		emit_line(NULL, "\tif (f->acc_%s) {", d->cname);
-		emit_line(NULL, "\t\tsap_acc_add(%s, r->acc_%s, f->acc_%s, %s.n);", numtype_of(d->ty->elem),
-		          d->cname, d->cname, d->cname);
+		emit_line(NULL, "\t\tsap_acc_add(%s, r->acc_%s, f->acc_%s, %s.n);",
+		          numtype_of(d->ty->elem), d->cname, d->cname, d->cname);
 		emit_line(NULL, "\t\tsap_acc_free(f->acc_%s);", d->cname);
 		emit_line(NULL, "\t}");
 	}
