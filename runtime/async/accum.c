@@ -108,9 +108,9 @@ void *sap_acc_opt(const sap_loop *L, int dds, int64_t n, size_t elsize)
 /* Sums into buffers cost a pass over each worker's buffer, and a plan
  * one over the iterations, or none when the plan is kept: buffers pay
  * where the loop has at least as many iterations as the vector has
- * elements.  On one worker, nor the one nor the other: the body adds
- * into the vector in index order.  A replay runs the recorded order,
- * into the vector too; a serialized loop stays serial. */
+ * elements.  On one worker, neither: the body adds into the vector in
+ * index order.  A replay runs the recorded order, into the vector too;
+ * a serialized loop stays serial. */
 bool sap_sums_choose(sap_sums *s, sap_loop *L, const sap_async_spec **spec,
                      const sap_reduce **r, int64_t lo, int64_t hi)
 {
