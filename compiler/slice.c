@@ -502,6 +502,22 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		what = format("%s is assigned under a condition (%s) that depends%s on %s", s->name,
 		              line_of(x->ctl), through, on);
 	}
+	else if (x && !x->ctl && x->from) {
+		/* Through other locals to the one a condition taints: why
+		 * the slice does not take its branches (a, b, ... g under
+		 * seven conditions, k = a + ... + g). */
+		Taint *r = x;
+		for (int hop = 0; r && !r->ctl && r->from && hop < 16; hop++)
+			r = acc_taint_at(r->from, r->unit);
+		Ctl *rg = r && r->ctl && r->ctl->kind == N_IF ? r->ctl->aux : NULL;
+		bool in_loop = false;
+		for (int k = 0; rg && k < rg->ctrl.n; k++)
+			in_loop |= ((Ctl *)((Node *)rg->ctrl.v[k])->aux)->is_loop;
+		if (rg && !in_loop && acc_li->nforks == MAX_FORKS)
+			tail = format("; %s is assigned under a condition (%s), and the slice takes each "
+			              "branch in turn of at most %d such conditions", r->sym->name,
+			              line_of(r->ctl), MAX_FORKS);
+	}
 	else if (g && x->unit && acc_has_rand(acc_unit_expr(x->unit))) {
 		what = format("%s is drawn at random (%s) in a loop (%s) whose %s depends%s on %s",
 		              s->name, line_of(x->unit->node), line_of(x->ctl),
