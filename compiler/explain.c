@@ -364,16 +364,30 @@ int acc_additive(LoopInfo *L, Sym *d)
  * accumulate(+: X) does, instead of into the plan: the runtime chooses (sap_acc_opt),
  * as that pays only where the loop runs at least as many iterations as
  * X has elements.  The keys must be ones the slice records, which the
- * plan would serialize on; a serialized loop stays so. */
+ * plan would serialize on, or the loop serialized for an element of X. */
 void acc_find_sums(Node *l)
 {
 	LoopInfo *L = l->li;
 	if (L->sums_found)
 		return;
 	L->sums_found = true;
+	bool serial = L->verdict == VD_SERIAL;
 	if (l->kind != N_ASYNC || (L->verdict != VD_STATIC && L->verdict != VD_ONCE &&
-	    L->verdict != VD_EACH))
+	    L->verdict != VD_EACH && !serial))
 		return;
+	/* Serialized for one element of a vector of sums (count[0] += 1):
+	 * sums if every other DDS the loop writes is written at each
+	 * iteration's own keys only, which the runtime then runs in chunks
+	 * without a slice. */
+	Sym *why = NULL;
+	for (int i = 0; serial && i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (a->at == L->reason_at && !a->structural)
+			why = a->dds;
+	}
+	if (serial && !why)
+		return;
+	Vec found = {0};
 	for (int i = 0; i < L->dds.n; i++) {
 		Sym *d = L->dds.v[i];
 		Type *e = d->ty->elem;
@@ -393,9 +407,21 @@ void acc_find_sums(Node *l)
 			        (vs->kind == TY_LONG && ty_first_scalar(e)->kind == TY_LONG))));
 			recorded = recorded || a->recorded;
 		}
-		if (whole && recorded)
-			vec_push(&L->sum_syms, d);
+		if (whole && (recorded || serial))
+			vec_push(&found, d);
 	}
+	for (int i = 0; serial && i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		bool sum = false;
+		for (int k = 0; k < found.n; k++)
+			sum |= found.v[k] == a->dds;
+		if (a->dds == why && !sum)
+			return;
+		if (!sum && !acc_is_accum(L, a->dds) &&
+		    ((intptr_t)L->dds_mode.v[a->ddsi] & ACC_WRITE) && !acc_at_own(L, a->dds))
+			return;
+	}
+	L->sum_syms = found;
 }
 
 bool acc_is_sum(LoopInfo *L, Sym *d)
@@ -514,12 +540,16 @@ static void explain_sums(FILE *out, Node *l, LoopInfo *L)
 	Buf clause = {0};
 	for (int i = 0; i < ds.n; i++)
 		buf_printf(&clause, "%s%s", i ? ", " : "", (const char *)ds.v[i]);
+	bool serial = L->verdict == VD_SERIAL;
 	fprintf(out, "  sums: %s: whole numbers the loop only adds to, the same in any order; on "
 	        "several workers, an invocation with at least as many iterations as %s elements "
-	        "adds to %s in a copy per worker, as 'accumulate(+: %s)' would, not through the "
-	        "plan%s\n", acc_name_list(&ds), one ? "the vector has" : "a vector has",
-	        one ? "it" : "that vector", clause.s, alone ? ", and with nothing else to plan "
-	        "runs in contiguous chunks with no reconnaissance" : "");
+	        "adds to %s in a copy per worker, as 'accumulate(+: %s)' would, %s\n",
+	        acc_name_list(&ds), one ? "the vector has" : "a vector has", one ? "it" : "that vector",
+	        clause.s, serial ? (one ? "and runs in contiguous chunks instead of serially" :
+	                            "and, where each does, runs in contiguous chunks instead of "
+	                            "serially") :
+	        alone ? "not through the plan, and with nothing else to plan runs in contiguous "
+	        "chunks with no reconnaissance" : "not through the plan");
 }
 
 /* The accesses, one line per DDS and key, with how each is known. */

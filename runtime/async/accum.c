@@ -109,8 +109,7 @@ void *sap_acc_opt(const sap_loop *L, int dds, int64_t n, size_t elsize)
  * one over the iterations, or none when the plan is kept: buffers pay
  * where the loop has at least as many iterations as the vector has
  * elements.  On one worker, neither: the body adds into the vector in
- * index order.  A replay runs the recorded order, into the vector too;
- * a serialized loop stays serial. */
+ * index order.  A replay runs the recorded order, into the vector too. */
 bool sap_sums_choose(sap_sums *s, sap_loop *L, const sap_async_spec **spec,
                      const sap_reduce **r, int64_t lo, int64_t hi)
 {
@@ -122,18 +121,32 @@ bool sap_sums_choose(sap_sums *s, sap_loop *L, const sap_async_spec **spec,
 		opt += R->acc[a].optional;
 	if (!opt || !S->dds)
 		return false;
-	bool many = sap_threads() * sap_nranks() > 1 && !sap_cfg.run_order && !S->serial;
+	bool many = sap_threads() * sap_nranks() > 1 && !sap_cfg.run_order;
+	uint64_t want = 0;
+	for (int a = 0; a < R->nacc; a++) {
+		const sap_accum *x = &R->acc[a];
+		const sap_dvec *v = S->dds[x->dds].dv;
+		if (x->optional && many && x->dds < 64 && v && v->n <= hi - lo)
+			want |= (uint64_t)1 << x->dds;
+	}
+	/* A loop serialized for an element of sums runs free of them only
+	 * if they all go to copies: it has no slice to plan the others. */
+	if (S->serial) {
+		bool all = S->serial_dds > 0 && S->serial_dds <= 64 && (want >> (S->serial_dds - 1) & 1);
+		for (int a = 0; all && a < R->nacc; a++)
+			all = !R->acc[a].optional || (R->acc[a].dds < 64 && (want >> R->acc[a].dds & 1));
+		if (!all)
+			want = 0;
+	}
 	s->acc = sap_xmalloc((size_t)R->nacc * sizeof *s->acc);
 	int n = 0;
 	for (int a = 0; a < R->nacc; a++) {
 		const sap_accum *x = &R->acc[a];
-		const sap_dvec *v = S->dds[x->dds].dv;
-		if (x->optional && (!many || x->dds >= 64 || !v || v->n > hi - lo))
+		if (x->optional && !(x->dds < 64 && (want >> x->dds & 1)))
 			continue;
-		if (x->optional)
-			L->sums |= (uint64_t)1 << x->dds;
 		s->acc[n++] = *x;
 	}
+	L->sums = want;
 	s->r = *R;
 	s->r.acc = s->acc;
 	s->r.nacc = n;
@@ -148,6 +161,8 @@ bool sap_sums_choose(sap_sums *s, sap_loop *L, const sap_async_spec **spec,
 	 * iterations and elements (a static cnt[i]-- beside cnt[k] += 2
 	 * left the sums where the writes at i were, not where they went). */
 	s->spec = *S;
+	s->spec.serial = NULL;
+	s->spec.serial_dds = 0;
 	s->dds = sap_xmalloc((size_t)S->ndds * sizeof *s->dds);
 	memcpy(s->dds, S->dds, (size_t)S->ndds * sizeof *s->dds);
 	for (int k = 0; k < S->ndds && k < 64; k++)

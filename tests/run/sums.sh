@@ -127,4 +127,26 @@ pass 1 sum 39999 weighted 1918479
 OUT
 cmp -s st.want st.one || { diff st.want st.one; fail "st: 1 x 1 prints other sums"; }
 same_on_layouts st st.one
+
+# A loop serialized because every iteration writes count[0], with only
+# static keys besides: its sums go to copies, and it runs in chunks.
+cat >c0.sap <<'SAP'
+long n = 100000;
+dvector<long> count(4);
+dvector<double> y(n);
+async for (long i = 0; i < n; i++) {
+    count[0] += 1;
+    if (i % 3 == 0)
+        count[1 + i % 3] += i % 7;
+    y[i] = i * 0.5;
+}
+print("%d %d %d %.17g\n", count[0], count[1], count[2], y[7]);
+SAP
+"$SAPC" -O2 -o c0 c0.sap || fail "sapc c0.sap"
+$MPIEXEC -n 1 ./c0 >c0.one </dev/null || fail "c0: the run on 1 rank failed"
+echo "100000 100002 0 3.5" >c0.want
+cmp -s c0.want c0.one || { diff c0.want c0.one; fail "c0: 1 x 1 prints other sums"; }
+same_on_layouts c0 c0.one
+$MPIEXEC -n 2 ./c0 --stats >c0.out 2>c0.err </dev/null || { cat c0.err; fail "c0 --stats failed"; }
+grep -q '^ *1 c0\.sap:4 .* chunks' c0.err || { cat c0.err; fail "c0: the loop did not run in chunks"; }
 exit 0
