@@ -1,5 +1,5 @@
 #!/bin/sh
-# Bad input, on 1, 2 and 3 ranks: each case is a clear error (one
+# Bad input, on 1 and 3 ranks: each case is a clear error (one
 # message, non-zero exit, nothing printed after it) or the documented
 # behaviour of sap-run(1):
 #  - a UTF-8 byte-order mark at the start of a data file is skipped (line
@@ -82,10 +82,10 @@ $MPIEXEC -n 1 ./p >want 2>err || { cat err; fail "good.txt: non-zero exit status
 test "$(sed -n 2p want)" = "n 2 sum 8.5 chars 3 gamma 0.5 runs 3 w 5.5" ||
 	fail "good.txt: printed '$(sed -n 2p want)'"
 
-# Over 1 to 3 ranks, or the ranks CI's sanitized pass asks for: the
-# parsing is the same on every rank, and other sanitized tests cover an
-# error's abort over ranks.
-ranks=${SAP_TEST_RANKS:-1 2 3}
+# Over 1 and 3 ranks (an uneven split of the lines), or the ranks CI's
+# sanitized pass asks for: the parsing is the same on every rank, and
+# other tests cover an error's abort over 2 ranks.
+ranks=${SAP_TEST_RANKS:-1 3}
 
 # An error: exit status, the one message (grep -F), the output before it.
 error() {

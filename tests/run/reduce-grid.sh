@@ -7,7 +7,7 @@
 # T[2][2], a struct of numbers with padding, a struct of T only, an array
 # of structs}, each result equal to the sequential loop's in the same
 # program (the values are exact).  It runs on 1, 2 and 3 ranks x 1 and 2
-# threads.
+# threads, but for 3 x 2.
 #
 # Run by `make check` with SAPC, MPIEXEC and top_srcdir set.
 
@@ -24,8 +24,11 @@ sh "$top_srcdir/tests/run/reduce-grid.gen" >"$tmp/grid.sap" || fail "reduce-grid
 # As many checks as the generator wrote, every one run and passed.
 want=$(grep -c 'failed += check(' "$tmp/grid.sap")
 test "$want" -gt 500 || fail "only $want checks generated"
+# Not 3 x 2: six workers on CI's two cores took a third of the test's
+# time, and 2 x 2 and 3 x 1 have both of its ways of combining.
 for np in 1 2 3; do
 	for nt in 1 2; do
+		test "$np.$nt" = 3.2 && continue
 		out="$tmp/grid.$np.$nt"
 		$MPIEXEC --bind-to none -n "$np" "$tmp/grid" --threads="$nt" --workers=$((np * nt)) \
 			>"$out" 2>&1 || { cat "$out"; fail "grid on $np ranks x $nt threads"; }
