@@ -5,16 +5,33 @@
 ## The longest run first, so that make -j does not end on one of them.
 run_slow_tests = \
 	tests/run/reduce-grid.sh \
-	tests/run/hot-keys.sh \
-	tests/run/chain-pieces.sh \
 	tests/run/bad-input.sh \
-	tests/run/slice-twins.sh \
 	tests/run/text-errors.sh \
-	tests/run/folded-keys.sh \
-	tests/run/async-order.sh \
+	tests/run/slice-twins.sh \
+	tests/run/lasso-sample.sh \
+	tests/run/hot-keys.sh \
+	tests/run/short-loops.sh \
 	tests/run/ckpt-resume.sh \
+	tests/run/colouring.sh \
+	tests/run/async-order.sh \
+	tests/run/sparse-ranks.sh \
+	tests/run/relaxed-ranks.sh \
+	tests/run/ckpt-live.sh \
+	tests/run/save-temp.sh \
+	tests/run/ssp-cycle.sh \
+	tests/run/slice-errors.sh \
 	tests/run/ckpt-damage.sh \
-	tests/run/ckpt-faults.sh
+	tests/run/ckpt-faults.sh \
+	tests/run/folded-keys.sh \
+	tests/run/sync-local-layouts.sh \
+	tests/run/stdin-ranks.sh \
+	tests/run/sapc-options.sh \
+	tests/run/key-plan.sh \
+	tests/run/parts-ranks.sh \
+	tests/run/sums.sh \
+	tests/run/sync-ranks.sh \
+	tests/run/ckpt-empty.sh \
+	tests/run/chain-pieces.sh
 run_tests = \
 	tests/run/moving-keys.sap \
 	tests/run/index-range-c.sh \
@@ -22,7 +39,6 @@ run_tests = \
 	tests/run/scattered-holders.sh \
 	tests/run/folded-reads.sh \
 	tests/run/whole-regather.sh \
-	tests/run/sums.sh \
 	tests/run/else-branch.sh \
 	tests/run/reduce-partial-range.sh \
 	tests/run/slice-unused-local.sap \
@@ -64,7 +80,6 @@ run_tests = \
 	tests/run/edge-keys.sap \
 	tests/run/recorded-range.sap \
 	tests/run/sync-inf.sap \
-	tests/run/sync-local-layouts.sh \
 	tests/run/pagerank-ids.sap \
 	tests/run/acc-map-dense.sap \
 	tests/run/interleaved-keys.sap \
@@ -150,7 +165,6 @@ run_tests = \
 	tests/run/spans.sh \
 	tests/run/refetch-whole.sh \
 	tests/run/serial-plan.sh \
-	tests/run/short-loops.sh \
 	tests/run/span-traffic.sh \
 	tests/run/sync-slice-warn.sh \
 	tests/run/ckpt-shared-plan.sh \
@@ -167,17 +181,13 @@ run_tests = \
 	tests/run/ranged-const-c.sh \
 	tests/run/blas-threads.sh \
 	tests/run/ckpt-kill.sh \
-	tests/run/ckpt-live.sh \
-	tests/run/ckpt-empty.sh \
 	tests/run/cond-access.sap \
 	tests/run/elem-types.sap \
 	tests/run/empty.sap \
 	tests/run/everything.sap \
 	tests/run/gdb-line.sh \
 	tests/run/holders-ranks.sh \
-	tests/run/key-plan.sh \
 	tests/run/strips.sh \
-	tests/run/colouring.sh \
 	tests/run/idx2txt.sh \
 	tests/run/index-error.sap \
 	tests/run/int-wrap.sap \
@@ -192,7 +202,6 @@ run_tests = \
 	tests/run/libsvm.sh \
 	tests/run/load-colon-words.sh \
 	tests/run/genlasso.sh \
-	tests/run/lasso-sample.sh \
 	tests/run/pagerank-sample.sh \
 	tests/run/kmeans-sample.sh \
 	tests/run/layout-ranks.sh \
@@ -217,21 +226,15 @@ run_tests = \
 	tests/run/params-version.sap \
 	tests/run/params-set.sap \
 	tests/run/params.sap \
-	tests/run/parts-ranks.sh \
 	tests/run/rng-calls.sap \
 	tests/run/relaxed.sap \
-	tests/run/relaxed-ranks.sh \
-	tests/run/sapc-options.sh \
 	tests/run/save-full.sh \
-	tests/run/save-temp.sh \
 	tests/run/save-stream.sh \
 	tests/run/chunk-traffic.sh \
 	tests/run/sgdmf-twin.sh \
 	tests/run/sgdmf-adaptive.sh \
 	tests/run/slice-bounds.sap \
-	tests/run/slice-errors.sh \
 	tests/run/ssp-ranks.sh \
-	tests/run/ssp-cycle.sh \
 	tests/run/map-keyset-plan.sh \
 	tests/run/staged.sap \
 	tests/run/stdlib.sap \
@@ -246,12 +249,9 @@ run_tests = \
 	tests/run/blas.sap \
 	tests/run/gemm.sap \
 	tests/run/strings-ranks.sap \
-	tests/run/sync-ranks.sh \
 	tests/run/sync-delta.sh \
 	tests/run/spare-plan.sh \
 	tests/run/text-roundtrip.sh \
-	tests/run/sparse-ranks.sh \
-	tests/run/stdin-ranks.sh \
 	tests/run/w2v-sample.sh \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
