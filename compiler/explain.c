@@ -296,7 +296,7 @@ static Node *added_value(Node *x)
 {
 	if (x->kind != N_ASSIGN)
 		return NULL;
-	return x->rhs->kind == N_CONV && !x->rhs->ts ? x->rhs->lhs : x->rhs;
+	return sema_as_written(x->rhs);
 }
 
 /* Does update x add a fraction to integers, which truncates at every

@@ -544,6 +544,9 @@ void sema_check_constant_fits(Node *e, Type *to, bool implicit);
  * expression. */
 bool sema_const_str(Node *e, Buf *b);
 void sema_narrow(Node *e, Type *to);
+/* e without the conversion sema_narrow wrapped it in, if any: the value
+ * as the program wrote it. */
+Node *sema_as_written(Node *e);
 Type *sema_resolve(TypeSpec *ts);
 void sema_check_text_shape(Node *at, const char *verb, Type *t);
 void sema_check_var(Node *d);

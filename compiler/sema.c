@@ -498,6 +498,11 @@ void sema_narrow(Node *e, Type *to)
 	e->last = last;
 }
 
+Node *sema_as_written(Node *e)
+{
+	return e && e->kind == N_CONV && !e->ts ? e->lhs : e;
+}
+
 
 /* The struct whose field's type is being resolved. */
 static Node *defining;

@@ -613,8 +613,7 @@ static void check_red_uses(Node *n, RedUse *u)
 		 * from a partial of 1 stays 1; v /= 2 makes it 0). */
 		/* (sema_narrow wraps a float stored in an integer in a
 		 * conversion without a type written) */
-		Node *val = n->kind == N_ASSIGN && n->rhs->kind == N_CONV && !n->rhs->ts ? n->rhs->lhs :
-		            n->rhs;
+		Node *val = n->kind == N_ASSIGN ? sema_as_written(n->rhs) : n->rhs;
 		if (n->kind == N_ASSIGN && ty_is_int(n->lhs->ty) && ty_is_float(val->ty))
 			sema_fail_note(n, format("'%s' is an integer, and this update by a fractional value "
 			                         "truncates at every step, so the workers' partial values "
@@ -801,9 +800,7 @@ static void site_of_guard(Node *ifn, Node *g, Kept *k)
 			Node *a = assign_of(st);
 			/* best = x for an int best and a double x is narrowed:
 			 * a site still, for check_red_uses to refuse. */
-			Node *r = a ? a->rhs : NULL;
-			if (r && r->kind == N_CONV && !r->ts)
-				r = r->lhs;
+			Node *r = a ? sema_as_written(a->rhs) : NULL;
 			if (a && a->lhs->kind == N_NAME && a->lhs->sym == v && same_place(r, e)) {
 				Site *t = xcalloc(1, sizeof *t);
 				*t = (Site){ifn, v, same_place(g->rhs, &place) ? g->op : mirror(g->op), a};
