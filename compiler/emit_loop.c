@@ -118,36 +118,74 @@ static const char *numtype_of(Type *t)
 }
 
 static const char *identity(Node *r, Type *t);
-static char *combine(Node *r, Type *t, const char *a, const char *b);
+
+/* The sap_numtype of the elements of d, accumulated or relaxed in loop
+ * li: numtype_of's, or, where the body adds longs to their ints, one
+ * whose int sums the runtime checks for range (written once). */
+static const char *acc_numtype(LoopInfo *li, Sym *d)
+{
+	Type *e = d->ty->elem;
+	const char *nt = numtype_of(e);
+	Node *at = sema_narrow_at(li, d);
+	if (!at)
+		return nt;
+	const char *name = format("sap_ntc%d_%s", li->id, d->cname);
+	for (int i = 0; i < E->redfns.n; i++)
+		if (!strcmp(E->redfns.v[i], name))
+			return format("&%s", name);
+	vec_push(&E->redfns, (void *)name);
+	const char *ct = emit_ctype(e);
+	buf_printf(&E->statics, "static const sap_sumcheck sap_chk%d_%s = {.name = %s, .site = %s};\n"
+	           "static const sap_numtype %s = {\n\t.size = sizeof(%s),\n"
+	           "\t.nf = (int)(sizeof sap_nf_%s / sizeof *sap_nf_%s),\n\t.f = sap_nf_%s,\n"
+	           "\t.check = &sap_chk%d_%s,\n};\n", li->id, d->cname,
+	           emit_cstr(d->name, strlen(d->name)), emit_site(at), name, ct, ct, ct, ct, li->id,
+	           d->cname);
+	return format("&%s", name);
+}
+
+/* The arguments of a combination of reduce variable v's partial values
+ * in loop li that checks the range of their ints (sap_red_addc_i32), or
+ * NULL where they wrap. */
+static const char *red_check(LoopInfo *li, Sym *v)
+{
+	Node *at = sema_narrow_at(li, v);
+	return at ? format("%s, %s", emit_site(at), emit_cstr(v->name, strlen(v->name))) : NULL;
+}
+static char *combine(Node *r, Type *t, const char *a, const char *b, const char *chk);
 
 /* Statements applying reduction r to each scalar of a and b (of type t)
- * into a, or setting each scalar of a to r's identity when b is NULL. */
-static void leafwise(Buf *o, Node *r, Type *t, const char *a, const char *b, int depth)
+ * into a, or setting each scalar of a to r's identity when b is NULL;
+ * chk as combine's. */
+static void leafwise(Buf *o, Node *r, Type *t, const char *a, const char *b, const char *chk,
+                     int depth)
 {
 	if (t->kind == TY_ARRAY) {
 		buf_printf(o, "%*sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", depth * 8, "", depth, depth,
 		           (long long)t->len, depth);
 		leafwise(o, r, t->elem, format("%s[i%d]", emit_member(a, "v"), depth),
-		         b ? format("%s[i%d]", emit_member(b, "v"), depth) : NULL,
+		         b ? format("%s[i%d]", emit_member(b, "v"), depth) : NULL, chk,
 		         depth + 1);
 		buf_printf(o, "%*s}\n", depth * 8, "");
 	} else if (t->kind == TY_STRUCT) {
 		for (Node *f = t->sdecl->args; f; f = f->next)
 			leafwise(o, r, f->ty, emit_member(a, f->sym->cname),
-			         b ? emit_member(b, f->sym->cname) : NULL, depth);
+			         b ? emit_member(b, f->sym->cname) : NULL, chk, depth);
 	} else {
-		buf_printf(o, "%*s%s = %s;\n", depth * 8, "", a, b ? combine(r, t, a, b) : identity(r, t));
+		buf_printf(o, "%*s%s = %s;\n", depth * 8, "", a, b ? combine(r, t, a, b, chk) : identity(r, t));
 	}
 }
 
 /* For an array or struct of numbers under a built-in reduction: the
- * name of the helper that combines two values (ident false) or returns
- * the identity, written once. */
-static const char *red_helper(Node *r, Type *t, bool ident)
+ * name of the helper that combines two values (ident false; checking
+ * the range of their ints' sums where chk) or returns the identity,
+ * written once. */
+static const char *red_helper(Node *r, Type *t, bool ident, bool chk)
 {
 	const char *op = format("%.*s", r->name.len, r->name.p);
 	const char *opn = r->op == TK_PLUS ? "add" : r->op == TK_STAR ? "mul" : op;
-	const char *fn = format("sap_%s_%s_%s", ident ? "id" : "red", opn, emit_ctype(t));
+	const char *fn = format("sap_%s_%s_%s", ident ? "id" : chk ? "redc" : "red", opn,
+	                        emit_ctype(t));
 	for (int i = 0; i < E->redfns.n; i++)
 		if (!strcmp(E->redfns.v[i], fn))
 			return fn;
@@ -156,9 +194,12 @@ static const char *red_helper(Node *r, Type *t, bool ident)
 	Buf o = {0};
 	if (ident)
 		buf_printf(&o, "static %s %s(void)\n{\n\t%s a;\n\tmemset(&a, 0, sizeof a);\n", ct, fn, ct);
+	else if (chk)
+		buf_printf(&o, "static %s %s(%s a, %s b, const sap_site *s, const char *v)\n{\n", ct,
+		           fn, ct, ct);
 	else
 		buf_printf(&o, "static %s %s(%s a, %s b)\n{\n", ct, fn, ct, ct);
-	leafwise(&o, r, t, "a", ident ? NULL : "b", 1);
+	leafwise(&o, r, t, "a", ident ? NULL : "b", chk ? "s, v" : NULL, 1);
 	buf_printf(&o, "\treturn a;\n}\n");
 	buf_puts(&E->types, o.s);
 	return fn;
@@ -167,7 +208,7 @@ static const char *red_helper(Node *r, Type *t, bool ident)
 static const char *identity(Node *r, Type *t)
 {
 	if (!ty_is_scalar(t) && !r->sym)
-		return format("%s()", red_helper(r, t, true));
+		return format("%s()", red_helper(r, t, true, false));
 	const char *op = format("%.*s", r->name.len, r->name.p);
 	/* -0.0 adds nothing to any sum, -0.0 included (+0.0 made it +0.0:
 	 * double s = -0.0 stayed so serially over no iteration). */
@@ -192,10 +233,16 @@ static const char *identity(Node *r, Type *t)
 	return NULL;    /* user function: the zero value */
 }
 
-static char *combine(Node *r, Type *t, const char *a, const char *b)
+/* a and b combined by r; chk, where their ints' sums and products are
+ * checked for range, the site and name arguments of sap_red_addc_i32. */
+static char *combine(Node *r, Type *t, const char *a, const char *b, const char *chk)
 {
 	if (!ty_is_scalar(t) && !r->sym)
-		return format("%s(%s, %s)", red_helper(r, t, false), a, b);
+		return chk ? format("%s(%s, %s, %s)", red_helper(r, t, false, true), a, b, chk) :
+		             format("%s(%s, %s)", red_helper(r, t, false, false), a, b);
+	if (chk && t->kind == TY_INT && (r->op == TK_PLUS || r->op == TK_STAR))
+		return format("sap_red_%sc_i32(%s, %s, %s)", r->op == TK_PLUS ? "add" : "mul", a, b,
+		              chk);
 	const char *op = format("%.*s", r->name.len, r->name.p);
 	const char *sfx = t->kind == TY_INT ? "i32" : t->kind == TY_LONG ? "i64" :
 	                  t->kind == TY_FLOAT ? "f" : "d";
@@ -371,7 +418,7 @@ static void reduce_struct(Node *s)
 			                 "SAP_K_LONG" : "SAP_K_STRING";
 			emit_line(NULL, "\tsap_dm_create_buffer(&r->acc_%s, %s, %s, sizeof(%s), %s);", d->cname,
 			          emit_cstr(d->name, strlen(d->name)), kk, emit_ctype(t->elem),
-			          numtype_of(t->elem));
+			          acc_numtype(li, d));
 		}
 	}
 	for (int i = 0; i < li->relax_syms.n; i++)
@@ -395,12 +442,12 @@ static void reduce_struct(Node *s)
 		else
 			emit_line(NULL, "\tr->%s = %s;", v->cname,
 			          combine(li->reduce_ops.v[i], v->ty, format("r->%s", v->cname),
-			                  format("f->%s", v->cname)));
+			                  format("f->%s", v->cname), red_check(li, v)));
 	}
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Sym *d = li->accum_syms.v[i];
 		Type *t = d->ty;
-		const char *nt = numtype_of(t->elem);
+		const char *nt = acc_numtype(li, d);
 		if (t->kind == TY_DVEC) {
 			emit_line(NULL, "\tsap_acc_add(%s, r->acc_%s, f->acc_%s, %s.n);", nt, d->cname,
 			          d->cname, d->cname);
@@ -431,7 +478,7 @@ static void reduce_struct(Node *s)
 			bool sum = i >= li->accum_syms.n;
 			Sym *d = sum ? li->sum_syms.v[i - li->accum_syms.n] : li->accum_syms.v[i];
 			emit_line(NULL, "\t{.off = offsetof(struct sap_red%d, acc_%s), .dds = %d, .num = %s%s},",
-			          id, d->cname, dds_index(li, d), numtype_of(d->ty->elem),
+			          id, d->cname, dds_index(li, d), acc_numtype(li, d),
 			          sum ? ", .optional = true" : "");
 		}
 		emit_line(NULL, "};\n");
@@ -443,7 +490,7 @@ static void reduce_struct(Node *s)
 		for (int i = 0; i < li->relax_syms.n; i++) {
 			Sym *d = li->relax_syms.v[i];
 			emit_line(NULL, "\t{.off = offsetof(struct sap_red%d, acc_%s), .dv = &%s, .num = %s},", id, d->cname,
-			          d->cname, numtype_of(d->ty->elem));
+			          d->cname, acc_numtype(li, d));
 		}
 		emit_line(NULL, "};\n");
 	}
@@ -1349,13 +1396,14 @@ static void reductions_back(Node *s)
 			emit_won(s, li, v, "", "sap_r.", format("sap_r.sap_won_%s && (", v->cname));
 		else
 			emit_line(s, "%s = %s;", v->cname,
-			          combine(li->reduce_ops.v[i], v->ty, v->cname, format("sap_r.%s", v->cname)));
+			          combine(li->reduce_ops.v[i], v->ty, v->cname, format("sap_r.%s", v->cname),
+			                  red_check(li, v)));
 	}
 	/* Accumulated updates land in the DDSs. */
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Sym *d = li->accum_syms.v[i];
 		Type *t = d->ty;
-		const char *nt = numtype_of(t->elem);
+		const char *nt = acc_numtype(li, d);
 		if (t->kind == TY_DVEC) {
 			emit_line(s, "sap_acc_done(&sap_loop%d, %s, &%s, sap_r.acc_%s);", li->id, nt,
 			          d->cname, d->cname);

@@ -188,6 +188,12 @@ typedef struct LoopInfo {
 	Vec won_syms;           /* Sym * of the min and max variables with some */
 	Vec won_ops;            /* how a new value beats the old: TK_GT, TK_GE,
 	                           TK_LT or TK_LE, as new OP old (intptr_t) */
+	Vec narrow_syms;        /* Sym * of reduce variables and accumulated or
+	                           relaxed DDSs holding ints the body adds longs
+	                           to (or multiplies by them): checked for
+	                           range at every step, and so where the
+	                           workers' values combine (sap_sumcheck) */
+	Vec narrow_at;          /* the first such update of each */
 	Vec pending;            /* sema: N_ASSIGN of driver variables, which
 	                           only min and max may keep */
 	bool uses_rng;
@@ -558,6 +564,10 @@ Node *sema_start_of(Node *e);
 void sema_expect_assignable(Node *e, Type *to, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool sema_is_reduce_var(Node *loop, Sym *s);
+/* An update of s that adds a long to its ints (or multiplies them by
+ * one) in loop li, and the first such update of s, or NULL. */
+void sema_note_narrow(LoopInfo *li, Node *update, Sym *s);
+Node *sema_narrow_at(LoopInfo *li, Sym *s);
 bool sema_has_extremum(Node *loop);
 bool sema_is_won(Node *loop, Sym *s);
 _Noreturn void sema_driver_assign_fail(Node *e, Node *how, Sym *s, Node *loop);

@@ -433,6 +433,24 @@ static bool is_update(Node *place, Node *rhs, Node *cl, const RedUse *u)
 	return false;
 }
 
+void sema_note_narrow(LoopInfo *li, Node *update, Sym *s)
+{
+	if (update->kind != N_ASSIGN || ty_first_scalar(update->lhs->ty)->kind != TY_INT ||
+	    ty_first_scalar(sema_as_written(update->rhs)->ty)->kind != TY_LONG ||
+	    sema_narrow_at(li, s))
+		return;
+	vec_push(&li->narrow_syms, s);
+	vec_push(&li->narrow_at, update);
+}
+
+Node *sema_narrow_at(LoopInfo *li, Sym *s)
+{
+	for (int i = 0; i < li->narrow_syms.n; i++)
+		if (li->narrow_syms.v[i] == s)
+			return li->narrow_at.v[i];
+	return NULL;
+}
+
 static void check_red_uses(Node *n, RedUse *u);
 
 /* The terms of an update's tree of op but the place updated. */
@@ -628,6 +646,8 @@ static void check_red_uses(Node *n, RedUse *u)
 			                         "step, which no product of the workers' partial values "
 			                         "repeats", b->sym->name), cl,
 			               format("make '%s' a double", b->sym->name));
+		if (cl->op == TK_PLUS || cl->op == TK_STAR)
+			sema_note_narrow(loop->li, n, b->sym);
 		bool ok, op_ok = false;
 		if (n->kind == N_INCDEC) {
 			ok = cl->op == TK_PLUS;

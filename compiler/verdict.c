@@ -112,6 +112,9 @@ static void decide(void)
 			                     "doubles", a->dds->name), NULL, NULL);
 			return;
 		}
+		/* (a long into ints: checked where the copies add up) */
+		if (acc_adds_to(a))
+			sema_note_narrow(acc_li, e, a->dds);
 		if (acc_adds_only(a))
 			continue;
 		const char *d = a->dds->name;

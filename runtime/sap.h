@@ -268,6 +268,24 @@ static inline int32_t sap_lto_i32(int64_t x, const sap_site *s) { return sap_con
 /* The same stored by op= in the reduce variable var of the loop: its
  * value there is one worker's partial result, and the error says so. */
 _Noreturn void sap_red_range(const sap_site *s, const char *var, const char *type, double x);
+_Noreturn void sap_red_sum_range(const sap_site *s, const char *var, int64_t x);
+/* The workers' partial values of an int reduce variable that the body
+ * adds longs to (or multiplies by them), which it checks at every step,
+ * combined: checked too, where int arithmetic would wrap. */
+static inline int32_t sap_red_addc_i32(int32_t a, int32_t b, const sap_site *s, const char *var)
+{
+	int64_t x = (int64_t)a + b;
+	if (x != (int32_t)x)
+		sap_red_sum_range(s, var, x);
+	return (int32_t)x;
+}
+static inline int32_t sap_red_mulc_i32(int32_t a, int32_t b, const sap_site *s, const char *var)
+{
+	int64_t x = (int64_t)a * b;
+	if (x != (int32_t)x)
+		sap_red_sum_range(s, var, x);
+	return (int32_t)x;
+}
 static inline int32_t sap_red_lto_i32(int64_t x, const sap_site *s, const char *var)
 {
 	if (x < INT32_MIN || x > INT32_MAX)
@@ -1507,11 +1525,21 @@ typedef struct sap_numfield {
 	uint32_t off, n;
 	sap_scalar kind;
 } sap_numfield;
+/* An element whose int scalars the body adds longs to, which it checks
+ * for range at every step: the workers' copies, added up, are checked
+ * too, where int arithmetic would wrap (sap(7), accumulate).  name is
+ * the DDS's, site the first such update's. */
+typedef struct sap_sumcheck {
+	const char *name;
+	const sap_site *site;
+} sap_sumcheck;
 typedef struct sap_numtype {
 	size_t size;            /* the element's, padding included */
 	int nf;
 	const sap_numfield *f;
+	const sap_sumcheck *check;      /* or NULL: int sums wrap */
 } sap_numtype;
+_Noreturn void sap_sum_range(const sap_sumcheck *c, int64_t x);
 
 /* A dvector a sync for body writes, of such elements, and how the
  * workers' changes to it merge at a synchronization: avg (the default:

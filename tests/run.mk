@@ -41,6 +41,7 @@ run_tests = \
 	tests/run/whole-regather.sh \
 	tests/run/else-branch.sh \
 	tests/run/reduce-partial-range.sh \
+	tests/run/sum-range.sh \
 	tests/run/slice-unused-local.sap \
 	tests/run/float-consts.sap \
 	tests/run/small-loop-ranks.sap \

@@ -130,11 +130,40 @@ static void add_run_at(sap_scalar s, void *o, const void *v, const void *d, int6
 	}
 }
 
+/* add_run on n ints whose sums c checks for range; at any address. */
+static void add_checked(const sap_sumcheck *c, void *o, const void *v, const void *d, int64_t n)
+{
+	for (int64_t k = 0; k < n; k++) {
+		int32_t x, y, z;
+		memcpy(&x, (char *)o + 4 * k, 4);
+		memcpy(&y, (const char *)v + 4 * k, 4);
+		memcpy(&z, (const char *)d + 4 * k, 4);
+		int64_t r = (int64_t)x + ((int64_t)y - z);
+		if (r != (int32_t)r)
+			sap_sum_range(c, r);
+		x = (int32_t)r;
+		memcpy((char *)o + 4 * k, &x, 4);
+	}
+}
+
 /* out (elements e0 .. e1 of D) += view - D, run by run of t's scalars. */
 static void add_view(const sap_numtype *t, char *out, const char *view, const char *d,
                      int64_t e0, int64_t e1)
 {
 	size_t at = (size_t)e0 * t->size;
+	if (t->check) {
+		for (int64_t e = e0; e < e1; e++, at += t->size, out += t->size)
+			for (int k = 0; k < t->nf; k++) {
+				const sap_numfield *f = &t->f[k];
+				if (f->kind == SAP_S_INT)
+					add_checked(t->check, out + f->off, view + at + f->off,
+					            d + at + f->off, f->n);
+				else
+					add_run_at(f->kind, out + f->off, view + at + f->off,
+					           d + at + f->off, f->n);
+			}
+		return;
+	}
 	if (sap_nt_flat(t)) {
 		add_run(t->f[0].kind, out, view + at, d + at, (e1 - e0) * t->f[0].n);
 		return;

@@ -94,6 +94,20 @@ _Noreturn void sap_red_range(const sap_site *s, const char *var, const char *typ
 	          var, var);
 }
 
+_Noreturn void sap_red_sum_range(const sap_site *s, const char *var, int64_t x)
+{
+	sap_fatal(s, "the workers' partial values of %s combine to %lld: out of the range of an int "
+	          "(%s is updated by longs, so it is checked, not wrapped; sap(7), reduce): make %s "
+	          "hold longs", var, (long long)x, var, var);
+}
+
+_Noreturn void sap_sum_range(const sap_sumcheck *c, int64_t x)
+{
+	sap_fatal(c->site, "the workers' copies of an element of '%s' add up to %lld: out of the "
+	          "range of an int ('%s' is updated by longs, so its sums are checked, not wrapped; "
+	          "sap(7), accumulate): make its elements long", c->name, (long long)x, c->name);
+}
+
 _Noreturn void sap_oob(const sap_site *s, const char *what, int64_t i, int64_t n)
 {
 	sap_fatal(s, "index %lld out of range for %s (size %lld)",

@@ -249,23 +249,47 @@ static void kernel_at(op o, sap_scalar s, void *v, const void *a, const void *b,
 	}
 }
 
+/* v += a on n ints, each sum checked for c's range; at any address, as
+ * a packed struct's. */
+static void add_checked(const sap_sumcheck *c, void *v, const void *a, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		int32_t x, y;
+		memcpy(&x, (char *)v + 4 * i, 4);
+		memcpy(&y, (const char *)a + 4 * i, 4);
+		int64_t r = (int64_t)x + y;
+		if (r != (int32_t)r)
+			sap_sum_range(c, r);
+		x = (int32_t)r;
+		memcpy((char *)v + 4 * i, &x, 4);
+	}
+}
+
 /* o on n elements of type t, run by run; a and b may be NULL where o
  * does not read them.  An element of one kind of scalar and no padding
  * is one run over all of them. */
 static void apply(const sap_numtype *t, op o, void *v, const void *a, const void *b,
                   int64_t n, int64_t A)
 {
+	bool chk = t->check && o == OP_ADD;
 	if (sap_nt_flat(t)) {
-		kernel(o, t->f[0].kind, v, a, b, n * t->f[0].n, A);
+		if (chk && t->f[0].kind == SAP_S_INT)
+			add_checked(t->check, v, a, n * t->f[0].n);
+		else
+			kernel(o, t->f[0].kind, v, a, b, n * t->f[0].n, A);
 		return;
 	}
 	for (int64_t i = 0; i < n; i++) {
 		size_t at = (size_t)i * t->size;
 		for (int k = 0; k < t->nf; k++) {
 			const sap_numfield *f = &t->f[k];
-			kernel_at(o, f->kind, (char *)v + at + f->off,
-			          a ? (const char *)a + at + f->off : NULL,
-			          b ? (const char *)b + at + f->off : NULL, f->n, A);
+			char *vf = (char *)v + at + f->off;
+			const char *af = a ? (const char *)a + at + f->off : NULL;
+			if (chk && f->kind == SAP_S_INT)
+				add_checked(t->check, vf, af, f->n);
+			else
+				kernel_at(o, f->kind, vf, af, b ? (const char *)b + at + f->off : NULL,
+				          f->n, A);
 		}
 	}
 }
