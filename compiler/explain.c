@@ -41,24 +41,40 @@ static int cmp_node_off(const void *a, const void *b)
 
 /* The row text of access a, "d[key]"; with the line of the first access
  * of its key when another access prints alike but names other locals (a
- * j declared in each of two blocks), so that the two keys get two rows. */
+ * j declared in each of two blocks), so that the two keys get two rows.
+ * Keys that print alike and name the same locals differ too where a
+ * local changes between two records (Access.rekeyed): each gets the line
+ * of the record it goes by (its own, the one it is folded into, or the
+ * last before it). */
 static char *access_text(LoopInfo *L, Access *a)
 {
 	char *text = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
-	Access *rep = NULL;
-	bool other = false;
+	Access *rep = NULL, *by = NULL, *first = NULL;
+	bool other = false, rekeyed = false, before = true;
+	int recs = 0;
 	for (int i = 0; i < L->accesses.n; i++) {
 		Access *b = L->accesses.v[i];
-		if (b->dds != a->dds || strcmp(acc_expr_str(b->key), acc_expr_str(a->key)))
-			continue;
-		if (b->key == a->key || acc_same_expr(b->key, a->key) ||
-		    (acc_has_rand(b->key) && acc_has_rand(a->key))) {
+		bool same = b->dds == a->dds && !strcmp(acc_expr_str(b->key), acc_expr_str(a->key));
+		if (same && (b->key == a->key || acc_same_expr(b->key, a->key) ||
+		             (acc_has_rand(b->key) && acc_has_rand(a->key)))) {
 			if (!rep)
 				rep = b;
-		} else {
+			if (b->recorded) {
+				recs++;
+				rekeyed |= b->rekeyed;
+				if (!first)
+					first = b;
+				if (before || b == a)
+					by = b;
+			}
+		} else if (same) {
 			other = true;
 		}
+		before = before && b != a;
 	}
+	if (recs > 1 && rekeyed)
+		return format("%s (line %d)", text, line_no((a->folded_into ? a->folded_into :
+		                                             by ? by : first)->at));
 	return other ? format("%s (line %d)", text, line_no(rep->at)) : text;
 }
 

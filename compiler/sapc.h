@@ -621,6 +621,10 @@ typedef struct Access {
 	int folded;             /* modes of later accesses of the same key whose
 	                           record this one's stands for (recorded_before) */
 	struct Access *folded_into;     /* the access whose record stands for this one's */
+	bool rekeyed;           /* recorded after another record of the same key
+	                           expression, a local of it assigned between
+	                           them (k = w[i]; y[k] ...; k = z[i]; y[k]
+	                           ...): keys that print alike differ */
 	int ddsi;               /* index into LoopInfo.dds */
 	bool dynamic;           /* not affine: the slice computes it */
 	bool recorded;          /* a dynamic access of a DDS the loop writes */
@@ -920,7 +924,7 @@ typedef struct Emitter {
 	bool main_code;         /* writing main's own statements (not a function's) */
 	Vec loops_written;      /* ids (intptr_t) of the loops whose sap_loopN is there */
 	Vec resume_points;      /* Node * N_ASYNC, N_SYNC: the loops main resumes after */
-	Vec redfns;             /* char *: reduction helpers written */
+	Vec redfns;             /* char *: reduction helpers and checked numtypes written */
 } Emitter;
 
 /* Shared by emit.c, emit_loop.c and emit_slice.c: scopes, statements,

@@ -695,6 +695,29 @@ static Access *recorded_before(const Access *a, const Unit *u, const Vec *uses)
 	return NULL;
 }
 
+/* Does a (in unit u, its key reading the locals uses) follow a recorded
+ * access of the same key expression with an assignment to one of those
+ * locals between them (k = w[i]; y[k] ...; k = z[i]; y[k] ...)? */
+static bool rekeyed(const Access *a, const Unit *u, const Vec *uses)
+{
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *b = acc_li->accesses.v[i];
+		if (b == a || b->dds != a->dds || !b->recorded || !acc_same_expr(a->key, b->key))
+			continue;
+		const Unit *ub = access_unit(b);
+		for (int j = 0; ub && j < acc_units.n; j++) {
+			const Unit *d = acc_units.v[j];
+			if (d->pos <= ub->pos || d->pos >= u->pos)
+				continue;
+			for (int k = 0; k < d->defs.n; k++)
+				for (int m = 0; m < uses->n; m++)
+					if (d->defs.v[k] == uses->v[m])
+						return true;
+		}
+	}
+	return false;
+}
+
 /* Does unit u (a loop's header part) compute what it did at the loop's
  * start whenever it runs, from v, locals assigned once, and DDSs the loop
  * does not write? */
@@ -942,6 +965,7 @@ static bool seed_key(Access *a)
 		a->recorded = false;
 		return true;
 	}
+	a->rekeyed = u && rekeyed(a, u, &tmp.uses);
 	mark_needed(&tmp.uses);
 	acc_li->has_slice = true;
 	if (!u)

@@ -11,6 +11,7 @@ explain_tests = \
 	tests/explain/local-keys.sap \
 	tests/explain/static-key-var.sap \
 	tests/explain/sums.sap \
+	tests/explain/rekeyed.sap \
 	tests/explain/relaxed-hint-dmap.sap \
 	tests/explain/wtime-guard.sap \
 	tests/explain/affine.sap \
