@@ -538,6 +538,21 @@ static void explain_additive(FILE *out, LoopInfo *L)
 }
 
 /* The sums the runtime may take out of the plan (acc_find_sums). */
+/* Has l sums and, when they go to copies, nothing else to plan? */
+static bool sums_alone(Node *l, LoopInfo *L)
+{
+	acc_find_sums(l);
+	if (!L->sum_syms.n)
+		return false;
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		if (((intptr_t)L->dds_mode.v[i] & ACC_WRITE) && !acc_is_accum(L, d) &&
+		    !acc_is_sum(L, d) && !acc_no_slice(L, d))
+			return false;
+	}
+	return true;
+}
+
 static void explain_sums(FILE *out, Node *l, LoopInfo *L)
 {
 	acc_find_sums(l);
@@ -546,13 +561,7 @@ static void explain_sums(FILE *out, Node *l, LoopInfo *L)
 	Vec ds = {0};
 	for (int i = 0; i < L->sum_syms.n; i++)
 		acc_add_name(&ds, ((Sym *)L->sum_syms.v[i])->name);
-	bool one = ds.n == 1, alone = true;
-	for (int i = 0; i < L->dds.n; i++) {
-		Sym *d = L->dds.v[i];
-		if (((intptr_t)L->dds_mode.v[i] & ACC_WRITE) && !acc_is_accum(L, d) &&
-		    !acc_is_sum(L, d) && !acc_no_slice(L, d))
-			alone = false;
-	}
+	bool one = ds.n == 1, alone = sums_alone(l, L);
 	Buf clause = {0};
 	for (int i = 0; i < ds.n; i++)
 		buf_printf(&clause, "%s%s", i ? ", " : "", (const char *)ds.v[i]);
@@ -717,9 +726,16 @@ static void key_vars(Node *e, Sym *iv, Vec *out)
 
 static int span_keys(Node *l, LoopInfo *L, Vec *names);
 
+static bool sums_alone(Node *l, LoopInfo *L);
+
 static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 {
-	fprintf(out, "  verdict: ");
+	/* What a run's --stats shows on several workers, said first, as
+	 * for spans below. */
+	fprintf(out, "  verdict: %s", sums_alone(l, L) || (L->verdict == VD_SERIAL &&
+	                                                  (acc_find_sums(l), L->sum_syms.n)) ?
+	        "parallel on several workers where its sums go to copies (see sums): in "
+	        "contiguous chunks, with no reconnaissance or plan; otherwise " : "");
 	/* Where its spans keep the iterations apart, which is the common
 	 * case (each iteration a row of its own), the loop runs in chunks:
 	 * said first, as it is what a run's --stats usually shows. */
