@@ -245,10 +245,113 @@ static void close_part(void *arg, int w)
 	fold(j->x, w, j->T, true);
 }
 
+/* ---- few changes: the changed blocks to every rank ----
+ *
+ * A round that changes few elements of D (k-core's degrees of a few
+ * neighbours, a round of a plan with hundreds) would still carry all of
+ * D along the chain.  Each worker's blocks that differ from D then go to
+ * every rank, which folds them in global worker order onto D: the first
+ * worker's block replaces D's, as its view does in fold_piece, and every
+ * other worker's adds its change by add_view; a block a worker left as
+ * it was adds nothing there either.  So the sums are the chain's, bit for
+ * bit.  Whether the blocks are few enough is decided from every rank's
+ * count, the same on all. */
+enum { REL_BLOCK = 512 };
+
+/* This rank's workers' blocks of view i that differ from D, packed as
+ * [count, then (block, bytes) per block] per worker into *out (NULL to
+ * count only); the bytes, or more than limit once past it. */
+static int64_t changed_blocks(const sap_run *x, int i, int64_t be, int64_t limit, char *out)
+{
+	const sap_dvec *v = x->r->rel[i].dv;
+	size_t es = v->elsize;
+	int64_t n = v->n, nb = (n + be - 1) / be, bytes = 0;
+	for (int w = 0; w < x->V && bytes <= limit; w++) {
+		const char *view = *view_at(x, w, i);
+		char *count = out ? out + bytes : NULL;
+		int64_t c = 0;
+		bytes += (int64_t)sizeof c;
+		for (int64_t k = 0; k < nb && bytes <= limit; k++) {
+			int64_t e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
+			size_t off = (size_t)e0 * es, len = (size_t)(e1 - e0) * es;
+			if (!memcmp(view + off, v->data + off, len))
+				continue;
+			if (out) {
+				memcpy(out + bytes, &k, sizeof k);
+				memcpy(out + bytes + sizeof k, view + off, len);
+			}
+			bytes += (int64_t)(sizeof k + len);
+			c++;
+		}
+		if (count)
+			memcpy(count, &c, sizeof c);
+	}
+	return bytes;
+}
+
+/* fold_ranks for relaxed vector i by its changed blocks, when they are
+ * fewer bytes than D; false, nothing done, otherwise, on every rank
+ * alike. */
+static bool fold_sparse(const sap_run *x, int i, sap_dist_stats *stats, bool last)
+{
+	sap_dvec *v = x->r->rel[i].dv;
+	size_t es = v->elsize;
+	int64_t n = v->n, whole = n * (int64_t)es;
+	int64_t be = es >= REL_BLOCK ? 1 : (int64_t)(REL_BLOCK / es), nb = (n + be - 1) / be;
+	int64_t mine = changed_blocks(x, i, be, whole, NULL), total = mine;
+	int P = sap_nranks();
+	sap_comm_allreduce(&total, 1, SAP_COMM_I64, SAP_COMM_SUM);
+	if (total > whole || !sap_comm_fits(total))
+		return false;
+	char *out = sap_xmalloc((size_t)mine + 1), *in = sap_xmalloc((size_t)total + 1);
+	changed_blocks(x, i, be, whole, out);
+	int64_t *cnt = sap_xmalloc((size_t)P * sizeof *cnt), *dis = sap_xmalloc((size_t)P * sizeof *dis);
+	sap_comm_counts(mine, cnt, dis);
+	sap_comm_allgatherv(out, mine, in, cnt, dis, 1);
+	stats->sent += mine * (P - 1);
+	stats->received += total - mine;
+	char *sum = sap_xmalloc((size_t)whole + 1);
+	memcpy(sum, v->data, (size_t)whole);
+	unsigned char *hit = sap_xcalloc((size_t)nb + 1, 1);
+	const char *p = in, *end = in + total;
+	for (int64_t w = 0; p < end; w++) {
+		int64_t c;
+		memcpy(&c, p, sizeof c);
+		p += sizeof c;
+		for (int64_t b = 0; b < c; b++) {
+			int64_t k;
+			memcpy(&k, p, sizeof k);
+			p += sizeof k;
+			int64_t e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
+			size_t off = (size_t)e0 * es;
+			if (w == 0)
+				memcpy(sum + off, p, (size_t)(e1 - e0) * es);
+			else
+				add_view(x->r->rel[i].num, sum + off, p, v->data + off, 0, e1 - e0);
+			hit[k] = 1;
+			p += (size_t)(e1 - e0) * es;
+		}
+	}
+	for (int64_t k = 0; k < nb; k++)
+		if (hit[k]) {
+			int64_t e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
+			renew(x, i, sum + (size_t)e0 * es, e0, e1, last);
+		}
+	free(hit);
+	free(sum);
+	free(out);
+	free(in);
+	free(cnt);
+	free(dis);
+	return true;
+}
+
 static void fold_ranks(const sap_run *x, sap_dist_stats *stats, bool last)
 {
 	for (int i = 0; i < x->r->nrel; i++) {
 		const sap_dvec *v = x->r->rel[i].dv;
+		if (fold_sparse(x, i, stats, last))
+			continue;
 		char *sum = sap_xmalloc((size_t)v->n * v->elsize);
 		fold_job j = { x, i, sum, 0 };
 		sap_chain_sum(sum, v->n, v->elsize, true, fold_piece, &j, stats);
