@@ -43,6 +43,7 @@ run_tests = \
 	tests/run/reduce-partial-range.sh \
 	tests/run/sum-range.sh \
 	tests/run/relaxed-sparse.sh \
+	tests/run/wavefront.sh \
 	tests/run/slice-unused-local.sap \
 	tests/run/float-consts.sap \
 	tests/run/small-loop-ranks.sap \
