@@ -889,6 +889,52 @@ static void mark_refetched(const sap_dist *d, const sap_async_spec *spec, bool a
 			spec->dds[k].dv->refetched = again;
 }
 
+/* Over another loop's plan p (its workers w0 .. w0 + threads here):
+ * the vectors read only at or next to the loop variable, and never
+ * written, which the slice does not record; their keys around this
+ * rank's iterations, run by run, fetched; the others false.  Made whole
+ * instead, a read-only loop after a planned one (a check of a running
+ * sum, y[i] against y[i - 1]) gathered every vector it read, each
+ * invocation: 32 MB of 4 M-element vectors on 2 ranks. */
+static bool *plan_spans(struct sap_loop_state *st, const sap_async_spec *spec, const sap_plan *p,
+                        int w0, int threads, const bool *known)
+{
+	int n = spec->ndds;
+	bool *ps = sap_xcalloc((size_t)(n ? n : 1), sizeof *ps), any = false;
+	for (int k = 0; p && sap_nranks() > 1 && k < n; k++) {
+		const sap_dds *d = &spec->dds[k];
+		ps[k] = !known[k] && d->dv && d->dv->holder && !d->dv->part_only &&
+		        (d->by_index || d->near) && !d->ranged && !(d->mode & SAP_WRITE);
+		any |= ps[k];
+	}
+	if (!any)
+		return ps;
+	int64_t nr = 0, cap = 64, T = p->nworkers;
+	int64_t *ab = sap_xmalloc((size_t)cap * 2 * sizeof *ab);
+	for (int64_t q = 0; q < p->nrounds; q++)
+		for (int w = w0; w < w0 + threads; w++)
+			for (int64_t k = p->ro[q * T + w]; k < p->ro[q * T + w + 1]; k++) {
+				int64_t g = p->rg[k];
+				for (int64_t j = p->goff[g]; j < p->goff[g + 1]; j++) {
+					int64_t i = p->order[j];
+					if (nr && ab[2 * nr - 1] == i) {
+						ab[2 * nr - 1] = i + 1;
+						continue;
+					}
+					if (nr == cap) {
+						cap *= 2;
+						ab = sap_xrealloc(ab, (size_t)cap * 2 * sizeof *ab);
+					}
+					ab[2 * nr] = i;
+					ab[2 * nr + 1] = i + 1;
+					nr++;
+				}
+			}
+	sap_span_fetch(st, spec, ps, ab, nr);
+	free(ab);
+	return ps;
+}
+
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                      const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
                      int64_t a, int64_t b, bool spans)
@@ -923,6 +969,7 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 			span[k] = known[k] = false;
 		any |= known[k] && d->dv->holder;
 	}
+	bool *pspan = plan_spans(st, spec, p, w0, threads, known);
 	whole_if_same(st, spec, span, a, b);
 	/* A vector held in parts keeps no holder map: the elements [a, b)
 	 * of a span one come from the parts now (a sum of floats runs
@@ -933,10 +980,11 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 	/* And a vector accumulated into where it is held: it is not read. */
 	bool *skip = sap_xcalloc((size_t)n, sizeof *skip);
 	for (int k = 0; k < n; k++)
-		skip[k] = known[k] || (spec->dds[k].accumulate && spec->dds[k].dv &&
-		                       sap_acc_in_place(spec->dds[k].dv));
+		skip[k] = known[k] || pspan[k] || (spec->dds[k].accumulate && spec->dds[k].dv &&
+		                                   sap_acc_in_place(spec->dds[k].dv));
 	sap_whole_spec(spec, skip, &st->traffic);
 	free(skip);
+	free(pspan);
 	if (!any) {
 		free(known);
 		free(span);
