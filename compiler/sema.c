@@ -839,6 +839,10 @@ static void check_dvec_init(Node *d, Type *t)
 	    ((in->kind == N_INT && in->ival == 0) || (in->kind == N_FLOAT && in->fval == 0)))
 		sema_fail(in, "cannot fill a '%s' with a number; a dvector created with a size starts "
 		          "with all elements zero, so leave out the initialiser", ty_str(t));
+	if (!sema_assignable(t->elem, in->ty) && t->elem->kind == TY_ARRAY && ty_is_num(in->ty))
+		sema_fail(in, "cannot fill a '%s' with a number: the value is a whole element, so give "
+		          "it a '%s' (a driver array set to the number in every place)", ty_str(t),
+		          ty_str(t->elem));
 	sema_expect_assignable(in, t->elem, "cannot fill a '%s' with a value of type '%s'", ty_str(t),
 	                       ty_str(in->ty));
 }
