@@ -646,7 +646,7 @@ char *emit_print(Node *call)
 			buf_puts(&fmt, "%%");
 			continue;
 		}
-		while (s[i] && !strchr("diuxXocfeEgGs", s[i]))
+		while (s[i] && !strchr("diuxXocfeEgGaAs", s[i]))
 			i++;
 		char c = s[i];
 		Buf spec = {0};

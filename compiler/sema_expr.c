@@ -469,9 +469,9 @@ static void check_print_flags(Node *f, int64_t flags, int64_t end, int64_t conv,
 	for (int64_t k = flags; k < end; k++) {
 		char g = fs[k];
 		const char *why = NULL;
-		if (g == '#' && !strchr("oxXeEfFgG", c))
+		if (g == '#' && !strchr("oxXeEfFgGaA", c))
 			why = "has no meaning for";
-		else if ((g == '+' || g == ' ') && !strchr("dieEfFgG", c))
+		else if ((g == '+' || g == ' ') && !strchr("dieEfFgGaA", c))
 			why = "has no meaning for";
 		else if (g == '0' && strchr("cs", c))
 			why = "has no meaning for";
@@ -539,7 +539,7 @@ static void check_print(Node *call, const char *name)
 		int len = (int)(i - start + (c != 0));
 		/* Shown up to the modifiers when there are some: '%q' alone is
 		 * no conversion with a modifier. */
-		if (!c || !strchr("diuxXocfeEgGs", c))
+		if (!c || !strchr("diuxXocfeEgGaAs", c))
 			sema_fail(str_pos(f, start), "unknown conversion '%s' in print format",
 			          shown(fs + start, i > mods ? (int)(i - start) : len));
 		check_print_flags(f, flags, flags_end, i, start, len);

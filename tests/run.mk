@@ -250,6 +250,7 @@ run_tests = \
 	tests/run/csv-errors.sap \
 	tests/run/c-prototypes.sap \
 	tests/run/print-modifiers.sap \
+	tests/run/print-hex.sap \
 	tests/run/blas.sap \
 	tests/run/gemm.sap \
 	tests/run/strings-ranks.sap \
@@ -260,7 +261,7 @@ run_tests = \
 	tests/run/w2v-tools.sh
 TESTS += $(run_tests)
 EXTRA_DIST += $(run_slow_tests) $(run_tests) \
-	tests/run/sync-writes-over.out tests/run/sync-writes-over.rows.txt.in tests/run/prelude-own.out tests/run/c-cast.out tests/run/print-modifiers.out tests/run/struct-keyword.out tests/run/c-prototypes.out \
+	tests/run/sync-writes-over.out tests/run/sync-writes-over.rows.txt.in tests/run/prelude-own.out tests/run/c-cast.out tests/run/print-modifiers.out tests/run/print-hex.out tests/run/struct-keyword.out tests/run/c-prototypes.out \
 	tests/run/keys-ties.out tests/run/acc-map-owner.out tests/run/keys-memory.out tests/run/keys-memory.c tests/run/csv-field-header.out tests/run/csv-field-header.edges.csv.in tests/run/csv-field-header.plain.csv.in \
 	tests/run/csv-field-header.other.csv.in tests/run/csv-field-header.docs.tsv.in tests/run/mmap-index.out tests/run/reads-holders.out tests/run/csv-load.out tests/run/csv-load.points.csv.in tests/run/csv-load.lists.csv.in tests/run/csv-load.words.csv.in tests/run/csv-load.names.csv.in \
 	tests/run/csv-load.out.csv.expect tests/run/csv-errors.points.csv.in tests/run/csv-errors.status \
