@@ -951,8 +951,8 @@ static char *builtin_call(Node *e)
 	}
 	case B_PRINT: return emit_print(e);
 	case B_SAVE:
-		return format("sap_save(&%s, %s, %s, %s)", emit_expr(a0), emit_expr(a1),
-		              emit_format_fn(a0->ty->elem), emit_site(e));
+		return format("sap_save(&%s, %s, %s, %s, %s)", emit_expr(a0), emit_expr(a1),
+		              emit_format_fn(a0->ty->elem), emit_field_names(a0->ty->elem), emit_site(e));
 	default:
 		return "0";
 	}

@@ -42,6 +42,9 @@ char *sap_token(const char *p, size_t n);
 /* Whether a data file is a .csv (by its name, in any case): load and
  * save separate its fields by commas. */
 bool sap_is_csv(const char *path);
+/* Whether the line [p, eol) of the file path is the header load takes
+ * it for: of a .csv or .tsv, the names fields ("a,b") in order. */
+bool sap_header_names(const char *path, const char *p, const char *eol, const char *fields);
 /* Allocation that cannot fail: running out of memory is a fatal error, so
  * callers need no NULL checks. */
 void *sap_xmalloc(size_t n);

@@ -1077,7 +1077,8 @@ void sap_fmt_elem_end(sap_out *o);
 
 typedef void (*sap_format_fn)(sap_out *o, const void *elem);
 /* Write every element, one per line, atomically (temp file + rename). */
-void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s);
+void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const char *fields,
+              const sap_site *s);
 /* Collective, at the start of main for each save whose file name is known
  * then (literals, params, consts): a fatal error unless a save to it
  * could create the file. */

@@ -797,6 +797,11 @@ static bool field_names(const char *p, const char *eol, const char *fields)
 	}
 }
 
+bool sap_header_names(const char *path, const char *p, const char *eol, const char *fields)
+{
+	return (sap_is_csv(path) || is_tsv(path)) && field_names(p, eol, fields);
+}
+
 /* The first line of the last file load took as a header (header_len),
  * or NULL: said when it was the only line. */
 static char *header_text;
@@ -811,9 +816,13 @@ enum { DOUBT_MIN = 20, DOUBT_MAX = 2000 };
  * header of other names than the struct's fields ("from,to" for fields
  * a and b), which reads as an element as well. */
 static bool header_doubt;
+/* Set by header_len when it skips a first line that does not read as an
+ * element but holds numbers: a header, or a first line of data with an
+ * error ("1,2.5x,3"), which would go unnoticed. */
+static bool skip_doubt;
 static char *doubt_line;
 
-/* header_doubt said, once, at the load. */
+/* header_doubt or skip_doubt said, once, at the load. */
 static void warn_doubt(const char *path, const sap_site *s)
 {
 	if (header_doubt)
@@ -821,9 +830,25 @@ static void warn_doubt(const char *path, const sap_site *s)
 		         "words shows up in the lines below it: if it is a header, name the struct's "
 		         "fields after its columns (they are %s), and load skips it", path,
 		         doubt_line, load_fields ? load_fields : "?");
-	header_doubt = false;
+	else if (skip_doubt)
+		sap_warn(s, "'%s': its first line, \"%s\", does not read as an element and is skipped "
+		         "as a header, but it holds numbers: if it is data, it has an error (the next "
+		         "lines read as elements)", path, doubt_line);
+	header_doubt = skip_doubt = false;
 	free(doubt_line);
 	doubt_line = NULL;
+}
+
+/* Whether a field of the line starts as a number does. */
+static bool has_number(const char *p, const char *eol)
+{
+	size_t n;
+	for (const char *f; (f = next_field(&p, eol, &n)), n;) {
+		const char *d = f + (n > 1 && (*f == '-' || *f == '+'));
+		if ((*d >= '0' && *d <= '9') || (*d == '.' && d + 1 < f + n && d[1] >= '0' && d[1] <= '9'))
+			return true;
+	}
+	return false;
 }
 
 /* Whether a field of the first line [line, eol) shows up in one of the
@@ -870,7 +895,10 @@ static size_t header_len(const char *buf, size_t len, const char *path, size_t e
 		size_t n = h;
 		while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 			n--;
-		header_text = sap_token(buf, n);
+		/* The header's own line, past comments before it. */
+		const char *ls = memrchr(buf, '\n', n);
+		size_t a = ls ? (size_t)(ls + 1 - buf) : 0;
+		header_text = sap_token(buf + a, n - a);
 	}
 	return h;
 }
@@ -880,31 +908,47 @@ static size_t header_len_of(const char *buf, size_t len, const char *path, size_
 {
 	if ((!sap_is_csv(path) && !is_tsv(path)) || (codec && codec->lines))
 		return 0;
-	const char *end = buf + len, *eol = memchr(buf, '\n', len);
-	if (!eol)
-		eol = end;
+	/* Past the comments and blank lines before it ("# exported ..."),
+	 * which load skips anyway. */
+	const char *end = buf + len, *line = buf, *eol;
+	for (;;) {
+		eol = memchr(line, '\n', (size_t)(end - line));
+		if (!eol)
+			eol = end;
+		if (eol == end || content(line, eol))
+			break;
+		line = eol + 1;
+	}
 	size_t h = eol < end ? (size_t)(eol + 1 - buf) : len;
-	if (content(buf, eol) && field_names(buf, eol, load_fields))
+	if (content(line, eol) && field_names(line, eol, load_fields))
 		return h;
-	if (!content(buf, eol))
+	if (!content(line, eol))
 		return 0;
-	if (reads(buf, eol, path, elsize, parse, codec)) {
-		header_doubt = names_only(buf, eol) && !names_below(buf, eol, end);
+	size_t n = (size_t)(eol - line);
+	if (reads(line, eol, path, elsize, parse, codec)) {
+		header_doubt = names_only(line, eol) && !names_below(line, eol, end);
 		if (header_doubt) {
 			free(doubt_line);
-			size_t n = (size_t)(eol - buf);
-			doubt_line = sap_token(buf, n && buf[n - 1] == '\r' ? n - 1 : n);
+			doubt_line = sap_token(line, n && line[n - 1] == '\r' ? n - 1 : n);
 		}
 		return 0;
 	}
-	if (names_only(buf, eol))
+	if (names_only(line, eol))
 		return h;
 	for (const char *p = eol + 1; p < end;) {
 		const char *e = memchr(p, '\n', (size_t)(end - p));
 		if (!e)
 			e = end;
-		if (content(p, e))
-			return reads(p, e, path, elsize, parse, codec) ? h : 0;
+		if (content(p, e)) {
+			if (!reads(p, e, path, elsize, parse, codec))
+				return 0;
+			skip_doubt = has_number(line, eol);
+			if (skip_doubt) {
+				free(doubt_line);
+				doubt_line = sap_token(line, n && line[n - 1] == '\r' ? n - 1 : n);
+			}
+			return h;
+		}
 		p = e + 1;
 	}
 	return 0;
@@ -1034,10 +1078,14 @@ static void parse_text(text_cut *c, const char *path, int64_t line0, char *elems
 	c->pc = NULL;
 }
 
-/* The lines before buf + b, where parsing starts: 1 past a header. */
+/* The lines before buf + b, where parsing starts: past a header, and
+ * the comments before it. */
 static int64_t header_line(const char *buf, size_t b)
 {
-	return memchr(buf, '\n', b) != NULL;
+	int64_t n = 0;
+	for (const char *p = buf, *e = buf + b; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+		n++;
+	return n;
 }
 
 static ssize_t pread_full(int fd, char *p, size_t n, off_t off);
@@ -1045,7 +1093,7 @@ static ssize_t pread_full(int fd, char *p, size_t n, off_t off);
 /* header_len of the file fd, from its first bytes (the next line may be
  * in another rank's share). */
 static size_t header_at(int fd, const char *path, size_t elsize, sap_parse_fn parse,
-                        const sap_codec *codec)
+                        const sap_codec *codec, size_t *bomlen)
 {
 	enum { LOOK = 1 << 16 };
 	if (!sap_is_csv(path) && !is_tsv(path))
@@ -1056,6 +1104,7 @@ static size_t header_at(int fd, const char *path, size_t elsize, sap_parse_fn pa
 	if (n > 0) {
 		size_t b = bom(buf, (size_t)n);
 		h = header_len(buf + b, (size_t)n - b, path, elsize, parse, codec);
+		*bomlen = b;
 	}
 	free(buf);
 	return h;
@@ -1115,11 +1164,15 @@ static ssize_t pread_full(int fd, char *p, size_t n, off_t off)
 /* This rank's lines: those that start in its share [lo, hi) of the file's
  * bytes.  A line starts at byte 0 or after a '\n'; the last one runs on
  * past hi to its end.  Into *t, mapped or read; false with errno set. */
-static bool read_share(int fd, off_t size, int r, int P, text *t, const char *path)
+static bool read_share(int fd, off_t size, int r, int P, text *t, const char *path, off_t skip)
 {
 	off_t per = size / P, extra = size % P;
 	off_t lo = per * r + (r < extra ? r : extra);
 	off_t hi = lo + per + (r < extra ? 1 : 0);
+	/* The header, and comments before it, are rank 0's: it skips them
+	 * whole, where another rank would read a line of them as data. */
+	lo = lo < skip && r > 0 ? skip : lo;
+	hi = hi < skip ? skip : hi;
 	/* One byte before lo tells whether a line starts at lo. */
 	off_t a = lo > 0 ? lo - 1 : 0;
 	if (map_text(fd, a, size, t, path)) {
@@ -1189,9 +1242,12 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 {
 	int P = sap_nranks(), r = sap_rank();
 	text txt;
-	size_t head = r == 0 ? header_at(fd, path, elsize, parse, codec) : 0;
+	size_t bomlen = 0;
+	size_t head = r == 0 ? header_at(fd, path, elsize, parse, codec, &bomlen) : 0;
 	warn_doubt(path, s);
-	int err = read_share(fd, size, r, P, &txt, path) ? 0 : errno;
+	int64_t skip = head ? (int64_t)(bomlen + head) : 0;
+	sap_comm_bcast(&skip, 1, sizeof skip, 0);
+	int err = read_share(fd, size, r, P, &txt, path, (off_t)skip) ? 0 : errno;
 	close(fd);
 	int maxerr = err;
 	sap_comm_allreduce(&maxerr, 1, SAP_COMM_INT, SAP_COMM_MAX);
@@ -1209,13 +1265,15 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	size_t b = r == 0 ? bom(buf, len) : 0;
 	if (b + head > len)
 		head = 0;
+	/* The header line, and comments before it, count in the lines'
+	 * numbers. */
+	int64_t hl = header_line(buf + b, head);
 	b += head;
 	text_cut c;
 	int64_t count = count_text(&c, buf + b, len - b, &lines);
 	sap_comm_allreduce(&load_hashes, 1, SAP_COMM_I64, SAP_COMM_SUM);
-	/* The header line counts in the lines' numbers. */
-	lines += head > 0;
-	int64_t line0 = sap_comm_exscan_sum(lines) + (head > 0);
+	lines += hl;
+	int64_t line0 = sap_comm_exscan_sum(lines) + hl;
 	int64_t *counts = sap_xmalloc((size_t)P * sizeof *counts);
 	sap_comm_allgather(&count, counts, 1, sizeof count);
 	int64_t *cuts = sap_xmalloc((size_t)(P + 1) * sizeof *cuts);

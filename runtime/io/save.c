@@ -25,6 +25,9 @@ struct sap_out {
 	int grp;                /* in a list element: 1 before its first field, 2 after */
 	int64_t bad;            /* the first element that would not load back, or INT64_MAX */
 	char *why;              /* why not, for the message */
+	const char *path;
+	const char *fields;     /* a struct's field names, "a,b", or NULL */
+	int64_t flushes;        /* of the buffer to the file */
 };
 
 enum { OUT_BUF = 1 << 20 };
@@ -55,6 +58,7 @@ static void flush(sap_out *o)
 	}
 	write_all(o, o->buf, o->n);
 	o->n = 0;
+	o->flushes++;
 }
 
 /* At least n free bytes at the end of the buffer (n <= OUT_BUF when
@@ -229,6 +233,19 @@ void sap_fmt_line(sap_out *o, sap_str x)
 	put(o, x, n);
 }
 
+/* The file's first line, [line, line + n): load skips a byte-order mark
+ * at its start, and takes it for a header in a .csv or .tsv where its
+ * fields are the struct's names. */
+static void check_first(sap_out *o, const char *line, size_t n)
+{
+	if (n >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
+		unloadable(o, "it starts with a byte-order mark (U+FEFF), which load skips at the "
+		           "start of a file");
+	else if (o->fields && sap_header_names(o->path, line, line + n, o->fields))
+		unloadable(o, "its fields are the struct's field names (%s), and load takes such a "
+		           "first line of a .csv or .tsv file for its header", o->fields);
+}
+
 /* Elements [lo, hi) as text, appended to o. */
 static void format_range(sap_out *o, const sap_dvec *v, int64_t lo, int64_t hi,
                          sap_format_fn fmt)
@@ -236,7 +253,11 @@ static void format_range(sap_out *o, const sap_dvec *v, int64_t lo, int64_t hi,
 	for (int64_t i = lo; i < hi; i++) {
 		o->elem = i;
 		o->line_start = true;
+		size_t at = o->n;
+		int64_t f = o->flushes;
 		fmt(o, v->data + (size_t)i * v->elsize);
+		if (i == 0 && o->flushes == f && o->n >= at)
+			check_first(o, o->buf + at, o->n - at);
 		if (o->line_start)
 			unloadable(o, "it is an empty list, which writes an empty line, and "
 			           "empty lines are skipped; a struct with a field before the list keeps its place");
@@ -395,12 +416,14 @@ static void settle_loadable(const sap_out *o, const sap_dvec *v, const char *pat
 
 /* ---- saving ---- */
 
-static void save_one(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
+static void save_one(sap_dvec *v, const char *path, sap_format_fn fmt, const char *fields,
+                     const sap_site *s)
 {
 	save_names nm;
 	names_make(&nm, path);
 	clean_stale(&nm);
-	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX, .comma = sap_is_csv(path) };
+	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX, .comma = sap_is_csv(path),
+	              .path = path, .fields = fields };
 	o.fd = open(nm.tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
 	if (o.fd < 0)
 		settle(errno, path, NULL, s);
@@ -439,12 +462,14 @@ static int pwrite_all(int fd, const char *p, size_t n, off_t off)
  * FILE appears complete, in element order, the same bytes for any number
  * of ranks.  Plain POSIX I/O reports each rank's errno, which MPI-IO
  * gave only as a generic class (and a short write not at all). */
-static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
+static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const char *fields,
+                        const sap_site *s)
 {
 	int r = sap_rank();
 	int64_t lo, hi;
 	sap_dv_part(v, r, &lo, &hi);
-	sap_out o = { .cap = OUT_BUF, .fd = -1, .bad = INT64_MAX, .comma = sap_is_csv(path) };
+	sap_out o = { .cap = OUT_BUF, .fd = -1, .bad = INT64_MAX, .comma = sap_is_csv(path),
+	              .path = path, .fields = fields };
 	o.buf = sap_xmalloc(o.cap);
 	format_range(&o, v, lo, hi, fmt);
 	settle_loadable(&o, v, path, NULL, s);
@@ -535,11 +560,13 @@ void sap_check_output(sap_str file, const sap_site *s)
 /* Rank 0 writes the whole vector into the stream at path; nothing can be
  * left as it was there, so an element that would not load back is
  * reported before the first byte. */
-static void save_stream(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
+static void save_stream(sap_dvec *v, const char *path, sap_format_fn fmt, const char *fields,
+                        const sap_site *s)
 {
 	if (sap_nranks() > 1)
 		sap_dv_whole(v, NULL);
-	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX, .fd = -1, .comma = sap_is_csv(path) };
+	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX, .fd = -1, .comma = sap_is_csv(path),
+	              .path = path, .fields = fields };
 	int err = 0;
 	if (sap_rank() == 0) {
 		/* Formatted in memory first (fd -1 grows the buffer). */
@@ -563,7 +590,8 @@ static void save_stream(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 	free(o.why);
 }
 
-void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *s)
+void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const char *fields,
+              const sap_site *s)
 {
 	sap_print_settle();
 	/* Every rank decides alike: rank 0's view of path. */
@@ -571,11 +599,11 @@ void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const sap_site *
 	if (sap_nranks() > 1)
 		sap_comm_bcast(&stream, 1, sizeof stream, 0);
 	if (stream) {
-		save_stream(v, path, fmt, s);
+		save_stream(v, path, fmt, fields, s);
 	} else if (sap_nranks() > 1) {
 		sap_dv_own_parts(v);
-		save_shared(v, path, fmt, s);
+		save_shared(v, path, fmt, fields, s);
 	} else {
-		save_one(v, path, fmt, s);
+		save_one(v, path, fmt, fields, s);
 	}
 }

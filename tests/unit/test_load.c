@@ -161,7 +161,7 @@ START_TEST(load_all_kinds)
 	ck_assert_int_eq(d[2].words.n, 1);
 
 	/* Save and load again: every value comes back exactly. */
-	sap_save(&v, path, format_Doc, &site);
+	sap_save(&v, path, format_Doc, NULL, &site);
 	sap_dvec w;
 	sap_load(&w, "D", path, sizeof(Doc), parse_Doc, false, false, NULL, &site);
 	ck_assert_int_eq(w.n, 3);
@@ -208,7 +208,7 @@ START_TEST(save_round_trip)
 			a[i].r = (float)i / 7;
 	}
 	char *path = tmp_with("");
-	sap_save(&v, path, format_Rating, &site);
+	sap_save(&v, path, format_Rating, NULL, &site);
 	char tmp[4200];
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	ck_assert_int_ne(access(tmp, F_OK), 0);        /* renamed away */
@@ -222,7 +222,7 @@ START_TEST(save_round_trip)
 	/* The exact text, %.9g for floats. */
 	Rating one = { 3, -4, 0.1f };
 	v = (sap_dvec){ .data = (char *)&one, .n = 1, .elsize = sizeof one, .name = "one" };
-	sap_save(&v, path, format_Rating, &site);
+	sap_save(&v, path, format_Rating, NULL, &site);
 	FILE *fp = fopen(path, "r");
 	char line[64];
 	ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
@@ -351,7 +351,7 @@ static void save_bad_path(void)
 {
 	Rating one = { 1, 2, 3 };
 	sap_dvec v = { .data = (char *)&one, .n = 1, .elsize = sizeof one, .name = "one" };
-	sap_save(&v, "/nonexistent/out.txt", format_Rating, &site);
+	sap_save(&v, "/nonexistent/out.txt", format_Rating, NULL, &site);
 }
 
 START_TEST(exit_missing_field) { load_missing_field(); } END_TEST
