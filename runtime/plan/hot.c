@@ -494,7 +494,8 @@ static char *fix_for(const sap_async_spec *spec, int dds, uint64_t written)
 		free(st);
 		return fix;
 	}
-	return sap_strf("the body does more than add to %s ('%s[k] += x'), so neither accumulate "
+	return sap_strf("the body changes %s other than by adding to its elements ('%s[k] += x': "
+	                "it assigns them, pushes to them or inserts keys), so neither accumulate "
 	                "nor relaxed applies as it is written: spread its writes over more "
 	                "elements", d, d);
 }
