@@ -793,16 +793,22 @@ void *sap_dm_get(sap_dmap *m, const void *key, const sap_site *s)
 	if (v)
 		return v;
 	const char *kind = m->multi ? "dmultimap" : "dmap";
+	/* A key that is not there reads no zero, as C++'s map[] would: say
+	 * how to read one. */
+	char *hint = m->multi ? NULL :
+	             sap_strf("; get(%s, key, value) reads value where the key is missing", m->name);
 	switch (m->kk) {
 	case SAP_K_INT:
-		sap_fatal(s, "key %d not in %s '%s'", *(const int32_t *)key, kind, m->name);
+		sap_fatal(s, "key %d not in %s '%s'%s", *(const int32_t *)key, kind, m->name,
+		          hint ? hint : "");
 	case SAP_K_LONG:
-		sap_fatal(s, "key %lld not in %s '%s'", (long long)*(const int64_t *)key,
-		          kind, m->name);
+		sap_fatal(s, "key %lld not in %s '%s'%s", (long long)*(const int64_t *)key,
+		          kind, m->name, hint ? hint : "");
 	default: {
 		/* The key may come from a data file: its control bytes escaped. */
 		const char *k = sap_str_c(*(const sap_str *)key);
-		sap_fatal(s, "key \"%s\" not in %s '%s'", sap_escape(k, strlen(k)), kind, m->name);
+		sap_fatal(s, "key \"%s\" not in %s '%s'%s", sap_escape(k, strlen(k)), kind, m->name,
+		          hint ? hint : "");
 	}
 	}
 }

@@ -90,7 +90,7 @@ done
 # mode|the message, after "t.sap:LINE:COL: error: "
 cases='after|33:16: error: index 200 out of range for A (size 200)
 taken|39:16: error: index 200 out of range for A (size 200)
-key|45:16: error: key 150 not in dmap '"'E'"'
+key|45:16: error: key 150 not in dmap '"'E'"'; get(E, key, value) reads value where the key is missing
 div|51:22: error: integer division by zero
 over|59:10: error: index 127 out of range for r (size 50)
 under|59:10: error: index -73 out of range for r (size 50)'
