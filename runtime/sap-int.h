@@ -495,6 +495,11 @@ void sap_ckpt_finish(void);
  * (with its size and time) rather than holding v, while v stays as it
  * was loaded (sap_state_input). */
 void sap_input_note(const sap_dvec *v, const char *path);
+/* After --resume: the file path saved by this run, which a later load
+ * of it may read; and a load of path, an error if the stopped run changed
+ * the file after the checkpoint this run resumed from. */
+void sap_resume_saved(const char *path);
+void sap_resume_check_load(const char *path, const sap_site *site);
 /* Checkpoints taken, their bytes on this rank and its largest part, the
  * seconds they took on the run's path and those their parts took to
  * write beside it, for --stats. */

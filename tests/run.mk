@@ -46,6 +46,7 @@ run_tests = \
 	tests/run/wavefront.sh \
 	tests/run/shared-plan-reads.sh \
 	tests/run/csv-first-line.sh \
+	tests/run/ckpt-saved-input.sh \
 	tests/run/slice-unused-local.sap \
 	tests/run/float-consts.sap \
 	tests/run/small-loop-ranks.sap \

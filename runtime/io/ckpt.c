@@ -28,7 +28,7 @@
 static const char magic[8] = "SAPCKPT";
 /* BLOCK: where a part's payload starts, so that it can go to the disk
  * from the state's buffer (aligned so) without the page cache. */
-enum { VERSION = 5, KEEP = 2, BLOCK = 4096 };
+enum { VERSION = 6, KEEP = 2, BLOCK = 4096 };
 
 /* ---- CRC32C (Castagnoli), the checksum of iSCSI and ext4 ---- */
 

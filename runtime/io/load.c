@@ -1411,6 +1411,7 @@ static void load_any(sap_dvec *v, const char *name, const char *path, size_t els
                      sap_parse_fn parse, bool flat, bool parted, const sap_codec *codec,
                      const sap_site *s)
 {
+	sap_resume_check_load(path, s);
 	load_file(v, name, path, elsize, parse, flat, parted, codec, s);
 	sap_input_note(v, path);
 }

@@ -606,4 +606,5 @@ void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const char *fiel
 	} else {
 		save_one(v, path, fmt, fields, s);
 	}
+	sap_resume_saved(path);
 }

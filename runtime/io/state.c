@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "sap-int.h"
 
 /* Reading, a part of the checkpoint: this rank's, or one of each rank
@@ -583,8 +584,9 @@ void sap_state_input(sap_state *s, sap_dvec *v, const char *name, size_t elsize,
 		          in && in->path ? in->path : "a file that is not a regular one");
 	if (in->size != f[0] || in->sec != f[1] || in->nsec != f[2])
 		sap_fatal(site, "--resume: '%s', which dvector %s was loaded from, has changed since the "
-		          "checkpoint was taken (its size or its time): resume with the same inputs",
-		          path, name);
+		          "checkpoint was taken (its size or its time): resume with the same inputs (a "
+		          "save() of the program to it, after the checkpoint, changes it too, and then "
+		          "the run can only start again)", path, name);
 	free(path);
 }
 
@@ -774,6 +776,48 @@ static void params_state(sap_state *s)
 	}
 }
 
+/* The time a resumed run's checkpoint was taken, as file times go (the
+ * kernel's coarse clock), and the files this run saved since: a file the
+ * stopped run changed after the checkpoint (a save() of its own, a pass
+ * later) is not what the resumed run's load() of it must read. */
+static struct timespec taken;
+static bool resumed, restoring;
+typedef struct file_id {
+	dev_t dev;
+	ino_t ino;
+} file_id;
+static file_id *saved;
+static int nsaved;
+
+void sap_resume_saved(const char *path)
+{
+	struct stat st;
+	if (!resumed || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	saved = sap_xrealloc(saved, (size_t)(nsaved + 1) * sizeof *saved);
+	saved[nsaved++] = (file_id){ st.st_dev, st.st_ino };
+}
+
+void sap_resume_check_load(const char *path, const sap_site *site)
+{
+	struct stat st;
+	/* What the checkpoint names a file for is loaded again and compared
+	 * with it there (sap_state_input). */
+	if (!resumed || restoring || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	if (st.st_mtim.tv_sec < taken.tv_sec ||
+	    (st.st_mtim.tv_sec == taken.tv_sec && st.st_mtim.tv_nsec <= taken.tv_nsec))
+		return;
+	for (int i = 0; i < nsaved; i++)
+		if (saved[i].dev == st.st_dev && saved[i].ino == st.st_ino)
+			return;
+	sap_fatal(site, "--resume: '%s' was changed after the checkpoint was taken (by the run that "
+	          "stopped: a save() of its own to it, say), so this load would not read what the "
+	          "stopped run read here, and the run cannot go on exactly from the checkpoint; run "
+	          "again from the start, and to make such a run resumable, save each pass to a file "
+	          "of its own", path);
+}
+
 static void runtime_state(sap_state *s)
 {
 	sap_rng *r = sap_driver_rng();
@@ -781,6 +825,7 @@ static void runtime_state(sap_state *s)
 	if (s->reading) {
 		ops_run = (uint64_t)get_same(s, "the runtime's state");
 		double t = 0;
+		int64_t when[2] = { 0, 0 };
 		for (int k = 0; k < s->nin; k++) {
 			const char *p = take(s, k, sizeof *r, "the driver's generator");
 			if (k == 0)
@@ -788,13 +833,24 @@ static void runtime_state(sap_state *s)
 			p = take(s, k, sizeof t, "the clock");
 			if (k == 0)
 				memcpy(&t, p, sizeof t);
+			for (int j = 0; j < 2; j++) {
+				int64_t x = get_i64(s, k, "the time of the checkpoint");
+				if (k == 0)
+					when[j] = x;
+			}
 		}
 		sap_wtime_continue(t);
+		taken = (struct timespec){ .tv_sec = (time_t)when[0], .tv_nsec = (long)when[1] };
+		resumed = true;
 	} else {
 		put_i64(s, (int64_t)ops_run);
 		memcpy(room(s, sizeof *r), r, sizeof *r);
 		double t = sap_wtime();
 		memcpy(room(s, sizeof t), &t, sizeof t);
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+		put_i64(s, (int64_t)now.tv_sec);
+		put_i64(s, (int64_t)now.tv_nsec);
 	}
 }
 
@@ -1038,7 +1094,9 @@ int sap_resume(sap_state_fn fn)
 	for (int r = 0; r < pt.n; r++)
 		s.in[r] = (part_in){ .p = pt.data[r], .n = pt.len[r] };
 	runtime_state(&s);
+	restoring = true;
 	fn(&s, (int)h.op);
+	restoring = false;
 	for (int r = 0; r < pt.n; r++)
 		if (s.in[r].at != s.in[r].n)
 			sap_fatal(NULL, "checkpoint %llu in '%s': %zu bytes left over in part %d (written "
