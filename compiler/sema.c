@@ -833,6 +833,13 @@ static void check_dvec_init(Node *d, Type *t)
 		}
 	}
 	sema_check_expr(in);
+	if (ty_is_dds(in->ty)) {
+		const char *v = in->kind == N_NAME ? in->sym->name : "v";
+		sema_fail(in, "a dvector cannot be made a copy of a '%s' as a whole: declare it with "
+		          "its size and copy the elements (%s %s(len(%s)); async for (long i = 0; i < "
+		          "len(%s); i++) %s[i] = %s[i];)", ty_str(in->ty), ty_str(t), sema_S(d->name), v,
+		          v, sema_S(d->name), v);
+	}
 	if (!d->size)
 		sema_fail(in, "a dvector filled with a value needs its size: dvector<T> %s(n) = value;", sema_S(d->name));
 	if (!sema_assignable(t->elem, in->ty) && (t->elem->kind == TY_ARRAY || t->elem->kind == TY_STRUCT) &&

@@ -2,6 +2,7 @@
 compile_tests = \
 	tests/compile/array-unsized.sap \
 	tests/compile/fill-array-number.sap \
+	tests/compile/dvector-copy-init.sap \
 	tests/compile/forks-through-local.sap \
 	tests/compile/float-f-suffix.sap \
 	tests/compile/list-pop.sap \
