@@ -310,8 +310,9 @@ static bool fold_sparse(const sap_run *x, int i, sap_dist_stats *stats, bool las
 	sap_comm_allgatherv(out, mine, in, cnt, dis, 1);
 	stats->sent += mine * (P - 1);
 	stats->received += total - mine;
+	/* Only the blocks a worker changed are summed, each from D's, or the
+	 * first worker's, when first met: not a copy of all of D a round. */
 	char *sum = sap_xmalloc((size_t)whole + 1);
-	memcpy(sum, v->data, (size_t)whole);
 	unsigned char *hit = sap_xcalloc((size_t)nb + 1, 1);
 	const char *p = in, *end = in + total;
 	for (int64_t w = 0; p < end; w++) {
@@ -323,10 +324,10 @@ static bool fold_sparse(const sap_run *x, int i, sap_dist_stats *stats, bool las
 			memcpy(&k, p, sizeof k);
 			p += sizeof k;
 			int64_t e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
-			size_t off = (size_t)e0 * es;
-			if (w == 0)
-				memcpy(sum + off, p, (size_t)(e1 - e0) * es);
-			else
+			size_t off = (size_t)e0 * es, len = (size_t)(e1 - e0) * es;
+			if (w == 0 || !hit[k])
+				memcpy(sum + off, w == 0 ? p : v->data + off, len);
+			if (w > 0)
 				add_view(x->r->rel[i].num, sum + off, p, v->data + off, 0, e1 - e0);
 			hit[k] = 1;
 			p += (size_t)(e1 - e0) * es;
