@@ -120,8 +120,9 @@ static const char *numtype_of(Type *t)
 static const char *identity(Node *r, Type *t);
 
 /* The sap_numtype of the elements of d, accumulated or relaxed in loop
- * li: numtype_of's, or, where the body adds longs to their ints, one
- * whose int sums the runtime checks for range (written once). */
+ * li, or written by it if a sync for: numtype_of's, or, where the body
+ * adds longs to their ints, one whose int sums the runtime checks for
+ * range (written once). */
 static const char *acc_numtype(LoopInfo *li, Sym *d)
 {
 	Type *e = d->ty->elem;
@@ -135,11 +136,12 @@ static const char *acc_numtype(LoopInfo *li, Sym *d)
 			return format("&%s", name);
 	vec_push(&E->redfns, (void *)name);
 	const char *ct = emit_ctype(e);
-	buf_printf(&E->statics, "static const sap_sumcheck sap_chk%d_%s = {.name = %s, .site = %s};\n"
+	buf_printf(&E->statics, "static const sap_sumcheck sap_chk%d_%s = {.name = %s, .site = %s%s};\n"
 	           "static const sap_numtype %s = {\n\t.size = sizeof(%s),\n"
 	           "\t.nf = (int)(sizeof sap_nf_%s / sizeof *sap_nf_%s),\n\t.f = sap_nf_%s,\n"
 	           "\t.check = &sap_chk%d_%s,\n};\n", li->id, d->cname,
-	           emit_cstr(d->name, strlen(d->name)), emit_site(at), name, ct, ct, ct, ct, li->id,
+	           emit_cstr(d->name, strlen(d->name)), emit_site(at),
+	           li->verdict == VD_SYNC ? ", .sect = \"sync for\"" : "", name, ct, ct, ct, ct, li->id,
 	           d->cname);
 	return format("&%s", name);
 }
@@ -1340,7 +1342,7 @@ static void sync_call(Node *s, const char *redargs, Vec *wr)
 		/* As emit_tracked: the body logs the rows it writes. */
 		bool sparse = li->has_slice && i < li->sync_why.n && !li->sync_why.v[i];
 		buf_printf(&wrs, "\t\t{.dv = &%s, .num = %s, %s, .rec = %d%s},\n", d->cname,
-		           numtype_of(e), merge_of(s, d), i, sparse ? ", .sparse = true" : "");
+		           acc_numtype(li, d), merge_of(s, d), i, sparse ? ", .sparse = true" : "");
 		nwr++;
 	}
 	if (nwr)

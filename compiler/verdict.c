@@ -444,6 +444,26 @@ static bool dv_of_numbers(Sym *d)
 	return d->ty->kind == TY_DVEC && ty_is_numeric(d->ty->elem);
 }
 
+/* The written dvectors of ints a sync for stores longs in (D[k] += n, for
+ * a long n): their merges add up the workers' changes checked for range,
+ * as the body's stores are (sema_note_narrow), where int sums would
+ * wrap. */
+static void sync_narrow(void)
+{
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		Node *e = a->unit && a->unit->kind == N_EXPR ? a->unit->lhs : NULL;
+		if (!(a->mode & ACC_WRITE) || !e || e->kind != N_ASSIGN ||
+		    a->dds->ty->kind != TY_DVEC)
+			continue;
+		Node *b = e->lhs;
+		while ((b->kind == N_INDEX && !acc_is_dds(b->lhs)) || b->kind == N_FIELD)
+			b = b->lhs;
+		if (b == a->at)
+			sema_note_narrow(acc_li, e, a->dds);
+	}
+}
+
 /* Which written vectors of a sync for take the sparse path: those whose
  * every access a slice can record, when recon is on.  Each is tried
  * alone, so that one vector's unknowable keys leave the others sparse;
@@ -583,8 +603,10 @@ static void analyse(Node *l)
 				                        ((Sym *)acc_li->merge_dds.v[i])->name,
 				                        ((Sym *)acc_li->merge_dds.v[i])->name);
 			}
-		if (acc_li->verdict == VD_SYNC)
+		if (acc_li->verdict == VD_SYNC) {
 			sync_paths(l);
+			sync_narrow();
+		}
 		return;
 	}
 	/* A clause naming a DDS the body never adds to would give the

@@ -1526,13 +1526,16 @@ typedef struct sap_numfield {
 	uint32_t off, n;
 	sap_scalar kind;
 } sap_numfield;
-/* An element whose int scalars the body adds longs to, which it checks
- * for range at every step: the workers' copies, added up, are checked
- * too, where int arithmetic would wrap (sap(7), accumulate).  name is
- * the DDS's, site the first such update's. */
+/* An element whose int scalars the body adds longs to (or stores longs
+ * in), which it checks for range at every step: the workers' copies,
+ * added up, are checked too, where int arithmetic would wrap (sap(7),
+ * accumulate, and sync for, whose merges add up the workers' changes).
+ * name is the DDS's, site the first such update's, sect the section of
+ * sap(7) that says so. */
 typedef struct sap_sumcheck {
 	const char *name;
 	const sap_site *site;
+	const char *sect;
 } sap_sumcheck;
 typedef struct sap_numtype {
 	size_t size;            /* the element's, padding included */

@@ -105,7 +105,8 @@ _Noreturn void sap_sum_range(const sap_sumcheck *c, int64_t x)
 {
 	sap_fatal(c->site, "the workers' copies of an element of '%s' add up to %lld: out of the "
 	          "range of an int ('%s' is updated by longs, so its sums are checked, not wrapped; "
-	          "sap(7), accumulate): make its elements long", c->name, (long long)x, c->name);
+	          "sap(7), %s): make its elements long", c->name, (long long)x, c->name,
+	          c->sect ? c->sect : "accumulate");
 }
 
 _Noreturn void sap_oob(const sap_site *s, const char *what, int64_t i, int64_t n)

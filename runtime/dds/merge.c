@@ -249,15 +249,33 @@ static void kernel_at(op o, sap_scalar s, void *v, const void *a, const void *b,
 	}
 }
 
-/* v += a on n ints, each sum checked for c's range; at any address, as
- * a packed struct's. */
-static void add_checked(const sap_sumcheck *c, void *v, const void *a, int64_t n)
+/* o on n ints, as kernel's, each result checked for c's range (int64
+ * arithmetic, where int's would wrap); at any address, as a packed
+ * struct's.  A worker's change out of range (from near one end of the
+ * range to near the other) is an error too, though its sum with the
+ * others' might be back in range: such a worker's values crossed more
+ * than an int's range, which the serial loop's running value would have
+ * too, in the other order. */
+static void kernel_checked(const sap_sumcheck *c, op o, void *v, const void *a, const void *b,
+                           int64_t n, int64_t A)
 {
 	for (int64_t i = 0; i < n; i++) {
-		int32_t x, y;
+		int32_t x, y = 0, z = 0;
 		memcpy(&x, (char *)v + 4 * i, 4);
-		memcpy(&y, (const char *)a + 4 * i, 4);
-		int64_t r = (int64_t)x + y;
+		if (a)
+			memcpy(&y, (const char *)a + 4 * i, 4);
+		if (b)
+			memcpy(&z, (const char *)b + 4 * i, 4);
+		int64_t r;
+		switch (o) {
+		case OP_ADD: r = (int64_t)x + y; break;
+		case OP_SUB: r = (int64_t)x - y; break;
+		case OP_DELTA: r = (int64_t)x + ((int64_t)y - z); break;
+		case OP_DIV: r = x / A; break;
+		case OP_AVG: r = (int64_t)y + z / A; break;
+		case OP_SUM: r = (int64_t)y + z; break;
+		default: r = x; break;
+		}
 		if (r != (int32_t)r)
 			sap_sum_range(c, r);
 		x = (int32_t)r;
@@ -271,10 +289,10 @@ static void add_checked(const sap_sumcheck *c, void *v, const void *a, int64_t n
 static void apply(const sap_numtype *t, op o, void *v, const void *a, const void *b,
                   int64_t n, int64_t A)
 {
-	bool chk = t->check && o == OP_ADD;
+	bool chk = t->check != NULL;
 	if (sap_nt_flat(t)) {
 		if (chk && t->f[0].kind == SAP_S_INT)
-			add_checked(t->check, v, a, n * t->f[0].n);
+			kernel_checked(t->check, o, v, a, b, n * t->f[0].n, A);
 		else
 			kernel(o, t->f[0].kind, v, a, b, n * t->f[0].n, A);
 		return;
@@ -285,11 +303,11 @@ static void apply(const sap_numtype *t, op o, void *v, const void *a, const void
 			const sap_numfield *f = &t->f[k];
 			char *vf = (char *)v + at + f->off;
 			const char *af = a ? (const char *)a + at + f->off : NULL;
+			const char *bf = b ? (const char *)b + at + f->off : NULL;
 			if (chk && f->kind == SAP_S_INT)
-				add_checked(t->check, vf, af, f->n);
+				kernel_checked(t->check, o, vf, af, bf, f->n, A);
 			else
-				kernel_at(o, f->kind, vf, af, b ? (const char *)b + at + f->off : NULL,
-				          f->n, A);
+				kernel_at(o, f->kind, vf, af, bf, f->n, A);
 		}
 	}
 }
