@@ -256,11 +256,36 @@ bool acc_adds_only(Access *a)
 	return ok;
 }
 
+/* Is a the store of an addition written as C programmers often write
+ * it, D[k] = D[k] + x (or x + D[k], or D[k] - x), which relaxed and
+ * accumulate take as D[k] += x only?  The assignment, or NULL. */
+static Node *add_as_store(Access *a)
+{
+	Node *u = a->unit;
+	Node *e = u->kind == N_EXPR ? u->lhs : NULL;
+	if (!(a->mode & ACC_WRITE) || !e || e->kind != N_ASSIGN || e->op != TK_ASSIGN)
+		return NULL;
+	Node *b = e->lhs;
+	while ((b->kind == N_INDEX && !acc_is_dds(b->lhs)) || b->kind == N_FIELD)
+		b = b->lhs;
+	Node *r = sema_as_written(e->rhs);
+	if (b != a->at || r->kind != N_BINARY || (r->op != TK_PLUS && r->op != TK_MINUS))
+		return NULL;
+	if (acc_same_expr(sema_as_written(r->lhs), e->lhs) ||
+	    (r->op == TK_PLUS && acc_same_expr(sema_as_written(r->rhs), e->lhs)))
+		return e;
+	return NULL;
+}
+
 /* Is d a dvector of numbers this loop only reads and adds to, adding
- * somewhere, not accumulated?  *reads: whether it reads it too. */
-static bool only_adds(Sym *d, bool *reads)
+ * somewhere, not accumulated?  *reads: whether it reads it too.  With
+ * stores (not NULL), a store D[k] = D[k] + x counts as an addition too,
+ * and *stores is the first such, if any. */
+static bool only_adds_as(Sym *d, bool *reads, Node **stores)
 {
 	*reads = false;
+	if (stores)
+		*stores = NULL;
 	if (!d || d->ty->kind != TY_DVEC || !ty_is_numeric(d->ty->elem) || acc_is_accum(acc_li, d))
 		return false;
 	bool adds = false;
@@ -268,12 +293,20 @@ static bool only_adds(Sym *d, bool *reads)
 		Access *a = acc_li->accesses.v[i];
 		if (a->dds != d)
 			continue;
-		if (a->mode != ACC_READ && !acc_adds_only(a))
+		Node *st = a->mode != ACC_READ && stores && !acc_adds_only(a) ? add_as_store(a) : NULL;
+		if (a->mode != ACC_READ && !acc_adds_only(a) && !st)
 			return false;
+		if (st && !*stores)
+			*stores = st;
 		adds |= a->mode != ACC_READ;
 		*reads |= a->mode == ACC_READ;
 	}
 	return adds;
+}
+
+static bool only_adds(Sym *d, bool *reads)
+{
+	return only_adds_as(d, reads, NULL);
 }
 
 /* Could d be relaxed(+: d) in this loop: does it read and add to it? */
@@ -312,6 +345,21 @@ static int cond_of_ternary(Node *n, void *target)
  * works). */
 static const char *relax_offer(Sym *d)
 {
+	bool reads;
+	Node *st;
+	if (acc_loop->kind == N_ASYNC && !could_relax(d) && only_adds_as(d, &reads, &st) && reads &&
+	    st) {
+		/* Not tried: the body as written assigns d. */
+		int line, col;
+		diag_linecol(st->file, st->off, &line, &col);
+		const char *place = acc_expr_str(st->lhs);
+		return format("the loop only reads %s and adds to it, but adds by a store at line %d: "
+		              "written '%s += ...' (or -=) and declared relaxed(+: %s), it runs in "
+		              "parallel, its reads of %s seeing the values at the start of the round plus "
+		              "this worker's own updates (stale by at most one round); or use sync for, "
+		              "whose iterations may read stale values", d->name, line, place, d->name,
+		              d->name);
+	}
 	if (acc_loop->kind != N_ASYNC || !could_relax(d))
 		return NULL;
 	acc_li->relax_hint = d;
@@ -447,6 +495,9 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	}
 	if (relax_hint && c.read)
 		acc_li->relax_note = format("%s is read here; %s", acc_read_dds(c.read)->name, relax_hint);
+	/* Its additions written as stores: not tried, only said. */
+	if (relax_hint && !acc_li->relax_hint && c.read && acc_read_dds(c.read) == a->dds)
+		hint = relax_hint;
 	/* if ((j = nbr[i]) > 0 && w[j] > 0.1): j itself is knowable, but the
 	 * slice evaluates a condition whole or not at all. */
 	Taint *tc = s ? acc_taint_at(s, u) : NULL;
