@@ -317,10 +317,12 @@ bool acc_written(Sym *d)
  * or of a relaxed DDS, whose reads see the worker's round (a slice, which
  * runs before, cannot)? */
 static bool own_read(Node *r, Unit *u);
+static bool unwritten_field(Node *r);
 bool acc_changing(Node *r, Unit *u)
 {
 	Sym *d = acc_read_dds(r);
-	return d && ((acc_written(d) && !(u && own_read(r, u))) || acc_is_relaxed(acc_li, d));
+	return d && ((acc_written(d) && !(u && own_read(r, u)) && !unwritten_field(r)) ||
+	             acc_is_relaxed(acc_li, d));
 }
 
 /* ---- affine keys ---- */
@@ -1094,6 +1096,29 @@ static int field_of(const Access *a)
 	if (a->unit && a->at && a->at->kind == N_INDEX)
 		emit_any_node(a->unit, find_field, &f);
 	return f.field;
+}
+
+/* Is r a read of a field of a dvector's struct elements that no write of
+ * the loop reaches (R[t].tags, where the loop writes R[k].n and
+ * R[i].w[c]): its value is the one before the loop, which the slice
+ * reads too.  A write of the whole element reaches every field. */
+static bool unwritten_field(Node *r)
+{
+	Access *a = access_at(r);
+	if (!a || a->dds->ty->kind != TY_DVEC)
+		return false;
+	int fa = field_of(a);
+	if (fa < 0)
+		return false;
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *b = acc_li->accesses.v[i];
+		if (b->dds == a->dds && (b->mode & ACC_WRITE)) {
+			int fb = field_of(b);
+			if (fb < 0 || fb == fa)
+				return false;
+		}
+	}
+	return true;
 }
 
 /* Is r, read in unit ru, a read of the iteration's own element of a

@@ -69,7 +69,6 @@ compile_tests = \
 	tests/compile/c-method.sap \
 	tests/compile/array-literal.sap \
 	tests/compile/function-dds.sap \
-	tests/compile/key-field-written.sap \
 	tests/compile/c-arrow.sap \
 	tests/compile/c-switch.sap \
 	tests/compile/c-label.sap \

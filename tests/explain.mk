@@ -12,6 +12,7 @@ explain_tests = \
 	tests/explain/static-key-var.sap \
 	tests/explain/sums.sap \
 	tests/explain/rekeyed.sap \
+	tests/explain/field-keys.sap \
 	tests/explain/relaxed-hint-dmap.sap \
 	tests/explain/wtime-guard.sap \
 	tests/explain/affine.sap \
@@ -31,4 +32,5 @@ explain_tests = \
 	tests/explain/twin-loops.sap \
 	tests/explain/unconditional.sap
 TESTS += $(explain_tests)
-EXTRA_DIST += $(explain_tests) $(explain_tests:.sap=.out) tests/explain/rejected.status
+EXTRA_DIST += $(explain_tests) $(explain_tests:.sap=.out) tests/explain/rejected.status \
+	tests/explain/field-keys.status

@@ -49,6 +49,7 @@ run_tests = \
 	tests/run/csv-first-line.sh \
 	tests/run/ckpt-saved-input.sh \
 	tests/run/slice-unused-local.sap \
+	tests/run/field-keys.sap \
 	tests/run/float-consts.sap \
 	tests/run/small-loop-ranks.sap \
 	tests/run/lazy-arrays.sap \
