@@ -321,8 +321,31 @@ static bool unwritten_field(Node *r);
 bool acc_changing(Node *r, Unit *u)
 {
 	Sym *d = acc_read_dds(r);
-	return d && ((acc_written(d) && !(u && own_read(r, u)) && !unwritten_field(r)) ||
+	return d && ((acc_written(d) && !(u && own_read(r, u)) && !unwritten_field(r) &&
+	              !acc_fixed_keys(r)) ||
 	             acc_is_relaxed(acc_li, d));
+}
+
+/* Is r a question about a dmap's keys (contains(m, k), count(m, k)) that
+ * the loop cannot change: it erases none, and its stores (m[k] = v,
+ * insert) insert only where a key is missing, which the runtime checks
+ * for every key the slice records before the loop runs, running an
+ * invocation that would insert serially.  So in a parallel run no key
+ * comes or goes, and the slice, reading the keys before the loop, sees
+ * what every iteration sees ('if (contains(m, k)) m[k] = ...'). */
+bool acc_fixed_keys(Node *r)
+{
+	if (r->kind != N_CALL || (r->builtin != B_CONTAINS && r->builtin != B_COUNT))
+		return false;
+	Sym *d = acc_read_dds(r);
+	if (!d || d->ty->kind != TY_DMAP)
+		return false;
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *b = acc_li->accesses.v[i];
+		if (b->dds == d && b->structural && !b->may_insert)
+			return false;
+	}
+	return true;
 }
 
 /* ---- affine keys ---- */

@@ -810,6 +810,9 @@ Sym *acc_array_base(Node *a);
 void acc_add_sym(Vec *v, Sym *s);
 bool acc_written(Sym *d);
 bool acc_changing(Node *r, Unit *u);
+/* Is r contains(m, k) or count(m, k) of a dmap whose keys the loop cannot
+ * change while it runs in parallel (access.c)? */
+bool acc_fixed_keys(Node *r);
 void acc_walk_expr(Node *e);
 void acc_walk_stmt(Node *s);
 Sym *acc_read_dds(Node *r);

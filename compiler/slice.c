@@ -939,7 +939,8 @@ static bool seed_key(Access *a)
 		a->recorded = sync_records(a->dds);
 	else
 		a->recorded = (a->dynamic || read_beside_dynamic(a)) && !a->accumulate &&
-		              (acc_soft ? a->dds->ty->kind == TY_DVEC : acc_written(a->dds));
+		              (acc_soft ? a->dds->ty->kind == TY_DVEC : acc_written(a->dds)) &&
+		              !acc_fixed_keys(a->at);
 	if (!a->recorded)
 		return true;
 	Unit *u = access_unit(a);

@@ -42,6 +42,7 @@ run_tests = \
 	tests/run/else-branch.sh \
 	tests/run/reduce-partial-range.sh \
 	tests/run/owner-fragmented.sh \
+	tests/run/contains-guard.sh \
 	tests/run/sum-range.sh \
 	tests/run/relaxed-sparse.sh \
 	tests/run/wavefront.sh \
