@@ -323,6 +323,38 @@ static bool fraction_into_int(Node *x)
 	return v && ty_is_int(ty_first_scalar(x->lhs->ty)) && !ty_is_int(ty_first_scalar(v->ty));
 }
 
+/* Is every access of d at the key of a write of another DDS that stays
+ * in the plan (flag[c] += 1 beside x[c] = x[c] * 0.5 + v): then the
+ * iterations that conflict on d conflict there anyway, and taking d's
+ * additions out of the plan would leave it as it is. */
+static bool shadowed(LoopInfo *L, Sym *d)
+{
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (a->dds != d)
+			continue;
+		bool beside = false;
+		for (int j = 0; j < L->accesses.n && !beside; j++) {
+			Access *b = L->accesses.v[j];
+			if (b->dds == d || !(b->mode & ACC_WRITE) || acc_is_accum(L, b->dds) ||
+			    !a->dynamic || !b->dynamic || a->rekeyed || b->rekeyed ||
+			    !acc_same_expr(a->key, b->key))
+				continue;
+			/* b's DDS must stay: not one only added to itself. */
+			bool adds_only = true;
+			for (int k = 0; k < L->accesses.n && adds_only; k++) {
+				Access *c = L->accesses.v[k];
+				if (c->dds == b->dds && c->mode != ACC_READ && !acc_adds_to(c))
+					adds_only = false;
+			}
+			beside = !adds_only;
+		}
+		if (!beside)
+			return false;
+	}
+	return true;
+}
+
 /* What DDS d, which loop L writes, is to a hint: 0 when it is not only
  * added to (or cannot be accumulated, or each iteration touches elements
  * of its own, so it never conflicts), else 1 when the body never reads
@@ -365,7 +397,7 @@ int acc_additive(LoopInfo *L, Sym *d)
 		      acc_same_terms(&a->aterms, &first->aterms) && acc_same_terms(&a->bterms, &first->bterms);
 		own_key = own_key && acc_at_loop_key(a);
 	}
-	if (!adds || own || own_key)
+	if (!adds || own || own_key || shadowed(L, d))
 		return 0;
 	/* relaxed takes dvectors only. */
 	if (reads && d->ty->kind != TY_DVEC)

@@ -13,6 +13,7 @@ explain_tests = \
 	tests/explain/sums.sap \
 	tests/explain/rekeyed.sap \
 	tests/explain/field-keys.sap \
+	tests/explain/additive-beside.sap \
 	tests/explain/relaxed-hint-dmap.sap \
 	tests/explain/wtime-guard.sap \
 	tests/explain/affine.sap \
