@@ -333,6 +333,11 @@ bool acc_changing(Node *r, Unit *u)
  * invocation that would insert serially.  So in a parallel run no key
  * comes or goes, and the slice, reading the keys before the loop, sees
  * what every iteration sees ('if (contains(m, k)) m[k] = ...'). */
+bool acc_read_fixed(Node *r)
+{
+	return unwritten_field(r) || acc_fixed_keys(r);
+}
+
 bool acc_fixed_keys(Node *r)
 {
 	if (r->kind != N_CALL || (r->builtin != B_CONTAINS && r->builtin != B_COUNT))

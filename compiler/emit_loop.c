@@ -1155,6 +1155,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		struct { bool on; const char *name; } flag[] = {
 			{ acc_is_accum(li, d), "accumulate" },
 			{ reads, "slice_reads" },
+			{ acc_slice_fixed(li, d), "slice_fixed" },
 			{ !dv && !acc_inserts(li, d), "keeps_keys" },
 			{ !dv && acc_checks_keys(li, d), "check_keys" },
 			{ ty_is_flat(d->ty->elem), "flat" },
@@ -1459,6 +1460,11 @@ void emit_parallel(Node *s)
 		sync_call(s, redargs, &wr);
 	reductions_back(s);
 	emit_stamp(s, &wr);
+	bool kept = false;
+	for (int i = 0; async && i < li->dds.n; i++)
+		kept |= acc_slice_fixed(li, li->dds.v[i]);
+	if (kept)
+		emit_line(s, "sap_async_kept(&sap_loop%d, &sap_aspec);", id);
 	emit_stmt_end(&st, s);
 	E->indent--;
 	emit_line(s, "}");

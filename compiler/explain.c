@@ -758,6 +758,18 @@ static void key_vars(Node *e, Sym *iv, Vec *out)
 
 static int span_keys(Node *l, LoopInfo *L, Vec *names);
 
+bool acc_slice_fixed(LoopInfo *L, Sym *d)
+{
+	bool reads = false, moving = false, written = false;
+	for (int k = 0; k < L->slice_reads.n; k++)
+		reads |= L->slice_reads.v[k] == d;
+	for (int k = 0; k < L->slice_moving.n; k++)
+		moving |= L->slice_moving.v[k] == d;
+	for (int k = 0; k < L->dds.n; k++)
+		written |= L->dds.v[k] == d && ((intptr_t)L->dds_mode.v[k] & ACC_WRITE);
+	return reads && !moving && written;
+}
+
 static bool sums_alone(Node *l, LoopInfo *L);
 
 static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
@@ -809,7 +821,15 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 		}
 		for (int i = 0; i < ns.n; i++)
 			fprintf(out, "%s%s", i == ns.n - 1 ? " and " : ", ", ((Sym *)ns.v[i])->name);
-		fprintf(out, " are unchanged\n");
+		fprintf(out, " are unchanged");
+		Vec own = {0};
+		for (int i = 0; i < L->slice_reads.n; i++)
+			if (acc_slice_fixed(L, L->slice_reads.v[i]))
+				vec_push(&own, (void *)((Sym *)L->slice_reads.v[i])->name);
+		if (own.n)
+			fprintf(out, " (by other code: the loop's own writes of %s leave what its slice "
+			        "reads as it was)", acc_name_list(&own));
+		fprintf(out, "\n");
 		break;
 	}
 	case VD_EACH:

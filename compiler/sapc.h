@@ -234,6 +234,10 @@ typedef struct LoopInfo {
 	Vec slice_vars;         /* Sym *: all of them, when they are scalars, whose
 	                           values the runtime compares (else empty) */
 	Vec slice_reads;        /* Sym * of DDSs the slice reads */
+	Vec slice_moving;       /* those of them the loop writes where the slice
+	                           reads them (not only other fields, or a
+	                           map's keys it cannot change): re-planned
+	                           after the loop's own writes */
 	int nrand;              /* rand call sites in the body */
 	int nforks;             /* ifs whose branches the slice runs each of */
 } LoopInfo;
@@ -813,6 +817,12 @@ bool acc_changing(Node *r, Unit *u);
 /* Is r contains(m, k) or count(m, k) of a dmap whose keys the loop cannot
  * change while it runs in parallel (access.c)? */
 bool acc_fixed_keys(Node *r);
+/* Is r a read of a part of a DDS the loop writes that the loop never
+ * changes: a field no write reaches, or such a map's keys? */
+bool acc_read_fixed(Node *r);
+/* Does loop L's slice read DDS d, which L writes, only where L never
+ * changes it, so that L's own writes keep its plan (explain.c)? */
+bool acc_slice_fixed(LoopInfo *L, Sym *d);
 void acc_walk_expr(Node *e);
 void acc_walk_stmt(Node *s);
 Sym *acc_read_dds(Node *r);

@@ -933,6 +933,16 @@ static bool read_beside_dynamic(const Access *a)
 
 /* A recorded access: its key checked, the locals it needs marked, and
  * where the slice records it.  False when the key is rejected. */
+/* The slice reads r: of a DDS it reads, and, unless only at a part the
+ * loop never changes, of one the loop's own writes make it re-plan. */
+static void slice_read(Node *r)
+{
+	Sym *d = acc_read_dds(r);
+	acc_add_sym(&acc_li->slice_reads, d);
+	if (acc_written(d) && !acc_read_fixed(r))
+		acc_add_sym(&acc_li->slice_moving, d);
+}
+
 static bool seed_key(Access *a)
 {
 	if (acc_loop->kind == N_SYNC)
@@ -959,7 +969,7 @@ static bool seed_key(Access *a)
 			return false;
 		}
 		/* U[X[i].u]: a new X may move the keys. */
-		acc_add_sym(&acc_li->slice_reads, acc_read_dds(r));
+		slice_read(r);
 	}
 	if (tmp.rngcall) {
 		reject_key(a, tmp.rngcall, NULL, u);
@@ -1157,10 +1167,8 @@ static void check_included(void)
 			                              "cannot predict", unrepeatable(u->rngcall)), NULL, NULL);
 			return;
 		}
-		for (int k = 0; k < u->reads.n; k++) {
-			Node *r = u->reads.v[k];
-			acc_add_sym(&acc_li->slice_reads, acc_read_dds(r));
-		}
+		for (int k = 0; k < u->reads.n; k++)
+			slice_read(u->reads.v[k]);
 	}
 	for (int i = 0; i < acc_ctls.n; i++) {
 		Ctl *c = acc_ctls.v[i];
@@ -1174,7 +1182,7 @@ static void check_included(void)
 			reads = c->cond->reads;
 		}
 		for (int k = 0; k < reads.n; k++)
-			acc_add_sym(&acc_li->slice_reads, acc_read_dds(reads.v[k]));
+			slice_read(reads.v[k]);
 	}
 }
 

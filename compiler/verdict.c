@@ -353,7 +353,7 @@ static void try_read_slice(void)
 	if (!ok) {
 		for (int i = 0; i < acc_li->accesses.n; i++)
 			((Access *)acc_li->accesses.v[i])->recorded = false;
-		acc_li->slice_reads.n = 0;
+		acc_li->slice_reads.n = acc_li->slice_moving.n = 0;
 	}
 }
 
@@ -413,6 +413,7 @@ static void walk_loop(Node *l)
 	acc_li = l->li;
 	acc_units.n = acc_ctls.n = acc_jumps.n = acc_ctrl.n = acc_branch.n = 0;
 	acc_li->accesses.n = acc_li->dds.n = acc_li->dds_mode.n = acc_li->slice_reads.n = 0;
+	acc_li->slice_moving.n = 0;
 	acc_li->whole_dds.n = 0;
 	number_rand_sites(l);
 	acc_li->nforks = 0;

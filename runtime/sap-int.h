@@ -1148,6 +1148,9 @@ struct sap_loop_state {
 
 	/* The cache is valid for these inputs. */
 	bool cached;
+	bool own_kept;          /* a planned invocation ran on the cached plan:
+	                           sap_async_kept may take its own writes of
+	                           slice_fixed DDSs in */
 	/* The invocation whose keys the layout was cut from (make_plan). */
 	uint32_t layout_inv;
 	/* Put back by --resume (sap_async_resume): the inputs are those of

@@ -1282,6 +1282,9 @@ typedef struct sap_dds {
 	bool accumulate;        /* commuting updates, merged through the reduce
 	                           struct: never a conflict (relaxed too) */
 	bool slice_reads;       /* the slice reads it: re-run when it changes */
+	bool slice_fixed;       /* the loop writes it, but not where the slice
+	                           reads it (other fields, a map's keys): its
+	                           own writes leave the plan valid */
 	bool keeps_keys;        /* a dmap written only at keys it has (in a
 	                           loop over them): no insert moves its values */
 	bool check_keys;        /* a dmap written at keys its slice records and
@@ -1514,6 +1517,9 @@ typedef struct sap_async_spec {
  * results on return (every rank). */
 void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
                    void *env, sap_body_fn body, const sap_reduce *r, void *red);
+/* After the driver stamped the DDSs an invocation of L wrote: those it
+ * writes only where its slice does not read (slice_fixed) keep its plan. */
+void sap_async_kept(sap_loop *L, const sap_async_spec *spec);
 
 /* ---- sync for ---- */
 

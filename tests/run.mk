@@ -43,6 +43,7 @@ run_tests = \
 	tests/run/reduce-partial-range.sh \
 	tests/run/owner-fragmented.sh \
 	tests/run/contains-guard.sh \
+	tests/run/plan-own-writes.sh \
 	tests/run/sum-range.sh \
 	tests/run/relaxed-sparse.sh \
 	tests/run/wavefront.sh \

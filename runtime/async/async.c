@@ -332,6 +332,30 @@ static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *s
 	       !memcmp(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine));
 }
 
+/* After a planned run on the cached plan: a DDS the loop writes only
+ * where its slice does not read (slice_fixed: other fields, or a map's
+ * keys, none of which came or went) is changed by this loop alone, which
+ * leaves the plan valid; sap_async_kept, after the driver stamps what the
+ * loop wrote, takes the new versions in.  The field-keyed Gauss-Seidel
+ * re-planned every sweep, for 8 times the body's time on 1 x 2. */
+static void cache_own_writes(struct sap_loop_state *st)
+{
+	st->own_kept = st->cached;
+}
+
+void sap_async_kept(sap_loop *L, const sap_async_spec *spec)
+{
+	struct sap_loop_state *st = L->kind == SAP_ASYNC ? L->state : NULL;
+	if (!st || !st->own_kept)
+		return;
+	st->own_kept = false;
+	if (!st->cached || st->ndds != spec->ndds)
+		return;
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].slice_fixed)
+			st->versions[k] = dds_version(&spec->dds[k]);
+}
+
 static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
                         int64_t lo, int64_t hi, int T)
 {
@@ -971,6 +995,7 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	reds_open(x);
 	sap_exec_plan(x, p, st->locked, order);
 	reds_close(x, red);
+	cache_own_writes(st);
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
 	x->L->key_max = NULL;
@@ -1114,6 +1139,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	st->thread_rounds += (p->nrounds - 1) * (x->T - 1);
 	sap_dist_settle(&st->dist, spec);
 	reds_close_ranks(x, spec, red, &st->traffic);
+	cache_own_writes(st);
 	st->compute_s += sap_now() - t0;
 	x->L->stage = NULL;
 	x->L->key_max = NULL;
