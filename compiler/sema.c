@@ -1014,6 +1014,20 @@ static void warn_no_effect(Node *e)
 	}
 }
 
+/* The body of an if, else, while or do: a declaration there is in a scope
+ * of its own, as if braced (as the C has it), so that nothing after the
+ * statement sees it. */
+static void check_body(Node *s)
+{
+	if (s->kind != N_VAR) {
+		sema_check_stmt(s);
+		return;
+	}
+	sema_open_scope();
+	sema_check_stmt(s);
+	sema_close_scope();
+}
+
 void sema_check_stmt(Node *s)
 {
 	s->loop = sema_ctx.loop;
@@ -1043,16 +1057,16 @@ void sema_check_stmt(Node *s)
 	case N_IF:
 		sema_check_cond(s->cond);
 		sema_check_sequenced(s->cond);
-		sema_check_stmt(s->then);
+		check_body(s->then);
 		if (s->els)
-			sema_check_stmt(s->els);
+			check_body(s->els);
 		return;
 	case N_WHILE:
 	case N_DO:
 		sema_check_cond(s->cond);
 		sema_check_sequenced(s->cond);
 		sema_ctx.seqloops++;
-		sema_check_stmt(s->body);
+		check_body(s->body);
 		sema_ctx.seqloops--;
 		return;
 	case N_FOR:
