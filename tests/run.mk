@@ -280,7 +280,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/mmap-groups.out tests/run/string-key-order.out tests/run/map-memo.out tests/run/len-bound.out tests/run/len-bound.args tests/run/mmap-view.out tests/run/push-convert.out tests/run/slice-volatile.out tests/run/cond-numbers.out tests/run/array-args.out tests/run/array-args.c tests/run/int-range-compare.out \
 	tests/run/params-defaults.out tests/run/params-defaults.args tests/run/string-conv.out \
 	tests/run/conv-implicit.flags tests/run/const-limits.flags tests/run/param-declarator.flags tests/run/ternary-guard.flags \
-	tests/run/body-decl-scope.flags \
+	tests/run/body-decl-scope.flags tests/run/body-decl-scope.out tests/run/field-keys.out \
 	tests/run/save-nan-field.status tests/run/save-nan-field.err tests/run/save-nan-field.out \
 	tests/run/load-array-field.status tests/run/load-array-field.err tests/run/load-array-field.out \
 	tests/run/load-array-field.rows.txt.in \
