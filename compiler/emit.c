@@ -1831,7 +1831,8 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 			buf_printf(&E->protos, "static %s { return %s; }\n", signature(n),
 			           macro_call(n));
 		else if (n->kind == N_EXTERN && n->sym->used)
-			buf_printf(&E->protos, "extern %s;\n", signature(n));
+			buf_printf(&E->protos, "extern %s SAP_LINK_NAME(\"%s\");\n", signature(n),
+			           n->sym->name);
 	}
 	emit_params(p, progname);
 

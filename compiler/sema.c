@@ -1234,7 +1234,21 @@ static void declare_func(Node *f)
 	s->is_extern = f->kind == N_EXTERN;
 	/* Not u_ as variables: a driver variable may share a function's
 	 * name (functions cannot see it), and both are file-scope C names. */
-	s->cname = s->is_extern ? xstrdup(name) : format("f_%s", name);
+	s->cname = s->is_extern ? format("sap_x_%s", name) : format("f_%s", name);
+	/* Names no C function can have, or that would be the program's own
+	 * main: the C that calls them would not compile, or recurse. */
+	static const char *c_words[] = {"auto", "case", "char", "default", "enum", "goto",
+		"inline", "register", "restrict", "short", "signed", "sizeof", "static", "switch",
+		"typedef", "union", "unsigned", "volatile", "_Alignas", "_Alignof", "_Atomic",
+		"_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert",
+		"_Thread_local", "asm", "typeof"};
+	if (s->is_extern && !strcmp(name, "main"))
+		sema_fail(f, "an extern function cannot be named 'main': that is the C name of the "
+		          "program itself");
+	for (size_t i = 0; s->is_extern && i < sizeof c_words / sizeof *c_words; i++)
+		if (!strcmp(name, c_words[i]))
+			sema_fail(f, "an extern function cannot be named '%s', a keyword of C: no C "
+			          "function has that name", name);
 	/* C's type-generic macros have no function to declare (gcc's
 	 * built-ins take any type): a wrapper of the declared types calls
 	 * the macro (emit.c). */

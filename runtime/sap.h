@@ -342,6 +342,13 @@ static inline int64_t sap_str_len(sap_str s) { return s ? (int64_t)strlen(s) : 0
 /* The layout sapc gives a struct of scalars with padding (see ty_packed):
  * its members have no alignment, so the runtime reads them with memcpy. */
 #define SAP_PACKED __attribute__((packed))
+/* The link name n of a program's extern function, declared under a C
+ * name of sapc's own: so that it clashes with no name of the headers
+ * (exp declared with other types than math.h's, int64_t), of sapc's C
+ * (u_Rating) or a C keyword's meaning. */
+#define SAP_STR_(x) #x
+#define SAP_STR(x) SAP_STR_(x)
+#define SAP_LINK_NAME(n) __asm__(SAP_STR(__USER_LABEL_PREFIX__) n)
 
 /* A list owns its elements; the compiler generates element copy/drop.
  * One with cap 0 but storage (v not NULL) borrows it: a mini-batch's view

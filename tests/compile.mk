@@ -150,6 +150,7 @@ compile_tests = \
 	tests/compile/async-key-direct.sap \
 	tests/compile/relax-store.sap \
 	tests/compile/body-decl-scope.sap \
+	tests/compile/extern-c-keyword.sap \
 	tests/compile/async-key-header.sap \
 	tests/compile/async-key-loop-bound.sap \
 	tests/compile/async-key-many-branches.sap \
