@@ -64,6 +64,9 @@ _Noreturn void sema_fail_note(Node *at, const char *msg, Node *nat, const char *
 	longjmp(fail_jmp, 1);
 }
 
+/* The most bytes of a fixed array or a struct (sema_resolve). */
+#define FIXED_MAX (((int64_t)1 << 31) - 1)
+
 /* ---- scopes ---- */
 
 void sema_open_scope(void) { vec_push(&marks, (void *)(intptr_t)scope.n); }
@@ -560,6 +563,12 @@ Type *sema_resolve(TypeSpec *ts)
 				sema_fail(a->size, "array size %lld is too large for a fixed array; use a dvector",
 				          (long long)n);
 			t = ty_array(t, n);
+			/* As a driver variable it is static data, which the C
+			 * compiler's code model holds to 2 GiB (a link error past
+			 * it), and a local or element of that size is no better. */
+			if (ty_csize(t) > FIXED_MAX)
+				sema_fail(a->size, "an array of %lld bytes is too large for a fixed array "
+				          "(at most 2 GiB); use a dvector or a list", (long long)ty_csize(t));
 		}
 		return t;
 	}
@@ -1344,6 +1353,7 @@ static void check_struct(Node *sd)
 		sema_fail(sd, "struct '%s' has no fields", name);
 	sd->ival = 1;           /* N_STRUCT: how deeply structs nest in it */
 	Map fields = {0};
+	int64_t bytes = 0;
 	for (Node *f = sd->args; f; f = f->next) {
 		defining = sd;
 		Type *t = sema_resolve(f->ts);
@@ -1367,6 +1377,10 @@ static void check_struct(Node *sd)
 		s->ty = t;
 		s->cname = format("u_%s", s->name);
 		f->sym = s;
+		bytes += ty_csize(t);
+		if (bytes > FIXED_MAX)
+			sema_fail(f, "struct '%s' takes over 2 GiB with field '%s'; keep large data in a "
+			          "dvector or a list", name, s->name);
 	}
 	vec_push(&sema_prog->structs, sd);
 	map_put(&snames, name, sd);

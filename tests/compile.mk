@@ -151,6 +151,7 @@ compile_tests = \
 	tests/compile/relax-store.sap \
 	tests/compile/body-decl-scope.sap \
 	tests/compile/extern-c-keyword.sap \
+	tests/compile/array-too-large.sap \
 	tests/compile/async-key-header.sap \
 	tests/compile/async-key-loop-bound.sap \
 	tests/compile/async-key-many-branches.sap \
