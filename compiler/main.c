@@ -370,6 +370,13 @@ int main(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	char *base = xstrndup(o.src, strlen(o.src) - 4);
+	/* 'dir/.sap' names no program: its output would be 'dir/'. */
+	const char *slash = strrchr(base, '/');
+	if (!o.out && !o.syntax_only && !o.explain && !*(slash ? slash + 1 : base)) {
+		fprintf(stderr, "sapc: error: '%s' gives no name to the output: name it with -o FILE\n",
+		        o.src);
+		return 1;
+	}
 	const char *target = o.c_only ? (o.out ? o.out : format("%s.c", base)) :
 	                     o.out ? o.out : o.compile_only ? format("%s.o", base) : base;
 	/* Before any work: nothing is written over an input, not even the

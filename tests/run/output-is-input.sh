@@ -3,7 +3,8 @@
 # and leaves the input as it was: -o FILE.sap (the program would replace
 # the source), -S -o FILE.sap (the generated C would), a second path to
 # the same file, and -o naming an extra C file.  An output that only
-# looks like an input's name but is another file is still written.
+# looks like an input's name but is another file is still written.  A
+# source named '.sap' gives no name to the output: it needs -o.
 set -u
 : "${SAPC:?must be set}" "${top_srcdir:?must be set}"
 # shellcheck source=../preamble.sh source-path=SCRIPTDIR
@@ -47,4 +48,10 @@ grep -q "error: 'prog.c' exists and sapc did not write it" out || { cat out; fai
 "$SAPC" -S -o prog.c prog.sap || fail "sapc -S -o prog.c"
 "$SAPC" -S prog.sap || fail "sapc -S over its own prog.c"
 grep -q 'sap_main' prog.c || fail "prog.c was not written"
+
+cp prog.sap sub/.sap
+"$SAPC" sub/.sap >out 2>&1 && fail "sapc sub/.sap succeeded"
+grep -q "error: 'sub/.sap' gives no name to the output: name it with -o FILE" out ||
+	{ cat out; fail "sapc sub/.sap: no error for the output's name"; }
+"$SAPC" -o dot sub/.sap || fail "sapc -o dot sub/.sap"
 exit 0
