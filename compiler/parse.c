@@ -522,6 +522,17 @@ void parse_syntax_error(Program *p, Tok t)
 		           "a statement as it is, f(x);");
 		return;
 	}
+	/* int S = 1; S S;: a name a struct has taken, where a declaration
+	 * names its variable (or field). */
+	if (t.kind == TK_TYPENAME && parse_would_shift(p->before_tok, TK_IDENT, t) &&
+	    (p->prev.kind == TK_BOOL || p->prev.kind == TK_INT || p->prev.kind == TK_LONG ||
+	     p->prev.kind == TK_FLOAT || p->prev.kind == TK_DOUBLE || p->prev.kind == TK_STRING ||
+	     p->prev.kind == TK_VOID || p->prev.kind == TK_TYPENAME || p->prev.kind == TK_GT ||
+	     p->prev.kind == TK_RBRACKET)) {
+		diag_error(p->cur, t.off, "'%.*s' is the name of a struct, which no variable, field, "
+		           "parameter or function can also have", t.len, t.p);
+		return;
+	}
 	/* S s = S(0, 1); or (S){0, 1}: a struct value written out. */
 	if (t.kind == TK_TYPENAME && parse_would_shift(p->before_tok, TK_IDENT, t)) {
 		diag_error(p->cur, t.off, "SAP has no struct literals or constructors: declare a "

@@ -1079,6 +1079,12 @@ static Type *check_expr_inner(Node *e)
 			return ty_arith(a, b);
 		if (a == b && !ty_is_dds(a) && a->kind != TY_VOID)
 			return a;
+		if (a->kind == TY_VOID && b->kind == TY_VOID)
+			sema_fail(e, "the branches of '?:' have no value (calls of void functions): choose "
+			          "between them with an if statement");
+		if (a == b)
+			sema_fail(e, "'?:' cannot choose between two DDSs ('%s'): use an if statement",
+			          ty_str(a));
 		sema_fail(e, "the branches of '?:' have different types: '%s' and '%s'", ty_str(a), ty_str(b));
 	}
 	case N_CALL:

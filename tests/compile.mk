@@ -152,6 +152,8 @@ compile_tests = \
 	tests/compile/body-decl-scope.sap \
 	tests/compile/extern-c-keyword.sap \
 	tests/compile/array-too-large.sap \
+	tests/compile/struct-name-reused.sap \
+	tests/compile/cond-void.sap \
 	tests/compile/async-key-header.sap \
 	tests/compile/async-key-loop-bound.sap \
 	tests/compile/async-key-many-branches.sap \
