@@ -326,6 +326,11 @@ bool acc_changing(Node *r, Unit *u)
 	             acc_is_relaxed(acc_li, d));
 }
 
+bool acc_read_fixed(Node *r)
+{
+	return unwritten_field(r) || acc_fixed_keys(r);
+}
+
 /* Is r a question about a dmap's keys (contains(m, k), count(m, k)) that
  * the loop cannot change: it erases none, and its stores (m[k] = v,
  * insert) insert only where a key is missing, which the runtime checks
@@ -333,11 +338,6 @@ bool acc_changing(Node *r, Unit *u)
  * invocation that would insert serially.  So in a parallel run no key
  * comes or goes, and the slice, reading the keys before the loop, sees
  * what every iteration sees ('if (contains(m, k)) m[k] = ...'). */
-bool acc_read_fixed(Node *r)
-{
-	return unwritten_field(r) || acc_fixed_keys(r);
-}
-
 bool acc_fixed_keys(Node *r)
 {
 	if (r->kind != N_CALL || (r->builtin != B_CONTAINS && r->builtin != B_COUNT))

@@ -323,10 +323,24 @@ static bool fraction_into_int(Node *x)
 	return v && ty_is_int(ty_first_scalar(x->lhs->ty)) && !ty_is_int(ty_first_scalar(v->ty));
 }
 
+/* Does access b run wherever access a does, as far as its enclosing
+ * control says: inside the same loops, and no if that a is not in? */
+static bool runs_with(const Access *b, const Access *a)
+{
+	if (b->ctrl.n > a->ctrl.n)
+		return false;
+	for (int i = 0; i < b->ctrl.n; i++) {
+		Node *c = b->ctrl.v[i];
+		if (c != a->ctrl.v[i] || c->kind == N_IF)
+			return false;
+	}
+	return true;
+}
+
 /* Is every access of d at the key of a write of another DDS that stays
- * in the plan (flag[c] += 1 beside x[c] = x[c] * 0.5 + v): then the
- * iterations that conflict on d conflict there anyway, and taking d's
- * additions out of the plan would leave it as it is. */
+ * in the plan, and runs with it (flag[c] += 1 beside x[c] = x[c] * 0.5 +
+ * v): then the iterations that conflict on d conflict there anyway, and
+ * taking d's additions out of the plan would leave it as it is. */
 static bool shadowed(LoopInfo *L, Sym *d)
 {
 	for (int i = 0; i < L->accesses.n; i++) {
@@ -338,7 +352,7 @@ static bool shadowed(LoopInfo *L, Sym *d)
 			Access *b = L->accesses.v[j];
 			if (b->dds == d || !(b->mode & ACC_WRITE) || acc_is_accum(L, b->dds) ||
 			    !a->dynamic || !b->dynamic || a->rekeyed || b->rekeyed ||
-			    !acc_same_expr(a->key, b->key))
+			    !acc_same_expr(a->key, b->key) || !runs_with(b, a))
 				continue;
 			/* b's DDS must stay: not one only added to itself. */
 			bool adds_only = true;

@@ -931,8 +931,6 @@ static bool read_beside_dynamic(const Access *a)
 	return false;
 }
 
-/* A recorded access: its key checked, the locals it needs marked, and
- * where the slice records it.  False when the key is rejected. */
 /* The slice reads r: of a DDS it reads, and, unless only at a part the
  * loop never changes, of one the loop's own writes make it re-plan. */
 static void slice_read(Node *r)
@@ -943,6 +941,8 @@ static void slice_read(Node *r)
 		acc_add_sym(&acc_li->slice_moving, d);
 }
 
+/* A recorded access: its key checked, the locals it needs marked, and
+ * where the slice records it.  False when the key is rejected. */
 static bool seed_key(Access *a)
 {
 	if (acc_loop->kind == N_SYNC)
