@@ -518,6 +518,24 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		              "read (%s): a slice knows only its value before the loop; read it into "
 		              "a local before writing it (int v = ...; %s = v;) and use the local",
 		              acc_expr_str(c.read), line_of(ow), acc_expr_str(ow));
+	/* while (e < end) { ...; if (x[c] > t) break; e++; }: e is assigned
+	 * after a break the slice cannot evaluate; a for loop's counter,
+	 * advanced by its step, the slice follows past such a break. */
+	Taint *tw = s && !ow && !fh && !cn ? acc_taint_at(s, u) : NULL;
+	for (int hop = 0; tw && !tw->ctl && tw->from && hop < 16; hop++)
+		tw = acc_taint_at(tw->from, tw->unit);
+	if (tw && tw->ctl && (tw->ctl->kind == N_WHILE || tw->ctl->kind == N_DO) &&
+	    ((Ctl *)tw->ctl->aux)->jump) {
+		Node *d = tw->sym->decl;
+		const char *from = d && d->kind == N_VAR && d->init ? acc_expr_str(d->init) : "...";
+		hint = format("%s is advanced in the loop at %s after its break at %s, which depends on "
+		              "%s: written as a for loop that sets and advances %s itself "
+		              "(for (%s = %s; %s; %s++)), with the break inside, its keys are known for "
+		              "every pass the loop may make; or use sync for, whose iterations may read "
+		              "stale values", tw->sym->name, line_of(tw->ctl),
+		              line_of(((Ctl *)tw->ctl->aux)->jump), acc_name_list(&c.dds), tw->sym->name,
+		              tw->sym->name, from, acc_expr_str(tw->ctl->cond), tw->sym->name);
+	}
 	if (!s) {
 		acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: it reads %s, "
 		                              "which this loop writes", acc, when, acc_name_list(&c.dds)),

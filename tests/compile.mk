@@ -154,6 +154,7 @@ compile_tests = \
 	tests/compile/array-too-large.sap \
 	tests/compile/struct-name-reused.sap \
 	tests/compile/cond-void.sap \
+	tests/compile/while-break-key.sap \
 	tests/compile/async-key-header.sap \
 	tests/compile/async-key-loop-bound.sap \
 	tests/compile/async-key-many-branches.sap \
