@@ -90,7 +90,10 @@ for w in 0 1 2 3 4 6 7 8 9; do
 	for l in "1 2" "2 1"; do
 		# shellcheck disable=SC2086
 		run $l --which=$w && fail "which=$w $l did not stop: $(cat out)"
+		# Under ssp a rank's copy may take the other's change before
+		# its own store, which then stops it.
 		grep -q "sr.sap:.*error: the workers' .* \(add up\|combine\) to 3000000000: out of the range of an int" err ||
+			{ [ $w = 7 ] && grep -q "sr.sap:.*error: 3000000000 stored in an int" err; } ||
 			{ cat err; fail "which=$w $l: no message about the sum"; }
 	done
 	# In range: the exact sum (an average, 9's, is another number).
