@@ -1658,6 +1658,47 @@ static const char *param_ctype(Sym *f, Type *t)
 	return emit_ctype(t);
 }
 
+static int calls_function(Node *n, void *unused)
+{
+	(void)unused;
+	return n->kind == N_CALL && !n->builtin;
+}
+
+/* A function that calls no other takes the arrays and structs of numbers
+ * it never writes by address (by_ref: read as (*name_p)), not as copies:
+ * k-means's dist2(P[i].x, C[c]) copied 128 bytes a call, which gcc kept
+ * after inlining (a copy indexed by a loop's variable), a tenth of the
+ * loop.  Only a leaf: a function it passed the address on to could be
+ * a C function writing through it. */
+/* A function named other than in a call: a reduce's or merge's, which
+ * the runtime's glue calls with values. */
+static int names_function(Node *n, void *out)
+{
+	if (n->kind != N_CALL && n->kind != N_FUNC && n->kind != N_EXTERN && n->sym &&
+	    n->sym->kind == SYM_FUNC)
+		vec_push(out, n->sym);
+	return 0;
+}
+
+static void params_by_address(Program *p)
+{
+	Vec named = {0};
+	for (Node *f = p->items; f; f = f->next)
+		emit_any_node(f, names_function, &named);
+	for (Node *f = p->items; f; f = f->next) {
+		bool escapes = false;
+		for (int i = 0; i < named.n && f->kind == N_FUNC; i++)
+			escapes |= named.v[i] == f->sym;
+		if (f->kind != N_FUNC || escapes || emit_any_node(f->body, calls_function, NULL))
+			continue;
+		for (Node *a = f->args; a; a = a->next) {
+			Type *t = a->sym->ty;
+			a->sym->by_ref = !a->sym->modified && !ty_needs_drop(t) &&
+			                 (t->kind == TY_ARRAY || t->kind == TY_STRUCT);
+		}
+	}
+}
+
 static char *signature(Node *f)
 {
 	Sym *s = f->sym;
@@ -1669,8 +1710,8 @@ static char *signature(Node *f)
 	if (!f->args)
 		buf_puts(&b, "void");
 	for (Node *p = f->args; p; p = p->next)
-		buf_printf(&b, "%s%s %s", p == f->args ? "" : ", ", param_ctype(s, p->sym->ty),
-		           p->sym->cname);
+		buf_printf(&b, p->sym->by_ref ? "%sconst %s *%s_p" : "%s%s %s",
+		           p == f->args ? "" : ", ", param_ctype(s, p->sym->ty), p->sym->cname);
 	buf_puts(&b, ")");
 	return b.s;
 }
@@ -1699,7 +1740,7 @@ static void function(Node *f)
 	/* SAP has no unused-parameter warning (a merge function takes three
 	 * whether it needs them or not); neither has its C. */
 	for (Node *a = f->args; a; a = a->next)
-		emit_line(f, "(void)%s;", a->sym->cname);
+		emit_line(f, a->sym->by_ref ? "(void)%s_p;" : "(void)%s;", a->sym->cname);
 	emit_push_scope(false, true);
 	emit_stmts(f->body->args, NULL);
 	emit_pop_scope(f);
@@ -1815,6 +1856,7 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	E->prog = p;
 	E->opts = o;
 	emit_value_ranges(p);
+	params_by_address(p);
 	buf_puts(&E->types, "");
 	buf_puts(&E->helpers, "");
 	buf_puts(&E->sites, "");

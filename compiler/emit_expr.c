@@ -983,6 +983,20 @@ static char *extern_array(Node *a)
 	return emit_member(t, "v");
 }
 
+/* Whether the C of e, a read of an array or struct, is an lvalue whose
+ * address a by_ref parameter may take: a variable's (not one zeroed
+ * lazily, read through a call), or an element or field of one, or of a
+ * dvector's element. */
+static bool addressable(Node *e)
+{
+	Node *b = e;
+	while (b->kind == N_FIELD || (b->kind == N_INDEX && b->lhs->ty->kind == TY_ARRAY))
+		b = b->lhs;
+	if (b->kind == N_INDEX)
+		return b->lhs->ty->kind == TY_DVEC;
+	return b->kind == N_NAME && b->sym && !b->sym->lazy && b->sym->vclass != V_CONST;
+}
+
 static char *call(Node *e)
 {
 	if (e->builtin)
@@ -1000,6 +1014,12 @@ static char *call(Node *e)
 			v = extern_array(a);
 		else if (f->is_extern && pt->kind == TY_STRING)
 			v = format("sap_str_c(%s)", emit_expr(a));
+		else if (p->sym->by_ref && a->ty == pt && addressable(a))
+			v = format("&%s", emit_expr(a));
+		else if (p->sym->by_ref)
+			v = format("(%s[1]){%s}", emit_ctype(pt),
+			           pt->kind == TY_ARRAY && a->ty != pt ? emit_converted(a, pt, a) :
+			           emit_expr(a));
 		else if (pt->kind == TY_ARRAY && a->ty != pt)
 			v = emit_converted(a, pt, a);
 		else

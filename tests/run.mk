@@ -54,6 +54,7 @@ run_tests = \
 	tests/run/field-keys.sap \
 	tests/run/body-decl-scope.sap \
 	tests/run/extern-names.sap \
+	tests/run/array-params.sap \
 	tests/run/float-consts.sap \
 	tests/run/small-loop-ranks.sap \
 	tests/run/lazy-arrays.sap \
@@ -283,6 +284,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/conv-implicit.flags tests/run/const-limits.flags tests/run/param-declarator.flags tests/run/ternary-guard.flags \
 	tests/run/body-decl-scope.flags tests/run/body-decl-scope.out tests/run/field-keys.out \
 	tests/run/extern-names.c tests/run/extern-names.out \
+	tests/run/array-params.out tests/run/array-params.flags \
 	tests/run/save-nan-field.status tests/run/save-nan-field.err tests/run/save-nan-field.out \
 	tests/run/load-array-field.status tests/run/load-array-field.err tests/run/load-array-field.out \
 	tests/run/load-array-field.rows.txt.in \
