@@ -342,11 +342,15 @@ bool acc_fixed_keys(Node *r)
 {
 	if (r->kind != N_CALL || (r->builtin != B_CONTAINS && r->builtin != B_COUNT))
 		return false;
-	Sym *d = acc_read_dds(r);
+	return acc_keys_fixed(acc_li, acc_read_dds(r));
+}
+
+bool acc_keys_fixed(LoopInfo *L, Sym *d)
+{
 	if (!d || d->ty->kind != TY_DMAP)
 		return false;
-	for (int i = 0; i < acc_li->accesses.n; i++) {
-		Access *b = acc_li->accesses.v[i];
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *b = L->accesses.v[i];
 		if (b->dds == d && b->structural && !b->may_insert)
 			return false;
 	}

@@ -817,6 +817,9 @@ bool acc_changing(Node *r, Unit *u);
 /* Is r contains(m, k) or count(m, k) of a dmap whose keys the loop cannot
  * change while it runs in parallel (access.c)? */
 bool acc_fixed_keys(Node *r);
+/* Are the keys of dmap d fixed while loop L runs in parallel (the same
+ * rule, for the emitter, which leaves its contains() unaudited)? */
+bool acc_keys_fixed(LoopInfo *L, Sym *d);
 /* Is r a read of a part of a DDS the loop writes that the loop never
  * changes: a field no write reaches, or such a map's keys? */
 bool acc_read_fixed(Node *r);
