@@ -429,6 +429,12 @@ static const char *field_hint(Node *read, Sym *d)
 	}
 	if (!wf)
 		return NULL;
+	if (d->ty->kind == TY_DMAP)
+		return format("the loop writes only the field %.*s of %s's elements, and the key reads "
+		              "their field %.*s: keep %.*s in a map of its own (dmap<%s, %s> %.*s), and "
+		              "the key reads nothing the loop writes", wf->name.len, wf->name.p,
+		              d->name, rf->name.len, rf->name.p, wf->name.len, wf->name.p,
+		              ty_str(d->ty->key), ty_str(wf->ty), wf->name.len, wf->name.p);
 	return format("the loop writes only the field %.*s of %s's elements, and the key reads their "
 	              "field %.*s: keep %.*s in a vector of its own (dvector<%s> %.*s(len(%s))), and "
 	              "the key reads nothing the loop writes", wf->name.len, wf->name.p, d->name,

@@ -155,6 +155,7 @@ compile_tests = \
 	tests/compile/struct-name-reused.sap \
 	tests/compile/cond-void.sap \
 	tests/compile/while-break-key.sap \
+	tests/compile/map-field-key.sap \
 	tests/compile/async-key-header.sap \
 	tests/compile/async-key-loop-bound.sap \
 	tests/compile/async-key-many-branches.sap \
