@@ -1664,12 +1664,6 @@ static int calls_function(Node *n, void *unused)
 	return n->kind == N_CALL && !n->builtin;
 }
 
-/* A function that calls no other takes the arrays and structs of numbers
- * it never writes by address (by_ref: read as (*name_p)), not as copies:
- * k-means's dist2(P[i].x, C[c]) copied 128 bytes a call, which gcc kept
- * after inlining (a copy indexed by a loop's variable), a tenth of the
- * loop.  Only a leaf: a function it passed the address on to could be
- * a C function writing through it. */
 /* A function named other than in a call: a reduce's or merge's, which
  * the runtime's glue calls with values. */
 static int names_function(Node *n, void *out)
@@ -1680,6 +1674,12 @@ static int names_function(Node *n, void *out)
 	return 0;
 }
 
+/* A function that calls no other takes the arrays and structs of numbers
+ * it never writes by address (by_ref: read as (*name_p)), not as copies:
+ * k-means's dist2(P[i].x, C[c]) copied 128 bytes a call, which gcc kept
+ * after inlining (a copy indexed by a loop's variable), nearly half of
+ * the loop's time.  Only a leaf: a function it passed the address on to
+ * could be a C function writing through it. */
 static void params_by_address(Program *p)
 {
 	Vec named = {0};
