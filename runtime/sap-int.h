@@ -637,6 +637,12 @@ void sap_audit_free(struct sap_loop_state *st);
  * read or write in touched[dds]; on the calling thread. */
 void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
                     const int64_t *idx, int64_t n, uint64_t **bits, uint64_t **touched);
+/* The same for iterations [a, b) on T threads, in index order, iteration
+ * i's keys into the maps at slot[i - a] * words, DDS k's from word base[k]
+ * (those with base[k + 1] > base[k]). */
+void sap_recon_mark_slots(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                          int64_t a, int64_t b, int T, const uint32_t *slot,
+                          const int64_t *base, int64_t words, uint64_t *wr, uint64_t *tc);
 
 /* ==== plan/plan.c, group.c, rounds.c, keys.c, check.c, ranks.c: plans ==== */
 
@@ -693,6 +699,12 @@ typedef struct sap_plan {
 	                           in index order within a key; else in index
 	                           order */
 	int fine_first, fine_F;
+	/* Over ranks, from the ranks that sliced the iterations: the keys of
+	 * the written dvectors that rank d's groups write in round r, at
+	 * dist_wr[(d * nrounds + r) * words + base[k]] for DDS k as in
+	 * sap_dist_premark, and those they touch in dist_tc; NULL: none. */
+	uint64_t *dist_wr, *dist_tc;
+	double mark_s;          /* seconds spent making them */
 } sap_plan;
 
 /* Plan iterations lo .. lo + n - 1 from their masks.  A group of more
@@ -782,13 +794,14 @@ void sap_colour_free(sap_colouring *c);
  * its workers' chunks), the ranks pool their masks into one plan for T =
  * P x threads workers, and each rank receives the iterations of its
  * workers' groups, with their elements of the ship[0 .. nship) vectors
- * (whose parts must be the shares); no locked rounds.  What a key-level
+ * (whose parts must be the shares); no locked rounds.  With premark, the
+ * keys for sap_dist_build too (sap_dist_premark).  What a key-level
  * plan makes whole for its slices counts in traffic.  Collective. */
 void sap_plan_recon_ranks(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly,
                           void *env, int64_t lo, int64_t hi, int T, int threads,
                           uint32_t *ids, int64_t *order, double *recon_s,
                           struct sap_ship *ship, int nship, uint64_t *kmax,
-                          sap_dist_stats *traffic);
+                          sap_dist_stats *traffic, bool premark);
 /* Collective: every group's list in every rank's order. */
 void sap_plan_share(sap_plan *p);
 void sap_plan_free(sap_plan *p);
@@ -1064,6 +1077,11 @@ bool sap_dist_ok(const sap_async_spec *spec, const sap_reduce *r, const char **w
  * for plan p (which has no locked round). */
 void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
                     const sap_layout *ly, void *env, int rank, int threads);
+/* For sap_dist_build, from the ranks that sliced the iterations, [a, b)
+ * on this rank, whose groups are grp[i - a]: the keys each rank's groups
+ * write and touch in each round (p->dist_wr, p->dist_tc).  Collective. */
+void sap_dist_premark(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
+                      int64_t a, int64_t b, int threads, const int64_t *grp);
 void sap_dist_free(sap_dist *d);
 /* Collective: the elements of recs[off[d] .. off[d + 1]) to rank d, for
  * every rank d. */
@@ -1223,6 +1241,12 @@ struct sap_loop_state {
 	 * scattered: then inputs holding lists are copied too. */
 	int64_t scatter_of;
 	bool scattered;
+
+	/* Over ranks, what sap_dist_build's keys cost the slowest rank:
+	 * marked by the ranks that sliced the iterations (premark_s), and
+	 * sliced again in plan order (reslice_s); 0 until tried.  The
+	 * cheaper way makes the loop's later plans. */
+	double premark_s, reslice_s;
 
 	/* --stats */
 	int64_t recon_runs, plan_builds;

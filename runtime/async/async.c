@@ -618,8 +618,10 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 		for (int k = 0; k < spec->ndds; k++)
 			if (spec->dds[k].dv && spec->dds[k].dv->part_only)
 				ship[nship++] = (struct sap_ship){ spec->dds[k].dv, &st->stage[k], 0, 0, 0 };
+		bool premark = !st->premark_s || (st->reslice_s && st->premark_s <= st->reslice_s);
 		sap_plan_recon_ranks(p, spec, &st->layout, env, lo, hi, T, threads, st->ids,
-		                     st->order, &slicing, ship, nship, st->key_max, &st->traffic);
+		                     st->order, &slicing, ship, nship, st->key_max, &st->traffic,
+		                     premark);
 		for (int k = 0; k < nship; k++) {
 			st->traffic.sent += ship[k].sent;
 			st->traffic.received += ship[k].received;
@@ -1119,7 +1121,15 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	if (!st->dist.off) {
 		double t0 = sap_now();
 		sap_dist_build(&st->dist, p, spec, &st->layout, x->env, me, x->T);
-		st->plan_s += sap_now() - t0;
+		double t = sap_now() - t0;
+		st->plan_s += t;
+		/* Each way once, timed alike on every rank. */
+		double *way = p->dist_wr ? &st->premark_s : &st->reslice_s;
+		if (!*way && (p->dist_wr || st->premark_s)) {
+			t += p->mark_s;
+			sap_comm_allreduce(&t, 1, SAP_COMM_DOUBLE, SAP_COMM_MAX);
+			*way = t > 0 ? t : 1e-9;
+		}
 	}
 	double t1 = sap_now();
 	sap_dist_fetch(&st->dist, spec, &st->traffic);

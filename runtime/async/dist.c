@@ -105,16 +105,23 @@ typedef struct key_maps {
 	uint64_t *wr, *tc, *now;
 } key_maps;
 
+/* The maps' words, DDS k's from base[k] (ndds + 1 of them, new). */
+static int64_t map_words(const sap_async_spec *spec, int64_t **base)
+{
+	int64_t *b = sap_xcalloc((size_t)spec->ndds + 1, sizeof *b), words = 0;
+	for (int k = 0; k < spec->ndds; k++) {
+		b[k] = words;
+		if ((spec->dds[k].mode & SAP_WRITE) && spec->dds[k].dv && !spec->dds[k].accumulate)
+			words += (spec->dds[k].dv->n + 63) / 64;
+	}
+	b[spec->ndds] = words;
+	*base = b;
+	return words;
+}
+
 static void maps_make(key_maps *m, const sap_async_spec *spec, int64_t R)
 {
-	m->base = sap_xcalloc((size_t)spec->ndds + 1, sizeof *m->base);
-	m->words = 0;
-	for (int k = 0; k < spec->ndds; k++) {
-		m->base[k] = m->words;
-		if ((spec->dds[k].mode & SAP_WRITE) && spec->dds[k].dv && !spec->dds[k].accumulate)
-			m->words += (spec->dds[k].dv->n + 63) / 64;
-	}
-	m->base[spec->ndds] = m->words;
+	m->words = map_words(spec, &m->base);
 	size_t n = (size_t)(R ? R : 1) * (size_t)(m->words ? m->words : 1);
 	m->wr = sap_xcalloc(n, sizeof *m->wr);
 	m->tc = sap_xcalloc(n, sizeof *m->tc);
@@ -141,12 +148,17 @@ static uint64_t *gather(const uint64_t *mine, int64_t R, int64_t W)
  * r is rank d's, before any rank writes them again (else that writer
  * sends the newer value), swept from the last round down; and d's need
  * and the last writers (see sap_dist), swept up.  From every rank's
- * maps, gathered once. */
-static void decide(key_maps *m, int64_t R, sap_dist *dist)
+ * maps: p's, or else this rank's gathered. */
+static void decide(key_maps *m, int64_t R, sap_dist *dist, const sap_plan *p)
 {
 	int P = sap_nranks(), me = sap_rank();
 	int64_t W = m->words;
-	uint64_t *tc = gather(m->tc, R, W), *wr = gather(m->wr, R, W);
+	const uint64_t *tc = p->dist_tc, *wr = p->dist_wr;
+	uint64_t *tcg = NULL, *wrg = NULL;
+	if (!wr) {
+		tc = tcg = gather(m->tc, R, W);
+		wr = wrg = gather(m->wr, R, W);
+	}
 	uint64_t *later = sap_xcalloc((size_t)P * (size_t)W, sizeof *later);
 	uint64_t *any = sap_xmalloc((size_t)W * sizeof *any);
 	dist->incoming = sap_xcalloc((size_t)R * (size_t)W, sizeof *dist->incoming);
@@ -203,8 +215,8 @@ static void decide(key_maps *m, int64_t R, sap_dist *dist)
 			}
 		}
 	}
-	free(tc);
-	free(wr);
+	free(tcg);
+	free(wrg);
 	free(later);
 }
 
@@ -244,8 +256,37 @@ static void start_early(sap_dist *d, const sap_plan *p, const sap_async_spec *sp
 	}
 }
 
+void sap_dist_premark(sap_plan *p, const sap_async_spec *spec, const sap_layout *ly, void *env,
+                      int64_t a, int64_t b, int threads, const int64_t *grp)
+{
+	int P = sap_nranks(), T = p->nworkers;
+	int64_t R = p->nrounds, *base, W = map_words(spec, &base);
+	if (!W || p->nlocked || !p->mine) {
+		free(base);
+		return;
+	}
+	int64_t *round = sap_xmalloc((size_t)p->ngroups * sizeof *round);
+	for (int64_t r = 0; r < R; r++)
+		for (int64_t k = p->ro[r * T]; k < p->ro[(r + 1) * T]; k++)
+			round[p->rg[k]] = r;
+	uint32_t *slot = sap_xmalloc((size_t)(b - a + 1) * sizeof *slot);
+	for (int64_t i = a; i < b; i++)
+		slot[i - a] = (uint32_t)(p->mine[grp[i - a]] * R + round[grp[i - a]]);
+	size_t n = (size_t)P * (size_t)R * (size_t)W;
+	uint64_t *maps = sap_xcalloc(2 * n, sizeof *maps);
+	sap_recon_mark_slots(spec, ly, env, a, b, threads, slot, base, W, maps, maps + n);
+	sap_comm_allreduce(maps, (int64_t)(2 * n), SAP_COMM_U64, SAP_COMM_BOR);
+	p->dist_wr = maps;
+	p->dist_tc = maps + n;
+	free(slot);
+	free(round);
+	free(base);
+}
+
 /* The slice runs over each group's list in the plan, so that it reads the
- * group's plan-order copies when the loop has them.  Collective. */
+ * group's plan-order copies when the loop has them, unless the ranks
+ * that sliced the iterations for the plan marked their keys already
+ * (sap_dist_premark).  Collective. */
 void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
                     const sap_layout *ly, void *env, int rank, int threads)
 {
@@ -259,9 +300,14 @@ void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
 	d->off = sap_xcalloc((size_t)(R * P) + 1, sizeof *d->off);
 	key_maps m;
 	maps_make(&m, spec, R);
+	if (p->dist_wr) {
+		size_t mine = (size_t)rank * (size_t)R * (size_t)m.words;
+		memcpy(m.wr, p->dist_wr + mine, (size_t)(R * m.words) * sizeof *m.wr);
+		memcpy(m.tc, p->dist_tc + mine, (size_t)(R * m.words) * sizeof *m.tc);
+	}
 	uint64_t **wr = sap_xcalloc((size_t)spec->ndds, sizeof *wr);
 	uint64_t **tc = sap_xcalloc((size_t)spec->ndds, sizeof *tc);
-	for (int64_t r = 0; r < R; r++) {
+	for (int64_t r = 0; r < R && m.words && !p->dist_wr; r++) {
 		for (int k = 0; k < spec->ndds; k++) {
 			bool on = m.base[k + 1] > m.base[k];
 			wr[k] = on ? m.wr + r * m.words + m.base[k] : NULL;
@@ -276,7 +322,7 @@ void sap_dist_build(sap_dist *d, const sap_plan *p, const sap_async_spec *spec,
 	}
 	free(wr);
 	free(tc);
-	decide(&m, R, d);
+	decide(&m, R, d, p);
 	d->later = sap_xcalloc((size_t)(R + 1) * (size_t)m.words, sizeof *d->later);
 	for (int64_t r = R - 1; r >= 0; r--)
 		for (int64_t b = 0; b < m.words; b++)

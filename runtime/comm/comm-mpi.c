@@ -206,7 +206,7 @@ void sap_comm_barrier(void)
 void sap_comm_allreduce(void *buf, int64_t n, sap_comm_type t, sap_comm_op op)
 {
 	MPI_Op ops[] = { [SAP_COMM_SUM] = MPI_SUM, [SAP_COMM_MIN] = MPI_MIN,
-	                [SAP_COMM_MAX] = MPI_MAX };
+	                [SAP_COMM_MAX] = MPI_MAX, [SAP_COMM_BOR] = MPI_BOR };
 	MPI_Datatype types[] = { [SAP_COMM_INT] = MPI_INT, [SAP_COMM_I64] = MPI_INT64_T,
 	                         [SAP_COMM_U64] = MPI_UINT64_T, [SAP_COMM_DOUBLE] = MPI_DOUBLE };
 	sap_comm_check(&n, 1, 1, "a reduction");

@@ -67,7 +67,7 @@ void sap_comm_barrier(void);
 
 /* Element-wise over every rank's buf[0 .. n), in place. */
 typedef enum { SAP_COMM_INT, SAP_COMM_I64, SAP_COMM_U64, SAP_COMM_DOUBLE } sap_comm_type;
-typedef enum { SAP_COMM_SUM, SAP_COMM_MIN, SAP_COMM_MAX } sap_comm_op;
+typedef enum { SAP_COMM_SUM, SAP_COMM_MIN, SAP_COMM_MAX, SAP_COMM_BOR } sap_comm_op;
 void sap_comm_allreduce(void *buf, int64_t n, sap_comm_type t, sap_comm_op op);
 /* The sum of v over the ranks before this one; 0 on rank 0. */
 int64_t sap_comm_exscan_sum(int64_t v);

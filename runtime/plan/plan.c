@@ -69,5 +69,6 @@ void sap_plan_free(sap_plan *p)
 	free(p->rg);
 	free(p->rlocked);
 	free(p->mine);
+	free(p->dist_wr);
 	memset(p, 0, sizeof *p);
 }

@@ -739,3 +739,78 @@ void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
 		a = e;
 	}
 }
+
+/* ---- written keys by the rank and round that run them ---- */
+
+typedef struct slot_job {
+	const sap_async_spec *spec;
+	const sap_layout *ly;
+	void *env;
+	int64_t a, b;
+	int T;
+	const uint32_t *slot;   /* per iteration of [a, b) */
+	const int64_t *base;
+	int64_t words;
+	uint64_t *wr, *tc;
+} slot_job;
+
+typedef struct slot_run {
+	const slot_job *j;
+	int64_t lo, hi;
+} slot_run;
+
+static inline void slot_or(const slot_job *j, uint64_t *map, int64_t i, int dds, int64_t key)
+{
+	uint64_t *w = map + (size_t)j->slot[i - j->a] * (size_t)j->words + (size_t)j->base[dds] +
+	              (uint64_t)key / 64;
+	uint64_t bit = (uint64_t)1 << ((uint64_t)key % 64);
+	/* Workers of the rank share the maps; one alone needs no lock. */
+	if (j->T > 1)
+		__atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
+	else
+		*w |= bit;
+}
+
+static inline void slot_mark(const slot_job *j, int64_t i, int dds, int64_t key, int mode)
+{
+	const sap_rec_dds *d = &j->ly->d[dds];
+	if (j->base[dds + 1] == j->base[dds] || !d->nblk || (uint64_t)key > d->max)
+		return;
+	if (mode & SAP_WRITE)
+		slot_or(j, j->wr, i, dds, key);
+	slot_or(j, j->tc, i, dds, key);
+}
+
+static void slot_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
+{
+	const slot_run *s = r->logbuf;
+	if (r->i >= s->lo && r->i < s->hi)
+		slot_mark(s->j, r->i, dds, key, (int)mode);
+}
+
+static void slot_worker(void *arg, int w)
+{
+	const slot_job *j = arg;
+	int64_t a = sap_chunk(j->a, j->b, j->T, w), b = sap_chunk(j->a, j->b, j->T, w + 1);
+	slot_run s = { j, 0, 0 };
+	sap_rec r = { .d = j->ly->d, .log = slot_key, .logbuf = &s };
+	r.mask = &r.sink;
+	for (s.lo = a; s.lo < b; s.lo = s.hi) {
+		s.hi = b - s.lo < SUB ? b : s.lo + SUB;
+		if (j->spec->slice)
+			j->spec->slice(j->env, NULL, s.lo, s.hi, &r);
+		for (int k = 0; k < j->spec->naffine; k++) {
+			const sap_affine *af = &j->spec->affine[k];
+			for (int64_t i = s.lo; i < s.hi; i++)
+				slot_mark(j, i, af->dds, affine_key(af, i), (int)af->mode);
+		}
+	}
+}
+
+void sap_recon_mark_slots(const sap_async_spec *spec, const sap_layout *ly, void *env,
+                          int64_t a, int64_t b, int T, const uint32_t *slot,
+                          const int64_t *base, int64_t words, uint64_t *wr, uint64_t *tc)
+{
+	slot_job j = { spec, ly, env, a, b, T, slot, base, words, wr, tc };
+	sap_pool_run(T, slot_worker, &j);
+}
