@@ -1247,7 +1247,8 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		Buf dv = {0};
 		for (int i = 0; i < li->slice_vars.n; i++) {
 			Sym *v = li->slice_vars.v[i];
-			buf_printf(&dv, "\t\t{&%s, sizeof %s},\n", v->cname, v->cname);
+			buf_printf(&dv, "\t\t{&%s, sizeof %s, \"%s\"},\n", v->cname, v->cname,
+			           v->name);
 		}
 		emit_line(s, "const sap_drvvar sap_drv[] = {\n%s\t};", dv.s);
 	}

@@ -1182,9 +1182,10 @@ struct sap_loop_state {
 	int T, blocks, ndds;            /* blocks: sap_cfg.blocks */
 	int64_t *sizes;                 /* per spec DDS */
 	uint64_t *versions;             /* per spec DDS, when slice_reads */
-	/* Per spec DDS that lists a map's keys (keys_of): the keys, in a
-	 * row (strings with their NULs), kbytes[k] bytes; a new list of the
-	 * same keys is the same input whatever its version. */
+	/* Per spec DDS that lists a map's keys (keys_of), or that is
+	 * written between invocations (churn): its elements in a row
+	 * (strings with their NULs), kbytes[k] bytes; a new version of the
+	 * same bytes is the same input. */
 	char **kcopy;
 	size_t *kbytes;
 	int nkcopy;
@@ -1283,6 +1284,15 @@ struct sap_loop_state {
 	int brief_n, brief;
 	double brief_spread_s, brief_whole_s;
 	bool warned_cost;               /* sap_plan_cost_warn said it */
+	/* Per spec DDS the slice reads: a new version made the cached plan
+	 * invalid before, so the plans keep a copy of it (kcopy). */
+	bool *churn;
+	int nchurn;
+	/* What made plans invalid: spec DDS k's new version (bit k, 63 for
+	 * the rest), driver variable k's new value (bit k of drv_new). */
+	uint64_t dds_new, drv_new;
+	char *cause;                    /* said of them, for plan cost_warn's */
+	int64_t cause_at;               /* plan_builds when cause was made */
 	bool cost_fixed;                /* cost_fix is known */
 	char *cost_fix;                 /* its additive_fix, for the end */
 	bool ever_locked;

@@ -1491,6 +1491,7 @@ typedef void (*sap_slice_fn)(void *env, const int64_t *idx, int64_t lo, int64_t 
 typedef struct sap_drvvar {
 	const void *p;
 	size_t size;
+	const char *name;
 } sap_drvvar;
 
 /* dds == NULL means the loop was not analysed: it runs in index order. */

@@ -44,6 +44,7 @@ run_tests = \
 	tests/run/owner-fragmented.sh \
 	tests/run/contains-guard.sh \
 	tests/run/plan-own-writes.sh \
+	tests/run/plan-same-bytes.sh \
 	tests/run/sum-range.sh \
 	tests/run/relaxed-sparse.sh \
 	tests/run/wavefront.sh \

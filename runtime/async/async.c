@@ -251,16 +251,23 @@ static size_t keys_row(const sap_dvec *v, char *out)
 	return at;
 }
 
-/* Whether DDS k of the spec lists a map's keys, the same ones as when
- * the cache was saved: the driver lists them again before every
- * invocation (a new version each time), though a loop that writes only
- * the values of the keys it runs over leaves them as they were. */
-static bool same_keys(const struct sap_loop_state *st, int k, const sap_dds *d)
+/* Copies of vectors written between invocations stop at this size. */
+#define CHURN_MAX ((size_t)256 << 20)
+
+/* Whether DDS k of the spec, a vector whose bytes the cache keeps, holds
+ * the same ones as when the cache was saved.  The driver lists a map's
+ * keys again before every invocation (a new version each time), though
+ * a loop that writes only the values of the keys it runs over leaves
+ * them as they were; a Lasso's active flags, which its sweep writes
+ * every time, change at the first sweeps only, and re-planning every
+ * sweep made 1 x 2 nine times slower than one thread.  Only a vector
+ * whose every element is current on this rank compares. */
+static bool same_bytes(const struct sap_loop_state *st, int k, const sap_dds *d)
 {
 	const sap_dvec *v = d->dv;
-	if (!v || !v->keys_of || k >= st->nkcopy || !st->kcopy[k])
+	if (!v || k >= st->nkcopy || !st->kcopy[k] || v->holder || v->part_only)
 		return false;
-	if (v->keys_of->kk != SAP_K_STRING)
+	if (!v->keys_of || v->keys_of->kk != SAP_K_STRING)
 		return st->kbytes[k] == (size_t)v->n * v->elsize &&
 		       memcmp(st->kcopy[k], v->data, st->kbytes[k]) == 0;
 	const char *c = st->kcopy[k], *end = c + st->kbytes[k];
@@ -318,7 +325,7 @@ static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *s
 		                  (tracked && dds_version(d) > st->restored)
 		                : st->ptrs[k] != dds_ptr(d) || st->sizes[k] != dds_size(d) ||
 		                  (tracked && st->versions[k] != dds_version(d) &&
-		                   !same_keys(st, k, d)))
+		                   !same_bytes(st, k, d)))
 			return false;
 	}
 	/* A map whose keys were checked: the check holds while its keys do,
@@ -357,10 +364,49 @@ void sap_async_kept(sap_loop *L, const sap_async_spec *spec)
 }
 
 static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
-                        int64_t lo, int64_t hi, int T)
+                        int64_t lo, int64_t hi, int T, bool ranks)
 {
 	/* A resumed loop has the inputs but no plan yet. */
-	return !spec->slice_rng && !st->resumed && same_inputs(st, spec, lo, hi, T);
+	bool ok = !spec->slice_rng && !st->resumed && same_inputs(st, spec, lo, hi, T);
+	/* Over ranks the ranks decide together: bytes compared may differ
+	 * where a struct's padding does, which would send them on to
+	 * different collectives.  Whether bytes are kept is the same on
+	 * every rank. */
+	bool bytes = false;
+	for (int k = 0; ranks && k < st->nkcopy && k < spec->ndds; k++)
+		bytes |= st->kcopy[k] && !spec->dds[k].dv->keys_of;
+	if (bytes && sap_nranks() > 1) {
+		int v = ok;
+		sap_comm_allreduce(&v, 1, SAP_COMM_INT, SAP_COMM_MIN);
+		ok = v;
+	}
+	return ok;
+}
+
+/* Why the cached plan does not do for these inputs, as far as its DDSs
+ * and driver variables go: which of them changed (added to st->dds_new,
+ * drv_new), and which the slice reads were written since (churn). */
+static void note_new(struct sap_loop_state *st, const sap_async_spec *spec)
+{
+	if (!st->cached || st->resumed || st->ndds != spec->ndds)
+		return;
+	if (st->nchurn < spec->ndds) {
+		st->churn = sap_xrealloc(st->churn, (size_t)spec->ndds * sizeof *st->churn);
+		memset(st->churn + st->nchurn, 0, (size_t)(spec->ndds - st->nchurn) * sizeof *st->churn);
+		st->nchurn = spec->ndds;
+	}
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (!d->slice_reads || st->versions[k] == dds_version(d) || same_bytes(st, k, d))
+			continue;
+		st->dds_new |= (uint64_t)1 << (k < 63 ? k : 63);
+		st->churn[k] |= st->ptrs[k] == dds_ptr(d);
+	}
+	if (st->ndrv != drv_bytes(spec))
+		return;
+	for (int k = 0, at = 0; k < spec->ndrv && k < 64; at += (int)spec->drv[k].size, k++)
+		if (memcmp(st->drv + at, spec->drv[k].p, spec->drv[k].size) != 0)
+			st->drv_new |= (uint64_t)1 << k;
 }
 
 static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, int64_t lo,
@@ -388,10 +434,17 @@ static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, in
 		st->versions[k] = dds_version(d);
 		st->kvers[k] = d->dm ? sap_dm_keyset(d->dm) : 0;
 		st->kcopy[k] = NULL;
-		if (d->dv && d->dv->keys_of && d->slice_reads) {
-			st->kbytes[k] = keys_row(d->dv, NULL);
+		const sap_dvec *v = d->dv;
+		if (v && v->keys_of && d->slice_reads) {
+			st->kbytes[k] = keys_row(v, NULL);
 			st->kcopy[k] = sap_xmalloc(st->kbytes[k] + 1);
-			keys_row(d->dv, st->kcopy[k]);
+			keys_row(v, st->kcopy[k]);
+		} else if (v && d->slice_reads && k < st->nchurn && st->churn[k] && d->flat &&
+		           !v->codec && !v->holder && !v->part_only &&
+		           (size_t)v->n * v->elsize <= CHURN_MAX) {
+			st->kbytes[k] = (size_t)v->n * v->elsize;
+			st->kcopy[k] = sap_xmalloc(st->kbytes[k] + 1);
+			memcpy(st->kcopy[k], v->data, st->kbytes[k]);
 		}
 	}
 	st->naffine = spec->naffine;
@@ -518,7 +571,7 @@ static bool spare_take(struct sap_loop_state *st, const sap_async_spec *spec, in
 	if (!st->spare || !st->spare->cached)
 		return false;
 	swap_plans(st, st->spare);
-	if (!cache_valid(st, spec, lo, hi, T)) {
+	if (!cache_valid(st, spec, lo, hi, T, false)) {
 		swap_plans(st, st->spare);
 		return false;
 	}
@@ -549,8 +602,9 @@ static void spare_keep(struct sap_loop_state *st, const sap_async_spec *spec, in
 static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                       int64_t lo, int64_t hi, int T, int threads, bool locks, bool ranks)
 {
-	if (cache_valid(st, spec, lo, hi, T))
+	if (cache_valid(st, spec, lo, hi, T, ranks))
 		return;
+	note_new(st, spec);
 	/* Only the random numbers changed: the keys are as many and as
 	 * spread as before, so the blocks' cuts and the plan's search
 	 * (ly->memo) stay. */
@@ -1103,7 +1157,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 		written[k] |= by_index[k];
 	sap_whole_spec(spec, written, &st->traffic);
 	free(written);
-	if (any && !cache_valid(st, spec, lo, hi, T))
+	if (any && !cache_valid(st, spec, lo, hi, T, true))
 		sap_index_fetch(st, spec, by_index, NULL, sap_chunk(lo, hi, T, me * x->T),
 		                sap_chunk(lo, hi, T, (me + 1) * x->T));
 	make_plan(st, spec, x->env, lo, hi, T, x->T, false, true);

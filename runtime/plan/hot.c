@@ -598,6 +598,36 @@ static char *additive_fix(const sap_async_spec *spec, uint64_t written)
 	return fix;
 }
 
+/* The inputs of the slice whose change made the last plan invalid, as
+ * "a, b and c" (*many when more than one), or NULL. */
+static char *replan_cause(const struct sap_loop_state *st, const sap_async_spec *spec, bool *many)
+{
+	const char *name[8];
+	int n = 0, more = 0;
+	for (int k = 0; k < spec->ndds; k++)
+		if (st->dds_new >> (k < 63 ? k : 63) & 1 && spec->dds[k].name)
+			n < 8 ? (void)(name[n++] = spec->dds[k].name) : (void)more++;
+	for (int k = 0; k < spec->ndrv && k < 64; k++)
+		if (st->drv_new >> k & 1 && spec->drv[k].name)
+			n < 8 ? (void)(name[n++] = spec->drv[k].name) : (void)more++;
+	if (!n)
+		return NULL;
+	*many = n + more > 1;
+	char *s = sap_strf("%s", name[0]);
+	for (int i = 1; i < n; i++) {
+		bool last = i == n - 1 && !more;
+		char *t = sap_strf("%s%s%s", s, last ? " and " : ", ", name[i]);
+		free(s);
+		s = t;
+	}
+	if (more) {
+		char *t = sap_strf("%s and %d more", s, more);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
 void sap_plan_cost_warn(struct sap_loop_state *st, const sap_async_spec *spec)
 {
 	const sap_loop *L = st->loop;
@@ -608,6 +638,18 @@ void sap_plan_cost_warn(struct sap_loop_state *st, const sap_async_spec *spec)
 	if (st->plan_builds && !st->cost_fixed) {
 		st->cost_fixed = true;
 		st->cost_fix = additive_fix(spec, ~(uint64_t)0);
+	}
+	/* Lasso's sweep over an active set re-planned for its flags and
+	 * for the driver's "full sweep" switch, and the advice named only
+	 * relaxed: what made the latest plan, for both warnings. */
+	if (st->cause_at != st->plan_builds) {
+		st->cause_at = st->plan_builds;
+		free(st->cause);
+		bool many = false;
+		char *c = replan_cause(st, spec, &many);
+		st->cause = c ? sap_strf("it plans again when %s %s, as its keys depend on %s", c,
+		                         many ? "change" : "changes", many ? "them" : "it") : NULL;
+		free(c);
 	}
 	/* Re-planned at least three times, in most invocations: a plan
 	 * reused costs nothing more, and a first plan pays for itself. */
@@ -621,10 +663,11 @@ void sap_plan_cost_warn(struct sap_loop_state *st, const sap_async_spec *spec)
 	char *adds = additive_fix(spec, ~(uint64_t)0);
 	sap_warn(&L->site, "async for has spent %.2f s planning in its first %lld invocations (%lld "
 	         "plans) against %.2f s running the body on %d workers: the plans cost more than they "
-	         "save; %s%sfewer workers or a sync for would likely run it faster (--stats shows "
-	         "the times)", planning, (long long)L->invocations,
-	         (long long)st->plan_builds, st->compute_s, st->workers, adds ? adds : "",
-	         adds ? "; or " : "");
+	         "save%s%s%s; %s%sfewer workers or a sync for would likely run it faster (--stats "
+	         "shows the times)", planning, (long long)L->invocations,
+	         (long long)st->plan_builds, st->compute_s, st->workers, st->cause ? " (" : "",
+	         st->cause ? st->cause : "", st->cause ? ")" : "",
+	         adds ? adds : "", adds ? "; or " : "");
 	free(adds);
 }
 
@@ -642,11 +685,14 @@ void sap_plan_cost_final(void)
 		    planning < 0.5 || planning < st->workers * st->compute_s)
 			continue;
 		st->warned_cost = true;
-		sap_warn(&L->site, "async for spent %.2f s planning (%lld plan%s in %lld invocation%s) "
-		         "against %.2f s running the body on %d workers: on one worker, with no plan, "
-		         "it would likely have run faster (--stats shows the times)%s%s", planning,
+		sap_warn(&L->site, "async for spent %.2f s planning (%lld plan%s in %lld "
+		         "invocation%s%s%s) against %.2f s running the body on %d workers: on one "
+		         "worker, with no plan, it would likely have run faster (--stats shows the "
+		         "times)%s%s", planning,
 		         (long long)st->plan_builds, st->plan_builds == 1 ? "" : "s",
-		         (long long)L->invocations, L->invocations == 1 ? "" : "s", st->compute_s,
+		         (long long)L->invocations, L->invocations == 1 ? "" : "s",
+		         st->plan_builds > 1 && st->cause ? "; " : "",
+		         st->plan_builds > 1 && st->cause ? st->cause : "", st->compute_s,
 		         st->workers, st->cost_fix ? "; or " : "", st->cost_fix ? st->cost_fix : "");
 	}
 }
