@@ -343,6 +343,58 @@ static char *element_name(const sap_dds *d, int64_t key)
 	return sap_strf("%s[\"%s\"]", name, sap_shown(found, buf, sizeof buf));
 }
 
+/* cause's DDSs with hot elements, when there are several (dds HOT_SET). */
+enum { HOT_SET = -2 };
+static uint64_t hot_set;
+
+/* With hot elements in more than one DDS, all of them, the hottest of
+ * each DDS, into hot_set, as "96% of its iterations write Y[0], 95% Q[0]
+ * and 94% bi[0]"; else NULL.  An SVD++ named Y[0], then with Y relaxed
+ * bi[0], then Q[0]: three runs to find what one could say. */
+static char *hot_many(const sap_async_spec *spec, const hot_key *v, int64_t n, int64_t ns)
+{
+	enum { MAXD = 8 };
+	const hot_key *best[MAXD];
+	int nb = 0;
+	for (int64_t k = 0; k < n; k++) {
+		if (v[k].dds >= READ || v[k].count < 2 || v[k].dds >= 64 ||
+		    (double)v[k].count / (double)ns < HOT_SHARE)
+			continue;
+		int i = 0;
+		while (i < nb && best[i]->dds != v[k].dds)
+			i++;
+		if (i == nb && nb < MAXD)
+			best[nb++] = &v[k];
+		else if (i < nb && v[k].count > best[i]->count)
+			best[i] = &v[k];
+	}
+	if (nb < 2)
+		return NULL;
+	/* Hottest first. */
+	for (int i = 1; i < nb; i++)
+		for (int j = i; j > 0 && best[j]->count > best[j - 1]->count; j--) {
+			const hot_key *t = best[j];
+			best[j] = best[j - 1];
+			best[j - 1] = t;
+		}
+	hot_set = 0;
+	char *c = NULL;
+	for (int i = 0; i < nb; i++) {
+		const sap_dds *d = &spec->dds[best[i]->dds];
+		hot_set |= (uint64_t)1 << best[i]->dds;
+		char *el = element_name(d, best[i]->key);
+		if (!el)
+			el = sap_strf("one element of %s", d->name ? d->name : "?");
+		double sh = 100 * (double)best[i]->count / (double)ns;
+		char *t = !c ? sap_strf("%.0f%% of its iterations write %s", sh, el) :
+		          sap_strf("%s%s%.0f%% %s", c, i == nb - 1 ? " and " : ", ", sh, el);
+		free(c);
+		free(el);
+		c = t;
+	}
+	return c;
+}
+
 /* The cause, from the sample's counts v[0 .. n) (merged, by key) over ns
  * iterations, and the DDS whose updates could stop conflicting (its
  * index, or -1 for each of them). */
@@ -366,6 +418,11 @@ static char *cause(const sap_async_spec *spec, const hot_key *v, int64_t n, int6
 	/* An element one iteration writes is no cause, whatever its share
 	 * of a short loop. */
 	double share = top ? (double)top->count / (double)ns : 0;
+	char *many = top && top->count > 1 && share >= HOT_SHARE ? hot_many(spec, v, n, ns) : NULL;
+	if (many) {
+		*dds = HOT_SET;
+		return many;
+	}
 	if (top && top->count > 1 && share >= HOT_SHARE) {
 		const sap_dds *d = &spec->dds[top->dds];
 		char *el = element_name(d, top->key);
@@ -436,7 +493,7 @@ static warned *warned_of(const sap_loop *L)
 }
 
 /* Whether the loop would still need a plan with its updates of dds
- * relaxed (dds -1: of every DDS only added to): a write of another DDS
+ * relaxed (dds -1: of every DDS only added to; HOT_SET: of hot_set's): a write of another DDS
  * that conflicts, and that the sampled iterations make (bit k of
  * written, k < 64; a write under `if (bias)` may never happen).
  * Without one the loop runs in chunks, and a relaxed DDS is stale by
@@ -445,7 +502,8 @@ static int planned_without(const sap_async_spec *spec, int dds, uint64_t written
 {
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
-		bool relaxed = dds < 0 ? d->additive == 1 || d->additive == 2 : k == dds;
+		bool relaxed = dds == HOT_SET ? k < 64 && (hot_set >> k & 1) :
+		               dds < 0 ? d->additive == 1 || d->additive == 2 : k == dds;
 		if (!relaxed && (d->mode & SAP_WRITE) && !d->accumulate && !d->at_own &&
 		    (k >= 64 || (written >> k & 1)))
 			return k;
@@ -498,6 +556,40 @@ static char *fix_for(const sap_async_spec *spec, int dds, uint64_t written)
 	                "it assigns them, pushes to them or inserts keys), so neither accumulate "
 	                "nor relaxed applies as it is written: spread its writes over more "
 	                "elements", d, d);
+}
+
+/* What to do about hot_set's DDSs: one clause for them all when each is
+ * only added to, else what to do about the first that is not. */
+static char *fix_set(const sap_async_spec *spec, uint64_t written)
+{
+	char *names = NULL;
+	bool read = false;
+	for (int k = 0; k < spec->ndds && k < 64; k++) {
+		if (!(hot_set >> k & 1))
+			continue;
+		if (spec->dds[k].additive != 1 && spec->dds[k].additive != 2) {
+			free(names);
+			return fix_for(spec, k, written);
+		}
+		read |= spec->dds[k].additive == 2;
+		const char *nm = spec->dds[k].name ? spec->dds[k].name : "?";
+		char *t = names ? sap_strf("%s, %s", names, nm) : sap_strf("%s", nm);
+		free(names);
+		names = t;
+	}
+	if (!names)
+		return sap_strf("spread its writes over more elements");
+	char *fix;
+	if (read) {
+		char *st = staleness(spec, HOT_SET, written);
+		fix = sap_strf("make their updates 'relaxed(+: %s)', if the algorithm tolerates reading "
+		               "them %s", names, st);
+		free(st);
+	} else {
+		fix = sap_strf("make their updates 'accumulate(+: %s)'", names);
+	}
+	free(names);
+	return fix;
 }
 
 /* What to do about a loop whose iterations read, most of them, elements
@@ -562,10 +654,13 @@ void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t mis
 			m = t;
 			nm++;
 		}
-	sap_warn(&L->site, "async for runs serially on %d workers: the body inserts keys into %s (%s "
-	         "it writes %s missing); make its updates of %s 'accumulate(+: %s)', which inserts "
-	         "keys in parallel", workers, m, nm > 1 ? "keys" : "a key", nm > 1 ? "are" : "is",
-	         nm > 1 ? "them" : m, m);
+	/* 3 x 2 said "on 2 workers": every rank runs all of such a loop. */
+	const char *each = sap_nranks() > 1 ? " (those of each rank: every rank runs all of a loop "
+	                                      "that writes a map)" : "";
+	sap_warn(&L->site, "async for runs serially on %d workers%s: the body inserts keys into %s "
+	         "(%s it writes %s missing); make its updates of %s 'accumulate(+: %s)', which "
+	         "inserts keys in parallel", workers, each, m, nm > 1 ? "keys" : "a key",
+	         nm > 1 ? "are" : "is", nm > 1 ? "them" : m, m);
 	free(m);
 }
 
@@ -859,8 +954,10 @@ void sap_hot_warn(struct sap_loop_state *st, const sap_async_spec *spec, void *e
 	char *how = locked ? sap_strf("runs locked on %d workers (not deterministic)", T) :
 	            sap_strf("runs serially on %d workers (balance %.1f)", T, p->balance);
 	char *fix;
-	char *adds = dds >= 0 ? NULL : additive_fix(spec, written);
-	if (by_reads) {
+	char *adds = dds >= 0 || dds == HOT_SET ? NULL : additive_fix(spec, written);
+	if (dds == HOT_SET) {
+		fix = fix_set(spec, written);
+	} else if (by_reads) {
 		fix = reads_fix(spec, dds, written);
 	} else if (dds >= 0) {
 		fix = fix_for(spec, dds, written);

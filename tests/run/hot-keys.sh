@@ -10,7 +10,8 @@
 #  - --quiet-plans silences the warning;
 #  - a parallel plan (random bipartite keys, as SGDMF's) gets no warning;
 #  - a loop the compiler serialized warns once too, with what to do;
-#  - an invocation of fewer than 64 iterations does not warn.
+#  - an invocation of fewer than 64 iterations does not warn;
+#  - hot elements of several DDSs are named in one warning.
 # On 1 to 3 ranks of 1 or 2 threads.  Every two iterations conflicting
 # makes the plan serial whatever the scheduler, so the balance is exactly
 # the number of workers.
@@ -146,6 +147,22 @@ for (int ep = 0; ep < 4; ep++) {
 print("B[0] %.17g W[0] %.17g\n", B[0], W[0]);
 SAP
 
+# Hot elements of two DDSs, B[0] and C[1], both read: one warning names
+# both, and one clause that takes them both out of the plan (an SVD++
+# named one, then with it relaxed the next, one run each).
+cat >hot2.sap <<'SAP'
+dvector<double> B(4);
+dvector<double> C(4);
+dvector<double> W(100);
+dvector<long> k(1000);
+async for (long i = 0; i < 1000; i++) {
+    B[k[i]] += 1;
+    C[k[i] + 1] += B[k[i]];
+    W[(i * 37) % 100] += C[k[i] + 1];
+}
+print("B[0] %.17g C[1] %.17g W[0] %.17g\n", B[0], C[1], W[0]);
+SAP
+
 # An SVM by SGD as an async for over loaded examples, a bias feature in
 # every one: over ranks the planner finds the hot element on a sample
 # before it would make the examples whole on every rank for a key-level
@@ -207,7 +224,7 @@ async for (long i = 0; i < n; i++) {
 print("%g\n", W[0]);
 SAP
 
-for p in hot spread bipartite rng svm tiny short; do
+for p in hot spread bipartite rng hot2 svm tiny short; do
 	"$SAPC" -o $p $p.sap || fail "sapc $p.sap"
 done
 ./short --threads=2 >short.out 2>short.err || { cat short.err; fail "short"; }
@@ -320,6 +337,21 @@ echo "spread.sap:25:1: warning: async for runs serially on 2 workers (balance 2.
 	"algorithm tolerates reading them $whole, or run with --locks (not" \
 	"deterministic)" >want
 diff want two.err || fail "spread --two: not the one warning expected"
+for pt in 1x2 2x1; do
+	np=${pt%x*} t=${pt#*x}
+	$MPIEXEC -n $np ./hot2 --threads=$t >hot2.out 2>hot2.err || { cat hot2.err; fail "hot2 on $pt"; }
+	grep -qx 'B\[0\] 1000 C\[1\] 500500 W\[0\] 1431760' hot2.out ||
+		fail "hot2 on $pt printed $(cat hot2.out)"
+	locks=", or run with --locks (not deterministic)"
+	[ $np = 1 ] || locks=
+	echo "hot2.sap:5:1: warning: async for runs serially on 2 workers (balance 2.0):" \
+		"100% of its iterations write B[0] and 100% C[1]; make their updates" \
+		"'relaxed(+: B, C)', if the algorithm tolerates reading them a round stale," \
+		"where a round is one of the plan the loop still makes for its writes of W" \
+		"(a whole pass if those never meet; sap(7))$locks" >want
+	grep warning hot2.err | diff want - || fail "hot2 on $pt: not the one warning expected"
+done
+
 # With --locks on and no group to lock (one key in every iteration), it
 # is no advice.
 $MPIEXEC -n 1 ./rng --threads=2 --locks >/dev/null 2>rngl.err || fail "rng --locks"
