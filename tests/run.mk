@@ -46,6 +46,7 @@ run_tests = \
 	tests/run/plan-own-writes.sh \
 	tests/run/plan-same-bytes.sh \
 	tests/run/sum-range.sh \
+	tests/run/sync-bad-batch.sh \
 	tests/run/relaxed-sparse.sh \
 	tests/run/wavefront.sh \
 	tests/run/shared-plan-reads.sh \

@@ -96,12 +96,20 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 	char *end = stack_lo, *at = si->si_addr;
 	if (end && at < end + 65536 && at + NEAR >= end) {
 		sap_print_crash();
+		/* In driver code every rank overflows alike: the others give
+		 * rank 0 a second to report it and end the job, as sap_vfatal
+		 * does, rather than print it once each. */
+		bool driver = sap_nranks() > 1 && sap_rank() != 0 && !sap_in_loop();
+		if (driver) {
+			struct timespec pause = { 1, 0 };
+			nanosleep(&pause, NULL);
+		}
 		ssize_t w = write(2, overflow_msg, overflow_len);
 		(void)w;
 		/* Rank 0 lets out the lines it holds when it meets the same
 		 * overflow (sap_print_crash): the other ranks give it the
 		 * moment sap_comm_abort gives it before an error. */
-		if (sap_rank() != 0) {
+		if (sap_rank() != 0 && !driver) {
 			struct timespec pause = { 0, 300 * 1000 * 1000 };
 			nanosleep(&pause, NULL);
 		}

@@ -760,12 +760,6 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
                      sap_body_fn body, const sap_reduce *r, void *red)
 {
 	L->invocations++;
-	if (spec->batch <= 0)
-		sap_fatal(&L->site, "sync for: batch must be positive, got %lld",
-		          (long long)spec->batch);
-	if (spec->model == SAP_SSP && spec->staleness < 0)
-		sap_fatal(&L->site, "sync for: the staleness of ssp(s) must be 0 or more, got %lld",
-		          (long long)spec->staleness);
 	sap_sync_stats *st = stats_of(L, spec);
 	int P = sap_nranks();
 	const char *why = !spec->dense ? "the body writes something other than dvectors of numbers" :
@@ -835,6 +829,14 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
                   sap_body_fn body, const sap_reduce *r, void *red)
 {
 	sap_print_settle();
+	/* Errors of the driver's values, which every rank meets: outside
+	 * the loop, for rank 0 alone to report (sap_vfatal). */
+	if (spec->batch <= 0)
+		sap_fatal(&L->site, "sync for: batch must be positive, got %lld",
+		          (long long)spec->batch);
+	if (spec->model == SAP_SSP && spec->staleness < 0)
+		sap_fatal(&L->site, "sync for: the staleness of ssp(s) must be 0 or more, got %lld",
+		          (long long)spec->staleness);
 	atomic_fetch_add(&sap_loops_running, 1);
 	sync_for(L, n, spec, env, body, r, red);
 	atomic_fetch_sub(&sap_loops_running, 1);
