@@ -225,6 +225,9 @@ typedef struct LoopInfo {
 	                           reads and adds to, with relax_note the note
 	                           that suggests relaxed(+: it) */
 	const char *relax_note;
+	bool relax_ternary;     /* the key is chosen by a ?: on such a read
+	                           (TERNARY_IF),
+	                           which written as an if would be known */
 	Node *note_at;
 	bool has_slice, slice_rng;
 	bool has_reads;         /* writes nothing; the slice records its reads */
@@ -843,6 +846,9 @@ void acc_retaint(void);
 /* slice.c: the reconnaissance slice and the messages of its failures. */
 Node *acc_leftmost(Node *e);
 void acc_reject(Node *at, const char *reason, Node *nat, const char *note);
+/* The advice for a key chosen by a ?: on a value the loop writes. */
+#define TERNARY_IF "the slice cannot take each branch of a conditional expression (?:) in " \
+	"turn, as it does an if statement's: write it as an if"
 Node *acc_unit_expr(Unit *u);
 void acc_add_name(Vec *v, const char *name);
 char *acc_name_list(Vec *v);

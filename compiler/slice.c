@@ -483,15 +483,20 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	 * value, whose branches may not both be evaluable). */
 	/* Or through locals, the usual way: la = label[a]; ... tgt = la < lb ?
 	 * b : a; the key's own local chosen by a condition it cannot know. */
+	/* Written as an if, the loop stays exact: that before relaxed (an
+	 * additive update's ?: key got only the relaxed advice, which
+	 * changes the results). */
 	Taint *tx = s ? acc_taint_at(s, u) : NULL;
-	if (c.read && acc_loop->kind == N_ASYNC && !relax_hint &&
+	if (c.read && acc_loop->kind == N_ASYNC &&
 	    (emit_any_node(acc_loop->body, cond_of_ternary, c.read) ||
 	     (u && emit_any_node(a->key, tainted_ternary, u)) ||
 	     (tx && tx->unit && !tx->ctl &&
-	      emit_any_node(acc_unit_expr(tx->unit), tainted_ternary, tx->unit))))
-		hint = "the slice cannot take each branch of a conditional expression (?:) in turn, "
-		       "as it does an if statement's: write it as an if, or use sync for, whose "
-		       "iterations may read stale values";
+	      emit_any_node(acc_unit_expr(tx->unit), tainted_ternary, tx->unit)))) {
+		hint = relax_hint ? format("%s; or %s", TERNARY_IF, relax_hint)
+		                  : format("%s, or use sync for, whose iterations may read stale "
+		                           "values", TERNARY_IF);
+		acc_li->relax_ternary = relax_hint != NULL;
+	}
 	/* Relaxing the DDS read made the key of one only added to depend on
 	 * a relaxed read: relaxed too, it may (acc_analyse_loop tries). */
 	if (!relax_hint && c.read && acc_loop->kind == N_ASYNC &&
@@ -502,7 +507,8 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	if (relax_hint && c.read)
 		acc_li->relax_note = format("%s is read here; %s", acc_read_dds(c.read)->name, relax_hint);
 	/* Its additions written as stores: not tried, only said. */
-	if (relax_hint && !acc_li->relax_hint && c.read && acc_read_dds(c.read) == a->dds)
+	if (relax_hint && !acc_li->relax_hint && !acc_li->relax_ternary && c.read &&
+	    acc_read_dds(c.read) == a->dds)
 		hint = relax_hint;
 	/* if ((j = nbr[i]) > 0 && w[j] > 0.1): j itself is knowable, but the
 	 * slice evaluates a condition whole or not at all. */

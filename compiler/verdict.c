@@ -592,6 +592,7 @@ static void analyse(Node *l)
 	acc_li->reads_why = NULL;
 	acc_li->relax_hint = NULL;
 	acc_li->relax_note = NULL;
+	acc_li->relax_ternary = false;
 	if (l->kind == N_SYNC) {
 		acc_li->verdict = VD_SYNC;
 		for (int i = 0; i < acc_li->merge_dds.n; i++)
@@ -689,6 +690,12 @@ void acc_analyse_loop(Node *l)
 		              "invocation as one round of contiguous chunks: a worker's reads miss the "
 		              "other workers' updates of the whole invocation, which suits sums such as "
 		              "gradients but not running means (c += (x - c) / n)", note);
+	/* Written as an if, the loop stays exact: said first. */
+	if (runs && L->relax_ternary) {
+		const char *semi = strchr(note, ';');
+		if (semi)
+			note = format("%.*s; %s; or%s", (int)(semi - note), note, TERNARY_IF, semi + 1);
+	}
 	if (runs)
 		L->note = note;
 }

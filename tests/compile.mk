@@ -176,6 +176,7 @@ compile_tests = \
 	tests/compile/comma-decl.sap \
 	tests/compile/c-main.sap \
 	tests/compile/ternary-key-written.sap \
+	tests/compile/ternary-key-added.sap \
 	tests/compile/string-plus-number.sap \
 	tests/compile/struct-self.sap \
 	tests/compile/reduce-minus.sap \
