@@ -35,7 +35,10 @@ static const char *usage =
 	"  -g                debug information; breakpoints work at .sap lines\n"
 	"  -P                no #line directives in the generated C\n"
 	"  -save-temps       keep the generated C as FILE.sap.c\n"
-	"  -Wall -Werror -W* passed to the C compiler for the generated C\n"
+	"  -Wall -Werror -W* sapc's warnings: -Wunused-variable, -Wunused-but-set-variable,\n"
+	"                    -Wliteral-conversion, -Wunused-value, -Warray-parameter-copy,\n"
+	"                    -Wparentheses, -Wloop-carried, -Wrelaxed-self (and -Wno-...);\n"
+	"                    all also go to the C compiler for the generated C\n"
 	"  -march=CPU -mtune=CPU -m* -f*  passed to the C compiler (code generation)\n"
 	"  -I DIR -L DIR -l LIB -D NAME  passed to the C compiler for extra C files\n"
 	"  -v                show the C compiler command\n"
@@ -45,7 +48,8 @@ static const char *usage =
 	"  --help            print this help and exit\n"
 	"\n"
 	"Environment: SAPC_CC (C compiler, default mpicc), SAPC_CFLAGS (more options\n"
-	"for it, after sapc's own), TMPDIR.\n";
+	"for it, after sapc's own), SAPC_STDLIB (the prelude instead of std.sap),\n"
+	"TMPDIR.\n";
 
 /* The options of the usage above a mistyped one may have meant. */
 static const char *closest_option(const char *a)
