@@ -363,15 +363,13 @@ void sap_async_kept(sap_loop *L, const sap_async_spec *spec)
 			st->versions[k] = dds_version(&spec->dds[k]);
 }
 
-static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
-                        int64_t lo, int64_t hi, int T, bool ranks)
+/* ok, a finding of same_inputs, as every rank finds it when ranks (then
+ * collective): bytes compared may differ where a struct's padding does,
+ * which would send the ranks on to different collectives.  Whether
+ * bytes are kept is the same on every rank. */
+static bool agreed(const struct sap_loop_state *st, const sap_async_spec *spec, bool ok,
+                   bool ranks)
 {
-	/* A resumed loop has the inputs but no plan yet. */
-	bool ok = !spec->slice_rng && !st->resumed && same_inputs(st, spec, lo, hi, T);
-	/* Over ranks the ranks decide together: bytes compared may differ
-	 * where a struct's padding does, which would send them on to
-	 * different collectives.  Whether bytes are kept is the same on
-	 * every rank. */
 	bool bytes = false;
 	for (int k = 0; ranks && k < st->nkcopy && k < spec->ndds; k++)
 		bytes |= st->kcopy[k] && !spec->dds[k].dv->keys_of;
@@ -381,6 +379,14 @@ static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *s
 		ok = v;
 	}
 	return ok;
+}
+
+static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
+                        int64_t lo, int64_t hi, int T, bool ranks)
+{
+	/* A resumed loop has the inputs but no plan yet. */
+	return agreed(st, spec, !spec->slice_rng && !st->resumed &&
+	              same_inputs(st, spec, lo, hi, T), ranks);
 }
 
 /* Why the cached plan does not do for these inputs, as far as its DDSs
@@ -395,12 +401,15 @@ static void note_new(struct sap_loop_state *st, const sap_async_spec *spec)
 		memset(st->churn + st->nchurn, 0, (size_t)(spec->ndds - st->nchurn) * sizeof *st->churn);
 		st->nchurn = spec->ndds;
 	}
+	/* churn from versions alone, which every rank has alike: whether a
+	 * rank keeps bytes must be (agreed). */
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
-		if (!d->slice_reads || st->versions[k] == dds_version(d) || same_bytes(st, k, d))
+		if (!d->slice_reads || st->versions[k] == dds_version(d))
 			continue;
-		st->dds_new |= (uint64_t)1 << (k < 63 ? k : 63);
 		st->churn[k] |= st->ptrs[k] == dds_ptr(d);
+		if (!same_bytes(st, k, d))
+			st->dds_new |= (uint64_t)1 << (k < 63 ? k : 63);
 	}
 	if (st->ndrv != drv_bytes(spec))
 		return;
@@ -608,7 +617,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	/* Only the random numbers changed: the keys are as many and as
 	 * spread as before, so the blocks' cuts and the plan's search
 	 * (ly->memo) stay. */
-	bool again = same_inputs(st, spec, lo, hi, T);
+	bool again = agreed(st, spec, same_inputs(st, spec, lo, hi, T), ranks);
 	if (!ranks && !spec->slice_rng) {
 		if (spare_take(st, spec, lo, hi, T))
 			return;
