@@ -261,7 +261,8 @@ void sap_dist_premark(sap_plan *p, const sap_async_spec *spec, const sap_layout 
 {
 	int P = sap_nranks(), T = p->nworkers;
 	int64_t R = p->nrounds, *base, W = map_words(spec, &base);
-	if (!W || p->nlocked || !p->mine) {
+	/* slot numbers a rank's round in 32 bits. */
+	if (!W || p->nlocked || !p->mine || (int64_t)P * R > UINT32_MAX) {
 		free(base);
 		return;
 	}
