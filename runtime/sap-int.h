@@ -46,7 +46,9 @@ bool sap_is_csv(const char *path);
  * it for: of a .csv or .tsv, the names fields ("a,b") in order. */
 bool sap_header_names(const char *path, const char *p, const char *eol, const char *fields);
 /* Allocation that cannot fail: running out of memory is a fatal error, so
- * callers need no NULL checks. */
+ * callers need no NULL checks.  Its message says what the thread was
+ * doing, if sap_oom_doing says so. */
+extern _Thread_local const char *sap_oom_doing;
 void *sap_xmalloc(size_t n);
 void *sap_xrealloc(void *p, size_t n);
 /* n * size with the product checked, like calloc. */

@@ -277,12 +277,22 @@ static size_t whole_huge(size_t n)
 	return n;
 }
 
+_Thread_local const char *sap_oom_doing;
+
+/* On 2 ranks a vector gathered whole for driver code ran out with no
+ * word of which, where one rank had room for it. */
+static _Noreturn void out_of_memory(size_t n)
+{
+	sap_fatal(NULL, "out of memory (%.1f MB more)%s%s", (double)n / 1e6,
+	          sap_oom_doing ? " " : "", sap_oom_doing ? sap_oom_doing : "");
+}
+
 void *sap_xmalloc(size_t n)
 {
 	n = whole_huge(n);
 	void *p = malloc(n ? n : 1);
 	if (!p)
-		sap_fatal(NULL, "out of memory");
+		out_of_memory(n);
 	if (n >= BIG)
 		sap_advise_huge(p, n);
 	return p;
@@ -293,7 +303,7 @@ void *sap_xrealloc(void *p, size_t n)
 	n = whole_huge(n);
 	p = realloc(p, n ? n : 1);
 	if (!p)
-		sap_fatal(NULL, "out of memory");
+		out_of_memory(n);
 	if (n >= BIG)
 		sap_advise_huge(p, n);
 	return p;

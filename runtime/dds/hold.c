@@ -316,10 +316,25 @@ static void whole_done(sap_dvec *v, sap_dist_stats *stats, int64_t sent, int64_t
 /* Each rank sends the elements it holds, in key order, to all: no keys
  * travel, since every rank knows the holder map.  The map goes by runs
  * of one holder, which are whole blocks but where loops mixed them. */
+static void dv_whole(sap_dvec *v, sap_dist_stats *stats);
+
 void sap_dv_whole(sap_dvec *v, sap_dist_stats *stats)
 {
 	if (!v->holder)
 		return;
+	const char *was = sap_oom_doing;
+	char *doing = sap_strf("making dvector %s (%.1f MB) whole on rank %d, which driver code, "
+	                       "a save or a loop reads whole (sap-run(1), Several ranks)",
+	                       v->name ? v->name : "?", (double)v->n * (double)v->elsize / 1e6,
+	                       sap_rank());
+	sap_oom_doing = doing;
+	dv_whole(v, stats);
+	sap_oom_doing = was;
+	free(doing);
+}
+
+static void dv_whole(sap_dvec *v, sap_dist_stats *stats)
+{
 	int P = sap_nranks(), me = sap_rank();
 	int64_t mine = 0;
 	uint16_t h;
