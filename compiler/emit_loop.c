@@ -985,6 +985,16 @@ static void body_guards(Node *s, Buf *guard, Buf *recorded, Buf *staged, Buf *cl
 	}
 }
 
+/* Version v of loop id's body: sap_loop<id>_run with idx and the
+ * arguments args, in a function of its own. */
+static void emit_version(Node *s, int id, const char *v, const char *idx, const char *args)
+{
+	emit_line(s, "static __attribute__((noinline)) void sap_loop%d_v%s(void *env, "
+	          "const int64_t *sap_idx, int64_t lo, int64_t hi, void *red)", id, v);
+	emit_line(s, "{\n\t(void)sap_idx;\n\tsap_loop%d_run(env, %s, lo, hi, red, %s);\n}", id, idx,
+	          args);
+}
+
 /* The body, outlined: iterations [lo, hi) in sap_loopN_body.  An async
  * body whose keys the caller can know in range is written once, as
  * sap_loopN_run with a constant sap_v that says what is known; the body
@@ -1054,6 +1064,22 @@ static void body_fn(Node *s)
 	E->versioned = false;
 	E->indent = 0;
 	emit_line(s, "}");
+	/* Each version the body runs in, compiled once, out of line: inlined
+	 * at every call, a body was compiled ten times (gcc took 45 s over a
+	 * 300-line body). */
+	if (all || guard.len) {
+		buf_putc(E->out, '\n');
+		emit_version(s, id, "0", "sap_idx", "0, false, 0");
+		if (guard.len) {
+			emit_version(s, id, "1", "sap_idx", "1, false, 0");
+			/* With no index list, a NULL that cc sees: the
+			 * iterations are contiguous, no plan-order copy is there
+			 * (sap_staged), and the loop is one cc can vectorise. */
+			emit_version(s, id, "1c", "NULL", "1, false, 0");
+		}
+		if (all)
+			emit_version(s, id, "2", "sap_idx", "2, false, 0");
+	}
 	/* A group with few holes goes as stretches (sap_seq_next), its runs
 	 * of consecutive iterations counted rather than read; out of line,
 	 * since inlined in that loop the body compiles worse for groups
@@ -1067,7 +1093,7 @@ static void body_fn(Node *s)
 		          "\t\t\tsap_loop%d_run(env, sap_idx, sap_a, sap_b, red, 2, true, "
 		          "sap_idx[sap_a] - sap_a);\n"
 		          "\t\telse\n"
-		          "\t\t\tsap_loop%d_run(env, sap_idx, sap_a, sap_b, red, 2, false, 0);\n"
+		          "\t\t\tsap_loop%d_v2(env, sap_idx, sap_a, sap_b, red);\n"
 		          "\t}\n}", id, id);
 	}
 	if (guard.len || all) {
@@ -1083,23 +1109,19 @@ static void body_fn(Node *s)
 			emit_line(s, "int64_t sap_first = sap_idx ? sap_idx[lo] : lo;");
 			emit_line(s, "int64_t sap_end = sap_idx ? sap_idx[hi - 1] + 1 : hi;");
 		}
-		const char *run = format("sap_loop%d_run(env, sap_idx, lo, hi, red", id);
 		/* --check-plan: the checked version audits the keys. */
-		emit_line(s, "if (sap_audit_on)\n\t\t%s, 0, false, 0);", run);
+		emit_line(s, "if (sap_audit_on)\n\t\tsap_loop%d_v0(env, sap_idx, lo, hi, red);", id);
 		if (all)
 			emit_line(s, "else if (%s) {\n"
 			          "\t\tif (sap_seq_dense(sap_idx, lo, hi))\n"
 			          "\t\t\tsap_loop%d_runs(env, sap_idx, lo, hi, red);\n"
-			          "\t\telse\n\t\t\t%s, 2, false, 0);\n\t}",
+			          "\t\telse\n\t\t\tsap_loop%d_v2(env, sap_idx, lo, hi, red);\n\t}",
 			          conjunction(format("%s%s%s", staged.len ? staged.s : "",
-			          guard.len ? guard.s : "", recorded.len ? recorded.s : "")), id, run);
-		/* With no index list, a NULL that cc sees: the iterations are
-		 * contiguous, no plan-order copy is there (sap_staged), and the
-		 * loop is one cc can vectorise. */
+			          guard.len ? guard.s : "", recorded.len ? recorded.s : "")), id, id);
 		if (guard.len)
-			emit_line(s, "else if (%s) {\n\t\tif (sap_idx)\n\t\t\t%s, 1, false, 0);\n\t\telse\n\t\t\t"
-			          "sap_loop%d_run(env, NULL, lo, hi, red, 1, false, 0);\n\t}",
-			          conjunction(guard.s), run, id);
+			emit_line(s, "else if (%s) {\n\t\tif (sap_idx)\n\t\t\tsap_loop%d_v1(env, sap_idx, "
+			          "lo, hi, red);\n\t\telse\n\t\t\tsap_loop%d_v1c(env, sap_idx, lo, hi, "
+			          "red);\n\t}", conjunction(guard.s), id, id);
 		/* Contiguous iterations some of whose keys leave the vectors at
 		 * the ends (u[i - 1] at i = 0, under an if): the checked
 		 * version at the ends, the other in between, in order. */
@@ -1107,11 +1129,11 @@ static void body_fn(Node *s)
 			emit_line(s, "else if (!sap_idx) {\n"
 			          "\t\tint64_t sap_mlo = lo, sap_mhi = hi;\n"
 			          "%s"
-			          "\t\tsap_loop%d_run(env, NULL, lo, sap_mlo, red, 0, false, 0);\n"
-			          "\t\tsap_loop%d_run(env, NULL, sap_mlo, sap_mhi, red, 1, false, 0);\n"
-			          "\t\tsap_loop%d_run(env, NULL, sap_mhi, hi, red, 0, false, 0);\n\t}",
+			          "\t\tsap_loop%d_v0(env, NULL, lo, sap_mlo, red);\n"
+			          "\t\tsap_loop%d_v1c(env, NULL, sap_mlo, sap_mhi, red);\n"
+			          "\t\tsap_loop%d_v0(env, NULL, sap_mhi, hi, red);\n\t}",
 			          clip.s, id, id, id);
-		emit_line(s, "else\n\t\t%s, 0, false, 0);", run);
+		emit_line(s, "else\n\t\tsap_loop%d_v0(env, sap_idx, lo, hi, red);", id);
 		E->indent = 0;
 		emit_line(s, "}");
 	}
