@@ -560,23 +560,33 @@ static char *fix_for(const sap_async_spec *spec, int dds, uint64_t written)
 
 /* What to do about hot_set's DDSs: one clause for them all when each is
  * only added to, else what to do about the first that is not. */
-static char *fix_set(const sap_async_spec *spec, uint64_t written)
+/* The names of the DDSs of mask (bit k; k >= 64 when all ones) only
+ * added to, as "a, b", *read when the body reads one of them too; NULL
+ * when there are none. */
+static char *added_names(const sap_async_spec *spec, uint64_t mask, bool *read)
 {
 	char *names = NULL;
-	bool read = false;
-	for (int k = 0; k < spec->ndds && k < 64; k++) {
-		if (!(hot_set >> k & 1))
+	*read = false;
+	for (int k = 0; k < spec->ndds; k++) {
+		bool in = k < 64 ? mask >> k & 1 : mask == ~(uint64_t)0;
+		if (!in || (spec->dds[k].additive != 1 && spec->dds[k].additive != 2))
 			continue;
-		if (spec->dds[k].additive != 1 && spec->dds[k].additive != 2) {
-			free(names);
-			return fix_for(spec, k, written);
-		}
-		read |= spec->dds[k].additive == 2;
+		*read |= spec->dds[k].additive == 2;
 		const char *nm = spec->dds[k].name ? spec->dds[k].name : "?";
 		char *t = names ? sap_strf("%s, %s", names, nm) : sap_strf("%s", nm);
 		free(names);
 		names = t;
 	}
+	return names;
+}
+
+static char *fix_set(const sap_async_spec *spec, uint64_t written)
+{
+	for (int k = 0; k < spec->ndds && k < 64; k++)
+		if ((hot_set >> k & 1) && spec->dds[k].additive != 1 && spec->dds[k].additive != 2)
+			return fix_for(spec, k, written);
+	bool read;
+	char *names = added_names(spec, hot_set, &read);
 	if (!names)
 		return sap_strf("spread its writes over more elements");
 	char *fix;
@@ -669,17 +679,8 @@ void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t mis
  * read); NULL if there are none. */
 static char *additive_fix(const sap_async_spec *spec, uint64_t written)
 {
-	char *names = NULL;
-	bool read = false;
-	for (int k = 0; k < spec->ndds; k++) {
-		if (spec->dds[k].additive != 1 && spec->dds[k].additive != 2)
-			continue;
-		read |= spec->dds[k].additive == 2;
-		char *n = names ? sap_strf("%s, %s", names, spec->dds[k].name) :
-		          sap_strf("%s", spec->dds[k].name);
-		free(names);
-		names = n;
-	}
+	bool read;
+	char *names = added_names(spec, ~(uint64_t)0, &read);
 	if (!names)
 		return NULL;
 	char *st = read ? staleness(spec, -1, written) : NULL;
