@@ -1362,6 +1362,11 @@ char *emit_owned(Node *e)
 		return v;
 	}
 	char *v = emit_expr(e);
+	if (emit_last_use(e)) {
+		char *t = emit_tmp("mv");
+		return format("({ %s %s = %s; memset(&%s, 0, sizeof %s); %s; })", emit_ctype(e->ty), t, v,
+		              v, v, t);
+	}
 	if (is_lvalue(e))
 		return format("%s(&%s)", emit_copy_fn(e->ty), v);
 	/* A temporary already scheduled for dropping: copy it. */

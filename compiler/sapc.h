@@ -956,6 +956,8 @@ struct Scope {
 	Vec drops;              /* char *: statements that free the scope's locals */
 	bool loop;              /* break/continue leave through here */
 	bool func;              /* return leaves through here */
+	Node *first, *cur;      /* the block's statements, and the one being
+	                           written (emit_stmts), else NULL */
 };
 
 /* Statements run one at a time: each gets its own prelude (already
@@ -985,6 +987,7 @@ void emit_stmt_end(StmtState *st, Node *at);
 char *emit_settle(Node *e, StmtState *st, const char *ctype);
 void emit_body(Node *s);
 bool emit_any_node(Node *n, int (*f)(Node *, void *), void *arg);
+bool emit_last_use(Node *e);
 /* Does the program store a wider value (double, int, long) in a float:
  * NARROW_HOT in a function or a parallel loop, NARROW_DRIVER in driver
  * code? */
