@@ -176,16 +176,25 @@ void sap_order_sync(const sap_loop *L, int P, int T, int timed, bool sparse)
 	 * rows' owners sum the ranks': 2 x 2 groups them otherwise than
 	 * 1 x 4, but one rank of T threads as T ranks of one. */
 	bool grouped = sparse && rp != P && !((rp == 1 || rt == 1) && (P == 1 || T == 1));
-	if ((rp * rt != P * T || grouped) && once)
+	/* ssp's ranks, and hybrid's threads, run as fast as they go: a
+	 * result of the recorded run's timing, or of this run's. */
+	bool was_timed = (timed == 1 && rp > 1) || (timed == 2 && rt > 1);
+	bool is_timed = (timed == 1 && P > 1) || (timed == 2 && T > 1);
+	if (!once)
+		return;
+	if (was_timed)
+		sap_warn(&L->site, "--run-order: this sync for is not under bsp, and its result in "
+		         "the recorded run (%d rank%s of %d thread%s) depended on the timing of its "
+		         "workers: no replay computes it for sure, and what follows from it can differ",
+		         rp, rp == 1 ? "" : "s", rt, rt == 1 ? "" : "s");
+	else if (rp * rt != P * T || grouped || is_timed)
 		sap_warn(&L->site, "--run-order: this sync for ran on %d worker%s (%d rank%s of %d "
-		         "thread%s) in the recorded run and on %d (%d of %d) here: its result, and "
-		         "what follows from it, is not the recorded run's; replay under mpiexec -n %d "
-		         "with --threads=%d", rp * rt, rp * rt == 1 ? "" : "s", rp, rp == 1 ? "" : "s",
-		         rt, rt == 1 ? "" : "s", P * T, P, T, rp, rt);
-	else if (((timed == 1 && rp > 1) || (timed == 2 && rp * rt > 1)) && once)
-		sap_warn(&L->site, "--run-order: this sync for is not under bsp: its result depends "
-		         "on the timing of its workers, so the replay's can differ from the recorded "
-		         "run's");
+		         "thread%s) in the recorded run and on %d (%d of %d) here%s: its result, and "
+		         "what follows from it, can differ from the recorded run's; replay under "
+		         "mpiexec -n %d with --threads=%d", rp * rt, rp * rt == 1 ? "" : "s", rp,
+		         rp == 1 ? "" : "s", rt, rt == 1 ? "" : "s", P * T, P, T,
+		         is_timed ? ", where it is not under bsp and depends on their timing" : "",
+		         rp, rt);
 }
 
 static char *next_line(char **buf, size_t *cap)
