@@ -40,11 +40,15 @@ _Noreturn void sap_vfatal(const sap_site *s, const char *fmt, va_list ap)
 	int nr = sap_nranks();
 	if (nr > 1)
 		snprintf(head, sizeof head, "[rank %d] ", sap_rank());
+	/* Without a place, the program's name, as GNU tools and the
+	 * usage errors put it: among the lines of several jobs' ranks. */
 	if (s && s->file)
 		where = s->col > 0 ? sap_strf("%s:%d:%d: ", s->file, s->line, s->col)
 		                   : sap_strf("%s:%d: ", s->file, s->line);
+	else
+		where = sap_strf("%s: ", sap_progname());
 	char *text = sap_vstrf(fmt, ap);
-	fprintf(stderr, "%s%serror: %s\n", head, where ? where : "", text);
+	fprintf(stderr, "%s%serror: %s\n", head, where, text);
 	fflush(stderr);
 
 	/* Whether the others can still be reached: the unit tests never
@@ -81,7 +85,7 @@ void sap_warn(const sap_site *s, const char *fmt, ...)
 	else if (s && s->file)
 		fprintf(stderr, "%s:%d: warning: %s\n", s->file, s->line, text);
 	else
-		fprintf(stderr, "warning: %s\n", text);
+		fprintf(stderr, "%s: warning: %s\n", sap_progname(), text);
 	fflush(stderr);
 	free(text);
 }

@@ -234,7 +234,7 @@ if test -w /dev/full; then
 	./p >/dev/full 2>err
 	rc=$?
 	test $rc = 0 && fail "stdout on /dev/full: exit status 0"
-	grep -qxF "error: cannot write standard output: No space left on device" err ||
+	grep -qxF "p: error: cannot write standard output: No space left on device" err ||
 		{ cat err; fail "stdout on /dev/full: no error"; }
 	./p --help >/dev/full 2>err && fail "--help on /dev/full: exit status 0"
 	grep -qxF "p: error: cannot write standard output: No space left on device" err ||

@@ -93,11 +93,11 @@ START_TEST(size_guard)
 
 	char msg[512];
 	ck_assert_int_eq(run_captured(too_large, msg, sizeof msg), 1);
-	ck_assert_str_eq(msg, "error: an exchange between ranks is too large for one MPI call "
+	ck_assert_str_eq(msg, "sap: error: an exchange between ranks is too large for one MPI call "
 	                      "(a count of 2147483648, over 2^31 - 1); use more ranks, or smaller "
 	                      "batches in a sync for\n");
 	ck_assert_int_eq(run_captured(too_many_items, msg, sizeof msg), 1);
-	ck_assert_str_eq(msg, "error: a gather between ranks is too large for one MPI call "
+	ck_assert_str_eq(msg, "sap: error: a gather between ranks is too large for one MPI call "
 	                      "(a count of 2147483648, over 2^31 - 1); use more ranks, or smaller "
 	                      "batches in a sync for\n");
 }

@@ -550,7 +550,7 @@ START_TEST(get_missing_messages)
 	ck_assert_str_eq(msg, "prog.sap:12:5: error: key 42 not in dmap 'M'; get(M, key, value) reads "
 	                      "value where the key is missing\n");
 	ck_assert_int_eq(run_captured(get_missing_str, msg, sizeof msg), 1);
-	ck_assert_str_eq(msg, "error: key \"zebra\" not in dmultimap 'idx'\n");
+	ck_assert_str_eq(msg, "sap: error: key \"zebra\" not in dmultimap 'idx'\n");
 }
 END_TEST
 
