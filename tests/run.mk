@@ -186,6 +186,7 @@ run_tests = \
 	tests/run/ckpt-shared-plan.sh \
 	tests/run/one-process.sh \
 	tests/run/sync-replay.sh \
+	tests/run/order-head.sh \
 	tests/run/sync-merge-solo.sh \
 	tests/run/async-int-range.sap \
 	tests/run/stack-overflow.sap \

@@ -28,6 +28,88 @@
 static FILE *dumpf, *runf;
 static int64_t runline;         /* lines of runf read so far */
 
+/* The next line without its newline, or NULL at the end of the file. */
+static char *next_line(char **buf, size_t *cap);
+/* The loop whose order next_line reads, for its errors. */
+static const sap_site *run_site;
+
+/* The file starts with what the run was of: the program (its hash, as a
+ * checkpoint has it), the seed and every param.  A replay with others
+ * runs a valid order of another computation, which it is told: a
+ * replay of fewer passes, or of the program with a print added, may be
+ * what the user wants. */
+static bool dump_head(void)
+{
+	fprintf(dumpf, "program %016llx seed %lu\n", (unsigned long long)sap_program_hash(),
+	        (unsigned long)sap_seed());
+	for (int i = 0; i < sap_param_count(); i++) {
+		char *v = sap_param_text(i), *e = sap_escape(v, strlen(v));
+		fprintf(dumpf, "param %s %s\n", sap_param_name(i), e);
+		free(e);
+		free(v);
+	}
+	return fflush(dumpf) != EOF;
+}
+
+/* A file without the program line (written by hand, or by a build
+ * before it had one) replays as it is. */
+static void run_head(void)
+{
+	const char *f = sap_cfg.run_order;
+	char *buf = NULL, *changed = NULL;
+	size_t cap = 0;
+	long at = ftell(runf);
+	char *line = next_line(&buf, &cap);
+	unsigned long long prog;
+	unsigned long seed;
+	int used = 0;
+	if (!line || strncmp(line, "program ", 8)) {
+		fseek(runf, at, SEEK_SET);
+		runline = 0;
+		free(buf);
+		return;
+	}
+	if (sscanf(line, "program %llx seed %lu%n", &prog, &seed, &used) != 2 || line[used])
+		sap_fatal(NULL, "--run-order=%s:1: expected \"program HASH seed S\", got \"%s\"", f,
+		          sap_token(line, strlen(line)));
+	/* A print added to find a bug keeps the order: said, not refused. */
+	bool other = prog != sap_program_hash();
+	if (seed != sap_seed())
+		changed = sap_strf("--seed=%lu (now %lu)", seed, (unsigned long)sap_seed());
+	for (;;) {
+		at = ftell(runf);
+		if (!(line = next_line(&buf, &cap)) || strncmp(line, "param ", 6))
+			break;
+		char *name = line + 6, *val = strchr(name, ' ');
+		if (!val)
+			sap_fatal(NULL, "--run-order=%s:%lld: expected \"param NAME VALUE\", got \"%s\"", f,
+			          (long long)runline, sap_token(line, strlen(line)));
+		*val++ = '\0';
+		for (int i = 0; i < sap_param_count(); i++) {
+			if (strcmp(sap_param_name(i), name))
+				continue;
+			char *v = sap_param_text(i), *e = sap_escape(v, strlen(v));
+			if (strcmp(e, val)) {
+				char *add = sap_strf("%s%s--%s=%s (now %s)", changed ? changed : "",
+				                     changed ? ", " : "", name, val, e);
+				free(changed);
+				changed = add;
+			}
+			free(e);
+			free(v);
+		}
+	}
+	fseek(runf, at, SEEK_SET);
+	runline -= line != NULL;
+	free(buf);
+	if ((changed || other) && sap_rank() == 0)
+		sap_warn(NULL, "--run-order=%s: the run it records %s%s%s: this replay runs its order "
+		         "on what this program, params and seed make, which can differ", f,
+		         other ? "was of another source of the program (or another sapc)" : "",
+		         other && changed ? ", and had " : changed ? "had " : "", changed ? changed : "");
+	free(changed);
+}
+
 /* Both files are opened before the program starts its work, so that a
  * path that cannot be written or read fails at once, not after the
  * first loop.  Collective. */
@@ -36,10 +118,16 @@ void sap_order_start(void)
 	int err = 0, P = sap_nranks();
 	if (sap_cfg.dump_order && sap_rank() == 0 && !(dumpf = fopen(sap_cfg.dump_order, "w")))
 		err = errno;
+	bool wrote = true;
+	if (dumpf && !dump_head()) {
+		err = errno;
+		wrote = false;
+	}
 	if (P > 1)
 		sap_comm_bcast(&err, 1, sizeof err, 0);
 	if (err)
-		sap_option_fail(0, sap_strf("--dump-order=%s: %s", sap_cfg.dump_order, strerror(err)));
+		sap_option_fail(0, sap_strf("--dump-order=%s: %s%s", sap_cfg.dump_order,
+		                            wrote ? "" : "cannot write: ", strerror(err)));
 	/* Every rank replays the order it reads itself: from a pipe or a
 	 * FIFO, the ranks would each get a different part, or nothing. */
 	const char *f = sap_cfg.run_order;
@@ -59,8 +147,10 @@ void sap_order_start(void)
 	int first = err ? sap_rank() : P;
 	if (P > 1)
 		sap_comm_allreduce(&first, 1, SAP_COMM_INT, SAP_COMM_MIN);
-	if (first == P)
+	if (first == P) {
+		run_head();
 		return;
+	}
 	if (P > 1)
 		sap_comm_bcast(&err, 1, sizeof err, first);
 	if (err == ESPIPE)
@@ -127,10 +217,6 @@ void sap_order_dump_rounds(const sap_loop *L, const int64_t *idx, const int64_t 
 	dump_flush(L);
 }
 
-/* The next line without its newline, or NULL at the end of the file. */
-static char *next_line(char **buf, size_t *cap);
-/* The loop whose order next_line reads, for its errors. */
-static const sap_site *run_site;
 
 /* A sync for's result depends on its workers, not on an order: the dump
  * says how many there were, and a replay with others is told that its

@@ -189,10 +189,11 @@ for np in $ranks; do
 		test "$(cat rec.txt)" = "a record" || fail "--dump-order=$d, $np ranks: the file changed"
 	done
 	if test -w /dev/full; then
-		# Written out after each loop run: the first one fails.
-		error "--dump-order=/dev/full, $np ranks" 1 \
+		# Its first lines, what the run is of, are written out at
+		# the start, before any work.
+		error "--dump-order=/dev/full, $np ranks" 2 \
 			"error: --dump-order=/dev/full: cannot write: No space left on device" \
-			"loaded" $run --dump-order=/dev/full
+			"" $run --dump-order=/dev/full
 	fi
 	if test $np -gt 1; then
 		echo "loop 1 invocation 1 count 2" | error "--run-order from a pipe, $np ranks" 2 \

@@ -61,6 +61,6 @@ SAP
 cmp -s out.full out.replay || fail "passes: the replay printed another value"
 test -s err.replay && { cat err.replay; fail "passes: the full replay warned"; }
 ./passes --passes=1 --run-order=order.passes >/dev/null 2>err.short || fail "passes: the short replay"
-grep -q "warning: --run-order=order.passes: the program ended before the file did (line 52: \"loop 1 invocation 2 count 50\")" err.short ||
+grep -q "warning: --run-order=order.passes: the program ended before the file did (line 54: \"loop 1 invocation 2 count 50\")" err.short ||
 	{ cat err.short; fail "passes: a replay that ends before its file did not warn"; }
 exit 0

@@ -91,6 +91,6 @@ grep -q "ssp.sap:8:5: warning: --run-order: this sync for ran on 2 workers (1 ra
 
 grep -v '^sync' o.txt >nosync.txt
 $MPIEXEC -n 1 ./sparse --run-order=nosync.txt >/dev/null 2>rep.err && fail "a file without its sync lines was taken"
-grep -q "error: --run-order=nosync.txt:1: expected \"sync 1 invocation 1 ranks R threads T\", got \"loop 2 invocation 1 count 8\"" rep.err ||
+grep -q "error: --run-order=nosync.txt:4: expected \"sync 1 invocation 1 ranks R threads T\", got \"loop 2 invocation 1 count 8\"" rep.err ||
 	{ cat rep.err; fail "the message for a missing sync line"; }
 exit 0
