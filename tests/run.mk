@@ -62,6 +62,7 @@ run_tests = \
 	tests/run/lazy-arrays.sap \
 	tests/run/return-moves.sap \
 	tests/run/store-moves.sap \
+	tests/run/lazy-werror.sap \
 	tests/run/borrow-element.sap \
 	tests/run/mm-hoist.sap \
 	tests/run/reduce-tested-conv.sap \
@@ -313,7 +314,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/parted-map-reads.out tests/run/driver-push-stamp.out \
 	tests/run/extern-arrays.out tests/run/extern-arrays.c tests/run/extern-writes-dds.out tests/run/extern-writes-dds.c tests/run/narrow-call.out \
 	tests/run/extern-key-array.out tests/run/extern-key-array.c tests/run/chained-assign-key.out \
-	tests/run/settle-again.out tests/run/interleaved-keys.out tests/run/small-loop-ranks.out tests/run/lazy-arrays.out tests/run/return-moves.out tests/run/store-moves.out tests/run/count-bound.out tests/run/borrow-element.out tests/run/mm-hoist.out tests/run/reduce-tested-conv.out tests/run/load-hash-lines.out tests/run/load-hash-lines.err tests/run/load-hash-lines.posts.txt.in tests/run/list-oob-name.out tests/run/list-oob-name.err tests/run/list-oob-name.status \
+	tests/run/settle-again.out tests/run/interleaved-keys.out tests/run/small-loop-ranks.out tests/run/lazy-arrays.out tests/run/return-moves.out tests/run/store-moves.out tests/run/lazy-werror.out tests/run/count-bound.out tests/run/borrow-element.out tests/run/mm-hoist.out tests/run/reduce-tested-conv.out tests/run/load-hash-lines.out tests/run/load-hash-lines.err tests/run/load-hash-lines.posts.txt.in tests/run/list-oob-name.out tests/run/list-oob-name.err tests/run/list-oob-name.status \
 	tests/run/header-write-stamp.out tests/run/continue-before.out \
 	tests/run/rand-keys-inner.out tests/run/lazy-operand-keys.out tests/run/int-wrap-keys.out \
 	tests/run/ranged-keys.out tests/run/ranged-keys.status tests/run/ranged-keys.err \
