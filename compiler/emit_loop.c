@@ -1200,6 +1200,8 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 			buf_printf(&row, ", .additive = %d", acc_additive(li, d));
 		else if (li->verdict == VD_SERIAL && acc_assigned_only(li, d))
 			buf_printf(&row, ", .additive = 3");
+		else if (!acc_is_accum(li, d) && acc_shadowed_adds(li, d))
+			buf_printf(&row, ", .additive = 5");
 		for (size_t f = 0; f < sizeof flag / sizeof flag[0]; f++)
 			if (flag[f].on)
 				buf_printf(&row, ", .%s = true", flag[f].name);

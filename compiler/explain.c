@@ -374,8 +374,28 @@ static bool shadowed(LoopInfo *L, Sym *d)
  * of its own, so it never conflicts), else 1 when the body never reads
  * it otherwise (accumulate), 2 when it does (relaxed, a dvector), 4 when
  * it does and d is a dmap (which relaxed does not take). */
+static int additive_kind(LoopInfo *L, Sym *d, bool *shadow);
+
 int acc_additive(LoopInfo *L, Sym *d)
 {
+	bool shadow;
+	int k = additive_kind(L, d, &shadow);
+	return shadow ? 0 : k;
+}
+
+/* Is d only added to, but at the keys of a DDS the body assigns, so that
+ * taking its additions out of the plan would change nothing (a count
+ * beside a "last seen" index): a hot key's warning then names the DDS
+ * assigned, not d. */
+bool acc_shadowed_adds(LoopInfo *L, Sym *d)
+{
+	bool shadow;
+	return additive_kind(L, d, &shadow) && shadow;
+}
+
+static int additive_kind(LoopInfo *L, Sym *d, bool *shadow)
+{
+	*shadow = false;
 	/* L's own modes, not the loop being analysed (acc_written): the
 	 * emitter asks of every loop after all of them are. */
 	bool written = false;
@@ -411,8 +431,9 @@ int acc_additive(LoopInfo *L, Sym *d)
 		      acc_same_terms(&a->aterms, &first->aterms) && acc_same_terms(&a->bterms, &first->bterms);
 		own_key = own_key && acc_at_loop_key(a);
 	}
-	if (!adds || own || own_key || shadowed(L, d))
+	if (!adds || own || own_key)
 		return 0;
+	*shadow = shadowed(L, d);
 	/* relaxed takes dvectors only. */
 	if (reads && d->ty->kind != TY_DVEC)
 		return 4;

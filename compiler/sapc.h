@@ -864,6 +864,7 @@ Sym *acc_driver_read(Node *e);
  * out of the plan: 0 none, 1 accumulate (only added to), 2 relaxed (added
  * to and read). */
 int acc_additive(LoopInfo *L, Sym *d);
+bool acc_shadowed_adds(LoopInfo *L, Sym *d);
 /* Fill l's LoopInfo.sum_syms, once: sums in any order come out the same,
  * so the runtime may accumulate them per worker instead of planning. */
 void acc_find_sums(Node *l);

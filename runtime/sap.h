@@ -1331,7 +1331,9 @@ typedef struct sap_dds {
 	                           could be accumulated), 2 read too (relaxed);
 	                           3 only assigned at constant keys, never read
 	                           (a flag: a reduce variable's job); 4 read
-	                           too, a dmap (which relaxed does not take) */
+	                           too, a dmap (which relaxed does not take);
+	                           5 only added to, but at the keys of another
+	                           DDS the body assigns (nothing to take out) */
 } sap_dds;
 
 /* A static access of a DDS the loop writes: key a * i + b in iteration i

@@ -540,6 +540,10 @@ static char *fix_for(const sap_async_spec *spec, int dds, uint64_t written)
 	 * mistakes an epoch on 3 workers. */
 	if (spec->dds[dds].additive == 1)
 		return sap_strf("make its updates of %s 'accumulate(+: %s)'", d, d);
+	if (spec->dds[dds].additive == 5)
+		return sap_strf("the body only adds to %s, but at the elements where it assigns another "
+		                "DDS, whose writes conflict as much: spread its writes over more "
+		                "elements", d);
 	if (spec->dds[dds].additive == 4)
 		return sap_strf("the body reads %s as well as adding to it, and relaxed, which would "
 		                "take such updates out of the plan, takes a dvector: keep the values in "
@@ -582,9 +586,20 @@ static char *added_names(const sap_async_spec *spec, uint64_t mask, bool *read)
 
 static char *fix_set(const sap_async_spec *spec, uint64_t written)
 {
-	for (int k = 0; k < spec->ndds && k < 64; k++)
-		if ((hot_set >> k & 1) && spec->dds[k].additive != 1 && spec->dds[k].additive != 2)
+	/* One only added to beside one assigned (cnt[b] += 1; last[b] = i)
+	 * is not the cause: the one assigned is. */
+	int beside = -1;
+	for (int k = 0; k < spec->ndds && k < 64; k++) {
+		int a = spec->dds[k].additive;
+		if (!(hot_set >> k & 1) || a == 1 || a == 2)
+			continue;
+		if (a != 5)
 			return fix_for(spec, k, written);
+		if (beside < 0)
+			beside = k;
+	}
+	if (beside >= 0)
+		return fix_for(spec, beside, written);
 	bool read;
 	char *names = added_names(spec, hot_set, &read);
 	if (!names)

@@ -11,7 +11,9 @@
 #  - a parallel plan (random bipartite keys, as SGDMF's) gets no warning;
 #  - a loop the compiler serialized warns once too, with what to do;
 #  - an invocation of fewer than 64 iterations does not warn;
-#  - hot elements of several DDSs are named in one warning.
+#  - hot elements of several DDSs are named in one warning, and of a
+#    DDS only added to beside one assigned at the same key, the one
+#    assigned is the cause named.
 # On 1 to 3 ranks of 1 or 2 threads.  Every two iterations conflicting
 # makes the plan serial whatever the scheduler, so the balance is exactly
 # the number of workers.
@@ -163,6 +165,21 @@ async for (long i = 0; i < 1000; i++) {
 print("B[0] %.17g C[1] %.17g W[0] %.17g\n", B[0], C[1], W[0]);
 SAP
 
+# A count beside a "last seen" index at the same hot key: the warning
+# names the index, which the body assigns, as the cause, not the count,
+# which it only adds to (it named the count).
+cat >beside.sap <<'SAP'
+dvector<long> key(1000);
+dvector<long> cnt(8);
+dvector<long> last(8);
+async for (long i = 0; i < 1000; i++) {
+    long b = key[i];
+    cnt[b] += 1;
+    last[b] = i;
+}
+print("%d %d\n", cnt[0], last[0]);
+SAP
+
 # An SVM by SGD as an async for over loaded examples, a bias feature in
 # every one: over ranks the planner finds the hot element on a sample
 # before it would make the examples whole on every rank for a key-level
@@ -224,7 +241,7 @@ async for (long i = 0; i < n; i++) {
 print("%g\n", W[0]);
 SAP
 
-for p in hot spread bipartite rng hot2 svm tiny short; do
+for p in hot spread bipartite rng hot2 beside svm tiny short; do
 	"$SAPC" -o $p $p.sap || fail "sapc $p.sap"
 done
 ./short --threads=2 >short.out 2>short.err || { cat short.err; fail "short"; }
@@ -351,6 +368,16 @@ for pt in 1x2 2x1; do
 		"(a whole pass if those never meet; sap(7))$locks" >want
 	grep warning hot2.err | diff want - || fail "hot2 on $pt: not the one warning expected"
 done
+
+$MPIEXEC -n 1 ./beside --threads=2 >beside.out 2>beside.err || { cat beside.err; fail "beside"; }
+grep -qx '1000 999' beside.out || fail "beside printed $(cat beside.out)"
+echo "beside.sap:4:1: warning: async for runs serially on 2 workers (balance 2.0):" \
+	"100% of its iterations write cnt[0] and 100% last[0]; the body changes last" \
+	"other than by adding to its elements ('last[k] += x': it assigns them, pushes to" \
+	"them or inserts keys), so neither accumulate nor relaxed applies as it is" \
+	"written: spread its writes over more elements, or run with --locks (not" \
+	"deterministic)" >want
+diff want beside.err || fail "beside: not the one warning expected"
 
 # With --locks on and no group to lock (one key in every iteration), it
 # is no advice.
