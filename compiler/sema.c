@@ -440,6 +440,13 @@ void sema_fold(Node *e)
 }
 
 
+/* A whole number as its digits: 2^63 as %g, 9.22337e+18, reads as less
+ * than a long's largest, which it is not. */
+static char *exact_text(double x)
+{
+	return format(x == floor(x) && fabs(x) < 1e21 ? "%.0f" : "%.17g", x);
+}
+
 /* A constant stored where a `to` is expected must keep its value:
  * int x = 2147483648 is an error, as is float f = 1e39. */
 void sema_check_constant_fits(Node *e, Type *to, bool implicit)
@@ -455,7 +462,8 @@ void sema_check_constant_fits(Node *e, Type *to, bool implicit)
 	if (ty_is_int(to) && const_float(e, &d) &&
 	    !(to->kind == TY_INT ? d > -2147483649.0 && d < 2147483648.0 :
 	      d >= -9223372036854775808.0 && d < 9223372036854775808.0))
-		sema_fail(sema_start_of(e), "the constant %g does not fit in '%s'", d, ty_str(to));
+		sema_fail(sema_start_of(e), "the constant %s does not fit in '%s'", exact_text(d),
+		          ty_str(to));
 	/* Valid, and C's, but `int p = 1.5` is seldom meant as 1. */
 	if (implicit && ty_is_int(to) && const_float(e, &d) && (double)(int64_t)d != d) {
 		Node *at = sema_start_of(e);
@@ -968,7 +976,8 @@ void sema_check_var(Node *d)
 			if (!fold_float(c->lhs, &fv))
 				sema_fail(c, "the value of const '%s' must be a constant expression", name);
 			if (!(fv > (double)int_min(t) - 1 && fv < (double)int_max(t) + 1.0))
-				sema_fail(c, "the constant %g does not fit in '%s'", fv, ty_str(t));
+				sema_fail(c, "the constant %s does not fit in '%s'", exact_text(fv),
+				          ty_str(t));
 			c->cval = (int64_t)fv;
 			c->has_cval = true;
 		}

@@ -223,27 +223,19 @@ static inline int64_t sap_shr_i64(int64_t a, int64_t b, const sap_site *s)
  * (sap_to_*): one outside the type's range, or NaN, is an error at the
  * site (C leaves it undefined: saturated at -O2, the most negative value
  * at -O0). */
+_Noreturn void sap_conv_range(const sap_site *s, double x, bool stored, bool to_long);
+
 static inline int32_t sap_conv_i32(double x, const sap_site *s, bool stored)
 {
-	if (!(x > -2147483649.0 && x < 2147483648.0)) {
-		if (x != x)
-			sap_fatal(s, stored ? "NaN stored in an int: NaN is no number" :
-			          "int(NaN): NaN is no number");
-		sap_fatal(s, stored ? "%.17g stored in an int: out of its range" :
-		          "int(%.17g): out of the range of an int", x);
-	}
+	if (!(x > -2147483649.0 && x < 2147483648.0))
+		sap_conv_range(s, x, stored, false);
 	return (int32_t)x;
 }
 
 static inline int64_t sap_conv_i64(double x, const sap_site *s, bool stored)
 {
-	if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) {
-		if (x != x)
-			sap_fatal(s, stored ? "NaN stored in a long: NaN is no number" :
-			          "long(NaN): NaN is no number");
-		sap_fatal(s, stored ? "%.17g stored in a long: out of its range" :
-		          "long(%.17g): out of the range of a long", x);
-	}
+	if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
+		sap_conv_range(s, x, stored, true);
 	return (int64_t)x;
 }
 

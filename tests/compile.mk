@@ -184,6 +184,7 @@ compile_tests = \
 	tests/compile/const-division-by-zero.sap \
 	tests/compile/const-float-range.sap \
 	tests/compile/const-float-to-int.sap \
+	tests/compile/const-float-2p63.sap \
 	tests/compile/const-long-to-int.sap \
 	tests/compile/const-float32-literal.sap \
 	tests/compile/const-float32-range.sap \

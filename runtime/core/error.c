@@ -5,6 +5,7 @@
 #include <malloc.h>
 #endif
 #include <stdatomic.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,11 +91,31 @@ void sap_warn(const sap_site *s, const char *fmt, ...)
 	free(text);
 }
 
+/* A whole number as its digits: 2^63 as %.17g, 9.2233720368547758e+18,
+ * reads as less than a long's largest, which it is not. */
+static char *exact_text(double x)
+{
+	return sap_strf(x == floor(x) && fabs(x) < 1e21 ? "%.0f" : "%.17g", x);
+}
+
+_Noreturn void sap_conv_range(const sap_site *s, double x, bool stored, bool to_long)
+{
+	const char *t = to_long ? "long" : "int";
+	if (x != x)
+		sap_fatal(s, stored ? "NaN stored in a%s %s: NaN is no number" :
+		          "%.0s%s(NaN): NaN is no number", to_long ? "" : "n", t);
+	char *v = exact_text(x);
+	if (stored)
+		sap_fatal(s, "%s stored in a%s %s: out of its range", v, to_long ? "" : "n", t);
+	sap_fatal(s, "%s(%s): out of the range of a%s %s", t, v, to_long ? "" : "n", t);
+}
+
 _Noreturn void sap_red_range(const sap_site *s, const char *var, const char *type, double x)
 {
-	sap_fatal(s, "%.17g stored in %s: out of the range of %s %s; %s holds one worker's partial "
+	sap_fatal(s, "%s stored in %s: out of the range of %s %s; %s holds one worker's partial "
 	          "value of its reduce clause, which the serial loop's running value may not reach "
-	          "(sap(7), reduce): make %s a wider type", x, var, type[0] == 'i' ? "an" : "a", type,
+	          "(sap(7), reduce): make %s a wider type", exact_text(x), var,
+	          type[0] == 'i' ? "an" : "a", type,
 	          var, var);
 }
 
