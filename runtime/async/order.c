@@ -137,7 +137,9 @@ void sap_order_start(void)
 	/* fopen opens a directory for reading; its first read fails, which
 	 * would look like an order file that ends too soon. */
 	if (!(runf = fopen(f, "r")))
-		err = errno;
+		/* A shell's <(...) is a pipe of the rank mpiexec started
+		 * from it: the others have no /dev/fd/63. */
+		err = P > 1 && errno == ENOENT && !strncmp(f, "/dev/fd/", 8) ? ESPIPE : errno;
 	else if (fstat(fileno(runf), &st) < 0)
 		err = errno;
 	else if (S_ISDIR(st.st_mode))

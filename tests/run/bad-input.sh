@@ -199,6 +199,11 @@ for np in $ranks; do
 		echo "loop 1 invocation 1 count 2" | error "--run-order from a pipe, $np ranks" 2 \
 			"error: --run-order=/dev/stdin: not a regular file; on several ranks every rank reads it, so it cannot be a pipe or a device" \
 			"" $run --run-order=/dev/stdin
+		# A shell's <(cat f) is /dev/fd/63 on rank 0 and nothing on
+		# the others, which said "No such file or directory".
+		error "--run-order from a process substitution, $np ranks" 2 \
+			"error: --run-order=/dev/fd/63: not a regular file; on several ranks every rank reads it, so it cannot be a pipe or a device" \
+			"" $run --run-order=/dev/fd/63
 	fi
 done
 
