@@ -1307,6 +1307,10 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	emit_line(s, "%s};", sp.s);
 	char *lo = emit_expr(s->init->init);
 	char *hi = emit_expr(s->cond->rhs);
+	/* C's i < 0.8 * n: the iterations below it, not below its
+	 * truncation (163 of 203, where the long parameter made 162). */
+	if (ty_is_float(s->cond->rhs->ty))
+		hi = format("sap_for_end(%s, %s)", hi, emit_site(s->cond->rhs));
 	Vec hw = {0};
 	acc_dds_written_expr(s->init->init, &hw);
 	acc_dds_written_expr(s->cond->rhs, &hw);

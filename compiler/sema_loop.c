@@ -1046,23 +1046,30 @@ void sema_check_async(Node *loop)
 	if (!c)
 		sema_fail(loop, "%s: the condition is missing", async_form);
 	sema_check_expr(c);
-	if (c->kind == N_BINARY && c->op == TK_LE && is_var(c->lhs, iv) && c->rhs->kind == N_BINARY &&
-	    c->rhs->op == TK_MINUS && c->rhs->rhs->kind == N_INT && c->rhs->rhs->ival == 1)
-		sema_fail(c, "the condition of an async for must be '%s < end'; for '%s <= %s', write '%s < %s'",
-		          iv->name, iv->name, acc_expr_str(c->rhs), iv->name, acc_expr_str(c->rhs->lhs));
+	/* i <= last, as C programs write it: i < last + 1, the sum a long
+	 * (last may be INT_MAX).  A floating last would need its floor. */
+	if (c->kind == N_BINARY && c->op == TK_LE && is_var(c->lhs, iv) && ty_is_int(c->rhs->ty)) {
+		Node *one = xcalloc(1, sizeof *one), *end = xcalloc(1, sizeof *end);
+		*one = (Node){.kind = N_INT, .file = c->rhs->file, .off = c->rhs->off, .ival = 1,
+		              .op = 1, .ty = ty_long, .has_cval = true, .cval = 1};
+		*end = (Node){.kind = N_BINARY, .op = TK_PLUS, .file = c->rhs->file, .off = c->rhs->off,
+		              .lhs = c->rhs, .rhs = one, .ty = ty_long};
+		if (c->rhs->has_cval && c->rhs->cval < INT64_MAX) {
+			end->has_cval = true;
+			end->cval = c->rhs->cval + 1;
+		}
+		c->op = TK_LT;
+		c->rhs = end;
+	}
 	/* n > i and i != n: the same loop, in the one form. */
 	if (c->kind == N_BINARY && ((c->op == TK_GT && is_var(c->rhs, iv)) ||
 	                            (c->op == TK_NE && is_var(c->lhs, iv))))
 		sema_fail(c, "the condition of an async for must be '%s < end'; write '%s < %s'", iv->name,
 		          iv->name, acc_expr_str(c->op == TK_GT ? c->lhs : c->rhs));
-	if (c->kind == N_BINARY && c->op == TK_LE && is_var(c->lhs, iv)) {
-		/* In the user's words: (n) only where the bound needs it. */
-		const char *b = acc_expr_str(c->rhs);
-		bool tight = c->rhs->kind == N_NAME || c->rhs->kind == N_INT || c->rhs->kind == N_CALL ||
-		             c->rhs->kind == N_INDEX || c->rhs->kind == N_FIELD;
-		sema_fail(c, "the condition of an async for must be '%s < end'; for '%s <= %s', write '%s < %s%s%s + 1'",
-		          iv->name, iv->name, b, iv->name, tight ? "" : "(", b, tight ? "" : ")");
-	}
+	if (c->kind == N_BINARY && c->op == TK_LE && is_var(c->lhs, iv))
+		sema_fail(c, "the end of an async for is an integer with '<=': for '%s <= %s', write "
+		          "'%s < floor(%s) + 1'", iv->name, acc_expr_str(c->rhs), iv->name,
+		          acc_expr_str(c->rhs));
 	if (c->kind != N_BINARY || c->op != TK_LT || !is_var(c->lhs, iv))
 		sema_fail(c, "the condition of an async for must be '%s < end'", iv->name);
 	if (emit_any_node(c->rhs, names_sym, iv))

@@ -303,6 +303,20 @@ static inline int64_t sap_red_to_i64(double x, const sap_site *s, const char *va
 
 /* An async for over [lo, hi) with an int loop variable: every value it
  * takes must be an int. */
+/* The end of an async for given as a floating value x: C's i < x runs
+ * the integers below x, up to ceil(x) - 1, and none for a NaN (the
+ * loop's start then comes after it). */
+_Noreturn void sap_for_end_range(const sap_site *s, double x);
+static inline int64_t sap_for_end(double x, const sap_site *s)
+{
+	if (x != x || x <= -9223372036854775808.0)
+		return INT64_MIN;
+	double c = ceil(x);
+	if (!(c < 9223372036854775808.0))
+		sap_for_end_range(s, x);
+	return (int64_t)c;
+}
+
 static inline void sap_int_bounds(int64_t lo, int64_t hi, const char *var, const sap_site *s)
 {
 	if (lo < hi && (lo < INT32_MIN || hi - 1 > INT32_MAX))

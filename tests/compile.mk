@@ -87,9 +87,7 @@ compile_tests = \
 	tests/compile/array-2d-plus.sap \
 	tests/compile/async-ne-condition.sap \
 	tests/compile/async-gt-condition.sap \
-	tests/compile/async-le-minus-one.sap \
 	tests/compile/accumulate-erase.sap \
-	tests/compile/async-le-bound.sap \
 	tests/compile/const-long-key.sap \
 	tests/compile/merge-fn-rand.sap \
 	tests/compile/reduce-fn-rand.sap \
@@ -162,7 +160,6 @@ compile_tests = \
 	tests/compile/async-key-reduce-var.sap \
 	tests/compile/async-key-sampled.sap \
 	tests/compile/async-key-writes.sap \
-	tests/compile/async-le-condition.sap \
 	tests/compile/async-no-declaration.sap \
 	tests/compile/async-step-by-two.sap \
 	tests/compile/batch-readonly.sap \
@@ -185,6 +182,7 @@ compile_tests = \
 	tests/compile/const-float-range.sap \
 	tests/compile/const-float-to-int.sap \
 	tests/compile/const-float-2p63.sap \
+	tests/compile/async-le-float.sap \
 	tests/compile/const-long-to-int.sap \
 	tests/compile/const-float32-literal.sap \
 	tests/compile/const-float32-range.sap \

@@ -2082,6 +2082,10 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
                    void *env, sap_body_fn body, const sap_reduce *r, void *red)
 {
 	sap_print_settle();
+	/* No iterations, said once for all below (an end of NaN, at
+	 * INT64_MIN: sap_for_end). */
+	if (hi < lo)
+		hi = lo;
 	atomic_fetch_add(&sap_loops_running, 1);
 	sap_sums sums;
 	bool chose = sap_sums_choose(&sums, L, &spec, &r, lo, hi);

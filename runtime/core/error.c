@@ -110,6 +110,11 @@ _Noreturn void sap_conv_range(const sap_site *s, double x, bool stored, bool to_
 	sap_fatal(s, "%s(%s): out of the range of a%s %s", t, v, to_long ? "" : "n", t);
 }
 
+_Noreturn void sap_for_end_range(const sap_site *s, double x)
+{
+	sap_fatal(s, "the end of an async for, %s, is past the range of a long", exact_text(x));
+}
+
 _Noreturn void sap_red_range(const sap_site *s, const char *var, const char *type, double x)
 {
 	sap_fatal(s, "%s stored in %s: out of the range of %s %s; %s holds one worker's partial "
