@@ -1157,6 +1157,47 @@ static bool ranged(LoopInfo *li, Sym *d)
 	return acc_reads_ranged(li, d) && !acc_reads_own(li, d) && !acc_reads_near(li, d, &lo, &hi);
 }
 
+/* How deep n nests loops, through the functions it calls (one that
+ * calls itself counts as deep): the runtime plans even a few iterations
+ * of a body that nests them two deep (sap_async_spec.heavy). */
+static int body_depth(Node *n);
+
+static Vec depth_fns;           /* Sym *: functions measured, or being */
+static Vec depth_of;            /* their depths, as intptr_t; -1 while measured */
+
+static int fn_depth(Sym *f)
+{
+	for (int i = 0; i < depth_fns.n; i++)
+		if (depth_fns.v[i] == f)
+			return (int)(intptr_t)depth_of.v[i] < 0 ? 2 : (int)(intptr_t)depth_of.v[i];
+	int at = depth_fns.n;
+	vec_push(&depth_fns, f);
+	vec_push(&depth_of, (void *)(intptr_t)-1);
+	int d = body_depth(f->decl->body);
+	depth_of.v[at] = (void *)(intptr_t)d;
+	return d;
+}
+
+static int body_depth(Node *n)
+{
+	if (!n)
+		return 0;
+	int d = 0, in;
+	Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->step, n->body, n->size};
+	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+		if ((in = body_depth(kids[i])) > d)
+			d = in;
+	for (Node *a = n->args; a; a = a->next)
+		if ((in = body_depth(a)) > d)
+			d = in;
+	if (n->kind == N_CALL && !n->builtin && n->sym && n->sym->kind == SYM_FUNC && n->sym->decl &&
+	    n->sym->decl->body && (in = fn_depth(n->sym)) > d)
+		d = in;
+	if (n->kind == N_FOR || n->kind == N_WHILE || n->kind == N_DO)
+		d++;
+	return d;
+}
+
 /* The call of an async for: its DDSs with their flags, the static keys
  * of the written ones, and the spec that holds them. */
 static void async_call(Node *s, const char *redargs, Vec *wr)
@@ -1292,6 +1333,8 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		buf_puts(&sp, ", .slice_rng = true");
 	if (li->slice_vars.n)
 		buf_printf(&sp, ", .drv = sap_drv, .ndrv = %d", li->slice_vars.n);
+	if (body_depth(s->body) >= 2)
+		buf_puts(&sp, ", .heavy = true");
 	if (li->verdict == VD_SERIAL) {
 		buf_printf(&sp, ",\n\t.serial = %s", serial);
 		for (int i = 0; i < li->accesses.n; i++) {

@@ -1525,6 +1525,9 @@ typedef struct sap_async_spec {
 	sap_slice_fn reads;             /* a loop that writes nothing: records
 	                                   the keys of the DDSs marked
 	                                   `recorded` it reads, or NULL */
+	bool heavy;                     /* the body nests loops two deep, its
+	                                   calls included: an iteration costs
+	                                   more than its share of a plan */
 } sap_async_spec;
 
 /* Run iterations [lo, hi) with serializable semantics: the result equals

@@ -190,6 +190,7 @@ run_tests = \
 	tests/run/one-process.sh \
 	tests/run/sync-replay.sh \
 	tests/run/order-head.sh \
+	tests/run/heavy-small.sh \
 	tests/run/sync-merge-solo.sh \
 	tests/run/async-int-range.sap \
 	tests/run/stack-overflow.sap \
