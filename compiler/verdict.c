@@ -915,33 +915,60 @@ static void partition(Program *p)
 
 /* ---- chains of iterations ---- */
 
-/* The constant c of key terms t (k i + c with no invariant), if it has
- * only constants besides; 0 when it has none. */
-static bool const_part(const Vec *t, int64_t *c)
+/* Whether two invariants of keys are the same (NULL: the number 1). */
+static bool same_inv(Node *a, Node *b)
 {
-	*c = 0;
-	for (int i = 0; i < t->n; i++) {
-		const AffTerm *a = t->v[i];
-		if (a->inv)
-			return false;
-		*c += a->k;
-	}
+	return a == b || (a && b && !strcmp(acc_key_id(a), acc_key_id(b)));
+}
+
+/* b - a, term by term, where it is a multiple of inv alone (a number
+ * when inv is NULL): that multiple, in *sum. */
+static bool gap_terms(const Vec *a, const Vec *b, Node *inv, int64_t *sum)
+{
+	*sum = 0;
+	const Vec *both[2] = {a, b};
+	for (int s = 0; s < 2; s++)
+		for (int i = 0; i < both[s]->n; i++) {
+			const AffTerm *t = both[s]->v[i];
+			int64_t tot = 0;
+			for (int r = 0; r < 2; r++)
+				for (int j = 0; j < both[r]->n; j++) {
+					const AffTerm *u = both[r]->v[j];
+					if (same_inv(t->inv, u->inv) &&
+					    (r ? __builtin_add_overflow(tot, u->k, &tot) :
+					         __builtin_sub_overflow(tot, u->k, &tot)))
+						return false;
+				}
+			if (same_inv(t->inv, inv))
+				*sum = tot;
+			else if (tot)
+				return false;
+		}
 	return true;
 }
 
 /* How many iterations after a's, b's key is the key of: d when b is at
- * k (i + d) + c, a at k i + c (both k i plus constants). */
+ * K (i + d) + C, a at K i + C, K a number or an invariant times one.
+ * Also for keys that are spans over the same inner loop, K i + C + j
+ * (c[(i - 1) * n + j] beside c[i * n + j]: a row of a flat matrix). */
 static bool iter_gap(const Access *a, const Access *b, int64_t *d)
 {
-	if (a->dynamic || b->dynamic || a->aterms.n != 1 || b->aterms.n != 1 ||
-	    !acc_same_terms((Vec *)&a->aterms, (Vec *)&b->aterms))
+	const Vec *aa, *ab, *ba, *bb;
+	if (!a->dynamic && !b->dynamic) {
+		aa = &a->aterms, ab = &a->bterms, ba = &b->aterms, bb = &b->bterms;
+	} else if (a->span && b->span && a->span_var == b->span_var && a->span_le == b->span_le &&
+	           acc_same_expr(a->span_lo, b->span_lo) && acc_same_expr(a->span_hi, b->span_hi)) {
+		aa = &a->span_a, ab = &a->span_b, ba = &b->span_a, bb = &b->span_b;
+	} else {
 		return false;
-	const AffTerm *t = a->aterms.v[0];
-	int64_t ca, cb;
-	if (t->inv || t->k == 0 || !const_part(&a->bterms, &ca) || !const_part(&b->bterms, &cb) ||
-	    (cb - ca) % t->k)
+	}
+	if (aa->n != 1 || !acc_same_terms((Vec *)aa, (Vec *)ba))
 		return false;
-	*d = (cb - ca) / t->k;
+	const AffTerm *t = aa->v[0];
+	int64_t sum;
+	if (t->k == 0 || !gap_terms(ab, bb, t->inv, &sum) || sum % t->k)
+		return false;
+	*d = sum / t->k;
 	return *d != 0;
 }
 
