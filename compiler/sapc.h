@@ -865,6 +865,7 @@ Sym *acc_driver_read(Node *e);
  * to and read). */
 int acc_additive(LoopInfo *L, Sym *d);
 bool acc_shadowed_adds(LoopInfo *L, Sym *d);
+bool acc_iter_gap(const Access *a, const Access *b, int64_t *d);
 /* Fill l's LoopInfo.sum_syms, once: sums in any order come out the same,
  * so the runtime may accumulate them per worker instead of planning. */
 void acc_find_sums(Node *l);

@@ -951,7 +951,7 @@ static bool gap_terms(const Vec *a, const Vec *b, Node *inv, int64_t *sum)
  * K (i + d) + C, a at K i + C, K a number or an invariant times one.
  * Also for keys that are spans over the same inner loop, K i + C + j
  * (c[(i - 1) * n + j] beside c[i * n + j]: a row of a flat matrix). */
-static bool iter_gap(const Access *a, const Access *b, int64_t *d)
+bool acc_iter_gap(const Access *a, const Access *b, int64_t *d)
 {
 	const Vec *aa, *ab, *ba, *bb;
 	if (!a->dynamic && !b->dynamic) {
@@ -997,7 +997,7 @@ static void warn_chain(Node *l)
 		for (int j = 0; j < L->accesses.n; j++) {
 			Access *a = L->accesses.v[j];
 			int64_t d;
-			if (a == w || a->dds != w->dds || !iter_gap(w, a, &d) || no_iteration(l, d))
+			if (a == w || a->dds != w->dds || !acc_iter_gap(w, a, &d) || no_iteration(l, d))
 				continue;
 			const char *iv = l->init->sym->name;
 			const char *other = format("%s %s %lld", iv, d < 0 ? "-" : "+",
