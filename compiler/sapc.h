@@ -551,6 +551,9 @@ const char *sema_suggest(const char *name);
 Sym *sema_declare(Node *decl, const char *name, SymKind k, Type *ty);
 bool sema_const_int(Node *e, int64_t *v);
 void sema_fold(Node *e);
+/* Above 0 while checking code a constant condition leaves out. */
+extern int sema_dead;
+bool sema_const_bool(Node *e, bool *v);
 void sema_check_constant_fits(Node *e, Type *to, bool implicit);
 /* The value of a string constant expression (literals, string consts,
  * + of them, string() of constants) appended to b; false if e is no such

@@ -345,10 +345,69 @@ static bool const_operand(Node *e, int64_t *v)
  * a shift by a negative count or by the width or more), it is an error
  * here rather than a surprise in the generated program; the division and
  * the shift are errors with a constant right operand alone. */
+int sema_dead;
+
+/* Is e, a checked bool, a constant: true, false, a const bool, a
+ * comparison of integer constants, or !, && and || of those? */
+bool sema_const_bool(Node *e, bool *v)
+{
+	bool a, b;
+	switch (e->kind) {
+	case N_BOOL:
+		*v = e->ival != 0;
+		return true;
+	case N_NAME:
+		return e->sym && e->sym->vclass == V_CONST && e->sym->decl && e->sym->decl->init &&
+		       e->sym->ty && e->sym->ty->kind == TY_BOOL && sema_const_bool(e->sym->decl->init, v);
+	case N_UNARY:
+		if (e->op != TK_NOT || !sema_const_bool(e->lhs, &a))
+			return false;
+		*v = !a;
+		return true;
+	case N_BINARY:
+		if (e->op == TK_ANDAND || e->op == TK_OROR) {
+			if (!sema_const_bool(e->lhs, &a))
+				return false;
+			if (a == (e->op == TK_OROR)) {
+				*v = a;
+				return true;
+			}
+			return sema_const_bool(e->rhs, v);
+		}
+		if (!e->lhs->has_cval || !e->rhs->has_cval)
+			return false;
+		int64_t x = e->lhs->cval, y = e->rhs->cval;
+		switch (e->op) {
+		case TK_LT: *v = x < y; return true;
+		case TK_LE: *v = x <= y; return true;
+		case TK_GT: *v = x > y; return true;
+		case TK_GE: *v = x >= y; return true;
+		case TK_EQ: *v = x == y; return true;
+		case TK_NE: *v = x != y; return true;
+		default: return false;
+		}
+	default:
+		(void)b;
+		return false;
+	}
+}
+
 void sema_fold(Node *e)
 {
 	Type *t = e->ty;
 	e->has_cval = false;
+	/* Code a constant condition leaves out (SHIFT > 0 ? 1 << (SHIFT - 1)
+	 * : 0 with SHIFT 0, generic code over a const) is no error, as in
+	 * C: it stays unfolded, and the runtime's checks would catch it if
+	 * it ran. */
+	if (sema_dead && (e->kind == N_BINARY || e->kind == N_ASSIGN)) {
+		int64_t b;
+		if ((e->op == TK_SLASH || e->op == TK_PERCENT || e->op == TK_SHL || e->op == TK_SHR) &&
+		    const_operand(e->rhs, &b))
+			return;
+		if (e->op == TK_SHL && e->kind == N_BINARY && const_operand(e->lhs, &b) && b < 0)
+			return;
+	}
 	/* Whole integer arrays divide element by element as integers do. */
 	if (t && t->kind == TY_ARRAY && ty_is_int(t->elem) &&
 	    (e->kind == N_BINARY || e->kind == N_ASSIGN) &&
@@ -383,6 +442,14 @@ void sema_fold(Node *e)
 			return;
 		v = e->sym->cval;
 		break;
+	case N_COND: {
+		bool c;
+		Node *x = sema_const_bool(e->cond, &c) ? c ? e->then : e->els : NULL;
+		if (!x || !x->has_cval)
+			return;
+		v = x->cval;
+		break;
+	}
 	case N_UNARY:
 		if (!ca)
 			return;
@@ -673,6 +740,8 @@ static bool is_constant(Node *e)
 		return is_constant(e->lhs);
 	case N_BINARY:
 		return is_constant(e->lhs) && is_constant(e->rhs);
+	case N_COND:
+		return is_constant(e->cond) && is_constant(e->then) && is_constant(e->els);
 	default:
 		return false;
 	}
@@ -1072,13 +1141,20 @@ void sema_check_stmt(Node *s)
 		return;
 	case N_EMPTY:
 		return;
-	case N_IF:
+	case N_IF: {
 		sema_check_cond(s->cond);
 		sema_check_sequenced(s->cond);
+		bool c, known = sema_const_bool(s->cond, &c);
+		sema_dead += known && !c;
 		check_body(s->then);
-		if (s->els)
+		sema_dead -= known && !c;
+		if (s->els) {
+			sema_dead += known && c;
 			check_body(s->els);
+			sema_dead -= known && c;
+		}
 		return;
+	}
 	case N_WHILE:
 	case N_DO:
 		sema_check_cond(s->cond);

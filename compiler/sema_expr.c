@@ -1019,7 +1019,14 @@ static Type *check_expr_inner(Node *e)
 		return s->ty;
 	}
 	case N_BINARY: {
-		Type *a = sema_check_expr(e->lhs), *b = sema_check_expr(e->rhs);
+		Type *a = sema_check_expr(e->lhs);
+		/* D != 0 && 100 / D > 3: the right side of a constant && that
+		 * is false (|| true) never runs. */
+		bool lv, skip = (e->op == TK_ANDAND || e->op == TK_OROR) && a->kind == TY_BOOL &&
+		                sema_const_bool(e->lhs, &lv) && lv == (e->op == TK_OROR);
+		sema_dead += skip;
+		Type *b = sema_check_expr(e->rhs);
+		sema_dead -= skip;
 		return binary_type(e, e->op, a, b);
 	}
 	case N_UNARY: {
@@ -1074,7 +1081,13 @@ static Type *check_expr_inner(Node *e)
 		Type *c = sema_check_expr(e->cond);
 		if (!ty_is_scalar(c))
 			sema_fail(e->cond, "condition has type '%s'", ty_str(c));
-		Type *a = sema_check_expr(e->then), *b = sema_check_expr(e->els);
+		bool cv, known = c->kind == TY_BOOL && sema_const_bool(e->cond, &cv);
+		sema_dead += known && !cv;
+		Type *a = sema_check_expr(e->then);
+		sema_dead -= known && !cv;
+		sema_dead += known && cv;
+		Type *b = sema_check_expr(e->els);
+		sema_dead -= known && cv;
 		if (ty_is_num(a) && ty_is_num(b))
 			return ty_arith(a, b);
 		if (a == b && !ty_is_dds(a) && a->kind != TY_VOID)
