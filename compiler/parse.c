@@ -85,6 +85,12 @@ static void unknown_type(Program *p, Tok t)
 			           "and long (64 bits), both signed", name);
 		return;
 	}
+	if (!strcmp(name, "FILE")) {
+		diag_error(p->cur, t.off, "unknown type 'FILE': a data file is read whole by load() "
+		           "into a dvector, one element a line, and written by save() (sap(7), "
+		           "LOADING AND SAVING)");
+		return;
+	}
 	static const char *builtin[] = {"bool", "int", "long", "float", "double", "string"};
 	const char *best = NULL;
 	int bd = 3;

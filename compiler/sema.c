@@ -1198,7 +1198,8 @@ void sema_check_stmt(Node *s)
 			sema_fail_note(s, format("return is not allowed in %s body; use continue to end an iteration",
 			                         sema_a_loop(sema_ctx.loop)), sema_ctx.loop, "the loop starts here");
 		if (!sema_ctx.func)
-			sema_fail(s, "return outside a function");
+			sema_fail(s, "return outside a function: the driver (the statements outside "
+			          "functions) ends after its last statement");
 		{
 			Type *rt = sema_ctx.func->sym->ty;
 			if (!s->lhs) {

@@ -633,6 +633,17 @@ static const char *c_string_hint(const char *name)
 		  "l = list<int>()" },
 		{ " size length ", "len(x) is the number of elements of a list, an array or a DDS, "
 		  "or the bytes of a string" },
+		{ " fopen fclose fprintf fscanf fgets fputs fread fwrite getline scanf puts ",
+		  "a data file is read whole by load() into a dvector, one element a line, and "
+		  "written by save(); print() writes to the standard output (sap(7), LOADING AND "
+		  "SAVING)" },
+		{ " memset memcpy memmove bzero ",
+		  "arrays, structs and lists are values: = copies one, and a declared one starts "
+		  "zeroed (or empty)" },
+		{ " assert exit abort _exit quick_exit ",
+		  "SAP has no way to stop a program early; the runtime checks subscripts, map keys, "
+		  "conversions and divisions and stops the program at the line of the first that "
+		  "fails" },
 	};
 	size_t n = strlen(name);
 	for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
@@ -989,6 +1000,12 @@ static Type *check_expr_inner(Node *e)
 			if (!strcmp(name, "RAND_MAX"))
 				sema_fail(e, "undefined name 'RAND_MAX': SAP's rand() draws a double in [0, 1) "
 				          "already, and rand_int(n) an integer from 0 to n - 1");
+			if (!strcmp(name, "NULL") || !strcmp(name, "nullptr"))
+				sema_fail(e, "undefined name '%s': SAP has no pointers; a list, a string and "
+				          "a map start empty, and len() says how many elements they hold", name);
+			if (!strcmp(name, "FILE") || !strcmp(name, "stdin") || !strcmp(name, "stdout") ||
+			    !strcmp(name, "stderr"))
+				sema_fail(e, "undefined name '%s': %s", name, c_string_hint("fopen"));
 			/* A function using a param declared below it: names are
 			 * visible from their declaration on, unlike functions. */
 			for (Node *n = sema_prog->items; n; n = n->next)

@@ -1070,6 +1070,24 @@ void sema_check_async(Node *loop)
 		sema_fail(c, "the end of an async for is an integer with '<=': for '%s <= %s', write "
 		          "'%s < floor(%s) + 1'", iv->name, acc_expr_str(c->rhs), iv->name,
 		          acc_expr_str(c->rhs));
+	/* for (i = n - 1; i >= 0; i--), C's walk down: the same iterations
+	 * counted up, as the order is the runtime's in any case. */
+	Node *st = loop->step;
+	if (c->kind == N_BINARY && (c->op == TK_GE || c->op == TK_GT) && is_var(c->lhs, iv) && st &&
+	    ((st->kind == N_INCDEC && st->op == TK_DEC) ||
+	     (st->kind == N_ASSIGN && st->op == TK_MINUS)) && st->lhs && st->lhs->kind == N_NAME &&
+	    !strcmp(sema_S(st->lhs->name), iv->name))
+	{
+		/* n - 1 down: i < n up. */
+		Node *from = init->init;
+		bool minus1 = from->kind == N_BINARY && from->op == TK_MINUS &&
+		              from->rhs->kind == N_INT && from->rhs->ival == 1;
+		sema_fail(c, "an async for counts up, and runs its iterations in an order of its own "
+		          "anyway: write 'async for (%s %s = %s%s; %s %s %s; %s++)'",
+		          ty_str(iv->ty), iv->name, acc_expr_str(c->rhs), c->op == TK_GT ? " + 1" : "",
+		          iv->name, minus1 ? "<" : "<=", acc_expr_str(minus1 ? from->lhs : from),
+		          iv->name);
+	}
 	if (c->kind != N_BINARY || c->op != TK_LT || !is_var(c->lhs, iv))
 		sema_fail(c, "the condition of an async for must be '%s < end'", iv->name);
 	if (emit_any_node(c->rhs, names_sym, iv))
@@ -1082,7 +1100,10 @@ void sema_check_async(Node *loop)
 	int64_t one;
 	bool ok = (s->kind == N_INCDEC && s->op == TK_INC && is_var(s->lhs, iv)) ||
 	          (s->kind == N_ASSIGN && s->op == TK_PLUS && is_var(s->lhs, iv) &&
-	           sema_const_int(s->rhs, &one) && one == 1);
+	           sema_const_int(s->rhs, &one) && one == 1) ||
+	          (s->kind == N_ASSIGN && s->op == TK_ASSIGN && is_var(s->lhs, iv) &&
+	           s->rhs->kind == N_BINARY && s->rhs->op == TK_PLUS && is_var(s->rhs->lhs, iv) &&
+	           sema_const_int(s->rhs->rhs, &one) && one == 1);
 	int64_t k;
 	if (!ok && s->kind == N_ASSIGN && s->op == TK_PLUS && is_var(s->lhs, iv) && sema_const_int(s->rhs, &k) &&
 	    k > 1)

@@ -183,6 +183,9 @@ compile_tests = \
 	tests/compile/const-float-to-int.sap \
 	tests/compile/const-float-2p63.sap \
 	tests/compile/async-le-float.sap \
+	tests/compile/async-down.sap \
+	tests/compile/c-assert.sap \
+	tests/compile/c-file-type.sap \
 	tests/compile/const-long-to-int.sap \
 	tests/compile/const-float32-literal.sap \
 	tests/compile/const-float32-range.sap \
