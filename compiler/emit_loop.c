@@ -1162,19 +1162,17 @@ static bool ranged(LoopInfo *li, Sym *d)
  * of a body that nests them two deep (sap_async_spec.heavy). */
 static int body_depth(Node *n);
 
-static Vec depth_fns;           /* Sym *: functions measured, or being */
-static Vec depth_of;            /* their depths, as intptr_t; -1 while measured */
-
 static int fn_depth(Sym *f)
 {
-	for (int i = 0; i < depth_fns.n; i++)
-		if (depth_fns.v[i] == f)
-			return (int)(intptr_t)depth_of.v[i] < 0 ? 2 : (int)(intptr_t)depth_of.v[i];
-	int at = depth_fns.n;
-	vec_push(&depth_fns, f);
-	vec_push(&depth_of, (void *)(intptr_t)-1);
+	Vec *fns = &E->depth_fns, *of = &E->depth_of;
+	for (int i = 0; i < fns->n; i++)
+		if (fns->v[i] == f)
+			return (int)(intptr_t)of->v[i] < 0 ? 2 : (int)(intptr_t)of->v[i];
+	int at = fns->n;
+	vec_push(fns, f);
+	vec_push(of, (void *)(intptr_t)-1);
 	int d = body_depth(f->decl->body);
-	depth_of.v[at] = (void *)(intptr_t)d;
+	of->v[at] = (void *)(intptr_t)d;
 	return d;
 }
 

@@ -939,6 +939,8 @@ typedef struct Emitter {
 	Vec counted;            /* Counted *: the for loops around, k < len(L), whose L[k] is in range */
 	Vec lens;               /* Counted *: locals n = len(L) of the blocks around, still L's length */
 	Vec ranged;             /* Ranged *: subscripts of the for loops around known in range */
+	Vec depth_fns, depth_of;        /* emit_loop.c's body_depth: functions measured, and
+	                                   their depths (intptr_t; -1 while measured) */
 	/* Writing the one copy of an async body that its caller runs with
 	 * sap_v 2 (every key known in range, every plan-order copy sap_stN
 	 * there), 1 (the static keys known in range) or 0 (see emit_parallel

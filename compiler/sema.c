@@ -1663,6 +1663,7 @@ bool sema_program(Program *p)
 		*vecs[i] = (Vec){0};
 	names = fnames = driver_set = snames = loop_names = (Map){0};
 	uniq = 0;
+	sema_dead = 0;
 	if (setjmp(fail_jmp))
 		return false;
 	drop_shadowed(p);
