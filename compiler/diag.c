@@ -140,6 +140,7 @@ static struct {
 	{"parentheses", true, false},
 	{"loop-carried", true, false},
 	{"relaxed-self", true, false},
+	{"lost-copy", true, false},
 };
 static bool werror;
 

@@ -37,7 +37,8 @@ static const char *usage =
 	"  -save-temps       keep the generated C as FILE.sap.c\n"
 	"  -Wall -Werror -W* sapc's warnings: -Wunused-variable, -Wunused-but-set-variable,\n"
 	"                    -Wliteral-conversion, -Wunused-value, -Warray-parameter-copy,\n"
-	"                    -Wparentheses, -Wloop-carried, -Wrelaxed-self (and -Wno-...);\n"
+	"                    -Wparentheses, -Wloop-carried, -Wrelaxed-self, -Wlost-copy\n"
+	"                    (and -Wno-...);\n"
 	"                    all also go to the C compiler for the generated C\n"
 	"  -march=CPU -mtune=CPU -m* -f*  passed to the C compiler (code generation)\n"
 	"  -I DIR -L DIR -l LIB -D NAME  passed to the C compiler for extra C files\n"
@@ -400,6 +401,7 @@ int main(int argc, char **argv)
 	if (!parse_file(prog, std) || !parse_file(prog, user) || !sema_program(prog))
 		return 1;
 	sema_warn_unused(user);
+	sema_warn_lost_copies(prog, user);
 	if (diag_failed())
 		return 1;
 	if (o.explain) {

@@ -520,6 +520,8 @@ void sema_driver_vars(Vec *out);
 /* -Wunused-variable and -Wunused-but-set-variable, for the variables
  * declared in file f. */
 void sema_warn_unused(SrcFile *f);
+/* -Wlost-copy: changes of a copy of a DDS element that nothing reads (sema_copy.c). */
+void sema_warn_lost_copies(Program *p, SrcFile *f);
 
 /* Shared by sema.c, sema_expr.c and sema_loop.c: the state of the pass
  * and the functions one file calls in another. */
