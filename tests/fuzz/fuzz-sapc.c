@@ -59,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	SrcFile *std = diag_file("std.sap", std_text, std_len);
 	SrcFile *user = diag_file("fuzz.sap", text, (int)size);
 	if (parse_file(prog, std) && parse_file(prog, user) && sema_program(prog)) {
+		sema_warn_lost_copies(prog, user);
 		/* In explain mode a rejected loop is recorded, not reported; a
 		 * program without one is analysed as for code generation. */
 		acc_program(prog, true);
