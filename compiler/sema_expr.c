@@ -221,6 +221,46 @@ static void check_lvalue(Node *e, Node *how, const char *verb)
 	}
 }
 
+/* A reduce clause's operator as written: +, max, or a function's name. */
+static const char *clause_op(Node *r)
+{
+	return r->op ? ast_opname(r->op) : sema_S(r->name);
+}
+
+typedef struct Others {
+	Node *loop;
+	const char *op;
+	Vec names;              /* char *: the driver variables, the first one's first */
+} Others;
+
+static int declares_name(Node *n, void *name)
+{
+	return n->kind == N_VAR && !strcmp(sema_S(n->name), name);
+}
+
+/* x += ..., x++ of another driver variable that no reduce clause names. */
+static int other_adds(Node *n, void *arg)
+{
+	Others *o = arg;
+	if (!((n->kind == N_ASSIGN && n->op != TK_ASSIGN) || n->kind == N_INCDEC) ||
+	    n->lhs->kind != N_NAME)
+		return 0;
+	const char *name = sema_S(n->lhs->name);
+	Sym *x = sema_lookup(name);
+	if (!x || x->kind != SYM_VAR || ty_is_dds(x->ty) || x->in_func || x->loop == o->loop ||
+	    x->vclass == V_CONST || x->vclass == V_PARAM || sema_is_reduce_var(o->loop, x) ||
+	    emit_any_node(o->loop->body, declares_name, (void *)name))
+		return 0;
+	const char *op = guess_reduction(n, x);
+	if (!op || strcmp(op, o->op))
+		return 0;
+	for (int i = 0; i < o->names.n; i++)
+		if (!strcmp(o->names.v[i], name))
+			return 0;
+	vec_push(&o->names, (void *)name);
+	return 0;
+}
+
 void sema_driver_assign_fail(Node *e, Node *how, Sym *s, Node *loop)
 {
 	/* bi[k] = i beside bc[k] = c[i] under reduce(min: bc). */
@@ -241,10 +281,36 @@ void sema_driver_assign_fail(Node *e, Node *how, Sym *s, Node *loop)
 		                      "'%s' from it after the loop, in index order; for a temporary, "
 		                      "declare it inside the loop body", s->name));
 	const char *op = guess_reduction(how, s);
+	/* The others the body adds to as well, in one go rather than one
+	 * compilation each; into the clause of that op if there is one. */
+	Others o = {.loop = loop, .op = op, .names = {0}};
+	vec_push(&o.names, (void *)s->name);
+	if (op)
+		emit_any_node(loop->body, other_adds, &o);
+	Buf all = {0}, said = {0};
+	for (int i = 0; i < o.names.n; i++) {
+		buf_printf(&all, "%s%s", i ? ", " : "", (char *)o.names.v[i]);
+		buf_printf(&said, "%s'%s'", !i ? "" : i + 1 < o.names.n ? ", " : " and ",
+		           (char *)o.names.v[i]);
+	}
+	Node *clause = NULL;
+	for (Node *r = loop->args; op && r && !clause; r = r->next)
+		if (r->kind == N_REDUCE && !strcmp(clause_op(r), op))
+			clause = r;
+	if (clause) {
+		Buf had = {0};
+		for (Node *v = clause->lhs; v; v = v->next)
+			buf_printf(&had, "%s, ", sema_S(v->name));
+		sema_fail_note(e, format("%s body cannot assign driver variable '%s'", sema_a_loop(loop),
+		                         s->name), loop,
+		               format("to combine %s across iterations, add %s to the loop's clause: "
+		                      "reduce(%s: %s%s); for a temporary, declare it inside the loop body",
+		                      said.s, o.names.n > 1 ? "them" : "it", op, had.s, all.s));
+	}
 	sema_fail_note(e, format("%s body cannot assign driver variable '%s'", sema_a_loop(loop), s->name),
-	               loop, format("to combine '%s' across iterations, add reduce(%s: %s) to this loop; "
-	                            "for a temporary, declare it inside the loop body", s->name,
-	                            op ? op : "op", s->name));
+	               loop, format("to combine %s across iterations, add reduce(%s: %s) to this loop; "
+	                            "for a temporary, declare it inside the loop body", said.s,
+	                            op ? op : "op", all.s));
 }
 
 void sema_check_args_count(Node *call, int want, const char *name)

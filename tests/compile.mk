@@ -186,6 +186,7 @@ compile_tests = \
 	tests/compile/async-down.sap \
 	tests/compile/c-assert.sap \
 	tests/compile/c-file-type.sap \
+	tests/compile/reduce-several.sap \
 	tests/compile/const-long-to-int.sap \
 	tests/compile/const-float32-literal.sap \
 	tests/compile/const-float32-range.sap \
