@@ -809,6 +809,9 @@ static char *builtin_call(Node *e)
 			 * copying them. */
 			if (a0->kind == N_INDEX && a0->lhs->ty->kind == TY_DMMAP) {
 				char *key = mm_key(a0);
+				if (a0->lhs->ty->key->kind != TY_STRING)
+					return format("sap_dm_count_int(&%s, (int64_t)%s)", emit_expr(a0->lhs),
+					              key);
 				return format("sap_dm_count(&%s, &%s)", emit_expr(a0->lhs), key);
 			}
 			return format("%s.n", emit_expr(a0));

@@ -778,6 +778,8 @@ void *sap_dm_upsert(sap_dmap *m, const void *key);
 /* Multimap: a new zeroed value slot for key, after the existing ones. */
 void *sap_dm_add(sap_dmap *m, const void *key);
 int64_t sap_dm_count(sap_dmap *m, const void *key);
+/* The same of an int or long key, by the integer probe (sap_dm_hit). */
+int64_t sap_dm_count_int(sap_dmap *m, int64_t key);
 /* Remove every pair with key (dropping the values); returns how many. */
 int64_t sap_dm_erase(sap_dmap *m, const void *key);
 int64_t sap_dm_size(const sap_dmap *m);
@@ -798,6 +800,7 @@ void sap_dm_view(sap_dmap *m, const void *key, sap_list *l);
  * count waited for that before the division by it (a push PageRank over
  * a multimap's keys: 3 times the same loop over CSR vectors).  The call
  * takes a copy's address, not l's. */
+void sap_dm_view_key(sap_dmap *m, int64_t k, sap_list *l);
 static inline void sap_dm_view_int(sap_dmap *m, int64_t k, sap_list *l)
 {
 	if (m->gdir && !(m->parted && !m->local)) {
@@ -810,8 +813,7 @@ static inline void sap_dm_view_int(sap_dmap *m, int64_t k, sap_list *l)
 		return;
 	}
 	sap_list t = *l;
-	int32_t k32 = (int32_t)k;
-	sap_dm_view(m, m->kk == SAP_K_INT ? (const void *)&k32 : (const void *)&k, &t);
+	sap_dm_view_key(m, k, &t);
 	*l = t;
 }
 /* Multimap: the next value slot of key after *pos (start at 0), or NULL. */

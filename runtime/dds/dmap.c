@@ -864,6 +864,35 @@ int64_t sap_dm_count(sap_dmap *m, const void *key)
 	return sap_dm_here(m, key, &v);
 }
 
+/* A random long id's adjacency, count and then view, went twice through
+ * the general lookup (the key's kind, the string cases), a third of a
+ * label propagation over a multimap's keys. */
+int64_t sap_dm_count_int(sap_dmap *m, int64_t key)
+{
+	int32_t k32 = (int32_t)key;
+	const void *kp = m->kk == SAP_K_INT ? (const void *)&k32 : (const void *)&key;
+	if (driver(m) || m->gdir || m->kk == SAP_K_STRING)
+		return sap_dm_count(m, kp);
+	int64_t f = sap_dm_hit_ent(m, key, m->kk == SAP_K_LONG);
+	return f < 0 ? 0 : m->multi ? C(m, f)->n : 1;
+}
+
+void sap_dm_view_key(sap_dmap *m, int64_t k, sap_list *l)
+{
+	int32_t k32 = (int32_t)k;
+	const void *kp = m->kk == SAP_K_INT ? (const void *)&k32 : (const void *)&k;
+	if (!m->multi || !m->gval || driver(m) || m->gdir) {
+		sap_dm_view(m, kp, l);
+		return;
+	}
+	int64_t f = sap_dm_hit_ent(m, k, m->kk == SAP_K_LONG);
+	if (f < 0)
+		return;
+	l->v = m->gval + (size_t)C(m, f)->g * m->valsize;
+	l->n = C(m, f)->n;
+	l->cap = 0;
+}
+
 int64_t sap_dm_erase(sap_dmap *m, const void *key)
 {
 	if (driver(m))
