@@ -3,12 +3,15 @@
  * A body that reaches a map at one key, the same all through an
  * iteration (P[a.u] read for a prediction, then updated; bu[a.u] read
  * and then added to), made a lookup at every access: a string's hash,
- * a probe and a strcmp, each time.  Where every access of map m in the
+ * a probe and a strcmp, each time.  Where every write of map m in the
  * body has the same key, and that key's value cannot change during the
- * iteration, the first access to run keeps the element's address in a
- * local and the others use it.  The address stays good: only m[k] can be
- * added to m in the iteration, once, at the first write that finds it
- * missing, and nothing else moves m's values (no erase; no other key).
+ * iteration, the first access at it to run keeps the element's address
+ * in a local and the others at it use it; accesses at other keys only
+ * read (a label propagation's label[k] beside the neighbours'
+ * label[adj[k][t]]), each by its own lookup.  The address stays good:
+ * only m[k] can be added to m in the iteration, once, at the first write
+ * that finds it missing, and nothing else moves m's values (no erase; no
+ * write at another key).
  * An access reading a missing key still stops the program at its own
  * site, as it is the first to run at that key.
  *
@@ -45,8 +48,10 @@ typedef struct Scan {
 	Node *loop;
 	Vec in_loops;           /* Sym *: locals declared inside loops of the body */
 	Vec maps;               /* Sym *: maps reached in the body */
-	Vec keys;               /* Node *: the key of each, NULL when not one */
-	Vec bad;                /* Sym *: maps that cannot be memoised */
+	/* Every access of a map, for the second pass: */
+	Vec acc_map, acc_key;   /* Sym *, Node * */
+	Vec acc_write;          /* (intptr_t) 1 where it writes, 2 where it may insert or erase */
+	Vec targets;            /* Node *: the N_INDEX an assignment or ++ writes */
 } Scan;
 
 static bool has(Vec *v, void *x)
@@ -141,40 +146,78 @@ static bool steady(Scan *sc, Node *e)
 	}
 }
 
-static void reach(Scan *sc, Sym *m, Node *key, bool ok)
+static void reach(Scan *sc, Sym *m, Node *key, int write)
 {
-	int i = 0;
-	while (i < sc->maps.n && sc->maps.v[i] != m)
-		i++;
-	if (i == sc->maps.n) {
+	vec_push(&sc->acc_map, m);
+	vec_push(&sc->acc_key, key);
+	vec_push(&sc->acc_write, (void *)(intptr_t)write);
+	if (!has(&sc->maps, m))
 		vec_push(&sc->maps, m);
-		vec_push(&sc->keys, key);
-	}
-	Node *k0 = sc->keys.v[i];
-	if (!ok || !key || !k0 || strcmp(acc_key_id(k0), acc_key_id(key)))
-		vec_push(&sc->bad, m);
+}
+
+/* The element an assignment or ++ writes, through fields and subscripts
+ * of its value: m[k].x[j] = v writes m[k]. */
+static int write_targets(Node *n, void *arg)
+{
+	Scan *sc = arg;
+	if (n->kind != N_ASSIGN && n->kind != N_INCDEC)
+		return 0;
+	for (Node *t = n->lhs; t && (t->kind == N_INDEX || t->kind == N_FIELD); t = t->lhs)
+		if (t->kind == N_INDEX && t->lhs->kind == N_NAME && t->lhs->ty->kind == TY_DMAP)
+			vec_push(&sc->targets, t);
+	return 0;
 }
 
 static int map_uses(Node *n, void *arg)
 {
 	Scan *sc = arg;
 	if (n->kind == N_INDEX && n->lhs->kind == N_NAME && n->lhs->ty->kind == TY_DMAP)
-		reach(sc, n->lhs->sym, n->rhs, true);
+		reach(sc, n->lhs->sym, n->rhs, has(&sc->targets, n) ? 1 : 0);
 	else if (n->kind == N_CALL && n->args && n->args->kind == N_NAME &&
 	         n->args->ty && n->args->ty->kind == TY_DMAP) {
 		Node *k = n->args->next;
 		switch (n->builtin) {
-		case B_INSERT: case B_CONTAINS: case B_GET: case B_COUNT:
-			reach(sc, n->args->sym, k, true);
+		case B_CONTAINS: case B_GET: case B_COUNT:
+			reach(sc, n->args->sym, k, 0);
+			break;
+		case B_INSERT:
+			reach(sc, n->args->sym, k, 1);
 			break;
 		case B_LEN:
 			break;
 		default:        /* erase, and what else may come */
-			reach(sc, n->args->sym, k, false);
+			reach(sc, n->args->sym, k, 2);
 			break;
 		}
 	}
 	return 0;
+}
+
+/* The one key of m's element to keep: that of every write (a write at a
+ * missing key inserts it, which may move the others' values), or, when
+ * the body only reads m, the first key; other keys only read.  NULL if
+ * there is none (writes at two keys, an erase, a key that is no
+ * expression). */
+static Node *memo_key(Scan *sc, Sym *m)
+{
+	Node *k0 = NULL;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < sc->acc_map.n; i++) {
+			if (sc->acc_map.v[i] != m)
+				continue;
+			Node *k = sc->acc_key.v[i];
+			intptr_t w = (intptr_t)sc->acc_write.v[i];
+			if (w == 2 || !k)
+				return NULL;
+			/* The first pass finds the key of the writes. */
+			if (pass == 0 && !w)
+				continue;
+			if (!k0)
+				k0 = k;
+			else if (strcmp(acc_key_id(k0), acc_key_id(k)) && w)
+				return NULL;
+		}
+	return k0;
 }
 
 void emit_memo_maps(Node *s)
@@ -182,11 +225,12 @@ void emit_memo_maps(Node *s)
 	Scan sc = { .loop = s };
 	LoopInfo *li = s->li;
 	emit_any_node(s->body, find_loops, &sc);
+	emit_any_node(s->body, write_targets, &sc);
 	emit_any_node(s->body, map_uses, &sc);
 	for (int i = 0; i < sc.maps.n; i++) {
 		Sym *m = sc.maps.v[i];
-		Node *k = sc.keys.v[i];
-		if (has(&sc.bad, m) || acc_is_relaxed(li, m) || !steady(&sc, k))
+		Node *k = memo_key(&sc, m);
+		if (!k || acc_is_relaxed(li, m) || !steady(&sc, k))
 			continue;
 		Memo *mm = xcalloc(1, sizeof *mm);
 		mm->map = m;
