@@ -1251,6 +1251,11 @@ struct sap_loop_state {
 	 * cheaper way makes the loop's later plans. */
 	double premark_s, reslice_s;
 
+	/* Which build the current plan is (plan_builds then): what the
+	 * index fetch's and the stage's choices, made for a plan, are of,
+	 * and a shared plan's reads; it travels with the plan to the
+	 * spare and back. */
+	int64_t plan_no;
 	/* --stats */
 	int64_t recon_runs, plan_builds;
 	double recon_s, plan_s, compute_s;
@@ -1301,9 +1306,10 @@ struct sap_loop_state {
 	int64_t groups, rounds;
 	int workers;
 	double balance;
-	/* One rank: the plan made before the current one, for inputs that
-	 * may come back (a checkerboard's two colours, a loop inside a for
-	 * over 0 and 1): its PLAN_FIELDS (async.c), or NULL. */
+	/* The plan made before the current one, for inputs that may come
+	 * back (a checkerboard's two colours, a loop inside a for over 0
+	 * and 1): its PLAN_FIELDS (async.c), or NULL.  Over ranks too, but
+	 * for a loop whose inputs held in parts travel with its plan. */
 	struct sap_loop_state *spare;
 	int64_t spare_hits;             /* invocations that ran it */
 };

@@ -540,7 +540,8 @@ static const sap_dvec *held_part(const sap_async_spec *spec)
 #define PLAN_FIELDS(X) X(cached) X(layout_inv) X(lo) X(hi) X(T) X(blocks) X(ndds) X(sizes) \
 	X(versions) X(kcopy) X(kbytes) X(nkcopy) X(ptrs) X(affine) X(naffine) X(drv) X(ndrv) \
 	X(kvers) X(layout) X(ids) X(order) X(bufcap) X(plan) X(key_max) X(keys_known) X(audit) \
-	X(naudit) X(locked) X(inserts) X(missing)
+	X(naudit) X(locked) X(inserts) X(missing) X(plan_no) X(dist) X(idist) X(id_builds) \
+	X(id_which) X(id_whole) X(scatter_of) X(scattered)
 #define SWAP_FIELD(f) { __typeof__(a->f) t_ = a->f; a->f = b->f; b->f = t_; }
 
 static void swap_plans(struct sap_loop_state *a, struct sap_loop_state *b)
@@ -552,6 +553,9 @@ static void swap_plans(struct sap_loop_state *a, struct sap_loop_state *b)
 static void spare_clear(struct sap_loop_state *sp)
 {
 	drop_plan(sp);
+	sap_dist_free(&sp->idist);
+	free(sp->id_which);
+	free(sp->id_whole);
 	for (int k = 0; k < sp->nkcopy; k++)
 		free(sp->kcopy[k]);
 	free(sp->kcopy);
@@ -575,12 +579,12 @@ enum { SPARE_MAX = 1 << 24 };
 /* Whether the spare plan is valid for these inputs: then it is current,
  * and the current one the spare. */
 static bool spare_take(struct sap_loop_state *st, const sap_async_spec *spec, int64_t lo,
-                       int64_t hi, int T)
+                       int64_t hi, int T, bool ranks)
 {
 	if (!st->spare || !st->spare->cached)
 		return false;
 	swap_plans(st, st->spare);
-	if (!cache_valid(st, spec, lo, hi, T, false)) {
+	if (!cache_valid(st, spec, lo, hi, T, ranks)) {
 		swap_plans(st, st->spare);
 		return false;
 	}
@@ -618,8 +622,14 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 	 * spread as before, so the blocks' cuts and the plan's search
 	 * (ly->memo) stay. */
 	bool again = agreed(st, spec, same_inputs(st, spec, lo, hi, T), ranks);
-	if (!ranks && !spec->slice_rng) {
-		if (spare_take(st, spec, lo, hi, T))
+	/* Over ranks, not where inputs held in parts travel with the
+	 * iterations into plan-order copies as the plan is made: the other
+	 * plan's copies are gone. */
+	bool shipped = false;
+	for (int k = 0; ranks && k < spec->ndds; k++)
+		shipped |= spec->dds[k].dv && spec->dds[k].dv->part_only;
+	if (!shipped && !spec->slice_rng) {
+		if (spare_take(st, spec, lo, hi, T, ranks))
 			return;
 		if (!again)
 			spare_keep(st, spec, lo, hi);
@@ -713,6 +723,7 @@ static void make_plan(struct sap_loop_state *st, const sap_async_spec *spec, voi
 		st->recon_runs++;
 	st->recon_s += slicing;
 	st->plan_builds++;
+	st->plan_no = st->plan_builds;
 	st->plan_s += sap_now() - t0 - slicing;
 
 	if (sap_cfg.check_plan && !st->inserts)
@@ -1118,7 +1129,7 @@ static void run_shared(struct sap_loop_state *st, const sap_async_spec *spec, sa
 		dump_plan_order(x->L, p, lo);
 	double t0 = sap_now();
 	if (sap_nranks() > 1) {
-		sap_reads_fetch(st, spec, x->env, p, sap_rank() * x->T, x->T, o, o->plan_builds, 0, 0,
+		sap_reads_fetch(st, spec, x->env, p, sap_rank() * x->T, x->T, o, o->plan_no, 0, 0,
 		                false);
 		st->send_s += sap_now() - t0;
 	}

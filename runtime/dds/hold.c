@@ -1204,7 +1204,7 @@ void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, cons
 		sap_dist_free(&d);
 	} else {
 		/* The need is the plan's, for these vectors. */
-		bool same = st->idist.need && st->id_builds == st->plan_builds && st->id_which;
+		bool same = st->idist.need && st->id_builds == st->plan_no && st->id_which;
 		for (int k = 0; same && k < spec->ndds; k++)
 			same = st->id_which[k] == which[k];
 		if (!same) {
@@ -1223,7 +1223,7 @@ void sap_index_fetch(struct sap_loop_state *st, const sap_async_spec *spec, cons
 				if (which[k] && st->id_whole[k])
 					sap_dv_whole(spec->dds[k].dv, &st->traffic);
 		}
-		st->id_builds = st->plan_builds;
+		st->id_builds = st->plan_no;
 		sap_dist_fetch(&st->idist, spec, &st->traffic);
 	}
 	st->fetch_s += sap_now() - t0;

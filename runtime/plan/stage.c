@@ -293,8 +293,8 @@ void sap_stage_inputs(struct sap_loop_state *st, const sap_async_spec *spec, con
 		if (!stageable(d) || st->lo < 0 || st->hi > v->n)
 			continue;
 		if (!d->flat) {
-			if (st->scatter_of != st->plan_builds) {
-				st->scatter_of = st->plan_builds;
+			if (st->scatter_of != st->plan_no) {
+				st->scatter_of = st->plan_no;
 				st->scattered = scattered(p, w0, nw);
 			}
 			if (!st->scattered)
