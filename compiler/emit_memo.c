@@ -155,16 +155,25 @@ static void reach(Scan *sc, Sym *m, Node *key, int write)
 		vec_push(&sc->maps, m);
 }
 
-/* The element an assignment or ++ writes, through fields and subscripts
- * of its value: m[k].x[j] = v writes m[k]. */
+static void target(Scan *sc, Node *e)
+{
+	for (Node *t = e; t && (t->kind == N_INDEX || t->kind == N_FIELD); t = t->lhs)
+		if (t->kind == N_INDEX && t->lhs->kind == N_NAME && t->lhs->ty->kind == TY_DMAP)
+			vec_push(&sc->targets, t);
+}
+
+/* The element an assignment, ++ or a call may write, through fields and
+ * subscripts of its value: m[k].x[j] = v and push(m[j].nb, v) write m[k]
+ * and m[j] (and insert the key if it is missing); a C function may write
+ * an array argument in place. */
 static int write_targets(Node *n, void *arg)
 {
 	Scan *sc = arg;
-	if (n->kind != N_ASSIGN && n->kind != N_INCDEC)
-		return 0;
-	for (Node *t = n->lhs; t && (t->kind == N_INDEX || t->kind == N_FIELD); t = t->lhs)
-		if (t->kind == N_INDEX && t->lhs->kind == N_NAME && t->lhs->ty->kind == TY_DMAP)
-			vec_push(&sc->targets, t);
+	if (n->kind == N_ASSIGN || n->kind == N_INCDEC)
+		target(sc, n->lhs);
+	else if (n->kind == N_CALL && !pure_builtin(n->builtin))
+		for (Node *a = n->args; a; a = is_store(n->builtin) ? NULL : a->next)
+			target(sc, a);
 	return 0;
 }
 
