@@ -1598,6 +1598,18 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 				skip[k] = reads[k] = fetch_reads = true;
 				continue;
 			}
+			/* Read only at the loop variable and held in parts: each
+			 * rank's runs in its part, or it is made whole below. */
+			if (spec->dds[k].by_index && v && v->part_only && !(spec->dds[k].mode & SAP_WRITE) &&
+			    hi <= v->n && lo >= 0) {
+				skip[k] = true;
+				for (int64_t u = 0; u < own.n && skip[k]; u++) {
+					int64_t pl, ph;
+					sap_dv_part(v, own.run[u].r, &pl, &ph);
+					skip[k] = own.run[u].a >= pl && own.run[u].b <= ph;
+				}
+				continue;
+			}
 			/* Read or written only at the loop variable, where the
 			 * iterations run: nothing to fetch. */
 			if (!(spec->dds[k].by_index || spec->dds[k].at_own) || !v || !v->holder ||
@@ -1616,6 +1628,13 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 			    ranged_fetch(spec, k, &own, me))
 				skip[k] = near[k] = fetch = true;
 		}
+		/* One held in parts has no holder map, which sap_dv_whole goes
+		 * by: the iterations went where another vector's elements
+		 * are, and on 2 ranks read a loaded input's elements where the
+		 * other rank held them (garbage, silently). */
+		for (int k = 0; k < spec->ndds; k++)
+			if (!skip[k] && spec->dds[k].dv && spec->dds[k].mode)
+				sap_dv_unpart(spec->dds[k].dv);
 		sap_whole_spec(spec, skip, &st->traffic);
 		/* Every rank takes the same way: own and the holders are the
 		 * same on all. */
