@@ -1352,6 +1352,8 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	 * truncation (163 of 203, where the long parameter made 162). */
 	if (ty_is_float(s->cond->rhs->ty))
 		hi = format("sap_for_end(%s, %s)", hi, emit_site(s->cond->rhs));
+	else if (s->cond->rhs->le_end && !s->cond->rhs->has_cval)
+		hi = format("sap_le_end(%s, %s)", emit_expr(s->cond->rhs->lhs), emit_site(s->cond));
 	Vec hw = {0};
 	acc_dds_written_expr(s->init->init, &hw);
 	acc_dds_written_expr(s->cond->rhs, &hw);

@@ -269,6 +269,8 @@ struct Node {
 	Sym *sym;               /* sema: what a name or declaration denotes */
 
 	int64_t ival;
+	bool le_end;            /* sema: an async for's i <= last, as last + 1:
+	                           emitted checked (last may be a long's largest) */
 	bool has_cval;          /* sema: an integer constant expression, */
 	int64_t cval;           /* of this value */
 	double fval;

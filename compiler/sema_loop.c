@@ -1053,8 +1053,12 @@ void sema_check_async(Node *loop)
 		*one = (Node){.kind = N_INT, .file = c->rhs->file, .off = c->rhs->off, .ival = 1,
 		              .op = 1, .ty = ty_long, .has_cval = true, .cval = 1};
 		*end = (Node){.kind = N_BINARY, .op = TK_PLUS, .file = c->rhs->file, .off = c->rhs->off,
-		              .lhs = c->rhs, .rhs = one, .ty = ty_long};
-		if (c->rhs->has_cval && c->rhs->cval < INT64_MAX) {
+		              .lhs = c->rhs, .rhs = one, .ty = ty_long, .le_end = true};
+		if (c->rhs->has_cval && c->rhs->cval == INT64_MAX)
+			sema_fail(c, "'%s <= %s' would never end in C: a long cannot pass its largest value; "
+			          "write '%s < %s'", iv->name, acc_expr_str(c->rhs), iv->name,
+			          acc_expr_str(c->rhs));
+		if (c->rhs->has_cval) {
 			end->has_cval = true;
 			end->cval = c->rhs->cval + 1;
 		}

@@ -317,6 +317,16 @@ static inline int64_t sap_for_end(double x, const sap_site *s)
 	return (int64_t)c;
 }
 
+/* The end of an async for's i <= last: last + 1, but for a long's
+ * largest value, which C's loop would never pass (it does not end). */
+static inline int64_t sap_le_end(int64_t last, const sap_site *s)
+{
+	if (last == INT64_MAX)
+		sap_fatal(s, "async for: a condition of '<= %lld' would never end in C, as a long "
+		          "cannot pass its largest value", (long long)last);
+	return last + 1;
+}
+
 static inline void sap_int_bounds(int64_t lo, int64_t hi, const char *var, const sap_site *s)
 {
 	if (lo < hi && (lo < INT32_MIN || hi - 1 > INT32_MAX))

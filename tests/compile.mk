@@ -183,6 +183,7 @@ compile_tests = \
 	tests/compile/const-float-to-int.sap \
 	tests/compile/const-float-2p63.sap \
 	tests/compile/async-le-float.sap \
+	tests/compile/async-le-long-max.sap \
 	tests/compile/async-down.sap \
 	tests/compile/c-assert.sap \
 	tests/compile/c-file-type.sap \

@@ -163,6 +163,7 @@ run_tests = \
 	tests/run/conv-range.sap \
 	tests/run/conv-2p63.sap \
 	tests/run/async-le.sap \
+	tests/run/async-le-max.sap \
 	tests/run/dead-branch.sap \
 	tests/run/memo-other-keys.sap \
 	tests/run/window-parts.sap \
@@ -308,7 +309,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/big-arrays.out tests/run/big-arrays.args tests/run/shifts.out tests/run/print-ints.out tests/run/trigraphs.out \
 	tests/run/shift-count.out tests/run/shift-count.status tests/run/shift-count.err \
 	tests/run/array-div.out tests/run/array-div.status tests/run/array-div.err \
-	tests/run/conv-range.out tests/run/conv-range.status tests/run/conv-range.err tests/run/conv-2p63.out tests/run/async-le.out tests/run/dead-branch.out tests/run/memo-other-keys.out tests/run/window-parts.out tests/run/window-parts.seq.txt.in tests/run/conv-2p63.status tests/run/conv-2p63.err \
+	tests/run/conv-range.out tests/run/conv-range.status tests/run/conv-range.err tests/run/conv-2p63.out tests/run/async-le.out tests/run/async-le-max.out tests/run/async-le-max.err tests/run/async-le-max.status tests/run/dead-branch.out tests/run/memo-other-keys.out tests/run/window-parts.out tests/run/window-parts.seq.txt.in tests/run/conv-2p63.status tests/run/conv-2p63.err \
 	tests/run/conv-implicit.out tests/run/conv-implicit.status tests/run/conv-implicit.err \
 	tests/run/conv-long.out tests/run/conv-long.status tests/run/conv-long.err \
 	tests/run/index-whole-stale.out tests/run/counter-outside.out tests/run/bounds-shrink.out \
