@@ -78,6 +78,11 @@ typedef struct Reads {
 	bool after;             /* only reads placed after `skip` count */
 } Reads;
 
+static int assigns(Node *n, void *k)
+{
+	return (n->kind == N_ASSIGN || n->kind == N_INCDEC) && is_v(root(n->lhs), k);
+}
+
 static bool counter_read(Reads *r, Node *n)
 {
 	Node *f = r->loop;
@@ -88,9 +93,11 @@ static bool counter_read(Reads *r, Node *n)
 	Node *st = f->step;
 	bool up = st && ((st->kind == N_INCDEC && is_v(st->lhs, k)) ||
 	                 (st->kind == N_ASSIGN && st->op != TK_ASSIGN && is_v(st->lhs, k)));
-	return up && f->init && (f->init->kind == N_VAR ? f->init->sym == k :
-	                         f->init->kind == N_EXPR && f->init->lhs->kind == N_ASSIGN &&
-	                         is_v(f->init->lhs->lhs, k));
+	/* The body moving k (a retry, k--) reads an element again. */
+	return up && f->init && !emit_any_node(f->body, assigns, k) &&
+	       (f->init->kind == N_VAR ? f->init->sym == k :
+	        f->init->kind == N_EXPR && f->init->lhs->kind == N_ASSIGN &&
+	        is_v(f->init->lhs->lhs, k));
 }
 
 static int reads_v(Node *n, void *arg)
@@ -166,6 +173,39 @@ static bool read_in(Node *stmt, Scan *s)
 
 static void check_block(Node *first);
 
+/* The node whose child x is, under n, or NULL. */
+static Node *parent_of(Node *n, Node *x)
+{
+	if (!n)
+		return NULL;
+	Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->step, n->body, n->size};
+	for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) {
+		if (kids[i] == x)
+			return n;
+		Node *p = parent_of(kids[i], x);
+		if (p)
+			return p;
+	}
+	for (Node *a = n->args; a; a = a->next) {
+		if (a == x)
+			return n;
+		Node *p = parent_of(a, x);
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+/* Is change c a statement of its own (or a for's step), whose value
+ * nothing takes: not while ((w[1] *= 0.5) > 0.01), s += (w[k] = ...)? */
+static bool stands_alone(Node *holder, Node *c)
+{
+	if (holder == c)
+		return true;
+	Node *p = parent_of(holder, c);
+	return p && ((p->kind == N_EXPR && p->lhs == c) || (p->kind == N_FOR && p->step == c));
+}
+
 /* v, a copy of what src names (NULL: a struct parameter, the caller's
  * argument), changed by the statements from first on. */
 static void check_copy(Sym *v, Node *src, Node *first)
@@ -178,7 +218,7 @@ static void check_copy(Sym *v, Node *src, Node *first)
 		if (s.last != was)
 			holder = n;
 	}
-	if (!s.last || s.passed)
+	if (!s.last || s.passed || !stands_alone(holder, s.last))
 		return;
 	for (Node *n = holder->next; n; n = n->next)
 		if (emit_any_node(n, reads_v, &(Reads){.v = s.v, .skip = s.last}))
