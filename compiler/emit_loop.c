@@ -1351,7 +1351,8 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	/* C's i < 0.8 * n: the iterations below it, not below its
 	 * truncation (163 of 203, where the long parameter made 162). */
 	if (ty_is_float(s->cond->rhs->ty))
-		hi = format("sap_for_end(%s, %s)", hi, emit_site(s->cond->rhs));
+		hi = format("sap_for_end%s(%s, %s)", s->cond->rhs->ty->kind == TY_FLOAT ? "f" : "", hi,
+		            emit_site(s->cond->rhs));
 	else if (s->cond->rhs->le_end && !s->cond->rhs->has_cval)
 		hi = format("sap_le_end(%s, %s)", emit_expr(s->cond->rhs->lhs), emit_site(s->cond));
 	Vec hw = {0};

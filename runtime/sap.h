@@ -307,6 +307,9 @@ static inline int64_t sap_red_to_i64(double x, const sap_site *s, const char *va
  * the integers below x, up to ceil(x) - 1, and none for a NaN (the
  * loop's start then comes after it). */
 _Noreturn void sap_for_end_range(const sap_site *s, double x);
+/* Past 2^53 (2^24 for a float), C's i < x converts i, rounding: the end
+ * is the least m whose conversion is not below x, at or under ceil(x). */
+int64_t sap_for_end_round(int64_t m, double x, bool is_float);
 static inline int64_t sap_for_end(double x, const sap_site *s)
 {
 	if (x != x || x <= -9223372036854775808.0)
@@ -314,7 +317,17 @@ static inline int64_t sap_for_end(double x, const sap_site *s)
 	double c = ceil(x);
 	if (!(c < 9223372036854775808.0))
 		sap_for_end_range(s, x);
-	return (int64_t)c;
+	return fabs(c) <= 9007199254740992.0 ? (int64_t)c : sap_for_end_round((int64_t)c, x, false);
+}
+
+static inline int64_t sap_for_endf(float x, const sap_site *s)
+{
+	if (x != x || x <= -9223372036854775808.0f)
+		return INT64_MIN;
+	double c = ceil((double)x);
+	if (!(c < 9223372036854775808.0))
+		sap_for_end_range(s, x);
+	return fabs(c) <= 16777216.0 ? (int64_t)c : sap_for_end_round((int64_t)c, x, true);
 }
 
 /* The end of an async for's i <= last: last + 1, but for a long's

@@ -110,6 +110,28 @@ _Noreturn void sap_conv_range(const sap_site *s, double x, bool stored, bool to_
 	sap_fatal(s, "%s(%s): out of the range of a%s %s", t, v, to_long ? "" : "n", t);
 }
 
+static bool not_below(int64_t k, double x, bool is_float)
+{
+	return is_float ? (double)(float)k >= x : (double)k >= x;
+}
+
+int64_t sap_for_end_round(int64_t m, double x, bool is_float)
+{
+	/* Below m by less than the spacing of floats there (2^40 at most):
+	 * a search between a k below x and m. */
+	int64_t lo = m > INT64_MIN + ((int64_t)1 << 41) ? m - ((int64_t)1 << 41) : INT64_MIN;
+	if (not_below(lo, x, is_float))
+		return lo;
+	while (m - lo > 1) {
+		int64_t mid = lo + (m - lo) / 2;
+		if (not_below(mid, x, is_float))
+			m = mid;
+		else
+			lo = mid;
+	}
+	return m;
+}
+
 _Noreturn void sap_for_end_range(const sap_site *s, double x)
 {
 	sap_fatal(s, "the end of an async for, %s, is past the range of a long", exact_text(x));
