@@ -30,6 +30,9 @@ static int64_t runline;         /* lines of runf read so far */
 
 /* The next line without its newline, or NULL at the end of the file. */
 static char *next_line(char **buf, size_t *cap);
+/* A line read past the file's first lines, for next_line to give again
+ * (counted in runline already), or NULL. */
+static char *pending;
 /* The loop whose order next_line reads, for its errors. */
 static const sap_site *run_site;
 
@@ -58,14 +61,14 @@ static void run_head(void)
 	const char *f = sap_cfg.run_order;
 	char *buf = NULL, *changed = NULL;
 	size_t cap = 0;
-	long at = ftell(runf);
 	char *line = next_line(&buf, &cap);
 	unsigned long long prog;
 	unsigned long seed;
 	int used = 0;
 	if (!line || strncmp(line, "program ", 8)) {
-		fseek(runf, at, SEEK_SET);
-		runline = 0;
+		/* Read again by the first loop: on one rank it may be a pipe,
+		 * which cannot seek back. */
+		pending = line ? strdup(line) : NULL;
 		free(buf);
 		return;
 	}
@@ -77,7 +80,6 @@ static void run_head(void)
 	if (seed != sap_seed())
 		changed = sap_strf("--seed=%lu (now %lu)", seed, (unsigned long)sap_seed());
 	for (;;) {
-		at = ftell(runf);
 		if (!(line = next_line(&buf, &cap)) || strncmp(line, "param ", 6))
 			break;
 		char *name = line + 6, *val = strchr(name, ' ');
@@ -99,8 +101,7 @@ static void run_head(void)
 			free(v);
 		}
 	}
-	fseek(runf, at, SEEK_SET);
-	runline -= line != NULL;
+	pending = line ? strdup(line) : NULL;
 	free(buf);
 	if ((changed || other) && sap_rank() == 0)
 		sap_warn(NULL, "--run-order=%s: the run it records %s%s%s: this replay runs its order "
@@ -287,6 +288,17 @@ void sap_order_sync(const sap_loop *L, int P, int T, int timed, bool sparse)
 
 static char *next_line(char **buf, size_t *cap)
 {
+	if (pending) {
+		size_t n = strlen(pending) + 1;
+		if (*cap < n) {
+			*buf = sap_xrealloc(*buf, n);
+			*cap = n;
+		}
+		memcpy(*buf, pending, n);
+		free(pending);
+		pending = NULL;
+		return *buf;
+	}
 	ssize_t len = getline(buf, cap, runf);
 	if (len < 0)
 		return NULL;
