@@ -131,16 +131,18 @@ void diag_error(SrcFile *f, int off, const char *fmt, ...)
 static struct {
 	const char *name;
 	bool on, error;
+	bool not_error;         /* -Wno-error=x: a warning under -Werror, as gcc's */
+	bool own;               /* sapc's alone: gcc refuses -Wx, -Werror=x */
 } warnings[] = {
-	{"unused-variable", false, false},
-	{"unused-but-set-variable", false, false},
-	{"literal-conversion", true, false},
-	{"unused-value", true, false},
-	{"array-parameter-copy", true, false},
-	{"parentheses", true, false},
-	{"loop-carried", true, false},
-	{"relaxed-self", true, false},
-	{"lost-copy", true, false},
+	{"unused-variable", false, false, false, false},
+	{"unused-but-set-variable", false, false, false, false},
+	{"literal-conversion", true, false, false, true},
+	{"unused-value", true, false, false, false},
+	{"array-parameter-copy", true, false, false, true},
+	{"parentheses", true, false, false, false},
+	{"loop-carried", true, false, false, true},
+	{"relaxed-self", true, false, false, true},
+	{"lost-copy", true, false, false, true},
 };
 static bool werror;
 
@@ -150,6 +152,17 @@ static int warning_index(const char *name)
 		if (!strcmp(warnings[i].name, name))
 			return i;
 	return -1;
+}
+
+bool diag_own_option(const char *arg)
+{
+	if (strncmp(arg, "-W", 2))
+		return false;
+	const char *name = arg + (!strncmp(arg, "-Wno-", 5) ? 5 : 2);
+	if (!strncmp(name, "error=", 6))
+		name += 6;
+	int i = warning_index(name);
+	return i >= 0 && warnings[i].own;
 }
 
 bool diag_option(const char *arg)
@@ -176,8 +189,10 @@ bool diag_option(const char *arg)
 	int i = warning_index(error ? name + 6 : name);
 	if (i < 0)
 		return false;
-	if (error)
+	if (error) {
 		warnings[i].error = !no;
+		warnings[i].not_error = no;
+	}
 	/* -Werror=x turns x on as well, -Wno-error=x leaves it on. */
 	if (!error || !no)
 		warnings[i].on = !no;
@@ -189,7 +204,7 @@ void diag_warning(SrcFile *f, int off, const char *opt, const char *fmt, ...)
 	int i = warning_index(opt);
 	if (failed || i < 0 || !warnings[i].on)
 		return;
-	bool error = werror || warnings[i].error;
+	bool error = (werror && !warnings[i].not_error) || warnings[i].error;
 	va_list ap;
 	va_start(ap, fmt);
 	char *msg = vformat(fmt, ap);

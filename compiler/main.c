@@ -286,9 +286,12 @@ static int parse_args(int argc, char **argv, Options *o)
 			 * costs). */
 			buf_printf(&o->ccflags, " %s", shell_quote(a));
 		} else if (a[0] == '-' && strchr("WIDLl", a[1]) && a[1]) {
-			/* sapc's own warnings take them too; gcc still gets all. */
+			/* sapc's own warnings take them too; gcc gets all but the
+			 * names it does not know (-Wloop-carried failed the build). */
 			if (a[1] == 'W')
 				diag_option(a);
+			if (diag_own_option(a))
+				continue;
 			Buf *b = a[1] == 'L' || a[1] == 'l' ? &o->extra : &o->ccflags;
 			if (!a[2] && a[1] != 'W') {
 				if (++i >= argc) {
@@ -412,7 +415,9 @@ int main(int argc, char **argv)
 				return 1;
 		return 0;
 	}
-	if (!acc_program(prog, false))
+	/* -Werror made a warning of the loops' analysis an error (it said
+	 * so, and went on to build the program). */
+	if (!acc_program(prog, false) || diag_failed())
 		return 1;
 	if (o.syntax_only)
 		return 0;

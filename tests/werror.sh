@@ -11,13 +11,17 @@ set -u
 make_tmp
 status=0
 n=0
+own="-Wno-error=loop-carried -Wno-error=relaxed-self -Wno-error=lost-copy"
+own="$own -Wno-error=array-parameter-copy -Wno-error=literal-conversion"
 for f in $(find "$top_srcdir/samples" "$top_srcdir/tests" "$top_srcdir/bench" -name '*.sap' | sort); do
 	case $f in */tests/compile/*|*/tests/fuzz/regress/*|*/tests/run/*) continue ;; esac
 	# Programs the compiler rejects on purpose (the golden tests of errors,
 	# loops --explain shows rejected) have no C to check.
 	"$SAPC" -fsyntax-only "$f" >/dev/null 2>&1 || continue
 	n=$((n + 1))
-	if ! "$SAPC" -c -O2 -Wall -Wextra -Werror -o "$tmp/x.o" "$f" >"$tmp/log" 2>&1; then
+	# sapc's own warnings, which some tests give on purpose, stay
+	# warnings: this is about the C.
+	if ! "$SAPC" -c -O2 -Wall -Wextra -Werror $own -o "$tmp/x.o" "$f" >"$tmp/log" 2>&1; then
 		echo "FAIL: ${f#$top_srcdir/}: the generated C does not compile with -Wall -Wextra -Werror"
 		head -n 20 "$tmp/log"
 		status=1

@@ -138,6 +138,29 @@ test -s conv.err && { cat conv.err; fail "-Wno-literal-conversion still warned";
 "$SAPC" -Werror -fsyntax-only conv.sap 2>conv.err && fail "-Werror on conv.sap should fail"
 grep -q "1:15: error: .*\[-Werror=literal-conversion\]" conv.err || fail "-Werror: $(cat conv.err)"
 
+# sapc's own warnings (loop-carried, ...) are not the C compiler's: gcc
+# refused -Wloop-carried, -Werror=loop-carried and -Wno-error=x; and
+# -Werror made a warning of the loops' analysis an error that still
+# built the program, exit status 0.
+cat >chain.sap <<'SAP'
+dvector<long> C(100);
+async for (long i = 1; i < 100; i++)
+    C[i] = C[i - 1] + i;
+print("%d\n", C[99]);
+SAP
+for o in -Wloop-carried -Wno-loop-carried -Wlost-copy -Wno-error=loop-carried; do
+	rm -f chain
+	"$SAPC" $o -o chain chain.sap 2>chain.err || { cat chain.err; fail "$o: the build failed"; }
+	test -x chain || fail "$o: no program"
+done
+rm -f chain
+"$SAPC" -Werror=loop-carried -o chain chain.sap 2>chain.err && fail "-Werror=loop-carried built it"
+test -e chain && fail "-Werror=loop-carried: a program was written"
+grep -q "3:13: error: .*\[-Werror=loop-carried\]" chain.err || fail "-Werror=loop-carried: $(cat chain.err)"
+"$SAPC" -Werror -Wno-error=loop-carried -o chain chain.sap 2>chain.err ||
+	{ cat chain.err; fail "-Werror -Wno-error=loop-carried: the build failed"; }
+grep -q "3:13: warning: .*\[-Wloop-carried\]" chain.err || fail "-Wno-error=loop-carried: $(cat chain.err)"
+
 # A statement with no effect warns by default, as gcc does of C: a for
 # step `k` for `k++` (which crashed sapc) never ends the loop; the C
 # stays clean, and the program runs.
