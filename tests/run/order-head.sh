@@ -6,7 +6,8 @@
 #  - the same run replayed: no warning, the same output;
 #  - another seed, another param, an edited source: a warning naming
 #    each, once, and the replay still runs;
-#  - a file without those lines (by hand, or an older build's) replays.
+#  - a file without those lines (by hand, or an older build's) replays,
+#    and so does either from a pipe on one rank.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -59,8 +60,15 @@ test "$(wc -l <rep.err)" = 1 || { cat rep.err; fail "more than one line"; }
 grep -qxF "q: warning: --run-order=o.txt: the run it records was of another source of the program (or another sapc): this replay runs its order on what this program, params and seed make, which can differ" rep.err ||
 	{ cat rep.err; fail "no warning for another source"; }
 
+# On one rank the file may be a pipe, which cannot seek back over the
+# line after the first lines.
+cat o.txt | ./p --run-order=/dev/stdin >rep.out 2>rep.err || { cat rep.err; fail "a pipe"; }
+cmp -s rec.out rep.out || fail "the replay from a pipe printed $(cat rep.out)"
+
 grep -v '^program \|^param ' o.txt >bare.txt
 ./p --run-order=bare.txt >rep.out 2>rep.err || { cat rep.err; fail "a file without its first lines"; }
 cmp -s rec.out rep.out || fail "the bare replay printed $(cat rep.out), the run $(cat rec.out)"
 test -s rep.err && { cat rep.err; fail "a bare file's replay warned"; }
+cat bare.txt | ./p --run-order=/dev/stdin >rep.out 2>rep.err || { cat rep.err; fail "a bare pipe"; }
+cmp -s rec.out rep.out || fail "the bare replay from a pipe printed $(cat rep.out)"
 exit 0
