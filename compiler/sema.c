@@ -364,6 +364,10 @@ bool sema_const_bool(Node *e, bool *v)
 			return false;
 		*v = !a;
 		return true;
+	case N_COND:
+		if (!sema_const_bool(e->cond, &a))
+			return false;
+		return sema_const_bool(a ? e->then : e->els, v);
 	case N_BINARY:
 		if (e->op == TK_ANDAND || e->op == TK_OROR) {
 			if (!sema_const_bool(e->lhs, &a))
@@ -373,6 +377,12 @@ bool sema_const_bool(Node *e, bool *v)
 				return true;
 			}
 			return sema_const_bool(e->rhs, v);
+		}
+		/* (D == 0) == false */
+		if ((e->op == TK_EQ || e->op == TK_NE) && e->lhs->ty && e->lhs->ty->kind == TY_BOOL &&
+		    sema_const_bool(e->lhs, &a) && sema_const_bool(e->rhs, &b)) {
+			*v = (a == b) == (e->op == TK_EQ);
+			return true;
 		}
 		if (!e->lhs->has_cval || !e->rhs->has_cval)
 			return false;
@@ -387,7 +397,6 @@ bool sema_const_bool(Node *e, bool *v)
 		default: return false;
 		}
 	default:
-		(void)b;
 		return false;
 	}
 }
@@ -701,6 +710,10 @@ bool sema_const_str(Node *e, Buf *b)
 		return e->sym && e->sym->vclass == V_CONST && sema_const_str(e->sym->decl->init, b);
 	case N_BINARY:
 		return e->op == TK_PLUS && sema_const_str(e->lhs, b) && sema_const_str(e->rhs, b);
+	case N_COND: {
+		bool c;
+		return sema_const_bool(e->cond, &c) && sema_const_str(c ? e->then : e->els, b);
+	}
 	case N_CONV:
 		/* string(x) as the runtime writes it (sap_str_of_*). */
 		if (!e->ty || e->ty->kind != TY_STRING)
@@ -1156,13 +1169,18 @@ void sema_check_stmt(Node *s)
 		return;
 	}
 	case N_WHILE:
-	case N_DO:
+	case N_DO: {
 		sema_check_cond(s->cond);
 		sema_check_sequenced(s->cond);
 		sema_ctx.seqloops++;
+		/* while (D != 0) with D 0 never runs its body (a do's runs once). */
+		bool c, never = s->kind == N_WHILE && sema_const_bool(s->cond, &c) && !c;
+		sema_dead += never;
 		check_body(s->body);
+		sema_dead -= never;
 		sema_ctx.seqloops--;
 		return;
+	}
 	case N_FOR:
 		sema_open_scope();
 		if (s->init)
