@@ -54,6 +54,13 @@ static bool dump_head(void)
 	return fflush(dumpf) != EOF;
 }
 
+/* A param's value as the warning shows it: in quotes where blanks at its
+ * ends, or inside, or nothing at all would not show. */
+static char *shown(const char *v)
+{
+	return sap_strf(!*v || strchr(v, ' ') || strchr(v, '"') ? "\"%s\"" : "%s", v);
+}
+
 /* A file without the program line (written by hand, or by a build
  * before it had one) replays as it is. */
 static void run_head(void)
@@ -92,8 +99,11 @@ static void run_head(void)
 				continue;
 			char *v = sap_param_text(i), *e = sap_escape(v, strlen(v));
 			if (strcmp(e, val)) {
+				char *was = shown(val), *now = shown(e);
 				char *add = sap_strf("%s%s--%s=%s (now %s)", changed ? changed : "",
-				                     changed ? ", " : "", name, val, e);
+				                     changed ? ", " : "", name, was, now);
+				free(was);
+				free(now);
 				free(changed);
 				changed = add;
 			}
