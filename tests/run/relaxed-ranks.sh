@@ -26,7 +26,9 @@ need_mpiexec
 make_tmp
 
 cp "$top_srcdir/tests/run/relaxed-lda.sap.in" "$tmp/lda.sap" || exit 1
-"$SAPC" -O2 -Wall -Wextra -Werror -o "$tmp/lda" "$tmp/lda.sap" || fail "sapc lda.sap"
+# Its mk loop reads mk in what it adds, on purpose: -Wrelaxed-self's
+# warning, which -Werror makes an error that stops the build.
+"$SAPC" -O2 -Wall -Wextra -Werror -Wno-relaxed-self -o "$tmp/lda" "$tmp/lda.sap" || fail "sapc lda.sap"
 
 # run P T [options]: the output, in $tmp/out.P.T[.tag]
 run() {
