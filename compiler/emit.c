@@ -1805,6 +1805,23 @@ static char *macro_call(Node *f)
 	return b.s;
 }
 
+/* Does a call of g reach f again? */
+static bool reaches(Sym *g, Sym *f, Vec *seen)
+{
+	for (int i = 0; i < seen->n; i++)
+		if (seen->v[i] == g)
+			return false;
+	vec_push(seen, g);
+	for (int i = 0; i < g->calls.n; i++) {
+		Node *c = g->calls.v[i];
+		while (c->kind == N_CONV)
+			c = c->lhs;
+		if (c->sym == f || (c->sym && reaches(c->sym, f, seen)))
+			return true;
+	}
+	return false;
+}
+
 static void function(Node *f)
 {
 	ret_type = f->sym->ty;
@@ -1819,6 +1836,15 @@ static void function(Node *f)
 	 * whether it needs them or not); neither has its C. */
 	for (Node *a = f->args; a; a = a->next)
 		emit_line(f, a->sym->by_ref ? "(void)%s_p;" : "(void)%s;", a->sym->cname);
+	/* A function that calls itself, which a stack overflow names: a
+	 * recursion 3 million deep said only "a recursion too deep". */
+	Vec seen = {0};
+	if (reaches(f->sym, f->sym, &seen)) {
+		const char *name = sema_S(f->name);
+		emit_line(f, "static const sap_recur sap_rc = {%s, %s};", emit_cstr(name, strlen(name)),
+		          emit_site(f));
+		emit_line(f, "sap_recur_at = &sap_rc;");
+	}
 	emit_push_scope(false, true);
 	emit_stmts(f->body->args, NULL);
 	emit_pop_scope(f);

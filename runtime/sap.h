@@ -83,6 +83,14 @@ uint32_t sap_seed(void);
 /* Report "file:line:col: error: message" (tagged "[rank R] " when the job
  * has more than one rank) and end the job on every rank with a non-zero
  * status. */
+/* The function of the program that calls itself, entered last on this
+ * thread, for a stack overflow's message. */
+typedef struct sap_recur {
+	const char *name;
+	const sap_site *site;
+} sap_recur;
+extern _Thread_local const sap_recur *sap_recur_at;
+
 _Noreturn void sap_fatal(const sap_site *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 _Noreturn void sap_oob(const sap_site *s, const char *what, int64_t i, int64_t n);

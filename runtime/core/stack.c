@@ -81,6 +81,51 @@ static struct sigaction before;         /* the handler there was (Open MPI's) */
 static char overflow_msg[512];
 static size_t overflow_len;
 
+_Thread_local const sap_recur *sap_recur_at;
+
+/* s, then the decimal digits of v, to fd: no printf in a handler. */
+static void put(const char *s)
+{
+	ssize_t w = write(2, s, strlen(s));
+	(void)w;
+}
+
+static void put_int(long v)
+{
+	char d[24], *p = d + sizeof d;
+	*--p = '\0';
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10) > 0);
+	put(p);
+}
+
+/* The message, naming the function that calls itself entered last, if
+ * any: it is the likely cause (and it may be arrays too large). */
+static void say_overflow(void)
+{
+	const sap_recur *r = sap_recur_at;
+	if (!r || !r->site || !r->site->file) {
+		ssize_t w = write(2, overflow_msg, overflow_len);
+		(void)w;
+		return;
+	}
+	if (sap_nranks() > 1) {
+		put("[rank ");
+		put_int(sap_rank());
+		put("] ");
+	}
+	put(r->site->file);
+	put(":");
+	put_int(r->site->line);
+	put(":");
+	put_int(r->site->col);
+	put(": error: stack overflow: a recursion too deep, in function '");
+	put(r->name);
+	put("' (which calls itself) or below it, or arrays too large for the stack (a dvector "
+	    "holds large data)\n");
+}
+
 /* Where the calling thread's stack ends (its lowest address), found when
  * the thread starts: the handler must not look it up (the lookup reads a
  * file and allocates, which a fault inside malloc would deadlock). */
@@ -104,8 +149,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 			struct timespec pause = { 1, 0 };
 			nanosleep(&pause, NULL);
 		}
-		ssize_t w = write(2, overflow_msg, overflow_len);
-		(void)w;
+		say_overflow();
 		/* Rank 0 lets out the lines it holds when it meets the same
 		 * overflow (sap_print_crash): the other ranks give it the
 		 * moment sap_comm_abort gives it before an error. */
