@@ -293,7 +293,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/pagerank-ids.out tests/run/sync-inf.out tests/run/moving-keys.out \
 	tests/run/mmap-groups.out tests/run/string-key-order.out tests/run/map-memo.out tests/run/len-bound.out tests/run/len-bound.args tests/run/mmap-view.out tests/run/push-convert.out tests/run/slice-volatile.out tests/run/cond-numbers.out tests/run/array-args.out tests/run/array-args.c tests/run/int-range-compare.out \
 	tests/run/params-defaults.out tests/run/params-defaults.args tests/run/string-conv.out \
-	tests/run/conv-implicit.flags tests/run/const-limits.flags tests/run/param-declarator.flags tests/run/ternary-guard.flags \
+	tests/run/conv-implicit.flags tests/run/const-limits.flags tests/run/param-declarator.flags tests/run/ternary-guard.flags tests/run/bounds-shrink.flags tests/run/relaxed.flags \
 	tests/run/body-decl-scope.flags tests/run/body-decl-scope.out tests/run/field-keys.out \
 	tests/run/extern-names.c tests/run/extern-names.out \
 	tests/run/array-params.out tests/run/array-params.flags \
