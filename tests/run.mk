@@ -167,6 +167,7 @@ run_tests = \
 	tests/run/dead-branch.sap \
 	tests/run/memo-other-keys.sap \
 	tests/run/window-parts.sap \
+	tests/run/shared-whole.sap \
 	tests/run/conv-long.sap \
 	tests/run/return-in-endless-loop.sap \
 	tests/run/type-names.sap \
@@ -309,7 +310,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/big-arrays.out tests/run/big-arrays.args tests/run/shifts.out tests/run/print-ints.out tests/run/trigraphs.out \
 	tests/run/shift-count.out tests/run/shift-count.status tests/run/shift-count.err \
 	tests/run/array-div.out tests/run/array-div.status tests/run/array-div.err \
-	tests/run/conv-range.out tests/run/conv-range.status tests/run/conv-range.err tests/run/conv-2p63.out tests/run/async-le.out tests/run/async-le-max.out tests/run/async-le-max.err tests/run/async-le-max.status tests/run/dead-branch.out tests/run/memo-other-keys.out tests/run/window-parts.out tests/run/window-parts.seq.txt.in tests/run/conv-2p63.status tests/run/conv-2p63.err \
+	tests/run/conv-range.out tests/run/conv-range.status tests/run/conv-range.err tests/run/conv-2p63.out tests/run/async-le.out tests/run/async-le-max.out tests/run/async-le-max.err tests/run/async-le-max.status tests/run/dead-branch.out tests/run/memo-other-keys.out tests/run/window-parts.out tests/run/shared-whole.out tests/run/window-parts.seq.txt.in tests/run/conv-2p63.status tests/run/conv-2p63.err \
 	tests/run/conv-implicit.out tests/run/conv-implicit.status tests/run/conv-implicit.err \
 	tests/run/conv-long.out tests/run/conv-long.status tests/run/conv-long.err \
 	tests/run/index-whole-stale.out tests/run/counter-outside.out tests/run/bounds-shrink.out \

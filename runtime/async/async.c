@@ -2086,6 +2086,13 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			break;
 		case INDEPENDENT: {
 			struct sap_loop_state *o = sap_plan_to_share(st, spec, r, lo, hi, x.V);
+			/* Run whole on every rank (short invocations), not in a
+			 * plan made over ranks: a rank has only its own groups'
+			 * order and plan-order copies (the 9th invocation, the
+			 * first run so, read garbage ids).  Its reductions are
+			 * exact, so chunks give the same bits. */
+			if (o && o->plan.mine)
+				o = NULL;
 			if (o)
 				run_shared(st, spec, &x, lo, red, o);
 			else
