@@ -384,8 +384,11 @@ static bool agreed(const struct sap_loop_state *st, const sap_async_spec *spec, 
 static bool cache_valid(const struct sap_loop_state *st, const sap_async_spec *spec,
                         int64_t lo, int64_t hi, int T, bool ranks)
 {
-	/* A resumed loop has the inputs but no plan yet. */
+	/* A resumed loop has the inputs but no plan yet.  A plan made over
+	 * ranks has on each rank its own groups' order only: not one for a
+	 * rank running all of the loop, nor the other way. */
 	return agreed(st, spec, !spec->slice_rng && !st->resumed &&
+	              (st->plan.mine != NULL) == (ranks && sap_nranks() > 1) &&
 	              same_inputs(st, spec, lo, hi, T), ranks);
 }
 
