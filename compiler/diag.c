@@ -168,6 +168,12 @@ bool diag_own_option(const char *arg)
 bool diag_option(const char *arg)
 {
 	int n = (int)(sizeof warnings / sizeof warnings[0]);
+	/* -w, as gcc's: no warning at all. */
+	if (!strcmp(arg, "-w")) {
+		for (int i = 0; i < n; i++)
+			warnings[i].on = false;
+		return true;
+	}
 	if (!strcmp(arg, "-Wall")) {
 		for (int i = 0; i < n; i++)
 			warnings[i].on = true;

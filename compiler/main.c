@@ -35,6 +35,7 @@ static const char *usage =
 	"  -g                debug information; breakpoints work at .sap lines\n"
 	"  -P                no #line directives in the generated C\n"
 	"  -save-temps       keep the generated C as FILE.sap.c\n"
+	"  -w                no warnings\n"
 	"  -Wall -Werror -W* sapc's warnings: -Wunused-variable, -Wunused-but-set-variable,\n"
 	"                    -Wliteral-conversion, -Wunused-value, -Warray-parameter-copy,\n"
 	"                    -Wparentheses, -Wloop-carried, -Wrelaxed-self, -Wlost-copy\n"
@@ -285,6 +286,9 @@ static int parse_args(int argc, char **argv, Options *o)
 			 * -ffast-math is the user's to ask for (sapc(1) says what it
 			 * costs). */
 			buf_printf(&o->ccflags, " %s", shell_quote(a));
+		} else if (!strcmp(a, "-w")) {
+			diag_option(a);
+			buf_printf(&o->ccflags, " -w");
 		} else if (a[0] == '-' && strchr("WIDLl", a[1]) && a[1]) {
 			/* sapc's own warnings take them too; gcc gets all but the
 			 * names it does not know (-Wloop-carried failed the build). */

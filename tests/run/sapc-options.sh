@@ -153,6 +153,9 @@ for o in -Wloop-carried -Wno-loop-carried -Wlost-copy -Wno-error=loop-carried; d
 	"$SAPC" $o -o chain chain.sap 2>chain.err || { cat chain.err; fail "$o: the build failed"; }
 	test -x chain || fail "$o: no program"
 done
+# -w: no warning at all, as gcc's.
+"$SAPC" -w -o chain chain.sap 2>chain.err || { cat chain.err; fail "-w: the build failed"; }
+test -s chain.err && { cat chain.err; fail "-w still warned"; }
 rm -f chain
 "$SAPC" -Werror=loop-carried -o chain chain.sap 2>chain.err && fail "-Werror=loop-carried built it"
 test -e chain && fail "-Werror=loop-carried: a program was written"
