@@ -168,6 +168,7 @@ run_tests = \
 	tests/run/memo-other-keys.sap \
 	tests/run/window-parts.sap \
 	tests/run/shared-whole.sap \
+	tests/run/save-parts-stream.sh \
 	tests/run/conv-long.sap \
 	tests/run/return-in-endless-loop.sap \
 	tests/run/type-names.sap \

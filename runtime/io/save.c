@@ -508,13 +508,55 @@ static void save_shared(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 	names_free(&nm);
 }
 
+/* The descriptor a path names, the program's standard output or error,
+ * else -1.  Where that is a regular file (prog > out.txt), the path
+ * opened anew writes from its start, over what the program printed, and
+ * a temporary renamed to the path replaced the link /dev/stdout itself
+ * with a regular file. */
+static int std_fd(const char *path)
+{
+	static const char *const out[] = {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"};
+	static const char *const err[] = {"/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"};
+	for (int i = 0; i < 3; i++) {
+		if (!strcmp(path, out[i]))
+			return 1;
+		if (!strcmp(path, err[i]))
+			return 2;
+	}
+	return -1;
+}
+
 /* Is path something other than a regular file or a directory: a device
  * (/dev/null, /dev/stdout) or a FIFO?  Renaming a temporary file over
  * such a path would replace it, so a save writes into it in place. */
 static bool is_stream(const char *path)
 {
 	struct stat st;
-	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+	return std_fd(path) >= 0 ||
+	       (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+}
+
+/* A symbolic link is saved through: its target is the file renamed over,
+ * and the link stays. */
+static char *save_target(const char *path)
+{
+	struct stat st;
+	if (std_fd(path) >= 0 || lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+		return sap_strf("%s", path);
+	char *real = realpath(path, NULL);
+	if (real)
+		return real;
+	/* A link to a file yet to be made: its target, from the link's
+	 * directory if relative. */
+	char to[4096];
+	ssize_t n = readlink(path, to, sizeof to - 1);
+	if (n <= 0)
+		return sap_strf("%s", path);
+	to[n] = '\0';
+	const char *slash = strrchr(path, '/');
+	if (to[0] == '/' || !slash)
+		return sap_strf("%s", to);
+	return sap_strf("%.*s%s", (int)(slash - path + 1), path, to);
 }
 
 /* Before the program starts its work: whether a save to path could
@@ -524,7 +566,8 @@ static bool is_stream(const char *path)
  * check that the directory is there for them too. */
 void sap_check_output(sap_str file, const sap_site *s)
 {
-	const char *path = sap_str_c(file);
+	char *target = save_target(sap_str_c(file));
+	const char *path = target;
 	save_names nm;
 	names_make(&nm, path);
 	int err = 0;
@@ -555,6 +598,7 @@ void sap_check_output(sap_str file, const sap_site *s)
 	settle_note(err, path, NULL, s, " (checked at start, before any work that the save "
 	            "would lose)");
 	names_free(&nm);
+	free(target);
 }
 
 /* Rank 0 writes the whole vector into the stream at path; nothing can be
@@ -563,8 +607,12 @@ void sap_check_output(sap_str file, const sap_site *s)
 static void save_stream(sap_dvec *v, const char *path, sap_format_fn fmt, const char *fields,
                         const sap_site *s)
 {
-	if (sap_nranks() > 1)
+	/* One held in parts keeps no holder map, which sap_dv_whole goes
+	 * by: rank 0 wrote zeros for the other ranks' parts. */
+	if (sap_nranks() > 1) {
+		sap_dv_unpart(v);
 		sap_dv_whole(v, NULL);
+	}
 	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX, .fd = -1, .comma = sap_is_csv(path),
 	              .path = path, .fields = fields };
 	int err = 0;
@@ -574,7 +622,13 @@ static void save_stream(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 		format_range(&o, v, 0, v->n, fmt);
 	}
 	settle_loadable(&o, v, path, NULL, s);
-	if (sap_rank() == 0) {
+	if (sap_rank() == 0 && std_fd(path) >= 0) {
+		/* After what the program printed, where it printed it. */
+		fflush(std_fd(path) == 1 ? stdout : stderr);
+		o.fd = std_fd(path);
+		write_all(&o, o.buf, o.n);
+		err = o.err;
+	} else if (sap_rank() == 0) {
 		o.fd = open(path, O_WRONLY);
 		if (o.fd < 0) {
 			err = errno;
@@ -590,9 +644,10 @@ static void save_stream(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 	free(o.why);
 }
 
-void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const char *fields,
+void sap_save(sap_dvec *v, const char *file, sap_format_fn fmt, const char *fields,
               const sap_site *s)
 {
+	char *path = save_target(file);
 	sap_print_settle();
 	/* Every rank decides alike: rank 0's view of path. */
 	int stream = sap_rank() == 0 && is_stream(path);
@@ -607,4 +662,5 @@ void sap_save(sap_dvec *v, const char *path, sap_format_fn fmt, const char *fiel
 		save_one(v, path, fmt, fields, s);
 	}
 	sap_resume_saved(path);
+	free(path);
 }
