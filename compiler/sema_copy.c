@@ -196,6 +196,26 @@ static Node *parent_of(Node *n, Node *x)
 	return NULL;
 }
 
+typedef struct Reduced {
+	Sym *v;
+	Node *change;
+	bool found;
+} Reduced;
+
+/* A parallel loop around the change whose reduce clause names v: a
+ * reduction's value, not a copy's (long u = P[1]; ... reduce(+: u)). */
+static int reduces_v(Node *n, void *arg)
+{
+	Reduced *r = arg;
+	if ((n->kind != N_ASYNC && n->kind != N_SYNC) || !emit_any_node(n->body, contains, r->change))
+		return 0;
+	for (Node *c = n->args; c; c = c->next)
+		for (Node *x = c->kind == N_REDUCE ? c->lhs : NULL; x; x = x->next)
+			if (x->sym == r->v)
+				r->found = true;
+	return 0;
+}
+
 /* Is change c a statement of its own (or a for's step), whose value
  * nothing takes: not while ((w[1] *= 0.5) > 0.01), s += (w[k] = ...)? */
 static bool stands_alone(Node *holder, Node *c)
@@ -219,6 +239,10 @@ static void check_copy(Sym *v, Node *src, Node *first)
 			holder = n;
 	}
 	if (!s.last || s.passed || !stands_alone(holder, s.last))
+		return;
+	Reduced red = {.v = v, .change = s.last};
+	emit_any_node(holder, reduces_v, &red);
+	if (red.found)
 		return;
 	for (Node *n = holder->next; n; n = n->next)
 		if (emit_any_node(n, reads_v, &(Reads){.v = s.v, .skip = s.last}))
