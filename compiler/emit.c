@@ -1805,21 +1805,75 @@ static char *macro_call(Node *f)
 	return b.s;
 }
 
-/* Does a call of g reach f again? */
-static bool reaches(Sym *g, Sym *f, Vec *seen)
+/* The callee of call c, a function of the program, or NULL. */
+static Sym *callee(Node *c)
 {
-	for (int i = 0; i < seen->n; i++)
-		if (seen->v[i] == g)
-			return false;
-	vec_push(seen, g);
-	for (int i = 0; i < g->calls.n; i++) {
-		Node *c = g->calls.v[i];
-		while (c->kind == N_CONV)
-			c = c->lhs;
-		if (c->sym == f || (c->sym && reaches(c->sym, f, seen)))
-			return true;
+	while (c->kind == N_CONV)
+		c = c->lhs;
+	return c->sym && c->sym->kind == SYM_FUNC ? c->sym : NULL;
+}
+
+/* Mark the functions that reach themselves by their calls: the strongly
+ * connected components of the call graph of more than one, or with a
+ * call of itself (Tarjan's search, without recursion: a chain of 100000
+ * calls).  A search from each function was quadratic there. */
+static void find_recursive(Program *p)
+{
+	int next = 1;
+	for (Node *it = p->items; it; it = it->next)
+		if (it->kind == N_FUNC && it->sym)
+			it->sym->scc_index = it->sym->scc_low = 0;
+	Vec stack = {0}, work = {0}, at = {0};
+	for (Node *it = p->items; it; it = it->next) {
+		Sym *root = it->kind == N_FUNC ? it->sym : NULL;
+		if (!root || root->scc_index)
+			continue;
+		vec_push(&work, root);
+		vec_push(&at, (void *)(intptr_t)0);
+		root->scc_index = root->scc_low = next++;
+		vec_push(&stack, root);
+		while (work.n) {
+			Sym *f = work.v[work.n - 1];
+			intptr_t k = (intptr_t)at.v[at.n - 1];
+			if (k < f->calls.n) {
+				at.v[at.n - 1] = (void *)(k + 1);
+				Sym *g = callee(f->calls.v[k]);
+				if (!g)
+					continue;
+				if (g == f)
+					f->recursive = true;
+				if (!g->scc_index) {
+					g->scc_index = g->scc_low = next++;
+					vec_push(&stack, g);
+					vec_push(&work, g);
+					vec_push(&at, (void *)(intptr_t)0);
+				} else if (g->scc_index > 0 && g->scc_index < f->scc_low) {
+					f->scc_low = g->scc_index;
+				}
+				continue;
+			}
+			work.n--;
+			at.n--;
+			if (work.n) {
+				Sym *up = work.v[work.n - 1];
+				if (f->scc_low < up->scc_low)
+					up->scc_low = f->scc_low;
+			}
+			if (f->scc_low != f->scc_index)
+				continue;
+			/* f roots a component: popped, and marked done (-1). */
+			int size = 0;
+			Sym *g;
+			do {
+				g = stack.v[--stack.n];
+				g->scc_index = -1;
+				size++;
+			} while (g != f);
+			if (size > 1)
+				for (int j = stack.n + size - 1; j >= stack.n; j--)
+					((Sym *)stack.v[j])->recursive = true;
+		}
 	}
-	return false;
 }
 
 static void function(Node *f)
@@ -1838,8 +1892,7 @@ static void function(Node *f)
 		emit_line(f, a->sym->by_ref ? "(void)%s_p;" : "(void)%s;", a->sym->cname);
 	/* A function that calls itself, which a stack overflow names: a
 	 * recursion 3 million deep said only "a recursion too deep". */
-	Vec seen = {0};
-	if (reaches(f->sym, f->sym, &seen)) {
+	if (f->sym->recursive) {
 		const char *name = sema_S(f->name);
 		emit_line(f, "static const sap_recur sap_rc = {%s, %s};", emit_cstr(name, strlen(name)),
 		          emit_site(f));
@@ -1989,6 +2042,7 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	emit_params(p, progname);
 
 	/* Functions. */
+	find_recursive(p);
 	for (Node *n = p->items; n; n = n->next)
 		if (n->kind == N_FUNC && used_function(n))
 			function(n);

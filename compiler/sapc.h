@@ -484,6 +484,8 @@ struct Sym {
 	bool is_extern;
 	bool c_macro;           /* an extern of one of C's type-generic macros */
 	bool does_io, uses_rng; /* functions, transitively */
+	bool recursive;         /* functions: reach themselves by their calls (emit.c) */
+	int scc_index, scc_low; /* emit.c's search for them */
 	bool uses_clock;        /* functions, transitively: wtime() */
 	Node *io_site;          /* where the I/O happens */
 	Vec calls;              /* functions: the calls in the body */
