@@ -4,8 +4,11 @@
  * writes float w[K] = W[u] and updates w, which SAP copies: W keeps its
  * values, and an SGD trains nothing, without a word (a helper's matrix
  * factorisation printed the RMSE of its starting point for ever).  A
- * local declared from an element of a DDS whose last change no code
- * reads afterwards is warned of, at that change (-Wlost-copy).
+ * local declared from an element of a DDS, or a struct parameter, whose
+ * last change no code reads afterwards is warned of, at that change
+ * (-Wlost-copy): a change that is a statement of its own (not one whose
+ * value an expression takes), outside a parallel loop whose reduce
+ * clause names the variable.
  *
  * "Reads afterwards" is judged by statements, not by values: any mention
  * of the local after the statement of the last change keeps it, and so
