@@ -2089,12 +2089,16 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			break;
 		case INDEPENDENT: {
 			struct sap_loop_state *o = sap_plan_to_share(st, spec, r, lo, hi, x.V);
-			/* Run whole on every rank (short invocations), not in a
-			 * plan made over ranks: a rank has only its own groups'
-			 * order and plan-order copies (the 9th invocation, the
-			 * first run so, read garbage ids).  Its reductions are
-			 * exact, so chunks give the same bits. */
-			if (o && o->plan.mine)
+			/* Run whole on every rank (short invocations, or a
+			 * reduction of floats), not in another loop's plan:
+			 * run_shared runs a rank's share of the workers and
+			 * combines over ranks, and a plan made over ranks holds
+			 * only a rank's own groups' order and copies (the 9th
+			 * invocation, the first run so, read garbage ids; a plan
+			 * made whole gave a wrong sum, or a crash on 3 ranks).
+			 * A shared plan's reductions are exact, so chunks give
+			 * the same bits. */
+			if (sap_nranks() > 1)
 				o = NULL;
 			if (o)
 				run_shared(st, spec, &x, lo, red, o);
