@@ -523,6 +523,14 @@ static int std_fd(const char *path)
 		if (!strcmp(path, err[i]))
 			return 2;
 	}
+	/* Spelled otherwise (/dev//stdout, a link to it): the same file as
+	 * the descriptor's. */
+	struct stat p, o;
+	if (stat(path, &p) != 0)
+		return -1;
+	for (int fd = 1; fd <= 2; fd++)
+		if (fstat(fd, &o) == 0 && o.st_dev == p.st_dev && o.st_ino == p.st_ino)
+			return fd;
 	return -1;
 }
 
@@ -546,17 +554,22 @@ static char *save_target(const char *path)
 	char *real = realpath(path, NULL);
 	if (real)
 		return real;
-	/* A link to a file yet to be made: its target, from the link's
-	 * directory if relative. */
-	char to[4096];
-	ssize_t n = readlink(path, to, sizeof to - 1);
-	if (n <= 0)
-		return sap_strf("%s", path);
-	to[n] = '\0';
-	const char *slash = strrchr(path, '/');
-	if (to[0] == '/' || !slash)
-		return sap_strf("%s", to);
-	return sap_strf("%.*s%s", (int)(slash - path + 1), path, to);
+	/* A chain of links to a file yet to be made: its last target, each
+	 * from its link's directory if relative. */
+	char *cur = sap_strf("%s", path);
+	for (int hops = 0; hops < 40 && lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+		char to[4096];
+		ssize_t n = readlink(cur, to, sizeof to - 1);
+		if (n <= 0)
+			break;
+		to[n] = '\0';
+		const char *slash = strrchr(cur, '/');
+		char *next = to[0] == '/' || !slash ? sap_strf("%s", to) :
+		             sap_strf("%.*s%s", (int)(slash - cur + 1), cur, to);
+		free(cur);
+		cur = next;
+	}
+	return cur;
 }
 
 /* Before the program starts its work: whether a save to path could

@@ -54,4 +54,19 @@ for np in 1 2 3; do
 	wait
 	cmp -s in.txt got || fail "to a FIFO on $np ranks: $(head -c 100 got | tr '\n' ' ')"
 done
+
+# A chain of links to a file yet to be made: its last target is written.
+rm -f l1 l2 real1
+ln -s real1 l1
+ln -s l1 l2
+./p --threads=1 --out=l2 >/dev/null || fail "p to a chain of links"
+if ! test -L l1 || ! test -L l2 || ! cmp -s in.txt real1; then
+	fail "to a chain of links: $(ls -l l1 l2 real1 2>&1)"
+fi
+# A link to /dev/stdout, which a file takes (run alone: mpiexec's is a
+# pipe): after what was printed, not over it.
+rm -f lnk
+ln -s /dev/stdout lnk
+./p --threads=1 --out=lnk >got || fail "p to a link to /dev/stdout"
+cmp -s want got || fail "to a link to /dev/stdout: $(head -c 100 got | tr '\n' ' ')"
 exit 0
