@@ -154,6 +154,25 @@ static int warning_index(const char *name)
 	return -1;
 }
 
+const char *diag_near_warning(const char *arg)
+{
+	const char *name = arg + (!strncmp(arg, "-Wno-", 5) ? 5 : 2);
+	if (!strncmp(name, "error=", 6))
+		name += 6;
+	if (warning_index(name) >= 0)
+		return NULL;
+	const char *best = NULL;
+	int bd = strlen(name) >= 8 ? 4 : 3;     /* lost-copies is 3 from lost-copy */
+	for (int i = 0; i < (int)(sizeof warnings / sizeof warnings[0]); i++) {
+		int d = diag_distance(name, warnings[i].name);
+		if (d < bd) {
+			bd = d;
+			best = warnings[i].name;
+		}
+	}
+	return best;
+}
+
 bool diag_own_option(const char *arg)
 {
 	if (strncmp(arg, "-W", 2))

@@ -296,6 +296,13 @@ static int parse_args(int argc, char **argv, Options *o)
 				diag_option(a);
 			if (diag_own_option(a))
 				continue;
+			/* gcc ignores an unknown -Wno-x: a typo of one of
+			 * sapc's names would do nothing, silently. */
+			const char *near = !strncmp(a, "-Wno-", 5) ? diag_near_warning(a) : NULL;
+			if (near)
+				fprintf(stderr, "sapc: warning: unknown warning option '%s'; did you mean "
+				        "'%s%s'?\n", a, strncmp(a, "-Wno-error=", 11) ? "-Wno-" : "-Wno-error=",
+				        near);
 			Buf *b = a[1] == 'L' || a[1] == 'l' ? &o->extra : &o->ccflags;
 			if (!a[2] && a[1] != 'W') {
 				if (++i >= argc) {

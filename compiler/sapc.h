@@ -90,6 +90,8 @@ void diag_warning(SrcFile *f, int off, const char *opt, const char *fmt, ...)
 bool diag_option(const char *arg);
 /* Does -W arg name a warning of sapc's alone, which the C compiler must not get? */
 bool diag_own_option(const char *arg);
+/* The name of a warning of sapc's a -W option nearly spells, or NULL. */
+const char *diag_near_warning(const char *arg);
 /* Edit distance of two names, for "did you mean"; 99 if too far apart to
  * suggest one for the other. */
 int diag_distance(const char *a, const char *b);

@@ -153,6 +153,12 @@ for o in -Wloop-carried -Wno-loop-carried -Wlost-copy -Wno-error=loop-carried; d
 	"$SAPC" $o -o chain chain.sap 2>chain.err || { cat chain.err; fail "$o: the build failed"; }
 	test -x chain || fail "$o: no program"
 done
+# gcc ignores an unknown -Wno-x: a typo of one of sapc's names is said.
+"$SAPC" -Wno-lost-copies -o chain chain.sap 2>chain.err || { cat chain.err; fail "-Wno-lost-copies"; }
+grep -qx "sapc: warning: unknown warning option '-Wno-lost-copies'; did you mean '-Wno-lost-copy'?" chain.err ||
+	{ cat chain.err; fail "no word of the typo -Wno-lost-copies"; }
+"$SAPC" -Wno-sign-compare -Wno-loop-carried -o chain chain.sap 2>chain.err || fail "-Wno-sign-compare"
+test -s chain.err && { cat chain.err; fail "-Wno-sign-compare, gcc's: a warning"; }
 # -w: no warning at all, as gcc's.
 "$SAPC" -w -o chain chain.sap 2>chain.err || { cat chain.err; fail "-w: the build failed"; }
 test -s chain.err && { cat chain.err; fail "-w still warned"; }
