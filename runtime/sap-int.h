@@ -263,6 +263,10 @@ void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize,
  * the whole vector (nothing when it has it). */
 void sap_dv_even_parts(sap_dvec *v);
 void sap_dv_unpart(sap_dvec *v);
+/* dds/hold.c, collective: every element current on every rank, whether v
+ * is held in parts (which keeps no holder map, all sap_dv_whole goes by)
+ * or where its elements were written. */
+void sap_dv_every(sap_dvec *v, struct sap_dist_stats *stats);
 /* Collective, for v held in parts (part_only): each rank's copies of the
  * elements [a, b) it names (its own a and b), from the ranks whose parts
  * hold them; the parts stay as they are. */

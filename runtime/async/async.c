@@ -1631,14 +1631,13 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 			    ranged_fetch(spec, k, &own, me))
 				skip[k] = near[k] = fetch = true;
 		}
-		/* One held in parts has no holder map, which sap_dv_whole goes
-		 * by: the iterations went where another vector's elements
-		 * are, and on 2 ranks read a loaded input's elements where the
-		 * other rank held them (garbage, silently). */
+		/* sap_whole_spec would leave one held in parts so: the
+		 * iterations went where another vector's elements are, and
+		 * on 2 ranks read a loaded input's elements where the other
+		 * rank held them (garbage, silently). */
 		for (int k = 0; k < spec->ndds; k++)
 			if (!skip[k] && spec->dds[k].dv && spec->dds[k].mode)
-				sap_dv_unpart(spec->dds[k].dv);
-		sap_whole_spec(spec, skip, &st->traffic);
+				sap_dv_every(spec->dds[k].dv, &st->traffic);
 		/* Every rank takes the same way: own and the holders are the
 		 * same on all. */
 		if (fetch || fetch_reads) {

@@ -28,9 +28,7 @@ void sap_rel_direct(const sap_reduce *r, void *red)
 		sap_dvec *v = r->rel[i].dv;
 		/* Every element, current on every rank: collective, as the
 		 * loop is. */
-		sap_dv_unpart(v);
-		if (sap_nranks() > 1)
-			sap_dv_whole(v, NULL);
+		sap_dv_every(v, NULL);
 		void *d = v->data;
 		memcpy((char *)red + r->rel[i].off, &d, sizeof d);
 	}

@@ -412,6 +412,12 @@ void sap_whole_these(sap_dvec *const *v, int n, const sap_dvec *const *keep, int
 	}
 }
 
+void sap_dv_every(sap_dvec *v, sap_dist_stats *stats)
+{
+	sap_dv_unpart(v);
+	sap_dv_whole(v, stats);
+}
+
 void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats *stats)
 {
 	/* One the body takes only the length of (mode 0) is not read. */

@@ -620,12 +620,9 @@ void sap_check_output(sap_str file, const sap_site *s)
 static void save_stream(sap_dvec *v, const char *path, sap_format_fn fmt, const char *fields,
                         const sap_site *s)
 {
-	/* One held in parts keeps no holder map, which sap_dv_whole goes
-	 * by: rank 0 wrote zeros for the other ranks' parts. */
-	if (sap_nranks() > 1) {
-		sap_dv_unpart(v);
-		sap_dv_whole(v, NULL);
-	}
+	/* Held in parts, rank 0 wrote zeros for the other ranks' parts. */
+	if (sap_nranks() > 1)
+		sap_dv_every(v, NULL);
 	sap_out o = { .cap = OUT_BUF, .bad = INT64_MAX, .fd = -1, .comma = sap_is_csv(path),
 	              .path = path, .fields = fields };
 	int err = 0;
