@@ -778,11 +778,14 @@ void sap_keytab_free(sap_keytab *t);
  * iteration lo + k, 1 .. top (0: conflicts with none, made 1): the
  * iterations per round, size[1 .. top] (top made 1 if 0); what the plan
  * costs (as sap_plan_cost); the plan, each round in index order cut into
- * T contiguous groups. */
+ * T contiguous groups, of even weight when weight[k] (iteration lo + k's
+ * accesses in the key log, sap_log_weigh) is given, else of even
+ * counts. */
 int64_t *sap_rounds_sizes(uint32_t *round, int64_t n, uint32_t *top);
 double sap_rounds_cost(const int64_t *size, uint32_t top, int64_t n, int T);
 void sap_rounds_plan(sap_plan *p, int64_t lo, int64_t n, const uint32_t *round, uint32_t top,
-                     const int64_t *size, int T, int64_t *order);
+                     const int64_t *size, const uint32_t *weight, int T, int64_t *order);
+void sap_log_weigh(uint32_t *weight, const sap_access *log, int64_t nlog, int64_t lo, int64_t n);
 /* colour.c: the colouring of iterations [lo, lo + n), fed their key log
  * in pieces, its rounds into round; the tables of the DDSs of spec and
  * ly, dense as sap_dense_keys says for acc[k] accesses expected of DDS k

@@ -188,7 +188,10 @@ bool sap_plan_colour(sap_plan *p, const sap_access *log, int64_t nlog, int64_t l
 	if (ok) {
 		uint32_t top = c->top;
 		int64_t *size = sap_rounds_sizes(round, n, &top);
-		sap_rounds_plan(p, lo, n, round, top, size, T, order);
+		uint32_t *weight = sap_xcalloc((size_t)n, sizeof *weight);
+		sap_log_weigh(weight, log, nlog, lo, n);
+		sap_rounds_plan(p, lo, n, round, top, size, weight, T, order);
+		free(weight);
 		p->colour = true;
 		free(size);
 	}

@@ -207,7 +207,7 @@ static void drop_doc(void *xv)
 	drops++;
 }
 
-static const sap_codec doc_codec = { pack_doc, unpack_doc, drop_doc, NULL, NULL };
+static const sap_codec doc_codec = { pack_doc, unpack_doc, drop_doc, NULL, NULL, false };
 
 START_TEST(codec_put_take)
 {

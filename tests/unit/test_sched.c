@@ -690,40 +690,60 @@ static int64_t *rounds_of(const sap_plan *p, int64_t lo)
 	return r;
 }
 
-/* The shape of a key-level plan: well formed, each round's iterations
- * ascending over its groups in worker order, cut evenly (sizes differ
- * by at most one), a worker's group contiguous in index order. */
-static void assert_wave_shape(const sap_plan *p)
+/* The shape of a key-level plan of iterations [lo, lo + n) from log:
+ * well formed, each round's iterations ascending over its groups in
+ * worker order, cut evenly by weight (an iteration's accesses in the log
+ * plus one: each cut within half an iteration's weight of the even
+ * share's, so no group is off it by more than the heaviest iteration),
+ * a worker's group contiguous in index order; balance by counts. */
+static void assert_wave_shape(const sap_plan *p, const sap_access *log, int64_t nlog)
 {
 	int T = p->nworkers;
 	ck_assert(p->keys);
 	assert_well_formed(p, NULL);
 	ck_assert_int_eq(p->nlocked, 0);
-	int64_t maxsum = 0;
+	int64_t lo = INT64_MAX;
+	for (int64_t k = 0; k < p->n; k++)
+		lo = p->order[k] < lo ? p->order[k] : lo;
+	double *wt = malloc((size_t)p->n * sizeof *wt);
+	for (int64_t k = 0; k < p->n; k++)
+		wt[k] = 1;
+	for (int64_t k = 0; k < nlog; k++)
+		wt[log[k].i - lo] += 1;
+	double maxsum = 0;
 	for (int64_t r = 0; r < p->nrounds; r++) {
-		int64_t prev = -1, mn = INT64_MAX, mx = 0, size = 0, ng = 0;
+		int64_t prev = -1, size = 0;
+		double total = 0, heaviest = 0;
+		for (int64_t k = p->ro[r * T]; k < p->ro[(r + 1) * T]; k++) {
+			int64_t g = p->rg[k];
+			for (int64_t x = p->goff[g]; x < p->goff[g + 1]; x++) {
+				double w = wt[p->order[x] - lo];
+				total += w;
+				heaviest = w > heaviest ? w : heaviest;
+			}
+		}
+		double done = 0;
 		for (int w = 0; w < T; w++) {
-			int64_t c = 0;
+			double c = 0;
 			for (int64_t k = p->ro[r * T + w]; k < p->ro[r * T + w + 1]; k++) {
 				int64_t g = p->rg[k];
-				ng++;
-				c += gsize(p, g);
+				size += gsize(p, g);
 				for (int64_t x = p->goff[g]; x < p->goff[g + 1]; x++) {
 					ck_assert_int_gt(p->order[x], prev);
 					prev = p->order[x];
+					c += wt[p->order[x] - lo];
 				}
 			}
 			ck_assert_int_le(p->ro[r * T + w + 1] - p->ro[r * T + w], 1);
-			mn = c < mn ? c : mn;
-			mx = c > mx ? c : mx;
-			size += c;
+			done += c;
+			if (w < T - 1)
+				ck_assert(fabs(done - total * (w + 1) / T) <= heaviest / 2 + 1e-9);
 		}
 		ck_assert_int_gt(size, 0);
-		ck_assert_int_le(mx - mn, 1);
-		ck_assert_int_eq(ng, size < T ? size : T);
-		maxsum += mx;
+		maxsum += (double)((size + T - 1) / T);
 	}
-	ck_assert(fabs(p->balance - (double)maxsum * T / (double)p->n) < 1e-9);
+	free(wt);
+	ck_assert(fabs(p->balance - maxsum * T / (double)p->n) < 1e-9);
 }
 
 /* No two iterations of a round conflict, and of two that conflict the
@@ -764,7 +784,7 @@ START_TEST(wave_rounds)
 		sap_plan p;
 		ck_assert(sap_plan_wave(&p, log, nlog, 0, 8, T, NULL));
 		ck_assert_int_eq(p.nrounds, 3);
-		assert_wave_shape(&p);
+		assert_wave_shape(&p, log, nlog);
 		int64_t *r = rounds_of(&p, 0);
 		for (int i = 0; i < 8; i++)
 			ck_assert_int_eq(r[i], want[i]);
@@ -817,7 +837,7 @@ START_TEST(wave_random)
 	for (int T = 1; T <= 5; T++) {
 		sap_plan p;
 		ck_assert(sap_plan_wave(&p, pl.log.v, pl.log.n, 0, m.n, T, NULL));
-		assert_wave_shape(&p);
+		assert_wave_shape(&p, pl.log.v, pl.log.n);
 		assert_wave_order(&p, pl.log.v, pl.log.n);
 		sap_conflict c;
 		ck_assert(sap_plan_check(&p, 0, pl.log.v, pl.log.n, &c));
@@ -825,6 +845,45 @@ START_TEST(wave_random)
 	}
 	planned_free(&pl);
 	pattern_free(&m);
+}
+END_TEST
+
+START_TEST(wave_weighted)
+{
+	/* A triangular loop: iteration i of 100 writes 100 - i keys of its
+	 * own, so one round.  Cut by counts, the first of 2 workers would
+	 * get 3/4 of the accesses; cut by them, each group is within one
+	 * iteration's accesses of an even share. */
+	enum { N = 100 };
+	sap_access *log = malloc(N * N * sizeof *log);
+	int64_t nlog = 0;
+	for (int64_t i = 0; i < N; i++)
+		for (int64_t j = 0; j < N - i; j++)
+			log[nlog++] = (sap_access){ i, i * N + j, 0, SAP_WRITE };
+	for (int T = 1; T <= 4; T++) {
+		sap_plan p;
+		ck_assert(sap_plan_wave(&p, log, nlog, 0, N, T, NULL));
+		ck_assert_int_eq(p.nrounds, 1);
+		ck_assert_int_eq(p.ngroups, T);
+		double total = 0;
+		for (int64_t i = 0; i < N; i++)
+			total += (double)(N - i + 1);
+		for (int w = 0; w < T; w++) {
+			int64_t g = p.rg[p.ro[w]];
+			double sum = 0;
+			for (int64_t k = p.goff[g]; k < p.goff[g + 1]; k++) {
+				/* Each group a run of consecutive iterations. */
+				if (k > p.goff[g])
+					ck_assert_int_eq(p.order[k], p.order[k - 1] + 1);
+				sum += (double)(N - p.order[k] + 1);
+			}
+			ck_assert(fabs(sum - total / T) <= N + 1);
+		}
+		sap_conflict c;
+		ck_assert(sap_plan_check(&p, 0, log, nlog, &c));
+		sap_plan_free(&p);
+	}
+	free(log);
 }
 END_TEST
 
@@ -881,7 +940,7 @@ START_TEST(wave_chosen)
 	planned pl;
 	plan_spec(&pl, &m.spec, &m, N, T, false);
 	ck_assert(pl.plan.keys);
-	assert_wave_shape(&pl.plan);
+	assert_wave_shape(&pl.plan, pl.log.v, pl.log.n);
 	ck_assert(pl.plan.balance < 1.1);
 	sap_conflict c;
 	ck_assert(sap_plan_check(&pl.plan, 0, pl.log.v, pl.log.n, &c));
@@ -927,7 +986,7 @@ static int64_t *assert_colour(const sap_plan *p, const sap_access *log, int64_t 
 {
 	ck_assert(p->colour && !p->strips);
 	ck_assert_int_eq(p->n, n);
-	assert_wave_shape(p);
+	assert_wave_shape(p, log, nlog);
 	sap_conflict c;
 	ck_assert(sap_plan_check(p, 0, log, nlog, &c));
 	return rounds_of(p, 0);
@@ -1386,6 +1445,7 @@ Suite *sched_suite(void)
 	tcase_add_test(tc, check_modes);
 	tcase_add_test(tc, wave_rounds);
 	tcase_add_loop_test(tc, wave_random, 0, 3);
+	tcase_add_test(tc, wave_weighted);
 	tcase_add_test(tc, wave_bounds);
 	tcase_add_loop_test(tc, wave_chosen, 0, 3);
 	tcase_add_loop_test(tc, wave_not_for_sgdmf, 0, 3);
