@@ -162,7 +162,7 @@ static char *map_key(Sym *md, Node *k, int mode)
 	if (i < 0)
 		return key;
 	int id = E->loop->li->id;
-	const char *L = E->versioned ? format("sap_v < 1 ? &sap_loop%d : NULL", id) :
+	const char *L = E->versioned ? format("sap_v == 0 ? &sap_loop%d : NULL", id) :
 	                format("&sap_loop%d", id);
 	return format("sap_audit_%ck(%s, %d, sap_i, %s, %d, %s)", k->ty->kind == TY_STRING ? 's' : 'i',
 	              L, i, key, mode & ACC_WRITE ? 2 : 1, emit_site(k));
@@ -218,7 +218,7 @@ static char *lit(Node *e)
 const char *emit_audit(Sym *d, bool write)
 {
 	int i = E->versioned ? emit_planned_dds(d) : -1;
-	return i < 0 ? NULL : format(", sap_v < 1 ? &sap_loop%d : NULL, %d, sap_i, %d",
+	return i < 0 ? NULL : format(", sap_v == 0 ? &sap_loop%d : NULL, %d, sap_i, %d",
 	                             E->loop->li->id, i, write ? 2 : 1);
 }
 
@@ -279,7 +279,8 @@ static char *dv_index(Node *e, bool write, char **kp)
 	int st = E->loop && !write && E->loop->kind == N_ASYNC ?
 	         emit_staged(E->loop->li, e->lhs->sym) : -1;
 	/* Static keys are in range for sap_v >= 1, recorded ones for
-	 * sap_v == 2, where every plan-order copy is there too. */
+	 * sap_v == 2, where every plan-order copy is there too; sap_v == -1
+	 * checks as 0 does, without the audit. */
 	const char *au = emit_audit(e->lhs->sym, write);
 	if (E->versioned && acc_static_dv(E->loop->li, e)) {
 		char *el = format("((%s *)%s)[sap_dv_ix%s(&%s, %s, %s, sap_v < 1%s)]",

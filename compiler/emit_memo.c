@@ -246,7 +246,7 @@ void emit_memo_maps(Node *s)
 		mm->key = acc_key_id(k);
 		mm->var = emit_tmp("mm");
 		/* Audited accesses (map_key in emit_expr.c) look up every time. */
-		mm->cond = E->versioned ? "sap_v >= 1" : emit_planned_dds(m) >= 0 ? "!sap_audit_on" : "1";
+		mm->cond = E->versioned ? "sap_v != 0" : emit_planned_dds(m) >= 0 ? "!sap_audit_on" : "1";
 		emit_line(s, "void *%s = NULL;", mm->var);
 		emit_line(s, "(void)%s;", mm->var);
 		vec_push(&E->memo, mm);
