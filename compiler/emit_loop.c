@@ -413,8 +413,8 @@ static void reduce_struct(Node *s)
 		Sym *d = li->accum_syms.v[i];
 		Type *t = d->ty;
 		if (t->kind == TY_DVEC) {
-			emit_line(NULL, "\tr->acc_%s = sap_acc_alloc(%s.n, sizeof(%s));", d->cname, d->cname,
-			          emit_ctype(t->elem));
+			emit_line(NULL, "\tr->acc_%s = sap_acc_alloc(%s.n, sizeof(%s), %s);", d->cname, d->cname,
+			          emit_ctype(t->elem), acc_numtype(li, d));
 		} else {
 			const char *kk = t->key->kind == TY_INT ? "SAP_K_INT" : t->key->kind == TY_LONG ?
 			                 "SAP_K_LONG" : "SAP_K_STRING";
@@ -427,8 +427,9 @@ static void reduce_struct(Node *s)
 		emit_line(NULL, "\tr->acc_%s = NULL;", ((Sym *)li->relax_syms.v[i])->cname);
 	for (int i = 0; i < li->sum_syms.n; i++) {
 		Sym *d = li->sum_syms.v[i];
-		emit_line(NULL, "\tr->acc_%s = sap_acc_opt(&sap_loop%d, %d, %s.n, sizeof(%s));",
-		          d->cname, id, dds_index(li, d), d->cname, emit_ctype(d->ty->elem));
+		emit_line(NULL, "\tr->acc_%s = sap_acc_opt(&sap_loop%d, %d, %s.n, sizeof(%s), %s);",
+		          d->cname, id, dds_index(li, d), d->cname, emit_ctype(d->ty->elem),
+		          numtype_of(d->ty->elem));
 	}
 	emit_line(NULL, "}\n");
 	emit_line(NULL, "static void sap_loop%d_combine(void *into, const void *from)\n{", id);

@@ -1740,12 +1740,14 @@ static inline sap_rng sap_rng_index(sap_rng base, int64_t i)
 
 /* ==== accumulate(+: D) ================================================ */
 
-/* Each worker adds into a private zeroed buffer of the DDS's elements;
- * the buffers are added together, then into the DDS, when the loop ends. */
-void *sap_acc_alloc(int64_t n, size_t elsize);
+/* Each worker adds into a private buffer of the DDS's elements, each the
+ * identity of t's sums (-0.0 for floats, 0 else; all zero bytes with t
+ * NULL); the buffers are added together, then into the DDS, when the
+ * loop ends. */
+void *sap_acc_alloc(int64_t n, size_t elsize, const sap_numtype *t);
 /* sap_acc_alloc for spec DDS dds's optional buffer, or NULL when loop L
  * plans its updates in this invocation. */
-void *sap_acc_opt(const sap_loop *L, int dds, int64_t n, size_t elsize);
+void *sap_acc_opt(const sap_loop *L, int dds, int64_t n, size_t elsize, const sap_numtype *t);
 void sap_acc_free(void *p);
 /* into[i] += from[i] for n elements of type t, scalar by scalar. */
 void sap_acc_add(const sap_numtype *t, void *into, const void *from, int64_t n);

@@ -31,11 +31,18 @@ typedef struct zero_job {
 	char *p;
 	size_t bytes;
 	int T;
+	const sap_numtype *t;   /* with floats: elements of -0.0 */
+	int64_t n;
 } zero_job;
 
 static void zero_part(void *arg, int w)
 {
 	zero_job *j = arg;
+	if (j->t) {
+		int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
+		sap_nt_identity(j->t, j->p + (size_t)a * j->t->size, b - a);
+		return;
+	}
 	size_t a = (size_t)sap_chunk(0, (int64_t)j->bytes, j->T, w);
 	size_t b = (size_t)sap_chunk(0, (int64_t)j->bytes, j->T, w + 1);
 	memset(j->p + a, 0, b - a);
@@ -84,25 +91,29 @@ void *sap_acc_take(int64_t n, size_t elsize)
 	return take(buf_bytes(n, elsize), &fresh) + HEAD;
 }
 
-void *sap_acc_alloc(int64_t n, size_t elsize)
+/* A float's identity in sums is -0.0, not +0.0: -0.0 + -0.0 is -0.0,
+ * and an element no iteration adds to stays as it was, -0.0 included
+ * (a buffer of +0.0 made it +0.0). */
+void *sap_acc_alloc(int64_t n, size_t elsize, const sap_numtype *t)
 {
 	if (driver_init)
 		return NULL;
 	size_t bytes = buf_bytes(n, elsize);
 	bool fresh;
 	char *p = take(bytes, &fresh);
-	if (fresh)
+	bool floats = t && n > 0 && sap_nt_has_float(t);
+	if (fresh && !floats)
 		return p + HEAD;
-	zero_job j = { p + HEAD, bytes, 1 };
+	zero_job j = { p + HEAD, bytes, 1, floats ? t : NULL, n };
 	if (bytes >= SAP_PAR_BYTES && sap_pool_free())
 		j.T = sap_threads();
 	sap_pool_run(j.T, zero_part, &j);
 	return p + HEAD;
 }
 
-void *sap_acc_opt(const sap_loop *L, int dds, int64_t n, size_t elsize)
+void *sap_acc_opt(const sap_loop *L, int dds, int64_t n, size_t elsize, const sap_numtype *t)
 {
-	return dds < 64 && (L->sums >> dds & 1) ? sap_acc_alloc(n, elsize) : NULL;
+	return dds < 64 && (L->sums >> dds & 1) ? sap_acc_alloc(n, elsize, t) : NULL;
 }
 
 /* Sums into buffers cost a pass over each worker's buffer, and a plan
@@ -271,7 +282,8 @@ void sap_acc_driver_init(const sap_reduce *r, const sap_async_spec *spec, void *
 		if (p)
 			continue;
 		sap_dvec *v = spec->dds[r->acc[a].dds].dv;
-		p = v->n > 0 && !v->part_only && zero_here(v) ? v->data : sap_acc_alloc(v->n, v->elsize);
+		p = v->n > 0 && !v->part_only && zero_here(v) ? v->data :
+		    sap_acc_alloc(v->n, v->elsize, r->acc[a].num);
 		memcpy((char *)red + r->acc[a].off, &p, sizeof p);
 	}
 }

@@ -1296,11 +1296,12 @@ void sap_dist_reduce(const sap_reduce *r, const sap_async_spec *spec, char *reds
 				 * 0 on, so it needs a buffer that is zero all over:
 				 * not the vector itself, which sap_acc_driver_init
 				 * takes as the buffer where it is zero only where
-				 * this rank holds it.  Then 0 + total is total. */
+				 * this rank holds it.  Then 0 + total is total;
+				 * +0.0, as the elements it replaces are. */
 				bool alias = buf == v->data;
 				if (!acc_sparse(&j, v->n, alias ? v : NULL, stats)) {
 					if (alias)
-						j.into = sap_acc_alloc(v->n, v->elsize);
+						j.into = sap_acc_alloc(v->n, v->elsize, NULL);
 					sap_chain_sum_to(j.into, v->n, v->elsize, true, acc_add, &j,
 					                 place ? v : NULL, stats);
 					if (alias) {

@@ -223,25 +223,28 @@ END_TEST
 
 
 /* accumulate's buffers: a freed one is kept and comes back zeroed, for
- * its size only; a large sap_acc_add is the same sums in parts. */
+ * its size only, -0.0 where its type has floats (fresh or kept); a large
+ * sap_acc_add is the same sums in parts. */
 START_TEST(acc_buffers)
 {
 	enum { N = 300000 };
-	double *a = sap_acc_alloc(N, sizeof *a);
+	static const sap_numfield f = { .off = 0, .n = 1, .kind = SAP_S_DOUBLE };
+	sap_numtype t = { .size = sizeof(double), .nf = 1, .f = &f };
+	double *a = sap_acc_alloc(N, sizeof *a, NULL);
 	for (int64_t k = 0; k < N; k++)
-		ck_assert(a[k] == 0);
+		ck_assert(a[k] == 0 && !signbit(a[k]));
 	for (int64_t k = 0; k < N; k++)
 		a[k] = (double)k + 0.5;
 	sap_acc_free(a);
-	double *b = sap_acc_alloc(N, sizeof *b);
+	double *b = sap_acc_alloc(N, sizeof *b, NULL);
 	ck_assert_ptr_eq(b, a);         /* kept, and zeroed again */
 	for (int64_t k = 0; k < N; k++)
-		ck_assert(b[k] == 0);
-	float *c = sap_acc_alloc(N, sizeof *c);
+		ck_assert(b[k] == 0 && !signbit(b[k]));
+	float *c = sap_acc_alloc(N, sizeof *c, NULL);
 	ck_assert_ptr_ne(c, b);
-	static const sap_numfield f = { .off = 0, .n = 1, .kind = SAP_S_DOUBLE };
-	sap_numtype t = { .size = sizeof(double), .nf = 1, .f = &f };
-	double *x = sap_acc_alloc(N, sizeof *x);
+	double *x = sap_acc_alloc(N, sizeof *x, &t);
+	for (int64_t k = 0; k < N; k++)
+		ck_assert(x[k] == 0 && signbit(x[k]));
 	for (int64_t k = 0; k < N; k++) {
 		b[k] = (double)k / 3;
 		x[k] = (double)(N - k) / 7;
@@ -249,9 +252,14 @@ START_TEST(acc_buffers)
 	sap_acc_add(&t, b, x, N);
 	for (int64_t k = 0; k < N; k++)
 		ck_assert(b[k] == (double)k / 3 + (double)(N - k) / 7);
+	sap_acc_free(x);
+	double *y = sap_acc_alloc(N, sizeof *y, &t);
+	ck_assert_ptr_eq(y, x);         /* kept, and -0.0 again */
+	for (int64_t k = 0; k < N; k++)
+		ck_assert(y[k] == 0 && signbit(y[k]));
 	sap_acc_free(b);
 	sap_acc_free(c);
-	sap_acc_free(x);
+	sap_acc_free(y);
 }
 END_TEST
 
