@@ -431,12 +431,14 @@ void sap_whole_spec(const sap_async_spec *spec, const bool *skip, sap_dist_stats
 typedef struct read_marks {
 	const sap_async_spec *spec;
 	uint64_t **bits;        /* per spec DDS, or NULL */
+	int64_t recs;           /* keys recorded */
 } read_marks;
 
 static void mark_read(sap_rec *r, int dds, int64_t key, sap_mode mode)
 {
 	(void)mode;
 	read_marks *m = r->logbuf;
+	m->recs++;
 	const sap_dvec *v = m->spec->dds[dds].dv;
 	/* Out of range: the body reports it. */
 	if (m->bits[dds] && (uint64_t)key < (uint64_t)v->n)
@@ -956,6 +958,55 @@ static bool *plan_spans(struct sap_loop_state *st, const sap_async_spec *spec, c
 	return ps;
 }
 
+/* A read slice records a key per read: one whose body scans an inner
+ * loop records as many keys as the body reads elements, far more than
+ * the vector has.  A similarity join over all pairs of 12,000 points
+ * recorded X[j] and nrm[j] for every pair, 30 % of each rank's time, to
+ * find that each rank needed all of both (1 MB).  Past SLICE_PER
+ * records an element of the vectors it records, those are made whole
+ * instead, as moving every element costs less than so many records. */
+enum { SLICE_PER = 32, SLICE_PIECES = 64 };
+
+/* The slice over [a, b) in pieces, into m: whether its records, so far
+ * or as the pieces so far foretell them for the rest (once a sixteenth
+ * has run), pass SLICE_PER an element of the vectors it records (known
+ * and not span).  Then it stops: the marks are incomplete. */
+static int slice_over(const sap_async_spec *spec, void *env, int64_t a, int64_t b, sap_rec *r,
+                      read_marks *m, const bool *known, const bool *span)
+{
+	double budget = 0;
+	for (int k = 0; k < spec->ndds; k++)
+		if (known[k] && !span[k] && spec->dds[k].dv)
+			budget += (double)spec->dds[k].dv->n;
+	budget = budget * SLICE_PER + 4096;
+	int64_t piece = (b - a + SLICE_PIECES - 1) / SLICE_PIECES;
+	for (int64_t x = a; x < b; x += piece) {
+		int64_t y = b - x < piece ? b : x + piece;
+		spec->reads(env, NULL, x, y, r);
+		double done = (double)(y - a), recs = (double)m->recs;
+		if (recs > budget || (done * 16 >= (double)(b - a) &&
+		                      recs / done * (double)(b - a) > budget))
+			return 1;
+	}
+	return 0;
+}
+
+/* Collective, after slice_over on some rank: the vectors the slice
+ * records (known, not span) whole on every rank, their marks cleared
+ * and known no more, so that nothing fetches them. */
+static void whole_recorded(struct sap_loop_state *st, const sap_async_spec *spec, bool *known,
+                           const bool *span, uint64_t **bits, const sap_dist *d)
+{
+	for (int k = 0; k < spec->ndds; k++) {
+		if (!known[k] || span[k] || !spec->dds[k].dv)
+			continue;
+		if (bits[k])
+			memset(bits[k], 0, (size_t)(d->base[k + 1] - d->base[k]) * sizeof *bits[k]);
+		sap_dv_every(spec->dds[k].dv, &st->traffic);
+		known[k] = false;
+	}
+}
+
 void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void *env,
                      const sap_plan *p, int w0, int threads, const void *key1, int64_t key2,
                      int64_t a, int64_t b, bool spans)
@@ -1046,9 +1097,10 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 			first[k] = span[k] && spec->dds[k].slice_reads && spec->reads;
 		fetch_span(st, spec, first, a, b);
 		free(first);
-		read_marks m = { spec, bits };
+		read_marks m = { spec, bits, 0 };
 		sap_rec r = { .log = mark_read, .logbuf = &m };
 		r.mask = &r.sink;
+		int over = 0;
 		if (p) {
 			int T = p->nworkers;
 			for (int64_t q = 0; q < p->nrounds; q++)
@@ -1058,14 +1110,21 @@ void sap_reads_fetch(struct sap_loop_state *st, const sap_async_spec *spec, void
 						spec->reads(env, p->order, p->goff[g], p->goff[g + 1], &r);
 					}
 		} else if (a < b && spec->reads) {
-			spec->reads(env, NULL, a, b, &r);
+			over = slice_over(spec, env, a, b, &r, &m, known, span);
 		}
+		if (P > 1)
+			sap_comm_allreduce(&over, 1, SAP_COMM_INT, SAP_COMM_MAX);
+		if (over)
+			whole_recorded(st, spec, known, span, bits, d);
 		mark_span(spec, span, bits, a, b, spans);
 		d->need = sap_xmalloc((size_t)P * (size_t)W * sizeof *d->need);
 		sap_comm_allgather(mine, d->need, (int64_t)W, sizeof *mine);
 		free(mine);
 		free(bits);
-		reads_remember(st, spec, key1, key2, a, b, known);
+		if (over)
+			st->rd_ndds = -1;
+		else
+			reads_remember(st, spec, key1, key2, a, b, known);
 	}
 	for (int k = 0; k < n; k++)
 		known[k] &= !span[k] || spec->dds[k].ranged;
@@ -1106,7 +1165,7 @@ void sap_reads_fetch_runs(struct sap_loop_state *st, const sap_async_spec *spec,
 		uint64_t **bits = sap_xcalloc((size_t)n, sizeof *bits);
 		for (int k = 0; k < n; k++)
 			bits[k] = d->base[k + 1] > d->base[k] ? mine + d->base[k] : NULL;
-		read_marks m = { spec, bits };
+		read_marks m = { spec, bits, 0 };
 		sap_rec r = { .log = mark_read, .logbuf = &m };
 		r.mask = &r.sink;
 		for (int64_t u = 0; u < nruns; u++)
