@@ -805,6 +805,7 @@ static void var_decl(Node *d)
 	/* Set again at each declaration, for the uses that follow it. */
 	s->lazy = false;
 	s->borrowed = false;
+	s->viewed = false;
 	StmtState st;
 	emit_stmt_begin(&st);
 	if (t->kind == TY_DVEC) {
@@ -898,7 +899,8 @@ static void var_decl(Node *d)
 		s->borrowed = true;
 		emit_line(d, "%s %s = %s;", ct, s->cname, emit_expr(d->init));
 	} else {
-		emit_line(d, "%s %s = %s;", ct, s->cname, borrows(d) ? emit_view(d->init) :
+		s->viewed = borrows(d);
+		emit_line(d, "%s %s = %s;", ct, s->cname, s->viewed ? emit_view(d->init) :
 		          emit_owned(d->init));
 	}
 	emit_stmt_end(&st, d);
@@ -1232,7 +1234,7 @@ bool emit_last_use(Node *e)
 {
 	Sym *v = e->sym;
 	if (e->kind != N_NAME || !v || v->kind != SYM_VAR || v->vclass != V_LOCAL || v->is_driver ||
-	    v->by_ref || v->lazy || v->borrowed || v->readonly || !ty_needs_drop(e->ty))
+	    v->by_ref || v->lazy || v->borrowed || v->viewed || v->readonly || !ty_needs_drop(e->ty))
 		return false;
 	Scope *s = E->scope;
 	while (s && !s->cur)
@@ -1603,7 +1605,8 @@ static Type *ret_type;
 static bool moved_out(Node *e, Type *rt)
 {
 	return e->kind == N_NAME && e->sym->vclass == V_LOCAL && !e->sym->is_driver &&
-	       !e->sym->by_ref && !e->sym->lazy && !e->sym->borrowed && ty_needs_drop(e->ty) &&
+	       !e->sym->by_ref && !e->sym->lazy && !e->sym->borrowed && !e->sym->viewed &&
+	       ty_needs_drop(e->ty) &&
 	       e->ty == rt;
 }
 

@@ -483,6 +483,9 @@ struct Sym {
 	bool borrowed;          /* emit: a loop body's unchanged copy of an
 	                           element of a vector the loop does not
 	                           write: its lists shared, not copied */
+	bool viewed;            /* emit: a loop body's unchanged list of a
+	                           multimap's values, maybe the map's own
+	                           (sap_dm_view): never moved */
 	bool is_extern;
 	bool c_macro;           /* an extern of one of C's type-generic macros */
 	bool does_io, uses_rng; /* functions, transitively */
