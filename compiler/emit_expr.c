@@ -1221,6 +1221,13 @@ char *emit_expr(Node *e)
 	 * << >> and of conversions, which are calls. */
 	if (E->in_const && e->kind != N_INT && ty_is_int(e->ty) && e->has_cval)
 		return int_const(e->cval, e->ty);
+	/* And a string's, string(2.5) too, which is sap_str_of_double. */
+	if (E->in_const && e->kind != N_STR && e->ty && e->ty->kind == TY_STRING) {
+		Buf b = {0};
+		buf_puts(&b, "");
+		if (sema_const_str(e, &b))
+			return emit_cstr(b.s, b.len);
+	}
 	switch (e->kind) {
 	case N_INT: case N_FLOAT: case N_STR: case N_BOOL:
 		return lit(e);

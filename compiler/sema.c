@@ -285,9 +285,11 @@ static bool fold_float(Node *e, double *v)
 			return false;
 		break;
 	case N_CONV:
+		/* To an integer, the value sema_fold found (truncated), or
+		 * none: int(2.7) + 0.5 is 2.5, not 3.2. */
 		if (e->has_cval)
 			*v = (double)e->cval;
-		else if (!fold_float(e->lhs, v))
+		else if ((e->ty && ty_is_int(e->ty)) || !fold_float(e->lhs, v))
 			return false;
 		break;
 	case N_UNARY:
@@ -457,6 +459,23 @@ void sema_fold(Node *e)
 		if (!x || !x->has_cval)
 			return;
 		v = x->cval;
+		break;
+	}
+	case N_CONV: {
+		/* int(2.7) + 1 in a const is C's constant expression only
+		 * folded: the checked conversion is a call.  Out of range it
+		 * stays the call, which the runtime checks where it runs. */
+		double f;
+		if (const_operand(e->lhs, &v)) {
+			if (v < lo || v > hi)
+				return;
+		} else if (e->lhs->ty && ty_is_float(e->lhs->ty) && fold_float(e->lhs, &f)) {
+			if (!(f > (double)lo - 1 && f < (double)hi + 1.0))
+				return;
+			v = (int64_t)f;
+		} else {
+			return;
+		}
 		break;
 	}
 	case N_UNARY:
