@@ -545,10 +545,13 @@ static bool is_stream(const char *path)
 }
 
 /* A symbolic link is saved through: its target is the file renamed over,
- * and the link stays. */
-static char *save_target(const char *path)
+ * and the link stays.  Links that lead back to themselves (or past 40)
+ * set *err to ELOOP, as fopen would fail: renamed over, the last link
+ * became a regular file. */
+static char *save_target(const char *path, int *err)
 {
 	struct stat st;
+	*err = 0;
 	if (std_fd(path) >= 0 || lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
 		return sap_strf("%s", path);
 	char *real = realpath(path, NULL);
@@ -569,6 +572,11 @@ static char *save_target(const char *path)
 		free(cur);
 		cur = next;
 	}
+	if (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode)) {
+		*err = ELOOP;
+		free(cur);
+		return sap_strf("%s", path);
+	}
 	return cur;
 }
 
@@ -579,13 +587,15 @@ static char *save_target(const char *path)
  * check that the directory is there for them too. */
 void sap_check_output(sap_str file, const sap_site *s)
 {
-	char *target = save_target(sap_str_c(file));
+	int err;
+	char *target = save_target(sap_str_c(file), &err);
 	const char *path = target;
 	save_names nm;
 	names_make(&nm, path);
-	int err = 0;
 	struct stat st;
-	if (!*nm.base) {
+	if (err) {
+		;
+	} else if (!*nm.base) {
 		err = *path ? EISDIR : ENOENT;
 	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		err = EISDIR;
@@ -657,8 +667,10 @@ static void save_stream(sap_dvec *v, const char *path, sap_format_fn fmt, const 
 void sap_save(sap_dvec *v, const char *file, sap_format_fn fmt, const char *fields,
               const sap_site *s)
 {
-	char *path = save_target(file);
+	int err;
+	char *path = save_target(file, &err);
 	sap_print_settle();
+	settle(err, path, NULL, s);
 	/* Every rank decides alike: rank 0's view of path. */
 	int stream = sap_rank() == 0 && is_stream(path);
 	if (sap_nranks() > 1)

@@ -63,6 +63,19 @@ ln -s l1 l2
 if ! test -L l1 || ! test -L l2 || ! cmp -s in.txt real1; then
 	fail "to a chain of links: $(ls -l l1 l2 real1 2>&1)"
 fi
+# Links that lead back to themselves: an error, as fopen's, and the
+# links stay links.
+rm -f la lb
+ln -s lb la
+ln -s la lb
+if ./p --threads=1 --out=la >/dev/null 2>err; then
+	fail "p to a loop of links succeeded"
+fi
+grep -q "cannot write 'la': Too many levels of symbolic links" err ||
+	{ cat err; fail "no message for a loop of links"; }
+if ! test -L la || ! test -L lb; then
+	fail "a loop of links: $(ls -l la lb 2>&1)"
+fi
 # A link to /dev/stdout, which a file takes (run alone: mpiexec's is a
 # pipe): after what was printed, not over it.
 rm -f lnk
