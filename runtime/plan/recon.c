@@ -45,6 +45,38 @@ static bool own_key(const sap_async_spec *spec, int k)
 	return first && first->a != 0;
 }
 
+/* The keys an iteration has just recorded, by a hash of the key: a body
+ * that walks a few keys over and over (TD(lambda) updates a run's 19
+ * values at every step of a random walk) records each at every step,
+ * 170 M keys for 3,000 iterations that touch 57,000, and weighing and
+ * logging them took 2.1 s and 800 MB against 0.18 s of body.  A key
+ * met again in the same iteration is the same conflict: kept once. */
+enum { SEEN = 256 };
+typedef struct seen_slot {
+	int64_t i, key;
+	int64_t at;             /* its entry in the log (log_key) */
+	int32_t dds;            /* -1: empty */
+} seen_slot;
+
+/* The slot of (dds, key) in iteration i: the one holding it, else a free
+ * one (empty, or another iteration's) to take; NULL when the few probed
+ * are all taken by the iteration's other keys. */
+static inline seen_slot *seen_at(seen_slot *seen, int64_t i, int dds, int64_t key)
+{
+	uint64_t h = ((uint64_t)key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)dds * 0xff51afd7ed558ccdULL) >> 32;
+	for (int p = 0; p < 16; p++) {
+		seen_slot *z = &seen[(h + (uint64_t)p) % SEEN];
+		if (z->dds < 0 || z->i != i || (z->key == key && z->dds == dds))
+			return z;
+	}
+	return NULL;
+}
+
+static inline bool seen_hit(const seen_slot *z, int64_t i, int dds, int64_t key)
+{
+	return z && z->dds == dds && z->i == i && z->key == key;
+}
+
 static inline int64_t affine_key(const sap_affine *a, int64_t i)
 {
 	/* Wrapping arithmetic: an overflowing key is out of range anyway. */
@@ -199,6 +231,7 @@ typedef struct weigh_buf {
 	int64_t n[64], cap[64];
 	int64_t lo, hi;         /* the run being sliced */
 	const int *part_of;     /* per DDS: its part, or -1 */
+	seen_slot seen[SEEN];
 } weigh_buf;
 
 static void weigh_push(weigh_buf *wb, int p, int64_t key)
@@ -215,8 +248,14 @@ static void weigh_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 	(void)mode;
 	weigh_buf *wb = r->logbuf;
 	int p = wb->part_of[dds];
-	if (p >= 0 && (uint64_t)key <= r->d[dds].max && r->i >= wb->lo && r->i < wb->hi)
-		weigh_push(wb, p, key);
+	if (p < 0 || (uint64_t)key > r->d[dds].max || r->i < wb->lo || r->i >= wb->hi)
+		return;
+	seen_slot *z = seen_at(wb->seen, r->i, dds, key);
+	if (seen_hit(z, r->i, dds, key))
+		return;
+	if (z)
+		*z = (seen_slot){ r->i, key, 0, dds };
+	weigh_push(wb, p, key);
 }
 
 typedef struct weigh_job {
@@ -236,6 +275,8 @@ static void weigh_worker(void *arg, int w)
 	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
 	weigh_buf *wb = &j->out[w];
 	wb->part_of = j->part_of;
+	for (int k = 0; k < SEEN; k++)
+		wb->seen[k].dds = -1;
 	sap_rec r = { .d = j->ly->d, .log = weigh_key, .logbuf = wb };
 	r.mask = &r.sink;
 	while (a < b) {
@@ -551,14 +592,24 @@ static void push(sap_keylog *lg, int64_t i, int dds, int64_t key, int mode)
 typedef struct run_log {
 	sap_keylog keys;
 	int64_t lo, hi;
+	seen_slot seen[SEEN];
 } run_log;
 
+/* A key met again in the iteration adds its mode to the first entry. */
 static void log_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 {
 	const sap_rec_dds *d = &r->d[dds];
 	run_log *rl = r->logbuf;
-	if (d->nblk && (uint64_t)key <= d->max && r->i >= rl->lo && r->i < rl->hi)
-		push(&rl->keys, r->i, dds, key, (int)mode);
+	if (!d->nblk || (uint64_t)key > d->max || r->i < rl->lo || r->i >= rl->hi)
+		return;
+	seen_slot *z = seen_at(rl->seen, r->i, dds, key);
+	if (seen_hit(z, r->i, dds, key) && z->at < rl->keys.n && rl->keys.v[z->at].i == r->i) {
+		rl->keys.v[z->at].mode |= (int)mode;
+		return;
+	}
+	if (z)
+		*z = (seen_slot){ r->i, key, rl->keys.n, dds };
+	push(&rl->keys, r->i, dds, key, (int)mode);
 }
 
 typedef struct log_job {
@@ -576,7 +627,9 @@ static void log_worker(void *arg, int w)
 	log_job *j = arg;
 	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
 	sap_keylog *out = &j->out[w];
-	run_log rl = { j->out[j->T + w], 0, 0 };
+	run_log rl = { j->out[j->T + w], 0, 0, { { 0 } } };
+	for (int k = 0; k < SEEN; k++)
+		rl.seen[k].dds = -1;
 	sap_rec r = { .d = j->ly->d, .log = log_key, .logbuf = &rl };
 	r.mask = &r.sink;
 	while (a < b) {
