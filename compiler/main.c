@@ -297,12 +297,17 @@ static int parse_args(int argc, char **argv, Options *o)
 			if (diag_own_option(a))
 				continue;
 			/* gcc ignores an unknown -Wno-x: a typo of one of
-			 * sapc's names would do nothing, silently. */
-			const char *near = !strncmp(a, "-Wno-", 5) ? diag_near_warning(a) : NULL;
-			if (near)
+			 * sapc's names would do nothing, silently; and says of
+			 * -Wlost-copies only that it knows no such option, once
+			 * sapc's work is done. */
+			const char *near = a[1] == 'W' && !strchr(a, ',') ? diag_near_warning(a) : NULL;
+			if (near) {
+				const char *pre = !strncmp(a, "-Wno-error=", 11) ? "-Wno-error=" :
+				                  !strncmp(a, "-Wno-", 5) ? "-Wno-" :
+				                  !strncmp(a, "-Werror=", 8) ? "-Werror=" : "-W";
 				fprintf(stderr, "sapc: warning: unknown warning option '%s'; did you mean "
-				        "'%s%s'?\n", a, strncmp(a, "-Wno-error=", 11) ? "-Wno-" : "-Wno-error=",
-				        near);
+				        "'%s%s'?\n", a, pre, near);
+			}
 			Buf *b = a[1] == 'L' || a[1] == 'l' ? &o->extra : &o->ccflags;
 			if (!a[2] && a[1] != 'W') {
 				if (++i >= argc) {

@@ -157,6 +157,13 @@ done
 "$SAPC" -Wno-lost-copies -o chain chain.sap 2>chain.err || { cat chain.err; fail "-Wno-lost-copies"; }
 grep -qx "sapc: warning: unknown warning option '-Wno-lost-copies'; did you mean '-Wno-lost-copy'?" chain.err ||
 	{ cat chain.err; fail "no word of the typo -Wno-lost-copies"; }
+# gcc rejects an unknown -Wx only once sapc's work is done, and does not
+# know sapc's names: the typo is said first.
+if "$SAPC" -Werror=loop-carry -o chain chain.sap 2>chain.err; then
+	fail "-Werror=loop-carry built"
+fi
+head -n 1 chain.err | grep -qx "sapc: warning: unknown warning option '-Werror=loop-carry'; did you mean '-Werror=loop-carried'?" ||
+	{ cat chain.err; fail "no word of the typo -Werror=loop-carry"; }
 "$SAPC" -Wno-sign-compare -Wno-loop-carried -o chain chain.sap 2>chain.err || fail "-Wno-sign-compare"
 test -s chain.err && { cat chain.err; fail "-Wno-sign-compare, gcc's: a warning"; }
 # -w: no warning at all, as gcc's.
