@@ -1101,16 +1101,17 @@ void sema_check_async(Node *loop)
 	if (!s)
 		sema_fail(loop, "%s: the step is missing", async_form);
 	sema_check_expr(s);
-	int64_t one;
-	bool ok = (s->kind == N_INCDEC && s->op == TK_INC && is_var(s->lhs, iv)) ||
-	          (s->kind == N_ASSIGN && s->op == TK_PLUS && is_var(s->lhs, iv) &&
-	           sema_const_int(s->rhs, &one) && one == 1) ||
-	          (s->kind == N_ASSIGN && s->op == TK_ASSIGN && is_var(s->lhs, iv) &&
-	           s->rhs->kind == N_BINARY && s->rhs->op == TK_PLUS && is_var(s->rhs->lhs, iv) &&
-	           sema_const_int(s->rhs->rhs, &one) && one == 1);
-	int64_t k;
-	if (!ok && s->kind == N_ASSIGN && s->op == TK_PLUS && is_var(s->lhs, iv) && sema_const_int(s->rhs, &k) &&
-	    k > 1)
+	/* What i += k, i = i + k and i = k + i add. */
+	Node *amt = NULL;
+	if (s->kind == N_ASSIGN && s->op == TK_PLUS && is_var(s->lhs, iv))
+		amt = s->rhs;
+	else if (s->kind == N_ASSIGN && s->op == TK_ASSIGN && is_var(s->lhs, iv) &&
+	         s->rhs->kind == N_BINARY && s->rhs->op == TK_PLUS)
+		amt = is_var(s->rhs->lhs, iv) ? s->rhs->rhs : is_var(s->rhs->rhs, iv) ? s->rhs->lhs : NULL;
+	int64_t k = 0;
+	bool known = amt && sema_const_int(amt, &k);
+	bool ok = (s->kind == N_INCDEC && s->op == TK_INC && is_var(s->lhs, iv)) || (known && k == 1);
+	if (!ok && known && k > 1)
 		sema_fail(s, "the step of an async for must be '%s++'; to step by %lld, loop over the steps, "
 		          "'k < (end - start + %lld) / %lld', and use 'start + %lld * k' as the index", iv->name,
 		          (long long)k, (long long)k - 1, (long long)k, (long long)k);

@@ -161,6 +161,7 @@ compile_tests = \
 	tests/compile/async-key-sampled.sap \
 	tests/compile/async-key-writes.sap \
 	tests/compile/async-no-declaration.sap \
+	tests/compile/async-step-assigned.sap \
 	tests/compile/async-step-by-two.sap \
 	tests/compile/batch-readonly.sap \
 	tests/compile/blas-async.sap \
