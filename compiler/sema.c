@@ -298,6 +298,14 @@ static bool fold_float(Node *e, double *v)
 		if (e->op == TK_MINUS)
 			*v = -*v;
 		break;
+	case N_COND: {
+		bool c;
+		if (e->has_cval)
+			*v = (double)e->cval;
+		else if (!sema_const_bool(e->cond, &c) || !fold_float(c ? e->then : e->els, v))
+			return false;
+		break;
+	}
 	case N_BINARY:
 		if (e->has_cval) {
 			*v = (double)e->cval;
@@ -386,8 +394,23 @@ bool sema_const_bool(Node *e, bool *v)
 			*v = (a == b) == (e->op == TK_EQ);
 			return true;
 		}
-		if (!e->lhs->has_cval || !e->rhs->has_cval)
-			return false;
+		if (!e->lhs->has_cval || !e->rhs->has_cval) {
+			/* 1.5 > 1, in doubles as C compares them. */
+			double f, g;
+			if (!e->lhs->ty || !e->rhs->ty ||
+			    !(ty_is_float(e->lhs->ty) || ty_is_float(e->rhs->ty)) ||
+			    !fold_float(e->lhs, &f) || !fold_float(e->rhs, &g))
+				return false;
+			switch (e->op) {
+			case TK_LT: *v = f < g; return true;
+			case TK_LE: *v = f <= g; return true;
+			case TK_GT: *v = f > g; return true;
+			case TK_GE: *v = f >= g; return true;
+			case TK_EQ: *v = f == g; return true;
+			case TK_NE: *v = f != g; return true;
+			default: return false;
+			}
+		}
 		int64_t x = e->lhs->cval, y = e->rhs->cval;
 		switch (e->op) {
 		case TK_LT: *v = x < y; return true;
