@@ -1204,6 +1204,173 @@ static int body_depth(Node *n)
 	return d;
 }
 
+/* ---- what an iteration costs ----
+ *
+ * A body whose inner loops run a number of times that depends on the
+ * iteration (row i of an all-pairs table fills n - i - 1 cells) splits
+ * evenly by count into uneven work: the first of 2 workers of a
+ * similarity join over j > i had three quarters of the pairs.  Where the
+ * inner loops' bounds are sums and products of the loop variable,
+ * constants, params, driver numbers and vector lengths, their trip
+ * counts give each iteration's work, sap_loopN_cost(i), and the runtime
+ * cuts the iterations into runs of even work (sap_async_spec.cost),
+ * alike on every layout.  Nothing that could fail or change in the loop
+ * is computed: no division, no element, no call. */
+
+static bool holds(const Vec *v, const void *x)
+{
+	for (int i = 0; i < v->n; i++)
+		if (v->v[i] == x)
+			return true;
+	return false;
+}
+
+static bool cost_value(Node *e, LoopInfo *li, Sym *iv, Buf *b)
+{
+	switch (e->kind) {
+	case N_INT:
+		buf_printf(b, "%lld.0", (long long)e->ival);
+		return true;
+	case N_FLOAT:
+		buf_printf(b, "%.17g", e->fval);
+		return true;
+	case N_NAME: {
+		Sym *v = e->sym;
+		if (v == iv) {
+			buf_puts(b, "(double)sap_i");
+			return true;
+		}
+		if (!v || v->kind != SYM_VAR || !ty_is_num(v->ty) ||
+		    !(v->vclass == V_CONST || v->vclass == V_PARAM || v->is_driver) ||
+		    holds(&li->reduce_syms, v) || holds(&li->kept_syms, v))
+			return false;
+		v->used = true;
+		buf_printf(b, "(double)%s", v->cname);
+		return true;
+	}
+	case N_BINARY:
+		if (e->op != TK_PLUS && e->op != TK_MINUS && e->op != TK_STAR)
+			return false;
+		buf_putc(b, '(');
+		if (!cost_value(e->lhs, li, iv, b))
+			return false;
+		buf_printf(b, " %s ", e->op == TK_PLUS ? "+" : e->op == TK_MINUS ? "-" : "*");
+		if (!cost_value(e->rhs, li, iv, b))
+			return false;
+		buf_putc(b, ')');
+		return true;
+	case N_UNARY:
+		if (e->op != TK_MINUS)
+			return false;
+		buf_puts(b, "(-");
+		if (!cost_value(e->lhs, li, iv, b))
+			return false;
+		buf_putc(b, ')');
+		return true;
+	case N_CONV:
+		return ty_is_num(e->ty) && ty_is_num(e->lhs->ty) && cost_value(e->lhs, li, iv, b);
+	case N_CALL:
+		if (e->builtin == B_LEN && e->args && !e->args->next && e->args->kind == N_NAME &&
+		    e->args->sym && e->args->sym->ty->kind == TY_DVEC) {
+			buf_printf(b, "(double)%s.n", e->args->sym->cname);
+			return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* for (T v = from; v < to (or <=); v++ or v += k): its passes, or false. */
+static bool cost_trips(Node *f, LoopInfo *li, Sym *iv, Buf *b)
+{
+	Node *init = f->init, *c = f->cond, *st = f->step;
+	if (!init || init->kind != N_VAR || !init->sym || !init->init || !c || !st ||
+	    c->kind != N_BINARY || (c->op != TK_LT && c->op != TK_LE) || c->lhs->kind != N_NAME ||
+	    c->lhs->sym != init->sym)
+		return false;
+	int64_t k = 1;
+	if (st->kind == N_INCDEC) {
+		if (st->op != TK_INC || st->lhs->kind != N_NAME || st->lhs->sym != init->sym)
+			return false;
+	} else if (st->kind != N_ASSIGN || st->op != TK_PLUS || st->lhs->kind != N_NAME ||
+	           st->lhs->sym != init->sym || !sema_const_int(st->rhs, &k) || k < 1) {
+		return false;
+	}
+	buf_puts(b, "fmax(0.0, (");
+	if (!cost_value(c->rhs, li, iv, b))
+		return false;
+	buf_puts(b, " - ");
+	if (!cost_value(init->init, li, iv, b))
+		return false;
+	buf_printf(b, "%s) / %lld.0)", c->op == TK_LE ? " + 1.0" : "", (long long)k);
+	return true;
+}
+
+/* The work of statement n, 1 a statement, as a C expression, or false. */
+static bool cost_stmt(Node *n, LoopInfo *li, Sym *iv, Buf *b)
+{
+	if (!n) {
+		buf_puts(b, "0.0");
+		return true;
+	}
+	switch (n->kind) {
+	case N_BLOCK:
+		buf_puts(b, "(0.0");
+		for (Node *a = n->args; a; a = a->next) {
+			buf_puts(b, " + ");
+			if (!cost_stmt(a, li, iv, b))
+				return false;
+		}
+		buf_putc(b, ')');
+		return true;
+	case N_FOR:
+		buf_puts(b, "(1.0 + ");
+		if (!cost_trips(n, li, iv, b))
+			return false;
+		buf_puts(b, " * (1.0 + ");
+		if (!cost_stmt(n->body, li, iv, b))
+			return false;
+		buf_puts(b, "))");
+		return true;
+	case N_IF:
+		if (body_depth(n->cond))
+			return false;
+		buf_puts(b, "(1.0 + fmax(");
+		if (!cost_stmt(n->then, li, iv, b))
+			return false;
+		buf_puts(b, ", ");
+		if (!cost_stmt(n->els, li, iv, b))
+			return false;
+		buf_puts(b, "))");
+		return true;
+	case N_VAR: case N_EXPR: case N_RETURN: case N_BREAK: case N_CONTINUE: case N_EMPTY:
+		if (body_depth(n))
+			return false;
+		buf_puts(b, "1.0");
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* sap_loopN_cost, when the body's work depends on the iteration as above:
+ * its name, or NULL. */
+static const char *cost_fn(Node *s)
+{
+	LoopInfo *li = s->li;
+	Sym *iv = s->init ? s->init->sym : NULL;
+	if (!iv || !body_depth(s->body))
+		return NULL;
+	Buf b = {0};
+	buf_puts(&b, "");
+	if (!cost_stmt(s->body, li, iv, &b) || !strstr(b.s, "sap_i"))
+		return NULL;
+	buf_printf(&E->funcs, "static double sap_loop%d_cost(int64_t sap_i)\n{\n\treturn %s;\n}\n\n",
+	           li->id, b.s);
+	return format("sap_loop%d_cost", li->id);
+}
+
 /* The call of an async for: its DDSs with their flags, the static keys
  * of the written ones, and the spec that holds them. */
 static void async_call(Node *s, const char *redargs, Vec *wr)
@@ -1341,6 +1508,9 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		buf_printf(&sp, ", .drv = sap_drv, .ndrv = %d", li->slice_vars.n);
 	if (body_depth(s->body) >= 2)
 		buf_puts(&sp, ", .heavy = true");
+	const char *cost = cost_fn(s);
+	if (cost)
+		buf_printf(&sp, ", .cost = %s", cost);
 	if (li->verdict == VD_SERIAL) {
 		buf_printf(&sp, ",\n\t.serial = %s", serial);
 		for (int i = 0; i < li->accesses.n; i++) {

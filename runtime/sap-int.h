@@ -1364,7 +1364,21 @@ typedef struct sap_run {
 	 * loop's spec and its iterations in this invocation, if known. */
 	const struct sap_async_spec *spec;
 	int64_t n;
+	/* Chunks of even work of [wlo, whi) for wW workers (spec->cost):
+	 * worker w's from wcut[w]; NULL for even counts.  See sap_run_cut. */
+	int64_t *wcut;
+	int64_t wlo, whi;
+	int wW;
 } sap_run;
+
+/* Where worker w of W's chunk of [lo, hi) starts: x's chunks of even
+ * work when it has them for these bounds, else sap_chunk's even counts. */
+static inline int64_t sap_run_cut(const sap_run *x, int64_t lo, int64_t hi, int W, int w)
+{
+	if (x && x->wcut && x->wlo == lo && x->whi == hi && x->wW == W)
+		return x->wcut[w];
+	return sap_chunk(lo, hi, W, w);
+}
 
 /* Thread t's first worker, of x->V. */
 static inline int sap_run_first(const sap_run *x, int t)

@@ -1561,6 +1561,10 @@ typedef struct sap_async_spec {
 	bool heavy;                     /* the body nests loops two deep, its
 	                                   calls included: an iteration costs
 	                                   more than its share of a plan */
+	/* The work of iteration i, from the trip counts of the body's inner
+	 * loops, when it depends on i; NULL otherwise.  Chunks of even work
+	 * rather than even counts (sap_run.wcut). */
+	double (*cost)(int64_t i);
 } sap_async_spec;
 
 /* Run iterations [lo, hi) with serializable semantics: the result equals

@@ -920,21 +920,96 @@ static void run_serial(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 	st->compute_s += sap_now() - t0;
 }
 
-static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_t hi, void *red)
+/* Pieces of [lo, hi) whose costs spec->cost weighs, at their middles:
+ * the cuts of even work err by less than a piece, and a loop of many
+ * cheap iterations pays a few thousand calls, not one an iteration. */
+enum { COST_PIECES = 4096 };
+
+/* x->wcut for W workers of [lo, hi), when spec says what its iterations
+ * cost: worker w's chunk is the run of iterations whose work (cost + 1
+ * an iteration) comes to a W-th of the whole, from the pieces' sums and
+ * even within a piece.  From the bounds and driver values alone, so
+ * alike on every rank and layout of W workers. */
+static void chunk_weights(sap_run *x, const sap_async_spec *spec, int64_t lo, int64_t hi, int W)
+{
+	x->wcut = NULL;
+	if (!spec || !spec->cost || W < 2 || hi - lo < W)
+		return;
+	int64_t n = hi - lo, M = n < COST_PIECES ? n : COST_PIECES;
+	double *sum = sap_xmalloc((size_t)(M + 1) * sizeof *sum);
+	sum[0] = 0;
+	for (int64_t q = 0; q < M; q++) {
+		int64_t a = sap_chunk(lo, hi, (int)M, (int)q), b = sap_chunk(lo, hi, (int)M, (int)q + 1);
+		double c = spec->cost(a + (b - a) / 2);
+		c = c > 0 && c < 1e300 ? c : 0;
+		sum[q + 1] = sum[q] + (c + 1.0) * (double)(b - a);
+	}
+	int64_t *cut = sap_xmalloc(((size_t)W + 1) * sizeof *cut);
+	cut[0] = lo;
+	cut[W] = hi;
+	int64_t q = 0;
+	for (int w = 1; w < W; w++) {
+		double goal = sum[M] * w / W;
+		while (q < M - 1 && sum[q + 1] < goal)
+			q++;
+		int64_t a = sap_chunk(lo, hi, (int)M, (int)q), b = sap_chunk(lo, hi, (int)M, (int)q + 1);
+		double in = sum[q + 1] > sum[q] ? (goal - sum[q]) / (sum[q + 1] - sum[q]) : 0;
+		in = in < 0 ? 0 : in > 1 ? 1 : in;
+		int64_t c = a + (int64_t)(in * (double)(b - a) + 0.5);
+		cut[w] = c < cut[w - 1] ? cut[w - 1] : c > hi ? hi : c;
+	}
+	free(sum);
+	x->wcut = cut;
+	x->wlo = lo;
+	x->whi = hi;
+	x->wW = W;
+}
+
+static void chunk_weights_free(sap_run *x)
+{
+	free(x->wcut);
+	x->wcut = NULL;
+}
+
+/* The busiest of W chunks of [lo, hi) over the mean: in iterations, or
+ * in work where cut by it. */
+static double chunks_balance(const sap_run *x, const sap_async_spec *spec, int64_t lo,
+                             int64_t hi, int W)
+{
+	double mx = 0, all = 0;
+	for (int w = 0; w < W; w++) {
+		int64_t a = sap_run_cut(x, lo, hi, W, w), b = sap_run_cut(x, lo, hi, W, w + 1);
+		double c = (double)(b - a);
+		if (x->wcut) {
+			/* At COST_PIECES points of the chunk at most. */
+			int64_t m = b - a < COST_PIECES ? b - a : COST_PIECES;
+			double s = 0;
+			for (int64_t q = 0; q < m; q++) {
+				int64_t u = sap_chunk(a, b, (int)m, (int)q), v = sap_chunk(a, b, (int)m, (int)q + 1);
+				double k = spec->cost(u + (v - u) / 2);
+				s += ((k > 0 && k < 1e300 ? k : 0) + 1.0) * (double)(v - u);
+			}
+			c = s;
+		}
+		mx = c > mx ? c : mx;
+		all += c;
+	}
+	return all > 0 ? mx * W / all : 1.0;
+}
+
+static void run_chunks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
+                       int64_t lo, int64_t hi, void *red)
 {
 	int T = x->V;
-	int64_t n = hi - lo, mx = 0;
-	for (int w = 0; w < T; w++) {
-		int64_t c = sap_chunk(lo, hi, T, w + 1) - sap_chunk(lo, hi, T, w);
-		mx = c > mx ? c : mx;
-	}
-	ran(st, SAP_V_CHUNKS, T, T, 1, (double)mx * T / (double)n);
+	int64_t n = hi - lo;
+	chunk_weights(x, spec, lo, hi, T);
+	ran(st, SAP_V_CHUNKS, T, T, 1, chunks_balance(x, spec, lo, hi, T));
 	/* Chunks in worker order are index order, but for a relaxed loop
 	 * which worker ran which matters. */
 	if (sap_cfg.dump_order && relaxed_run(x, T)) {
 		int64_t *cut = sap_xmalloc((size_t)(T + 1) * sizeof *cut);
 		for (int w = 0; w <= T; w++)
-			cut[w] = sap_chunk(lo, hi, T, w);
+			cut[w] = sap_run_cut(x, lo, hi, T, w);
 		dump_chunk_rounds(x->L, cut, T);
 		free(cut);
 	} else if (sap_cfg.dump_order) {
@@ -945,6 +1020,7 @@ static void run_chunks(struct sap_loop_state *st, sap_run *x, int64_t lo, int64_
 	sap_exec_chunks(x, lo, hi);
 	reds_close(x, red);
 	st->compute_s += sap_now() - t0;
+	chunk_weights_free(x);
 }
 
 /* The plan order of every round's groups, in worker order: a serial
@@ -1243,22 +1319,23 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
  * fall on workers (a sum of floats), which runs the workers' even
  * chunks, as on one rank, so that its result depends on ranks x threads
  * only (a sum over [100, 1000) of a loaded vector differed between 2 x 1
- * and 1 x 2). */
-static const sap_dvec *home_of(const sap_async_spec *spec, const sap_reduce *red)
+ * and 1 x 2); nor for one cut by work (x->wcut), whose balance is worth
+ * more than the elements it fetches. */
+static const sap_dvec *home_of(const sap_async_spec *spec, const sap_run *x)
 {
-	return red && !red->exact ? NULL : held_part(spec);
+	return (x->r && !x->r->exact) || x->wcut ? NULL : held_part(spec);
 }
 
 /* Rank r's iterations of a chunks loop over ranks, [*a, *b): its share
  * of the workers' chunks, or, owner computes, those of its part of a
  * vector held in parts (home_of). */
-static void chunk_of(const sap_async_spec *spec, const sap_reduce *red, int64_t lo, int64_t hi,
-                     int threads, int r, int64_t *a, int64_t *b)
+static void chunk_of(const sap_async_spec *spec, const sap_run *x, int64_t lo, int64_t hi,
+                     int r, int64_t *a, int64_t *b)
 {
-	int T = sap_nranks() * threads;
-	*a = sap_chunk(lo, hi, T, r * threads);
-	*b = sap_chunk(lo, hi, T, (r + 1) * threads);
-	const sap_dvec *home = home_of(spec, red);
+	int threads = x->T, T = sap_nranks() * threads;
+	*a = sap_run_cut(x, lo, hi, T, r * threads);
+	*b = sap_run_cut(x, lo, hi, T, (r + 1) * threads);
+	const sap_dvec *home = home_of(spec, x);
 	if (home) {
 		int64_t pl, ph;
 		sap_dv_part(home, r, &pl, &ph);
@@ -1326,13 +1403,12 @@ static void owners_add(owners *o, int64_t a, int64_t b, uint16_t r)
 }
 
 /* Each rank's chunk of [lo, hi). */
-static owners chunk_owners(const sap_async_spec *spec, const sap_reduce *red, int64_t lo,
-                           int64_t hi, int threads)
+static owners chunk_owners(const sap_async_spec *spec, const sap_run *x, int64_t lo, int64_t hi)
 {
 	owners o = { 0 };
 	for (int r = 0; r < sap_nranks(); r++) {
 		int64_t a, b;
-		chunk_of(spec, red, lo, hi, threads, r, &a, &b);
+		chunk_of(spec, x, lo, hi, r, &a, &b);
 		owners_add(&o, a, b, (uint16_t)r);
 	}
 	return o;
@@ -1341,15 +1417,14 @@ static owners chunk_owners(const sap_async_spec *spec, const sap_reduce *red, in
 /* The rank of each iteration of [lo, hi): the holder of its element of
  * af's vector, or, where every rank has it, the rank of its chunk; or,
  * past max runs, none (o.n > max). */
-static owners iteration_ranks(const sap_async_spec *spec, const sap_reduce *red,
-                              const sap_affine *af, int64_t lo, int64_t hi, int threads,
-                              int64_t max)
+static owners iteration_ranks(const sap_async_spec *spec, const sap_run *x,
+                              const sap_affine *af, int64_t lo, int64_t hi, int64_t max)
 {
 	const sap_dvec *v = spec->dds[af->dds].dv;
 	owners o = { 0 };
 	for (int r = 0; r < sap_nranks() && o.n <= max; r++) {
 		int64_t a, b;
-		chunk_of(spec, red, lo, hi, threads, r, &a, &b);
+		chunk_of(spec, x, lo, hi, r, &a, &b);
 		for (int64_t i = a, j; i < b && o.n <= max; i = j) {
 			int64_t key = (int64_t)((uint64_t)af->a * (uint64_t)i + (uint64_t)af->b);
 			uint16_t h = SAP_HOLD_ALL;
@@ -1378,8 +1453,8 @@ static owners iteration_ranks(const sap_async_spec *spec, const sap_reduce *red,
  * vector held in parts), which leaves ranks idle when the loop covers
  * what some hold (the first half of a loaded vector), and a balance of 1
  * would hide it.  o: the owners when the loop has them, else by chunk_of. */
-static double ranks_balance(const sap_async_spec *spec, const sap_reduce *red, const owners *o,
-                            int64_t lo, int64_t hi, int threads)
+static double ranks_balance(const sap_async_spec *spec, const sap_run *x, const owners *o,
+                            int64_t lo, int64_t hi)
 {
 	int P = sap_nranks();
 	int64_t *cnt = sap_xcalloc((size_t)P, sizeof *cnt), top = 0;
@@ -1387,7 +1462,7 @@ static double ranks_balance(const sap_async_spec *spec, const sap_reduce *red, c
 		cnt[o->run[u].r] += o->run[u].b - o->run[u].a;
 	for (int r = 0; !o->n && r < P; r++) {
 		int64_t a, b;
-		chunk_of(spec, red, lo, hi, threads, r, &a, &b);
+		chunk_of(spec, x, lo, hi, r, &a, &b);
 		cnt[r] = b - a;
 	}
 	for (int r = 0; r < P; r++)
@@ -1525,6 +1600,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 {
 	int T = sap_nranks() * x->T, me = sap_rank();
 	double t0 = sap_now();
+	chunk_weights(x, spec, lo, hi, T);
 	/* A vector it writes cannot stay in parts; the rest is fetched
 	 * below, as for other chunks. */
 	for (int k = 0; spans && k < spec->ndds; k++)
@@ -1533,7 +1609,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	/* Owner computes: where the elements it writes are, if they were
 	 * left where written; else by chunks (of a part held, if any). */
 	sap_affine read_key;
-	const sap_affine *af = spans || home_of(spec, x->r) ? NULL : owner_key(spec, &read_key);
+	const sap_affine *af = spans || home_of(spec, x) ? NULL : owner_key(spec, &read_key);
 	owners own = { 0 };
 	int64_t a = 0, b = 0;
 	if (af) {
@@ -1542,8 +1618,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		 * cost 40% of LDA's sweep on 2 ranks, 25 times the loop's work;
 		 * the elements of even chunks move instead. */
 		bool read = !(af->mode & SAP_WRITE);
-		own = iteration_ranks(spec, x->r, af, lo, hi, x->T,
-		                      read ? (hi - lo) / OWNER_RUN : INT64_MAX);
+		own = iteration_ranks(spec, x, af, lo, hi, read ? (hi - lo) / OWNER_RUN : INT64_MAX);
 		if (read && own.n > (hi - lo) / OWNER_RUN) {
 			free(own.run);
 			own = (owners){ 0 };
@@ -1556,8 +1631,8 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		 * the elements are elsewhere: those are made whole. */
 		for (int64_t u = 0; af && u < own.n; u++) {
 			int r = own.run[u].r;
-			if (own.run[u].a < sap_chunk(lo, hi, T, r * x->T) ||
-			    own.run[u].b > sap_chunk(lo, hi, T, (r + 1) * x->T))
+			if (own.run[u].a < sap_run_cut(x, lo, hi, T, r * x->T) ||
+			    own.run[u].b > sap_run_cut(x, lo, hi, T, (r + 1) * x->T))
 				af = NULL;
 		}
 		if (!af) {
@@ -1568,7 +1643,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		 * variable are fetched for the chunk, the others made whole. */
 	}
 	ran(st, af ? SAP_V_OWNER : SAP_V_CHUNKS, T, T, 1,
-	    ranks_balance(spec, x->r, &own, lo, hi, x->T));
+	    x->wcut && !af ? chunks_balance(x, spec, lo, hi, T) : ranks_balance(spec, x, &own, lo, hi));
 	int64_t *idx = NULL, n = 0, nmine = 0;
 	if (af) {
 		/* The others are made whole, but for a vector read at the
@@ -1674,7 +1749,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 					idx[m++] = i;
 		}
 	} else {
-		chunk_of(spec, x->r, lo, hi, x->T, me, &a, &b);
+		chunk_of(spec, x, lo, hi, me, &a, &b);
 		sap_reads_fetch(st, spec, x->env, NULL, 0, 0, NULL, 0, a, b, spans);
 		bool writes = false;
 		for (int q = 0; q < spec->naffine; q++)
@@ -1682,7 +1757,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		for (int q = 0; spans && q < spec->nspan; q++)
 			writes |= (spec->span[q].mode & SAP_WRITE) != 0;
 		if (writes)
-			own = chunk_owners(spec, x->r, lo, hi, x->T);
+			own = chunk_owners(spec, x, lo, hi);
 	}
 	st->send_s += sap_now() - t0;
 	if (sap_cfg.dump_order && relaxed_run(x, T)) {
@@ -1691,9 +1766,9 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 		int64_t *cut = sap_xmalloc((size_t)(T + 1) * sizeof *cut);
 		for (int r = 0; r < sap_nranks(); r++) {
 			int64_t ra, rb;
-			chunk_of(spec, x->r, lo, hi, x->T, r, &ra, &rb);
+			chunk_of(spec, x, lo, hi, r, &ra, &rb);
 			for (int v = 0; v < x->T; v++) {
-				int64_t c = sap_chunk(lo, hi, T, r * x->T + v);
+				int64_t c = sap_run_cut(x, lo, hi, T, r * x->T + v);
 				cut[r * x->T + v] = v == 0 ? ra : c < ra ? ra : c > rb ? rb : c;
 			}
 			cut[(r + 1) * x->T] = rb;
@@ -1713,6 +1788,7 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	free(idx);
 	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
+	chunk_weights_free(x);
 }
 
 /* ---- loops over the keys of maps, on several ranks ---- */
@@ -1825,7 +1901,7 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 		for (int k = 0; k < spec->ndds; k++)
 			if (spec->dds[k].dm && !spec->dds[k].accumulate)
 				sap_dm_whole(spec->dds[k].dm);
-		run_chunks(st, x, lo, hi, red);
+		run_chunks(st, spec, x, lo, hi, red);
 		return;
 	}
 	double t0 = sap_now();
@@ -1890,6 +1966,7 @@ static void run_map_owner(struct sap_loop_state *st, const sap_async_spec *spec,
 			spec->dds[k].dm->local = false;
 	reds_close_ranks(x, spec, red, &st->traffic);
 	st->compute_s += sap_now() - t0;
+	chunk_weights_free(x);
 }
 
 /* A vector of elements with lists that this loop only reads, and that has
@@ -1988,7 +2065,8 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	L->invocations++;
 	struct sap_loop_state *st = state_of(L);
 	pack_lists(st, spec);
-	sap_run x = { L, env, body, r, NULL, sap_threads(), sap_threads(), NULL, 0 };
+	sap_run x = { .L = L, .env = env, .body = body, .r = r, .T = sap_threads(),
+	              .V = sap_threads() };
 	if (r)
 		sap_acc_driver_init(r, spec, red);
 	/* One worker reads and adds to relaxed vectors in place. */
@@ -2102,7 +2180,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			if (o)
 				run_shared(st, spec, &x, lo, red, o);
 			else
-				run_chunks(st, &x, lo, hi, red);
+				run_chunks(st, spec, &x, lo, hi, red);
 			break;
 		}
 		case NEEDS_PLAN:

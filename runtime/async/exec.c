@@ -141,11 +141,12 @@ static void chunk_worker(void *arg, int t)
 	}
 }
 
-/* Worker k of W's chunk of [lo, hi) starts at sap_chunk(lo, hi, W, k),
- * clamped to [a, b). */
-static int64_t clamp_chunk(int64_t lo, int64_t hi, int W, int k, int64_t a, int64_t b)
+/* Worker k of W's chunk of [lo, hi) starts at sap_run_cut(x, lo, hi, W,
+ * k), clamped to [a, b). */
+static int64_t clamp_chunk(const sap_run *x, int64_t lo, int64_t hi, int W, int k, int64_t a,
+                           int64_t b)
 {
-	int64_t c = sap_chunk(lo, hi, W, k);
+	int64_t c = sap_run_cut(x, lo, hi, W, k);
 	return c < a ? a : c > b ? b : c;
 }
 
@@ -161,7 +162,7 @@ void sap_exec_chunks_of(const sap_run *x, int64_t a, int64_t b, int64_t lo, int6
 	cut[0] = a;
 	cut[x->V] = b;
 	for (int w = 1; w < x->V; w++)
-		cut[w] = clamp_chunk(lo, hi, W, w0 + w, a, b);
+		cut[w] = clamp_chunk(x, lo, hi, W, w0 + w, a, b);
 	chunk_job j = { x, cut, NULL };
 	sap_pool_run(x->T, chunk_worker, &j);
 	free(cut);
@@ -189,7 +190,7 @@ void sap_exec_list_chunks_of(const sap_run *x, const int64_t *idx, int64_t n, in
 			cut[w] = sap_chunk(0, n, x->V, w);
 			continue;
 		}
-		int64_t c = sap_chunk(lo, hi, W, w0 + w);
+		int64_t c = sap_run_cut(x, lo, hi, W, w0 + w);
 		while (q < n && idx[q] < c)
 			q++;
 		cut[w] = q;

@@ -806,7 +806,7 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 		r->init(red);
 	st->whole_why = P * sap_threads() > 1 ? why : NULL;
 	if (!split) {
-		sap_run x = { L, env, body, r, NULL, 1, 1, NULL, 0 };
+		sap_run x = { .L = L, .env = env, .body = body, .r = r, .T = 1, .V = 1 };
 		double t0 = sap_now();
 		for (int64_t b = 0; b < n; b += spec->batch) {
 			int64_t e = n - b < spec->batch ? n : b + spec->batch;
@@ -818,7 +818,7 @@ static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env
 		return;
 	}
 	sync_run s = { .spec = spec, .P = P, .T = T, .M = spec->batch, .st = st };
-	s.x = (sap_run){ L, env, body, r, NULL, T, T, NULL, 0 };
+	s.x = (sap_run){ .L = L, .env = env, .body = body, .r = r, .T = T, .V = T };
 	st->workers = P * T;
 	run_split(&s, n, red);
 	slice_warn(L, st);
