@@ -37,6 +37,7 @@ run_tests = \
 	tests/run/index-range-c.sh \
 	tests/run/read-slice-drv.sh \
 	tests/run/read-slice-stop.sh \
+	tests/run/chunks-by-work.sh \
 	tests/run/scattered-holders.sh \
 	tests/run/folded-reads.sh \
 	tests/run/whole-regather.sh \
