@@ -1066,6 +1066,18 @@ static int grow_deps(Node *n, void *arg)
  * g[0]), went 3, 6, 0, 6 ... on 2 ranks and 9, -9, 27, -45 on 3, and an
  * SGD-MF with biases relaxed as --explain's hint offered went to NaN on
  * 3 ranks, with nothing said. */
+/* Is every write of d in L at the iteration's own element, d[i]: then
+ * no two workers add to one element, and nothing adds up. */
+static bool writes_own(LoopInfo *L, Sym *d)
+{
+	for (int i = 0; i < L->accesses.n; i++) {
+		Access *a = L->accesses.v[i];
+		if (a->dds == d && (a->mode & ACC_WRITE) && !at_own(a))
+			return false;
+	}
+	return true;
+}
+
 static void warn_relaxed_self(Node *l)
 {
 	LoopInfo *L = l->li;
@@ -1074,7 +1086,7 @@ static void warn_relaxed_self(Node *l)
 	for (int i = 0; i < L->accesses.n; i++) {
 		Access *a = L->accesses.v[i];
 		if (!acc_is_relaxed(L, a->dds) || !acc_adds_to(a) || a->unit->kind != N_EXPR ||
-		    a->unit->lhs->kind != N_ASSIGN)
+		    a->unit->lhs->kind != N_ASSIGN || writes_own(L, a->dds))
 			continue;
 		SelfDep s = { a->dds, {0}, true };
 		while (s.grew) {
