@@ -1354,20 +1354,22 @@ static bool cost_stmt(Node *n, LoopInfo *li, Sym *iv, Buf *b)
 	}
 }
 
-/* sap_loopN_cost, when the body's work depends on the iteration as above:
- * its name, or NULL. */
-static const char *cost_fn(Node *s)
+/* sap_loopN_cost, when the body's inner loops' work is known as above:
+ * its name, or NULL; *varies when it depends on the iteration. */
+static const char *cost_fn(Node *s, bool *varies)
 {
 	LoopInfo *li = s->li;
 	Sym *iv = s->init ? s->init->sym : NULL;
+	*varies = false;
 	if (!iv || !body_depth(s->body))
 		return NULL;
 	Buf b = {0};
 	buf_puts(&b, "");
-	if (!cost_stmt(s->body, li, iv, &b) || !strstr(b.s, "sap_i"))
+	if (!cost_stmt(s->body, li, iv, &b))
 		return NULL;
-	buf_printf(&E->funcs, "static double sap_loop%d_cost(int64_t sap_i)\n{\n\treturn %s;\n}\n\n",
-	           li->id, b.s);
+	*varies = strstr(b.s, "sap_i") != NULL;
+	buf_printf(&E->funcs, "static double sap_loop%d_cost(int64_t sap_i)\n{\n\t(void)sap_i;\n"
+	           "\treturn %s;\n}\n\n", li->id, b.s);
 	return format("sap_loop%d_cost", li->id);
 }
 
@@ -1508,9 +1510,10 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		buf_printf(&sp, ", .drv = sap_drv, .ndrv = %d", li->slice_vars.n);
 	if (body_depth(s->body) >= 2)
 		buf_puts(&sp, ", .heavy = true");
-	const char *cost = cost_fn(s);
+	bool varies;
+	const char *cost = cost_fn(s, &varies);
 	if (cost)
-		buf_printf(&sp, ", .cost = %s", cost);
+		buf_printf(&sp, ", .cost = %s%s", cost, varies ? ", .cost_varies = true" : "");
 	if (li->verdict == VD_SERIAL) {
 		buf_printf(&sp, ",\n\t.serial = %s", serial);
 		for (int i = 0; i < li->accesses.n; i++) {

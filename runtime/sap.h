@@ -1562,9 +1562,11 @@ typedef struct sap_async_spec {
 	                                   calls included: an iteration costs
 	                                   more than its share of a plan */
 	/* The work of iteration i, from the trip counts of the body's inner
-	 * loops, when it depends on i; NULL otherwise.  Chunks of even work
-	 * rather than even counts (sap_run.wcut). */
+	 * loops, when the compiler knows them; NULL otherwise.  When it
+	 * depends on i (cost_varies), chunks of even work rather than even
+	 * counts (sap_run.wcut). */
 	double (*cost)(int64_t i);
+	bool cost_varies;
 } sap_async_spec;
 
 /* Run iterations [lo, hi) with serializable semantics: the result equals

@@ -933,7 +933,7 @@ enum { COST_PIECES = 4096 };
 static void chunk_weights(sap_run *x, const sap_async_spec *spec, int64_t lo, int64_t hi, int W)
 {
 	x->wcut = NULL;
-	if (!spec || !spec->cost || W < 2 || hi - lo < W)
+	if (!spec || !spec->cost || !spec->cost_varies || W < 2 || hi - lo < W)
 		return;
 	int64_t n = hi - lo, M = n < COST_PIECES ? n : COST_PIECES;
 	double *sum = sap_xmalloc((size_t)(M + 1) * sizeof *sum);
@@ -2020,12 +2020,32 @@ static void pack_lists(struct sap_loop_state *st, const sap_async_spec *spec)
  * less on the slowest rank is kept. */
 enum { BRIEF_N = 4096, BRIEF_TRY = 8 };
 #define BRIEF_BYTES (64.0 * 1024 * 1024)
+/* Nor is a loop short whose inner loops make its work more than
+ * BRIEF_WORK passes (spec->cost), or nest two deep (spec->heavy): an
+ * all-pairs force loop over 3000 particles ran whole on every rank of
+ * 2, each doing all of it, after 8 invocations timed on a busy node. */
+#define BRIEF_WORK (64.0 * BRIEF_N)
+
+/* The passes of [lo, hi)'s inner loops, plus one an iteration, from 64
+ * pieces weighed at their middles. */
+static double loop_work(const sap_async_spec *spec, int64_t lo, int64_t hi)
+{
+	int64_t n = hi - lo, M = n < 64 ? n : 64;
+	double w = 0;
+	for (int64_t q = 0; q < M; q++) {
+		int64_t a = sap_chunk(lo, hi, (int)M, (int)q), b = sap_chunk(lo, hi, (int)M, (int)q + 1);
+		double c = spec->cost(a + (b - a) / 2);
+		w += ((c > 0 && c < 1e300 ? c : 0) + 1.0) * (double)(b - a);
+	}
+	return w;
+}
 
 static bool brief_fits(const sap_async_spec *spec, const sap_reduce *r, int64_t lo, int64_t hi)
 {
 	const char *why;
 	if (hi - lo > BRIEF_N || sap_cfg.check_plan || (r && r->nrel) ||
-	    shape_of(spec, &why) != INDEPENDENT)
+	    shape_of(spec, &why) != INDEPENDENT || spec->heavy ||
+	    (spec->cost && loop_work(spec, lo, hi) > BRIEF_WORK))
 		return false;
 	double bytes = 0;
 	for (int k = 0; k < spec->ndds; k++)
