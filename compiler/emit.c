@@ -880,7 +880,14 @@ static void var_decl(Node *d)
 			vec_push(&E->scope->drops, format("sap_dm_free(&%s);", s->cname));
 		return;
 	}
-	if (s->is_driver) {
+	if (s->is_driver && E->stamps && (ty_is_num(t) || t->kind == TY_BOOL)) {
+		/* In a driver loop of stamps_after, a number it declares (its
+		 * counter, most often) is a C local that shadows the static:
+		 * nothing outside the loop sees it (no parallel loop there to
+		 * checkpoint or read it), and cc keeps it in a register and
+		 * unswitches the loop on the tests made before it. */
+		emit_line(d, "%s %s = %s;", ct, s->cname, d->init ? emit_expr(d->init) : "0");
+	} else if (s->is_driver) {
 		if (d->init)
 			emit_store(d, s->cname, t, d->init, TK_ASSIGN);
 		else
@@ -1379,7 +1386,7 @@ static int range_scan(Node *n, void *arg)
 		return 0;
 	if (bt->kind == TY_ARRAY)
 		len = format("%lld", (long long)bt->len);
-	else if (bt->kind == TY_DVEC && n->lhs->kind == N_NAME && E->loop)
+	else if (bt->kind == TY_DVEC && n->lhs->kind == N_NAME && (E->loop || E->drv_fast))
 		len = format("%s.n", n->lhs->sym->cname);
 	else
 		return 0;
@@ -1610,6 +1617,105 @@ static bool moved_out(Node *e, Type *rt)
 	       e->ty == rt;
 }
 
+/* Does n keep a driver loop from stamping the DDSs it writes once, after
+ * it: a parallel loop, a return past the stamps, a call of a function of
+ * the program (which may run one), or a builtin that works on whole DDSs
+ * (save, dot of vectors, keys ...), any of which may go by their
+ * versions. */
+static int stamp_blocker(Node *n, void *arg)
+{
+	(void)arg;
+	switch (n->kind) {
+	case N_ASYNC: case N_SYNC: case N_RETURN:
+		return 1;
+	case N_CALL:
+		switch (n->builtin) {
+		case B_NONE:
+			return !n->sym || !n->sym->is_extern;
+		case B_LEN: case B_PUSH: case B_INSERT: case B_CONTAINS: case B_COUNT: case B_ERASE:
+		case B_GET: case B_MIN: case B_MAX: case B_ABS: case B_RAND: case B_RAND_INT:
+		case B_RAND_NORMAL: case B_PRINT: case B_TOKENS: case B_FAST_SIGMOID: case B_WTIME:
+		case B_RANKS: case B_THREADS: case B_SPLIT: case B_FIELDS: case B_TO_INT:
+		case B_TO_LONG: case B_TO_FLOAT: case B_TO_DOUBLE:
+			return 0;
+		default:
+			return 1;
+		}
+	default:
+		return 0;
+	}
+}
+
+/* A driver loop s (for, while, do) whose statements write DDS elements
+ * stamped each write with a new version: an atomic counter's call that
+ * made every global reload, 8 times a prefix sum's C time.  Where
+ * nothing in it can look at versions (stamp_blocker), it is written
+ * with its stamps collected, then stamped once after it: true when
+ * done so. */
+static bool holds_sym(const Vec *v, const Sym *x)
+{
+	for (int i = 0; i < v->n; i++)
+		if (v->v[i] == x)
+			return true;
+	return false;
+}
+
+/* The dvectors n indexes by name, into the Vec at arg. */
+static int indexed_dvec(Node *n, void *arg)
+{
+	if (n->kind == N_INDEX && n->lhs->kind == N_NAME && n->lhs->ty->kind == TY_DVEC &&
+	    !holds_sym(arg, n->lhs->sym))
+		vec_push(arg, n->lhs->sym);
+	return 0;
+}
+
+/* Nor can a holder map appear in such a loop: the vectors it indexes
+ * are tested once, before it, for one, and where there is none (one
+ * rank, or vectors made whole) the loop runs a copy where their elements
+ * are plain C arrays (sap_dv_ixdf), their keys tested once where the loop
+ * counts over them (ranged_loop): a prefix sum ran at 4 times its C
+ * twin's time, then at its time. */
+static void stamped_loop(Node *s, Vec *w, const char *fast)
+{
+	E->stamps = w;
+	E->drv_fast = fast;
+	if (s->kind == N_FOR)
+		for_stmt(s);
+	else
+		emit_stmt(s);
+	E->stamps = NULL;
+	E->drv_fast = NULL;
+}
+
+static bool stamps_after(Node *s)
+{
+	if (E->loop || E->stamps || emit_any_node(s, stamp_blocker, NULL))
+		return false;
+	Vec w = {0}, dv = {0};
+	emit_any_node(s, indexed_dvec, &dv);
+	if (!dv.n) {
+		stamped_loop(s, &w, NULL);
+	} else {
+		/* Written twice: cc would not unswitch the loop on a flag
+		 * whose other side calls out (sap_dv_fetch_one). */
+		Buf c = {0};
+		buf_puts(&c, "");
+		for (int i = 0; i < dv.n; i++)
+			buf_printf(&c, "%s!%s.holder", i ? " && " : "", ((Sym *)dv.v[i])->cname);
+		emit_line(s, "if (%s) {", c.s);
+		E->indent++;
+		stamped_loop(s, &w, "true");
+		E->indent--;
+		emit_line(s, "} else {");
+		E->indent++;
+		stamped_loop(s, &w, NULL);
+		E->indent--;
+		emit_line(s, "}");
+	}
+	emit_stamp(s, &w);
+	return true;
+}
+
 void emit_stmt(Node *s)
 {
 	StmtState st;
@@ -1653,6 +1759,8 @@ void emit_stmt(Node *s)
 		return;
 	}
 	case N_WHILE:
+		if (stamps_after(s))
+			return;
 		if (plain_expr(s->cond, NULL) && !writes_dds(s->cond)) {
 			emit_line(s, "while (%s) {", emit_test(s->cond));
 			E->indent++;
@@ -1666,6 +1774,8 @@ void emit_stmt(Node *s)
 		stamp_writes(s, s->cond);
 		return;
 	case N_DO: {
+		if (stamps_after(s))
+			return;
 		/* The condition runs at the top of every pass but the first, so
 		 * continue reaches it. */
 		char *first = emit_tmp("first");
@@ -1681,7 +1791,8 @@ void emit_stmt(Node *s)
 		return;
 	}
 	case N_FOR:
-		for_stmt(s);
+		if (!stamps_after(s))
+			for_stmt(s);
 		return;
 	case N_BREAK:
 	case N_CONTINUE:

@@ -298,7 +298,7 @@ static char *dv_index(Node *e, bool write, char **kp)
 		return format("(*(sap_st%d ? &sap_st%d[sap_k] : &((%s *)%s.data)[sap_dv_ix(&%s, %s, %s)]))",
 		              st, st, emit_ctype(bt->elem), v, v, dv_key(e, kp), emit_site(e));
 	}
-	const char *in = E->loop ? emit_ranged(e->rhs) : NULL;
+	const char *in = E->loop || E->drv_fast ? emit_ranged(e->rhs) : NULL;
 	if (E->versioned && acc_recorded_dv(E->loop->li, e))
 		return format("(((%s *)%s)[sap_dv_ix%s(&%s, %s, %s, sap_v < 2%s%s%s)])",
 		              emit_ctype(bt->elem), emit_dv_data(e->lhs->sym), au ? "a" : "c",
@@ -319,7 +319,14 @@ static char *dv_index(Node *e, bool write, char **kp)
 	const char *mk = mark ? format("sap_sync_mark(sap_l%s, ", e->lhs->sym->cname) : "";
 	const char *mke = mark ? ")" : "";
 	/* Driver code runs on every rank: it needs every rank's copy
-	 * current (sap_dv_ixd). */
+	 * current (sap_dv_ixd), which a driver loop tests once for the
+	 * vectors it indexes (E->drv_fast). */
+	if (!E->loop && E->drv_fast && e->lhs->kind == N_NAME) {
+		char *v = emit_expr(e->lhs);
+		return format("(((%s *)%s)[sap_dv_ixdf(&%s, %s, %s, %s, %s)])", emit_ctype(bt->elem),
+		              emit_dv_data(e->lhs->sym), v, dv_key(e, kp), emit_site(e), E->drv_fast,
+		              in ? in : "false");
+	}
 	if (e->lhs->kind == N_NAME && in) {
 		char *v = emit_expr(e->lhs);
 		return format("(((%s *)%s)[%ssap_dv_ixc(&%s, %s, %s, !%s)%s])", emit_ctype(bt->elem),

@@ -777,12 +777,26 @@ void emit_iterations_end(Node *s)
 	emit_line(s, batched ? "} while (0);" : "}");
 }
 
+static bool holds(const Vec *v, const void *x)
+{
+	for (int i = 0; i < v->n; i++)
+		if (v->v[i] == x)
+			return true;
+	return false;
+}
+
 /* After driver code or a loop writes DDSs, their version changes, so that
- * cached reconnaissance reading them runs again. */
+ * cached reconnaissance reading them runs again; inside a driver loop
+ * that nothing in reads versions, once the loop ends (E->stamps). */
 void emit_stamp(Node *at, Vec *dds)
 {
 	for (int i = 0; i < dds->n; i++) {
 		Sym *d = dds->v[i];
+		if (E->stamps) {
+			if (!holds(E->stamps, d))
+				vec_push(E->stamps, d);
+			continue;
+		}
 		emit_line(at, "%s.version = sap_new_version();", d->cname);
 	}
 }
@@ -1216,14 +1230,6 @@ static int body_depth(Node *n)
  * cuts the iterations into runs of even work (sap_async_spec.cost),
  * alike on every layout.  Nothing that could fail or change in the loop
  * is computed: no division, no element, no call. */
-
-static bool holds(const Vec *v, const void *x)
-{
-	for (int i = 0; i < v->n; i++)
-		if (v->v[i] == x)
-			return true;
-	return false;
-}
 
 static bool cost_value(Node *e, LoopInfo *li, Sym *iv, Buf *b)
 {

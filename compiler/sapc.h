@@ -967,6 +967,11 @@ typedef struct Emitter {
 	Vec loops_written;      /* ids (intptr_t) of the loops whose sap_loopN is there */
 	Vec resume_points;      /* Node * N_ASYNC, N_SYNC: the loops main resumes after */
 	Vec redfns;             /* char *: reduction helpers and checked numtypes written */
+	Vec *stamps;            /* Sym *: DDSs a driver loop writes, stamped once it
+	                           ends (emit_stamp), or NULL */
+	const char *drv_fast;   /* in such a loop, the flag that every vector it
+	                           indexes is current on every rank (no holder
+	                           map): sap_dv_ixdf, or NULL */
 } Emitter;
 
 /* Shared by emit.c, emit_loop.c and emit_slice.c: scopes, statements,

@@ -148,6 +148,7 @@ run_tests = \
 	tests/run/acc-negzero.sap \
 	tests/run/dmm-view-copy.sap \
 	tests/run/const-conv.sap \
+	tests/run/driver-loops.sap \
 	tests/run/array-fill.sap \
 	tests/run/array-fill-c.sh \
 	tests/run/args-ranks.sh \
@@ -314,6 +315,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/acc-negzero.out \
 	tests/run/dmm-view-copy.out \
 	tests/run/const-conv.out \
+	tests/run/driver-loops.out \
 	tests/run/array-fill.out tests/run/list-range.out tests/run/push-self.out tests/run/int-wrap.out tests/run/rng-calls.out tests/run/map-keys.out tests/run/map-keys-grow.out tests/run/dmap-self.out tests/run/strings-ranks.out \
 	tests/run/cond-keys.out tests/run/cond-keys.args tests/run/keyless-iters.out tests/run/keyless-iters.args \
 	tests/run/big-arrays.out tests/run/big-arrays.args tests/run/shifts.out tests/run/print-ints.out tests/run/trigraphs.out \
