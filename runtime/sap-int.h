@@ -1448,6 +1448,9 @@ static inline bool sap_dense_keys(int64_t len, int64_t acc)
 }
 /* Whether the n bytes at p are all zero. */
 bool sap_all_zero(const char *p, size_t n);
+/* Are n elements of type t at p all the identity of its sums (0, -0.0
+ * for floats), as an accumulate buffer no update reached is? */
+bool sap_acc_idle(const sap_numtype *t, const char *p, int64_t n);
 
 /* async/exec.c: run a plan on its workers (x->reds set); order, when not NULL,
  * gets the equivalent serial order (p->n indices). */

@@ -224,6 +224,37 @@ void sap_acc_free(void *q)
 }
 
 
+bool sap_acc_idle(const sap_numtype *t, const char *p, int64_t n)
+{
+	if (!t || !sap_nt_has_float(t))
+		return sap_all_zero(p, (size_t)n * (t ? t->size : 1));
+	/* Every word the identity's (-0.0 as 0x8000...): the flat vectors
+	 * of doubles or floats a buffer most often holds. */
+	bool flat = sap_nt_flat(t);
+	if (flat && (t->f[0].kind == SAP_S_DOUBLE || t->f[0].kind == SAP_S_FLOAT)) {
+		size_t bytes = (size_t)n * t->size, i = 0;
+		uint64_t pat = t->f[0].kind == SAP_S_DOUBLE ? 0x8000000000000000ULL : 0x8000000080000000ULL;
+		uint64_t any = 0, w;
+		for (; i + sizeof w <= bytes; i += sizeof w) {
+			memcpy(&w, p + i, sizeof w);
+			any |= w ^ pat;
+		}
+		for (; i < bytes; i += 4) {
+			uint32_t h;
+			memcpy(&h, p + i, sizeof h);
+			any |= h ^ 0x80000000u;
+		}
+		return !any;
+	}
+	char *id = sap_xmalloc(t->size);
+	sap_nt_identity(t, id, 1);
+	bool idle = true;
+	for (int64_t k = 0; k < n && idle; k++)
+		idle = !memcmp(p + (size_t)k * t->size, id, t->size);
+	free(id);
+	return idle;
+}
+
 bool sap_all_zero(const char *p, size_t n)
 {
 	uint64_t any = 0, w;

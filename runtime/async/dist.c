@@ -1116,7 +1116,7 @@ static int64_t sparse_scan(const acc_job *j, int64_t n, int64_t be, int64_t limi
 		for (int64_t k = 0; k < nb && bytes <= limit; k++) {
 			int64_t e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
 			size_t len = (size_t)(e1 - e0) * j->es;
-			if (sap_all_zero(b + (size_t)e0 * j->es, len))
+			if (sap_acc_idle(j->num, b + (size_t)e0 * j->es, e1 - e0))
 				continue;
 			ks[w * nb + cnt[w]++] = k;
 			bytes += (int64_t)(sizeof k + len);
@@ -1158,7 +1158,7 @@ static bool acc_sparse(acc_job *j, int64_t n, const sap_dvec *v, sap_dist_stats 
 	int64_t nb = (n + be - 1) / be, set = 0;
 	for (int s = 0; s < 64 && nb >= 256 && j->T > 0; s++) {
 		int64_t k = nb * s / 64, e0 = k * be, e1 = e0 + be < n ? e0 + be : n;
-		set += !sap_all_zero(worker_buf(j, 0) + (size_t)e0 * j->es, (size_t)(e1 - e0) * j->es);
+		set += !sap_acc_idle(j->num, worker_buf(j, 0) + (size_t)e0 * j->es, e1 - e0);
 	}
 	int64_t *ks = NULL, *kc = NULL, mine = whole + 1;
 	if (set <= 32) {
