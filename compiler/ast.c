@@ -74,6 +74,12 @@ Node *ast_int(Program *p, Tok t)
 	unsigned long long v = strtoull(s, &end, 0);
 	if (*end && s[0] == '0' && !errno)
 		number_error(p, t, format("invalid digit '%c' in octal constant", *end));
+	else if (!errno && !*end && v == (unsigned long long)INT64_MAX + 1)
+		/* 1 << 63, the sign bit: -9223372036854775808L would be the
+		 * same error again, its digits being this constant. */
+		number_error(p, t, "integer constant is too large for a long (at most "
+		             "9223372036854775807; there is no unsigned type): for the same 64 bits, "
+		             "the sign bit alone, write LONG_MIN; got");
 	else if (!errno && !*end && v > INT64_MAX)
 		/* C's unsigned 64-bit constants (hashes' primes and mixers):
 		 * the long with the same bits is what a port wants. */

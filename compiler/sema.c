@@ -546,8 +546,10 @@ void sema_fold(Node *e)
 		default: return;
 		}
 		if (over || v < lo || v > hi)
-			sema_fail(e, "integer overflow in a constant expression: %lld %s %lld does not fit in '%s'",
-			          (long long)a, ast_opname(e->op), (long long)b, ty_str(t));
+			sema_fail(e, "integer overflow in a constant expression: %lld %s %lld does not fit in '%s'%s",
+			          (long long)a, ast_opname(e->op), (long long)b, ty_str(t),
+			          e->op == TK_SHL && a == 1 && b == 63 && t->kind == TY_LONG ?
+			          "; the sign bit alone is LONG_MIN" : "");
 		break;
 	}
 	default:

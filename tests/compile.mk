@@ -17,6 +17,7 @@ compile_tests = \
 	tests/compile/array-cast.sap \
 	tests/compile/list-constructor.sap \
 	tests/compile/param-below.sap \
+	tests/compile/hex-sign-bit.sap \
 	tests/compile/hex-unsigned.sap \
 	tests/compile/reduce-reads-other.sap \
 	tests/compile/void-cast.sap \
@@ -197,6 +198,7 @@ compile_tests = \
 	tests/compile/const-long-overflow.sap \
 	tests/compile/const-shift-negative.sap \
 	tests/compile/const-shift-width.sap \
+	tests/compile/shift-sign-bit.sap \
 	tests/compile/dds-in-dds.sap \
 	tests/compile/dds-in-function.sap \
 	tests/compile/dds-in-loop-body.sap \
