@@ -887,6 +887,7 @@ static void var_decl(Node *d)
 		 * checkpoint or read it), and cc keeps it in a register and
 		 * unswitches the loop on the tests made before it. */
 		emit_line(d, "%s %s = %s;", ct, s->cname, d->init ? emit_expr(d->init) : "0");
+		emit_line(d, "(void)%s;", s->cname);
 	} else if (s->is_driver) {
 		if (d->init)
 			emit_store(d, s->cname, t, d->init, TK_ASSIGN);
@@ -2224,7 +2225,8 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 		Sym *s = vars.v[i];
 		if (s->vclass == V_CONST || s->vclass == V_PARAM)
 			continue;
-		buf_printf(&dv, "static %s %s;\n", emit_ctype(s->ty), s->cname);
+		/* Unused where a driver loop shadows it (stamps_after). */
+		buf_printf(&dv, "static %s %s __attribute__((unused));\n", emit_ctype(s->ty), s->cname);
 	}
 
 	SrcFile *mainf = p->files.v[p->files.n - 1];
