@@ -69,6 +69,7 @@ run_tests = \
 	tests/run/mm-hoist.sap \
 	tests/run/reduce-tested-conv.sap \
 	tests/run/load-hash-lines.sap \
+	tests/run/load-blank-list.sap \
 	tests/run/list-oob-name.sap \
 	tests/run/count-bound.sap \
 	tests/run/keys-ties.sap \
@@ -313,6 +314,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/acc-map-dense.out tests/run/accumulate.out tests/run/accumulate-large.out tests/run/accumulate-large.args \
 	tests/run/accumulate-held.out tests/run/accumulate-held.args \
 	tests/run/acc-negzero.out \
+	tests/run/load-blank-list.out tests/run/load-blank-list.err tests/run/load-blank-list.cols.txt.in \
 	tests/run/dmm-view-copy.out \
 	tests/run/const-conv.out \
 	tests/run/driver-loops.out \

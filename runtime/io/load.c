@@ -689,10 +689,10 @@ static void parse_lines(const char *buf, size_t len, const char *path, int64_t l
 /* Physical lines (line starts), elements, and comment lines (their first
  * non-blank character a '#') in buf[0 .. len). */
 static void count_lines(const char *buf, size_t len, int64_t *lines, int64_t *elems,
-                        int64_t *hashes)
+                        int64_t *hashes, int64_t *blanks, int64_t *tail)
 {
 	const char *end = buf + len;
-	*lines = *elems = *hashes = 0;
+	*lines = *elems = *hashes = *blanks = *tail = 0;
 	for (const char *p = buf; p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
@@ -700,11 +700,15 @@ static void count_lines(const char *buf, size_t len, int64_t *lines, int64_t *el
 		++*lines;
 		if (content(p, eol)) {
 			++*elems;
+			*tail = 0;
 		} else {
 			const char *q = p;
 			while (q < eol && sap_is_blank(*q))
 				q++;
-			*hashes += q < eol && *q == '#';
+			bool hash = q < eol && *q == '#';
+			*hashes += hash;
+			*blanks += !hash;
+			*tail += !hash;
 		}
 		p = eol + 1;
 	}
@@ -713,6 +717,28 @@ static void count_lines(const char *buf, size_t len, int64_t *lines, int64_t *el
 /* The comment lines of the load in progress: of the whole file, or of
  * this rank's share until load_shared adds them up. */
 static int64_t load_hashes;
+/* Its blank lines, those after its last element, and its elements: of
+ * the text counted, or of this rank's share until load_shared adds them
+ * up (blanks_shared). */
+static struct { int64_t all, tail, elems; } load_blanks;
+
+/* Collective: load_blanks of the whole file from the ranks' shares, which
+ * follow one another in rank order. */
+static void blanks_shared(void)
+{
+	int P = sap_nranks();
+	int64_t mine[3] = { load_blanks.all, load_blanks.tail, load_blanks.elems };
+	int64_t *all = sap_xmalloc((size_t)P * sizeof mine);
+	sap_comm_allgather(mine, all, 3, sizeof *mine);
+	load_blanks.all = load_blanks.tail = load_blanks.elems = 0;
+	for (int r = 0; r < P; r++) {
+		const int64_t *x = all + 3 * r;
+		load_blanks.all += x[0];
+		load_blanks.tail = x[2] ? x[1] : load_blanks.tail + x[0];
+		load_blanks.elems += x[2];
+	}
+	free(all);
+}
 
 static void parse_trapped(load_trap *t, const char *buf, size_t len, const char *path,
                           int64_t line0, char *elems, size_t elsize, sap_parse_fn parse,
@@ -966,6 +992,7 @@ typedef struct piece {
 	size_t len;
 	int64_t lines, elems;   /* counted */
 	int64_t hashes;         /* comment lines, counted */
+	int64_t blanks, tail;   /* blank lines, and those after its last element */
 	int64_t line0, at;      /* lines and elements before it */
 	load_trap t;
 	sap_lbuf lists;
@@ -983,7 +1010,7 @@ typedef struct text_cut {
 static void count_piece(void *arg, int w)
 {
 	piece *pc = &((text_cut *)arg)->pc[w];
-	count_lines(pc->p, pc->len, &pc->lines, &pc->elems, &pc->hashes);
+	count_lines(pc->p, pc->len, &pc->lines, &pc->elems, &pc->hashes, &pc->blanks, &pc->tail);
 }
 
 static void parse_piece(void *arg, int w)
@@ -1030,6 +1057,9 @@ static int64_t count_text(text_cut *c, const char *buf, size_t len, int64_t *lin
 		e += c->pc[k].elems;
 		l += c->pc[k].lines;
 		load_hashes += c->pc[k].hashes;
+		load_blanks.all += c->pc[k].blanks;
+		load_blanks.tail = c->pc[k].elems ? c->pc[k].tail : load_blanks.tail + c->pc[k].blanks;
+		load_blanks.elems += c->pc[k].elems;
 	}
 	*lines = l;
 	return e;
@@ -1272,6 +1302,7 @@ static void load_shared(sap_dvec *v, const char *name, const char *path, size_t 
 	text_cut c;
 	int64_t count = count_text(&c, buf + b, len - b, &lines);
 	sap_comm_allreduce(&load_hashes, 1, SAP_COMM_I64, SAP_COMM_SUM);
+	blanks_shared();
 	lines += hl;
 	int64_t line0 = sap_comm_exscan_sum(lines) + hl;
 	int64_t *counts = sap_xmalloc((size_t)P * sizeof *counts);
@@ -1380,8 +1411,43 @@ static char *bcast_buffer(char *buf, size_t *len)
 	return buf;
 }
 
-static void warn_empty(const sap_dvec *v, const char *path, const sap_site *s)
+/* Whether an empty line reads as an element (its type a list alone, or
+ * a struct of one): then a blank line could have been one. */
+static bool empty_reads(const char *path, size_t elsize, sap_parse_fn parse,
+                        const sap_codec *codec)
 {
+	static const char nothing[1] = "";
+	char *el = sap_xcalloc(1, elsize ? elsize : 1);
+	load_trap t = { .line = INT64_MAX };
+	sap_fields f = { .file = path, .comma = sap_is_csv(path) };
+	f.p = f.start = f.end = nothing;
+	trap = &t;
+	if (!setjmp(t.at))
+		parse(&f, el);
+	trap = NULL;
+	bool ok = t.line == INT64_MAX;
+	free(t.msg);
+	if (codec && codec->drop)
+		codec->drop(el);
+	free(el);
+	return ok;
+}
+
+static void warn_empty(const sap_dvec *v, const char *path, size_t elsize, sap_parse_fn parse,
+                       const sap_codec *codec, const sap_site *s)
+{
+	/* Blank lines are skipped; where an element can hold nothing (a
+	 * sparse matrix's empty column, a list alone), the elements after
+	 * one moved up by one each, silently: save() writes no such line. */
+	int64_t among = load_blanks.all - load_blanks.tail;
+	if (among > 0 && !(codec && codec->lines) && empty_reads(path, elsize, parse, codec))
+		sap_warn(s, "'%s': %lld blank line%s before its last element %s skipped, not "
+		         "loaded into %s: an element of its type can hold nothing but a list, and "
+		         "if one of those lines was meant as an empty list, every element after it "
+		         "is one place early (an empty list is no line; sap(7), LOADING AND "
+		         "SAVING)", path, (long long)among, among == 1 ? "" : "s",
+		         among == 1 ? "was" : "were", v->name);
+	load_blanks.all = load_blanks.tail = load_blanks.elems = 0;
 	/* A corpus's lines starting with '#' (hashtags, Markdown headings)
 	 * are data more often than comments: not dropped without a word. */
 	if (v->codec && v->codec->lines && load_hashes > 0)
@@ -1427,7 +1493,7 @@ static void load_file(sap_dvec *v, const char *name, const char *path, size_t el
 		if (fd < 0 || !read_text(fd, &t, path))
 			sap_fatal(s, "cannot read '%s': %s", path, strerror(errno));
 		load_buffer(v, name, path, elsize, parse, codec, &t, s);
-		warn_empty(v, path, s);
+		warn_empty(v, path, elsize, parse, codec, s);
 		return;
 	}
 	/* Rank 0 looks first: a pipe, a FIFO or a device (/dev/stdin) can be
@@ -1448,7 +1514,7 @@ static void load_file(sap_dvec *v, const char *name, const char *path, size_t el
 		settle_read(err, path, s);
 		t.p = bcast_buffer(t.p, &t.len);
 		load_buffer(v, name, path, elsize, parse, codec, &t, s);
-		warn_empty(v, path, s);
+		warn_empty(v, path, elsize, parse, codec, s);
 		return;
 	}
 	/* A regular file on rank 0 must be one on every rank (a shared file
@@ -1485,5 +1551,5 @@ static void load_file(sap_dvec *v, const char *name, const char *path, size_t el
 		settle_read(err, path, s);
 		load_buffer(v, name, path, elsize, parse, codec, &t, s);
 	}
-	warn_empty(v, path, s);
+	warn_empty(v, path, elsize, parse, codec, s);
 }
