@@ -882,11 +882,15 @@ static void var_decl(Node *d)
 	}
 	if (s->is_driver && E->stamps && (ty_is_num(t) || t->kind == TY_BOOL)) {
 		/* In a driver loop of stamps_after, a number it declares (its
-		 * counter, most often) is a C local that shadows the static:
-		 * nothing outside the loop sees it (no parallel loop there to
-		 * checkpoint or read it), and cc keeps it in a register and
-		 * unswitches the loop on the tests made before it. */
-		emit_line(d, "%s %s = %s;", ct, s->cname, d->init ? emit_expr(d->init) : "0");
+		 * counter, most often) is a C local, not the static: nothing
+		 * outside the loop sees it (no parallel loop there to
+		 * checkpoint or read it), and cc keeps it in a register.  Its
+		 * name has a suffix (-Wshadow), until the loop is written. */
+		const char *init = d->init ? emit_expr(d->init) : "0";
+		vec_push(&E->renamed, s);
+		vec_push(&E->renamed, (void *)s->cname);
+		s->cname = format("%s_l", s->cname);
+		emit_line(d, "%s %s = %s;", ct, s->cname, init);
 		emit_line(d, "(void)%s;", s->cname);
 	} else if (s->is_driver) {
 		if (d->init)
@@ -1686,6 +1690,10 @@ static void stamped_loop(Node *s, Vec *w, const char *fast)
 		emit_stmt(s);
 	E->stamps = NULL;
 	E->drv_fast = NULL;
+	/* Its locals' names back to the statics'. */
+	for (int i = E->renamed.n - 2; i >= 0; i -= 2)
+		((Sym *)E->renamed.v[i])->cname = E->renamed.v[i + 1];
+	E->renamed.n = 0;
 }
 
 static bool stamps_after(Node *s)
@@ -2225,7 +2233,7 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 		Sym *s = vars.v[i];
 		if (s->vclass == V_CONST || s->vclass == V_PARAM)
 			continue;
-		/* Unused where a driver loop shadows it (stamps_after). */
+		/* Unused where a driver loop has a local instead (var_decl). */
 		buf_printf(&dv, "static %s %s __attribute__((unused));\n", emit_ctype(s->ty), s->cname);
 	}
 

@@ -969,6 +969,8 @@ typedef struct Emitter {
 	Vec redfns;             /* char *: reduction helpers and checked numtypes written */
 	Vec *stamps;            /* Sym *: DDSs a driver loop writes, stamped once it
 	                           ends (emit_stamp), or NULL */
+	Vec renamed;            /* Sym *, then its own cname: the driver numbers such
+	                           a loop holds in C locals, named apart */
 	const char *drv_fast;   /* in such a loop, the flag that every vector it
 	                           indexes is current on every rank (no holder
 	                           map): sap_dv_ixdf, or NULL */
