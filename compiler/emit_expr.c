@@ -266,7 +266,7 @@ static char *dv_index(Node *e, bool write, char **kp)
 {
 	Type *bt = e->lhs->ty;
 	if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym) && E->acc_locals)
-		return format("sap_acc_%s[sap_check_index(%s, %s.n, %s, %s)]", e->lhs->sym->cname,
+		return format("sap_acc_%s[sap_check_index(%s, sap_accn_%s, %s, %s)]", e->lhs->sym->cname,
 		              dv_key(e, kp), e->lhs->sym->cname,
 		              emit_cstr(e->lhs->sym->name, strlen(e->lhs->sym->name)), emit_site(e));
 	if (E->loop && acc_is_accum(E->loop->li, e->lhs->sym))
@@ -410,7 +410,7 @@ static char *index_expr(Node *e, bool write)
 		if (!d || !E->loop || !E->acc_locals || E->loop->kind != N_ASYNC ||
 		    !acc_is_sum(E->loop->li, d))
 			return el;
-		return format("(*(sap_acc_%s ? &sap_acc_%s[sap_check_index(%s, %s.n, %s, %s)] : &%s))",
+		return format("(*(sap_acc_%s ? &sap_acc_%s[sap_check_index(%s, sap_accn_%s, %s, %s)] : &%s))",
 		              d->cname, d->cname, dv_key(e, &key), d->cname,
 		              emit_cstr(d->name, strlen(d->name)), emit_site(e), el);
 	}

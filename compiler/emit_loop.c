@@ -900,6 +900,11 @@ static void body_open(Node *s)
 				emit_line(s, "%s *const sap_acc_%s = sap_red->acc_%s;", emit_ctype(d->ty->elem),
 				          d->cname, d->cname);
 				emit_line(s, "(void)sap_acc_%s;", d->cname);
+				/* And its length: a store to a buffer of longs might
+				 * be to the vector's n, for all cc knows, which a
+				 * histogram's check then loaded every element. */
+				emit_line(s, "const int64_t sap_accn_%s = %s.n;", d->cname, d->cname);
+				emit_line(s, "(void)sap_accn_%s;", d->cname);
 			}
 		}
 		E->acc_locals = true;
