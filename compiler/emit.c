@@ -885,11 +885,12 @@ static void var_decl(Node *d)
 		 * counter, most often) is a C local, not the static: nothing
 		 * outside the loop sees it (no parallel loop there to
 		 * checkpoint or read it), and cc keeps it in a register.  Its
-		 * name has a suffix (-Wshadow), until the loop is written. */
+		 * name is apart from the static's (-Wshadow) and from every
+		 * user name (u_...), until the loop is written. */
 		const char *init = d->init ? emit_expr(d->init) : "0";
 		vec_push(&E->renamed, s);
 		vec_push(&E->renamed, (void *)s->cname);
-		s->cname = format("%s_l", s->cname);
+		s->cname = format("sap_dl_%s", s->cname);
 		emit_line(d, "%s %s = %s;", ct, s->cname, init);
 		emit_line(d, "(void)%s;", s->cname);
 	} else if (s->is_driver) {
@@ -1651,12 +1652,6 @@ static int stamp_blocker(Node *n, void *arg)
 	}
 }
 
-/* A driver loop s (for, while, do) whose statements write DDS elements
- * stamped each write with a new version: an atomic counter's call that
- * made every global reload, 8 times a prefix sum's C time.  Where
- * nothing in it can look at versions (stamp_blocker), it is written
- * with its stamps collected, then stamped once after it: true when
- * done so. */
 static bool holds_sym(const Vec *v, const Sym *x)
 {
 	for (int i = 0; i < v->n; i++)
@@ -1696,6 +1691,12 @@ static void stamped_loop(Node *s, Vec *w, const char *fast)
 	E->renamed.n = 0;
 }
 
+/* A driver loop s (for, while, do) whose statements write DDS elements
+ * stamped each write with a new version: an atomic counter's call that
+ * made every global reload, 8 times a prefix sum's C time.  Where
+ * nothing in it can look at versions (stamp_blocker), it is written
+ * with its stamps collected, then stamped once after it: true when
+ * done so. */
 static bool stamps_after(Node *s)
 {
 	if (E->loop || E->stamps || emit_any_node(s, stamp_blocker, NULL))
