@@ -1300,12 +1300,21 @@ static bool cost_trips(Node *f, LoopInfo *li, Sym *iv, Buf *b)
 	    c->kind != N_BINARY || (c->op != TK_LT && c->op != TK_LE) || c->lhs->kind != N_NAME ||
 	    c->lhs->sym != init->sym)
 		return false;
-	int64_t k = 1;
+	Buf k = {0};
+	buf_puts(&k, "1.0");
 	if (st->kind == N_INCDEC) {
 		if (st->op != TK_INC || st->lhs->kind != N_NAME || st->lhs->sym != init->sym)
 			return false;
-	} else if (st->kind != N_ASSIGN || st->op != TK_PLUS || st->lhs->kind != N_NAME ||
-	           st->lhs->sym != init->sym || !sema_const_int(st->rhs, &k) || k < 1) {
+	} else if (st->kind == N_ASSIGN && st->op == TK_PLUS && st->lhs->kind == N_NAME &&
+	           st->lhs->sym == init->sym) {
+		/* A step of a param or a driver number too: under 1 it is 1
+		 * here (the loop's own business where it runs). */
+		k.len = 0;
+		buf_puts(&k, "fmax(1.0, ");
+		if (!cost_value(st->rhs, li, iv, &k))
+			return false;
+		buf_putc(&k, ')');
+	} else {
 		return false;
 	}
 	buf_puts(b, "fmax(0.0, (");
@@ -1314,7 +1323,7 @@ static bool cost_trips(Node *f, LoopInfo *li, Sym *iv, Buf *b)
 	buf_puts(b, " - ");
 	if (!cost_value(init->init, li, iv, b))
 		return false;
-	buf_printf(b, "%s) / %lld.0)", c->op == TK_LE ? " + 1.0" : "", (long long)k);
+	buf_printf(b, "%s) / %s)", c->op == TK_LE ? " + 1.0" : "", k.s);
 	return true;
 }
 
