@@ -1624,10 +1624,11 @@ static bool moved_out(Node *e, Type *rt)
 }
 
 /* Does n keep a driver loop from stamping the DDSs it writes once, after
- * it: a parallel loop, a return past the stamps, a call of a function of
- * the program (which may run one), or a builtin that works on whole DDSs
- * (save, dot of vectors, keys ...), any of which may go by their
- * versions. */
+ * it: a parallel loop, a return past the stamps, or a builtin that works
+ * on whole DDSs (save, dot of vectors, keys ...), any of which may go by
+ * their versions.  Not a call of the program's functions, which see no
+ * DDS nor driver variable and run no parallel loop (sap(7)): min3() in
+ * an edit distance's cells kept the loop slow, 3.6 times its C twin. */
 static int stamp_blocker(Node *n, void *arg)
 {
 	(void)arg;
@@ -1637,7 +1638,7 @@ static int stamp_blocker(Node *n, void *arg)
 	case N_CALL:
 		switch (n->builtin) {
 		case B_NONE:
-			return !n->sym || !n->sym->is_extern;
+			return 0;
 		case B_LEN: case B_PUSH: case B_INSERT: case B_CONTAINS: case B_COUNT: case B_ERASE:
 		case B_GET: case B_MIN: case B_MAX: case B_ABS: case B_RAND: case B_RAND_INT:
 		case B_RAND_NORMAL: case B_PRINT: case B_TOKENS: case B_FAST_SIGMOID: case B_WTIME:
