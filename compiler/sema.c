@@ -359,6 +359,21 @@ int sema_dead;
 
 /* Is e, a checked bool, a constant: true, false, a const bool, a
  * comparison of integer constants, or !, && and || of those? */
+/* Comparison op of two values whose order is lt, eq or gt (none of the
+ * three for a NaN: then only != holds). */
+static bool compared(int op, bool lt, bool eq, bool gt, bool *v)
+{
+	switch (op) {
+	case TK_LT: *v = lt; return true;
+	case TK_LE: *v = lt || eq; return true;
+	case TK_GT: *v = gt; return true;
+	case TK_GE: *v = gt || eq; return true;
+	case TK_EQ: *v = eq; return true;
+	case TK_NE: *v = !eq; return true;
+	default: return false;
+	}
+}
+
 bool sema_const_bool(Node *e, bool *v)
 {
 	bool a, b;
@@ -401,26 +416,10 @@ bool sema_const_bool(Node *e, bool *v)
 			    !(ty_is_float(e->lhs->ty) || ty_is_float(e->rhs->ty)) ||
 			    !fold_float(e->lhs, &f) || !fold_float(e->rhs, &g))
 				return false;
-			switch (e->op) {
-			case TK_LT: *v = f < g; return true;
-			case TK_LE: *v = f <= g; return true;
-			case TK_GT: *v = f > g; return true;
-			case TK_GE: *v = f >= g; return true;
-			case TK_EQ: *v = f == g; return true;
-			case TK_NE: *v = f != g; return true;
-			default: return false;
-			}
+			return compared(e->op, f < g, f == g, f > g, v);
 		}
 		int64_t x = e->lhs->cval, y = e->rhs->cval;
-		switch (e->op) {
-		case TK_LT: *v = x < y; return true;
-		case TK_LE: *v = x <= y; return true;
-		case TK_GT: *v = x > y; return true;
-		case TK_GE: *v = x >= y; return true;
-		case TK_EQ: *v = x == y; return true;
-		case TK_NE: *v = x != y; return true;
-		default: return false;
-		}
+		return compared(e->op, x < y, x == y, x > y, v);
 	default:
 		return false;
 	}

@@ -750,14 +750,23 @@ static void parse_trapped(load_trap *t, const char *buf, size_t len, const char 
 	trap = NULL;
 }
 
-/* Whether the line [p, eol) reads as an element; what it holds is
- * dropped. */
+/* Whether the line [p, eol) reads as an element, an empty one (p ==
+ * eol) too, which a load skips; what it holds is dropped. */
 static bool reads(const char *p, const char *eol, const char *path, size_t elsize,
                   sap_parse_fn parse, const sap_codec *codec)
 {
 	char *el = sap_xcalloc(1, elsize ? elsize : 1);
 	load_trap t = { .line = INT64_MAX };
-	parse_trapped(&t, p, (size_t)(eol - p), path, 0, el, elsize, parse, NULL);
+	if (p == eol) {
+		sap_fields f = { .file = path, .comma = sap_is_csv(path) };
+		f.p = f.start = f.end = p;
+		trap = &t;
+		if (!setjmp(t.at))
+			parse(&f, el);
+		trap = NULL;
+	} else {
+		parse_trapped(&t, p, (size_t)(eol - p), path, 0, el, elsize, parse, NULL);
+	}
 	bool ok = t.line == INT64_MAX;
 	free(t.msg);
 	if (codec && codec->drop)
@@ -1417,20 +1426,7 @@ static bool empty_reads(const char *path, size_t elsize, sap_parse_fn parse,
                         const sap_codec *codec)
 {
 	static const char nothing[1] = "";
-	char *el = sap_xcalloc(1, elsize ? elsize : 1);
-	load_trap t = { .line = INT64_MAX };
-	sap_fields f = { .file = path, .comma = sap_is_csv(path) };
-	f.p = f.start = f.end = nothing;
-	trap = &t;
-	if (!setjmp(t.at))
-		parse(&f, el);
-	trap = NULL;
-	bool ok = t.line == INT64_MAX;
-	free(t.msg);
-	if (codec && codec->drop)
-		codec->drop(el);
-	free(el);
-	return ok;
+	return reads(nothing, nothing, path, elsize, parse, codec);
 }
 
 static void warn_empty(const sap_dvec *v, const char *path, size_t elsize, sap_parse_fn parse,
