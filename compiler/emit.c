@@ -1670,26 +1670,58 @@ static int indexed_dvec(Node *n, void *arg)
 	return 0;
 }
 
-/* Nor can a holder map appear in such a loop: the vectors it indexes
- * are tested once, before it, for one, and where there is none (one
- * rank, or vectors made whole) the loop runs a copy where their elements
- * are plain C arrays (sap_dv_ixdf), their keys tested once where the loop
- * counts over them (ranged_loop): a prefix sum ran at 4 times its C
- * twin's time, then at its time. */
+/* s written with its stamps collected in w, its vectors indexed as
+ * sap_dv_ixdf says for fast (or as sap_dv_ixd for NULL). */
 static void stamped_loop(Node *s, Vec *w, const char *fast)
 {
+	Vec *ow = E->stamps;
+	const char *of = E->drv_fast;
+	Node *on = E->stamp_loop;
+	int nr = E->renamed.n;
 	E->stamps = w;
 	E->drv_fast = fast;
+	E->stamp_loop = s;
 	if (s->kind == N_FOR)
 		for_stmt(s);
 	else
 		emit_stmt(s);
-	E->stamps = NULL;
-	E->drv_fast = NULL;
+	E->stamps = ow;
+	E->drv_fast = of;
+	E->stamp_loop = on;
 	/* Its locals' names back to the statics'. */
-	for (int i = E->renamed.n - 2; i >= 0; i -= 2)
+	for (int i = E->renamed.n - 2; i >= nr; i -= 2)
 		((Sym *)E->renamed.v[i])->cname = E->renamed.v[i + 1];
-	E->renamed.n = 0;
+	E->renamed.n = nr;
+}
+
+/* No holder map can appear in such a loop: the vectors it indexes, dv,
+ * are tested once, before it, for one, and where there is none (one
+ * rank, or vectors made whole) the loop runs a copy where their elements
+ * are plain C arrays (sap_dv_ixdf), their keys tested once where the loop
+ * counts over them (ranged_loop): a prefix sum ran at 4 times its C
+ * twin's time, then at its time.  Two copies: cc would not unswitch the
+ * loop on a flag whose other side calls out (sap_dv_fetch_one). */
+static void both_copies(Node *s, Vec *w, const Vec *dv)
+{
+	Buf c = {0};
+	buf_puts(&c, "");
+	for (int i = 0; i < dv->n; i++)
+		buf_printf(&c, "%s!%s.holder", i ? " && " : "", ((Sym *)dv->v[i])->cname);
+	emit_line(s, "if (%s) {", c.s);
+	E->indent++;
+	stamped_loop(s, w, "true");
+	E->indent--;
+	emit_line(s, "} else {");
+	E->indent++;
+	stamped_loop(s, w, NULL);
+	E->indent--;
+	emit_line(s, "}");
+}
+
+static int is_seq_loop(Node *n, void *arg)
+{
+	(void)arg;
+	return n->kind == N_FOR || n->kind == N_WHILE || n->kind == N_DO;
 }
 
 /* A driver loop s (for, while, do) whose statements write DDS elements
@@ -1697,32 +1729,32 @@ static void stamped_loop(Node *s, Vec *w, const char *fast)
  * made every global reload, 8 times a prefix sum's C time.  Where
  * nothing in it can look at versions (stamp_blocker), it is written
  * with its stamps collected, then stamped once after it: true when
- * done so. */
+ * done so.  Inside the copy of such a loop that found a holder map, an
+ * innermost loop tests again at each pass of the loops around it: a
+ * parallel loop's output, made whole by the first pass's fetches, ran
+ * the slow copy for every pass after it too. */
 static bool stamps_after(Node *s)
 {
-	if (E->loop || E->stamps || emit_any_node(s, stamp_blocker, NULL))
+	if (E->loop || s == E->stamp_loop)
 		return false;
-	Vec w = {0}, dv = {0};
-	emit_any_node(s, indexed_dvec, &dv);
-	if (!dv.n) {
-		stamped_loop(s, &w, NULL);
-	} else {
-		/* Written twice: cc would not unswitch the loop on a flag
-		 * whose other side calls out (sap_dv_fetch_one). */
-		Buf c = {0};
-		buf_puts(&c, "");
-		for (int i = 0; i < dv.n; i++)
-			buf_printf(&c, "%s!%s.holder", i ? " && " : "", ((Sym *)dv.v[i])->cname);
-		emit_line(s, "if (%s) {", c.s);
-		E->indent++;
-		stamped_loop(s, &w, "true");
-		E->indent--;
-		emit_line(s, "} else {");
-		E->indent++;
-		stamped_loop(s, &w, NULL);
-		E->indent--;
-		emit_line(s, "}");
+	Vec dv = {0};
+	if (E->stamps) {
+		if (E->drv_fast || emit_any_node(s->body, is_seq_loop, NULL))
+			return false;
+		emit_any_node(s, indexed_dvec, &dv);
+		if (!dv.n)
+			return false;
+		both_copies(s, E->stamps, &dv);
+		return true;
 	}
+	if (emit_any_node(s, stamp_blocker, NULL))
+		return false;
+	Vec w = {0};
+	emit_any_node(s, indexed_dvec, &dv);
+	if (dv.n)
+		both_copies(s, &w, &dv);
+	else
+		stamped_loop(s, &w, NULL);
 	emit_stamp(s, &w);
 	return true;
 }

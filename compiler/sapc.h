@@ -969,6 +969,7 @@ typedef struct Emitter {
 	Vec redfns;             /* char *: reduction helpers and checked numtypes written */
 	Vec *stamps;            /* Sym *: DDSs a driver loop writes, stamped once it
 	                           ends (emit_stamp), or NULL */
+	Node *stamp_loop;       /* the driver loop stamps_after is writing */
 	Vec renamed;            /* Sym *, then its own cname: the driver numbers such
 	                           a loop holds in C locals, named apart */
 	const char *drv_fast;   /* in such a loop, the flag that every vector it
