@@ -1292,38 +1292,78 @@ static bool cost_value(Node *e, LoopInfo *li, Sym *iv, Buf *b)
 	}
 }
 
-/* for (T v = from; v < to (or <=); v++ or v += k): its passes, or false. */
+/* The variable a step adds to (dir 1) or takes from (-1), by what (into
+ * k, at least 1): v++, v += k, v = v + k, v = k + v; v--, v -= k,
+ * v = v - k.  0 for any other step. */
+static int cost_step(Node *st, Sym *v, LoopInfo *li, Sym *iv, Buf *k)
+{
+	buf_puts(k, "1.0");
+	if (st->kind == N_INCDEC)
+		return st->lhs->kind == N_NAME && st->lhs->sym == v ? (st->op == TK_INC ? 1 : -1) : 0;
+	if (st->kind != N_ASSIGN || st->lhs->kind != N_NAME || st->lhs->sym != v)
+		return 0;
+	Node *by = NULL;
+	int dir = 0;
+	if (st->op == TK_PLUS || st->op == TK_MINUS) {
+		by = st->rhs;
+		dir = st->op == TK_PLUS ? 1 : -1;
+	} else if (st->op == TK_ASSIGN && st->rhs->kind == N_BINARY) {
+		Node *e = st->rhs;
+		bool left = e->lhs->kind == N_NAME && e->lhs->sym == v;
+		if (e->op == TK_PLUS && (left || (e->rhs->kind == N_NAME && e->rhs->sym == v))) {
+			by = left ? e->rhs : e->lhs;
+			dir = 1;
+		} else if (e->op == TK_MINUS && left) {
+			by = e->rhs;
+			dir = -1;
+		}
+	}
+	if (!dir)
+		return 0;
+	/* A step of a param or a driver number too: under 1 it is 1 here
+	 * (the loop's own business where it runs). */
+	k->len = 0;
+	buf_puts(k, "fmax(1.0, ");
+	if (!cost_value(by, li, iv, k))
+		return 0;
+	buf_putc(k, ')');
+	return dir;
+}
+
+/* The passes of for (T v = from; cond; step), counting up to a bound
+ * (v < to, v <= to, v != to, or to > v ...) or down (v > to, v >= to),
+ * or false. */
 static bool cost_trips(Node *f, LoopInfo *li, Sym *iv, Buf *b)
 {
 	Node *init = f->init, *c = f->cond, *st = f->step;
 	if (!init || init->kind != N_VAR || !init->sym || !init->init || !c || !st ||
-	    c->kind != N_BINARY || (c->op != TK_LT && c->op != TK_LE) || c->lhs->kind != N_NAME ||
-	    c->lhs->sym != init->sym)
+	    c->kind != N_BINARY)
 		return false;
-	Buf k = {0};
-	buf_puts(&k, "1.0");
-	if (st->kind == N_INCDEC) {
-		if (st->op != TK_INC || st->lhs->kind != N_NAME || st->lhs->sym != init->sym)
-			return false;
-	} else if (st->kind == N_ASSIGN && st->op == TK_PLUS && st->lhs->kind == N_NAME &&
-	           st->lhs->sym == init->sym) {
-		/* A step of a param or a driver number too: under 1 it is 1
-		 * here (the loop's own business where it runs). */
-		k.len = 0;
-		buf_puts(&k, "fmax(1.0, ");
-		if (!cost_value(st->rhs, li, iv, &k))
-			return false;
-		buf_putc(&k, ')');
+	Sym *v = init->sym;
+	int op = c->op;
+	Node *to;
+	if (c->lhs->kind == N_NAME && c->lhs->sym == v) {
+		to = c->rhs;
+	} else if (c->rhs->kind == N_NAME && c->rhs->sym == v) {
+		to = c->lhs;
+		op = op == TK_LT ? TK_GT : op == TK_GT ? TK_LT : op == TK_LE ? TK_GE :
+		     op == TK_GE ? TK_LE : op;
 	} else {
 		return false;
 	}
+	Buf k = {0};
+	int dir = cost_step(st, v, li, iv, &k);
+	bool up = dir > 0 && (op == TK_LT || op == TK_LE || op == TK_NE);
+	bool down = dir < 0 && (op == TK_GT || op == TK_GE);
+	if (!up && !down)
+		return false;
 	buf_puts(b, "fmax(0.0, (");
-	if (!cost_value(c->rhs, li, iv, b))
+	if (!cost_value(up ? to : init->init, li, iv, b))
 		return false;
 	buf_puts(b, " - ");
-	if (!cost_value(init->init, li, iv, b))
+	if (!cost_value(up ? init->init : to, li, iv, b))
 		return false;
-	buf_printf(b, "%s) / %s)", c->op == TK_LE ? " + 1.0" : "", k.s);
+	buf_printf(b, "%s) / %s)", op == TK_LE || op == TK_GE ? " + 1.0" : "", k.s);
 	return true;
 }
 

@@ -2130,7 +2130,8 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	/* Said in --stats: on several ranks, every rank ran all of it. */
 	st->whole_why = NULL;
 	if (brief_all)
-		why = "its invocations are short, and ran faster that way";
+		why = sap_cfg.short_loops ? "its invocations are short, and SAP_SHORT_LOOPS=whole" :
+		      "its invocations are short, and ran faster that way";
 	if (sap_nranks() > 1 && !mk && !ranks && lo < hi && spec->dds && !spec->serial &&
 	    !sap_cfg.run_order)
 		st->whole_why = st->why_buf[0] ? st->why_buf : why ? why : "its keys are unknown";

@@ -77,7 +77,19 @@ async for (long i = 0; i < m; i++) relaxed(+: G) {
 }
 print("%a %a\n", G[0], G[3]);
 SAP
+# The same pairs counted down, and with the test written the other way.
+sed 's/for (long j = i + 1; j < m; j++)/for (long j = m - 1; j > i; j--)/' rl.sap >rld.sap
+sed 's/for (long j = i + 1; j < m; j++)/for (long j = i + 1; m > j; j = j + 1)/' rl.sap >rlw.sap
+if ! grep -q 'j--' rld.sap || ! grep -q 'm > j' rlw.sap; then
+	fail "the sed of rl.sap"
+fi
+"$SAPC" -o rld rld.sap || fail "sapc rld.sap"
+"$SAPC" -o rlw rlw.sap || fail "sapc rlw.sap"
 "$SAPC" -o rl rl.sap || fail "sapc rl.sap"
+for p in rld rlw; do
+	$MPIEXEC -n 2 ./$p --threads=1 --dump-order="d$p" >/dev/null </dev/null || fail "$p on 2 x 1 failed"
+	grep -qx "round 0 worker 0 count 879" "d$p" || { grep '^round' "d$p"; fail "$p: not cut by work"; }
+done
 for layout in "1 2" "2 1"; do
 	# shellcheck disable=SC2086 # the ranks and the threads, two words
 	set -- $layout
