@@ -38,6 +38,7 @@ run_tests = \
 	tests/run/read-slice-drv.sh \
 	tests/run/read-slice-stop.sh \
 	tests/run/chunks-by-work.sh \
+	tests/run/cost-ranks.sh \
 	tests/run/scattered-holders.sh \
 	tests/run/folded-reads.sh \
 	tests/run/whole-regather.sh \

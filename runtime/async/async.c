@@ -963,6 +963,21 @@ static void chunk_weights(sap_run *x, const sap_async_spec *spec, int64_t lo, in
 	x->wlo = lo;
 	x->whi = hi;
 	x->wW = W;
+	/* Every rank must cut alike, or iterations would run twice or not
+	 * at all: a bound from a value that differs between ranks (a C
+	 * function keeping state) is an error, as in a plan's keys. */
+	if (sap_nranks() > 1) {
+		uint64_t h = 1469598103934665603ULL;
+		for (int w = 0; w <= W; w++)
+			h = (h ^ (uint64_t)cut[w]) * 1099511628211ULL;
+		int64_t k[2] = { (int64_t)(h >> 1), -(int64_t)(h >> 1) };
+		sap_comm_allreduce(k, 2, SAP_COMM_I64, SAP_COMM_MIN);
+		if (k[0] != -k[1])
+			sap_fatal(&x->L->site, "this async for's inner loops run a number of times that "
+			          "differs between ranks: a bound depends on a value that is not the same "
+			          "on every rank, such as a C function that keeps state (sap(7), Extern "
+			          "functions)");
+	}
 }
 
 static void chunk_weights_free(sap_run *x)
