@@ -164,7 +164,9 @@ static char *map_key(Sym *md, Node *k, int mode)
 	int id = E->loop->li->id;
 	const char *L = E->versioned ? format("sap_v == 0 ? &sap_loop%d : NULL", id) :
 	                format("&sap_loop%d", id);
-	return format("sap_audit_%ck(%s, %d, sap_i, %s, %d, %s)", k->ty->kind == TY_STRING ? 's' : 'i',
+	/* An int key back to int from the audit's long (-Wconversion). */
+	return format("%ssap_audit_%ck(%s, %d, sap_i, %s, %d, %s)",
+	              k->ty->kind == TY_INT ? "(int32_t)" : "", k->ty->kind == TY_STRING ? 's' : 'i',
 	              L, i, key, mode & ACC_WRITE ? 2 : 1, emit_site(k));
 }
 
