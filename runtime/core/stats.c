@@ -23,7 +23,7 @@ int64_t sap_mem_dds_held(void)
 
 void sap_mem_dds(int64_t delta)
 {
-	int64_t now = mem_now += delta;
+	int64_t now = atomic_fetch_add(&mem_now, delta) + delta;
 	int64_t peak = mem_peak;
 	while (now > peak && !atomic_compare_exchange_weak(&mem_peak, &peak, now))
 		;
@@ -31,7 +31,7 @@ void sap_mem_dds(int64_t delta)
 
 void sap_mem_copies(int64_t delta)
 {
-	int64_t now = copies_now += delta;
+	int64_t now = atomic_fetch_add(&copies_now, delta) + delta;
 	if (now > copies_peak)
 		copies_peak = now;
 }
