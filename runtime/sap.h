@@ -642,12 +642,10 @@ static inline int64_t sap_dv_ixd(sap_dvec *v, int64_t i, const sap_site *s)
 /* sap_dv_ixd in a driver loop that found, before it, every vector it
  * indexes without a holder map (whole: nothing to fetch, and none made
  * while it runs), and i known in range (in): the check alone, or none. */
-int64_t sap_dv_ixd_call(sap_dvec *v, int64_t i, const sap_site *s);
 static inline int64_t sap_dv_ixdf(sap_dvec *v, int64_t i, const sap_site *s, bool whole, bool in)
 {
-	/* Out of line otherwise: a loop small enough for cc to unswitch. */
 	if (!whole)
-		return sap_dv_ixd_call(v, i, s);
+		return sap_dv_ixd(v, i, s);
 	return in ? i : sap_dv_ix(v, i, s);
 }
 

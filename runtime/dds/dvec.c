@@ -114,11 +114,6 @@ void sap_dv_create_part(sap_dvec *v, const char *name, int64_t n, size_t elsize,
 	v->mapped = true;
 }
 
-int64_t sap_dv_ixd_call(sap_dvec *v, int64_t i, const sap_site *s)
-{
-	return sap_dv_ixd(v, i, s);
-}
-
 /* Atomic: loops running on several threads stamp DDSs too. */
 uint64_t sap_new_version(void)
 {
