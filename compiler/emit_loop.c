@@ -1436,6 +1436,20 @@ static const char *cost_fn(Node *s, bool *varies)
 	return format("sap_loop%d_cost", li->id);
 }
 
+bool emit_cost_varies(Node *s)
+{
+	Emitter em = {0}, *saved = E;
+	if (!E)
+		E = &em;
+	Sym *iv = s->kind == N_ASYNC && s->init ? s->init->sym : NULL;
+	Buf b = {0};
+	buf_puts(&b, "");
+	bool varies = iv && body_depth(s->body) && cost_stmt(s->body, s->li, iv, &b) &&
+	              strstr(b.s, "sap_i");
+	E = saved;
+	return varies;
+}
+
 /* The call of an async for: its DDSs with their flags, the static keys
  * of the written ones, and the spec that holds them. */
 static void async_call(Node *s, const char *redargs, Vec *wr)

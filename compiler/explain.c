@@ -830,18 +830,21 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 	const char *spans = span_keys(l, L, NULL) ? "parallel: in contiguous chunks, with no "
 	                    "reconnaissance or plan, when the spans below keep the iterations "
 	                    "apart; otherwise" : NULL;
+	/* Chunks cut by the work of inner loops (sap-run(1), chunks). */
+	const char *work = emit_cost_varies(l) ? "; the chunks are even in the passes of its inner "
+	                   "loops, which vary with the iteration" : "";
 	switch (L->verdict) {
 	case VD_NOWRITE:
 		fprintf(out, "parallel: writes no DDS%s, so the iterations are split into contiguous "
-		        "chunks with no reconnaissance\n",
+		        "chunks with no reconnaissance%s\n",
 		        L->accum_syms.n && L->relax_syms.n ? " except by accumulation and relaxed updates" :
 		        L->accum_syms.n ? " except by accumulation" :
-		        L->relax_syms.n ? " except by relaxed updates" : "");
+		        L->relax_syms.n ? " except by relaxed updates" : "", work);
 		break;
 	case VD_INDEPENDENT:
 		fprintf(out, "parallel: every key of the DDSs it writes is static and each iteration "
 		        "writes keys of its own, so the iterations are split into contiguous chunks "
-		        "with no reconnaissance\n");
+		        "with no reconnaissance%s\n", work);
 		break;
 	case VD_STATIC:
 		fprintf(out, "parallel: every key of the DDSs it writes is static, so the plan is built "

@@ -1038,6 +1038,10 @@ void emit_element_var(Node *s);
 void emit_iterations_begin(Node *s);
 void emit_iterations_end(Node *s);
 void emit_stamp(Node *at, Vec *dds);
+/* Does async loop s run in chunks of even work (sap_loopN_cost): its
+ * inner loops' passes counted, and depending on the iteration?  For
+ * --explain, which runs without an emitter. */
+bool emit_cost_varies(Node *s);
 void emit_parallel(Node *s);
 
 /* emit_slice.c: the slice function, and what it has recorded so far. */
