@@ -2298,4 +2298,6 @@ void emit_program(Program *p, FILE *out, const EmitOpts *o, const char *progname
 	           "\t                (int)(sizeof sap_values / sizeof *sap_values));\n}\n",
 	           E->value_sizes.s ? E->value_sizes.s : "");
 	write_lines(all.s, out, o->c_name ? o->c_name : format("%s.c", mainf->name));
+	/* em goes with this frame. */
+	E = NULL;
 }

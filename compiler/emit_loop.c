@@ -1438,9 +1438,10 @@ static const char *cost_fn(Node *s, bool *varies)
 
 bool emit_cost_varies(Node *s)
 {
+	/* An emitter of its own: E may still point at a finished
+	 * emit_program's (a compile before this one, in one process). */
 	Emitter em = {0}, *saved = E;
-	if (!E)
-		E = &em;
+	E = &em;
 	Sym *iv = s->kind == N_ASYNC && s->init ? s->init->sym : NULL;
 	Buf b = {0};
 	buf_puts(&b, "");
