@@ -1653,20 +1653,11 @@ static int stamp_blocker(Node *n, void *arg)
 	}
 }
 
-static bool holds_sym(const Vec *v, const Sym *x)
-{
-	for (int i = 0; i < v->n; i++)
-		if (v->v[i] == x)
-			return true;
-	return false;
-}
-
 /* The dvectors n indexes by name, into the Vec at arg. */
 static int indexed_dvec(Node *n, void *arg)
 {
-	if (n->kind == N_INDEX && n->lhs->kind == N_NAME && n->lhs->ty->kind == TY_DVEC &&
-	    !holds_sym(arg, n->lhs->sym))
-		vec_push(arg, n->lhs->sym);
+	if (n->kind == N_INDEX && n->lhs->kind == N_NAME && n->lhs->ty->kind == TY_DVEC)
+		acc_add_sym(arg, n->lhs->sym);
 	return 0;
 }
 

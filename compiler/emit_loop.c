@@ -777,14 +777,6 @@ void emit_iterations_end(Node *s)
 	emit_line(s, batched ? "} while (0);" : "}");
 }
 
-static bool holds(const Vec *v, const void *x)
-{
-	for (int i = 0; i < v->n; i++)
-		if (v->v[i] == x)
-			return true;
-	return false;
-}
-
 /* After driver code or a loop writes DDSs, their version changes, so that
  * cached reconnaissance reading them runs again; inside a driver loop
  * that nothing in reads versions, once the loop ends (E->stamps). */
@@ -793,8 +785,7 @@ void emit_stamp(Node *at, Vec *dds)
 	for (int i = 0; i < dds->n; i++) {
 		Sym *d = dds->v[i];
 		if (E->stamps) {
-			if (!holds(E->stamps, d))
-				vec_push(E->stamps, d);
+			acc_add_sym(E->stamps, d);
 			continue;
 		}
 		emit_line(at, "%s.version = sap_new_version();", d->cname);
@@ -1239,6 +1230,14 @@ static int body_depth(Node *n)
  * alike on every layout.  Nothing that could fail or change in the loop
  * is computed: no division, no element, no call. */
 
+static bool holds(const Vec *v, const void *x)
+{
+	for (int i = 0; i < v->n; i++)
+		if (v->v[i] == x)
+			return true;
+	return false;
+}
+
 static bool cost_value(Node *e, LoopInfo *li, Sym *iv, Buf *b)
 {
 	switch (e->kind) {
@@ -1417,23 +1416,27 @@ static bool cost_stmt(Node *n, LoopInfo *li, Sym *iv, Buf *b)
 	}
 }
 
-/* sap_loopN_cost, when the body's inner loops' work is known as above:
- * its name, or NULL; *varies when it depends on the iteration. */
+/* The work of an iteration of async loop s as above, a C expression of
+ * sap_i, into b: false where it is not known. */
+static bool cost_expr(Node *s, Buf *b)
+{
+	Sym *iv = s->kind == N_ASYNC && s->init ? s->init->sym : NULL;
+	buf_puts(b, "");
+	return iv && body_depth(s->body) && cost_stmt(s->body, s->li, iv, b);
+}
+
+/* sap_loopN_cost, when the body's inner loops' work is known: its name,
+ * or NULL; *varies when it depends on the iteration. */
 static const char *cost_fn(Node *s, bool *varies)
 {
-	LoopInfo *li = s->li;
-	Sym *iv = s->init ? s->init->sym : NULL;
-	*varies = false;
-	if (!iv || !body_depth(s->body))
-		return NULL;
 	Buf b = {0};
-	buf_puts(&b, "");
-	if (!cost_stmt(s->body, li, iv, &b))
+	*varies = false;
+	if (!cost_expr(s, &b))
 		return NULL;
 	*varies = strstr(b.s, "sap_i") != NULL;
 	buf_printf(&E->funcs, "static double sap_loop%d_cost(int64_t sap_i)\n{\n\t(void)sap_i;\n"
-	           "\treturn %s;\n}\n\n", li->id, b.s);
-	return format("sap_loop%d_cost", li->id);
+	           "\treturn %s;\n}\n\n", s->li->id, b.s);
+	return format("sap_loop%d_cost", s->li->id);
 }
 
 bool emit_cost_varies(Node *s)
@@ -1442,11 +1445,8 @@ bool emit_cost_varies(Node *s)
 	 * emit_program's (a compile before this one, in one process). */
 	Emitter em = {0}, *saved = E;
 	E = &em;
-	Sym *iv = s->kind == N_ASYNC && s->init ? s->init->sym : NULL;
 	Buf b = {0};
-	buf_puts(&b, "");
-	bool varies = iv && body_depth(s->body) && cost_stmt(s->body, s->li, iv, &b) &&
-	              strstr(b.s, "sap_i");
+	bool varies = cost_expr(s, &b) && strstr(b.s, "sap_i");
 	E = saved;
 	return varies;
 }
