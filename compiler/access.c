@@ -416,11 +416,54 @@ static bool const_of(Node *e, int64_t *k)
 	return false;
 }
 
-/* The inner loop variable whose terms affine() puts in s, or NULL. */
-static Sym *span_sym;
+/* The variables of the inner loops whose terms affine() puts in s[m]. */
+#define SPAN_MAX 8
+static Sym *span_syms[SPAN_MAX];
+static int nspan_syms;
 
-/* key = sum(a) * i + sum(b) (+ sum(s) * span_sym when s is given), or
- * false if e is not affine. */
+static void aff_append(Vec *to, const Vec *from)
+{
+	for (int i = 0; i < from->n; i++)
+		vec_push(to, from->v[i]);
+}
+
+/* The product c * inv of two invariants, in int64 as the runtime takes
+ * keys: c[(b * F + f) * OH + y], an image of a batch, is b F OH + f OH +
+ * y, its factors ordered by their text so that F OH and OH F are one. */
+static Node *inv_product(Node *c, Node *inv)
+{
+	if (strcmp(acc_key_id(c), acc_key_id(inv)) > 0) {
+		Node *t = c;
+		c = inv;
+		inv = t;
+	}
+	Node *f[2] = {c, inv};
+	Node *m = xcalloc(1, sizeof *m);
+	m->kind = N_BINARY;
+	m->op = TK_STAR;
+	m->ty = ty_long;
+	m->file = c->file;
+	m->off = c->off;
+	for (int k = 0; k < 2; k++) {
+		Node *x = f[k];
+		if (x->ty->kind != TY_LONG) {
+			x = xcalloc(1, sizeof *x);
+			x->kind = N_CONV;
+			x->ty = ty_long;
+			x->lhs = f[k];
+			x->file = f[k]->file;
+			x->off = f[k]->off;
+		}
+		if (k)
+			m->rhs = x;
+		else
+			m->lhs = x;
+	}
+	return m;
+}
+
+/* key = sum(a) * i + sum(b) (+ sum(s[m]) * span_syms[m] when s is
+ * given), or false if e is not affine. */
 static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 {
 	if (!ty_is_int(e->ty))
@@ -429,10 +472,11 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 		aff_add(a, 1, NULL);
 		return true;
 	}
-	if (s && e->kind == N_NAME && e->sym && e->sym == span_sym) {
-		aff_add(s, 1, NULL);
-		return true;
-	}
+	for (int m = 0; s && e->kind == N_NAME && e->sym && m < nspan_syms; m++)
+		if (e->sym == span_syms[m]) {
+			aff_add(&s[m], 1, NULL);
+			return true;
+		}
 	int64_t k;
 	if (const_of(e, &k)) {
 		aff_add(b, k, NULL);
@@ -449,33 +493,26 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 	}
 	if (e->kind == N_CONV)
 		return ty_is_int(e->lhs->ty) && affine(e->lhs, a, b, s);
+	int ns = s ? nspan_syms : 0;
+	Vec a1 = {0}, b1 = {0}, s1[SPAN_MAX] = {{0}};
 	if (e->kind == N_UNARY && e->op == TK_MINUS) {
-		Vec a1 = {0}, b1 = {0}, s1 = {0};
-		if (!affine(e->lhs, &a1, &b1, s ? &s1 : NULL))
+		if (!affine(e->lhs, &a1, &b1, s ? s1 : NULL) || !aff_scale(&a1, -1) ||
+		    !aff_scale(&b1, -1))
 			return false;
-		if (!aff_scale(&a1, -1) || !aff_scale(&b1, -1) || !aff_scale(&s1, -1))
-			return false;
-		for (int i = 0; i < a1.n; i++) vec_push(a, a1.v[i]);
-		for (int i = 0; i < b1.n; i++) vec_push(b, b1.v[i]);
-		for (int i = 0; i < s1.n; i++) vec_push(s, s1.v[i]);
-		return true;
-	}
-	if (e->kind != N_BINARY)
-		return false;
-	if (e->op == TK_PLUS || e->op == TK_MINUS) {
-		Vec a2 = {0}, b2 = {0}, s2 = {0};
-		if (!affine(e->lhs, a, b, s) || !affine(e->rhs, &a2, &b2, s ? &s2 : NULL))
+		for (int m = 0; m < ns; m++)
+			if (!aff_scale(&s1[m], -1))
+				return false;
+	} else if (e->kind == N_BINARY && (e->op == TK_PLUS || e->op == TK_MINUS)) {
+		if (!affine(e->lhs, a, b, s) || !affine(e->rhs, &a1, &b1, s ? s1 : NULL))
 			return false;
 		if (e->op == TK_MINUS) {
-			if (!aff_scale(&a2, -1) || !aff_scale(&b2, -1) || !aff_scale(&s2, -1))
+			if (!aff_scale(&a1, -1) || !aff_scale(&b1, -1))
 				return false;
+			for (int m = 0; m < ns; m++)
+				if (!aff_scale(&s1[m], -1))
+					return false;
 		}
-		for (int i = 0; i < a2.n; i++) vec_push(a, a2.v[i]);
-		for (int i = 0; i < b2.n; i++) vec_push(b, b2.v[i]);
-		for (int i = 0; i < s2.n; i++) vec_push(s, s2.v[i]);
-		return true;
-	}
-	if (e->op == TK_STAR) {
+	} else if (e->kind == N_BINARY && e->op == TK_STAR) {
 		Node *c = NULL, *x = NULL;
 		if (const_of(e->lhs, &k) || invariant(e->lhs))
 			c = e->lhs, x = e->rhs;
@@ -483,32 +520,33 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 			c = e->rhs, x = e->lhs;
 		else
 			return false;
-		Vec a1 = {0}, b1 = {0}, s1 = {0};
-		if (!affine(x, &a1, &b1, s ? &s1 : NULL))
+		if (!affine(x, &a1, &b1, s ? s1 : NULL))
 			return false;
 		if (const_of(c, &k)) {
-			if (!aff_scale(&a1, k) || !aff_scale(&b1, k) || !aff_scale(&s1, k))
+			if (!aff_scale(&a1, k) || !aff_scale(&b1, k))
 				return false;
+			for (int m = 0; m < ns; m++)
+				if (!aff_scale(&s1[m], k))
+					return false;
 		} else {
-			/* An invariant factor: only over constant terms (and a
-			 * span's variable keeps a factor of 1). */
-			if (s1.n)
-				return false;
-			for (int i = 0; i < a1.n; i++)
-				if (((AffTerm *)a1.v[i])->inv)
-					return false;
-			for (int i = 0; i < b1.n; i++)
-				if (((AffTerm *)b1.v[i])->inv)
-					return false;
-			for (int i = 0; i < a1.n; i++) ((AffTerm *)a1.v[i])->inv = c;
-			for (int i = 0; i < b1.n; i++) ((AffTerm *)b1.v[i])->inv = c;
+			/* An invariant factor: each term's invariant times it. */
+			Vec *all[SPAN_MAX + 2] = {&a1, &b1};
+			for (int m = 0; m < ns; m++)
+				all[m + 2] = &s1[m];
+			for (int v = 0; v < ns + 2; v++)
+				for (int i = 0; i < all[v]->n; i++) {
+					AffTerm *t = all[v]->v[i];
+					t->inv = t->inv ? inv_product(c, t->inv) : c;
+				}
 		}
-		for (int i = 0; i < a1.n; i++) vec_push(a, a1.v[i]);
-		for (int i = 0; i < b1.n; i++) vec_push(b, b1.v[i]);
-		for (int i = 0; i < s1.n; i++) vec_push(s, s1.v[i]);
-		return true;
+	} else {
+		return false;
 	}
-	return false;
+	aff_append(a, &a1);
+	aff_append(b, &b1);
+	for (int m = 0; m < ns; m++)
+		aff_append(&s[m], &s1[m]);
+	return true;
 }
 
 /* Terms over the same invariant (or none) summed into one, and zeros
@@ -613,41 +651,60 @@ static Sym *span_loop(Node *f, Node **lo, Node **hi, bool *le)
 	return v;
 }
 
-/* Each dynamic access of a dvector whose key is A * i + B + j, j the
- * variable of an enclosing counted loop (span_loop): a row of a flat
- * matrix, a[i * n + j].  Its keys for iteration i lie in a span the
- * runtime knows before it plans, and when the spans of different
- * iterations cannot meet (rows i of Gaussian elimination's step), the
- * loop needs no reconnaissance nor plan: one was 100 times the body. */
+/* Each dynamic access of a dvector whose key is A * i + B + sum C_m j_m,
+ * j_m the variables of enclosing counted loops (span_loop): a row of a
+ * flat matrix, a[i * n + j], or an image of a batch, y[((b * F + f) * H +
+ * y) * W + x].  Its keys for iteration i lie in a span the runtime knows
+ * before it plans, and when the spans of different iterations cannot
+ * meet (rows i of Gaussian elimination's step), the loop needs no
+ * reconnaissance nor plan: one was 100 times the body. */
 void acc_find_spans(void)
 {
 	for (int i = 0; i < acc_li->accesses.n; i++) {
 		Access *a = acc_li->accesses.v[i];
 		a->span = false;
+		a->span_var = NULL;
+		a->span_dims.n = 0;
 		if (!a->dynamic || a->accumulate || a->dds->ty->kind != TY_DVEC)
 			continue;
-		for (int m = a->ctrl.n - 1; m >= 0 && !a->span; m--) {
-			Node *lo, *hi;
-			bool le;
-			Sym *v = span_loop(a->ctrl.v[m], &lo, &hi, &le);
-			if (!v)
+		Node *lo[SPAN_MAX], *hi[SPAN_MAX];
+		bool le[SPAN_MAX];
+		nspan_syms = 0;
+		for (int m = a->ctrl.n - 1; m >= 0 && nspan_syms < SPAN_MAX; m--) {
+			int n = nspan_syms;
+			span_syms[n] = span_loop(a->ctrl.v[m], &lo[n], &hi[n], &le[n]);
+			nspan_syms += span_syms[n] != NULL;
+		}
+		if (!nspan_syms)
+			continue;
+		Vec A = {0}, B = {0}, S[SPAN_MAX] = {{0}};
+		bool ok = affine(a->key, &A, &B, S) && aff_normalize(&A) && aff_normalize(&B) &&
+		          !(int32_arith(a->key) && (!fits_int32(&A) || !fits_int32(&B)));
+		for (int m = 0; ok && m < nspan_syms; m++)
+			ok = aff_normalize(&S[m]) && !(int32_arith(a->key) && !fits_int32(&S[m]));
+		int n = nspan_syms;
+		nspan_syms = 0;
+		if (!ok)
+			continue;
+		for (int m = n - 1; m >= 0; m--) {
+			if (!S[m].n)
 				continue;
-			Vec A = {0}, B = {0}, S = {0};
-			span_sym = v;
-			bool ok = affine(a->key, &A, &B, &S) && aff_normalize(&A) && aff_normalize(&B) &&
-			          aff_normalize(&S) && S.n == 1 && ((AffTerm *)S.v[0])->k == 1 &&
-			          !((AffTerm *)S.v[0])->inv &&
-			          !(int32_arith(a->key) && (!fits_int32(&A) || !fits_int32(&B)));
-			span_sym = NULL;
-			if (!ok)
-				continue;
-			a->span = true;
-			a->span_var = v;
-			a->span_le = le;
-			a->span_a = A;
-			a->span_b = B;
-			a->span_lo = lo;
-			a->span_hi = hi;
+			SpanDim *d = xcalloc(1, sizeof *d);
+			*d = (SpanDim){ span_syms[m], S[m], lo[m], hi[m], le[m] };
+			vec_push(&a->span_dims, d);
+		}
+		if (!a->span_dims.n)
+			continue;
+		a->span = true;
+		a->span_a = A;
+		a->span_b = B;
+		SpanDim *d = a->span_dims.v[0];
+		AffTerm *t = d->c.v[0];
+		if (a->span_dims.n == 1 && d->c.n == 1 && t->k == 1 && !t->inv) {
+			a->span_var = d->var;
+			a->span_le = d->le;
+			a->span_lo = d->lo;
+			a->span_hi = d->hi;
 		}
 	}
 }

@@ -830,6 +830,27 @@ static char *affine_c(Vec *terms)
 	return b.len ? b.s : "0";
 }
 
+/* The sap_span of access a's span as an initializer: over one loop
+ * [A i + B + L, A i + B + H), else the hull sap_span_hull finds when the
+ * loop starts from each loop's coefficient and range. */
+static const char *span_c(Access *a, const char *mode)
+{
+	if (a->span_var) {
+		const char *lo = format("(int64_t)(%s)", emit_expr(a->span_lo));
+		const char *hi = format("(int64_t)(%s)%s", emit_expr(a->span_hi), a->span_le ? " + 1" : "");
+		return format("{.dds = %d, .mode = %s, .a = %s, .b = %s + %s, .w = %s - %s}", a->ddsi,
+		              mode, affine_c(&a->span_a), affine_c(&a->span_b), lo, hi, lo);
+	}
+	Buf dims = {0};
+	for (int m = 0; m < a->span_dims.n; m++) {
+		SpanDim *d = a->span_dims.v[m];
+		buf_printf(&dims, "%s%s, (int64_t)(%s), (int64_t)(%s)%s", m ? ", " : "", affine_c(&d->c),
+		           emit_expr(d->lo), emit_expr(d->hi), d->le ? " + 1" : "");
+	}
+	return format("sap_span_hull(%d, %s, %s, %s, %d, (const int64_t[]){%s})", a->ddsi, mode,
+	              affine_c(&a->span_a), affine_c(&a->span_b), a->span_dims.n, dims.s);
+}
+
 /* Conditions joined as " && c1 && c2", as C without the leading &&. */
 static const char *conjunction(const char *conds)
 {
@@ -1531,10 +1552,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 			spans_all = false;
 			continue;
 		}
-		const char *lo = format("(int64_t)(%s)", emit_expr(a->span_lo));
-		const char *hi = format("(int64_t)(%s)%s", emit_expr(a->span_hi), a->span_le ? " + 1" : "");
-		buf_printf(&spn, "\t\t{.dds = %d, .mode = %s, .a = %s, .b = %s + %s, .w = %s - %s},\n",
-		           a->ddsi, modes[a->mode], affine_c(&a->span_a), affine_c(&a->span_b), lo, hi, lo);
+		buf_printf(&spn, "\t\t%s,\n", span_c(a, modes[a->mode]));
 		nspan++;
 	}
 	if (nspan && spans_all)
@@ -1550,12 +1568,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 			buf_printf(&rspn, "\t\t{.dds = %d, .mode = SAP_READ, .a = %s, .b = %s, .w = 1},\n",
 			           a->ddsi, affine_c(&a->aterms), affine_c(&a->bterms));
 		} else {
-			const char *lo = format("(int64_t)(%s)", emit_expr(a->span_lo));
-			const char *hi = format("(int64_t)(%s)%s", emit_expr(a->span_hi),
-			                        a->span_le ? " + 1" : "");
-			buf_printf(&rspn, "\t\t{.dds = %d, .mode = SAP_READ, .a = %s, .b = %s + %s, "
-			           ".w = %s - %s},\n", a->ddsi, affine_c(&a->span_a), affine_c(&a->span_b),
-			           lo, hi, lo);
+			buf_printf(&rspn, "\t\t%s,\n", span_c(a, "SAP_READ"));
 		}
 		nrspan++;
 	}

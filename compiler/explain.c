@@ -943,11 +943,15 @@ static int span_keys(Node *l, LoopInfo *L, Vec *names)
 		if (!a->span)
 			return 0;
 		n++;
-		if (names)
-			vec_push(names, (void *)format("%s[%s] (%s in [%s, %s%c)", a->dds->name,
-			                               acc_expr_str(a->key), a->span_var->name,
-			                               acc_expr_str(a->span_lo), acc_expr_str(a->span_hi),
-			                               a->span_le ? ']' : ')'));
+		if (!names)
+			continue;
+		Buf dims = {0};
+		for (int m = 0; m < a->span_dims.n; m++) {
+			SpanDim *d = a->span_dims.v[m];
+			buf_printf(&dims, "%s%s in [%s, %s%c", m ? ", " : "", d->var->name,
+			           acc_expr_str(d->lo), acc_expr_str(d->hi), d->le ? ']' : ')');
+		}
+		vec_push(names, (void *)format("%s[%s] (%s)", a->dds->name, acc_expr_str(a->key), dims.s));
 	}
 	return n;
 }

@@ -632,6 +632,15 @@ typedef struct AffTerm {
 	Node *inv;
 } AffTerm;
 
+/* One loop of a span: its variable's coefficient, terms of AffTerm *,
+ * and its range [lo, hi), or [lo, hi] when le. */
+typedef struct SpanDim {
+	Sym *var;
+	Vec c;
+	Node *lo, *hi;
+	bool le;
+} SpanDim;
+
 typedef struct Access {
 	Node *at;               /* the N_INDEX, or the N_CALL of a map builtin */
 	Node *unit;             /* the statement (or loop header) holding it */
@@ -657,15 +666,18 @@ typedef struct Access {
 	                           only when k is missing, which the runtime can
 	                           check in advance when the slice records k */
 	Vec aterms, bterms;     /* static: key = a * i + b, of AffTerm * */
-	/* A dynamic key A * i + B + j, j the variable of an enclosing
-	 * for (int j = L; j < H; j++) with L and H invariant: the keys of an
-	 * iteration are a span, [A i + B + L, A i + B + H) (H + 1 when
-	 * span_le), which the runtime checks for overlaps between
-	 * iterations before it plans (acc_find_spans). */
+	/* A dynamic key A * i + B + sum C_m j_m, j_m the variables of
+	 * enclosing loops for (int j = L; j < H; j++) with L and H invariant
+	 * (span_dims): the keys of an iteration lie in a span, the hull of
+	 * those of the j_m's ranges, which the runtime checks for overlaps
+	 * between iterations before it plans (acc_find_spans).  Over one loop
+	 * with C 1, span_var is j: the span is [A i + B + L, A i + B + H) (H + 1
+	 * when span_le), each key in it. */
 	bool span, span_le;
 	Sym *span_var;
 	Vec span_a, span_b;
 	Node *span_lo, *span_hi;
+	Vec span_dims;          /* SpanDim *, outermost first */
 	Vec ctrl;               /* enclosing control nodes */
 } Access;
 

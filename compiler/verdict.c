@@ -956,7 +956,7 @@ bool acc_iter_gap(const Access *a, const Access *b, int64_t *d)
 	const Vec *aa, *ab, *ba, *bb;
 	if (!a->dynamic && !b->dynamic) {
 		aa = &a->aterms, ab = &a->bterms, ba = &b->aterms, bb = &b->bterms;
-	} else if (a->span && b->span && a->span_var == b->span_var && a->span_le == b->span_le &&
+	} else if (a->span_var && a->span_var == b->span_var && a->span_le == b->span_le &&
 	           acc_same_expr(a->span_lo, b->span_lo) && acc_same_expr(a->span_hi, b->span_hi)) {
 		aa = &a->span_a, ab = &a->span_b, ba = &b->span_a, bb = &b->span_b;
 	} else {

@@ -1402,6 +1402,11 @@ typedef struct sap_span {
 	int64_t a, b, w;
 } sap_span;
 
+/* The span that holds the keys A i + B + sum C_m j_m of an access inside
+ * n loops for (j_m = L_m; j_m < H_m; j_m++), clh holding C_m, L_m, H_m
+ * for each: the hull of those keys (none when a loop runs no pass). */
+sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, const int64_t *clh);
+
 /* Where a reconnaissance slice records the dynamic accesses of the DDSs
  * the loop writes.  Owned by the runtime (recon.c); generated code only
  * passes it to the two functions below, which are inline because a slice

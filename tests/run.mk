@@ -124,6 +124,8 @@ run_tests = \
 	tests/run/local-keys.sap \
 	tests/run/reload-parts.sap \
 	tests/run/span-reads.sap \
+	tests/run/nested-spans.sap \
+	tests/run/nested-spans.sh \
 	tests/run/len-keys.sap \
 	tests/run/parted-map-reads.sap \
 	tests/run/ranged-keys.sap \

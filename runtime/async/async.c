@@ -139,6 +139,27 @@ static shape shape_of(const sap_async_spec *spec, const char **why)
 	return indep ? INDEPENDENT : NEEDS_PLAN;
 }
 
+/* Keys past this are not a vector's: a hull that would reach past it is
+ * cut here, where the runtime's sums of keys still fit. */
+#define HULL_MAX ((__int128)1 << 61)
+
+sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, const int64_t *clh)
+{
+	__int128 lo = b, ext = 0;
+	for (int m = 0; m < n; m++) {
+		__int128 c = clh[3 * m], L = clh[3 * m + 1], H = clh[3 * m + 2];
+		if (H <= L)
+			return (sap_span){ .dds = dds, .mode = mode, .a = a, .b = b, .w = 0 };
+		lo += c >= 0 ? c * L : c * (H - 1);
+		ext += (c >= 0 ? c : -c) * (H - 1 - L);
+		if (lo < -HULL_MAX || lo > HULL_MAX || ext > HULL_MAX)
+			break;
+	}
+	lo = lo < -HULL_MAX ? -HULL_MAX : lo > HULL_MAX ? HULL_MAX : lo;
+	ext = ext > HULL_MAX ? HULL_MAX : ext;
+	return (sap_span){ .dds = dds, .mode = mode, .a = a, .b = (int64_t)lo, .w = (int64_t)ext + 1 };
+}
+
 /* Do the iterations [lo, hi) of a loop whose dynamic accesses of the
  * DDSs it writes are all spans (spec->span) touch keys of those DDSs
  * apart from each other's?  For each written dvector: its spans and

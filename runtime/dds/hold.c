@@ -597,10 +597,15 @@ static void mark_spans(const sap_async_spec *spec, int k, uint64_t *bits, int64_
 	int m = key_forms(spec, k, &f);
 	for (int q = 0; q < m; q++) {
 		int64_t s = f[q].s, o = f[q].o, w = f[q].w;
-		/* Rows that meet or touch are one range; a key that does not
-		 * move (a row every iteration reads) is marked once. */
-		if (s > 0 && w >= s) {
-			set_bits(bits, s * a + o, s * (b - 1) + o + w, n);
+		/* Rows that meet or touch are one range, in either order (the
+		 * hull of a column read backwards is most of the vector each
+		 * iteration); a key that does not move (a row every iteration
+		 * reads) is marked once. */
+		if (s != 0 && w >= (s > 0 ? s : -s)) {
+			if (s > 0)
+				set_bits(bits, s * a + o, s * (b - 1) + o + w, n);
+			else
+				set_bits(bits, s * (b - 1) + o, s * a + o + w, n);
 			continue;
 		}
 		for (int64_t i = a; i < (s ? b : a + 1); i++)
