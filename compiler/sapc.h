@@ -229,6 +229,8 @@ typedef struct LoopInfo {
 	                           reads and adds to, with relax_note the note
 	                           that suggests relaxed(+: it) */
 	const char *relax_note;
+	const char *rows_hint;  /* the key is a flat matrix's, r * K + s: as rows
+	                           of K, its key is r (rows_hint in slice.c) */
 	bool relax_ternary;     /* the key is chosen by a ?: on such a read
 	                           (TERNARY_IF),
 	                           which written as an if would be known */

@@ -442,6 +442,53 @@ static const char *field_hint(Node *read, Sym *d)
 	              wf->name.len, wf->name.p, d->name);
 }
 
+/* Does e read s? */
+static bool mentions(Node *e, Sym *s)
+{
+	if (!e)
+		return false;
+	if (e->kind == N_NAME && e->sym == s)
+		return true;
+	if (e->kind == N_CALL)
+		for (Node *x = e->args; x; x = x->next)
+			if (mentions(x, s))
+				return true;
+	return mentions(e->lhs, s) || mentions(e->rhs, s) || mentions(e->cond, s) ||
+	       mentions(e->then, s) || mentions(e->els, s);
+}
+
+/* A flat matrix's key r * K + s, K a constant and s the local the slice
+ * cannot know (LDA's counts, ndk[d * K + k] with k drawn from them): as a
+ * dvector of rows, ndk[d][k], the key is r, which it may know. */
+static const char *rows_hint(Access *a, Sym *s)
+{
+	Node *k = a->key;
+	while (k->kind == N_CONV)
+		k = k->lhs;
+	if (!s || a->dds->ty->kind != TY_DVEC || k->kind != N_BINARY || k->op != TK_PLUS)
+		return NULL;
+	for (int side = 0; side < 2; side++) {
+		Node *m = side ? k->lhs : k->rhs, *col = side ? k->rhs : k->lhs;
+		while (col->kind == N_CONV)
+			col = col->lhs;
+		while (m->kind == N_CONV)
+			m = m->lhs;
+		if (col->kind != N_NAME || col->sym != s || m->kind != N_BINARY || m->op != TK_STAR)
+			continue;
+		int64_t n;
+		for (int f = 0; f < 2; f++) {
+			Node *c = f ? m->lhs : m->rhs, *row = f ? m->rhs : m->lhs;
+			if (!sema_const_int(c, &n) || n < 1 || n > 1 << 20 || mentions(row, s))
+				continue;
+			return format("if %s stays in [0, %lld), declared a dvector<%s[%s]> and written "
+			              "%s[%s][%s], its key is the row, %s, and the loop stays exact",
+			              s->name, (long long)n, ty_str(a->dds->ty->elem), acc_expr_str(c),
+			              a->dds->name, acc_expr_str(row), s->name, acc_expr_str(row));
+		}
+	}
+	return NULL;
+}
+
 static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 {
 	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
@@ -611,6 +658,10 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	else if (g)
 		what = format("%s is set by a loop (%s) whose condition depends%s on %s", s->name,
 		              line_of(x->ctl), through, on);
+	const char *rows = c.read && acc_loop->kind == N_ASYNC ? rows_hint(a, s) : NULL;
+	if (rows)
+		hint = format("%s; or %s", rows, hint);
+	acc_li->rows_hint = rows;
 	acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: %s, which "
 	                                        "this loop writes%s", acc, when, what, tail),
 	           c.read, format("%s is read here; %s", c.read ? acc_read_dds(c.read)->name : "?", hint));

@@ -592,6 +592,7 @@ static void analyse(Node *l)
 	acc_li->reads_why = NULL;
 	acc_li->relax_hint = NULL;
 	acc_li->relax_note = NULL;
+	acc_li->rows_hint = NULL;
 	acc_li->relax_ternary = false;
 	if (l->kind == N_SYNC) {
 		acc_li->verdict = VD_SYNC;
@@ -695,6 +696,12 @@ void acc_analyse_loop(Node *l)
 		const char *semi = strchr(note, ';');
 		if (semi)
 			note = format("%.*s; %s; or%s", (int)(semi - note), note, TERNARY_IF, semi + 1);
+	}
+	/* As rows, the loop stays exact too. */
+	if (runs && L->rows_hint) {
+		const char *semi = strchr(note, ';');
+		if (semi)
+			note = format("%.*s; %s; or%s", (int)(semi - note), note, L->rows_hint, semi + 1);
 	}
 	if (runs)
 		L->note = note;

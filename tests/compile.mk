@@ -1,6 +1,7 @@
 ## Golden compile-error tests: tests/compile/X.sap with its expected X.err.
 compile_tests = \
 	tests/compile/array-unsized.sap \
+	tests/compile/rows-hint.sap \
 	tests/compile/fill-array-number.sap \
 	tests/compile/dvector-copy-init.sap \
 	tests/compile/forks-through-local.sap \
