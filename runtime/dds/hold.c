@@ -137,8 +137,15 @@ void sap_hold_range(sap_dvec *v, int64_t a, int64_t b, uint16_t r)
 			k = end;
 			continue;
 		}
-		sap_hold_set(v, k, r);
-		k++;
+		/* Part of a block: a row of a 2000-column grid set key by key
+		 * was a quarter of a stencil's sweep on 2 ranks. */
+		int64_t e = end < b ? end : b;
+		if (h->blk[blk] || h->val[blk] != r) {
+			uint16_t *m = mixed(v, blk);
+			for (int64_t q = k; q < e; q++)
+				m[q & (BLOCK - 1)] = r;
+		}
+		k = e;
 	}
 }
 
