@@ -522,7 +522,23 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 			return false;
 		if (!affine(x, &a1, &b1, s ? s1 : NULL))
 			return false;
-		if (const_of(c, &k)) {
+		/* In int, the body's product wraps at 32 bits where the
+		 * runtime's does not: b * F * G with F = G = 65536 is 0 for
+		 * every b, where F G b is not.  One factor a term is safe (a
+		 * key past 2^31 is out of range before it wraps back), two
+		 * (k F, F G) are not. */
+		Vec *all[SPAN_MAX + 2] = {&a1, &b1};
+		for (int m = 0; m < ns; m++)
+			all[m + 2] = &s1[m];
+		bool narrow = e->ty->kind == TY_INT, konst = const_of(c, &k);
+		for (int v = 0; narrow && v < ns + 2; v++)
+			for (int i = 0; i < all[v]->n; i++) {
+				AffTerm *t = all[v]->v[i];
+				if (konst ? t->inv && k != 1 && k != -1 :
+				            t->inv || t->k > 1 || t->k < -1)
+					return false;
+			}
+		if (konst) {
 			if (!aff_scale(&a1, k) || !aff_scale(&b1, k))
 				return false;
 			for (int m = 0; m < ns; m++)
@@ -530,9 +546,6 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 					return false;
 		} else {
 			/* An invariant factor: each term's invariant times it. */
-			Vec *all[SPAN_MAX + 2] = {&a1, &b1};
-			for (int m = 0; m < ns; m++)
-				all[m + 2] = &s1[m];
 			for (int v = 0; v < ns + 2; v++)
 				for (int i = 0; i < all[v]->n; i++) {
 					AffTerm *t = all[v]->v[i];

@@ -126,6 +126,7 @@ run_tests = \
 	tests/run/span-reads.sap \
 	tests/run/nested-spans.sap \
 	tests/run/nested-spans.sh \
+	tests/run/int-products.sap \
 	tests/run/exact-math.sap \
 	tests/run/len-keys.sap \
 	tests/run/parted-map-reads.sap \
