@@ -664,6 +664,114 @@ static Sym *span_loop(Node *f, Node **lo, Node **hi, bool *le)
 	return v;
 }
 
+/* Bounds on the variables of dims that condition c (or its negation,
+ * when !pos) implies where it holds: t > 0 makes t's range start at 1. */
+static void guard_bounds(Node *c, bool pos, Vec *dims)
+{
+	while (c->kind == N_CONV && c->lhs->ty && ty_is_int(c->lhs->ty) == ty_is_int(c->ty))
+		c = c->lhs;
+	if (c->kind == N_UNARY && c->op == TK_NOT) {
+		guard_bounds(c->lhs, !pos, dims);
+		return;
+	}
+	if (c->kind != N_BINARY)
+		return;
+	if ((c->op == TK_ANDAND && pos) || (c->op == TK_OROR && !pos)) {
+		guard_bounds(c->lhs, pos, dims);
+		guard_bounds(c->rhs, pos, dims);
+		return;
+	}
+	int op = c->op;
+	if (op != TK_LT && op != TK_LE && op != TK_GT && op != TK_GE && op != TK_EQ && op != TK_NE)
+		return;
+	for (int side = 0; side < 2; side++) {
+		Node *v = side ? c->rhs : c->lhs, *k = side ? c->lhs : c->rhs;
+		while (v->kind == N_CONV && ty_is_int(v->ty) && v->lhs->ty && ty_is_int(v->lhs->ty))
+			v = v->lhs;
+		if (v->kind != N_NAME || !ty_is_int(k->ty) || !invariant(k))
+			continue;
+		for (int m = 0; m < dims->n; m++) {
+			SpanDim *d = dims->v[m];
+			if (d->var != v->sym)
+				continue;
+			int o = op;
+			if (side)       /* k op v: v op' k */
+				o = o == TK_LT ? TK_GT : o == TK_LE ? TK_GE : o == TK_GT ? TK_LT :
+				    o == TK_GE ? TK_LE : o;
+			if (!pos)
+				o = o == TK_LT ? TK_GE : o == TK_LE ? TK_GT : o == TK_GT ? TK_LE :
+				    o == TK_GE ? TK_LT : o == TK_EQ ? TK_NE : TK_EQ;
+			SpanBound *lo = xcalloc(1, sizeof *lo), *hi = xcalloc(1, sizeof *hi);
+			*lo = (SpanBound){ k, o == TK_GT };
+			*hi = (SpanBound){ k, o == TK_LE || o == TK_EQ };
+			if (o == TK_GT || o == TK_GE || o == TK_EQ)
+				vec_push(&d->los, lo);
+			if (o == TK_LT || o == TK_LE || o == TK_EQ)
+				vec_push(&d->his, hi);
+			/* if (t == 0) ... else: past the first pass. */
+			if (o == TK_NE && acc_same_expr(k, d->lo))
+				vec_push(&d->los, (lo->add = 1, lo));
+			return;
+		}
+	}
+}
+
+/* Does the expression e hold the node at?  On the way back, the
+ * conditions it is under (the then or else of a ?:, the right of && or
+ * ||) narrow the dims' bounds. */
+static bool expr_guards(Node *e, Node *at, Vec *dims)
+{
+	if (!e)
+		return false;
+	if (e == at)
+		return true;
+	if (e->kind == N_COND) {
+		if (expr_guards(e->then, at, dims)) {
+			guard_bounds(e->cond, true, dims);
+			return true;
+		}
+		if (expr_guards(e->els, at, dims)) {
+			guard_bounds(e->cond, false, dims);
+			return true;
+		}
+		return expr_guards(e->cond, at, dims);
+	}
+	if (e->kind == N_BINARY && (e->op == TK_ANDAND || e->op == TK_OROR) &&
+	    expr_guards(e->rhs, at, dims)) {
+		guard_bounds(e->lhs, e->op == TK_ANDAND, dims);
+		return true;
+	}
+	if (e->kind == N_CALL)
+		for (Node *x = e->args; x; x = x->next)
+			if (expr_guards(x, at, dims))
+				return true;
+	return expr_guards(e->lhs, at, dims) || expr_guards(e->rhs, at, dims);
+}
+
+/* The guards of access a inside its span's loops narrow their ranges:
+ * an if it is under, and a ?:, && or || in its statement. */
+static void span_guards(Access *a)
+{
+	Unit *u = NULL;
+	for (int k = 0; k < acc_units.n && !u; k++) {
+		Unit *x = acc_units.v[k];
+		if (x->node == a->unit && !x->is_step)
+			u = x;
+	}
+	if (!u)
+		return;
+	for (int k = 0; k < u->ctrl.n; k++) {
+		Node *c = u->ctrl.v[k];
+		if (c->kind == N_IF && c->cond)
+			guard_bounds(c->cond, !(intptr_t)u->branch.v[k], &a->span_dims);
+	}
+	Node *n = u->node;
+	if (n->kind == N_VAR)
+		expr_guards(n->init, a->at, &a->span_dims);
+	else if (n->kind == N_EXPR)
+		expr_guards(n->lhs, a->at, &a->span_dims);
+}
+
 /* Each dynamic access of a dvector whose key is A * i + B + sum C_m j_m,
  * j_m the variables of enclosing counted loops (span_loop): a row of a
  * flat matrix, a[i * n + j], or an image of a batch, y[((b * F + f) * H +
@@ -703,7 +811,7 @@ void acc_find_spans(void)
 			if (!S[m].n)
 				continue;
 			SpanDim *d = xcalloc(1, sizeof *d);
-			*d = (SpanDim){ span_syms[m], S[m], lo[m], hi[m], le[m] };
+			*d = (SpanDim){ .var = span_syms[m], .c = S[m], .lo = lo[m], .hi = hi[m], .le = le[m] };
 			vec_push(&a->span_dims, d);
 		}
 		if (!a->span_dims.n)
@@ -711,9 +819,11 @@ void acc_find_spans(void)
 		a->span = true;
 		a->span_a = A;
 		a->span_b = B;
+		span_guards(a);
 		SpanDim *d = a->span_dims.v[0];
 		AffTerm *t = d->c.v[0];
-		if (a->span_dims.n == 1 && d->c.n == 1 && t->k == 1 && !t->inv) {
+		if (a->span_dims.n == 1 && d->c.n == 1 && t->k == 1 && !t->inv && !d->los.n &&
+		    !d->his.n) {
 			a->span_var = d->var;
 			a->span_le = d->le;
 			a->span_lo = d->lo;

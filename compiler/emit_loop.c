@@ -844,8 +844,19 @@ static const char *span_c(Access *a, const char *mode)
 	Buf dims = {0};
 	for (int m = 0; m < a->span_dims.n; m++) {
 		SpanDim *d = a->span_dims.v[m];
-		buf_printf(&dims, "%s%s, (int64_t)(%s), (int64_t)(%s)%s", m ? ", " : "", affine_c(&d->c),
-		           emit_expr(d->lo), emit_expr(d->hi), d->le ? " + 1" : "");
+		const char *lo = format("(int64_t)(%s)", emit_expr(d->lo));
+		const char *hi = format("(int64_t)(%s)%s", emit_expr(d->hi), d->le ? " + 1" : "");
+		for (int k = 0; k < d->los.n; k++) {
+			SpanBound *b = d->los.v[k];
+			lo = format("sap_max_i64(%s, (int64_t)(%s) + %lld)", lo, emit_expr(b->e),
+			            (long long)b->add);
+		}
+		for (int k = 0; k < d->his.n; k++) {
+			SpanBound *b = d->his.v[k];
+			hi = format("sap_min_i64(%s, (int64_t)(%s) + %lld)", hi, emit_expr(b->e),
+			            (long long)b->add);
+		}
+		buf_printf(&dims, "%s%s, %s, %s", m ? ", " : "", affine_c(&d->c), lo, hi);
 	}
 	return format("sap_span_hull(%d, %s, %s, %s, %d, (const int64_t[]){%s})", a->ddsi, mode,
 	              affine_c(&a->span_a), affine_c(&a->span_b), a->span_dims.n, dims.s);

@@ -927,6 +927,34 @@ static void explain_order(FILE *out, Node *l, LoopInfo *L)
 	        "matching or colouring) can differ with the workers\n");
 }
 
+/* A span loop's bound e + add narrowed by its guards' (min or max of
+ * them), as .sap text: a number where they all are. */
+static const char *span_bound(Node *e, int64_t add, Vec *more, const char *fn)
+{
+	bool nums = e->has_cval;
+	int64_t v = e->cval + add;
+	for (int k = 0; k < more->n && nums; k++) {
+		SpanBound *b = more->v[k];
+		nums = b->e->has_cval;
+		int64_t w = b->e->cval + b->add;
+		v = *fn == 'm' && fn[1] == 'a' ? (w > v ? w : v) : (w < v ? w : v);
+	}
+	if (nums && more->n)
+		return format("%lld", (long long)v);
+	if (!more->n)
+		return acc_expr_str(e);
+	Buf b = {0};
+	buf_printf(&b, "%s(%s", fn, acc_expr_str(e));
+	for (int k = 0; k < more->n; k++) {
+		SpanBound *x = more->v[k];
+		buf_printf(&b, ", %s%s", acc_expr_str(x->e),
+		           x->add ? format(" %c %lld", x->add > 0 ? '+' : '-',
+		                           (long long)(x->add > 0 ? x->add : -x->add)) : "");
+	}
+	buf_puts(&b, ")");
+	return b.s;
+}
+
 /* The dynamic keys of the DDSs a loop writes, when all are spans (rows
  * of a flat matrix): the runtime's check before it plans.  Into names
  * if not NULL; how many (0 when some key is not a span). */
@@ -949,7 +977,8 @@ static int span_keys(Node *l, LoopInfo *L, Vec *names)
 		for (int m = 0; m < a->span_dims.n; m++) {
 			SpanDim *d = a->span_dims.v[m];
 			buf_printf(&dims, "%s%s in [%s, %s%c", m ? ", " : "", d->var->name,
-			           acc_expr_str(d->lo), acc_expr_str(d->hi), d->le ? ']' : ')');
+			           span_bound(d->lo, 0, &d->los, "max"),
+			           span_bound(d->hi, 0, &d->his, "min"), d->le ? ']' : ')');
 		}
 		vec_push(names, (void *)format("%s[%s] (%s)", a->dds->name, acc_expr_str(a->key), dims.s));
 	}

@@ -634,13 +634,22 @@ typedef struct AffTerm {
 	Node *inv;
 } AffTerm;
 
+/* A bound of a span's loop that a guard adds: e + add. */
+typedef struct SpanBound {
+	Node *e;
+	int64_t add;
+} SpanBound;
+
 /* One loop of a span: its variable's coefficient, terms of AffTerm *,
- * and its range [lo, hi), or [lo, hi] when le. */
+ * and its range [lo, hi), or [lo, hi] when le, narrowed by the guards
+ * around the access (if (t > 0) ... h[(b * T + t - 1) * D + k]): the
+ * greatest of lo and los, the least of hi (+ 1 when le) and his. */
 typedef struct SpanDim {
 	Sym *var;
 	Vec c;
 	Node *lo, *hi;
 	bool le;
+	Vec los, his;           /* SpanBound * */
 } SpanDim;
 
 typedef struct Access {

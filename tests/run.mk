@@ -125,7 +125,7 @@ run_tests = \
 	tests/run/reload-parts.sap \
 	tests/run/span-reads.sap \
 	tests/run/nested-spans.sap \
-	tests/run/nested-spans.sh \
+	tests/run/span-chunks.sh \
 	tests/run/int-products.sap \
 	tests/run/exact-math.sap \
 	tests/run/len-keys.sap \
