@@ -51,24 +51,52 @@ static bool own_key(const sap_async_spec *spec, int k)
  * 170 M keys for 3,000 iterations that touch 57,000, and weighing and
  * logging them took 2.1 s and 800 MB against 0.18 s of body.  A key
  * met again in the same iteration is the same conflict: kept once. */
-enum { SEEN = 256 };
+enum { SEEN = 256, SEEN_MAX = 1 << 16 };
 typedef struct seen_slot {
 	int64_t i, key;
 	int64_t at;             /* its entry in the log (log_key) */
 	int32_t dds;            /* -1: empty */
 } seen_slot;
 
+/* The slots, SEEN at first; an iteration whose keys do not fit (an RNN
+ * step reading the last step's 64 units for each of its own 64, 12,800
+ * keys an iteration) makes it grow, up to SEEN_MAX: at 256, 13 M records
+ * went through 16 probes each to the log, 1.8 s of planning for a loop
+ * of 16 iterations. */
+typedef struct seen_tab {
+	seen_slot *v;
+	uint64_t mask;
+	int64_t i, misses;      /* slots not found in iteration i */
+} seen_tab;
+
+static void seen_make(seen_tab *t, uint64_t n)
+{
+	free(t->v);
+	t->v = sap_xmalloc((size_t)n * sizeof *t->v);
+	for (uint64_t k = 0; k < n; k++)
+		t->v[k].dds = -1;
+	t->mask = n - 1;
+	t->misses = 0;
+}
+
 /* The slot of (dds, key) in iteration i: the one holding it, else a free
  * one (empty, or another iteration's) to take; NULL when the few probed
  * are all taken by the iteration's other keys. */
-static inline seen_slot *seen_at(seen_slot *seen, int64_t i, int dds, int64_t key)
+static inline seen_slot *seen_at(seen_tab *t, int64_t i, int dds, int64_t key)
 {
 	uint64_t h = ((uint64_t)key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)dds * 0xff51afd7ed558ccdULL) >> 32;
 	for (int p = 0; p < 16; p++) {
-		seen_slot *z = &seen[(h + (uint64_t)p) % SEEN];
+		seen_slot *z = &t->v[(h + (uint64_t)p) & t->mask];
 		if (z->dds < 0 || z->i != i || (z->key == key && z->dds == dds))
 			return z;
 	}
+	if (t->i != i) {
+		t->i = i;
+		t->misses = 0;
+	}
+	/* The keys met so far in i are forgotten: a few kept twice. */
+	if (++t->misses > (int64_t)(t->mask + 1) / 8 && t->mask + 1 < SEEN_MAX)
+		seen_make(t, 4 * (t->mask + 1));
 	return NULL;
 }
 
@@ -231,7 +259,7 @@ typedef struct weigh_buf {
 	int64_t n[64], cap[64];
 	int64_t lo, hi;         /* the run being sliced */
 	const int *part_of;     /* per DDS: its part, or -1 */
-	seen_slot seen[SEEN];
+	seen_tab seen;
 } weigh_buf;
 
 static void weigh_push(weigh_buf *wb, int p, int64_t key)
@@ -250,7 +278,7 @@ static void weigh_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 	int p = wb->part_of[dds];
 	if (p < 0 || (uint64_t)key > r->d[dds].max || r->i < wb->lo || r->i >= wb->hi)
 		return;
-	seen_slot *z = seen_at(wb->seen, r->i, dds, key);
+	seen_slot *z = seen_at(&wb->seen, r->i, dds, key);
 	if (seen_hit(z, r->i, dds, key))
 		return;
 	if (z)
@@ -275,8 +303,7 @@ static void weigh_worker(void *arg, int w)
 	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
 	weigh_buf *wb = &j->out[w];
 	wb->part_of = j->part_of;
-	for (int k = 0; k < SEEN; k++)
-		wb->seen[k].dds = -1;
+	seen_make(&wb->seen, SEEN);
 	sap_rec r = { .d = j->ly->d, .log = weigh_key, .logbuf = wb };
 	r.mask = &r.sink;
 	while (a < b) {
@@ -329,9 +356,11 @@ static int64_t *sample_keys(const sap_async_spec *spec, const sap_layout *ly, vo
 			*nk += out[w].n[p];
 			cnt[p] += out[w].n[p];
 		}
-	for (int w = 0; w < T; w++)
+	for (int w = 0; w < T; w++) {
 		for (int p = 0; p < ly->nparts; p++)
 			free(out[w].v[p]);
+		free(out[w].seen.v);
+	}
 	free(out);
 	free(part_of);
 	return keys;
@@ -592,7 +621,7 @@ static void push(sap_keylog *lg, int64_t i, int dds, int64_t key, int mode)
 typedef struct run_log {
 	sap_keylog keys;
 	int64_t lo, hi;
-	seen_slot seen[SEEN];
+	seen_tab seen;
 } run_log;
 
 /* A key met again in the iteration adds its mode to the first entry. */
@@ -602,7 +631,7 @@ static void log_key(sap_rec *r, int dds, int64_t key, sap_mode mode)
 	run_log *rl = r->logbuf;
 	if (!d->nblk || (uint64_t)key > d->max || r->i < rl->lo || r->i >= rl->hi)
 		return;
-	seen_slot *z = seen_at(rl->seen, r->i, dds, key);
+	seen_slot *z = seen_at(&rl->seen, r->i, dds, key);
 	if (seen_hit(z, r->i, dds, key) && z->at < rl->keys.n && rl->keys.v[z->at].i == r->i) {
 		rl->keys.v[z->at].mode |= (int)mode;
 		return;
@@ -627,9 +656,8 @@ static void log_worker(void *arg, int w)
 	log_job *j = arg;
 	int64_t a = sap_chunk(0, j->n, j->T, w), b = sap_chunk(0, j->n, j->T, w + 1);
 	sap_keylog *out = &j->out[w];
-	run_log rl = { j->out[j->T + w], 0, 0, { { 0 } } };
-	for (int k = 0; k < SEEN; k++)
-		rl.seen[k].dds = -1;
+	run_log rl = { j->out[j->T + w], 0, 0, { 0 } };
+	seen_make(&rl.seen, SEEN);
 	sap_rec r = { .d = j->ly->d, .log = log_key, .logbuf = &rl };
 	r.mask = &r.sink;
 	while (a < b) {
@@ -664,6 +692,7 @@ static void log_worker(void *arg, int w)
 			          "iteration %lld out of order", (long long)rl.keys.v[s].i);
 		a = e;
 	}
+	free(rl.seen.v);
 	j->out[j->T + w] = rl.keys;
 }
 
