@@ -1943,7 +1943,7 @@ static char *signature(Node *f)
 }
 
 /* Is extern f one of C's functions whose result is exact (correctly
- * rounded or no rounding at all), declared with C's types?  Then gcc's
+ * rounded or no rounding at all), declared by the prelude?  Then gcc's
  * built-in may do it inline: fabs through its asm name was a call that
  * kept a stencil's sum in memory across it, 2.3 times C's time.  Not
  * fmin and fmax, whose arguments gcc's built-ins may swap, which picks
@@ -1956,7 +1956,11 @@ static bool exact_builtin(Node *f)
 		{"copysign", TY_DOUBLE, 2}, {"fabsf", TY_FLOAT, 1}, {"floorf", TY_FLOAT, 1},
 		{"ceilf", TY_FLOAT, 1}, {"roundf", TY_FLOAT, 1}, {"sqrtf", TY_FLOAT, 1},
 	};
+	/* The prelude's: a program's own declaration may be of its own
+	 * C function of that name, which it links to. */
 	Sym *s = f->sym;
+	if (E->prog->files.n < 2 || f->file != E->prog->files.v[0])
+		return false;
 	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
 		if (strcmp(s->name, exact[i].name) || (int)s->ty->kind != exact[i].kind)
 			continue;
