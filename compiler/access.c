@@ -359,6 +359,19 @@ bool acc_keys_fixed(LoopInfo *L, Sym *d)
 
 /* ---- affine keys ---- */
 
+static bool const_of(Node *e, int64_t *k)
+{
+	if (e->kind == N_INT) {
+		*k = e->ival;
+		return true;
+	}
+	if (e->kind == N_NAME && e->sym && e->sym->has_cval) {
+		*k = e->sym->cval;
+		return true;
+	}
+	return false;
+}
+
 static bool invariant(Node *e)
 {
 	switch (e->kind) {
@@ -373,8 +386,20 @@ static bool invariant(Node *e)
 				return false;
 		return ty_is_int(s->ty);
 	}
-	case N_BINARY:
+	case N_BINARY: {
+		/* The runtime computes an invariant of a key or a bound when
+		 * the loop starts, even where a condition keeps the body from
+		 * it (if (z != 0) x[i * (n / z)]): one that can fail there, a
+		 * division by a variable or a shift by one, is not taken. */
+		int64_t k;
+		if ((e->op == TK_SLASH || e->op == TK_PERCENT) &&
+		    (!const_of(e->rhs, &k) || k == 0 || k == -1))
+			return false;
+		if ((e->op == TK_SHL || e->op == TK_SHR) &&
+		    (!const_of(e->rhs, &k) || k < 0 || k >= (e->ty->kind == TY_INT ? 32 : 64)))
+			return false;
 		return ty_is_int(e->ty) && invariant(e->lhs) && invariant(e->rhs);
+	}
 	case N_UNARY:
 		return ty_is_int(e->ty) && invariant(e->lhs);
 	case N_CALL:
@@ -403,18 +428,6 @@ static bool aff_scale(Vec *v, int64_t k)
 	return true;
 }
 
-static bool const_of(Node *e, int64_t *k)
-{
-	if (e->kind == N_INT) {
-		*k = e->ival;
-		return true;
-	}
-	if (e->kind == N_NAME && e->sym && e->sym->has_cval) {
-		*k = e->sym->cval;
-		return true;
-	}
-	return false;
-}
 
 /* The variables of the inner loops whose terms affine() puts in s[m]. */
 #define SPAN_MAX 8

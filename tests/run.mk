@@ -127,6 +127,7 @@ run_tests = \
 	tests/run/nested-spans.sap \
 	tests/run/span-chunks.sh \
 	tests/run/int-products.sap \
+	tests/run/guard-traps.sap \
 	tests/run/own-math.sap \
 	tests/run/exact-math.sap \
 	tests/run/len-keys.sap \
@@ -311,7 +312,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/conv-implicit.flags tests/run/const-limits.flags tests/run/param-declarator.flags tests/run/ternary-guard.flags tests/run/bounds-shrink.flags tests/run/relaxed.flags \
 	tests/run/body-decl-scope.flags tests/run/body-decl-scope.out tests/run/field-keys.out \
 	tests/run/extern-names.c tests/run/extern-names.out \
-	tests/run/own-math.c tests/run/own-math.out tests/run/int-products.out \
+	tests/run/own-math.c tests/run/own-math.out tests/run/guard-traps.out tests/run/int-products.out \
 	tests/run/exact-math.out tests/run/nested-spans.out \
 	tests/run/array-params.out tests/run/array-params.flags \
 	tests/run/save-nan-field.status tests/run/save-nan-field.err tests/run/save-nan-field.out \
