@@ -651,9 +651,22 @@ static bool loop_assigns(const Ctl *c, const Sym *v)
 	return false;
 }
 
-/* for (int v = L; v < H; v++) (or v <= H, or v += 1) with L and H
+/* e + 1, for a bound of a loop written downwards. */
+static Node *plus_one(Node *e)
+{
+	Node *one = xcalloc(1, sizeof *one), *n = xcalloc(1, sizeof *n);
+	*one = (Node){ .kind = N_INT, .ival = 1, .has_cval = true, .cval = 1, .ty = e->ty,
+	               .file = e->file, .off = e->off };
+	*n = (Node){ .kind = N_BINARY, .op = TK_PLUS, .lhs = e, .rhs = one, .ty = e->ty,
+	             .file = e->file, .off = e->off, .has_cval = e->has_cval,
+	             .cval = e->cval + 1 };
+	return n;
+}
+
+/* for (int v = L; v < H; v++) (or v <= H, or v += 1), or downwards,
+ * for (int v = H; v >= L; v--) (or v > L, or v -= 1), with L and H
  * invariant and nothing in the loop but its step assigning v: v, with
- * *lo = L, *hi = H, *le for <=; else NULL. */
+ * its range [*lo, *hi), or [*lo, *hi] when *le; else NULL. */
 static Sym *span_loop(Node *f, Node **lo, Node **hi, bool *le)
 {
 	if (f->kind != N_FOR || !f->init || !f->cond || !f->step || f->init->kind != N_VAR ||
@@ -664,16 +677,25 @@ static Sym *span_loop(Node *f, Node **lo, Node **hi, bool *le)
 	int64_t k;
 	bool inc = (st->kind == N_INCDEC && st->op == TK_INC) ||
 	           (st->kind == N_ASSIGN && st->op == TK_PLUS && const_of(st->rhs, &k) && k == 1);
-	if (!inc || !st->lhs || st->lhs->kind != N_NAME || st->lhs->sym != v)
+	bool dec = (st->kind == N_INCDEC && st->op == TK_DEC) ||
+	           (st->kind == N_ASSIGN && st->op == TK_MINUS && const_of(st->rhs, &k) && k == 1);
+	if ((!inc && !dec) || !st->lhs || st->lhs->kind != N_NAME || st->lhs->sym != v)
 		return NULL;
-	if (c->kind != N_BINARY || (c->op != TK_LT && c->op != TK_LE) || c->lhs->kind != N_NAME ||
-	    c->lhs->sym != v || !invariant(f->init->init) || !invariant(c->rhs))
+	if (c->kind != N_BINARY || c->lhs->kind != N_NAME || c->lhs->sym != v ||
+	    !invariant(f->init->init) || !invariant(c->rhs) ||
+	    (inc && c->op != TK_LT && c->op != TK_LE) || (dec && c->op != TK_GT && c->op != TK_GE))
 		return NULL;
 	if (loop_assigns(f->aux, v))
 		return NULL;
-	*lo = f->init->init;
-	*hi = c->rhs;
-	*le = c->op == TK_LE;
+	if (inc) {
+		*lo = f->init->init;
+		*hi = c->rhs;
+		*le = c->op == TK_LE;
+	} else {
+		*lo = c->op == TK_GE ? c->rhs : plus_one(c->rhs);
+		*hi = f->init->init;
+		*le = true;
+	}
 	return v;
 }
 
@@ -783,6 +805,9 @@ static void span_guards(Access *a)
 		expr_guards(n->init, a->at, &a->span_dims);
 	else if (n->kind == N_EXPR)
 		expr_guards(n->lhs, a->at, &a->span_dims);
+	else if (n->cond && (n->kind == N_IF || n->kind == N_WHILE || n->kind == N_DO ||
+	                     n->kind == N_FOR))
+		expr_guards(n->cond, a->at, &a->span_dims);
 }
 
 /* Each dynamic access of a dvector whose key is A * i + B + sum C_m j_m,
