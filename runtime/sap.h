@@ -1395,16 +1395,21 @@ typedef struct sap_affine {
 
 /* The keys [a i + b, a i + b + w) of a dynamic access x[A * i + B + j]
  * inside for (j = L; j < H; j++), L and H invariant: b = B + L and
- * w = H - L (none when w <= 0). */
+ * w = H - L (none when w <= 0).  With m > 1, a lattice: those w keys
+ * from a i + b + c j for each j in [0, m), c > w (a column of a
+ * row-major matrix, x[j * W + i], is a, b, w, c, m = 1, 0, 1, W, H). */
 typedef struct sap_span {
 	int dds;
 	sap_mode mode;
 	int64_t a, b, w;
+	int64_t c, m;
 } sap_span;
 
 /* The span that holds the keys A i + B + sum C_m j_m of an access inside
  * n loops for (j_m = L_m; j_m < H_m; j_m++), clh holding C_m, L_m, H_m
- * for each: the hull of those keys (none when a loop runs no pass). */
+ * for each: the hull of those keys (none when a loop runs no pass), or
+ * a lattice whose rows are the loop with the largest |C_m|, when the hull
+ * of the others' keys is narrower than it. */
 sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, const int64_t *clh);
 
 /* Where a reconnaissance slice records the dynamic accesses of the DDSs

@@ -145,19 +145,86 @@ static shape shape_of(const sap_async_spec *spec, const char **why)
 
 sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, const int64_t *clh)
 {
+	sap_span none = { .dds = dds, .mode = mode, .a = a, .b = b, .w = 0, .c = 0, .m = 1 };
+	int p = -1;
+	for (int m = 0; m < n; m++) {
+		if (clh[3 * m + 2] <= clh[3 * m + 1])
+			return none;
+		__int128 c = clh[3 * m], pc = p < 0 ? 0 : clh[3 * p];
+		if (c < 0 ? -c > (pc < 0 ? -pc : pc) : c > (pc < 0 ? -pc : pc))
+			p = m;
+	}
+	/* The hull of each loop's keys but p's, then of p's. */
 	__int128 lo = b, ext = 0;
 	for (int m = 0; m < n; m++) {
 		__int128 c = clh[3 * m], L = clh[3 * m + 1], H = clh[3 * m + 2];
-		if (H <= L)
-			return (sap_span){ .dds = dds, .mode = mode, .a = a, .b = b, .w = 0 };
 		lo += c >= 0 ? c * L : c * (H - 1);
-		ext += (c >= 0 ? c : -c) * (H - 1 - L);
+		if (m != p)
+			ext += (c >= 0 ? c : -c) * (H - 1 - L);
 		if (lo < -HULL_MAX || lo > HULL_MAX || ext > HULL_MAX)
 			break;
 	}
 	lo = lo < -HULL_MAX ? -HULL_MAX : lo > HULL_MAX ? HULL_MAX : lo;
 	ext = ext > HULL_MAX ? HULL_MAX : ext;
-	return (sap_span){ .dds = dds, .mode = mode, .a = a, .b = (int64_t)lo, .w = (int64_t)ext + 1 };
+	__int128 c = p < 0 ? 0 : clh[3 * p], rows = p < 0 ? 1 : clh[3 * p + 2] - clh[3 * p + 1];
+	c = c < 0 ? -c : c;
+	if (p >= 0 && c > ext + 1 && rows > 1 && c * rows <= HULL_MAX)
+		return (sap_span){ .dds = dds, .mode = mode, .a = a, .b = (int64_t)lo,
+		                   .w = (int64_t)ext + 1, .c = (int64_t)c, .m = (int64_t)rows };
+	ext += c * (rows - 1);
+	ext = ext > HULL_MAX ? HULL_MAX : ext;
+	return (sap_span){ .dds = dds, .mode = mode, .a = a, .b = (int64_t)lo, .w = (int64_t)ext + 1,
+	                   .c = 0, .m = 1 };
+}
+
+/* The keys of span sp an iteration reach from its a i + b: up to this
+ * past b (its hull's width). */
+static int64_t span_reach(const sap_span *sp)
+{
+	return sp->m > 1 ? sp->c * (sp->m - 1) + sp->w : sp->w;
+}
+
+/* Are iterations [lo, hi) of the accesses of DDS k apart by their
+ * residues mod a lattice's row stride C (spans_apart's other way)?
+ * Every key that moves moves by a, and lies at an offset whose residue
+ * mod C falls in a window of width R (no wider than C); when a is at
+ * least R and the iterations' windows, a R apart, fit in C, iteration
+ * i's keys are its residues' alone: the columns of a row-major matrix,
+ * x[y * W + i], which each hull of the whole matrix met. */
+static bool lattice_apart(const sap_async_spec *spec, int k, int64_t a, int64_t lo, int64_t hi)
+{
+	int64_t C = 0;
+	for (int q = 0; q < spec->nspan; q++) {
+		const sap_span *sp = &spec->span[q];
+		if (sp->dds == k && sp->a != 0 && sp->w > 0 && sp->m > 1) {
+			if (C && sp->c != C)
+				return false;
+			C = sp->c;
+		}
+	}
+	if (!C)
+		return false;
+	/* The window: residues of every moving key's offsets. */
+	__int128 r0 = 0, r1 = 0;
+	bool any = false;
+	int nacc = spec->naffine + spec->nspan;
+	for (int q = 0; q < nacc; q++) {
+		const sap_affine *af = q < spec->naffine ? &spec->affine[q] : NULL;
+		const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
+		if ((af ? af->dds : sp->dds) != k || (af ? af->a : sp->a) == 0 || (sp && sp->w <= 0))
+			continue;
+		int64_t b = af ? af->b : sp->b, w = af ? 1 : sp->w;
+		if (w > C)
+			return false;
+		__int128 r = ((__int128)b % C + C) % C;
+		if (!any || r < r0)
+			r0 = r;
+		if (!any || r + w > r1)
+			r1 = r + w;
+		any = true;
+	}
+	__int128 R = r1 - r0, s = a < 0 ? -(__int128)a : a;
+	return any && R <= C && s >= R && s * (hi - lo - 1) + R <= C;
 }
 
 /* Do the iterations [lo, hi) of a loop whose dynamic accesses of the
@@ -193,15 +260,16 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
 				__int128 first = (__int128)stride * lo, last = (__int128)stride * (hi - 1);
 				h0 = (stride > 0 ? first : last) + off_lo;
 				h1 = (stride > 0 ? last : first) + off_hi;
-				if (off_hi - off_lo > (stride > 0 ? stride : -(__int128)stride) || h0 < 0 ||
-				    h1 > d->dv->n)
+				if ((off_hi - off_lo > (stride > 0 ? stride : -(__int128)stride) &&
+				     !lattice_apart(spec, k, stride, lo, hi)) || h0 < 0 || h1 > d->dv->n)
 					return false;
 			}
 			for (int q = 0; q < nacc; q++) {
 				const sap_affine *af = q < spec->naffine ? &spec->affine[q] : NULL;
 				const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
 				int dds = af ? af->dds : sp->dds;
-				int64_t a = af ? af->a : sp->a, b = af ? af->b : sp->b, w = af ? 1 : sp->w;
+				int64_t a = af ? af->a : sp->a, b = af ? af->b : sp->b;
+				int64_t w = af ? 1 : sp->w > 0 ? span_reach(sp) : sp->w;
 				sap_mode mode = af ? af->mode : sp->mode;
 				if (dds != k || w <= 0)
 					continue;
@@ -1573,15 +1641,18 @@ static void settle_chunks(const sap_async_spec *spec, const owners *o)
 		if (!(sp->mode & SAP_WRITE) || !v || sp->w <= 0)
 			continue;
 		sap_hold_map(v);
-		for (int64_t u = 0; u < o->n; u++) {
-			int64_t x = o->run[u].a, y = o->run[u].b;
+		/* A lattice's rows one by one: a run of columns is a
+		 * range of each row. */
+		int64_t rows = sp->m > 1 ? sp->m : 1;
+		for (int64_t u = 0; u < o->n; u++)
+			for (int64_t j = 0; j < rows; j++) {
+			int64_t x = o->run[u].a, y = o->run[u].b, b = sp->b + (rows > 1 ? sp->c * j : 0);
 			/* Spans that touch or overlap make one range a run: the
 			 * rows of a flat matrix took a range an iteration, 60%
 			 * of a 16-column histogram's loop on 2 ranks. */
 			bool one = sp->a > 0 && sp->w >= sp->a && x < y;
 			for (int64_t i = x; i < y; i++) {
-				int64_t k0 = sp->a * i + sp->b, k1 = one ? sp->a * (y - 1) + sp->b + sp->w :
-				                                           k0 + sp->w;
+				int64_t k0 = sp->a * i + b, k1 = one ? sp->a * (y - 1) + b + sp->w : k0 + sp->w;
 				k0 = k0 < 0 ? 0 : k0;
 				k1 = k1 > v->n ? v->n : k1;
 				if (k0 < k1)

@@ -468,7 +468,7 @@ static int64_t dds_size_of(const sap_dds *d)
  * the need made from them holds only while they do. */
 static int64_t *forms_of(const sap_async_spec *spec, int64_t *n)
 {
-	int64_t m = 4 * (int64_t)spec->naffine + 5 * (int64_t)(spec->nspan + spec->nrspan), at = 0;
+	int64_t m = 4 * (int64_t)spec->naffine + 7 * (int64_t)(spec->nspan + spec->nrspan), at = 0;
 	for (int k = 0; k < spec->ndrv; k++)
 		m += 1 + (int64_t)(spec->drv[k].size + 7) / 8;
 	int64_t *f = sap_xcalloc((size_t)(m ? m : 1), sizeof *f);
@@ -480,9 +480,9 @@ static int64_t *forms_of(const sap_async_spec *spec, int64_t *n)
 	}
 	for (int q = 0; q < spec->nspan + spec->nrspan; q++) {
 		const sap_span *sp = q < spec->nspan ? &spec->span[q] : &spec->rspan[q - spec->nspan];
-		int64_t v[] = { sp->dds, sp->mode, sp->a, sp->b, sp->w };
+		int64_t v[] = { sp->dds, sp->mode, sp->a, sp->b, sp->w, sp->c, sp->m };
 		memcpy(f + at, v, sizeof v);
-		at += 5;
+		at += 7;
 	}
 	for (int k = 0; k < spec->ndrv; k++) {
 		f[at++] = (int64_t)spec->drv[k].size;
@@ -573,9 +573,10 @@ static void set_bits(uint64_t *bits, int64_t x, int64_t y, int64_t n)
 		bits[(uint64_t)x / 64] |= (uint64_t)1 << ((uint64_t)x % 64);
 }
 
-/* A key form: iteration i touches the w keys from s i + o. */
+/* A key form: iteration i touches the w keys from s i + o, and when
+ * m > 1 from s i + o + c j too, for each j in [0, m) (a lattice). */
 typedef struct key_form {
-	int64_t s, o, w;
+	int64_t s, o, w, c, m;
 } key_form;
 
 /* The key forms of DDS k, into *out (to free); how many.  Of a written
@@ -591,7 +592,8 @@ static int key_forms(const sap_async_spec *spec, int k, key_form **out)
 		const sap_affine *af = q < naf ? &spec->affine[q] : NULL;
 		const sap_span *sp = af ? NULL : &spans[q - naf];
 		if ((af ? af->dds : sp->dds) == k)
-			(*out)[m++] = af ? (key_form){ af->a, af->b, 1 } : (key_form){ sp->a, sp->b, sp->w };
+			(*out)[m++] = af ? (key_form){ af->a, af->b, 1, 0, 1 } :
+			                   (key_form){ sp->a, sp->b, sp->w, sp->c, sp->m > 1 ? sp->m : 1 };
 	}
 	return m;
 }
@@ -602,8 +604,9 @@ static void mark_spans(const sap_async_spec *spec, int k, uint64_t *bits, int64_
 	int64_t n = spec->dds[k].dv->n;
 	key_form *f;
 	int m = key_forms(spec, k, &f);
-	for (int q = 0; q < m; q++) {
-		int64_t s = f[q].s, o = f[q].o, w = f[q].w;
+	for (int q = 0; q < m; q++)
+		for (int64_t j = 0; j < f[q].m; j++) {
+		int64_t s = f[q].s, o = f[q].o + (f[q].m > 1 ? f[q].c * j : 0), w = f[q].w;
 		/* Rows that meet or touch are one range, in either order (the
 		 * hull of a column read backwards is most of the vector each
 		 * iteration); a key that does not move (a row every iteration
@@ -637,7 +640,8 @@ static void span_hull(const sap_async_spec *spec, int k, int64_t a, int64_t b, i
 		for (int q = 0; q < m; q++) {
 			int64_t s = f[q].s, o = f[q].o;
 			int64_t lo = s >= 0 ? s * a + o : s * (b - 1) + o;
-			int64_t hi = (s >= 0 ? s * (b - 1) + o : s * a + o) + f[q].w;
+			int64_t hi = (s >= 0 ? s * (b - 1) + o : s * a + o) + f[q].w +
+			             (f[q].m > 1 ? f[q].c * (f[q].m - 1) : 0);
 			*x = lo < *x ? lo : *x;
 			*y = hi > *y ? hi : *y;
 		}
