@@ -535,23 +535,14 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 			return false;
 		if (!affine(x, &a1, &b1, s ? s1 : NULL))
 			return false;
-		/* In int, the body's product wraps at 32 bits where the
-		 * runtime's does not: b * F * G with F = G = 65536 is 0 for
-		 * every b, where F G b is not.  One factor a term is safe (a
-		 * key past 2^31 is out of range before it wraps back), two
-		 * (k F, F G) are not. */
+		/* In int, the body's products wrap at 32 bits where the
+		 * form's do not (b * F * G with F = G = 65536 is 0 for every
+		 * b): the runtime checks the form's keys stay in int's range
+		 * (Access.narrow). */
 		Vec *all[SPAN_MAX + 2] = {&a1, &b1};
 		for (int m = 0; m < ns; m++)
 			all[m + 2] = &s1[m];
-		bool narrow = e->ty->kind == TY_INT, konst = const_of(c, &k);
-		for (int v = 0; narrow && v < ns + 2; v++)
-			for (int i = 0; i < all[v]->n; i++) {
-				AffTerm *t = all[v]->v[i];
-				if (konst ? t->inv && k != 1 && k != -1 :
-				            t->inv || t->k > 1 || t->k < -1)
-					return false;
-			}
-		if (konst) {
+		if (const_of(c, &k)) {
 			if (!aff_scale(&a1, k) || !aff_scale(&b1, k))
 				return false;
 			for (int m = 0; m < ns; m++)
@@ -884,6 +875,7 @@ static Access *access(Node *at, Node *base, Node *key, int mode)
 	a->mode = mode;
 	a->accumulate = acc_is_accum(acc_li, d);
 	a->ddsi = dds_index(d, mode);
+	a->narrow = int32_arith(key);
 	if (!affine(key, &a->aterms, &a->bterms, NULL) || !aff_normalize(&a->aterms) ||
 	    !aff_normalize(&a->bterms) ||
 	    (int32_arith(key) && (!fits_int32(&a->aterms) || !fits_int32(&a->bterms)))) {

@@ -838,8 +838,9 @@ static const char *span_c(Access *a, const char *mode)
 	if (a->span_var) {
 		const char *lo = format("(int64_t)(%s)", emit_expr(a->span_lo));
 		const char *hi = format("(int64_t)(%s)%s", emit_expr(a->span_hi), a->span_le ? " + 1" : "");
-		return format("{.dds = %d, .mode = %s, .a = %s, .b = %s + %s, .w = %s - %s}", a->ddsi,
-		              mode, affine_c(&a->span_a), affine_c(&a->span_b), lo, hi, lo);
+		return format("{.dds = %d, .mode = %s, .a = %s, .b = %s + %s, .w = %s - %s%s}", a->ddsi,
+		              mode, affine_c(&a->span_a), affine_c(&a->span_b), lo, hi, lo,
+		              a->narrow ? ", .narrow = true" : "");
 	}
 	Buf dims = {0};
 	for (int m = 0; m < a->span_dims.n; m++) {
@@ -858,8 +859,9 @@ static const char *span_c(Access *a, const char *mode)
 		}
 		buf_printf(&dims, "%s%s, %s, %s", m ? ", " : "", affine_c(&d->c), lo, hi);
 	}
-	return format("sap_span_hull(%d, %s, %s, %s, %d, (const int64_t[]){%s})", a->ddsi, mode,
-	              affine_c(&a->span_a), affine_c(&a->span_b), a->span_dims.n, dims.s);
+	return format("sap_span_hull(%d, %s, %s, %s, %d, (const int64_t[]){%s}, %s)", a->ddsi, mode,
+	              affine_c(&a->span_a), affine_c(&a->span_b), a->span_dims.n, dims.s,
+	              a->narrow ? "true" : "false");
 }
 
 /* Conditions joined as " && c1 && c2", as C without the leading &&. */
@@ -1544,8 +1546,9 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		Access *a = li->accesses.v[i];
 		if (a->dynamic || a->accumulate || !(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE))
 			continue;
-		buf_printf(&aff, "\t\t{.dds = %d, .mode = %s, .a = %s, .b = %s},\n", a->ddsi,
-		           modes[a->mode], affine_c(&a->aterms), affine_c(&a->bterms));
+		buf_printf(&aff, "\t\t{.dds = %d, .mode = %s, .a = %s, .b = %s%s},\n", a->ddsi,
+		           modes[a->mode], affine_c(&a->aterms), affine_c(&a->bterms),
+		           a->narrow ? ", .narrow = true" : "");
 		naff++;
 	}
 	if (naff)
@@ -1576,8 +1579,9 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		if (!ranged(li, a->dds))
 			continue;
 		if (!a->dynamic) {
-			buf_printf(&rspn, "\t\t{.dds = %d, .mode = SAP_READ, .a = %s, .b = %s, .w = 1},\n",
-			           a->ddsi, affine_c(&a->aterms), affine_c(&a->bterms));
+			buf_printf(&rspn, "\t\t{.dds = %d, .mode = SAP_READ, .a = %s, .b = %s, .w = 1%s},\n",
+			           a->ddsi, affine_c(&a->aterms), affine_c(&a->bterms),
+			           a->narrow ? ", .narrow = true" : "");
 		} else {
 			buf_printf(&rspn, "\t\t%s,\n", span_c(a, "SAP_READ"));
 		}

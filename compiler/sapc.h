@@ -670,6 +670,9 @@ typedef struct Access {
 	                           ...): keys that print alike differ */
 	int ddsi;               /* index into LoopInfo.dds */
 	bool dynamic;           /* not affine: the slice computes it */
+	bool narrow;            /* computed in int: the runtime checks that its
+	                           affine form stays in int's range, where the
+	                           body's key, which wraps, is the form's */
 	bool recorded;          /* a dynamic access of a DDS the loop writes */
 	bool accumulate;
 	bool structural;        /* inserts into or erases from a map */

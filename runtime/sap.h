@@ -1391,6 +1391,7 @@ typedef struct sap_affine {
 	int dds;                /* index into sap_async_spec.dds */
 	sap_mode mode;
 	int64_t a, b;
+	bool narrow;            /* computed in int: the body's wraps at 32 bits */
 } sap_affine;
 
 /* The keys [a i + b, a i + b + w) of a dynamic access x[A * i + B + j]
@@ -1403,6 +1404,7 @@ typedef struct sap_span {
 	sap_mode mode;
 	int64_t a, b, w;
 	int64_t c, m;
+	bool narrow;            /* computed in int, as sap_affine's */
 } sap_span;
 
 /* The span that holds the keys A i + B + sum C_m j_m of an access inside
@@ -1410,7 +1412,8 @@ typedef struct sap_span {
  * for each: the hull of those keys (none when a loop runs no pass), or
  * a lattice whose rows are the loop with the largest |C_m|, when the hull
  * of the others' keys is narrower than it. */
-sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, const int64_t *clh);
+sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, const int64_t *clh,
+                       bool narrow);
 
 /* Where a reconnaissance slice records the dynamic accesses of the DDSs
  * the loop writes.  Owned by the runtime (recon.c); generated code only

@@ -143,9 +143,18 @@ static shape shape_of(const sap_async_spec *spec, const char **why)
  * cut here, where the runtime's sums of keys still fit. */
 #define HULL_MAX ((__int128)1 << 61)
 
-sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, const int64_t *clh)
+/* The keys of span sp an iteration reach from its a i + b: up to this
+ * past b (its hull's width). */
+static int64_t span_reach(const sap_span *sp)
 {
-	sap_span none = { .dds = dds, .mode = mode, .a = a, .b = b, .w = 0, .c = 0, .m = 1 };
+	return sp->m > 1 ? sp->c * (sp->m - 1) + sp->w : sp->w;
+}
+
+sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, const int64_t *clh,
+                       bool narrow)
+{
+	sap_span none = { .dds = dds, .mode = mode, .a = a, .b = b, .w = 0, .c = 0, .m = 1,
+	                  .narrow = narrow };
 	int p = -1;
 	for (int m = 0; m < n; m++) {
 		if (clh[3 * m + 2] <= clh[3 * m + 1])
@@ -170,19 +179,42 @@ sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, cons
 	c = c < 0 ? -c : c;
 	if (p >= 0 && c > ext + 1 && rows > 1 && c * rows <= HULL_MAX)
 		return (sap_span){ .dds = dds, .mode = mode, .a = a, .b = (int64_t)lo,
-		                   .w = (int64_t)ext + 1, .c = (int64_t)c, .m = (int64_t)rows };
+		                   .w = (int64_t)ext + 1, .c = (int64_t)c, .m = (int64_t)rows,
+		                   .narrow = narrow };
 	ext += c * (rows - 1);
 	ext = ext > HULL_MAX ? HULL_MAX : ext;
 	return (sap_span){ .dds = dds, .mode = mode, .a = a, .b = (int64_t)lo, .w = (int64_t)ext + 1,
-	                   .c = 0, .m = 1 };
+	                   .c = 0, .m = 1, .narrow = narrow };
 }
 
-/* The keys of span sp an iteration reach from its a i + b: up to this
- * past b (its hull's width). */
-static int64_t span_reach(const sap_span *sp)
+/* Does a key computed in int leave int's range in iterations [lo, hi)?
+ * Its form, a i + b in 64 bits, is then not the key the body computes,
+ * which wraps: b * F * G with F = G = 65536 is 0 in int for every b. */
+static bool form_wraps(int64_t a, int64_t b, int64_t reach, int64_t lo, int64_t hi)
 {
-	return sp->m > 1 ? sp->c * (sp->m - 1) + sp->w : sp->w;
+	__int128 x = (__int128)a * lo + b, y = (__int128)a * (hi - 1) + b;
+	__int128 min = x < y ? x : y, max = (x < y ? y : x) + (reach > 0 ? reach - 1 : 0);
+	return min < INT32_MIN || max > INT32_MAX;
 }
+
+/* Does any of spec's forms of keys computed in int wrap (form_wraps)?
+ * Then it runs as the serial loop. */
+static bool keys_wrap(const sap_async_spec *spec, int64_t lo, int64_t hi)
+{
+	if (lo >= hi)
+		return false;
+	for (int q = 0; q < spec->naffine; q++)
+		if (spec->affine[q].narrow &&
+		    form_wraps(spec->affine[q].a, spec->affine[q].b, 1, lo, hi))
+			return true;
+	for (int q = 0; q < spec->nspan + spec->nrspan; q++) {
+		const sap_span *sp = q < spec->nspan ? &spec->span[q] : &spec->rspan[q - spec->nspan];
+		if (sp->narrow && sp->w > 0 && form_wraps(sp->a, sp->b, span_reach(sp), lo, hi))
+			return true;
+	}
+	return false;
+}
+
 
 /* Are iterations [lo, hi) of the accesses of DDS k apart by their
  * residues mod a lattice's row stride C (spans_apart's other way)?
@@ -1470,7 +1502,7 @@ static const sap_affine *owner_key(const sap_async_spec *spec, sap_affine *out)
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
 		if (d->by_index && d->dv && d->dv->holder && d->mode == SAP_READ) {
-			*out = (sap_affine){ k, SAP_READ, 1, 0 };
+			*out = (sap_affine){ .dds = k, .mode = SAP_READ, .a = 1, .b = 0 };
 			return out;
 		}
 	}
@@ -2225,8 +2257,10 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		x.n = hi - lo;
 		sap_acc_shadows(r, spec, red, x.n);
 	}
+	const char *serial = spec->dds && !spec->serial && keys_wrap(spec, lo, hi) ?
+	                     "its keys, computed in int, pass int's range and wrap" : spec->serial;
 	bool ranks = !mk && sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
-	             !spec->serial && sap_dist_ok(spec, r, &why) && shape_of(spec, &why) != UNKNOWN;
+	             !serial && sap_dist_ok(spec, r, &why) && shape_of(spec, &why) != UNKNOWN;
 	bool brief = ranks && brief_fits(spec, r, lo, hi), brief_all = brief && brief_whole(st);
 	ranks = ranks && !brief_all;
 	/* Every rank runs all of it: then as one rank of P x T workers, so
@@ -2239,7 +2273,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	if (brief_all)
 		why = sap_cfg.short_loops ? "its invocations are short, and SAP_SHORT_LOOPS=whole" :
 		      "its invocations are short, and ran faster that way";
-	if (sap_nranks() > 1 && !mk && !ranks && lo < hi && spec->dds && !spec->serial &&
+	if (sap_nranks() > 1 && !mk && !ranks && lo < hi && spec->dds && !serial &&
 	    !sap_cfg.run_order)
 		st->whole_why = st->why_buf[0] ? st->why_buf : why ? why : "its keys are unknown";
 	/* What a loop accumulates into, every rank adds the same sums to,
@@ -2263,9 +2297,10 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			sap_order_dump(L, NULL, lo, 0);
 	} else if (!spec->dds) {
 		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, "no access spec");
-	} else if (spec->serial) {
-		sap_serial_warn(L, spec, x.T * sap_nranks(), hi - lo);
-		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, spec->serial);
+	} else if (serial) {
+		if (spec->serial)
+			sap_serial_warn(L, spec, x.T * sap_nranks(), hi - lo);
+		run_serial(st, &x, lo, hi, red, SAP_V_SERIAL, serial);
 	} else if (ranks) {
 		struct sap_loop_state *o = sap_plan_to_share(st, spec, r, lo, hi, sap_nranks() * x.T);
 		/* Whether a rank holds plan-order copies (which share a plan)
