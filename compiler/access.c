@@ -429,6 +429,10 @@ static bool aff_scale(Vec *v, int64_t k)
 }
 
 
+/* Is the key affine() reads computed in int, which the runtime checks
+ * (Access.narrow)? */
+static bool aff_checked;
+
 /* The variables of the inner loops whose terms affine() puts in s[m]. */
 #define SPAN_MAX 8
 static Sym *span_syms[SPAN_MAX];
@@ -537,12 +541,23 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 			return false;
 		/* In int, the body's products wrap at 32 bits where the
 		 * form's do not (b * F * G with F = G = 65536 is 0 for every
-		 * b): the runtime checks the form's keys stay in int's range
-		 * (Access.narrow). */
+		 * b): the runtime checks that a key computed in int stays in
+		 * int's range (Access.narrow).  Inside a key computed in long
+		 * (long(b * F * G) + x), two factors (k F, F G) in int are not
+		 * taken: one is safe (a key past 2^31 is out of range before
+		 * it wraps back). */
 		Vec *all[SPAN_MAX + 2] = {&a1, &b1};
 		for (int m = 0; m < ns; m++)
 			all[m + 2] = &s1[m];
-		if (const_of(c, &k)) {
+		bool konst = const_of(c, &k);
+		for (int v = 0; !aff_checked && e->ty->kind == TY_INT && v < ns + 2; v++)
+			for (int i = 0; i < all[v]->n; i++) {
+				AffTerm *t = all[v]->v[i];
+				if (konst ? t->inv && k != 1 && k != -1 :
+				            t->inv || t->k > 1 || t->k < -1)
+					return false;
+			}
+		if (konst) {
 			if (!aff_scale(&a1, k) || !aff_scale(&b1, k))
 				return false;
 			for (int m = 0; m < ns; m++)
@@ -608,6 +623,15 @@ static bool int32_arith(Node *e)
 	    e->sym->decl->kind == N_VAR && e->sym->decl->init && e->sym->vclass == V_LOCAL)
 		return int32_arith(e->sym->decl->init);
 	return int32_arith(e->lhs) || int32_arith(e->rhs);
+}
+
+/* Is key e computed in int (under its conversion to an index)?  Its
+ * body's value wraps at 32 bits, which the runtime checks its form for. */
+static bool narrow_key(Node *e)
+{
+	while (e->kind == N_CONV && !e->ts && e->lhs->ty && ty_is_int(e->lhs->ty))
+		e = e->lhs;
+	return e->ty && e->ty->kind == TY_INT && int32_arith(e);
 }
 
 /* Terms a key computed in int can have: int arithmetic wraps, so a
@@ -828,6 +852,7 @@ void acc_find_spans(void)
 		if (!nspan_syms)
 			continue;
 		Vec A = {0}, B = {0}, S[SPAN_MAX] = {{0}};
+		aff_checked = a->narrow;
 		bool ok = affine(a->key, &A, &B, S) && aff_normalize(&A) && aff_normalize(&B) &&
 		          !(int32_arith(a->key) && (!fits_int32(&A) || !fits_int32(&B)));
 		for (int m = 0; ok && m < nspan_syms; m++)
@@ -875,7 +900,8 @@ static Access *access(Node *at, Node *base, Node *key, int mode)
 	a->mode = mode;
 	a->accumulate = acc_is_accum(acc_li, d);
 	a->ddsi = dds_index(d, mode);
-	a->narrow = int32_arith(key);
+	a->narrow = narrow_key(key);
+	aff_checked = a->narrow;
 	if (!affine(key, &a->aterms, &a->bterms, NULL) || !aff_normalize(&a->aterms) ||
 	    !aff_normalize(&a->bterms) ||
 	    (int32_arith(key) && (!fits_int32(&a->aterms) || !fits_int32(&a->bterms)))) {
