@@ -429,10 +429,6 @@ static bool aff_scale(Vec *v, int64_t k)
 }
 
 
-/* Is the key affine() reads computed in int, which the runtime checks
- * (Access.narrow)? */
-static bool aff_checked;
-
 /* The variables of the inner loops whose terms affine() puts in s[m]. */
 #define SPAN_MAX 8
 static Sym *span_syms[SPAN_MAX];
@@ -541,23 +537,13 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 			return false;
 		/* In int, the body's products wrap at 32 bits where the
 		 * form's do not (b * F * G with F = G = 65536 is 0 for every
-		 * b): the runtime checks that a key computed in int stays in
-		 * int's range (Access.narrow).  Inside a key computed in long
-		 * (long(b * F * G) + x), two factors (k F, F G) in int are not
-		 * taken: one is safe (a key past 2^31 is out of range before
-		 * it wraps back). */
+		 * b): the runtime checks that a key computed in int, or each
+		 * part computed in int of one computed in long, stays in int's
+		 * range (Access.narrow, Access.checks). */
 		Vec *all[SPAN_MAX + 2] = {&a1, &b1};
 		for (int m = 0; m < ns; m++)
 			all[m + 2] = &s1[m];
-		bool konst = const_of(c, &k);
-		for (int v = 0; !aff_checked && e->ty->kind == TY_INT && v < ns + 2; v++)
-			for (int i = 0; i < all[v]->n; i++) {
-				AffTerm *t = all[v]->v[i];
-				if (konst ? t->inv && k != 1 && k != -1 :
-				            t->inv || t->k > 1 || t->k < -1)
-					return false;
-			}
-		if (konst) {
+		if (const_of(c, &k)) {
 			if (!aff_scale(&a1, k) || !aff_scale(&b1, k))
 				return false;
 			for (int m = 0; m < ns; m++)
@@ -632,6 +618,66 @@ static bool narrow_key(Node *e)
 	while (e->kind == N_CONV && !e->ts && e->lhs->ty && ty_is_int(e->lhs->ty))
 		e = e->lhs;
 	return e->ty && e->ty->kind == TY_INT && int32_arith(e);
+}
+
+/* The largest parts of key e, computed in long, that are computed in
+ * int with arithmetic (y * W + x in long(b) * S + (y * W + x)), through
+ * locals as affine() goes. */
+static void int_parts(Node *e, Vec *out)
+{
+	if (!e || !e->ty || !ty_is_int(e->ty))
+		return;
+	if (e->ty->kind == TY_INT) {
+		if (int32_arith(e))
+			vec_push(out, e);
+		return;
+	}
+	if (e->kind == N_NAME && acc_is_local(e->sym) && !e->sym->modified && e->sym->decl &&
+	    e->sym->decl->kind == N_VAR && e->sym->decl->init && e->sym->vclass == V_LOCAL) {
+		int_parts(e->sym->decl->init, out);
+		return;
+	}
+	if (e->kind == N_CONV || e->kind == N_UNARY || e->kind == N_BINARY) {
+		int_parts(e->lhs, out);
+		int_parts(e->rhs, out);
+	}
+}
+
+/* Access a's checks (KeyCheck) of the int parts of its key computed in
+ * long, by the span syms now set when dims: false if a part is not
+ * affine in them, or moves with a loop that is not one of dims'. */
+static bool key_checks(Access *a, Vec *dims)
+{
+	a->checks.n = 0;
+	if (a->narrow)
+		return true;
+	Vec parts = {0};
+	int_parts(a->key, &parts);
+	for (int p = 0; p < parts.n; p++) {
+		KeyCheck *c = xcalloc(1, sizeof *c);
+		Vec S[SPAN_MAX] = {{0}};
+		if (!affine(parts.v[p], &c->a, &c->b, dims ? S : NULL) || !aff_normalize(&c->a) ||
+		    !aff_normalize(&c->b))
+			return false;
+		for (int m = 0; dims && m < nspan_syms; m++) {
+			if (!aff_normalize(&S[m]))
+				return false;
+			bool found = false;
+			for (int q = 0; q < dims->n; q++)
+				found |= ((SpanDim *)dims->v[q])->var == span_syms[m];
+			if (S[m].n && !found)
+				return false;
+		}
+		for (int q = 0; dims && q < dims->n; q++) {
+			Vec *v = xcalloc(1, sizeof *v);
+			for (int m = 0; m < nspan_syms; m++)
+				if (((SpanDim *)dims->v[q])->var == span_syms[m])
+					*v = S[m];
+			vec_push(&c->dimc, v);
+		}
+		vec_push(&a->checks, c);
+	}
+	return true;
 }
 
 /* Terms a key computed in int can have: int arithmetic wraps, so a
@@ -852,15 +898,15 @@ void acc_find_spans(void)
 		if (!nspan_syms)
 			continue;
 		Vec A = {0}, B = {0}, S[SPAN_MAX] = {{0}};
-		aff_checked = a->narrow;
 		bool ok = affine(a->key, &A, &B, S) && aff_normalize(&A) && aff_normalize(&B) &&
 		          !(int32_arith(a->key) && (!fits_int32(&A) || !fits_int32(&B)));
 		for (int m = 0; ok && m < nspan_syms; m++)
 			ok = aff_normalize(&S[m]) && !(int32_arith(a->key) && !fits_int32(&S[m]));
 		int n = nspan_syms;
-		nspan_syms = 0;
-		if (!ok)
+		if (!ok) {
+			nspan_syms = 0;
 			continue;
+		}
 		for (int m = n - 1; m >= 0; m--) {
 			if (!S[m].n)
 				continue;
@@ -868,8 +914,13 @@ void acc_find_spans(void)
 			*d = (SpanDim){ .var = span_syms[m], .c = S[m], .lo = lo[m], .hi = hi[m], .le = le[m] };
 			vec_push(&a->span_dims, d);
 		}
-		if (!a->span_dims.n)
+		ok = a->span_dims.n && key_checks(a, &a->span_dims);
+		nspan_syms = 0;
+		if (!ok) {
+			a->span_dims.n = 0;
+			a->checks.n = 0;
 			continue;
+		}
 		a->span = true;
 		a->span_a = A;
 		a->span_b = B;
@@ -901,12 +952,13 @@ static Access *access(Node *at, Node *base, Node *key, int mode)
 	a->accumulate = acc_is_accum(acc_li, d);
 	a->ddsi = dds_index(d, mode);
 	a->narrow = narrow_key(key);
-	aff_checked = a->narrow;
 	if (!affine(key, &a->aterms, &a->bterms, NULL) || !aff_normalize(&a->aterms) ||
 	    !aff_normalize(&a->bterms) ||
-	    (int32_arith(key) && (!fits_int32(&a->aterms) || !fits_int32(&a->bterms)))) {
+	    (int32_arith(key) && (!fits_int32(&a->aterms) || !fits_int32(&a->bterms))) ||
+	    !key_checks(a, NULL)) {
 		a->dynamic = true;
 		a->aterms.n = a->bterms.n = 0;
+		a->checks.n = 0;
 	}
 	for (int i = 0; i < acc_ctrl.n; i++)
 		vec_push(&a->ctrl, acc_ctrl.v[i]);

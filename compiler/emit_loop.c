@@ -830,18 +830,10 @@ static char *affine_c(Vec *terms)
 	return b.len ? b.s : "0";
 }
 
-/* The sap_span of access a's span as an initializer: over one loop
- * [A i + B + L, A i + B + H), else the hull sap_span_hull finds when the
- * loop starts from each loop's coefficient and range. */
-static const char *span_c(Access *a, const char *mode)
+/* The sap_span_hull call of the form A i + B + sum c[m] j_m over access
+ * a's span dims (c NULL: the dims' own coefficients). */
+static const char *hull_c(Access *a, const char *mode, Vec *A, Vec *B, Vec *c, bool narrow)
 {
-	if (a->span_var) {
-		const char *lo = format("(int64_t)(%s)", emit_expr(a->span_lo));
-		const char *hi = format("(int64_t)(%s)%s", emit_expr(a->span_hi), a->span_le ? " + 1" : "");
-		return format("{.dds = %d, .mode = %s, .a = %s, .b = %s + %s, .w = %s - %s%s}", a->ddsi,
-		              mode, affine_c(&a->span_a), affine_c(&a->span_b), lo, hi, lo,
-		              a->narrow ? ", .narrow = true" : "");
-	}
 	Buf dims = {0};
 	for (int m = 0; m < a->span_dims.n; m++) {
 		SpanDim *d = a->span_dims.v[m];
@@ -857,11 +849,46 @@ static const char *span_c(Access *a, const char *mode)
 			hi = format("sap_min_i64(%s, (int64_t)(%s) + %lld)", hi, emit_expr(b->e),
 			            (long long)b->add);
 		}
-		buf_printf(&dims, "%s%s, %s, %s", m ? ", " : "", affine_c(&d->c), lo, hi);
+		buf_printf(&dims, "%s%s, %s, %s", m ? ", " : "", affine_c(c ? c->v[m] : &d->c), lo, hi);
 	}
 	return format("sap_span_hull(%d, %s, %s, %s, %d, (const int64_t[]){%s}, %s)", a->ddsi, mode,
-	              affine_c(&a->span_a), affine_c(&a->span_b), a->span_dims.n, dims.s,
-	              a->narrow ? "true" : "false");
+	              affine_c(A), affine_c(B), a->span_dims.n, dims.s, narrow ? "true" : "false");
+}
+
+/* The sap_span of access a's span as an initializer: over one loop
+ * [A i + B + L, A i + B + H), else the hull sap_span_hull finds when the
+ * loop starts from each loop's coefficient and range. */
+static const char *span_c(Access *a, const char *mode)
+{
+	if (a->span_var) {
+		const char *lo = format("(int64_t)(%s)", emit_expr(a->span_lo));
+		const char *hi = format("(int64_t)(%s)%s", emit_expr(a->span_hi), a->span_le ? " + 1" : "");
+		return format("{.dds = %d, .mode = %s, .a = %s, .b = %s + %s, .w = %s - %s%s}", a->ddsi,
+		              mode, affine_c(&a->span_a), affine_c(&a->span_b), lo, hi, lo,
+		              a->narrow ? ", .narrow = true" : "");
+	}
+	return hull_c(a, mode, &a->span_a, &a->span_b, NULL, a->narrow);
+}
+
+/* The forms of the int parts of keys computed in long (Access.checks),
+ * as sap_span initializers, into b; how many. */
+static int checks_c(LoopInfo *li, Buf *b)
+{
+	int n = 0;
+	for (int i = 0; i < li->accesses.n; i++) {
+		Access *a = li->accesses.v[i];
+		if (a->dynamic && !a->span)
+			continue;
+		for (int k = 0; k < a->checks.n; k++, n++) {
+			KeyCheck *c = a->checks.v[k];
+			if (a->dynamic)
+				buf_printf(b, "\t\t%s,\n", hull_c(a, "SAP_READ", &c->a, &c->b, &c->dimc, true));
+			else
+				buf_printf(b, "\t\t{.dds = %d, .mode = SAP_READ, .a = %s, .b = %s, .w = 1, "
+				           ".narrow = true},\n", a->ddsi, affine_c(&c->a), affine_c(&c->b));
+		}
+	}
+	return n;
 }
 
 /* Conditions joined as " && c1 && c2", as C without the leading &&. */
@@ -1589,6 +1616,10 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	}
 	if (nrspan)
 		emit_line(s, "sap_span sap_rspn[] = {\n%s\t};", rspn.s);
+	Buf chk = {0};
+	int nchk = checks_c(li, &chk);
+	if (nchk)
+		emit_line(s, "sap_span sap_chk[] = {\n%s\t};", chk.s);
 	if (li->slice_vars.n) {
 		Buf dv = {0};
 		for (int i = 0; i < li->slice_vars.n; i++) {
@@ -1610,6 +1641,8 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		buf_printf(&sp, ", .span = sap_spn, .nspan = %d", nspan);
 	if (nrspan)
 		buf_printf(&sp, ", .rspan = sap_rspn, .nrspan = %d", nrspan);
+	if (nchk)
+		buf_printf(&sp, ", .checks = sap_chk, .nchecks = %d", nchk);
 	if (li->slice_rng || (li->slice_var && !li->slice_vars.n))
 		buf_puts(&sp, ", .slice_rng = true");
 	if (li->slice_vars.n)

@@ -652,6 +652,15 @@ typedef struct SpanDim {
 	Vec los, his;           /* SpanBound * */
 } SpanDim;
 
+/* A part computed in int of a key computed in long, (y * W + x) in
+ * long(b) * S + (y * W + x): its form, a * i + b (+ dimc[m] * the
+ * variable of the key's span_dims[m]), which the runtime checks stays in
+ * int's range, where the body's part, which wraps, is the form's. */
+typedef struct KeyCheck {
+	Vec a, b;
+	Vec dimc;               /* Vec * of AffTerm *, one per span dim */
+} KeyCheck;
+
 typedef struct Access {
 	Node *at;               /* the N_INDEX, or the N_CALL of a map builtin */
 	Node *unit;             /* the statement (or loop header) holding it */
@@ -692,6 +701,8 @@ typedef struct Access {
 	Vec span_a, span_b;
 	Node *span_lo, *span_hi;
 	Vec span_dims;          /* SpanDim *, outermost first */
+	Vec checks;             /* KeyCheck *: of a key computed in long, its
+	                           parts computed in int */
 	Vec ctrl;               /* enclosing control nodes */
 } Access;
 

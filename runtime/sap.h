@@ -1570,6 +1570,10 @@ typedef struct sap_async_spec {
 	int nspan;
 	const sap_span *rspan;          /* the keys of the ranged DDSs */
 	int nrspan;
+	const sap_span *checks;         /* the int parts of keys computed in
+	                                   long, which must stay in int's
+	                                   range for the forms above to hold */
+	int nchecks;
 	bool slice_rng;                 /* the slice draws random numbers, so
 	                                   it runs again every invocation */
 	const sap_drvvar *drv;          /* the driver variables it reads */

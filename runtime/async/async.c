@@ -150,41 +150,66 @@ static int64_t span_reach(const sap_span *sp)
 	return sp->m > 1 ? sp->c * (sp->m - 1) + sp->w : sp->w;
 }
 
+static __int128 gcd128(__int128 x, __int128 y)
+{
+	while (y) {
+		__int128 t = x % y;
+		x = y;
+		y = t;
+	}
+	return x;
+}
+
 sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, const int64_t *clh,
                        bool narrow)
 {
-	sap_span none = { .dds = dds, .mode = mode, .a = a, .b = b, .w = 0, .c = 0, .m = 1,
-	                  .narrow = narrow };
-	int p = -1;
-	for (int m = 0; m < n; m++) {
-		if (clh[3 * m + 2] <= clh[3 * m + 1])
-			return none;
-		__int128 c = clh[3 * m], pc = p < 0 ? 0 : clh[3 * p];
-		if (c < 0 ? -c > (pc < 0 ? -pc : pc) : c > (pc < 0 ? -pc : pc))
-			p = m;
-	}
-	/* The hull of each loop's keys but p's, then of p's. */
+	sap_span s = { .dds = dds, .mode = mode, .a = a, .b = b, .w = 0, .c = 0, .m = 1,
+	               .narrow = narrow };
 	__int128 lo = b, ext = 0;
 	for (int m = 0; m < n; m++) {
 		__int128 c = clh[3 * m], L = clh[3 * m + 1], H = clh[3 * m + 2];
+		if (H <= L)
+			return s;
 		lo += c >= 0 ? c * L : c * (H - 1);
-		if (m != p)
-			ext += (c >= 0 ? c : -c) * (H - 1 - L);
+		ext += (c >= 0 ? c : -c) * (H - 1 - L);
 		if (lo < -HULL_MAX || lo > HULL_MAX || ext > HULL_MAX)
 			break;
 	}
 	lo = lo < -HULL_MAX ? -HULL_MAX : lo > HULL_MAX ? HULL_MAX : lo;
 	ext = ext > HULL_MAX ? HULL_MAX : ext;
-	__int128 c = p < 0 ? 0 : clh[3 * p], rows = p < 0 ? 1 : clh[3 * p + 2] - clh[3 * p + 1];
-	c = c < 0 ? -c : c;
-	if (p >= 0 && c > ext + 1 && rows > 1 && c * rows <= HULL_MAX)
-		return (sap_span){ .dds = dds, .mode = mode, .a = a, .b = (int64_t)lo,
-		                   .w = (int64_t)ext + 1, .c = (int64_t)c, .m = (int64_t)rows,
-		                   .narrow = narrow };
-	ext += c * (rows - 1);
-	ext = ext > HULL_MAX ? HULL_MAX : ext;
-	return (sap_span){ .dds = dds, .mode = mode, .a = a, .b = (int64_t)lo, .w = (int64_t)ext + 1,
-	                   .c = 0, .m = 1, .narrow = narrow };
+	s.b = (int64_t)lo;
+	s.w = (int64_t)ext + 1;
+	/* A lattice: the loops whose |C| is at least some t are its rows,
+	 * their offsets multiples of g, the gcd of those |C|; when g steps
+	 * over the hull of the other loops' keys, w, the keys are w from
+	 * each of the multiples of g the rows' offsets span (a column of a
+	 * row-major matrix; of a volume, x[(z * H + y) * W + i] over z and y:
+	 * rows W apart). */
+	__int128 best = -1;
+	for (int t = 0; t < n && ext <= HULL_MAX / 2; t++) {
+		__int128 ct = clh[3 * t] < 0 ? -(__int128)clh[3 * t] : clh[3 * t];
+		__int128 g = 0, rest = 0, span = 0;
+		for (int m = 0; m < n; m++) {
+			__int128 c = clh[3 * m] < 0 ? -(__int128)clh[3 * m] : clh[3 * m];
+			__int128 e = c * (clh[3 * m + 2] - 1 - clh[3 * m + 1]);
+			if (c >= ct && c > 0) {
+				g = gcd128(g, c);
+				span += e;
+			} else {
+				rest += e;
+			}
+		}
+		/* The narrowest rows: of a volume's columns, W apart, not
+		 * the planes H W apart with rows of (H - 1) W + 1. */
+		if (g > rest + 1 && span >= g && span / g + 1 <= HULL_MAX / g &&
+		    (best < 0 || rest < best)) {
+			best = rest;
+			s.w = (int64_t)rest + 1;
+			s.c = (int64_t)g;
+			s.m = (int64_t)(span / g) + 1;
+		}
+	}
+	return s;
 }
 
 /* Does a key computed in int leave int's range in iterations [lo, hi)?
@@ -207,8 +232,10 @@ static bool keys_wrap(const sap_async_spec *spec, int64_t lo, int64_t hi)
 		if (spec->affine[q].narrow &&
 		    form_wraps(spec->affine[q].a, spec->affine[q].b, 1, lo, hi))
 			return true;
-	for (int q = 0; q < spec->nspan + spec->nrspan; q++) {
-		const sap_span *sp = q < spec->nspan ? &spec->span[q] : &spec->rspan[q - spec->nspan];
+	for (int q = 0; q < spec->nspan + spec->nrspan + spec->nchecks; q++) {
+		const sap_span *sp = q < spec->nspan ? &spec->span[q] :
+		                     q < spec->nspan + spec->nrspan ? &spec->rspan[q - spec->nspan] :
+		                     &spec->checks[q - spec->nspan - spec->nrspan];
 		if (sp->narrow && sp->w > 0 && form_wraps(sp->a, sp->b, span_reach(sp), lo, hi))
 			return true;
 	}
