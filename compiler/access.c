@@ -845,7 +845,7 @@ static bool expr_guards(Node *e, Node *at, Vec *dims)
 }
 
 /* The guards of access a inside its span's loops narrow their ranges:
- * an if it is under, and a ?:, && or || in its statement. */
+ * an if or a loop it is under, and a ?:, && or || in its statement. */
 static void span_guards(Access *a)
 {
 	Unit *u = NULL;
@@ -856,10 +856,14 @@ static void span_guards(Access *a)
 	}
 	if (!u)
 		return;
+	/* A while or for loop's condition holds in its body (not a do's,
+	 * whose body runs once first). */
 	for (int k = 0; k < u->ctrl.n; k++) {
 		Node *c = u->ctrl.v[k];
 		if (c->kind == N_IF && c->cond)
 			guard_bounds(c->cond, !(intptr_t)u->branch.v[k], &a->span_dims);
+		else if ((c->kind == N_WHILE || c->kind == N_FOR) && c->cond)
+			guard_bounds(c->cond, true, &a->span_dims);
 	}
 	Node *n = u->node;
 	if (n->kind == N_VAR)
