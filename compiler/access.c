@@ -760,6 +760,20 @@ static Sym *span_loop(Node *f, Node **lo, Node **hi, bool *le)
 	return v;
 }
 
+/* b into bounds, unless it is the loop's own, own + own_add, or one of
+ * them already (t < T under for (t = 0; t < T; t++)). */
+static void add_bound(Vec *bounds, SpanBound *b, Node *own, int64_t own_add)
+{
+	if (acc_same_expr(b->e, own) && b->add == own_add)
+		return;
+	for (int k = 0; k < bounds->n; k++) {
+		SpanBound *x = bounds->v[k];
+		if (acc_same_expr(x->e, b->e) && x->add == b->add)
+			return;
+	}
+	vec_push(bounds, b);
+}
+
 /* Bounds on the variables of dims that condition c (or its negation,
  * when !pos) implies where it holds: t > 0 makes t's range start at 1. */
 static void guard_bounds(Node *c, bool pos, Vec *dims)
@@ -800,13 +814,14 @@ static void guard_bounds(Node *c, bool pos, Vec *dims)
 			SpanBound *lo = xcalloc(1, sizeof *lo), *hi = xcalloc(1, sizeof *hi);
 			*lo = (SpanBound){ k, o == TK_GT };
 			*hi = (SpanBound){ k, o == TK_LE || o == TK_EQ };
-			if (o == TK_GT || o == TK_GE || o == TK_EQ)
-				vec_push(&d->los, lo);
-			if (o == TK_LT || o == TK_LE || o == TK_EQ)
-				vec_push(&d->his, hi);
 			/* if (t == 0) ... else: past the first pass. */
-			if (o == TK_NE && acc_same_expr(k, d->lo))
-				vec_push(&d->los, (lo->add = 1, lo));
+			bool past = o == TK_NE && acc_same_expr(k, d->lo);
+			if (past)
+				*lo = (SpanBound){ k, 1 };
+			if (o == TK_GT || o == TK_GE || o == TK_EQ || past)
+				add_bound(&d->los, lo, d->lo, 0);
+			if (o == TK_LT || o == TK_LE || o == TK_EQ)
+				add_bound(&d->his, hi, d->hi, d->le);
 			return;
 		}
 	}
@@ -844,6 +859,15 @@ static bool expr_guards(Node *e, Node *at, Vec *dims)
 	return expr_guards(e->lhs, at, dims) || expr_guards(e->rhs, at, dims);
 }
 
+/* Is loop c the loop of one of dims, whose condition is its range? */
+static bool dim_loop(Node *c, Vec *dims)
+{
+	for (int m = 0; c->kind == N_FOR && c->init && m < dims->n; m++)
+		if (c->init->sym && c->init->sym == ((SpanDim *)dims->v[m])->var)
+			return true;
+	return false;
+}
+
 /* The guards of access a inside its span's loops narrow their ranges:
  * an if or a loop it is under, and a ?:, && or || in its statement. */
 static void span_guards(Access *a)
@@ -862,7 +886,7 @@ static void span_guards(Access *a)
 		Node *c = u->ctrl.v[k];
 		if (c->kind == N_IF && c->cond)
 			guard_bounds(c->cond, !(intptr_t)u->branch.v[k], &a->span_dims);
-		else if ((c->kind == N_WHILE || c->kind == N_FOR) && c->cond)
+		else if ((c->kind == N_WHILE || c->kind == N_FOR) && c->cond && !dim_loop(c, &a->span_dims))
 			guard_bounds(c->cond, true, &a->span_dims);
 	}
 	Node *n = u->node;
