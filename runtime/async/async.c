@@ -1238,25 +1238,29 @@ static const char *inserts_why(struct sap_loop_state *st, const sap_async_spec *
  * alike on every layout. */
 enum { PLAN_MIN = 512, KEYS_PER = 16 };
 
-static bool plan_unpaid(const struct sap_loop_state *st, const sap_async_spec *spec, int64_t lo,
-                        int64_t hi)
+/* Why a plan would not pay (what --stats says), or NULL. */
+static const char *plan_unpaid(const struct sap_loop_state *st, const sap_async_spec *spec,
+                               int64_t lo, int64_t hi)
 {
+	static const char few[] = "too few iterations to plan";
 	if ((st->last_lo == lo && st->last_hi == hi) || sap_cfg.check_plan || sap_cfg.locks ||
 	    sap_cfg.plan_small)
-		return false;
+		return NULL;
 	/* A body that nests loops two deep (a DTW of two series for each
 	 * pair an iteration fills) pays for its plan in a few iterations:
 	 * 300 rows of an all-pairs matrix ran on one worker of any number.
 	 * Known from the source, so alike on every run and layout. */
 	if (spec->heavy)
-		return hi - lo < 2;
+		return hi - lo < 2 ? few : NULL;
 	if (hi - lo < PLAN_MIN)
-		return true;
+		return few;
 	int64_t keys = 0;
 	for (int k = 0; k < spec->ndds; k++)
 		if ((spec->dds[k].mode & SAP_WRITE) && spec->dds[k].dv && !spec->dds[k].accumulate)
 			keys += spec->dds[k].dv->n;
-	return (hi - lo) < keys / KEYS_PER;
+	/* 800,000 rows one-hot encoded said "too few iterations" alone. */
+	return (hi - lo) < keys / KEYS_PER ? "too few iterations to plan for the elements it writes "
+	                                     "(a sixteenth of them), over new bounds" : NULL;
 }
 
 /* plan_unpaid over ranks: in index order, as on one rank of P x T
@@ -2343,8 +2347,8 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			run_dist_chunks(st, spec, &x, lo, hi, red, false);
 		else if (spans_apart(spec, r, lo, hi))
 			run_dist_chunks(st, spec, &x, lo, hi, red, true);
-		else if (plan_unpaid(st, spec, lo, hi))
-			run_serial_ranks(st, spec, &x, lo, hi, red, "too few iterations to plan");
+		else if ((why = plan_unpaid(st, spec, lo, hi)))
+			run_serial_ranks(st, spec, &x, lo, hi, red, why);
 		else
 			run_dist_planned(st, spec, &x, lo, hi, red);
 	} else if (x.V == 1) {
@@ -2374,8 +2378,8 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			break;
 		}
 		case NEEDS_PLAN:
-			if (plan_unpaid(st, spec, lo, hi))
-				run_serial(st, &x, lo, hi, red, SAP_V_INDEX, "too few iterations to plan");
+			if ((why = plan_unpaid(st, spec, lo, hi)))
+				run_serial(st, &x, lo, hi, red, SAP_V_INDEX, why);
 			else
 				run_planned(st, spec, &x, lo, hi, red);
 			break;
