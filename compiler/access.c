@@ -886,7 +886,10 @@ static void span_guards(Access *a)
 		Node *c = u->ctrl.v[k];
 		if (c->kind == N_IF && c->cond)
 			guard_bounds(c->cond, !(intptr_t)u->branch.v[k], &a->span_dims);
-		else if ((c->kind == N_WHILE || c->kind == N_FOR) && c->cond && !dim_loop(c, &a->span_dims))
+		/* Not in the loop's own condition (its unit lists the loop),
+		 * which runs once more, false. */
+		else if ((c->kind == N_WHILE || c->kind == N_FOR) && c->cond && c != u->node &&
+		         !dim_loop(c, &a->span_dims))
 			guard_bounds(c->cond, true, &a->span_dims);
 	}
 	Node *n = u->node;

@@ -7,8 +7,8 @@
 # reconnaissance on 2 and 3 ranks, where each was recorded key by key
 # and planned (a CNN's forward pass 3.5 times slower on 1 x 2 than on
 # 1 x 1, an RNN's 10 times, a column blur's plan 6 times its body);
-# pairs of neighbouring columns, which meet, and a guard the compiler
-# does not read are still planned.  Results are the serial program's
+# pairs of neighbouring columns, which meet, a guard the compiler does
+# not read, and a read in a while loop's own condition are still planned.  Results are the serial program's
 # (nested-spans.out, from its C twin).
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
@@ -39,4 +39,29 @@ for l in "2 1" "3 1" "2 2"; do
 	want=" 0 0 0 0 0 0 1 0 0 0 1 0 0 0 0 0"
 	test "$got" = "$want" || { cat err; fail "$1 x $2: recons $got, not $want"; }
 done
+
+# A read in a while loop's own condition is not under that condition,
+# which runs once more, false: t[j + k] reads t[j + 1], which iteration
+# j + 1 writes, so the loop is planned, and its order replays on one
+# process (it ran in chunks, reading a stale t[j + 1] on 2 ranks).
+cat >wc.sap <<'SAP'
+param long M = 4000;
+dvector<long> t(M + 1);
+async for (long j = 0; j <= M; j++) t[j] = j % 7 + 1;
+async for (long j = 0; j < M; j++) {
+    long s = 0;
+    for (int k = 0; k < 2; k++)
+        while ((s = s * 3 + t[j + k]) > -1 && k < 1) break;
+    t[j] = s;
+}
+long h = 0;
+for (long j = 0; j <= M; j++) h = h * 31 + t[j];
+print("%ld\n", h);
+SAP
+"$SAPC" -o wc wc.sap || fail "sapc wc.sap"
+$MPIEXEC -n 2 ./wc --threads=1 --stats --dump-order=wc.order >out 2>err || { cat err; fail "wc 2 x 1"; }
+sed -n 's/^ *2 wc.sap:[0-9]* *[0-9]* *\([0-9]*\) .*/\1/p' err | grep -qx 1 ||
+	{ cat err; fail "wc: the loop with a read in a while condition was not planned"; }
+$MPIEXEC -n 1 ./wc --threads=1 --run-order=wc.order >replay 2>err || { cat err; fail "wc replay"; }
+cmp out replay || fail "wc: 2 x 1 is not its own order's result"
 exit 0
