@@ -212,31 +212,31 @@ sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, cons
 	return s;
 }
 
-/* Does a key computed in int leave int's range in iterations [lo, hi)?
- * Its form, a i + b in 64 bits, is then not the key the body computes,
- * which wraps: b * F * G with F = G = 65536 is 0 in int for every b. */
-static bool form_wraps(int64_t a, int64_t b, int64_t reach, int64_t lo, int64_t hi)
+/* Does a key's form leave its type's range in iterations [lo, hi)?
+ * It is then not the key the body computes, which wraps: b * F * G with
+ * F = G = 65536 is 0 in int for every b, b * 2^62 every fourth b in
+ * long. */
+static bool form_wraps(int64_t a, int64_t b, int64_t reach, int64_t lo, int64_t hi, bool narrow)
 {
 	__int128 x = (__int128)a * lo + b, y = (__int128)a * (hi - 1) + b;
 	__int128 min = x < y ? x : y, max = (x < y ? y : x) + (reach > 0 ? reach - 1 : 0);
-	return min < INT32_MIN || max > INT32_MAX;
+	return narrow ? min < INT32_MIN || max > INT32_MAX : min < INT64_MIN || max > INT64_MAX;
 }
 
-/* Does any of spec's forms of keys computed in int wrap (form_wraps)?
- * Then it runs as the serial loop. */
+/* Does any of spec's forms of keys wrap (form_wraps)?  Then it runs as
+ * the serial loop. */
 static bool keys_wrap(const sap_async_spec *spec, int64_t lo, int64_t hi)
 {
 	if (lo >= hi)
 		return false;
 	for (int q = 0; q < spec->naffine; q++)
-		if (spec->affine[q].narrow &&
-		    form_wraps(spec->affine[q].a, spec->affine[q].b, 1, lo, hi))
+		if (form_wraps(spec->affine[q].a, spec->affine[q].b, 1, lo, hi, spec->affine[q].narrow))
 			return true;
 	for (int q = 0; q < spec->nspan + spec->nrspan + spec->nchecks; q++) {
 		const sap_span *sp = q < spec->nspan ? &spec->span[q] :
 		                     q < spec->nspan + spec->nrspan ? &spec->rspan[q - spec->nspan] :
 		                     &spec->checks[q - spec->nspan - spec->nrspan];
-		if (sp->narrow && sp->w > 0 && form_wraps(sp->a, sp->b, span_reach(sp), lo, hi))
+		if (sp->w > 0 && form_wraps(sp->a, sp->b, span_reach(sp), lo, hi, sp->narrow))
 			return true;
 	}
 	return false;
@@ -2289,7 +2289,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		sap_acc_shadows(r, spec, red, x.n);
 	}
 	const char *serial = spec->dds && !spec->serial && keys_wrap(spec, lo, hi) ?
-	                     "its keys, computed in int, pass int's range and wrap" : spec->serial;
+	                     "its keys pass their type's range and wrap" : spec->serial;
 	bool ranks = !mk && sap_nranks() > 1 && !sap_cfg.run_order && lo < hi && spec->dds &&
 	             !serial && sap_dist_ok(spec, r, &why) && shape_of(spec, &why) != UNKNOWN;
 	bool brief = ranks && brief_fits(spec, r, lo, hi), brief_all = brief && brief_whole(st);
