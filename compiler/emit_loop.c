@@ -870,14 +870,19 @@ static const char *span_c(Access *a, const char *mode)
 	return hull_c(a, mode, &a->span_a, &a->span_b, NULL, a->narrow);
 }
 
+static bool ranged(LoopInfo *li, Sym *d);
+
 /* The forms of the int parts of keys computed in long (Access.checks),
- * as sap_span initializers, into b; how many. */
+ * as sap_span initializers, into b; how many.  Of the keys whose forms
+ * the runtime takes: of the DDSs the loop writes (not accumulates), and
+ * of the vectors it reads at ranges. */
 static int checks_c(LoopInfo *li, Buf *b)
 {
 	int n = 0;
 	for (int i = 0; i < li->accesses.n; i++) {
 		Access *a = li->accesses.v[i];
-		if (a->dynamic && !a->span)
+		if ((a->dynamic && !a->span) || a->accumulate ||
+		    (!(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE) && !ranged(li, a->dds)))
 			continue;
 		for (int k = 0; k < a->checks.n; k++, n++) {
 			KeyCheck *c = a->checks.v[k];
