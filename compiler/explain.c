@@ -941,10 +941,11 @@ static const char *span_bound(Node *e, int64_t add, Vec *more, const char *fn)
 	}
 	if (nums && more->n)
 		return format("%lld", (long long)v);
+	const char *first = add ? format("%s + %lld", acc_expr_str(e), (long long)add) : acc_expr_str(e);
 	if (!more->n)
-		return acc_expr_str(e);
+		return first;
 	Buf b = {0};
-	buf_printf(&b, "%s(%s", fn, acc_expr_str(e));
+	buf_printf(&b, "%s(%s", fn, first);
 	for (int k = 0; k < more->n; k++) {
 		SpanBound *x = more->v[k];
 		buf_printf(&b, ", %s%s", acc_expr_str(x->e),
@@ -976,9 +977,11 @@ static int span_keys(Node *l, LoopInfo *L, Vec *names)
 		Buf dims = {0};
 		for (int m = 0; m < a->span_dims.n; m++) {
 			SpanDim *d = a->span_dims.v[m];
+			/* A guard's bound is exclusive: so is the range then. */
+			bool le = d->le && !d->his.n;
 			buf_printf(&dims, "%s%s in [%s, %s%c", m ? ", " : "", d->var->name,
 			           span_bound(d->lo, 0, &d->los, "max"),
-			           span_bound(d->hi, 0, &d->his, "min"), d->le ? ']' : ')');
+			           span_bound(d->hi, d->le && !le, &d->his, "min"), le ? ']' : ')');
 		}
 		vec_push(names, (void *)format("%s[%s] (%s)", a->dds->name, acc_expr_str(a->key), dims.s));
 	}
