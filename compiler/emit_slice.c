@@ -458,10 +458,17 @@ static void slice_stmt(Node *s)
 		}
 		return;
 	case N_WHILE: case N_DO: case N_FOR:
-		if (s->slice || (s->kind == N_FOR && s->init && s->init->slice))
+		if (s->slice || (s->kind == N_FOR && s->init && s->init->slice)) {
 			slice_loop(s);
-		else
-			records(s);
+			return;
+		}
+		/* A loop the slice need not run still has the records of its
+		 * init, which runs once: for (s = v[k]; ...) read v[k] where
+		 * only the body's keys were recorded, and the plan ran
+		 * iterations writing v[k] beside it. */
+		if (s->kind == N_FOR && s->init)
+			records(s->init);
+		records(s);
 		return;
 	case N_BREAK: case N_CONTINUE:
 		if (s->slice == SL_INCLUDED) {
