@@ -297,10 +297,56 @@ static bool lattice_apart(const sap_async_spec *spec, int k, int64_t a, int64_t 
  * contiguous chunks with no reconnaissance nor plan: rows i > k of
  * Gaussian elimination, which read row k, planned in 100 times the
  * body's time. */
-static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t lo, int64_t hi)
+/* Do no two of iterations [lo, hi) meet at DDS k's keys, pair by pair of
+ * its forms that move by stride a (spans_apart's third way)?  Form q
+ * gives iteration i the keys [a i + b_q, a i + b_q + w_q); forms q and p
+ * of iterations i and i' meet when a (i - i') falls in
+ * [b_p - b_q - w_q + 1, b_p - b_q + w_p - 1], which no multiple of a but
+ * 0 within the iterations may do where either writes.  An edit distance
+ * by anti-diagonals writes a cell and reads its left, upper and
+ * upper-left neighbours, m + 2 keys apart at a stride of m: no window of
+ * keys holds an iteration's, but no two cells of a diagonal meet. */
+static bool pairs_apart(const sap_async_spec *spec, int k, int64_t a, int64_t lo, int64_t hi)
 {
-	/* A relaxed loop's reads are as of its rounds, the plan's. */
-	if (!spec->nspan || (r && r->nrel))
+	int nacc = spec->naffine + spec->nspan;
+	__int128 n = hi - lo;
+	for (int q = 0; q < nacc; q++)
+		for (int p = q; p < nacc; p++) {
+			const sap_affine *fq = q < spec->naffine ? &spec->affine[q] : NULL;
+			const sap_span *sq = fq ? NULL : &spec->span[q - spec->naffine];
+			const sap_affine *fp = p < spec->naffine ? &spec->affine[p] : NULL;
+			const sap_span *sp = fp ? NULL : &spec->span[p - spec->naffine];
+			if ((fq ? fq->dds : sq->dds) != k || (fp ? fp->dds : sp->dds) != k ||
+			    (fq ? fq->a : sq->a) == 0 || (fp ? fp->a : sp->a) == 0)
+				continue;
+			if ((sq && sq->m > 1) || (sp && sp->m > 1))
+				return false;
+			__int128 wq = fq ? 1 : sq->w, wp = fp ? 1 : sp->w;
+			if (wq <= 0 || wp <= 0)
+				continue;
+			if (!(((fq ? fq->mode : sq->mode) | (fp ? fp->mode : sp->mode)) & SAP_WRITE))
+				continue;
+			__int128 d = (__int128)(fp ? fp->b : sp->b) - (fq ? fq->b : sq->b);
+			__int128 x = d - wq + 1, y = d + wp - 1, s = a < 0 ? -(__int128)a : a;
+			/* The multiples s t in [x, y] with 1 <= |t| <= n - 1. */
+			for (int sign = -1; sign <= 1; sign += 2) {
+				__int128 l = sign > 0 ? x : -y, h = sign > 0 ? y : -x;
+				__int128 t0 = l <= s ? 1 : (l + s - 1) / s, t1 = h < s ? 0 : h / s;
+				t1 = t1 > n - 1 ? n - 1 : t1;
+				if (t0 <= t1)
+					return false;
+			}
+		}
+	return true;
+}
+
+static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t lo, int64_t hi,
+                        bool pairs)
+{
+	/* A relaxed loop's reads are as of its rounds, the plan's.  Spans
+	 * stand for every dynamic key of the DDSs the loop writes; with
+	 * none (pairs alone), their keys must all be static (no slice). */
+	if ((!spec->nspan && (!pairs || spec->slice || !spec->naffine)) || (r && r->nrel))
 		return false;
 	for (int k = 0; k < spec->ndds; k++) {
 		const sap_dds *d = &spec->dds[k];
@@ -320,7 +366,9 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
 				h0 = (stride > 0 ? first : last) + off_lo;
 				h1 = (stride > 0 ? last : first) + off_hi;
 				if ((off_hi - off_lo > (stride > 0 ? stride : -(__int128)stride) &&
-				     !lattice_apart(spec, k, stride, lo, hi)) || h0 < 0 || h1 > d->dv->n)
+				     !lattice_apart(spec, k, stride, lo, hi) &&
+				     !(pairs && pairs_apart(spec, k, stride, lo, hi))) || h0 < 0 ||
+				    h1 > d->dv->n)
 					return false;
 			}
 			for (int q = 0; q < nacc; q++) {
@@ -359,7 +407,7 @@ static shape shape_at(const sap_async_spec *spec, const sap_reduce *r, int64_t l
                       const char **why)
 {
 	shape s = shape_of(spec, why);
-	return s == NEEDS_PLAN && spans_apart(spec, r, lo, hi) ? INDEPENDENT : s;
+	return s == NEEDS_PLAN && spans_apart(spec, r, lo, hi, true) ? INDEPENDENT : s;
 }
 
 static int64_t dds_size(const sap_dds *d)
@@ -2345,7 +2393,11 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			run_shared(st, spec, &x, lo, red, o);
 		else if (shape_of(spec, &why) == INDEPENDENT)
 			run_dist_chunks(st, spec, &x, lo, hi, red, false);
-		else if (spans_apart(spec, r, lo, hi))
+		/* Not pairs over ranks: an anti-diagonal of a table is a
+		 * few keys far apart, each invocation's holders and fetches
+		 * a bit per element (an edit distance 60 times slower than
+		 * in index order on every rank). */
+		else if (spans_apart(spec, r, lo, hi, false))
 			run_dist_chunks(st, spec, &x, lo, hi, red, true);
 		else if ((why = plan_unpaid(st, spec, lo, hi)))
 			run_serial_ranks(st, spec, &x, lo, hi, red, why);

@@ -64,4 +64,42 @@ sed -n 's/^ *2 wc.sap:[0-9]* *[0-9]* *\([0-9]*\) .*/\1/p' err | grep -qx 1 ||
 	{ cat err; fail "wc: the loop with a read in a while condition was not planned"; }
 $MPIEXEC -n 1 ./wc --threads=1 --run-order=wc.order >replay 2>err || { cat err; fail "wc replay"; }
 cmp out replay || fail "wc: 2 x 1 is not its own order's result"
+
+# An edit distance by anti-diagonals: a cell and its three neighbours
+# are m + 2 keys apart at a stride of m, and no two cells of a diagonal
+# meet, pair by pair of the keys' forms: on one rank's threads the
+# diagonals run in chunks, where each ran in index order ("too few
+# iterations to plan").  The distances are the serial loop's.
+cat >ed.sap <<'SAP'
+param long n = 900;
+param long m = 700;
+long W = m + 1;
+dvector<int> D((n + 1) * W);
+for (long d = 0; d <= n + m; d++) {
+    long lo = d - m > 0 ? d - m : 0;
+    long hi = d < n ? d : n;
+    async for (long i = lo; i <= hi; i++) {
+        long j = d - i;
+        int v = int(i + j);
+        if (i > 0 && j > 0) {
+            int sub = D[(i - 1) * W + j - 1] + ((i * 7 + j * 3) % 5 == 0 ? 0 : 1);
+            v = min(sub, min(D[(i - 1) * W + j] + 1, D[i * W + j - 1] + 1));
+        }
+        D[i * W + j] = v;
+    }
+}
+long cs = 0;
+for (long k = 0; k < len(D); k++) cs = cs * 31 + D[k];
+print("%ld %d\n", cs, D[len(D) - 1]);
+SAP
+"$SAPC" -o ed ed.sap || fail "sapc ed.sap"
+$MPIEXEC -n 1 ./ed --threads=1 >serial 2>err || { cat err; fail "ed 1 x 1"; }
+for l in "1 2" "2 1" "1 3" "2 2"; do
+	# shellcheck disable=SC2086
+	set -- $l
+	$MPIEXEC -n "$1" ./ed --threads="$2" --stats >out 2>err || { cat err; fail "ed $1 x $2"; }
+	cmp out serial || fail "ed $1 x $2: $(cat out), not the serial $(cat serial)"
+done
+$MPIEXEC -n 1 ./ed --threads=2 --stats >out 2>err || { cat err; fail "ed 1 x 2"; }
+grep -q '^ *1 ed.sap:[0-9]* .* chunks$' err || { cat err; fail "ed: the diagonals did not run in chunks"; }
 exit 0
