@@ -848,7 +848,9 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 		break;
 	case VD_STATIC:
 		fprintf(out, "parallel: every key of the DDSs it writes is static, so the plan is built "
-		        "from the affine keys with no reconnaissance\n");
+		        "from the affine keys with no reconnaissance; on one rank's threads, if its "
+		        "keys move by one stride and no two iterations' can meet when the loop "
+		        "starts, it runs in contiguous chunks with no plan\n");
 		break;
 	case VD_ONCE: {
 		fprintf(out, "%s reconnaissance runs once and the plan is reused while the loop "
