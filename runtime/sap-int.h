@@ -1476,6 +1476,8 @@ void sap_exec_chunks(const sap_run *x, int64_t lo, int64_t hi);
  * and last threads also those of [a, b) outside the rank's chunks). */
 void sap_exec_chunks_of(const sap_run *x, int64_t a, int64_t b, int64_t lo, int64_t hi, int W,
                         int w0);
+void sap_exec_owned(const sap_run *x, int64_t a, int64_t b, int64_t lo, int64_t hi, int W,
+                    int w0);
 /* Iterations idx[0 .. n), ascending, split into x->T runs of the list:
  * even runs, or, _of, at the boundaries of those chunks. */
 void sap_exec_list_chunks(const sap_run *x, const int64_t *idx, int64_t n);

@@ -168,6 +168,23 @@ void sap_exec_chunks_of(const sap_run *x, int64_t a, int64_t b, int64_t lo, int6
 	free(cut);
 }
 
+/* Iterations [a, b) in index order on this thread, each into the partial
+ * result of the worker whose chunk of [lo, hi) holds it (of W from w0):
+ * between the chunks of the others, what worker w's chunk would have
+ * run. */
+void sap_exec_owned(const sap_run *x, int64_t a, int64_t b, int64_t lo, int64_t hi, int W,
+                    int w0)
+{
+	for (int w = 0; w < x->V; w++) {
+		int64_t c = clamp_chunk(x, lo, hi, W, w0 + w, a, b);
+		int64_t d = w + 1 < x->V ? clamp_chunk(x, lo, hi, W, w0 + w + 1, a, b) : b;
+		if (w == 0)
+			c = a;
+		if (c < d)
+			run_range(x, c, d, sap_run_red(x, w));
+	}
+}
+
 void sap_exec_lists(const sap_run *x, const int64_t *idx, int64_t *cut)
 {
 	chunk_job j = { x, cut, idx };

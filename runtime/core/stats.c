@@ -69,7 +69,8 @@ static char *verdict1(const struct sap_loop_state *st)
 		return sap_strf("planned (loop %d's plan)", st->shared_with);
 	case SAP_V_INDEX:
 		return st->reason ? sap_strf("index-order: %s", st->reason) : sap_strf("index-order");
-	case SAP_V_CHUNKS: return sap_strf("chunks");
+	case SAP_V_CHUNKS:
+		return st->reason ? sap_strf("chunks: %s", st->reason) : sap_strf("chunks");
 	case SAP_V_OWNER: return sap_strf("chunks (owner computes)");
 	case SAP_V_PLANNED:
 		return sap_strf(st->strips ? "planned (key-level strips)" :
