@@ -247,6 +247,11 @@ bool acc_check_insert(const Access *a)
 	return a->may_insert && (a->recorded || a->folded_into);
 }
 
+bool acc_const_write(const Access *a)
+{
+	return !a->dynamic && !a->accumulate && (a->mode & ACC_WRITE) && a->aterms.n == 0;
+}
+
 bool acc_checks_keys(LoopInfo *l, Sym *dds)
 {
 	if (!l->has_slice || (l->verdict != VD_ONCE && l->verdict != VD_EACH))

@@ -1660,13 +1660,21 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		buf_printf(&sp, ", .cost = %s%s", cost, varies ? ", .cost_varies = true" : "");
 	if (li->verdict == VD_SERIAL) {
 		buf_printf(&sp, ",\n\t.serial = %s", serial);
+		unsigned long long mask = 0;
 		for (int i = 0; i < li->accesses.n; i++) {
 			Access *a = li->accesses.v[i];
-			if (a->at == li->reason_at && !a->structural) {
+			if (a->at == li->reason_at && !a->structural && !mask)
 				buf_printf(&sp, ", .serial_dds = %d", a->ddsi + 1);
-				break;
-			}
+			if (a->at == li->reason_at && !a->structural)
+				mask |= a->ddsi < 64 ? 1ull << a->ddsi : 0;
 		}
+		for (int i = 0; mask && i < li->accesses.n; i++) {
+			Access *a = li->accesses.v[i];
+			if (acc_const_write(a) && !a->structural && a->ddsi < 64)
+				mask |= 1ull << a->ddsi;
+		}
+		if (mask & (mask - 1))
+			buf_printf(&sp, ", .serial_mask = %#llxull", mask);
 	}
 	if (li->has_reads)
 		buf_printf(&sp, ", .reads = sap_loop%d_slice", id);

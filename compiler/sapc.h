@@ -735,6 +735,9 @@ bool acc_inserts(LoopInfo *li, Sym *dds);
 bool acc_checks_keys(LoopInfo *li, Sym *dds);
 /* Is a such a write, whose key the slice records? */
 bool acc_check_insert(const Access *a);
+/* Is a a write at a key that does not change with the loop variable,
+ * which serializes the loop? */
+bool acc_const_write(const Access *a);
 /* The static access of a dvector at e (an N_INDEX), or NULL. */
 Access *acc_static_dv(LoopInfo *li, Node *e);
 /* The access of a dvector at e whose key the slice records, itself or as

@@ -164,12 +164,24 @@ static void decide(void)
 	}
 	for (int i = 0; i < acc_li->accesses.n; i++) {
 		Access *a = acc_li->accesses.v[i];
-		if (!a->dynamic && !a->accumulate && (a->mode & ACC_WRITE) && a->aterms.n == 0) {
+		if (acc_const_write(a)) {
 			acc_li->verdict = VD_SERIAL;
 			acc_li->has_slice = false;
 			acc_li->reason = format("every iteration that writes %s writes %s[%s]", a->dds->name,
 			                        a->dds->name, acc_expr_str(a->key));
 			acc_li->reason_at = a->at;
+			/* And the other DDSs so written: naming one, then
+			 * the next once that one is relaxed, took a run each. */
+			for (int j = i + 1; j < acc_li->accesses.n; j++) {
+				Access *b = acc_li->accesses.v[j];
+				bool named = b->dds == a->dds;
+				for (int q = i + 1; q < j && !named; q++)
+					named = ((Access *)acc_li->accesses.v[q])->dds == b->dds &&
+					        acc_const_write(acc_li->accesses.v[q]);
+				if (acc_const_write(b) && !named)
+					acc_li->reason = format("%s; those that write %s, %s[%s]", acc_li->reason,
+					                        b->dds->name, b->dds->name, acc_expr_str(b->key));
+			}
 			return;
 		}
 	}

@@ -1582,6 +1582,8 @@ typedef struct sap_async_spec {
 	                                   the reason, or NULL */
 	int serial_dds;                 /* then 1 + the index of the DDS whose
 	                                   one element it writes, or 0 */
+	uint64_t serial_mask;           /* and bit k for each DDS k so written,
+	                                   when they are several */
 	sap_slice_fn reads;             /* a loop that writes nothing: records
 	                                   the keys of the DDSs marked
 	                                   `recorded` it reads, or NULL */

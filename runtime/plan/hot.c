@@ -556,26 +556,29 @@ static char *fix_for(const sap_async_spec *spec, int dds, uint64_t written)
 		free(st);
 		return fix;
 	}
+	/* A bias kept among weights the body assigns (a truncated
+	 * gradient's) cannot be spread, but it can move. */
 	return sap_strf("the body changes %s other than by adding to its elements ('%s[k] += x': "
 	                "it assigns them, pushes to them or inserts keys), so neither accumulate "
-	                "nor relaxed applies as it is written: spread its writes over more "
-	                "elements", d, d);
+	                "nor relaxed applies to %s as it is written: if the body only adds to that "
+	                "element (a bias kept among the weights), keep it in a dvector of its own, "
+	                "whose updates 'relaxed(+: ...)' or 'accumulate(+: ...)' take out of the "
+	                "plan; else spread its writes over more elements", d, d, d);
 }
 
-/* What to do about hot_set's DDSs: one clause for them all when each is
- * only added to, else what to do about the first that is not. */
 /* The names of the DDSs of mask (bit k; k >= 64 when all ones) only
- * added to, as "a, b", *read when the body reads one of them too; NULL
- * when there are none. */
-static char *added_names(const sap_async_spec *spec, uint64_t mask, bool *read)
+ * added to (additive 1 or 2; only 1 or only 2 for want), as "a, b",
+ * *read when the body reads one of them too; NULL when there are none. */
+static char *added_names(const sap_async_spec *spec, uint64_t mask, int want, bool *read)
 {
 	char *names = NULL;
 	*read = false;
 	for (int k = 0; k < spec->ndds; k++) {
 		bool in = k < 64 ? mask >> k & 1 : mask == ~(uint64_t)0;
-		if (!in || (spec->dds[k].additive != 1 && spec->dds[k].additive != 2))
+		int a = spec->dds[k].additive;
+		if (!in || (a != 1 && a != 2) || (want && a != want))
 			continue;
-		*read |= spec->dds[k].additive == 2;
+		*read |= a == 2;
 		const char *nm = spec->dds[k].name ? spec->dds[k].name : "?";
 		char *t = names ? sap_strf("%s, %s", names, nm) : sap_strf("%s", nm);
 		free(names);
@@ -584,6 +587,33 @@ static char *added_names(const sap_async_spec *spec, uint64_t mask, bool *read)
 	return names;
 }
 
+/* The clause that takes the updates of mask's DDSs only added to out of
+ * the plan, after lead: relaxed for those the body reads (stale as for
+ * staleness(dds)), accumulate for the others, which relaxed would have
+ * read stale for nothing; NULL when there are none. */
+static char *adds_clause(const sap_async_spec *spec, uint64_t mask, int dds, uint64_t written,
+                         const char *lead)
+{
+	bool read;
+	char *rd = added_names(spec, mask, 2, &read), *acc = added_names(spec, mask, 1, &read);
+	char *fix = NULL;
+	if (rd) {
+		char *st = staleness(spec, dds, written);
+		char *also = acc ? sap_strf(", and those of %s 'accumulate(+: %s)'", acc, acc) : NULL;
+		fix = sap_strf("%s 'relaxed(+: %s)'%s, if the algorithm tolerates reading %s %s", lead,
+		               rd, also ? also : "", acc ? rd : "them", st);
+		free(also);
+		free(st);
+	} else if (acc) {
+		fix = sap_strf("%s 'accumulate(+: %s)'", lead, acc);
+	}
+	free(rd);
+	free(acc);
+	return fix;
+}
+
+/* What to do about hot_set's DDSs: one clause for them all when each is
+ * only added to, else what to do about the first that is not. */
 static char *fix_set(const sap_async_spec *spec, uint64_t written)
 {
 	/* One only added to beside one assigned (cnt[b] += 1; last[b] = i)
@@ -600,21 +630,8 @@ static char *fix_set(const sap_async_spec *spec, uint64_t written)
 	}
 	if (beside >= 0)
 		return fix_for(spec, beside, written);
-	bool read;
-	char *names = added_names(spec, hot_set, &read);
-	if (!names)
-		return sap_strf("spread its writes over more elements");
-	char *fix;
-	if (read) {
-		char *st = staleness(spec, HOT_SET, written);
-		fix = sap_strf("make their updates 'relaxed(+: %s)', if the algorithm tolerates reading "
-		               "them %s", names, st);
-		free(st);
-	} else {
-		fix = sap_strf("make their updates 'accumulate(+: %s)'", names);
-	}
-	free(names);
-	return fix;
+	char *fix = adds_clause(spec, hot_set, HOT_SET, written, "make their updates");
+	return fix ? fix : sap_strf("spread its writes over more elements");
 }
 
 /* What to do about a loop whose iterations read, most of them, elements
@@ -650,7 +667,8 @@ void sap_serial_warn(const sap_loop *L, const sap_async_spec *spec, int workers,
 	    warned_of(L))
 		return;
 	warned_add(L);
-	char *fix = fix_for(spec, d, ~(uint64_t)0);
+	hot_set = spec->serial_mask;
+	char *fix = hot_set ? fix_set(spec, ~(uint64_t)0) : fix_for(spec, d, ~(uint64_t)0);
 	sap_warn(&L->site, "async for runs serially on %d workers: %s; %s", workers, spec->serial,
 	         fix);
 	free(fix);
@@ -694,19 +712,8 @@ void sap_insert_warn(const sap_loop *L, const sap_async_spec *spec, uint64_t mis
  * read); NULL if there are none. */
 static char *additive_fix(const sap_async_spec *spec, uint64_t written)
 {
-	bool read;
-	char *names = added_names(spec, ~(uint64_t)0, &read);
-	if (!names)
-		return NULL;
-	char *st = read ? staleness(spec, -1, written) : NULL;
-	char *fix = read ? sap_strf("take the additive updates out of the plan with "
-	                            "'relaxed(+: %s)', if the algorithm tolerates reading them %s",
-	                            names, st) :
-	            sap_strf("take the additive updates out of the plan with 'accumulate(+: %s)'",
-	                     names);
-	free(st);
-	free(names);
-	return fix;
+	return adds_clause(spec, ~(uint64_t)0, -1, written,
+	                   "take the additive updates out of the plan with");
 }
 
 /* The inputs of the slice whose change made the last plan invalid, as
