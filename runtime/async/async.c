@@ -343,7 +343,7 @@ static bool pairs_apart(const sap_async_spec *spec, int k, int64_t a, int64_t lo
 /* Hubs: the few iterations whose keys meet keys every iteration reads at
  * a place that does not move with i (Floyd-Warshall's row k, which
  * iteration k writes and all read): ranges [a[q], b[q]), ascending. */
-enum { HUB_MAX = 8 };
+enum { HUB_MAX = 64 };
 
 typedef struct hub_set {
 	int n;
