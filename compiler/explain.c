@@ -985,7 +985,14 @@ static int span_keys(Node *l, LoopInfo *L, Vec *names)
 			           span_bound(d->lo, 0, &d->los, "max"),
 			           span_bound(d->hi, d->le && !le, &d->his, "min"), le ? ']' : ')');
 		}
-		vec_push(names, (void *)format("%s[%s] (%s)", a->dds->name, acc_expr_str(a->key), dims.s));
+		/* Each span once: an FFT's butterfly reads and writes re[q]
+		 * three times, and the line listed 12 spans for 4. */
+		char *name = format("%s[%s] (%s)", a->dds->name, acc_expr_str(a->key), dims.s);
+		bool seen = false;
+		for (int k = 0; k < names->n && !seen; k++)
+			seen = !strcmp(names->v[k], name);
+		if (!seen)
+			vec_push(names, (void *)name);
 	}
 	return n;
 }

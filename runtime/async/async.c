@@ -1324,7 +1324,9 @@ static void run_hubs(struct sap_loop_state *st, const sap_async_spec *spec, sap_
 	int T = x->V;
 	chunk_weights(x, spec, lo, hi, T);
 	ran(st, SAP_V_CHUNKS, T, T, 2 * h->n + 1, chunks_balance(x, spec, lo, hi, T));
-	st->reason = "between the few iterations that write what all read";
+	/* None: keys apart pair by pair, which only a rank's threads
+	 * check (spans_apart), on every rank. */
+	st->reason = h->n ? "between the few iterations that write what all read" : NULL;
 	if (sap_cfg.dump_order)
 		sap_order_dump(x->L, NULL, lo, hi - lo);
 	double t0 = sap_now();

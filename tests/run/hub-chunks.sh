@@ -65,3 +65,31 @@ done
 $MPIEXEC -n 2 ./fs --threads=2 >b 2>err || { cat err; fail "fs 2 x 2"; }
 $MPIEXEC -n 1 ./fs --threads=4 >a 2>err || { cat err; fail "fs 1 x 4"; }
 cmp a b || fail "fs: 1 x 4 and 2 x 2 differ"
+
+# Keys apart pair by pair (a Haar lifting's w[a] and w[a + st], a = 2 st
+# p), which only a rank's threads check: on 2 ranks each runs all of it
+# in chunks as one rank of both workers would; no iteration writes what
+# all read, and --stats does not say so (it did).
+cat >haar.sap <<'SAP'
+param int L = 64;
+dvector<double> w(3 * L);
+async for (long i = 0; i < len(w); i++) w[i] = (i * 7 % 11) / 4.0;
+for (int st = 1; st < L; st = st * 2) {
+    long pairs = len(w) / (2 * st);
+    async for (long p = 0; p < pairs; p++) {
+        long a = p * 2 * st;
+        double d = w[a + st] - w[a];
+        w[a] = w[a] + d / 2;
+        w[a + st] = d;
+    }
+}
+double h = 0;
+for (long i = 0; i < len(w); i++) h = h * 0.5 + w[i];
+print("%a\n", h);
+SAP
+"$SAPC" -o haar haar.sap || fail "sapc haar.sap"
+$MPIEXEC -n 1 ./haar --threads=1 >a 2>err || { cat err; fail "haar 1 x 1"; }
+$MPIEXEC -n 2 ./haar --threads=1 --stats >b 2>err || { cat err; fail "haar 2 x 1"; }
+cmp a b || fail "haar: 2 x 1 is not the serial loop's result"
+grep -q "^ *2 haar.sap:6 .* chunks, on every rank: as one rank of all the workers runs it\$" err ||
+	{ cat err; fail "haar: not in chunks on every rank, or said to have hubs"; }
