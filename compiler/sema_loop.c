@@ -243,6 +243,9 @@ static bool same_place(Node *a, Node *b)
 		return a->op == b->op && a->ty == b->ty && same_place(a->lhs, b->lhs);
 	case N_CALL:
 		return same_call(a, b);
+	case N_COND:
+		return same_place(a->cond, b->cond) && same_place(a->then, b->then) &&
+		       same_place(a->els, b->els);
 	default:
 		return false;
 	}
@@ -417,7 +420,10 @@ static bool is_update(Node *place, Node *rhs, Node *cl, const RedUse *u)
 		if (e && same_place(rhs->then, e) && same_place(rhs->els, place))
 			return true;
 		e = beats(rhs->cond, place, !mx, loop);
-		return e && same_place(rhs->then, place) && same_place(rhs->els, e);
+		if (e && same_place(rhs->then, place) && same_place(rhs->els, e))
+			return true;
+		/* Else a ?: kept under a test of it (below): if ((c ? 1 :
+		 * 0) > best) best = (c ? 1 : 0) was refused. */
 	}
 	if (cl->op == TK_ANDAND && rhs->kind == N_BOOL && !rhs->ival)
 		return true;
