@@ -1297,6 +1297,10 @@ struct sap_loop_state {
 	 * the choice made (1 whole, -1 spread, 0 not yet). */
 	int brief_n, brief;
 	double brief_spread_s, brief_whole_s;
+	/* The same for a loop run in chunks between hubs over ranks, whose
+	 * result is the same either way (async.c, hubs_timed). */
+	int hubs_n, hubs_way;
+	double hubs_spread_s, hubs_whole_s;
 	bool warned_cost;               /* sap_plan_cost_warn said it */
 	/* Per spec DDS the slice reads: a new version made the cached plan
 	 * invalid before, so the plans keep a copy of it (kcopy). */

@@ -348,6 +348,11 @@ enum { HUB_MAX = 64 };
 typedef struct hub_set {
 	int n;
 	int64_t a[2 * HUB_MAX], b[2 * HUB_MAX];
+	/* The keys read that do not move, [f0, f1) of DDS fdds each: over
+	 * ranks, what a hub's rank sends the others after it ran. */
+	int nf;
+	int fdds[2 * HUB_MAX];
+	int64_t f0[2 * HUB_MAX], f1[2 * HUB_MAX];
 } hub_set;
 
 static __int128 floor_div(__int128 x, __int128 y)
@@ -358,8 +363,8 @@ static __int128 floor_div(__int128 x, __int128 y)
 
 /* Add to h the iterations of [lo, hi) whose keys, within [a i + off_lo,
  * a i + off_hi), meet [b0, b1); false when there are too many ranges. */
-static bool hub_add(hub_set *h, int64_t a, __int128 off_lo, __int128 off_hi, __int128 b0,
-                    __int128 b1, int64_t lo, int64_t hi)
+static bool hub_add(hub_set *h, int dds, int64_t a, __int128 off_lo, __int128 off_hi,
+                    __int128 b0, __int128 b1, int64_t lo, int64_t hi)
 {
 	/* a i + off_lo < b1 and a i + off_hi > b0. */
 	__int128 i0, i1;
@@ -379,6 +384,11 @@ static bool hub_add(hub_set *h, int64_t a, __int128 off_lo, __int128 off_hi, __i
 	h->a[h->n] = (int64_t)i0;
 	h->b[h->n] = (int64_t)i1;
 	h->n++;
+	/* In the vector: spans_apart checked the keys that move. */
+	h->fdds[h->nf] = dds;
+	h->f0[h->nf] = (int64_t)b0;
+	h->f1[h->nf] = (int64_t)b1;
+	h->nf++;
 	return true;
 }
 
@@ -415,7 +425,7 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
                         bool pairs, hub_set *hubs)
 {
 	if (hubs)
-		hubs->n = 0;
+		hubs->n = hubs->nf = 0;
 	/* A relaxed loop's reads are as of its rounds, the plan's.  Spans
 	 * stand for every dynamic key of the DDSs the loop writes; with
 	 * none (pairs alone), their keys must all be static (no slice). */
@@ -466,7 +476,7 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
 					if (mode & SAP_WRITE)
 						return false;
 					if (moves && (__int128)b < h1 && (__int128)b + w > h0 &&
-					    (!hubs || !hub_add(hubs, stride, off_lo, off_hi, b,
+					    (!hubs || !hub_add(hubs, k, stride, off_lo, off_hi, b,
 					                       (__int128)b + w, lo, hi)))
 						return false;
 				}
@@ -1924,8 +1934,58 @@ static bool ranged_fetch(const sap_async_spec *spec, int k, const owners *own, i
  * computes takes for a loop that only reads the element it follows. */
 #define OWNER_RUN 64
 
+/* After hub iterations ran on rank `from`: the keys every iteration reads
+ * that do not move (h), from there to every rank, which the iterations
+ * after read.  Every rank had them current before (fetched for its
+ * chunk, or sent by the hubs before), and only hubs write them. */
+static void hubs_send(struct sap_loop_state *st, const sap_async_spec *spec, const hub_set *h,
+                      int from)
+{
+	for (int f = 0; f < h->nf; f++) {
+		sap_dvec *v = spec->dds[h->fdds[f]].dv;
+		int64_t a = h->f0[f] < 0 ? 0 : h->f0[f], b = h->f1[f] > v->n ? v->n : h->f1[f];
+		if (a >= b)
+			continue;
+		sap_comm_bcast(v->data + (size_t)a * v->elsize, b - a, v->elsize, from);
+		int64_t bytes = (b - a) * (int64_t)v->elsize * (sap_nranks() - 1);
+		if (sap_rank() == from)
+			st->traffic.sent += bytes;
+		else
+			st->traffic.received += (b - a) * (int64_t)v->elsize;
+	}
+}
+
+/* This rank's part of chunks [a, b) of [lo, hi) between hubs h (run_hubs
+ * over ranks): each run of hubs by the ranks whose chunks hold it, in
+ * order, each sending the keys all read (hubs_send) after its part. */
+static void exec_hub_chunks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
+                            int64_t a, int64_t b, int64_t lo, int64_t hi, const hub_set *h)
+{
+	int T = sap_nranks() * x->T, me = sap_rank();
+	int64_t at = lo;
+	for (int q = 0; q <= h->n; q++) {
+		int64_t e = q < h->n ? h->a[q] : hi;
+		int64_t sa = at > a ? at : a, sb = e < b ? e : b;
+		if (sa < sb)
+			sap_exec_chunks_of(x, sa, sb, lo, hi, T, me * x->T);
+		if (q == h->n)
+			break;
+		for (int r = 0; r < sap_nranks(); r++) {
+			int64_t ra, rb;
+			chunk_of(spec, x, lo, hi, r, &ra, &rb);
+			int64_t pa = h->a[q] > ra ? h->a[q] : ra, pb = h->b[q] < rb ? h->b[q] : rb;
+			if (pa >= pb)
+				continue;
+			if (r == me)
+				sap_exec_owned(x, pa, pb, lo, hi, T, me * x->T);
+			hubs_send(st, spec, h, r);
+		}
+		at = h->b[q];
+	}
+}
+
 static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spec, sap_run *x,
-                            int64_t lo, int64_t hi, void *red, bool spans)
+                            int64_t lo, int64_t hi, void *red, bool spans, const hub_set *hubs)
 {
 	int T = sap_nranks() * x->T, me = sap_rank();
 	double t0 = sap_now();
@@ -2110,6 +2170,8 @@ static void run_dist_chunks(struct sap_loop_state *st, const sap_async_spec *spe
 	reds_open(x);
 	if (idx)
 		sap_exec_list_chunks_of(x, idx, n, lo, hi, T, me * x->T);
+	else if (hubs && hubs->n)
+		exec_hub_chunks(st, spec, x, a, b, lo, hi, hubs);
 	else if (a < b)
 		sap_exec_chunks_of(x, a, b, lo, hi, T, me * x->T);
 	settle_chunks(spec, &own);
@@ -2407,6 +2469,36 @@ static void brief_timed(struct sap_loop_state *st, bool whole, double s)
 	st->brief = t[1] < t[0] ? 1 : -1;
 }
 
+/* A loop in chunks between hubs over ranks runs spread (each hub's rank
+ * sending what all read after it) or whole on every rank as one rank of
+ * all the workers: the same partial results either way, so the faster,
+ * timed as for short loops.  Floyd-Warshall's rows for one k spread over
+ * 2 ranks cost 5 ms an invocation in fetches and holders, 8 times its
+ * whole run's; a loop of heavy rows spreads. */
+enum { HUB_TRY = 3 };
+
+static bool hubs_whole(const struct sap_loop_state *st)
+{
+	return st->hubs_way ? st->hubs_way > 0 : st->hubs_n >= HUB_TRY;
+}
+
+/* Collective, once: the choice, from both ways' times. */
+static void hubs_timed(struct sap_loop_state *st, bool whole, double s)
+{
+	if (st->hubs_way)
+		return;
+	int k = st->hubs_n++;
+	if (whole && k > HUB_TRY)
+		st->hubs_whole_s += s;
+	else if (!whole && k > 0)
+		st->hubs_spread_s += s;
+	if (st->hubs_n < 2 * HUB_TRY)
+		return;
+	double t[2] = { st->hubs_spread_s, st->hubs_whole_s };
+	sap_comm_allreduce(t, 2, SAP_COMM_DOUBLE, SAP_COMM_MAX);
+	st->hubs_way = t[1] < t[0] ? 1 : -1;
+}
+
 static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
                       void *env, sap_body_fn body, const sap_reduce *r, void *red)
 {
@@ -2423,6 +2515,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 
 	const char *why = NULL;
 	hub_set hubs;
+	bool dist_hubs = false;
 	/* A loop over a map's keys runs each key where the map holds it;
 	 * one whose partial results depend on grouping does so on one rank
 	 * too, so that they are the same whatever the ranks. */
@@ -2504,21 +2597,35 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		if (o)
 			run_shared(st, spec, &x, lo, red, o);
 		else if (shape_of(spec, &why) == INDEPENDENT)
-			run_dist_chunks(st, spec, &x, lo, hi, red, false);
+			run_dist_chunks(st, spec, &x, lo, hi, red, false, NULL);
 		/* Not pairs over ranks: an anti-diagonal of a table is a
 		 * few keys far apart, each invocation's holders and fetches
 		 * a bit per element (an edit distance 60 times slower than
 		 * in index order on every rank). */
-		else if (spans_apart(spec, r, lo, hi, false, NULL))
-			run_dist_chunks(st, spec, &x, lo, hi, red, true);
-		/* Every rank all of it as one rank of P x T threads would
-		 * (run_hubs), so that partial sums combine as there. */
-		else if (spans_apart(spec, r, lo, hi, true, &hubs)) {
+		/* With hubs: between them, each hub's rank sending what all
+		 * read after it (exec_hub_chunks), or whole (below). */
+		else if ((dist_hubs = spans_apart(spec, r, lo, hi, false, &hubs)) &&
+		         (!hubs.n || !hubs_whole(st))) {
+			double t = sap_now();
+			run_dist_chunks(st, spec, &x, lo, hi, red, true, &hubs);
+			if (hubs.n) {
+				st->reason = "between the few iterations that write what all read";
+				hubs_timed(st, false, sap_now() - t);
+			}
+		}
+		/* Keys apart pair by pair, or hubs run so: every rank all of
+		 * it as one rank of P x T threads would (run_hubs), so that
+		 * partial sums combine as there. */
+		else if (dist_hubs || spans_apart(spec, r, lo, hi, true, &hubs)) {
+			double t = sap_now();
 			unpart_all(spec);
 			sap_whole_spec(spec, NULL, &st->traffic);
 			x.V = x.T * sap_nranks();
 			run_hubs(st, spec, &x, lo, hi, red, &hubs);
-			st->whole_why = "as one rank of all the workers runs it";
+			st->whole_why = dist_hubs ? "as one rank of all the workers runs it, which ran faster" :
+			                "as one rank of all the workers runs it";
+			if (dist_hubs)
+				hubs_timed(st, true, sap_now() - t);
 		}
 		else if ((why = plan_unpaid(st, spec, lo, hi)))
 			run_serial_ranks(st, spec, &x, lo, hi, red, why);

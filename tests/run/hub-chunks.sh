@@ -4,7 +4,9 @@
 # loop running backwards, a sum beside the updates) run in chunks
 # between those rows' iterations, with no reconnaissance nor plan, where
 # each was planned anew for every k (Floyd-Warshall, n = 400: 8 s of
-# plans on 1 x 2, 16 s on 2 x 1, against 0.15 s of body).  Results are
+# plans on 1 x 2, 16 s on 2 x 1, against 0.15 s of body); over ranks,
+# each hub's rank sends the row all read after it, or every rank runs all
+# of it, whichever ran faster.  Results are
 # the serial program's (hub-rows.out, from its C twin), and a sum of
 # floats is the same on every layout of as many workers.
 #
@@ -39,14 +41,16 @@ test "$(rounds 2) $(rounds 7)" = "3 5" || { cat err; fail "rounds $(rounds 2) $(
 
 # A sum of floats beside the updates: each worker's partial sum takes
 # its chunk's rows in order, the hub's included, as in chunks, so every
-# layout of as many workers gives the same bits.
+# layout of as many workers gives the same bits; over ranks, spread (the
+# first three passes, each hub's rank sending row n / 3 after it) as
+# whole on every rank (the next three).
 cat >fs.sap <<'SAP'
 param int n = 200;
 param int m = 13;
 dvector<double> S(n * m);
 async for (long i = 0; i < n * m; i++) S[i] = (i % 9) / 3.0 + 0.1;
 double sum = 0;
-for (int pass = 0; pass < 3; pass++) {
+for (int pass = 0; pass < 8; pass++) {
     async for (long i = 0; i < n; i++) reduce(+: sum) {
         for (long j = 0; j < m; j++) {
             S[i * m + j] = S[i * m + j] * 0.9 + S[(n / 3) * m + j] / 7;
