@@ -348,11 +348,14 @@ enum { HUB_MAX = 64 };
 typedef struct hub_set {
 	int n;
 	int64_t a[2 * HUB_MAX], b[2 * HUB_MAX];
-	/* The keys read that do not move, [f0, f1) of DDS fdds each: over
-	 * ranks, what a hub's rank sends the others after it ran. */
+	/* The keys read that do not move, of DDS fdds each: fm rows of fw
+	 * keys from f0, fc apart (a lattice; else one row), which over ranks
+	 * a hub's rank sends the others after it ran, as a rank fetched
+	 * them (mark_spans): not the gaps between rows, which it may hold
+	 * stale. */
 	int nf;
 	int fdds[2 * HUB_MAX];
-	int64_t f0[2 * HUB_MAX], f1[2 * HUB_MAX];
+	int64_t f0[2 * HUB_MAX], fw[2 * HUB_MAX], fc[2 * HUB_MAX], fm[2 * HUB_MAX];
 } hub_set;
 
 static __int128 floor_div(__int128 x, __int128 y)
@@ -363,8 +366,8 @@ static __int128 floor_div(__int128 x, __int128 y)
 
 /* Add to h the iterations of [lo, hi) whose keys, within [a i + off_lo,
  * a i + off_hi), meet [b0, b1); false when there are too many ranges. */
-static bool hub_add(hub_set *h, int dds, int64_t a, __int128 off_lo, __int128 off_hi,
-                    __int128 b0, __int128 b1, int64_t lo, int64_t hi)
+static bool hub_add(hub_set *h, int dds, const sap_span *sp, int64_t a, __int128 off_lo,
+                    __int128 off_hi, __int128 b0, __int128 b1, int64_t lo, int64_t hi)
 {
 	/* a i + off_lo < b1 and a i + off_hi > b0. */
 	__int128 i0, i1;
@@ -384,10 +387,11 @@ static bool hub_add(hub_set *h, int dds, int64_t a, __int128 off_lo, __int128 of
 	h->a[h->n] = (int64_t)i0;
 	h->b[h->n] = (int64_t)i1;
 	h->n++;
-	/* In the vector: spans_apart checked the keys that move. */
 	h->fdds[h->nf] = dds;
 	h->f0[h->nf] = (int64_t)b0;
-	h->f1[h->nf] = (int64_t)b1;
+	h->fw[h->nf] = sp ? sp->w : 1;
+	h->fc[h->nf] = sp && sp->m > 1 ? sp->c : 0;
+	h->fm[h->nf] = sp && sp->m > 1 ? sp->m : 1;
 	h->nf++;
 	return true;
 }
@@ -476,7 +480,7 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
 					if (mode & SAP_WRITE)
 						return false;
 					if (moves && (__int128)b < h1 && (__int128)b + w > h0 &&
-					    (!hubs || !hub_add(hubs, k, stride, off_lo, off_hi, b,
+					    (!hubs || !hub_add(hubs, k, sp, stride, off_lo, off_hi, b,
 					                       (__int128)b + w, lo, hi)))
 						return false;
 				}
@@ -1941,18 +1945,21 @@ static bool ranged_fetch(const sap_async_spec *spec, int k, const owners *own, i
 static void hubs_send(struct sap_loop_state *st, const sap_async_spec *spec, const hub_set *h,
                       int from)
 {
-	for (int f = 0; f < h->nf; f++) {
-		sap_dvec *v = spec->dds[h->fdds[f]].dv;
-		int64_t a = h->f0[f] < 0 ? 0 : h->f0[f], b = h->f1[f] > v->n ? v->n : h->f1[f];
-		if (a >= b)
-			continue;
-		sap_comm_bcast(v->data + (size_t)a * v->elsize, b - a, v->elsize, from);
-		int64_t bytes = (b - a) * (int64_t)v->elsize * (sap_nranks() - 1);
-		if (sap_rank() == from)
-			st->traffic.sent += bytes;
-		else
-			st->traffic.received += (b - a) * (int64_t)v->elsize;
-	}
+	for (int f = 0; f < h->nf; f++)
+		for (int64_t j = 0; j < h->fm[f]; j++) {
+			sap_dvec *v = spec->dds[h->fdds[f]].dv;
+			int64_t a = h->f0[f] + h->fc[f] * j, b = a + h->fw[f];
+			a = a < 0 ? 0 : a;
+			b = b > v->n ? v->n : b;
+			if (a >= b)
+				continue;
+			sap_comm_bcast(v->data + (size_t)a * v->elsize, b - a, v->elsize, from);
+			int64_t bytes = (b - a) * (int64_t)v->elsize;
+			if (sap_rank() == from)
+				st->traffic.sent += bytes * (sap_nranks() - 1);
+			else
+				st->traffic.received += bytes;
+		}
 }
 
 /* This rank's part of chunks [a, b) of [lo, hi) between hubs h (run_hubs
