@@ -496,6 +496,19 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	const char *hint = "an async for must know every iteration's keys before it runs; use sync "
 	                   "for, whose iterations may read stale values, or a plain for, which "
 	                   "runs in order";
+	/* A sync for that changes a map's keys runs on one worker: no
+	 * way out (helper PROB's DP mixture, its clusters' counts). */
+	LoopInfo *li = acc_loop->li;
+	Sym *ins = NULL;
+	for (int i = -1; li && acc_loop->kind != N_SYNC && !ins && i < li->dds.n; i++) {
+		Sym *d = i < 0 ? a->dds : li->dds.v[i];
+		if (d->ty->kind != TY_DVEC && acc_inserts(li, d))
+			ins = d;
+	}
+	if (ins)
+		hint = format("an async for must know every iteration's keys before it runs; use a "
+		              "plain for, which runs in order (a sync for that inserts or erases keys "
+		              "of %s would run on one worker)", ins->name);
 	/* The straight port of LDA, a count drawn by weights from counts:
 	 * acc_analyse_loop says so if relaxing the count makes the loop run. */
 	const char *relax_hint = relax_offer(a->dds);
