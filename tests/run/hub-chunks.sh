@@ -97,3 +97,33 @@ $MPIEXEC -n 2 ./haar --threads=1 --stats >b 2>err || { cat err; fail "haar 2 x 1
 cmp a b || fail "haar: 2 x 1 is not the serial loop's result"
 grep -q "^ *2 haar.sap:6 .* chunks, on every rank: as one rank of all the workers runs it\$" err ||
 	{ cat err; fail "haar: not in chunks on every rank, or said to have hubs"; }
+
+# A column of two rows read by every row (a lattice: its hubs are the
+# two rows' iterations, on two ranks' chunks when k = n / 2 - 1): spread
+# over ranks, each hub's rank sends the column's two elements, not the
+# rest of the rows between them.
+cat >lat.sap <<'SAP'
+param int n = 200;
+param int m = 64;
+dvector<double> D(n * m);
+async for (long i = 0; i < n * m; i++) D[i] = (i % 11) / 4.0;
+for (int s = 0; s < 8; s++) {
+    long k = n / 2 - 1;
+    async for (long i = 0; i < n; i++) {
+        double t = 0;
+        for (long j2 = 0; j2 < 2; j2++) t += D[(k + j2) * m + 3];
+        for (long j = 0; j < m; j++) D[i * m + j] = D[i * m + j] * 0.5 + t / 8 + j + s;
+    }
+}
+double h = 0;
+for (long q = 0; q < n * m; q++) h = h * 0.5 + D[q];
+print("%a\n", h);
+SAP
+"$SAPC" -o lat lat.sap || fail "sapc lat.sap"
+$MPIEXEC -n 1 ./lat --threads=1 >a 2>err || { cat err; fail "lat 1 x 1"; }
+for l in "2 1" "3 1" "2 2"; do
+	# shellcheck disable=SC2086
+	set -- $l
+	$MPIEXEC -n "$1" ./lat --threads="$2" >b 2>err || { cat err; fail "lat $1 x $2"; }
+	cmp a b || fail "lat: $1 x $2 is not the serial loop's result"
+done
