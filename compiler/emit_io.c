@@ -560,6 +560,32 @@ static const char *ptype(Type *t)
 	}
 }
 
+typedef struct ParamUse {
+	Sym *s;
+	int all, saved;
+} ParamUse;
+
+static int param_use(Node *n, void *arg)
+{
+	ParamUse *u = arg;
+	if (n->kind == N_NAME && n->sym == u->s)
+		u->all++;
+	if (n->kind == N_CALL && n->builtin == B_SAVE && n->args && n->args->next &&
+	    n->args->next->kind == N_NAME && n->args->next->sym == u->s)
+		u->saved++;
+	return 0;
+}
+
+/* Is param s only ever the file name of a save()?  It then changes
+ * nothing a replay computes (sap_param.out_only). */
+static bool out_only(Program *p, Sym *s)
+{
+	ParamUse u = { s, 0, 0 };
+	for (Node *it = p->items; it; it = it->next)
+		emit_any_node(it, param_use, &u);
+	return u.all > 0 && u.all == u.saved;
+}
+
 void emit_params(Program *p, const char *progname)
 {
 	Buf tab = {0};
@@ -611,6 +637,8 @@ void emit_params(Program *p, const char *progname)
 		xfree(dv.s);
 		if (it->doc)
 			buf_printf(&tab, ",\n\t .doc = %s", emit_cstr(it->doc, strlen(it->doc)));
+		if (out_only(p, it->sym))
+			buf_puts(&tab, ", .out_only = true");
 		buf_puts(&tab, "},\n");
 		n++;
 	}

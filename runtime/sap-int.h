@@ -140,6 +140,9 @@ uint64_t sap_program_hash(void);
 int sap_param_count(void);
 const char *sap_param_name(int i);
 char *sap_param_text(int i);
+/* Is param i only ever the file name of a save()?  Then a replay or a
+ * resume with another value computes the same: not said to differ. */
+bool sap_param_out_only(int i);
 /* An option that cannot be used, found at start-up by rank `first`, the
  * same on every rank: msg from that rank (naming it on several ranks),
  * then exit status 2 everywhere.  Collective. */

@@ -50,6 +50,7 @@ typedef struct sap_param {
 	void *addr;             /* bool*, int32_t*, int64_t*, float*, double*, sap_str* */
 	const char *defval;     /* default as written in the source, for --help */
 	const char *doc;        /* doc comment, or NULL */
+	bool out_only;          /* only ever the file name of a save() */
 } sap_param;
 
 typedef struct sap_program {

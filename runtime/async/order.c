@@ -95,7 +95,7 @@ static void run_head(void)
 			          (long long)runline, sap_token(line, strlen(line)));
 		*val++ = '\0';
 		for (int i = 0; i < sap_param_count(); i++) {
-			if (strcmp(sap_param_name(i), name))
+			if (strcmp(sap_param_name(i), name) || sap_param_out_only(i))
 				continue;
 			char *v = sap_param_text(i), *e = sap_escape(v, strlen(v));
 			if (strcmp(e, val)) {

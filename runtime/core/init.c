@@ -838,6 +838,11 @@ const char *sap_param_name(int i)
 	return program->params[i].name;
 }
 
+bool sap_param_out_only(int i)
+{
+	return program->params[i].out_only;
+}
+
 char *sap_param_text(int i)
 {
 	const sap_param *p = &program->params[i];

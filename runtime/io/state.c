@@ -760,7 +760,8 @@ static void params_state(sap_state *s)
 				continue;
 			for (int j = 0; j < n; j++) {
 				const char *pn = sap_param_name(j);
-				if (strlen(pn) != (size_t)kn || memcmp(pn, name, (size_t)kn))
+				if (strlen(pn) != (size_t)kn || memcmp(pn, name, (size_t)kn) ||
+				    sap_param_out_only(j))
 					continue;
 				char *now = sap_param_text(j);
 				if (strlen(now) != (size_t)kv || memcmp(now, was, (size_t)kv)) {
