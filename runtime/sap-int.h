@@ -1172,6 +1172,9 @@ typedef enum sap_verdict {
 
 /* What the runtime keeps per loop: the cached reconnaissance and plan,
  * and the numbers --stats prints. */
+/* Plans an async loop keeps beside its current one (sap_loop_state.spare). */
+enum { SAP_SPARES = 8 };
+
 struct sap_loop_state {
 	struct sap_loop_state *next;    /* every loop that ran, newest first */
 	const sap_loop *loop;
@@ -1320,12 +1323,14 @@ struct sap_loop_state {
 	int64_t groups, rounds;
 	int workers;
 	double balance;
-	/* The plan made before the current one, for inputs that may come
-	 * back (a checkerboard's two colours, a loop inside a for over 0
-	 * and 1): its PLAN_FIELDS (async.c), or NULL.  Over ranks too, but
-	 * for a loop whose inputs held in parts travel with its plan. */
-	struct sap_loop_state *spare;
-	int64_t spare_hits;             /* invocations that ran it */
+	/* The plans made before the current one, for inputs that may come
+	 * back (a checkerboard's colours, a loop inside a for over a few
+	 * blocks): their PLAN_FIELDS (async.c), or NULL, with when each was
+	 * last current.  Over ranks too, but for a loop whose inputs held in
+	 * parts travel with its plan. */
+	struct sap_loop_state *spare[SAP_SPARES];
+	uint64_t spare_stamp[SAP_SPARES], spare_clock;
+	int64_t spare_hits;             /* invocations that ran one */
 };
 
 /* What an async loop's next plan depends on besides its inputs, when

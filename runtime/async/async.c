@@ -861,41 +861,77 @@ static void spare_clear(struct sap_loop_state *sp)
 	PLAN_FIELDS(SWAP_FIELD)
 }
 
-/* Plans of more iterations are not kept twice. */
+/* Plans of more iterations are not kept twice, nor spares of more in
+ * all. */
 enum { SPARE_MAX = 1 << 24 };
 
-/* Whether the spare plan is valid for these inputs: then it is current,
- * and the current one the spare. */
+/* Whether a spare plan is valid for these inputs: then it is current,
+ * and the current one a spare. */
 static bool spare_take(struct sap_loop_state *st, const sap_async_spec *spec, int64_t lo,
                        int64_t hi, int T, bool ranks)
 {
-	if (!st->spare || !st->spare->cached)
-		return false;
-	swap_plans(st, st->spare);
-	if (!cache_valid(st, spec, lo, hi, T, ranks)) {
-		swap_plans(st, st->spare);
-		return false;
+	for (int s = 0; s < SAP_SPARES; s++) {
+		struct sap_loop_state *sp = st->spare[s];
+		if (!sp || !sp->cached)
+			continue;
+		swap_plans(st, sp);
+		if (!cache_valid(st, spec, lo, hi, T, ranks)) {
+			swap_plans(st, sp);
+			continue;
+		}
+		/* The plan-order copies follow the other plan's order. */
+		for (int k = 0; k < st->nstage; k++)
+			st->stage[k].src = NULL;
+		st->spare_hits++;
+		st->spare_stamp[s] = ++st->spare_clock;
+		return true;
 	}
-	/* The plan-order copies follow the other plan's order. */
-	for (int k = 0; k < st->nstage; k++)
-		st->stage[k].src = NULL;
-	st->spare_hits++;
-	return true;
+	return false;
 }
 
-/* The current plan set aside before one for other inputs is made. */
+/* The current plan set aside before one for other inputs is made: in a
+ * free slot, or that of the spare current longest ago, which goes, as
+ * do others while the spares' iterations would pass SPARE_MAX.  Bitonic
+ * steps and a cycle over three blocks planned every invocation with one
+ * spare (helper PAR). */
 static void spare_keep(struct sap_loop_state *st, const sap_async_spec *spec, int64_t lo,
                        int64_t hi)
 {
 	if (!st->cached || st->resumed || st->inserts || spec->slice_rng || hi - lo > SPARE_MAX ||
 	    st->hi - st->lo > SPARE_MAX)
 		return;
-	if (!st->spare)
-		st->spare = sap_xcalloc(1, sizeof *st->spare);
-	spare_clear(st->spare);
+	for (;;) {
+		int64_t all = st->hi - st->lo;
+		int old = -1;
+		for (int s = 0; s < SAP_SPARES; s++) {
+			struct sap_loop_state *sp = st->spare[s];
+			if (!sp || !sp->cached)
+				continue;
+			all += sp->hi - sp->lo;
+			if (old < 0 || st->spare_stamp[s] < st->spare_stamp[old])
+				old = s;
+		}
+		if (all <= SPARE_MAX || old < 0)
+			break;
+		spare_clear(st->spare[old]);
+	}
+	int slot = -1;
+	for (int s = 0; s < SAP_SPARES && slot < 0; s++)
+		if (!st->spare[s] || !st->spare[s]->cached)
+			slot = s;
+	if (slot < 0) {
+		slot = 0;
+		for (int s = 1; s < SAP_SPARES; s++)
+			if (st->spare_stamp[s] < st->spare_stamp[slot])
+				slot = s;
+	}
+	if (!st->spare[slot])
+		st->spare[slot] = sap_xcalloc(1, sizeof *st->spare[slot]);
+	spare_clear(st->spare[slot]);
 	for (int k = 0; k < st->nstage; k++)
 		st->stage[k].src = NULL;
-	swap_plans(st, st->spare);
+	swap_plans(st, st->spare[slot]);
+	st->spare_stamp[slot] = ++st->spare_clock;
 }
 
 /* A plan for T workers, made on `threads` threads (of every rank, when
