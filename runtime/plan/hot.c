@@ -777,11 +777,14 @@ void sap_plan_cost_warn(struct sap_loop_state *st, const sap_async_spec *spec)
 		return;
 	st->warned_cost = true;
 	/* k-core's peeling re-plans every sweep for its degrees, which it
-	 * only decrements: relaxed takes them out of the plan. */
+	 * only decrements: relaxed takes them out of the plan.  A sync for
+	 * breaks a compare-exchange network (a bitonic sort's steps), which
+	 * a plain for keeps. */
 	char *adds = additive_fix(spec, ~(uint64_t)0);
 	sap_warn(&L->site, "async for has spent %.2f s planning in its first %lld invocations (%lld "
 	         "plans) against %.2f s running the body on %d workers: the plans cost more than they "
-	         "save%s%s%s; %s%sfewer workers or a sync for would likely run it faster (--stats "
+	         "save%s%s%s; %s%sa plain for (index order), fewer workers, or a sync for if the "
+	         "body tolerates reading stale values would likely run it faster (--stats "
 	         "shows the times)", planning, (long long)L->invocations,
 	         (long long)st->plan_builds, st->compute_s, st->workers, st->cause ? " (" : "",
 	         st->cause ? st->cause : "", st->cause ? ")" : "",
