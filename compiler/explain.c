@@ -433,13 +433,14 @@ static int additive_kind(LoopInfo *L, Sym *d, bool *shadow)
 	}
 	if (!adds || own || own_key)
 		return 0;
-	/* y[i] += y[i - 1], a running sum: not hot keys, and relaxed reads
-	 * would break the chain, not serve it. */
+	/* y[i] += y[i - 1], a running sum (or y[i - off]): not hot keys,
+	 * and relaxed reads would break the chain, not serve it. */
 	for (int i = 0; i < L->accesses.n; i++)
 		for (int j = 0; j < L->accesses.n; j++) {
 			Access *a = L->accesses.v[i], *b = L->accesses.v[j];
 			int64_t gap;
-			if (a->dds == d && b->dds == d && acc_adds_to(a) && acc_iter_gap(a, b, &gap))
+			if (a->dds == d && b->dds == d && acc_adds_to(a) &&
+			    (acc_iter_gap(a, b, &gap) || acc_iter_gap_inv(a, b)))
 				return 0;
 		}
 	*shadow = shadowed(L, d);

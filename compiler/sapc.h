@@ -922,6 +922,9 @@ Sym *acc_driver_read(Node *e);
 int acc_additive(LoopInfo *L, Sym *d);
 bool acc_shadowed_adds(LoopInfo *L, Sym *d);
 bool acc_iter_gap(const Access *a, const Access *b, int64_t *d);
+/* Is b's key a's of iteration i + e, e an invariant times a number plus a
+ * number (x[i - off])? */
+bool acc_iter_gap_inv(const Access *a, const Access *b);
 /* Fill l's LoopInfo.sum_syms, once: sums in any order come out the same,
  * so the runtime may accumulate them per worker instead of planning. */
 void acc_find_sums(Node *l);

@@ -991,6 +991,68 @@ bool acc_iter_gap(const Access *a, const Access *b, int64_t *d)
 	return *d != 0;
 }
 
+/* b's key as iteration i + e's key of a, where e is an invariant times a
+ * number plus a number (x[i - off] beside x[i]: a scan's in-place step
+ * by a driver variable): e as the program would write it, "i - off",
+ * or NULL (acc_iter_gap's keys, with no number for a gap). */
+static const char *iter_gap_sym(const Node *l, const Access *a, const Access *b, const char *iv,
+                                int64_t *sign)
+{
+	if (a->dynamic || b->dynamic || a->aterms.n != 1 ||
+	    !acc_same_terms((Vec *)&a->aterms, (Vec *)&b->aterms))
+		return NULL;
+	const AffTerm *t = a->aterms.v[0];
+	if (t->k != 1 || t->inv)
+		return NULL;
+	/* The difference b - a, by invariant: one invariant with a number,
+	 * and a number. */
+	Node *inv = NULL;
+	int64_t k = 0, c = 0;
+	const Vec *both[2] = {&a->bterms, &b->bterms};
+	for (int s = 0; s < 2; s++)
+		for (int i = 0; i < both[s]->n; i++) {
+			const AffTerm *u = both[s]->v[i];
+			int64_t tot = 0;
+			for (int r = 0; r < 2; r++)
+				for (int j = 0; j < both[r]->n; j++) {
+					const AffTerm *v = both[r]->v[j];
+					if (same_inv(u->inv, v->inv) &&
+					    (r ? __builtin_add_overflow(tot, v->k, &tot) :
+					         __builtin_sub_overflow(tot, v->k, &tot)))
+						return NULL;
+				}
+			if (!tot)
+				continue;
+			if (!u->inv)
+				c = tot;
+			else if (!inv || same_inv(inv, u->inv))
+				inv = u->inv, k = tot;
+			else
+				return NULL;
+		}
+	if (!inv || !k)
+		return NULL;
+	/* Not the other half of a vector the loop's bound long
+	 * (buf[i + n] = buf[i] over [0, n)): no two iterations that far
+	 * apart, as no_iteration says of numbers. */
+	const Node *lo = l ? l->init->init : NULL, *hi = l ? l->cond->rhs : NULL;
+	if ((k >= 1 || k <= -1) && c * k >= 0 && lo && lo->has_cval && lo->cval == 0 && hi &&
+	    same_inv(inv, (Node *)hi))
+		return NULL;
+	*sign = k < 0 ? -1 : 1;
+	const char *e = acc_expr_str(inv);
+	const char *m = k == 1 || k == -1 ? format("%s", e) :
+	                format("%lld * %s", (long long)(k < 0 ? -k : k), e);
+	const char *s = format("%s %s %s", iv, k < 0 ? "-" : "+", m);
+	return c ? format("%s %s %lld", s, c < 0 ? "-" : "+", (long long)(c < 0 ? -c : c)) : s;
+}
+
+bool acc_iter_gap_inv(const Access *a, const Access *b)
+{
+	int64_t sign;
+	return iter_gap_sym(NULL, a, b, "i", &sign) != NULL;
+}
+
 /* Whether no two iterations of l are d apart: its bounds are constants
  * no more than d apart (X[i] = X[i + 4] over [0, 4)). */
 static bool no_iteration(const Node *l, int64_t d)
@@ -1016,11 +1078,17 @@ static void warn_chain(Node *l)
 		for (int j = 0; j < L->accesses.n; j++) {
 			Access *a = L->accesses.v[j];
 			int64_t d;
-			if (a == w || a->dds != w->dds || !acc_iter_gap(w, a, &d) || no_iteration(l, d))
+			const char *iv = l->init->sym->name, *other = NULL;
+			if (a == w || a->dds != w->dds)
 				continue;
-			const char *iv = l->init->sym->name;
-			const char *other = format("%s %s %lld", iv, d < 0 ? "-" : "+",
-			                           (long long)(d < 0 ? -d : d));
+			if (acc_iter_gap(w, a, &d) && !no_iteration(l, d))
+				other = format("%s %s %lld", iv, d < 0 ? "-" : "+", (long long)(d < 0 ? -d : d));
+			/* By an invariant: a Hillis-Steele scan in place,
+			 * x[i] += x[i - off] (taken as of a positive off). */
+			else
+				other = iter_gap_sym(l, w, a, iv, &d);
+			if (!other)
+				continue;
 			bool wr = a->mode & ACC_WRITE;
 			const char *so = wr ? "the element may keep another iteration's value than the "
 			                      "serial loop's last" :
