@@ -827,6 +827,20 @@ static void site_of_guard(Node *ifn, Node *g, Kept *k)
 			/* best = x for an int best and a double x is narrowed:
 			 * a site still, for check_red_uses to refuse. */
 			Node *r = a ? sema_as_written(a->rhs) : NULL;
+			/* float best = x, x a double (or a long into a double
+			 * or float): rounded, values converted alike tie, as for
+			 * best = float(x) below (helper U15: an argmax over
+			 * doubles that all round to 1.0f kept the first
+			 * worker's iteration, the serial loop the last). */
+			bool rounds = r && ty_is_num(r->ty) &&
+			              ((v->ty->kind == TY_FLOAT && r->ty->kind != TY_FLOAT) ||
+			               (v->ty->kind == TY_DOUBLE && r->ty->kind == TY_LONG));
+			if (a && a->lhs->kind == N_NAME && a->lhs->sym == v && same_place(r, e) && rounds) {
+				Site *t = xcalloc(1, sizeof *t);
+				*t = (Site){ifn, v, g->op, a};
+				vec_push(&k->converted, t);
+				break;
+			}
 			if (a && a->lhs->kind == N_NAME && a->lhs->sym == v && same_place(r, e)) {
 				Site *t = xcalloc(1, sizeof *t);
 				*t = (Site){ifn, v, same_place(g->rhs, &place) ? g->op : mirror(g->op), a};
@@ -904,6 +918,17 @@ static bool site_sets(Site *t, Sym *c)
 	return false;
 }
 
+/* The type of the value a converted site tests: x of float(x), (float)x
+ * or, converted by the assignment alone, x. */
+static Type *tested_type(Node *rhs)
+{
+	if (rhs->kind == N_CONV)
+		return rhs->lhs->ty;
+	if (rhs->kind == N_CALL && rhs->args)
+		return rhs->args->ty;
+	return rhs->ty;
+}
+
 static void check_kept(Node *loop)
 {
 	LoopInfo *li = loop->li;
@@ -925,9 +950,7 @@ static void check_kept(Node *loop)
 				                              c->name),
 				               u->vset, format("set '%s' to the value tested, with no conversion: "
 				                               "declare it %s, the tested value's type",
-				                               u->v->name, ty_str(u->vset->rhs->kind == N_CONV ?
-				                                                  u->vset->rhs->lhs->ty :
-				                                                  u->vset->rhs->args->ty)));
+				                               u->v->name, ty_str(tested_type(u->vset->rhs))));
 		}
 		if (!t) {
 			Sym *v = NULL;
