@@ -672,6 +672,20 @@ static void check_red_uses(Node *n, RedUse *u)
 		Node *r = op_ok && !ok ? first_red(n->rhs, loop) : NULL;
 		if (r)
 			red_misuse(r, clause_of(loop, r->sym), r->sym, true);
+		/* best = e under if (e > best), e a long and best an int:
+		 * the form is right, the value does not fit (helper U15). */
+		const char *op = sema_S(cl->name);
+		for (int i = 0; !ok && n->kind == N_ASSIGN && n->op == TK_ASSIGN &&
+		                (!strcmp(op, "max") || !strcmp(op, "min")) &&
+		                n->lhs->ty->kind == TY_INT && val->ty->kind == TY_LONG && i < u->nguards; i++) {
+			Node *e = beats(u->guards[i], n->lhs, !strcmp(op, "max"), loop);
+			if (e && same_place(val, e))
+				sema_fail_note(n, format("'%s' is an int, and this sets it to the long value it "
+				                         "tested, which it may not hold", b->sym->name), cl,
+				               format("declare '%s' long, or test an int: if (int(e) %s %s) %s = "
+				                      "int(e)", b->sym->name, !strcmp(op, "max") ? ">" : "<",
+				                      b->sym->name, b->sym->name));
+		}
 		/* s += s * x reads the partial; s = x replaces it. */
 		if (!ok)
 			red_misuse(n, cl, b->sym, n->kind == N_ASSIGN && mentions_red(n->rhs, loop) &&

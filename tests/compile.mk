@@ -9,6 +9,7 @@ compile_tests = \
 	tests/compile/list-pop.sap \
 	tests/compile/reduce-kept-converted.sap \
 	tests/compile/reduce-kept-rounded.sap \
+	tests/compile/reduce-max-narrowed.sap \
 	tests/compile/clause-plain-for.sap \
 	tests/compile/clause-sync-order.sap \
 	tests/compile/clause-after-body.sap \
