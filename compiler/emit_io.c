@@ -560,36 +560,27 @@ static const char *ptype(Type *t)
 	}
 }
 
-typedef struct ParamUse {
-	Sym *s;
-	int all, saved;
-} ParamUse;
-
+/* Counts, in each param's Sym, its names and those that are the file
+ * name of a save() (Sym.uses, saved_as). */
 static int param_use(Node *n, void *arg)
 {
-	ParamUse *u = arg;
-	if (n->kind == N_NAME && n->sym == u->s)
-		u->all++;
+	(void)arg;
+	if (n->kind == N_NAME && n->sym && n->sym->vclass == V_PARAM)
+		n->sym->uses++;
 	if (n->kind == N_CALL && n->builtin == B_SAVE && n->args && n->args->next &&
-	    n->args->next->kind == N_NAME && n->args->next->sym == u->s)
-		u->saved++;
+	    n->args->next->kind == N_NAME && n->args->next->sym)
+		n->args->next->sym->saved_as++;
 	return 0;
-}
-
-/* Is param s only ever the file name of a save()?  It then changes
- * nothing a replay computes (sap_param.out_only). */
-static bool out_only(Program *p, Sym *s)
-{
-	ParamUse u = { s, 0, 0 };
-	for (Node *it = p->items; it; it = it->next)
-		emit_any_node(it, param_use, &u);
-	return u.all > 0 && u.all == u.saved;
 }
 
 void emit_params(Program *p, const char *progname)
 {
 	Buf tab = {0};
 	int n = 0;
+	/* Once over the program: 200,000 params each walking it took
+	 * minutes. */
+	for (Node *it = p->items; it; it = it->next)
+		emit_any_node(it, param_use, NULL);
 	for (Node *it = p->items; it; it = it->next) {
 		if (it->kind != N_VAR || it->vclass != V_PARAM)
 			continue;
@@ -637,7 +628,9 @@ void emit_params(Program *p, const char *progname)
 		xfree(dv.s);
 		if (it->doc)
 			buf_printf(&tab, ",\n\t .doc = %s", emit_cstr(it->doc, strlen(it->doc)));
-		if (out_only(p, it->sym))
+		/* Only ever the file name of a save(): it changes nothing a
+		 * replay or a resume computes (sap_param.out_only). */
+		if (it->sym->uses > 0 && it->sym->uses == it->sym->saved_as)
 			buf_puts(&tab, ", .out_only = true");
 		buf_puts(&tab, "},\n");
 		n++;

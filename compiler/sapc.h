@@ -515,6 +515,7 @@ struct Sym {
 	bool slice_decl;        /* slice.c: a statement the slice runs assigns it
 	                           (k = j = ...), so the slice declares it */
 	Node *keys_of;          /* read-only key of a loop over this map (or join) */
+	int uses, saved_as;     /* emit_io.c, params: its names; those as save()'s file */
 	int live_at;            /* emit_ckpt.c: the last live set it joined, + 1 */
 	/* emit_range.c: an integer local holds only values in [vr_lo, vr_hi] */
 	bool vr_seen, vr_known;
