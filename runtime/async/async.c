@@ -1374,8 +1374,6 @@ static void run_hubs(struct sap_loop_state *st, const sap_async_spec *spec, sap_
 	int T = x->V;
 	chunk_weights(x, spec, lo, hi, T);
 	ran(st, SAP_V_CHUNKS, T, T, 2 * h->n + 1, chunks_balance(x, spec, lo, hi, T));
-	/* None: keys apart pair by pair, which only a rank's threads
-	 * check (spans_apart), on every rank. */
 	st->reason = h->n ? "between the few iterations that write what all read" : NULL;
 	if (sap_cfg.dump_order)
 		sap_order_dump(x->L, NULL, lo, hi - lo);
@@ -2656,10 +2654,14 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 				hubs_timed(st, false, sap_now() - t);
 			}
 		}
-		/* Keys apart pair by pair, or hubs run so: every rank all of
-		 * it as one rank of P x T threads would (run_hubs), so that
-		 * partial sums combine as there. */
-		else if (dist_hubs || spans_apart(spec, r, lo, hi, true, &hubs)) {
+		/* Hubs that only a rank's threads find apart (pair by
+		 * pair), or hubs run so: every rank all of it as one rank
+		 * of P x T threads would (run_hubs), so that partial sums
+		 * combine as there.  Not keys apart pair by pair with no hub,
+		 * whose plan's order is index order's result: whole at every
+		 * invocation, an LU's row swap moved its matrix 800 times,
+		 * 662 MB (helper LA2). */
+		else if (dist_hubs || (spans_apart(spec, r, lo, hi, true, &hubs) && hubs.n)) {
 			double t = sap_now();
 			unpart_all(spec);
 			sap_whole_spec(spec, NULL, &st->traffic);
