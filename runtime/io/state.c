@@ -1112,10 +1112,14 @@ int sap_resume(sap_state_fn fn)
 		fprintf(stderr, "resuming from checkpoint %llu in '%s', after parallel loop run %llu "
 		        "(loop %u)\n", (unsigned long long)h.seq, dir, (unsigned long long)h.invocation,
 		        h.op);
+	/* As many workers on other ranks: the plans are for as many, but
+	 * cut from the keys of the invocation after the checkpoint. */
 	if (was != sap_nranks())
 		sap_warn(NULL, "--resume: the checkpoint was taken on %d rank%s, this run has %d: its "
-		         "vectors and maps are cut anew, and its async loops plan afresh for other "
-		         "workers (sap-run(1), CHECKPOINTS)", was, was == 1 ? "" : "s", sap_nranks());
+		         "vectors and maps are cut anew, and its async loops plan afresh%s (sap-run(1), "
+		         "CHECKPOINTS)", was, was == 1 ? "" : "s", sap_nranks(),
+		         (int64_t)was * h.threads != (int64_t)sap_nranks() * sap_cfg.threads ?
+		         " for other workers" : "");
 	else if (h.threads != (uint32_t)sap_cfg.threads)
 		sap_warn(NULL, "--resume: the checkpoint was taken with %u thread%s a rank, this run "
 		         "has %d: its async loops plan for other workers, so its results may differ "
