@@ -940,6 +940,22 @@ static bool same_inv(Node *a, Node *b)
 	return a == b || (a && b && !strcmp(acc_key_id(a), acc_key_id(b)));
 }
 
+/* The numbers of invariant inv in b's terms less those in a's, in *tot;
+ * false if that overflows. */
+static bool inv_total(const Vec *a, const Vec *b, Node *inv, int64_t *tot)
+{
+	*tot = 0;
+	const Vec *both[2] = {a, b};
+	for (int r = 0; r < 2; r++)
+		for (int j = 0; j < both[r]->n; j++) {
+			const AffTerm *u = both[r]->v[j];
+			if (same_inv(inv, u->inv) && (r ? __builtin_add_overflow(*tot, u->k, tot) :
+			                                  __builtin_sub_overflow(*tot, u->k, tot)))
+				return false;
+		}
+	return true;
+}
+
 /* b - a, term by term, where it is a multiple of inv alone (a number
  * when inv is NULL): that multiple, in *sum. */
 static bool gap_terms(const Vec *a, const Vec *b, Node *inv, int64_t *sum)
@@ -949,15 +965,9 @@ static bool gap_terms(const Vec *a, const Vec *b, Node *inv, int64_t *sum)
 	for (int s = 0; s < 2; s++)
 		for (int i = 0; i < both[s]->n; i++) {
 			const AffTerm *t = both[s]->v[i];
-			int64_t tot = 0;
-			for (int r = 0; r < 2; r++)
-				for (int j = 0; j < both[r]->n; j++) {
-					const AffTerm *u = both[r]->v[j];
-					if (same_inv(t->inv, u->inv) &&
-					    (r ? __builtin_add_overflow(tot, u->k, &tot) :
-					         __builtin_sub_overflow(tot, u->k, &tot)))
-						return false;
-				}
+			int64_t tot;
+			if (!inv_total(a, b, t->inv, &tot))
+				return false;
 			if (same_inv(t->inv, inv))
 				*sum = tot;
 			else if (tot)
@@ -1012,15 +1022,9 @@ static const char *iter_gap_sym(const Node *l, const Access *a, const Access *b,
 	for (int s = 0; s < 2; s++)
 		for (int i = 0; i < both[s]->n; i++) {
 			const AffTerm *u = both[s]->v[i];
-			int64_t tot = 0;
-			for (int r = 0; r < 2; r++)
-				for (int j = 0; j < both[r]->n; j++) {
-					const AffTerm *v = both[r]->v[j];
-					if (same_inv(u->inv, v->inv) &&
-					    (r ? __builtin_add_overflow(tot, v->k, &tot) :
-					         __builtin_sub_overflow(tot, v->k, &tot)))
-						return NULL;
-				}
+			int64_t tot;
+			if (!inv_total(both[0], both[1], u->inv, &tot))
+				return NULL;
 			if (!tot)
 				continue;
 			if (!u->inv)

@@ -1172,6 +1172,14 @@ typedef enum sap_verdict {
 
 /* What the runtime keeps per loop: the cached reconnaissance and plan,
  * and the numbers --stats prints. */
+/* A loop's two ways to run over ranks, spread or whole on every rank:
+ * how many invocations were timed, each way's seconds, and the choice
+ * made (1 whole, -1 spread, 0 not yet). */
+typedef struct sap_two_ways {
+	int n, way;
+	double spread_s, whole_s;
+} sap_two_ways;
+
 /* Plans an async loop keeps beside its current one (sap_loop_state.spare). */
 enum { SAP_SPARES = 8 };
 
@@ -1298,15 +1306,10 @@ struct sap_loop_state {
 	 * last parted run's times, parting and body (map_whole_run). */
 	double mk_part_s, mk_body_s;
 	bool mk_timed;
-	/* Short invocations over ranks (async.c, brief_whole): how many were
-	 * timed, their seconds spread over the ranks and whole on each, and
-	 * the choice made (1 whole, -1 spread, 0 not yet). */
-	int brief_n, brief;
-	double brief_spread_s, brief_whole_s;
-	/* The same for a loop run in chunks between hubs over ranks, whose
-	 * result is the same either way (async.c, hubs_timed). */
-	int hubs_n, hubs_way;
-	double hubs_spread_s, hubs_whole_s;
+	/* Short invocations over ranks (async.c, brief_whole), and a loop run
+	 * in chunks between hubs over ranks (hubs_timed): the same result
+	 * spread over the ranks or whole on each, timed both ways. */
+	sap_two_ways brief, hubs;
 	bool warned_cost;               /* sap_plan_cost_warn said it */
 	/* Per spec DDS the slice reads: a new version made the cached plan
 	 * invalid before, so the plans keep a copy of it (kcopy). */

@@ -2486,28 +2486,42 @@ static bool brief_fits(const sap_async_spec *spec, const sap_reduce *r, int64_t 
 	return bytes <= BRIEF_BYTES;
 }
 
+/* Whole on every rank, with w's times so far (try invocations of each
+ * way: spread first). */
+static bool ways_whole(const sap_two_ways *w, int try)
+{
+	return w->way ? w->way > 0 : w->n >= try;
+}
+
+/* Collective, once: the choice, from both ways' times, each way's first
+ * left out. */
+static void ways_timed(sap_two_ways *w, int try, bool whole, double s)
+{
+	if (w->way)
+		return;
+	int k = w->n++;
+	if (whole && k > try)
+		w->whole_s += s;
+	else if (!whole && k > 0)
+		w->spread_s += s;
+	if (w->n < 2 * try)
+		return;
+	double t[2] = { w->spread_s, w->whole_s };
+	sap_comm_allreduce(t, 2, SAP_COMM_DOUBLE, SAP_COMM_MAX);
+	w->way = t[1] < t[0] ? 1 : -1;
+}
+
 static bool brief_whole(const struct sap_loop_state *st)
 {
 	if (sap_cfg.short_loops)
 		return sap_cfg.short_loops > 0;
-	return st->brief ? st->brief > 0 : st->brief_n >= BRIEF_TRY;
+	return ways_whole(&st->brief, BRIEF_TRY);
 }
 
-/* Collective, once: the choice, from both ways' times. */
 static void brief_timed(struct sap_loop_state *st, bool whole, double s)
 {
-	if (st->brief || sap_cfg.short_loops)
-		return;
-	int k = st->brief_n++;
-	if (whole && k > BRIEF_TRY)
-		st->brief_whole_s += s;
-	else if (!whole && k > 0)
-		st->brief_spread_s += s;
-	if (st->brief_n < 2 * BRIEF_TRY)
-		return;
-	double t[2] = { st->brief_spread_s, st->brief_whole_s };
-	sap_comm_allreduce(t, 2, SAP_COMM_DOUBLE, SAP_COMM_MAX);
-	st->brief = t[1] < t[0] ? 1 : -1;
+	if (!sap_cfg.short_loops)
+		ways_timed(&st->brief, BRIEF_TRY, whole, s);
 }
 
 /* A loop in chunks between hubs over ranks runs spread (each hub's rank
@@ -2517,28 +2531,6 @@ static void brief_timed(struct sap_loop_state *st, bool whole, double s)
  * 2 ranks cost 5 ms an invocation in fetches and holders, 8 times its
  * whole run's; a loop of heavy rows spreads. */
 enum { HUB_TRY = 3 };
-
-static bool hubs_whole(const struct sap_loop_state *st)
-{
-	return st->hubs_way ? st->hubs_way > 0 : st->hubs_n >= HUB_TRY;
-}
-
-/* Collective, once: the choice, from both ways' times. */
-static void hubs_timed(struct sap_loop_state *st, bool whole, double s)
-{
-	if (st->hubs_way)
-		return;
-	int k = st->hubs_n++;
-	if (whole && k > HUB_TRY)
-		st->hubs_whole_s += s;
-	else if (!whole && k > 0)
-		st->hubs_spread_s += s;
-	if (st->hubs_n < 2 * HUB_TRY)
-		return;
-	double t[2] = { st->hubs_spread_s, st->hubs_whole_s };
-	sap_comm_allreduce(t, 2, SAP_COMM_DOUBLE, SAP_COMM_MAX);
-	st->hubs_way = t[1] < t[0] ? 1 : -1;
-}
 
 static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
                       void *env, sap_body_fn body, const sap_reduce *r, void *red)
@@ -2646,12 +2638,12 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		/* With hubs: between them, each hub's rank sending what all
 		 * read after it (exec_hub_chunks), or whole (below). */
 		else if ((dist_hubs = spans_apart(spec, r, lo, hi, false, &hubs)) &&
-		         (!hubs.n || !hubs_whole(st))) {
+		         (!hubs.n || !ways_whole(&st->hubs, HUB_TRY))) {
 			double t = sap_now();
 			run_dist_chunks(st, spec, &x, lo, hi, red, true, &hubs);
 			if (hubs.n) {
 				st->reason = "between the few iterations that write what all read";
-				hubs_timed(st, false, sap_now() - t);
+				ways_timed(&st->hubs, HUB_TRY, false, sap_now() - t);
 			}
 		}
 		/* Hubs that only a rank's threads find apart (pair by
@@ -2670,7 +2662,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			st->whole_why = dist_hubs ? "as one rank of all the workers runs it, which ran faster" :
 			                "as one rank of all the workers runs it";
 			if (dist_hubs)
-				hubs_timed(st, true, sap_now() - t);
+				ways_timed(&st->hubs, HUB_TRY, true, sap_now() - t);
 		}
 		else if ((why = plan_unpaid(st, spec, lo, hi)))
 			run_serial_ranks(st, spec, &x, lo, hi, red, why);
