@@ -889,6 +889,15 @@ static bool spare_take(struct sap_loop_state *st, const sap_async_spec *spec, in
 	return false;
 }
 
+/* Does plan state st keep a copy of a vector its slice reads? */
+static bool has_copies(const struct sap_loop_state *st)
+{
+	for (int k = 0; k < st->nkcopy; k++)
+		if (st->kcopy[k])
+			return true;
+	return false;
+}
+
 /* The current plan set aside before one for other inputs is made: in a
  * free slot, or that of the spare current longest ago, which goes, as
  * do others while the spares' iterations would pass SPARE_MAX.  Bitonic
@@ -915,7 +924,17 @@ static void spare_keep(struct sap_loop_state *st, const sap_async_spec *spec, in
 			break;
 		spare_clear(st->spare[old]);
 	}
+	/* At most one spare keeps copies of the vectors its slice reads
+	 * (kcopy, up to 256 MB each), as before there were eight: a Lasso's
+	 * flags, new every sweep, would keep eight copies, and compare
+	 * each at every miss. */
 	int slot = -1;
+	if (has_copies(st))
+		for (int s = 0; s < SAP_SPARES; s++)
+			if (st->spare[s] && st->spare[s]->cached && has_copies(st->spare[s])) {
+				spare_clear(st->spare[s]);
+				slot = slot < 0 ? s : slot;
+			}
 	for (int s = 0; s < SAP_SPARES && slot < 0; s++)
 		if (!st->spare[s] || !st->spare[s]->cached)
 			slot = s;
