@@ -4,7 +4,9 @@
 # samples/word2vec.sap has) or an integer vector the loop ran in lock
 # step instead, copying and merging the whole vector after every
 # mini-batch (1000 steps of a 1M-element vector here).  A merge function
-# still applies after every step, so it keeps the steps.
+# still applies after every step, so it keeps the steps.  The elements
+# of I are the indices, each once, so that no two threads add to one
+# element of w or c: Hogwild's threads may lose such additions.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -20,6 +22,8 @@ param int n = 2000;
 dvector<long> I(n);
 dvector<float> w(n);
 dvector<long> c(n);
+async for (long k = 0; k < n; k++)
+    I[k] = k;
 sync for (long i : I) with (hybrid, batch = 10, merge(w) = sum) {
     w[i] += 1;
 }

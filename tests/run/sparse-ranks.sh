@@ -217,10 +217,12 @@ for np in 2 3; do
 		fail "on $np ranks: sparse moved $1 MB in $2 rows, dense $4 MB ($5 rows) in $6 steps"
 done
 
+# One thread a rank: a rank's threads under hybrid add to C as Hogwild's
+# do and may lose an addition (sap(7)), so their sums need not be exact.
 for np in 1 2 3; do
-	$MPIEXEC --bind-to none -n "$np" "$tmp/hyb" --stats >"$tmp/hyb.$np" 2>"$tmp/hyb.$np.err" ||
+	$MPIEXEC --bind-to none -n "$np" "$tmp/hyb" --threads=1 --stats >"$tmp/hyb.$np" 2>"$tmp/hyb.$np.err" ||
 		{ cat "$tmp/hyb.$np" "$tmp/hyb.$np.err"; fail "hybrid on $np ranks"; }
 	grep -qx 'hybrid 9000 13495500' "$tmp/hyb.$np" ||
-		{ cat "$tmp/hyb.$np"; fail "hybrid on $np ranks: want 9000 13501500"; }
+		{ cat "$tmp/hyb.$np"; fail "hybrid on $np ranks: want 9000 13495500"; }
 done
 exit 0
