@@ -480,13 +480,73 @@ static Node *inv_product(Node *c, Node *inv)
 	return m;
 }
 
+/* The invariants equal to the loop variable where the key affine()
+ * takes is computed (Access.eqs), or NULL. */
+static const Vec *aff_eqs;
+
+static Node *strip_int_conv(Node *e)
+{
+	while (e->kind == N_CONV && e->ty && ty_is_int(e->ty) && e->lhs->ty && ty_is_int(e->lhs->ty))
+		e = e->lhs;
+	return e;
+}
+
+static bool equals_iv(Node *e)
+{
+	for (int i = 0; aff_eqs && i < aff_eqs->n; i++)
+		if (acc_same_expr(strip_int_conv(e), aff_eqs->v[i]))
+			return true;
+	return false;
+}
+
+/* Does e hold one of aff_eqs (through the locals affine() follows)? */
+static bool has_eq(Node *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == N_NAME && acc_is_local(e->sym) && !e->sym->modified && e->sym->decl &&
+	    e->sym->decl->kind == N_VAR && e->sym->decl->init && e->sym->vclass == V_LOCAL)
+		return has_eq(e->sym->decl->init);
+	return equals_iv(e) || has_eq(e->lhs) || has_eq(e->rhs);
+}
+
+/* Invariants that condition c (or its negation, when !pos) makes equal
+ * to the loop variable where it holds, into out: the pivot row's
+ * iteration of Gauss-Jordan, if (i == k) { x[k * w + j] /= p; }, writes
+ * row i, which only it does. */
+static void iv_equals(Node *c, bool pos, Vec *out)
+{
+	c = strip_int_conv(c);
+	if (c->kind == N_UNARY && c->op == TK_NOT) {
+		iv_equals(c->lhs, !pos, out);
+		return;
+	}
+	if (c->kind != N_BINARY)
+		return;
+	if ((c->op == TK_ANDAND && pos) || (c->op == TK_OROR && !pos)) {
+		iv_equals(c->lhs, pos, out);
+		iv_equals(c->rhs, pos, out);
+		return;
+	}
+	if (!((c->op == TK_EQ && pos) || (c->op == TK_NE && !pos)))
+		return;
+	Node *l = strip_int_conv(c->lhs), *r = strip_int_conv(c->rhs);
+	if (r->kind == N_NAME && r->sym == acc_iv) {
+		Node *t = l;
+		l = r;
+		r = t;
+	}
+	if (l->kind == N_NAME && l->sym == acc_iv && ty_is_int(c->lhs->ty) && invariant(r))
+		vec_push(out, r);
+}
+
 /* key = sum(a) * i + sum(b) (+ sum(s[m]) * span_syms[m] when s is
  * given), or false if e is not affine. */
 static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 {
 	if (!ty_is_int(e->ty))
 		return false;
-	if (e->kind == N_NAME && e->sym == acc_iv) {
+	if ((e->kind == N_NAME && e->sym == acc_iv) || equals_iv(e)) {
 		aff_add(a, 1, NULL);
 		return true;
 	}
@@ -505,7 +565,7 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 	if (e->kind == N_NAME && acc_is_local(e->sym) && !e->sym->modified && e->sym->decl &&
 	    e->sym->decl->kind == N_VAR && e->sym->decl->init && e->sym->vclass == V_LOCAL)
 		return affine(e->sym->decl->init, a, b, s);
-	if (invariant(e)) {
+	if (invariant(e) && !has_eq(e)) {
 		aff_add(b, 1, e);
 		return true;
 	}
@@ -532,9 +592,9 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 		}
 	} else if (e->kind == N_BINARY && e->op == TK_STAR) {
 		Node *c = NULL, *x = NULL;
-		if (const_of(e->lhs, &k) || invariant(e->lhs))
+		if (const_of(e->lhs, &k) || (invariant(e->lhs) && !has_eq(e->lhs)))
 			c = e->lhs, x = e->rhs;
-		else if (const_of(e->rhs, &k) || invariant(e->rhs))
+		else if (const_of(e->rhs, &k) || (invariant(e->rhs) && !has_eq(e->rhs)))
 			c = e->rhs, x = e->lhs;
 		else
 			return false;
@@ -921,6 +981,7 @@ void acc_find_spans(void)
 		a->span = false;
 		a->span_var = NULL;
 		a->span_dims.n = 0;
+		aff_eqs = &a->eqs;
 		if (!a->dynamic || a->accumulate || a->dds->ty->kind != TY_DVEC)
 			continue;
 		Node *lo[SPAN_MAX], *hi[SPAN_MAX];
@@ -971,6 +1032,7 @@ void acc_find_spans(void)
 			a->span_hi = d->hi;
 		}
 	}
+	aff_eqs = NULL;
 }
 
 /* ---- walking the body ---- */
@@ -988,6 +1050,21 @@ static Access *access(Node *at, Node *base, Node *key, int mode)
 	a->accumulate = acc_is_accum(acc_li, d);
 	a->ddsi = dds_index(d, mode);
 	a->narrow = narrow_key(key);
+	/* Only of writes: a fixed key read, which the iteration that writes
+	 * it runs as a hub before the others read it, keeps its form. */
+	Vec eqs = {0};
+	for (int i = 0; (mode & ACC_WRITE) && i < acc_ctrl.n; i++) {
+		Node *c = acc_ctrl.v[i];
+		if (c->kind == N_IF && c->cond)
+			iv_equals(c->cond, !(intptr_t)acc_branch.v[i], &eqs);
+	}
+	for (int i = 0; i < eqs.n; i++) {
+		aff_eqs = &(Vec){ .v = &eqs.v[i], .n = 1 };
+		if (has_eq(key))
+			vec_push(&a->eqs, eqs.v[i]);
+	}
+	a->iv = acc_iv;
+	aff_eqs = &a->eqs;
 	if (!affine(key, &a->aterms, &a->bterms, NULL) || !aff_normalize(&a->aterms) ||
 	    !aff_normalize(&a->bterms) ||
 	    (int32_arith(key) && (!fits_int32(&a->aterms) || !fits_int32(&a->bterms))) ||
@@ -996,6 +1073,7 @@ static Access *access(Node *at, Node *base, Node *key, int mode)
 		a->aterms.n = a->bterms.n = 0;
 		a->checks.n = 0;
 	}
+	aff_eqs = NULL;
 	for (int i = 0; i < acc_ctrl.n; i++)
 		vec_push(&a->ctrl, acc_ctrl.v[i]);
 	vec_push(&acc_li->accesses, a);

@@ -39,6 +39,18 @@ static int cmp_node_off(const void *a, const void *b)
 	return (x->off > y->off) - (x->off < y->off);
 }
 
+/* Do a and b take the same invariants for the loop variable (the one
+ * under if (i == k), the other not)? */
+static bool same_eqs(const Access *a, const Access *b)
+{
+	if (a->eqs.n != b->eqs.n)
+		return false;
+	for (int i = 0; i < a->eqs.n; i++)
+		if (!acc_same_expr(a->eqs.v[i], b->eqs.v[i]))
+			return false;
+	return true;
+}
+
 /* The row text of access a, "d[key]"; with the line of the first access
  * of its key when another access prints alike but names other locals (a
  * j declared in each of two blocks), so that the two keys get two rows.
@@ -54,7 +66,8 @@ static char *access_text(LoopInfo *L, Access *a)
 	int recs = 0;
 	for (int i = 0; i < L->accesses.n; i++) {
 		Access *b = L->accesses.v[i];
-		bool same = b->dds == a->dds && !strcmp(acc_expr_str(b->key), acc_expr_str(a->key));
+		bool text = b->dds == a->dds && !strcmp(acc_expr_str(b->key), acc_expr_str(a->key));
+		bool same = text && same_eqs(a, b);
 		if (same && (b->key == a->key || acc_same_expr(b->key, a->key) ||
 		             (acc_has_rand(b->key) && acc_has_rand(a->key)))) {
 			if (!rep)
@@ -67,7 +80,7 @@ static char *access_text(LoopInfo *L, Access *a)
 				if (before || b == a)
 					by = b;
 			}
-		} else if (same) {
+		} else if (text) {
 			other = true;
 		}
 		before = before && b != a;
@@ -75,6 +88,8 @@ static char *access_text(LoopInfo *L, Access *a)
 	if (recs > 1 && rekeyed)
 		return format("%s (line %d)", text, line_no((a->folded_into ? a->folded_into :
 		                                             by ? by : first)->at));
+	if (other && a->eqs.n)
+		return format("%s (%s = %s)", text, acc_expr_str(a->eqs.v[0]), a->iv->name);
 	return other ? format("%s (line %d)", text, line_no(rep->at)) : text;
 }
 
@@ -978,6 +993,9 @@ static int span_keys(Node *l, LoopInfo *L, Vec *names)
 		if (!names)
 			continue;
 		Buf dims = {0};
+		/* if (i == k) x[k * w + j]: row i. */
+		for (int m = 0; m < a->eqs.n; m++)
+			buf_printf(&dims, "%s = %s, ", acc_expr_str(a->eqs.v[m]), a->iv->name);
 		for (int m = 0; m < a->span_dims.n; m++) {
 			SpanDim *d = a->span_dims.v[m];
 			/* A guard's bound is exclusive: so is the range then. */

@@ -705,6 +705,10 @@ typedef struct Access {
 	Vec checks;             /* KeyCheck *: of a key computed in long, its
 	                           parts computed in int */
 	Vec ctrl;               /* enclosing control nodes */
+	Vec eqs;                /* invariants equal to the loop variable where
+	                           the access runs (if (i == k) x[k]): its key
+	                           is taken with i for them, which is iv */
+	Sym *iv;
 } Access;
 
 /* Slice roles of nodes (Node.slice). */
