@@ -590,8 +590,9 @@ static _Noreturn void red_cond_misuse(Node *c, Node *loop, Sym *v, const char *w
 	                               "would follow the partial, not the loop's running value",
 	                               name, what),
 	               cl, format("reduce(%s: %s) is here; a condition may test '%s' only where its "
-	                          "branches do nothing but update it (if (e > %s) %s = e)",
-	                          sema_S(cl->name), name, name, name, name));
+	                          "branches do nothing but update it (if (e %s %s) %s = e)",
+	                          sema_S(cl->name), name, name,
+	                          !strcmp(sema_S(cl->name), "min") ? "<" : ">", name, name));
 }
 
 /* The comparisons among the conjuncts of an if's condition, which hold
@@ -748,6 +749,20 @@ static void check_red_uses(Node *n, RedUse *u)
 				if (emit_any_node(n->cond, names_this, v) && !emit_any_node(n->then, updates_of, v))
 					red_cond_misuse(n->cond, loop, v, format("in an if whose branch does not update "
 					                                      "'%s'", v->name));
+			}
+			/* if (x > hi && y > lo) { hi = x; lo = y; }: the partials
+			 * combine each on its own, into a pair no serial order
+			 * sets. */
+			Sym *first = NULL;
+			for (int i = 0; i < loop->li->reduce_syms.n; i++) {
+				Sym *v = loop->li->reduce_syms.v[i];
+				if (!emit_any_node(n->cond, names_this, v))
+					continue;
+				if (first)
+					red_cond_misuse(n->cond, loop, v, format("in an if that tests '%s' too (the "
+					                "two partials combine each on its own, apart, where the "
+					                "serial loop sets them together)", first->name));
+				first = v;
 			}
 			add_guards(n->cond, &t);
 		}
@@ -1044,6 +1059,50 @@ static void check_kept(Node *loop)
 	}
 }
 
+/* A float min or max the body changes only as if (e > best) best = e,
+ * by one test, and keeps nothing with: its partials combine by that
+ * test, a tie by the iterations that set them, as those of one that
+ * keeps variables do, not by max(), which of 0 and -0 gives 0 where the
+ * serial loop keeps the one it met first (for >; the last for >=). */
+static void check_tested(Node *loop)
+{
+	LoopInfo *li = loop->li;
+	Vec vs = {0};
+	for (int i = 0; i < li->reduce_syms.n; i++) {
+		Node *cl = li->reduce_ops.v[i];
+		Sym *v = li->reduce_syms.v[i];
+		const char *op = sema_S(cl->name);
+		if (!by_function(cl) && (!strcmp(op, "max") || !strcmp(op, "min")) &&
+		    (v->ty->kind == TY_FLOAT || v->ty->kind == TY_DOUBLE) && !sema_is_won(loop, v))
+			vec_push(&vs, v);
+	}
+	if (!vs.n)
+		return;
+	Kept k = {.loop = loop};
+	emit_any_node(loop->body, find_sites, &k);
+	for (int i = 0; i < vs.n; i++) {
+		Sym *v = vs.v[i];
+		Site *first = NULL;
+		bool one = true;
+		Kept u = {.sym = v};
+		for (int m = 0; m < k.sites.n; m++) {
+			Site *t = k.sites.v[m];
+			if (t->v != v)
+				continue;
+			if (!first)
+				first = t;
+			one &= t->op == first->op;
+			vec_push(&u.skip, t->vset);
+		}
+		for (int m = 0; m < k.converted.n; m++)
+			one &= ((Site *)k.converted.v[m])->v != v;
+		if (!first || !one || emit_any_node(loop->body, other_use, &u))
+			continue;
+		vec_push(&li->won_syms, v);
+		vec_push(&li->won_ops, (void *)(intptr_t)first->op);
+	}
+}
+
 static void check_reduce_uses(Node *loop)
 {
 	if (!loop->li->reduce_syms.n)
@@ -1170,6 +1229,7 @@ void sema_check_async(Node *loop)
 	sema_check_stmt(loop->body);
 	check_kept(loop);
 	check_reduce_uses(loop);
+	check_tested(loop);
 	sema_ctx = saved;
 	sema_close_scope();
 }
