@@ -325,6 +325,19 @@ static bool could_relax_too(Sym *d)
 	return d && !acc_is_relaxed(acc_li, d) && only_adds(d, &reads) && !reads;
 }
 
+/* Does the loop store to d, a dvector of integers, other than by adding? */
+static bool stores_ints(Sym *d)
+{
+	if (d->ty->kind != TY_DVEC || !ty_is_int(d->ty->elem))
+		return false;
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		if (a->dds == d && (a->mode & ACC_WRITE) && !acc_adds_only(a))
+			return true;
+	}
+	return false;
+}
+
 static int is_node(Node *n, void *target)
 {
 	return n == target;
@@ -539,6 +552,17 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		              "know before the loop runs; only the key of a relaxed or accumulated DDS, "
 		              "or an index inside an element, may depend on them",
 		              acc_read_dds(c.read)->name);
+	/* parent[a] = parent[parent[a]]: keys kept in a vector of integers
+	 * the loop stores to (a union-find, a linked list), which a sync
+	 * for would merge by average or sum into no key at all (helper SER:
+	 * 2 components of 8). */
+	Sym *kd = c.read ? acc_read_dds(c.read) : NULL;
+	bool no_sync = kd && !ins && !relax_hint && acc_loop->kind == N_ASYNC && stores_ints(kd);
+	if (no_sync)
+		hint = format("an async for must know every iteration's keys before it runs; use a "
+		              "plain for, which runs in order (a sync for would merge the workers' "
+		              "stores to %s, integers its keys come from, into their average or "
+		              "sum: a key no worker stored)", kd->name);
 	/* The slice takes each branch of an if in turn, not of a ?: (a
 	 * value, whose branches may not both be evaluable). */
 	/* Or through locals, the usual way: la = label[a]; ... tgt = la < lb ?
@@ -553,6 +577,7 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	     (tx && tx->unit && !tx->ctl &&
 	      emit_any_node(acc_unit_expr(tx->unit), tainted_ternary, tx->unit)))) {
 		hint = relax_hint ? format("%s; or %s", TERNARY_IF, relax_hint)
+		       : no_sync ? TERNARY_IF
 		                  : format("%s, or use sync for, whose iterations may read stale "
 		                           "values", TERNARY_IF);
 		acc_li->relax_ternary = relax_hint != NULL;
