@@ -856,14 +856,16 @@ static void site_of_guard(Node *ifn, Node *g, Kept *k)
 			/* best = x for an int best and a double x is narrowed:
 			 * a site still, for check_red_uses to refuse. */
 			Node *r = a ? sema_as_written(a->rhs) : NULL;
-			/* float best = x, x a double (or a long into a double
-			 * or float): rounded, values converted alike tie, as for
-			 * best = float(x) below (helper U15: an argmax over
-			 * doubles that all round to 1.0f kept the first
-			 * worker's iteration, the serial loop the last). */
-			bool rounds = r && ty_is_num(r->ty) &&
-			              ((v->ty->kind == TY_FLOAT && r->ty->kind != TY_FLOAT) ||
-			               (v->ty->kind == TY_DOUBLE && r->ty->kind == TY_LONG));
+			/* float best = x, x a double: the test compares in
+			 * double what the store rounds, so doubles that round
+			 * alike each beat the rounded best serially but tie as
+			 * partials, as for best = float(x) below (helper U15: an
+			 * argmax over doubles that all round to 1.0f kept the
+			 * first worker's iteration, the serial loop the last).
+			 * An integer into a float or a double converts alike in
+			 * the test, which C makes in the floating type: its ties
+			 * are the serial loop's too (helper U16). */
+			bool rounds = r && v->ty->kind == TY_FLOAT && r->ty->kind == TY_DOUBLE;
 			if (a && a->lhs->kind == N_NAME && a->lhs->sym == v && same_place(r, e) && rounds) {
 				Site *t = xcalloc(1, sizeof *t);
 				*t = (Site){ifn, v, g->op, a};
