@@ -940,6 +940,60 @@ static bool same_inv(Node *a, Node *b)
 	return a == b || (a && b && !strcmp(acc_key_id(a), acc_key_id(b)));
 }
 
+static bool number_of(const Node *x, int64_t *k)
+{
+	if (x->kind == N_INT) {
+		*k = x->ival;
+		return true;
+	}
+	if (x->has_cval && x->ty && ty_is_int(x->ty)) {
+		*k = x->cval;
+		return true;
+	}
+	return false;
+}
+
+/* v's terms with the numbers an invariant adds or takes away apart, a
+ * term of their own: n - 1 - i is i's -1, n and -1, so that its gap to
+ * n - i is a number (helper U16: x[n - 1 - i] += x[n - i], a chain
+ * -Wloop-carried missed). */
+static Vec peeled(const Vec *v)
+{
+	Vec out = {0};
+	for (int i = 0; i < v->n; i++) {
+		const AffTerm *t = v->v[i];
+		Node *e = t->inv;
+		int64_t c = 0, k;
+		for (;;) {
+			while (e && e->kind == N_CONV && e->ty && ty_is_int(e->ty) && e->lhs->ty &&
+			       ty_is_int(e->lhs->ty))
+				e = e->lhs;
+			if (!e || e->kind != N_BINARY || (e->op != TK_PLUS && e->op != TK_MINUS))
+				break;
+			if (number_of(e->rhs, &k) && k != INT64_MIN &&
+			    !__builtin_add_overflow(c, e->op == TK_PLUS ? k : -k, &c))
+				e = e->lhs;
+			else if (e->op == TK_PLUS && number_of(e->lhs, &k) &&
+			         !__builtin_add_overflow(c, k, &c))
+				e = e->rhs;
+			else
+				break;
+		}
+		int64_t kc;
+		if (c && e && !__builtin_mul_overflow(t->k, c, &kc)) {
+			AffTerm *n = xcalloc(1, sizeof *n);
+			*n = (AffTerm){ .k = kc, .inv = NULL };
+			vec_push(&out, n);
+			AffTerm *m = xcalloc(1, sizeof *m);
+			*m = (AffTerm){ .k = t->k, .inv = e };
+			vec_push(&out, m);
+		} else {
+			vec_push(&out, (void *)t);
+		}
+	}
+	return out;
+}
+
 /* The numbers of invariant inv in b's terms less those in a's, in *tot;
  * false if that overflows. */
 static bool inv_total(const Vec *a, const Vec *b, Node *inv, int64_t *tot)
@@ -995,7 +1049,8 @@ bool acc_iter_gap(const Access *a, const Access *b, int64_t *d)
 		return false;
 	const AffTerm *t = aa->v[0];
 	int64_t sum;
-	if (t->k == 0 || !gap_terms(ab, bb, t->inv, &sum) || sum % t->k)
+	Vec pa = peeled(ab), pb = peeled(bb);
+	if (t->k == 0 || !gap_terms(&pa, &pb, t->inv, &sum) || sum % t->k)
 		return false;
 	*d = sum / t->k;
 	return *d != 0;
@@ -1012,13 +1067,14 @@ static const char *iter_gap_sym(const Node *l, const Access *a, const Access *b,
 	    !acc_same_terms((Vec *)&a->aterms, (Vec *)&b->aterms))
 		return NULL;
 	const AffTerm *t = a->aterms.v[0];
-	if (t->k != 1 || t->inv)
+	if ((t->k != 1 && t->k != -1) || t->inv)
 		return NULL;
 	/* The difference b - a, by invariant: one invariant with a number,
 	 * and a number. */
 	Node *inv = NULL;
 	int64_t k = 0, c = 0;
-	const Vec *both[2] = {&a->bterms, &b->bterms};
+	Vec pa = peeled(&a->bterms), pb = peeled(&b->bterms);
+	const Vec *both[2] = {&pa, &pb};
 	for (int s = 0; s < 2; s++)
 		for (int i = 0; i < both[s]->n; i++) {
 			const AffTerm *u = both[s]->v[i];
@@ -1036,12 +1092,18 @@ static const char *iter_gap_sym(const Node *l, const Access *a, const Access *b,
 		}
 	if (!inv || !k)
 		return NULL;
+	/* In iterations: x[n - 1 - i] moves down as i goes up. */
+	if (t->k == -1 && (k == INT64_MIN || c == INT64_MIN))
+		return NULL;
+	if (t->k == -1)
+		k = -k, c = -c;
 	/* Not the other half of a vector the loop's bound long
-	 * (buf[i + n] = buf[i] over [0, n)): no two iterations that far
-	 * apart, as no_iteration says of numbers. */
+	 * (buf[i + n] = buf[i] over [L, n), L >= 0): no two iterations that
+	 * far apart, k n + c at least n - L, as no_iteration says of numbers. */
 	const Node *lo = l ? l->init->init : NULL, *hi = l ? l->cond->rhs : NULL;
-	if ((k >= 1 || k <= -1) && c * k >= 0 && lo && lo->has_cval && lo->cval == 0 && hi &&
-	    same_inv(inv, (Node *)hi))
+	int64_t L;
+	if (lo && number_of(lo, &L) && L >= 0 && hi && same_inv(inv, (Node *)hi) &&
+	    ((k >= 1 && c >= -L) || (k <= -1 && c <= L)))
 		return NULL;
 	*sign = k < 0 ? -1 : 1;
 	const char *e = acc_expr_str(inv);
