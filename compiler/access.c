@@ -1522,6 +1522,65 @@ static int find_field(Node *n, void *arg)
 	return 0;
 }
 
+typedef struct ParamUse {
+	Sym *p;
+	int field;              /* the one field of p read; -1 none yet */
+} ParamUse;
+
+static int param_use(Node *n, void *arg)
+{
+	ParamUse *u = arg;
+	if (n->kind == N_FIELD && n->lhs && n->lhs->kind == N_NAME && n->lhs->sym == u->p) {
+		if (u->field >= 0 && u->field != n->field_index)
+			return 1;
+		u->field = n->field_index;
+		return -1;
+	}
+	return n->kind == N_NAME && n->sym == u->p;
+}
+
+typedef struct ArgOf {
+	Node *at;
+	Node *call;
+	int pos;
+} ArgOf;
+
+static int find_arg(Node *n, void *arg)
+{
+	ArgOf *f = arg;
+	if (n->kind != N_CALL)
+		return 0;
+	int k = 0;
+	for (Node *a = n->args; a; a = a->next, k++)
+		if (a == f->at) {
+			f->call = n;
+			f->pos = k;
+			return 1;
+		}
+	return 0;
+}
+
+/* The one field of struct element at that a call passes it to reads,
+ * where the function's parameter is read only as p.f and never assigned
+ * nor passed on (int tgt(G g) { return g.to; } called tgt(Gr[i]), the
+ * loop writing Gr[t].hits: helper FN), or -1. */
+static int field_through_call(Node *unit, Node *at)
+{
+	ArgOf f = {at, NULL, 0};
+	if (!emit_any_node(unit, find_arg, &f) || f.call->builtin != B_NONE || !f.call->sym ||
+	    f.call->sym->kind != SYM_FUNC || f.call->sym->is_extern || !f.call->sym->decl ||
+	    f.call->sym->decl->kind != N_FUNC)
+		return -1;
+	Node *fn = f.call->sym->decl, *par = fn->args;
+	for (int k = 0; par && k < f.pos; k++)
+		par = par->next;
+	Sym *p = par ? par->sym : NULL;
+	if (!p || !p->ty || p->ty->kind != TY_STRUCT || p->modified || p->wrote_at)
+		return -1;
+	ParamUse u = {p, -1};
+	return emit_any_node(fn->body, param_use, &u) ? -1 : u.field;
+}
+
 /* The field of a struct element that access a reaches (D[d].w), or -1
  * for the whole element. */
 static int field_of(const Access *a)
@@ -1529,6 +1588,8 @@ static int field_of(const Access *a)
 	FieldOf f = {a->at, -1};
 	if (a->unit && a->at && a->at->kind == N_INDEX)
 		emit_any_node(a->unit, find_field, &f);
+	if (f.field < 0 && a->unit && a->at && a->at->kind == N_INDEX && a->mode == ACC_READ)
+		f.field = field_through_call(a->unit, a->at);
 	return f.field;
 }
 
