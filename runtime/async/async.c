@@ -445,9 +445,42 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
 		__int128 off_lo = 0, off_hi = 0;
 		bool moves = false;
 		int nacc = spec->naffine + spec->nspan;
+		/* The stride is the widest moving key's (a row's, beside its
+		 * diagonal x[i * n + i], which moves by n + 1); a key that moves
+		 * by another stands apart if it keeps within the window of its
+		 * iteration's keys of that stride, at both ends of [lo, hi). */
+		int64_t widest = 0;
+		for (int q = 0; q < nacc; q++) {
+			const sap_affine *af = q < spec->naffine ? &spec->affine[q] : NULL;
+			const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
+			int64_t a = af ? af->a : sp->a;
+			int64_t w = af ? 1 : sp->w > 0 ? span_reach(sp) : sp->w;
+			if ((af ? af->dds : sp->dds) == k && a != 0 && w > 0 && (!moves || w > widest)) {
+				stride = a;
+				widest = w;
+				moves = true;
+			}
+		}
+		moves = false;
+		int nother = 0;
+		int others[8];
 		/* First the keys that move, then those that stay. */
 		for (int pass = 0; pass < 2; pass++) {
 			__int128 h0 = 0, h1 = 0;
+			for (int o = 0; pass == 1 && o < nother; o++) {
+				int q = others[o];
+				const sap_affine *af = q < spec->naffine ? &spec->affine[q] : NULL;
+				const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
+				int64_t a = af ? af->a : sp->a, b = af ? af->b : sp->b;
+				int64_t w = af ? 1 : span_reach(sp);
+				for (int e = 0; e < 2; e++) {
+					__int128 i = e ? hi - 1 : lo, key = (__int128)a * i + b,
+					         own = (__int128)stride * i;
+					if (off_hi - off_lo > (stride > 0 ? stride : -(__int128)stride) ||
+					    key < own + off_lo || key + w > own + off_hi)
+						return false;
+				}
+			}
 			if (pass == 1 && moves) {
 				__int128 first = (__int128)stride * lo, last = (__int128)stride * (hi - 1);
 				h0 = (stride > 0 ? first : last) + off_lo;
@@ -467,9 +500,11 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
 				sap_mode mode = af ? af->mode : sp->mode;
 				if (dds != k || w <= 0)
 					continue;
-				if (pass == 0 && a != 0) {
-					if (moves && a != stride)
+				if (pass == 0 && a != 0 && a != stride) {
+					if (nother == 8)
 						return false;
+					others[nother++] = q;
+				} else if (pass == 0 && a != 0) {
 					if (!moves || b < off_lo)
 						off_lo = b;
 					if (!moves || (__int128)b + w > off_hi)

@@ -8,7 +8,8 @@
 # a loop of rows by <= and a loop whose rows all read row 0 (which
 # iteration 0 writes: they meet, so it is planned) give one worker's
 # numbers bit for bit, and a loop reading columns after the ranks wrote
-# the rows reads what they wrote.  --stats names the way each ran, and
+# the rows reads what they wrote; a row's diagonal, which moves by n + 1
+# within its row, keeps it in chunks.  --stats names the way each ran, and
 # --explain the spans.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
@@ -76,6 +77,16 @@ double s0 = 0;
 for (long x = 0; x < n * n; x++)
     s0 += c[x] * (x % 7);
 print("meet %.17g\n", s0);
+// Each row with its diagonal, which moves by n + 1 but stays in its row.
+async for (long i = 0; i < n; i++) {
+    for (long j = 0; j < n; j++)
+        c[i * n + j] = c[i * n + j] * 0.5;
+    c[i * n + i] = c[i * n + i] + i;
+}
+double sd = 0;
+for (long x = 0; x < n * n; x++)
+    sd += c[x] * (x % 5);
+print("diagonal %.17g\n", sd);
 SAP
 $SAPC spans.sap -o spans || fail "sapc failed on spans.sap"
 $SAPC --explain spans.sap -o /dev/null >explain 2>&1 || fail "sapc --explain failed"
@@ -91,6 +102,7 @@ cat >want <<'OUT'
 lu 30161.353628888188 columns 458265.4092097719
 rows 729827100
 meet 358276
+diagonal 126008
 OUT
 for l in "1 1" "1 2" "2 1" "3 1" "2 2"; do
 	# shellcheck disable=SC2086
@@ -99,7 +111,8 @@ for l in "1 1" "1 2" "2 1" "3 1" "2 2"; do
 		{ cat err; fail "$1 x $2: the run failed"; }
 	diff -u want out || fail "$1 x $2: not one worker's numbers"
 	test "$1$2" = 11 && continue
-	for v in "8 chunks" "32 chunks" "44 chunks: between the few iterations that write what all read"; do
+	for v in "8 chunks" "32 chunks" "44 chunks: between the few iterations that write what all read" \
+		"52 chunks"; do
 		# shellcheck disable=SC2086
 		set -- $v
 		line=$1
