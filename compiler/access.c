@@ -384,7 +384,7 @@ static bool invariant(Node *e)
 		return true;
 	case N_NAME: {
 		Sym *s = e->sym;
-		if (!s || s->kind != SYM_VAR || acc_is_local(s) || ty_is_dds(s->ty))
+		if (!s || s->kind != SYM_VAR || acc_is_local(s) || ty_is_dds(s->ty) || s->in_func)
 			return false;
 		for (int i = 0; i < acc_li->reduce_syms.n; i++)
 			if (acc_li->reduce_syms.v[i] == s)
@@ -540,12 +540,95 @@ static void iv_equals(Node *c, bool pos, Vec *out)
 		vec_push(out, r);
 }
 
+/* Calls of functions of the program that only return an expression of
+ * their parameters (long at(long r, long c) { return r * n + c; }) whose
+ * keys affine() takes through them: the calls it is in, innermost last. */
+enum { INLINE_MAX = 8 };
+static bool int32_arith(Node *e);
+static Node *inl_call[INLINE_MAX];
+static int ninl;
+
+static bool int_or_long(const Type *t)
+{
+	return t && (t->kind == TY_INT || t->kind == TY_LONG);
+}
+
+/* The expression call c's function returns, when it is all its body and
+ * c converts nothing narrower on the way (an argument or the result),
+ * nor computes in int, whose products wrap at 32 bits where a key's form
+ * does not; else NULL. */
+static Node *returned_expr(Node *c)
+{
+	Sym *f = c->sym;
+	if (c->builtin != B_NONE || !f || f->kind != SYM_FUNC || f->is_extern || !f->decl ||
+	    f->decl->kind != N_FUNC || !f->decl->body)
+		return NULL;
+	for (int k = 0; k < ninl; k++)
+		if (inl_call[k]->sym == f)
+			return NULL;
+	Node *b = f->decl->body;
+	if (b->kind == N_BLOCK)
+		b = b->args && !b->args->next ? b->args : NULL;
+	if (!b || b->kind != N_RETURN || !b->lhs || !int_or_long(f->ty) ||
+	    !int_or_long(b->lhs->ty) || (f->ty->kind == TY_INT && b->lhs->ty->kind == TY_LONG) ||
+	    int32_arith(b->lhs))
+		return NULL;
+	Node *p = f->decl->args, *a = c->args;
+	for (; p && a; p = p->next, a = a->next) {
+		if (!p->sym || p->sym->modified || p->sym->wrote_at)
+			return NULL;
+		if (!ty_is_int(p->sym->ty))
+			continue;
+		Node *x = a;
+		while (x->kind == N_CONV && x->lhs->ty && ty_is_int(x->lhs->ty))
+			x = x->lhs;
+		if (!int_or_long(p->sym->ty) || !int_or_long(x->ty) ||
+		    (p->sym->ty->kind == TY_INT && x->ty->kind == TY_LONG) || int32_arith(a))
+			return NULL;
+	}
+	return p || a ? NULL : b->lhs;
+}
+
+/* The argument that parameter x of an inlined call stands for, and the
+ * depth of calls it is evaluated at; or NULL. */
+static Node *bound_arg(const Sym *x, int *depth)
+{
+	for (int k = ninl - 1; k >= 0; k--) {
+		Node *p = inl_call[k]->sym->decl->args, *a = inl_call[k]->args;
+		for (; p && a; p = p->next, a = a->next)
+			if (p->sym == x) {
+				*depth = k;
+				return a;
+			}
+	}
+	return NULL;
+}
+
 /* key = sum(a) * i + sum(b) (+ sum(s[m]) * span_syms[m] when s is
  * given), or false if e is not affine. */
 static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 {
 	if (!ty_is_int(e->ty))
 		return false;
+	if (e->kind == N_NAME && e->sym && e->sym->in_func) {
+		int depth, saved = ninl;
+		Node *arg = bound_arg(e->sym, &depth);
+		if (!arg)
+			return false;
+		ninl = depth;
+		bool ok = affine(arg, a, b, s);
+		ninl = saved;
+		return ok;
+	}
+	if (e->kind == N_CALL && ninl < INLINE_MAX) {
+		Node *r = returned_expr(e);
+		if (!r)
+			return false;
+		inl_call[ninl++] = e;
+		bool ok = affine(r, a, b, s);
+		ninl--;
+		return ok;
+	}
 	if ((e->kind == N_NAME && e->sym == acc_iv) || equals_iv(e)) {
 		aff_add(a, 1, NULL);
 		return true;
