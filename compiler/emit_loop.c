@@ -1625,10 +1625,21 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	int nchk = checks_c(li, &chk);
 	if (nchk)
 		emit_line(s, "sap_span sap_chk[] = {\n%s\t};", chk.s);
+	int ndrv = 0;
 	if (li->slice_vars.n) {
 		Buf dv = {0};
-		for (int i = 0; i < li->slice_vars.n; i++) {
+		for (int i = 0; i < li->slice_vars.n; i++, ndrv++) {
 			Sym *v = li->slice_vars.v[i];
+			/* A list of flat elements: its length, then its bytes. */
+			if (v->ty->kind == TY_LIST) {
+				buf_printf(&dv, "\t\t{&%s.n, sizeof %s.n, \"%s\"},\n", v->cname, v->cname,
+				           v->name);
+				buf_printf(&dv, "\t\t{%s.v ? %s.v : (void *)&%s, (size_t)%s.n * sizeof(%s), "
+				           "\"%s\"},\n", v->cname, v->cname, v->cname, v->cname,
+				           emit_ctype(v->ty->elem), v->name);
+				ndrv++;
+				continue;
+			}
 			buf_printf(&dv, "\t\t{&%s, sizeof %s, \"%s\"},\n", v->cname, v->cname,
 			           v->name);
 		}
@@ -1651,7 +1662,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	if (li->slice_rng || (li->slice_var && !li->slice_vars.n))
 		buf_puts(&sp, ", .slice_rng = true");
 	if (li->slice_vars.n)
-		buf_printf(&sp, ", .drv = sap_drv, .ndrv = %d", li->slice_vars.n);
+		buf_printf(&sp, ", .drv = sap_drv, .ndrv = %d", ndrv);
 	if (body_depth(s->body) >= 2)
 		buf_puts(&sp, ", .heavy = true");
 	bool varies;

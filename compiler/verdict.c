@@ -249,10 +249,15 @@ static void decide(void)
 			return;
 		}
 		/* Numbers the runtime compares: the plan stays while they do
-		 * (a bound n = len(X) is assigned once and never changes). */
+		 * (a bound n = len(X) is assigned once and never changes); and
+		 * lists of numbers or of structs of them, by their bytes (a
+		 * tree's nodes a helper walks, which a driver loop built once:
+		 * helper FN's boosting pass planned again every invocation). */
 		bool scalars = all.n > 0;
-		for (int i = 0; i < all.n; i++)
-			scalars &= ty_is_scalar(((Sym *)all.v[i])->ty);
+		for (int i = 0; i < all.n; i++) {
+			Type *t = ((Sym *)all.v[i])->ty;
+			scalars &= ty_is_scalar(t) || (t->kind == TY_LIST && ty_is_flat(t->elem));
+		}
 		acc_li->slice_vars = scalars ? all : (Vec){0};
 		acc_li->verdict = acc_li->slice_rng || (acc_li->slice_var && !acc_li->slice_vars.n) ?
 		                  VD_EACH : VD_ONCE;

@@ -601,6 +601,11 @@ static bool same_bytes(const struct sap_loop_state *st, int k, const sap_dds *d)
 	return c == end;
 }
 
+/* Driver lists the slice reads past this many bytes are not kept (nor
+ * are the 8 spare plans' copies of them): such a loop plans again every
+ * invocation, as it did before lists were compared. */
+#define DRV_MAX ((size_t)4 << 20)
+
 /* The bytes of the driver variables spec's slice reads. */
 static size_t drv_bytes(const sap_async_spec *spec)
 {
@@ -612,7 +617,7 @@ static size_t drv_bytes(const sap_async_spec *spec)
 
 static bool drv_same(const struct sap_loop_state *st, const sap_async_spec *spec)
 {
-	if (st->ndrv != drv_bytes(spec))
+	if (st->ndrv != drv_bytes(spec) || st->ndrv > DRV_MAX)
 		return false;
 	size_t at = 0;
 	for (int k = 0; k < spec->ndrv; k++) {
@@ -785,8 +790,11 @@ static void cache_save(struct sap_loop_state *st, const sap_async_spec *spec, in
 	if (spec->naffine)
 		memcpy(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine);
 	st->ndrv = drv_bytes(spec);
-	st->drv = sap_xrealloc(st->drv, st->ndrv ? st->ndrv : 1);
-	for (int k = 0, at = 0; k < spec->ndrv; at += (int)spec->drv[k].size, k++)
+	if (st->ndrv > DRV_MAX)
+		st->ndrv = SIZE_MAX;
+	st->drv = sap_xrealloc(st->drv, st->ndrv != SIZE_MAX && st->ndrv ? st->ndrv : 1);
+	for (size_t k = 0, at = 0; st->ndrv != SIZE_MAX && k < (size_t)spec->ndrv;
+	     at += spec->drv[k].size, k++)
 		memcpy(st->drv + at, spec->drv[k].p, spec->drv[k].size);
 	st->cached = true;
 }
