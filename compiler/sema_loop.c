@@ -1061,6 +1061,36 @@ static void check_kept(Node *loop)
 	}
 }
 
+/* best = e > best ? e : best, the new value in the ?:'s then-branch, is
+ * a site as if (e > best) best = e is: its test (not its negation, which
+ * a NaN would pass) decides.  It assigns best every iteration, so the
+ * iteration it keeps is its worker's last: the same order of workers. */
+static int find_cond_sites(Node *n, void *arg)
+{
+	Kept *k = arg;
+	if (n->kind != N_ASSIGN || n->op != TK_ASSIGN || !n->lhs || n->lhs->kind != N_NAME ||
+	    !n->rhs || n->rhs->kind != N_COND)
+		return 0;
+	Sym *v = n->lhs->sym;
+	LoopInfo *li = k->loop->li;
+	for (int i = 0; i < li->reduce_syms.n; i++) {
+		Node *cl = li->reduce_ops.v[i];
+		if (li->reduce_syms.v[i] != v || by_function(cl))
+			continue;
+		bool mx = !strcmp(sema_S(cl->name), "max");
+		if (!mx && strcmp(sema_S(cl->name), "min"))
+			continue;
+		Node place = {.kind = N_NAME, .sym = v}, *g = n->rhs->cond;
+		Node *e = beats(g, &place, mx, k->loop);
+		if (!e || !same_place(n->rhs->then, e) || !same_place(n->rhs->els, &place))
+			continue;
+		Site *t = xcalloc(1, sizeof *t);
+		*t = (Site){NULL, v, same_place(g->rhs, &place) ? g->op : mirror(g->op), n};
+		vec_push(&k->sites, t);
+	}
+	return 0;
+}
+
 /* A float min or max the body changes only as if (e > best) best = e,
  * by one test, and keeps nothing with: its partials combine by that
  * test, a tie by the iterations that set them, as those of one that
@@ -1082,6 +1112,7 @@ static void check_tested(Node *loop)
 		return;
 	Kept k = {.loop = loop};
 	emit_any_node(loop->body, find_sites, &k);
+	emit_any_node(loop->body, find_cond_sites, &k);
 	for (int i = 0; i < vs.n; i++) {
 		Sym *v = vs.v[i];
 		Site *first = NULL;
