@@ -499,15 +499,48 @@ static bool equals_iv(Node *e)
 	return false;
 }
 
-/* Does e hold one of aff_eqs (through the locals affine() follows)? */
-static bool has_eq(Node *e)
+/* Whether only the invariants of aff_eqs inside a product are taken for
+ * the loop variable (Access.eq_prod): a[k * w + k] is a[i * w + k], the
+ * row moving as the other rows' keys do, not a[(w + 1) i] on a stride of
+ * its own; and the depth of products affine() is in. */
+static bool aff_eq_prod;
+static int aff_in_prod;
+
+/* Is e one of aff_eqs taken for the loop variable here? */
+static bool eq_here(Node *e)
+{
+	return equals_iv(e) && (!aff_eq_prod || aff_in_prod > 0);
+}
+
+/* Does e hold one of aff_eqs taken for the loop variable (inside a
+ * product, if only those, or in one when inprod), through the locals
+ * affine() follows? */
+static bool has_eq_in(Node *e, bool inprod)
 {
 	if (!e)
 		return false;
 	if (e->kind == N_NAME && acc_is_local(e->sym) && !e->sym->modified && e->sym->decl &&
 	    e->sym->decl->kind == N_VAR && e->sym->decl->init && e->sym->vclass == V_LOCAL)
-		return has_eq(e->sym->decl->init);
-	return equals_iv(e) || has_eq(e->lhs) || has_eq(e->rhs);
+		return has_eq_in(e->sym->decl->init, inprod);
+	if (equals_iv(e))
+		return !aff_eq_prod || inprod;
+	inprod |= e->kind == N_BINARY && e->op == TK_STAR;
+	return has_eq_in(e->lhs, inprod) || has_eq_in(e->rhs, inprod);
+}
+
+static bool has_eq(Node *e)
+{
+	return has_eq_in(e, aff_in_prod > 0);
+}
+
+/* Does e hold one of aff_eqs inside a product? */
+static bool eq_in_product(Node *e)
+{
+	bool saved = aff_eq_prod;
+	aff_eq_prod = true;
+	bool r = has_eq_in(e, false);
+	aff_eq_prod = saved;
+	return r;
 }
 
 /* Invariants that condition c (or its negation, when !pos) makes equal
@@ -531,6 +564,18 @@ static void iv_equals(Node *c, bool pos, Vec *out)
 	if (!((c->op == TK_EQ && pos) || (c->op == TK_NE && !pos)))
 		return;
 	Node *l = strip_int_conv(c->lhs), *r = strip_int_conv(c->rhs);
+	/* i - k == 0, k - i == 0 (or 0 == ...). */
+	int64_t z;
+	if (const_of(l, &z) && z == 0) {
+		Node *t = l;
+		l = r;
+		r = t;
+	}
+	if (const_of(r, &z) && z == 0 && l->kind == N_BINARY && l->op == TK_MINUS &&
+	    ty_is_int(l->ty)) {
+		r = strip_int_conv(l->rhs);
+		l = strip_int_conv(l->lhs);
+	}
 	if (r->kind == N_NAME && r->sym == acc_iv) {
 		Node *t = l;
 		l = r;
@@ -629,7 +674,7 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 		ninl--;
 		return ok;
 	}
-	if ((e->kind == N_NAME && e->sym == acc_iv) || equals_iv(e)) {
+	if ((e->kind == N_NAME && e->sym == acc_iv) || eq_here(e)) {
 		aff_add(a, 1, NULL);
 		return true;
 	}
@@ -675,13 +720,16 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 		}
 	} else if (e->kind == N_BINARY && e->op == TK_STAR) {
 		Node *c = NULL, *x = NULL;
-		if (const_of(e->lhs, &k) || (invariant(e->lhs) && !has_eq(e->lhs)))
+		if (const_of(e->lhs, &k) || (invariant(e->lhs) && !has_eq_in(e->lhs, true)))
 			c = e->lhs, x = e->rhs;
-		else if (const_of(e->rhs, &k) || (invariant(e->rhs) && !has_eq(e->rhs)))
+		else if (const_of(e->rhs, &k) || (invariant(e->rhs) && !has_eq_in(e->rhs, true)))
 			c = e->rhs, x = e->lhs;
 		else
 			return false;
-		if (!affine(x, &a1, &b1, s ? s1 : NULL))
+		aff_in_prod++;
+		bool ok = affine(x, &a1, &b1, s ? s1 : NULL);
+		aff_in_prod--;
+		if (!ok)
 			return false;
 		/* In int, the body's products wrap at 32 bits where the
 		 * form's do not (b * F * G with F = G = 65536 is 0 for every
@@ -1065,6 +1113,7 @@ void acc_find_spans(void)
 		a->span_var = NULL;
 		a->span_dims.n = 0;
 		aff_eqs = &a->eqs;
+		aff_eq_prod = a->eq_prod;
 		if (!a->dynamic || a->accumulate || a->dds->ty->kind != TY_DVEC)
 			continue;
 		Node *lo[SPAN_MAX], *hi[SPAN_MAX];
@@ -1143,11 +1192,13 @@ static Access *access(Node *at, Node *base, Node *key, int mode)
 	}
 	for (int i = 0; i < eqs.n; i++) {
 		aff_eqs = &(Vec){ .v = &eqs.v[i], .n = 1 };
+		aff_eq_prod = false;
 		if (has_eq(key))
 			vec_push(&a->eqs, eqs.v[i]);
 	}
 	a->iv = acc_iv;
 	aff_eqs = &a->eqs;
+	a->eq_prod = aff_eq_prod = eq_in_product(key);
 	if (!affine(key, &a->aterms, &a->bterms, NULL) || !aff_normalize(&a->aterms) ||
 	    !aff_normalize(&a->bterms) ||
 	    (int32_arith(key) && (!fits_int32(&a->aterms) || !fits_int32(&a->bterms))) ||

@@ -709,6 +709,8 @@ typedef struct Access {
 	                           the access runs (if (i == k) x[k]): its key
 	                           is taken with i for them, which is iv */
 	Sym *iv;
+	bool eq_prod;           /* of eqs, only those inside a product (a row's
+	                           k in k * w + k) */
 } Access;
 
 /* Slice roles of nodes (Node.slice). */
