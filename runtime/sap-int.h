@@ -1323,6 +1323,7 @@ struct sap_loop_state {
 	bool cost_fixed;                /* cost_fix is known */
 	char *cost_fix;                 /* its additive_fix, for the end */
 	bool ever_locked;
+	uint32_t coloured;      /* invocations planned by colours (--stats) */
 	int64_t groups, rounds;
 	int workers;
 	double balance;

@@ -1579,6 +1579,7 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 	st->key_level = p->keys;
 	st->strips = p->strips;
 	st->colour = p->colour;
+	st->coloured += p->colour;
 	st->ever_locked |= p->nlocked > 0;
 
 	sap_stage_inputs(st, spec, x, 0, x->V);
@@ -1736,6 +1737,7 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	st->key_level = p->keys;
 	st->strips = p->strips;
 	st->colour = p->colour;
+	st->coloured += p->colour;
 	if (sap_cfg.dump_order)
 		dump_plan(x, p, lo, T);
 	double t0 = sap_now();

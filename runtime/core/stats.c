@@ -72,10 +72,18 @@ static char *verdict1(const struct sap_loop_state *st)
 	case SAP_V_CHUNKS:
 		return st->reason ? sap_strf("chunks: %s", st->reason) : sap_strf("chunks");
 	case SAP_V_OWNER: return sap_strf("chunks (owner computes)");
-	case SAP_V_PLANNED:
-		return sap_strf(st->strips ? "planned (key-level strips)" :
+	case SAP_V_PLANNED: {
+		/* The last invocation's way; colours, whose order is not index
+		 * order's, where some but not all ran by them (helper U17: a
+		 * loop said key-level had run by colours before). */
+		const char *v = st->strips ? "planned (key-level strips)" :
 		                st->colour ? "planned (key-level colouring)" :
-		                st->key_level ? "planned (key-level)" : "planned");
+		                st->key_level ? "planned (key-level)" : "planned";
+		if (st->coloured && st->coloured < st->loop->invocations)
+			return sap_strf("%s; by colours in %u of %u invocations", v, st->coloured,
+			                st->loop->invocations);
+		return sap_strf("%s", v);
+	}
 	case SAP_V_LOCKED: return sap_strf("locked (non-deterministic)");
 	case SAP_V_REPLAY: return sap_strf("replayed");
 	case SAP_V_SERIAL: return sap_strf("serialized: %s", st->reason ? st->reason : "");
