@@ -920,10 +920,25 @@ static Node *plus_one(Node *e)
 	return n;
 }
 
+/* Is bound e invariant, or P i + Q with Q invariant and P a number or
+ * an invariant times one (into *p, *q; p->n 0 when invariant)? */
+static bool span_bound_ok(Node *e, Vec *p, Vec *q)
+{
+	p->n = q->n = 0;
+	if (invariant(e))
+		return true;
+	const Vec *saved = aff_eqs;
+	aff_eqs = NULL;
+	bool ok = affine(e, p, q, NULL) && aff_normalize(p) && aff_normalize(q) && p->n;
+	aff_eqs = saved;
+	return ok;
+}
+
 /* for (int v = L; v < H; v++) (or v <= H, or v += 1), or downwards,
  * for (int v = H; v >= L; v--) (or v > L, or v -= 1), with L and H
- * invariant and nothing in the loop but its step assigning v: v, with
- * its range [*lo, *hi), or [*lo, *hi] when *le; else NULL. */
+ * invariant, or moving with the loop variable (span_bound_ok), and
+ * nothing in the loop but its step assigning v: v, with its range
+ * [*lo, *hi), or [*lo, *hi] when *le; else NULL. */
 static Sym *span_loop(Node *f, Node **lo, Node **hi, bool *le)
 {
 	if (f->kind != N_FOR || !f->init || !f->cond || !f->step || f->init->kind != N_VAR ||
@@ -938,8 +953,9 @@ static Sym *span_loop(Node *f, Node **lo, Node **hi, bool *le)
 	           (st->kind == N_ASSIGN && st->op == TK_MINUS && const_of(st->rhs, &k) && k == 1);
 	if ((!inc && !dec) || !st->lhs || st->lhs->kind != N_NAME || st->lhs->sym != v)
 		return NULL;
+	Vec p = {0}, q = {0};
 	if (c->kind != N_BINARY || c->lhs->kind != N_NAME || c->lhs->sym != v ||
-	    !invariant(f->init->init) || !invariant(c->rhs) ||
+	    !span_bound_ok(f->init->init, &p, &q) || !span_bound_ok(c->rhs, &p, &q) ||
 	    (inc && c->op != TK_LT && c->op != TK_LE) || (dec && c->op != TK_GT && c->op != TK_GE))
 		return NULL;
 	if (loop_assigns(f->aux, v))
@@ -1141,6 +1157,10 @@ void acc_find_spans(void)
 				continue;
 			SpanDim *d = xcalloc(1, sizeof *d);
 			*d = (SpanDim){ .var = span_syms[m], .c = S[m], .lo = lo[m], .hi = hi[m], .le = le[m] };
+			span_bound_ok(d->lo, &d->lo_p, &d->lo_q);
+			span_bound_ok(d->hi, &d->hi_p, &d->hi_q);
+			d->lo_iv = d->lo_p.n > 0;
+			d->hi_iv = d->hi_p.n > 0;
 			vec_push(&a->span_dims, d);
 		}
 		ok = a->span_dims.n && key_checks(a, &a->span_dims);
@@ -1157,7 +1177,7 @@ void acc_find_spans(void)
 		SpanDim *d = a->span_dims.v[0];
 		AffTerm *t = d->c.v[0];
 		if (a->span_dims.n == 1 && d->c.n == 1 && t->k == 1 && !t->inv && !d->los.n &&
-		    !d->his.n) {
+		    !d->his.n && !d->lo_iv && !d->hi_iv) {
 			a->span_var = d->var;
 			a->span_le = d->le;
 			a->span_lo = d->lo;

@@ -830,15 +830,33 @@ static char *affine_c(Vec *terms)
 	return b.len ? b.s : "0";
 }
 
+/* The async loop whose spans hull_c writes: its bounds are those of a
+ * span's bound that moves with the loop variable. */
+static Node *hull_loop;
+
+/* Bound P i + Q at the loop's first or last iteration (last), in C. */
+static const char *bound_at(Vec *p, Vec *q, bool last)
+{
+	const char *i = last ? format("((int64_t)(%s) - 1)", emit_expr(hull_loop->cond->rhs)) :
+	                format("(int64_t)(%s)", emit_expr(hull_loop->init->init));
+	return format("(%s) * %s + (%s)", affine_c(p), i, affine_c(q));
+}
+
 /* The sap_span_hull call of the form A i + B + sum c[m] j_m over access
- * a's span dims (c NULL: the dims' own coefficients). */
+ * a's span dims (c NULL: the dims' own coefficients); a bound that
+ * moves with the loop variable as its extreme over the invocation. */
 static const char *hull_c(Access *a, const char *mode, Vec *A, Vec *B, Vec *c, bool narrow)
 {
 	Buf dims = {0};
 	for (int m = 0; m < a->span_dims.n; m++) {
 		SpanDim *d = a->span_dims.v[m];
-		const char *lo = format("(int64_t)(%s)", emit_expr(d->lo));
-		const char *hi = format("(int64_t)(%s)%s", emit_expr(d->hi), d->le ? " + 1" : "");
+		const char *lo = d->lo_iv ? format("sap_min_i64(%s, %s)", bound_at(&d->lo_p, &d->lo_q, false),
+		                                   bound_at(&d->lo_p, &d->lo_q, true)) :
+		                 format("(int64_t)(%s)", emit_expr(d->lo));
+		const char *hi = d->hi_iv ? format("sap_max_i64(%s, %s)%s",
+		                                   bound_at(&d->hi_p, &d->hi_q, false),
+		                                   bound_at(&d->hi_p, &d->hi_q, true), d->le ? " + 1" : "") :
+		                 format("(int64_t)(%s)%s", emit_expr(d->hi), d->le ? " + 1" : "");
 		for (int k = 0; k < d->los.n; k++) {
 			SpanBound *b = d->los.v[k];
 			lo = format("sap_max_i64(%s, (int64_t)(%s) + %lld)", lo, emit_expr(b->e),
@@ -1590,6 +1608,7 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	int nspan = 0;
 	bool spans_all = true;
 	Buf spn = {0};
+	hull_loop = s;
 	for (int i = 0; i < li->accesses.n; i++) {
 		Access *a = li->accesses.v[i];
 		if (!a->dynamic || a->accumulate || !(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE))

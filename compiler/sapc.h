@@ -651,6 +651,10 @@ typedef struct SpanDim {
 	Node *lo, *hi;
 	bool le;
 	Vec los, his;           /* SpanBound * */
+	/* A bound that moves with the loop variable, P i + Q (j from i + 1,
+	 * a triangle's row): its hull over the invocation stands for it. */
+	bool lo_iv, hi_iv;
+	Vec lo_p, lo_q, hi_p, hi_q;     /* AffTerm * */
 } SpanDim;
 
 /* A part computed in int of a key computed in long, (y * W + x) in

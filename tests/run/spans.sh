@@ -9,7 +9,8 @@
 # iteration 0 writes: they meet, so it is planned) give one worker's
 # numbers bit for bit, and a loop reading columns after the ranks wrote
 # the rows reads what they wrote; a row's diagonal, which moves by n + 1
-# within its row, keeps it in chunks.  --stats names the way each ran, and
+# within its row, keeps it in chunks; so do rows of a triangle, j from i,
+# and rows that run into the next are planned.  --stats names the way each ran, and
 # --explain the spans.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
@@ -87,6 +88,24 @@ double sd = 0;
 for (long x = 0; x < n * n; x++)
     sd += c[x] * (x % 5);
 print("diagonal %.17g\n", sd);
+// Rows of a triangle, j from i: a bound that moves with i, whose hull
+// over the invocation keeps each iteration in its row.
+dvector<long> u(n * n);
+async for (long i = 0; i < n; i++)
+    for (long j = i; j < n; j++)
+        u[i * n + j] = i * 1000 + j;
+// Rows that run into the next: they meet, so it is planned.
+dvector<long> v(n * n + n);
+async for (long i = 0; i < n; i++)
+    for (long j = i; j < n + i; j++)
+        v[i * n + j] = max(v[i * n + j], i * 7 % 11);
+long us = 0;
+long vs = 0;
+for (long x = 0; x < n * n; x++)
+    us += u[x] * (x % 5);
+for (long x = 0; x < n * n + n; x++)
+    vs += v[x] * (x % 3 + 1);
+print("triangle %ld meet %ld\n", us, vs);
 SAP
 $SAPC spans.sap -o spans || fail "sapc failed on spans.sap"
 $SAPC --explain spans.sap -o /dev/null >explain 2>&1 || fail "sapc --explain failed"
@@ -103,6 +122,7 @@ lu 30161.353628888188 columns 458265.4092097719
 rows 729827100
 meet 358276
 diagonal 126008
+triangle 251572140 meet 80460
 OUT
 for l in "1 1" "1 2" "2 1" "3 1" "2 2"; do
 	# shellcheck disable=SC2086
@@ -112,7 +132,7 @@ for l in "1 1" "1 2" "2 1" "3 1" "2 2"; do
 	diff -u want out || fail "$1 x $2: not one worker's numbers"
 	test "$1$2" = 11 && continue
 	for v in "8 chunks" "32 chunks" "44 chunks: between the few iterations that write what all read" \
-		"52 chunks"; do
+		"52 chunks" "64 chunks"; do
 		# shellcheck disable=SC2086
 		set -- $v
 		line=$1
@@ -122,5 +142,7 @@ for l in "1 1" "1 2" "2 1" "3 1" "2 2"; do
 		echo "$rows" | grep -qv " $*\(, on every rank: .*\)\{0,1\}\$" &&
 			{ cat err; fail "$l: line $line not '$*'"; }
 	done
+	grep "^ *[0-9]* spans.sap:69 " err | grep -q " chunks" &&
+		{ cat err; fail "$l: rows that meet ran in chunks"; }
 done
 exit 0
