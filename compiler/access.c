@@ -377,6 +377,8 @@ static bool const_of(Node *e, int64_t *k)
 	return false;
 }
 
+static Node *returned_expr(Node *c);
+
 static bool invariant(Node *e)
 {
 	switch (e->kind) {
@@ -407,10 +409,13 @@ static bool invariant(Node *e)
 	}
 	case N_UNARY:
 		return ty_is_int(e->ty) && invariant(e->lhs);
-	case N_CALL:
+	case N_CALL: {
 		if (e->builtin == B_LEN)
 			return e->args->ty->kind == TY_DVEC;
-		return false;
+		/* long d1() { return d + 1; }: the invariant it returns. */
+		Node *r = !e->args ? returned_expr(e) : NULL;
+		return r && invariant(r);
+	}
 	default:
 		return false;
 	}
