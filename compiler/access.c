@@ -661,12 +661,17 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 	if (!ty_is_int(e->ty))
 		return false;
 	if (e->kind == N_NAME && e->sym && e->sym->in_func) {
+		/* The argument in its caller's calls, whose slots its own
+		 * calls take: the rest are put back after (helper U18: at(at(i,
+		 * j), k) read the inner call's arguments for the outer's). */
 		int depth, saved = ninl;
-		Node *arg = bound_arg(e->sym, &depth);
+		Node *arg = bound_arg(e->sym, &depth), *kept[INLINE_MAX];
 		if (!arg)
 			return false;
+		memcpy(kept, inl_call, sizeof kept);
 		ninl = depth;
 		bool ok = affine(arg, a, b, s);
+		memcpy(inl_call, kept, sizeof kept);
 		ninl = saved;
 		return ok;
 	}
