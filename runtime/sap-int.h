@@ -1342,6 +1342,10 @@ struct sap_loop_state {
  * layout_inv, and the choices its plans made (memo).  A checkpoint
  * carries it (io/state.c), so that a resumed run plans as the
  * uninterrupted one would. */
+/* The most bytes of driver variables a checkpoint's plan history holds
+ * (async.c keeps no more). */
+#define SAP_HISTORY_DRV_MAX ((int64_t)4 << 20)
+
 typedef struct sap_plan_history {
 	uint32_t layout_inv;
 	int64_t lo, hi;

@@ -33,7 +33,8 @@ bool sap_async_history(const sap_loop *L, sap_plan_history *h)
 	*h = (sap_plan_history){
 		.layout_inv = st->layout_inv, .lo = st->lo, .hi = st->hi, .T = st->T,
 		.blocks = st->blocks, .ndds = st->ndds, .naffine = st->naffine, .sizes = st->sizes,
-		.affine = st->affine, .ndrv = (int64_t)st->ndrv, .drv = st->drv,
+		.affine = st->affine, .ndrv = st->ndrv == SIZE_MAX ? 0 : (int64_t)st->ndrv,
+		.drv = st->drv,
 		.has_memo = st->layout.memo != NULL,
 	};
 	if (st->layout.memo)
@@ -607,6 +608,7 @@ static bool same_bytes(const struct sap_loop_state *st, int k, const sap_dds *d)
  * are the 8 spare plans' copies of them): such a loop plans again every
  * invocation, as it did before lists were compared. */
 #define DRV_MAX ((size_t)4 << 20)
+_Static_assert(DRV_MAX <= SAP_HISTORY_DRV_MAX, "a checkpoint holds what the plan keeps");
 
 /* The bytes of the driver variables spec's slice reads. */
 static size_t drv_bytes(const sap_async_spec *spec)

@@ -196,7 +196,7 @@ void sap_state_loop(sap_state *s, sap_loop *L)
 		int64_t f[9];
 		memcpy(f, take(s, r, sizeof f, what), sizeof f);
 		if (f[5] < 0 || f[5] > 1 << 20 || f[6] < 0 || f[6] > 1 << 20 || f[8] < 0 ||
-		    f[8] > 1 << 20)
+		    f[8] > SAP_HISTORY_DRV_MAX)
 			sap_fatal(NULL, "checkpoint: %s is garbled", what);
 		h = (sap_plan_history){ .layout_inv = (uint32_t)f[0], .lo = f[1], .hi = f[2],
 		                        .T = (int32_t)f[3], .blocks = (int32_t)f[4],

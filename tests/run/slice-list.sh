@@ -5,7 +5,8 @@
 # driver statement changes an element, pushes one or assigns another list
 # of the same length.  Helper FN's boosting pass planned again at every
 # invocation.  Over 1 x 2, 2 x 1 and 3 x 1: the serial loop's numbers,
-# and reconnaissance at the 4 passes whose list is new, not at the fifth.
+# and reconnaissance at the 4 passes whose list is new, not at the fifth;
+# a run resumed from a checkpoint with lists of 3.2 and 4.8 MB.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -67,5 +68,37 @@ for l in "1 2" "2 1" "3 1"; do
 	test "$(head -n 1 out)" = "$want" || { cat out; fail "$1 x $2: not the serial loop's $want"; }
 	recons=$(awk '$2 ~ /^list.sap:2[0-9]$/ { print $4; exit }' out err)
 	test "$recons" = 4 || { cat err; fail "$1 x $2: $recons reconnaissance runs, not 4"; }
+done
+# A checkpoint keeps the list's bytes with the plan, up to the 4 MB the
+# plan does (helper U18: 3.2 MB made the resume call the file garbled,
+# 4.8 MB wrote a length of -1).
+cat >big.sap <<'SAP'
+param long big = 400000;
+long lg(list<long> L, long i) { return L[(i * 7919) % len(L)] % 11; }
+list<long> L;
+for (long k = 0; k < big; k++)
+    push(L, k % 11);
+dvector<long> g(11);
+for (int pass = 0; pass < 4; pass++) {
+    if (pass == 2)
+        L[7919] = 3;
+    async for (long i = 0; i < 3000; i++) {
+        long h = lg(L, i);
+        g[h] = max(g[h], i * (pass + 4) % 1021);
+    }
+}
+long s = 0;
+for (int k = 0; k < 11; k++)
+    s += g[k] * (k + 5);
+print("%d\n", s);
+SAP
+"$SAPC" -o big big.sap || fail "sapc big.sap"
+for b in 400000 600000; do
+	rm -rf ck
+	$MPIEXEC -n 1 ./big --threads=2 --big=$b --checkpoint-dir=ck --checkpoint-every=1 >first ||
+		fail "big=$b: first run"
+	$MPIEXEC -n 1 ./big --threads=2 --big=$b --checkpoint-dir=ck --resume >again 2>err ||
+		{ cat err; fail "big=$b: resume failed"; }
+	cmp -s first again || { cat first again; fail "big=$b: resumed run differs"; }
 done
 exit 0
