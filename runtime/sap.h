@@ -1406,7 +1406,16 @@ typedef struct sap_span {
 	int64_t a, b, w;
 	int64_t c, m;
 	bool narrow;            /* computed in int, as sap_affine's */
+	/* Of one inner loop whose bound moves with the loop variable, the
+	 * keys themselves: ja i + jb + jc j for j in [jpl i + jql, jph i +
+	 * jqh), beside their hull above (a triangle's row or column). */
+	bool exact;
+	int64_t ja, jb, jc, jpl, jql, jph, jqh;
 } sap_span;
+
+/* s, with its keys given exactly (sap_span.exact). */
+sap_span sap_span_exact(sap_span s, int64_t a, int64_t b, int64_t c, int64_t pl, int64_t ql,
+                        int64_t ph, int64_t qh);
 
 /* The span that holds the keys A i + B + sum C_m j_m of an access inside
  * n loops for (j_m = L_m; j_m < H_m; j_m++), clh holding C_m, L_m, H_m

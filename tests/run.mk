@@ -9,6 +9,7 @@ run_slow_tests = \
 	tests/run/text-errors.sh \
 	tests/run/slice-twins.sh \
 	tests/run/slice-list.sh \
+	tests/run/triangles.sh \
 	tests/run/lasso-sample.sh \
 	tests/run/hot-keys.sh \
 	tests/run/short-loops.sh \

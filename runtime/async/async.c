@@ -213,6 +213,255 @@ sap_span sap_span_hull(int dds, sap_mode mode, int64_t a, int64_t b, int n, cons
 	return s;
 }
 
+sap_span sap_span_exact(sap_span s, int64_t a, int64_t b, int64_t c, int64_t pl, int64_t ql,
+                        int64_t ph, int64_t qh)
+{
+	s.exact = true;
+	s.ja = a;
+	s.jb = b;
+	s.jc = c;
+	s.jpl = pl;
+	s.jql = ql;
+	s.jph = ph;
+	s.jqh = qh;
+	return s;
+}
+
+/* ---- keys as cells of a row-major grid (grid_apart) ---- */
+
+/* A bound s i + q of iteration i. */
+typedef struct gline {
+	__int128 s, q;
+} gline;
+
+/* The cells of one form in iteration i: rows [r1, r2) by columns
+ * [c1, c2) of a grid of rows R long, each bound a gline; w: it writes. */
+typedef struct grect {
+	gline r1, r2, c1, c2;
+	bool w;
+	__int128 i0, i1;        /* the iterations with cells: [i0, i1] */
+} grect;
+
+static __int128 gat(gline l, __int128 i)
+{
+	return l.s * i + l.q;
+}
+
+/* x as xr R + xc, xr and xc each -1, 0 or 1. */
+static bool grid_split(int64_t x, int64_t R, int *xr, int *xc)
+{
+	for (int r = -1; r <= 1; r++)
+		for (int c = -1; c <= 1; c++)
+			if ((__int128)r * R + c == x) {
+				*xr = r;
+				*xc = c;
+				return true;
+			}
+	return false;
+}
+
+static __int128 floor_div(__int128 x, __int128 y);
+static void glt(__int128 s, __int128 t, __int128 *x0, __int128 *x1);
+
+/* Form key = a i + b + c j, j in [L(i), H(i)) with L = pl i + ql and
+ * H = ph i + qh, as a grect of rows R long: j moving a row or a column,
+ * not both, and every cell's column in [0, R) over [lo, hi) (checked at
+ * the corners of the iterations' j ranges, where a linear form has its
+ * extremes). */
+static bool grid_rect(int64_t a, int64_t b, int64_t c, int64_t pl, int64_t ql, int64_t ph,
+                      int64_t qh, int64_t R, int64_t lo, int64_t hi, bool w, grect *g)
+{
+	int ar, ac, cr = 0, cc = 0;
+	if (!grid_split(a, R, &ar, &ac) || (c && !grid_split(c, R, &cr, &cc)) || (cr && cc))
+		return false;
+	__int128 br = floor_div(b, R), bc = (__int128)b - br * R;
+	/* The iterations whose j range is not empty, L(i) < H(i): an
+	 * interval, the two being linear. */
+	__int128 i0 = lo, i1 = hi - 1;
+	glt(pl - ph, qh - ql, &i0, &i1);
+	if (i0 > i1) {
+		*g = (grect){ .i0 = 1, .i1 = 0 };
+		return true;
+	}
+	for (int e = 0; e < 2; e++) {
+		__int128 i = e ? i1 : i0, L = (__int128)pl * i + ql, H = (__int128)ph * i + qh;
+		for (int f = 0; f < 2 && c; f++) {
+			__int128 col = ac * i + cc * (f ? H - 1 : L) + bc;
+			if (col < 0 || col >= R)
+				return false;
+		}
+		if (!c && (ac * i + bc < 0 || ac * i + bc >= R))
+			return false;
+	}
+	g->i0 = i0;
+	g->i1 = i1;
+	gline row = { ar, br }, col = { ac, bc }, one = { 0, 1 };
+	gline L = { pl, ql }, H = { ph, qh };
+	if (!c) {
+		*g = (grect){ row, { row.s, row.q + 1 }, col, { col.s, col.q + 1 }, w, i0, i1 };
+		return true;
+	}
+	/* Along j: from x + L to x + H, or, going down, from x - H + 1. */
+	int k = cr ? cr : cc;
+	gline base = cr ? row : col, from, to;
+	if (k > 0) {
+		from = (gline){ base.s + L.s, base.q + L.q };
+		to = (gline){ base.s + H.s, base.q + H.q };
+	} else {
+		from = (gline){ base.s - H.s, base.q - H.q + one.q };
+		to = (gline){ base.s - L.s, base.q - L.q + one.q };
+	}
+	if (cr)
+		*g = (grect){ from, to, col, { col.s, col.q + 1 }, w, i0, i1 };
+	else
+		*g = (grect){ row, { row.s, row.q + 1 }, from, to, w, i0, i1 };
+	return true;
+}
+
+/* The interval [*x0, *x1] of i' narrowed to where s i' < t. */
+static void glt(__int128 s, __int128 t, __int128 *x0, __int128 *x1)
+{
+	if (s == 0) {
+		if (!(0 < t))
+			*x0 = *x1 + 1;
+	} else if (s > 0) {
+		__int128 m = floor_div(t - 1, s);
+		*x1 = m < *x1 ? m : *x1;
+	} else {
+		__int128 m = floor_div(-t, -s) + 1;
+		*x0 = m > *x0 ? m : *x0;
+	}
+}
+
+/* Do the cells of f in some iteration i and of g in another i', of
+ * [lo, hi), meet?  For each i the i' whose g cells meet f's are an
+ * interval, from g's bounds being linear in i'. */
+static bool grid_meet(const grect *f, const grect *g, int64_t lo, int64_t hi)
+{
+	(void)lo;
+	(void)hi;
+	for (__int128 i = f->i0; i <= f->i1; i++) {
+		__int128 r1 = gat(f->r1, i), r2 = gat(f->r2, i), c1 = gat(f->c1, i), c2 = gat(f->c2, i);
+		if (r1 >= r2 || c1 >= c2)
+			continue;
+		__int128 x0 = g->i0, x1 = g->i1;
+		/* g.r1(i') < r2, r1 < g.r2(i'), and the same of columns; and
+		 * g's cells in i' not empty. */
+		glt(g->r1.s, r2 - g->r1.q, &x0, &x1);
+		glt(-g->r2.s, g->r2.q - r1, &x0, &x1);
+		glt(g->c1.s, c2 - g->c1.q, &x0, &x1);
+		glt(-g->c2.s, g->c2.q - c1, &x0, &x1);
+		glt(g->r1.s - g->r2.s, g->r2.q - g->r1.q, &x0, &x1);
+		glt(g->c1.s - g->c2.s, g->c2.q - g->c1.q, &x0, &x1);
+		if (x0 <= x1 && !(x0 == i && x1 == i))
+			return true;
+	}
+	return false;
+}
+
+/* Are iterations [lo, hi) apart at DDS k as cells of a row-major grid:
+ * each form a row's or a column's run of cells, or a cell, in each
+ * iteration, none of one iteration meeting another's where either
+ * writes?  A kernel matrix's upper triangle by rows mirrored into the
+ * lower, K[i * n + j] and K[j * n + i] for j from i: the rows and the
+ * columns of different iterations never meet, which no stride shows
+ * (helper KER: planned at a key per element, 100 times the loop).  On
+ * one rank's threads, as pairs_apart; for up to GRID_MAX iterations. */
+enum { GRID_FORMS = 16, GRID_MAX = 1 << 22 };
+
+/* The forms of DDS k as grid cells of rows R long, into g; how many, or
+ * -1 if some form is none. */
+static int grid_forms(const sap_async_spec *spec, int k, int64_t R, int64_t lo, int64_t hi,
+                      grect *g)
+{
+	int n = 0;
+	for (int q = 0; q < spec->naffine + spec->nspan; q++) {
+		const sap_affine *af = q < spec->naffine ? &spec->affine[q] : NULL;
+		const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
+		if ((af ? af->dds : sp->dds) != k)
+			continue;
+		bool w = (af ? af->mode : sp->mode) & SAP_WRITE;
+		bool ok;
+		if (af)
+			ok = grid_rect(af->a, af->b, 0, 0, 0, 0, 1, R, lo, hi, w, &g[n]);
+		else if (sp->exact)
+			ok = grid_rect(sp->ja, sp->jb, sp->jc, sp->jpl, sp->jql, sp->jph, sp->jqh, R, lo, hi,
+			               w, &g[n]);
+		/* A hull: a run of w keys, or of m keys c apart. */
+		else if (sp->m <= 1)
+			ok = sp->w <= 0 || grid_rect(sp->a, sp->b, 1, 0, 0, 0, sp->w, R, lo, hi, w, &g[n]);
+		else
+			ok = sp->w == 1 && grid_rect(sp->a, sp->b, sp->c, 0, 0, 0, sp->m, R, lo, hi, w, &g[n]);
+		if (!ok)
+			return -1;
+		if (af || sp->w > 0)
+			n++;
+	}
+	return n;
+}
+
+static bool grid_apart(const sap_async_spec *spec, int k, int64_t lo, int64_t hi)
+{
+	const sap_dds *d = &spec->dds[k];
+	if (!d->dv || hi - lo > GRID_MAX || lo >= hi)
+		return false;
+	/* The row length: one near a coefficient, R - 1, R or R + 1, under
+	 * which every form is a row's or a column's run (any such R maps
+	 * keys to cells one to one, so the cells meet where the keys do). */
+	int64_t cand[3 * 2 * GRID_FORMS];
+	int nc = 0, nf = 0;
+	bool exact = false;
+	for (int q = 0; q < spec->naffine + spec->nspan; q++) {
+		const sap_affine *af = q < spec->naffine ? &spec->affine[q] : NULL;
+		const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
+		if ((af ? af->dds : sp->dds) != k)
+			continue;
+		if (++nf > GRID_FORMS)
+			return false;
+		exact |= sp && sp->exact;
+		int64_t x[2] = { af ? af->a : sp->exact ? sp->ja : sp->a,
+		                 af ? 0 : sp->exact ? sp->jc : sp->m > 1 ? sp->c : 1 };
+		for (int e = 0; e < 2; e++) {
+			int64_t m = x[e] < 0 ? -x[e] : x[e];
+			if (m > INT64_MAX / 2)
+				return false;
+			for (int t = -1; t <= 1 && m > 3; t++)
+				cand[nc++] = m + t;
+		}
+	}
+	/* Only where a bound moves with i: the others the strides keep
+	 * apart, or not. */
+	if (!exact)
+		return false;
+	grect g[GRID_FORMS];
+	for (int c = 0; c < nc; c++) {
+		int64_t R = cand[c];
+		bool seen = false;
+		for (int e = 0; e < c && !seen; e++)
+			seen = cand[e] == R;
+		int n = seen ? -1 : grid_forms(spec, k, R, lo, hi, g);
+		if (n < 0)
+			continue;
+		/* Every cell in the vector: a bound's extremes are at the
+		 * ends. */
+		for (int f = 0; f < n; f++)
+			for (int e = 0; e < 2 && g[f].i0 <= g[f].i1; e++) {
+				__int128 i = e ? g[f].i1 : g[f].i0;
+				__int128 r1 = gat(g[f].r1, i), r2 = gat(g[f].r2, i);
+				__int128 c1 = gat(g[f].c1, i), c2 = gat(g[f].c2, i);
+				if (r1 < r2 && c1 < c2 &&
+				    (r1 * R + c1 < 0 || (r2 - 1) * R + (c2 - 1) >= d->dv->n))
+					return false;
+			}
+		for (int f = 0; f < n; f++)
+			for (int h = 0; h < n; h++)
+				if ((g[f].w || g[h].w) && grid_meet(&g[f], &g[h], lo, hi))
+					return false;
+		return true;
+	}
+	return false;
+}
+
 /* Does a key's form leave its type's range in iterations [lo, hi)?
  * It is then not the key the body computes, which wraps: b * F * G with
  * F = G = 65536 is 0 in int for every b, b * 2^62 every fourth b in
@@ -357,6 +606,7 @@ typedef struct hub_set {
 	int nf;
 	int fdds[2 * HUB_MAX];
 	int64_t f0[2 * HUB_MAX], fw[2 * HUB_MAX], fc[2 * HUB_MAX], fm[2 * HUB_MAX];
+	bool grid;              /* some DDS apart only as a grid (grid_apart) */
 } hub_set;
 
 static __int128 floor_div(__int128 x, __int128 y)
@@ -431,8 +681,10 @@ static bool hubs_few(hub_set *h, int64_t lo, int64_t hi)
 static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t lo, int64_t hi,
                         bool pairs, hub_set *hubs)
 {
-	if (hubs)
+	if (hubs) {
 		hubs->n = hubs->nf = 0;
+		hubs->grid = false;
+	}
 	/* A relaxed loop's reads are as of its rounds, the plan's.  Spans
 	 * stand for every dynamic key of the DDSs the loop writes; with
 	 * none (pairs alone), their keys must all be static (no slice). */
@@ -444,6 +696,12 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
 			continue;
 		if (!d->dv)
 			return false;
+		/* A triangle mirrored: a grid's rows and columns. */
+		if (pairs && grid_apart(spec, k, lo, hi)) {
+			if (hubs)
+				hubs->grid = true;
+			continue;
+		}
 		int64_t stride = 0;
 		__int128 off_lo = 0, off_hi = 0;
 		bool moves = false;
@@ -2721,7 +2979,12 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		 * whose plan's order is index order's result: whole at every
 		 * invocation, an LU's row swap moved its matrix 800 times,
 		 * 662 MB (helper LA2). */
-		else if (dist_hubs || (spans_apart(spec, r, lo, hi, true, &hubs) && hubs.n)) {
+		/* And a grid's rows and columns, whose hulls meet where
+		 * their keys do not: no rank could send back the keys its
+		 * chunks wrote by their hulls (helper KER's kernel matrix,
+		 * mirrored, planned at a key per element: 4.8 s for 0.06). */
+		else if (dist_hubs || (spans_apart(spec, r, lo, hi, true, &hubs) &&
+		                       (hubs.n || hubs.grid))) {
 			double t = sap_now();
 			unpart_all(spec);
 			sap_whole_spec(spec, NULL, &st->traffic);

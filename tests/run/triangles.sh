@@ -1,0 +1,100 @@
+#!/bin/sh
+# Rows and columns of a flat matrix from its diagonal on: a kernel
+# matrix's upper triangle by rows, mirrored into the lower, K[i * n + j]
+# and K[j * n + i] for j from i.  Their hulls meet, their keys never do,
+# which the strides cannot show: planned at a key per element, 1 x 2 took
+# 100 times the serial loop (helper KER).  The runtime now takes the keys
+# as cells of a grid of rows n long, each iteration's a row's or a
+# column's run, and finds the cells of different iterations apart: the
+# loop runs in chunks on a rank's threads, and over ranks as one rank of
+# all the workers on every rank.  Whole rows and columns, and a row from
+# one before the diagonal, whose cells do meet, are planned; and every
+# layout gives the serial loop's numbers.
+#
+# Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
+
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+need_mpiexec
+make_tmp
+cd "$tmp" || exit 1
+# Loops of 300 iterations plan rather than run in index order.
+SAP_PLAN_SMALL=1
+export SAP_PLAN_SMALL
+
+cat >tri.sap <<'SAP'
+param long n = 300;
+dvector<double> X(n);
+for (long i = 0; i < n; i++)
+    X[i] = (i * 37 % 101) * 0.01;
+// The upper triangle by rows, mirrored into the lower.
+dvector<double> K(n * n);
+async for (long i = 0; i < n; i++)
+    for (long j = i; j < n; j++) {
+        double k = X[i] * X[j] + 1.0 / (1 + i + j);
+        K[i * n + j] = k;
+        K[j * n + i] = k;
+    }
+// Strictly above, mirrored, and the diagonal apart.
+dvector<double> L(n * n);
+async for (long i = 0; i < n; i++) {
+    L[i * n + i] = X[i] * X[i];
+    for (long j = i + 1; j < n; j++) {
+        L[i * n + j] = X[i] - X[j];
+        L[j * n + i] = X[j] - X[i];
+    }
+}
+// Whole rows and whole columns: row i meets column i' at (i, i').
+dvector<double> M(n * n);
+async for (long i = 0; i < n; i++)
+    for (long j = 0; j < n; j++) {
+        double v = X[i] + X[j];
+        M[i * n + j] = v;
+        M[j * n + i] = v;
+    }
+// The lower triangle from the upper, read by columns.
+async for (long i = 1; i < n; i++)
+    for (long j = 0; j < i; j++)
+        L[i * n + j] = L[i * n + j] + L[j * n + i];
+// From one before the diagonal: iteration i's row holds (i, i - 1), which
+// iteration i - 1's column holds too.
+dvector<double> P(n * n);
+async for (long i = 1; i < n; i++)
+    for (long j = i - 1; j < n; j++) {
+        double v = X[i] * X[j] + X[i] + X[j];
+        P[i * n + j] = v;
+        P[j * n + i] = v;
+    }
+// Downwards.
+dvector<double> Q(n * n);
+async for (long i = 0; i < n; i++)
+    for (long j = n - 1; j >= i; j--) {
+        Q[i * n + j] = i - j;
+        Q[j * n + i] = j - i;
+    }
+double s = 0;
+for (long t = 0; t < n * n; t++)
+    s += (K[t] + L[t] * 2 + M[t] * 3 + P[t] * 4 + Q[t] * 5) * (t % 7 + 1);
+print("%.17g\n", s);
+SAP
+sed 's/async for/for/' tri.sap >serial.sap
+"$SAPC" -O2 -o tri tri.sap || fail "sapc tri.sap"
+"$SAPC" -O2 -o serial serial.sap || fail "sapc serial.sap"
+./serial >want || fail "serial run"
+for l in "1 2" "2 1" "1 3" "3 1" "2 2"; do
+	# shellcheck disable=SC2086
+	set -- $l
+	$MPIEXEC -n "$1" ./tri --threads="$2" --stats >out 2>err || { cat err; fail "$l: run failed"; }
+	head -n 1 out | cmp -s - want || { cat want out; fail "$l: not the serial loop's numbers"; }
+	for line in 7 15 31 45; do
+		grep "^ *[0-9]* tri.sap:$line " out err | grep -q " chunks" ||
+			{ cat out err; fail "$l: line $line not in chunks"; }
+	done
+	for line in 24 37; do
+		grep "^ *[0-9]* tri.sap:$line " out err | grep -q " chunks" &&
+			{ cat out err; fail "$l: line $line, whose cells meet, in chunks"; }
+	done
+done
+exit 0
