@@ -207,6 +207,19 @@ static bool same_call(Node *a, Node *b)
 		if (a->builtin != b->builtin)
 			return false;
 		break;
+	case B_RAND: case B_RAND_INT: case B_RAND_NORMAL: case B_WTIME: {
+		/* if (rand() > b) b = rand(): said so, not that it replaces
+		 * b (helper U16). */
+		Node *x = a->args, *y = b->args;
+		for (; x && y && same_place(x, y); x = x->next, y = y->next)
+			;
+		if (a->builtin == b->builtin && !x && !y)
+			sema_fail(b, "'%s' %s at every call, so its two calls here differ: assign its "
+			          "result to a local and use that in the test and the update",
+			          sema_S(a->name), a->builtin == B_WTIME ? "reads the clock" :
+			          "draws a new random number");
+		return false;
+	}
 	default:
 		return false;
 	}
