@@ -1024,7 +1024,8 @@ static void guard_bounds(Node *c, bool pos, Vec *dims)
 			continue;
 		for (int m = 0; m < dims->n; m++) {
 			SpanDim *d = dims->v[m];
-			if (d->var != v->sym)
+			/* Not of t = j - k i, which the guard does not bound. */
+			if (d->var != v->sym || d->shifted)
 				continue;
 			int o = op;
 			if (side)       /* k op v: v op' k */
@@ -1180,6 +1181,30 @@ void acc_find_spans(void)
 			a->checks.n = 0;
 			continue;
 		}
+		/* j from i - 2 to i + 2: j = i + t, t over [-2, 2], the
+		 * iteration's keys moving by A + C, a stride of its own. */
+		for (int m = 0; m < a->span_dims.n && !a->checks.n; m++) {
+			SpanDim *d = a->span_dims.v[m];
+			AffTerm *p = d->lo_p.n == 1 ? d->lo_p.v[0] : NULL;
+			if (!d->lo_iv || !d->hi_iv || !p || p->inv || !acc_same_terms(&d->lo_p, &d->hi_p))
+				continue;
+			Vec c = {0};
+			for (int t = 0; t < d->c.n; t++) {
+				AffTerm *u = xcalloc(1, sizeof *u);
+				*u = *(AffTerm *)d->c.v[t];
+				vec_push(&c, u);
+			}
+			if (!aff_scale(&c, p->k))
+				continue;
+			Vec A2 = {0};
+			aff_append(&A2, &A);
+			aff_append(&A2, &c);
+			if (!aff_normalize(&A2) || (int32_arith(a->key) && !fits_int32(&A2)))
+				continue;
+			A = A2;
+			d->shifted = true;
+			d->lo_iv = d->hi_iv = false;
+		}
 		a->span = true;
 		a->span_a = A;
 		a->span_b = B;
@@ -1187,7 +1212,7 @@ void acc_find_spans(void)
 		SpanDim *d = a->span_dims.v[0];
 		AffTerm *t = d->c.v[0];
 		if (a->span_dims.n == 1 && d->c.n == 1 && t->k == 1 && !t->inv && !d->los.n &&
-		    !d->his.n && !d->lo_iv && !d->hi_iv) {
+		    !d->his.n && !d->lo_iv && !d->hi_iv && !d->shifted) {
 			a->span_var = d->var;
 			a->span_le = d->le;
 			a->span_lo = d->lo;

@@ -830,15 +830,15 @@ static char *affine_c(Vec *terms)
 	return b.len ? b.s : "0";
 }
 
-/* The async loop whose spans hull_c writes: its bounds are those of a
- * span's bound that moves with the loop variable. */
-static Node *hull_loop;
+/* The first iteration and the end of the async loop whose spans hull_c
+ * writes, in C: those of a span's bound that moves with the loop
+ * variable. */
+static const char *hull_lo, *hull_hi;
 
 /* Bound P i + Q at the loop's first or last iteration (last), in C. */
 static const char *bound_at(Vec *p, Vec *q, bool last)
 {
-	const char *i = last ? format("((int64_t)(%s) - 1)", emit_expr(hull_loop->cond->rhs)) :
-	                format("(int64_t)(%s)", emit_expr(hull_loop->init->init));
+	const char *i = last ? format("(%s - 1)", hull_hi) : hull_lo;
 	return format("(%s) * %s + (%s)", affine_c(p), i, affine_c(q));
 }
 
@@ -850,6 +850,11 @@ static const char *hull_c(Access *a, const char *mode, Vec *A, Vec *B, Vec *c, b
 	Buf dims = {0};
 	for (int m = 0; m < a->span_dims.n; m++) {
 		SpanDim *d = a->span_dims.v[m];
+		if (d->shifted) {
+			buf_printf(&dims, "%s%s, %s, %s%s", m ? ", " : "", affine_c(c ? c->v[m] : &d->c),
+			           affine_c(&d->lo_q), affine_c(&d->hi_q), d->le ? " + 1" : "");
+			continue;
+		}
 		const char *lo = d->lo_iv ? format("sap_min_i64(%s, %s)", bound_at(&d->lo_p, &d->lo_q, false),
 		                                   bound_at(&d->lo_p, &d->lo_q, true)) :
 		                 format("(int64_t)(%s)", emit_expr(d->lo));
@@ -1552,6 +1557,43 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 {
 	LoopInfo *li = s->li;
 	int id = li->id;
+	char *lo = emit_expr(s->init->init);
+	char *hi = emit_expr(s->cond->rhs);
+	/* C's i < 0.8 * n: the iterations below it, not below its
+	 * truncation (163 of 203, where the long parameter made 162). */
+	if (ty_is_float(s->cond->rhs->ty))
+		hi = format("sap_for_end%s(%s, %s)", s->cond->rhs->ty->kind == TY_FLOAT ? "f" : "", hi,
+		            emit_site(s->cond->rhs));
+	else if (s->cond->rhs->le_end && !s->cond->rhs->has_cval)
+		hi = format("sap_le_end(%s, %s)", emit_expr(s->cond->rhs->lhs), emit_site(s->cond));
+	Vec hw = {0};
+	acc_dds_written_expr(s->init->init, &hw);
+	acc_dds_written_expr(s->cond->rhs, &hw);
+	if (hw.n) {
+		/* Driver code that the loop runs on: what it writes is new
+		 * before the loop plans. */
+		emit_line(s, "int64_t sap_from%d = %s, sap_to%d = %s;", id, lo, id, hi);
+		emit_stamp(s, &hw);
+		lo = format("sap_from%d", id);
+		hi = format("sap_to%d", id);
+	}
+	if (s->init->sym->ty->kind == TY_INT) {
+		/* An int variable cannot count past INT_MAX: the iterations
+		 * there would run with negative values. */
+		emit_line(s, "int64_t sap_lo%d = %s, sap_hi%d = %s;", id, lo, id, hi);
+		emit_line(s, "sap_int_bounds(sap_lo%d, sap_hi%d, \"%s\", %s);", id, id,
+		          s->init->sym->name, emit_site(s->init));
+		lo = format("sap_lo%d", id);
+		hi = format("sap_hi%d", id);
+	}
+	/* Once, and the same for the spans whose bounds move with the loop
+	 * variable (hull_c): of i < 1.5 the last is 1, not 1.5 truncated
+	 * less one (helper U19). */
+	emit_line(s, "const int64_t sap_first%d = %s, sap_end%d = %s;", id, lo, id, hi);
+	lo = format("sap_first%d", id);
+	hi = format("sap_end%d", id);
+	hull_lo = lo;
+	hull_hi = hi;
 	/* The DDSs the body touches, and the static keys of the written ones. */
 	static const char *modes[] = {"0", "SAP_READ", "SAP_WRITE", "SAP_RW"};
 	emit_line(s, "static const sap_dds sap_ddss[] = {");
@@ -1619,7 +1661,6 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	int nspan = 0;
 	bool spans_all = true;
 	Buf spn = {0};
-	hull_loop = s;
 	for (int i = 0; i < li->accesses.n; i++) {
 		Access *a = li->accesses.v[i];
 		if (!a->dynamic || a->accumulate || !(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE))
@@ -1720,35 +1761,6 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 	if (li->has_reads)
 		buf_printf(&sp, ", .reads = sap_loop%d_slice", id);
 	emit_line(s, "%s};", sp.s);
-	char *lo = emit_expr(s->init->init);
-	char *hi = emit_expr(s->cond->rhs);
-	/* C's i < 0.8 * n: the iterations below it, not below its
-	 * truncation (163 of 203, where the long parameter made 162). */
-	if (ty_is_float(s->cond->rhs->ty))
-		hi = format("sap_for_end%s(%s, %s)", s->cond->rhs->ty->kind == TY_FLOAT ? "f" : "", hi,
-		            emit_site(s->cond->rhs));
-	else if (s->cond->rhs->le_end && !s->cond->rhs->has_cval)
-		hi = format("sap_le_end(%s, %s)", emit_expr(s->cond->rhs->lhs), emit_site(s->cond));
-	Vec hw = {0};
-	acc_dds_written_expr(s->init->init, &hw);
-	acc_dds_written_expr(s->cond->rhs, &hw);
-	if (hw.n) {
-		/* Driver code that the loop runs on: what it writes is new
-		 * before the loop plans. */
-		emit_line(s, "int64_t sap_from%d = %s, sap_to%d = %s;", id, lo, id, hi);
-		emit_stamp(s, &hw);
-		lo = format("sap_from%d", id);
-		hi = format("sap_to%d", id);
-	}
-	if (s->init->sym->ty->kind == TY_INT) {
-		/* An int variable cannot count past INT_MAX: the iterations
-		 * there would run with negative values. */
-		emit_line(s, "int64_t sap_lo%d = %s, sap_hi%d = %s;", id, lo, id, hi);
-		emit_line(s, "sap_int_bounds(sap_lo%d, sap_hi%d, \"%s\", %s);", id, id,
-		          s->init->sym->name, emit_site(s->init));
-		lo = format("sap_lo%d", id);
-		hi = format("sap_hi%d", id);
-	}
 	emit_line(s, "sap_async_for(&sap_loop%d, &sap_aspec, %s, %s, NULL, sap_loop%d_body, %s);", id,
 	          lo, hi, id, redargs);
 }

@@ -655,6 +655,9 @@ typedef struct SpanDim {
 	 * a triangle's row): its hull over the invocation stands for it. */
 	bool lo_iv, hi_iv;
 	Vec lo_p, lo_q, hi_p, hi_q;     /* AffTerm * */
+	/* Both bounds move by k i: the span takes t = j - k i over [lo_q,
+	 * hi_q), k c in its A (a band's row, j from i - 2 to i + 2). */
+	bool shifted;
 } SpanDim;
 
 /* A part computed in int of a key computed in long, (y * W + x) in

@@ -9,7 +9,10 @@
 # loop runs in chunks on a rank's threads, and over ranks as one rank of
 # all the workers on every rank.  Whole rows and columns, and a row from
 # one before the diagonal, whose cells do meet, are planned; and every
-# layout gives the serial loop's numbers.
+# layout gives the serial loop's numbers.  A band's row, j from i - 2 to
+# i + 2, is j = i + t: a row of keys moving by the band's width, in chunks
+# (helper U19: its grid check at each of 10 invocations of 4 M rows took
+# 15 times the loop).
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -74,9 +77,19 @@ async for (long i = 0; i < n; i++)
         Q[i * n + j] = i - j;
         Q[j * n + i] = j - i;
     }
+// A band kept five to a row, j from i - 2 to i + 2 at B[i * 5 + j - i + 2]:
+// j = i + t, the keys moving by 5, a row of its own; a guard on j is
+// no bound of t.
+dvector<double> B(n * 5);
+async for (long i = 2; i < n - 2; i++)
+    for (long j = i - 2; j <= i + 2; j++)
+        if (j > 3)
+            B[i * 5 + j - i + 2] = B[i * 5 + j - i + 2] + X[j] * (j - i);
 double s = 0;
 for (long t = 0; t < n * n; t++)
     s += (K[t] + L[t] * 2 + M[t] * 3 + P[t] * 4 + Q[t] * 5) * (t % 7 + 1);
+for (long t = 0; t < n * 5; t++)
+    s += B[t] * (t % 3 + 1);
 print("%.17g\n", s);
 SAP
 sed 's/async for/for/' tri.sap >serial.sap
@@ -88,7 +101,7 @@ for l in "1 2" "2 1" "1 3" "3 1" "2 2"; do
 	set -- $l
 	$MPIEXEC -n "$1" ./tri --threads="$2" --stats >out 2>err || { cat err; fail "$l: run failed"; }
 	head -n 1 out | cmp -s - want || { cat want out; fail "$l: not the serial loop's numbers"; }
-	for line in 7 15 31 45; do
+	for line in 7 15 31 45 54; do
 		grep "^ *[0-9]* tri.sap:$line " out err | grep -q " chunks" ||
 			{ cat out err; fail "$l: line $line not in chunks"; }
 	done
