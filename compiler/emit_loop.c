@@ -892,13 +892,16 @@ static const char *span_c(Access *a, const char *mode)
 	}
 	const char *h = hull_c(a, mode, &a->span_a, &a->span_b, NULL, a->narrow);
 	SpanDim *d = a->span_dims.n == 1 ? a->span_dims.v[0] : NULL;
-	if (!d || (!d->lo_iv && !d->hi_iv) || d->los.n || d->his.n)
+	if (!d || (!d->lo_iv && !d->hi_iv && !d->shifted) || d->los.n || d->his.n)
 		return h;
-	/* A triangle's row or column: its keys as well as their hull. */
+	/* A triangle's row or column, or a band's (shifted, over t = j -
+	 * k i): its keys as well as their hull, for the grid check (helper
+	 * U20: a mirrored band had lost it). */
+	bool ql_q = d->lo_iv || d->shifted, qh_q = d->hi_iv || d->shifted;
 	const char *pl = d->lo_iv ? affine_c(&d->lo_p) : "0";
-	const char *ql = d->lo_iv ? affine_c(&d->lo_q) : format("(int64_t)(%s)", emit_expr(d->lo));
+	const char *ql = ql_q ? affine_c(&d->lo_q) : format("(int64_t)(%s)", emit_expr(d->lo));
 	const char *ph = d->hi_iv ? affine_c(&d->hi_p) : "0";
-	const char *qh = d->hi_iv ? format("%s%s", affine_c(&d->hi_q), d->le ? " + 1" : "") :
+	const char *qh = qh_q ? format("%s%s", affine_c(&d->hi_q), d->le ? " + 1" : "") :
 	                 format("(int64_t)(%s)%s", emit_expr(d->hi), d->le ? " + 1" : "");
 	return format("sap_span_exact(%s, %s, %s, %s, %s, %s, %s, %s)", h, affine_c(&a->span_a),
 	              affine_c(&a->span_b), affine_c(&d->c), pl, ql, ph, qh);
