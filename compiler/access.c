@@ -937,9 +937,11 @@ static bool span_bound_ok(Node *e, Vec *p, Vec *q)
 	p->n = q->n = 0;
 	if (invariant(e))
 		return true;
+	/* Not computed in int, which wraps where the form does not. */
 	const Vec *saved = aff_eqs;
 	aff_eqs = NULL;
-	bool ok = affine(e, p, q, NULL) && aff_normalize(p) && aff_normalize(q) && p->n;
+	bool ok = !int32_arith(e) && affine(e, p, q, NULL) && aff_normalize(p) && aff_normalize(q) &&
+	          p->n;
 	aff_eqs = saved;
 	return ok;
 }
