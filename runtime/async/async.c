@@ -295,7 +295,7 @@ static bool grid_rect(int64_t a, int64_t b, int64_t c, int64_t pl, int64_t ql, i
 	}
 	g->i0 = i0;
 	g->i1 = i1;
-	gline row = { ar, br }, col = { ac, bc }, one = { 0, 1 };
+	gline row = { ar, br }, col = { ac, bc };
 	gline L = { pl, ql }, H = { ph, qh };
 	if (!c) {
 		*g = (grect){ row, { row.s, row.q + 1 }, col, { col.s, col.q + 1 }, w, i0, i1 };
@@ -308,8 +308,8 @@ static bool grid_rect(int64_t a, int64_t b, int64_t c, int64_t pl, int64_t ql, i
 		from = (gline){ base.s + L.s, base.q + L.q };
 		to = (gline){ base.s + H.s, base.q + H.q };
 	} else {
-		from = (gline){ base.s - H.s, base.q - H.q + one.q };
-		to = (gline){ base.s - L.s, base.q - L.q + one.q };
+		from = (gline){ base.s - H.s, base.q - H.q + 1 };
+		to = (gline){ base.s - L.s, base.q - L.q + 1 };
 	}
 	if (cr)
 		*g = (grect){ from, to, col, { col.s, col.q + 1 }, w, i0, i1 };
@@ -339,13 +339,10 @@ static void glt(__int128 s, __int128 t, __int128 *x0, __int128 *x1)
 	}
 }
 
-/* Do the cells of f in some iteration i and of g in another i', of
- * [lo, hi), meet?  For each i the i' whose g cells meet f's are an
+/* Do the cells of f in some iteration i and of g in another i' meet?  For each i the i' whose g cells meet f's are an
  * interval, from g's bounds being linear in i'. */
-static bool grid_meet(const grect *f, const grect *g, int64_t lo, int64_t hi)
+static bool grid_meet(const grect *f, const grect *g)
 {
-	(void)lo;
-	(void)hi;
 	for (__int128 i = f->i0; i <= f->i1; i++) {
 		__int128 r1 = gat(f->r1, i), r2 = gat(f->r2, i), c1 = gat(f->c1, i), c2 = gat(f->c2, i);
 		if (r1 >= r2 || c1 >= c2)
@@ -521,7 +518,7 @@ static bool grid_check(const sap_async_spec *spec, int k, int64_t lo, int64_t hi
 			}
 		for (int f = 0; f < n; f++)
 			for (int h = 0; h < n; h++)
-				if ((g[f].w || g[h].w) && grid_meet(&g[f], &g[h], lo, hi))
+				if ((g[f].w || g[h].w) && grid_meet(&g[f], &g[h]))
 					return false;
 		return true;
 	}
