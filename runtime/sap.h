@@ -522,6 +522,11 @@ typedef struct sap_dvec {
 	 * neighbour minimum on 2 ranks, 3 ms a pass for 69 KB of 1 MB).  A
 	 * fetch by a new list gives them back again. */
 	bool refetched;
+	/* Every page was resident at the last count and none has been given
+	 * back since: a count needs no mincore (a short loop run whole on
+	 * every rank paid a third of its time for it after each invocation,
+	 * 18 MB of kernel matrix). */
+	bool all_in;
 	size_t held;            /* bytes counted as DDS memory: resident */
 	size_t peak;            /* the most held */
 	/* After async loops over ranks: per element, the one rank whose

@@ -37,7 +37,7 @@ static void fill_in(sap_dvec *v, const char *name, int64_t n, size_t elsize, boo
 	v->cuts = NULL;
 	v->part_only = part_only;
 	v->mapped = v->sparse = false;
-	v->gathered = v->refetched = false;
+	v->gathered = v->refetched = v->all_in = false;
 	v->held = v->peak = 0;
 	v->holder = NULL;
 	v->keys_of = NULL;
@@ -183,13 +183,19 @@ static size_t page_size(void)
 }
 
 /* mincore's map of v's pages; *np gets their number. */
-static unsigned char *resident(const sap_dvec *v, size_t *np)
+static unsigned char *resident(sap_dvec *v, size_t *np)
 {
 	size_t pg = page_size();
 	*np = (whole_bytes(v->n, v->elsize) + pg - 1) / pg;
 	unsigned char *in = sap_xmalloc(*np);
-	if (mincore(v->data, *np * pg, in) != 0)
+	if (v->all_in || mincore(v->data, *np * pg, in) != 0) {
 		memset(in, 1, *np);     /* count it all rather than guess */
+		return in;
+	}
+	size_t p = 0;
+	while (p < *np && (in[p] & 1))
+		p++;
+	v->all_in = p == *np;
 	return in;
 }
 
@@ -198,11 +204,14 @@ void sap_dv_recount(sap_dvec *v)
 {
 	if (!v->sparse)
 		return;
-	size_t np, held = 0;
-	unsigned char *in = resident(v, &np);
-	for (size_t p = 0; p < np; p++)
-		held += in[p] & 1;
-	free(in);
+	size_t np = (whole_bytes(v->n, v->elsize) + page_size() - 1) / page_size(), held = np;
+	if (!v->all_in) {
+		unsigned char *in = resident(v, &np);
+		held = 0;
+		for (size_t p = 0; p < np; p++)
+			held += in[p] & 1;
+		free(in);
+	}
 	sap_dv_account(v, held * page_size() + sap_hold_bytes(v));
 }
 
@@ -232,6 +241,7 @@ static void give_back(sap_dvec *v, size_t p, size_t n)
 		}
 	}
 	madvise(v->data + p * pg, n * pg, MADV_DONTNEED);
+	v->all_in = false;
 }
 
 /* Pages not resident hold nothing to give back: only the others are

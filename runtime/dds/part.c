@@ -20,8 +20,10 @@ static void release(sap_dvec *v, int64_t a, int64_t b)
 	uintptr_t e = (uintptr_t)(v->data + (size_t)b * v->elsize);
 	s = (s + page - 1) & ~(page - 1);
 	e &= ~(page - 1);
-	if (a < b && s < e)
+	if (a < b && s < e) {
 		madvise((void *)s, e - s, MADV_DONTNEED);
+		v->all_in = false;
+	}
 }
 
 /* Collective: rank k receives the elements [want[2k], want[2k + 1]) from
