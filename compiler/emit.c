@@ -999,9 +999,11 @@ static void expr_stmt(Node *s)
 	if (e->kind == N_ASSIGN) {
 		char *dst = emit_lvalue(e->lhs);
 		/* best = d where best keeps others: this worker set it. */
-		if (E->loop && e->lhs->kind == N_NAME && sema_is_won(E->loop, e->lhs->sym))
-			emit_line(s, "sap_won_%s = true, sap_at_%s = sap_i;", e->lhs->sym->cname,
-			          e->lhs->sym->cname);
+		if (E->loop && e->lhs->kind == N_NAME && sema_is_won(E->loop, e->lhs->sym)) {
+			char *tv = emit_tv_set(e);
+			emit_line(s, "sap_won_%s = true, sap_at_%s = sap_i%s%s;", e->lhs->sym->cname,
+			          e->lhs->sym->cname, tv ? ", " : "", tv ? tv : "");
+		}
 		emit_store(e, dst, e->lhs->ty, emit_store_src(e->lhs, e->rhs), e->op);
 	} else if (e->kind == N_INCDEC) {
 		emit_line(s, "%s%s;", emit_lvalue(e->lhs), e->op == TK_INC ? "++" : "--");

@@ -1223,6 +1223,22 @@ static char *int_const(int64_t v, Type *t)
 	return format("((int64_t)%lldLL)", (long long)v);
 }
 
+/* What a min or max's assignment a (best = float(d), best = test ? d :
+ * best) tells the partial of the value it tested (LoopInfo.tv_syms), or
+ * NULL: d, before it is stored. */
+char *emit_tv_set(Node *a)
+{
+	int k = E->loop ? sema_tv_of(E->loop, a) : -1;
+	if (k < 0)
+		return NULL;
+	LoopInfo *li = E->loop->li;
+	const char *n = a->lhs->sym->cname;
+	char *d = format("(double)(%s)", emit_expr(li->tv_vals.v[k]));
+	Node *c = li->tv_conds.v[k];
+	return c ? format("sap_tv_%s = %s ? %s : sap_tv_%s", n, emit_test(c), d, n) :
+	           format("sap_tv_%s = %s", n, d);
+}
+
 char *emit_expr(Node *e)
 {
 	/* A const's or a param default's initialiser is C's constant
@@ -1307,9 +1323,12 @@ char *emit_expr(Node *e)
 		if (checked)
 			return checked;
 		/* best = d where best keeps others: this worker set it. */
-		if (E->loop && e->lhs->kind == N_NAME && sema_is_won(E->loop, e->lhs->sym))
-			return format("(sap_won_%s = true, sap_at_%s = sap_i, %s = %s)", e->lhs->sym->cname,
-			              e->lhs->sym->cname, dst, emit_expr(src));
+		if (E->loop && e->lhs->kind == N_NAME && sema_is_won(E->loop, e->lhs->sym)) {
+			char *tv = emit_tv_set(e);
+			return format("(sap_won_%s = true, sap_at_%s = sap_i, %s%s%s = %s)",
+			              e->lhs->sym->cname, e->lhs->sym->cname, tv ? tv : "", tv ? ", " : "",
+			              dst, emit_expr(src));
+		}
 		if (ty_is_scalar(e->lhs->ty))
 			return format("(%s %s%s %s)", dst, e->op == TK_ASSIGN ? "" : ast_opname(e->op),
 			              "=", emit_expr(src));

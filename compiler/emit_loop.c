@@ -270,7 +270,12 @@ static char *combine(Node *r, Type *t, const char *a, const char *b, const char 
  * each worker runs its iterations in index order where the loop runs
  * by chunks or by the keys of a map, so that a tie is the serial loop's
  * whichever worker holds which iterations.  The driver's own value comes
- * before every iteration. */
+ * before every iteration.  One set to values its test compared before
+ * rounding them (best = float(d)) goes by those: a later partial's
+ * value is the serial loop's if its own tested value beats the earlier
+ * value, since from there on both meet the same records (0 and -0, which
+ * tie, from d = 0 and d = 1e-50: the serial loop moves from -0 to 0 for
+ * the second, not for 0). */
 static void emit_won(Node *at, LoopInfo *li, Sym *v, const char *into, const char *from,
                      const char *test)
 {
@@ -280,8 +285,16 @@ static void emit_won(Node *at, LoopInfo *li, Sym *v, const char *into, const cha
 		j++;
 	int op = (int)(intptr_t)li->won_ops.v[j];
 	const char *o = ast_opname(op), *n = v->cname;
-	if (at)
+	bool tv = false;
+	for (int i = 0; i < li->tv_syms.n; i++)
+		tv |= li->tv_syms.v[i] == v;
+	if (at && tv)
+		emit_line(at, "if (%s%ssap_tv_%s %s %s%s)) {", test, from, n, o, into, n);
+	else if (at)
 		emit_line(at, "if (%s%s%s %s %s%s)) {", test, from, n, o, into, n);
+	else if (tv)
+		emit_line(at, "\tif (%s(%ssap_at_%s > %ssap_at_%s ? %ssap_tv_%s %s %s%s : !(%ssap_tv_%s %s %s%s)))) {",
+		          test, from, n, into, n, from, n, o, into, n, into, n, o, from, n);
 	else if (op == TK_LT || op == TK_GT)
 		emit_line(at, "\tif (%s%s%s %s %s%s || (!(%s%s %s %s%s) && %ssap_at_%s < %ssap_at_%s))) {",
 		          test, from, n, o, into, n, into, n, o, from, n, from, n, into, n);
@@ -297,6 +310,8 @@ static void emit_won(Node *at, LoopInfo *li, Sym *v, const char *into, const cha
 	if (at == NULL) {
 		emit_line(at, "%s\t%ssap_won_%s = true;", t, into, n);
 		emit_line(at, "%s\t%ssap_at_%s = %ssap_at_%s;", t, into, n, from, n);
+		if (tv)
+			emit_line(at, "%s\t%ssap_tv_%s = %ssap_tv_%s;", t, into, n, from, n);
 	}
 	emit_line(at, "%s}", t);
 }
@@ -379,6 +394,8 @@ static void reduce_struct(Node *s)
 		emit_line(NULL, "\tbool sap_won_%s;", ((Sym *)li->won_syms.v[i])->cname);
 		emit_line(NULL, "\tint64_t sap_at_%s;", ((Sym *)li->won_syms.v[i])->cname);
 	}
+	for (int i = 0; i < li->tv_syms.n; i++)
+		emit_line(NULL, "\tdouble sap_tv_%s;", ((Sym *)li->tv_syms.v[i])->cname);
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Sym *d = li->accum_syms.v[i];
 		if (d->ty->kind == TY_DVEC)
@@ -409,6 +426,8 @@ static void reduce_struct(Node *s)
 	for (int i = 0; i < li->won_syms.n; i++)
 		emit_line(NULL, "\tr->sap_won_%s = false, r->sap_at_%s = 0;", ((Sym *)li->won_syms.v[i])->cname,
 		          ((Sym *)li->won_syms.v[i])->cname);
+	for (int i = 0; i < li->tv_syms.n; i++)
+		emit_line(NULL, "\tr->sap_tv_%s = NAN;", ((Sym *)li->tv_syms.v[i])->cname);
 	for (int i = 0; i < li->accum_syms.n; i++) {
 		Sym *d = li->accum_syms.v[i];
 		Type *t = d->ty;
@@ -982,6 +1001,10 @@ static void body_open(Node *s)
 			emit_line(s, "bool sap_won_%s = sap_red->sap_won_%s;", n, n);
 			emit_line(s, "int64_t sap_at_%s = sap_red->sap_at_%s;", n, n);
 		}
+		for (int i = 0; i < li->tv_syms.n; i++) {
+			const char *n = ((Sym *)li->tv_syms.v[i])->cname;
+			emit_line(s, "double sap_tv_%s = sap_red->sap_tv_%s;", n, n);
+		}
 		/* The buffers stay put for the call.  Held in locals, they are
 		 * not loaded again through sap_red after every store the body
 		 * makes, which cc cannot tell apart from a store to *sap_red. */
@@ -1054,6 +1077,10 @@ static void body_close(Node *s)
 		const char *n = ((Sym *)li->won_syms.v[i])->cname;
 		emit_line(s, "sap_red->sap_won_%s = sap_won_%s;", n, n);
 		emit_line(s, "sap_red->sap_at_%s = sap_at_%s;", n, n);
+	}
+	for (int i = 0; i < li->tv_syms.n; i++) {
+		const char *n = ((Sym *)li->tv_syms.v[i])->cname;
+		emit_line(s, "sap_red->sap_tv_%s = sap_tv_%s;", n, n);
 	}
 }
 

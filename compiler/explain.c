@@ -754,12 +754,15 @@ static void explain_clauses(FILE *out, Node *l, LoopInfo *L)
 			Node *r = L->reduce_ops.v[i];
 			Sym *v = L->reduce_syms.v[i];
 			fprintf(out, " %.*s: %s", r->name.len, r->name.p, v->name);
-			for (int j = 0, n = 0; j < L->kept_syms.n; j++)
+			int n = 0;
+			for (int j = 0; j < L->kept_syms.n; j++)
 				if (L->kept_with.v[j] == v)
 					fprintf(out, "%s%s", n++ ? ", " : " (keeping ", ((Sym *)L->kept_syms.v[j])->name);
+			/* Won with nothing kept: a float tested as the body does,
+			 * so that 0 and -0 go as serially. */
 			for (int j = 0; j < L->won_syms.n; j++)
 				if (L->won_syms.v[j] == v)
-					fprintf(out, " as set with it)");
+					fprintf(out, n ? " as set with it)" : " (combined by the body's test)");
 		}
 		fprintf(out, "\n");
 	}

@@ -192,6 +192,13 @@ typedef struct LoopInfo {
 	Vec won_syms;           /* Sym * of the min and max variables with some */
 	Vec won_ops;            /* how a new value beats the old: TK_GT, TK_GE,
 	                           TK_LT or TK_LE, as new OP old (intptr_t) */
+	Vec tv_syms;            /* Sym * of those also carrying, as a double,
+	                           the value their test compared when it set
+	                           them: set to a value it rounds (best =
+	                           float(d), d a double) */
+	Vec tv_sets;            /* Node * every assignment of one of them, */
+	Vec tv_vals;            /* the value it tests, before conversion, */
+	Vec tv_conds;           /* and for best = test ? e : best the test */
 	Vec narrow_syms;        /* Sym * of reduce variables and accumulated or
 	                           relaxed DDSs holding ints the body adds longs
 	                           to (or multiplies by them): checked for
@@ -596,6 +603,8 @@ void sema_note_narrow(LoopInfo *li, Node *update, Sym *s);
 Node *sema_narrow_at(LoopInfo *li, Sym *s);
 bool sema_has_extremum(Node *loop);
 bool sema_is_won(Node *loop, Sym *s);
+bool sema_is_tv(Node *loop, Sym *s);
+int sema_tv_of(Node *loop, Node *assign);
 _Noreturn void sema_driver_assign_fail(Node *e, Node *how, Sym *s, Node *loop);
 const char *sema_loopword(Node *loop);
 const char *sema_a_loop(Node *loop);
@@ -1154,6 +1163,7 @@ const char *emit_site(Node *n);         /* "&sap_S[12]" */
 char *emit_tmp(const char *prefix);
 void emit_line(Node *at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *emit_expr(Node *e);               /* a C expression; may add to E->pre */
+char *emit_tv_set(Node *assign);
 char *emit_owned(Node *e);              /* a value the receiver owns */
 char *emit_view(Node *e);               /* the same, borrowing a dmultimap's values */
 /* A name for t, a C local holding e's value, to stand for e. */

@@ -403,6 +403,12 @@ static bool tested_value(Node *r, Node *e, Type *t)
 	       r->args && !r->args->next && same_place(e, r->args);
 }
 
+/* x of float(x) or (float)x, which tested_value accepted. */
+static Node *converted_arg(Node *r)
+{
+	return r->kind == N_CONV ? r->lhs : r->kind == N_CALL ? r->args : r;
+}
+
 /* Whether rhs, assigned to place (of reduce variable s, clause cl), is
  * an update by cl's operator: place op e (op e ...), or the extremum. */
 static bool is_update(Node *place, Node *rhs, Node *cl, const RedUse *u)
@@ -430,7 +436,7 @@ static bool is_update(Node *place, Node *rhs, Node *cl, const RedUse *u)
 	/* best = x > best ? x : best, or best = best < x ? x : best */
 	if ((mn || mx) && rhs->kind == N_COND) {
 		Node *e = beats(rhs->cond, place, mx, loop);
-		if (e && same_place(rhs->then, e) && same_place(rhs->els, place))
+		if (e && tested_value(rhs->then, e, place->ty) && same_place(rhs->els, place))
 			return true;
 		e = beats(rhs->cond, place, !mx, loop);
 		if (e && same_place(rhs->then, place) && same_place(rhs->els, e))
@@ -828,6 +834,8 @@ typedef struct Site {
 	Sym *v;
 	int op;                 /* new OP old */
 	Node *vset;             /* best = d */
+	Node *tested;           /* d of best = float(d), converted sites */
+	Node *cond;             /* the test of best = test ? d : best */
 } Site;
 
 typedef struct Kept {
@@ -879,15 +887,16 @@ static void site_of_guard(Node *ifn, Node *g, Kept *k)
 			 * the test, which C makes in the floating type: its ties
 			 * are the serial loop's too (helper U16). */
 			bool rounds = r && v->ty->kind == TY_FLOAT && r->ty->kind == TY_DOUBLE;
+			int o = same_place(g->rhs, &place) ? g->op : mirror(g->op);
 			if (a && a->lhs->kind == N_NAME && a->lhs->sym == v && same_place(r, e) && rounds) {
 				Site *t = xcalloc(1, sizeof *t);
-				*t = (Site){ifn, v, g->op, a};
+				*t = (Site){ifn, v, o, a, r, NULL};
 				vec_push(&k->converted, t);
 				break;
 			}
 			if (a && a->lhs->kind == N_NAME && a->lhs->sym == v && same_place(r, e)) {
 				Site *t = xcalloc(1, sizeof *t);
-				*t = (Site){ifn, v, same_place(g->rhs, &place) ? g->op : mirror(g->op), a};
+				*t = (Site){ifn, v, o, a, NULL, NULL};
 				vec_push(&k->sites, t);
 				break;
 			}
@@ -895,7 +904,7 @@ static void site_of_guard(Node *ifn, Node *g, Kept *k)
 			 * kept there (check_kept). */
 			if (a && a->lhs->kind == N_NAME && a->lhs->sym == v && tested_value(a->rhs, e, v->ty)) {
 				Site *t = xcalloc(1, sizeof *t);
-				*t = (Site){ifn, v, g->op, a};
+				*t = (Site){ifn, v, o, a, converted_arg(a->rhs), NULL};
 				vec_push(&k->converted, t);
 				break;
 			}
@@ -1095,11 +1104,17 @@ static int find_cond_sites(Node *n, void *arg)
 			continue;
 		Node place = {.kind = N_NAME, .sym = v}, *g = n->rhs->cond;
 		Node *e = beats(g, &place, mx, k->loop);
-		if (!e || !same_place(n->rhs->then, e) || !same_place(n->rhs->els, &place))
+		if (!e || !same_place(n->rhs->els, &place))
 			continue;
+		int o = same_place(g->rhs, &place) ? g->op : mirror(g->op);
 		Site *t = xcalloc(1, sizeof *t);
-		*t = (Site){NULL, v, same_place(g->rhs, &place) ? g->op : mirror(g->op), n};
-		vec_push(&k->sites, t);
+		if (same_place(n->rhs->then, e)) {
+			*t = (Site){NULL, v, o, n, NULL, g};
+			vec_push(&k->sites, t);
+		} else if (tested_value(n->rhs->then, e, v->ty)) {
+			*t = (Site){NULL, v, o, n, converted_arg(n->rhs->then), g};
+			vec_push(&k->converted, t);
+		}
 	}
 	return 0;
 }
@@ -1108,7 +1123,11 @@ static int find_cond_sites(Node *n, void *arg)
  * by one test, and keeps nothing with: its partials combine by that
  * test, a tie by the iterations that set them, as those of one that
  * keeps variables do, not by max(), which of 0 and -0 gives 0 where the
- * serial loop keeps the one it met first (for >; the last for >=). */
+ * serial loop keeps the one it met first (for >; the last for >=).  Set
+ * to converted values as well (best = float(d)): only a double rounded
+ * to a float makes ties of values its test told apart (d = 0 and
+ * 1e-50 after -0), and such a variable carries its tested value
+ * (tv_syms, emit_won); other conversions keep 0's sign or make none. */
 static void check_tested(Node *loop)
 {
 	LoopInfo *li = loop->li;
@@ -1129,23 +1148,34 @@ static void check_tested(Node *loop)
 	for (int i = 0; i < vs.n; i++) {
 		Sym *v = vs.v[i];
 		Site *first = NULL;
-		bool one = true;
+		bool one = true, rounds = false;
 		Kept u = {.sym = v};
-		for (int m = 0; m < k.sites.n; m++) {
-			Site *t = k.sites.v[m];
+		for (int m = 0; m < k.sites.n + k.converted.n; m++) {
+			Site *t = m < k.sites.n ? k.sites.v[m] : k.converted.v[m - k.sites.n];
 			if (t->v != v)
 				continue;
 			if (!first)
 				first = t;
 			one &= t->op == first->op;
+			rounds |= t->tested && v->ty->kind == TY_FLOAT && t->tested->ty->kind == TY_DOUBLE;
 			vec_push(&u.skip, t->vset);
 		}
-		for (int m = 0; m < k.converted.n; m++)
-			one &= ((Site *)k.converted.v[m])->v != v;
 		if (!first || !one || emit_any_node(loop->body, other_use, &u))
 			continue;
 		vec_push(&li->won_syms, v);
 		vec_push(&li->won_ops, (void *)(intptr_t)first->op);
+		if (!rounds)
+			continue;
+		vec_push(&li->tv_syms, v);
+		for (int m = 0; m < k.sites.n + k.converted.n; m++) {
+			Site *t = m < k.sites.n ? k.sites.v[m] : k.converted.v[m - k.sites.n];
+			if (t->v != v)
+				continue;
+			Node *a = t->vset;
+			vec_push(&li->tv_sets, a);
+			vec_push(&li->tv_vals, t->tested ? t->tested : t->cond ? a->rhs->then : a->rhs);
+			vec_push(&li->tv_conds, t->cond);
+		}
 	}
 }
 
