@@ -1264,8 +1264,12 @@ void sema_check_async(Node *loop)
 		Node *from = init->init;
 		bool minus1 = from->kind == N_BINARY && from->op == TK_MINUS &&
 		              from->rhs->kind == N_INT && from->rhs->ival == 1;
+		/* Not the same loop where iterations depend on each other:
+		 * a 0/1 knapsack walked up counts items again (helper DP). */
 		sema_fail(c, "an async for counts up, and runs its iterations in an order of its own "
-		          "anyway: write 'async for (%s %s = %s%s; %s %s %s; %s++)'",
+		          "anyway: write 'async for (%s %s = %s%s; %s %s %s; %s++)', or, where "
+		          "iterations read what others write and the walk down matters (a 0/1 "
+		          "knapsack's table), a plain 'for'",
 		          ty_str(iv->ty), iv->name, acc_expr_str(c->rhs), c->op == TK_GT ? " + 1" : "",
 		          iv->name, minus1 ? "<" : "<=", acc_expr_str(minus1 ? from->lhs : from),
 		          iv->name);
