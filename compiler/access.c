@@ -378,6 +378,15 @@ static bool const_of(Node *e, int64_t *k)
 }
 
 static Node *returned_expr(Node *c);
+static Node *bound_arg(const Sym *x, int *depth);
+
+/* Calls of functions of the program that only return an expression of
+ * their parameters (long at(long r, long c) { return r * n + c; }) whose
+ * keys affine() takes through them: the calls it is in, innermost last. */
+enum { INLINE_MAX = 8 };
+static bool int32_arith(Node *e);
+static Node *inl_call[INLINE_MAX];
+static int ninl;
 
 static bool invariant(Node *e)
 {
@@ -529,6 +538,30 @@ static bool has_eq_in(Node *e, bool inprod)
 		return has_eq_in(e->sym->decl->init, inprod);
 	if (equals_iv(e))
 		return !aff_eq_prod || inprod;
+	/* Through index helpers as affine() goes: K[at(k, j)] under if
+	 * (i == k) is K[at(i, j)] (helper NEW: colours for the pivot row
+	 * that k * n + j written out ran in chunks). */
+	if (e->kind == N_NAME && e->sym && e->sym->in_func) {
+		int depth, saved = ninl;
+		Node *arg = bound_arg(e->sym, &depth), *kept[INLINE_MAX];
+		if (!arg)
+			return false;
+		memcpy(kept, inl_call, sizeof kept);
+		ninl = depth;
+		bool r = has_eq_in(arg, inprod);
+		memcpy(inl_call, kept, sizeof kept);
+		ninl = saved;
+		return r;
+	}
+	if (e->kind == N_CALL && ninl < INLINE_MAX) {
+		Node *r = returned_expr(e);
+		if (!r)
+			return false;
+		inl_call[ninl++] = e;
+		bool h = has_eq_in(r, inprod);
+		ninl--;
+		return h;
+	}
 	inprod |= e->kind == N_BINARY && e->op == TK_STAR;
 	return has_eq_in(e->lhs, inprod) || has_eq_in(e->rhs, inprod);
 }
@@ -590,13 +623,6 @@ static void iv_equals(Node *c, bool pos, Vec *out)
 		vec_push(out, r);
 }
 
-/* Calls of functions of the program that only return an expression of
- * their parameters (long at(long r, long c) { return r * n + c; }) whose
- * keys affine() takes through them: the calls it is in, innermost last. */
-enum { INLINE_MAX = 8 };
-static bool int32_arith(Node *e);
-static Node *inl_call[INLINE_MAX];
-static int ninl;
 
 static bool int_or_long(const Type *t)
 {
