@@ -372,10 +372,10 @@ static bool grid_meet(const grect *f, const grect *g)
  * one rank's threads, as pairs_apart; for up to GRID_MAX iterations. */
 enum { GRID_FORMS = 16, GRID_MAX = 1 << 22 };
 
-/* The forms of DDS k as grid cells of rows R long, into g; how many, or
- * -1 if some form is none. */
-static int grid_forms(const sap_async_spec *spec, int k, int64_t R, int64_t lo, int64_t hi,
-                      grect *g)
+/* The forms of DDS k as grid cells of rows R long, their keys less o
+ * (the grid's origin), into g; how many, or -1 if some form is none. */
+static int grid_forms(const sap_async_spec *spec, int k, int64_t R, int64_t o, int64_t lo,
+                      int64_t hi, grect *g)
 {
 	int n = 0;
 	for (int q = 0; q < spec->naffine + spec->nspan; q++) {
@@ -384,17 +384,20 @@ static int grid_forms(const sap_async_spec *spec, int k, int64_t R, int64_t lo, 
 		if ((af ? af->dds : sp->dds) != k)
 			continue;
 		bool w = (af ? af->mode : sp->mode) & SAP_WRITE;
+		int64_t b;
+		if (__builtin_sub_overflow(af ? af->b : sp->exact ? sp->jb : sp->b, o, &b))
+			return -1;
 		bool ok;
 		if (af)
-			ok = grid_rect(af->a, af->b, 0, 0, 0, 0, 1, R, lo, hi, w, &g[n]);
+			ok = grid_rect(af->a, b, 0, 0, 0, 0, 1, R, lo, hi, w, &g[n]);
 		else if (sp->exact)
-			ok = grid_rect(sp->ja, sp->jb, sp->jc, sp->jpl, sp->jql, sp->jph, sp->jqh, R, lo, hi,
-			               w, &g[n]);
+			ok = grid_rect(sp->ja, b, sp->jc, sp->jpl, sp->jql, sp->jph, sp->jqh, R, lo, hi, w,
+			               &g[n]);
 		/* A hull: a run of w keys, or of m keys c apart. */
 		else if (sp->m <= 1)
-			ok = sp->w <= 0 || grid_rect(sp->a, sp->b, 1, 0, 0, 0, sp->w, R, lo, hi, w, &g[n]);
+			ok = sp->w <= 0 || grid_rect(sp->a, b, 1, 0, 0, 0, sp->w, R, lo, hi, w, &g[n]);
 		else
-			ok = sp->w == 1 && grid_rect(sp->a, sp->b, sp->c, 0, 0, 0, sp->m, R, lo, hi, w, &g[n]);
+			ok = sp->w == 1 && grid_rect(sp->a, b, sp->c, 0, 0, 0, sp->m, R, lo, hi, w, &g[n]);
 		if (!ok)
 			return -1;
 		if (af || sp->w > 0)
@@ -404,6 +407,8 @@ static int grid_forms(const sap_async_spec *spec, int k, int64_t R, int64_t lo, 
 }
 
 static bool grid_check(const sap_async_spec *spec, int k, int64_t lo, int64_t hi);
+static bool grid_at(const sap_dds *d, const sap_async_spec *spec, int k, int64_t R, int64_t o,
+                    int64_t lo, int64_t hi, grect *g);
 
 /* The answers of grid_check for the last few forms and bounds: a loop
  * runs again with the same (helper U19: a band of 4 M rows checked at
@@ -496,33 +501,63 @@ static bool grid_check(const sap_async_spec *spec, int k, int64_t lo, int64_t hi
 	 * apart, or not. */
 	if (!exact)
 		return false;
+	/* The grid's origin: 0, or where a form's constant puts it, for a
+	 * matrix after a header, K[O + i * n + j] (helper NEW: planned at a
+	 * key per element, 350 MB, where K[i * n + j] ran in chunks). */
+	int64_t org[GRID_FORMS + 1] = { 0 };
+	int no = 1;
+	for (int q = 0; q < spec->naffine + spec->nspan && no <= GRID_FORMS; q++) {
+		const sap_affine *af = q < spec->naffine ? &spec->affine[q] : NULL;
+		const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
+		if ((af ? af->dds : sp->dds) == k)
+			org[no++] = af ? af->b : sp->exact ? sp->jb : sp->b;
+	}
 	grect g[GRID_FORMS];
 	for (int c = 0; c < nc; c++) {
 		int64_t R = cand[c];
 		bool seen = false;
 		for (int e = 0; e < c && !seen; e++)
 			seen = cand[e] == R;
-		int n = seen ? -1 : grid_forms(spec, k, R, lo, hi, g);
-		if (n < 0)
-			continue;
-		/* Every cell in the vector: a bound's extremes are at the
-		 * ends. */
-		for (int f = 0; f < n; f++)
-			for (int e = 0; e < 2 && g[f].i0 <= g[f].i1; e++) {
-				__int128 i = e ? g[f].i1 : g[f].i0;
-				__int128 r1 = gat(g[f].r1, i), r2 = gat(g[f].r2, i);
-				__int128 c1 = gat(g[f].c1, i), c2 = gat(g[f].c2, i);
-				if (r1 < r2 && c1 < c2 &&
-				    (r1 * R + c1 < 0 || (r2 - 1) * R + (c2 - 1) >= d->dv->n))
-					return false;
-			}
-		for (int f = 0; f < n; f++)
-			for (int h = 0; h < n; h++)
-				if ((g[f].w || g[h].w) && grid_meet(&g[f], &g[h]))
-					return false;
-		return true;
+		/* b's remainder by R: a row's start, as 0 is. */
+		int64_t os[GRID_FORMS + 1];
+		int nos = 0;
+		for (int u = 0; !seen && u < no; u++) {
+			int64_t o = (int64_t)((__int128)org[u] - floor_div(org[u], R) * R);
+			bool again = false;
+			for (int e = 0; e < nos && !again; e++)
+				again = os[e] == o;
+			if (again)
+				continue;
+			os[nos++] = o;
+			if (grid_at(d, spec, k, R, o, lo, hi, g))
+				return true;
+		}
 	}
 	return false;
+}
+
+/* Are the forms of DDS k apart as cells of rows R long from key o? */
+static bool grid_at(const sap_dds *d, const sap_async_spec *spec, int k, int64_t R, int64_t o,
+                    int64_t lo, int64_t hi, grect *g)
+{
+	int n = grid_forms(spec, k, R, o, lo, hi, g);
+	if (n < 0)
+		return false;
+	/* Every cell in the vector: a bound's extremes are at the ends. */
+	for (int f = 0; f < n; f++)
+		for (int e = 0; e < 2 && g[f].i0 <= g[f].i1; e++) {
+			__int128 i = e ? g[f].i1 : g[f].i0;
+			__int128 r1 = gat(g[f].r1, i), r2 = gat(g[f].r2, i);
+			__int128 c1 = gat(g[f].c1, i), c2 = gat(g[f].c2, i);
+			if (r1 < r2 && c1 < c2 &&
+			    (r1 * R + c1 + o < 0 || (r2 - 1) * R + (c2 - 1) + o >= d->dv->n))
+				return false;
+		}
+	for (int f = 0; f < n; f++)
+		for (int h = 0; h < n; h++)
+			if ((g[f].w || g[h].w) && grid_meet(&g[f], &g[h]))
+				return false;
+	return true;
 }
 
 /* Does a key's form leave its type's range in iterations [lo, hi)?

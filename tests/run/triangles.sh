@@ -12,7 +12,8 @@
 # layout gives the serial loop's numbers.  A band's row, j from i - 2 to
 # i + 2, is j = i + t: a row of keys moving by the band's width, in chunks
 # (helper U19: its grid check at each of 10 invocations of 4 M rows took
-# 15 times the loop).
+# 15 times the loop).  A matrix after a header, K[1 + i * n + j], is a grid
+# whose rows start at 1.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -93,11 +94,29 @@ async for (long i = 0; i < n - 2; i++)
         W[i * n + j] = X[i] * X[j] + 1.0 / (1 + i + j);
         W[j * n + i] = X[i] * X[j] - 1.0 / (1 + i + j);
     }
+// After a header of one element: the grid's rows start at key 1 (helper
+// NEW: planned at a key per element, 350 MB).
+dvector<double> H(n * n + 1);
+async for (long i = 0; i < n; i++)
+    for (long j = i; j < n; j++) {
+        H[1 + i * n + j] = X[i] * X[j] + 1.0 / (1 + i + j);
+        H[1 + j * n + i] = X[i] * X[j] - 1.0 / (1 + i + j);
+    }
+// Its columns one to the right of the rows': column i + 1 from row i
+// meets row i + 1 at its diagonal (max, so that a plan's order gives the
+// serial loop's numbers).
+async for (long i = 0; i < n - 1; i++)
+    for (long j = i; j < n - 1; j++) {
+        H[i * n + j] = max(H[i * n + j], X[i] + X[j]);
+        H[1 + j * n + i] = max(H[1 + j * n + i], X[i] * X[j]);
+    }
 double s = 0;
 for (long t = 0; t < n * n; t++)
     s += (K[t] + L[t] * 2 + M[t] * 3 + P[t] * 4 + Q[t] * 5 + W[t] * 6) * (t % 7 + 1);
 for (long t = 0; t < n * 5; t++)
     s += B[t] * (t % 3 + 1);
+for (long t = 0; t < n * n + 1; t++)
+    s += H[t] * (t % 5 + 1);
 print("%.17g\n", s);
 SAP
 sed 's/async for/for/' tri.sap >serial.sap
@@ -109,11 +128,11 @@ for l in "1 2" "2 1" "1 3" "3 1" "2 2"; do
 	set -- $l
 	$MPIEXEC -n "$1" ./tri --threads="$2" --stats >out 2>err || { cat err; fail "$l: run failed"; }
 	head -n 1 out | cmp -s - want || { cat want out; fail "$l: not the serial loop's numbers"; }
-	for line in 7 15 31 45 54 61; do
+	for line in 7 15 31 45 54 61 69; do
 		grep "^ *[0-9]* tri.sap:$line " out err | grep -q " chunks" ||
 			{ cat out err; fail "$l: line $line not in chunks"; }
 	done
-	for line in 24 37; do
+	for line in 24 37 76; do
 		grep "^ *[0-9]* tri.sap:$line " out err | grep -q " chunks" &&
 			{ cat out err; fail "$l: line $line, whose cells meet, in chunks"; }
 	done
