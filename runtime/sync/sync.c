@@ -837,6 +837,15 @@ void sap_sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
 	if (spec->model == SAP_SSP && spec->staleness < 0)
 		sap_fatal(&L->site, "sync for: the staleness of ssp(s) must be 0 or more, got %lld",
 		          (long long)spec->staleness);
+	/* A batch past the elements is all of them, a step: start + batch
+	 * overflowed for batch = LONG_MAX, "the whole share" (helper SY: on
+	 * 2 workers no step ran, or a crash). */
+	sap_syncspec all;
+	if (spec->batch > n) {
+		all = *spec;
+		all.batch = n > 0 ? n : 1;
+		spec = &all;
+	}
 	atomic_fetch_add(&sap_loops_running, 1);
 	sync_for(L, n, spec, env, body, r, red);
 	atomic_fetch_sub(&sap_loops_running, 1);
