@@ -519,6 +519,12 @@ void sap_ckpt_stats(double *seconds, double *writing, int64_t *bytes, int64_t *c
  * not, or 0: a run's checkpoints are numbered after those already there,
  * so that they are the newest. */
 uint64_t sap_ckpt_last_seq(const char *dir);
+/* The newest complete checkpoint of program in dir, or 0. */
+uint64_t sap_ckpt_newest(const char *dir, uint64_t program);
+/* Checkpoint seq of dir is the newest of a run that ended (a file ENDED
+ * in it), or is it? */
+void sap_ckpt_ended(const char *dir, uint64_t seq);
+bool sap_ckpt_is_ended(const char *dir, uint64_t seq);
 /* The parts of a checkpoint a rank reads: its own (n = 1) when as many
  * ranks wrote it as there are now, else every one (n = ranks). */
 typedef struct sap_ckpt_parts {

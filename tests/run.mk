@@ -33,6 +33,7 @@ run_slow_tests = \
 	tests/run/sums.sh \
 	tests/run/sync-ranks.sh \
 	tests/run/ckpt-empty.sh \
+	tests/run/ckpt-shared-dir.sh \
 	tests/run/chain-pieces.sh
 run_tests = \
 	tests/run/moving-keys.sap \

@@ -270,9 +270,34 @@ static bool ckpt_entry(const char *dir, const char *name, uint64_t *seq, bool *d
 	return true;
 }
 
-/* The checkpoints in dir that have a COMPLETE, newest first, into *seqs;
- * how many. */
-static int complete_seqs(const char *dir, uint64_t **seqs)
+/* Which program wrote checkpoint name of dir: its part-0's header says,
+ * if it reads as one. */
+static bool ckpt_program(const char *dir, const char *name, uint64_t *program)
+{
+	char *path = sap_strf("%s/%s/part-0", dir, name);
+	FILE *f = fopen(path, "rb");
+	free(path);
+	disk_head dh;
+	bool ok = f && fread(&dh, sizeof dh, 1, f) == 1 && !memcmp(dh.magic, magic, sizeof magic) &&
+	          dh.version == VERSION &&
+	          dh.head_crc == sap_crc32c(0, &dh, offsetof(disk_head, head_crc));
+	if (f)
+		fclose(f);
+	if (ok)
+		*program = dh.program;
+	return ok;
+}
+
+/* Is checkpoint name of dir program's (or any, when program is NULL)? */
+static bool ckpt_of(const char *dir, const char *name, const uint64_t *program)
+{
+	uint64_t p;
+	return !program || (ckpt_program(dir, name, &p) && p == *program);
+}
+
+/* The checkpoints in dir that have a COMPLETE (of program, if not NULL),
+ * newest first, into *seqs; how many. */
+static int complete_seqs(const char *dir, const uint64_t *program, uint64_t **seqs)
 {
 	*seqs = NULL;
 	DIR *d = opendir(dir);
@@ -283,7 +308,7 @@ static int complete_seqs(const char *dir, uint64_t **seqs)
 	uint64_t s;
 	bool done;
 	while ((e = readdir(d))) {
-		if (!ckpt_entry(dir, e->d_name, &s, &done) || !done)
+		if (!ckpt_entry(dir, e->d_name, &s, &done) || !done || !ckpt_of(dir, e->d_name, program))
 			continue;
 		if (n == cap)
 			*seqs = sap_xrealloc(*seqs, (size_t)(cap = cap ? 2 * cap : 8) * sizeof **seqs);
@@ -322,12 +347,15 @@ static void remove_ckpt(const char *dir, const char *name)
 	free(path);
 }
 
-/* All but the KEEP newest complete checkpoints, and every incomplete one
- * older than the newest complete, go. */
-static void prune(const char *dir)
+/* All but the KEEP newest complete checkpoints of program, and every
+ * incomplete one older than its newest complete (but another program's),
+ * go.  Another program's in the same dir stay (helper CK: a second
+ * program's checkpoints removed a killed one's, which --resume then
+ * did not find). */
+static void prune(const char *dir, uint64_t program)
 {
 	uint64_t *seqs;
-	int n = complete_seqs(dir, &seqs);
+	int n = complete_seqs(dir, &program, &seqs);
 	if (n == 0)
 		return;
 	uint64_t oldest_kept = seqs[n < KEEP ? n - 1 : KEEP - 1], newest = seqs[0];
@@ -343,7 +371,10 @@ static void prune(const char *dir)
 	while ((e = readdir(d))) {
 		if (!ckpt_entry(dir, e->d_name, &s, &done))
 			continue;
-		if ((done && s < oldest_kept) || (!done && s < newest)) {
+		uint64_t p;
+		bool known = ckpt_program(dir, e->d_name, &p);
+		if ((done && s < oldest_kept && known && p == program) ||
+		    (!done && s < newest && (!known || p == program))) {
 			gone = sap_xrealloc(gone, (size_t)(ngone + 1) * sizeof *gone);
 			gone[ngone++] = sap_strf("%s", e->d_name);
 		}
@@ -355,6 +386,32 @@ static void prune(const char *dir)
 	}
 	free(gone);
 	sync_dir(dir);
+}
+
+void sap_ckpt_ended(const char *dir, uint64_t seq)
+{
+	char *path = sap_strf("%s/ckpt-%llu/ENDED", dir, (unsigned long long)seq);
+	FILE *f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	free(path);
+}
+
+bool sap_ckpt_is_ended(const char *dir, uint64_t seq)
+{
+	char *path = sap_strf("%s/ckpt-%llu/ENDED", dir, (unsigned long long)seq);
+	bool e = access(path, F_OK) == 0;
+	free(path);
+	return e;
+}
+
+uint64_t sap_ckpt_newest(const char *dir, uint64_t program)
+{
+	uint64_t *seqs, s = 0;
+	if (complete_seqs(dir, &program, &seqs) > 0)
+		s = seqs[0];
+	free(seqs);
+	return s;
 }
 
 uint64_t sap_ckpt_last_seq(const char *dir)
@@ -427,7 +484,7 @@ char *sap_ckpt_mark(const char *dir, const sap_ckpt_head *h, const uint32_t *crc
 	char *err = write_file(cdir, "COMPLETE", top, sizeof top, crcs, (size_t)P * sizeof *crcs,
 	                       false);
 	if (!err)
-		prune(dir);
+		prune(dir, h->program);
 	free(cdir);
 	return err;
 }
@@ -603,7 +660,7 @@ bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, sap_ckpt
                    void (*warn)(const char *why))
 {
 	uint64_t *seqs;
-	int k = complete_seqs(dir, &seqs);
+	int k = complete_seqs(dir, NULL, &seqs);
 	/* Every rank takes the same checkpoint: the newest whose parts are
 	 * all good. */
 	sap_comm_bcast(&k, 1, sizeof k, 0);

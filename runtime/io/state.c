@@ -719,6 +719,7 @@ static __attribute__((format(printf, 1, 2))) void warn_rank(const char *fmt, ...
 }
 
 static uint64_t ckpt_seq;      /* of the next checkpoint; 0: not known yet */
+static uint64_t first_seq;     /* this run's first */
 static int64_t failed_parts;    /* checkpoints this rank could not write */
 static uint64_t ops_run;        /* parallel operators finished */
 static double last_ckpt;        /* when the last checkpoint was taken */
@@ -1031,6 +1032,12 @@ void sap_ckpt_finish(void)
 	double t0 = sap_wtime();
 	bool was = writing.active;
 	complete(true);
+	/* Its newest checkpoint is a finished run's: a run started after it
+	 * without --resume is not warned (sap_resume). */
+	uint64_t last;
+	if (sap_rank() == 0 && first_seq &&
+	    (last = sap_ckpt_newest(sap_cfg.ckpt_dir, sap_program_hash())) >= first_seq)
+		sap_ckpt_ended(sap_cfg.ckpt_dir, last);
 	if (failed_parts > 3)
 		warn_rank("%lld checkpoints in all could not be written to '%s'",
 		          (long long)failed_parts, sap_cfg.ckpt_dir);
@@ -1049,7 +1056,7 @@ static void checkpoint(const sap_loop *L, sap_state_fn fn)
 	/* After any there already are, which a fresh run's must outlive:
 	 * the newest two are kept, and --resume takes the newest. */
 	if (!ckpt_seq)
-		ckpt_seq = sap_ckpt_last_seq(sap_cfg.ckpt_dir) + 1;
+		first_seq = ckpt_seq = sap_ckpt_last_seq(sap_cfg.ckpt_dir) + 1;
 	sap_state s = {.buf = spare.buf, .cap = spare.cap};
 	spare = (sap_state){ 0 };
 	runtime_state(&s);
@@ -1075,6 +1082,16 @@ static void passed_over(const char *why)
 int sap_resume(sap_state_fn fn)
 {
 	last_ckpt = sap_wtime();
+	/* A run restarted without --resume starts over, and its own
+	 * checkpoints soon replace those of a run that did not end: said,
+	 * as that loses its progress (helper CK). */
+	uint64_t old;
+	if (!sap_cfg.resume && sap_cfg.ckpt_dir && fn && sap_rank() == 0 &&
+	    (old = sap_ckpt_newest(sap_cfg.ckpt_dir, sap_program_hash())) &&
+	    !sap_ckpt_is_ended(sap_cfg.ckpt_dir, old))
+		sap_warn(NULL, "'%s' holds a checkpoint of this program (ckpt-%llu), which this run, "
+		         "started without --resume, will replace: --resume continues from it",
+		         sap_cfg.ckpt_dir, (unsigned long long)old);
 	if (!sap_cfg.resume)
 		return 0;
 	const char *dir = sap_cfg.ckpt_dir;
@@ -1107,7 +1124,7 @@ int sap_resume(sap_state_fn fn)
 	int was = pt.ranks;
 	sap_ckpt_parts_free(&pt);
 	/* After every one there, a damaged newer one included. */
-	ckpt_seq = sap_ckpt_last_seq(dir) + 1;
+	first_seq = ckpt_seq = sap_ckpt_last_seq(dir) + 1;
 	if (sap_rank() == 0)
 		fprintf(stderr, "resuming from checkpoint %llu in '%s', after parallel loop run %llu "
 		        "(loop %u)\n", (unsigned long long)h.seq, dir, (unsigned long long)h.invocation,

@@ -1,0 +1,58 @@
+#!/bin/sh
+# Two programs may share a checkpoint dir: each removes only its own old
+# checkpoints.  A killed program whose dir another then wrote to lost its
+# checkpoints to the other's pruning, and --resume started it over
+# (helper CK).  A run started without --resume in a dir holding the
+# checkpoints of a run of its own that did not end is warned that it will
+# replace them; after a run that ended, it is not.
+set -u
+: "${top_srcdir:?must be set}"
+# shellcheck source=../preamble.sh source-path=SCRIPTDIR
+. "$top_srcdir/tests/preamble.sh"
+need_sapc
+need_mpiexec
+make_tmp
+cd "$tmp" || exit 99
+
+cat >a.sap <<'SAP'
+dvector<double> x(100);
+double s = 0;
+for (int it = 0; it < 8; it++) {
+    async for (long i = 0; i < 100; i++) reduce(+: s) { x[i] = x[i] * 0.5 + i + it; s += x[i]; }
+    print("a %d %.17g\n", it, s);
+}
+SAP
+sed 's/0\.5/0.25/; s/"a /"b /' a.sap >b.sap
+"$SAPC" -o a a.sap || fail "sapc a.sap"
+"$SAPC" -o b b.sap || fail "sapc b.sap"
+for layout in "1 1" "2 1"; do
+	# shellcheck disable=SC2086
+	set -- $layout
+	ra="$MPIEXEC -n $1 ./a --threads=$2"
+	rb="$MPIEXEC -n $1 ./b --threads=$2"
+	rm -rf ck
+	$ra >full </dev/null 2>full.err || { cat full.err; fail "$1 x $2: a failed"; }
+	SAP_TEST_KILL_AFTER=5 $ra --checkpoint-dir=ck --checkpoint-every=1 >p1 2>p1.err </dev/null &&
+		fail "$1 x $2: a not killed"
+	$rb --checkpoint-dir=ck --checkpoint-every=1 >pb 2>pb.err </dev/null ||
+		{ cat pb.err; fail "$1 x $2: b failed"; }
+	grep -q "warning" pb.err && { cat pb.err; fail "$1 x $2: b warned of a's checkpoints"; }
+	$ra --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null ||
+		{ cat p2.err; fail "$1 x $2: --resume of a failed"; }
+	grep -q "starting from the beginning" p2.err && { cat p2.err; fail "$1 x $2: a's checkpoints gone"; }
+	test -s p2 || fail "$1 x $2: resumed a printed nothing"
+	tail -n "$(wc -l <p2)" full | cmp -s - p2 || fail "$1 x $2: resumed a printed '$(cat p2)'"
+	# Killed again, then started over without --resume: warned.
+	SAP_TEST_KILL_AFTER=3 $ra --checkpoint-dir=ck --checkpoint-every=1 >p1 2>p1.err </dev/null &&
+		fail "$1 x $2: a not killed"
+	$ra --checkpoint-dir=ck --checkpoint-every=1 >p3 2>p3.err </dev/null ||
+		{ cat p3.err; fail "$1 x $2: a failed"; }
+	grep -q "holds a checkpoint of this program (ckpt-[0-9]*), which this run, started without --resume, will replace" p3.err ||
+		{ cat p3.err; fail "$1 x $2: not warned of replacing a killed run's checkpoints"; }
+	cmp -s full p3 || fail "$1 x $2: a started over printed another result"
+	# That run ended: the next is not warned.
+	$ra --checkpoint-dir=ck --checkpoint-every=1 >p4 2>p4.err </dev/null ||
+		{ cat p4.err; fail "$1 x $2: a failed"; }
+	grep -q "warning" p4.err && { cat p4.err; fail "$1 x $2: warned after a run that ended"; }
+done
+exit 0
