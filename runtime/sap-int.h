@@ -1314,8 +1314,11 @@ struct sap_loop_state {
 	bool mk_timed;
 	/* Short invocations over ranks (async.c, brief_whole), and a loop run
 	 * in chunks between hubs over ranks (hubs_timed): the same result
-	 * spread over the ranks or whole on each, timed both ways. */
-	sap_two_ways brief, hubs;
+	 * spread over the ranks or whole on each, timed both ways; and a
+	 * planned loop over ranks, run by its plan spread or whole on each
+	 * rank as one rank of all the workers (planned_whole), or, its
+	 * iterations apart pair by pair, whole in chunks (pairs_fit). */
+	sap_two_ways brief, hubs, planned, pairs;
 	bool warned_cost;               /* sap_plan_cost_warn said it */
 	/* Per spec DDS the slice reads: a new version made the cached plan
 	 * invalid before, so the plans keep a copy of it (kcopy). */

@@ -34,6 +34,7 @@ run_slow_tests = \
 	tests/run/sync-ranks.sh \
 	tests/run/ckpt-empty.sh \
 	tests/run/ckpt-shared-dir.sh \
+	tests/run/ways-ranks.sh \
 	tests/run/chain-pieces.sh
 run_tests = \
 	tests/run/moving-keys.sap \

@@ -2914,6 +2914,8 @@ static bool brief_fits(const sap_async_spec *spec, const sap_reduce *r, int64_t 
  * way: spread first). */
 static bool ways_whole(const sap_two_ways *w, int try)
 {
+	if (sap_cfg.short_loops)
+		return sap_cfg.short_loops > 0;
 	return w->way ? w->way > 0 : w->n >= try;
 }
 
@@ -2921,7 +2923,7 @@ static bool ways_whole(const sap_two_ways *w, int try)
  * left out. */
 static void ways_timed(sap_two_ways *w, int try, bool whole, double s)
 {
-	if (w->way)
+	if (w->way || sap_cfg.short_loops)
 		return;
 	int k = w->n++;
 	if (whole && k > try)
@@ -2937,15 +2939,12 @@ static void ways_timed(sap_two_ways *w, int try, bool whole, double s)
 
 static bool brief_whole(const struct sap_loop_state *st)
 {
-	if (sap_cfg.short_loops)
-		return sap_cfg.short_loops > 0;
 	return ways_whole(&st->brief, BRIEF_TRY);
 }
 
 static void brief_timed(struct sap_loop_state *st, bool whole, double s)
 {
-	if (!sap_cfg.short_loops)
-		ways_timed(&st->brief, BRIEF_TRY, whole, s);
+	ways_timed(&st->brief, BRIEF_TRY, whole, s);
 }
 
 /* A loop in chunks between hubs over ranks runs spread (each hub's rank
@@ -2955,6 +2954,49 @@ static void brief_timed(struct sap_loop_state *st, bool whole, double s)
  * 2 ranks cost 5 ms an invocation in fetches and holders, 8 times its
  * whole run's; a loop of heavy rows spreads. */
 enum { HUB_TRY = 3 };
+
+/* A planned loop over ranks runs its plan spread, each rank its
+ * workers' groups with an exchange after every round, or whole on every
+ * rank as one rank of all the workers would, with no exchange: the same
+ * plan (ranks.c makes the one a rank of as many threads makes), so the
+ * same result either way, and the faster is kept.  Spread, a coordinate
+ * descent's plan of 184 rounds a sweep sent 584 MB over 240 sweeps, 25 s
+ * against 0.5 s for the serial loop (helper SPM), and a knapsack's table
+ * 16 s against 0.02 (helper DP).  Not with relaxed vectors, whose rounds
+ * fold per rank, nor where the vectors, made whole, would not fit. */
+enum { PLAN_TRY = 3 };
+
+static bool planned_fits(const sap_async_spec *spec, const sap_reduce *r)
+{
+	if ((r && r->nrel) || sap_cfg.locks || sap_cfg.check_plan || sap_cfg.dump_order)
+		return false;
+	double bytes = 0;
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].dv)
+			bytes += (double)spec->dds[k].dv->n * (double)spec->dds[k].dv->elsize;
+	return bytes <= BRIEF_BYTES;
+}
+
+static bool pairs_fit(const sap_async_spec *spec, const sap_reduce *r)
+{
+	return (!r || r->exact) && planned_fits(spec, r);
+}
+
+/* Only a plan of many rounds, each an exchange when spread: one of a
+ * few (a Lasso's halves) runs spread, where its ranks share the work. */
+enum { PLAN_ROUNDS = 16 };
+
+static bool planned_timed(const struct sap_loop_state *st, const sap_async_spec *spec,
+                          const sap_reduce *r)
+{
+	return st->rounds >= PLAN_ROUNDS && planned_fits(spec, r);
+}
+
+static bool planned_whole(const struct sap_loop_state *st, const sap_async_spec *spec,
+                          const sap_reduce *r)
+{
+	return planned_timed(st, spec, r) && ways_whole(&st->planned, PLAN_TRY);
+}
 
 static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
                       void *env, sap_body_fn body, const sap_reduce *r, void *red)
@@ -2972,7 +3014,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 
 	const char *why = NULL;
 	hub_set hubs;
-	bool dist_hubs = false;
+	bool dist_hubs = false, pairs = false;
 	/* A loop over a map's keys runs each key where the map holds it;
 	 * one whose partial results depend on grouping does so on one rank
 	 * too, so that they are the same whatever the ranks. */
@@ -3081,22 +3123,49 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		 * their keys do not: no rank could send back the keys its
 		 * chunks wrote by their hulls (helper KER's kernel matrix,
 		 * mirrored, planned at a key per element: 4.8 s for 0.06). */
-		else if (dist_hubs || (spans_apart(spec, r, lo, hi, true, &hubs) &&
-		                       (hubs.n || hubs.grid))) {
+		/* Keys apart pair by pair with no hub, where the workers'
+		 * results are one whatever iterations each runs (no inexact
+		 * sum): whole in chunks or spread by a plan, timed, as a
+		 * knapsack's row per item from the one before planned 49 times
+		 * for 8 s over 2 ranks, 0.08 s in chunks (helper DP). */
+		else if (dist_hubs || ((pairs = spans_apart(spec, r, lo, hi, true, &hubs)) &&
+		                       (hubs.n || hubs.grid ||
+		                        (pairs_fit(spec, r) && ways_whole(&st->pairs, HUB_TRY))))) {
 			double t = sap_now();
+			bool timed = !dist_hubs && !hubs.n && !hubs.grid;
 			unpart_all(spec);
 			sap_whole_spec(spec, NULL, &st->traffic);
 			x.V = x.T * sap_nranks();
 			run_hubs(st, spec, &x, lo, hi, red, &hubs);
-			st->whole_why = dist_hubs ? "as one rank of all the workers runs it, which ran faster" :
-			                "as one rank of all the workers runs it";
+			st->whole_why = !dist_hubs && !timed ? "as one rank of all the workers runs it" :
+			                sap_cfg.short_loops ? "as one rank of all the workers runs it, and "
+			                                      "SAP_SHORT_LOOPS=whole" :
+			                "as one rank of all the workers runs it, which ran faster";
 			if (dist_hubs)
 				ways_timed(&st->hubs, HUB_TRY, true, sap_now() - t);
+			else if (timed)
+				ways_timed(&st->pairs, HUB_TRY, true, sap_now() - t);
 		}
 		else if ((why = plan_unpaid(st, spec, lo, hi)))
 			run_serial_ranks(st, spec, &x, lo, hi, red, why);
-		else
+		else if (!pairs && planned_whole(st, spec, r)) {
+			double t = sap_now();
+			unpart_all(spec);
+			sap_whole_spec(spec, NULL, &st->traffic);
+			x.V = x.T * sap_nranks();
+			run_planned(st, spec, &x, lo, hi, red);
+			st->whole_why = sap_cfg.short_loops ? "as one rank of all the workers runs its plan, "
+			                                      "and SAP_SHORT_LOOPS=whole" :
+			                "as one rank of all the workers runs its plan, which ran faster";
+			ways_timed(&st->planned, PLAN_TRY, true, sap_now() - t);
+		} else {
+			double t = sap_now();
 			run_dist_planned(st, spec, &x, lo, hi, red);
+			if (pairs && pairs_fit(spec, r))
+				ways_timed(&st->pairs, HUB_TRY, false, sap_now() - t);
+			else if (!pairs && planned_timed(st, spec, r))
+				ways_timed(&st->planned, PLAN_TRY, false, sap_now() - t);
+		}
 	} else if (x.V == 1) {
 		run_serial(st, &x, lo, hi, red, SAP_V_INDEX, NULL);
 	} else {

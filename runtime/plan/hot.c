@@ -802,8 +802,10 @@ void sap_plan_cost_final(void)
 	for (struct sap_loop_state *st = sap_stats_loops(); st; st = st->next) {
 		const sap_loop *L = st->loop;
 		double planning = st->recon_s + st->plan_s;
+		/* Not one that went on in chunks once its plans were timed
+		 * against them (async.c, pairs_fit). */
 		if (sap_cfg.quiet_plans || st->warned_cost || st->workers < 2 || !st->plan_builds ||
-		    planning < 0.5 || planning < st->workers * st->compute_s)
+		    planning < 0.5 || planning < st->workers * st->compute_s || st->pairs.way > 0)
 			continue;
 		st->warned_cost = true;
 		sap_warn(&L->site, "async for spent %.2f s planning (%lld plan%s in %lld "
