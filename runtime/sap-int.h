@@ -1236,9 +1236,12 @@ struct sap_loop_state {
 	 * sap_loop.key_max shows while the body runs over the plan. */
 	uint64_t *key_max;
 	bool keys_known;                /* key_max is the plan's */
-	/* --check-plan: the plan's log of keys, sorted (audit.c). */
+	/* --check-plan: the plan's log of keys, sorted (audit.c), and
+	 * whether this invocation runs by that plan (not in chunks, with
+	 * the plan kept for later ones). */
 	sap_access *audit;
 	int64_t naudit;
+	bool audit_live;
 	struct sap_locked *locked;      /* per locked round */
 	sap_dist dist;                  /* several ranks: what this one writes */
 	/* Several ranks, a loop that writes nothing: what each rank reads

@@ -1951,7 +1951,9 @@ static void run_planned(struct sap_loop_state *st, const sap_async_spec *spec, s
 		dump_plan(x, p, lo, x->V);
 	double t0 = sap_now();
 	reds_open(x);
+	st->audit_live = true;
 	sap_exec_plan(x, p, st->locked, order);
+	st->audit_live = false;
 	reds_close(x, red);
 	cache_own_writes(st);
 	st->compute_s += sap_now() - t0;
@@ -2101,8 +2103,10 @@ static void run_dist_planned(struct sap_loop_state *st, const sap_async_spec *sp
 	double t0 = sap_now();
 	reds_open(x);
 	dist_ctx c = { st, spec };
+	st->audit_live = true;
 	st->early_starts += sap_exec_plan_part(x, p, me * x->T, dist_between, &c, st->dist.early,
 	                                      &st->traffic);
+	st->audit_live = false;
 	st->thread_rounds += (p->nrounds - 1) * (x->T - 1);
 	sap_dist_settle(&st->dist, spec);
 	reds_close_ranks(x, spec, red, &st->traffic);
@@ -3004,6 +3008,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 	double t_start = sap_now();
 	L->invocations++;
 	struct sap_loop_state *st = state_of(L);
+	st->audit_live = false;
 	pack_lists(st, spec);
 	sap_run x = { .L = L, .env = env, .body = body, .r = r, .T = sap_threads(),
 	              .V = sap_threads() };

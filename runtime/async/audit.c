@@ -62,8 +62,11 @@ static bool recorded(const sap_loop *L, int dds, int64_t it, int64_t key, int mo
 {
 	const struct sap_loop_state *st = L->state;
 	*rec = false;
-	/* No plan (one worker, chunks), or a DDS the plan does not order. */
-	if (!st || !st->audit || dds >= st->layout.ndds || !st->layout.d[dds].nblk ||
+	/* No plan (one worker, chunks: helper DP's check of a wavefront's
+	 * last diagonal, one iteration, against the plan of the one before),
+	 * or a DDS the plan does not order. */
+	if (!st || !st->audit || !st->audit_live || dds >= st->layout.ndds ||
+	    !st->layout.d[dds].nblk ||
 	    (uint64_t)key > st->layout.d[dds].max)
 		return true;
 	sap_access want = { it, key, dds, 0 };
