@@ -750,10 +750,15 @@ static void steps_warn(const sap_loop *L, const sap_syncspec *spec, sap_sync_sta
 	    over < 3 * st->compute_s)
 		return;
 	st->warned_steps = true;
-	sap_warn(&L->site, "sync for has spent %.2f s so far merging its %d workers' steps, against "
+	/* Under hybrid only ranks merge (helper GR: "its 4 workers" of 2
+	 * ranks of 2 threads). */
+	bool hy = spec->model == SAP_HYBRID;
+	sap_warn(&L->site, "sync for has spent %.2f s so far merging its %d %s' steps, against "
 	         "%.2f s in the body: mini-batches of %lld elements are too small for that many "
-	         "workers, and fewer (--threads=1, fewer ranks) or a larger batch would run "
-	         "faster (sap(7))", over, st->workers, st->compute_s, (long long)spec->batch);
+	         "%s, and %s or a larger batch would run faster (sap(7))", over,
+	         hy ? sap_nranks() : st->workers, hy ? "ranks" : "workers", st->compute_s,
+	         (long long)spec->batch, hy ? "ranks" : "workers",
+	         hy ? "fewer ranks (more threads each)" : "fewer (--threads=1, fewer ranks)");
 }
 
 static void sync_for(sap_loop *L, int64_t n, const sap_syncspec *spec, void *env,
