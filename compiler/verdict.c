@@ -958,40 +958,52 @@ static bool number_of(const Node *x, int64_t *k)
 	return false;
 }
 
-/* v's terms with the numbers an invariant adds or takes away apart, a
- * term of their own: n - 1 - i is i's -1, n and -1, so that its gap to
+/* v's terms with the numbers an invariant adds, takes away or is
+ * multiplied by apart: n - 1 - i is i's -1, n and -1, so that its gap to
  * n - i is a number (helper U16: x[n - 1 - i] += x[n - i], a chain
- * -Wloop-carried missed). */
+ * -Wloop-carried missed), and 2 * s is s's 2, so that its gap to s is
+ * s (helper DP: A[i + 2 * s] = A[i + s] ...). */
 static Vec peeled(const Vec *v)
 {
 	Vec out = {0};
 	for (int i = 0; i < v->n; i++) {
 		const AffTerm *t = v->v[i];
 		Node *e = t->inv;
-		int64_t c = 0, k;
+		int64_t c = 0, m = 1, k;
 		for (;;) {
 			while (e && e->kind == N_CONV && e->ty && ty_is_int(e->ty) && e->lhs->ty &&
 			       ty_is_int(e->lhs->ty))
 				e = e->lhs;
-			if (!e || e->kind != N_BINARY || (e->op != TK_PLUS && e->op != TK_MINUS))
+			if (!e || e->kind != N_BINARY)
 				break;
-			if (number_of(e->rhs, &k) && k != INT64_MIN &&
-			    !__builtin_add_overflow(c, e->op == TK_PLUS ? k : -k, &c))
+			/* m (x + k) = m x + m k */
+			if ((e->op == TK_PLUS || e->op == TK_MINUS) && number_of(e->rhs, &k) &&
+			    k != INT64_MIN && !__builtin_mul_overflow(m, e->op == TK_PLUS ? k : -k, &k) &&
+			    !__builtin_add_overflow(c, k, &c))
 				e = e->lhs;
 			else if (e->op == TK_PLUS && number_of(e->lhs, &k) &&
-			         !__builtin_add_overflow(c, k, &c))
+			         !__builtin_mul_overflow(m, k, &k) && !__builtin_add_overflow(c, k, &c))
+				e = e->rhs;
+			else if (e->op == TK_STAR && number_of(e->rhs, &k) &&
+			         !__builtin_mul_overflow(m, k, &m))
+				e = e->lhs;
+			else if (e->op == TK_STAR && number_of(e->lhs, &k) &&
+			         !__builtin_mul_overflow(m, k, &m))
 				e = e->rhs;
 			else
 				break;
 		}
-		int64_t kc;
-		if (c && e && !__builtin_mul_overflow(t->k, c, &kc)) {
-			AffTerm *n = xcalloc(1, sizeof *n);
-			*n = (AffTerm){ .k = kc, .inv = NULL };
-			vec_push(&out, n);
-			AffTerm *m = xcalloc(1, sizeof *m);
-			*m = (AffTerm){ .k = t->k, .inv = e };
-			vec_push(&out, m);
+		int64_t kc, km;
+		if ((c || m != 1) && e && !__builtin_mul_overflow(t->k, c, &kc) &&
+		    !__builtin_mul_overflow(t->k, m, &km)) {
+			if (c) {
+				AffTerm *n = xcalloc(1, sizeof *n);
+				*n = (AffTerm){ .k = kc, .inv = NULL };
+				vec_push(&out, n);
+			}
+			AffTerm *x = xcalloc(1, sizeof *x);
+			*x = (AffTerm){ .k = km, .inv = e };
+			vec_push(&out, x);
 		} else {
 			vec_push(&out, (void *)t);
 		}
@@ -1042,23 +1054,50 @@ static bool gap_terms(const Vec *a, const Vec *b, Node *inv, int64_t *sum)
 bool acc_iter_gap(const Access *a, const Access *b, int64_t *d)
 {
 	const Vec *aa, *ab, *ba, *bb;
+	/* Spans over one range of inner loops of their own (a trellis's row
+	 * t from row t - 1, written over j and read over i: helper DP) hold
+	 * the same keys whatever the inner variables' names. */
 	if (!a->dynamic && !b->dynamic) {
 		aa = &a->aterms, ab = &a->bterms, ba = &b->aterms, bb = &b->bterms;
-	} else if (a->span_var && a->span_var == b->span_var && a->span_le == b->span_le &&
+	} else if (a->span_var && b->span_var && a->span_le == b->span_le &&
 	           acc_same_expr(a->span_lo, b->span_lo) && acc_same_expr(a->span_hi, b->span_hi)) {
 		aa = &a->span_a, ab = &a->span_b, ba = &b->span_a, bb = &b->span_b;
 	} else {
 		return false;
 	}
-	if (aa->n != 1 || !acc_same_terms((Vec *)aa, (Vec *)ba))
+	if (aa->n == 0 || !acc_same_terms((Vec *)aa, (Vec *)ba))
 		return false;
 	const AffTerm *t = aa->v[0];
 	int64_t sum;
 	Vec pa = peeled(ab), pb = peeled(bb);
-	if (t->k == 0 || !gap_terms(&pa, &pb, t->inv, &sum) || sum % t->k)
+	if (aa->n == 1) {
+		if (t->k == 0 || !gap_terms(&pa, &pb, t->inv, &sum) || sum % t->k)
+			return false;
+		*d = sum / t->k;
+		return *d != 0;
+	}
+	/* A coefficient of several terms, w - 1 of i * w - i (a wavefront
+	 * whose stride is a driver variable): b - a is d times it, term by
+	 * term. */
+	if (t->k == 0 || !inv_total(&pa, &pb, t->inv, &sum) || sum % t->k || !sum)
 		return false;
-	*d = sum / t->k;
-	return *d != 0;
+	int64_t g = sum / t->k;
+	const Vec *all[3] = {aa, &pa, &pb};
+	for (int s = 0; s < 3; s++)
+		for (int i = 0; i < all[s]->n; i++) {
+			const AffTerm *u = all[s]->v[i];
+			int64_t coef = 0, want, tot;
+			for (int j = 0; j < aa->n; j++) {
+				const AffTerm *x = aa->v[j];
+				if (same_inv(x->inv, u->inv) && __builtin_add_overflow(coef, x->k, &coef))
+					return false;
+			}
+			if (__builtin_mul_overflow(g, coef, &want) || !inv_total(&pa, &pb, u->inv, &tot) ||
+			    tot != want)
+				return false;
+		}
+	*d = g;
+	return true;
 }
 
 /* b's key as iteration i + e's key of a, where e is an invariant times a
