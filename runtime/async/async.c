@@ -2965,9 +2965,9 @@ enum { HUB_TRY = 3 };
  * plan (ranks.c makes the one a rank of as many threads makes), so the
  * same result either way, and the faster is kept.  Spread, a coordinate
  * descent's plan of 184 rounds a sweep sent 584 MB over 240 sweeps, 25 s
- * against 0.5 s for the serial loop (helper SPM), and a knapsack's table
- * 16 s against 0.02 (helper DP).  Not with relaxed vectors, whose rounds
- * fold per rank, nor where the vectors, made whole, would not fit. */
+ * against 0.5 s for the serial loop (helper SPM).  Not with relaxed
+ * vectors, whose rounds fold per rank, nor where the vectors, made
+ * whole, would not fit. */
 enum { PLAN_TRY = 3 };
 
 static bool planned_fits(const sap_async_spec *spec, const sap_reduce *r)
