@@ -603,7 +603,6 @@ void sema_note_narrow(LoopInfo *li, Node *update, Sym *s);
 Node *sema_narrow_at(LoopInfo *li, Sym *s);
 bool sema_has_extremum(Node *loop);
 bool sema_is_won(Node *loop, Sym *s);
-bool sema_is_tv(Node *loop, Sym *s);
 int sema_tv_of(Node *loop, Node *assign);
 _Noreturn void sema_driver_assign_fail(Node *e, Node *how, Sym *s, Node *loop);
 const char *sema_loopword(Node *loop);

@@ -120,15 +120,6 @@ bool sema_is_won(Node *loop, Sym *s)
 	return false;
 }
 
-/* Does s carry the value its test compared (LoopInfo.tv_syms)? */
-bool sema_is_tv(Node *loop, Sym *s)
-{
-	for (int i = 0; i < loop->li->tv_syms.n; i++)
-		if (loop->li->tv_syms.v[i] == s)
-			return true;
-	return false;
-}
-
 /* The index of assignment a in loop's tv_sets, or -1. */
 int sema_tv_of(Node *loop, Node *a)
 {
