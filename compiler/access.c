@@ -680,6 +680,78 @@ static Node *bound_arg(const Sym *x, int *depth)
 	return NULL;
 }
 
+/* e through the body locals affine() follows and the parameters of the
+ * calls it inlined, from calls depth d in; into *depth the depth of
+ * calls what it stands for is in. */
+static Node *resolved(Node *e, int d, int *depth)
+{
+	int saved = ninl;
+	Node *kept[INLINE_MAX];
+	memcpy(kept, inl_call, sizeof kept);
+	ninl = d;
+	for (;;) {
+		e = strip_int_conv(e);
+		if (e->kind == N_NAME && acc_is_local(e->sym) && !e->sym->modified && e->sym->decl &&
+		    e->sym->decl->kind == N_VAR && e->sym->decl->init && e->sym->vclass == V_LOCAL) {
+			e = e->sym->decl->init;
+			continue;
+		}
+		int k;
+		Node *arg = e->kind == N_NAME && e->sym && e->sym->in_func ? bound_arg(e->sym, &k) :
+		            NULL;
+		if (!arg)
+			break;
+		ninl = k;
+		e = arg;
+	}
+	*depth = ninl;
+	memcpy(inl_call, kept, sizeof kept);
+	ninl = saved;
+	return e;
+}
+
+static int names_param(Node *n, void *arg)
+{
+	(void)arg;
+	return n->kind == N_NAME && n->sym && n->sym->in_func;
+}
+
+/* Do a (at depth da) and b (at db) stand for one value? */
+static bool same_at(Node *a, int da, Node *b, int db)
+{
+	return acc_same_expr(a, b) && (da == db || (!emit_any_node(a, names_param, NULL) &&
+	                                             !emit_any_node(b, names_param, NULL)));
+}
+
+/* x + y as (E / G) * G + E % G, in either order and G either side of
+ * the product: E, which C's / and % make it for any G but 0, and the
+ * depth of calls E is in (a flat index decoded, b = q / F, f = q % F,
+ * and composed again, b * F + f: helper IMG's convolution by (image,
+ * filter) ran planned where its rows never meet). */
+static Node *div_mod_whole(Node *x, Node *y, int *depth)
+{
+	for (int sw = 0; sw < 2; sw++) {
+		int dp, dm;
+		Node *p = resolved(sw ? y : x, ninl, &dp), *m = resolved(sw ? x : y, ninl, &dm);
+		if (p->kind != N_BINARY || p->op != TK_STAR || m->kind != N_BINARY || m->op != TK_PERCENT)
+			continue;
+		for (int side = 0; side < 2; side++) {
+			int dq, dg, d1, d2, d3, d4;
+			Node *q = resolved(side ? p->rhs : p->lhs, dp, &dq);
+			Node *g = resolved(side ? p->lhs : p->rhs, dp, &dg);
+			if (q->kind != N_BINARY || q->op != TK_SLASH || !ty_is_int(q->ty))
+				continue;
+			Node *qe = resolved(q->lhs, dq, &d1), *qg = resolved(q->rhs, dq, &d2);
+			Node *me = resolved(m->lhs, dm, &d3), *mg = resolved(m->rhs, dm, &d4);
+			if (same_at(qe, d1, me, d3) && same_at(qg, d2, mg, d4) && same_at(qg, d2, g, dg)) {
+				*depth = d1;
+				return qe;
+			}
+		}
+	}
+	return NULL;
+}
+
 /* key = sum(a) * i + sum(b) (+ sum(s[m]) * span_syms[m] when s is
  * given), or false if e is not affine. */
 static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
@@ -737,6 +809,8 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 		return ty_is_int(e->lhs->ty) && affine(e->lhs, a, b, s);
 	int ns = s ? nspan_syms : 0;
 	Vec a1 = {0}, b1 = {0}, s1[SPAN_MAX] = {{0}};
+	Node *w;
+	int wd;
 	if (e->kind == N_UNARY && e->op == TK_MINUS) {
 		if (!affine(e->lhs, &a1, &b1, s ? s1 : NULL) || !aff_scale(&a1, -1) ||
 		    !aff_scale(&b1, -1))
@@ -744,6 +818,16 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 		for (int m = 0; m < ns; m++)
 			if (!aff_scale(&s1[m], -1))
 				return false;
+	} else if (e->kind == N_BINARY && e->op == TK_PLUS && !int32_arith(e) &&
+	           (w = div_mod_whole(e->lhs, e->rhs, &wd))) {
+		int saved = ninl;
+		Node *kept[INLINE_MAX];
+		memcpy(kept, inl_call, sizeof kept);
+		ninl = wd;
+		bool ok = affine(w, a, b, s);
+		memcpy(inl_call, kept, sizeof kept);
+		ninl = saved;
+		return ok;
 	} else if (e->kind == N_BINARY && (e->op == TK_PLUS || e->op == TK_MINUS)) {
 		if (!affine(e->lhs, a, b, s) || !affine(e->rhs, &a1, &b1, s ? s1 : NULL))
 			return false;
@@ -756,10 +840,19 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 		}
 	} else if (e->kind == N_BINARY && e->op == TK_STAR) {
 		Node *c = NULL, *x = NULL;
+		/* A helper's parameter by what its argument in the loop body
+		 * stands for, there: at4(b, f, y, x, F, CO, CO)'s row lengths
+		 * (helper IMG). */
+		int dl, dr;
+		Node *rl = resolved(e->lhs, ninl, &dl), *rr = resolved(e->rhs, ninl, &dr);
 		if (const_of(e->lhs, &k) || (invariant(e->lhs) && !has_eq_in(e->lhs, true)))
 			c = e->lhs, x = e->rhs;
 		else if (const_of(e->rhs, &k) || (invariant(e->rhs) && !has_eq_in(e->rhs, true)))
 			c = e->rhs, x = e->lhs;
+		else if (dl == 0 && (const_of(rl, &k) || (invariant(rl) && !has_eq_in(rl, true))))
+			c = rl, x = e->rhs;
+		else if (dr == 0 && (const_of(rr, &k) || (invariant(rr) && !has_eq_in(rr, true))))
+			c = rr, x = e->lhs;
 		else
 			return false;
 		aff_in_prod++;

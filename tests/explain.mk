@@ -6,6 +6,7 @@ explain_tests = \
 	tests/explain/keys-vector.sap \
 	tests/explain/loop-carried.sap \
 	tests/explain/loop-carried-more.sap \
+	tests/explain/decoded-index.sap \
 	tests/explain/pivot-row.sap \
 	tests/explain/reduce-tested.sap \
 	tests/explain/key-helpers.sap \
