@@ -3132,12 +3132,15 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		 * results are one whatever iterations each runs (no inexact
 		 * sum): whole in chunks or spread by a plan, timed, as a
 		 * knapsack's row per item from the one before planned 49 times
-		 * for 8 s over 2 ranks, 0.08 s in chunks (helper DP). */
+		 * for 8 s over 2 ranks, 0.08 s in chunks (helper DP).  With a
+		 * floating-point sum, whole always: a plan's groups are not a
+		 * rank's threads' chunks, and 2 x 1 summed otherwise than 1 x 2
+		 * (helper WAYS). */
 		else if (dist_hubs || ((pairs = spans_apart(spec, r, lo, hi, true, &hubs)) &&
-		                       (hubs.n || hubs.grid ||
+		                       (hubs.n || hubs.grid || (r && !r->exact) ||
 		                        (pairs_fit(spec, r) && ways_whole(&st->pairs, HUB_TRY))))) {
 			double t = sap_now();
-			bool timed = !dist_hubs && !hubs.n && !hubs.grid;
+			bool timed = !dist_hubs && !hubs.n && !hubs.grid && (!r || r->exact);
 			unpart_all(spec);
 			sap_whole_spec(spec, NULL, &st->traffic);
 			x.V = x.T * sap_nranks();

@@ -11,7 +11,9 @@
 #    rows: 184 rounds a sweep sent 584 MB on 2 ranks, 25 s for a serial
 #    0.5, helper SPM): whole, every rank runs the plan as one rank of all
 #    the workers would, with no exchange after each round.
-# 1 x 2 and 2 x 1 (1 x 3 and 3 x 1) print the same either way.
+# 1 x 2 and 2 x 1 (1 x 3 and 3 x 1) print the same either way.  A loop
+# apart pair by pair with a floating-point sum runs whole in chunks
+# always, as one rank's threads do, so that it sums alike.
 #
 # Run by `make check` with SAPC, MPIEXEC, top_srcdir and top_builddir set.
 
@@ -60,12 +62,24 @@ for (int sweep = 0; sweep < 10; sweep++) {
             r[rows[j * 4 + k]] -= d * (k + 1) * 0.25;
     }
 }
-double s = 0;
+// Apart pair by pair too, with a floating-point sum: whole in chunks
+// always, as on one rank's threads (spread by a plan, 2 x 1 summed
+// otherwise than 1 x 2: helper WAYS).
+param long m = 1000;
+dvector<double> U(2 * m);
+for (long t = 0; t < m; t++)
+    U[t] = 1.0 / (t + 3);
+double e = 0;
+async for (long t = 0; t < m; t++) reduce(+: e) {
+    U[m + t] = U[t] * 3;
+    e += U[t] * 0.7;
+}
+double s = e;
 for (long t = 0; t < n; t++)
     s += r[t] * (t + 1);
 for (long t = 0; t < p; t++)
     s += b[t];
-print("%d %.17g\n", dp[at(items, cap)], s);
+print("%d %.17g %a\n", dp[at(items, cap)], s, e);
 SAP
 "$SAPC" -o pw pw.sap || fail "sapc pw.sap"
 for w in 2 3; do
@@ -84,6 +98,8 @@ for w in 2 3; do
 			grep -h "^ *[0-9]* pw.sap:26 " out err | grep -q "on every rank" &&
 				{ cat out err; fail "$w x 1: spread, but run whole"; }
 		fi
+		grep -h "^ *[0-9]* pw.sap:45 " out err | grep -q "chunks, on every rank: as one rank of all the workers runs it$" ||
+			{ cat out err; fail "$w x 1, $mode: the floating-point sum not whole in chunks"; }
 	done
 done
 exit 0
