@@ -388,6 +388,32 @@ static bool int32_arith(Node *e);
 static Node *inl_call[INLINE_MAX];
 static int ninl;
 
+/* The calls being inlined, saved across a step into an argument. */
+typedef struct InlSave {
+	int n;
+	Node *call[INLINE_MAX];
+} InlSave;
+
+static void inl_restore(const InlSave *sv)
+{
+	memcpy(inl_call, sv->call, sizeof inl_call);
+	ninl = sv->n;
+}
+
+/* The argument that parameter name e stands for, with the calls made
+ * those of its caller (until inl_restore(sv)), or NULL. */
+static Node *arg_of(Node *e, InlSave *sv)
+{
+	int depth;
+	Node *arg = bound_arg(e->sym, &depth);
+	if (arg) {
+		sv->n = ninl;
+		memcpy(sv->call, inl_call, sizeof sv->call);
+		ninl = depth;
+	}
+	return arg;
+}
+
 static bool invariant(Node *e)
 {
 	switch (e->kind) {
@@ -541,18 +567,15 @@ static bool has_eq_in(Node *e, bool inprod)
 	/* Through index helpers as affine() goes: K[at(k, j)] under if
 	 * (i == k) is K[at(i, j)] (helper NEW: colours for the pivot row
 	 * that k * n + j written out ran in chunks). */
-	if (e->kind == N_NAME && e->sym && e->sym->in_func) {
-		int depth, saved = ninl;
-		Node *arg = bound_arg(e->sym, &depth), *kept[INLINE_MAX];
-		if (!arg)
-			return false;
-		memcpy(kept, inl_call, sizeof kept);
-		ninl = depth;
+	InlSave sv;
+	Node *arg = e->kind == N_NAME && e->sym && e->sym->in_func ? arg_of(e, &sv) : NULL;
+	if (arg) {
 		bool r = has_eq_in(arg, inprod);
-		memcpy(inl_call, kept, sizeof kept);
-		ninl = saved;
+		inl_restore(&sv);
 		return r;
 	}
+	if (e->kind == N_NAME && e->sym && e->sym->in_func)
+		return false;
 	if (e->kind == N_CALL && ninl < INLINE_MAX) {
 		Node *r = returned_expr(e);
 		if (!r)
@@ -685,9 +708,8 @@ static Node *bound_arg(const Sym *x, int *depth)
  * calls what it stands for is in. */
 static Node *resolved(Node *e, int d, int *depth)
 {
-	int saved = ninl;
-	Node *kept[INLINE_MAX];
-	memcpy(kept, inl_call, sizeof kept);
+	InlSave sv = { .n = ninl };
+	memcpy(sv.call, inl_call, sizeof sv.call);
 	ninl = d;
 	for (;;) {
 		e = strip_int_conv(e);
@@ -705,8 +727,7 @@ static Node *resolved(Node *e, int d, int *depth)
 		e = arg;
 	}
 	*depth = ninl;
-	memcpy(inl_call, kept, sizeof kept);
-	ninl = saved;
+	inl_restore(&sv);
 	return e;
 }
 
@@ -762,15 +783,12 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 		/* The argument in its caller's calls, whose slots its own
 		 * calls take: the rest are put back after (helper U18: at(at(i,
 		 * j), k) read the inner call's arguments for the outer's). */
-		int depth, saved = ninl;
-		Node *arg = bound_arg(e->sym, &depth), *kept[INLINE_MAX];
+		InlSave sv;
+		Node *arg = arg_of(e, &sv);
 		if (!arg)
 			return false;
-		memcpy(kept, inl_call, sizeof kept);
-		ninl = depth;
 		bool ok = affine(arg, a, b, s);
-		memcpy(inl_call, kept, sizeof kept);
-		ninl = saved;
+		inl_restore(&sv);
 		return ok;
 	}
 	if (e->kind == N_CALL && ninl < INLINE_MAX) {
@@ -820,13 +838,11 @@ static bool affine(Node *e, Vec *a, Vec *b, Vec *s)
 				return false;
 	} else if (e->kind == N_BINARY && e->op == TK_PLUS && !int32_arith(e) &&
 	           (w = div_mod_whole(e->lhs, e->rhs, &wd))) {
-		int saved = ninl;
-		Node *kept[INLINE_MAX];
-		memcpy(kept, inl_call, sizeof kept);
+		InlSave sv = { .n = ninl };
+		memcpy(sv.call, inl_call, sizeof sv.call);
 		ninl = wd;
 		bool ok = affine(w, a, b, s);
-		memcpy(inl_call, kept, sizeof kept);
-		ninl = saved;
+		inl_restore(&sv);
 		return ok;
 	} else if (e->kind == N_BINARY && (e->op == TK_PLUS || e->op == TK_MINUS)) {
 		if (!affine(e->lhs, a, b, s) || !affine(e->rhs, &a1, &b1, s ? s1 : NULL))

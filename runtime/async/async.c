@@ -2900,6 +2900,17 @@ static double loop_work(const sap_async_spec *spec, int64_t lo, int64_t hi)
 	return w;
 }
 
+/* Would spec's vectors, made whole on every rank, take at most
+ * BRIEF_BYTES? */
+static bool fits_whole(const sap_async_spec *spec)
+{
+	double bytes = 0;
+	for (int k = 0; k < spec->ndds; k++)
+		if (spec->dds[k].dv)
+			bytes += (double)spec->dds[k].dv->n * (double)spec->dds[k].dv->elsize;
+	return bytes <= BRIEF_BYTES;
+}
+
 static bool brief_fits(const sap_async_spec *spec, const sap_reduce *r, int64_t lo, int64_t hi)
 {
 	const char *why;
@@ -2907,11 +2918,7 @@ static bool brief_fits(const sap_async_spec *spec, const sap_reduce *r, int64_t 
 	    shape_of(spec, &why) != INDEPENDENT || spec->heavy ||
 	    (spec->cost && loop_work(spec, lo, hi) > BRIEF_WORK))
 		return false;
-	double bytes = 0;
-	for (int k = 0; k < spec->ndds; k++)
-		if (spec->dds[k].dv)
-			bytes += (double)spec->dds[k].dv->n * (double)spec->dds[k].dv->elsize;
-	return bytes <= BRIEF_BYTES;
+	return fits_whole(spec);
 }
 
 /* Whole on every rank, with w's times so far (try invocations of each
@@ -2972,13 +2979,8 @@ enum { PLAN_TRY = 3 };
 
 static bool planned_fits(const sap_async_spec *spec, const sap_reduce *r)
 {
-	if ((r && r->nrel) || sap_cfg.locks || sap_cfg.check_plan || sap_cfg.dump_order)
-		return false;
-	double bytes = 0;
-	for (int k = 0; k < spec->ndds; k++)
-		if (spec->dds[k].dv)
-			bytes += (double)spec->dds[k].dv->n * (double)spec->dds[k].dv->elsize;
-	return bytes <= BRIEF_BYTES;
+	return !(r && r->nrel) && !sap_cfg.locks && !sap_cfg.check_plan && !sap_cfg.dump_order &&
+	       fits_whole(spec);
 }
 
 static bool pairs_fit(const sap_async_spec *spec, const sap_reduce *r)
