@@ -764,6 +764,12 @@ static Node *div_mod_whole(Node *x, Node *y, int *depth)
 				continue;
 			Node *qe = resolved(q->lhs, dq, &d1), *qg = resolved(q->rhs, dq, &d2);
 			Node *me = resolved(m->lhs, dm, &d3), *mg = resolved(m->rhs, dm, &d4);
+			/* G one value wherever it is read: an invariant, not a
+			 * local assigned between the division and the remainder
+			 * (G = G + 1: 2 ranks wrote other elements than 1). */
+			int64_t k;
+			if (!const_of(qg, &k) && (d2 != 0 || !invariant(qg)))
+				continue;
 			if (same_at(qe, d1, me, d3) && same_at(qg, d2, mg, d4) && same_at(qg, d2, g, dg)) {
 				*depth = d1;
 				return qe;
