@@ -1139,6 +1139,16 @@ static void add_bound(Vec *bounds, SpanBound *b, Node *own, int64_t own_add)
 	vec_push(bounds, b);
 }
 
+/* e without the conversions that keep its value (int to long): not
+ * (int)j of a long j, which may wrap where j does not. */
+static Node *strip_widening(Node *e)
+{
+	while (e->kind == N_CONV && e->ty && e->lhs->ty && ty_is_int(e->lhs->ty) &&
+	       (e->ty->kind == TY_LONG || (e->ty->kind == TY_INT && e->lhs->ty->kind != TY_LONG)))
+		e = e->lhs;
+	return e;
+}
+
 /* Bounds on the variables of dims that condition c (or its negation,
  * when !pos) implies where it holds: t > 0 makes t's range start at 1. */
 static void guard_bounds(Node *c, bool pos, Vec *dims)
@@ -1161,8 +1171,16 @@ static void guard_bounds(Node *c, bool pos, Vec *dims)
 		return;
 	for (int side = 0; side < 2; side++) {
 		Node *v = side ? c->rhs : c->lhs, *k = side ? c->lhs : c->rhs;
-		while (v->kind == N_CONV && ty_is_int(v->ty) && v->lhs->ty && ty_is_int(v->lhs->ty))
-			v = v->lhs;
+		/* j + c, c a number, in long: j's bound is k - c (in int,
+		 * j + c may wrap where j does not). */
+		int64_t shift = 0, z;
+		v = strip_widening(v);
+		if (v->kind == N_BINARY && (v->op == TK_PLUS || v->op == TK_MINUS) && v->ty &&
+		    v->ty->kind == TY_LONG && const_of(v->rhs, &z) && z > -(1LL << 40) &&
+		    z < (1LL << 40)) {
+			shift = v->op == TK_PLUS ? z : -z;
+			v = strip_widening(v->lhs);
+		}
 		if (v->kind != N_NAME || !ty_is_int(k->ty) || !invariant(k))
 			continue;
 		for (int m = 0; m < dims->n; m++) {
@@ -1178,10 +1196,10 @@ static void guard_bounds(Node *c, bool pos, Vec *dims)
 				o = o == TK_LT ? TK_GE : o == TK_LE ? TK_GT : o == TK_GT ? TK_LE :
 				    o == TK_GE ? TK_LT : o == TK_EQ ? TK_NE : TK_EQ;
 			SpanBound *lo = xcalloc(1, sizeof *lo), *hi = xcalloc(1, sizeof *hi);
-			*lo = (SpanBound){ k, o == TK_GT };
-			*hi = (SpanBound){ k, o == TK_LE || o == TK_EQ };
+			*lo = (SpanBound){ k, (o == TK_GT) - shift };
+			*hi = (SpanBound){ k, (o == TK_LE || o == TK_EQ) - shift };
 			/* if (t == 0) ... else: past the first pass. */
-			bool past = o == TK_NE && acc_same_expr(k, d->lo);
+			bool past = o == TK_NE && !shift && acc_same_expr(k, d->lo);
 			if (past)
 				*lo = (SpanBound){ k, 1 };
 			if (o == TK_GT || o == TK_GE || o == TK_EQ || past)
@@ -1234,9 +1252,10 @@ static bool dim_loop(Node *c, Vec *dims)
 	return false;
 }
 
-/* The guards of access a inside its span's loops narrow their ranges:
- * an if or a loop it is under, and a ?:, && or || in its statement. */
-static void span_guards(Access *a)
+/* The guards of access a narrow the ranges of dims (its span's loops, or
+ * the loop variable): an if or a loop it is under, and a ?:, && or || in
+ * its statement. */
+static void guards_of(Access *a, Vec *dims)
 {
 	Unit *u = NULL;
 	for (int k = 0; k < acc_units.n && !u; k++) {
@@ -1251,21 +1270,35 @@ static void span_guards(Access *a)
 	for (int k = 0; k < u->ctrl.n; k++) {
 		Node *c = u->ctrl.v[k];
 		if (c->kind == N_IF && c->cond)
-			guard_bounds(c->cond, !(intptr_t)u->branch.v[k], &a->span_dims);
+			guard_bounds(c->cond, !(intptr_t)u->branch.v[k], dims);
 		/* Not in the loop's own condition (its unit lists the loop),
 		 * which runs once more, false. */
 		else if ((c->kind == N_WHILE || c->kind == N_FOR) && c->cond && c != u->node &&
-		         !dim_loop(c, &a->span_dims))
-			guard_bounds(c->cond, true, &a->span_dims);
+		         !dim_loop(c, dims))
+			guard_bounds(c->cond, true, dims);
 	}
 	Node *n = u->node;
 	if (n->kind == N_VAR)
-		expr_guards(n->init, a->at, &a->span_dims);
+		expr_guards(n->init, a->at, dims);
 	else if (n->kind == N_EXPR)
-		expr_guards(n->lhs, a->at, &a->span_dims);
+		expr_guards(n->lhs, a->at, dims);
 	else if (n->cond && (n->kind == N_IF || n->kind == N_WHILE || n->kind == N_DO ||
 	                     n->kind == N_FOR))
-		expr_guards(n->cond, a->at, &a->span_dims);
+		expr_guards(n->cond, a->at, dims);
+}
+
+/* The guards of a static access on the loop variable itself (if (i > 0)
+ * x[i - 1]), which the runtime's forms of keys take: a stencil's
+ * boundary read, taken in every iteration, meets the first iteration's
+ * write, and x[-1] is no key of x. */
+static void iv_guards(Access *a)
+{
+	SpanDim d = { .var = acc_iv, .lo = acc_loop && acc_loop->kind == N_ASYNC ?
+	                                  acc_loop->init->init : NULL };
+	Vec dims = { .v = (void *[]){ &d }, .n = 1 };
+	guards_of(a, &dims);
+	a->iv_los = d.los;
+	a->iv_his = d.his;
 }
 
 /* Each dynamic access of a dvector whose key is A * i + B + sum C_m j_m,
@@ -1282,8 +1315,11 @@ void acc_find_spans(void)
 		a->span = false;
 		a->span_var = NULL;
 		a->span_dims.n = 0;
+		a->iv_los.n = a->iv_his.n = 0;
 		aff_eqs = &a->eqs;
 		aff_eq_prod = a->eq_prod;
+		if (!a->dynamic && !a->accumulate && acc_iv)
+			iv_guards(a);
 		if (!a->dynamic || a->accumulate || a->dds->ty->kind != TY_DVEC)
 			continue;
 		Node *lo[SPAN_MAX], *hi[SPAN_MAX];
@@ -1351,7 +1387,7 @@ void acc_find_spans(void)
 		a->span = true;
 		a->span_a = A;
 		a->span_b = B;
-		span_guards(a);
+		guards_of(a, &a->span_dims);
 		SpanDim *d = a->span_dims.v[0];
 		AffTerm *t = d->c.v[0];
 		if (a->span_dims.n == 1 && d->c.n == 1 && t->k == 1 && !t->inv && !d->los.n &&

@@ -928,6 +928,26 @@ static const char *span_c(Access *a, const char *mode)
 
 static bool ranged(LoopInfo *li, Sym *d);
 
+/* The iterations where a static access runs, as sap_affine's fields
+ * (Access.iv_los, iv_his), or "". */
+static const char *iv_guard_c(Access *a)
+{
+	if (!a->iv_los.n && !a->iv_his.n)
+		return "";
+	const char *lo = "INT64_MIN", *hi = "INT64_MAX";
+	for (int k = 0; k < a->iv_los.n; k++) {
+		SpanBound *b = a->iv_los.v[k];
+		lo = format("sap_max_i64(%s, sap_bound_at((int64_t)(%s), %lld))", lo, emit_expr(b->e),
+		            (long long)b->add);
+	}
+	for (int k = 0; k < a->iv_his.n; k++) {
+		SpanBound *b = a->iv_his.v[k];
+		hi = format("sap_min_i64(%s, sap_bound_at((int64_t)(%s), %lld))", hi, emit_expr(b->e),
+		            (long long)b->add);
+	}
+	return format(", .guarded = true, .glo = %s, .ghi = %s", lo, hi);
+}
+
 /* The forms of the int parts of keys computed in long (Access.checks),
  * as sap_span initializers, into b; how many.  Of the keys whose forms
  * the runtime takes: of the DDSs the loop writes (not accumulates), and
@@ -1679,9 +1699,9 @@ static void async_call(Node *s, const char *redargs, Vec *wr)
 		Access *a = li->accesses.v[i];
 		if (a->dynamic || a->accumulate || !(((intptr_t)li->dds_mode.v[a->ddsi]) & ACC_WRITE))
 			continue;
-		buf_printf(&aff, "\t\t{.dds = %d, .mode = %s, .a = %s, .b = %s%s},\n", a->ddsi,
+		buf_printf(&aff, "\t\t{.dds = %d, .mode = %s, .a = %s, .b = %s%s%s},\n", a->ddsi,
 		           modes[a->mode], affine_c(&a->aterms), affine_c(&a->bterms),
-		           a->narrow ? ", .narrow = true" : "");
+		           a->narrow ? ", .narrow = true" : "", iv_guard_c(a));
 		naff++;
 	}
 	if (naff)

@@ -724,6 +724,10 @@ typedef struct Access {
 	                           the access runs (if (i == k) x[k]): its key
 	                           is taken with i for them, which is iv */
 	Sym *iv;
+	/* A static key's guards on the loop variable itself (if (i < n - 1)
+	 * x[i + 1]): the iterations where it runs lie in [the greatest of
+	 * iv_los, the least of iv_his), SpanBound * as SpanDim's. */
+	Vec iv_los, iv_his;
 	bool eq_prod;           /* of eqs, only those inside a product (a row's
 	                           k in k * w + k) */
 } Access;

@@ -1397,8 +1397,25 @@ typedef struct sap_affine {
 	int dds;                /* index into sap_async_spec.dds */
 	sap_mode mode;
 	int64_t a, b;
+	/* When guarded, only iterations in [glo, ghi) take the key: the body
+	 * reaches it under a test of i (if (i > 0) x[i - 1]). */
+	int64_t glo, ghi;
 	bool narrow;            /* computed in int: the body's wraps at 32 bits */
+	bool guarded;
 } sap_affine;
+
+/* Does iteration i take f's key? */
+static inline bool sap_affine_runs(const sap_affine *f, int64_t i)
+{
+	return !f->guarded || (i >= f->glo && i < f->ghi);
+}
+
+/* A guard's bound e + add, clamped to int64_t's range. */
+static inline int64_t sap_bound_at(int64_t e, int64_t add)
+{
+	int64_t r;
+	return __builtin_add_overflow(e, add, &r) ? (add > 0 ? INT64_MAX : INT64_MIN) : r;
+}
 
 /* The keys [a i + b, a i + b + w) of a dynamic access x[A * i + B + j]
  * inside for (j = L; j < H; j++), L and H invariant: b = B + L and

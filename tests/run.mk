@@ -35,6 +35,7 @@ run_slow_tests = \
 	tests/run/ckpt-empty.sh \
 	tests/run/ckpt-shared-dir.sh \
 	tests/run/ways-ranks.sh \
+	tests/run/guarded-keys.sh \
 	tests/run/audit-chunks.sh \
 	tests/run/chain-pieces.sh
 run_tests = \

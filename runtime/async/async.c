@@ -560,6 +560,15 @@ static bool grid_at(const sap_dds *d, const sap_async_spec *spec, int k, int64_t
 	return true;
 }
 
+/* The iterations of [lo, hi) that take f's key, [*l, *h); false when
+ * none does. */
+static bool form_iters(const sap_affine *f, int64_t lo, int64_t hi, int64_t *l, int64_t *h)
+{
+	*l = f && f->guarded && f->glo > lo ? f->glo : lo;
+	*h = f && f->guarded && f->ghi < hi ? f->ghi : hi;
+	return *l < *h;
+}
+
 /* Does a key's form leave its type's range in iterations [lo, hi)?
  * It is then not the key the body computes, which wraps: b * F * G with
  * F = G = 65536 is 0 in int for every b, b * 2^62 every fourth b in
@@ -577,9 +586,12 @@ static bool keys_wrap(const sap_async_spec *spec, int64_t lo, int64_t hi)
 {
 	if (lo >= hi)
 		return false;
-	for (int q = 0; q < spec->naffine; q++)
-		if (form_wraps(spec->affine[q].a, spec->affine[q].b, 1, lo, hi, spec->affine[q].narrow))
+	for (int q = 0; q < spec->naffine; q++) {
+		const sap_affine *f = &spec->affine[q];
+		int64_t l, h;
+		if (form_iters(f, lo, hi, &l, &h) && form_wraps(f->a, f->b, 1, l, h, f->narrow))
 			return true;
+	}
 	for (int q = 0; q < spec->nspan + spec->nrspan + spec->nchecks; q++) {
 		const sap_span *sp = q < spec->nspan ? &spec->span[q] :
 		                     q < spec->nspan + spec->nrspan ? &spec->rspan[q - spec->nspan] :
@@ -657,7 +669,6 @@ static bool lattice_apart(const sap_async_spec *spec, int k, int64_t a, int64_t 
 static bool pairs_apart(const sap_async_spec *spec, int k, int64_t a, int64_t lo, int64_t hi)
 {
 	int nacc = spec->naffine + spec->nspan;
-	__int128 n = hi - lo;
 	for (int q = 0; q < nacc; q++)
 		for (int p = q; p < nacc; p++) {
 			const sap_affine *fq = q < spec->naffine ? &spec->affine[q] : NULL;
@@ -674,16 +685,27 @@ static bool pairs_apart(const sap_async_spec *spec, int k, int64_t a, int64_t lo
 				continue;
 			if (!(((fq ? fq->mode : sq->mode) | (fp ? fp->mode : sp->mode)) & SAP_WRITE))
 				continue;
+			/* Where each runs: a guarded key (if (i > 0) x[i - 1]) in
+			 * its guard's iterations only. */
+			int64_t lq, hq, lp, hp;
+			if (!form_iters(fq, lo, hi, &lq, &hq) || !form_iters(fp, lo, hi, &lp, &hp))
+				continue;
 			__int128 d = (__int128)(fp ? fp->b : sp->b) - (fq ? fq->b : sq->b);
-			__int128 x = d - wq + 1, y = d + wp - 1, s = a < 0 ? -(__int128)a : a;
-			/* The multiples s t in [x, y] with 1 <= |t| <= n - 1. */
-			for (int sign = -1; sign <= 1; sign += 2) {
-				__int128 l = sign > 0 ? x : -y, h = sign > 0 ? y : -x;
-				__int128 t0 = l <= s ? 1 : (l + s - 1) / s, t1 = h < s ? 0 : h / s;
-				t1 = t1 > n - 1 ? n - 1 : t1;
-				if (t0 <= t1)
-					return false;
+			__int128 x = d - wq + 1, y = d + wp - 1;
+			/* The t = i - i' in [lq - hp + 1, hq - 1 - lp], t != 0,
+			 * with a t in [x, y]: as s t' with s = |a|, t' = +-t. */
+			__int128 s = a < 0 ? -(__int128)a : a;
+			__int128 t0 = (__int128)lq - hp + 1, t1 = (__int128)hq - 1 - lp;
+			if (a < 0) {
+				__int128 t = t0;
+				t0 = -t1;
+				t1 = -t;
 			}
+			__int128 m0 = -floor_div(-x, s), m1 = floor_div(y, s);
+			t0 = t0 > m0 ? t0 : m0;
+			t1 = t1 < m1 ? t1 : m1;
+			if (t0 <= t1 && !(t0 == 0 && t1 == 0))
+				return false;
 		}
 	return true;
 }
@@ -809,12 +831,14 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
 		 * by another stands apart if it keeps within the window of its
 		 * iteration's keys of that stride, at both ends of [lo, hi). */
 		int64_t widest = 0;
+		int64_t fl, fh;
 		for (int q = 0; q < nacc; q++) {
 			const sap_affine *af = q < spec->naffine ? &spec->affine[q] : NULL;
 			const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
 			int64_t a = af ? af->a : sp->a;
 			int64_t w = af ? 1 : sp->w > 0 ? span_reach(sp) : sp->w;
-			if ((af ? af->dds : sp->dds) == k && a != 0 && w > 0 && (!moves || w > widest)) {
+			if ((af ? af->dds : sp->dds) == k && a != 0 && w > 0 && (!moves || w > widest) &&
+			    form_iters(af, lo, hi, &fl, &fh)) {
 				stride = a;
 				widest = w;
 				moves = true;
@@ -832,8 +856,9 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
 				const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
 				int64_t a = af ? af->a : sp->a, b = af ? af->b : sp->b;
 				int64_t w = af ? 1 : span_reach(sp);
+				form_iters(af, lo, hi, &fl, &fh);
 				for (int e = 0; e < 2; e++) {
-					__int128 i = e ? hi - 1 : lo, key = (__int128)a * i + b,
+					__int128 i = e ? fh - 1 : fl, key = (__int128)a * i + b,
 					         own = (__int128)stride * i;
 					if (off_hi - off_lo > (stride > 0 ? stride : -(__int128)stride) ||
 					    key < own + off_lo || key + w > own + off_hi)
@@ -841,9 +866,23 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
 				}
 			}
 			if (pass == 1 && moves) {
-				__int128 first = (__int128)stride * lo, last = (__int128)stride * (hi - 1);
-				h0 = (stride > 0 ? first : last) + off_lo;
-				h1 = (stride > 0 ? last : first) + off_hi;
+				/* The hull of the moving keys, each over the
+				 * iterations that take it. */
+				bool any = false;
+				for (int q = 0; q < nacc; q++) {
+					const sap_affine *af = q < spec->naffine ? &spec->affine[q] : NULL;
+					const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
+					int64_t w = af ? 1 : sp->w > 0 ? span_reach(sp) : sp->w;
+					if ((af ? af->dds : sp->dds) != k || (af ? af->a : sp->a) != stride ||
+					    w <= 0 || !form_iters(af, lo, hi, &fl, &fh))
+						continue;
+					__int128 b = af ? af->b : sp->b;
+					__int128 first = (__int128)stride * fl + b, last = (__int128)stride * (fh - 1) + b;
+					__int128 f0 = stride > 0 ? first : last, f1 = (stride > 0 ? last : first) + w;
+					h0 = !any || f0 < h0 ? f0 : h0;
+					h1 = !any || f1 > h1 ? f1 : h1;
+					any = true;
+				}
 				if ((off_hi - off_lo > (stride > 0 ? stride : -(__int128)stride) &&
 				     !lattice_apart(spec, k, stride, lo, hi) &&
 				     !(pairs && pairs_apart(spec, k, stride, lo, hi))) || h0 < 0 ||
@@ -857,7 +896,7 @@ static bool spans_apart(const sap_async_spec *spec, const sap_reduce *r, int64_t
 				int64_t a = af ? af->a : sp->a, b = af ? af->b : sp->b;
 				int64_t w = af ? 1 : sp->w > 0 ? span_reach(sp) : sp->w;
 				sap_mode mode = af ? af->mode : sp->mode;
-				if (dds != k || w <= 0)
+				if (dds != k || w <= 0 || !form_iters(af, lo, hi, &fl, &fh))
 					continue;
 				if (pass == 0 && a != 0 && a != stride) {
 					if (nother == 8)

@@ -321,7 +321,7 @@ static void weigh_worker(void *arg, int w)
 				continue;
 			for (int64_t i = wb->lo; i < wb->hi; i++) {
 				int64_t key = affine_key(af, i);
-				if ((uint64_t)key <= j->ly->d[af->dds].max)
+				if ((uint64_t)key <= j->ly->d[af->dds].max && sap_affine_runs(af, i))
 					weigh_push(wb, p, key);
 			}
 		}
@@ -554,7 +554,7 @@ static void mask_worker(void *arg, int w)
 				continue;
 			for (int64_t i = s; i < e; i++) {
 				int64_t key = affine_key(af, i);
-				if ((uint64_t)key <= d->max)
+				if ((uint64_t)key <= d->max && sap_affine_runs(af, i))
 					m[i - s] |= sap_rec_bit(d, key);
 			}
 		}
@@ -683,7 +683,7 @@ static void log_worker(void *arg, int w)
 				const sap_affine *af = &j->spec->affine[k];
 				const sap_rec_dds *d = &j->ly->d[af->dds];
 				int64_t key = affine_key(af, i);
-				if (d->nblk && (uint64_t)key <= d->max)
+				if (d->nblk && (uint64_t)key <= d->max && sap_affine_runs(af, i))
 					push(out, i, af->dds, key, (int)af->mode);
 			}
 		}
@@ -810,7 +810,7 @@ void sap_recon_mark(const sap_async_spec *spec, const sap_layout *ly, void *env,
 				continue;
 			for (int64_t i = m.lo; i < m.hi; i++) {
 				int64_t key = affine_key(af, i);
-				if ((uint64_t)key > d->max)
+				if ((uint64_t)key > d->max || !sap_affine_runs(af, i))
 					continue;
 				if (af->mode & SAP_WRITE)
 					mark(bits, af->dds, key);
@@ -884,7 +884,8 @@ static void slot_worker(void *arg, int w)
 		for (int k = 0; k < j->spec->naffine; k++) {
 			const sap_affine *af = &j->spec->affine[k];
 			for (int64_t i = s.lo; i < s.hi; i++)
-				slot_mark(j, i, af->dds, affine_key(af, i), (int)af->mode);
+				if (sap_affine_runs(af, i))
+					slot_mark(j, i, af->dds, affine_key(af, i), (int)af->mode);
 		}
 	}
 }
