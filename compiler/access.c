@@ -531,6 +531,30 @@ static Node *strip_int_conv(Node *e)
 	return e;
 }
 
+/* e without the conversions that keep its value (int to long): not
+ * (int)j of a long j, which may wrap where j does not. */
+static Node *strip_widening(Node *e)
+{
+	while (e->kind == N_CONV && e->ty && e->lhs->ty && ty_is_int(e->lhs->ty) &&
+	       (e->ty->kind == TY_LONG || (e->ty->kind == TY_INT && e->lhs->ty->kind != TY_LONG)))
+		e = e->lhs;
+	return e;
+}
+
+/* The value of e, through locals set once where they are declared and
+ * never again (long kk = k; if (kk == i) ...): the body's copy of an
+ * invariant is that invariant. */
+static Node *local_value(Node *e)
+{
+	for (;;) {
+		e = strip_widening(e);
+		if (e->kind != N_NAME || !acc_is_local(e->sym) || e->sym->modified || !e->sym->decl ||
+		    e->sym->decl->kind != N_VAR || !e->sym->decl->init || e->sym->vclass != V_LOCAL)
+			return e;
+		e = e->sym->decl->init;
+	}
+}
+
 static bool equals_iv(Node *e)
 {
 	for (int i = 0; aff_eqs && i < aff_eqs->n; i++)
@@ -624,7 +648,7 @@ static void iv_equals(Node *c, bool pos, Vec *out)
 	}
 	if (!((c->op == TK_EQ && pos) || (c->op == TK_NE && !pos)))
 		return;
-	Node *l = strip_int_conv(c->lhs), *r = strip_int_conv(c->rhs);
+	Node *l = local_value(c->lhs), *r = local_value(c->rhs);
 	/* i - k == 0, k - i == 0 (or 0 == ...). */
 	int64_t z;
 	if (const_of(l, &z) && z == 0) {
@@ -634,8 +658,8 @@ static void iv_equals(Node *c, bool pos, Vec *out)
 	}
 	if (const_of(r, &z) && z == 0 && l->kind == N_BINARY && l->op == TK_MINUS &&
 	    ty_is_int(l->ty)) {
-		r = strip_int_conv(l->rhs);
-		l = strip_int_conv(l->lhs);
+		r = local_value(l->rhs);
+		l = local_value(l->lhs);
 	}
 	if (r->kind == N_NAME && r->sym == acc_iv) {
 		Node *t = l;
@@ -1139,16 +1163,6 @@ static void add_bound(Vec *bounds, SpanBound *b, Node *own, int64_t own_add)
 	vec_push(bounds, b);
 }
 
-/* e without the conversions that keep its value (int to long): not
- * (int)j of a long j, which may wrap where j does not. */
-static Node *strip_widening(Node *e)
-{
-	while (e->kind == N_CONV && e->ty && e->lhs->ty && ty_is_int(e->lhs->ty) &&
-	       (e->ty->kind == TY_LONG || (e->ty->kind == TY_INT && e->lhs->ty->kind != TY_LONG)))
-		e = e->lhs;
-	return e;
-}
-
 /* Bounds on the variables of dims that condition c (or its negation,
  * when !pos) implies where it holds: t > 0 makes t's range start at 1. */
 static void guard_bounds(Node *c, bool pos, Vec *dims)
@@ -1170,16 +1184,16 @@ static void guard_bounds(Node *c, bool pos, Vec *dims)
 	if (op != TK_LT && op != TK_LE && op != TK_GT && op != TK_GE && op != TK_EQ && op != TK_NE)
 		return;
 	for (int side = 0; side < 2; side++) {
-		Node *v = side ? c->rhs : c->lhs, *k = side ? c->lhs : c->rhs;
+		Node *v = side ? c->rhs : c->lhs, *k = local_value(side ? c->lhs : c->rhs);
 		/* j + c, c a number, in long: j's bound is k - c (in int,
 		 * j + c may wrap where j does not). */
 		int64_t shift = 0, z;
-		v = strip_widening(v);
+		v = local_value(v);
 		if (v->kind == N_BINARY && (v->op == TK_PLUS || v->op == TK_MINUS) && v->ty &&
 		    v->ty->kind == TY_LONG && const_of(v->rhs, &z) && z > -(1LL << 40) &&
 		    z < (1LL << 40)) {
 			shift = v->op == TK_PLUS ? z : -z;
-			v = strip_widening(v->lhs);
+			v = local_value(v->lhs);
 		}
 		if (v->kind != N_NAME || !ty_is_int(k->ty) || !invariant(k))
 			continue;
