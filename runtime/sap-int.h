@@ -519,6 +519,9 @@ void sap_ckpt_stats(double *seconds, double *writing, int64_t *bytes, int64_t *c
  * not, or 0: a run's checkpoints are numbered after those already there,
  * so that they are the newest. */
 uint64_t sap_ckpt_last_seq(const char *dir);
+/* Collective: the number of a new checkpoint of program in dir, seq or
+ * the first after it that no other run holds, its directory made. */
+uint64_t sap_ckpt_reserve(const char *dir, uint64_t seq, uint64_t program);
 /* The newest complete checkpoint of program in dir, or 0. */
 uint64_t sap_ckpt_newest(const char *dir, uint64_t program);
 /* Checkpoint seq of dir is the newest of a run that ended (a file ENDED

@@ -1397,11 +1397,11 @@ typedef struct sap_affine {
 	int dds;                /* index into sap_async_spec.dds */
 	sap_mode mode;
 	int64_t a, b;
+	bool narrow;            /* computed in int: the body's wraps at 32 bits */
 	/* When guarded, only iterations in [glo, ghi) take the key: the body
 	 * reaches it under a test of i (if (i > 0) x[i - 1]). */
-	int64_t glo, ghi;
-	bool narrow;            /* computed in int: the body's wraps at 32 bits */
 	bool guarded;
+	int64_t glo, ghi;
 } sap_affine;
 
 /* Does iteration i take f's key? */

@@ -270,10 +270,20 @@ static bool ckpt_entry(const char *dir, const char *name, uint64_t *seq, bool *d
 	return true;
 }
 
-/* Which program wrote checkpoint name of dir: its part-0's header says,
+/* Which program wrote checkpoint name of dir: the PROGRAM file its
+ * reservation put there (sap_ckpt_reserve), or else its part-0's header,
  * if it reads as one. */
 static bool ckpt_program(const char *dir, const char *name, uint64_t *program)
 {
+	char *owner = sap_strf("%s/%s/PROGRAM", dir, name);
+	FILE *o = fopen(owner, "rb");
+	free(owner);
+	if (o) {
+		bool got = fread(program, sizeof *program, 1, o) == 1;
+		fclose(o);
+		if (got)
+			return true;
+	}
 	char *path = sap_strf("%s/%s/part-0", dir, name);
 	FILE *f = fopen(path, "rb");
 	free(path);
@@ -295,9 +305,26 @@ static bool ckpt_of(const char *dir, const char *name, const uint64_t *program)
 	return !program || (ckpt_program(dir, name, &p) && p == *program);
 }
 
+/* Is it program's, or is there no telling (a part-0 damaged), so that
+ * --resume tries it and says what is wrong with it? */
+static bool ckpt_maybe_of(const char *dir, const char *name, uint64_t program)
+{
+	uint64_t p;
+	return !ckpt_program(dir, name, &p) || p == program;
+}
+
+static int complete_of(const char *dir, const uint64_t *program, bool maybe, uint64_t **seqs);
+
 /* The checkpoints in dir that have a COMPLETE (of program, if not NULL),
  * newest first, into *seqs; how many. */
 static int complete_seqs(const char *dir, const uint64_t *program, uint64_t **seqs)
+{
+	return complete_of(dir, program, false, seqs);
+}
+
+/* complete_seqs, but when maybe, of program or of no telling whose
+ * (ckpt_maybe_of). */
+static int complete_of(const char *dir, const uint64_t *program, bool maybe, uint64_t **seqs)
 {
 	*seqs = NULL;
 	DIR *d = opendir(dir);
@@ -308,7 +335,8 @@ static int complete_seqs(const char *dir, const uint64_t *program, uint64_t **se
 	uint64_t s;
 	bool done;
 	while ((e = readdir(d))) {
-		if (!ckpt_entry(dir, e->d_name, &s, &done) || !done || !ckpt_of(dir, e->d_name, program))
+		if (!ckpt_entry(dir, e->d_name, &s, &done) || !done ||
+		    !(maybe ? ckpt_maybe_of(dir, e->d_name, *program) : ckpt_of(dir, e->d_name, program)))
 			continue;
 		if (n == cap)
 			*seqs = sap_xrealloc(*seqs, (size_t)(cap = cap ? 2 * cap : 8) * sizeof **seqs);
@@ -414,6 +442,52 @@ uint64_t sap_ckpt_newest(const char *dir, uint64_t program)
 	return s;
 }
 
+/* Remove the directory path and the PROGRAM file in it. */
+static void remove_reserved(const char *path)
+{
+	char *f = sap_strf("%s/PROGRAM", path);
+	unlink(f);
+	free(f);
+	rmdir(path);
+}
+
+uint64_t sap_ckpt_reserve(const char *dir, uint64_t seq, uint64_t program)
+{
+	/* Two runs sharing dir pick the same next number: each would write
+	 * into the other's checkpoint, and prune it as a killed run's
+	 * leftover (helper U21).  A checkpoint comes into being whole, its
+	 * PROGRAM file in it, by renaming a directory of this run's onto its
+	 * name, which fails where that name holds another's. */
+	if (sap_comm_rank() == 0) {
+		mkdir(dir, 0755);
+		char *tmp = sap_strf("%s/.ckpt-new-%016llx-%ld", dir, (unsigned long long)program,
+		                     (long)getpid());
+		for (int tries = 0; tries < 4096; tries++, seq++) {
+			remove_reserved(tmp);
+			char *owner = sap_strf("%s/PROGRAM", tmp);
+			FILE *f = mkdir(tmp, 0755) == 0 ? fopen(owner, "wb") : NULL;
+			free(owner);
+			bool ok = f && fwrite(&program, sizeof program, 1, f) == 1;
+			if (f && fclose(f) != 0)
+				ok = false;
+			if (!ok)
+				break;  /* writing the parts says what fails */
+			char *c = ckpt_dir(dir, seq);
+			errno = 0;
+			int r = rename(tmp, c);
+			free(c);
+			if (r == 0)
+				break;
+			if (errno != EEXIST && errno != ENOTEMPTY)
+				break;
+		}
+		remove_reserved(tmp);
+		free(tmp);
+	}
+	sap_comm_bcast(&seq, 1, sizeof seq, 0);
+	return seq;
+}
+
 uint64_t sap_ckpt_last_seq(const char *dir)
 {
 	uint64_t last = 0;
@@ -494,6 +568,11 @@ void sap_ckpt_discard(const char *dir, uint64_t seq)
 	char *cdir = ckpt_dir(dir, seq);
 	char *part = sap_strf("%s/part-%d", cdir, sap_comm_rank());
 	unlink(part);
+	if (sap_comm_rank() == 0) {
+		char *owner = sap_strf("%s/PROGRAM", cdir);
+		unlink(owner);
+		free(owner);
+	}
 	/* Another rank's part still there keeps it, until that rank's turn. */
 	rmdir(cdir);
 	free(part);
@@ -660,7 +739,27 @@ bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, sap_ckpt
                    void (*warn)(const char *why))
 {
 	uint64_t *seqs;
-	int k = complete_seqs(dir, NULL, &seqs);
+	int k = complete_of(dir, &program, true, &seqs);
+	/* Those of other programs sharing dir, or of this one built anew,
+	 * newer than this one's: one line (helper U21: a line each of every
+	 * --resume in a shared dir). */
+	if (sap_comm_rank() == 0 && warn) {
+		uint64_t *all;
+		int na = complete_seqs(dir, NULL, &all), newer = 0;
+		for (int i = 0; i < na; i++) {
+			char *name = sap_strf("ckpt-%llu", (unsigned long long)all[i]);
+			newer += (!k || all[i] > seqs[0]) && !ckpt_maybe_of(dir, name, program);
+			free(name);
+		}
+		free(all);
+		if (newer) {
+			char *why = sap_strf("%d newer checkpoint%s in '%s' of another program (or of "
+			                     "another build of this one)", newer, newer == 1 ? "" : "s",
+			                     dir);
+			warn(why);
+			free(why);
+		}
+	}
 	/* Every rank takes the same checkpoint: the newest whose parts are
 	 * all good. */
 	sap_comm_bcast(&k, 1, sizeof k, 0);

@@ -1061,6 +1061,7 @@ static void checkpoint(const sap_loop *L, sap_state_fn fn)
 	spare = (sap_state){ 0 };
 	runtime_state(&s);
 	fn(&s, L->id);
+	ckpt_seq = sap_ckpt_reserve(sap_cfg.ckpt_dir, ckpt_seq, sap_program_hash());
 	writing.h = (sap_ckpt_head){.program = sap_program_hash(), .seq = ckpt_seq++,
 	                            .invocation = ops_run, .op = (uint32_t)L->id,
 	                            .threads = (uint32_t)sap_cfg.threads, .seed = sap_seed()};

@@ -125,7 +125,7 @@ $run ./q --checkpoint-dir=other --checkpoint-every=1 >/dev/null 2>&1 </dev/null 
 last=$(ls other | sed -n 's/^ckpt-//p' | sort -n | tail -n 1)
 cp -r "other/ckpt-$last" ck/ckpt-10
 resumed "a newer checkpoint of another program" \
-	"ck/ckpt-10/part-[01]: written by another program (or another build of it)" 9
+	"1 newer checkpoint in 'ck' of another program (or of another build of this one)" 9
 
 killed "COMPLETE missing"
 rm ck/ckpt-9/COMPLETE

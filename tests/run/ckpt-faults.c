@@ -1,7 +1,8 @@
 /* ckpt-faults.c: an LD_PRELOAD shim for tests/run/ckpt-faults.sh that makes
  * one call on a checkpoint's files fail, as a full disk or a failing one
  * would.  SAP_FAULT=OP:N:ERR fails the Nth call of OP (write, fsync or
- * rename) on a file whose path has "/ckpt-" in it, with errno ERR
+ * rename) on a file whose path has "/ckpt-" in it (not the rename of the
+ * directory that makes a checkpoint's), with errno ERR
  * (ENOSPC or EIO), or every call from the Nth on with OP:N+:ERR (a disk
  * that stays full), on the rank SAP_FAULT_RANK (default 0) of the job
  * (OMPI_COMM_WORLD_RANK; 0 without mpiexec).  A failing write first
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -92,7 +94,8 @@ int rename(const char *from, const char *to)
 	static int (*real)(const char *, const char *);
 	if (!real)
 		real = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
-	if (ckpt_path(to) && armed("rename")) {
+	struct stat st;
+	if (ckpt_path(to) && !(stat(from, &st) == 0 && S_ISDIR(st.st_mode)) && armed("rename")) {
 		errno = fault();
 		return -1;
 	}

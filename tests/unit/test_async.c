@@ -140,7 +140,7 @@ START_TEST(unanalysed_spec_index_order)
 	sap_dmap dm;
 	sap_dm_create(&dm, "m", SAP_K_LONG, 4, false, NULL);
 	sap_dds dd = { .name = "m", .dm = &dm, .mode = SAP_RW };
-	sap_affine af = { 0, SAP_RW, 1, 0 };
+	sap_affine af = { .dds = 0, .mode = SAP_RW, .a = 1, .b = 0 };
 	sap_async_spec spec3 = { .dds = &dd, .ndds = 1, .affine = &af, .naffine = 1 };
 	ncalls = nseq = 0;
 	sap_async_for(&L, &spec3, 0, 100, NULL, record_body, NULL, NULL);
@@ -198,7 +198,7 @@ START_TEST(small_loops)
 		{ .name = "x", .dv = &x, .mode = SAP_RW },
 	};
 	/* x[i] and x[i + 1]: a plan. */
-	sap_affine af[2] = { { 1, SAP_WRITE, 1, 0 }, { 1, SAP_READ, 1, 1 } };
+	sap_affine af[2] = { { .dds = 1, .mode = SAP_WRITE, .a = 1, .b = 0 }, { .dds = 1, .mode = SAP_READ, .a = 1, .b = 1 } };
 	sap_async_spec spec = { .dds = d, .ndds = 2, .affine = af, .naffine = 2 };
 	sap_cfg.threads = 2;
 	seen_red red;
@@ -231,7 +231,7 @@ START_TEST(chunks_when_independent)
 		{ .name = "a", .dv = &a, .mode = SAP_READ },
 		{ .name = "x", .dv = &x, .mode = SAP_RW },
 	};
-	sap_affine af[2] = { { 1, SAP_READ, 1, 0 }, { 1, SAP_WRITE, 1, 0 } };
+	sap_affine af[2] = { { .dds = 1, .mode = SAP_READ, .a = 1, .b = 0 }, { .dds = 1, .mode = SAP_WRITE, .a = 1, .b = 0 } };
 	sap_async_spec spec = { .dds = d, .ndds = 2, .affine = af, .naffine = 2 };
 	sap_cfg.threads = 3;
 	ncalls = nseq = 0;
@@ -254,7 +254,7 @@ START_TEST(chunks_when_independent)
 		ck_assert_int_eq(red.v[i], i);
 
 	/* Two affine forms of x: x[i] and x[i + 1] may be one key. */
-	sap_affine af2[2] = { { 1, SAP_WRITE, 1, 0 }, { 1, SAP_READ, 1, 1 } };
+	sap_affine af2[2] = { { .dds = 1, .mode = SAP_WRITE, .a = 1, .b = 0 }, { .dds = 1, .mode = SAP_READ, .a = 1, .b = 1 } };
 	spec.affine = af2;
 	sap_async_for(&L, &spec, 0, 29, NULL, seen_body, &seen_reduce, &red);
 	ck_assert_int_eq(L.state->verdict, SAP_V_PLANNED);
@@ -500,7 +500,7 @@ START_TEST(accumulate_not_a_conflict)
 	sap_dv_create(&c, "C", 1, sizeof(int64_t), NULL);
 	sap_dds d[3] = { m.dds[0], m.dds[1], { .name = "C", .dv = &c, .mode = SAP_RW,
 	                                       .accumulate = true } };
-	sap_affine af = { 2, SAP_RW, 0, 0 };
+	sap_affine af = { .dds = 2, .mode = SAP_RW, .a = 0, .b = 0 };
 	sap_async_spec spec = { .dds = d, .ndds = 3, .affine = &af, .naffine = 1,
 	                        .slice = counted_slice };
 	sap_cfg.threads = 3;
@@ -616,8 +616,8 @@ static void bump_make(bump *b, int64_t n)
 	sap_dv_create(&b->X, "X", n, sizeof(int64_t), NULL);
 	b->d[0] = (sap_dds){ .name = "S", .dv = &b->S, .mode = SAP_RW };
 	b->d[1] = (sap_dds){ .name = "X", .dv = &b->X, .mode = SAP_WRITE };
-	b->af[0] = (sap_affine){ 0, SAP_RW, 0, 0 };
-	b->af[1] = (sap_affine){ 1, SAP_WRITE, 1, 0 };
+	b->af[0] = (sap_affine){ .dds = 0, .mode = SAP_RW, .a = 0, .b = 0 };
+	b->af[1] = (sap_affine){ .dds = 1, .mode = SAP_WRITE, .a = 1, .b = 0 };
 	b->spec = (sap_async_spec){ .dds = b->d, .ndds = 2, .affine = b->af, .naffine = 2 };
 }
 

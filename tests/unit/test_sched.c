@@ -262,7 +262,7 @@ START_TEST(masks_of_keys)
 		{ .name = "x", .dv = &x, .mode = SAP_RW },
 		{ .name = "y", .dv = &y, .mode = SAP_WRITE },
 	};
-	sap_affine af[2] = { { 1, SAP_WRITE, 2, 1 }, { 1, SAP_WRITE, 1, 90 } };
+	sap_affine af[2] = { { .dds = 1, .mode = SAP_WRITE, .a = 2, .b = 1 }, { .dds = 1, .mode = SAP_WRITE, .a = 1, .b = 90 } };
 	sap_async_spec spec = { .dds = d, .ndds = 2, .affine = af, .naffine = 2 };
 	sap_layout ly;
 	sap_layout_make(&ly, &spec, 4, 0);
