@@ -431,8 +431,13 @@ static void read_env(void)
 		sap_cfg.check_plan = strcmp(v, "0") != 0;
 	if ((v = getenv("SAP_PLAN_SMALL")) && *v)
 		sap_cfg.plan_small = strcmp(v, "0") != 0;
-	if ((v = getenv("SAP_SHORT_LOOPS")) && *v)
-		sap_cfg.short_loops = strcmp(v, "whole") == 0 ? 1 : strcmp(v, "spread") == 0 ? -1 : 0;
+	/* Another value was taken as unset, silently (helper U21). */
+	if ((v = getenv("SAP_SHORT_LOOPS")) && *v) {
+		if (strcmp(v, "whole") && strcmp(v, "spread"))
+			usage_error("SAP_SHORT_LOOPS: expected whole or spread, got '%s'",
+			            sap_token(v, strlen(v)));
+		sap_cfg.short_loops = strcmp(v, "whole") == 0 ? 1 : -1;
+	}
 }
 
 /* The node's CPUs shared by its ranks, so that ranks x threads does not
