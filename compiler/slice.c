@@ -338,6 +338,19 @@ static bool stores_ints(Sym *d)
 	return false;
 }
 
+/* Does the loop write (or add to) d, a dvector of integers? */
+static bool writes_ints(Sym *d)
+{
+	if (d->ty->kind != TY_DVEC || !ty_is_int(d->ty->elem))
+		return false;
+	for (int i = 0; i < acc_li->accesses.n; i++) {
+		Access *a = acc_li->accesses.v[i];
+		if (a->dds == d && (a->mode & ACC_WRITE))
+			return true;
+	}
+	return false;
+}
+
 static int is_node(Node *n, void *target)
 {
 	return n == target;
@@ -563,6 +576,17 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		              "plain for, which runs in order (a sync for would merge the workers' "
 		              "stores to %s, integers its keys come from, into their average or "
 		              "sum: a key no worker stored)", kd->name);
+	/* order[start[c] + fill[c]] = i; fill[c] += 1: a scatter by
+	 * counters, which stale in a sync for store to the same slots
+	 * (helper GEO: 200 of 300 points lost or doubled on 2 x 2). */
+	if (!no_sync && kd && !ins && !relax_hint && acc_loop->kind == N_ASYNC && writes_ints(kd) &&
+	    !acc_adds_to(a) && !acc_is_relaxed(acc_li, kd)) {
+		no_sync = true;
+		hint = format("an async for must know every iteration's keys before it runs; use a "
+		              "plain for, which runs in order (in a sync for, each worker would read "
+		              "%s, integers its keys come from, as of its step's start, and store "
+		              "where another worker stores too)", kd->name);
+	}
 	/* The slice takes each branch of an if in turn, not of a ?: (a
 	 * value, whose branches may not both be evaluable). */
 	/* Or through locals, the usual way: la = label[a]; ... tgt = la < lb ?

@@ -35,6 +35,7 @@ compile_tests = \
 	tests/compile/reduce-cond-changed.sap \
 	tests/compile/reduce-cond-two.sap \
 	tests/compile/key-union-find.sap \
+	tests/compile/key-scatter.sap \
 	tests/compile/reduce-rand-twice.sap \
 	tests/compile/reduce-call-rng.sap \
 	tests/compile/cast-unsigned.sap \
