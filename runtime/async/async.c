@@ -3265,6 +3265,80 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		brief_timed(st, brief_all, sap_now() - t_start);
 }
 
+/* A loop over a map's keys that writes another map only at its key, where
+ * that map may lack some (check_keys): where it has every one, no write
+ * inserts, and the loop runs as one that keeps the map's keys, with no
+ * plan (helper GEO: a per-cell count into a map holding every cell was
+ * planned, and a kept maximum's tie went otherwise than the serial
+ * loop's; helper TXT: over ranks, every rank ran it all).  Then *sc, a
+ * copy of spec whose DDSs, *dd to free, say so. */
+static const sap_async_spec *keys_there(const sap_async_spec *spec, int64_t lo, int64_t hi,
+                                        sap_async_spec *sc, sap_dds **dd)
+{
+	*dd = NULL;
+	if (!spec->dds || lo >= hi || (sap_threads() == 1 && sap_nranks() == 1))
+		return spec;
+	const sap_dvec *keys = NULL;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (d->dv && d->dv->keys_of && d->mode == SAP_READ && d->by_index && lo == 0 &&
+		    hi == d->dv->n)
+			keys = d->dv;
+	}
+	if (!keys || keys->part_only || keys->holder ||
+	    (keys->keys_of->kk == SAP_K_STRING ? keys->elsize != sizeof(sap_str) :
+	     keys->elsize != 8 && keys->elsize != 4))
+		return spec;
+	bool str = keys->keys_of->kk == SAP_K_STRING;
+	int any = 0, all = 1;
+	for (int k = 0; k < spec->ndds && all; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (!d->dm || !d->at_key || !d->check_keys || d->keeps_keys || d->accumulate ||
+		    !(d->mode & SAP_WRITE))
+			continue;
+		if ((d->dm->kk == SAP_K_STRING) != str || d->dm->multi) {
+			all = 0;
+			break;
+		}
+		/* Parted over ranks: each rank has the keys it owns. */
+		bool wide = d->dm->kk == SAP_K_LONG;
+		int me = sap_rank();
+		for (int64_t i = lo; str && i < hi && all; i++) {
+			const sap_str *key = (const sap_str *)keys->data + i;
+			if (!d->dm->parted || sap_dm_owner(d->dm, key) == me)
+				all = sap_dm_find(d->dm, key) != NULL;
+		}
+		for (int64_t i = lo; !str && i < hi && all; i++) {
+			int64_t key = keys->elsize == 8 ? ((const int64_t *)keys->data)[i] :
+			              ((const int32_t *)keys->data)[i];
+			int32_t k32 = (int32_t)key;
+			if (!wide && k32 != key) {
+				all = 0;
+				break;
+			}
+			if (d->dm->parted && sap_dm_owner(d->dm, wide ? (const void *)&key : &k32) != me)
+				continue;
+			all = sap_dm_find_int(d->dm, key, wide) != NULL;
+		}
+		any = 1;
+	}
+	if (!any)
+		return spec;
+	if (sap_nranks() > 1)
+		sap_comm_allreduce(&all, 1, SAP_COMM_INT, SAP_COMM_MIN);
+	if (!all)
+		return spec;
+	*dd = sap_xmalloc((size_t)spec->ndds * sizeof **dd);
+	memcpy(*dd, spec->dds, (size_t)spec->ndds * sizeof **dd);
+	for (int k = 0; k < spec->ndds; k++)
+		if ((*dd)[k].dm && (*dd)[k].at_key && (*dd)[k].check_keys && !(*dd)[k].accumulate &&
+		    ((*dd)[k].mode & SAP_WRITE))
+			(*dd)[k].keeps_keys = true;
+	*sc = *spec;
+	sc->dds = *dd;
+	return sc;
+}
+
 void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t hi,
                    void *env, sap_body_fn body, const sap_reduce *r, void *red)
 {
@@ -3274,10 +3348,14 @@ void sap_async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64_t 
 	if (hi < lo)
 		hi = lo;
 	atomic_fetch_add(&sap_loops_running, 1);
+	sap_async_spec sc;
+	sap_dds *dd;
+	spec = keys_there(spec, lo, hi, &sc, &dd);
 	sap_sums sums;
 	bool chose = sap_sums_choose(&sums, L, &spec, &r, lo, hi);
 	async_for(L, spec, lo, hi, env, body, r, red);
 	if (chose)
 		sap_sums_free(&sums, L);
+	free(dd);
 	atomic_fetch_sub(&sap_loops_running, 1);
 }
