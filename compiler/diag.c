@@ -143,6 +143,7 @@ static struct {
 	{"loop-carried", true, false, false, true},
 	{"relaxed-self", true, false, false, true},
 	{"lost-copy", true, false, false, true},
+	{"draw-order", true, false, false, true},
 };
 static bool werror;
 

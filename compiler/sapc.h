@@ -555,6 +555,7 @@ extern Program *sema_prog;
 extern Ctx sema_ctx;
 extern Vec sema_funcs;          /* Sym * of functions */
 extern Vec sema_loop_calls;     /* calls in loop bodies: Node *, checked at the end */
+extern Vec sema_draw_exprs;     /* full expressions with two calls that may draw */
 extern Vec sema_same_calls;     /* calls of the program's functions taken as giving one
                                    value twice in an iteration (sema_loop.c) */
 extern Vec sema_loop_of_call;
@@ -616,6 +617,9 @@ void sema_check_cond(Node *c);
 /* A full expression that changes a variable where C leaves the order of
  * that change and another use of the variable undefined is an error. */
 void sema_check_sequenced(Node *e);
+/* Once every function's draws are known: warn of two draws in one of
+ * sema_draw_exprs whose order C leaves open (-Wdraw-order). */
+void sema_check_draws(void);
 
 /* sema_loop.c: async for and sync for. */
 void sema_check_async(Node *loop);

@@ -27,6 +27,7 @@ Vec sema_funcs;                 /* Sym * of functions */
 Vec sema_loop_calls;            /* calls in loop bodies: Node *, checked at the end */
 Vec sema_loop_of_call;
 Vec sema_same_calls;
+Vec sema_draw_exprs;
 Node *sema_const_decl;
 Vec sema_hooks;                 /* merge and reduction functions' sites, checked at the end */
 static Vec driver_names;        /* C names taken by driver statics */
@@ -1615,6 +1616,7 @@ static void propagate(void)
 		if (g->uses_rng)
 			loop->li->uses_rng = true;
 	}
+	sema_check_draws();
 	for (int i = 0; i < sema_same_calls.n; i++) {
 		Node *c = sema_same_calls.v[i];
 		if (c->sym->uses_rng || c->sym->uses_clock)
@@ -1719,7 +1721,7 @@ bool sema_program(Program *p)
 	memset(&sema_ctx, 0, sizeof sema_ctx);
 	/* Zeroed, not just emptied: between two programs in one process
 	 * xfree_all() frees what the vectors held. */
-	Vec *vecs[] = {&scope, &marks, &variables, &sema_funcs, &sema_loop_calls, &sema_loop_of_call, &sema_same_calls, &sema_hooks, &driver_names, &driver_syms};
+	Vec *vecs[] = {&scope, &marks, &variables, &sema_funcs, &sema_loop_calls, &sema_loop_of_call, &sema_same_calls, &sema_draw_exprs, &sema_hooks, &driver_names, &driver_syms};
 	for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
 		*vecs[i] = (Vec){0};
 	names = fnames = driver_set = snames = loop_names = (Map){0};

@@ -1330,8 +1330,84 @@ static bool changes_name(Node *e)
  * the C compiler chose.  Sequenced are: the operands of &&, || and ?:,
  * and an assignment's own change after the values of its operands
  * (x = x + 1, x += x). */
+/* Is e a call that draws random numbers (maybe, of the program's
+ * functions, when !known: their draws are known at the end)? */
+static bool draws(const Node *e, bool known)
+{
+	if (e->kind != N_CALL)
+		return false;
+	switch (e->builtin) {
+	case B_RAND: case B_RAND_INT: case B_RAND_NORMAL: case B_UNIFORM: case B_NORMAL:
+		return true;
+	case B_NONE:
+		return e->sym && (!known || e->sym->uses_rng);
+	default:
+		return false;
+	}
+}
+
+/* The calls of e that draw, with their paths from e, into out (Occ). */
+static void collect_draws(Node *e, bool known, Vec *path, Vec *out)
+{
+	if (!e)
+		return;
+	vec_push(path, e);
+	if (draws(e, known)) {
+		Occ *o = xcalloc(1, sizeof *o);
+		o->n = e;
+		o->depth = path->n;
+		o->path = xcalloc((size_t)path->n, sizeof *o->path);
+		memcpy(o->path, path->v, (size_t)path->n * sizeof *o->path);
+		vec_push(out, o);
+	}
+	collect_draws(e->lhs, known, path, out);
+	collect_draws(e->rhs, known, path, out);
+	collect_draws(e->cond, known, path, out);
+	collect_draws(e->then, known, path, out);
+	collect_draws(e->els, known, path, out);
+	for (Node *a = e->kind == N_CALL ? e->args : NULL; a; a = a->next)
+		collect_draws(a, known, path, out);
+	path->n--;
+}
+
+/* Two draws in one expression (rand() - rand(), f(rand(), rand())) take
+ * their numbers in the order the C compiler evaluates them, which C
+ * leaves open: another compiler, or other options, give each the
+ * other's number (helper MC).  Not of the operands of &&, || and ?:, nor
+ * of a draw inside another's argument, which are sequenced. */
+void sema_check_draws(void)
+{
+	for (int x = 0; x < sema_draw_exprs.n; x++) {
+		Vec path = {0}, occ = {0};
+		collect_draws(sema_draw_exprs.v[x], true, &path, &occ);
+		bool said = false;
+		for (int i = 0; i < occ.n && !said; i++)
+			for (int j = i + 1; j < occ.n && !said; j++) {
+				Occ *a = occ.v[i], *b = occ.v[j];
+				int k = 0;
+				while (k + 1 < a->depth && k + 1 < b->depth && a->path[k + 1] == b->path[k + 1])
+					k++;
+				Node *l = a->path[k];
+				if (k + 1 == a->depth || k + 1 == b->depth || l->kind == N_COND ||
+				    (l->kind == N_BINARY && (l->op == TK_ANDAND || l->op == TK_OROR)))
+					continue;
+				diag_warning(b->n->file, b->n->off, "draw-order",
+				             "two random draws in one expression: C leaves their order open, "
+				             "so which takes which number may change with the C compiler or "
+				             "its options; draw each in a statement of its own, in the order "
+				             "wanted");
+				said = true;
+			}
+	}
+}
+
 void sema_check_sequenced(Node *e)
 {
+	/* Draws: checked when every function's are known. */
+	Vec dpath = {0}, docc = {0};
+	collect_draws(e, false, &dpath, &docc);
+	if (docc.n >= 2)
+		vec_push(&sema_draw_exprs, e);
 	if (!changes_name(e))
 		return;
 	Vec path = {0}, occ = {0};

@@ -14,6 +14,7 @@ explain_tests = \
 	tests/explain/butterfly.sap \
 	tests/explain/chunks-work.sap \
 	tests/explain/lost-copy.sap \
+	tests/explain/draw-order.sap \
 	tests/explain/sync-reduce-list.sap \
 	tests/explain/shadowed-locals.sap \
 	tests/explain/guarded-constant.sap \
