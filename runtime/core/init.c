@@ -433,10 +433,10 @@ static void read_env(void)
 		sap_cfg.plan_small = strcmp(v, "0") != 0;
 	/* Another value was taken as unset, silently (helper U21). */
 	if ((v = getenv("SAP_SHORT_LOOPS")) && *v) {
-		if (strcmp(v, "whole") && strcmp(v, "spread"))
-			usage_error("SAP_SHORT_LOOPS: expected whole or spread, got '%s'",
+		if (strcmp(v, "whole") && strcmp(v, "spread") && strcmp(v, "timed"))
+			usage_error("SAP_SHORT_LOOPS: expected whole, spread or timed, got '%s'",
 			            sap_token(v, strlen(v)));
-		sap_cfg.short_loops = strcmp(v, "whole") == 0 ? 1 : -1;
+		sap_cfg.short_loops = strcmp(v, "whole") == 0 ? 1 : strcmp(v, "spread") == 0 ? -1 : 0;
 	}
 }
 
