@@ -499,6 +499,15 @@ static const char *rows_hint(Access *a, Sym *s)
 			col = col->lhs;
 		while (m->kind == N_CONV)
 			m = m->lhs;
+		/* long base = i * K; ... H[base + c] (helper HASH: a heap per
+		 * iteration in its row). */
+		while (m->kind == N_NAME && m->sym && m->sym->kind == SYM_VAR && !m->sym->modified &&
+		       m->sym->vclass == V_LOCAL && m->sym->decl && m->sym->decl->kind == N_VAR &&
+		       m->sym->decl->init) {
+			m = m->sym->decl->init;
+			while (m->kind == N_CONV)
+				m = m->lhs;
+		}
 		if (col->kind != N_NAME || col->sym != s || m->kind != N_BINARY || m->op != TK_STAR)
 			continue;
 		int64_t n;

@@ -2,6 +2,7 @@
 compile_tests = \
 	tests/compile/array-unsized.sap \
 	tests/compile/rows-hint.sap \
+	tests/compile/rows-hint-base.sap \
 	tests/compile/fill-array-number.sap \
 	tests/compile/dvector-copy-init.sap \
 	tests/compile/forks-through-local.sap \
