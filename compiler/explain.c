@@ -1048,11 +1048,13 @@ static const char *number_in(Type *t)
 static void explain_checked_keys(FILE *out, LoopInfo *L)
 {
 	Vec ms = {0}, nums = {0};
+	bool at_keys = true;
 	for (int i = 0; i < L->dds.n; i++) {
 		Sym *d = L->dds.v[i];
 		if (!acc_checks_keys(L, d))
 			continue;
 		vec_push(&ms, (void *)d->name);
+		at_keys &= acc_at_key(L, d);
 		if (ty_is_numeric(d->ty->elem) && acc_additive(L, d) != 1)
 			vec_push(&nums, d);
 	}
@@ -1062,6 +1064,11 @@ static void explain_checked_keys(FILE *out, LoopInfo *L)
 	        "change in parallel: the reconnaissance checks that every key the body writes is "
 	        "there (again whenever the keys of the map change), and runs an invocation in which "
 	        "one is missing serially (--stats says so)", acc_name_list(&ms));
+	/* keys_there in runtime/async/async.c. */
+	if (at_keys)
+		fprintf(out, "; on one rank's threads, as the loop writes %s only at its key, the "
+		        "runtime looks its keys up there as it starts, and where all are there runs it "
+		        "in contiguous chunks, with no reconnaissance or plan", acc_name_list(&ms));
 	/* Keys to come: a loop under accumulate inserts them in parallel
 	 * (the hint says so for a map the body only adds to). */
 	for (int i = 0; i < nums.n; i++) {

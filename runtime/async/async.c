@@ -3267,16 +3267,20 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 
 /* A loop over a map's keys that writes another map only at its key, where
  * that map may lack some (check_keys): where it has every one, no write
- * inserts, and the loop runs as one that keeps the map's keys, with no
- * plan (helper GEO: a per-cell count into a map holding every cell was
- * planned, and a kept maximum's tie went otherwise than the serial
- * loop's; helper TXT: over ranks, every rank ran it all).  Then *sc, a
- * copy of spec whose DDSs, *dd to free, say so. */
+ * inserts, and on one rank's threads the loop runs as one that keeps the
+ * map's keys, with no plan (helper GEO: a per-cell count into a map
+ * holding every cell was planned, and a kept maximum's tie went
+ * otherwise than the serial loop's).  Then *sc, a copy of spec whose
+ * DDSs, *dd to free, say so. */
 static const sap_async_spec *keys_there(const sap_async_spec *spec, int64_t lo, int64_t hi,
                                         sap_async_spec *sc, sap_dds **dd)
 {
 	*dd = NULL;
-	if (!spec->dds || lo >= hi || (sap_threads() == 1 && sap_nranks() == 1))
+	/* One rank's threads only: over ranks, a loop over one map's keys
+	 * runs each where that map holds it, which is not where the other
+	 * map, parted, holds it (helpers U22, APR: stale reads after, and
+	 * broadcasts that no longer matched). */
+	if (!spec->dds || lo >= hi || sap_threads() == 1 || sap_nranks() > 1)
 		return spec;
 	const sap_dvec *keys = NULL;
 	for (int k = 0; k < spec->ndds; k++) {
@@ -3300,14 +3304,9 @@ static const sap_async_spec *keys_there(const sap_async_spec *spec, int64_t lo, 
 			all = 0;
 			break;
 		}
-		/* Parted over ranks: each rank has the keys it owns. */
 		bool wide = d->dm->kk == SAP_K_LONG;
-		int me = sap_rank();
-		for (int64_t i = lo; str && i < hi && all; i++) {
-			const sap_str *key = (const sap_str *)keys->data + i;
-			if (!d->dm->parted || sap_dm_owner(d->dm, key) == me)
-				all = sap_dm_find(d->dm, key) != NULL;
-		}
+		for (int64_t i = lo; str && i < hi && all; i++)
+			all = sap_dm_find(d->dm, (const sap_str *)keys->data + i) != NULL;
 		for (int64_t i = lo; !str && i < hi && all; i++) {
 			int64_t key = keys->elsize == 8 ? ((const int64_t *)keys->data)[i] :
 			              ((const int32_t *)keys->data)[i];
@@ -3316,17 +3315,11 @@ static const sap_async_spec *keys_there(const sap_async_spec *spec, int64_t lo, 
 				all = 0;
 				break;
 			}
-			if (d->dm->parted && sap_dm_owner(d->dm, wide ? (const void *)&key : &k32) != me)
-				continue;
 			all = sap_dm_find_int(d->dm, key, wide) != NULL;
 		}
 		any = 1;
 	}
-	if (!any)
-		return spec;
-	if (sap_nranks() > 1)
-		sap_comm_allreduce(&all, 1, SAP_COMM_INT, SAP_COMM_MIN);
-	if (!all)
+	if (!any || !all)
 		return spec;
 	*dd = sap_xmalloc((size_t)spec->ndds * sizeof **dd);
 	memcpy(*dd, spec->dds, (size_t)spec->ndds * sizeof **dd);
