@@ -143,6 +143,7 @@ run_tests = \
 	tests/run/inner-never.sap \
 	tests/run/reduce-converted-zero.sap \
 	tests/run/pivot-helper.sap \
+	tests/run/keys-other-map-ranks.sap \
 	tests/run/sync-batch-huge.sap \
 	tests/run/decoded-index.sap \
 	tests/run/hub-chunks.sh \
@@ -333,7 +334,7 @@ EXTRA_DIST += $(run_slow_tests) $(run_tests) \
 	tests/run/body-decl-scope.flags tests/run/body-decl-scope.out tests/run/field-keys.out \
 	tests/run/extern-names.c tests/run/extern-names.out \
 	tests/run/own-math.c tests/run/own-math.out tests/run/guard-traps.out tests/run/int-products.out \
-	tests/run/exact-math.out tests/run/nested-spans.out tests/run/hub-rows.out tests/run/pivot-row.out tests/run/reduce-signed-zero.out tests/run/reduce-kept-converted.out tests/run/field-call.out tests/run/key-helpers.out tests/run/span-float-end.out tests/run/inner-never.out tests/run/reduce-converted-zero.out tests/run/pivot-helper.out tests/run/sync-batch-huge.out tests/run/decoded-index.out \
+	tests/run/exact-math.out tests/run/nested-spans.out tests/run/hub-rows.out tests/run/pivot-row.out tests/run/reduce-signed-zero.out tests/run/reduce-kept-converted.out tests/run/field-call.out tests/run/key-helpers.out tests/run/span-float-end.out tests/run/inner-never.out tests/run/reduce-converted-zero.out tests/run/pivot-helper.out tests/run/keys-other-map-ranks.out tests/run/sync-batch-huge.out tests/run/decoded-index.out \
 	tests/run/array-params.out tests/run/array-params.flags \
 	tests/run/save-nan-field.status tests/run/save-nan-field.err tests/run/save-nan-field.out \
 	tests/run/load-array-field.status tests/run/load-array-field.err tests/run/load-array-field.out \
