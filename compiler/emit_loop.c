@@ -861,6 +861,18 @@ static const char *bound_at(Vec *p, Vec *q, bool last)
 	return format("(%s) * %s + (%s)", affine_c(p), i, affine_c(q));
 }
 
+/* v narrowed by each of bounds (SpanBound *): the greatest, if lo, else
+ * the least of v and every e + add. */
+static const char *narrowed_c(const char *v, Vec *bounds, bool lo)
+{
+	for (int k = 0; k < bounds->n; k++) {
+		SpanBound *b = bounds->v[k];
+		v = format("sap_%s_i64(%s, sap_bound_at((int64_t)(%s), %lld))", lo ? "max" : "min", v,
+		           emit_expr(b->e), (long long)b->add);
+	}
+	return v;
+}
+
 /* The sap_span_hull call of the form A i + B + sum c[m] j_m over access
  * a's span dims (c NULL: the dims' own coefficients); a bound that
  * moves with the loop variable as its extreme over the invocation. */
@@ -881,16 +893,8 @@ static const char *hull_c(Access *a, const char *mode, Vec *A, Vec *B, Vec *c, b
 		                                   bound_at(&d->hi_p, &d->hi_q, false),
 		                                   bound_at(&d->hi_p, &d->hi_q, true), d->le ? " + 1" : "") :
 		                 format("(int64_t)(%s)%s", emit_expr(d->hi), d->le ? " + 1" : "");
-		for (int k = 0; k < d->los.n; k++) {
-			SpanBound *b = d->los.v[k];
-			lo = format("sap_max_i64(%s, (int64_t)(%s) + %lld)", lo, emit_expr(b->e),
-			            (long long)b->add);
-		}
-		for (int k = 0; k < d->his.n; k++) {
-			SpanBound *b = d->his.v[k];
-			hi = format("sap_min_i64(%s, (int64_t)(%s) + %lld)", hi, emit_expr(b->e),
-			            (long long)b->add);
-		}
+		lo = narrowed_c(lo, &d->los, true);
+		hi = narrowed_c(hi, &d->his, false);
 		buf_printf(&dims, "%s%s, %s, %s", m ? ", " : "", affine_c(c ? c->v[m] : &d->c), lo, hi);
 	}
 	return format("sap_span_hull(%d, %s, %s, %s, %d, (const int64_t[]){%s}, %s)", a->ddsi, mode,
@@ -934,18 +938,9 @@ static const char *iv_guard_c(Access *a)
 {
 	if (!a->iv_los.n && !a->iv_his.n)
 		return "";
-	const char *lo = "INT64_MIN", *hi = "INT64_MAX";
-	for (int k = 0; k < a->iv_los.n; k++) {
-		SpanBound *b = a->iv_los.v[k];
-		lo = format("sap_max_i64(%s, sap_bound_at((int64_t)(%s), %lld))", lo, emit_expr(b->e),
-		            (long long)b->add);
-	}
-	for (int k = 0; k < a->iv_his.n; k++) {
-		SpanBound *b = a->iv_his.v[k];
-		hi = format("sap_min_i64(%s, sap_bound_at((int64_t)(%s), %lld))", hi, emit_expr(b->e),
-		            (long long)b->add);
-	}
-	return format(", .guarded = true, .glo = %s, .ghi = %s", lo, hi);
+	return format(", .guarded = true, .glo = %s, .ghi = %s",
+	              narrowed_c("INT64_MIN", &a->iv_los, true),
+	              narrowed_c("INT64_MAX", &a->iv_his, false));
 }
 
 /* The forms of the int parts of keys computed in long (Access.checks),

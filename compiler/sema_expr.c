@@ -1283,12 +1283,19 @@ typedef struct Occ {
 	int depth;
 } Occ;
 
-static void collect_occs(Node *e, Node *by, Vec *path, Vec *out)
+static bool draws(const Node *e, bool known);
+
+/* The names of variables in e (NAMES), or its calls that draw (DRAWS, or
+ * MAYBE_DRAWS before the program's functions' draws are known), with
+ * their paths from e, into out. */
+enum { NAMES, DRAWS, MAYBE_DRAWS };
+
+static void collect(Node *e, Node *by, int what, Vec *path, Vec *out)
 {
 	if (!e)
 		return;
 	vec_push(path, e);
-	if (e->kind == N_NAME && e->sym) {
+	if (what == NAMES ? e->kind == N_NAME && e->sym : draws(e, what == DRAWS)) {
 		Occ *o = xcalloc(1, sizeof *o);
 		o->n = e;
 		o->by = by;
@@ -1298,14 +1305,19 @@ static void collect_occs(Node *e, Node *by, Vec *path, Vec *out)
 		vec_push(out, o);
 	}
 	bool sets = (e->kind == N_ASSIGN || e->kind == N_INCDEC) && e->lhs && e->lhs->kind == N_NAME;
-	collect_occs(e->lhs, sets ? e : NULL, path, out);
-	collect_occs(e->rhs, NULL, path, out);
-	collect_occs(e->cond, NULL, path, out);
-	collect_occs(e->then, NULL, path, out);
-	collect_occs(e->els, NULL, path, out);
+	collect(e->lhs, sets ? e : NULL, what, path, out);
+	collect(e->rhs, NULL, what, path, out);
+	collect(e->cond, NULL, what, path, out);
+	collect(e->then, NULL, what, path, out);
+	collect(e->els, NULL, what, path, out);
 	for (Node *a = e->kind == N_CALL ? e->args : NULL; a; a = a->next)
-		collect_occs(a, NULL, path, out);
+		collect(a, NULL, what, path, out);
 	path->n--;
+}
+
+static void collect_occs(Node *e, Node *by, Vec *path, Vec *out)
+{
+	collect(e, by, NAMES, path, out);
 }
 
 /* Does e change a variable by its name (x = ..., x++)? */
@@ -1349,25 +1361,7 @@ static bool draws(const Node *e, bool known)
 /* The calls of e that draw, with their paths from e, into out (Occ). */
 static void collect_draws(Node *e, bool known, Vec *path, Vec *out)
 {
-	if (!e)
-		return;
-	vec_push(path, e);
-	if (draws(e, known)) {
-		Occ *o = xcalloc(1, sizeof *o);
-		o->n = e;
-		o->depth = path->n;
-		o->path = xcalloc((size_t)path->n, sizeof *o->path);
-		memcpy(o->path, path->v, (size_t)path->n * sizeof *o->path);
-		vec_push(out, o);
-	}
-	collect_draws(e->lhs, known, path, out);
-	collect_draws(e->rhs, known, path, out);
-	collect_draws(e->cond, known, path, out);
-	collect_draws(e->then, known, path, out);
-	collect_draws(e->els, known, path, out);
-	for (Node *a = e->kind == N_CALL ? e->args : NULL; a; a = a->next)
-		collect_draws(a, known, path, out);
-	path->n--;
+	collect(e, NULL, known ? DRAWS : MAYBE_DRAWS, path, out);
 }
 
 /* Two draws in one expression (rand() - rand(), f(rand(), rand())) take

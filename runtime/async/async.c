@@ -2702,6 +2702,20 @@ static bool read_whole(const sap_dds *d, const sap_dvec *keys)
 	                               d->dm->kk != keys->keys_of->kk);
 }
 
+/* The keys(m) a loop over a map's keys runs over, each iteration [lo,
+ * hi) reading its own, or NULL. */
+static const sap_dvec *keys_vector(const sap_async_spec *spec, int64_t lo, int64_t hi)
+{
+	const sap_dvec *keys = NULL;
+	for (int k = 0; k < spec->ndds; k++) {
+		const sap_dds *d = &spec->dds[k];
+		if (d->dv && d->dv->keys_of && d->mode == SAP_READ && d->by_index && lo == 0 &&
+		    hi == d->dv->n)
+			keys = d->dv;
+	}
+	return keys;
+}
+
 /* The keys a loop runs over, if it is a loop over a map's keys that
  * writes maps only at its key, inserting nothing, and writes no dvector
  * (it may accumulate into maps): on several ranks, each key's rank runs
@@ -2713,13 +2727,7 @@ static bool read_whole(const sap_dds *d, const sap_dvec *keys)
 static const sap_dvec *map_keys(const sap_async_spec *spec, const sap_reduce *r, int64_t lo,
                                 int64_t hi, char *why, size_t wn)
 {
-	const sap_dvec *keys = NULL;
-	for (int k = 0; k < spec->ndds; k++) {
-		const sap_dds *d = &spec->dds[k];
-		if (d->dv && d->dv->keys_of && d->mode == SAP_READ && d->by_index && lo == 0 &&
-		    hi == d->dv->n)
-			keys = d->dv;
-	}
+	const sap_dvec *keys = keys_vector(spec, lo, hi);
 	if (!keys)
 		return NULL;
 	/* Why a loop over a map's keys does not run on the maps' parts, for
@@ -3282,13 +3290,7 @@ static const sap_async_spec *keys_there(const sap_async_spec *spec, int64_t lo, 
 	 * broadcasts that no longer matched). */
 	if (!spec->dds || lo >= hi || sap_threads() == 1 || sap_nranks() > 1)
 		return spec;
-	const sap_dvec *keys = NULL;
-	for (int k = 0; k < spec->ndds; k++) {
-		const sap_dds *d = &spec->dds[k];
-		if (d->dv && d->dv->keys_of && d->mode == SAP_READ && d->by_index && lo == 0 &&
-		    hi == d->dv->n)
-			keys = d->dv;
-	}
+	const sap_dvec *keys = keys_vector(spec, lo, hi);
 	if (!keys || keys->part_only || keys->holder ||
 	    (keys->keys_of->kk == SAP_K_STRING ? keys->elsize != sizeof(sap_str) :
 	     keys->elsize != 8 && keys->elsize != 4))
