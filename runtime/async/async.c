@@ -1027,6 +1027,15 @@ static bool drv_same(const struct sap_loop_state *st, const sap_async_spec *spec
 	return true;
 }
 
+/* Field by field: the generated code's initializers leave the padding
+ * as it was. */
+static bool affine_same(const sap_affine *x, const sap_affine *y)
+{
+	return x->dds == y->dds && x->mode == y->mode && x->a == y->a && x->b == y->b &&
+	       x->narrow == y->narrow && x->guarded == y->guarded &&
+	       (!x->guarded || (x->glo == y->glo && x->ghi == y->ghi));
+}
+
 /* The plan stays valid while the loop bounds, the workers, the blocks,
  * the sizes of the DDSs, the affine forms, the DDSs the slice reads and
  * the values of the driver variables it reads stay the same
@@ -1059,8 +1068,10 @@ static bool same_inputs(const struct sap_loop_state *st, const sap_async_spec *s
 		if (spec->dds[k].check_keys && !st->resumed &&
 		    st->kvers[k] != sap_dm_keyset(spec->dds[k].dm))
 			return false;
-	return drv_same(st, spec) && (!spec->naffine ||
-	       !memcmp(st->affine, spec->affine, (size_t)spec->naffine * sizeof *spec->affine));
+	for (int q = 0; q < spec->naffine; q++)
+		if (!affine_same(&st->affine[q], &spec->affine[q]))
+			return false;
+	return drv_same(st, spec);
 }
 
 /* After a planned run on the cached plan: a DDS the loop writes only
