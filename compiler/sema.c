@@ -1188,6 +1188,8 @@ void sema_check_stmt(Node *s)
 			check_assign_bool(s->init, s->sym->ty, s->init);
 		if (s->init)
 			sema_check_sequenced(s->init);
+		if (s->size)
+			sema_check_sequenced(s->size);
 		return;
 	case N_EXPR:
 		sema_check_expr(s->lhs);

@@ -1224,6 +1224,8 @@ void sema_check_async(Node *loop)
 	if (!c)
 		sema_fail(loop, "%s: the condition is missing", async_form);
 	sema_check_expr(c);
+	sema_check_sequenced(init->init);
+	sema_check_sequenced(c);
 	/* i <= last, as C programs write it: i < last + 1, the sum a long
 	 * (last may be INT_MAX).  A floating last would need its floor. */
 	if (c->kind == N_BINARY && c->op == TK_LE && is_var(c->lhs, iv) && ty_is_int(c->rhs->ty)) {

@@ -524,6 +524,25 @@ static const char *rows_hint(Access *a, Sym *s)
 	return NULL;
 }
 
+/* The first read in e of a DDS the loop changes (an index, or a call
+ * such as get(m, k, d)), or NULL. */
+static Node *changing_read(Node *e)
+{
+	if (!e)
+		return NULL;
+	if ((e->kind == N_INDEX || (e->kind == N_CALL && e->builtin != B_NONE && e->args)) &&
+	    acc_read_dds(e) && acc_changing(e, NULL))
+		return e;
+	Node *r = changing_read(e->lhs);
+	r = r ? r : changing_read(e->rhs);
+	r = r ? r : changing_read(e->cond);
+	r = r ? r : changing_read(e->then);
+	r = r ? r : changing_read(e->els);
+	for (Node *x = e->kind == N_CALL ? e->args : NULL; !r && x; x = x->next)
+		r = changing_read(x);
+	return r;
+}
+
 static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 {
 	const char *acc = format("%s[%s]", a->dds->name, acc_expr_str(a->key));
@@ -589,12 +608,12 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 	 * counters, which stale in a sync for store to the same slots
 	 * (helper GEO: 200 of 300 points lost or doubled on 2 x 2). */
 	if (!no_sync && kd && !ins && !relax_hint && acc_loop->kind == N_ASYNC && writes_ints(kd) &&
-	    !acc_adds_to(a) && !acc_is_relaxed(acc_li, kd)) {
+	    (!acc_adds_to(a) || kd != a->dds) && !acc_is_relaxed(acc_li, kd)) {
 		no_sync = true;
 		hint = format("an async for must know every iteration's keys before it runs; use a "
 		              "plain for, which runs in order (in a sync for, each worker would read "
-		              "%s, integers its keys come from, as of its step's start, and store "
-		              "where another worker stores too)", kd->name);
+		              "%s, integers its keys come from, as of its step's start, and write "
+		              "where another worker writes too)", kd->name);
 	}
 	/* The slice takes each branch of an if in turn, not of a ?: (a
 	 * value, whose branches may not both be evaluable). */
@@ -667,9 +686,14 @@ static void reject_key(Access *a, Node *root, Sym *s, Unit *u)
 		              tw->sym->name, from, acc_expr_str(tw->ctl->cond), tw->sym->name);
 	}
 	if (!s) {
+		/* Read through get(m, k, d), which the cause missed (helper
+		 * U23: a null dereference). */
+		Node *rd = c.read ? c.read : changing_read(a->key);
+		const char *nm = rd ? acc_read_dds(rd)->name : a->dds->name;
 		acc_reject(acc_leftmost(a->key), format("the key of %s is not known %s: it reads %s, "
-		                              "which this loop writes", acc, when, acc_name_list(&c.dds)),
-		           c.read, format("%s is read here; %s", acc_read_dds(c.read)->name, hint));
+		                              "which this loop writes", acc, when,
+		                              c.dds.n ? acc_name_list(&c.dds) : nm),
+		           rd ? rd : a->key, format("%s is read here; %s", nm, hint));
 		return;
 	}
 	Taint *x = acc_taint_at(s, u);

@@ -37,6 +37,7 @@ compile_tests = \
 	tests/compile/reduce-cond-two.sap \
 	tests/compile/key-union-find.sap \
 	tests/compile/key-scatter.sap \
+	tests/compile/key-get-written.sap \
 	tests/compile/reduce-rand-twice.sap \
 	tests/compile/reduce-call-rng.sap \
 	tests/compile/cast-unsigned.sap \

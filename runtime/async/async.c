@@ -2346,7 +2346,12 @@ static void settle_chunks(const sap_async_spec *spec, const owners *o)
 			continue;
 		sap_hold_map(v);
 		for (int64_t u = 0; u < o->n; u++) {
-			const own_run *w = &o->run[u];
+			/* Only the iterations that take the key (if (i > 0)
+			 * x[i - 1] = ...): the others leave its holder. */
+			own_run cw = o->run[u];
+			if (!form_iters(af, o->run[u].a, o->run[u].b, &cw.a, &cw.b))
+				continue;
+			const own_run *w = &cw;
 			/* Where the rank already holds every key between the
 			 * run's first and last (x[2 * i + c] over the keys the
 			 * last invocation left with it), nothing moves: a key at
@@ -3024,6 +3029,21 @@ static void brief_timed(struct sap_loop_state *st, bool whole, double s)
  * whole run's; a loop of heavy rows spreads. */
 enum { HUB_TRY = 3 };
 
+/* Does every key of the DDSs the loop writes that moves with the loop
+ * variable move by one (no lattice)?  Then a run of iterations touches
+ * ranges of keys, which a rank fetches whole (mark_spans). */
+static bool unit_strides(const sap_async_spec *spec)
+{
+	for (int q = 0; q < spec->naffine + spec->nspan; q++) {
+		const sap_affine *af = q < spec->naffine ? &spec->affine[q] : NULL;
+		const sap_span *sp = af ? NULL : &spec->span[q - spec->naffine];
+		int64_t a = af ? af->a : sp->a;
+		if ((a != 0 && a != 1 && a != -1) || (sp && sp->m > 1))
+			return false;
+	}
+	return true;
+}
+
 /* A planned loop over ranks runs its plan spread, each rank its
  * workers' groups with an exchange after every round, or whole on every
  * rank as one rank of all the workers would, with no exchange: the same
@@ -3134,7 +3154,7 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 		unpart_all(spec);
 	/* Loops over ranks know which elements they need (or make whole
 	 * what they do not); others read them all on every rank. */
-	if (sap_nranks() > 1 && spec->dds && !ranks)
+	if (sap_nranks() > 1 && spec->dds && !ranks && lo < hi)
 		sap_whole_spec(spec, NULL, &st->traffic);
 	if (mk) {
 		run_map_owner(st, spec, &x, lo, hi, red, mk);
@@ -3226,6 +3246,17 @@ static void async_for(sap_loop *L, const sap_async_spec *spec, int64_t lo, int64
 			                                      "and SAP_SHORT_LOOPS=whole" :
 			                "as one rank of all the workers runs its plan, which ran faster";
 			ways_timed(&st->planned, PLAN_TRY, true, sap_now() - t);
+		} else if (pairs && !hubs.n && !hubs.grid && unit_strides(spec)) {
+			/* Apart pair by pair, every key moving by one: spread
+			 * in chunks, each rank fetching the ranges of keys its
+			 * chunk touches (a stencil's guarded boundary reads, a
+			 * row on from its writes, over a vector too large to go
+			 * whole: planned at a key a element, 240 ms a step for
+			 * 4 ms of body on 2 ranks). */
+			double t = sap_now();
+			run_dist_chunks(st, spec, &x, lo, hi, red, true, NULL);
+			if (pairs_fit(spec, r))
+				ways_timed(&st->pairs, HUB_TRY, false, sap_now() - t);
 		} else {
 			double t = sap_now();
 			run_dist_planned(st, spec, &x, lo, hi, red);
