@@ -41,6 +41,22 @@ for (long t = 0; t < steps; t++) {
         T[(t + 1) * n + i] = c + k0[i] * (0.5 * l - 2 * c + r);
     }
 }
+// A guarded write a row on, one key back: iteration 0 writes nothing, and
+// over ranks the holder of U[(t + 1) * n - 1], row t's last, stays.
+dvector<double> U(long(steps + 1) * n);
+for (long i = 0; i < n; i++)
+    U[i] = i % 11;
+for (long t = 0; t < steps; t++) {
+    async for (long i = 0; i < n; i++)
+        if (i > 0)
+            U[(t + 1) * n + i - 1] = U[t * n + i] * 0.5 + U[t * n + i - 1];
+    async for (long i = n - 1; i < n; i++)
+        U[(t + 1) * n + i] = U[t * n + i] + 1;
+}
+double u = 0;
+for (long i = 0; i < len(U); i++)
+    u += U[i] * (i % 7 + 1);
+print("%.17g\n", u);
 // Iteration h reads x[h], which iteration 0 writes: planned.
 dvector<double> x(2 * n);
 for (long i = 0; i < 2 * n; i++)
@@ -63,7 +79,16 @@ same_on_layouts gk want
 $MPIEXEC -n 1 ./gk --threads=2 --stats >out 2>err || { cat err; fail "1 x 2 --stats failed"; }
 grep "^ *[0-9]* gk.sap:11 " err | grep -q " chunks$" ||
 	{ cat err; fail "the stencil's guarded reads kept it planned"; }
-grep "^ *[0-9]* gk.sap:28 " err | grep -q " chunks" &&
+grep "^ *[0-9]* gk.sap:44 " err | grep -q " chunks" &&
 	{ cat err; fail "iterations 0 and h meet at x[h], but ran in chunks"; }
 $MPIEXEC -n 2 ./gk --threads=2 --check-plan >out 2>err || { cat err; fail "--check-plan failed"; }
+# Over ranks, spread: in chunks, each rank fetching the ranges its chunk
+# reads (planned at a key an element before).
+for np in 2 3; do
+	SAP_SHORT_LOOPS=spread $MPIEXEC -x SAP_SHORT_LOOPS -n $np ./gk --threads=1 --stats >out 2>err ||
+		{ cat err; fail "$np x 1, spread, failed"; }
+	cmp -s want out || { cat want out; fail "$np x 1, spread, prints other results"; }
+	grep "^ *[0-9]* gk.sap:11 " err | grep -q " chunks$" ||
+		{ cat err; fail "$np x 1, spread: the stencil not in chunks"; }
+done
 exit 0
