@@ -833,6 +833,8 @@ bool acc_slice_fixed(LoopInfo *L, Sym *d)
 	return reads && !moving && written;
 }
 
+static bool keys_own(LoopInfo *L);
+
 static bool sums_alone(Node *l, LoopInfo *L);
 
 static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
@@ -872,6 +874,13 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 		        "starts, it runs in contiguous chunks with no plan\n");
 		break;
 	case VD_ONCE: {
+		/* Helper BIO: a plan and an order said, chunks run. */
+		if (keys_own(L)) {
+			fprintf(out, "parallel: it writes maps only at the key of its loop over a map's "
+			        "keys, which they hold, so no two iterations meet: they run in contiguous "
+			        "chunks with no reconnaissance or plan\n");
+			break;
+		}
 		fprintf(out, "%s reconnaissance runs once and the plan is reused while the loop "
 		        "bounds", spans ? spans : "parallel:");
 		/* What the plan is made from: the slice's inputs, and the driver
@@ -933,13 +942,33 @@ static void explain_verdict(FILE *out, Node *l, LoopInfo *L)
 	}
 }
 
+/* Does the loop write only maps, each only at the key of its loop over a
+ * map's keys, which they hold (no insert nor erase)?  The runtime then
+ * runs it in chunks (shape_of in runtime/async/async.c): no two
+ * iterations meet. */
+static bool keys_own(LoopInfo *L)
+{
+	bool any = false;
+	for (int i = 0; i < L->dds.n; i++) {
+		Sym *d = L->dds.v[i];
+		if (!(((intptr_t)L->dds_mode.v[i]) & ACC_WRITE) || acc_is_accum(L, d) ||
+		    acc_is_relaxed(L, d))
+			continue;
+		if (d->ty->kind == TY_DVEC || !acc_at_key(L, d) || acc_inserts(L, d))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /* A planned loop's order: a helper's greedy independent set came out
  * 607 on one worker, 596 on two and 893 on four, each a valid set, with
  * nothing in --explain to say that its answer depends on the workers. */
 static void explain_order(FILE *out, Node *l, LoopInfo *L)
 {
 	if (l->kind != N_ASYNC ||
-	    (L->verdict != VD_STATIC && L->verdict != VD_ONCE && L->verdict != VD_EACH))
+	    (L->verdict != VD_STATIC && L->verdict != VD_ONCE && L->verdict != VD_EACH) ||
+	    (L->verdict == VD_ONCE && keys_own(L)))
 		return;
 	fprintf(out, "  order: iterations that conflict run one after the other: in index order "
 	        "on one worker and under a key-level wavefront plan; by blocks or strips in an "
