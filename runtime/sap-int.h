@@ -522,6 +522,12 @@ uint64_t sap_ckpt_last_seq(const char *dir);
 /* Collective: the number of a new checkpoint of program in dir, seq or
  * the first after it that no other run holds, its directory made. */
 uint64_t sap_ckpt_reserve(const char *dir, uint64_t seq, uint64_t program);
+/* A hash of the params' values (not those only written), which a
+ * checkpoint's PROGRAM file keeps: --resume prefers the params' own. */
+uint64_t sap_params_hash(void);
+/* The end of this run's checkpoints: others sharing its dir may prune
+ * them now (its lock file goes). */
+void sap_ckpt_run_end(void);
 /* The newest complete checkpoint of program in dir, or 0. */
 uint64_t sap_ckpt_newest(const char *dir, uint64_t program);
 /* Checkpoint seq of dir is the newest of a run that ended (a file ENDED

@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "sap-int.h"
 
@@ -270,20 +272,164 @@ static bool ckpt_entry(const char *dir, const char *name, uint64_t *seq, bool *d
 	return true;
 }
 
-/* Which program wrote checkpoint name of dir: the PROGRAM file its
- * reservation put there (sap_ckpt_reserve), or else its part-0's header,
- * if it reads as one. */
-static bool ckpt_program(const char *dir, const char *name, uint64_t *program)
+static bool ckpt_program(const char *dir, const char *name, uint64_t *program);
+
+/* ---- runs ---- */
+
+/* A checkpoint's PROGRAM file: the program and the run that made it, so
+ * that two runs of one program sharing a dir tell theirs apart. */
+static const char owner_magic[8] = "SAPOWN1\n";
+typedef struct owner_file {
+	char magic[8];
+	uint64_t program, run;
+	uint64_t params;        /* sap_params_hash */
+	uint32_t crc;           /* CRC32C of the bytes before it */
+	uint32_t pad;
+} owner_file;
+
+/* This run (on rank 0), and its lock: a file .run-ID in the dir, made
+ * locked (flock) and held while the run lives, so that another run of
+ * the same program leaves its checkpoints alone (helper U23: a second
+ * run of a program pruned the first's, even the one it was writing,
+ * and --resume took the second's). */
+static uint64_t my_run;
+static int run_fd = -1;
+static char *run_path;
+/* The runs of the dir alive when this one started: their checkpoints
+ * stay, even after they die (killed beside this run, to be resumed). */
+static uint64_t *met;
+static int nmet;
+
+static char *run_file(const char *dir, uint64_t run)
 {
+	return sap_strf("%s/.run-%016llx", dir, (unsigned long long)run);
+}
+
+static bool run_alive(const char *dir, uint64_t run);
+
+static void run_start(const char *dir)
+{
+	if (my_run)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t x = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^
+	             (uint64_t)getpid() << 40;
+	x ^= x >> 33;           /* MurmurHash3's fmix64 */
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	my_run = x ? x : 1;
+	/* Locked before it has its name: a file of that name is locked by
+	 * a live run, or by none. */
+	char *tmp = sap_strf("%s/.run-new-%016llx", dir, (unsigned long long)my_run);
+	run_path = run_file(dir, my_run);
+	run_fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (run_fd >= 0 && (flock(run_fd, LOCK_EX | LOCK_NB) != 0 || rename(tmp, run_path) != 0)) {
+		close(run_fd);
+		run_fd = -1;
+		unlink(tmp);
+	}
+	free(tmp);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned long long r;
+	char tail;
+	while (d && (e = readdir(d)))
+		if (sscanf(e->d_name, ".run-%16llx%c", &r, &tail) == 1 && r != my_run &&
+		    run_alive(dir, r)) {
+			met = sap_xrealloc(met, (size_t)(nmet + 1) * sizeof *met);
+			met[nmet++] = r;
+		}
+	if (d)
+		closedir(d);
+}
+
+void sap_ckpt_run_end(void)
+{
+	if (run_fd < 0)
+		return;
+	unlink(run_path);
+	close(run_fd);
+	run_fd = -1;
+}
+
+/* Is run, of dir, this one or alive?  Taking its lock says it is not:
+ * then its file goes too. */
+static bool run_alive(const char *dir, uint64_t run)
+{
+	if (run == my_run)
+		return true;
+	char *p = run_file(dir, run);
+	int fd = open(p, O_RDWR | O_CLOEXEC);
+	bool alive = false;
+	if (fd >= 0) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			unlink(p);
+		else
+			alive = errno == EWOULDBLOCK;
+		close(fd);
+	}
+	free(p);
+	return alive;
+}
+
+/* Who wrote checkpoint name of dir: 2 when its PROGRAM file says the
+ * program and the run; 1 when only its part-0's header says the program;
+ * 0 when neither reads as one. */
+static int ckpt_owner_params(const char *dir, const char *name, uint64_t *program, uint64_t *run,
+                             uint64_t *params);
+
+static int ckpt_owner(const char *dir, const char *name, uint64_t *program, uint64_t *run)
+{
+	uint64_t params;
+	return ckpt_owner_params(dir, name, program, run, &params);
+}
+
+/* ckpt_owner, with the params' hash the PROGRAM file holds (0 else). */
+static int ckpt_owner_params(const char *dir, const char *name, uint64_t *program, uint64_t *run,
+                             uint64_t *params)
+{
+	*params = 0;
 	char *owner = sap_strf("%s/%s/PROGRAM", dir, name);
 	FILE *o = fopen(owner, "rb");
 	free(owner);
+	owner_file of;
 	if (o) {
-		bool got = fread(program, sizeof *program, 1, o) == 1;
+		bool got = fread(&of, sizeof of, 1, o) == 1 &&
+		           !memcmp(of.magic, owner_magic, sizeof of.magic) &&
+		           of.crc == sap_crc32c(0, &of, offsetof(owner_file, crc));
 		fclose(o);
-		if (got)
-			return true;
+		if (got) {
+			*program = of.program;
+			*run = of.run;
+			*params = of.params;
+			return 2;
+		}
 	}
+	*run = 0;
+	return ckpt_program(dir, name, program);
+}
+
+/* Is checkpoint name of dir program's, and not of another run that is
+ * alive, so that pruning may remove it? */
+static bool ckpt_prunable(const char *dir, const char *name, uint64_t program)
+{
+	uint64_t p, run;
+	int k = ckpt_owner(dir, name, &p, &run);
+	if (!k || p != program)
+		return false;
+	if (k == 1 || run == my_run)
+		return true;
+	for (int i = 0; i < nmet; i++)
+		if (met[i] == run)
+			return false;
+	return !run_alive(dir, run);
+}
+
+/* Which program wrote checkpoint name of dir: its part-0's header says,
+ * if it reads as one (the PROGRAM file, ckpt_owner). */
+static bool ckpt_program(const char *dir, const char *name, uint64_t *program)
+{
 	char *path = sap_strf("%s/%s/part-0", dir, name);
 	FILE *f = fopen(path, "rb");
 	free(path);
@@ -301,16 +447,18 @@ static bool ckpt_program(const char *dir, const char *name, uint64_t *program)
 /* Is checkpoint name of dir program's (or any, when program is NULL)? */
 static bool ckpt_of(const char *dir, const char *name, const uint64_t *program)
 {
-	uint64_t p;
-	return !program || (ckpt_program(dir, name, &p) && p == *program);
+	uint64_t p, run;
+	return !program || (ckpt_owner(dir, name, &p, &run) && p == *program);
 }
 
 /* Is it program's, or is there no telling (a part-0 damaged), so that
- * --resume tries it and says what is wrong with it? */
+ * --resume tries it and says what is wrong with it?  (Not asked whether
+ * its run lives: a rank mpiexec killed may still be going when the next
+ * run starts.) */
 static bool ckpt_maybe_of(const char *dir, const char *name, uint64_t program)
 {
-	uint64_t p;
-	return !ckpt_program(dir, name, &p) || p == program;
+	uint64_t p, run;
+	return !ckpt_owner(dir, name, &p, &run) || p == program;
 }
 
 static int complete_of(const char *dir, const uint64_t *program, bool maybe, uint64_t **seqs);
@@ -383,9 +531,20 @@ static void remove_ckpt(const char *dir, const char *name)
 static void prune(const char *dir, uint64_t program)
 {
 	uint64_t *seqs;
-	int n = complete_seqs(dir, &program, &seqs);
-	if (n == 0)
+	int n = complete_of(dir, &program, true, &seqs), k = 0;
+	/* Not those of another live run of program: the newest KEEP of
+	 * this run's and the dead runs'. */
+	for (int i = 0; i < n; i++) {
+		char *name = sap_strf("ckpt-%llu", (unsigned long long)seqs[i]);
+		if (ckpt_prunable(dir, name, program))
+			seqs[k++] = seqs[i];
+		free(name);
+	}
+	n = k;
+	if (n == 0) {
+		free(seqs);
 		return;
+	}
 	uint64_t oldest_kept = seqs[n < KEEP ? n - 1 : KEEP - 1], newest = seqs[0];
 	free(seqs);
 	DIR *d = opendir(dir);
@@ -399,10 +558,10 @@ static void prune(const char *dir, uint64_t program)
 	while ((e = readdir(d))) {
 		if (!ckpt_entry(dir, e->d_name, &s, &done))
 			continue;
-		uint64_t p;
-		bool known = ckpt_program(dir, e->d_name, &p);
-		if ((done && s < oldest_kept && known && p == program) ||
-		    (!done && s < newest && (!known || p == program))) {
+		uint64_t p, run;
+		int known = ckpt_owner(dir, e->d_name, &p, &run);
+		bool ours = known && ckpt_prunable(dir, e->d_name, program);
+		if ((done && s < oldest_kept && ours) || (!done && s < newest && (!known || ours))) {
 			gone = sap_xrealloc(gone, (size_t)(ngone + 1) * sizeof *gone);
 			gone[ngone++] = sap_strf("%s", e->d_name);
 		}
@@ -435,9 +594,16 @@ bool sap_ckpt_is_ended(const char *dir, uint64_t seq)
 
 uint64_t sap_ckpt_newest(const char *dir, uint64_t program)
 {
+	/* Not a live other run's; once this run has checkpoints, its own. */
 	uint64_t *seqs, s = 0;
-	if (complete_seqs(dir, &program, &seqs) > 0)
-		s = seqs[0];
+	int n = complete_of(dir, &program, true, &seqs);
+	for (int i = 0; i < n && !s; i++) {
+		char *name = sap_strf("ckpt-%llu", (unsigned long long)seqs[i]);
+		uint64_t p, run;
+		if (ckpt_owner(dir, name, &p, &run) && p == program && (!my_run || run == my_run))
+			s = seqs[i];
+		free(name);
+	}
 	free(seqs);
 	return s;
 }
@@ -460,14 +626,17 @@ uint64_t sap_ckpt_reserve(const char *dir, uint64_t seq, uint64_t program)
 	 * name, which fails where that name holds another's. */
 	if (sap_comm_rank() == 0) {
 		mkdir(dir, 0755);
-		char *tmp = sap_strf("%s/.ckpt-new-%016llx-%ld", dir, (unsigned long long)program,
-		                     (long)getpid());
+		run_start(dir);
+		owner_file of = { .program = program, .run = my_run, .params = sap_params_hash() };
+		memcpy(of.magic, owner_magic, sizeof of.magic);
+		of.crc = sap_crc32c(0, &of, offsetof(owner_file, crc));
+		char *tmp = sap_strf("%s/.ckpt-new-%016llx", dir, (unsigned long long)my_run);
 		for (int tries = 0; tries < 4096; tries++, seq++) {
 			remove_reserved(tmp);
 			char *owner = sap_strf("%s/PROGRAM", tmp);
 			FILE *f = mkdir(tmp, 0755) == 0 ? fopen(owner, "wb") : NULL;
 			free(owner);
-			bool ok = f && fwrite(&program, sizeof program, 1, f) == 1;
+			bool ok = f && fwrite(&of, sizeof of, 1, f) == 1;
 			if (f && fclose(f) != 0)
 				ok = false;
 			if (!ok)
@@ -740,6 +909,25 @@ bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, sap_ckpt
 {
 	uint64_t *seqs;
 	int k = complete_of(dir, &program, true, &seqs);
+	/* Those taken with this run's params first: runs of one program
+	 * with other params sharing dir, one killed, resumed its sibling's
+	 * newer checkpoint (helper U23).  With none, the newest, whose
+	 * params sap_resume says. */
+	if (sap_comm_rank() == 0 && k > 1) {
+		uint64_t want = sap_params_hash(), *order = sap_xmalloc((size_t)k * sizeof *order);
+		int m = 0;
+		for (int pass = 0; pass < 2; pass++)
+			for (int i = 0; i < k; i++) {
+				char *name = sap_strf("ckpt-%llu", (unsigned long long)seqs[i]);
+				uint64_t p, run, par;
+				bool same = ckpt_owner_params(dir, name, &p, &run, &par) == 2 && par == want;
+				free(name);
+				if (same == !pass)
+					order[m++] = seqs[i];
+			}
+		free(seqs);
+		seqs = order;
+	}
 	/* Those of other programs sharing dir, or of this one built anew,
 	 * newer than this one's: one line (helper U21: a line each of every
 	 * --resume in a shared dir). */

@@ -733,6 +733,22 @@ static int64_t ckpt_bytes, ckpt_count, ckpt_largest;
  * "--k=3 (now 4), ...", or NULL: said once the state is read. */
 static char *params_changed;
 
+uint64_t sap_params_hash(void)
+{
+	uint32_t h = 0, g = 0x9e3779b9u;
+	for (int i = 0; i < sap_param_count(); i++) {
+		if (sap_param_out_only(i))
+			continue;
+		const char *name = sap_param_name(i);
+		char *v = sap_param_text(i);
+		h = sap_crc32c(h, name, strlen(name) + 1);
+		h = sap_crc32c(h, v, strlen(v) + 1);
+		g = sap_crc32c(g, v, strlen(v) + 1);
+		free(v);
+	}
+	return (uint64_t)h << 32 | g;
+}
+
 /* The params' values as text, each after its name: a run resumed with
  * others continues from a state they did not make, which --resume says
  * (sap_resume); changing some (more epochs) is what the user wants. */
@@ -1038,6 +1054,7 @@ void sap_ckpt_finish(void)
 	if (sap_rank() == 0 && first_seq &&
 	    (last = sap_ckpt_newest(sap_cfg.ckpt_dir, sap_program_hash())) >= first_seq)
 		sap_ckpt_ended(sap_cfg.ckpt_dir, last);
+	sap_ckpt_run_end();
 	if (failed_parts > 3)
 		warn_rank("%lld checkpoints in all could not be written to '%s'",
 		          (long long)failed_parts, sap_cfg.ckpt_dir);

@@ -15,10 +15,11 @@ make_tmp
 cd "$tmp" || exit 99
 
 cat >a.sap <<'SAP'
+param double scale = 1;
 dvector<double> x(100);
 double s = 0;
 for (int it = 0; it < 8; it++) {
-    async for (long i = 0; i < 100; i++) reduce(+: s) { x[i] = x[i] * 0.5 + i + it; s += x[i]; }
+    async for (long i = 0; i < 100; i++) reduce(+: s) { x[i] = x[i] * 0.5 + (i + it) * scale; s += x[i]; }
     print("a %d %.17g\n", it, s);
 }
 SAP
@@ -74,4 +75,20 @@ cmp -s fullb2 pb || fail "b2 beside a2 printed another result"
 ./a2 --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null || { cat p2.err; fail "--resume of a2 failed"; }
 grep -q "^resuming from checkpoint" p2.err || { cat p2.err; fail "a2 did not resume"; }
 tail -n "$(wc -l <p2)" full2 | cmp -s - p2 || fail "resumed a2 printed '$(cat p2)'"
+
+# The same program twice at once with other params, one killed (helper
+# U23: the other pruned its checkpoints, and --resume took the other's):
+# each keeps its own, and --resume takes those of its params.
+./a2 --scale=3 >full3 2>full3.err </dev/null || { cat full3.err; fail "a2 --scale=3 failed"; }
+rm -rf ck
+SAP_TEST_KILL_AFTER=12 ./a2 --checkpoint-dir=ck --checkpoint-every=1 >p1 2>p1.err </dev/null &
+./a2 --scale=3 --checkpoint-dir=ck --checkpoint-every=1 >pb 2>pb.err </dev/null ||
+	{ cat pb.err; fail "a2 --scale=3 failed"; }
+wait
+grep -q "warning" p1.err pb.err && { cat p1.err pb.err; fail "two runs of a2 sharing ck warned"; }
+cmp -s full3 pb || fail "a2 --scale=3 beside another run printed another result"
+./a2 --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null || { cat p2.err; fail "--resume of a2 failed"; }
+grep -q "^resuming from checkpoint" p2.err || { cat p2.err; fail "the killed a2 did not resume"; }
+grep -q "warning" p2.err && { cat p2.err; fail "the killed a2 resumed another run's checkpoint"; }
+tail -n "$(wc -l <p2)" full2 | cmp -s - p2 || fail "the killed a2, resumed, printed '$(cat p2)'"
 exit 0
