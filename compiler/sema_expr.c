@@ -1385,6 +1385,12 @@ void sema_check_draws(void)
 				if (k + 1 == a->depth || k + 1 == b->depth || l->kind == N_COND ||
 				    (l->kind == N_BINARY && (l->op == TK_ANDAND || l->op == TK_OROR)))
 					continue;
+				/* rand() + rand(), rand() * rand(): the same either
+				 * way (not f() + rand(), f drawing 2 * rand()). */
+				if (l->kind == N_BINARY && (l->op == TK_PLUS || l->op == TK_STAR) &&
+				    k + 2 == a->depth && k + 2 == b->depth && a->n->builtin != B_NONE &&
+				    acc_same_expr(a->n, b->n))
+					continue;
 				diag_warning(b->n->file, b->n->off, "draw-order",
 				             "two random draws in one expression: C leaves their order open, "
 				             "so which takes which number may change with the C compiler or "
