@@ -88,7 +88,8 @@ long gl() {
         return -9223372036854775807 - 1;
     if (k == 1)
         return 9223372036854775807;
-    return (rand_int(2000000001) - 1000000000) * (rand_int(2000000001) - 1000000000);
+    long a = rand_int(2000000001) - 1000000000;
+    return a * (rand_int(2000000001) - 1000000000);
 }
 double gd() {
     long k = rand_int(14);
@@ -106,7 +107,8 @@ double gd() {
         return 4.9e-324;
     if (k == 6)
         return rand_int(100) - 50;
-    return (rand() - 0.5) * pow(10.0, rand_int(601) - 300);
+    double m = rand() - 0.5;
+    return m * pow(10.0, rand_int(601) - 300);
 }
 float gf() {
     long k = rand_int(12);
@@ -120,7 +122,8 @@ float gf() {
         return 0.1;
     if (k == 4)
         return rand_int(100) - 50;
-    return (rand() - 0.5) * pow(10.0, rand_int(71) - 35);
+    double m = rand() - 0.5;
+    return m * pow(10.0, rand_int(71) - 35);
 }
 bool gb() {
     return rand() < 0.5;
@@ -150,8 +153,10 @@ string gs() {
 string gline() {
     string s = gs();
     long m = 1 + rand_int(4);
-    for (long j = 0; j < m; j++)
-        s = s + (rand() < 0.5 ? " " : "\t: ") + gs();
+    for (long j = 0; j < m; j++) {
+        s = s + (rand() < 0.5 ? " " : "\t: ");
+        s = s + gs();
+    }
     return s;
 }
 
