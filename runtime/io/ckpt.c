@@ -414,12 +414,18 @@ static int ckpt_owner_params(const char *dir, const char *name, uint64_t *progra
  * alive, so that pruning may remove it? */
 static bool ckpt_prunable(const char *dir, const char *name, uint64_t program)
 {
-	uint64_t p, run;
-	int k = ckpt_owner(dir, name, &p, &run);
+	uint64_t p, run, par;
+	int k = ckpt_owner_params(dir, name, &p, &run, &par);
 	if (!k || p != program)
 		return false;
 	if (k == 1 || run == my_run)
 		return true;
+	/* Another run's: only of these params (a run of other params is
+	 * another experiment, which may yet resume: helper U24), and dead,
+	 * as it was when this run started (two started at once need not
+	 * have seen each other's lock). */
+	if (par != sap_params_hash())
+		return false;
 	for (int i = 0; i < nmet; i++)
 		if (met[i] == run)
 			return false;
@@ -594,13 +600,15 @@ bool sap_ckpt_is_ended(const char *dir, uint64_t seq)
 
 uint64_t sap_ckpt_newest(const char *dir, uint64_t program)
 {
-	/* Not a live other run's; once this run has checkpoints, its own. */
+	/* Once this run has checkpoints, its own; before, one its
+	 * checkpoints would replace (ckpt_prunable). */
 	uint64_t *seqs, s = 0;
 	int n = complete_of(dir, &program, true, &seqs);
 	for (int i = 0; i < n && !s; i++) {
 		char *name = sap_strf("ckpt-%llu", (unsigned long long)seqs[i]);
 		uint64_t p, run;
-		if (ckpt_owner(dir, name, &p, &run) && p == program && (!my_run || run == my_run))
+		if (my_run ? ckpt_owner(dir, name, &p, &run) && p == program && run == my_run :
+		             ckpt_prunable(dir, name, program))
 			s = seqs[i];
 		free(name);
 	}

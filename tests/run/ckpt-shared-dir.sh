@@ -91,4 +91,17 @@ cmp -s full3 pb || fail "a2 --scale=3 beside another run printed another result"
 grep -q "^resuming from checkpoint" p2.err || { cat p2.err; fail "the killed a2 did not resume"; }
 grep -q "warning" p2.err && { cat p2.err; fail "the killed a2 resumed another run's checkpoint"; }
 tail -n "$(wc -l <p2)" full2 | cmp -s - p2 || fail "the killed a2, resumed, printed '$(cat p2)'"
+
+# One after the other: a run with other params, started fresh, neither
+# replaces nor is warned of the killed run's checkpoints, another
+# experiment's (helper U24).
+rm -rf ck
+SAP_TEST_KILL_AFTER=12 ./a2 --checkpoint-dir=ck --checkpoint-every=1 >p1 2>p1.err </dev/null &&
+	fail "a2 not killed"
+./a2 --scale=3 --checkpoint-dir=ck --checkpoint-every=1 >pb 2>pb.err </dev/null ||
+	{ cat pb.err; fail "a2 --scale=3 after a killed a2 failed"; }
+grep -q "warning" pb.err && { cat pb.err; fail "a2 --scale=3 was warned of the killed a2's checkpoints"; }
+./a2 --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null || { cat p2.err; fail "--resume of a2 failed"; }
+grep -q "warning" p2.err && { cat p2.err; fail "the killed a2 resumed another run's checkpoint"; }
+tail -n "$(wc -l <p2)" full2 | cmp -s - p2 || fail "the killed a2, resumed later, printed '$(cat p2)'"
 exit 0
