@@ -522,9 +522,12 @@ uint64_t sap_ckpt_last_seq(const char *dir);
 /* Collective: the number of a new checkpoint of program in dir, seq or
  * the first after it that no other run holds, its directory made. */
 uint64_t sap_ckpt_reserve(const char *dir, uint64_t seq, uint64_t program);
-/* A hash of the params' values (not those only written), which a
- * checkpoint's PROGRAM file keeps: --resume prefers the params' own. */
-uint64_t sap_params_hash(void);
+/* What makes a run one experiment, which a checkpoint's PROGRAM file
+ * keeps: a hash of the params' values (not those only written), the seed
+ * and, if workers, the workers (ranks x threads, which a float sum's
+ * result follows).  --resume prefers its own experiment's checkpoints,
+ * then those of its params and seed on other workers. */
+uint64_t sap_ckpt_key(bool workers);
 /* The end of this run's checkpoints: others sharing its dir may prune
  * them now (its lock file goes). */
 void sap_ckpt_run_end(void);

@@ -276,41 +276,119 @@ static bool ckpt_program(const char *dir, const char *name, uint64_t *program);
 
 /* ---- runs ---- */
 
-/* A checkpoint's PROGRAM file: the program and the run that made it, so
- * that two runs of one program sharing a dir tell theirs apart. */
-static const char owner_magic[8] = "SAPOWN1\n";
+/* A checkpoint's PROGRAM file: the program and the run that made it, and
+ * the run's experiment (sap_ckpt_key: its params, seed and workers), so
+ * that runs of one program sharing a dir tell theirs apart. */
+static const char owner_magic[8] = "SAPOWN3\n";
 typedef struct owner_file {
 	char magic[8];
 	uint64_t program, run;
-	uint64_t params;        /* sap_params_hash */
+	uint64_t key;           /* sap_ckpt_key(true) */
+	uint64_t pkey;          /* sap_ckpt_key(false): without the workers */
 	uint32_t crc;           /* CRC32C of the bytes before it */
 	uint32_t pad;
 } owner_file;
 
 /* This run (on rank 0), and its lock: a file .run-ID in the dir, made
- * locked (flock) and held while the run lives, so that another run of
- * the same program leaves its checkpoints alone (helper U23: a second
- * run of a program pruned the first's, even the one it was writing,
- * and --resume took the second's). */
-static uint64_t my_run;
+ * locked (flock) and held while the run lives.  A run prunes another's
+ * checkpoints only if that run was dead when this one started and ran
+ * the same experiment, or ended: a run killed beside it, started before
+ * or after, or one of other params, seed or workers, keeps its own
+ * (helpers U23, U24, U25: sweeps, seed replicas and scaling studies
+ * sharing a dir lost the killed runs' checkpoints, whose --resume then
+ * took another run's). */
+static uint64_t my_run, my_first;
 static int run_fd = -1;
 static char *run_path;
-/* The runs of the dir alive when this one started: their checkpoints
- * stay, even after they die (killed beside this run, to be resumed). */
-static uint64_t *met;
-static int nmet;
+
+/* Of the runs whose checkpoints the dir held when this one started
+ * (runs_scan): those dead then, and those that had ended. */
+static bool scanned;
+static uint64_t *dead, *ended;
+static int ndead, nended;
 
 static char *run_file(const char *dir, uint64_t run)
 {
 	return sap_strf("%s/.run-%016llx", dir, (unsigned long long)run);
 }
 
-static bool run_alive(const char *dir, uint64_t run);
+/* Does a live run hold run's lock?  (Its file stays: the pruning that
+ * removes its last checkpoint removes it.) */
+static bool run_alive(const char *dir, uint64_t run)
+{
+	if (run == my_run)
+		return true;
+	char *p = run_file(dir, run);
+	int fd = open(p, O_RDWR | O_CLOEXEC);
+	bool alive = false;
+	if (fd >= 0) {
+		alive = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+		close(fd);
+	}
+	free(p);
+	return alive;
+}
+
+static bool in_set(const uint64_t *set, int n, uint64_t x)
+{
+	for (int i = 0; i < n; i++)
+		if (set[i] == x)
+			return true;
+	return false;
+}
+
+static void set_add(uint64_t **set, int *n, uint64_t x)
+{
+	if (in_set(*set, *n, x))
+		return;
+	*set = sap_xrealloc(*set, (size_t)(*n + 1) * sizeof **set);
+	(*set)[(*n)++] = x;
+}
+
+static int ckpt_owner_key(const char *dir, const char *name, uint64_t *program, uint64_t *run,
+                          uint64_t *key);
+static int ckpt_owner_keys(const char *dir, const char *name, uint64_t *program, uint64_t *run,
+                           uint64_t *key, uint64_t *pkey);
+
+/* The runs of dir's checkpoints as this run starts: dead ones, and
+ * ended ones (a checkpoint with ENDED). */
+static void runs_scan(const char *dir)
+{
+	if (scanned)
+		return;
+	scanned = true;
+	uint64_t *live = NULL;
+	int nlive = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	uint64_t s;
+	bool done;
+	while (d && (e = readdir(d))) {
+		uint64_t p, run, key;
+		if (!ckpt_entry(dir, e->d_name, &s, &done) ||
+		    ckpt_owner_key(dir, e->d_name, &p, &run, &key) != 2 || run == my_run)
+			continue;
+		char *f = sap_strf("%s/%s/ENDED", dir, e->d_name);
+		if (access(f, F_OK) == 0)
+			set_add(&ended, &nended, run);
+		free(f);
+		if (!in_set(dead, ndead, run) && !in_set(live, nlive, run)) {
+			if (run_alive(dir, run))
+				set_add(&live, &nlive, run);
+			else
+				set_add(&dead, &ndead, run);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(live);
+}
 
 static void run_start(const char *dir)
 {
 	if (my_run)
 		return;
+	runs_scan(dir);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	uint64_t x = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^
@@ -330,18 +408,6 @@ static void run_start(const char *dir)
 		unlink(tmp);
 	}
 	free(tmp);
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	unsigned long long r;
-	char tail;
-	while (d && (e = readdir(d)))
-		if (sscanf(e->d_name, ".run-%16llx%c", &r, &tail) == 1 && r != my_run &&
-		    run_alive(dir, r)) {
-			met = sap_xrealloc(met, (size_t)(nmet + 1) * sizeof *met);
-			met[nmet++] = r;
-		}
-	if (d)
-		closedir(d);
 }
 
 void sap_ckpt_run_end(void)
@@ -353,43 +419,26 @@ void sap_ckpt_run_end(void)
 	run_fd = -1;
 }
 
-/* Is run, of dir, this one or alive?  Taking its lock says it is not:
- * then its file goes too. */
-static bool run_alive(const char *dir, uint64_t run)
-{
-	if (run == my_run)
-		return true;
-	char *p = run_file(dir, run);
-	int fd = open(p, O_RDWR | O_CLOEXEC);
-	bool alive = false;
-	if (fd >= 0) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			unlink(p);
-		else
-			alive = errno == EWOULDBLOCK;
-		close(fd);
-	}
-	free(p);
-	return alive;
-}
-
 /* Who wrote checkpoint name of dir: 2 when its PROGRAM file says the
- * program and the run; 1 when only its part-0's header says the program;
- * 0 when neither reads as one. */
-static int ckpt_owner_params(const char *dir, const char *name, uint64_t *program, uint64_t *run,
-                             uint64_t *params);
-
+ * program, the run and its key; 1 when only its part-0's header says the
+ * program; 0 when neither reads as one. */
 static int ckpt_owner(const char *dir, const char *name, uint64_t *program, uint64_t *run)
 {
-	uint64_t params;
-	return ckpt_owner_params(dir, name, program, run, &params);
+	uint64_t key;
+	return ckpt_owner_key(dir, name, program, run, &key);
 }
 
-/* ckpt_owner, with the params' hash the PROGRAM file holds (0 else). */
-static int ckpt_owner_params(const char *dir, const char *name, uint64_t *program, uint64_t *run,
-                             uint64_t *params)
+static int ckpt_owner_key(const char *dir, const char *name, uint64_t *program, uint64_t *run,
+                          uint64_t *key)
 {
-	*params = 0;
+	uint64_t pkey;
+	return ckpt_owner_keys(dir, name, program, run, key, &pkey);
+}
+
+static int ckpt_owner_keys(const char *dir, const char *name, uint64_t *program, uint64_t *run,
+                           uint64_t *key, uint64_t *pkey)
+{
+	*key = *pkey = *run = 0;
 	char *owner = sap_strf("%s/%s/PROGRAM", dir, name);
 	FILE *o = fopen(owner, "rb");
 	free(owner);
@@ -402,34 +451,32 @@ static int ckpt_owner_params(const char *dir, const char *name, uint64_t *progra
 		if (got) {
 			*program = of.program;
 			*run = of.run;
-			*params = of.params;
+			*key = of.key;
+			*pkey = of.pkey;
 			return 2;
 		}
 	}
-	*run = 0;
 	return ckpt_program(dir, name, program);
 }
 
-/* Is checkpoint name of dir program's, and not of another run that is
- * alive, so that pruning may remove it? */
+/* May this run prune checkpoint name of dir, program's: its own, or of a
+ * run dead when this one started that ran the same experiment or ended.
+ * Not one whose run cannot be told (a PROGRAM file damaged). */
 static bool ckpt_prunable(const char *dir, const char *name, uint64_t program)
 {
-	uint64_t p, run, par;
-	int k = ckpt_owner_params(dir, name, &p, &run, &par);
-	if (!k || p != program)
+	uint64_t p, run, key, seq;
+	bool done;
+	int own = ckpt_owner_key(dir, name, &p, &run, &key);
+	if (!own || p != program)
 		return false;
-	if (k == 1 || run == my_run)
-		return true;
-	/* Another run's: only of these params (a run of other params is
-	 * another experiment, which may yet resume: helper U24), and dead,
-	 * as it was when this run started (two started at once need not
-	 * have seen each other's lock). */
-	if (par != sap_params_hash())
-		return false;
-	for (int i = 0; i < nmet; i++)
-		if (met[i] == run)
-			return false;
-	return !run_alive(dir, run);
+	/* Whose, untold: this run's if numbered as its own (its directory
+	 * made without a PROGRAM file, when the rename failed), or any
+	 * before a run reserves (a caller that does not). */
+	if (own == 1)
+		return !my_run || (ckpt_entry(dir, name, &seq, &done) && seq >= my_first);
+	runs_scan(dir);
+	return run == my_run || (in_set(dead, ndead, run) &&
+	                         (key == sap_ckpt_key(true) || in_set(ended, nended, run)));
 }
 
 /* Which program wrote checkpoint name of dir: its part-0's header says,
@@ -578,6 +625,24 @@ static void prune(const char *dir, uint64_t program)
 		free(gone[i]);
 	}
 	free(gone);
+	/* The lock files of dead runs none of whose checkpoints are left. */
+	uint64_t *left = NULL;
+	int nleft = 0;
+	d = ndead ? opendir(dir) : NULL;
+	while (d && (e = readdir(d))) {
+		uint64_t p, run;
+		if (ckpt_entry(dir, e->d_name, &s, &done) && ckpt_owner(dir, e->d_name, &p, &run) == 2)
+			set_add(&left, &nleft, run);
+	}
+	if (d)
+		closedir(d);
+	for (int i = 0; i < ndead; i++)
+		if (!in_set(left, nleft, dead[i]) && !run_alive(dir, dead[i])) {
+			char *f = run_file(dir, dead[i]);
+			unlink(f);
+			free(f);
+		}
+	free(left);
 	sync_dir(dir);
 }
 
@@ -607,8 +672,9 @@ uint64_t sap_ckpt_newest(const char *dir, uint64_t program)
 	for (int i = 0; i < n && !s; i++) {
 		char *name = sap_strf("ckpt-%llu", (unsigned long long)seqs[i]);
 		uint64_t p, run;
-		if (my_run ? ckpt_owner(dir, name, &p, &run) && p == program && run == my_run :
-		             ckpt_prunable(dir, name, program))
+		int own = ckpt_owner(dir, name, &p, &run);
+		if (my_run ? own == 2 && p == program && run == my_run :
+		             own == 2 && ckpt_prunable(dir, name, program))
 			s = seqs[i];
 		free(name);
 	}
@@ -635,7 +701,8 @@ uint64_t sap_ckpt_reserve(const char *dir, uint64_t seq, uint64_t program)
 	if (sap_comm_rank() == 0) {
 		mkdir(dir, 0755);
 		run_start(dir);
-		owner_file of = { .program = program, .run = my_run, .params = sap_params_hash() };
+		owner_file of = { .program = program, .run = my_run, .key = sap_ckpt_key(true),
+		                  .pkey = sap_ckpt_key(false) };
 		memcpy(of.magic, owner_magic, sizeof of.magic);
 		of.crc = sap_crc32c(0, &of, offsetof(owner_file, crc));
 		char *tmp = sap_strf("%s/.ckpt-new-%016llx", dir, (unsigned long long)my_run);
@@ -660,6 +727,7 @@ uint64_t sap_ckpt_reserve(const char *dir, uint64_t seq, uint64_t program)
 		}
 		remove_reserved(tmp);
 		free(tmp);
+		my_first = my_first ? my_first : seq;
 	}
 	sap_comm_bcast(&seq, 1, sizeof seq, 0);
 	return seq;
@@ -915,26 +983,36 @@ void sap_ckpt_parts_free(sap_ckpt_parts *pt)
 bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, sap_ckpt_parts *pt,
                    void (*warn)(const char *why))
 {
-	uint64_t *seqs;
+	uint64_t *seqs, top = 0;
 	int k = complete_of(dir, &program, true, &seqs);
-	/* Those taken with this run's params first: runs of one program
-	 * with other params sharing dir, one killed, resumed its sibling's
-	 * newer checkpoint (helper U23).  With none, the newest, whose
-	 * params sap_resume says. */
-	if (sap_comm_rank() == 0 && k > 1) {
-		uint64_t want = sap_params_hash(), *order = sap_xmalloc((size_t)k * sizeof *order);
+	if (k > 0)
+		top = seqs[0];
+	/* Those of this run's experiment first (its params, seed and
+	 * workers), newest first; then those whose run cannot be told (to
+	 * say what is damaged) and other experiments' that did not end,
+	 * which a run resumed with new params (more passes) continues.
+	 * Never another experiment's that ended: a sweep's finished run
+	 * was resumed as a killed one with other params (helpers U23, U25). */
+	if (sap_comm_rank() == 0 && k > 0) {
+		runs_scan(dir);
+		uint64_t want = sap_ckpt_key(true), pwant = sap_ckpt_key(false);
+		uint64_t *order = sap_xmalloc((size_t)k * sizeof *order);
 		int m = 0;
-		for (int pass = 0; pass < 2; pass++)
+		/* 0: this experiment; 1: its params and seed on other
+		 * workers (resumed on another layout); 2: the rest. */
+		for (int pass = 0; pass < 3; pass++)
 			for (int i = 0; i < k; i++) {
 				char *name = sap_strf("ckpt-%llu", (unsigned long long)seqs[i]);
-				uint64_t p, run, par;
-				bool same = ckpt_owner_params(dir, name, &p, &run, &par) == 2 && par == want;
+				uint64_t p, run, key, pkey;
+				int own = ckpt_owner_keys(dir, name, &p, &run, &key, &pkey);
 				free(name);
-				if (same == !pass)
+				int cls = own == 2 && key == want ? 0 : own == 2 && pkey == pwant ? 1 : 2;
+				if (cls == pass && (cls == 0 || own != 2 || !in_set(ended, nended, run)))
 					order[m++] = seqs[i];
 			}
 		free(seqs);
 		seqs = order;
+		k = m;
 	}
 	/* Those of other programs sharing dir, or of this one built anew,
 	 * newer than this one's: one line (helper U21: a line each of every
@@ -944,7 +1022,7 @@ bool sap_ckpt_load(const char *dir, uint64_t program, sap_ckpt_head *h, sap_ckpt
 		int na = complete_seqs(dir, NULL, &all), newer = 0;
 		for (int i = 0; i < na; i++) {
 			char *name = sap_strf("ckpt-%llu", (unsigned long long)all[i]);
-			newer += (!k || all[i] > seqs[0]) && !ckpt_maybe_of(dir, name, program);
+			newer += all[i] > top && !ckpt_maybe_of(dir, name, program);
 			free(name);
 		}
 		free(all);

@@ -733,9 +733,12 @@ static int64_t ckpt_bytes, ckpt_count, ckpt_largest;
  * "--k=3 (now 4), ...", or NULL: said once the state is read. */
 static char *params_changed;
 
-uint64_t sap_params_hash(void)
+uint64_t sap_ckpt_key(bool workers)
 {
 	uint32_t h = 0, g = 0x9e3779b9u;
+	int64_t run[2] = { sap_seed(), workers ? (int64_t)sap_nranks() * sap_cfg.threads : 0 };
+	h = sap_crc32c(h, run, sizeof run);
+	g = sap_crc32c(g, run, sizeof run);
 	for (int i = 0; i < sap_param_count(); i++) {
 		if (sap_param_out_only(i))
 			continue;

@@ -94,6 +94,10 @@ SAP_TEST_KILL_AFTER=3 $MPIEXEC -n 1 ./prog --checkpoint-dir=ck --checkpoint-ever
 $MPIEXEC -n 1 ./prog --checkpoint-dir=ck --checkpoint-every=1 --resume --seed=7 >p2 2>p2.err \
 	</dev/null || { cat p2.err; fail "--resume --seed=7"; }
 grep -q seed p2.err && { cat p2.err; fail "a warning of the seed resumed with the same seed"; }
+# That run ended: another seed's --resume would not take its checkpoints
+# (another experiment's, finished); a killed one's it takes.
+SAP_TEST_KILL_AFTER=3 $MPIEXEC -n 1 ./prog --checkpoint-dir=ck --checkpoint-every=1 --seed=7 >p1 \
+	2>p1.err </dev/null && fail "not killed after loop 3"
 $MPIEXEC -n 1 ./prog --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null ||
 	{ cat p2.err; fail "--resume with the default seed"; }
 grep -q "warning: --resume: the checkpoint was taken with --seed=7, this run has --seed=1" p2.err ||

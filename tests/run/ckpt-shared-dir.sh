@@ -104,4 +104,26 @@ grep -q "warning" pb.err && { cat pb.err; fail "a2 --scale=3 was warned of the k
 ./a2 --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null || { cat p2.err; fail "--resume of a2 failed"; }
 grep -q "warning" p2.err && { cat p2.err; fail "the killed a2 resumed another run's checkpoint"; }
 tail -n "$(wc -l <p2)" full2 | cmp -s - p2 || fail "the killed a2, resumed later, printed '$(cat p2)'"
+
+# Seed replicas, the killed one started second (helper U25: the other
+# pruned its checkpoints, and its --resume printed the other seed's
+# result); then a sweep that always passes --resume: a run of other params
+# does not continue one that ended.
+./a2 --seed=5 >full5 2>full5.err </dev/null || { cat full5.err; fail "a2 --seed=5 failed"; }
+rm -rf ck
+./a2 --seed=6 --checkpoint-dir=ck --checkpoint-every=1 >pb 2>pb.err </dev/null &
+sleep 0.3
+SAP_TEST_KILL_AFTER=12 ./a2 --seed=5 --checkpoint-dir=ck --checkpoint-every=1 >p1 2>p1.err \
+	</dev/null && fail "a2 --seed=5 not killed"
+wait
+./a2 --seed=5 --checkpoint-dir=ck --resume >p2 2>p2.err </dev/null ||
+	{ cat p2.err; fail "--resume of a2 --seed=5 failed"; }
+grep -q "warning" p2.err && { cat p2.err; fail "a2 --seed=5 resumed another run's checkpoint"; }
+tail -n "$(wc -l <p2)" full5 | cmp -s - p2 || fail "a2 --seed=5, resumed, printed '$(cat p2)'"
+rm -rf ck
+./a2 --checkpoint-dir=ck --checkpoint-every=1 --resume >p1 2>p1.err </dev/null ||
+	{ cat p1.err; fail "a2 --resume over an empty dir failed"; }
+./a2 --scale=3 --checkpoint-dir=ck --checkpoint-every=1 --resume >p2 2>p2.err </dev/null ||
+	{ cat p2.err; fail "a2 --scale=3 --resume failed"; }
+cmp -s full3 p2 || { cat p2.err; fail "a2 --scale=3 --resume continued another run that ended"; }
 exit 0
